@@ -1,0 +1,25 @@
+/*
+ * Subcommands are data: each cmd_<name>.c exports one const struct cmd_entry, and main.c keeps
+ * the table. A command gets argv with its own name in argv[0] and returns the exit status:
+ * 0 success, 1 the work found problems or failed, 2 the command line was wrong.
+ */
+#ifndef IOLAB_CMD_H
+#define IOLAB_CMD_H
+
+struct cmd_entry {
+    const char *name;    /* the word typed after `iolab` */
+    const char *usage;   /* one line: the arguments it takes */
+    const char *summary; /* one line: what it does */
+    int (*exec)(int argc, char **argv);
+};
+
+extern const struct cmd_entry cmd_tui_entry;      /* iolab [--pack DIR]: the TUI */
+extern const struct cmd_entry cmd_run_entry;      /* iolab run LESSON[/STEP] ... */
+extern const struct cmd_entry cmd_list_entry;     /* iolab list [--json] */
+extern const struct cmd_entry cmd_lint_entry;     /* iolab lint DIR */
+extern const struct cmd_entry cmd_progress_entry; /* iolab progress [--json|--reset] */
+
+/* Prints `iolab: MESSAGE` to stderr in one line; for command-line and input errors. */
+void cmd_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+
+#endif

@@ -1,0 +1,63 @@
+/*
+ * paths: locate iolab's parts from /proc/self/exe. The prefix is resolved once; symlinks to the
+ * executable (a ~/bin/iolab link, say) are followed by the kernel, so they work too.
+ */
+#include "paths.h"
+
+#include <errno.h>
+#include <limits.h>
+#include <stdio.h>
+#include <string.h>
+#include <unistd.h>
+
+static char paths_prefix[PATH_MAX];
+
+static int paths_find_prefix(void)
+{
+    if (paths_prefix[0])
+        return 0;
+    char exe[PATH_MAX];
+    ssize_t n = readlink("/proc/self/exe", exe, sizeof exe - 1);
+    if (n < 0)
+        return -errno;
+    exe[n] = '\0';
+    /* PREFIX/bin/iolab: strip the file name, then the bin directory. */
+    for (int strip = 0; strip < 2; strip++) {
+        char *slash = strrchr(exe, '/');
+        if (!slash)
+            return -ENOENT;
+        *slash = '\0';
+    }
+    if (exe[0] == '\0')
+        strcpy(exe, "/");
+    snprintf(paths_prefix, sizeof paths_prefix, "%s", exe);
+    return 0;
+}
+
+int paths_get(enum paths_part part, char *buf, size_t len)
+{
+    static const char *const suffix[] = {
+        [PATHS_PREFIX] = "",
+        [PATHS_SANDBOX] = "/bin/iolab-sandbox",
+        [PATHS_SHIM] = "/lib/iolab/libiolab-count.so",
+        [PATHS_LIBEXEC] = "/libexec/iolab",
+        [PATHS_PACK] = "/share/iolab/lessons",
+    };
+    int rc = paths_find_prefix();
+    if (rc < 0)
+        return rc;
+    int n = snprintf(buf, len, "%s%s", paths_prefix, suffix[part]);
+    return n < 0 || (size_t)n >= len ? -ENAMETOOLONG : 0;
+}
+
+int paths_demo(const char *name, char *buf, size_t len)
+{
+    char dir[PATH_MAX];
+    int rc = paths_get(PATHS_LIBEXEC, dir, sizeof dir);
+    if (rc < 0)
+        return rc;
+    int n = snprintf(buf, len, "%s/%s", dir, name);
+    if (n < 0 || (size_t)n >= len)
+        return -ENAMETOOLONG;
+    return access(buf, X_OK) == 0 ? 0 : -errno;
+}

@@ -1,0 +1,25 @@
+/*
+ * Where iolab's parts are. Everything is found relative to the running executable, which sits in
+ * PREFIX/bin both in the build tree and in an install, so the same rule serves both and an
+ * installed tree can be moved anywhere.
+ */
+#ifndef IOLAB_PATHS_H
+#define IOLAB_PATHS_H
+
+#include <stddef.h>
+
+enum paths_part {
+    PATHS_PREFIX,  /* PREFIX */
+    PATHS_SANDBOX, /* PREFIX/bin/iolab-sandbox */
+    PATHS_SHIM,    /* PREFIX/lib/iolab/libiolab-count.so */
+    PATHS_LIBEXEC, /* PREFIX/libexec/iolab: the demo programs */
+    PATHS_PACK,    /* PREFIX/share/iolab/lessons: the built-in pack */
+};
+
+/* Writes the absolute path of a part into buf; 0 or a negative errno. */
+int paths_get(enum paths_part part, char *buf, size_t len);
+
+/* Writes PREFIX/libexec/iolab/NAME into buf; 0, -ENOENT when it does not exist, or -errno. */
+int paths_demo(const char *name, char *buf, size_t len);
+
+#endif

@@ -1,0 +1,223 @@
+/*
+ * The counter page: the one ABI shared by iolab, the counting shim and the demo programs.
+ *
+ * iolab creates the page (a memfd) for a scenario and hands it to every program as an inherited
+ * file descriptor named by IOLAB_COUNTERS_FD. The shim maps it at load time; forked children
+ * inherit the mapping, exec'd children map it again from the same descriptor.
+ *
+ * The page is an array of slots, one per thread that ever made a counted call. A slot has a
+ * single writer (its thread), so the hot path is a plain load and a relaxed store: no locked
+ * instruction and no cache line shared between threads, which is what keeps counting within a
+ * few percent of the uncounted throughput (see FACTS.md). Readers (iolab) load the same fields
+ * relaxed and tolerate a value that is one call behind. A slot is never reused, so counts of
+ * threads and processes that have exited stay in the totals.
+ *
+ * A thread claims a slot with one atomic increment of next_slot. When the page is full the
+ * thread writes into the overflow slot with atomic adds and the claim is counted in
+ * `overflow_claims`, so the loss of per-program attribution is visible, never silent.
+ *
+ * Demos publish their own figures (requests, bytes delivered, connections, latency) into the
+ * `app` part of the calling thread's slot through iolab_app_self(), a weak symbol the shim
+ * defines: without the shim the demos run exactly the same and publish nothing.
+ */
+#ifndef IOLAB_COUNTERS_H
+#define IOLAB_COUNTERS_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#define IOLAB_PAGE_MAGIC   0x65676170626c6f69ull /* "iolbpage" */
+#define IOLAB_PAGE_VERSION 1u
+
+/* Environment understood by the shim. */
+#define IOLAB_ENV_FD   "IOLAB_COUNTERS_FD" /* descriptor of the counter page */
+#define IOLAB_ENV_PROG "IOLAB_PROG"        /* index of the scenario program (0, 1, ...) */
+#define IOLAB_ENV_RUN  "IOLAB_RUN"         /* start generation: bumps on every (re)start */
+
+/*
+ * Every counted call: X(ID, label, strace_name). The label is what iolab shows: the system
+ * call's name as strace prints it, except for fork and pthread_create, which are library calls
+ * whose system call (clone, clone3) says less to a learner. Several libc entry points fold into
+ * one label, as the kernel sees them: send -> sendto, recv -> recvfrom, open/open64/openat64 ->
+ * openat, pread -> pread64, sendfile64 -> sendfile, mmap64 -> mmap, and every _FORTIFY_SOURCE
+ * __*_chk variant into its plain call. New calls go at the end: the order is the page layout.
+ */
+#define IOLAB_CALLS(X)                                                                             \
+    X(READ, "read", "read")                                                                        \
+    X(WRITE, "write", "write")                                                                     \
+    X(READV, "readv", "readv")                                                                     \
+    X(WRITEV, "writev", "writev")                                                                  \
+    X(PREAD64, "pread64", "pread64")                                                               \
+    X(PWRITE64, "pwrite64", "pwrite64")                                                            \
+    X(PREADV, "preadv", "preadv")                                                                  \
+    X(PWRITEV, "pwritev", "pwritev")                                                               \
+    X(SENDTO, "sendto", "sendto")                                                                  \
+    X(SENDMSG, "sendmsg", "sendmsg")                                                               \
+    X(RECVFROM, "recvfrom", "recvfrom")                                                            \
+    X(RECVMSG, "recvmsg", "recvmsg")                                                               \
+    X(SENDFILE, "sendfile", "sendfile")                                                            \
+    X(SPLICE, "splice", "splice")                                                                  \
+    X(TEE, "tee", "tee")                                                                           \
+    X(VMSPLICE, "vmsplice", "vmsplice")                                                            \
+    X(COPY_FILE_RANGE, "copy_file_range", "copy_file_range")                                       \
+    X(MMAP, "mmap", "mmap")                                                                        \
+    X(MUNMAP, "munmap", "munmap")                                                                  \
+    X(SOCKET, "socket", "socket")                                                                  \
+    X(ACCEPT, "accept", "accept")                                                                  \
+    X(ACCEPT4, "accept4", "accept4")                                                               \
+    X(CONNECT, "connect", "connect")                                                               \
+    X(EPOLL_WAIT, "epoll_wait", "epoll_wait")                                                      \
+    X(EPOLL_PWAIT, "epoll_pwait", "epoll_pwait")                                                   \
+    X(EPOLL_CTL, "epoll_ctl", "epoll_ctl")                                                         \
+    X(POLL, "poll", "poll")                                                                        \
+    X(PPOLL, "ppoll", "ppoll")                                                                     \
+    X(SELECT, "select", "select")                                                                  \
+    X(PSELECT6, "pselect6", "pselect6")                                                            \
+    X(FORK, "fork", "clone")                                                                       \
+    X(PTHREAD_CREATE, "pthread_create", "clone3")                                                  \
+    X(OPENAT, "openat", "openat")                                                                  \
+    X(CLOSE, "close", "close")                                                                     \
+    X(FSYNC, "fsync", "fsync")                                                                     \
+    X(FDATASYNC, "fdatasync", "fdatasync")
+
+enum iolab_call_id {
+#define IOLAB_X_ENUM(id, label, strace) IOLAB_CALL_##id,
+    IOLAB_CALLS(IOLAB_X_ENUM)
+#undef IOLAB_X_ENUM
+        IOLAB_NCALLS
+};
+
+/* Room in every slot; IOLAB_NCALLS may grow up to this without changing the layout. */
+#define IOLAB_MAX_CALLS 64
+
+struct iolab_call_info {
+    const char *label;       /* shown on screen and in `iolab run --json` */
+    const char *strace_name; /* the system call strace -c reports for it on x86-64 */
+};
+
+static const struct iolab_call_info iolab_call_info[IOLAB_NCALLS] = {
+/* Positional, in enum order, so that C++ tests can include this header too. */
+#define IOLAB_X_INFO(id, label_, strace_) {label_, strace_},
+    IOLAB_CALLS(IOLAB_X_INFO)
+#undef IOLAB_X_INFO
+};
+
+struct iolab_call {
+    uint64_t count; /* calls made, failed ones included */
+    uint64_t bytes; /* bytes moved by the calls that succeeded (length for mmap/munmap) */
+    uint64_t ns;    /* wall time spent inside the calls, CLOCK_MONOTONIC */
+};
+
+/*
+ * Latency histogram: log-linear, IOLAB_HIST_SUB buckets per power of two of nanoseconds, so a
+ * percentile read from it is within 1/IOLAB_HIST_SUB (about 19%) of the true value, from
+ * IOLAB_HIST_MIN_NS up to 2^(IOLAB_HIST_MIN_SHIFT + IOLAB_HIST_OCTAVES) ns (about 4.6 min).
+ */
+#define IOLAB_HIST_MIN_SHIFT 8 /* 256 ns: below the loopback round trip */
+#define IOLAB_HIST_OCTAVES   30
+#define IOLAB_HIST_SUB_SHIFT 2
+#define IOLAB_HIST_SUB       (1u << IOLAB_HIST_SUB_SHIFT)
+#define IOLAB_HIST_BUCKETS   (IOLAB_HIST_OCTAVES * IOLAB_HIST_SUB + 1)
+
+struct iolab_app {
+    uint64_t requests;       /* requests completed (client: replies received; server: answered) */
+    uint64_t bytes;          /* payload bytes delivered to the peer or received from it */
+    uint64_t conns_opened;   /* connections accepted (server) or established (client) */
+    uint64_t conns_closed;   /* connections finished, by either side */
+    uint64_t errors;         /* failed requests: resets, short replies, verification failures */
+    uint64_t hist_count;     /* samples in hist[] */
+    uint64_t hist[IOLAB_HIST_BUCKETS]; /* request latency, see iolab_hist_bucket() */
+};
+
+struct iolab_slot {
+    uint32_t state; /* 0 free, 1 in use: written last, with release order, by the claimer */
+    uint32_t prog;  /* IOLAB_PROG of the process, UINT32_MAX when it was not set */
+    uint32_t run;   /* IOLAB_RUN of the process */
+    int32_t pid;    /* getpid() as the process sees it (namespace-local inside a jail) */
+    int32_t tid;    /* gettid() likewise */
+    uint32_t reserved;
+    struct iolab_call calls[IOLAB_MAX_CALLS];
+    struct iolab_app app;
+};
+
+struct iolab_page {
+    uint64_t magic;            /* IOLAB_PAGE_MAGIC */
+    uint32_t version;          /* IOLAB_PAGE_VERSION */
+    uint32_t header_size;      /* offsetof(struct iolab_page, slots) */
+    uint32_t slot_size;        /* sizeof(struct iolab_slot) */
+    uint32_t nslots;           /* slots in the page, the overflow slot included */
+    uint32_t ncalls;           /* IOLAB_NCALLS of the writer that created it */
+    uint32_t next_slot;        /* next unclaimed slot index: claim with an atomic increment */
+    uint32_t overflow_claims;  /* threads that found the page full and used the overflow slot */
+    uint32_t reserved;
+    uint64_t reserved2[4];
+    struct iolab_slot slots[]; /* slots[nslots - 1] is the overflow slot */
+};
+
+static inline size_t iolab_page_size(uint32_t nslots)
+{
+    return offsetof(struct iolab_page, slots) + (size_t)nslots * sizeof(struct iolab_slot);
+}
+
+/* The histogram bucket of a latency: 0 holds everything below IOLAB_HIST_MIN_NS. */
+static inline unsigned iolab_hist_bucket(uint64_t ns)
+{
+    if (ns < (1ull << IOLAB_HIST_MIN_SHIFT))
+        return 0;
+    unsigned msb = 63u - (unsigned)__builtin_clzll(ns);
+    unsigned octave = msb - IOLAB_HIST_MIN_SHIFT;
+    if (octave >= IOLAB_HIST_OCTAVES)
+        return IOLAB_HIST_BUCKETS - 1;
+    unsigned sub = (unsigned)(ns >> (msb - IOLAB_HIST_SUB_SHIFT)) & (IOLAB_HIST_SUB - 1);
+    return 1 + octave * IOLAB_HIST_SUB + sub;
+}
+
+/* The smallest latency that falls in bucket b. */
+static inline uint64_t iolab_hist_lower_ns(unsigned b)
+{
+    if (b == 0)
+        return 0;
+    unsigned octave = (b - 1) / IOLAB_HIST_SUB, sub = (b - 1) % IOLAB_HIST_SUB;
+    uint64_t base = 1ull << (octave + IOLAB_HIST_MIN_SHIFT);
+    return base + sub * (base >> IOLAB_HIST_SUB_SHIFT);
+}
+
+/* Single-writer updates: relaxed stores keep readers from ever seeing a torn value. */
+static inline void iolab_add(uint64_t *field, uint64_t v)
+{
+    __atomic_store_n(field, *field + v, __ATOMIC_RELAXED);
+}
+
+static inline uint64_t iolab_load(const uint64_t *field)
+{
+    return __atomic_load_n(field, __ATOMIC_RELAXED);
+}
+
+/*
+ * The calling thread's figures, or NULL when the shim is not loaded or the page is absent.
+ * Defined by the shim; weak here so that demos run unchanged without it. A thread that found
+ * the page full gets NULL too: the overflow slot is shared, and its app figures would race.
+ */
+struct iolab_app *iolab_app_self(void) __attribute__((weak));
+
+static inline struct iolab_app *iolab_app(void)
+{
+    return iolab_app_self ? iolab_app_self() : (struct iolab_app *)0;
+}
+
+static inline void iolab_app_latency(struct iolab_app *a, uint64_t ns)
+{
+    if (!a)
+        return;
+    iolab_add(&a->hist[iolab_hist_bucket(ns)], 1);
+    iolab_add(&a->hist_count, 1);
+}
+
+#ifdef __cplusplus
+}
+#endif
+#endif
