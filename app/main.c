@@ -13,7 +13,10 @@
 #endif
 
 static const struct cmd_entry *const main_commands[] = {
-    &cmd_run_entry, &cmd_list_entry, &cmd_lint_entry, &cmd_progress_entry,
+    &cmd_run_entry,
+    &cmd_list_entry,
+    &cmd_lint_entry,
+    &cmd_progress_entry,
 };
 
 void cmd_error(const char *fmt, ...)
@@ -41,8 +44,8 @@ static void main_usage(FILE *out)
 
 int main(int argc, char **argv)
 {
-    if (argc >= 2 && (!strcmp(argv[1], "--help") || !strcmp(argv[1], "-h") ||
-                      !strcmp(argv[1], "help"))) {
+    if (argc >= 2 &&
+        (!strcmp(argv[1], "--help") || !strcmp(argv[1], "-h") || !strcmp(argv[1], "help"))) {
         main_usage(stdout);
         return 0;
     }

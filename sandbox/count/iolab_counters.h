@@ -124,12 +124,12 @@ struct iolab_call {
 #define IOLAB_HIST_BUCKETS   (IOLAB_HIST_OCTAVES * IOLAB_HIST_SUB + 1)
 
 struct iolab_app {
-    uint64_t requests;       /* requests completed (client: replies received; server: answered) */
-    uint64_t bytes;          /* payload bytes delivered to the peer or received from it */
-    uint64_t conns_opened;   /* connections accepted (server) or established (client) */
-    uint64_t conns_closed;   /* connections finished, by either side */
-    uint64_t errors;         /* failed requests: resets, short replies, verification failures */
-    uint64_t hist_count;     /* samples in hist[] */
+    uint64_t requests;     /* requests completed (client: replies received; server: answered) */
+    uint64_t bytes;        /* payload bytes delivered to the peer or received from it */
+    uint64_t conns_opened; /* connections accepted (server) or established (client) */
+    uint64_t conns_closed; /* connections finished, by either side */
+    uint64_t errors;       /* failed requests: resets, short replies, verification failures */
+    uint64_t hist_count;   /* samples in hist[] */
     uint64_t hist[IOLAB_HIST_BUCKETS]; /* request latency, see iolab_hist_bucket() */
 };
 
@@ -145,14 +145,14 @@ struct iolab_slot {
 };
 
 struct iolab_page {
-    uint64_t magic;            /* IOLAB_PAGE_MAGIC */
-    uint32_t version;          /* IOLAB_PAGE_VERSION */
-    uint32_t header_size;      /* offsetof(struct iolab_page, slots) */
-    uint32_t slot_size;        /* sizeof(struct iolab_slot) */
-    uint32_t nslots;           /* slots in the page, the overflow slot included */
-    uint32_t ncalls;           /* IOLAB_NCALLS of the writer that created it */
-    uint32_t next_slot;        /* next unclaimed slot index: claim with an atomic increment */
-    uint32_t overflow_claims;  /* threads that found the page full and used the overflow slot */
+    uint64_t magic;           /* IOLAB_PAGE_MAGIC */
+    uint32_t version;         /* IOLAB_PAGE_VERSION */
+    uint32_t header_size;     /* offsetof(struct iolab_page, slots) */
+    uint32_t slot_size;       /* sizeof(struct iolab_slot) */
+    uint32_t nslots;          /* slots in the page, the overflow slot included */
+    uint32_t ncalls;          /* IOLAB_NCALLS of the writer that created it */
+    uint32_t next_slot;       /* next unclaimed slot index: claim with an atomic increment */
+    uint32_t overflow_claims; /* threads that found the page full and used the overflow slot */
     uint32_t reserved;
     uint64_t reserved2[4];
     struct iolab_slot slots[]; /* slots[nslots - 1] is the overflow slot */

@@ -1,0 +1,57 @@
+/*
+ * jail: the engine's side of iolab-sandbox. One jail per running scenario: every program of the
+ * scenario (server and clients) runs inside it, so that they share one private loopback, one
+ * private /dev/shm, and one fate: closing the jail kills everything still in it.
+ *
+ * The engine never builds namespaces itself; it asks jail_argv() for the command line that runs
+ * a program inside the jail and spawns that with libuv like any other child.
+ */
+#ifndef IOLAB_JAIL_H
+#define IOLAB_JAIL_H
+
+#include <stddef.h>
+#include <sys/types.h>
+
+enum jail_tier {
+    JAIL_TIER_FULL,    /* user, PID, network, IPC and mount namespaces */
+    JAIL_TIER_REDUCED, /* Landlock, subreaper, pidfds, IPC sweep */
+    JAIL_TIER_MINIMAL, /* rlimits and reaping only */
+    JAIL_TIER_AUTO,    /* for jail_options.tier: the best this machine allows */
+};
+
+struct jail_options {
+    const char *sandbox_path; /* iolab-sandbox */
+    const char *workdir;      /* the scenario's work directory (created by the engine) */
+    enum jail_tier tier;      /* JAIL_TIER_AUTO, or a lower tier to force */
+    double timeout_s;         /* wall-clock limit for each program; 0: none */
+};
+
+struct jail;
+
+/* Probes the machine, builds the scenario's jail. 0 or a negative errno (why says what failed). */
+int jail_open(struct jail **out, const struct jail_options *opts, char *why, size_t whylen);
+
+/*
+ * The argv that runs prog_argv (NULL-terminated) inside the jail, NULL-terminated, allocated;
+ * free with jail_argv_free(). keep_fds lists descriptors the program must inherit (the counter
+ * page), nkeep of them.
+ */
+char **jail_argv(struct jail *j, char *const *prog_argv, const int *keep_fds, size_t nkeep);
+void jail_argv_free(char **argv);
+
+/* The TCP port the scenario's servers should use ({port} in lesson arguments). */
+int jail_port(const struct jail *j);
+
+enum jail_tier jail_tier(const struct jail *j);
+const char *jail_tier_name(enum jail_tier tier); /* "full", "reduced", "minimal" */
+
+/* What the tier in force lacks and how to get the full tier; NULL when nothing is missing. */
+const char *jail_missing(const struct jail *j);
+
+/* Writes the `sandbox` object of `iolab run --json` (tier, features, missing) into buf. */
+int jail_describe_json(const struct jail *j, char *buf, size_t len);
+
+/* Kills everything left in the jail, reaps its helper, removes what it created. Idempotent. */
+void jail_close(struct jail *j);
+
+#endif

@@ -1,0 +1,174 @@
+/*
+ * The lesson model: a pack as plain C data, validated completely when it is loaded.
+ *
+ * A pack is a directory with pack.json (id, title, version, format_version, lesson order) and
+ * one JSON file per lesson. The loader (lesson_load.c) is the only code that touches cJSON: it
+ * parses, validates, copies into these structs and deletes the JSON tree. Everything here is
+ * owned by the pack and freed by lesson_pack_free(). Nothing here knows of curses or libuv.
+ *
+ * Invariants after a successful load (no diagnostics):
+ *  - every id is unique in its scope (lessons in a pack, steps in a lesson, programs and modes
+ *    in a scenario) and matches [a-z0-9][a-z0-9_-]*;
+ *  - every mode names an existing program (lesson_mode.program is a valid index);
+ *  - every program resolves to an executable (a demo in libexec/iolab, an absolute path, or a
+ *    command found in PATH) and its resolved absolute path is in lesson_program.path;
+ *  - argument placeholders are all known ones (see LESSON_PLACEHOLDERS).
+ */
+#ifndef IOLAB_LESSON_H
+#define IOLAB_LESSON_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+
+/* The format this loader reads; pack.json states the one it was written for. */
+#define LESSON_FORMAT_VERSION 1
+
+/*
+ * Placeholders a program argument may contain, replaced when the scenario starts:
+ * {port} the scenario's TCP port, {host} the address servers listen on (127.0.0.1),
+ * {workdir} the scenario's work directory, {seconds} the length of a headless run.
+ */
+#define LESSON_PLACEHOLDERS "port", "host", "workdir", "seconds"
+
+enum lesson_step_kind {
+    LESSON_STEP_TEXT, /* prose only */
+    LESSON_STEP_RUN,  /* prose and a scenario to run and watch */
+    /* quiz and exercise kinds come later; the loader's kind table has room for them. */
+};
+
+enum lesson_role {
+    LESSON_ROLE_SERVER,
+    LESSON_ROLE_CLIENT,
+};
+
+struct lesson_program {
+    char *name; /* unique in the step: "server", "load" */
+    enum lesson_role role;
+    char *program; /* as written: "echo-server", "/usr/bin/curl", "curl" */
+    char *path;    /* resolved absolute path of the executable */
+    char **args;   /* nargs arguments, placeholders not yet replaced */
+    size_t nargs;
+    char *ready;      /* a server is ready when a line of its output contains this; NULL: at once */
+    bool interactive; /* the learner may type into its stdin in the TUI */
+};
+
+struct lesson_mode {
+    char *id;       /* "epoll" */
+    char *title;    /* one line for the footer and the comparison view */
+    char *text;     /* a sentence or two on what to watch for; may be NULL */
+    char key;       /* the key that switches to it in the TUI ('1', '2', ...) */
+    size_t program; /* index in lesson_scenario.programs of the program it changes */
+    char **args;    /* appended to that program's arguments while the mode is active */
+    size_t nargs;
+};
+
+/* A file created in the work directory before the programs start, with deterministic content
+ * (see lesson_file_byte()) so that a client can verify what it downloads. */
+struct lesson_file {
+    char *name;    /* relative to the work directory */
+    uint64_t size; /* bytes; the JSON may say 65536, "64K", "16M", "1G" */
+};
+
+/*
+ * A check that makes a run step done, evaluated against what the session measured (check.h).
+ * "Run epoll and fork for at least 5 s each" is two checks with mode set and metric "seconds".
+ */
+struct lesson_check {
+    char *text;   /* shown to the learner: "Run the epoll server for 5 s" */
+    char *mode;   /* the mode whose figures count; NULL: the whole session */
+    char *metric; /* "seconds", "requests", "bytes", or "calls:NAME" (a counted call's label) */
+    char *role;   /* "server" or "client" for per-role metrics; NULL: all programs */
+    double min;   /* holds when metric >= min */
+};
+
+struct lesson_scenario {
+    struct lesson_program *programs; /* servers first, in the order they start */
+    size_t nprograms;
+    struct lesson_mode *modes; /* may be empty: nothing to switch */
+    size_t nmodes;
+    size_t default_mode; /* index into modes when nmodes > 0 */
+    struct lesson_file *files;
+    size_t nfiles;
+    double seconds; /* default length of a headless run (`iolab run`) */
+    struct lesson_check *checks;
+    size_t nchecks;
+};
+
+struct lesson_step {
+    char *id;
+    char *title;
+    enum lesson_step_kind kind;
+    char *text;                  /* body: light Markdown (headings, emphasis, lists, code) */
+    struct lesson_scenario *run; /* LESSON_STEP_RUN only */
+};
+
+struct lesson {
+    char *id;
+    char *title;
+    char *summary; /* one line for the start screen */
+    char *file;    /* the JSON file it came from */
+    struct lesson_step *steps;
+    size_t nsteps;
+};
+
+struct lesson_pack {
+    char *dir;
+    char *id;
+    char *title;
+    char *version;
+    int format_version;
+    struct lesson *lessons; /* in the order pack.json lists them */
+    size_t nlessons;
+};
+
+/* One problem found in a pack: `file:line:col: message`. */
+struct lesson_diag {
+    char *file;
+    int line, col;
+    char *message;
+};
+
+struct lesson_diags {
+    struct lesson_diag *v;
+    size_t n, cap;
+};
+
+struct lesson_load_options {
+    const char *libexec_dir; /* where demo programs are looked up by name */
+};
+
+/*
+ * Loads and validates the pack in dir. Every problem found is appended to diags (all of them,
+ * not only the first). Returns 0 and a pack when there are none; -EINVAL with *out NULL when
+ * there are; another negative errno when the directory cannot be read (also reported in diags).
+ */
+int lesson_pack_load(const char *dir, const struct lesson_load_options *opts,
+                     struct lesson_pack **out, struct lesson_diags *diags);
+void lesson_pack_free(struct lesson_pack *pack);
+
+void lesson_diags_print(FILE *out, const struct lesson_diags *diags);
+void lesson_diags_free(struct lesson_diags *diags);
+
+const struct lesson *lesson_find(const struct lesson_pack *pack, const char *id);
+
+/*
+ * Resolves "LESSON" or "LESSON/STEP". Without a step, the lesson's first run step is chosen.
+ * Returns 0, or -ENOENT with a one-line reason in why.
+ */
+int lesson_resolve(const struct lesson_pack *pack, const char *spec, const struct lesson **lesson,
+                   const struct lesson_step **step, char *why, size_t whylen);
+
+/* Index of the mode with this id in the scenario, or -1. */
+int lesson_mode_find(const struct lesson_scenario *sc, const char *id);
+
+/* The deterministic content of a scenario file: byte at offset. */
+static inline unsigned char lesson_file_byte(uint64_t offset)
+{
+    /* A pattern with no short period, so that a misplaced block is detected. */
+    uint64_t x = (offset >> 3) * 0x9E3779B97F4A7C15ull;
+    return (unsigned char)((x >> 56) ^ (offset & 7));
+}
+
+#endif
