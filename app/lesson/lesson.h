@@ -36,11 +36,17 @@ enum lesson_step_kind {
     LESSON_STEP_TEXT, /* prose only */
     LESSON_STEP_RUN,  /* prose and a scenario to run and watch */
     /* quiz and exercise kinds come later; the loader's kind table has room for them. */
+    LESSON_STEP_NKINDS
 };
 
-enum lesson_role {
-    LESSON_ROLE_SERVER,
-    LESSON_ROLE_CLIENT,
+enum lesson_role { LESSON_ROLE_SERVER, LESSON_ROLE_CLIENT, LESSON_NROLES };
+
+/* Values of the placeholders, for lesson_arg_expand(); a NULL value expands to "". */
+struct lesson_vars {
+    const char *port;
+    const char *host;
+    const char *workdir;
+    const char *seconds;
 };
 
 struct lesson_program {
@@ -162,6 +168,18 @@ int lesson_resolve(const struct lesson_pack *pack, const char *spec, const struc
 
 /* Index of the mode with this id in the scenario, or -1. */
 int lesson_mode_find(const struct lesson_scenario *sc, const char *id);
+
+/* "text", "run": the name a step kind has in the JSON. */
+const char *lesson_step_kind_name(enum lesson_step_kind kind);
+
+/* "server", "client". */
+const char *lesson_role_name(enum lesson_role role);
+
+/*
+ * Replaces the placeholders of one program argument ("{workdir}/data.bin") with their values.
+ * Returns the length written (without the NUL), or -ENAMETOOLONG when buf is too small.
+ */
+int lesson_arg_expand(const char *arg, const struct lesson_vars *vars, char *buf, size_t len);
 
 /* The deterministic content of a scenario file: byte at offset. */
 static inline unsigned char lesson_file_byte(uint64_t offset)
