@@ -1,0 +1,109 @@
+/*
+ * iolab_page: the counter page's life cycle on the reader's side (iolab and the tests).
+ *
+ * Model: a page is a memfd holding one struct iolab_page of exactly iolab_page_size(nslots)
+ * bytes. The creator writes the header before anyone else can see the descriptor, so a mapper
+ * that finds the magic finds a complete header. Validation reads the header with pread() and
+ * the length with fstat() before mapping, so a short or foreign file is refused without ever
+ * touching memory past its end (which would be SIGBUS).
+ */
+#include "iolab_page.h"
+
+#include <errno.h>
+#include <stddef.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+int iolab_page_check(const struct iolab_page *hdr, uint64_t file_size)
+{
+    if (file_size < sizeof *hdr)
+        return -ENODATA;
+    if (hdr->magic != IOLAB_PAGE_MAGIC || hdr->version != IOLAB_PAGE_VERSION)
+        return -EINVAL;
+    if (hdr->header_size != offsetof(struct iolab_page, slots) ||
+        hdr->slot_size != sizeof(struct iolab_slot))
+        return -EINVAL;
+    /* The shim needs a real slot besides the overflow slot, and the calls must fit a slot. */
+    if (hdr->nslots < 2 || hdr->nslots > IOLAB_PAGE_MAX_SLOTS || hdr->ncalls > IOLAB_MAX_CALLS)
+        return -EINVAL;
+    if (file_size < iolab_page_size(hdr->nslots))
+        return -ENODATA;
+    return 0;
+}
+
+int iolab_page_create(uint32_t nslots, int *fd, struct iolab_page **page)
+{
+    if (nslots < 2 || nslots > IOLAB_PAGE_MAX_SLOTS)
+        return -EINVAL;
+    size_t size = iolab_page_size(nslots);
+    int err = 0;
+    void *map = MAP_FAILED;
+    int mfd = memfd_create("iolab-counters", MFD_CLOEXEC);
+    if (mfd < 0)
+        return -errno;
+    if (ftruncate(mfd, (off_t)size) < 0) {
+        err = -errno;
+        goto fail;
+    }
+    map = mmap(NULL, size, PROT_READ | PROT_WRITE, MAP_SHARED, mfd, 0);
+    if (map == MAP_FAILED) {
+        err = -errno;
+        goto fail;
+    }
+    /* ftruncate zero-filled the slots; only the header needs writing. */
+    struct iolab_page *p = map;
+    p->magic = IOLAB_PAGE_MAGIC;
+    p->version = IOLAB_PAGE_VERSION;
+    p->header_size = (uint32_t)offsetof(struct iolab_page, slots);
+    p->slot_size = (uint32_t)sizeof(struct iolab_slot);
+    p->nslots = nslots;
+    p->ncalls = IOLAB_NCALLS;
+    *fd = mfd;
+    *page = p;
+    return 0;
+fail:
+    close(mfd);
+    return err;
+}
+
+int iolab_page_map(int fd, struct iolab_page **page, uint32_t *nslots)
+{
+    struct iolab_page hdr;
+    struct stat st;
+    if (fstat(fd, &st) < 0)
+        return -errno;
+    if (!S_ISREG(st.st_mode))
+        return -EINVAL;
+    memset(&hdr, 0, sizeof hdr);
+    ssize_t n = pread(fd, &hdr, sizeof hdr, 0);
+    if (n < 0)
+        return -errno;
+    int err = iolab_page_check(&hdr, (size_t)n < sizeof hdr ? (uint64_t)n : (uint64_t)st.st_size);
+    if (err)
+        return err;
+    void *map = mmap(NULL, iolab_page_size(hdr.nslots), PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+    if (map == MAP_FAILED)
+        return -errno;
+    *page = map;
+    *nslots = hdr.nslots;
+    return 0;
+}
+
+void iolab_page_unmap(struct iolab_page *page, uint32_t nslots)
+{
+    if (page)
+        munmap(page, iolab_page_size(nslots));
+}
+
+const struct iolab_slot *iolab_page_slot(const struct iolab_page *page, uint32_t nslots, uint32_t i)
+{
+    if (i >= nslots)
+        return NULL;
+    /* Acquire pairs with the claimer's release store: prog, pid and tid are then complete. */
+    if (i < nslots - 1)
+        return __atomic_load_n(&page->slots[i].state, __ATOMIC_ACQUIRE) == 1 ? &page->slots[i]
+                                                                             : NULL;
+    return __atomic_load_n(&page->overflow_claims, __ATOMIC_RELAXED) ? &page->slots[i] : NULL;
+}
