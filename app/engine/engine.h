@@ -1,0 +1,143 @@
+/*
+ * engine: runs one lesson step's scenario on a libuv loop and measures it.
+ *
+ * Model: an engine owns, for one scenario, a work directory, a counter page, a jail, one child
+ * per lesson program (a uv_process_t with stdin, stdout and stderr pipes), a start timer and a
+ * sampler timer. It never blocks and never owns the loop: the caller (the TUI, `iolab run`, a
+ * test) runs the loop and gets everything through callbacks.
+ *
+ * Lifecycle:
+ *   engine_create()  -> IDLE: nothing started, nothing on disk.
+ *   engine_start()   -> STARTING: work directory, files, page, jail; servers spawned first; a
+ *                       program with a `ready` text holds back the ones after it until a line of
+ *                       its output contains that text (or fails the start after a timeout).
+ *                    -> RUNNING once every program is spawned and every server is ready.
+ *   engine_stop()    -> STOPPING: SIGTERM to every program's whole process tree, SIGKILL after
+ *                       the grace period, every child reaped, output drained -> STOPPED.
+ *   engine_free()    closes every handle; memory is released in the close callbacks, so the
+ *                       caller keeps running the loop until uv_run() returns, then
+ *                       uv_loop_close() returns 0.
+ * A program that exits on its own while RUNNING is reported (on_exit) and left exited; when a
+ * program exits or cannot start during STARTING the engine stops the rest and ends in FAILED,
+ * with a one-sentence reason (engine_error()) that quotes the program's last lines.
+ *
+ * Invariants: every callback runs on the loop thread, from inside uv_run(). Snapshots handed to
+ * on_snapshot stay valid until the next tick; copy them to keep them. Program indices are the
+ * scenario's (lesson_scenario.programs). The engine keeps pointers into the step: the lesson
+ * pack must outlive the engine.
+ */
+#ifndef IOLAB_ENGINE_H
+#define IOLAB_ENGINE_H
+
+#include "jail.h"
+#include "lesson/lesson.h"
+#include "metrics/snapshot.h"
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <uv.h>
+
+#define ENGINE_LINE_MAX  512 /* longer output lines are cut (and the rest becomes a new line) */
+#define ENGINE_LINE_RING 256 /* lines kept per program for redraws */
+
+enum engine_state {
+    ENGINE_IDLE,
+    ENGINE_STARTING,
+    ENGINE_RUNNING,
+    ENGINE_STOPPING,
+    ENGINE_STOPPED, /* after engine_stop(), or when every program has exited */
+    ENGINE_FAILED,  /* the scenario could not start; engine_error() says why */
+};
+
+enum engine_stream {
+    ENGINE_STDOUT,
+    ENGINE_STDERR,
+};
+
+struct engine_options {
+    const char *mode;       /* mode id to start in; NULL: the scenario's default mode */
+    double seconds;         /* value of {seconds} in arguments; 0: the scenario's `seconds` */
+    double tick_hz;         /* sampler rate, 1..20; 0: 10 */
+    enum jail_tier tier;    /* JAIL_TIER_AUTO, or a lower tier to force */
+    double grace_s;         /* SIGTERM -> SIGKILL delay when stopping a program; 0: 2 s */
+    double ready_timeout_s; /* how long a server may take to print its `ready` text; 0: 5 s */
+};
+
+struct engine_callbacks {
+    void *data; /* passed back to every callback */
+    /* One line of a program's output, without its newline (a partial last line is flushed when
+       the program exits). */
+    void (*on_line)(void *data, size_t prog, enum engine_stream stream, const char *line,
+                    size_t len);
+    /* A program exited: status is its exit code, or 128+signal. expected is true when the
+       engine was stopping it (stop, restart, mode switch). */
+    void (*on_exit)(void *data, size_t prog, int status, bool expected);
+    /* A new snapshot: every tick, and right before and after a mode switch. */
+    void (*on_snapshot)(void *data, const struct snapshot *snap);
+    /* The engine changed state (see the lifecycle above). */
+    void (*on_state)(void *data, enum engine_state state);
+};
+
+struct engine;
+
+/* Prepares an engine for a run step (step->run must be set). Starts nothing. */
+int engine_create(struct engine **out, uv_loop_t *loop, const struct lesson_step *step,
+                  const struct engine_options *opts, const struct engine_callbacks *cb);
+
+/*
+ * Sets the scenario up and spawns its programs. 0 when the start is under way (readiness and
+ * later failures arrive through on_state); a negative errno when it failed at once, with the
+ * reason in engine_error(). Only from IDLE or STOPPED (a restart of a stopped scenario).
+ */
+int engine_start(struct engine *e);
+
+/* Stops every program (asynchronously: on_state(ENGINE_STOPPED) when all are reaped). */
+int engine_stop(struct engine *e);
+
+/*
+ * Switches the server to another mode while the clients keep running: the mode's program is
+ * stopped (its whole process tree) and started again with the new mode's arguments and the next
+ * IOLAB_RUN. A snapshot is published right before the stop and right after the new server is
+ * ready. -EBUSY while starting, stopping or already switching; -ENOENT for a bad index.
+ */
+int engine_switch_mode(struct engine *e, size_t mode);
+
+/* Stops and starts one program again (same mode), the others keep running. */
+int engine_restart_prog(struct engine *e, size_t prog);
+
+/* Pauses (SIGSTOP) or resumes (SIGCONT) the client programs' process trees: the load. */
+int engine_pause(struct engine *e, bool paused);
+
+/* Writes to a program's stdin (queued; copied). -EPIPE when the program is not running. */
+int engine_write(struct engine *e, size_t prog, const char *buf, size_t len);
+
+/* Closes a program's stdin (end of input for an interactive program). */
+int engine_close_stdin(struct engine *e, size_t prog);
+
+/* Publishes a snapshot now, outside the tick (for the final figures of a headless run). */
+const struct snapshot *engine_sample_now(struct engine *e);
+
+enum engine_state engine_state(const struct engine *e);
+const char *engine_state_name(enum engine_state s);
+const struct snapshot *engine_snapshot(const struct engine *e); /* latest; never NULL */
+const char *engine_error(const struct engine *e);               /* "" when there is none */
+const char *engine_workdir(const struct engine *e);             /* "" before the start */
+int engine_port(const struct engine *e);                        /* 0 before the start */
+int engine_mode(const struct engine *e);                        /* current mode, -1 without */
+const struct jail *engine_jail(const struct engine *e);         /* NULL when not started */
+
+/*
+ * The ring of a program's recent output lines: n lines, index 0 the oldest. Returns the line
+ * (NUL-terminated) or NULL when i is out of range; *stream tells where it came from.
+ */
+size_t engine_lines(const struct engine *e, size_t prog);
+const char *engine_line(const struct engine *e, size_t prog, size_t i, enum engine_stream *stream);
+
+/*
+ * Releases the engine. Stops (SIGKILL, no grace) whatever is still running, closes every handle
+ * and removes the work directory; memory goes in the last close callback, so keep running the
+ * loop until uv_run() returns.
+ */
+void engine_free(struct engine *e);
+
+#endif

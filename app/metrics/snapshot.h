@@ -1,0 +1,162 @@
+/*
+ * snapshot: what the scenario cost, at one instant, as plain data for drawing and printing.
+ *
+ * The sampler (sampler.h) produces one snapshot per tick (10 Hz by default, up to 20 Hz) and on
+ * demand around mode switches. A snapshot is immutable once published: the engine hands out a
+ * const pointer that stays valid until the next tick, and a consumer that wants to keep one
+ * copies the struct (it is self-contained: fixed arrays, no pointers), so drawing never
+ * allocates and never races with sampling.
+ *
+ * Units: totals are cumulative since the scenario started (they never go backwards: the
+ * sampler's deltas saturate at zero); rates are per second over the real time between this
+ * sample and the one before it (`dt_s`), or over the last second where it says so; times are
+ * seconds, latencies nanoseconds, sizes bytes.
+ *
+ * Where each figure comes from:
+ *  - calls[]: the counter page (library-level counts by the preload shim), exact for what the
+ *    shim sees; summed over every slot whose prog is this program, across restarts.
+ *  - cpu, ctx, io, rss, nprocs, nthreads: /proc, over the program's whole process tree (the
+ *    process iolab spawned and all its descendants, every thread). Figures of descendants that
+ *    exited are kept: CPU and io through the parent's own accounting once it has reaped them
+ *    (stat cutime/cstime, io), context switches through the last sample taken before they went
+ *    away (what they did in their last tick is lost; see sampler.c).
+ *  - app: figures the demo programs publish themselves (requests, bytes, latency histogram).
+ */
+#ifndef IOLAB_SNAPSHOT_H
+#define IOLAB_SNAPSHOT_H
+
+#include "iolab_counters.h"
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#define SNAPSHOT_MAX_PROGS   8  /* programs in one scenario */
+#define SNAPSHOT_MAX_MODES   8  /* rows of the per-mode comparison table */
+#define SNAPSHOT_HISTORY     60 /* seconds of throughput history */
+#define SNAPSHOT_NAME_LEN    32
+#define SNAPSHOT_RECENT_S    5 /* "recent" latency percentiles cover about this many seconds */
+#define SNAPSHOT_ROLE_SERVER 0
+#define SNAPSHOT_ROLE_CLIENT 1
+#define SNAPSHOT_NROLES      2
+
+/* One counted call label (iolab_call_info[i].label) of one program or role. */
+struct snapshot_call {
+    uint64_t count;    /* calls made, failed ones included */
+    uint64_t bytes;    /* bytes moved by the successful calls */
+    uint64_t ns;       /* wall time inside the calls */
+    double count_rate; /* calls/s over the last tick */
+    double bytes_rate; /* bytes/s over the last tick */
+    double share;      /* this label's fraction of all calls in the last tick, 0..1 */
+    double busy;       /* time inside these calls per second of wall time (1.0 = one thread) */
+};
+
+/* Latency percentiles read from a log-linear histogram: each within ~19% of the true value. */
+struct snapshot_latency {
+    uint64_t samples; /* requests the percentiles are computed over; 0: none, others are 0 */
+    uint64_t p50_ns, p99_ns, p999_ns;
+    uint64_t max_ns; /* upper edge of the highest non-empty bucket */
+};
+
+/* Everything measured for one program (or summed over all programs of a role). */
+struct snapshot_figures {
+    struct snapshot_call calls[IOLAB_NCALLS];
+    uint64_t calls_total;   /* all labels together */
+    double calls_rate;      /* calls/s over the last tick */
+    double cpu_user_s;      /* CPU time in user mode, whole tree, exited descendants included */
+    double cpu_sys_s;       /* CPU time in the kernel */
+    double cpu_user_pct;    /* % of one core over the last tick */
+    double cpu_sys_pct;     /* likewise in the kernel */
+    uint64_t ctx_voluntary; /* context switches, every thread of every process of the tree */
+    uint64_t ctx_involuntary;
+    double ctx_voluntary_rate; /* per second over the last tick */
+    double ctx_involuntary_rate;
+    uint32_t nprocs;       /* processes of the tree now */
+    uint32_t nthreads;     /* threads of the tree now (a process counts as one at least) */
+    uint32_t peak_procs;   /* most processes seen at once */
+    uint32_t peak_threads; /* most threads seen at once */
+    uint64_t rss_bytes;    /* resident set, summed over the tree's processes now */
+    uint64_t syscr, syscw; /* kernel: read-family and write-family system calls (/proc/PID/io) */
+    uint64_t rchar, wchar; /* kernel: bytes through those calls */
+    double syscr_rate, syscw_rate;
+    uint64_t lib_reads;    /* counter page: the calls the kernel counts in syscr (read, readv,
+                              pread64, preadv, sendfile), to set beside it */
+    uint64_t lib_writes;   /* likewise for syscw (write, writev, pwrite64, pwritev, sendfile) */
+    uint64_t requests;     /* app: requests completed (published by the demo) */
+    uint64_t app_bytes;    /* app: payload bytes delivered */
+    uint64_t conns_opened; /* app: connections accepted (server) or established (client) */
+    uint64_t conns_closed;
+    uint64_t errors;                        /* app: failed requests, verification failures */
+    double requests_rate;                   /* requests/s over the last tick */
+    double app_bytes_rate;                  /* bytes/s over the last tick */
+    struct snapshot_latency latency_recent; /* over the last SNAPSHOT_RECENT_S seconds or so */
+    struct snapshot_latency latency_total;  /* since the scenario started */
+};
+
+enum snapshot_prog_state {
+    SNAPSHOT_PROG_IDLE,     /* not started (yet) */
+    SNAPSHOT_PROG_STARTING, /* spawned, not ready: waiting for its `ready` line */
+    SNAPSHOT_PROG_RUNNING,
+    SNAPSHOT_PROG_PAUSED,   /* stopped with SIGSTOP by engine_pause() */
+    SNAPSHOT_PROG_STOPPING, /* SIGTERM sent, not reaped yet */
+    SNAPSHOT_PROG_EXITED,
+};
+
+struct snapshot_prog {
+    char name[SNAPSHOT_NAME_LEN]; /* the lesson's program name: "server", "load" */
+    int role;                     /* SNAPSHOT_ROLE_SERVER or SNAPSHOT_ROLE_CLIENT */
+    enum snapshot_prog_state state;
+    int pid;         /* the process iolab spawned (current run); 0 when none */
+    uint32_t run;    /* IOLAB_RUN generation of the current process: bumps on every restart */
+    int exit_status; /* last exit: code, or 128+signal; -1 while it has not exited */
+    struct snapshot_figures f;
+};
+
+/* One row of the session's per-mode comparison: only time the mode was actually running. */
+struct snapshot_mode_row {
+    char id[SNAPSHOT_NAME_LEN]; /* mode id; "" for a scenario without modes */
+    double seconds;             /* time this mode ran with its server ready */
+    uint64_t requests;          /* client requests completed while it ran */
+    uint64_t bytes;             /* client payload bytes while it ran */
+    uint64_t calls;             /* counted calls of all programs while it ran */
+    uint64_t ctx_switches;      /* voluntary + involuntary, all programs */
+    double cpu_s;               /* user + sys, all programs */
+    double requests_per_s;      /* requests / seconds */
+    double bytes_per_s;
+    double calls_per_request; /* 0 when there were no requests */
+    double ctx_per_request;
+    double cpu_pct; /* cpu_s / seconds * 100: % of one core */
+};
+
+struct snapshot {
+    uint64_t seq;             /* 1, 2, ...: bumps with every published snapshot */
+    double elapsed_s;         /* since the scenario started */
+    double dt_s;              /* real time since the previous snapshot; rates use it */
+    double tick_hz;           /* the sampler's rate */
+    int mode;                 /* index of the current mode in the scenario, -1 without modes */
+    bool mode_running;        /* the current mode's server is up (false while switching/starting) */
+    bool paused;              /* the load is paused */
+    uint32_t overflow_claims; /* threads that found the counter page full: attribution lost */
+    uint32_t sample_errors;   /* /proc reads that failed this tick (a process vanishing mid-read
+                                 is normal; a steady count is not) */
+
+    uint32_t nprogs;
+    struct snapshot_prog progs[SNAPSHOT_MAX_PROGS];
+    struct snapshot_figures roles[SNAPSHOT_NROLES]; /* summed over the programs of each role */
+
+    /* Throughput of the client role (published app figures), one entry per whole second, oldest
+       first; history_len entries are valid. */
+    uint32_t history_len;
+    double history_requests[SNAPSHOT_HISTORY]; /* requests/s in that second */
+    double history_bytes[SNAPSHOT_HISTORY];    /* bytes/s in that second */
+
+    uint32_t nmodes; /* rows in modes[]: modes tried so far in this session, in first-run order */
+    struct snapshot_mode_row modes[SNAPSHOT_MAX_MODES];
+};
+
+/* The label of call i, as the counter page names it. */
+static inline const char *snapshot_call_label(unsigned i)
+{
+    return i < IOLAB_NCALLS ? iolab_call_info[i].label : "?";
+}
+
+#endif
