@@ -1,6 +1,7 @@
 /*
- * jail (interim): runs programs directly, with a port picked on the host loopback. The sandbox
- * work replaces this file with the real jail; the interface in jail.h stays.
+ * jail (interim): runs programs through a thin iolab-sandbox (parent-death signal, kept fds), with
+ * a port picked on the host loopback. The sandbox work replaces this file with the real jail; the
+ * interface in jail.h stays.
  */
 #include "jail.h"
 
@@ -15,6 +16,7 @@
 
 struct jail {
     int port;
+    char *sandbox; /* iolab-sandbox */
 };
 
 static int jail_free_port(void)
@@ -34,14 +36,16 @@ static int jail_free_port(void)
 
 int jail_open(struct jail **out, const struct jail_options *opts, char *why, size_t whylen)
 {
-    (void)opts;
     struct jail *j = calloc(1, sizeof *j);
-    if (!j)
+    if (!j || !(j->sandbox = strdup(opts->sandbox_path))) {
+        free(j);
         return -ENOMEM;
+    }
     j->port = jail_free_port();
     if (j->port < 0) {
         int rc = j->port;
         snprintf(why, whylen, "no free port on 127.0.0.1: %s", strerror(-rc));
+        free(j->sandbox);
         free(j);
         return rc;
     }
@@ -51,21 +55,28 @@ int jail_open(struct jail **out, const struct jail_options *opts, char *why, siz
 
 char **jail_argv(struct jail *j, char *const *prog_argv, const int *keep_fds, size_t nkeep)
 {
-    (void)j;
-    (void)keep_fds;
-    (void)nkeep;
     size_t n = 0;
     while (prog_argv[n])
         n++;
-    char **argv = calloc(n + 1, sizeof *argv);
+    char **argv = calloc(n + 2 * nkeep + 3, sizeof *argv);
     if (!argv)
         return NULL;
+    size_t k = 0;
+    if (!(argv[k++] = strdup(j->sandbox)))
+        goto fail;
+    for (size_t i = 0; i < nkeep; i++) {
+        if (!(argv[k++] = strdup("--keep-fd")) || asprintf(&argv[k++], "%d", keep_fds[i]) < 0)
+            goto fail;
+    }
+    if (!(argv[k++] = strdup("--")))
+        goto fail;
     for (size_t i = 0; i < n; i++)
-        if (!(argv[i] = strdup(prog_argv[i]))) {
-            jail_argv_free(argv);
-            return NULL;
-        }
+        if (!(argv[k++] = strdup(prog_argv[i])))
+            goto fail;
     return argv;
+fail:
+    jail_argv_free(argv);
+    return NULL;
 }
 
 void jail_argv_free(char **argv)
@@ -112,5 +123,8 @@ int jail_describe_json(const struct jail *j, char *buf, size_t len)
 
 void jail_close(struct jail *j)
 {
+    if (!j)
+        return;
+    free(j->sandbox);
     free(j);
 }
