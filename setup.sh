@@ -1,0 +1,75 @@
+#!/usr/bin/env bash
+# One command from a fresh Debian or Ubuntu machine to a running iolab, or to a tested one:
+#
+#   ./setup.sh                 install what is missing, build, open iolab on the built-in pack
+#   ./setup.sh --test          the same set-up, then the whole test suite
+#   ./setup.sh --test --sanitize   the suite again, built with AddressSanitizer + UBSan
+#
+# Anything after `--` goes to iolab itself (./setup.sh -- run concurrency --json).
+set -euo pipefail
+cd "$(dirname "$0")"
+
+mode=run
+sanitize=0
+while [ $# -gt 0 ]; do
+    case "$1" in
+    --test) mode=test ;;
+    --sanitize) sanitize=1 ;;
+    -h | --help)
+        sed -n '2,9p' "$0" | sed 's/^# \{0,1\}//'
+        exit 0
+        ;;
+    --) shift; break ;;
+    *)
+        echo "setup.sh: unknown option '$1'; ./setup.sh --help lists the options." >&2
+        exit 2
+        ;;
+    esac
+    shift
+done
+
+# Everything the build, the program and the tests use, by Debian/Ubuntu package name.
+packages=(
+    build-essential cmake pkg-config       # the toolchain
+    libncurses-dev libuv1-dev libcjson-dev # iolab's libraries
+    catch2                                 # the tests (Catch2 v2)
+    strace tmux curl wrk                   # the tests compare with strace, drive a real terminal, load real servers
+    iproute2 procps util-linux             # ip, ps/pgrep-free /proc tools, setpriv/unshare
+)
+
+missing=()
+for p in "${packages[@]}"; do
+    dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'install ok installed' || missing+=("$p")
+done
+if [ ${#missing[@]} -gt 0 ]; then
+    echo "setup.sh: installing ${missing[*]}" >&2
+    sudo=()
+    [ "$(id -u)" -eq 0 ] || sudo=(sudo)
+    "${sudo[@]}" apt-get update -qq
+    "${sudo[@]}" env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
+fi
+
+jobs=$(nproc 2>/dev/null || echo 2)
+if [ "$sanitize" = 1 ]; then
+    build=build-sanitize
+    cmake -S . -B "$build" -DIOLAB_SANITIZE=ON -DCMAKE_BUILD_TYPE=Debug >/dev/null
+else
+    build=build
+    cmake -S . -B "$build" >/dev/null
+fi
+cmake --build "$build" -j "$jobs"
+
+if [ "$mode" = test ]; then
+    if [ "$sanitize" = 1 ]; then
+        # Preloaded programs put the counting shim ahead of the ASan runtime on purpose.
+        export ASAN_OPTIONS="verify_asan_link_order=0:detect_leaks=1:abort_on_error=1"
+        export UBSAN_OPTIONS="print_stacktrace=1:halt_on_error=1"
+    fi
+    exec ctest --test-dir "$build" --output-on-failure -j "$jobs" --timeout 300
+fi
+
+if [ -t 0 ] && [ -t 1 ]; then
+    exec "$build/bin/iolab" "$@"
+fi
+echo "setup.sh: no terminal here, so iolab runs the echo lesson headless instead of opening." >&2
+exec "$build/bin/iolab" run concurrency --seconds 3 "$@"
