@@ -1,0 +1,558 @@
+/*
+ * progress: the store behind progress.h. The JSON file looks like
+ *
+ *   {"format": 1,
+ *    "packs": {"core": {"done": ["echo/epoll", ...],
+ *                       "answers": {"echo/quiz": "b"},
+ *                       "last": {"lesson": "echo", "step": "epoll"}}}}
+ *
+ * cJSON is used only here, only to parse into and print from the plain structs of progress.h.
+ * A file that does not match this shape is "damaged": it is renamed aside (never deleted, never
+ * overwritten) so the learner or a maintainer can still look at it.
+ */
+#include "progress.h"
+
+#include <cjson/cJSON.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+#define PROGRESS_FORMAT 1
+
+int progress_default_path(char *buf, size_t len)
+{
+    const char *state = getenv("XDG_STATE_HOME");
+    int n;
+    /* The XDG spec says a relative XDG_STATE_HOME is invalid and must be ignored. */
+    if (state && state[0] == '/') {
+        n = snprintf(buf, len, "%s/iolab/progress.json", state);
+    } else {
+        const char *home = getenv("HOME");
+        if (!home || !home[0])
+            return -ENOENT;
+        n = snprintf(buf, len, "%s/.local/state/iolab/progress.json", home);
+    }
+    return n < 0 || (size_t)n >= len ? -ENAMETOOLONG : 0;
+}
+
+static void progress_pack_clear(struct progress_pack *pk)
+{
+    free(pk->id);
+    for (size_t i = 0; i < pk->ndone; i++)
+        free(pk->done[i]);
+    free(pk->done);
+    for (size_t i = 0; i < pk->nanswers; i++) {
+        free(pk->answers[i].step);
+        free(pk->answers[i].value);
+    }
+    free(pk->answers);
+    free(pk->last_lesson);
+    free(pk->last_step);
+}
+
+void progress_free(struct progress *p)
+{
+    if (!p)
+        return;
+    for (size_t i = 0; i < p->npacks; i++)
+        progress_pack_clear(&p->packs[i]);
+    free(p->packs);
+    free(p->path);
+    free(p->damaged);
+    free(p);
+}
+
+const struct progress_pack *progress_pack_find(const struct progress *p, const char *pack)
+{
+    for (size_t i = 0; i < p->npacks; i++)
+        if (!strcmp(p->packs[i].id, pack))
+            return &p->packs[i];
+    return NULL;
+}
+
+struct progress_pack *progress_pack_get(struct progress *p, const char *pack)
+{
+    struct progress_pack *found = (struct progress_pack *)progress_pack_find(p, pack);
+    if (found)
+        return found;
+    struct progress_pack *v = realloc(p->packs, (p->npacks + 1) * sizeof *v);
+    if (!v)
+        return NULL;
+    p->packs = v;
+    struct progress_pack *pk = &v[p->npacks];
+    memset(pk, 0, sizeof *pk);
+    if (!(pk->id = strdup(pack)))
+        return NULL;
+    p->npacks++;
+    return pk;
+}
+
+static char *progress_key(const char *lesson, const char *step)
+{
+    char *key;
+    return asprintf(&key, "%s/%s", lesson, step) < 0 ? NULL : key;
+}
+
+bool progress_is_done(const struct progress *p, const char *pack, const char *lesson,
+                      const char *step)
+{
+    const struct progress_pack *pk = progress_pack_find(p, pack);
+    if (!pk)
+        return false;
+    size_t ll = strlen(lesson);
+    for (size_t i = 0; i < pk->ndone; i++) {
+        const char *d = pk->done[i];
+        if (!strncmp(d, lesson, ll) && d[ll] == '/' && !strcmp(d + ll + 1, step))
+            return true;
+    }
+    return false;
+}
+
+int progress_mark_done(struct progress *p, const char *pack, const char *lesson, const char *step)
+{
+    if (progress_is_done(p, pack, lesson, step))
+        return 0;
+    struct progress_pack *pk = progress_pack_get(p, pack);
+    if (!pk)
+        return -ENOMEM;
+    char **v = realloc(pk->done, (pk->ndone + 1) * sizeof *v);
+    if (!v)
+        return -ENOMEM;
+    pk->done = v;
+    if (!(v[pk->ndone] = progress_key(lesson, step)))
+        return -ENOMEM;
+    pk->ndone++;
+    return 0;
+}
+
+size_t progress_lesson_done(const struct progress *p, const char *pack, const char *lesson)
+{
+    const struct progress_pack *pk = progress_pack_find(p, pack);
+    size_t n = 0, ll = strlen(lesson);
+    for (size_t i = 0; pk && i < pk->ndone; i++)
+        if (!strncmp(pk->done[i], lesson, ll) && pk->done[i][ll] == '/')
+            n++;
+    return n;
+}
+
+/* Replaces *slot with a copy of value; 0 or -ENOMEM (the old value is kept on failure). */
+static int progress_replace(char **slot, const char *value)
+{
+    char *copy = value ? strdup(value) : NULL;
+    if (value && !copy)
+        return -ENOMEM;
+    free(*slot);
+    *slot = copy;
+    return 0;
+}
+
+int progress_set_last(struct progress *p, const char *pack, const char *lesson, const char *step)
+{
+    struct progress_pack *pk = progress_pack_get(p, pack);
+    if (!pk)
+        return -ENOMEM;
+    int rc = progress_replace(&pk->last_lesson, lesson);
+    return rc < 0 ? rc : progress_replace(&pk->last_step, step);
+}
+
+int progress_set_answer(struct progress *p, const char *pack, const char *lesson, const char *step,
+                        const char *value)
+{
+    struct progress_pack *pk = progress_pack_get(p, pack);
+    char *key = pk ? progress_key(lesson, step) : NULL;
+    if (!key)
+        return -ENOMEM;
+    for (size_t i = 0; i < pk->nanswers; i++) {
+        if (!strcmp(pk->answers[i].step, key)) {
+            free(key);
+            return progress_replace(&pk->answers[i].value, value);
+        }
+    }
+    struct progress_answer *v = realloc(pk->answers, (pk->nanswers + 1) * sizeof *v);
+    char *val = strdup(value);
+    if (!v || !val) {
+        if (v)
+            pk->answers = v;
+        free(key);
+        free(val);
+        return -ENOMEM;
+    }
+    pk->answers = v;
+    v[pk->nanswers++] = (struct progress_answer){.step = key, .value = val};
+    return 0;
+}
+
+static bool progress_in_lesson(const char *key, const char *lesson)
+{
+    size_t ll = strlen(lesson);
+    return !strncmp(key, lesson, ll) && key[ll] == '/';
+}
+
+size_t progress_reset(struct progress *p, const char *pack, const char *lesson)
+{
+    size_t removed = 0;
+    for (size_t i = 0; i < p->npacks;) {
+        struct progress_pack *pk = &p->packs[i];
+        if (pack && strcmp(pk->id, pack)) {
+            i++;
+            continue;
+        }
+        if (!lesson) {
+            removed += pk->ndone + pk->nanswers + (pk->last_lesson != NULL);
+            progress_pack_clear(pk);
+            memmove(pk, pk + 1, (p->npacks - i - 1) * sizeof *pk);
+            p->npacks--;
+            continue;
+        }
+        size_t keep = 0;
+        for (size_t j = 0; j < pk->ndone; j++) {
+            if (progress_in_lesson(pk->done[j], lesson)) {
+                free(pk->done[j]);
+                removed++;
+            } else {
+                pk->done[keep++] = pk->done[j];
+            }
+        }
+        pk->ndone = keep;
+        keep = 0;
+        for (size_t j = 0; j < pk->nanswers; j++) {
+            if (progress_in_lesson(pk->answers[j].step, lesson)) {
+                free(pk->answers[j].step);
+                free(pk->answers[j].value);
+                removed++;
+            } else {
+                pk->answers[keep++] = pk->answers[j];
+            }
+        }
+        pk->nanswers = keep;
+        if (pk->last_lesson && !strcmp(pk->last_lesson, lesson)) {
+            free(pk->last_lesson);
+            free(pk->last_step);
+            pk->last_lesson = pk->last_step = NULL;
+            removed++;
+        }
+        i++;
+    }
+    return removed;
+}
+
+char *progress_to_json(const struct progress *p)
+{
+    cJSON *root = cJSON_CreateObject();
+    cJSON *packs = cJSON_AddObjectToObject(root, "packs");
+    if (!root || !packs || !cJSON_AddNumberToObject(root, "format", PROGRESS_FORMAT))
+        goto fail;
+    for (size_t i = 0; i < p->npacks; i++) {
+        const struct progress_pack *pk = &p->packs[i];
+        cJSON *o = cJSON_AddObjectToObject(packs, pk->id);
+        cJSON *done = cJSON_AddArrayToObject(o, "done");
+        cJSON *answers = cJSON_AddObjectToObject(o, "answers");
+        if (!o || !done || !answers)
+            goto fail;
+        for (size_t j = 0; j < pk->ndone; j++)
+            if (!cJSON_AddItemToArray(done, cJSON_CreateString(pk->done[j])))
+                goto fail;
+        for (size_t j = 0; j < pk->nanswers; j++)
+            if (!cJSON_AddStringToObject(answers, pk->answers[j].step, pk->answers[j].value))
+                goto fail;
+        if (pk->last_lesson) {
+            cJSON *last = cJSON_AddObjectToObject(o, "last");
+            if (!last || !cJSON_AddStringToObject(last, "lesson", pk->last_lesson) ||
+                !cJSON_AddStringToObject(last, "step", pk->last_step ? pk->last_step : ""))
+                goto fail;
+        }
+    }
+    char *text = cJSON_Print(root);
+    cJSON_Delete(root);
+    return text;
+fail:
+    cJSON_Delete(root);
+    return NULL;
+}
+
+/* Copies a JSON string member; false when it is present but not a string. */
+static bool progress_take_string(const cJSON *o, const char *name, char **out)
+{
+    const cJSON *v = cJSON_GetObjectItemCaseSensitive(o, name);
+    if (!v)
+        return true;
+    if (!cJSON_IsString(v))
+        return false;
+    *out = strdup(v->valuestring);
+    return *out != NULL;
+}
+
+/* Fills p from a parsed file; -EBADMSG when its shape is not progress, -ENOMEM. */
+static int progress_from_json(struct progress *p, const cJSON *root)
+{
+    const cJSON *format = cJSON_GetObjectItemCaseSensitive(root, "format");
+    const cJSON *packs = cJSON_GetObjectItemCaseSensitive(root, "packs");
+    if (!cJSON_IsObject(root) || !cJSON_IsNumber(format) ||
+        format->valuedouble != PROGRESS_FORMAT || !cJSON_IsObject(packs))
+        return -EBADMSG;
+    const cJSON *po;
+    cJSON_ArrayForEach(po, packs)
+    {
+        if (!cJSON_IsObject(po) || !po->string[0])
+            return -EBADMSG;
+        struct progress_pack *pk = progress_pack_get(p, po->string);
+        if (!pk)
+            return -ENOMEM;
+        const cJSON *done = cJSON_GetObjectItemCaseSensitive(po, "done");
+        const cJSON *answers = cJSON_GetObjectItemCaseSensitive(po, "answers");
+        const cJSON *last = cJSON_GetObjectItemCaseSensitive(po, "last");
+        if ((done && !cJSON_IsArray(done)) || (answers && !cJSON_IsObject(answers)) ||
+            (last && !cJSON_IsObject(last)))
+            return -EBADMSG;
+        const cJSON *it;
+        cJSON_ArrayForEach(it, done)
+        {
+            const char *slash = cJSON_IsString(it) ? strchr(it->valuestring, '/') : NULL;
+            if (!slash || slash == it->valuestring || !slash[1])
+                return -EBADMSG;
+            char *lesson = strndup(it->valuestring, (size_t)(slash - it->valuestring));
+            int rc = lesson ? progress_mark_done(p, po->string, lesson, slash + 1) : -ENOMEM;
+            free(lesson);
+            if (rc < 0)
+                return rc;
+        }
+        cJSON_ArrayForEach(it, answers)
+        {
+            const char *slash = strchr(it->string, '/');
+            if (!cJSON_IsString(it) || !slash)
+                return -EBADMSG;
+            char *lesson = strndup(it->string, (size_t)(slash - it->string));
+            int rc = lesson ? progress_set_answer(p, po->string, lesson, slash + 1, it->valuestring)
+                            : -ENOMEM;
+            free(lesson);
+            if (rc < 0)
+                return rc;
+        }
+        if (last && (!progress_take_string(last, "lesson", &pk->last_lesson) ||
+                     !progress_take_string(last, "step", &pk->last_step)))
+            return -EBADMSG;
+    }
+    return 0;
+}
+
+/* Reads a whole file (at most 16 MiB: progress is small, a huge file is damaged). */
+static int progress_read_file(const char *path, char **text, size_t *len)
+{
+    int fd = open(path, O_RDONLY | O_CLOEXEC);
+    if (fd < 0)
+        return -errno;
+    size_t cap = 4096, n = 0;
+    char *buf = malloc(cap);
+    int rc = 0;
+    for (;;) {
+        if (!buf) {
+            rc = -ENOMEM;
+            break;
+        }
+        if (n + 1 >= cap) {
+            if (cap >= (16u << 20)) {
+                rc = -EFBIG;
+                break;
+            }
+            char *bigger = realloc(buf, cap * 2);
+            if (!bigger) {
+                rc = -ENOMEM;
+                break;
+            }
+            buf = bigger;
+            cap *= 2;
+        }
+        ssize_t r = read(fd, buf + n, cap - n - 1);
+        if (r < 0 && errno == EINTR)
+            continue;
+        if (r < 0) {
+            rc = -errno;
+            break;
+        }
+        if (r == 0)
+            break;
+        n += (size_t)r;
+    }
+    close(fd);
+    if (rc < 0) {
+        free(buf);
+        return rc;
+    }
+    buf[n] = '\0';
+    *text = buf;
+    *len = n;
+    return 0;
+}
+
+/* Renames a damaged file aside; the new name goes into p->damaged. */
+static int progress_move_aside(struct progress *p)
+{
+    char stamp[32];
+    time_t now = time(NULL);
+    struct tm tm;
+    strftime(stamp, sizeof stamp, "%Y%m%dT%H%M%S", localtime_r(&now, &tm));
+    char *aside = NULL;
+    /* Two damaged files in the same second must not overwrite each other: add a counter. */
+    for (int i = 0; i < 100; i++) {
+        free(aside);
+        aside = NULL;
+        if ((i ? asprintf(&aside, "%s.damaged-%s-%d", p->path, stamp, i)
+               : asprintf(&aside, "%s.damaged-%s", p->path, stamp)) < 0)
+            return -ENOMEM;
+        if (access(aside, F_OK) < 0 && errno == ENOENT)
+            break;
+    }
+    /* link+unlink instead of rename: rename would replace a file that appeared meanwhile. */
+    if (link(p->path, aside) < 0 || unlink(p->path) < 0) {
+        int err = -errno;
+        free(aside);
+        return err;
+    }
+    p->damaged = aside;
+    return 0;
+}
+
+int progress_load(const char *path, struct progress **out)
+{
+    *out = NULL;
+    struct progress *p = calloc(1, sizeof *p);
+    char *text = NULL;
+    size_t len = 0;
+    cJSON *root = NULL;
+    int rc = -ENOMEM;
+    if (!p || !(p->path = strdup(path)))
+        goto fail;
+    rc = progress_read_file(path, &text, &len);
+    if (rc == -ENOENT) {
+        *out = p;
+        return 0;
+    }
+    if (rc < 0 && rc != -EFBIG)
+        goto fail;
+    root = rc == 0 ? cJSON_ParseWithLength(text, len) : NULL;
+    rc = root ? progress_from_json(p, root) : -EBADMSG;
+    if (rc == -EBADMSG) {
+        /* Start over empty, but keep what was there for the learner to see. */
+        for (size_t i = 0; i < p->npacks; i++)
+            progress_pack_clear(&p->packs[i]);
+        free(p->packs);
+        p->packs = NULL;
+        p->npacks = 0;
+        rc = progress_move_aside(p);
+    }
+    if (rc < 0)
+        goto fail;
+    cJSON_Delete(root);
+    free(text);
+    *out = p;
+    return 0;
+fail:
+    cJSON_Delete(root);
+    free(text);
+    progress_free(p);
+    return rc;
+}
+
+/* mkdir -p for the directory part of path. */
+static int progress_mkdirs(const char *path)
+{
+    char dir[PATH_MAX];
+    if (snprintf(dir, sizeof dir, "%s", path) >= (int)sizeof dir)
+        return -ENAMETOOLONG;
+    char *slash = strrchr(dir, '/');
+    if (!slash || slash == dir)
+        return 0;
+    *slash = '\0';
+    for (char *s = dir + 1; *s; s++) {
+        if (*s != '/')
+            continue;
+        *s = '\0';
+        if (mkdir(dir, 0700) < 0 && errno != EEXIST)
+            return -errno;
+        *s = '/';
+    }
+    if (mkdir(dir, 0700) < 0 && errno != EEXIST)
+        return -errno;
+    return 0;
+}
+
+static int progress_write_all(int fd, const char *buf, size_t len)
+{
+    while (len > 0) {
+        ssize_t w = write(fd, buf, len);
+        if (w < 0 && errno == EINTR)
+            continue;
+        if (w < 0)
+            return -errno;
+        buf += w;
+        len -= (size_t)w;
+    }
+    return 0;
+}
+
+int progress_write_temp(const struct progress *p, char *tmp, size_t tmplen)
+{
+    int rc = progress_mkdirs(p->path);
+    if (rc < 0)
+        return rc;
+    /* Same directory as the target, so the rename cannot cross a filesystem. */
+    int n = snprintf(tmp, tmplen, "%s.tmp-XXXXXX", p->path);
+    if (n < 0 || (size_t)n >= tmplen)
+        return -ENAMETOOLONG;
+    char *text = progress_to_json(p);
+    if (!text)
+        return -ENOMEM;
+    int fd = mkostemp(tmp, O_CLOEXEC);
+    if (fd < 0) {
+        rc = -errno;
+        free(text);
+        return rc;
+    }
+    rc = progress_write_all(fd, text, strlen(text));
+    if (rc == 0)
+        rc = progress_write_all(fd, "\n", 1);
+    if (rc == 0 && fsync(fd) < 0)
+        rc = -errno;
+    if (close(fd) < 0 && rc == 0)
+        rc = -errno;
+    free(text);
+    if (rc < 0)
+        unlink(tmp);
+    return rc;
+}
+
+int progress_commit(const struct progress *p, const char *tmp)
+{
+    if (rename(tmp, p->path) < 0) {
+        int rc = -errno;
+        unlink(tmp);
+        return rc;
+    }
+    /* The rename is durable only once the directory entry itself is on disk. */
+    char dir[PATH_MAX];
+    snprintf(dir, sizeof dir, "%s", p->path);
+    char *slash = strrchr(dir, '/');
+    if (slash)
+        *(slash == dir ? slash + 1 : slash) = '\0';
+    else
+        strcpy(dir, ".");
+    int fd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+    if (fd < 0)
+        return -errno;
+    int rc = fsync(fd) < 0 ? -errno : 0;
+    close(fd);
+    return rc;
+}
+
+int progress_save(const struct progress *p)
+{
+    char tmp[PATH_MAX];
+    int rc = progress_write_temp(p, tmp, sizeof tmp);
+    return rc < 0 ? rc : progress_commit(p, tmp);
+}

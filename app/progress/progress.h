@@ -1,0 +1,90 @@
+/*
+ * progress: what the learner has done, per user, kept in $XDG_STATE_HOME/iolab/progress.json
+ * (default ~/.local/state/iolab/progress.json).
+ *
+ * For each pack (by id): the steps that are done ("lesson/step"), quiz answers (room for later,
+ * kept as strings by "lesson/step"), and the last place (lesson and step). The in-memory form is
+ * plain C; the JSON file is an implementation detail of progress.c.
+ *
+ * Invariants:
+ *  - the file on disk is always either the old or the new version, never a mix: a save writes a
+ *    temporary file in the same directory, fsyncs it, renames it over the old one and fsyncs the
+ *    directory;
+ *  - a file that cannot be read as progress is never overwritten silently: progress_load() moves
+ *    it aside to progress.json.damaged-<timestamp> and says so in progress.damaged; when it
+ *    cannot be moved aside, the load fails and nothing is saved over it.
+ */
+#ifndef IOLAB_PROGRESS_H
+#define IOLAB_PROGRESS_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+struct progress_answer {
+    char *step;  /* "lesson/step" */
+    char *value; /* the learner's answer */
+};
+
+struct progress_pack {
+    char *id;
+    char **done; /* "lesson/step", in the order they were completed */
+    size_t ndone;
+    struct progress_answer *answers;
+    size_t nanswers;
+    char *last_lesson; /* the last place; NULL when the pack was never opened */
+    char *last_step;
+};
+
+struct progress {
+    char *path; /* the file this was loaded from and is saved to */
+    struct progress_pack *packs;
+    size_t npacks;
+    char *damaged; /* where a damaged file was moved by the load; NULL when it was fine */
+};
+
+/* Writes the default progress file path (XDG_STATE_HOME or HOME) into buf; 0 or -errno. */
+int progress_default_path(char *buf, size_t len);
+
+/*
+ * Loads path (a missing file is an empty progress). A damaged file is moved aside and the
+ * result is empty with damaged set. 0, or a negative errno (then *out is NULL).
+ */
+int progress_load(const char *path, struct progress **out);
+void progress_free(struct progress *p);
+
+/* Saves atomically, creating the directory when needed; 0 or a negative errno. */
+int progress_save(const struct progress *p);
+
+/*
+ * The two halves of progress_save(), exposed so a test can stop between them as a crash would:
+ * progress_write_temp() writes and fsyncs the temporary file (its path goes into tmp);
+ * progress_commit() renames it into place and fsyncs the directory.
+ */
+int progress_write_temp(const struct progress *p, char *tmp, size_t tmplen);
+int progress_commit(const struct progress *p, const char *tmp);
+
+/* The pack's record, or NULL when it has none (progress_pack_get creates it). */
+const struct progress_pack *progress_pack_find(const struct progress *p, const char *pack);
+struct progress_pack *progress_pack_get(struct progress *p, const char *pack);
+
+bool progress_is_done(const struct progress *p, const char *pack, const char *lesson,
+                      const char *step);
+/* Marks a step done (idempotent); 0 or -ENOMEM. */
+int progress_mark_done(struct progress *p, const char *pack, const char *lesson, const char *step);
+/* How many steps of a lesson are done. */
+size_t progress_lesson_done(const struct progress *p, const char *pack, const char *lesson);
+
+int progress_set_last(struct progress *p, const char *pack, const char *lesson, const char *step);
+int progress_set_answer(struct progress *p, const char *pack, const char *lesson, const char *step,
+                        const char *value);
+
+/*
+ * Forgets what was done: everything (pack NULL), one pack, or one lesson in one pack or in every
+ * pack (pack NULL, lesson set). Returns how many records were removed.
+ */
+size_t progress_reset(struct progress *p, const char *pack, const char *lesson);
+
+/* The progress as JSON text (the file's format, also `iolab progress --json`); free() it. */
+char *progress_to_json(const struct progress *p);
+
+#endif
