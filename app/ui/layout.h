@@ -1,0 +1,57 @@
+/*
+ * layout: where every pane goes, as a pure function of the terminal size, the screen kind and
+ * the number of program panes (the tmux layout.c idea, without a tree: iolab has three fixed
+ * arrangements). No curses here, so the geometry is unit-tested on its own.
+ *
+ * Every screen has a title row at the top and a status row and a key footer at the bottom; the
+ * body in between is split by kind:
+ *   LAYOUT_START  list of lessons on the left, the selected lesson's summary on the right;
+ *   LAYOUT_TEXT   the step's text across the whole body;
+ *   LAYOUT_RUN    the step's text in a left column; on the right a row of program panes (one
+ *                 per program, side by side) above the counters pane.
+ * Invariants when too_small is false: every rectangle lies inside the screen, the body's panes
+ * do not overlap and together cover the body exactly, and no pane is narrower than
+ * LAYOUT_MIN_PANE_W columns or shorter than 3 rows (a border and one line).
+ */
+#ifndef IOLAB_LAYOUT_H
+#define IOLAB_LAYOUT_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#define LAYOUT_MIN_COLS   80 /* below this, or LAYOUT_MIN_ROWS, "enlarge the terminal" */
+#define LAYOUT_MIN_ROWS   24
+#define LAYOUT_MIN_PANE_W 12
+#define LAYOUT_MAX_PROGS  8
+
+enum layout_kind {
+    LAYOUT_START,
+    LAYOUT_TEXT,
+    LAYOUT_RUN,
+};
+
+struct layout_rect {
+    int x, y, w, h;
+};
+
+struct layout {
+    bool too_small; /* the terminal is below the minimum: only the message is drawn */
+    int cols, rows;
+    struct layout_rect title, body, status, footer;
+    struct layout_rect list, detail;            /* LAYOUT_START */
+    struct layout_rect text;                    /* LAYOUT_TEXT and LAYOUT_RUN */
+    struct layout_rect counters;                /* LAYOUT_RUN */
+    struct layout_rect progs[LAYOUT_MAX_PROGS]; /* LAYOUT_RUN, nprogs of them */
+    size_t nprogs;
+};
+
+/* Computes the layout; 0, or -EINVAL for a bad kind or more than LAYOUT_MAX_PROGS programs. */
+int layout_compute(enum layout_kind kind, int cols, int rows, size_t nprogs, struct layout *out);
+
+/* A w x h box centred in the screen, shrunk to fit it (help overlay, dialogs). */
+struct layout_rect layout_center(int cols, int rows, int w, int h);
+
+/* Whether the point is inside the rectangle (mouse clicks). */
+bool layout_contains(struct layout_rect r, int x, int y);
+
+#endif

@@ -1,0 +1,99 @@
+// Pane geometry as a pure function of the terminal size: every pane inside the screen, no
+// overlaps, the body covered exactly, and the "too small" verdict at the documented minimum.
+#include <catch2/catch.hpp>
+
+extern "C" {
+#include "ui/layout.h"
+}
+
+static bool overlap(layout_rect a, layout_rect b)
+{
+    return a.x < b.x + b.w && b.x < a.x + a.w && a.y < b.y + b.h && b.y < a.y + a.h;
+}
+
+static void check_partition(const layout &l, const std::vector<layout_rect> &panes)
+{
+    long area = 0;
+    for (size_t i = 0; i < panes.size(); i++) {
+        const layout_rect &p = panes[i];
+        INFO("pane " << i << " at " << p.x << "," << p.y << " " << p.w << "x" << p.h);
+        CHECK(p.x >= l.body.x);
+        CHECK(p.y >= l.body.y);
+        CHECK(p.x + p.w <= l.body.x + l.body.w);
+        CHECK(p.y + p.h <= l.body.y + l.body.h);
+        CHECK(p.w >= LAYOUT_MIN_PANE_W);
+        CHECK(p.h >= 3);
+        area += (long)p.w * p.h;
+        for (size_t j = 0; j < i; j++)
+            CHECK_FALSE(overlap(p, panes[j]));
+    }
+    CHECK(area == (long)l.body.w * l.body.h);
+}
+
+TEST_CASE("layout: run screens partition the body at every size and program count")
+{
+    for (int cols = LAYOUT_MIN_COLS; cols <= 300; cols += 7) {
+        for (int rows = LAYOUT_MIN_ROWS; rows <= 120; rows += 5) {
+            for (size_t n = 0; n <= 4; n++) {
+                layout l;
+                REQUIRE(layout_compute(LAYOUT_RUN, cols, rows, n, &l) == 0);
+                INFO(cols << "x" << rows << " with " << n << " programs");
+                REQUIRE_FALSE(l.too_small);
+                CHECK(l.title.y == 0);
+                CHECK(l.footer.y == rows - 1);
+                CHECK(l.status.y == rows - 2);
+                CHECK(l.body.y + l.body.h == l.status.y);
+                std::vector<layout_rect> panes = {l.text, l.counters};
+                for (size_t i = 0; i < l.nprogs; i++)
+                    panes.push_back(l.progs[i]);
+                check_partition(l, panes);
+                if (n > 0) {
+                    // The text column sits left of everything else, the programs above the
+                    // counters.
+                    CHECK(l.text.x == 0);
+                    CHECK(l.progs[0].y < l.counters.y);
+                    CHECK(l.nprogs == n);
+                }
+            }
+        }
+    }
+}
+
+TEST_CASE("layout: start and text screens")
+{
+    layout l;
+    REQUIRE(layout_compute(LAYOUT_START, 120, 40, 0, &l) == 0);
+    check_partition(l, {l.list, l.detail});
+    CHECK(l.list.x == 0);
+    REQUIRE(layout_compute(LAYOUT_TEXT, 80, 24, 0, &l) == 0);
+    check_partition(l, {l.text});
+    CHECK(l.text.w == 80);
+    CHECK(l.text.h == 21);
+}
+
+TEST_CASE("layout: below the minimum only the enlarge message is drawn")
+{
+    layout l;
+    REQUIRE(layout_compute(LAYOUT_TEXT, LAYOUT_MIN_COLS - 1, 40, 0, &l) == 0);
+    CHECK(l.too_small);
+    REQUIRE(layout_compute(LAYOUT_START, 200, LAYOUT_MIN_ROWS - 1, 0, &l) == 0);
+    CHECK(l.too_small);
+    REQUIRE(layout_compute(LAYOUT_TEXT, 0, 0, 0, &l) == 0);
+    CHECK(l.too_small);
+    // Many programs need more columns than the plain minimum.
+    REQUIRE(layout_compute(LAYOUT_RUN, LAYOUT_MIN_COLS, 30, 8, &l) == 0);
+    CHECK(l.too_small);
+    REQUIRE(layout_compute(LAYOUT_RUN, LAYOUT_MIN_COLS, 30, 2, &l) == 0);
+    CHECK_FALSE(l.too_small);
+    CHECK(layout_compute(LAYOUT_RUN, 100, 30, LAYOUT_MAX_PROGS + 1, &l) == -EINVAL);
+}
+
+TEST_CASE("layout: centred boxes fit the screen")
+{
+    layout_rect r = layout_center(80, 24, 60, 30);
+    CHECK(r.h <= 22);
+    CHECK(r.x + r.w <= 80);
+    CHECK(r.y >= 0);
+    CHECK(layout_contains(r, r.x, r.y));
+    CHECK_FALSE(layout_contains(r, r.x + r.w, r.y));
+}
