@@ -1,0 +1,212 @@
+/*
+ * demo: shared plumbing of the demo programs (see demo.h). Nothing here publishes figures or
+ * makes a system call on a request's path except the write loops, which are the I/O itself.
+ */
+#include "demo.h"
+
+#include <arpa/inet.h>
+#include <errno.h>
+#include <math.h>
+#include <pthread.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/socket.h>
+#include <time.h>
+#include <unistd.h>
+
+volatile sig_atomic_t demo_stop;
+
+static void demo_on_signal(int sig)
+{
+    (void)sig;
+    demo_stop = 1;
+}
+
+void demo_signals_init(void)
+{
+    /* No SA_RESTART: blocking calls must return EINTR so the loops notice demo_stop. */
+    struct sigaction sa = {.sa_handler = demo_on_signal};
+    sigemptyset(&sa.sa_mask);
+    sigaction(SIGTERM, &sa, NULL);
+    sigaction(SIGINT, &sa, NULL);
+    signal(SIGPIPE, SIG_IGN);
+}
+
+void demo_signals_mask(int how)
+{
+    sigset_t set;
+    sigemptyset(&set);
+    sigaddset(&set, SIGTERM);
+    sigaddset(&set, SIGINT);
+    pthread_sigmask(how, &set, NULL);
+}
+
+void demo_usage_error(const char *prog, const char *fmt, ...)
+{
+    va_list ap;
+    fprintf(stderr, "%s: ", prog);
+    va_start(ap, fmt);
+    vfprintf(stderr, fmt, ap);
+    va_end(ap);
+    fprintf(stderr, "; see %s --help.\n", prog);
+    exit(2);
+}
+
+uint64_t demo_parse_u64(const char *prog, const char *name, const char *s, uint64_t min,
+                        uint64_t max)
+{
+    char *end;
+    errno = 0;
+    unsigned long long v = strtoull(s, &end, 10);
+    if (*s < '0' || *s > '9' || *end || errno || v < min || v > max)
+        demo_usage_error(prog, "%s wants a whole number from %llu to %llu, not '%s'", name,
+                         (unsigned long long)min, (unsigned long long)max, s);
+    return v;
+}
+
+double demo_parse_seconds(const char *prog, const char *name, const char *s)
+{
+    char *end;
+    errno = 0;
+    double v = strtod(s, &end);
+    if (end == s || *end || errno || !isfinite(v) || v <= 0 || v > 1e6)
+        demo_usage_error(prog, "%s wants a number of seconds greater than 0, not '%s'", name, s);
+    return v;
+}
+
+struct in_addr demo_parse_host(const char *prog, const char *s)
+{
+    struct in_addr a;
+    if (inet_pton(AF_INET, s, &a) != 1)
+        demo_usage_error(prog, "--host wants an IPv4 address such as 127.0.0.1, not '%s'", s);
+    return a;
+}
+
+int demo_listen(struct in_addr host, unsigned port, unsigned *bound)
+{
+    int err, one = 1;
+    int fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+    if (fd < 0)
+        return -errno;
+    /* A restarted server (the learner switched modes) must not wait for TIME_WAIT to expire. */
+    setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof one);
+    struct sockaddr_in sa = {.sin_family = AF_INET, .sin_port = htons(port), .sin_addr = host};
+    socklen_t len = sizeof sa;
+    if (bind(fd, (struct sockaddr *)&sa, sizeof sa) < 0 || listen(fd, SOMAXCONN) < 0 ||
+        getsockname(fd, (struct sockaddr *)&sa, &len) < 0)
+        goto fail;
+    *bound = ntohs(sa.sin_port);
+    return fd;
+fail:
+    err = -errno;
+    close(fd);
+    return err;
+}
+
+int demo_write_all(int fd, const void *buf, size_t len)
+{
+    const char *p = buf;
+    while (len > 0) {
+        ssize_t n = write(fd, p, len);
+        if (n < 0 && errno == EINTR && !demo_stop)
+            continue;
+        if (n < 0)
+            return -errno;
+        p += n; /* a short write: the socket buffer filled up; send the rest */
+        len -= (size_t)n;
+    }
+    return 0;
+}
+
+int demo_send_all(int fd, const void *buf, size_t len)
+{
+    const char *p = buf;
+    while (len > 0) {
+        ssize_t n = send(fd, p, len, MSG_NOSIGNAL);
+        if (n < 0 && errno == EINTR && !demo_stop)
+            continue;
+        if (n < 0)
+            return -errno;
+        p += n;
+        len -= (size_t)n;
+    }
+    return 0;
+}
+
+uint64_t demo_now_ns(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
+
+int demo_hist_init(struct demo_hist *h)
+{
+    /* 8 MB of address space, but an anonymous mapping costs memory only where samples land. */
+    size_t size = (DEMO_HIST_US + 1) * sizeof(uint64_t);
+    void *p = mmap(NULL, size, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    if (p == MAP_FAILED)
+        return -errno;
+    *h = (struct demo_hist){.us = p};
+    return 0;
+}
+
+void demo_hist_free(struct demo_hist *h)
+{
+    if (h->us)
+        munmap(h->us, (DEMO_HIST_US + 1) * sizeof(uint64_t));
+    h->us = NULL;
+}
+
+void demo_hist_add(struct demo_hist *h, uint64_t ns)
+{
+    uint64_t us = ns / 1000;
+    h->us[us < DEMO_HIST_US ? us : DEMO_HIST_US]++;
+    h->count++;
+    if (ns > h->max_ns)
+        h->max_ns = ns;
+}
+
+void demo_hist_merge(struct demo_hist *dst, const struct demo_hist *src)
+{
+    for (size_t i = 0; i <= DEMO_HIST_US; i++)
+        if (src->us[i])
+            dst->us[i] += src->us[i];
+    dst->count += src->count;
+    if (src->max_ns > dst->max_ns)
+        dst->max_ns = src->max_ns;
+}
+
+uint64_t demo_hist_percentile_us(const struct demo_hist *h, double q)
+{
+    if (h->count == 0)
+        return 0;
+    /* The smallest bucket at which at least ceil(q * count) samples have been seen. */
+    uint64_t want = (uint64_t)ceil(q * (double)h->count), seen = 0;
+    if (want == 0)
+        want = 1;
+    for (size_t i = 0; i <= DEMO_HIST_US; i++) {
+        seen += h->us[i];
+        if (seen >= want)
+            return i;
+    }
+    return DEMO_HIST_US;
+}
+
+void demo_summary_print(const struct demo_summary *s, int with_byte_rate)
+{
+    double secs = s->seconds > 0 ? s->seconds : 1e-9;
+    printf("requests=%llu seconds=%.2f req_per_s=%.0f bytes=%llu", (unsigned long long)s->requests,
+           s->seconds, (double)s->requests / secs, (unsigned long long)s->bytes);
+    if (with_byte_rate)
+        printf(" bytes_per_s=%.0f", (double)s->bytes / secs);
+    printf(" p50_us=%llu p99_us=%llu p999_us=%llu max_us=%llu errors=%llu\n",
+           (unsigned long long)demo_hist_percentile_us(s->hist, 0.50),
+           (unsigned long long)demo_hist_percentile_us(s->hist, 0.99),
+           (unsigned long long)demo_hist_percentile_us(s->hist, 0.999),
+           (unsigned long long)(s->hist->max_ns / 1000), (unsigned long long)s->errors);
+    fflush(stdout);
+}

@@ -1,0 +1,349 @@
+/*
+ * echo-client: the load for echo-server. N persistent connections, all driven by ONE thread with
+ * epoll, so that the client's own cost stays small and flat whatever the server does. Each
+ * connection sends an S-byte message, waits until all S bytes have come back, records the round
+ * trip, and sends the next one.
+ *
+ * A connection is in one of four states:
+ *   CONNECTING  non-blocking connect() in progress; EPOLLOUT says it finished (or failed)
+ *   BUSY        a request is out: sending its bytes (EPOLLOUT when the socket buffer was full)
+ *               and reading the echo (EPOLLIN) at the same time, since a large message comes
+ *               back while it is still being sent
+ *   IDLE        --requests M were all handed out; nothing more to do
+ *   WAITING     the server went away (refused, reset, EOF); reconnect after a backoff that
+ *               starts at 10 ms and doubles up to 200 ms. The engine restarts the server when
+ *               the learner switches modes, and the load must carry on by itself.
+ * Every lost connection counts one error; the request it carried is sent again.
+ *
+ * Ends after --requests M replies, after --seconds T, or on SIGTERM/SIGINT, and then prints one
+ * summary line (demo_summary_print). Published figures: requests, bytes (echo bytes received),
+ * conns_opened, conns_closed, errors, and every request's latency.
+ */
+#include "demo.h"
+#include "iolab_counters.h"
+
+#include <errno.h>
+#include <getopt.h>
+#include <netinet/in.h>
+#include <netinet/tcp.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/epoll.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+#define PROG         "echo-client"
+#define BACKOFF_MIN  10000000ull  /* 10 ms */
+#define BACKOFF_MAX  200000000ull /* 200 ms */
+#define MAX_MSG_SIZE (64u << 20)
+
+enum conn_state { CONNECTING, BUSY, IDLE, WAITING };
+
+struct conn {
+    int fd;                /* -1 while WAITING */
+    enum conn_state state; /* see the top of the file */
+    uint32_t events;       /* what epoll watches for this fd now */
+    size_t sent, got;      /* progress of the current request, bytes */
+    uint64_t t_start;      /* when the current request started, ns */
+    uint64_t retry_at;     /* WAITING: when to reconnect, ns */
+    uint64_t backoff;      /* the next reconnect delay, ns */
+    char *reply;           /* the echo being received, size bytes */
+};
+
+static struct sockaddr_in server;
+static size_t size = 16;      /* --size */
+static uint64_t max_requests; /* --requests; 0: no limit */
+static char *message;         /* what every request sends */
+static int ep;                /* the epoll instance */
+static uint64_t issued, completed, bytes, errors;
+static int nwaiting; /* connections in WAITING, so the loop knows to check timers */
+static struct demo_hist hist;
+static struct iolab_app *app; /* this (only) thread's published figures, or NULL */
+
+static void watch(struct conn *c, uint32_t events)
+{
+    /* Only when the interest changes: in the steady state a request costs no epoll_ctl(). */
+    if (c->events == events)
+        return;
+    struct epoll_event ev = {.events = events, .data.ptr = c};
+    epoll_ctl(ep, c->events ? EPOLL_CTL_MOD : EPOLL_CTL_ADD, c->fd, &ev);
+    c->events = events;
+}
+
+/* The connection broke: count an error, close it, and schedule a reconnect. */
+static void conn_fail(struct conn *c)
+{
+    if (c->state == BUSY)
+        issued--; /* that request was not answered; it will be sent again */
+    if (c->state != CONNECTING && app)
+        iolab_add(&app->conns_closed, 1);
+    close(c->fd); /* also removes it from the epoll set */
+    c->fd = -1;
+    c->events = 0;
+    c->state = WAITING;
+    c->retry_at = demo_now_ns() + c->backoff;
+    c->backoff = c->backoff * 2 < BACKOFF_MAX ? c->backoff * 2 : BACKOFF_MAX;
+    nwaiting++;
+    errors++;
+    if (app)
+        iolab_add(&app->errors, 1);
+}
+
+static void conn_connect(struct conn *c)
+{
+    if (c->state == WAITING)
+        nwaiting--;
+    c->state = CONNECTING;
+    c->fd = socket(AF_INET, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
+    if (c->fd < 0) {
+        perror(PROG ": socket");
+        exit(1);
+    }
+    /* Send each message at once rather than waiting for the previous echo to be acknowledged. */
+    int one = 1;
+    setsockopt(c->fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof one);
+    if (connect(c->fd, (struct sockaddr *)&server, sizeof server) < 0 && errno != EINPROGRESS) {
+        conn_fail(c);
+        return;
+    }
+    watch(c, EPOLLOUT); /* writable = the connect finished, one way or the other */
+}
+
+/* Hands out the next request, or parks the connection when --requests are all out. */
+static void conn_start_request(struct conn *c)
+{
+    if (max_requests && issued >= max_requests) {
+        c->state = IDLE;
+        watch(c, EPOLLIN); /* still notice the server closing */
+        return;
+    }
+    issued++;
+    c->state = BUSY;
+    c->sent = c->got = 0;
+    c->t_start = demo_now_ns();
+}
+
+/* Sends what is left of the message; watches EPOLLOUT only while the socket buffer is full. */
+static int conn_send(struct conn *c)
+{
+    while (c->sent < size) {
+        ssize_t n = write(c->fd, message + c->sent, size - c->sent);
+        if (n < 0 && errno == EINTR)
+            continue;
+        if (n < 0 && errno == EAGAIN)
+            break;
+        if (n < 0)
+            return -1;
+        c->sent += (size_t)n;
+    }
+    watch(c, c->sent < size ? EPOLLIN | EPOLLOUT : EPOLLIN);
+    return 0;
+}
+
+/* Reads what has come back; when the whole echo is in, records the request. */
+static int conn_receive(struct conn *c)
+{
+    ssize_t n = read(c->fd, c->reply + c->got, size - c->got);
+    if (n < 0 && (errno == EAGAIN || errno == EINTR))
+        return 0;
+    if (n <= 0)
+        return -1; /* 0: the server closed the connection */
+    c->got += (size_t)n;
+    if (c->got < size)
+        return 0;
+
+    uint64_t ns = demo_now_ns() - c->t_start;
+    demo_hist_add(&hist, ns);
+    completed++;
+    bytes += size;
+    c->backoff = BACKOFF_MIN;
+    if (memcmp(c->reply, message, size) != 0) {
+        errors++; /* the server answered, but not with what we sent */
+        if (app)
+            iolab_add(&app->errors, 1);
+    }
+    if (app) {
+        iolab_add(&app->requests, 1);
+        iolab_add(&app->bytes, size);
+        iolab_app_latency(app, ns);
+    }
+    conn_start_request(c);
+    return 0;
+}
+
+/* One epoll event for a connection. */
+static void conn_event(struct conn *c, uint32_t events)
+{
+    if (c->state == CONNECTING) {
+        int err = 0;
+        socklen_t len = sizeof err;
+        getsockopt(c->fd, SOL_SOCKET, SO_ERROR, &err, &len);
+        if (err) { /* typically ECONNREFUSED: the server is not (yet, or any more) there */
+            conn_fail(c);
+            return;
+        }
+        if (app)
+            iolab_add(&app->conns_opened, 1);
+        conn_start_request(c);
+        if (c->state == BUSY && conn_send(c) < 0)
+            conn_fail(c);
+        return;
+    }
+    if (c->state == IDLE) {
+        char b;
+        if (read(c->fd, &b, 1) == 0)
+            conn_fail(c); /* the server went away while we had nothing to ask */
+        return;
+    }
+    /* BUSY: take in what came back (which may finish the request and start the next), then
+     * send whatever is still unsent. */
+    if ((events & (EPOLLIN | EPOLLHUP | EPOLLERR)) && conn_receive(c) < 0) {
+        conn_fail(c);
+        return;
+    }
+    if (c->state == BUSY && c->sent < size && conn_send(c) < 0)
+        conn_fail(c);
+}
+
+static void usage(void)
+{
+    printf("usage: " PROG " --port P [--host H] [--connections N] [--requests M | --seconds T]"
+           " [--size S] [--fib]\n"
+           "\n"
+           "Load for echo-server: N persistent connections, one thread, epoll. Each connection\n"
+           "sends S bytes, waits for the same S bytes back, and repeats.\n"
+           "  --port P          server port\n"
+           "  --host H          server IPv4 address (default 127.0.0.1)\n"
+           "  --connections N   concurrent connections (default 1)\n"
+           "  --requests M      stop after M replies in total\n"
+           "  --seconds T       stop after T seconds (default: run until SIGTERM or SIGINT)\n"
+           "  --size S          message size in bytes (default 16)\n"
+           "  --fib             end every message with a newline, for 'echo-server --fib N'\n"
+           "  --help            show this help\n"
+           "At the end it prints one line:\n"
+           "  requests=R seconds=T req_per_s=X bytes=B p50_us=.. p99_us=.. p999_us=.. max_us=.."
+           " errors=E\n"
+           "Lost connections are retried after 10 ms, doubling up to 200 ms; each counts an "
+           "error.\n");
+}
+
+int main(int argc, char **argv)
+{
+    static const struct option opts[] = {
+        {"port", required_argument, NULL, 'p'},
+        {"host", required_argument, NULL, 'H'},
+        {"connections", required_argument, NULL, 'c'},
+        {"requests", required_argument, NULL, 'r'},
+        {"seconds", required_argument, NULL, 's'},
+        {"size", required_argument, NULL, 'S'},
+        {"fib", no_argument, NULL, 'f'},
+        {"help", no_argument, NULL, 'h'},
+        {0},
+    };
+    const char *host = "127.0.0.1";
+    long port = -1;
+    size_t nconns = 1;
+    double seconds = 0;
+    int fib = 0, opt;
+    opterr = 0;
+    while ((opt = getopt_long(argc, argv, "", opts, NULL)) != -1) {
+        switch (opt) {
+        case 'p':
+            port = (long)demo_parse_u64(PROG, "--port", optarg, 1, 65535);
+            break;
+        case 'H':
+            host = optarg;
+            break;
+        case 'c':
+            nconns = demo_parse_u64(PROG, "--connections", optarg, 1, 10000);
+            break;
+        case 'r':
+            max_requests = demo_parse_u64(PROG, "--requests", optarg, 1, UINT64_MAX / 2);
+            break;
+        case 's':
+            seconds = demo_parse_seconds(PROG, "--seconds", optarg);
+            break;
+        case 'S':
+            size = demo_parse_u64(PROG, "--size", optarg, 1, MAX_MSG_SIZE);
+            break;
+        case 'f':
+            fib = 1;
+            break;
+        case 'h':
+            usage();
+            return 0;
+        default:
+            demo_usage_error(PROG, "unknown option or missing value in '%s'", argv[optind - 1]);
+        }
+    }
+    if (optind < argc)
+        demo_usage_error(PROG, "unexpected argument '%s'", argv[optind]);
+    if (port < 0)
+        demo_usage_error(PROG, "--port is required");
+    if (max_requests && seconds > 0)
+        demo_usage_error(PROG, "give --requests or --seconds, not both");
+    server = (struct sockaddr_in){.sin_family = AF_INET,
+                                  .sin_port = htons((uint16_t)port),
+                                  .sin_addr = demo_parse_host(PROG, host)};
+
+    /* The message: letters, never a newline, except the last byte with --fib (one line). */
+    message = malloc(size);
+    struct conn *conns = calloc(nconns, sizeof *conns);
+    struct epoll_event *events = calloc(nconns, sizeof *events);
+    if (!message || !conns || !events || demo_hist_init(&hist) < 0 ||
+        (ep = epoll_create1(EPOLL_CLOEXEC)) < 0) {
+        fprintf(stderr, PROG ": out of memory or descriptors\n");
+        return 1;
+    }
+    for (size_t i = 0; i < size; i++)
+        message[i] = (char)('a' + i % 26);
+    if (fib)
+        message[size - 1] = '\n';
+
+    demo_signals_init();
+    app = iolab_app();
+    uint64_t start = demo_now_ns();
+    uint64_t deadline = seconds > 0 ? start + (uint64_t)(seconds * 1e9) : 0;
+    for (size_t i = 0; i < nconns; i++) {
+        conns[i].backoff = BACKOFF_MIN;
+        conns[i].reply = malloc(size);
+        if (!conns[i].reply) {
+            fprintf(stderr, PROG ": out of memory\n");
+            return 1;
+        }
+        conn_connect(&conns[i]);
+    }
+
+    while (!demo_stop && !(max_requests && completed >= max_requests)) {
+        uint64_t now = demo_now_ns();
+        if (deadline && now >= deadline)
+            break;
+        /* Sleep until an event, the deadline, or the earliest reconnect, whichever is first. */
+        uint64_t wake = deadline;
+        for (size_t i = 0; nwaiting > 0 && i < nconns; i++)
+            if (conns[i].state == WAITING && (!wake || conns[i].retry_at < wake))
+                wake = conns[i].retry_at;
+        int timeout = wake ? (int)((wake > now ? wake - now : 0) / 1000000 + 1) : -1;
+
+        int n = epoll_wait(ep, events, (int)nconns, timeout);
+        if (n < 0 && errno != EINTR) {
+            perror(PROG ": epoll_wait");
+            return 1;
+        }
+        for (int i = 0; i < n; i++)
+            conn_event(events[i].data.ptr, events[i].events);
+        now = demo_now_ns();
+        for (size_t i = 0; nwaiting > 0 && i < nconns; i++)
+            if (conns[i].state == WAITING && conns[i].retry_at <= now)
+                conn_connect(&conns[i]);
+    }
+
+    struct demo_summary s = {.requests = completed,
+                             .seconds = (double)(demo_now_ns() - start) / 1e9,
+                             .bytes = bytes,
+                             .errors = errors,
+                             .hist = &hist};
+    demo_summary_print(&s, 0);
+    return 0;
+}
