@@ -1,0 +1,45 @@
+/*
+ * counters: see counters.h. Only the first next_slot slots can be in use, and the slot count
+ * used to bound every loop is the one validated when the page was mapped, never the header's
+ * current value, which any program of the scenario could overwrite.
+ */
+#include "counters.h"
+#include "iolab_page.h"
+
+#include <string.h>
+
+void counters_sum(const struct iolab_page *page, uint32_t nslots, uint32_t prog, uint32_t run,
+                  struct counters_totals *out)
+{
+    memset(out, 0, sizeof *out);
+    if (!page || nslots < 2)
+        return;
+    uint32_t used = __atomic_load_n(&page->next_slot, __ATOMIC_ACQUIRE);
+    if (used > nslots - 1)
+        used = nslots - 1;
+    for (uint32_t i = 0; i < used; i++) {
+        const struct iolab_slot *s = iolab_page_slot(page, nslots, i);
+        if (!s || s->prog != prog || (run != COUNTERS_ANY_RUN && s->run != run))
+            continue;
+        out->slots++;
+        if (s->run > out->max_run)
+            out->max_run = s->run;
+        for (unsigned c = 0; c < IOLAB_NCALLS; c++) {
+            out->calls[c].count += iolab_load(&s->calls[c].count);
+            out->calls[c].bytes += iolab_load(&s->calls[c].bytes);
+            out->calls[c].ns += iolab_load(&s->calls[c].ns);
+        }
+        out->requests += iolab_load(&s->app.requests);
+        out->bytes += iolab_load(&s->app.bytes);
+        out->conns_opened += iolab_load(&s->app.conns_opened);
+        out->conns_closed += iolab_load(&s->app.conns_closed);
+        out->errors += iolab_load(&s->app.errors);
+        for (unsigned b = 0; b < IOLAB_HIST_BUCKETS; b++)
+            out->hist[b] += iolab_load(&s->app.hist[b]);
+    }
+}
+
+uint32_t counters_overflow(const struct iolab_page *page)
+{
+    return page ? __atomic_load_n(&page->overflow_claims, __ATOMIC_RELAXED) : 0;
+}

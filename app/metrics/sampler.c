@@ -1,0 +1,790 @@
+/*
+ * sampler: see sampler.h for the model. Layout of the state:
+ *  - procs: every pid listed in /proc at the last scan, sorted by pid, each with its membership
+ *    (a program index, or SAMPLER_NONE) decided once, when first seen. Members also hold their
+ *    open files, their last figures and their threads' last context switch counts.
+ *  - progs: per program, the root pid, the accumulators for members that vanished, the last
+ *    raw totals (monotonic) and per-second checkpoints for "recent" latency and history.
+ * A sample is: scan (membership, vanished members), read members, sum per program, then derive
+ * the snapshot (rates, shares, percentiles, per-mode rows) from this and the previous totals.
+ */
+#include "sampler.h"
+#include "counters.h"
+#include "procfs.h"
+#include "stats.h"
+
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#define SAMPLER_NONE    (-1)
+#define SAMPLER_UNKNOWN (-2)
+#define SAMPLER_CKPTS   (SNAPSHOT_RECENT_S + 1) /* per-second checkpoints kept */
+
+/* Raw figures of a process (ticks, counts, bytes) or the sums of a program. */
+struct sampler_fig {
+    uint64_t utime, stime; /* own + waited-for children (cutime, cstime) */
+    uint64_t vol, invol;   /* context switches, all threads */
+    uint64_t syscr, syscw, rchar, wchar;
+    uint64_t rss_bytes, threads;
+};
+
+struct sampler_tid {
+    int tid;
+    uint64_t vol, invol;
+};
+
+struct sampler_proc {
+    int pid;
+    int ppid;
+    uint64_t starttime;
+    int prog; /* program index, SAMPLER_NONE, or SAMPLER_UNKNOWN while being resolved */
+    /* Members only: */
+    int stat_fd, io_fd;
+    struct sampler_fig last;
+    struct sampler_tid *tids; /* threads seen at the last sample */
+    size_t ntids, captids;
+    uint64_t dead_vol, dead_invol; /* threads that exited */
+};
+
+/* A program's totals: everything a snapshot derives from, cumulative. */
+struct sampler_raw {
+    struct sampler_fig fig;
+    uint32_t nprocs;
+    struct counters_totals page;
+};
+
+struct sampler_ckpt {
+    double t;
+    uint64_t hist[IOLAB_HIST_BUCKETS];
+    uint64_t requests, bytes; /* client-role app figures, for the history */
+};
+
+struct sampler_progstate {
+    int root;
+    uint32_t run;
+    int role;
+    char name[SNAPSHOT_NAME_LEN];
+    enum snapshot_prog_state state;
+    int exit_status;
+    struct sampler_fig dead; /* members that vanished (see sampler.h for what is added) */
+    struct sampler_raw now, prev;
+    struct sampler_ckpt ckpt[SAMPLER_CKPTS]; /* ring, per whole second */
+    uint32_t nckpt, ckpt_head;
+    uint32_t peak_procs, peak_threads;
+};
+
+struct sampler {
+    char proc_root[256];
+    int proc_fd;
+    DIR *proc_dir;
+    const struct iolab_page *page;
+    uint32_t nslots;
+    uint32_t nprogs;
+    double tick_hz, t0, t_prev, t_ckpt;
+    bool sampled;
+    long page_size, tick;
+
+    struct sampler_proc *procs, *next; /* current table and the one the scan builds */
+    size_t nprocs, cap;
+    int *pids;
+    size_t npids, cappids;
+
+    struct sampler_progstate progs[SNAPSHOT_MAX_PROGS];
+    struct sampler_ckpt role_ckpt_prev; /* client role at the previous history point */
+    int mode, prev_mode;
+    bool mode_running, prev_running, paused;
+    int mode_row[SNAPSHOT_MAX_MODES]; /* mode index -> row, -1 none */
+    char mode_id[SNAPSHOT_MAX_MODES][SNAPSHOT_NAME_LEN];
+    uint32_t errors;
+
+    struct snapshot snap;
+    uint64_t hist_tmp[IOLAB_HIST_BUCKETS];
+    uint64_t role_base[SNAPSHOT_NROLES][IOLAB_HIST_BUCKETS]; /* "recent" bases per role */
+};
+
+int sampler_open(struct sampler **out, const char *proc_root, const struct iolab_page *page,
+                 uint32_t nslots, uint32_t nprogs, double tick_hz, double now_s)
+{
+    if (nprogs > SNAPSHOT_MAX_PROGS)
+        return -E2BIG;
+    struct sampler *s = calloc(1, sizeof *s);
+    if (!s)
+        return -ENOMEM;
+    int rc;
+    snprintf(s->proc_root, sizeof s->proc_root, "%s", proc_root);
+    s->proc_fd = open(proc_root, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+    if (s->proc_fd < 0) {
+        rc = -errno;
+        goto fail;
+    }
+    /* A second descriptor for readdir: fdopendir takes ownership of the one it is given. */
+    int dfd = openat(s->proc_fd, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+    if (dfd < 0 || !(s->proc_dir = fdopendir(dfd))) {
+        rc = -errno;
+        if (dfd >= 0)
+            close(dfd);
+        goto fail;
+    }
+    s->page = page;
+    s->nslots = nslots;
+    s->nprogs = nprogs;
+    s->tick_hz = tick_hz;
+    s->t0 = s->t_prev = s->t_ckpt = now_s;
+    s->page_size = sysconf(_SC_PAGESIZE);
+    s->tick = procfs_tick_hz();
+    s->mode = s->prev_mode = -1;
+    for (int i = 0; i < SNAPSHOT_MAX_MODES; i++)
+        s->mode_row[i] = -1;
+    for (uint32_t p = 0; p < nprogs; p++)
+        s->progs[p].exit_status = -1;
+    *out = s;
+    return 0;
+fail:
+    if (s->proc_fd >= 0)
+        close(s->proc_fd);
+    free(s);
+    return rc;
+}
+
+static void sampler_proc_release(struct sampler_proc *p)
+{
+    if (p->stat_fd >= 0)
+        close(p->stat_fd);
+    if (p->io_fd >= 0)
+        close(p->io_fd);
+    free(p->tids);
+    p->stat_fd = p->io_fd = -1;
+    p->tids = NULL;
+}
+
+void sampler_close(struct sampler *s)
+{
+    if (!s)
+        return;
+    for (size_t i = 0; i < s->nprocs; i++)
+        sampler_proc_release(&s->procs[i]);
+    if (s->proc_dir)
+        closedir(s->proc_dir);
+    if (s->proc_fd >= 0)
+        close(s->proc_fd);
+    free(s->procs);
+    free(s->next);
+    free(s->pids);
+    free(s);
+}
+
+void sampler_set_prog(struct sampler *s, uint32_t prog, const char *name, int role)
+{
+    if (prog >= s->nprogs)
+        return;
+    snprintf(s->progs[prog].name, sizeof s->progs[prog].name, "%s", name);
+    s->progs[prog].role = role;
+}
+
+static struct sampler_proc *sampler_find(struct sampler_proc *v, size_t n, int pid)
+{
+    size_t lo = 0, hi = n;
+    while (lo < hi) {
+        size_t mid = (lo + hi) / 2;
+        if (v[mid].pid == pid)
+            return &v[mid];
+        if (v[mid].pid < pid)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    return NULL;
+}
+
+void sampler_set_root(struct sampler *s, uint32_t prog, int pid, uint32_t run)
+{
+    if (prog >= s->nprogs)
+        return;
+    s->progs[prog].root = pid;
+    s->progs[prog].run = run;
+    /* A pid seen before belonged to another process (or was resolved as a stranger before we
+       knew it was ours): forget it so the next scan resolves it again. */
+    struct sampler_proc *p = pid > 0 ? sampler_find(s->procs, s->nprocs, pid) : NULL;
+    if (p && p->prog != (int)prog) {
+        sampler_proc_release(p);
+        p->prog = SAMPLER_UNKNOWN;
+        p->starttime = 0;
+    }
+}
+
+void sampler_set_state(struct sampler *s, uint32_t prog, enum snapshot_prog_state state,
+                       int exit_status)
+{
+    if (prog >= s->nprogs)
+        return;
+    s->progs[prog].state = state;
+    s->progs[prog].exit_status = exit_status;
+}
+
+void sampler_set_mode(struct sampler *s, int mode, const char *id, bool running)
+{
+    s->mode = mode;
+    s->mode_running = running;
+    if (mode < 0 || mode >= SNAPSHOT_MAX_MODES)
+        return;
+    snprintf(s->mode_id[mode], sizeof s->mode_id[mode], "%s", id ? id : "");
+    if (running && s->mode_row[mode] < 0 && s->snap.nmodes < SNAPSHOT_MAX_MODES) {
+        int row = (int)s->snap.nmodes++;
+        s->mode_row[mode] = row;
+        memset(&s->snap.modes[row], 0, sizeof s->snap.modes[row]);
+        memcpy(s->snap.modes[row].id, s->mode_id[mode], sizeof s->snap.modes[row].id);
+    }
+}
+
+void sampler_set_paused(struct sampler *s, bool paused)
+{
+    s->paused = paused;
+}
+
+const struct snapshot *sampler_last(const struct sampler *s)
+{
+    return &s->snap;
+}
+
+static int sampler_cmp_pid(const void *a, const void *b)
+{
+    int x = *(const int *)a, y = *(const int *)b;
+    return (x > y) - (x < y);
+}
+
+/* Lists the numeric entries of /proc into s->pids, sorted. */
+static int sampler_list(struct sampler *s)
+{
+    s->npids = 0;
+    rewinddir(s->proc_dir);
+    struct dirent *d;
+    while ((d = readdir(s->proc_dir))) {
+        if (d->d_name[0] < '1' || d->d_name[0] > '9')
+            continue;
+        char *end;
+        long pid = strtol(d->d_name, &end, 10);
+        if (*end || pid <= 0)
+            continue;
+        if (s->npids == s->cappids) {
+            size_t cap = s->cappids ? s->cappids * 2 : 512;
+            int *v = realloc(s->pids, cap * sizeof *v);
+            if (!v)
+                return -ENOMEM;
+            s->pids = v;
+            s->cappids = cap;
+        }
+        s->pids[s->npids++] = (int)pid;
+    }
+    qsort(s->pids, s->npids, sizeof *s->pids, sampler_cmp_pid);
+    return 0;
+}
+
+static int sampler_read_stat(struct sampler *s, struct sampler_proc *p, struct procfs_stat *st)
+{
+    char buf[1024], path[32];
+    snprintf(path, sizeof path, "%d/stat", p->pid);
+    ssize_t n = procfs_read(p->stat_fd, s->proc_fd, path, buf, sizeof buf);
+    if (n < 0)
+        return (int)n;
+    return procfs_parse_stat(buf, (size_t)n, st);
+}
+
+/* The program a process belongs to: its own root match, else its parent's membership. */
+static int sampler_resolve(struct sampler *s, struct sampler_proc *p, int depth)
+{
+    if (p->prog != SAMPLER_UNKNOWN)
+        return p->prog;
+    for (uint32_t i = 0; i < s->nprogs; i++)
+        if (s->progs[i].root == p->pid)
+            return p->prog = (int)i;
+    struct sampler_proc *parent = sampler_find(s->procs, s->nprocs, p->ppid);
+    if (!parent || parent == p || depth > 64)
+        return p->prog = SAMPLER_NONE;
+    return p->prog = sampler_resolve(s, parent, depth + 1);
+}
+
+static void sampler_fig_add(struct sampler_fig *a, const struct sampler_fig *b, bool cpu_io)
+{
+    if (cpu_io) {
+        a->utime += b->utime;
+        a->stime += b->stime;
+        a->syscr += b->syscr;
+        a->syscw += b->syscw;
+        a->rchar += b->rchar;
+        a->wchar += b->wchar;
+    }
+    a->vol += b->vol;
+    a->invol += b->invol;
+}
+
+/*
+ * Rebuilds the process table from a fresh /proc listing. Known pids keep their entry; new ones
+ * get their stat read once; vanished members hand their last figures to their program.
+ */
+static int sampler_scan(struct sampler *s)
+{
+    int rc = sampler_list(s);
+    if (rc < 0)
+        return rc;
+    if (s->npids > s->cap) {
+        size_t cap = s->npids + s->npids / 2;
+        struct sampler_proc *a = realloc(s->next, cap * sizeof *a);
+        if (!a)
+            return -ENOMEM;
+        s->next = a;
+        struct sampler_proc *b = realloc(s->procs, cap * sizeof *b);
+        if (!b)
+            return -ENOMEM;
+        s->procs = b;
+        s->cap = cap;
+    }
+    /* Merge the old table (sorted) with the listing (sorted) into next. */
+    size_t n = 0, o = 0;
+    for (size_t i = 0; i < s->npids; i++) {
+        int pid = s->pids[i];
+        while (o < s->nprocs && s->procs[o].pid < pid)
+            o++;
+        struct sampler_proc *q = &s->next[n];
+        if (o < s->nprocs && s->procs[o].pid == pid && s->procs[o].prog != SAMPLER_UNKNOWN) {
+            *q = s->procs[o];
+            s->procs[o].pid = -s->procs[o].pid; /* carried over: not vanished */
+            n++;
+            continue;
+        }
+        if (o < s->nprocs && s->procs[o].pid == pid) {
+            /* Marked for re-resolution by sampler_set_root(): its files were released. */
+            s->procs[o].pid = -s->procs[o].pid;
+        }
+        *q = (struct sampler_proc){.pid = pid, .prog = SAMPLER_UNKNOWN, .stat_fd = -1, .io_fd = -1};
+        struct procfs_stat st;
+        if (sampler_read_stat(s, q, &st) < 0)
+            continue; /* gone already */
+        q->ppid = st.ppid;
+        q->starttime = st.starttime;
+        n++;
+    }
+    /* Vanished members: their last figures move to their program (see sampler.h). */
+    for (size_t i = 0; i < s->nprocs; i++) {
+        struct sampler_proc *p = &s->procs[i];
+        if (p->pid <= 0)
+            continue;
+        if (p->prog >= 0) {
+            struct sampler_proc *parent = sampler_find(s->next, n, p->ppid);
+            bool parent_alive = parent && parent->prog == p->prog;
+            sampler_fig_add(&s->progs[p->prog].dead, &p->last, !parent_alive);
+        }
+        sampler_proc_release(p);
+    }
+    struct sampler_proc *t = s->procs;
+    s->procs = s->next;
+    s->next = t;
+    s->nprocs = n;
+    for (size_t i = 0; i < n; i++)
+        sampler_resolve(s, &s->procs[i], 0);
+    return 0;
+}
+
+static int sampler_tid_cmp(const void *a, const void *b)
+{
+    return sampler_cmp_pid(&((const struct sampler_tid *)a)->tid,
+                           &((const struct sampler_tid *)b)->tid);
+}
+
+/* Reads every thread's context switches; threads gone since the last read go to dead_*. */
+static void sampler_read_threads(struct sampler *s, struct sampler_proc *p, uint64_t nthreads)
+{
+    struct sampler_tid now[256];
+    size_t nnow = 0;
+    char path[64], buf[2048];
+    if (nthreads <= 1) {
+        snprintf(path, sizeof path, "%d/status", p->pid);
+        ssize_t len = procfs_read(-1, s->proc_fd, path, buf, sizeof buf);
+        struct procfs_status st;
+        if (len >= 0 && procfs_parse_status(buf, (size_t)len, &st) == 0)
+            now[nnow++] = (struct sampler_tid){p->pid, st.ctx_voluntary, st.ctx_involuntary};
+        else
+            s->errors++;
+    } else {
+        snprintf(path, sizeof path, "%d/task", p->pid);
+        int dfd = openat(s->proc_fd, path, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+        DIR *d = dfd >= 0 ? fdopendir(dfd) : NULL;
+        if (!d) {
+            if (dfd >= 0)
+                close(dfd);
+            s->errors++;
+            return;
+        }
+        struct dirent *e;
+        while ((e = readdir(d)) && nnow < sizeof now / sizeof *now) {
+            if (e->d_name[0] < '1' || e->d_name[0] > '9')
+                continue;
+            char tpath[sizeof e->d_name + 8];
+            snprintf(tpath, sizeof tpath, "%s/status", e->d_name);
+            ssize_t len = procfs_read(-1, dirfd(d), tpath, buf, sizeof buf);
+            struct procfs_status st;
+            if (len < 0 || procfs_parse_status(buf, (size_t)len, &st) < 0)
+                continue; /* the thread exited between readdir and open */
+            now[nnow++] =
+                (struct sampler_tid){atoi(e->d_name), st.ctx_voluntary, st.ctx_involuntary};
+        }
+        closedir(d);
+        qsort(now, nnow, sizeof *now, sampler_tid_cmp);
+    }
+    /* Threads of the last read that are gone now keep their last counts. */
+    for (size_t i = 0, j = 0; i < p->ntids; i++) {
+        while (j < nnow && now[j].tid < p->tids[i].tid)
+            j++;
+        if (j >= nnow || now[j].tid != p->tids[i].tid) {
+            p->dead_vol += p->tids[i].vol;
+            p->dead_invol += p->tids[i].invol;
+        }
+    }
+    if (nnow > p->captids) {
+        struct sampler_tid *v = realloc(p->tids, nnow * sizeof *v);
+        if (!v)
+            return;
+        p->tids = v;
+        p->captids = nnow;
+    }
+    memcpy(p->tids, now, nnow * sizeof *now);
+    p->ntids = nnow;
+    uint64_t vol = p->dead_vol, invol = p->dead_invol;
+    for (size_t i = 0; i < nnow; i++) {
+        vol += now[i].vol;
+        invol += now[i].invol;
+    }
+    p->last.vol = stats_monotonic(p->last.vol, vol);
+    p->last.invol = stats_monotonic(p->last.invol, invol);
+}
+
+/* Refreshes a member's figures; on a failed read the last ones stay. */
+static void sampler_read_member(struct sampler *s, struct sampler_proc *p)
+{
+    char path[32], buf[1024];
+    if (p->stat_fd < 0) {
+        snprintf(path, sizeof path, "%d/stat", p->pid);
+        p->stat_fd = openat(s->proc_fd, path, O_RDONLY | O_CLOEXEC);
+        snprintf(path, sizeof path, "%d/io", p->pid);
+        p->io_fd = openat(s->proc_fd, path, O_RDONLY | O_CLOEXEC);
+    }
+    struct procfs_stat st;
+    if (p->stat_fd < 0 || sampler_read_stat(s, p, &st) < 0) {
+        s->errors++;
+        return;
+    }
+    p->ppid = st.ppid;
+    p->last.utime = st.utime + st.cutime;
+    p->last.stime = st.stime + st.cstime;
+    p->last.threads = st.num_threads ? st.num_threads : 1;
+    /* A zombie has no memory and its task directory is empty: keep the last thread counts. */
+    p->last.rss_bytes = st.state == 'Z' ? 0 : st.rss_pages * (uint64_t)s->page_size;
+    if (st.state != 'Z')
+        sampler_read_threads(s, p, st.num_threads);
+    struct procfs_io io;
+    ssize_t n = p->io_fd >= 0 ? procfs_read(p->io_fd, -1, NULL, buf, sizeof buf) : -EBADF;
+    if (n >= 0 && procfs_parse_io(buf, (size_t)n, &io) == 0) {
+        p->last.syscr = io.syscr;
+        p->last.syscw = io.syscw;
+        p->last.rchar = io.rchar;
+        p->last.wchar = io.wchar;
+    }
+}
+
+/* The fields a total keeps monotonic. */
+static void sampler_fig_monotonic(struct sampler_fig *now, const struct sampler_fig *prev)
+{
+    now->utime = stats_monotonic(prev->utime, now->utime);
+    now->stime = stats_monotonic(prev->stime, now->stime);
+    now->vol = stats_monotonic(prev->vol, now->vol);
+    now->invol = stats_monotonic(prev->invol, now->invol);
+    now->syscr = stats_monotonic(prev->syscr, now->syscr);
+    now->syscw = stats_monotonic(prev->syscw, now->syscw);
+    now->rchar = stats_monotonic(prev->rchar, now->rchar);
+    now->wchar = stats_monotonic(prev->wchar, now->wchar);
+}
+
+static void sampler_raw_add(struct sampler_raw *a, const struct sampler_raw *b)
+{
+    sampler_fig_add(&a->fig, &b->fig, true);
+    a->fig.rss_bytes += b->fig.rss_bytes;
+    a->fig.threads += b->fig.threads;
+    a->nprocs += b->nprocs;
+    for (unsigned c = 0; c < IOLAB_NCALLS; c++) {
+        a->page.calls[c].count += b->page.calls[c].count;
+        a->page.calls[c].bytes += b->page.calls[c].bytes;
+        a->page.calls[c].ns += b->page.calls[c].ns;
+    }
+    a->page.requests += b->page.requests;
+    a->page.bytes += b->page.bytes;
+    a->page.conns_opened += b->page.conns_opened;
+    a->page.conns_closed += b->page.conns_closed;
+    a->page.errors += b->page.errors;
+    for (unsigned h = 0; h < IOLAB_HIST_BUCKETS; h++)
+        a->page.hist[h] += b->page.hist[h];
+}
+
+/* Calls the kernel counts in syscr / syscw, to set the library counts beside them. */
+static const enum iolab_call_id sampler_read_family[] = {
+    IOLAB_CALL_READ, IOLAB_CALL_READV, IOLAB_CALL_PREAD64, IOLAB_CALL_PREADV, IOLAB_CALL_SENDFILE};
+static const enum iolab_call_id sampler_write_family[] = {IOLAB_CALL_WRITE, IOLAB_CALL_WRITEV,
+                                                          IOLAB_CALL_PWRITE64, IOLAB_CALL_PWRITEV,
+                                                          IOLAB_CALL_SENDFILE};
+
+/* Derives a snapshot's figures from two raw totals dt_s apart. */
+static void sampler_figures(struct sampler *s, struct snapshot_figures *f,
+                            const struct sampler_raw *now, const struct sampler_raw *prev,
+                            double dt, const uint64_t *recent_base)
+{
+    uint64_t dcalls = 0;
+    f->calls_total = 0;
+    for (unsigned c = 0; c < IOLAB_NCALLS; c++) {
+        f->calls_total += now->page.calls[c].count;
+        dcalls += stats_delta(now->page.calls[c].count, prev->page.calls[c].count);
+    }
+    for (unsigned c = 0; c < IOLAB_NCALLS; c++) {
+        struct snapshot_call *k = &f->calls[c];
+        const struct iolab_call *a = &now->page.calls[c], *b = &prev->page.calls[c];
+        uint64_t dc = stats_delta(a->count, b->count);
+        k->count = a->count;
+        k->bytes = a->bytes;
+        k->ns = a->ns;
+        k->count_rate = stats_rate(dc, dt);
+        k->bytes_rate = stats_rate(stats_delta(a->bytes, b->bytes), dt);
+        k->share = dcalls ? (double)dc / (double)dcalls : 0.0;
+        k->busy = stats_rate(stats_delta(a->ns, b->ns), dt) / 1e9;
+    }
+    f->calls_rate = stats_rate(dcalls, dt);
+    double tick = (double)s->tick;
+    f->cpu_user_s = (double)now->fig.utime / tick;
+    f->cpu_sys_s = (double)now->fig.stime / tick;
+    f->cpu_user_pct = 100.0 * stats_rate(stats_delta(now->fig.utime, prev->fig.utime), dt) / tick;
+    f->cpu_sys_pct = 100.0 * stats_rate(stats_delta(now->fig.stime, prev->fig.stime), dt) / tick;
+    f->ctx_voluntary = now->fig.vol;
+    f->ctx_involuntary = now->fig.invol;
+    f->ctx_voluntary_rate = stats_rate(stats_delta(now->fig.vol, prev->fig.vol), dt);
+    f->ctx_involuntary_rate = stats_rate(stats_delta(now->fig.invol, prev->fig.invol), dt);
+    f->nprocs = now->nprocs;
+    f->nthreads = (uint32_t)now->fig.threads;
+    f->rss_bytes = now->fig.rss_bytes;
+    f->syscr = now->fig.syscr;
+    f->syscw = now->fig.syscw;
+    f->rchar = now->fig.rchar;
+    f->wchar = now->fig.wchar;
+    f->syscr_rate = stats_rate(stats_delta(now->fig.syscr, prev->fig.syscr), dt);
+    f->syscw_rate = stats_rate(stats_delta(now->fig.syscw, prev->fig.syscw), dt);
+    f->lib_reads = f->lib_writes = 0;
+    for (size_t i = 0; i < sizeof sampler_read_family / sizeof *sampler_read_family; i++)
+        f->lib_reads += now->page.calls[sampler_read_family[i]].count;
+    for (size_t i = 0; i < sizeof sampler_write_family / sizeof *sampler_write_family; i++)
+        f->lib_writes += now->page.calls[sampler_write_family[i]].count;
+    f->requests = now->page.requests;
+    f->app_bytes = now->page.bytes;
+    f->conns_opened = now->page.conns_opened;
+    f->conns_closed = now->page.conns_closed;
+    f->errors = now->page.errors;
+    f->requests_rate = stats_rate(stats_delta(now->page.requests, prev->page.requests), dt);
+    f->app_bytes_rate = stats_rate(stats_delta(now->page.bytes, prev->page.bytes), dt);
+    stats_latency(&f->latency_total, now->page.hist);
+    stats_hist_sub(s->hist_tmp, now->page.hist, recent_base, IOLAB_HIST_BUCKETS);
+    stats_latency(&f->latency_recent, s->hist_tmp);
+}
+
+/* The oldest checkpoint of a program (the base of its "recent" figures). */
+static const struct sampler_ckpt *sampler_ckpt_oldest(const struct sampler_progstate *ps)
+{
+    uint32_t i = (ps->ckpt_head + SAMPLER_CKPTS - ps->nckpt) % SAMPLER_CKPTS;
+    return &ps->ckpt[i];
+}
+
+static void sampler_ckpt_push(struct sampler_progstate *ps, double t)
+{
+    struct sampler_ckpt *c = &ps->ckpt[ps->ckpt_head];
+    c->t = t;
+    memcpy(c->hist, ps->now.page.hist, sizeof c->hist);
+    c->requests = ps->now.page.requests;
+    c->bytes = ps->now.page.bytes;
+    ps->ckpt_head = (ps->ckpt_head + 1) % SAMPLER_CKPTS;
+    if (ps->nckpt < SAMPLER_CKPTS)
+        ps->nckpt++;
+}
+
+/* Adds the time since the last sample to the current mode's row, if it ran throughout. */
+static void sampler_mode_account(struct sampler *s, double dt)
+{
+    if (!s->mode_running || !s->prev_running || s->mode != s->prev_mode || s->mode < 0 ||
+        s->mode >= SNAPSHOT_MAX_MODES || s->mode_row[s->mode] < 0)
+        return;
+    struct snapshot_mode_row *r = &s->snap.modes[s->mode_row[s->mode]];
+    r->seconds += dt;
+    for (uint32_t p = 0; p < s->nprogs; p++) {
+        const struct sampler_raw *a = &s->progs[p].now, *b = &s->progs[p].prev;
+        for (unsigned c = 0; c < IOLAB_NCALLS; c++)
+            r->calls += stats_delta(a->page.calls[c].count, b->page.calls[c].count);
+        r->ctx_switches +=
+            stats_delta(a->fig.vol, b->fig.vol) + stats_delta(a->fig.invol, b->fig.invol);
+        r->cpu_s += (double)(stats_delta(a->fig.utime, b->fig.utime) +
+                             stats_delta(a->fig.stime, b->fig.stime)) /
+                    (double)s->tick;
+        if (s->progs[p].role == SNAPSHOT_ROLE_CLIENT) {
+            r->requests += stats_delta(a->page.requests, b->page.requests);
+            r->bytes += stats_delta(a->page.bytes, b->page.bytes);
+        }
+    }
+    r->requests_per_s = stats_rate(r->requests, r->seconds);
+    r->bytes_per_s = stats_rate(r->bytes, r->seconds);
+    r->calls_per_request = r->requests ? (double)r->calls / (double)r->requests : 0.0;
+    r->ctx_per_request = r->requests ? (double)r->ctx_switches / (double)r->requests : 0.0;
+    r->cpu_pct = r->seconds > 0 ? 100.0 * r->cpu_s / r->seconds : 0.0;
+}
+
+/* Appends one second of client throughput to the history ring (kept oldest first). */
+static void sampler_history_push(struct sampler *s, double t)
+{
+    uint64_t req = 0, bytes = 0;
+    for (uint32_t p = 0; p < s->nprogs; p++)
+        if (s->progs[p].role == SNAPSHOT_ROLE_CLIENT) {
+            req += s->progs[p].now.page.requests;
+            bytes += s->progs[p].now.page.bytes;
+        }
+    double span = t - s->role_ckpt_prev.t;
+    struct snapshot *sn = &s->snap;
+    if (sn->history_len == SNAPSHOT_HISTORY) {
+        memmove(sn->history_requests, sn->history_requests + 1,
+                (SNAPSHOT_HISTORY - 1) * sizeof *sn->history_requests);
+        memmove(sn->history_bytes, sn->history_bytes + 1,
+                (SNAPSHOT_HISTORY - 1) * sizeof *sn->history_bytes);
+        sn->history_len--;
+    }
+    sn->history_requests[sn->history_len] =
+        stats_rate(stats_delta(req, s->role_ckpt_prev.requests), span);
+    sn->history_bytes[sn->history_len] =
+        stats_rate(stats_delta(bytes, s->role_ckpt_prev.bytes), span);
+    sn->history_len++;
+    s->role_ckpt_prev.t = t;
+    s->role_ckpt_prev.requests = req;
+    s->role_ckpt_prev.bytes = bytes;
+}
+
+const struct snapshot *sampler_sample(struct sampler *s, double now_s)
+{
+    s->errors = 0;
+    if (sampler_scan(s) < 0)
+        s->errors++;
+    /* Per-program sums over live members, plus what vanished members left behind. */
+    struct sampler_raw live[SNAPSHOT_MAX_PROGS];
+    memset(live, 0, sizeof live);
+    for (size_t i = 0; i < s->nprocs; i++) {
+        struct sampler_proc *p = &s->procs[i];
+        if (p->prog < 0 || (uint32_t)p->prog >= s->nprogs)
+            continue;
+        sampler_read_member(s, p);
+        struct sampler_raw *r = &live[p->prog];
+        sampler_fig_add(&r->fig, &p->last, true);
+        r->fig.rss_bytes += p->last.rss_bytes;
+        r->fig.threads += p->last.threads;
+        r->nprocs++;
+    }
+    double dt = s->sampled ? now_s - s->t_prev : 0.0;
+    for (uint32_t i = 0; i < s->nprogs; i++) {
+        struct sampler_progstate *ps = &s->progs[i];
+        ps->prev = ps->now;
+        struct sampler_raw *r = &live[i];
+        sampler_fig_add(&r->fig, &ps->dead, true);
+        sampler_fig_monotonic(&r->fig, &ps->prev.fig);
+        counters_sum(s->page, s->nslots, i, COUNTERS_ANY_RUN, &r->page);
+        ps->now = *r;
+        if (!s->sampled)
+            ps->prev = ps->now;
+        if (r->nprocs > ps->peak_procs)
+            ps->peak_procs = r->nprocs;
+        if (r->fig.threads > ps->peak_threads)
+            ps->peak_threads = (uint32_t)r->fig.threads;
+    }
+    bool ckpt = !s->sampled || now_s - s->t_ckpt >= 1.0;
+    if (ckpt) {
+        for (uint32_t i = 0; i < s->nprogs; i++)
+            sampler_ckpt_push(&s->progs[i], now_s);
+        if (s->sampled)
+            sampler_history_push(s, now_s);
+        else
+            s->role_ckpt_prev.t = now_s;
+        s->t_ckpt = now_s;
+    }
+
+    struct snapshot *sn = &s->snap;
+    sn->seq++;
+    sn->elapsed_s = now_s - s->t0;
+    sn->dt_s = dt;
+    sn->tick_hz = s->tick_hz;
+    sn->mode = s->mode;
+    sn->mode_running = s->mode_running;
+    sn->paused = s->paused;
+    sn->overflow_claims = counters_overflow(s->page);
+    sn->sample_errors = s->errors;
+    sn->nprogs = s->nprogs;
+    struct sampler_raw role_now[SNAPSHOT_NROLES], role_prev[SNAPSHOT_NROLES];
+    uint64_t(*role_base)[IOLAB_HIST_BUCKETS] = s->role_base;
+    memset(role_now, 0, sizeof role_now);
+    memset(role_prev, 0, sizeof role_prev);
+    memset(s->role_base, 0, sizeof s->role_base);
+    uint32_t role_peak_procs[SNAPSHOT_NROLES] = {0}, role_peak_threads[SNAPSHOT_NROLES] = {0};
+    for (uint32_t i = 0; i < s->nprogs; i++) {
+        struct sampler_progstate *ps = &s->progs[i];
+        struct snapshot_prog *sp = &sn->progs[i];
+        const struct sampler_ckpt *base = sampler_ckpt_oldest(ps);
+        snprintf(sp->name, sizeof sp->name, "%s", ps->name);
+        sp->role = ps->role;
+        sp->state = ps->state;
+        sp->pid = ps->root;
+        sp->run = ps->run;
+        sp->exit_status = ps->exit_status;
+        sampler_figures(s, &sp->f, &ps->now, &ps->prev, dt, base->hist);
+        sp->f.peak_procs = ps->peak_procs;
+        sp->f.peak_threads = ps->peak_threads;
+        int role = ps->role == SNAPSHOT_ROLE_CLIENT ? SNAPSHOT_ROLE_CLIENT : SNAPSHOT_ROLE_SERVER;
+        sampler_raw_add(&role_now[role], &ps->now);
+        sampler_raw_add(&role_prev[role], &ps->prev);
+        for (unsigned h = 0; h < IOLAB_HIST_BUCKETS; h++)
+            role_base[role][h] += base->hist[h];
+        role_peak_procs[role] += ps->peak_procs;
+        role_peak_threads[role] += ps->peak_threads;
+    }
+    for (int r = 0; r < SNAPSHOT_NROLES; r++) {
+        sampler_figures(s, &sn->roles[r], &role_now[r], &role_prev[r], dt, role_base[r]);
+        /* Peaks of different programs need not coincide: the sum is an upper bound. */
+        sn->roles[r].peak_procs = role_peak_procs[r];
+        sn->roles[r].peak_threads = role_peak_threads[r];
+    }
+    if (s->sampled)
+        sampler_mode_account(s, dt);
+    s->prev_mode = s->mode;
+    s->prev_running = s->mode_running;
+    s->t_prev = now_s;
+    s->sampled = true;
+    return sn;
+}
+
+size_t sampler_tree(struct sampler *s, uint32_t prog, int *pids, size_t max)
+{
+    if (prog >= s->nprogs || sampler_scan(s) < 0)
+        return 0;
+    size_t n = 0;
+    int root = s->progs[prog].root;
+    if (root > 0 && sampler_find(s->procs, s->nprocs, root)) {
+        if (n < max)
+            pids[n] = root;
+        n++;
+    }
+    for (size_t i = 0; i < s->nprocs; i++)
+        if (s->procs[i].prog == (int)prog && s->procs[i].pid != root) {
+            if (n < max)
+                pids[n] = s->procs[i].pid;
+            n++;
+        }
+    return n;
+}

@@ -1,0 +1,66 @@
+/*
+ * sampler: turns the counter page and /proc into snapshots (snapshot.h), one per call.
+ *
+ * Model: the sampler knows, for each scenario program, the pid iolab spawned (its root). On each
+ * sample it lists /proc, reads the stat of each pid it has not seen before (once: parent pid and
+ * start time), and so keeps every process's membership: a process belongs to a program's tree
+ * when it is the root or its parent does. For members only it keeps /proc/PID/{stat,io,status}
+ * open and re-reads them with pread (FACTS.md: the cheap way), and sums the context switches of
+ * every thread (task/TID/status: the kernel counts them per task).
+ *
+ * Exits: when a member disappears, what it did must not vanish from the totals. Its CPU time and
+ * io reach its parent's stat (cutime/cstime) and io files once the parent reaps it; so its last
+ * sampled CPU and io are added to the program's totals only when its parent is no longer a live
+ * member (the root, reaped by iolab; orphans, reaped by init). Context switches of reaped
+ * processes appear nowhere in /proc, so a vanished member's last sampled counts are always
+ * added; the same for threads that exit. What a process does between its last sample and its
+ * exit is lost for context switches (at most one tick), never for CPU time or io of descendants.
+ * Totals are monotonic (a race can make a sum briefly low, never make a total go backwards).
+ *
+ * Invariants: no allocation while building a snapshot except when the set of processes grows;
+ * parsers use fixed buffers; the /proc root is a parameter (tests point it elsewhere).
+ */
+#ifndef IOLAB_SAMPLER_H
+#define IOLAB_SAMPLER_H
+
+#include "iolab_counters.h"
+#include "snapshot.h"
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+struct sampler;
+
+/*
+ * proc_root: "/proc" normally. page/nslots: the mapped counter page (NULL: no counts). nprogs
+ * programs, at most SNAPSHOT_MAX_PROGS. tick_hz: the rate the caller will sample at (shown in
+ * snapshots). now_s: a monotonic clock reading, the scenario's time zero.
+ */
+int sampler_open(struct sampler **out, const char *proc_root, const struct iolab_page *page,
+                 uint32_t nslots, uint32_t nprogs, double tick_hz, double now_s);
+void sampler_close(struct sampler *s);
+
+void sampler_set_prog(struct sampler *s, uint32_t prog, const char *name, int role);
+/* The process spawned for prog (0: none now) and its IOLAB_RUN generation. */
+void sampler_set_root(struct sampler *s, uint32_t prog, int pid, uint32_t run);
+void sampler_set_state(struct sampler *s, uint32_t prog, enum snapshot_prog_state state,
+                       int exit_status);
+/* The current mode (-1: none) and whether its server is up; rows are kept per mode index. */
+void sampler_set_mode(struct sampler *s, int mode, const char *id, bool running);
+void sampler_set_paused(struct sampler *s, bool paused);
+
+/* Samples everything now (now_s: same clock as sampler_open) and returns the new snapshot. */
+const struct snapshot *sampler_sample(struct sampler *s, double now_s);
+
+/* The latest snapshot (all zero before the first sample). */
+const struct snapshot *sampler_last(const struct sampler *s);
+
+/*
+ * Rescans /proc and writes the pids of prog's live process tree (root first when alive) into
+ * pids; returns how many there are (may exceed max: only max are written). For stopping a
+ * program whose descendants left its process group.
+ */
+size_t sampler_tree(struct sampler *s, uint32_t prog, int *pids, size_t max);
+
+#endif
