@@ -1,13 +1,70 @@
-/* Placeholder until the lint command lands; replaced by its real implementation. */
+/*
+ * iolab lint DIR: loads a pack exactly as `iolab --pack DIR` would and prints every problem as
+ * `file:line:col: message`, so an instructor (or an editor's quickfix list) can walk them.
+ * Exit status: 0 clean, 1 problems found, 2 bad command line.
+ */
 #include "cmd.h"
+#include "lesson/lesson.h"
+#include "paths.h"
+
+#include <limits.h>
+#include <stdio.h>
+#include <string.h>
+
+static void cmd_lint_usage(FILE *out)
+{
+    fputs("usage: iolab lint DIR\n\n"
+          "Checks the lesson pack in DIR (pack.json and one JSON file per lesson): syntax, keys,\n"
+          "types, ids, programs, placeholders, sizes and checks. Prints every problem as\n"
+          "file:line:col: message and exits 1 when there is any, 0 when the pack is clean.\n",
+          out);
+}
 
 static int cmd_lint_exec(int argc, char **argv)
 {
-    (void)argc;
-    (void)argv;
-    cmd_error("'lint' is not built yet.");
-    return 1;
+    const char *dir = NULL;
+    for (int i = 1; i < argc; i++) {
+        if (!strcmp(argv[i], "--help") || !strcmp(argv[i], "-h")) {
+            cmd_lint_usage(stdout);
+            return 0;
+        }
+        if (argv[i][0] == '-' || dir) {
+            cmd_error("lint takes one pack directory and no options but --help; got '%s'.",
+                      argv[i]);
+            return 2;
+        }
+        dir = argv[i];
+    }
+    if (!dir) {
+        cmd_error("lint needs a pack directory: iolab lint DIR.");
+        return 2;
+    }
+    char libexec[PATH_MAX];
+    struct lesson_load_options opts = {.libexec_dir = NULL};
+    if (paths_get(PATHS_LIBEXEC, libexec, sizeof libexec) == 0)
+        opts.libexec_dir = libexec;
+    struct lesson_pack *pack = NULL;
+    struct lesson_diags diags = {0};
+    int rc = lesson_pack_load(dir, &opts, &pack, &diags);
+    lesson_diags_print(stdout, &diags);
+    if (rc < 0) {
+        fprintf(stdout, "%s: %zu problem%s\n", dir, diags.n, diags.n == 1 ? "" : "s");
+        lesson_diags_free(&diags);
+        return 1;
+    }
+    size_t steps = 0;
+    for (size_t i = 0; i < pack->nlessons; i++)
+        steps += pack->lessons[i].nsteps;
+    printf("%s: pack %s, %zu lesson%s, %zu step%s: no problems\n", dir, pack->id, pack->nlessons,
+           pack->nlessons == 1 ? "" : "s", steps, steps == 1 ? "" : "s");
+    lesson_pack_free(pack);
+    lesson_diags_free(&diags);
+    return 0;
 }
 
 const struct cmd_entry cmd_lint_entry = {
-    .name = "lint", .usage = "", .summary = "(not built yet)", .exec = cmd_lint_exec};
+    .name = "lint",
+    .usage = "DIR",
+    .summary = "check a lesson pack and report every problem",
+    .exec = cmd_lint_exec,
+};

@@ -1,0 +1,203 @@
+/*
+ * lesson: the model's helpers that need no JSON: looking things up in a loaded pack, expanding
+ * placeholders, and owning (printing, freeing) what the loader built. A pack is a tree of plain
+ * allocations, each freed exactly once by lesson_pack_free().
+ */
+#include "lesson.h"
+
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+static const char *const lesson_kind_names[LESSON_STEP_NKINDS] = {
+    [LESSON_STEP_TEXT] = "text",
+    [LESSON_STEP_RUN] = "run",
+};
+
+static const char *const lesson_role_names[LESSON_NROLES] = {
+    [LESSON_ROLE_SERVER] = "server",
+    [LESSON_ROLE_CLIENT] = "client",
+};
+
+const char *lesson_step_kind_name(enum lesson_step_kind kind)
+{
+    return (unsigned)kind < LESSON_STEP_NKINDS ? lesson_kind_names[kind] : "?";
+}
+
+const char *lesson_role_name(enum lesson_role role)
+{
+    return (unsigned)role < LESSON_NROLES ? lesson_role_names[role] : "?";
+}
+
+const struct lesson *lesson_find(const struct lesson_pack *pack, const char *id)
+{
+    for (size_t i = 0; i < pack->nlessons; i++)
+        if (!strcmp(pack->lessons[i].id, id))
+            return &pack->lessons[i];
+    return NULL;
+}
+
+int lesson_resolve(const struct lesson_pack *pack, const char *spec, const struct lesson **lesson,
+                   const struct lesson_step **step, char *why, size_t whylen)
+{
+    char lid[256];
+    const char *slash = strchr(spec, '/');
+    size_t llen = slash ? (size_t)(slash - spec) : strlen(spec);
+    if (llen >= sizeof lid) {
+        snprintf(why, whylen, "'%s' is too long to be a lesson id.", spec);
+        return -ENOENT;
+    }
+    memcpy(lid, spec, llen);
+    lid[llen] = '\0';
+    const struct lesson *l = lesson_find(pack, lid);
+    if (!l) {
+        snprintf(why, whylen, "pack '%s' has no lesson '%s'; `iolab list` shows the lessons.",
+                 pack->id, lid);
+        return -ENOENT;
+    }
+    for (size_t i = 0; i < l->nsteps; i++) {
+        const struct lesson_step *s = &l->steps[i];
+        if (slash ? !strcmp(s->id, slash + 1) : s->kind == LESSON_STEP_RUN) {
+            *lesson = l;
+            *step = s;
+            return 0;
+        }
+    }
+    if (slash)
+        snprintf(why, whylen, "lesson '%s' has no step '%s'; `iolab list` shows its steps.", lid,
+                 slash + 1);
+    else
+        snprintf(why, whylen, "lesson '%s' has no run step; name a step as %s/STEP.", lid, lid);
+    return -ENOENT;
+}
+
+int lesson_mode_find(const struct lesson_scenario *sc, const char *id)
+{
+    for (size_t i = 0; i < sc->nmodes; i++)
+        if (!strcmp(sc->modes[i].id, id))
+            return (int)i;
+    return -1;
+}
+
+int lesson_arg_expand(const char *arg, const struct lesson_vars *vars, char *buf, size_t len)
+{
+    const struct {
+        const char *name;
+        const char *value;
+    } known[] = {
+        {"{port}", vars->port},
+        {"{host}", vars->host},
+        {"{workdir}", vars->workdir},
+        {"{seconds}", vars->seconds},
+    };
+    size_t n = 0;
+    while (*arg) {
+        const char *piece = arg;
+        size_t plen = 1, advance = 1;
+        for (size_t k = 0; k < sizeof known / sizeof *known; k++) {
+            size_t klen = strlen(known[k].name);
+            if (!strncmp(arg, known[k].name, klen)) {
+                piece = known[k].value ? known[k].value : "";
+                plen = strlen(piece);
+                advance = klen;
+                break;
+            }
+        }
+        if (n + plen >= len)
+            return -ENAMETOOLONG;
+        memcpy(buf + n, piece, plen);
+        n += plen;
+        arg += advance;
+    }
+    if (n >= len)
+        return -ENAMETOOLONG;
+    buf[n] = '\0';
+    return (int)n;
+}
+
+static void lesson_strv_free(char **v, size_t n)
+{
+    for (size_t i = 0; i < n; i++)
+        free(v[i]);
+    free(v);
+}
+
+static void lesson_scenario_free(struct lesson_scenario *sc)
+{
+    if (!sc)
+        return;
+    for (size_t i = 0; i < sc->nprograms; i++) {
+        struct lesson_program *p = &sc->programs[i];
+        free(p->name);
+        free(p->program);
+        free(p->path);
+        lesson_strv_free(p->args, p->nargs);
+        free(p->ready);
+    }
+    free(sc->programs);
+    for (size_t i = 0; i < sc->nmodes; i++) {
+        struct lesson_mode *m = &sc->modes[i];
+        free(m->id);
+        free(m->title);
+        free(m->text);
+        lesson_strv_free(m->args, m->nargs);
+    }
+    free(sc->modes);
+    for (size_t i = 0; i < sc->nfiles; i++)
+        free(sc->files[i].name);
+    free(sc->files);
+    for (size_t i = 0; i < sc->nchecks; i++) {
+        struct lesson_check *c = &sc->checks[i];
+        free(c->text);
+        free(c->mode);
+        free(c->metric);
+        free(c->role);
+    }
+    free(sc->checks);
+    free(sc);
+}
+
+void lesson_pack_free(struct lesson_pack *pack)
+{
+    if (!pack)
+        return;
+    for (size_t i = 0; i < pack->nlessons; i++) {
+        struct lesson *l = &pack->lessons[i];
+        for (size_t j = 0; j < l->nsteps; j++) {
+            struct lesson_step *s = &l->steps[j];
+            free(s->id);
+            free(s->title);
+            free(s->text);
+            lesson_scenario_free(s->run);
+        }
+        free(l->steps);
+        free(l->id);
+        free(l->title);
+        free(l->summary);
+        free(l->file);
+    }
+    free(pack->lessons);
+    free(pack->dir);
+    free(pack->id);
+    free(pack->title);
+    free(pack->version);
+    free(pack);
+}
+
+void lesson_diags_print(FILE *out, const struct lesson_diags *diags)
+{
+    for (size_t i = 0; i < diags->n; i++) {
+        const struct lesson_diag *d = &diags->v[i];
+        fprintf(out, "%s:%d:%d: %s\n", d->file, d->line, d->col, d->message);
+    }
+}
+
+void lesson_diags_free(struct lesson_diags *diags)
+{
+    for (size_t i = 0; i < diags->n; i++) {
+        free(diags->v[i].file);
+        free(diags->v[i].message);
+    }
+    free(diags->v);
+    *diags = (struct lesson_diags){0};
+}
