@@ -1,0 +1,385 @@
+/*
+ * file-client: the load for file-server. Each of N threads keeps one HTTP/1.1 connection open
+ * and downloads --path over it again and again: send the request, read the head, take
+ * Content-Length from it, then read() exactly that many body bytes into a buffer and throw them
+ * away, or, with --verify FILE, compare them with FILE (mapped once) byte for byte.
+ *
+ * Plain blocking I/O, one thread per connection: the client is there to pull bytes, not to be
+ * studied. Each socket has a 200 ms receive timeout only so that a thread notices the end of the
+ * run while it waits for a server that has gone quiet.
+ *
+ * A connection that breaks (refused, reset, closed mid-response) counts one error and is
+ * re-established after 10 ms, doubling up to 200 ms: the engine restarts the server when the
+ * learner switches modes. A response other than 200, or a body that differs from --verify FILE,
+ * counts one error too, and makes the exit status 1.
+ *
+ * Ends after --requests M downloads, after --seconds T, or on SIGTERM/SIGINT, and prints one
+ * summary line (demo_summary_print, with bytes_per_s). Published figures (each thread's slot):
+ * requests, bytes (body bytes received), conns_opened, conns_closed, errors, latency.
+ */
+#include "demo.h"
+#include "iolab_counters.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <getopt.h>
+#include <netinet/in.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+#include <sys/mman.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+#define PROG        "file-client"
+#define HEAD_MAX    8192
+#define BODY_CHUNK  65536
+#define BACKOFF_MIN 10000000ull  /* 10 ms */
+#define BACKOFF_MAX 200000000ull /* 200 ms */
+
+static struct sockaddr_in server;
+static char request[1200]; /* the GET request, the same every time */
+static size_t request_len;
+static const unsigned char *expect; /* --verify FILE, mapped; NULL without --verify */
+static uint64_t expect_size;
+static uint64_t budget;     /* --requests left to hand out; UINT64_MAX: no limit */
+static volatile int finish; /* set by main: the run is over */
+static int running;         /* workers that have not returned yet */
+
+struct worker {
+    pthread_t thread;
+    uint64_t requests, bytes, errors, wrong; /* wrong: non-200 or mismatching downloads */
+    struct demo_hist hist;
+    struct iolab_app *app; /* this thread's published figures, or NULL */
+};
+
+static int take_request(void)
+{
+    uint64_t left = __atomic_load_n(&budget, __ATOMIC_RELAXED);
+    while (left > 0)
+        if (__atomic_compare_exchange_n(&budget, &left, left == UINT64_MAX ? left : left - 1, 0,
+                                        __ATOMIC_RELAXED, __ATOMIC_RELAXED))
+            return 1;
+    return 0;
+}
+
+static void give_back_request(void)
+{
+    if (__atomic_load_n(&budget, __ATOMIC_RELAXED) != UINT64_MAX)
+        __atomic_add_fetch(&budget, 1, __ATOMIC_RELAXED);
+}
+
+static void count_error(struct worker *w)
+{
+    w->errors++;
+    if (w->app)
+        iolab_add(&w->app->errors, 1);
+}
+
+static void sleep_ns(uint64_t ns)
+{
+    struct timespec ts = {.tv_sec = (time_t)(ns / 1000000000u),
+                          .tv_nsec = (long)(ns % 1000000000u)};
+    nanosleep(&ts, NULL);
+}
+
+/* read() that waits through the receive timeout until data, EOF, an error, or the end. */
+static ssize_t read_some(int fd, void *buf, size_t len)
+{
+    for (;;) {
+        ssize_t n = read(fd, buf, len);
+        if (n >= 0 || (errno != EINTR && errno != EAGAIN) || finish)
+            return n;
+    }
+}
+
+static int connect_server(void)
+{
+    int fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+    if (fd < 0)
+        return -1;
+    struct timeval tv = {.tv_usec = 200000}; /* see the top of the file */
+    setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof tv);
+    if (connect(fd, (struct sockaddr *)&server, sizeof server) < 0) {
+        close(fd);
+        return -1;
+    }
+    return fd;
+}
+
+/*
+ * One download on an open connection. Returns 1 when the connection can be reused, 0 when the
+ * server asked to close it, -1 when it broke. *ok says whether the download was right.
+ */
+static int download(int fd, struct worker *w, char *body, int *ok)
+{
+    char head[HEAD_MAX + 1];
+    size_t have = 0;
+    char *end;
+    *ok = 0;
+    if (demo_send_all(fd, request, request_len) < 0)
+        return -1;
+    while (!(end = memmem(head, have, "\r\n\r\n", 4))) {
+        if (have == HEAD_MAX)
+            return -1;
+        ssize_t n = read_some(fd, head + have, HEAD_MAX - have);
+        if (n <= 0)
+            return -1;
+        have += (size_t)n;
+    }
+    *end = '\0';
+    int status = 0;
+    unsigned long long length = 0;
+    sscanf(head, "HTTP/1.%*d %d", &status);
+    const char *cl = strcasestr(head, "\r\nContent-Length:");
+    if (!cl || sscanf(cl + 17, "%llu", &length) != 1)
+        return -1; /* without a length we cannot tell where the body ends */
+    const char *conn = strcasestr(head, "\r\nConnection:");
+    int keep = !(conn && strncasecmp(conn + 13 + strspn(conn + 13, " "), "close", 5) == 0);
+
+    /* The body: first what came with the head, then read() until Content-Length bytes. */
+    size_t extra = have - (size_t)(end + 4 - head);
+    int same = status == 200 && (!expect || length == expect_size);
+    uint64_t got = 0;
+    while (got < length) {
+        const char *p;
+        size_t n;
+        if (extra > 0) {
+            p = end + 4;
+            n = extra < length ? extra : (size_t)length;
+            extra = 0;
+        } else {
+            uint64_t want = length - got < BODY_CHUNK ? length - got : BODY_CHUNK;
+            ssize_t r = read_some(fd, body, (size_t)want);
+            if (r <= 0)
+                return -1;
+            p = body;
+            n = (size_t)r;
+        }
+        if (expect && same && memcmp(p, expect + got, n) != 0)
+            same = 0;
+        got += n;
+    }
+    w->bytes += got;
+    if (w->app)
+        iolab_add(&w->app->bytes, got);
+    *ok = same;
+    return keep;
+}
+
+static void *worker_main(void *arg)
+{
+    struct worker *w = arg;
+    w->app = iolab_app(); /* per thread: each worker has its own slot */
+    char *body = malloc(BODY_CHUNK);
+    int fd = -1;
+    uint64_t backoff = BACKOFF_MIN;
+    while (body && !finish) {
+        if (fd < 0) {
+            fd = connect_server();
+            if (fd < 0) {
+                count_error(w); /* typically ECONNREFUSED: the server is restarting */
+                sleep_ns(backoff);
+                backoff = backoff * 2 < BACKOFF_MAX ? backoff * 2 : BACKOFF_MAX;
+                continue;
+            }
+            if (w->app)
+                iolab_add(&w->app->conns_opened, 1);
+        }
+        if (!take_request())
+            break;
+        uint64_t t0 = demo_now_ns();
+        int ok, keep = download(fd, w, body, &ok);
+        if (keep < 0) {
+            give_back_request(); /* not answered; it will be asked again */
+            if (!finish)
+                count_error(w);
+        } else if (!ok) {
+            count_error(w);
+            w->wrong++;
+            sleep_ns(backoff); /* a wrong answer will not improve by asking faster */
+        } else {
+            uint64_t ns = demo_now_ns() - t0;
+            demo_hist_add(&w->hist, ns);
+            w->requests++;
+            backoff = BACKOFF_MIN;
+            if (w->app) {
+                iolab_add(&w->app->requests, 1);
+                iolab_app_latency(w->app, ns);
+            }
+        }
+        if (keep <= 0) {
+            close(fd);
+            fd = -1;
+            if (w->app)
+                iolab_add(&w->app->conns_closed, 1);
+        }
+    }
+    if (fd >= 0) {
+        close(fd);
+        if (w->app)
+            iolab_add(&w->app->conns_closed, 1);
+    }
+    free(body);
+    __atomic_sub_fetch(&running, 1, __ATOMIC_RELAXED);
+    return NULL;
+}
+
+static void usage(void)
+{
+    printf("usage: " PROG " --port P [--host H] --path /NAME [--connections N]"
+           " [--requests M | --seconds T] [--verify FILE]\n"
+           "\n"
+           "Load for file-server: N keep-alive connections, a thread each, downloading /NAME\n"
+           "again and again and discarding the bytes.\n"
+           "  --port P          server port\n"
+           "  --host H          server IPv4 address (default 127.0.0.1)\n"
+           "  --path /NAME      what to download\n"
+           "  --connections N   concurrent connections (default 1, at most 256)\n"
+           "  --requests M      stop after M downloads in total\n"
+           "  --seconds T       stop after T seconds (default: run until SIGTERM or SIGINT)\n"
+           "  --verify FILE     compare every byte with FILE; exit 1 if any download differed\n"
+           "  --help            show this help\n"
+           "At the end it prints one line:\n"
+           "  requests=R seconds=T req_per_s=X bytes=B bytes_per_s=Y p50_us=.. p99_us=..\n"
+           "  p999_us=.. max_us=.. errors=E\n");
+}
+
+int main(int argc, char **argv)
+{
+    static const struct option opts[] = {
+        {"port", required_argument, NULL, 'p'},
+        {"host", required_argument, NULL, 'H'},
+        {"path", required_argument, NULL, 'P'},
+        {"connections", required_argument, NULL, 'c'},
+        {"requests", required_argument, NULL, 'r'},
+        {"seconds", required_argument, NULL, 's'},
+        {"verify", required_argument, NULL, 'v'},
+        {"help", no_argument, NULL, 'h'},
+        {0},
+    };
+    const char *host = "127.0.0.1", *path = NULL, *verify = NULL;
+    long port = -1;
+    size_t nconns = 1;
+    uint64_t max_requests = 0;
+    double seconds = 0;
+    int opt;
+    opterr = 0;
+    while ((opt = getopt_long(argc, argv, "", opts, NULL)) != -1) {
+        switch (opt) {
+        case 'p':
+            port = (long)demo_parse_u64(PROG, "--port", optarg, 1, 65535);
+            break;
+        case 'H':
+            host = optarg;
+            break;
+        case 'P':
+            path = optarg;
+            break;
+        case 'c':
+            nconns = demo_parse_u64(PROG, "--connections", optarg, 1, 256);
+            break;
+        case 'r':
+            max_requests = demo_parse_u64(PROG, "--requests", optarg, 1, UINT64_MAX / 2);
+            break;
+        case 's':
+            seconds = demo_parse_seconds(PROG, "--seconds", optarg);
+            break;
+        case 'v':
+            verify = optarg;
+            break;
+        case 'h':
+            usage();
+            return 0;
+        default:
+            demo_usage_error(PROG, "unknown option or missing value in '%s'", argv[optind - 1]);
+        }
+    }
+    if (optind < argc)
+        demo_usage_error(PROG, "unexpected argument '%s'", argv[optind]);
+    if (port < 0)
+        demo_usage_error(PROG, "--port is required");
+    if (!path || path[0] != '/' || strlen(path) > 1024 || strpbrk(path, " \r\n"))
+        demo_usage_error(PROG, "--path wants a URL path such as /file.bin");
+    if (max_requests && seconds > 0)
+        demo_usage_error(PROG, "give --requests or --seconds, not both");
+    server = (struct sockaddr_in){.sin_family = AF_INET,
+                                  .sin_port = htons((uint16_t)port),
+                                  .sin_addr = demo_parse_host(PROG, host)};
+    if (verify) {
+        /* Mapped once and compared against every download: the reference never changes. */
+        int fd = open(verify, O_RDONLY | O_CLOEXEC);
+        struct stat st;
+        if (fd < 0 || fstat(fd, &st) < 0 || !S_ISREG(st.st_mode))
+            demo_usage_error(PROG, "--verify '%s' is not a regular file we can read", verify);
+        expect_size = (uint64_t)st.st_size;
+        expect = expect_size ? mmap(NULL, expect_size, PROT_READ, MAP_PRIVATE, fd, 0) : NULL;
+        close(fd);
+        if (expect == MAP_FAILED) {
+            perror(PROG ": mmap");
+            return 1;
+        }
+        if (!expect)
+            expect = (const unsigned char *)""; /* an empty file: still verify the length */
+    }
+    request_len = (size_t)snprintf(request, sizeof request,
+                                   "GET %s HTTP/1.1\r\nHost: %s:%ld\r\n\r\n", path, host, port);
+    budget = max_requests ? max_requests : UINT64_MAX;
+
+    demo_signals_init();
+    struct worker *workers = calloc(nconns, sizeof *workers);
+    if (!workers) {
+        fprintf(stderr, PROG ": out of memory\n");
+        return 1;
+    }
+    uint64_t start = demo_now_ns();
+    demo_signals_mask(SIG_BLOCK); /* workers inherit it: SIGTERM is this thread's to handle */
+    size_t started = 0;
+    running = (int)nconns;
+    for (; started < nconns; started++)
+        if (demo_hist_init(&workers[started].hist) < 0 ||
+            pthread_create(&workers[started].thread, NULL, worker_main, &workers[started]) != 0)
+            break;
+    demo_signals_mask(SIG_UNBLOCK);
+    if (started < nconns) {
+        fprintf(stderr, PROG ": could start only %zu of %zu connections\n", started, nconns);
+        finish = 1;
+        __atomic_sub_fetch(&running, (int)(nconns - started), __ATOMIC_RELAXED);
+    }
+
+    /* Wait for the end: the workers ran out of requests, the deadline, or SIGTERM (which cuts
+     * the sleep short). */
+    uint64_t deadline = seconds > 0 ? start + (uint64_t)(seconds * 1e9) : 0;
+    while (!demo_stop && __atomic_load_n(&running, __ATOMIC_RELAXED) > 0 &&
+           (!deadline || demo_now_ns() < deadline))
+        sleep_ns(10000000);
+    double elapsed = (double)(demo_now_ns() - start) / 1e9;
+    finish = 1;
+
+    struct demo_hist all;
+    struct demo_summary s = {.seconds = elapsed, .hist = &all};
+    uint64_t wrong = 0;
+    if (demo_hist_init(&all) < 0)
+        return 1;
+    for (size_t i = 0; i < started; i++) {
+        pthread_join(workers[i].thread, NULL);
+        s.requests += workers[i].requests;
+        s.bytes += workers[i].bytes;
+        s.errors += workers[i].errors;
+        wrong += workers[i].wrong;
+        demo_hist_merge(&all, &workers[i].hist);
+    }
+    demo_summary_print(&s, 1);
+    if (wrong > 0) {
+        fprintf(stderr,
+                PROG ": %llu downloads were wrong (status not 200, or bytes not those of"
+                     " --verify FILE).\n",
+                (unsigned long long)wrong);
+        return 1;
+    }
+    return 0;
+}
