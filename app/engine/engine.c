@@ -1,0 +1,1029 @@
+/*
+ * engine: see engine.h for the lifecycle. Structure:
+ *  - one struct engine_child per lesson program: a uv_process_t and three pipes (stdin, stdout,
+ *    stderr), a kill timer, the partial line of each stream and a ring of recent lines. The
+ *    handles of a child share one count (`open`): the child is "done" when it has exited and
+ *    every handle's close callback has run, which is also when its output is fully drained. Only
+ *    then may the same handles be spawned again (restart, mode switch).
+ *  - the engine: the work directory, the counter page, the jail, the start sequence (one index:
+ *    programs before it are spawned; a program with a `ready` text holds it), a sampler timer.
+ *
+ * Process trees: each program is spawned detached (setsid), so it leads its own process group
+ * and every child it forks is in it; signals go to the group, then to any member of its tree
+ * (from the sampler's /proc view) that left the group. The interim jail does no more; the real
+ * one also kills whatever is left in the jail when it closes.
+ *
+ * Memory: the engine and its children are freed only after the last handle close callback
+ * (libuv's rule), counted in `closing`.
+ */
+#include "engine.h"
+#include "metrics/sampler.h"
+
+#include "iolab_page.h"
+#include "paths.h"
+
+#include <errno.h>
+#include <stdarg.h>
+#include <sys/wait.h>
+#include <fcntl.h>
+#include <ftw.h>
+#include <limits.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#define ENGINE_PAGE_SLOTS 1024 /* threads that may claim a slot: fork and thread modes need many   \
+                                */
+#define ENGINE_ARG_MAX  4096
+#define ENGINE_TREE_MAX 1024
+
+extern char **environ;
+
+struct engine_line {
+    enum engine_stream stream;
+    char text[ENGINE_LINE_MAX];
+};
+
+struct engine_child {
+    struct engine *e;
+    size_t idx;
+    const struct lesson_program *prog;
+    uv_process_t proc;
+    uv_pipe_t in, out, err;
+    uv_timer_t kill_timer;
+    int open;      /* handles of this run not yet closed (process and pipes) */
+    bool spawned;  /* a process of this run exists or existed */
+    bool exited;   /* its exit has been seen */
+    bool stopping; /* the engine asked it to stop: its exit is expected */
+    bool ready;    /* printed its ready text (or has none) */
+    bool restart;  /* spawn again when done (restart or mode switch) */
+    bool paused;   /* SIGSTOPped by engine_pause */
+    int pid;
+    uint32_t run;
+    int status;                       /* exit code or 128+signal */
+    char partial[2][ENGINE_LINE_MAX]; /* unterminated tail of stdout, stderr */
+    size_t partial_len[2];
+    struct engine_line *ring; /* ENGINE_LINE_RING lines, oldest at ring_head when full */
+    size_t ring_len, ring_head;
+};
+
+struct engine {
+    uv_loop_t *loop;
+    const struct lesson_step *step;
+    const struct lesson_scenario *sc;
+    struct engine_options opts;
+    struct engine_callbacks cb;
+    enum engine_state state;
+    char error[1024];
+    char workdir[PATH_MAX];
+    char seconds[32];
+    char portstr[16];
+    int mode;       /* current mode, -1 without modes */
+    bool switching; /* a mode switch is under way */
+    bool paused;
+    bool freeing;      /* engine_free() was called: nothing new starts */
+    size_t next_start; /* the start sequence: programs below it are spawned */
+    int page_fd;
+    struct iolab_page *page;
+    uint32_t nslots;
+    struct jail *jail;
+    struct sampler *sampler;
+    uv_timer_t tick, start_timer;
+    int closing; /* handles with a close callback still to come */
+    uint64_t t0_ns;
+    struct snapshot empty;
+    size_t nchildren;
+    struct engine_child children[];
+};
+
+static void engine_spawn_next(struct engine *e);
+static void engine_child_signal(struct engine_child *c, int sig);
+static void engine_maybe_stopped(struct engine *e);
+static void engine_release_run(struct engine *e);
+
+static const char *const engine_state_names[] = {
+    [ENGINE_IDLE] = "idle",         [ENGINE_STARTING] = "starting", [ENGINE_RUNNING] = "running",
+    [ENGINE_STOPPING] = "stopping", [ENGINE_STOPPED] = "stopped",   [ENGINE_FAILED] = "failed",
+};
+
+const char *engine_state_name(enum engine_state s)
+{
+    return s <= ENGINE_FAILED ? engine_state_names[s] : "?";
+}
+
+static double engine_now(const struct engine *e)
+{
+    return (double)(uv_hrtime() - e->t0_ns) / 1e9;
+}
+
+static void engine_set_state(struct engine *e, enum engine_state s)
+{
+    if (e->state == s)
+        return;
+    e->state = s;
+    if (e->cb.on_state && !e->freeing)
+        e->cb.on_state(e->cb.data, s);
+}
+
+static void engine_publish(struct engine *e)
+{
+    if (!e->sampler)
+        return;
+    const struct snapshot *snap = sampler_sample(e->sampler, engine_now(e));
+    if (e->cb.on_snapshot && !e->freeing)
+        e->cb.on_snapshot(e->cb.data, snap);
+}
+
+/* ---- output lines ---- */
+
+static void engine_line_push(struct engine_child *c, enum engine_stream stream, const char *text,
+                             size_t len)
+{
+    struct engine_line *l;
+    if (c->ring_len < ENGINE_LINE_RING) {
+        l = &c->ring[(c->ring_head + c->ring_len++) % ENGINE_LINE_RING];
+    } else {
+        l = &c->ring[c->ring_head];
+        c->ring_head = (c->ring_head + 1) % ENGINE_LINE_RING;
+    }
+    l->stream = stream;
+    memcpy(l->text, text, len);
+    l->text[len] = '\0';
+}
+
+/* The last n lines of a child joined with " | ", for error messages. */
+static void engine_last_lines(const struct engine_child *c, size_t n, char *buf, size_t len)
+{
+    buf[0] = '\0';
+    size_t from = c->ring_len > n ? c->ring_len - n : 0, used = 0;
+    for (size_t i = from; i < c->ring_len && used + 1 < len; i++) {
+        const char *t = c->ring[(c->ring_head + i) % ENGINE_LINE_RING].text;
+        int w = snprintf(buf + used, len - used, "%s%s", used ? " | " : "", t);
+        if (w < 0)
+            break;
+        used += (size_t)w < len - used ? (size_t)w : len - used - 1;
+    }
+    if (!buf[0])
+        snprintf(buf, len, "(nothing)");
+}
+
+static void engine_fail(struct engine *e, const char *fmt, ...)
+    __attribute__((format(printf, 2, 3)));
+
+static void engine_on_line(struct engine_child *c, enum engine_stream stream, const char *text,
+                           size_t len)
+{
+    struct engine *e = c->e;
+    engine_line_push(c, stream, text, len);
+    if (e->cb.on_line && !e->freeing)
+        e->cb.on_line(e->cb.data, c->idx, stream, text, len);
+    if (!c->ready && c->prog->ready && !c->stopping) {
+        char tmp[ENGINE_LINE_MAX];
+        memcpy(tmp, text, len);
+        tmp[len] = '\0';
+        if (strstr(tmp, c->prog->ready)) {
+            c->ready = true;
+            uv_timer_stop(&e->start_timer);
+            if (e->sampler)
+                sampler_set_state(e->sampler, (uint32_t)c->idx, SNAPSHOT_PROG_RUNNING, -1);
+            engine_spawn_next(e);
+        }
+    }
+}
+
+/* Splits a chunk of output into lines; a line longer than ENGINE_LINE_MAX - 1 is cut. */
+static void engine_feed(struct engine_child *c, enum engine_stream stream, const char *data,
+                        size_t n)
+{
+    char *part = c->partial[stream];
+    size_t *plen = &c->partial_len[stream];
+    for (size_t i = 0; i < n; i++) {
+        if (data[i] == '\n' || *plen == ENGINE_LINE_MAX - 1) {
+            size_t len = *plen;
+            if (len && part[len - 1] == '\r')
+                len--;
+            engine_on_line(c, stream, part, len);
+            *plen = 0;
+            if (data[i] == '\n')
+                continue;
+        }
+        part[(*plen)++] = data[i];
+    }
+}
+
+static void engine_flush(struct engine_child *c, enum engine_stream stream)
+{
+    if (c->partial_len[stream]) {
+        engine_on_line(c, stream, c->partial[stream], c->partial_len[stream]);
+        c->partial_len[stream] = 0;
+    }
+}
+
+/* ---- handles ---- */
+
+static void engine_free_now(struct engine *e)
+{
+    for (size_t i = 0; i < e->nchildren; i++)
+        free(e->children[i].ring);
+    free(e);
+}
+
+static void engine_closed(uv_handle_t *h)
+{
+    struct engine *e = h->data;
+    if (--e->closing == 0 && e->freeing)
+        engine_free_now(e);
+}
+
+static void engine_close(struct engine *e, uv_handle_t *h)
+{
+    if (!h->loop || uv_is_closing(h))
+        return;
+    h->data = e;
+    e->closing++;
+    uv_close(h, engine_closed);
+}
+
+static void engine_child_done(struct engine_child *c);
+
+static void engine_child_closed(uv_handle_t *h)
+{
+    struct engine_child *c = h->data;
+    struct engine *e = c->e;
+    e->closing--;
+    if (--c->open == 0)
+        engine_child_done(c);
+    else if (e->closing == 0 && e->freeing)
+        engine_free_now(e);
+}
+
+static void engine_child_close(struct engine_child *c, uv_handle_t *h)
+{
+    if (!h->loop || uv_is_closing(h))
+        return;
+    h->data = c;
+    c->e->closing++;
+    uv_close(h, engine_child_closed);
+}
+
+static void engine_alloc(uv_handle_t *h, size_t suggested, uv_buf_t *buf)
+{
+    (void)h;
+    static char chunk[65536]; /* one loop thread and the data is consumed before the next read */
+    (void)suggested;
+    *buf = uv_buf_init(chunk, sizeof chunk);
+}
+
+static void engine_read(uv_stream_t *s, ssize_t n, const uv_buf_t *buf)
+{
+    struct engine_child *c = s->data;
+    enum engine_stream stream = s == (uv_stream_t *)&c->out ? ENGINE_STDOUT : ENGINE_STDERR;
+    if (n > 0) {
+        engine_feed(c, stream, buf->base, (size_t)n);
+        return;
+    }
+    if (n < 0) { /* EOF or error: the stream is finished */
+        engine_flush(c, stream);
+        engine_child_close(c, (uv_handle_t *)s);
+    }
+}
+
+/* ---- process exit ---- */
+
+static void engine_exit(uv_process_t *p, int64_t exit_status, int term_signal)
+{
+    struct engine_child *c = p->data;
+    c->exited = true;
+    c->status = term_signal ? 128 + term_signal : (int)exit_status;
+    uv_timer_stop(&c->kill_timer);
+    /* Whatever the program left running in its group goes with it: a stray child would keep
+       the output pipes open, and the scenario's programs never outlive their leader. */
+    engine_child_signal(c, SIGKILL);
+    engine_child_close(c, (uv_handle_t *)&c->in);
+    engine_child_close(c, (uv_handle_t *)&c->proc);
+}
+
+/* All of a child's handles are closed: its output is drained and its exit known. */
+static void engine_child_done(struct engine_child *c)
+{
+    struct engine *e = c->e;
+    c->spawned = false;
+    if (e->sampler) {
+        sampler_set_root(e->sampler, (uint32_t)c->idx, 0, c->run);
+        sampler_set_state(e->sampler, (uint32_t)c->idx, SNAPSHOT_PROG_EXITED, c->status);
+    }
+    if (e->freeing) {
+        if (e->closing == 0)
+            engine_free_now(e);
+        return;
+    }
+    bool expected = c->stopping;
+    if (e->cb.on_exit)
+        e->cb.on_exit(e->cb.data, c->idx, c->status, expected);
+    if (e->state == ENGINE_STARTING && !expected) {
+        char last[512];
+        engine_last_lines(c, 4, last, sizeof last);
+        engine_fail(e,
+                    "the %s (%s) exited with status %d before the scenario was up; its last "
+                    "lines were: %s",
+                    c->prog->name, c->prog->program, c->status, last);
+        engine_maybe_stopped(e);
+        return;
+    }
+    if (c->restart && e->state == ENGINE_RUNNING) {
+        c->restart = false;
+        c->stopping = false;
+        e->next_start = c->idx;
+        engine_spawn_next(e);
+        return;
+    }
+    engine_maybe_stopped(e);
+}
+
+/* STOPPING ends when every child is done; RUNNING ends when every program has exited. */
+static void engine_maybe_stopped(struct engine *e)
+{
+    if (e->state != ENGINE_STOPPING && e->state != ENGINE_RUNNING && e->state != ENGINE_FAILED)
+        return;
+    for (size_t i = 0; i < e->nchildren; i++)
+        if (e->children[i].spawned)
+            return;
+    uv_timer_stop(&e->tick);
+    uv_timer_stop(&e->start_timer);
+    engine_release_run(e);
+    if (e->state != ENGINE_FAILED)
+        engine_set_state(e, ENGINE_STOPPED);
+}
+
+/* ---- signals to a program's tree ---- */
+
+static void engine_child_signal(struct engine_child *c, int sig)
+{
+    struct engine *e = c->e;
+    if (c->pid <= 0)
+        return;
+    /* The group first: it is one system call for the common case (fork-mode children). */
+    kill(-c->pid, sig);
+    if (!c->exited)
+        kill(c->pid, sig);
+    if (e->sampler) {
+        int pids[ENGINE_TREE_MAX];
+        size_t n = sampler_tree(e->sampler, (uint32_t)c->idx, pids, ENGINE_TREE_MAX);
+        for (size_t i = 0; i < n && i < ENGINE_TREE_MAX; i++)
+            if (pids[i] != c->pid || !c->exited)
+                kill(pids[i], sig);
+    }
+}
+
+static void engine_kill_timeout(uv_timer_t *t)
+{
+    struct engine_child *c = t->data;
+    engine_child_signal(c, SIGKILL);
+}
+
+static void engine_child_stop(struct engine_child *c, double grace_s)
+{
+    if (!c->spawned || c->exited)
+        return;
+    c->stopping = true;
+    if (c->e->sampler)
+        sampler_set_state(c->e->sampler, (uint32_t)c->idx, SNAPSHOT_PROG_STOPPING, -1);
+    engine_child_signal(c, SIGTERM);
+    if (c->paused) {
+        engine_child_signal(c, SIGCONT); /* a stopped process cannot act on SIGTERM */
+        c->paused = false;
+    }
+    c->kill_timer.data = c;
+    uv_timer_start(&c->kill_timer, engine_kill_timeout, (uint64_t)(grace_s * 1000), 0);
+}
+
+/* ---- starting ---- */
+
+static void engine_fail(struct engine *e, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(e->error, sizeof e->error, fmt, ap);
+    va_end(ap);
+    bool any = false;
+    for (size_t i = 0; i < e->nchildren; i++)
+        if (e->children[i].spawned) {
+            engine_child_stop(&e->children[i], e->opts.grace_s);
+            any = true;
+        }
+    uv_timer_stop(&e->start_timer);
+    uv_timer_stop(&e->tick);
+    engine_set_state(e, ENGINE_FAILED);
+    (void)any;
+}
+
+static void engine_ready_timeout(uv_timer_t *t)
+{
+    struct engine *e = t->data;
+    for (size_t i = 0; i < e->nchildren; i++) {
+        struct engine_child *c = &e->children[i];
+        if (c->spawned && !c->ready && !c->exited) {
+            char last[512];
+            engine_last_lines(c, 4, last, sizeof last);
+            engine_fail(e, "the %s did not print '%s' within %g s; its last lines were: %s",
+                        c->prog->name, c->prog->ready, e->opts.ready_timeout_s, last);
+            return;
+        }
+    }
+}
+
+/* Builds the child's environment: ours, plus the counter page and the shim. */
+static char **engine_env(struct engine_child *c, const char *shim)
+{
+    size_t n = 0;
+    while (environ[n])
+        n++;
+    char **env = calloc(n + 5, sizeof *env);
+    if (!env)
+        return NULL;
+    size_t k = 0;
+    const char *preload = NULL;
+    for (size_t i = 0; i < n; i++) {
+        if (!strncmp(environ[i], "LD_PRELOAD=", 11)) {
+            preload = environ[i] + 11;
+            continue;
+        }
+        if (!strncmp(environ[i], "IOLAB_", 6))
+            continue;
+        env[k++] = strdup(environ[i]);
+    }
+    /* Append to an existing preload: the learner's own tools keep working under the shim. */
+    if (preload && *preload)
+        asprintf(&env[k++], "LD_PRELOAD=%s:%s", preload, shim);
+    else
+        asprintf(&env[k++], "LD_PRELOAD=%s", shim);
+    asprintf(&env[k++], "%s=3", IOLAB_ENV_FD);
+    asprintf(&env[k++], "%s=%zu", IOLAB_ENV_PROG, c->idx);
+    asprintf(&env[k++], "%s=%u", IOLAB_ENV_RUN, c->run);
+    for (size_t i = 0; i < k; i++)
+        if (!env[i]) {
+            for (size_t j = 0; j < k; j++)
+                free(env[j]);
+            free(env);
+            return NULL;
+        }
+    return env;
+}
+
+static void engine_strv_free(char **v)
+{
+    if (!v)
+        return;
+    for (char **p = v; *p; p++)
+        free(*p);
+    free(v);
+}
+
+/* The program's argv with placeholders replaced, mode arguments appended. */
+static char **engine_argv(struct engine *e, struct engine_child *c)
+{
+    const struct lesson_program *p = c->prog;
+    const struct lesson_mode *m = NULL;
+    if (e->mode >= 0 && e->sc->modes[e->mode].program == c->idx)
+        m = &e->sc->modes[e->mode];
+    size_t n = 1 + p->nargs + (m ? m->nargs : 0);
+    char **argv = calloc(n + 1, sizeof *argv);
+    if (!argv)
+        return NULL;
+    struct lesson_vars vars = {
+        .port = e->portstr, .host = "127.0.0.1", .workdir = e->workdir, .seconds = e->seconds};
+    argv[0] = strdup(p->path);
+    char buf[ENGINE_ARG_MAX];
+    for (size_t i = 1; i < n; i++) {
+        const char *arg = i <= p->nargs ? p->args[i - 1] : m->args[i - 1 - p->nargs];
+        if (lesson_arg_expand(arg, &vars, buf, sizeof buf) < 0) {
+            engine_strv_free(argv);
+            return NULL;
+        }
+        argv[i] = strdup(buf);
+    }
+    for (size_t i = 0; i < n; i++)
+        if (!argv[i]) {
+            engine_strv_free(argv);
+            return NULL;
+        }
+    return argv;
+}
+
+static int engine_spawn(struct engine *e, struct engine_child *c)
+{
+    char shim[PATH_MAX];
+    int rc = paths_get(PATHS_SHIM, shim, sizeof shim);
+    if (rc < 0)
+        return rc;
+    char **argv = engine_argv(e, c), **env = engine_env(c, shim), **jargv = NULL;
+    if (!argv || !env) {
+        rc = -ENOMEM;
+        goto out;
+    }
+    int keep[] = {3};
+    jargv = jail_argv(e->jail, argv, keep, 1);
+    if (!jargv) {
+        rc = -ENOMEM;
+        goto out;
+    }
+    uv_pipe_init(e->loop, &c->in, 0);
+    uv_pipe_init(e->loop, &c->out, 0);
+    uv_pipe_init(e->loop, &c->err, 0);
+    c->in.data = c->out.data = c->err.data = c->proc.data = c;
+    uv_stdio_container_t stdio[4] = {
+        {.flags = UV_CREATE_PIPE | UV_READABLE_PIPE, .data.stream = (uv_stream_t *)&c->in},
+        {.flags = UV_CREATE_PIPE | UV_WRITABLE_PIPE, .data.stream = (uv_stream_t *)&c->out},
+        {.flags = UV_CREATE_PIPE | UV_WRITABLE_PIPE, .data.stream = (uv_stream_t *)&c->err},
+        {.flags = UV_INHERIT_FD, .data.fd = e->page_fd},
+    };
+    uv_process_options_t po = {
+        .exit_cb = engine_exit,
+        .file = jargv[0],
+        .args = jargv,
+        .env = env,
+        .cwd = e->workdir,
+        /* Detached: a new session, so the program leads a process group that holds its
+           children, and a terminal's ^C reaches iolab only (iolab stops the programs). */
+        .flags = UV_PROCESS_DETACHED,
+        .stdio_count = 4,
+        .stdio = stdio,
+    };
+    c->exited = c->stopping = c->paused = false;
+    c->ready = !c->prog->ready;
+    c->status = -1;
+    c->partial_len[0] = c->partial_len[1] = 0;
+    rc = uv_spawn(e->loop, &c->proc, &po);
+    c->open = 4;
+    c->spawned = true;
+    if (rc < 0) {
+        /* A failed spawn still leaves the process handle to close (libuv's rule). */
+        c->exited = c->stopping = true;
+        c->status = 127;
+        engine_child_close(c, (uv_handle_t *)&c->proc);
+        engine_child_close(c, (uv_handle_t *)&c->in);
+        engine_child_close(c, (uv_handle_t *)&c->out);
+        engine_child_close(c, (uv_handle_t *)&c->err);
+        goto out;
+    }
+    c->pid = c->proc.pid;
+    uv_read_start((uv_stream_t *)&c->out, engine_alloc, engine_read);
+    uv_read_start((uv_stream_t *)&c->err, engine_alloc, engine_read);
+    if (e->sampler) {
+        sampler_set_root(e->sampler, (uint32_t)c->idx, c->pid, c->run);
+        sampler_set_state(e->sampler, (uint32_t)c->idx,
+                          c->ready ? SNAPSHOT_PROG_RUNNING : SNAPSHOT_PROG_STARTING, -1);
+    }
+out:
+    jail_argv_free(jargv);
+    engine_strv_free(argv);
+    engine_strv_free(env);
+    return rc;
+}
+
+/*
+ * Continues the start sequence: spawns programs from next_start on until one must first print
+ * its ready text. When all are up, the scenario (or the new mode) is running.
+ */
+static void engine_spawn_next(struct engine *e)
+{
+    while (e->next_start < e->nchildren) {
+        struct engine_child *c = &e->children[e->next_start];
+        if (c->spawned) {
+            if (!c->ready)
+                return; /* still waiting for it */
+            e->next_start++;
+            continue;
+        }
+        c->run++;
+        int rc = engine_spawn(e, c);
+        if (rc < 0) {
+            engine_fail(e, "could not start the %s (%s): %s", c->prog->name, c->prog->path,
+                        uv_strerror(rc));
+            return;
+        }
+        e->next_start++;
+        if (!c->ready) {
+            e->start_timer.data = e;
+            uv_timer_start(&e->start_timer, engine_ready_timeout,
+                           (uint64_t)(e->opts.ready_timeout_s * 1000), 0);
+            return;
+        }
+    }
+    if (e->state != ENGINE_STARTING && !e->switching)
+        return;
+    e->switching = false;
+    if (e->sampler)
+        sampler_set_mode(e->sampler, e->mode, e->mode >= 0 ? e->sc->modes[e->mode].id : NULL, true);
+    engine_set_state(e, ENGINE_RUNNING);
+    /* The mode's interval starts here: a snapshot marks it. */
+    engine_publish(e);
+}
+
+static void engine_tick(uv_timer_t *t)
+{
+    engine_publish(t->data);
+}
+
+static int engine_rm_entry(const char *path, const struct stat *st, int type, struct FTW *ftw)
+{
+    (void)st;
+    (void)type;
+    (void)ftw;
+    remove(path);
+    return 0;
+}
+
+/* Ends a run: the jail and the work directory go; page and sampler stay for the last figures. */
+static void engine_release_run(struct engine *e)
+{
+    if (e->jail) {
+        jail_close(e->jail);
+        e->jail = NULL;
+    }
+    if (e->workdir[0]) {
+        nftw(e->workdir, engine_rm_entry, 16, FTW_DEPTH | FTW_PHYS);
+        e->workdir[0] = '\0';
+    }
+}
+
+static void engine_release_metrics(struct engine *e)
+{
+    sampler_close(e->sampler);
+    e->sampler = NULL;
+    if (e->page) {
+        iolab_page_unmap(e->page, e->nslots);
+        e->page = NULL;
+    }
+    if (e->page_fd >= 0) {
+        close(e->page_fd);
+        e->page_fd = -1;
+    }
+}
+
+static int engine_make_file(const char *dir, const struct lesson_file *f)
+{
+    char path[PATH_MAX];
+    if (snprintf(path, sizeof path, "%s/%s", dir, f->name) >= (int)sizeof path)
+        return -ENAMETOOLONG;
+    int fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
+    if (fd < 0)
+        return -errno;
+    static unsigned char buf[65536];
+    int rc = 0;
+    for (uint64_t off = 0; off < f->size && rc == 0;) {
+        size_t n = f->size - off < sizeof buf ? (size_t)(f->size - off) : sizeof buf;
+        for (size_t i = 0; i < n; i++)
+            buf[i] = lesson_file_byte(off + i);
+        ssize_t w = write(fd, buf, n);
+        if (w < 0)
+            rc = -errno;
+        else
+            off += (uint64_t)w;
+    }
+    if (close(fd) < 0 && rc == 0)
+        rc = -errno;
+    return rc;
+}
+
+int engine_create(struct engine **out, uv_loop_t *loop, const struct lesson_step *step,
+                  const struct engine_options *opts, const struct engine_callbacks *cb)
+{
+    if (!step || !step->run || step->run->nprograms == 0)
+        return -EINVAL;
+    const struct lesson_scenario *sc = step->run;
+    if (sc->nprograms > SNAPSHOT_MAX_PROGS)
+        return -E2BIG;
+    int mode = -1;
+    if (sc->nmodes) {
+        mode = opts && opts->mode ? lesson_mode_find(sc, opts->mode) : (int)sc->default_mode;
+        if (mode < 0)
+            return -ENOENT;
+    }
+    struct engine *e = calloc(1, sizeof *e + sc->nprograms * sizeof e->children[0]);
+    if (!e)
+        return -ENOMEM;
+    e->loop = loop;
+    e->step = step;
+    e->sc = sc;
+    if (opts)
+        e->opts = *opts;
+    if (e->opts.tick_hz <= 0)
+        e->opts.tick_hz = 10;
+    if (e->opts.tick_hz > 20)
+        e->opts.tick_hz = 20;
+    if (e->opts.tick_hz < 1)
+        e->opts.tick_hz = 1;
+    if (e->opts.grace_s <= 0)
+        e->opts.grace_s = 2;
+    if (e->opts.ready_timeout_s <= 0)
+        e->opts.ready_timeout_s = 5;
+    if (cb)
+        e->cb = *cb;
+    e->mode = mode;
+    e->page_fd = -1;
+    e->nchildren = sc->nprograms;
+    e->t0_ns = uv_hrtime();
+    uv_timer_init(loop, &e->tick);
+    uv_timer_init(loop, &e->start_timer);
+    e->tick.data = e->start_timer.data = e;
+    for (size_t i = 0; i < e->nchildren; i++) {
+        struct engine_child *c = &e->children[i];
+        c->e = e;
+        c->idx = i;
+        c->prog = &sc->programs[i];
+        c->status = -1;
+        uv_timer_init(loop, &c->kill_timer);
+        c->kill_timer.data = c;
+        c->ring = calloc(ENGINE_LINE_RING, sizeof *c->ring);
+        if (!c->ring) {
+            engine_free(e);
+            return -ENOMEM;
+        }
+    }
+    *out = e;
+    return 0;
+}
+
+int engine_start(struct engine *e)
+{
+    if (e->state != ENGINE_IDLE && e->state != ENGINE_STOPPED && e->state != ENGINE_FAILED)
+        return -EBUSY;
+    for (size_t i = 0; i < e->nchildren; i++)
+        if (e->children[i].spawned)
+            return -EBUSY;
+    e->error[0] = '\0';
+    engine_release_run(e);
+    engine_release_metrics(e);
+    const char *tmp = getenv("TMPDIR");
+    snprintf(e->workdir, sizeof e->workdir, "%s/iolab-XXXXXX", tmp && *tmp ? tmp : "/tmp");
+    int rc = 0;
+    const char *what = "";
+    char why[256] = "";
+    if (!mkdtemp(e->workdir)) {
+        rc = -errno;
+        e->workdir[0] = '\0';
+        what = "could not create a work directory";
+        goto fail;
+    }
+    for (size_t i = 0; i < e->sc->nfiles; i++)
+        if ((rc = engine_make_file(e->workdir, &e->sc->files[i])) < 0) {
+            what = "could not create the scenario's files";
+            goto fail;
+        }
+    if ((rc = iolab_page_create(ENGINE_PAGE_SLOTS, &e->page_fd, &e->page)) < 0) {
+        what = "could not create the counter page";
+        goto fail;
+    }
+    e->nslots = ENGINE_PAGE_SLOTS;
+    char sandbox[PATH_MAX];
+    if ((rc = paths_get(PATHS_SANDBOX, sandbox, sizeof sandbox)) < 0) {
+        what = "could not locate iolab-sandbox";
+        goto fail;
+    }
+    struct jail_options jo = {.sandbox_path = sandbox, .workdir = e->workdir, .tier = e->opts.tier};
+    if ((rc = jail_open(&e->jail, &jo, why, sizeof why)) < 0) {
+        e->jail = NULL;
+        what = "could not set up the sandbox";
+        goto fail;
+    }
+    snprintf(e->portstr, sizeof e->portstr, "%d", jail_port(e->jail));
+    double secs = e->opts.seconds > 0 ? e->opts.seconds : e->sc->seconds;
+    snprintf(e->seconds, sizeof e->seconds, "%g", secs);
+    e->t0_ns = uv_hrtime();
+    if ((rc = sampler_open(&e->sampler, "/proc", e->page, e->nslots, (uint32_t)e->nchildren,
+                           e->opts.tick_hz, 0.0)) < 0) {
+        what = "could not open /proc";
+        goto fail;
+    }
+    for (size_t i = 0; i < e->nchildren; i++) {
+        const struct lesson_program *p = e->children[i].prog;
+        sampler_set_prog(e->sampler, (uint32_t)i, p->name,
+                         p->role == LESSON_ROLE_CLIENT ? SNAPSHOT_ROLE_CLIENT
+                                                       : SNAPSHOT_ROLE_SERVER);
+        e->children[i].run = 0;
+    }
+    sampler_set_mode(e->sampler, e->mode, e->mode >= 0 ? e->sc->modes[e->mode].id : NULL, false);
+    uint64_t period = (uint64_t)(1000.0 / e->opts.tick_hz);
+    uv_timer_start(&e->tick, engine_tick, period, period);
+    e->next_start = 0;
+    e->switching = false;
+    e->paused = false;
+    engine_set_state(e, ENGINE_STARTING);
+    engine_spawn_next(e);
+    return e->state == ENGINE_FAILED ? -ECHILD : 0;
+fail:
+    snprintf(e->error, sizeof e->error, "%s: %s", what, why[0] ? why : strerror(-rc));
+    engine_release_run(e);
+    engine_release_metrics(e);
+    engine_set_state(e, ENGINE_FAILED);
+    return rc;
+}
+
+int engine_stop(struct engine *e)
+{
+    if (e->state != ENGINE_STARTING && e->state != ENGINE_RUNNING)
+        return e->state == ENGINE_STOPPING ? 0 : -EALREADY;
+    /* The figures of the run end here: what the programs do while they shut down is not part
+       of the measurement. */
+    engine_publish(e);
+    uv_timer_stop(&e->tick);
+    uv_timer_stop(&e->start_timer);
+    engine_set_state(e, ENGINE_STOPPING);
+    for (size_t i = 0; i < e->nchildren; i++) {
+        e->children[i].restart = false;
+        engine_child_stop(&e->children[i], e->opts.grace_s);
+    }
+    engine_maybe_stopped(e);
+    return 0;
+}
+
+static int engine_restart_child(struct engine *e, struct engine_child *c)
+{
+    if (c->spawned) {
+        c->restart = true;
+        engine_child_stop(c, e->opts.grace_s);
+        return 0;
+    }
+    e->next_start = c->idx;
+    engine_spawn_next(e);
+    return e->state == ENGINE_FAILED ? -ECHILD : 0;
+}
+
+int engine_switch_mode(struct engine *e, size_t mode)
+{
+    if (mode >= e->sc->nmodes)
+        return -ENOENT;
+    if (e->state != ENGINE_RUNNING || e->switching)
+        return -EBUSY;
+    /* Close the old mode's interval with a snapshot, then stop counting time for any mode
+       until the new server is ready. */
+    engine_publish(e);
+    e->mode = (int)mode;
+    e->switching = true;
+    sampler_set_mode(e->sampler, e->mode, e->sc->modes[mode].id, false);
+    return engine_restart_child(e, &e->children[e->sc->modes[mode].program]);
+}
+
+int engine_restart_prog(struct engine *e, size_t prog)
+{
+    if (prog >= e->nchildren)
+        return -ENOENT;
+    if (e->state != ENGINE_RUNNING || e->switching)
+        return -EBUSY;
+    struct engine_child *c = &e->children[prog];
+    if (e->mode >= 0 && e->sc->modes[e->mode].program == prog) {
+        /* The mode's server: its interval pauses while it restarts, as in a switch. */
+        engine_publish(e);
+        e->switching = true;
+        sampler_set_mode(e->sampler, e->mode, e->sc->modes[e->mode].id, false);
+    }
+    return engine_restart_child(e, c);
+}
+
+int engine_pause(struct engine *e, bool paused)
+{
+    if (e->state != ENGINE_RUNNING)
+        return -EBUSY;
+    for (size_t i = 0; i < e->nchildren; i++) {
+        struct engine_child *c = &e->children[i];
+        if (c->prog->role != LESSON_ROLE_CLIENT || !c->spawned || c->exited || c->paused == paused)
+            continue;
+        engine_child_signal(c, paused ? SIGSTOP : SIGCONT);
+        c->paused = paused;
+        sampler_set_state(e->sampler, (uint32_t)i,
+                          paused ? SNAPSHOT_PROG_PAUSED : SNAPSHOT_PROG_RUNNING, -1);
+    }
+    e->paused = paused;
+    sampler_set_paused(e->sampler, paused);
+    return 0;
+}
+
+struct engine_write_req {
+    uv_write_t req;
+    char data[];
+};
+
+static void engine_written(uv_write_t *req, int status)
+{
+    (void)status; /* a program that stopped reading is reported by its exit, not here */
+    free(req);
+}
+
+int engine_write(struct engine *e, size_t prog, const char *buf, size_t len)
+{
+    if (prog >= e->nchildren)
+        return -ENOENT;
+    struct engine_child *c = &e->children[prog];
+    if (!c->spawned || c->exited || uv_is_closing((uv_handle_t *)&c->in))
+        return -EPIPE;
+    struct engine_write_req *w = malloc(sizeof *w + len);
+    if (!w)
+        return -ENOMEM;
+    memcpy(w->data, buf, len);
+    uv_buf_t b = uv_buf_init(w->data, (unsigned)len);
+    int rc = uv_write(&w->req, (uv_stream_t *)&c->in, &b, 1, engine_written);
+    if (rc < 0)
+        free(w);
+    return rc;
+}
+
+int engine_close_stdin(struct engine *e, size_t prog)
+{
+    if (prog >= e->nchildren)
+        return -ENOENT;
+    struct engine_child *c = &e->children[prog];
+    if (!c->spawned || c->exited)
+        return -EPIPE;
+    engine_child_close(c, (uv_handle_t *)&c->in);
+    return 0;
+}
+
+const struct snapshot *engine_sample_now(struct engine *e)
+{
+    engine_publish(e);
+    return engine_snapshot(e);
+}
+
+enum engine_state engine_state(const struct engine *e)
+{
+    return e->state;
+}
+
+const struct snapshot *engine_snapshot(const struct engine *e)
+{
+    return e->sampler ? sampler_last(e->sampler) : &e->empty;
+}
+
+const char *engine_error(const struct engine *e)
+{
+    return e->error;
+}
+
+const char *engine_workdir(const struct engine *e)
+{
+    return e->workdir;
+}
+
+int engine_port(const struct engine *e)
+{
+    return e->jail ? jail_port(e->jail) : 0;
+}
+
+int engine_mode(const struct engine *e)
+{
+    return e->mode;
+}
+
+const struct jail *engine_jail(const struct engine *e)
+{
+    return e->jail;
+}
+
+size_t engine_lines(const struct engine *e, size_t prog)
+{
+    return prog < e->nchildren ? e->children[prog].ring_len : 0;
+}
+
+const char *engine_line(const struct engine *e, size_t prog, size_t i, enum engine_stream *stream)
+{
+    if (prog >= e->nchildren || i >= e->children[prog].ring_len)
+        return NULL;
+    const struct engine_child *c = &e->children[prog];
+    const struct engine_line *l = &c->ring[(c->ring_head + i) % ENGINE_LINE_RING];
+    if (stream)
+        *stream = l->stream;
+    return l->text;
+}
+
+void engine_free(struct engine *e)
+{
+    if (!e)
+        return;
+    e->freeing = true;
+    for (size_t i = 0; i < e->nchildren; i++) {
+        struct engine_child *c = &e->children[i];
+        if (c->spawned && !c->exited) {
+            engine_child_signal(c, SIGCONT);
+            engine_child_signal(c, SIGKILL);
+            /* Closing the handle stops libuv from reaping it: reap it here. It was sent
+               SIGKILL, so the wait is short. */
+            if (c->pid > 0 && !uv_is_closing((uv_handle_t *)&c->proc))
+                waitpid(c->pid, NULL, 0);
+        }
+        engine_child_close(c, (uv_handle_t *)&c->proc);
+        engine_child_close(c, (uv_handle_t *)&c->in);
+        engine_child_close(c, (uv_handle_t *)&c->out);
+        engine_child_close(c, (uv_handle_t *)&c->err);
+        engine_close(e, (uv_handle_t *)&c->kill_timer);
+    }
+    engine_close(e, (uv_handle_t *)&e->tick);
+    engine_close(e, (uv_handle_t *)&e->start_timer);
+    engine_release_run(e);
+    engine_release_metrics(e);
+    if (e->closing == 0)
+        engine_free_now(e);
+}
