@@ -44,7 +44,9 @@ extern "C" {
  * whose system call (clone, clone3) says less to a learner. Several libc entry points fold into
  * one label, as the kernel sees them: send -> sendto, recv -> recvfrom, open/open64/openat64 ->
  * openat, pread -> pread64, sendfile64 -> sendfile, mmap64 -> mmap, and every _FORTIFY_SOURCE
- * __*_chk variant into its plain call. New calls go at the end: the order is the page layout.
+ * __*_chk variant into its plain call. glibc 2.36 implements select() with the pselect6 system
+ * call on x86-64, so "select" and "pselect6" share a strace_name; creat() stays the creat call.
+ * New calls go at the end: the order is the page layout.
  */
 #define IOLAB_CALLS(X)                                                                             \
     X(READ, "read", "read")                                                                        \
@@ -75,14 +77,15 @@ extern "C" {
     X(EPOLL_CTL, "epoll_ctl", "epoll_ctl")                                                         \
     X(POLL, "poll", "poll")                                                                        \
     X(PPOLL, "ppoll", "ppoll")                                                                     \
-    X(SELECT, "select", "select")                                                                  \
+    X(SELECT, "select", "pselect6")                                                                \
     X(PSELECT6, "pselect6", "pselect6")                                                            \
     X(FORK, "fork", "clone")                                                                       \
     X(PTHREAD_CREATE, "pthread_create", "clone3")                                                  \
     X(OPENAT, "openat", "openat")                                                                  \
     X(CLOSE, "close", "close")                                                                     \
     X(FSYNC, "fsync", "fsync")                                                                     \
-    X(FDATASYNC, "fdatasync", "fdatasync")
+    X(FDATASYNC, "fdatasync", "fdatasync")                                                         \
+    X(CREAT, "creat", "creat")
 
 enum iolab_call_id {
 #define IOLAB_X_ENUM(id, label, strace) IOLAB_CALL_##id,

@@ -1,0 +1,314 @@
+/*
+ * probe: iolab-count-probe, a test program that makes a known sequence of every counted call,
+ * so that the tests can compare the shim's counts with the sequence and with strace.
+ *
+ * Model: main() runs the steps of probe_steps[] in order, each a fixed number of calls (times
+ * --iterations where it says so), then forks one child and starts --threads threads, which
+ * make their own calls. Every call goes through the plain libc entry point a C program would
+ * use; probe_fortify.c makes the _FORTIFY_SOURCE variants. It writes only with write(2) and
+ * never uses stdio or malloc on purpose, so that no call is made inside glibc where the shim
+ * cannot see it. Exit status: 0 when every call behaved as expected, 2 on bad arguments, 3
+ * when a call failed or errno was not what the call set (which would mean the shim changed it).
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <poll.h>
+#include <pthread.h>
+#include <signal.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/epoll.h>
+#include <sys/mman.h>
+#include <sys/select.h>
+#include <sys/sendfile.h>
+#include <sys/socket.h>
+#include <sys/uio.h>
+#include <sys/wait.h>
+#include <netinet/in.h>
+#include <arpa/inet.h>
+#include <unistd.h>
+
+#include "probe.h"
+
+static int probe_iterations = 10;
+static int probe_threads = 3;
+static char probe_dir[256];
+
+/* Fails the probe with a message saying which step went wrong. */
+static void probe_fail(const char *what)
+{
+    int e = errno;
+    char msg[320];
+    int n = 0;
+    const char *parts[] = {"iolab-count-probe: ", what, ": ", strerror(e), "\n"};
+    for (size_t i = 0; i < sizeof parts / sizeof parts[0]; i++) {
+        size_t l = strlen(parts[i]);
+        if (n + l < sizeof msg) {
+            memcpy(msg + n, parts[i], l);
+            n += (int)l;
+        }
+    }
+    if (write(2, msg, (size_t)n) < 0) {
+    }
+    _exit(3);
+}
+
+static void probe_path(char *out, size_t len, const char *name)
+{
+    size_t d = strlen(probe_dir), n = strlen(name);
+    if (d + 1 + n + 1 > len)
+        probe_fail("path too long");
+    memcpy(out, probe_dir, d);
+    out[d] = '/';
+    memcpy(out + d + 1, name, n + 1);
+}
+
+/* --iterations one-byte writes into a pipe and as many reads out of it. */
+static void probe_pipe_io(void)
+{
+    int p[2];
+    char c = 'x';
+    if (pipe(p) < 0)
+        probe_fail("pipe");
+    for (int i = 0; i < probe_iterations; i++) {
+        if (write(p[1], &c, 1) != 1)
+            probe_fail("write");
+        if (read(p[0], &c, 1) != 1)
+            probe_fail("read");
+    }
+    /* A failing call must leave the errno the kernel gave, whatever the shim does after it. */
+    errno = 0;
+    if (read(-1, &c, 1) != -1 || errno != EBADF)
+        probe_fail("read(-1) did not fail with EBADF");
+    struct iovec iov = {.iov_base = &c, .iov_len = 1};
+    if (writev(p[1], &iov, 1) != 1 || readv(p[0], &iov, 1) != 1)
+        probe_fail("readv/writev");
+    close(p[0]);
+    close(p[1]);
+}
+
+/* A file: open, creat, positioned I/O, vectors, syncs, copy_file_range, sendfile, mmap. */
+static void probe_file_io(void)
+{
+    char a[300], b[300];
+    char buf[64];
+    memset(buf, 'f', sizeof buf);
+    probe_path(a, sizeof a, "a");
+    probe_path(b, sizeof b, "b");
+    int fd = open(a, O_RDWR | O_CREAT | O_TRUNC, 0600);
+    if (fd < 0)
+        probe_fail("open");
+    if (pwrite(fd, buf, sizeof buf, 0) != sizeof buf || pread(fd, buf, 16, 0) != 16)
+        probe_fail("pwrite/pread");
+    struct iovec iov = {.iov_base = buf, .iov_len = 8};
+    if (pwritev(fd, &iov, 1, 64) != 8 || preadv(fd, &iov, 1, 0) != 8)
+        probe_fail("pwritev/preadv");
+    if (fsync(fd) < 0 || fdatasync(fd) < 0)
+        probe_fail("fsync/fdatasync");
+    int out = creat(b, 0600);
+    if (out < 0)
+        probe_fail("creat");
+    loff_t off_in = 0;
+    /* May fail with EXDEV across file systems; counted either way, as strace sees it either way. */
+    if (copy_file_range(fd, &off_in, out, NULL, 16, 0) < 0 && errno != EXDEV)
+        probe_fail("copy_file_range");
+    int p[2];
+    if (pipe(p) < 0)
+        probe_fail("pipe");
+    off_t off = 0;
+    if (sendfile(p[1], fd, &off, 8) != 8 || sendfile64(p[1], fd, &off, 8) != 8)
+        probe_fail("sendfile");
+    if (read(p[0], buf, 16) != 16)
+        probe_fail("read");
+    void *m = mmap(NULL, 8192, PROT_READ, MAP_SHARED, fd, 0);
+    if (m == MAP_FAILED || munmap(m, 8192) < 0)
+        probe_fail("mmap/munmap");
+    int dfd = open(probe_dir, O_RDONLY | O_DIRECTORY);
+    if (dfd < 0)
+        probe_fail("open dir");
+    int again = openat(dfd, "a", O_RDONLY);
+    if (again < 0)
+        probe_fail("openat");
+    close(again);
+    close(dfd);
+    close(out);
+    close(fd);
+    close(p[0]);
+    close(p[1]);
+}
+
+/* Pipes moved without copies: vmsplice into one, tee into another, splice out to a file. */
+static void probe_splice(void)
+{
+    int p[2], q[2];
+    char buf[32] = "spliced bytes, thirty-two long!";
+    char f[300];
+    probe_path(f, sizeof f, "spliced");
+    if (pipe(p) < 0 || pipe(q) < 0)
+        probe_fail("pipe");
+    int fd = open(f, O_WRONLY | O_CREAT | O_TRUNC, 0600);
+    if (fd < 0)
+        probe_fail("open");
+    struct iovec iov = {.iov_base = buf, .iov_len = sizeof buf};
+    if (vmsplice(p[1], &iov, 1, 0) != sizeof buf)
+        probe_fail("vmsplice");
+    if (tee(p[0], q[1], sizeof buf, 0) != sizeof buf)
+        probe_fail("tee");
+    if (splice(p[0], NULL, fd, NULL, sizeof buf, 0) != sizeof buf)
+        probe_fail("splice");
+    close(fd);
+    close(p[0]);
+    close(p[1]);
+    close(q[0]);
+    close(q[1]);
+}
+
+/* Loopback TCP: socket, bind, listen, connect, accept and accept4; send/recv in all forms. */
+static void probe_sockets(void)
+{
+    int l = socket(AF_INET, SOCK_STREAM, 0);
+    struct sockaddr_in sa = {.sin_family = AF_INET, .sin_addr.s_addr = htonl(INADDR_LOOPBACK)};
+    socklen_t slen = sizeof sa;
+    if (l < 0 || bind(l, (struct sockaddr *)&sa, sizeof sa) < 0 || listen(l, 4) < 0 ||
+        getsockname(l, (struct sockaddr *)&sa, &slen) < 0)
+        probe_fail("listen");
+    int c1 = socket(AF_INET, SOCK_STREAM, 0), c2 = socket(AF_INET, SOCK_STREAM, 0);
+    if (c1 < 0 || c2 < 0 || connect(c1, (struct sockaddr *)&sa, sizeof sa) < 0 ||
+        connect(c2, (struct sockaddr *)&sa, sizeof sa) < 0)
+        probe_fail("connect");
+    int s1 = accept(l, NULL, NULL), s2 = accept4(l, NULL, NULL, SOCK_CLOEXEC);
+    if (s1 < 0 || s2 < 0)
+        probe_fail("accept");
+    char buf[16] = "0123456789abcdef";
+    for (int i = 0; i < probe_iterations; i++) {
+        if (send(c1, buf, 4, 0) != 4 || recv(s1, buf, 4, MSG_WAITALL) != 4)
+            probe_fail("send/recv");
+    }
+    if (sendto(c2, buf, 8, 0, NULL, 0) != 8 || recvfrom(s2, buf, 8, MSG_WAITALL, NULL, NULL) != 8)
+        probe_fail("sendto/recvfrom");
+    struct iovec iov = {.iov_base = buf, .iov_len = 6};
+    struct msghdr msg = {.msg_iov = &iov, .msg_iovlen = 1};
+    if (sendmsg(c1, &msg, 0) != 6 || recvmsg(s1, &msg, MSG_WAITALL) != 6)
+        probe_fail("sendmsg/recvmsg");
+    probe_fortify_sockets(c2, s2);
+    close(c1);
+    close(c2);
+    close(s1);
+    close(s2);
+    close(l);
+}
+
+/* Readiness: one of each waiting call, all on a pipe that is readable, so none blocks. */
+static void probe_waits(void)
+{
+    int p[2];
+    char c = 'w';
+    if (pipe(p) < 0 || write(p[1], &c, 1) != 1)
+        probe_fail("pipe");
+    struct pollfd pfd = {.fd = p[0], .events = POLLIN};
+    struct timespec ts = {0, 0};
+    if (poll(&pfd, 1, 0) != 1 || ppoll(&pfd, 1, &ts, NULL) != 1)
+        probe_fail("poll/ppoll");
+    fd_set rs;
+    FD_ZERO(&rs);
+    FD_SET(p[0], &rs);
+    struct timeval tv = {0, 0};
+    if (select(p[0] + 1, &rs, NULL, NULL, &tv) != 1)
+        probe_fail("select");
+    FD_SET(p[0], &rs);
+    if (pselect(p[0] + 1, &rs, NULL, NULL, &ts, NULL) != 1)
+        probe_fail("pselect");
+    int ep = epoll_create1(EPOLL_CLOEXEC);
+    struct epoll_event ev = {.events = EPOLLIN, .data.fd = p[0]};
+    if (ep < 0 || epoll_ctl(ep, EPOLL_CTL_ADD, p[0], &ev) < 0)
+        probe_fail("epoll_ctl");
+    if (epoll_wait(ep, &ev, 1, 0) != 1 || epoll_pwait(ep, &ev, 1, 0, NULL) != 1)
+        probe_fail("epoll_wait/epoll_pwait");
+    probe_fortify_waits(p[0]);
+    close(ep);
+    close(p[0]);
+    close(p[1]);
+}
+
+/* Each thread: --iterations writes to /dev/null, so every thread has a count of its own. */
+static void *probe_thread(void *arg)
+{
+    int fd = *(int *)arg;
+    char c = 't';
+    for (int i = 0; i < probe_iterations; i++)
+        if (write(fd, &c, 1) != 1)
+            probe_fail("thread write");
+    return NULL;
+}
+
+static void probe_fork_and_threads(void)
+{
+    int null = open("/dev/null", O_WRONLY);
+    if (null < 0)
+        probe_fail("open /dev/null");
+    pid_t pid = fork();
+    if (pid < 0)
+        probe_fail("fork");
+    if (pid == 0) {
+        /* The child: 2 x iterations writes, in a slot of its own. */
+        char c = 'c';
+        for (int i = 0; i < 2 * probe_iterations; i++)
+            if (write(null, &c, 1) != 1)
+                _exit(3);
+        _exit(0);
+    }
+    int st;
+    if (waitpid(pid, &st, 0) != pid || !WIFEXITED(st) || WEXITSTATUS(st) != 0)
+        probe_fail("child");
+    pthread_t t[64];
+    for (int i = 0; i < probe_threads; i++)
+        if ((errno = pthread_create(&t[i], NULL, probe_thread, &null)) != 0)
+            probe_fail("pthread_create");
+    for (int i = 0; i < probe_threads; i++)
+        pthread_join(t[i], NULL);
+    close(null);
+}
+
+static int probe_arg(const char *s, int max)
+{
+    char *end;
+    long v = strtol(s, &end, 10);
+    if (*s == '\0' || *end || v < 0 || v > max)
+        return -1;
+    return (int)v;
+}
+
+int main(int argc, char **argv)
+{
+    static const char usage[] =
+        "usage: iolab-count-probe --dir DIR [--iterations N] [--threads T]\n"
+        "Makes a known sequence of every call libiolab-count.so counts (see probe.c).\n";
+    for (int i = 1; i < argc; i++) {
+        const char *v = i + 1 < argc ? argv[i + 1] : "";
+        if (!strcmp(argv[i], "--iterations") && (probe_iterations = probe_arg(v, 1000000)) >= 0)
+            i++;
+        else if (!strcmp(argv[i], "--threads") && (probe_threads = probe_arg(v, 64)) >= 0)
+            i++;
+        else if (!strcmp(argv[i], "--dir") && strlen(v) > 0 && strlen(v) < 200) {
+            strcpy(probe_dir, v);
+            i++;
+        } else {
+            if (write(2, usage, sizeof usage - 1) < 0) {
+            }
+            return 2;
+        }
+    }
+    if (!probe_dir[0]) {
+        if (write(2, usage, sizeof usage - 1) < 0) {
+        }
+        return 2;
+    }
+    probe_pipe_io();
+    probe_file_io();
+    probe_splice();
+    probe_sockets();
+    probe_waits();
+    probe_fortify_files(probe_dir);
+    probe_fork_and_threads();
+    return 0;
+}

@@ -1,0 +1,759 @@
+/*
+ * shim: libiolab-count.so, the LD_PRELOAD library that counts a program's I/O calls into the
+ * counter page (layout and reader rules in iolab_counters.h).
+ *
+ * Model: every libc entry point that makes one of the IOLAB_CALLS system calls is defined here
+ * too; the dynamic linker binds the program's calls to these definitions, which count and then
+ * call the real function found with dlsym(RTLD_NEXT). Several entry points fold into one label,
+ * as the kernel sees them (send -> sendto, open -> openat, __read_chk -> read, ...).
+ *
+ * Invariants:
+ * - Without a valid page (IOLAB_COUNTERS_FD unset, not a page, another layout) every wrapper is
+ *   a plain call of the real function: nothing printed, nothing written, nothing else changed.
+ * - A wrapper never changes what the program sees: it returns the real result, errno is the
+ *   real call's errno (the slow paths save and restore it), the real function is the one that
+ *   blocks, so cancellation points and EINTR behave as without the shim.
+ * - A thread writes only its own slot, claimed on its first counted call, with single
+ *   instructions (one non-locked `add` per field: a signal handler that counts in between
+ *   cannot lose an update, and another thread never sees a torn value). The one exception is
+ *   the shared overflow slot, which is written with locked adds.
+ * - A call is counted before it is made, so a call that blocks or is cancelled is still seen;
+ *   bytes and time are added when it returns.
+ * - After fork the child forgets its parent's slot (pthread_atfork, and the fork wrappers
+ *   themselves for _Fork, which runs no handlers) and claims its own with its own pid.
+ * - Time is read with rdtsc once the TSC has been calibrated against CLOCK_MONOTONIC (about
+ *   10 ms after start; until then clock_gettime is used), because two vDSO clock reads cost
+ *   about 47 ns per call here against 19 ns for two rdtsc (see README.md).
+ */
+#include <dlfcn.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <poll.h>
+#include <pthread.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <sys/epoll.h>
+#include <sys/mman.h>
+#include <sys/select.h>
+#include <sys/sendfile.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/syscall.h>
+#include <sys/uio.h>
+#include <time.h>
+#include <unistd.h>
+#include <cpuid.h>
+#include <x86intrin.h>
+
+#include "iolab_page.h"
+
+#define SHIM_EXPORT      __attribute__((visibility("default")))
+#define SHIM_LIKELY(x)   __builtin_expect(!!(x), 1)
+#define SHIM_UNLIKELY(x) __builtin_expect(!!(x), 0)
+#define SHIM_TLS         __thread __attribute__((tls_model("initial-exec")))
+
+/* The page as validated at start-up; the header is never trusted again after that. */
+static struct iolab_page *shim_page;
+static uint32_t shim_nslots;
+static uint32_t shim_prog = UINT32_MAX;
+static uint32_t shim_run;
+
+/* The calling thread's slot (NULL until its first counted call) and whether it is shared. */
+static SHIM_TLS struct iolab_slot *shim_slot;
+static SHIM_TLS int shim_slot_shared;
+
+/* ns = ticks * shim_tsc_mult >> 32; 0 until calibrated (or when the TSC is not invariant). */
+static uint64_t shim_tsc_mult;
+static uint64_t shim_cal_tsc, shim_cal_ns;
+static int shim_tsc_usable;
+
+/* ---- the real functions ------------------------------------------------------------------- */
+
+/* One pointer per wrapped entry point, resolved together on first need. */
+#define SHIM_REALS(X)                                                                              \
+    X(ssize_t, read, (int, void *, size_t))                                                        \
+    X(ssize_t, __read_chk, (int, void *, size_t, size_t))                                          \
+    X(ssize_t, write, (int, const void *, size_t))                                                 \
+    X(ssize_t, readv, (int, const struct iovec *, int))                                            \
+    X(ssize_t, writev, (int, const struct iovec *, int))                                           \
+    X(ssize_t, pread64, (int, void *, size_t, off_t))                                              \
+    X(ssize_t, __pread64_chk, (int, void *, size_t, off_t, size_t))                                \
+    X(ssize_t, pwrite64, (int, const void *, size_t, off_t))                                       \
+    X(ssize_t, preadv64, (int, const struct iovec *, int, off_t))                                  \
+    X(ssize_t, pwritev64, (int, const struct iovec *, int, off_t))                                 \
+    X(ssize_t, sendto, (int, const void *, size_t, int, const struct sockaddr *, socklen_t))       \
+    X(ssize_t, sendmsg, (int, const struct msghdr *, int))                                         \
+    X(ssize_t, recvfrom, (int, void *, size_t, int, struct sockaddr *, socklen_t *))               \
+    X(ssize_t, __recvfrom_chk, (int, void *, size_t, size_t, int, struct sockaddr *, socklen_t *)) \
+    X(ssize_t, recvmsg, (int, struct msghdr *, int))                                               \
+    X(ssize_t, sendfile64, (int, int, off_t *, size_t))                                            \
+    X(ssize_t, splice, (int, loff_t *, int, loff_t *, size_t, unsigned))                           \
+    X(ssize_t, tee, (int, int, size_t, unsigned))                                                  \
+    X(ssize_t, vmsplice, (int, const struct iovec *, size_t, unsigned))                            \
+    X(ssize_t, copy_file_range, (int, loff_t *, int, loff_t *, size_t, unsigned))                  \
+    X(void *, mmap64, (void *, size_t, int, int, int, off_t))                                      \
+    X(int, munmap, (void *, size_t))                                                               \
+    X(int, socket, (int, int, int))                                                                \
+    X(int, accept, (int, struct sockaddr *, socklen_t *))                                          \
+    X(int, accept4, (int, struct sockaddr *, socklen_t *, int))                                    \
+    X(int, connect, (int, const struct sockaddr *, socklen_t))                                     \
+    X(int, epoll_wait, (int, struct epoll_event *, int, int))                                      \
+    X(int, epoll_pwait, (int, struct epoll_event *, int, int, const sigset_t *))                   \
+    X(int, epoll_ctl, (int, int, int, struct epoll_event *))                                       \
+    X(int, poll, (struct pollfd *, nfds_t, int))                                                   \
+    X(int, __poll_chk, (struct pollfd *, nfds_t, int, size_t))                                     \
+    X(int, ppoll, (struct pollfd *, nfds_t, const struct timespec *, const sigset_t *))            \
+    X(int, __ppoll_chk,                                                                            \
+      (struct pollfd *, nfds_t, const struct timespec *, const sigset_t *, size_t))                \
+    X(int, select, (int, fd_set *, fd_set *, fd_set *, struct timeval *))                          \
+    X(int, pselect,                                                                                \
+      (int, fd_set *, fd_set *, fd_set *, const struct timespec *, const sigset_t *))              \
+    X(pid_t, fork, (void))                                                                         \
+    X(pid_t, _Fork, (void))                                                                        \
+    X(int, pthread_create, (pthread_t *, const pthread_attr_t *, void *(*)(void *), void *))       \
+    X(int, openat64, (int, const char *, int, ...))                                                \
+    X(int, __open64_2, (const char *, int))                                                        \
+    X(int, __openat64_2, (int, const char *, int))                                                 \
+    X(int, close, (int))                                                                           \
+    X(int, fsync, (int))                                                                           \
+    X(int, fdatasync, (int))                                                                       \
+    X(int, creat64, (const char *, mode_t))
+
+#define SHIM_X_PTR(ret, fn, params) static ret(*shim_real_##fn) params;
+SHIM_REALS(SHIM_X_PTR)
+#undef SHIM_X_PTR
+
+struct shim_real {
+    const char *name;
+    void **ptr;
+};
+
+static const struct shim_real shim_reals[] = {
+#define SHIM_X_ENTRY(ret, fn, params) {.name = #fn, .ptr = (void **)&shim_real_##fn},
+    SHIM_REALS(SHIM_X_ENTRY)
+#undef SHIM_X_ENTRY
+};
+
+/* Set while this thread is inside dlsym(): a call it makes then goes to the fallback. */
+static SHIM_TLS int shim_resolving;
+
+/*
+ * Resolves every real function at once. Calls may arrive before our constructor (from other
+ * libraries' constructors), so every wrapper checks its pointer and comes here when it is NULL.
+ * dlsym may itself allocate or, in other libcs, read: such a nested call finds its pointer still
+ * NULL with shim_resolving set and takes the wrapper's fallback.
+ */
+static void shim_resolve(void)
+{
+    if (shim_resolving)
+        return;
+    int saved = errno;
+    shim_resolving = 1;
+    for (size_t i = 0; i < sizeof shim_reals / sizeof shim_reals[0]; i++) {
+        if (!__atomic_load_n(shim_reals[i].ptr, __ATOMIC_RELAXED))
+            __atomic_store_n(shim_reals[i].ptr, dlsym(RTLD_NEXT, shim_reals[i].name),
+                             __ATOMIC_RELAXED);
+    }
+    shim_resolving = 0;
+    errno = saved;
+}
+
+/* ---- time ---------------------------------------------------------------------------------- */
+
+static inline uint64_t shim_mono_ns(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
+
+/* An invariant TSC ticks at one rate in every P- and C-state (CPUID 0x80000007 EDX bit 8). */
+static int shim_tsc_invariant(void)
+{
+    unsigned a, b, c, d;
+    if (!__get_cpuid(0x80000000u, &a, &b, &c, &d) || a < 0x80000007u)
+        return 0;
+    __get_cpuid(0x80000007u, &a, &b, &c, &d);
+    return (d >> 8) & 1;
+}
+
+/*
+ * Fixes the TSC rate once 10 ms have passed since start-up: two clock reads 25 ns apart over
+ * 10 ms give the rate to a few parts per million. Racing threads compute the same value.
+ */
+static void shim_calibrate(uint64_t now_ns)
+{
+    if (!shim_tsc_usable || now_ns - shim_cal_ns < 10000000u)
+        return;
+    uint64_t ticks = __rdtsc() - shim_cal_tsc;
+    if (ticks == 0)
+        return;
+    uint64_t mult = (uint64_t)(((unsigned __int128)(now_ns - shim_cal_ns) << 32) / ticks);
+    __atomic_store_n(&shim_tsc_mult, mult, __ATOMIC_RELAXED);
+}
+
+/* A start time: TSC ticks when calibrated (low bit clear), else ns (low bit set). */
+static inline uint64_t shim_start(void)
+{
+    if (SHIM_LIKELY(__atomic_load_n(&shim_tsc_mult, __ATOMIC_RELAXED)))
+        return __rdtsc() & ~1ull;
+    return shim_mono_ns() | 1;
+}
+
+static inline uint64_t shim_elapsed_ns(uint64_t start)
+{
+    if (SHIM_LIKELY(!(start & 1))) {
+        uint64_t t = __rdtsc() & ~1ull;
+        /* A thread that migrated between two unsynchronised TSCs would see time run back. */
+        uint64_t d = t > start ? t - start : 0;
+        return (uint64_t)(((unsigned __int128)d * shim_tsc_mult) >> 32);
+    }
+    uint64_t now = shim_mono_ns();
+    shim_calibrate(now);
+    return now - (start & ~1ull);
+}
+
+/* ---- slots --------------------------------------------------------------------------------- */
+
+/*
+ * Adds without a lock but in one instruction: the slot has one writer thread, and a signal
+ * handler of that thread runs between instructions, never inside one.
+ */
+static inline void shim_add(uint64_t *field, uint64_t v)
+{
+    if (SHIM_UNLIKELY(shim_slot_shared))
+        __atomic_fetch_add(field, v, __ATOMIC_RELAXED);
+    else
+        __asm__("addq %1, %0" : "+m"(*field) : "er"(v));
+}
+
+static struct iolab_slot *shim_claim(void)
+{
+    struct iolab_page *p = shim_page;
+    int saved = errno;
+    uint32_t i = __atomic_load_n(&p->next_slot, __ATOMIC_RELAXED);
+    /* Stop at the overflow slot, so next_slot stays meaningful however many threads come. */
+    while (i < shim_nslots - 1 && !__atomic_compare_exchange_n(&p->next_slot, &i, i + 1, 1,
+                                                               __ATOMIC_RELAXED, __ATOMIC_RELAXED))
+        ;
+    struct iolab_slot *s;
+    if (i >= shim_nslots - 1) {
+        __atomic_fetch_add(&p->overflow_claims, 1, __ATOMIC_RELAXED);
+        s = &p->slots[shim_nslots - 1];
+        shim_slot_shared = 1;
+    } else {
+        s = &p->slots[i];
+        s->prog = shim_prog;
+        s->run = shim_run;
+        s->pid = getpid();
+        s->tid = gettid();
+        __atomic_store_n(&s->state, 1, __ATOMIC_RELEASE);
+        shim_slot_shared = 0;
+    }
+    shim_slot = s;
+    errno = saved;
+    return s;
+}
+
+/* The counter of call `id` of this thread after counting one call, or NULL when not counting. */
+static inline struct iolab_call *shim_begin(enum iolab_call_id id)
+{
+    if (SHIM_UNLIKELY(!shim_page))
+        return NULL;
+    struct iolab_slot *s = shim_slot;
+    if (SHIM_UNLIKELY(!s))
+        s = shim_claim();
+    struct iolab_call *c = &s->calls[id];
+    shim_add(&c->count, 1);
+    return c;
+}
+
+static inline void shim_end(struct iolab_call *c, uint64_t start, uint64_t bytes)
+{
+    uint64_t ns = shim_elapsed_ns(start);
+    if (bytes)
+        shim_add(&c->bytes, bytes);
+    shim_add(&c->ns, ns);
+}
+
+static void shim_after_fork_child(void)
+{
+    shim_slot = NULL;
+    shim_slot_shared = 0;
+}
+
+SHIM_EXPORT struct iolab_app *iolab_app_self(void)
+{
+    if (!shim_page)
+        return NULL;
+    struct iolab_slot *s = shim_slot ? shim_slot : shim_claim();
+    return shim_slot_shared ? NULL : &s->app;
+}
+
+/* ---- start-up ------------------------------------------------------------------------------ */
+
+/* Parses a non-negative decimal; -1 when absent or malformed. */
+static long shim_env_num(const char *name)
+{
+    const char *v = getenv(name);
+    if (!v || !*v)
+        return -1;
+    char *end;
+    errno = 0;
+    long n = strtol(v, &end, 10);
+    if (errno || *end || n < 0 || n > INT32_MAX)
+        return -1;
+    return n;
+}
+
+/*
+ * Maps the page named by IOLAB_COUNTERS_FD. Any problem leaves the shim transparent and
+ * silent: a program must behave and print exactly as it does without iolab. The page is
+ * mapped with a raw system call, so our own mmap wrapper never counts it (strace sees it as
+ * a call made inside libc's syscall(), like the rest of start-up).
+ */
+__attribute__((constructor)) static void shim_init(void)
+{
+    int saved = errno;
+    shim_resolve();
+    long fd = shim_env_num(IOLAB_ENV_FD);
+    struct stat st;
+    if (fd < 0 || fstat((int)fd, &st) < 0 || !S_ISREG(st.st_mode) ||
+        (uint64_t)st.st_size < sizeof(struct iolab_page))
+        goto out;
+    void *map = (void *)syscall(SYS_mmap, NULL, (size_t)st.st_size, PROT_READ | PROT_WRITE,
+                                MAP_SHARED, (int)fd, 0);
+    if (map == MAP_FAILED)
+        goto out;
+    struct iolab_page *p = map;
+    if (iolab_page_check(p, (uint64_t)st.st_size) < 0) {
+        syscall(SYS_munmap, map, (size_t)st.st_size);
+        goto out;
+    }
+    long prog = shim_env_num(IOLAB_ENV_PROG), run = shim_env_num(IOLAB_ENV_RUN);
+    shim_prog = prog < 0 ? UINT32_MAX : (uint32_t)prog;
+    shim_run = run < 0 ? 0 : (uint32_t)run;
+    shim_nslots = p->nslots;
+    shim_tsc_usable = shim_tsc_invariant();
+    shim_cal_ns = shim_mono_ns();
+    shim_cal_tsc = __rdtsc();
+    pthread_atfork(NULL, NULL, shim_after_fork_child);
+    __atomic_store_n(&shim_page, p, __ATOMIC_RELEASE);
+out:
+    errno = saved;
+}
+
+/* ---- the wrappers -------------------------------------------------------------------------- */
+
+/*
+ * SHIM_CALL(id, real, args, fallback, bytes): count call `id`, call shim_real_<real> with args,
+ * add `bytes` (an expression over `r_`, the result) and the time, return r. `fallback` is what a
+ * call made while dlsym is running (or for a symbol libc lacks) does instead.
+ */
+#define SHIM_CALL(id, type, real, args, fallback, bytes)                                           \
+    do {                                                                                           \
+        if (SHIM_UNLIKELY(!shim_real_##real)) {                                                    \
+            shim_resolve();                                                                        \
+            if (!shim_real_##real)                                                                 \
+                return fallback;                                                                   \
+        }                                                                                          \
+        struct iolab_call *c_ = shim_begin(IOLAB_CALL_##id);                                       \
+        if (!c_)                                                                                   \
+            return shim_real_##real args;                                                          \
+        uint64_t t_ = shim_start();                                                                \
+        type r_ = shim_real_##real args;                                                           \
+        shim_end(c_, t_, (uint64_t)(bytes));                                                       \
+        return r_;                                                                                 \
+    } while (0)
+
+/* Bytes moved by a transfer call: its result when positive. */
+#define SHIM_XFER(v) ((v) > 0 ? (v) : 0)
+
+/* What a call that cannot reach libc returns: a failure the program already handles. */
+static long shim_nosys(void)
+{
+    errno = ENOSYS;
+    return -1;
+}
+
+#define SHIM_SYS(...) syscall(__VA_ARGS__)
+
+SHIM_EXPORT ssize_t read(int fd, void *buf, size_t n)
+{
+    SHIM_CALL(READ, ssize_t, read, (fd, buf, n), SHIM_SYS(SYS_read, fd, buf, n), SHIM_XFER(r_));
+}
+SHIM_EXPORT ssize_t __read(int fd, void *buf, size_t n) __attribute__((alias("read"), copy(read)));
+
+SHIM_EXPORT ssize_t __read_chk(int fd, void *buf, size_t n, size_t buflen)
+{
+    SHIM_CALL(READ, ssize_t, __read_chk, (fd, buf, n, buflen), shim_nosys(), SHIM_XFER(r_));
+}
+
+SHIM_EXPORT ssize_t write(int fd, const void *buf, size_t n)
+{
+    SHIM_CALL(WRITE, ssize_t, write, (fd, buf, n), SHIM_SYS(SYS_write, fd, buf, n), SHIM_XFER(r_));
+}
+SHIM_EXPORT ssize_t __write(int fd, const void *buf, size_t n)
+    __attribute__((alias("write"), copy(write)));
+
+SHIM_EXPORT ssize_t readv(int fd, const struct iovec *iov, int n)
+{
+    SHIM_CALL(READV, ssize_t, readv, (fd, iov, n), shim_nosys(), SHIM_XFER(r_));
+}
+
+SHIM_EXPORT ssize_t writev(int fd, const struct iovec *iov, int n)
+{
+    SHIM_CALL(WRITEV, ssize_t, writev, (fd, iov, n), shim_nosys(), SHIM_XFER(r_));
+}
+
+SHIM_EXPORT ssize_t pread64(int fd, void *buf, size_t n, off_t off)
+{
+    SHIM_CALL(PREAD64, ssize_t, pread64, (fd, buf, n, off), shim_nosys(), SHIM_XFER(r_));
+}
+SHIM_EXPORT ssize_t pread(int fd, void *buf, size_t n, off_t off)
+    __attribute__((alias("pread64"), copy(pread64)));
+SHIM_EXPORT ssize_t __pread64(int fd, void *buf, size_t n, off_t off)
+    __attribute__((alias("pread64"), copy(pread64)));
+
+SHIM_EXPORT ssize_t __pread64_chk(int fd, void *buf, size_t n, off_t off, size_t buflen)
+{
+    SHIM_CALL(PREAD64, ssize_t, __pread64_chk, (fd, buf, n, off, buflen), shim_nosys(),
+              SHIM_XFER(r_));
+}
+SHIM_EXPORT ssize_t __pread_chk(int fd, void *buf, size_t n, off_t off, size_t buflen)
+    __attribute__((alias("__pread64_chk"), copy(__pread64_chk)));
+
+SHIM_EXPORT ssize_t pwrite64(int fd, const void *buf, size_t n, off_t off)
+{
+    SHIM_CALL(PWRITE64, ssize_t, pwrite64, (fd, buf, n, off), shim_nosys(), SHIM_XFER(r_));
+}
+SHIM_EXPORT ssize_t pwrite(int fd, const void *buf, size_t n, off_t off)
+    __attribute__((alias("pwrite64"), copy(pwrite64)));
+SHIM_EXPORT ssize_t __pwrite64(int fd, const void *buf, size_t n, off_t off)
+    __attribute__((alias("pwrite64"), copy(pwrite64)));
+
+SHIM_EXPORT ssize_t preadv64(int fd, const struct iovec *iov, int n, off_t off)
+{
+    SHIM_CALL(PREADV, ssize_t, preadv64, (fd, iov, n, off), shim_nosys(), SHIM_XFER(r_));
+}
+SHIM_EXPORT ssize_t preadv(int fd, const struct iovec *iov, int n, off_t off)
+    __attribute__((alias("preadv64"), copy(preadv64)));
+
+SHIM_EXPORT ssize_t pwritev64(int fd, const struct iovec *iov, int n, off_t off)
+{
+    SHIM_CALL(PWRITEV, ssize_t, pwritev64, (fd, iov, n, off), shim_nosys(), SHIM_XFER(r_));
+}
+SHIM_EXPORT ssize_t pwritev(int fd, const struct iovec *iov, int n, off_t off)
+    __attribute__((alias("pwritev64"), copy(pwritev64)));
+
+SHIM_EXPORT ssize_t sendto(int fd, const void *buf, size_t n, int flags,
+                           const struct sockaddr *addr, socklen_t alen)
+{
+    SHIM_CALL(SENDTO, ssize_t, sendto, (fd, buf, n, flags, addr, alen), shim_nosys(),
+              SHIM_XFER(r_));
+}
+
+/* send() is sendto() without an address, as the kernel and strace see it on x86-64. */
+SHIM_EXPORT ssize_t send(int fd, const void *buf, size_t n, int flags)
+{
+    SHIM_CALL(SENDTO, ssize_t, sendto, (fd, buf, n, flags, NULL, 0), shim_nosys(), SHIM_XFER(r_));
+}
+SHIM_EXPORT ssize_t __send(int fd, const void *buf, size_t n, int flags)
+    __attribute__((alias("send"), copy(send)));
+
+SHIM_EXPORT ssize_t sendmsg(int fd, const struct msghdr *msg, int flags)
+{
+    SHIM_CALL(SENDMSG, ssize_t, sendmsg, (fd, msg, flags), shim_nosys(), SHIM_XFER(r_));
+}
+
+SHIM_EXPORT ssize_t recvfrom(int fd, void *buf, size_t n, int flags, struct sockaddr *addr,
+                             socklen_t *alen)
+{
+    SHIM_CALL(RECVFROM, ssize_t, recvfrom, (fd, buf, n, flags, addr, alen), shim_nosys(),
+              SHIM_XFER(r_));
+}
+
+SHIM_EXPORT ssize_t recv(int fd, void *buf, size_t n, int flags)
+{
+    SHIM_CALL(RECVFROM, ssize_t, recvfrom, (fd, buf, n, flags, NULL, NULL), shim_nosys(),
+              SHIM_XFER(r_));
+}
+
+SHIM_EXPORT ssize_t __recvfrom_chk(int fd, void *buf, size_t n, size_t buflen, int flags,
+                                   struct sockaddr *addr, socklen_t *alen)
+{
+    SHIM_CALL(RECVFROM, ssize_t, __recvfrom_chk, (fd, buf, n, buflen, flags, addr, alen),
+              shim_nosys(), SHIM_XFER(r_));
+}
+
+SHIM_EXPORT ssize_t __recv_chk(int fd, void *buf, size_t n, size_t buflen, int flags)
+{
+    SHIM_CALL(RECVFROM, ssize_t, __recvfrom_chk, (fd, buf, n, buflen, flags, NULL, NULL),
+              shim_nosys(), SHIM_XFER(r_));
+}
+
+SHIM_EXPORT ssize_t recvmsg(int fd, struct msghdr *msg, int flags)
+{
+    SHIM_CALL(RECVMSG, ssize_t, recvmsg, (fd, msg, flags), shim_nosys(), SHIM_XFER(r_));
+}
+
+SHIM_EXPORT ssize_t sendfile64(int out, int in, off_t *off, size_t n)
+{
+    SHIM_CALL(SENDFILE, ssize_t, sendfile64, (out, in, off, n), shim_nosys(), SHIM_XFER(r_));
+}
+SHIM_EXPORT ssize_t sendfile(int out, int in, off_t *off, size_t n)
+    __attribute__((alias("sendfile64"), copy(sendfile64)));
+
+SHIM_EXPORT ssize_t splice(int in, loff_t *offin, int out, loff_t *offout, size_t n, unsigned flags)
+{
+    SHIM_CALL(SPLICE, ssize_t, splice, (in, offin, out, offout, n, flags), shim_nosys(),
+              SHIM_XFER(r_));
+}
+
+SHIM_EXPORT ssize_t tee(int in, int out, size_t n, unsigned flags)
+{
+    SHIM_CALL(TEE, ssize_t, tee, (in, out, n, flags), shim_nosys(), SHIM_XFER(r_));
+}
+
+SHIM_EXPORT ssize_t vmsplice(int fd, const struct iovec *iov, size_t n, unsigned flags)
+{
+    SHIM_CALL(VMSPLICE, ssize_t, vmsplice, (fd, iov, n, flags), shim_nosys(), SHIM_XFER(r_));
+}
+
+SHIM_EXPORT ssize_t copy_file_range(int in, loff_t *offin, int out, loff_t *offout, size_t n,
+                                    unsigned flags)
+{
+    SHIM_CALL(COPY_FILE_RANGE, ssize_t, copy_file_range, (in, offin, out, offout, n, flags),
+              shim_nosys(), SHIM_XFER(r_));
+}
+
+SHIM_EXPORT void *mmap64(void *addr, size_t len, int prot, int flags, int fd, off_t off)
+{
+    SHIM_CALL(MMAP, void *, mmap64, (addr, len, prot, flags, fd, off),
+              (void *)SHIM_SYS(SYS_mmap, addr, len, prot, flags, fd, off),
+              r_ != MAP_FAILED ? len : 0);
+}
+SHIM_EXPORT void *mmap(void *addr, size_t len, int prot, int flags, int fd, off_t off)
+    __attribute__((alias("mmap64"), copy(mmap64)));
+
+SHIM_EXPORT int munmap(void *addr, size_t len)
+{
+    SHIM_CALL(MUNMAP, int, munmap, (addr, len), (int)SHIM_SYS(SYS_munmap, addr, len),
+              r_ == 0 ? len : 0);
+}
+
+SHIM_EXPORT int socket(int domain, int type, int proto)
+{
+    SHIM_CALL(SOCKET, int, socket, (domain, type, proto), (int)shim_nosys(), 0);
+}
+
+SHIM_EXPORT int accept(int fd, struct sockaddr *addr, socklen_t *alen)
+{
+    SHIM_CALL(ACCEPT, int, accept, (fd, addr, alen), (int)shim_nosys(), 0);
+}
+
+SHIM_EXPORT int accept4(int fd, struct sockaddr *addr, socklen_t *alen, int flags)
+{
+    SHIM_CALL(ACCEPT4, int, accept4, (fd, addr, alen, flags), (int)shim_nosys(), 0);
+}
+
+SHIM_EXPORT int connect(int fd, const struct sockaddr *addr, socklen_t alen)
+{
+    SHIM_CALL(CONNECT, int, connect, (fd, addr, alen), (int)shim_nosys(), 0);
+}
+SHIM_EXPORT int __connect(int fd, const struct sockaddr *addr, socklen_t alen)
+    __attribute__((alias("connect"), copy(connect)));
+
+SHIM_EXPORT int epoll_wait(int epfd, struct epoll_event *ev, int max, int timeout)
+{
+    SHIM_CALL(EPOLL_WAIT, int, epoll_wait, (epfd, ev, max, timeout), (int)shim_nosys(), 0);
+}
+
+SHIM_EXPORT int epoll_pwait(int epfd, struct epoll_event *ev, int max, int timeout,
+                            const sigset_t *mask)
+{
+    SHIM_CALL(EPOLL_PWAIT, int, epoll_pwait, (epfd, ev, max, timeout, mask), (int)shim_nosys(), 0);
+}
+
+SHIM_EXPORT int epoll_ctl(int epfd, int op, int fd, struct epoll_event *ev)
+{
+    SHIM_CALL(EPOLL_CTL, int, epoll_ctl, (epfd, op, fd, ev), (int)shim_nosys(), 0);
+}
+
+SHIM_EXPORT int poll(struct pollfd *fds, nfds_t n, int timeout)
+{
+    SHIM_CALL(POLL, int, poll, (fds, n, timeout), (int)shim_nosys(), 0);
+}
+SHIM_EXPORT int __poll(struct pollfd *fds, nfds_t n, int timeout)
+    __attribute__((alias("poll"), copy(poll)));
+
+/*
+ * The fortified variants only check the array against its object size. A call that fails the
+ * check goes to glibc's own variant, which reports it and aborts exactly as without the shim.
+ */
+SHIM_EXPORT int __poll_chk(struct pollfd *fds, nfds_t n, int timeout, size_t fdslen)
+{
+    if (fdslen / sizeof *fds < n && shim_real___poll_chk)
+        return shim_real___poll_chk(fds, n, timeout, fdslen);
+    SHIM_CALL(POLL, int, poll, (fds, n, timeout), (int)shim_nosys(), 0);
+}
+
+SHIM_EXPORT int ppoll(struct pollfd *fds, nfds_t n, const struct timespec *ts, const sigset_t *mask)
+{
+    SHIM_CALL(PPOLL, int, ppoll, (fds, n, ts, mask), (int)shim_nosys(), 0);
+}
+
+SHIM_EXPORT int __ppoll_chk(struct pollfd *fds, nfds_t n, const struct timespec *ts,
+                            const sigset_t *mask, size_t fdslen)
+{
+    if (fdslen / sizeof *fds < n && shim_real___ppoll_chk)
+        return shim_real___ppoll_chk(fds, n, ts, mask, fdslen);
+    SHIM_CALL(PPOLL, int, ppoll, (fds, n, ts, mask), (int)shim_nosys(), 0);
+}
+
+/* On x86-64, glibc 2.36 implements select() with the pselect6 system call. */
+SHIM_EXPORT int select(int n, fd_set *rd, fd_set *wr, fd_set *ex, struct timeval *tv)
+{
+    SHIM_CALL(SELECT, int, select, (n, rd, wr, ex, tv), (int)shim_nosys(), 0);
+}
+SHIM_EXPORT int __select(int n, fd_set *rd, fd_set *wr, fd_set *ex, struct timeval *tv)
+    __attribute__((alias("select"), copy(select)));
+
+SHIM_EXPORT int pselect(int n, fd_set *rd, fd_set *wr, fd_set *ex, const struct timespec *ts,
+                        const sigset_t *mask)
+{
+    SHIM_CALL(PSELECT6, int, pselect, (n, rd, wr, ex, ts, mask), (int)shim_nosys(), 0);
+}
+
+/*
+ * fork: counted in the parent (before the call, so the count is in place when the child
+ * runs); in the child the wrapper touches nothing of the parent's slot and the child claims
+ * its own on its first counted call.
+ */
+static pid_t shim_fork_common(pid_t (*real)(void))
+{
+    struct iolab_call *c = shim_begin(IOLAB_CALL_FORK);
+    if (!c)
+        return real();
+    uint64_t t = shim_start();
+    pid_t r = real();
+    if (r == 0) {
+        shim_after_fork_child(); /* _Fork runs no atfork handlers */
+        return r;
+    }
+    shim_end(c, t, 0);
+    return r;
+}
+
+SHIM_EXPORT pid_t fork(void)
+{
+    if (SHIM_UNLIKELY(!shim_real_fork)) {
+        shim_resolve();
+        if (!shim_real_fork)
+            return (pid_t)shim_nosys();
+    }
+    return shim_fork_common(shim_real_fork);
+}
+SHIM_EXPORT pid_t __fork(void) __attribute__((alias("fork"), copy(fork)));
+
+SHIM_EXPORT pid_t _Fork(void)
+{
+    if (SHIM_UNLIKELY(!shim_real__Fork)) {
+        shim_resolve();
+        if (!shim_real__Fork)
+            return (pid_t)shim_nosys();
+    }
+    return shim_fork_common(shim_real__Fork);
+}
+
+SHIM_EXPORT int pthread_create(pthread_t *t, const pthread_attr_t *attr, void *(*fn)(void *),
+                               void *arg)
+{
+    /* pthread_create returns an error number and leaves errno alone: the fallback must too. */
+    SHIM_CALL(PTHREAD_CREATE, int, pthread_create, (t, attr, fn, arg), ENOSYS, 0);
+}
+
+/* open's mode argument exists only with O_CREAT or O_TMPFILE; reading it otherwise is UB. */
+#define SHIM_OPEN_MODE(flags, mode, last)                                                          \
+    do {                                                                                           \
+        if ((flags) & (O_CREAT | __O_TMPFILE)) {                                                   \
+            va_list ap;                                                                            \
+            va_start(ap, last);                                                                    \
+            mode = va_arg(ap, mode_t);                                                             \
+            va_end(ap);                                                                            \
+        }                                                                                          \
+    } while (0)
+
+SHIM_EXPORT int openat64(int dirfd, const char *path, int flags, ...)
+{
+    mode_t mode = 0;
+    SHIM_OPEN_MODE(flags, mode, flags);
+    SHIM_CALL(OPENAT, int, openat64, (dirfd, path, flags, mode),
+              (int)SHIM_SYS(SYS_openat, dirfd, path, flags, mode), 0);
+}
+SHIM_EXPORT int openat(int dirfd, const char *path, int flags, ...)
+    __attribute__((alias("openat64"), copy(openat64)));
+
+/* open() is the openat system call with AT_FDCWD on x86-64 glibc. */
+SHIM_EXPORT int open64(const char *path, int flags, ...)
+{
+    mode_t mode = 0;
+    SHIM_OPEN_MODE(flags, mode, flags);
+    SHIM_CALL(OPENAT, int, openat64, (AT_FDCWD, path, flags, mode),
+              (int)SHIM_SYS(SYS_openat, AT_FDCWD, path, flags, mode), 0);
+}
+SHIM_EXPORT int open(const char *path, int flags, ...)
+    __attribute__((alias("open64"), copy(open64)));
+SHIM_EXPORT int __open(const char *path, int flags, ...)
+    __attribute__((alias("open64"), copy(open64)));
+SHIM_EXPORT int __open64(const char *path, int flags, ...)
+    __attribute__((alias("open64"), copy(open64)));
+
+/*
+ * The _FORTIFY_SOURCE variants exist to refuse O_CREAT or O_TMPFILE without a mode at run time:
+ * such a call goes to glibc's own variant, which reports it and aborts as without the shim.
+ */
+SHIM_EXPORT int __open64_2(const char *path, int flags)
+{
+    if ((flags & (O_CREAT | __O_TMPFILE)) && shim_real___open64_2)
+        return shim_real___open64_2(path, flags);
+    SHIM_CALL(OPENAT, int, openat64, (AT_FDCWD, path, flags),
+              (int)SHIM_SYS(SYS_openat, AT_FDCWD, path, flags), 0);
+}
+SHIM_EXPORT int __open_2(const char *path, int flags)
+    __attribute__((alias("__open64_2"), copy(__open64_2)));
+
+SHIM_EXPORT int __openat64_2(int dirfd, const char *path, int flags)
+{
+    if ((flags & (O_CREAT | __O_TMPFILE)) && shim_real___openat64_2)
+        return shim_real___openat64_2(dirfd, path, flags);
+    SHIM_CALL(OPENAT, int, openat64, (dirfd, path, flags),
+              (int)SHIM_SYS(SYS_openat, dirfd, path, flags), 0);
+}
+SHIM_EXPORT int __openat_2(int dirfd, const char *path, int flags)
+    __attribute__((alias("__openat64_2"), copy(__openat64_2)));
+
+SHIM_EXPORT int creat64(const char *path, mode_t mode)
+{
+    SHIM_CALL(CREAT, int, creat64, (path, mode), (int)shim_nosys(), 0);
+}
+SHIM_EXPORT int creat(const char *path, mode_t mode)
+    __attribute__((alias("creat64"), copy(creat64)));
+
+SHIM_EXPORT int close(int fd)
+{
+    SHIM_CALL(CLOSE, int, close, (fd), (int)SHIM_SYS(SYS_close, fd), 0);
+}
+SHIM_EXPORT int __close(int fd) __attribute__((alias("close"), copy(close)));
+
+SHIM_EXPORT int fsync(int fd)
+{
+    SHIM_CALL(FSYNC, int, fsync, (fd), (int)shim_nosys(), 0);
+}
+
+SHIM_EXPORT int fdatasync(int fd)
+{
+    SHIM_CALL(FDATASYNC, int, fdatasync, (fd), (int)shim_nosys(), 0);
+}
