@@ -623,8 +623,15 @@ static void sampler_mode_account(struct sampler *s, double dt)
     r->seconds += dt;
     for (uint32_t p = 0; p < s->nprogs; p++) {
         const struct sampler_raw *a = &s->progs[p].now, *b = &s->progs[p].prev;
-        for (unsigned c = 0; c < IOLAB_NCALLS; c++)
-            r->calls += stats_delta(a->page.calls[c].count, b->page.calls[c].count);
+        int role =
+            s->progs[p].role == SNAPSHOT_ROLE_CLIENT ? SNAPSHOT_ROLE_CLIENT : SNAPSHOT_ROLE_SERVER;
+        for (unsigned c = 0; c < IOLAB_NCALLS; c++) {
+            uint64_t d = stats_delta(a->page.calls[c].count, b->page.calls[c].count);
+            r->calls += d;
+            r->role_calls[role][c] += d;
+        }
+        r->role_requests[role] += stats_delta(a->page.requests, b->page.requests);
+        r->role_bytes[role] += stats_delta(a->page.bytes, b->page.bytes);
         r->ctx_switches +=
             stats_delta(a->fig.vol, b->fig.vol) + stats_delta(a->fig.invol, b->fig.invol);
         r->cpu_s += (double)(stats_delta(a->fig.utime, b->fig.utime) +

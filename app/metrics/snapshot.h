@@ -125,6 +125,11 @@ struct snapshot_mode_row {
     double calls_per_request; /* 0 when there were no requests */
     double ctx_per_request;
     double cpu_pct; /* cpu_s / seconds * 100: % of one core */
+    /* The same by role (SNAPSHOT_ROLE_*), for the step checks (check.h): what each role
+       published and the calls it made, while this mode ran. */
+    uint64_t role_requests[SNAPSHOT_NROLES];
+    uint64_t role_bytes[SNAPSHOT_NROLES];
+    uint64_t role_calls[SNAPSHOT_NROLES][IOLAB_NCALLS];
 };
 
 struct snapshot {
