@@ -1,77 +1,426 @@
 /*
- * iolab-sandbox: runs one program and passes its fate back. The program gets the parent-death
- * signal, keeps only stdin/stdout/stderr and the descriptors named by --keep-fd, and the whole
- * environment (LD_PRELOAD and IOLAB_* must reach it for counting to work). The launcher stays as
- * the program's parent so that it can forward SIGTERM/SIGINT/SIGHUP and report the exit status
- * as the program's own, or 128+signal.
+ * iolab-sandbox: jails one program (or, with --hold and --join, every program of one scenario)
+ * and passes its fate back: the exit status is the program's, or 128+signal.
+ *
+ * Processes, in the full tier:  iolab -> launcher -> init (PID 1 of the program's own PID
+ * namespace, nested in the scenario's) -> program. Killing the launcher's child kills exactly
+ * that program's subtree, setsid and double-fork escapes included; the holder's init dying
+ * kills the whole scenario. In the reduced and minimal tiers: iolab -> launcher (a child
+ * subreaper) -> program, and the launcher kills every orphan that reaches it before it exits.
+ *
+ * Options are data (a table below); each one sets one field of struct cfg.
  */
+#include "cfg.h"
+#include "hold.h"
+#include "ns.h"
+#include "probe.h"
+#include "prog.h"
+#include "supervise.h"
+#include "sweep.h"
+
 #include <errno.h>
-#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <poll.h>
+#include <sched.h>
+#include <sys/file.h>
+#include <sys/syscall.h>
+#include <sys/stat.h>
 #include <sys/prctl.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
-#define MAX_KEEP 16
+struct main_option {
+    const char *name;
+    const char *arg;  /* metavariable shown by --help; NULL: a flag */
+    const char *help; /* one line */
+    int (*set)(struct cfg *c, const char *v);
+};
 
-static volatile sig_atomic_t child_pid;
-
-static void forward(int sig)
+static int main_long(const char *v, long *out)
 {
-    if (child_pid > 0)
-        kill(child_pid, sig);
+    char *end;
+    errno = 0;
+    long n = strtol(v, &end, 10);
+    if (errno || *end || n < 0)
+        return -EINVAL;
+    *out = n;
+    return 0;
 }
 
-static int keep_only(const int *keep, int nkeep)
+static int main_double(const char *v, double *out)
 {
-    int lo = 3;
-    for (;;) {
-        int next = -1;
-        for (int i = 0; i < nkeep; i++)
-            if (keep[i] >= lo && (next < 0 || keep[i] < next))
-                next = keep[i];
-        if (next < 0)
-            return close_range(lo, ~0U, 0) < 0 ? -errno : 0;
-        if (next > lo && close_range(lo, next - 1, 0) < 0)
-            return -errno;
-        lo = next + 1;
+    char *end;
+    double d = strtod(v, &end);
+    if (*end || d < 0)
+        return -EINVAL;
+    *out = d;
+    return 0;
+}
+
+static int set_workdir(struct cfg *c, const char *v)
+{
+    c->workdir = v;
+    return 0;
+}
+static int set_session(struct cfg *c, const char *v)
+{
+    c->session = v;
+    return 0;
+}
+static int set_tier(struct cfg *c, const char *v)
+{
+    static const char *const names[] = {[CFG_TIER_FULL] = "full",
+                                        [CFG_TIER_REDUCED] = "reduced",
+                                        [CFG_TIER_MINIMAL] = "minimal",
+                                        [CFG_TIER_AUTO] = "auto"};
+    for (int t = 0; t <= CFG_TIER_AUTO; t++)
+        if (!strcmp(v, names[t])) {
+            c->tier = (enum cfg_tier)t;
+            return 0;
+        }
+    return -EINVAL;
+}
+static int set_port(struct cfg *c, const char *v)
+{
+    long n;
+    if (main_long(v, &n) < 0 || n > 65535)
+        return -EINVAL;
+    c->port = (int)n;
+    return 0;
+}
+static int set_timeout(struct cfg *c, const char *v)
+{
+    return main_double(v, &c->timeout_s);
+}
+static int set_grace(struct cfg *c, const char *v)
+{
+    return main_double(v, &c->grace_s);
+}
+static int set_nproc(struct cfg *c, const char *v)
+{
+    return main_long(v, &c->nproc);
+}
+static int set_as(struct cfg *c, const char *v)
+{
+    return main_long(v, &c->as_mb);
+}
+static int set_cpu(struct cfg *c, const char *v)
+{
+    return main_long(v, &c->cpu_s);
+}
+static int set_fsize(struct cfg *c, const char *v)
+{
+    return main_long(v, &c->fsize_mb);
+}
+static int set_nofile(struct cfg *c, const char *v)
+{
+    return main_long(v, &c->nofile);
+}
+static int set_uid(struct cfg *c, const char *v)
+{
+    long n;
+    if (main_long(v, &n) < 0)
+        return -EINVAL;
+    c->run_uid = (uid_t)n;
+    c->run_gid = (gid_t)n;
+    return 0;
+}
+static int set_keep(struct cfg *c, const char *v)
+{
+    long n;
+    if (main_long(v, &n) < 0 || n < 3 || c->nkeep == CFG_MAX_KEEP)
+        return -EINVAL;
+    c->keep[c->nkeep++] = (int)n;
+    return 0;
+}
+static int set_quiet(struct cfg *c, const char *v)
+{
+    (void)v;
+    c->quiet = true;
+    return 0;
+}
+static int set_remove(struct cfg *c, const char *v)
+{
+    (void)v;
+    c->remove_workdir = true;
+    return 0;
+}
+static int set_probe(struct cfg *c, const char *v)
+{
+    (void)v;
+    c->mode = CFG_MODE_PROBE;
+    return 0;
+}
+static int set_help(struct cfg *c, const char *v)
+{
+    (void)v;
+    c->mode = CFG_MODE_HELP;
+    return 0;
+}
+static int set_hold(struct cfg *c, const char *v)
+{
+    long a, b;
+    const char *comma = strchr(v, ',');
+    char first[32];
+    if (!comma || (size_t)(comma - v) >= sizeof first)
+        return -EINVAL;
+    snprintf(first, sizeof first, "%.*s", (int)(comma - v), v);
+    if (main_long(first, &a) < 0 || main_long(comma + 1, &b) < 0)
+        return -EINVAL;
+    c->mode = CFG_MODE_HOLD;
+    c->status_fd = (int)a;
+    c->life_fd = (int)b;
+    return 0;
+}
+static int set_join(struct cfg *c, const char *v)
+{
+    long n;
+    if (main_long(v, &n) < 0 || n < 1)
+        return -EINVAL;
+    c->mode = CFG_MODE_JOIN;
+    c->join_pid = (pid_t)n;
+    return 0;
+}
+
+static const struct main_option main_options[] = {
+    {"--workdir", "DIR", "the program's directory, the only place it may write (default: .)",
+     set_workdir},
+    {"--tier", "T", "full, reduced or minimal: force a lower tier (default: auto)", set_tier},
+    {"--port", "N", "the TCP port the programs may bind and connect to (reduced tier)", set_port},
+    {"--timeout", "S", "wall-clock limit in seconds, then SIGTERM (default: none)", set_timeout},
+    {"--grace", "S", "seconds from SIGTERM to SIGKILL of everything (default: 1)", set_grace},
+    {"--nproc", "N", "processes the program may add (default: 256)", set_nproc},
+    {"--as", "MIB", "address space per process in MiB (default: 4096)", set_as},
+    {"--cpu", "S", "CPU seconds per process (default: 600)", set_cpu},
+    {"--fsize", "MIB", "largest file a process may write, MiB (default: 256)", set_fsize},
+    {"--nofile", "N", "open files per process (default: 1024)", set_nofile},
+    {"--uid", "UID", "when run as root: the uid programs run as (default: 65534)", set_uid},
+    {"--keep-fd", "N", "a descriptor the program inherits (repeatable)", set_keep},
+    {"--session", "NAME", "IOLAB_SESSION: the prefix of the session's IPC names", set_session},
+    {"--quiet", NULL, "no report line when the program is stopped", set_quiet},
+    {"--probe", NULL, "print the features and tier this machine allows as JSON", set_probe},
+    {"--hold", "SFD,LFD", "build a scenario jail, report on SFD, hold it until EOF on LFD",
+     set_hold},
+    {"--join", "PID", "run the program in the jail held by PID (from --hold's report)", set_join},
+    {"--remove-workdir", NULL, "with --hold: remove the work directory when the jail ends",
+     set_remove},
+    {"--help", NULL, "this text", set_help},
+};
+
+static void main_help(FILE *f)
+{
+    fprintf(f, "usage: iolab-sandbox [OPTIONS] -- PROGRAM [ARGS...]\n"
+               "       iolab-sandbox --probe\n"
+               "Runs PROGRAM in a jail: private namespaces (full tier), or Landlock and a child\n"
+               "subreaper (reduced), or rlimits and reaping (minimal). The exit status is the\n"
+               "program's, or 128+signal; 127 when it cannot be started.\n\n");
+    for (size_t i = 0; i < sizeof main_options / sizeof *main_options; i++) {
+        char left[40];
+        snprintf(left, sizeof left, "%s%s%s", main_options[i].name, main_options[i].arg ? " " : "",
+                 main_options[i].arg ? main_options[i].arg : "");
+        fprintf(f, "  %-22s %s\n", left, main_options[i].help);
     }
+    fprintf(f, "\nThe environment (LD_PRELOAD, IOLAB_*) passes through. As root, programs run as\n"
+               "an unprivileged uid. IOLAB_SANDBOX_TIER forces a tier like --tier.\n");
+}
+
+static int main_parse(struct cfg *c, int argc, char **argv)
+{
+    int i = 1;
+    for (; i < argc && strcmp(argv[i], "--"); i++) {
+        const struct main_option *o = NULL;
+        for (size_t k = 0; k < sizeof main_options / sizeof *main_options; k++)
+            if (!strcmp(argv[i], main_options[k].name))
+                o = &main_options[k];
+        if (!o) {
+            fprintf(stderr, "iolab-sandbox: unknown option %s (see --help)\n", argv[i]);
+            return -EINVAL;
+        }
+        const char *v = NULL;
+        if (o->arg && (v = argv[++i]) == NULL) {
+            fprintf(stderr, "iolab-sandbox: %s needs %s\n", o->name, o->arg);
+            return -EINVAL;
+        }
+        if (o->set(c, v) < 0) {
+            fprintf(stderr, "iolab-sandbox: bad value for %s: %s\n", o->name, v);
+            return -EINVAL;
+        }
+    }
+    if (i + 1 < argc)
+        c->argv = argv + i + 1;
+    bool needs_prog = c->mode == CFG_MODE_RUN || c->mode == CFG_MODE_JOIN;
+    if (needs_prog && !c->argv) {
+        fprintf(stderr, "iolab-sandbox: no program given (usage: iolab-sandbox [OPTIONS] -- "
+                        "PROGRAM [ARGS...])\n");
+        return -EINVAL;
+    }
+    return 0;
+}
+
+/* Forks the program (full tier: forks the init that forks it) and supervises it. */
+static int main_launch(struct cfg *c)
+{
+    sigset_t old;
+    supervise_block(&old);
+    bool full = c->tier == CFG_TIER_FULL;
+    if (!full)
+        prctl(PR_SET_CHILD_SUBREAPER, 1);
+    pid_t self = getpid();
+    int self_fd = full ? (int)syscall(SYS_pidfd_open, self, 0) : -1;
+    pid_t child = fork();
+    if (child < 0) {
+        perror("iolab-sandbox: fork");
+        return 127;
+    }
+    if (child == 0) {
+        if (!full)
+            prog_exec(c, c->tier, self);
+        /* PID 1 of the program's namespace: dies with the launcher, kills all on exit. Its
+         * parent is outside the namespace (getppid() is 0), so a pidfd tells if it is gone. */
+        prctl(PR_SET_PDEATHSIG, SIGKILL);
+        if (self_fd >= 0 && poll(&(struct pollfd){.fd = self_fd, .events = POLLIN}, 1, 0) != 0)
+            _exit(137);
+        if (self_fd >= 0)
+            close(self_fd);
+        prctl(PR_SET_NAME, "iolab-init");
+        pid_t init = getpid();
+        pid_t prog = fork();
+        if (prog < 0)
+            _exit(127);
+        if (prog == 0)
+            prog_exec(c, c->tier, init);
+        _exit(supervise_run(c, prog, SUPERVISE_INIT, false));
+    }
+    if (self_fd >= 0)
+        close(self_fd);
+    return supervise_run(c, child, SUPERVISE_OUTER, !full);
+}
+
+/*
+ * After setns() the launcher's own PID namespace is still the host's, and the kernel refuses a
+ * new PID namespace whose parent is not the caller's active one; so a child, born in the
+ * jail's namespace, creates the program's nested namespace and launches from there.
+ */
+static int main_nest(struct cfg *c)
+{
+    sigset_t old;
+    supervise_block(&old);
+    int self_fd = (int)syscall(SYS_pidfd_open, getpid(), 0);
+    pid_t child = fork();
+    if (child < 0) {
+        perror("iolab-sandbox: fork");
+        return 127;
+    }
+    if (child == 0) {
+        prctl(PR_SET_PDEATHSIG, SIGKILL);
+        if (self_fd >= 0 && poll(&(struct pollfd){.fd = self_fd, .events = POLLIN}, 1, 0) != 0)
+            _exit(137);
+        if (self_fd >= 0)
+            close(self_fd);
+        if (unshare(CLONE_NEWPID) < 0) {
+            fprintf(stderr, "iolab-sandbox: cannot create a PID namespace: %s\n", strerror(errno));
+            _exit(127);
+        }
+        _exit(main_launch(c));
+    }
+    if (self_fd >= 0)
+        close(self_fd);
+    return supervise_run(c, child, SUPERVISE_INIT, false);
+}
+
+static int main_join(struct cfg *c)
+{
+    if (c->tier == CFG_TIER_FULL) {
+        int rc = ns_join(c->join_pid, c->root);
+        if (rc < 0) {
+            fprintf(stderr, "iolab-sandbox: cannot join the jail of pid %d: %s\n", c->join_pid,
+                    strerror(-rc));
+            return 127;
+        }
+        return main_nest(c);
+    }
+    /* Held shared until exit, so the holder sweeps only after this subtree is gone. */
+    int lock = c->workdir ? hold_lock_open(c->workdir) : -1;
+    if (lock >= 0)
+        flock(lock, LOCK_SH);
+    return main_launch(c);
+}
+
+/* A jail for one program: the full tier's namespaces, or the lower tiers' own sweep. */
+static int main_run(struct cfg *c)
+{
+    if (c->tier == CFG_TIER_FULL) {
+        char tmp[4096];
+        if (c->workdir)
+            snprintf(tmp, sizeof tmp, "%s/tmp", c->workdir);
+        if (c->workdir && access(tmp, F_OK) < 0)
+            mkdir(tmp, 01777);
+        int rc = ns_create(c->root, c->workdir && access(tmp, F_OK) == 0 ? tmp : NULL);
+        if (rc < 0) {
+            fprintf(stderr, "iolab-sandbox: cannot build the namespaces: %s\n", strerror(-rc));
+            return 127;
+        }
+        return main_launch(c);
+    }
+    struct sweep before;
+    sweep_snapshot(&before);
+    int rc = main_launch(c);
+    sweep_ipc(&before, c->root ? c->run_uid : getuid(), c->session);
+    return rc;
 }
 
 int main(int argc, char **argv)
 {
-    int keep[MAX_KEEP], nkeep = 0, i = 1;
-    for (; i < argc && strcmp(argv[i], "--"); i++) {
-        if (!strcmp(argv[i], "--keep-fd") && i + 1 < argc && nkeep < MAX_KEEP)
-            keep[nkeep++] = atoi(argv[++i]);
-    }
-    if (i + 1 >= argc) {
-        fprintf(stderr, "usage: iolab-sandbox [--keep-fd N]... -- PROGRAM [ARGS...]\n");
+    struct cfg c = {
+        .mode = CFG_MODE_RUN,
+        .tier = CFG_TIER_AUTO,
+        .grace_s = 1,
+        .nproc = 256,
+        .as_mb = 4096,
+        .cpu_s = 600,
+        .fsize_mb = 256,
+        .nofile = 1024,
+        .run_uid = 65534,
+        .run_gid = 65534,
+        .root = geteuid() == 0,
+        .status_fd = -1,
+        .life_fd = -1,
+    };
+    const char *env_tier = getenv("IOLAB_SANDBOX_TIER");
+    if (env_tier && *env_tier && set_tier(&c, env_tier) < 0) {
+        fprintf(stderr, "iolab-sandbox: IOLAB_SANDBOX_TIER must be full, reduced or minimal\n");
         return 2;
     }
-    char **prog = argv + i + 1;
-    struct sigaction sa = {.sa_handler = forward, .sa_flags = SA_RESTART};
-    sigaction(SIGTERM, &sa, NULL);
-    sigaction(SIGINT, &sa, NULL);
-    sigaction(SIGHUP, &sa, NULL);
-    prctl(PR_SET_PDEATHSIG, SIGTERM);
-    pid_t pid = fork();
-    if (pid < 0) {
-        perror("iolab-sandbox: fork");
-        return 127;
+    if (main_parse(&c, argc, argv) < 0)
+        return 2;
+    if (c.mode == CFG_MODE_HELP) {
+        main_help(stdout);
+        return 0;
     }
-    if (pid == 0) {
-        prctl(PR_SET_PDEATHSIG, SIGKILL);
-        keep_only(keep, nkeep);
-        execvp(prog[0], prog);
-        fprintf(stderr, "iolab-sandbox: cannot run %s: %s\n", prog[0], strerror(errno));
-        _exit(127);
+    /* The launcher dies with iolab: SIGKILL when init carries the cleanup, SIGPWR when this
+     * process must kill the subtree itself. */
+    pid_t parent = getppid();
+    struct probe p;
+    if (c.mode != CFG_MODE_JOIN || c.tier == CFG_TIER_AUTO) {
+        if (probe_run(&p) < 0) {
+            fprintf(stderr, "iolab-sandbox: the probe failed: %s\n", strerror(errno));
+            return 127;
+        }
+        c.tier = probe_tier(&p, c.tier);
     }
-    child_pid = pid;
-    int st;
-    while (waitpid(pid, &st, 0) < 0 && errno == EINTR) {
+    if (c.mode == CFG_MODE_PROBE) {
+        char json[2048];
+        probe_json(&p, c.tier, json, sizeof json);
+        printf("%s\n", json);
+        return 0;
     }
-    return WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st);
+    if (c.mode == CFG_MODE_HOLD)
+        return hold_run(&c, &p);
+    prctl(PR_SET_PDEATHSIG, c.tier == CFG_TIER_FULL ? SIGKILL : SIGPWR);
+    if (getppid() != parent)
+        return 137;
+    c.nproc_limit = prog_nproc_limit(&c, c.tier);
+    return c.mode == CFG_MODE_JOIN ? main_join(&c) : main_run(&c);
 }

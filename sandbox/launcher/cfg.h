@@ -1,0 +1,45 @@
+/*
+ * cfg: the launcher's configuration, filled once from the command line and then only read. One
+ * struct is shared by every mode (probe, hold, join, standalone run) so that the holder and each
+ * joining program agree on the same limits, work directory and tier without a second channel.
+ */
+#ifndef SBX_CFG_H
+#define SBX_CFG_H
+
+#include <stdbool.h>
+#include <sys/types.h>
+
+#define CFG_MAX_KEEP 16
+
+enum cfg_tier { CFG_TIER_FULL, CFG_TIER_REDUCED, CFG_TIER_MINIMAL, CFG_TIER_AUTO };
+
+enum cfg_mode { CFG_MODE_RUN, CFG_MODE_PROBE, CFG_MODE_HOLD, CFG_MODE_JOIN, CFG_MODE_HELP };
+
+struct cfg {
+    enum cfg_mode mode;     /* what this invocation does */
+    enum cfg_tier tier;     /* requested (AUTO) or forced tier; after set-up, the tier in force */
+    const char *workdir;    /* the only writable place (with its tmp/); NULL: the current dir */
+    const char *session;    /* IOLAB_SESSION: the per-session IPC name prefix */
+    int port;               /* the scenario's TCP port (Landlock net rules); 0: none */
+    double timeout_s;       /* wall-clock limit of the program; 0: none */
+    double grace_s;         /* SIGTERM to SIGKILL of the whole subtree */
+    long nproc;             /* processes the program may add */
+    long nproc_limit;       /* the RLIMIT_NPROC value that allows it (computed) */
+    long as_mb;             /* address space per process, MiB */
+    long cpu_s;             /* CPU seconds per process */
+    long fsize_mb;          /* largest file a process may write, MiB */
+    long nofile;            /* open descriptors per process */
+    uid_t run_uid;          /* when started as root: the unprivileged uid programs run as */
+    gid_t run_gid;          /* and its gid */
+    bool root;              /* started with euid 0 */
+    bool remove_workdir;    /* hold: remove the work directory when the jail ends */
+    bool quiet;             /* no report line on stderr when the program is stopped */
+    pid_t join_pid;         /* join: the holder's init (full tier) or holder (others) */
+    int status_fd;          /* hold: one JSON line about the jail goes here */
+    int life_fd;            /* hold: EOF here (iolab gone or done) ends the jail */
+    int keep[CFG_MAX_KEEP]; /* descriptors the program inherits besides 0, 1, 2 */
+    int nkeep;              /* how many of them */
+    char **argv;            /* the program and its arguments */
+};
+
+#endif

@@ -1,0 +1,20 @@
+/*
+ * hold: the scenario's jail, held open for as long as iolab keeps a pipe open to it. In the full
+ * tier the holder owns the namespaces and its child is PID 1 of the scenario's PID namespace;
+ * in the other tiers it is the one who cleans up after the programs (IPC sweep, work directory)
+ * once every joined launcher has finished killing its subtree.
+ */
+#ifndef SBX_HOLD_H
+#define SBX_HOLD_H
+
+#include "cfg.h"
+#include "probe.h"
+
+/* Builds the jail, reports it on c->status_fd, waits for EOF on c->life_fd; returns the exit
+ * status. */
+int hold_run(struct cfg *c, const struct probe *p);
+
+/* The lock every joined launcher holds shared while it lives: <workdir>/.iolab-jail.lock. */
+int hold_lock_open(const char *workdir);
+
+#endif

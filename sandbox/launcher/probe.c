@@ -1,0 +1,127 @@
+/*
+ * probe: each feature is checked by doing what the jail will do, in a throw-away child, so a
+ * distribution that allows unshare(CLONE_NEWUSER) but refuses the uid map or the loopback
+ * (Ubuntu 24.04's AppArmor restriction) is seen as lacking namespaces, not as having them.
+ */
+#include "probe.h"
+
+#include "landlock.h"
+#include "ns.h"
+
+#include <errno.h>
+#include <signal.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/prctl.h>
+#include <sys/syscall.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+static const char *const probe_tier_names[] = {
+    [CFG_TIER_FULL] = "full",
+    [CFG_TIER_REDUCED] = "reduced",
+    [CFG_TIER_MINIMAL] = "minimal",
+    [CFG_TIER_AUTO] = "auto",
+};
+
+const char *probe_tier_name(enum cfg_tier t)
+{
+    return probe_tier_names[t];
+}
+
+/* The namespace path in a child: its exit status says how far it got. */
+static int probe_namespaces(bool root, bool *user_ns, bool *namespaces)
+{
+    pid_t pid = fork();
+    if (pid < 0)
+        return -errno;
+    if (pid == 0) {
+        int rc = ns_create(root, NULL);
+        _exit(rc == 0 ? 0 : rc == -EUSERS ? 1 : 2);
+    }
+    int st;
+    if (waitpid(pid, &st, 0) < 0)
+        return -errno;
+    int code = WIFEXITED(st) ? WEXITSTATUS(st) : 2;
+    *user_ns = !root && code == 0;
+    *namespaces = code == 0;
+    return 0;
+}
+
+int probe_run(struct probe *p)
+{
+    memset(p, 0, sizeof *p);
+    p->root = geteuid() == 0;
+    int rc = probe_namespaces(p->root, &p->user_ns, &p->namespaces);
+    if (rc < 0)
+        return rc;
+    landlock_probe(&p->landlock_abi, &p->landlock_fs, &p->landlock_net, &p->landlock_signal);
+    int was = 0;
+    p->subreaper = prctl(PR_GET_CHILD_SUBREAPER, &was) == 0;
+    int fd = (int)syscall(SYS_pidfd_open, getpid(), 0);
+    p->pidfd = fd >= 0;
+    if (fd >= 0)
+        close(fd);
+    return 0;
+}
+
+enum cfg_tier probe_tier(const struct probe *p, enum cfg_tier wanted)
+{
+    enum cfg_tier best = CFG_TIER_MINIMAL;
+    if (p->namespaces && p->pidfd)
+        best = CFG_TIER_FULL;
+    else if (p->landlock_fs && p->landlock_net && p->subreaper)
+        best = CFG_TIER_REDUCED;
+    if (wanted != CFG_TIER_AUTO && wanted > best)
+        best = wanted;
+    return best;
+}
+
+/* What each tier lacks, and the one sentence on how to get the full tier. */
+struct probe_gap {
+    const char *missing; /* JSON array body */
+    const char *advice;  /* one sentence; "" when nothing is missing */
+};
+
+static const struct probe_gap probe_gaps[] = {
+    [CFG_TIER_FULL] = {.missing = "", .advice = ""},
+    [CFG_TIER_REDUCED] = {.missing =
+                              "\"private network (ports are allocated on the host loopback)\","
+                              "\"private IPC (objects are swept by name prefix and creator)\","
+                              "\"PID namespace (descendants are found by subreaper)\"",
+                          .advice =
+                              "Allow unprivileged user namespaces (Ubuntu: sysctl "
+                              "kernel.apparmor_restrict_unprivileged_userns=0; Debian: sysctl "
+                              "kernel.unprivileged_userns_clone=1) to get the full sandbox."},
+    [CFG_TIER_MINIMAL] =
+        {.missing = "\"private network (ports are allocated on the host loopback)\","
+                    "\"private IPC (objects are swept by name prefix and creator)\","
+                    "\"PID namespace (descendants are found by subreaper)\","
+                    "\"file-system confinement (programs can write where you can)\","
+                    "\"port confinement\"",
+         .advice = "Allow unprivileged user namespaces (sysctl "
+                   "kernel.apparmor_restrict_unprivileged_userns=0 or "
+                   "kernel.unprivileged_userns_clone=1) or use a kernel with Landlock ABI 4 "
+                   "(Linux 6.7 or later) to get a stronger sandbox."},
+};
+
+int probe_json(const struct probe *p, enum cfg_tier tier, char *buf, size_t len)
+{
+    const struct probe_gap *g = &probe_gaps[tier];
+    bool full_possible = probe_tier(p, CFG_TIER_AUTO) == CFG_TIER_FULL;
+    const char *advice = g->advice;
+    if (tier != CFG_TIER_FULL && full_possible)
+        advice = "This machine allows the full sandbox: drop --tier (or IOLAB_SANDBOX_TIER) to "
+                 "use it.";
+    int n = snprintf(buf, len,
+                     "{\"tier\":\"%s\",\"features\":{\"user_ns\":%s,\"namespaces\":%s,"
+                     "\"landlock_abi\":%d,\"landlock_fs\":%s,\"landlock_net\":%s,"
+                     "\"landlock_signal\":%s,\"subreaper\":%s,\"pidfd\":%s,\"root\":%s},"
+                     "\"missing\":[%s],\"advice\":\"%s\"}",
+                     probe_tier_name(tier), p->user_ns ? "true" : "false",
+                     p->namespaces ? "true" : "false", p->landlock_abi,
+                     p->landlock_fs ? "true" : "false", p->landlock_net ? "true" : "false",
+                     p->landlock_signal ? "true" : "false", p->subreaper ? "true" : "false",
+                     p->pidfd ? "true" : "false", p->root ? "true" : "false", g->missing, advice);
+    return n < 0 || (size_t)n >= len ? -ENAMETOOLONG : 0;
+}

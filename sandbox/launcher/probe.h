@@ -1,0 +1,37 @@
+/*
+ * probe: what this machine lets an iolab jail use, found by trying it (a forked child walks the
+ * whole namespace set-up path, since on some systems unshare succeeds and a later step fails),
+ * and the tier that follows from it.
+ */
+#ifndef SBX_PROBE_H
+#define SBX_PROBE_H
+
+#include "cfg.h"
+
+#include <stdbool.h>
+#include <stddef.h>
+
+struct probe {
+    bool user_ns;         /* an unprivileged user namespace with a uid map (not needed as root) */
+    bool namespaces;      /* PID, network (loopback up), IPC and mount (tmpfs on /dev/shm) */
+    int landlock_abi;     /* 0: no Landlock */
+    bool landlock_fs;     /* file-system write rules */
+    bool landlock_net;    /* TCP bind/connect port rules (ABI 4) */
+    bool landlock_signal; /* signal scoping (ABI 6) */
+    bool subreaper;       /* PR_SET_CHILD_SUBREAPER */
+    bool pidfd;           /* pidfd_open and setns through a pidfd */
+    bool root;            /* running as root: programs drop to an unprivileged uid */
+};
+
+/* Probes everything; 0 or a negative errno (only when the probe itself could not run). */
+int probe_run(struct probe *p);
+
+/* The best tier the probe allows, capped by `wanted` (AUTO: no cap). */
+enum cfg_tier probe_tier(const struct probe *p, enum cfg_tier wanted);
+
+const char *probe_tier_name(enum cfg_tier t);
+
+/* {"tier":...,"features":{...},"missing":[...],"advice":"..."} into buf; 0 or -ENAMETOOLONG. */
+int probe_json(const struct probe *p, enum cfg_tier tier, char *buf, size_t len);
+
+#endif

@@ -1,0 +1,205 @@
+/*
+ * prog: RLIMIT_NPROC counts every process of the uid outside a user namespace, so the limit is
+ * set relative to what the uid already runs, measured by the parent before the fork; inside the
+ * full tier's user namespace the count starts afresh. Root ignores RLIMIT_NPROC altogether,
+ * hence the drop to an unprivileged uid when iolab runs as root (CI).
+ */
+#include "prog.h"
+
+#include "landlock.h"
+
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <grp.h>
+#include <signal.h>
+#include <stddef.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/prctl.h>
+#include <sys/resource.h>
+#include <sys/stat.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+#define PROG_MAX_PRELOAD 8
+
+/* The rlimits, as data: which field of cfg feeds which resource, in which unit. */
+struct prog_limit {
+    int resource;
+    size_t offset; /* of a long in struct cfg; 0 or less: unlimited */
+    long unit;
+};
+
+static const struct prog_limit prog_limits[] = {
+    {.resource = RLIMIT_AS, .offset = offsetof(struct cfg, as_mb), .unit = 1L << 20},
+    {.resource = RLIMIT_CPU, .offset = offsetof(struct cfg, cpu_s), .unit = 1},
+    {.resource = RLIMIT_FSIZE, .offset = offsetof(struct cfg, fsize_mb), .unit = 1L << 20},
+    {.resource = RLIMIT_NOFILE, .offset = offsetof(struct cfg, nofile), .unit = 1},
+};
+
+long prog_nproc_limit(const struct cfg *c, enum cfg_tier tier)
+{
+    if (tier == CFG_TIER_FULL && !c->root)
+        return c->nproc + 8; /* a fresh count in the user namespace; 8 for the jail's own */
+    uid_t uid = c->root ? c->run_uid : getuid();
+    long n = 0;
+    DIR *d = opendir("/proc");
+    if (!d)
+        return c->nproc + 64;
+    struct dirent *e;
+    while ((e = readdir(d))) {
+        struct stat st;
+        if (e->d_name[0] >= '1' && e->d_name[0] <= '9' &&
+            fstatat(dirfd(d), e->d_name, &st, 0) == 0 && st.st_uid == uid)
+            n++;
+    }
+    closedir(d);
+    return n + c->nproc;
+}
+
+static _Noreturn void prog_fail(const char *what, const char *prog, int err)
+{
+    fprintf(stderr, "iolab-sandbox: cannot run %s: %s: %s\n", prog, what, strerror(err));
+    _exit(127);
+}
+
+/* The executable as execvp would find it, opened now, while the path is still reachable. */
+static int prog_open(const char *name, char *path, size_t len)
+{
+    if (strchr(name, '/')) {
+        snprintf(path, len, "%s", name);
+        return open(path, O_PATH | O_CLOEXEC);
+    }
+    const char *dirs = getenv("PATH");
+    if (!dirs)
+        dirs = "/usr/local/bin:/usr/bin:/bin";
+    while (*dirs) {
+        size_t n = strcspn(dirs, ":");
+        snprintf(path, len, "%.*s/%s", (int)n, dirs, name);
+        if (access(path, X_OK) == 0)
+            return open(path, O_PATH | O_CLOEXEC);
+        dirs += n + (dirs[n] == ':');
+    }
+    errno = ENOENT;
+    return -1;
+}
+
+/*
+ * Rewrites LD_PRELOAD so that each library is read through a descriptor opened here, as
+ * /proc/self/fd/N: the unprivileged uid then needs no access to the library's directory. The
+ * descriptors stay open across exec (and in every child) on purpose.
+ */
+static int prog_preload(int *fds, int *nfds)
+{
+    const char *pre = getenv("LD_PRELOAD");
+    *nfds = 0;
+    if (!pre || !*pre)
+        return 0;
+    char out[1024] = "", *save = NULL, *copy = strdup(pre);
+    if (!copy)
+        return -ENOMEM;
+    for (char *lib = strtok_r(copy, ": ", &save); lib; lib = strtok_r(NULL, ": ", &save)) {
+        int fd = lib[0] == '/' && *nfds < PROG_MAX_PRELOAD ? open(lib, O_RDONLY) : -1;
+        char item[300];
+        if (fd >= 0) {
+            fds[(*nfds)++] = fd;
+            snprintf(item, sizeof item, "%s/proc/self/fd/%d", *out ? ":" : "", fd);
+        } else {
+            snprintf(item, sizeof item, "%s%s", *out ? ":" : "", lib);
+        }
+        strncat(out, item, sizeof out - strlen(out) - 1);
+    }
+    free(copy);
+    return setenv("LD_PRELOAD", out, 1) < 0 ? -errno : 0;
+}
+
+static int prog_cmp(const void *a, const void *b)
+{
+    return *(const int *)a - *(const int *)b;
+}
+
+/* Closes every descriptor above 2 that is not in keep (sorted here). */
+static void prog_close_others(int *keep, int n)
+{
+    qsort(keep, (size_t)n, sizeof *keep, prog_cmp);
+    int lo = 3;
+    for (int i = 0; i < n; i++) {
+        if (keep[i] < lo)
+            continue;
+        if (keep[i] > lo)
+            close_range((unsigned)lo, (unsigned)keep[i] - 1, 0);
+        lo = keep[i] + 1;
+    }
+    close_range((unsigned)lo, ~0U, 0);
+}
+
+_Noreturn void prog_exec(const struct cfg *c, enum cfg_tier tier, pid_t parent)
+{
+    const char *name = c->argv[0];
+    sigset_t none;
+    sigemptyset(&none);
+    sigprocmask(SIG_SETMASK, &none, NULL);
+    for (int s = 1; s < NSIG; s++)
+        if (s != SIGKILL && s != SIGSTOP)
+            signal(s, SIG_DFL);
+    prctl(PR_SET_PDEATHSIG, SIGKILL);
+    if (getppid() != parent)
+        _exit(137);
+
+    char path[4096];
+    int exe = prog_open(name, path, sizeof path);
+    if (exe < 0)
+        prog_fail("not found", name, errno);
+    bool drop = c->root && c->run_uid != 0;
+    int keep[CFG_MAX_KEEP + PROG_MAX_PRELOAD + 1], nkeep = 0, npre = 0;
+    if (drop && prog_preload(keep, &npre) < 0)
+        prog_fail("LD_PRELOAD", name, errno);
+    nkeep = npre;
+    for (int i = 0; i < c->nkeep; i++)
+        keep[nkeep++] = c->keep[i];
+    keep[nkeep++] = exe;
+    prog_close_others(keep, nkeep);
+
+    const char *wd = c->workdir ? c->workdir : ".";
+    if (c->workdir && chdir(c->workdir) < 0)
+        prog_fail("work directory", name, errno);
+    if (c->workdir) {
+        char tmp[4096];
+        snprintf(tmp, sizeof tmp, "%s/tmp", c->workdir);
+        setenv("TMPDIR", tier == CFG_TIER_FULL ? "/tmp" : tmp, 1);
+    }
+    if (c->session)
+        setenv("IOLAB_SESSION", c->session, 1);
+
+    setrlimit(RLIMIT_CORE, &(struct rlimit){0, 0});
+    for (size_t i = 0; i < sizeof prog_limits / sizeof *prog_limits; i++) {
+        long v = *(const long *)((const char *)c + prog_limits[i].offset);
+        if (v > 0) {
+            rlim_t r = (rlim_t)v * (rlim_t)prog_limits[i].unit;
+            if (setrlimit(prog_limits[i].resource, &(struct rlimit){r, r}) < 0)
+                prog_fail("setrlimit", name, errno);
+        }
+    }
+    if (c->nproc > 0) {
+        rlim_t r = (rlim_t)c->nproc_limit;
+        if (setrlimit(RLIMIT_NPROC, &(struct rlimit){r, r}) < 0)
+            prog_fail("setrlimit", name, errno);
+    }
+    if (drop && (setgroups(0, NULL) < 0 || setresgid(c->run_gid, c->run_gid, c->run_gid) < 0 ||
+                 setresuid(c->run_uid, c->run_uid, c->run_uid) < 0))
+        prog_fail("dropping to the unprivileged uid", name, errno);
+    if (tier != CFG_TIER_MINIMAL) {
+        int rc = landlock_apply(wd, tier == CFG_TIER_FULL && c->workdir, c->port,
+                                tier == CFG_TIER_REDUCED);
+        if (rc < 0 && !(tier == CFG_TIER_FULL && rc == -EOPNOTSUPP))
+            prog_fail("Landlock", name, -rc);
+    }
+    extern char **environ;
+    syscall(SYS_execveat, exe, "", c->argv, environ, AT_EMPTY_PATH);
+    /* A script run through an O_PATH descriptor cannot name itself to its interpreter. */
+    if (errno == ENOENT)
+        execv(path, c->argv);
+    prog_fail("exec", name, errno);
+}

@@ -1,0 +1,174 @@
+/*
+ * supervise: one loop over sigtimedwait(), so that signals, child exits and the two deadlines
+ * are handled in one place without handlers racing the main flow. SIGPWR is the launcher's
+ * parent-death signal in the subreaper shape: iolab is gone, kill everything now.
+ */
+#include "supervise.h"
+
+#include <dirent.h>
+#include <errno.h>
+#include <math.h>
+#include <stddef.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+/* Why a program died, for the one line the learner reads. */
+struct supervise_cause {
+    const char *text; /* printf format taking the matching limit */
+    size_t offset;    /* of the long limit in struct cfg, or 0 */
+};
+
+static const struct supervise_cause supervise_causes[NSIG] = {
+    [SIGXCPU] = {.text = "it used up its CPU time limit (%ld s)",
+                 .offset = offsetof(struct cfg, cpu_s)},
+    [SIGXFSZ] = {.text = "it wrote past the file size limit (%ld MiB)",
+                 .offset = offsetof(struct cfg, fsize_mb)},
+    [SIGSEGV] = {.text = "it crashed (SIGSEGV; the address-space limit is %ld MiB)",
+                 .offset = offsetof(struct cfg, as_mb)},
+    [SIGBUS] = {.text = "it crashed (SIGBUS)"},
+    [SIGABRT] = {.text = "it aborted (SIGABRT; the address-space limit is %ld MiB)",
+                 .offset = offsetof(struct cfg, as_mb)},
+    [SIGFPE] = {.text = "it crashed (SIGFPE)"},
+    [SIGILL] = {.text = "it crashed (SIGILL)"},
+};
+
+static const int supervise_forwarded[] = {SIGTERM, SIGINT, SIGHUP, SIGQUIT, SIGUSR1, SIGUSR2};
+
+static double supervise_now(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
+
+static void supervise_set(sigset_t *set)
+{
+    sigemptyset(set);
+    sigaddset(set, SIGCHLD);
+    sigaddset(set, SIGPWR);
+    for (size_t i = 0; i < sizeof supervise_forwarded / sizeof *supervise_forwarded; i++)
+        sigaddset(set, supervise_forwarded[i]);
+}
+
+void supervise_block(sigset_t *old)
+{
+    sigset_t set;
+    supervise_set(&set);
+    sigprocmask(SIG_BLOCK, &set, old);
+}
+
+/* The children listed by /proc for every thread of ours; returns how many were signalled. */
+static int supervise_kill_children(void)
+{
+    char path[64];
+    snprintf(path, sizeof path, "/proc/self/task/%d/children", getpid());
+    FILE *f = fopen(path, "re");
+    if (!f)
+        return 0;
+    int n = 0, pid;
+    while (fscanf(f, "%d", &pid) == 1) {
+        /* Our own unreaped children cannot be recycled, so their pids are safe to signal. */
+        kill(pid, SIGKILL);
+        n++;
+    }
+    fclose(f);
+    return n;
+}
+
+void supervise_kill_all(void)
+{
+    for (;;) {
+        supervise_kill_children();
+        /* Reaping one victim re-parents its children to us; list again after each. */
+        if (waitpid(-1, NULL, 0) < 0 && errno == ECHILD)
+            return;
+    }
+}
+
+static bool supervise_is_forwarded(int sig)
+{
+    for (size_t i = 0; i < sizeof supervise_forwarded / sizeof *supervise_forwarded; i++)
+        if (supervise_forwarded[i] == sig)
+            return true;
+    return false;
+}
+
+static void supervise_report(const struct cfg *c, int st)
+{
+    if (c->quiet || !WIFSIGNALED(st))
+        return;
+    const struct supervise_cause *why = &supervise_causes[WTERMSIG(st)];
+    if (!why->text)
+        return;
+    char text[200];
+    long limit = why->offset ? *(const long *)((const char *)c + why->offset) : 0;
+    snprintf(text, sizeof text, why->text, limit);
+    fprintf(stderr, "iolab-sandbox: %s was stopped: %s.\n", c->argv[0], text);
+}
+
+int supervise_run(const struct cfg *c, pid_t child, enum supervise_shape shape, bool subreaper)
+{
+    sigset_t set;
+    supervise_set(&set);
+    double start = supervise_now();
+    double wall = shape == SUPERVISE_OUTER && c->timeout_s > 0 ? start + c->timeout_s : INFINITY;
+    double kill_at = INFINITY;
+    bool timed_out = false, killed = false, done = false;
+    int status = 0;
+    while (!done) {
+        double now = supervise_now(), until = fmin(wall, kill_at);
+        siginfo_t si;
+        int sig;
+        if (isinf(until)) {
+            sig = sigwaitinfo(&set, &si);
+        } else {
+            double left = until - now > 0 ? until - now : 0;
+            struct timespec ts = {(time_t)left, (long)((left - floor(left)) * 1e9)};
+            sig = sigtimedwait(&set, &si, &ts);
+        }
+        if (sig == SIGCHLD || sig < 0) {
+            int st;
+            pid_t p;
+            while ((p = waitpid(-1, &st, WNOHANG)) > 0)
+                if (p == child) {
+                    status = st;
+                    done = true;
+                }
+        } else if (sig == SIGPWR) {
+            kill(child, SIGKILL);
+            killed = true;
+        } else if (supervise_is_forwarded(sig)) {
+            kill(child, sig);
+            if (shape == SUPERVISE_OUTER && isinf(kill_at) &&
+                (sig == SIGTERM || sig == SIGINT || sig == SIGHUP))
+                kill_at = supervise_now() + c->grace_s;
+        }
+        now = supervise_now();
+        if (!done && now >= wall && !timed_out) {
+            timed_out = true;
+            if (!c->quiet)
+                fprintf(stderr, "iolab-sandbox: %s was stopped: it ran past its timeout (%g s).\n",
+                        c->argv[0], c->timeout_s);
+            kill(child, SIGTERM);
+            kill_at = now + c->grace_s;
+        }
+        if (!done && now >= kill_at && !killed) {
+            killed = true;
+            if (!c->quiet)
+                fprintf(stderr,
+                        "iolab-sandbox: %s was killed: it was still running %g s after SIGTERM.\n",
+                        c->argv[0], c->grace_s);
+            kill(child, SIGKILL);
+            if (subreaper)
+                supervise_kill_children();
+        }
+    }
+    if (shape == SUPERVISE_INIT || subreaper)
+        supervise_report(c, status);
+    if (subreaper)
+        supervise_kill_all();
+    return WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+}
