@@ -1,22 +1,61 @@
 /*
- * jail (interim): runs programs through a thin iolab-sandbox (parent-death signal, kept fds), with
- * a port picked on the host loopback. The sandbox work replaces this file with the real jail; the
- * interface in jail.h stays.
+ * jail: the engine's side of iolab-sandbox. jail_open() starts one holder per scenario
+ * (`iolab-sandbox --hold STATUS_FD,LIFE_FD`), which builds the best jail the machine allows and
+ * reports it as one JSON line; every program then runs as `iolab-sandbox --join PID ...`.
+ *
+ * Lifetime: the holder lives exactly as long as the life pipe's write end, which only this
+ * process holds (close-on-exec, so no program inherits it). jail_close() closes it; so does the
+ * kernel when iolab dies in any way, SIGKILL included, and the holder then kills what is left,
+ * sweeps the IPC objects and removes the work directory. The holder runs in its own session so
+ * that a ^C at the terminal reaches iolab, which stops the programs in order, and not the jail.
  */
 #include "jail.h"
 
 #include <arpa/inet.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <netinet/in.h>
+#include <poll.h>
+#include <signal.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/socket.h>
+#include <sys/wait.h>
+#include <time.h>
 #include <unistd.h>
 
+#define JAIL_FULL_PORT   8000 /* in the private network namespace nothing else can hold it */
+#define JAIL_REPORT_WAIT 5000 /* ms for the holder's report; it normally takes a few */
+
 struct jail {
-    int port;
-    char *sandbox; /* iolab-sandbox */
+    pid_t holder;        /* iolab-sandbox --hold */
+    pid_t join_pid;      /* what --join names: the holder's init (full tier) or the holder */
+    int life_fd;         /* write end of the life pipe; closing it ends the jail */
+    int port;            /* the scenario's TCP port */
+    enum jail_tier tier; /* in force */
+    double timeout_s;    /* per-program wall-clock limit; 0: none */
+    char *sandbox;       /* iolab-sandbox */
+    char *workdir;       /* the scenario's work directory */
+    char session[64];    /* IOLAB_SESSION, the IPC name prefix */
+    char describe[2048]; /* the holder's `sandbox` JSON object */
+    char missing[512];   /* one line for the status bar; "" when nothing is missing */
+};
+
+static const char *const jail_tier_names[] = {
+    [JAIL_TIER_FULL] = "full",
+    [JAIL_TIER_REDUCED] = "reduced",
+    [JAIL_TIER_MINIMAL] = "minimal",
+    [JAIL_TIER_AUTO] = "auto",
+};
+
+/* What the status line says each lower tier lacks (the advice sentence follows it). */
+static const char *const jail_tier_lacks[] = {
+    [JAIL_TIER_FULL] = "",
+    [JAIL_TIER_REDUCED] = "no private network, IPC or PID namespace",
+    [JAIL_TIER_MINIMAL] = "no namespaces and no Landlock: only rlimits and reaping",
+    [JAIL_TIER_AUTO] = "",
 };
 
 static int jail_free_port(void)
@@ -34,23 +73,163 @@ static int jail_free_port(void)
     return rc;
 }
 
+/* Copies the string value of "key" in a flat JSON text into out; 0 or -ENOENT. */
+static int jail_json_string(const char *json, const char *key, char *out, size_t len)
+{
+    char pat[64];
+    snprintf(pat, sizeof pat, "\"%s\":\"", key);
+    const char *p = strstr(json, pat);
+    if (!p)
+        return -ENOENT;
+    p += strlen(pat);
+    size_t n = 0;
+    while (p[n] && p[n] != '"')
+        n++;
+    snprintf(out, len, "%.*s", (int)n, p);
+    return 0;
+}
+
+static long jail_json_long(const char *json, const char *key)
+{
+    char pat[64];
+    snprintf(pat, sizeof pat, "\"%s\":", key);
+    const char *p = strstr(json, pat);
+    return p ? strtol(p + strlen(pat), NULL, 10) : -1;
+}
+
+/* Reads the holder's first line (its report, or its error message) within the time limit. */
+static int jail_read_line(int fd, char *buf, size_t len)
+{
+    size_t used = 0;
+    struct timespec start;
+    clock_gettime(CLOCK_MONOTONIC, &start);
+    while (used + 1 < len && !memchr(buf, '\n', used)) {
+        struct timespec now;
+        clock_gettime(CLOCK_MONOTONIC, &now);
+        long ms = (now.tv_sec - start.tv_sec) * 1000 + (now.tv_nsec - start.tv_nsec) / 1000000;
+        struct pollfd p = {.fd = fd, .events = POLLIN};
+        int r = poll(&p, 1, (int)(JAIL_REPORT_WAIT - ms));
+        if (r < 0 && errno == EINTR)
+            continue;
+        if (r <= 0)
+            return r == 0 ? -ETIMEDOUT : -errno;
+        ssize_t n = read(fd, buf + used, len - 1 - used);
+        if (n < 0 && errno == EINTR)
+            continue;
+        if (n <= 0)
+            break;
+        used += (size_t)n;
+        buf[used] = '\0';
+    }
+    buf[used] = '\0';
+    char *nl = strchr(buf, '\n');
+    if (nl)
+        *nl = '\0';
+    return used ? 0 : -EPIPE;
+}
+
+static pid_t jail_spawn_holder(struct jail *j, const struct jail_options *opts, int status_w,
+                               int life_r)
+{
+    char fds[32];
+    snprintf(fds, sizeof fds, "%d,%d", status_w, life_r);
+    const char *argv[16] = {j->sandbox, "--hold",    fds,        "--workdir",
+                            j->workdir, "--session", j->session, "--remove-workdir"};
+    size_t n = 8;
+    if (opts->tier != JAIL_TIER_AUTO) {
+        argv[n++] = "--tier";
+        argv[n++] = jail_tier_names[opts->tier];
+    }
+    argv[n] = NULL;
+    pid_t pid = fork();
+    if (pid != 0)
+        return pid < 0 ? -errno : pid;
+    setsid();
+    /* The holder keeps only its two pipe ends; its error messages go to iolab as the report. */
+    int devnull = open("/dev/null", O_RDWR);
+    dup2(devnull, 0);
+    dup2(devnull, 1);
+    dup2(status_w, 2);
+    fcntl(status_w, F_SETFD, 0);
+    fcntl(life_r, F_SETFD, 0);
+    execv(j->sandbox, (char **)argv);
+    dprintf(2, "cannot run %s: %s\n", j->sandbox, strerror(errno));
+    _exit(127);
+}
+
 int jail_open(struct jail **out, const struct jail_options *opts, char *why, size_t whylen)
 {
+    static unsigned serial;
+    int status[2] = {-1, -1}, life[2] = {-1, -1}, rc = -ENOMEM;
     struct jail *j = calloc(1, sizeof *j);
-    if (!j || !(j->sandbox = strdup(opts->sandbox_path))) {
-        free(j);
-        return -ENOMEM;
+    if (!j || !(j->sandbox = strdup(opts->sandbox_path)) || !(j->workdir = strdup(opts->workdir))) {
+        snprintf(why, whylen, "out of memory");
+        goto fail;
     }
-    j->port = jail_free_port();
-    if (j->port < 0) {
-        int rc = j->port;
-        snprintf(why, whylen, "no free port on 127.0.0.1: %s", strerror(-rc));
-        free(j->sandbox);
-        free(j);
-        return rc;
+    j->life_fd = -1;
+    j->holder = -1;
+    j->timeout_s = opts->timeout_s;
+    snprintf(j->session, sizeof j->session, "iolab-%d-%u-", (int)getpid(), serial++);
+    if (pipe2(status, O_CLOEXEC) < 0 || pipe2(life, O_CLOEXEC) < 0) {
+        rc = -errno;
+        snprintf(why, whylen, "cannot create the sandbox pipes: %s", strerror(-rc));
+        goto fail;
     }
+    j->holder = jail_spawn_holder(j, opts, status[1], life[0]);
+    close(status[1]);
+    close(life[0]);
+    status[1] = life[0] = -1;
+    if (j->holder < 0) {
+        rc = j->holder;
+        snprintf(why, whylen, "cannot start %s: %s", j->sandbox, strerror(-rc));
+        goto fail;
+    }
+    j->life_fd = life[1];
+    life[1] = -1;
+    char line[2600];
+    rc = jail_read_line(status[0], line, sizeof line);
+    if (rc == 0 && line[0] != '{') {
+        snprintf(why, whylen, "the sandbox could not be built: %s", line);
+        rc = -EPERM;
+        goto fail;
+    }
+    if (rc < 0) {
+        snprintf(why, whylen, "the sandbox (%s) did not report: %s", j->sandbox, strerror(-rc));
+        goto fail;
+    }
+    const char *sandbox = strstr(line, "\"sandbox\":");
+    snprintf(j->describe, sizeof j->describe, "%s", sandbox ? sandbox + 10 : "{}");
+    size_t dl = strlen(j->describe);
+    if (dl && j->describe[dl - 1] == '}') /* the report's own closing brace */
+        j->describe[dl - 1] = '\0';
+    char tier[16] = "", advice[400] = "";
+    jail_json_string(j->describe, "tier", tier, sizeof tier);
+    jail_json_string(j->describe, "advice", advice, sizeof advice);
+    j->tier = JAIL_TIER_MINIMAL;
+    for (int t = 0; t < JAIL_TIER_AUTO; t++)
+        if (!strcmp(tier, jail_tier_names[t]))
+            j->tier = (enum jail_tier)t;
+    j->join_pid = (pid_t)jail_json_long(line, "pid");
+    if (j->tier != JAIL_TIER_FULL)
+        snprintf(j->missing, sizeof j->missing, "%s. %s", jail_tier_lacks[j->tier], advice);
+    j->port = j->tier == JAIL_TIER_FULL ? JAIL_FULL_PORT : jail_free_port();
+    if (j->port < 0 || j->join_pid <= 0) {
+        rc = j->port < 0 ? j->port : -EPROTO;
+        snprintf(why, whylen, "the sandbox report is unusable: %s", line);
+        goto fail;
+    }
+    close(status[0]);
     *out = j;
     return 0;
+fail:
+    for (int i = 0; i < 2; i++) {
+        if (status[i] >= 0)
+            close(status[i]);
+        if (life[i] >= 0)
+            close(life[i]);
+    }
+    jail_close(j);
+    return rc;
 }
 
 char **jail_argv(struct jail *j, char *const *prog_argv, const int *keep_fds, size_t nkeep)
@@ -58,15 +237,25 @@ char **jail_argv(struct jail *j, char *const *prog_argv, const int *keep_fds, si
     size_t n = 0;
     while (prog_argv[n])
         n++;
-    char **argv = calloc(n + 2 * nkeep + 3, sizeof *argv);
+    char **argv = calloc(n + 2 * nkeep + 20, sizeof *argv);
     if (!argv)
         return NULL;
     size_t k = 0;
-    if (!(argv[k++] = strdup(j->sandbox)))
-        goto fail;
-    for (size_t i = 0; i < nkeep; i++) {
-        if (!(argv[k++] = strdup("--keep-fd")) || asprintf(&argv[k++], "%d", keep_fds[i]) < 0)
+    char pid[16], port[16], timeout[32];
+    snprintf(pid, sizeof pid, "%d", (int)j->join_pid);
+    snprintf(port, sizeof port, "%d", j->port);
+    snprintf(timeout, sizeof timeout, "%g", j->timeout_s);
+    const char *fixed[] = {j->sandbox,  "--join",    pid,      "--tier", jail_tier_names[j->tier],
+                           "--workdir", j->workdir,  "--port", port,     "--session",
+                           j->session,  "--timeout", timeout};
+    for (size_t i = 0; i < sizeof fixed / sizeof *fixed; i++)
+        if (!(argv[k++] = strdup(fixed[i])))
             goto fail;
+    for (size_t i = 0; i < nkeep; i++) {
+        if (!(argv[k++] = strdup("--keep-fd")) || asprintf(&argv[k++], "%d", keep_fds[i]) < 0) {
+            argv[k - 1] = NULL;
+            goto fail;
+        }
     }
     if (!(argv[k++] = strdup("--")))
         goto fail;
@@ -95,36 +284,56 @@ int jail_port(const struct jail *j)
 
 enum jail_tier jail_tier(const struct jail *j)
 {
-    (void)j;
-    return JAIL_TIER_MINIMAL;
+    return j->tier;
 }
 
 const char *jail_tier_name(enum jail_tier tier)
 {
-    static const char *const names[] = {[JAIL_TIER_FULL] = "full",
-                                        [JAIL_TIER_REDUCED] = "reduced",
-                                        [JAIL_TIER_MINIMAL] = "minimal",
-                                        [JAIL_TIER_AUTO] = "auto"};
-    return names[tier];
+    return jail_tier_names[tier];
 }
 
 const char *jail_missing(const struct jail *j)
 {
-    (void)j;
-    return "the sandbox is not built yet: programs run unjailed";
+    return j->missing[0] ? j->missing : NULL;
+}
+
+const char *jail_session(const struct jail *j)
+{
+    return j->session;
 }
 
 int jail_describe_json(const struct jail *j, char *buf, size_t len)
 {
-    int n = snprintf(buf, len, "{\"tier\":\"%s\",\"missing\":\"%s\"}", jail_tier_name(jail_tier(j)),
-                     jail_missing(j));
+    int n = snprintf(buf, len, "%s", j->describe);
     return n < 0 || (size_t)n >= len ? -ENAMETOOLONG : 0;
+}
+
+/* Waits up to ms for the holder; true when it has been reaped. */
+static bool jail_reap(pid_t pid, int ms)
+{
+    for (int waited = 0;; waited += 5) {
+        pid_t r = waitpid(pid, NULL, WNOHANG);
+        if (r == pid || (r < 0 && errno != EINTR))
+            return true;
+        if (waited >= ms)
+            return false;
+        nanosleep(&(struct timespec){0, 5000000}, NULL);
+    }
 }
 
 void jail_close(struct jail *j)
 {
     if (!j)
         return;
+    if (j->life_fd >= 0)
+        close(j->life_fd);
+    /* The holder normally needs a few ms; past 2 s it is stuck, and SIGKILL still ends the
+     * full tier's namespace (its init dies with it). */
+    if (j->holder > 0 && !jail_reap(j->holder, 2000)) {
+        kill(j->holder, SIGKILL);
+        jail_reap(j->holder, 1000);
+    }
     free(j->sandbox);
+    free(j->workdir);
     free(j);
 }

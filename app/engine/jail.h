@@ -48,6 +48,10 @@ const char *jail_tier_name(enum jail_tier tier); /* "full", "reduced", "minimal"
 /* What the tier in force lacks and how to get the full tier; NULL when nothing is missing. */
 const char *jail_missing(const struct jail *j);
 
+/* IOLAB_SESSION given to the programs: POSIX IPC names starting with it are swept in the
+ * tiers without an IPC namespace. */
+const char *jail_session(const struct jail *j);
+
 /* Writes the `sandbox` object of `iolab run --json` (tier, features, missing) into buf. */
 int jail_describe_json(const struct jail *j, char *buf, size_t len);
 
