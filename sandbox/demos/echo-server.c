@@ -116,7 +116,7 @@ static void echo_serve_conn(int fd, struct iolab_app *app)
 {
     char buf[ECHO_BUF];
     size_t have = 0;
-    for (;;) {
+    while (!demo_stop) { /* checked here too: SIGTERM may land while we are not blocked */
         ssize_t n = read(fd, buf + have, sizeof buf - have);
         if (n < 0 && errno == EINTR && !demo_stop)
             continue;
