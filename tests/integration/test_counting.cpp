@@ -1,0 +1,379 @@
+// The strace agreement test: the shim's count of every call label equals strace's count of the
+// system calls the program itself asked for, exactly, on the same run.
+//
+// Each program runs under `strace -ff -k` (one file per thread, a stack trace for every system
+// call) with the shim preloaded and a counter page passed by descriptor. strace sees more than
+// the program asked for, and the stack says which is which. A system call is the program's own
+// when the outermost libc frame of its stack (the libc function that code outside libc called)
+// is one of the entry points that fold into that call's label (read, __read_chk, ...). Every
+// other system call is discounted, and the test names each discount by that libc function:
+//   - dynamic loader and libc start-up (the stack never leaves ld.so/libc), the shim's own
+//     set-up (its page mmap goes through syscall(), its dlsym through ld.so);
+//   - calls glibc makes inside other functions: stdio's write in printf/fflush, malloc's mmap and
+//     munmap, pthread_create's stack mmap, ... — a library-level counter cannot see these, and
+//     iolab says so (/proc/PID/io catches the read/write family).
+// One exception is made by flags, not by stack: strace cannot unwind through clone3, so a clone3
+// with CLONE_THREAD is taken as the pthread_create it is in these programs (none uses timers or
+// posix_spawn, the other ways glibc starts threads or processes).
+#include <catch2/catch.hpp>
+
+#include <dirent.h>
+#include <fstream>
+#include <set>
+#include <sstream>
+
+#include "helpers.hpp"
+
+extern "C" {
+#include "iolab_counters.h"
+#include "iolab_page.h"
+}
+
+using namespace iolab_test;
+
+namespace
+{
+
+// libc entry points whose system call is the named one: a call entering libc through one of
+// these was made by the program and must be counted. Aliases are listed because strace names a
+// frame after whichever of a function's exported names it finds.
+const std::map<std::string, std::set<std::string>> counting_entries = {
+    {"read", {"read", "__read", "__libc_read", "__read_chk"}},
+    {"write", {"write", "__write", "__libc_write"}},
+    {"readv", {"readv", "__readv"}},
+    {"writev", {"writev", "__writev"}},
+    {"pread64", {"pread", "pread64", "__pread64", "__libc_pread", "__pread_chk", "__pread64_chk"}},
+    {"pwrite64", {"pwrite", "pwrite64", "__pwrite64", "__libc_pwrite"}},
+    {"preadv", {"preadv", "preadv64"}},
+    {"pwritev", {"pwritev", "pwritev64"}},
+    {"sendto", {"send", "__send", "sendto", "__sendto"}},
+    {"sendmsg", {"sendmsg", "__sendmsg"}},
+    {"recvfrom", {"recv", "__recv", "recvfrom", "__recvfrom", "__recv_chk", "__recvfrom_chk"}},
+    {"recvmsg", {"recvmsg", "__recvmsg"}},
+    {"sendfile", {"sendfile", "sendfile64"}},
+    {"splice", {"splice"}},
+    {"tee", {"tee"}},
+    {"vmsplice", {"vmsplice"}},
+    {"copy_file_range", {"copy_file_range"}},
+    {"mmap", {"mmap", "mmap64", "__mmap"}},
+    {"munmap", {"munmap", "__munmap"}},
+    {"socket", {"socket", "__socket"}},
+    {"accept", {"accept"}},
+    {"accept4", {"accept4"}},
+    {"connect", {"connect", "__connect"}},
+    {"epoll_wait", {"epoll_wait"}},
+    {"epoll_pwait", {"epoll_pwait"}},
+    {"epoll_ctl", {"epoll_ctl"}},
+    {"poll", {"poll", "__poll", "__poll_chk"}},
+    {"ppoll", {"ppoll", "__ppoll_chk"}},
+    {"pselect6", {"select", "__select", "pselect"}},
+    {"clone", {"fork", "__fork", "__libc_fork", "_Fork"}},
+    {"openat",
+     {"open", "open64", "__open", "__open64", "openat", "openat64", "__open_2", "__open64_2",
+      "__openat_2", "__openat64_2", "__libc_open64"}},
+    {"close", {"close", "__close"}},
+    {"fsync", {"fsync"}},
+    {"fdatasync", {"fdatasync"}},
+    {"creat", {"creat", "creat64"}},
+};
+
+struct Tally {
+    uint64_t program = 0;                     // the program's own calls
+    std::map<std::string, uint64_t> internal; // discounted, by the libc function they were in
+};
+
+struct SyscallRecord {
+    std::string name, line;
+    std::vector<std::pair<std::string, std::string>> frames; // {object path, symbol}
+};
+
+bool in_libc(const std::string &path)
+{
+    return path.find("/libc.so") != std::string::npos ||
+           path.find("/ld-linux") != std::string::npos;
+}
+
+// Which libc function code outside libc called to make this system call; "" when the stack
+// never leaves libc and ld.so (start-up, thread start, exit).
+std::string entry_of(const SyscallRecord &r)
+{
+    std::string last;
+    for (const auto &f : r.frames) {
+        if (!in_libc(f.first))
+            return last.empty() ? "<no libc frame>" : last;
+        last = f.second;
+    }
+    return "";
+}
+
+std::vector<SyscallRecord> parse_strace_file(const std::string &path)
+{
+    std::vector<SyscallRecord> out;
+    std::ifstream in(path);
+    std::string line;
+    std::map<std::string, size_t> unfinished;
+    long current = -1;
+    while (std::getline(in, line)) {
+        if (line.rfind(" > ", 0) == 0) {
+            if (current < 0)
+                continue;
+            size_t open = line.find('('),
+                   plus = line.find('+', open == std::string::npos ? 0 : open);
+            std::string obj =
+                line.substr(3, open == std::string::npos ? std::string::npos : open - 3);
+            std::string sym;
+            if (open != std::string::npos && plus != std::string::npos)
+                sym = line.substr(open + 1, plus - open - 1);
+            out[(size_t)current].frames.push_back({obj, sym});
+            continue;
+        }
+        if (line.rfind("---", 0) == 0 || line.rfind("+++", 0) == 0) {
+            current = -1;
+            continue;
+        }
+        if (line.rfind("<... ", 0) == 0) {
+            std::string name = line.substr(5, line.find(' ', 5) - 5);
+            auto it = unfinished.find(name);
+            current = it == unfinished.end() ? -1 : (long)it->second;
+            if (it != unfinished.end())
+                unfinished.erase(it);
+            continue;
+        }
+        size_t paren = line.find('(');
+        if (paren == std::string::npos || paren == 0)
+            continue;
+        SyscallRecord r;
+        r.name = line.substr(0, paren);
+        r.line = line;
+        out.push_back(r);
+        current = (long)out.size() - 1;
+        if (line.find("<unfinished ...>") != std::string::npos)
+            unfinished[r.name] = out.size() - 1;
+    }
+    return out;
+}
+
+// Every system call of every thread and process traced into dir, sorted into the program's own
+// and glibc's.
+std::map<std::string, Tally> classify(const std::string &dir)
+{
+    std::map<std::string, Tally> t;
+    DIR *d = opendir(dir.c_str());
+    REQUIRE(d != nullptr);
+    while (struct dirent *e = readdir(d)) {
+        if (e->d_name[0] == '.')
+            continue;
+        for (const auto &r : parse_strace_file(dir + "/" + e->d_name)) {
+            auto &tally = t[r.name];
+            if (r.name == "clone3") {
+                if (r.line.find("CLONE_THREAD") != std::string::npos)
+                    tally.program++;
+                else
+                    tally.internal["clone3 without CLONE_THREAD"]++;
+                continue;
+            }
+            std::string entry = entry_of(r);
+            auto ce = counting_entries.find(r.name);
+            if (ce != counting_entries.end() && ce->second.count(entry))
+                tally.program++;
+            else
+                tally.internal[entry.empty() ? "start-up/exit (no frame outside libc)" : entry]++;
+        }
+    }
+    closedir(d);
+    return t;
+}
+
+// A counter page that the children inherit: the page's own descriptor is close-on-exec, so a
+// duplicate without the flag is what IOLAB_COUNTERS_FD names.
+struct Page {
+    int fd = -1, inherit = -1;
+    uint32_t nslots = 256;
+    struct iolab_page *page = nullptr;
+    Page()
+    {
+        REQUIRE(iolab_page_create(nslots, &fd, &page) == 0);
+        inherit = fcntl(fd, F_DUPFD, 100);
+        REQUIRE(inherit >= 100);
+    }
+    ~Page()
+    {
+        close(inherit);
+        close(fd);
+        iolab_page_unmap(page, nslots);
+    }
+    // strace -E options that put the shim and the page into the traced program only.
+    std::vector<std::string> env(int prog) const
+    {
+        return {"-E", "LD_PRELOAD=" + shim(),
+                "-E", "IOLAB_COUNTERS_FD=" + std::to_string(inherit),
+                "-E", "IOLAB_PROG=" + std::to_string(prog)};
+    }
+    // The shim's counts for one program, summed over its slots and grouped by strace name.
+    std::map<std::string, uint64_t> counts(int prog) const
+    {
+        std::map<std::string, uint64_t> c;
+        REQUIRE(page->overflow_claims == 0);
+        for (uint32_t i = 0; i + 1 < nslots; i++) {
+            const struct iolab_slot *s = iolab_page_slot(page, nslots, i);
+            if (!s || s->prog != (uint32_t)prog)
+                continue;
+            for (int k = 0; k < IOLAB_NCALLS; k++)
+                c[iolab_call_info[k].strace_name] += iolab_load(&s->calls[k].count);
+        }
+        return c;
+    }
+};
+
+std::vector<std::string> strace_argv(const std::string &dir, const Page &page, int prog,
+                                     const std::vector<std::string> &cmd)
+{
+    std::vector<std::string> a = {"/usr/bin/strace", "-ff", "-k", "-o", dir + "/t"};
+    auto e = page.env(prog);
+    a.insert(a.end(), e.begin(), e.end());
+    a.push_back("--");
+    a.insert(a.end(), cmd.begin(), cmd.end());
+    return a;
+}
+
+// Compares the shim with strace for one program; returns how many calls were compared.
+uint64_t check_agreement(const std::string &what, const std::string &dir, const Page &page,
+                         int prog)
+{
+    auto traced = classify(dir);
+    auto shim = page.counts(prog);
+    uint64_t compared = 0;
+    std::ostringstream discounts;
+    for (const auto &kv : traced)
+        for (const auto &in : kv.second.internal)
+            if (counting_entries.count(kv.first) || kv.first == "clone3")
+                discounts << " " << kv.first << "x" << in.second << "(" << in.first << ")";
+    INFO(what << ": discounted as glibc-internal:" << discounts.str());
+    for (const auto &kv : counting_entries) {
+        const std::string &sys = kv.first;
+        uint64_t expected = traced.count(sys) ? traced[sys].program : 0;
+        INFO(what << ": " << sys);
+        CHECK(shim[sys] == expected);
+        compared += expected;
+    }
+    uint64_t threads = traced.count("clone3") ? traced["clone3"].program : 0;
+    INFO(what << ": clone3 (pthread_create)");
+    CHECK(shim["clone3"] == threads);
+    WARN(what << ": " << compared + threads << " calls agree; discounted:" << discounts.str());
+    return compared + threads;
+}
+
+std::string traced_pid_of(const std::string &dir, const std::string &program)
+{
+    DIR *d = opendir(dir.c_str());
+    std::string pid;
+    while (struct dirent *e = readdir(d)) {
+        std::ifstream in(dir + "/" + e->d_name);
+        std::string first;
+        std::getline(in, first);
+        if (first.rfind("execve(", 0) == 0 && first.find(program) != std::string::npos) {
+            std::string name = e->d_name;
+            pid = name.substr(name.find('.') + 1);
+        }
+    }
+    closedir(d);
+    return pid;
+}
+
+// Runs server and client, each under its own strace, and checks both.
+void check_client_server(const std::string &what, const std::vector<std::string> &server,
+                         const std::vector<std::string> &client_after_port)
+{
+    TempDir sdir, cdir;
+    Page page;
+    Child srv;
+    srv.start(strace_argv(sdir.path, page, 0, server));
+    REQUIRE(srv.read_until("listening on", 20));
+    REQUIRE(srv.read_until(" mode=", 5));
+    const std::string &out = srv.output();
+    size_t colon = out.find(':', out.find("listening on"));
+    std::string port = out.substr(colon + 1, out.find(' ', colon) - colon - 1);
+    std::vector<std::string> client = client_after_port;
+    for (auto &a : client)
+        if (a == "{port}")
+            a = port;
+    auto res = run(strace_argv(cdir.path, page, 1, client), {}, 120);
+    INFO(res.second);
+    REQUIRE(res.first == 0);
+    REQUIRE(res.second.find("errors=0") != std::string::npos);
+    std::string spid = traced_pid_of(sdir.path, server[0]);
+    REQUIRE(!spid.empty());
+    kill(std::stoi(spid), SIGTERM);
+    int st = srv.wait(30);
+    REQUIRE(st != -1);
+    CHECK(check_agreement(what + " server", sdir.path, page, 0) > 0);
+    CHECK(check_agreement(what + " client", cdir.path, page, 1) > 0);
+}
+
+bool have_demos()
+{
+    return access(demo("echo-server").c_str(), X_OK) == 0 &&
+           access(demo("file-server").c_str(), X_OK) == 0;
+}
+
+} // namespace
+
+TEST_CASE("strace agrees with the shim on every call of the probe", "[counting][strace]")
+{
+    TempDir tmp, trace;
+    Page page;
+    std::string probe = build_dir() + "/lib/iolab/iolab-count-probe";
+    auto res = run(strace_argv(trace.path, page, 3,
+                               {probe, "--dir", tmp.path, "--iterations", "20", "--threads", "3"}));
+    INFO(res.second);
+    REQUIRE(res.first == 0);
+    auto traced = classify(trace.path);
+    // The probe makes every counted call, so each label is compared on a non-zero count.
+    for (const auto &kv : counting_entries) {
+        INFO(kv.first);
+        CHECK(traced[kv.first].program > 0);
+    }
+    check_agreement("probe", trace.path, page, 3);
+}
+
+TEST_CASE("strace agrees with the shim on echo-server and echo-client", "[counting][strace]")
+{
+    if (!have_demos()) {
+        WARN("demo programs not built: skipping");
+        return;
+    }
+    for (std::string mode : {"iterative", "epoll", "fork", "thread"}) {
+        SECTION(mode)
+        {
+            std::string conns = mode == "iterative" ? "1" : "3";
+            check_client_server("echo " + mode,
+                                {demo("echo-server"), "--port", "0", "--mode", mode},
+                                {demo("echo-client"), "--port", "{port}", "--connections", conns,
+                                 "--requests", "150", "--size", "16"});
+        }
+    }
+}
+
+TEST_CASE("strace agrees with the shim on file-server and file-client", "[counting][strace]")
+{
+    if (!have_demos()) {
+        WARN("demo programs not built: skipping");
+        return;
+    }
+    TempDir root;
+    {
+        std::ofstream f(root / "f");
+        for (int i = 0; i < 300000; i++)
+            f.put((char)('a' + i % 26));
+    }
+    for (std::string mode : {"read-send", "sendfile"}) {
+        SECTION(mode)
+        {
+            check_client_server("file " + mode,
+                                {demo("file-server"), "--port", "0", "--root", root.path, "--mode",
+                                 mode, "--buffer", "65536"},
+                                {demo("file-client"), "--port", "{port}", "--path", "/f",
+                                 "--connections", "2", "--requests", "10", "--verify", root / "f"});
+        }
+    }
+}
