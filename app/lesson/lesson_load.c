@@ -55,6 +55,7 @@ struct load {
     struct load_file *file; /* the file being validated */
     size_t problems;        /* diagnostics added by this load */
     int nomem;              /* set when an allocation failed: the result cannot be trusted */
+    int bad_role;           /* a program of the current step has an unknown role */
 };
 
 enum load_type {
@@ -839,8 +840,8 @@ static void load_programs(struct load *ld, const cJSON *arr, struct lesson_scena
             !load_dup(ld, f[PROG_NAME], names, i, "program name", "this step"))
             names[i] = f[PROG_NAME];
         p->name = load_strdup(ld, f[PROG_NAME] ? f[PROG_NAME]->valuestring : "");
-        if (f[PROG_ROLE])
-            load_role(ld, f[PROG_ROLE], &p->role);
+        if (f[PROG_ROLE] && load_role(ld, f[PROG_ROLE], &p->role) < 0)
+            ld->bad_role = 1;
         if (f[PROG_PROGRAM]) {
             p->program = load_strdup(ld, f[PROG_PROGRAM]->valuestring);
             if (!(p->path = load_find_program(ld, p->program)))
@@ -1020,9 +1021,11 @@ static void load_checks(struct load *ld, const cJSON *arr, struct lesson_scenari
         load_fields(ld, obj, load_check_fields, CHECK_NFIELDS, "a check", NULL, f);
         c->text = load_strdup(ld, f[CHECK_TEXT] ? f[CHECK_TEXT]->valuestring : "");
         struct check_metric metric = {0};
+        int metric_ok = 0;
         if (f[CHECK_METRIC]) {
             c->metric = load_strdup(ld, f[CHECK_METRIC]->valuestring);
-            if (check_metric_parse(c->metric, &metric) < 0) {
+            metric_ok = check_metric_parse(c->metric, &metric) == 0;
+            if (!metric_ok) {
                 char bufs[64][48];
                 const char *names[64];
                 size_t k = 0;
@@ -1056,10 +1059,10 @@ static void load_checks(struct load *ld, const cJSON *arr, struct lesson_scenari
                 size_t p = 0;
                 while (p < sc->nprograms && sc->programs[p].role != role)
                     p++;
-                if (f[CHECK_METRIC] && metric.kind == CHECK_METRIC_SECONDS)
+                if (metric_ok && metric.kind == CHECK_METRIC_SECONDS)
                     load_diag(ld, f[CHECK_ROLE], 0,
                               "seconds are counted per mode, not per role; remove \"role\".");
-                else if (p == sc->nprograms)
+                else if (p == sc->nprograms && !ld->bad_role)
                     load_diag(ld, f[CHECK_ROLE], 0,
                               "this check counts the %s's figures but the step has no %s program; "
                               "change the role.",
@@ -1083,6 +1086,7 @@ static void load_run(struct load *ld, const cJSON *const *f, struct lesson_step 
         return;
     }
     step->run = sc;
+    ld->bad_role = 0;
     if (f[RUN_PROGRAMS])
         load_programs(ld, f[RUN_PROGRAMS], sc);
     if (f[RUN_MODES])
@@ -1264,8 +1268,11 @@ int lesson_pack_load(const char *dir, const struct lesson_load_options *opts,
         load_diag_file(&ld, packf.path ? packf.path : dir,
                        "this pack has no pack.json; a pack directory needs one (see "
                        "lessons/README.md).");
-    if (rc < 0)
+    if (rc < 0) {
+        /* The directory was readable: what is wrong is the pack's content. */
+        rc = rc == -ENOMEM ? rc : -EINVAL;
         goto out;
+    }
     const cJSON *f[PACK_NFIELDS];
     load_fields(&ld, packf.root, load_pack_fields, PACK_NFIELDS, "pack.json", NULL, f);
     if (f[PACK_FORMAT]) {

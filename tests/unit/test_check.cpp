@@ -1,0 +1,116 @@
+// The check evaluator: which figure a check reads (mode, role, metric) and the progress line.
+#include <catch2/catch.hpp>
+#include <string>
+
+extern "C" {
+#include "lesson/check.h"
+}
+
+namespace
+{
+lesson_check make(const char *mode, const char *metric, const char *role, double min)
+{
+    lesson_check c = {};
+    c.text = const_cast<char *>("t");
+    c.mode = const_cast<char *>(mode);
+    c.metric = const_cast<char *>(metric);
+    c.role = const_cast<char *>(role);
+    c.min = min;
+    return c;
+}
+} // namespace
+
+TEST_CASE("metrics parse, and every listed name parses")
+{
+    check_metric m;
+    REQUIRE(check_metric_parse("calls:epoll_wait", &m) == 0);
+    CHECK(m.kind == CHECK_METRIC_CALLS);
+    CHECK(m.call == IOLAB_CALL_EPOLL_WAIT);
+    CHECK(check_metric_parse("calls:", &m) == -EINVAL);
+    CHECK(check_metric_parse("calls:clone", &m) == -EINVAL); // labels, not strace names
+    CHECK(check_metric_parse("Seconds", &m) == -EINVAL);
+    char buf[64];
+    size_t n = 0;
+    while (const char *name = check_metric_name(n, buf, sizeof buf)) {
+        CHECK(check_metric_parse(name, &m) == 0);
+        n++;
+    }
+    CHECK(n == 3 + IOLAB_NCALLS);
+}
+
+TEST_CASE("checks read the mode, role and metric they name")
+{
+    check_mode_facts modes[2] = {};
+    modes[0].mode = "epoll";
+    modes[0].seconds = 3.2;
+    modes[0].roles[LESSON_ROLE_SERVER].calls[IOLAB_CALL_EPOLL_WAIT] = 500;
+    modes[0].roles[LESSON_ROLE_CLIENT].calls[IOLAB_CALL_EPOLL_WAIT] = 40;
+    modes[0].roles[LESSON_ROLE_SERVER].requests = 900;
+    modes[0].roles[LESSON_ROLE_CLIENT].requests = 1000;
+    modes[1].mode = "fork";
+    modes[1].seconds = 6;
+    modes[1].roles[LESSON_ROLE_SERVER].calls[IOLAB_CALL_FORK] = 8;
+    modes[1].roles[LESSON_ROLE_CLIENT].bytes = 1 << 20;
+    check_facts f = {modes, 2};
+    check_result r;
+
+    auto epoll5 = make("epoll", "seconds", nullptr, 5);
+    REQUIRE(check_eval(&epoll5, &f, &r) == 0);
+    CHECK_FALSE(r.holds);
+    CHECK(r.value == Approx(3.2));
+    char line[128];
+    check_describe(&epoll5, &r, line, sizeof line);
+    CHECK(std::string(line) == "epoll: 3.2 s of 5 s");
+
+    auto fork5 = make("fork", "seconds", nullptr, 5);
+    REQUIRE(check_eval(&fork5, &f, &r) == 0);
+    CHECK(r.holds);
+
+    auto total = make(nullptr, "seconds", nullptr, 9);
+    REQUIRE(check_eval(&total, &f, &r) == 0);
+    CHECK(r.value == Approx(9.2)); // the whole session
+    CHECK(r.holds);
+
+    auto srv = make("epoll", "calls:epoll_wait", "server", 1);
+    REQUIRE(check_eval(&srv, &f, &r) == 0);
+    CHECK(r.value == 500);
+    auto all = make("epoll", "calls:epoll_wait", nullptr, 1);
+    REQUIRE(check_eval(&all, &f, &r) == 0);
+    CHECK(r.value == 540); // calls without a role: both roles
+
+    auto req = make("epoll", "requests", nullptr, 1000);
+    REQUIRE(check_eval(&req, &f, &r) == 0);
+    CHECK(r.value == 1000); // requests without a role: what the client saw
+    CHECK(r.holds);
+
+    auto forks = make("fork", "calls:fork", "server", 1);
+    REQUIRE(check_eval(&forks, &f, &r) == 0);
+    CHECK(r.holds);
+    check_describe(&forks, &r, line, sizeof line);
+    CHECK(std::string(line) == "fork: 8 of 1 fork calls");
+
+    auto none = make("thread", "seconds", nullptr, 1);
+    REQUIRE(check_eval(&none, &f, &r) == 0);
+    CHECK_FALSE(r.holds); // a mode never run counts as zero
+    CHECK(r.value == 0);
+
+    auto bad = make(nullptr, "minutes", nullptr, 1);
+    CHECK(check_eval(&bad, &f, &r) == -EINVAL);
+}
+
+TEST_CASE("a scenario's checks are counted together")
+{
+    lesson_check checks[2] = {make("epoll", "seconds", nullptr, 1),
+                              make("fork", "seconds", nullptr, 1)};
+    lesson_scenario sc = {};
+    sc.checks = checks;
+    sc.nchecks = 2;
+    check_mode_facts m = {};
+    m.mode = "epoll";
+    m.seconds = 2;
+    check_facts f = {&m, 1};
+    check_result r[2];
+    CHECK(check_eval_all(&sc, &f, r) == 1);
+    CHECK(r[0].holds);
+    CHECK_FALSE(r[1].holds);
+}
