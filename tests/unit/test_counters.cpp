@@ -1,0 +1,296 @@
+// The counter page and the shim's bookkeeping: page creation, validation and mapping (bad
+// magic, short file), histogram bucket math, and slot claiming by real threads and a real
+// forked child of iolab-count-probe running under the real shim on a real memfd.
+#include <catch2/catch.hpp>
+
+#include <set>
+#include <sys/mman.h>
+
+#include "helpers.hpp"
+
+extern "C" {
+#include "iolab_counters.h"
+#include "iolab_page.h"
+}
+
+using namespace iolab_test;
+
+namespace
+{
+
+std::string probe()
+{
+    return build_dir() + "/lib/iolab/iolab-count-probe";
+}
+
+// A page whose inheritable duplicate (the page's own fd is close-on-exec) children can use.
+struct Page {
+    int fd = -1, inherit = -1;
+    uint32_t nslots;
+    struct iolab_page *page = nullptr;
+    explicit Page(uint32_t n) : nslots(n)
+    {
+        REQUIRE(iolab_page_create(nslots, &fd, &page) == 0);
+        inherit = fcntl(fd, F_DUPFD, 100);
+        REQUIRE(inherit >= 100);
+    }
+    ~Page()
+    {
+        close(inherit);
+        close(fd);
+        iolab_page_unmap(page, nslots);
+    }
+    std::vector<std::string> env(int prog) const
+    {
+        return {"LD_PRELOAD=" + shim(), "IOLAB_COUNTERS_FD=" + std::to_string(inherit),
+                "IOLAB_PROG=" + std::to_string(prog), "IOLAB_RUN=7"};
+    }
+};
+
+uint64_t count(const struct iolab_slot *s, enum iolab_call_id id)
+{
+    return iolab_load(&s->calls[id].count);
+}
+
+} // namespace
+
+TEST_CASE("a created page has a complete header and maps again from its descriptor", "[page]")
+{
+    int fd;
+    struct iolab_page *p;
+    REQUIRE(iolab_page_create(16, &fd, &p) == 0);
+    CHECK(p->magic == IOLAB_PAGE_MAGIC);
+    CHECK(p->version == IOLAB_PAGE_VERSION);
+    CHECK(p->nslots == 16);
+    CHECK(p->ncalls == IOLAB_NCALLS);
+    CHECK(p->next_slot == 0);
+    CHECK((fcntl(fd, F_GETFD) & FD_CLOEXEC) != 0);
+    struct stat st;
+    REQUIRE(fstat(fd, &st) == 0);
+    CHECK((size_t)st.st_size == iolab_page_size(16));
+
+    struct iolab_page *q;
+    uint32_t n = 0;
+    REQUIRE(iolab_page_map(fd, &q, &n) == 0);
+    CHECK(n == 16);
+    p->slots[3].calls[IOLAB_CALL_READ].count = 42; // shared: the second mapping sees it
+    CHECK(q->slots[3].calls[IOLAB_CALL_READ].count == 42);
+    iolab_page_unmap(q, n);
+    iolab_page_unmap(p, 16);
+    close(fd);
+
+    CHECK(iolab_page_create(1, &fd, &p) == -EINVAL);
+    CHECK(iolab_page_create(IOLAB_PAGE_MAX_SLOTS + 1, &fd, &p) == -EINVAL);
+}
+
+TEST_CASE("mapping refuses what is not a page of this layout", "[page]")
+{
+    int fd;
+    struct iolab_page *p, *q;
+    uint32_t n;
+    REQUIRE(iolab_page_create(8, &fd, &p) == 0);
+
+    SECTION("bad magic")
+    {
+        p->magic ^= 1;
+        CHECK(iolab_page_map(fd, &q, &n) == -EINVAL);
+    }
+    SECTION("other version")
+    {
+        p->version = IOLAB_PAGE_VERSION + 1;
+        CHECK(iolab_page_map(fd, &q, &n) == -EINVAL);
+    }
+    SECTION("other slot size")
+    {
+        p->slot_size += 8;
+        CHECK(iolab_page_map(fd, &q, &n) == -EINVAL);
+    }
+    SECTION("header claims more slots than the file holds")
+    {
+        p->nslots = 9;
+        CHECK(iolab_page_map(fd, &q, &n) == -ENODATA);
+    }
+    SECTION("short file")
+    {
+        REQUIRE(ftruncate(fd, (off_t)iolab_page_size(8) - 1) == 0);
+        CHECK(iolab_page_map(fd, &q, &n) == -ENODATA);
+    }
+    SECTION("shorter than a header")
+    {
+        REQUIRE(ftruncate(fd, 10) == 0);
+        CHECK(iolab_page_map(fd, &q, &n) == -ENODATA);
+    }
+    SECTION("not a regular file")
+    {
+        int pp[2];
+        REQUIRE(pipe(pp) == 0);
+        CHECK(iolab_page_map(pp[0], &q, &n) == -EINVAL);
+        close(pp[0]);
+        close(pp[1]);
+    }
+    // The original mapping survives truncation tests only up to the new size: unmap first.
+    iolab_page_unmap(p, 8);
+    close(fd);
+}
+
+TEST_CASE("histogram buckets: known latencies land where the header says", "[hist]")
+{
+    CHECK(iolab_hist_bucket(0) == 0);
+    CHECK(iolab_hist_bucket(255) == 0);
+    CHECK(iolab_hist_bucket(256) == 1); // 256 ns: first octave, first quarter
+    CHECK(iolab_hist_bucket(319) == 1);
+    CHECK(iolab_hist_bucket(320) == 2); // 256 + 64
+    CHECK(iolab_hist_bucket(511) == 4);
+    CHECK(iolab_hist_bucket(512) == 5);
+    CHECK(iolab_hist_bucket(1000) == 1 + 1 * 4 + 3);  // 1000 in [512,1024): quarter 3 (896..)
+    CHECK(iolab_hist_bucket(53000) == 1 + 7 * 4 + 2); // 53 us: 2^15 = 32768, quarter 2 (49152..)
+    CHECK(iolab_hist_bucket(~0ull) == IOLAB_HIST_BUCKETS - 1);
+    CHECK(iolab_hist_lower_ns(0) == 0);
+    CHECK(iolab_hist_lower_ns(1) == 256);
+    CHECK(iolab_hist_lower_ns(2) == 320);
+    CHECK(iolab_hist_lower_ns(1 + 7 * 4 + 2) == 49152);
+    // Every bucket's lower bound maps back to that bucket, and bounds increase.
+    for (unsigned b = 1; b + 1 < IOLAB_HIST_BUCKETS; b++) {
+        INFO(b);
+        CHECK(iolab_hist_bucket(iolab_hist_lower_ns(b)) == b);
+        CHECK(iolab_hist_bucket(iolab_hist_lower_ns(b + 1) - 1) == b);
+        CHECK(iolab_hist_lower_ns(b + 1) > iolab_hist_lower_ns(b));
+    }
+}
+
+TEST_CASE("the probe's calls are counted exactly, per thread and per process", "[shim]")
+{
+    const int iterations = 25, threads = 4;
+    TempDir tmp;
+    Page pg(64);
+    Child c;
+    c.start({probe(), "--dir", tmp.path, "--iterations", std::to_string(iterations), "--threads",
+             std::to_string(threads)},
+            pg.env(5));
+    int st = c.wait(30);
+    INFO(c.output());
+    REQUIRE(WIFEXITED(st));
+    REQUIRE(WEXITSTATUS(st) == 0);
+    CHECK(c.output().empty()); // the shim prints nothing
+
+    // main thread, the forked child, and one slot per thread
+    REQUIRE(pg.page->next_slot == (uint32_t)(2 + threads));
+    CHECK(pg.page->overflow_claims == 0);
+    const struct iolab_slot *main_slot = iolab_page_slot(pg.page, pg.nslots, 0);
+    REQUIRE(main_slot != nullptr);
+    pid_t probe_pid = main_slot->pid;
+    CHECK(main_slot->tid == probe_pid);
+    int children = 0, thread_slots = 0;
+    std::set<int> tids;
+    for (uint32_t i = 0; i < pg.page->next_slot; i++) {
+        const struct iolab_slot *s = iolab_page_slot(pg.page, pg.nslots, i);
+        REQUIRE(s != nullptr);
+        CHECK(s->prog == 5);
+        CHECK(s->run == 7);
+        tids.insert(s->tid);
+        if (i == 0)
+            continue;
+        if (s->pid != probe_pid) {
+            children++; // the child writes 2 x iterations bytes to /dev/null, nothing else
+            CHECK(s->tid == s->pid);
+            CHECK(count(s, IOLAB_CALL_WRITE) == 2 * iterations);
+            CHECK(iolab_load(&s->calls[IOLAB_CALL_WRITE].bytes) == 2 * iterations);
+        } else {
+            thread_slots++;
+            CHECK(count(s, IOLAB_CALL_WRITE) == iterations);
+            CHECK(count(s, IOLAB_CALL_READ) == 0);
+        }
+    }
+    CHECK(children == 1);
+    CHECK(thread_slots == threads);
+    CHECK(tids.size() == (size_t)(2 + threads));
+
+    // The main thread's sequence, as probe.c makes it (the _chk variants fold into plain labels).
+    const struct iolab_slot *m = main_slot;
+    CHECK(count(m, IOLAB_CALL_READ) ==
+          iterations + 1 /* EBADF */ + 1 /* sendfile pipe */ + 1 /* __read_chk */);
+    CHECK(count(m, IOLAB_CALL_WRITE) == iterations + 1 /* waits */ + 1 /* fortify file */);
+    CHECK(count(m, IOLAB_CALL_PREAD64) == 2);  // pread + __pread_chk
+    CHECK(count(m, IOLAB_CALL_SENDFILE) == 2); // sendfile + sendfile64
+    CHECK(iolab_load(&m->calls[IOLAB_CALL_SENDFILE].bytes) == 16);
+    CHECK(count(m, IOLAB_CALL_SENDTO) == iterations + 1 + 1);   // send, sendto, send in fortify
+    CHECK(count(m, IOLAB_CALL_RECVFROM) == iterations + 1 + 2); // + __recv_chk, __recvfrom_chk
+    CHECK(count(m, IOLAB_CALL_POLL) == 2);                      // poll + __poll_chk
+    CHECK(count(m, IOLAB_CALL_PPOLL) == 2);
+    CHECK(count(m, IOLAB_CALL_SELECT) == 1);
+    CHECK(count(m, IOLAB_CALL_PSELECT6) == 1);
+    CHECK(count(m, IOLAB_CALL_OPENAT) == 6); // open x4 (one through __open_2), openat, /dev/null
+    CHECK(count(m, IOLAB_CALL_CREAT) == 1);
+    CHECK(count(m, IOLAB_CALL_MMAP) == 1);
+    CHECK(iolab_load(&m->calls[IOLAB_CALL_MMAP].bytes) == 8192);
+    CHECK(iolab_load(&m->calls[IOLAB_CALL_MUNMAP].bytes) == 8192);
+    CHECK(count(m, IOLAB_CALL_FORK) == 1);
+    CHECK(count(m, IOLAB_CALL_PTHREAD_CREATE) == threads);
+    CHECK(count(m, IOLAB_CALL_ACCEPT) == 1);
+    CHECK(count(m, IOLAB_CALL_ACCEPT4) == 1);
+    CHECK(count(m, IOLAB_CALL_CONNECT) == 2);
+    CHECK(count(m, IOLAB_CALL_SPLICE) == 1);
+    CHECK(iolab_load(&m->calls[IOLAB_CALL_SPLICE].bytes) == 32);
+    // Time is measured: a connect() or fsync() takes far more than nothing.
+    CHECK(iolab_load(&m->calls[IOLAB_CALL_CONNECT].ns) > 0);
+    CHECK(iolab_load(&m->calls[IOLAB_CALL_FSYNC].ns) > 0);
+}
+
+TEST_CASE("a full page sends further threads to the overflow slot, counts intact", "[shim]")
+{
+    const int iterations = 10, threads = 6;
+    TempDir tmp;
+    Page pg(3); // two slots and the overflow slot
+    auto res = run({probe(), "--dir", tmp.path, "--iterations", std::to_string(iterations),
+                    "--threads", std::to_string(threads)},
+                   pg.env(0));
+    REQUIRE(res.first == 0);
+    CHECK(pg.page->next_slot == 2);
+    // main and child took the two slots; every thread overflowed
+    CHECK(pg.page->overflow_claims == (uint32_t)threads);
+    const struct iolab_slot *of = iolab_page_slot(pg.page, pg.nslots, 2);
+    REQUIRE(of != nullptr);
+    CHECK(count(of, IOLAB_CALL_WRITE) == (uint64_t)threads * iterations);
+}
+
+TEST_CASE("without a valid page the shim is silent and changes nothing", "[shim]")
+{
+    TempDir tmp;
+    int junk = open((tmp / "junk").c_str(), O_RDWR | O_CREAT, 0600);
+    REQUIRE(junk >= 0);
+    std::string zeros(8192, '\0');
+    REQUIRE(write(junk, zeros.data(), zeros.size()) == (ssize_t)zeros.size());
+    int inherit = fcntl(junk, F_DUPFD, 100);
+    close(junk);
+    std::vector<std::vector<std::string>> envs = {
+        {"LD_PRELOAD=" + shim()},
+        {"LD_PRELOAD=" + shim(), "IOLAB_COUNTERS_FD=" + std::to_string(inherit)}, // bad magic
+        {"LD_PRELOAD=" + shim(), "IOLAB_COUNTERS_FD=99"},                         // not open
+        {"LD_PRELOAD=" + shim(), "IOLAB_COUNTERS_FD=banana"},
+    };
+    for (const auto &env : envs) {
+        INFO(env.back());
+        auto res = run({probe(), "--dir", tmp.path, "--iterations", "5"}, env);
+        CHECK(res.first == 0);
+        CHECK(res.second.empty());
+    }
+    // The file that was not a page is untouched.
+    char buf[8192];
+    CHECK(pread(inherit, buf, sizeof buf, 0) == (ssize_t)sizeof buf);
+    CHECK(std::string(buf, sizeof buf) == zeros);
+    close(inherit);
+}
+
+TEST_CASE("errors reach the program with the real errno", "[shim]")
+{
+    // The probe itself exits 3 when read(-1) does not fail with EBADF; run it counted.
+    TempDir tmp;
+    Page pg(8);
+    auto res = run({probe(), "--dir", tmp.path, "--iterations", "1", "--threads", "0"}, pg.env(0));
+    INFO(res.second);
+    CHECK(res.first == 0);
+    // and the failed read was counted, with no bytes
+    const struct iolab_slot *m = iolab_page_slot(pg.page, pg.nslots, 0);
+    REQUIRE(m != nullptr);
+    CHECK(count(m, IOLAB_CALL_READ) == 1 + 1 + 1 + 1);
+}
