@@ -1,13 +1,183 @@
-/* Placeholder until the tui command lands; replaced by its real implementation. */
+/*
+ * iolab [--pack DIR] [--tick-hz N] [--open LESSON[/STEP]] [--log-first-frame]: the TUI.
+ *
+ * Everything that can fail before the screen is taken is checked first (the terminal, the pack,
+ * the progress file), with a one-sentence message on stderr; once curses runs, messages go to
+ * the status line and to $XDG_STATE_HOME/iolab/iolab.log, never to the terminal.
+ */
 #include "cmd.h"
+#include "paths.h"
+
+#ifdef IOLAB_HAVE_TUI
+#include "lesson/lesson.h"
+#include "progress.h"
+#include "tui.h"
+
+#include <errno.h>
+#include <getopt.h>
+#include <limits.h>
+#include <locale.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+static void cmd_tui_usage(FILE *out)
+{
+    fprintf(out,
+            "usage: iolab [--pack DIR] [--tick-hz N] [--open LESSON[/STEP]] [--log-first-frame]\n\n"
+            "Opens the lessons in the terminal. Progress is kept in $XDG_STATE_HOME/iolab/\n"
+            "(default ~/.local/state/iolab/), and so is iolab.log.\n\n"
+            "  --pack DIR        an instructor's lesson pack instead of the built-in one\n"
+            "  --tick-hz N       counter refresh rate, 1 to 20 per second (default 10)\n"
+            "  --open SPEC       open LESSON or LESSON/STEP directly\n"
+            "  --log-first-frame write the time to the first frame into iolab.log\n\n"
+            "Keys:\n");
+    for (size_t i = 0; i < tui_nkeys; i++)
+        fprintf(out, "  %-10s %s\n", tui_keys[i].name, tui_keys[i].help);
+    fprintf(out, "\nWithout a terminal, `iolab run LESSON` runs a step headless.\n");
+}
+
+/* Opens iolab.log next to the progress file; NULL when that is impossible (no logging). */
+static FILE *cmd_tui_open_log(const char *progress_path)
+{
+    char dir[PATH_MAX], path[PATH_MAX + 16];
+    snprintf(dir, sizeof dir, "%s", progress_path);
+    char *slash = strrchr(dir, '/');
+    if (!slash)
+        return NULL;
+    *slash = '\0';
+    /* mkdir -p: the state directory may not exist on a fresh account. */
+    for (char *s = dir + 1; *s; s++) {
+        if (*s == '/') {
+            *s = '\0';
+            mkdir(dir, 0700);
+            *s = '/';
+        }
+    }
+    mkdir(dir, 0700);
+    snprintf(path, sizeof path, "%s/iolab.log", dir);
+    return fopen(path, "ae");
+}
+
+static int cmd_tui_exec(int argc, char **argv)
+{
+    static const struct option longopts[] = {
+        {"pack", required_argument, NULL, 'p'}, {"tick-hz", required_argument, NULL, 't'},
+        {"open", required_argument, NULL, 'o'}, {"log-first-frame", no_argument, NULL, 'f'},
+        {"help", no_argument, NULL, 'h'},       {0},
+    };
+    struct tui_options opts = {.tick_hz = 10};
+    clock_gettime(CLOCK_MONOTONIC, &opts.t0);
+    const char *pack_dir = NULL;
+    int c;
+    optind = 1;
+    while ((c = getopt_long(argc, argv, "", longopts, NULL)) != -1) {
+        switch (c) {
+        case 'p':
+            pack_dir = optarg;
+            break;
+        case 't': {
+            char *end;
+            opts.tick_hz = strtod(optarg, &end);
+            if (*end || opts.tick_hz < 1 || opts.tick_hz > 20) {
+                cmd_error("--tick-hz takes a number from 1 to 20, not '%s'.", optarg);
+                return 2;
+            }
+            break;
+        }
+        case 'o':
+            opts.start_at = optarg;
+            break;
+        case 'f':
+            opts.log_first_frame = true;
+            break;
+        case 'h':
+            cmd_tui_usage(stdout);
+            return 0;
+        default:
+            return 2;
+        }
+    }
+    if (optind < argc) {
+        cmd_error("unexpected argument '%s'; `iolab --help` lists the commands.", argv[optind]);
+        return 2;
+    }
+    if (!isatty(STDIN_FILENO) || !isatty(STDOUT_FILENO)) {
+        cmd_error("the lessons need a terminal; without one, `iolab run LESSON` runs a step "
+                  "and prints its figures.");
+        return 2;
+    }
+    setlocale(LC_ALL, "");
+
+    char pack_buf[PATH_MAX], libexec[PATH_MAX];
+    if (!pack_dir) {
+        if (paths_get(PATHS_PACK, pack_buf, sizeof pack_buf) < 0) {
+            cmd_error("cannot find the built-in lessons next to the iolab executable.");
+            return 1;
+        }
+        pack_dir = pack_buf;
+    }
+    if (paths_get(PATHS_LIBEXEC, libexec, sizeof libexec) < 0)
+        libexec[0] = '\0';
+    struct lesson_load_options lo = {.libexec_dir = libexec};
+    struct lesson_pack *pack = NULL;
+    struct lesson_diags diags = {0};
+    int rc = lesson_pack_load(pack_dir, &lo, &pack, &diags);
+    if (rc < 0) {
+        lesson_diags_print(stderr, &diags);
+        lesson_diags_free(&diags);
+        cmd_error("the lesson pack in %s cannot be used (see above); `iolab lint %s` checks it.",
+                  pack_dir, pack_dir);
+        return 1;
+    }
+    lesson_diags_free(&diags);
+    if (pack->nlessons == 0) {
+        cmd_error("the lesson pack in %s has no lessons.", pack_dir);
+        lesson_pack_free(pack);
+        return 1;
+    }
+
+    char ppath[PATH_MAX];
+    struct progress *progress = NULL;
+    rc = progress_default_path(ppath, sizeof ppath);
+    opts.log = rc == 0 ? cmd_tui_open_log(ppath) : NULL;
+    if (rc == 0)
+        rc = progress_load(ppath, &progress);
+    if (rc < 0 && opts.log)
+        fprintf(opts.log, "progress cannot be loaded from %s: %s\n", ppath, strerror(-rc));
+    if (progress && progress->damaged)
+        fprintf(stderr, "iolab: %s was damaged; it was kept as %s.\n", ppath, progress->damaged);
+
+    /* A write to a program that has just exited must be an error, not the end of iolab. */
+    signal(SIGPIPE, SIG_IGN);
+    opts.pack_dir = pack_dir;
+    int status = tui_run(pack, progress, &opts);
+    progress_free(progress);
+    lesson_pack_free(pack);
+    if (opts.log)
+        fclose(opts.log);
+    return status;
+}
+
+#else
 
 static int cmd_tui_exec(int argc, char **argv)
 {
     (void)argc;
     (void)argv;
-    cmd_error("'tui' is not built yet.");
+    cmd_error("this iolab was built without its TUI (the engine library was missing); "
+              "`iolab run LESSON` works without it.");
     return 1;
 }
 
+#endif
+
 const struct cmd_entry cmd_tui_entry = {
-    .name = "tui", .usage = "", .summary = "(not built yet)", .exec = cmd_tui_exec};
+    .name = "tui",
+    .usage = "[--pack DIR] [--tick-hz N]",
+    .summary = "open the lessons in the terminal (the default)",
+    .exec = cmd_tui_exec,
+};

@@ -1,0 +1,77 @@
+/*
+ * session: increments between consecutive snapshots, saturating at zero, credited by mode id.
+ */
+#include "session.h"
+
+#include <stdio.h>
+#include <string.h>
+
+void session_reset(struct session *s)
+{
+    memset(s, 0, sizeof *s);
+}
+
+void session_new_run(struct session *s)
+{
+    s->have_base = false;
+}
+
+static struct check_mode_facts *session_mode(struct session *s, const char *id)
+{
+    const char *key = id ? id : "";
+    for (size_t i = 0; i < s->nmodes; i++)
+        if (!strcmp(s->ids[i], key))
+            return &s->modes[i];
+    if (s->nmodes > SNAPSHOT_MAX_MODES)
+        return NULL;
+    size_t i = s->nmodes++;
+    snprintf(s->ids[i], sizeof s->ids[i], "%s", key);
+    memset(&s->modes[i], 0, sizeof s->modes[i]);
+    s->modes[i].mode = id ? s->ids[i] : NULL;
+    return &s->modes[i];
+}
+
+static uint64_t session_delta(uint64_t now, uint64_t before)
+{
+    return now > before ? now - before : 0;
+}
+
+void session_update(struct session *s, const struct lesson_scenario *sc,
+                    const struct snapshot *snap)
+{
+    struct check_role_facts now[LESSON_NROLES];
+    memset(now, 0, sizeof now);
+    for (int r = 0; r < LESSON_NROLES && r < SNAPSHOT_NROLES; r++) {
+        now[r].requests = snap->roles[r].requests;
+        now[r].bytes = snap->roles[r].app_bytes;
+        for (unsigned c = 0; c < IOLAB_NCALLS; c++)
+            now[r].calls[c] = snap->roles[r].calls[c].count;
+    }
+    bool new_run = !s->have_base || snap->elapsed_s < s->base_elapsed;
+    if (!new_run) {
+        const char *id =
+            snap->mode >= 0 && (size_t)snap->mode < sc->nmodes ? sc->modes[snap->mode].id : NULL;
+        struct check_mode_facts *m = session_mode(s, id);
+        if (m) {
+            if (snap->mode_running && !snap->paused) {
+                double dt = snap->elapsed_s - s->base_elapsed;
+                m->seconds += dt > 0 ? dt : 0;
+            }
+            for (int r = 0; r < LESSON_NROLES; r++) {
+                m->roles[r].requests += session_delta(now[r].requests, s->base[r].requests);
+                m->roles[r].bytes += session_delta(now[r].bytes, s->base[r].bytes);
+                for (unsigned c = 0; c < IOLAB_NCALLS; c++)
+                    m->roles[r].calls[c] += session_delta(now[r].calls[c], s->base[r].calls[c]);
+            }
+        }
+    }
+    memcpy(s->base, now, sizeof now);
+    s->base_elapsed = snap->elapsed_s;
+    s->have_base = true;
+}
+
+void session_facts(const struct session *s, struct check_facts *out)
+{
+    out->modes = s->modes;
+    out->nmodes = s->nmodes;
+}

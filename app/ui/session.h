@@ -1,0 +1,38 @@
+/*
+ * session: what one lesson step's runs have measured so far, in the form the step's checks read
+ * (check.h). Pure C over snapshots: each snapshot's totals are turned into increments and
+ * credited to the mode that was running, so the figures survive restarts of the scenario (a
+ * restart starts the engine's totals from zero; the session keeps counting).
+ *
+ * Invariants: figures only grow; time is credited only while the mode's server was up and the
+ * load was not paused; a snapshot whose totals went backwards (a new run) only sets the base.
+ */
+#ifndef IOLAB_SESSION_H
+#define IOLAB_SESSION_H
+
+#include "lesson/check.h"
+#include "lesson/lesson.h"
+#include "metrics/snapshot.h"
+
+struct session {
+    size_t nmodes;
+    char ids[SNAPSHOT_MAX_MODES + 1][SNAPSHOT_NAME_LEN];
+    struct check_mode_facts modes[SNAPSHOT_MAX_MODES + 1];
+    bool have_base;
+    double base_elapsed;
+    struct check_role_facts base[LESSON_NROLES]; /* totals of the last snapshot seen */
+};
+
+void session_reset(struct session *s);
+
+/* Credits what happened since the previous snapshot to the snapshot's mode. */
+void session_update(struct session *s, const struct lesson_scenario *sc,
+                    const struct snapshot *snap);
+
+/* Forgets the base so that the next snapshot (of a new run) starts counting afresh. */
+void session_new_run(struct session *s);
+
+/* The facts for check_eval(); valid until the next update. */
+void session_facts(const struct session *s, struct check_facts *out);
+
+#endif

@@ -1,0 +1,44 @@
+/*
+ * widgets: drawing primitives on stdscr inside a layout rectangle: boxes, styled text lines,
+ * bars and sparklines. They draw what they are given (plain structs), clip to their rectangle,
+ * and never read anything else.
+ */
+#ifndef IOLAB_WIDGETS_H
+#define IOLAB_WIDGETS_H
+
+#include "layout.h"
+#include "screen.h"
+#include "wrap.h"
+
+#include <stddef.h>
+
+/* A border around r with a title in the top edge; returns the inside rectangle. */
+struct layout_rect widgets_box(const struct screen_caps *c, struct layout_rect r, const char *title,
+                               bool focused);
+
+/* Clears the rectangle. */
+void widgets_clear(struct layout_rect r);
+
+/* Text clipped to at most w columns at (x, y), with attributes. Returns the columns used. */
+int widgets_text(const struct screen_caps *c, int x, int y, int w, attr_t attr, const char *s);
+
+/* printf into the clip; returns the columns used. */
+int widgets_printf(const struct screen_caps *c, int x, int y, int w, attr_t attr, const char *fmt,
+                   ...) __attribute__((format(printf, 6, 7)));
+
+/* Wrapped lines from `first`, one per row of r. */
+void widgets_doc(const struct screen_caps *c, struct layout_rect r, const struct wrap_doc *d,
+                 size_t first);
+
+/* A horizontal bar of value/max over w cells (eighths of a cell with UTF-8). */
+void widgets_bar(const struct screen_caps *c, int x, int y, int w, double value, double max);
+
+/* The last n values (oldest first) as a sparkline of w cells, scaled to their maximum. */
+void widgets_sparkline(const struct screen_caps *c, int x, int y, int w, const double *v, size_t n);
+
+/* Human figures: "12.3k", "4.56M", "1.2 GB/s"; into buf, returns buf. */
+const char *widgets_si(double v, char *buf, size_t len);
+const char *widgets_bytes(double v, char *buf, size_t len);
+const char *widgets_ns(double ns, char *buf, size_t len);
+
+#endif
