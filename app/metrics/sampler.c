@@ -9,7 +9,7 @@
  * the snapshot (rates, shares, percentiles, per-mode rows) from this and the previous totals.
  */
 #include "sampler.h"
-#include "counters.h"
+#include "tally.h"
 #include "procfs.h"
 #include "stats.h"
 
@@ -55,7 +55,7 @@ struct sampler_proc {
 struct sampler_raw {
     struct sampler_fig fig;
     uint32_t nprocs;
-    struct counters_totals page;
+    struct tally_totals page;
 };
 
 struct sampler_ckpt {
@@ -703,7 +703,7 @@ const struct snapshot *sampler_sample(struct sampler *s, double now_s)
         struct sampler_raw *r = &live[i];
         sampler_fig_add(&r->fig, &ps->dead, true);
         sampler_fig_monotonic(&r->fig, &ps->prev.fig);
-        counters_sum(s->page, s->nslots, i, COUNTERS_ANY_RUN, &r->page);
+        tally_sum(s->page, s->nslots, i, TALLY_ANY_RUN, &r->page);
         ps->now = *r;
         if (!s->sampled)
             ps->prev = ps->now;
@@ -731,7 +731,7 @@ const struct snapshot *sampler_sample(struct sampler *s, double now_s)
     sn->mode = s->mode;
     sn->mode_running = s->mode_running;
     sn->paused = s->paused;
-    sn->overflow_claims = counters_overflow(s->page);
+    sn->overflow_claims = tally_overflow(s->page);
     sn->sample_errors = s->errors;
     sn->nprogs = s->nprogs;
     struct sampler_raw role_now[SNAPSHOT_NROLES], role_prev[SNAPSHOT_NROLES];
@@ -763,6 +763,7 @@ const struct snapshot *sampler_sample(struct sampler *s, double now_s)
     }
     for (int r = 0; r < SNAPSHOT_NROLES; r++) {
         sampler_figures(s, &sn->roles[r], &role_now[r], &role_prev[r], dt, role_base[r]);
+        memcpy(sn->latency_hist[r], role_now[r].page.hist, sizeof sn->latency_hist[r]);
         /* Peaks of different programs need not coincide: the sum is an upper bound. */
         sn->roles[r].peak_procs = role_peak_procs[r];
         sn->roles[r].peak_threads = role_peak_threads[r];

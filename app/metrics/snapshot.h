@@ -147,6 +147,9 @@ struct snapshot {
     uint32_t nprogs;
     struct snapshot_prog progs[SNAPSHOT_MAX_PROGS];
     struct snapshot_figures roles[SNAPSHOT_NROLES]; /* summed over the programs of each role */
+    /* Cumulative latency histograms of each role (iolab_hist_bucket() layout): subtract two
+       snapshots' to get the percentiles of any interval (stats_hist_sub, stats_latency). */
+    uint64_t latency_hist[SNAPSHOT_NROLES][IOLAB_HIST_BUCKETS];
 
     /* Throughput of the client role (published app figures), one entry per whole second, oldest
        first; history_len entries are valid. */

@@ -1,15 +1,15 @@
 /*
- * counters: see counters.h. Only the first next_slot slots can be in use, and the slot count
+ * tally: see tally.h. Only the first next_slot slots can be in use, and the slot count
  * used to bound every loop is the one validated when the page was mapped, never the header's
  * current value, which any program of the scenario could overwrite.
  */
-#include "counters.h"
+#include "tally.h"
 #include "iolab_page.h"
 
 #include <string.h>
 
-void counters_sum(const struct iolab_page *page, uint32_t nslots, uint32_t prog, uint32_t run,
-                  struct counters_totals *out)
+void tally_sum(const struct iolab_page *page, uint32_t nslots, uint32_t prog, uint32_t run,
+               struct tally_totals *out)
 {
     memset(out, 0, sizeof *out);
     if (!page || nslots < 2)
@@ -19,7 +19,7 @@ void counters_sum(const struct iolab_page *page, uint32_t nslots, uint32_t prog,
         used = nslots - 1;
     for (uint32_t i = 0; i < used; i++) {
         const struct iolab_slot *s = iolab_page_slot(page, nslots, i);
-        if (!s || s->prog != prog || (run != COUNTERS_ANY_RUN && s->run != run))
+        if (!s || s->prog != prog || (run != TALLY_ANY_RUN && s->run != run))
             continue;
         out->slots++;
         if (s->run > out->max_run)
@@ -39,7 +39,7 @@ void counters_sum(const struct iolab_page *page, uint32_t nslots, uint32_t prog,
     }
 }
 
-uint32_t counters_overflow(const struct iolab_page *page)
+uint32_t tally_overflow(const struct iolab_page *page)
 {
     return page ? __atomic_load_n(&page->overflow_claims, __ATOMIC_RELAXED) : 0;
 }

@@ -1,5 +1,5 @@
 /*
- * counters: reads the counter page (iolab_counters.h) into per-program totals.
+ * tally: reads the counter page (iolab_counters.h) into per-program totals.
  *
  * A program's figures are the sum of every slot whose prog is its index: one slot per thread
  * that ever made a counted call, in every process of its tree (forked children inherit the
@@ -7,16 +7,16 @@
  * reused, so the totals include threads and processes that have exited. Fields are loaded
  * relaxed; a value may be one call behind its writer, never torn.
  */
-#ifndef IOLAB_METRICS_COUNTERS_H
-#define IOLAB_METRICS_COUNTERS_H
+#ifndef IOLAB_TALLY_H
+#define IOLAB_TALLY_H
 
 #include "iolab_counters.h"
 
 #include <stdint.h>
 
-#define COUNTERS_ANY_RUN UINT32_MAX
+#define TALLY_ANY_RUN UINT32_MAX
 
-struct counters_totals {
+struct tally_totals {
     struct iolab_call calls[IOLAB_NCALLS];
     uint64_t requests, bytes, conns_opened, conns_closed, errors;
     uint64_t hist[IOLAB_HIST_BUCKETS];
@@ -25,14 +25,14 @@ struct counters_totals {
 };
 
 /*
- * Sums the slots of program prog (and of run `run`, or any run with COUNTERS_ANY_RUN) of a page
+ * Sums the slots of program prog (and of run `run`, or any run with TALLY_ANY_RUN) of a page
  * mapped with nslots validated slots into *out (overwritten). The overflow slot has no single
  * owner and is never attributed; its use shows in the page's overflow_claims.
  */
-void counters_sum(const struct iolab_page *page, uint32_t nslots, uint32_t prog, uint32_t run,
-                  struct counters_totals *out);
+void tally_sum(const struct iolab_page *page, uint32_t nslots, uint32_t prog, uint32_t run,
+               struct tally_totals *out);
 
 /* Threads that found the page full (their counts are in the overflow slot, unattributed). */
-uint32_t counters_overflow(const struct iolab_page *page);
+uint32_t tally_overflow(const struct iolab_page *page);
 
 #endif

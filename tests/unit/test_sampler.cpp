@@ -1,0 +1,205 @@
+// sampler: process trees, exits and threads on a fake /proc, counts from a hand-built page.
+#include "helpers.hpp"
+#include <catch2/catch.hpp>
+
+extern "C" {
+#include "iolab_page.h"
+#include "metrics/sampler.h"
+}
+
+#include <fstream>
+
+using namespace iolab_test;
+
+struct FakeProc {
+    int pid, ppid;
+    uint64_t utime, stime, cutime, cstime;
+    uint64_t vol, invol, syscr, syscw;
+    int threads = 1;
+};
+
+// Writes a process's files in place (same inode), as the kernel's change under an open fd.
+static void put(const TempDir &root, const FakeProc &p)
+{
+    std::string dir = root / std::to_string(p.pid);
+    mkdir(dir.c_str(), 0755);
+    std::ofstream(dir + "/stat") << p.pid << " (fake " << p.pid << ") S " << p.ppid
+                                 << " 0 0 0 -1 0 0 0 0 0 " << p.utime << " " << p.stime << " "
+                                 << p.cutime << " " << p.cstime << " 20 0 " << p.threads << " 0 "
+                                 << 1000 + p.pid << " 0 10 0 0\n";
+    std::ofstream(dir + "/status") << "Name:\tfake\nPPid:\t" << p.ppid << "\nThreads:\t"
+                                   << p.threads << "\nvoluntary_ctxt_switches:\t" << p.vol
+                                   << "\nnonvoluntary_ctxt_switches:\t" << p.invol << "\n";
+    std::ofstream(dir + "/io") << "rchar: 0\nwchar: 0\nsyscr: " << p.syscr << "\nsyscw: " << p.syscw
+                               << "\nread_bytes: 0\nwrite_bytes: 0\n";
+}
+
+static void put_task(const TempDir &root, int pid, int tid, uint64_t vol, uint64_t invol)
+{
+    std::string dir = root / (std::to_string(pid) + "/task/" + std::to_string(tid));
+    std::string cmd = "mkdir -p '" + dir + "'";
+    REQUIRE(system(cmd.c_str()) == 0);
+    std::ofstream(dir + "/status") << "Name:\tfake\nvoluntary_ctxt_switches:\t" << vol
+                                   << "\nnonvoluntary_ctxt_switches:\t" << invol << "\n";
+}
+
+static void gone(const TempDir &root, const std::string &rel)
+{
+    std::string cmd = "rm -rf '" + (root / rel) + "'";
+    REQUIRE(system(cmd.c_str()) == 0);
+}
+
+TEST_CASE("a program's tree is its root and every descendant, and exits lose nothing")
+{
+    TempDir proc;
+    long hz = sysconf(_SC_CLK_TCK);
+    FakeProc iolab{50, 1, 500, 500, 0, 0, 9, 9, 9, 9};
+    FakeProc root{100, 50, 10, 20, 0, 0, 5, 1, 7, 3};
+    FakeProc child{101, 100, 30, 40, 0, 0, 6, 2, 11, 13};
+    FakeProc grandchild{102, 101, 100, 0, 0, 0, 50, 5, 1, 1};
+    FakeProc stranger{200, 1, 999, 999, 0, 0, 999, 999, 999, 999};
+    for (auto &p : {iolab, root, child, grandchild, stranger})
+        put(proc, p);
+
+    struct sampler *s = nullptr;
+    REQUIRE(sampler_open(&s, proc.path.c_str(), nullptr, 0, 1, 10, 0.0) == 0);
+    sampler_set_prog(s, 0, "server", SNAPSHOT_ROLE_SERVER);
+    sampler_set_root(s, 0, 100, 1);
+    const struct snapshot *snap = sampler_sample(s, 0.0);
+    const struct snapshot_figures *f = &snap->progs[0].f;
+    CHECK(f->nprocs == 3);
+    CHECK(f->cpu_user_s == Approx(140.0 / hz));
+    CHECK(f->cpu_sys_s == Approx(60.0 / hz));
+    CHECK(f->ctx_voluntary == 61);
+    CHECK(f->ctx_involuntary == 8);
+    CHECK(f->syscr == 19);
+
+    // The grandchild exits and its parent reaps it: its CPU and io move into the parent's own
+    // figures (cutime, io); its context switches are only in our last sample of it.
+    gone(proc, "102");
+    child.cutime += 100;
+    child.syscr += 1;
+    child.syscw += 1;
+    put(proc, child);
+    snap = sampler_sample(s, 1.0);
+    f = &snap->progs[0].f;
+    CHECK(f->nprocs == 2);
+    CHECK(f->cpu_user_s == Approx(140.0 / hz)); // not counted twice
+    CHECK(f->ctx_voluntary == 61);              // not lost
+    CHECK(f->syscr == 19);
+    CHECK(f->peak_procs == 3);
+
+    // The root exits (iolab reaps it): its last figures stay; the orphan is still ours.
+    gone(proc, "100");
+    child.ppid = 1;
+    child.utime += 10;
+    put(proc, child);
+    snap = sampler_sample(s, 2.0);
+    f = &snap->progs[0].f;
+    CHECK(f->nprocs == 1);
+    CHECK(f->cpu_user_s == Approx(150.0 / hz));
+    CHECK(f->cpu_user_pct == Approx(100.0 * 10 / hz));
+    CHECK(f->ctx_voluntary == 61);
+
+    // A pid reused by a new process of ours after a restart starts a fresh tree member.
+    FakeProc second{300, 50, 1, 1, 0, 0, 1, 1, 0, 0};
+    put(proc, second);
+    sampler_set_root(s, 0, 300, 2);
+    snap = sampler_sample(s, 3.0);
+    CHECK(snap->progs[0].f.nprocs == 2);
+    CHECK(snap->progs[0].run == 2);
+    int pids[8];
+    size_t n = sampler_tree(s, 0, pids, 8);
+    REQUIRE(n == 2);
+    CHECK(pids[0] == 300);
+    CHECK(pids[1] == 101);
+    sampler_close(s);
+}
+
+TEST_CASE("context switches are summed over threads, and an exited thread's stay")
+{
+    TempDir proc;
+    FakeProc p{100, 1, 0, 0, 0, 0, 0, 0, 0, 0, 3};
+    put(proc, p);
+    put_task(proc, 100, 100, 10, 1);
+    put_task(proc, 100, 101, 20, 2);
+    put_task(proc, 100, 102, 30, 3);
+    struct sampler *s = nullptr;
+    REQUIRE(sampler_open(&s, proc.path.c_str(), nullptr, 0, 1, 10, 0.0) == 0);
+    sampler_set_prog(s, 0, "server", SNAPSHOT_ROLE_SERVER);
+    sampler_set_root(s, 0, 100, 1);
+    const struct snapshot *snap = sampler_sample(s, 0.0);
+    CHECK(snap->progs[0].f.nthreads == 3);
+    CHECK(snap->progs[0].f.ctx_voluntary == 60);
+    CHECK(snap->progs[0].f.ctx_involuntary == 6);
+    gone(proc, "100/task/102");
+    put_task(proc, 100, 101, 25, 2);
+    p.threads = 2;
+    put(proc, p);
+    snap = sampler_sample(s, 0.5);
+    CHECK(snap->progs[0].f.nthreads == 2);
+    CHECK(snap->progs[0].f.peak_threads == 3);
+    CHECK(snap->progs[0].f.ctx_voluntary == 65);
+    CHECK(snap->progs[0].f.ctx_voluntary_rate == Approx(10.0));
+    sampler_close(s);
+}
+
+TEST_CASE("calls, rates, roles and mode rows come from the page")
+{
+    TempDir proc;
+    int fd = -1;
+    struct iolab_page *page = nullptr;
+    REQUIRE(iolab_page_create(8, &fd, &page) == 0);
+    auto claim = [&](uint32_t prog) {
+        struct iolab_slot *sl = &page->slots[page->next_slot++];
+        sl->prog = prog;
+        sl->run = 1;
+        __atomic_store_n(&sl->state, 1, __ATOMIC_RELEASE);
+        return sl;
+    };
+    struct iolab_slot *srv = claim(0), *cli = claim(1);
+    struct sampler *s = nullptr;
+    REQUIRE(sampler_open(&s, proc.path.c_str(), page, 8, 2, 10, 0.0) == 0);
+    sampler_set_prog(s, 0, "server", SNAPSHOT_ROLE_SERVER);
+    sampler_set_prog(s, 1, "load", SNAPSHOT_ROLE_CLIENT);
+    sampler_set_mode(s, 1, "epoll", true);
+    sampler_sample(s, 0.0);
+    srv->calls[IOLAB_CALL_EPOLL_WAIT].count = 300;
+    srv->calls[IOLAB_CALL_READ].count = 100;
+    cli->calls[IOLAB_CALL_SENDTO].count = 100;
+    cli->app.requests = 100;
+    cli->app.bytes = 1600;
+    cli->app.hist[iolab_hist_bucket(50000)] = 100;
+    const struct snapshot *snap = sampler_sample(s, 0.5);
+    CHECK(snap->dt_s == Approx(0.5));
+    CHECK(snap->progs[0].f.calls[IOLAB_CALL_EPOLL_WAIT].count_rate == Approx(600.0));
+    CHECK(snap->progs[0].f.calls[IOLAB_CALL_EPOLL_WAIT].share == Approx(0.75));
+    CHECK(snap->progs[0].f.lib_reads == 100);
+    CHECK(snap->roles[SNAPSHOT_ROLE_CLIENT].requests_rate == Approx(200.0));
+    CHECK(snap->roles[SNAPSHOT_ROLE_SERVER].calls_total == 400);
+    CHECK(snap->roles[SNAPSHOT_ROLE_CLIENT].latency_total.samples == 100);
+    CHECK(snap->roles[SNAPSHOT_ROLE_CLIENT].latency_recent.samples == 100);
+    REQUIRE(snap->nmodes == 1);
+    CHECK(std::string(snap->modes[0].id) == "epoll");
+    CHECK(snap->modes[0].seconds == Approx(0.5));
+    CHECK(snap->modes[0].requests == 100);
+    CHECK(snap->modes[0].calls_per_request == Approx(5.0));
+    CHECK(snap->modes[0].role_calls[SNAPSHOT_ROLE_SERVER][IOLAB_CALL_EPOLL_WAIT] == 300);
+    // Time while no mode runs (a switch) is nobody's.
+    sampler_set_mode(s, 2, "fork", false);
+    cli->app.requests = 150;
+    snap = sampler_sample(s, 1.0);
+    CHECK(snap->modes[0].seconds == Approx(0.5));
+    CHECK(snap->modes[0].requests == 100);
+    sampler_set_mode(s, 2, "fork", true);
+    sampler_sample(s, 1.2);
+    cli->app.requests = 170;
+    snap = sampler_sample(s, 2.2);
+    REQUIRE(snap->nmodes == 2);
+    CHECK(snap->modes[1].seconds == Approx(1.0));
+    CHECK(snap->modes[1].requests == 20);
+    CHECK(snap->history_len >= 1);
+    sampler_close(s);
+    iolab_page_unmap(page, 8);
+    close(fd);
+}

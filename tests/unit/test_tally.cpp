@@ -1,0 +1,76 @@
+// tally: per-program sums of a hand-built counter page, by program and by run.
+#include <catch2/catch.hpp>
+
+extern "C" {
+#include "iolab_page.h"
+#include "metrics/tally.h"
+}
+
+#include <unistd.h>
+
+static struct iolab_slot *claim(struct iolab_page *p, uint32_t prog, uint32_t run)
+{
+    uint32_t i = __atomic_fetch_add(&p->next_slot, 1, __ATOMIC_RELAXED);
+    struct iolab_slot *s = &p->slots[i];
+    s->prog = prog;
+    s->run = run;
+    __atomic_store_n(&s->state, 1, __ATOMIC_RELEASE);
+    return s;
+}
+
+TEST_CASE("slots are summed by program, across runs or for one run, never the unclaimed ones")
+{
+    int fd = -1;
+    struct iolab_page *page = nullptr;
+    REQUIRE(iolab_page_create(16, &fd, &page) == 0);
+    struct iolab_slot *a = claim(page, 0, 1); // server, first run
+    struct iolab_slot *b = claim(page, 0, 2); // server after a restart
+    struct iolab_slot *c = claim(page, 1, 1); // client
+    a->calls[IOLAB_CALL_EPOLL_WAIT].count = 10;
+    b->calls[IOLAB_CALL_FORK].count = 3;
+    b->calls[IOLAB_CALL_READ] = {5, 500, 50};
+    a->calls[IOLAB_CALL_READ] = {1, 100, 10};
+    c->calls[IOLAB_CALL_SENDTO].count = 7;
+    c->app.requests = 40;
+    c->app.bytes = 640;
+    c->app.errors = 1;
+    c->app.hist[3] = 40;
+    c->app.hist_count = 40;
+    // A slot with data that was never claimed (state 0) must not count.
+    page->slots[5].prog = 0;
+    page->slots[5].calls[IOLAB_CALL_FORK].count = 1000;
+
+    struct tally_totals t;
+    tally_sum(page, 16, 0, TALLY_ANY_RUN, &t);
+    CHECK(t.slots == 2);
+    CHECK(t.max_run == 2);
+    CHECK(t.calls[IOLAB_CALL_EPOLL_WAIT].count == 10);
+    CHECK(t.calls[IOLAB_CALL_FORK].count == 3);
+    CHECK(t.calls[IOLAB_CALL_READ].count == 6);
+    CHECK(t.calls[IOLAB_CALL_READ].bytes == 600);
+    CHECK(t.calls[IOLAB_CALL_READ].ns == 60);
+    CHECK(t.requests == 0);
+
+    tally_sum(page, 16, 0, 2, &t);
+    CHECK(t.slots == 1);
+    CHECK(t.calls[IOLAB_CALL_EPOLL_WAIT].count == 0);
+    CHECK(t.calls[IOLAB_CALL_FORK].count == 3);
+
+    tally_sum(page, 16, 1, TALLY_ANY_RUN, &t);
+    CHECK(t.calls[IOLAB_CALL_SENDTO].count == 7);
+    CHECK(t.requests == 40);
+    CHECK(t.bytes == 640);
+    CHECK(t.errors == 1);
+    CHECK(t.hist[3] == 40);
+
+    tally_sum(page, 16, 2, TALLY_ANY_RUN, &t);
+    CHECK(t.slots == 0);
+
+    // A header scribbled on by a program cannot push the reader past the validated slots.
+    page->next_slot = 1000000;
+    tally_sum(page, 16, 0, TALLY_ANY_RUN, &t);
+    CHECK(t.calls[IOLAB_CALL_FORK].count == 3);
+    CHECK(tally_overflow(page) == 0);
+    iolab_page_unmap(page, 16);
+    close(fd);
+}
