@@ -35,8 +35,9 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#define ENGINE_PAGE_SLOTS 1024 /* threads that may claim a slot: fork and thread modes need many   \
-                                */
+#define ENGINE_PAGE_SLOTS                                                                          \
+    1024 /* threads that may claim a slot: fork and thread modes need many                         \
+          */
 #define ENGINE_ARG_MAX  4096
 #define ENGINE_TREE_MAX 1024
 
@@ -83,6 +84,7 @@ struct engine {
     char portstr[16];
     int mode;       /* current mode, -1 without modes */
     bool switching; /* a mode switch is under way */
+    bool mode_up;   /* the current mode's server is up: its interval is being measured */
     bool paused;
     bool freeing;      /* engine_free() was called: nothing new starts */
     size_t next_start; /* the start sequence: programs below it are spawned */
@@ -588,39 +590,46 @@ out:
  * Continues the start sequence: spawns programs from next_start on until one must first print
  * its ready text. When all are up, the scenario (or the new mode) is running.
  */
+/* The current mode's server is up: the mode's measured interval starts with this snapshot. */
+static void engine_mode_up(struct engine *e)
+{
+    if (e->mode_up)
+        return;
+    e->mode_up = true;
+    e->switching = false;
+    if (e->sampler)
+        sampler_set_mode(e->sampler, e->mode, e->mode >= 0 ? e->sc->modes[e->mode].id : NULL, true);
+    engine_publish(e);
+}
+
 static void engine_spawn_next(struct engine *e)
 {
     while (e->next_start < e->nchildren) {
         struct engine_child *c = &e->children[e->next_start];
-        if (c->spawned) {
-            if (!c->ready)
-                return; /* still waiting for it */
-            e->next_start++;
-            continue;
+        if (!c->spawned) {
+            c->run++;
+            int rc = engine_spawn(e, c);
+            if (rc < 0) {
+                engine_fail(e, "could not start the %s (%s): %s", c->prog->name, c->prog->path,
+                            uv_strerror(rc));
+                return;
+            }
         }
-        c->run++;
-        int rc = engine_spawn(e, c);
-        if (rc < 0) {
-            engine_fail(e, "could not start the %s (%s): %s", c->prog->name, c->prog->path,
-                        uv_strerror(rc));
-            return;
-        }
-        e->next_start++;
         if (!c->ready) {
             e->start_timer.data = e;
             uv_timer_start(&e->start_timer, engine_ready_timeout,
                            (uint64_t)(e->opts.ready_timeout_s * 1000), 0);
-            return;
+            return; /* engine_on_line() calls again when its ready text shows */
         }
+        /* Marked before the programs after it start, so that the load's first requests fall
+           inside the interval, not before its first snapshot. */
+        if (e->mode >= 0 && e->sc->modes[e->mode].program == c->idx)
+            engine_mode_up(e);
+        e->next_start++;
     }
-    if (e->state != ENGINE_STARTING && !e->switching)
-        return;
-    e->switching = false;
-    if (e->sampler)
-        sampler_set_mode(e->sampler, e->mode, e->mode >= 0 ? e->sc->modes[e->mode].id : NULL, true);
-    engine_set_state(e, ENGINE_RUNNING);
-    /* The mode's interval starts here: a snapshot marks it. */
-    engine_publish(e);
+    engine_mode_up(e);
+    if (e->state == ENGINE_STARTING)
+        engine_set_state(e, ENGINE_RUNNING);
 }
 
 static void engine_tick(uv_timer_t *t)
@@ -804,6 +813,7 @@ int engine_start(struct engine *e)
         sampler_set_prog(e->sampler, (uint32_t)i, p->name,
                          p->role == LESSON_ROLE_CLIENT ? SNAPSHOT_ROLE_CLIENT
                                                        : SNAPSHOT_ROLE_SERVER);
+        sampler_set_exe(e->sampler, (uint32_t)i, p->path);
         e->children[i].run = 0;
     }
     sampler_set_mode(e->sampler, e->mode, e->mode >= 0 ? e->sc->modes[e->mode].id : NULL, false);
@@ -811,6 +821,7 @@ int engine_start(struct engine *e)
     uv_timer_start(&e->tick, engine_tick, period, period);
     e->next_start = 0;
     e->switching = false;
+    e->mode_up = false;
     e->paused = false;
     engine_set_state(e, ENGINE_STARTING);
     engine_spawn_next(e);
@@ -864,6 +875,7 @@ int engine_switch_mode(struct engine *e, size_t mode)
     engine_publish(e);
     e->mode = (int)mode;
     e->switching = true;
+    e->mode_up = false;
     sampler_set_mode(e->sampler, e->mode, e->sc->modes[mode].id, false);
     return engine_restart_child(e, &e->children[e->sc->modes[mode].program]);
 }
@@ -879,6 +891,7 @@ int engine_restart_prog(struct engine *e, size_t prog)
         /* The mode's server: its interval pauses while it restarts, as in a switch. */
         engine_publish(e);
         e->switching = true;
+        e->mode_up = false;
         sampler_set_mode(e->sampler, e->mode, e->sc->modes[e->mode].id, false);
     }
     return engine_restart_child(e, c);

@@ -16,6 +16,7 @@
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -42,7 +43,8 @@ struct sampler_proc {
     int pid;
     int ppid;
     uint64_t starttime;
-    int prog; /* program index, SAMPLER_NONE, or SAMPLER_UNKNOWN while being resolved */
+    int prog;    /* program index, SAMPLER_NONE, or SAMPLER_UNKNOWN while being resolved */
+    bool inprog; /* the program's own process or a descendant of it (not a sandbox helper) */
     /* Members only: */
     int stat_fd, io_fd;
     struct sampler_fig last;
@@ -66,6 +68,8 @@ struct sampler_ckpt {
 
 struct sampler_progstate {
     int root;
+    int main_pid; /* the program's own process below the sandbox's helpers; 0: not found yet */
+    char exe[PATH_MAX]; /* its executable, to recognise it; "": count the whole tree */
     uint32_t run;
     int role;
     char name[SNAPSHOT_NAME_LEN];
@@ -206,6 +210,7 @@ void sampler_set_root(struct sampler *s, uint32_t prog, int pid, uint32_t run)
     if (prog >= s->nprogs)
         return;
     s->progs[prog].root = pid;
+    s->progs[prog].main_pid = 0;
     s->progs[prog].run = run;
     /* A pid seen before belonged to another process (or was resolved as a stranger before we
        knew it was ours): forget it so the next scan resolves it again. */
@@ -215,6 +220,17 @@ void sampler_set_root(struct sampler *s, uint32_t prog, int pid, uint32_t run)
         p->prog = SAMPLER_UNKNOWN;
         p->starttime = 0;
     }
+}
+
+void sampler_set_exe(struct sampler *s, uint32_t prog, const char *path)
+{
+    if (prog >= s->nprogs)
+        return;
+    /* /proc/PID/exe shows the path with every symbolic link resolved. */
+    char real[PATH_MAX];
+    if (path && realpath(path, real))
+        path = real;
+    snprintf(s->progs[prog].exe, sizeof s->progs[prog].exe, "%s", path ? path : "");
 }
 
 void sampler_set_state(struct sampler *s, uint32_t prog, enum snapshot_prog_state state,
@@ -323,6 +339,68 @@ static void sampler_fig_add(struct sampler_fig *a, const struct sampler_fig *b, 
 }
 
 /*
+ * Finds each program's own process under the sandbox's helper processes (the first member
+ * running the program's executable whose parent does not), then marks which members are it or
+ * its descendants: only those are the program's figures. Until it is found, or when the
+ * executable is never seen (a script runs its interpreter), the whole tree counts.
+ */
+static void sampler_find_main(struct sampler *s)
+{
+    for (uint32_t g = 0; g < s->nprogs; g++) {
+        struct sampler_progstate *ps = &s->progs[g];
+        if (ps->main_pid && !sampler_find(s->procs, s->nprocs, ps->main_pid))
+            ps->main_pid = 0;
+        if (ps->main_pid || !ps->exe[0])
+            continue;
+        for (size_t i = 0; i < s->nprocs && !ps->main_pid; i++) {
+            struct sampler_proc *p = &s->procs[i];
+            if (p->prog != (int)g)
+                continue;
+            char path[32], exe[PATH_MAX];
+            snprintf(path, sizeof path, "%d/exe", p->pid);
+            ssize_t len = readlinkat(s->proc_fd, path, exe, sizeof exe - 1);
+            if (len < 0)
+                continue;
+            exe[len] = '\0';
+            if (strcmp(exe, ps->exe))
+                continue;
+            /* Its parent running the same program means it is a forked child: go up. */
+            struct sampler_proc *q = p, *up;
+            while ((up = sampler_find(s->procs, s->nprocs, q->ppid)) && up->prog == (int)g) {
+                snprintf(path, sizeof path, "%d/exe", up->pid);
+                len = readlinkat(s->proc_fd, path, exe, sizeof exe - 1);
+                if (len < 0)
+                    break;
+                exe[len] = '\0';
+                if (strcmp(exe, ps->exe))
+                    break;
+                q = up;
+            }
+            ps->main_pid = q->pid;
+        }
+    }
+    for (size_t i = 0; i < s->nprocs; i++) {
+        struct sampler_proc *p = &s->procs[i];
+        if (p->prog < 0 || (uint32_t)p->prog >= s->nprogs)
+            continue;
+        int main_pid = s->progs[p->prog].main_pid;
+        if (!main_pid) {
+            p->inprog = true;
+            continue;
+        }
+        p->inprog = false;
+        struct sampler_proc *q = p;
+        for (int depth = 0; q && q->prog == p->prog && depth < 64; depth++) {
+            if (q->pid == main_pid) {
+                p->inprog = true;
+                break;
+            }
+            q = sampler_find(s->procs, s->nprocs, q->ppid);
+        }
+    }
+}
+
+/*
  * Rebuilds the process table from a fresh /proc listing. Known pids keep their entry; new ones
  * get their stat read once; vanished members hand their last figures to their program.
  */
@@ -373,7 +451,7 @@ static int sampler_scan(struct sampler *s)
         struct sampler_proc *p = &s->procs[i];
         if (p->pid <= 0)
             continue;
-        if (p->prog >= 0) {
+        if (p->prog >= 0 && p->inprog) {
             struct sampler_proc *parent = sampler_find(s->next, n, p->ppid);
             bool parent_alive = parent && parent->prog == p->prog;
             sampler_fig_add(&s->progs[p->prog].dead, &p->last, !parent_alive);
@@ -386,6 +464,7 @@ static int sampler_scan(struct sampler *s)
     s->nprocs = n;
     for (size_t i = 0; i < n; i++)
         sampler_resolve(s, &s->procs[i], 0);
+    sampler_find_main(s);
     return 0;
 }
 
@@ -687,7 +766,7 @@ const struct snapshot *sampler_sample(struct sampler *s, double now_s)
     memset(live, 0, sizeof live);
     for (size_t i = 0; i < s->nprocs; i++) {
         struct sampler_proc *p = &s->procs[i];
-        if (p->prog < 0 || (uint32_t)p->prog >= s->nprogs)
+        if (p->prog < 0 || (uint32_t)p->prog >= s->nprogs || !p->inprog)
             continue;
         sampler_read_member(s, p);
         struct sampler_raw *r = &live[p->prog];
@@ -747,7 +826,8 @@ const struct snapshot *sampler_sample(struct sampler *s, double now_s)
         snprintf(sp->name, sizeof sp->name, "%s", ps->name);
         sp->role = ps->role;
         sp->state = ps->state;
-        sp->pid = ps->root;
+        sp->pid = ps->main_pid ? ps->main_pid : ps->root;
+        sp->root_pid = ps->root;
         sp->run = ps->run;
         sp->exit_status = ps->exit_status;
         sampler_figures(s, &sp->f, &ps->now, &ps->prev, dt, base->hist);

@@ -44,6 +44,8 @@ void sampler_close(struct sampler *s);
 void sampler_set_prog(struct sampler *s, uint32_t prog, const char *name, int role);
 /* The process spawned for prog (0: none now) and its IOLAB_RUN generation. */
 void sampler_set_root(struct sampler *s, uint32_t prog, int pid, uint32_t run);
+/* The program's executable: its process is told from the sandbox's helpers by it. */
+void sampler_set_exe(struct sampler *s, uint32_t prog, const char *path);
 void sampler_set_state(struct sampler *s, uint32_t prog, enum snapshot_prog_state state,
                        int exit_status);
 /* The current mode (-1: none) and whether its server is up; rows are kept per mode index. */

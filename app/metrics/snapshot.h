@@ -105,7 +105,8 @@ struct snapshot_prog {
     char name[SNAPSHOT_NAME_LEN]; /* the lesson's program name: "server", "load" */
     int role;                     /* SNAPSHOT_ROLE_SERVER or SNAPSHOT_ROLE_CLIENT */
     enum snapshot_prog_state state;
-    int pid;         /* the process iolab spawned (current run); 0 when none */
+    int pid;         /* the program's own process (below the sandbox's helpers); 0 when none */
+    int root_pid;    /* the process iolab spawned (the sandbox launcher when jailed) */
     uint32_t run;    /* IOLAB_RUN generation of the current process: bumps on every restart */
     int exit_status; /* last exit: code, or 128+signal; -1 while it has not exited */
     struct snapshot_figures f;
