@@ -1,0 +1,394 @@
+// The TUI end to end in a real terminal: a private tmux server runs iolab in a pane, the test
+// types with send-keys and reads the screen with capture-pane, polling for what a learner would
+// see (never sleeping and hoping). Each test uses its own HOME/XDG_STATE_HOME and its own small
+// lesson pack that runs the echo demos, and checks afterwards that the terminal settings are
+// what they were and that no scenario process is left.
+#include "helpers.hpp"
+
+#include <catch2/catch.hpp>
+#include <dirent.h>
+#include <fstream>
+#include <set>
+#include <sstream>
+
+using namespace iolab_test;
+
+namespace
+{
+
+std::string slurp(const std::string &path)
+{
+    std::ifstream f(path);
+    std::stringstream ss;
+    ss << f.rdbuf();
+    return ss.str();
+}
+
+void spit(const std::string &path, const std::string &text)
+{
+    std::ofstream f(path);
+    f << text;
+}
+
+// A pack with one lesson: a text step, then a run step (epoll and thread modes, keys 1 and 2).
+void write_pack(const std::string &dir)
+{
+    mkdir(dir.c_str(), 0755);
+    spit(dir + "/pack.json", R"({"format_version": 1, "id": "tui-test", "title": "TUI test pack",
+        "version": "1", "lessons": ["echo"]})");
+    spit(dir + "/echo.json", R"({
+  "id": "echo", "title": "Echo under load", "summary": "An echo server and its load.",
+  "steps": [
+    {"id": "intro", "title": "Before the run", "kind": "text",
+     "text": ["# Before the run", "", "Read this, then press **n**.", "", "- one", "- two"]},
+    {"id": "watch", "title": "Watch the calls", "kind": "run",
+     "text": ["# Watch the calls", "", "Switch modes with `1` and `2`."],
+     "programs": [
+       {"name": "server", "role": "server", "program": "echo-server",
+        "args": ["--port", "{port}", "--host", "{host}"], "ready": "listening"},
+       {"name": "load", "role": "client", "program": "echo-client",
+        "args": ["--port", "{port}", "--host", "{host}", "--connections", "4"]}],
+     "modes": [
+       {"id": "epoll", "title": "epoll", "key": "1", "program": "server", "args": ["--mode", "epoll"]},
+       {"id": "thread", "title": "thread", "key": "2", "program": "server", "args": ["--mode", "thread"]}],
+     "default_mode": "epoll", "seconds": 5,
+     "checks": [{"text": "Run epoll for 1 s", "mode": "epoll", "metric": "seconds", "min": 1}]}
+  ]})");
+}
+
+std::vector<std::string> lines_of(const std::string &s)
+{
+    std::vector<std::string> v;
+    std::stringstream ss(s);
+    for (std::string l; std::getline(ss, l);)
+        v.push_back(l);
+    return v;
+}
+
+// Whitespace-separated words of a string.
+std::vector<std::string> words(const std::string &s)
+{
+    std::vector<std::string> v;
+    std::stringstream ss(s);
+    for (std::string w; ss >> w;)
+        v.push_back(w);
+    return v;
+}
+
+// Every descendant of pid (children files of every thread), recursively.
+void descendants(pid_t pid, std::set<pid_t> &out)
+{
+    std::string dir = "/proc/" + std::to_string(pid) + "/task";
+    DIR *d = opendir(dir.c_str());
+    if (!d)
+        return;
+    while (struct dirent *e = readdir(d)) {
+        if (e->d_name[0] == '.')
+            continue;
+        std::stringstream ss(slurp(dir + "/" + e->d_name + "/children"));
+        for (pid_t c; ss >> c;)
+            if (out.insert(c).second)
+                descendants(c, out);
+    }
+    closedir(d);
+}
+
+// A process is gone when /proc has no entry or only a zombie (no code runs any more).
+bool gone(pid_t pid)
+{
+    std::string st = slurp("/proc/" + std::to_string(pid) + "/stat");
+    if (st.empty())
+        return true;
+    size_t paren = st.rfind(')');
+    return paren != std::string::npos && paren + 2 < st.size() && st[paren + 2] == 'Z';
+}
+
+std::string cmdline(pid_t pid)
+{
+    std::string s = slurp("/proc/" + std::to_string(pid) + "/cmdline");
+    for (char &c : s)
+        if (c == '\0')
+            c = ' ';
+    return s;
+}
+
+// iolab running in a pane of a private tmux server, inside a shell that records `stty -g`
+// before and after, and iolab's exit status.
+class TuiSession
+{
+  public:
+    TuiSession(const std::vector<std::string> &iolab_args, const std::vector<std::string> &env = {})
+    {
+        static int counter;
+        sock_ = "iolab-test-" + std::to_string(getpid()) + "-" + std::to_string(counter++);
+        write_pack(dir_ / "pack");
+        std::string cmd = "'" + bin("iolab") + "' --pack '" + (dir_ / "pack") + "'";
+        for (const auto &a : iolab_args)
+            cmd += " '" + a + "'";
+        std::string script = "cd '" + dir_.path + "'\n" + "export HOME='" + dir_.path +
+                             "' XDG_STATE_HOME='" + (dir_ / "state") + "' TERM=xterm-256color\n";
+        for (const auto &e : env)
+            script += "export " + e + "\n";
+        script += "stty -g > stty.before\n" + cmd +
+                  "\necho $? > status\nstty -g > stty.after\necho IOLAB-EXITED\nexec sleep 600\n";
+        spit(dir_ / "run.sh", script);
+        auto [code, out] = run({tmux_, "-L", sock_, "-f", "/dev/null", "new-session", "-d", "-x",
+                                "120", "-y", "40", "sh " + (dir_ / "run.sh")});
+        if (code != 0)
+            throw std::runtime_error("tmux new-session failed: " + out);
+        auto [c2, pid] = run({tmux_, "-L", sock_, "display-message", "-p", "#{pane_pid}"});
+        shell_ = (pid_t)std::stol(pid);
+    }
+    ~TuiSession()
+    {
+        run({tmux_, "-L", sock_, "kill-server"});
+    }
+
+    std::string screen()
+    {
+        return run({tmux_, "-L", sock_, "capture-pane", "-p"}).second;
+    }
+
+    // Polls the screen until pred holds; returns whether it did within the timeout.
+    template <class Pred> bool wait(Pred pred, double timeout_s = 10)
+    {
+        auto deadline = std::chrono::steady_clock::now() + std::chrono::duration<double>(timeout_s);
+        do {
+            last_ = screen();
+            if (pred(last_))
+                return true;
+            std::this_thread::sleep_for(std::chrono::milliseconds(50));
+        } while (std::chrono::steady_clock::now() < deadline);
+        return false;
+    }
+
+    bool wait_for(const std::string &needle, double timeout_s = 10)
+    {
+        return wait([&](const std::string &s) { return s.find(needle) != std::string::npos; },
+                    timeout_s);
+    }
+
+    void keys(const std::vector<std::string> &k)
+    {
+        std::vector<std::string> argv = {tmux_, "-L", sock_, "send-keys"};
+        argv.insert(argv.end(), k.begin(), k.end());
+        run(argv);
+    }
+
+    void resize(int cols, int rows)
+    {
+        run({tmux_, "-L", sock_, "resize-window", "-x", std::to_string(cols), "-y",
+             std::to_string(rows)});
+    }
+
+    // The iolab process: the shell's child that is not the final sleep.
+    pid_t iolab_pid()
+    {
+        std::set<pid_t> d;
+        descendants(shell_, d);
+        for (pid_t p : d)
+            if (cmdline(p).find(bin("iolab") + " ") == 0)
+                return p;
+        return -1;
+    }
+
+    std::set<pid_t> scenario_pids()
+    {
+        std::set<pid_t> d;
+        pid_t io = iolab_pid();
+        if (io > 0)
+            descendants(io, d);
+        return d;
+    }
+
+    const std::string &last() const
+    {
+        return last_;
+    }
+    const TempDir &dir() const
+    {
+        return dir_;
+    }
+
+  private:
+    TempDir dir_;
+    std::string tmux_ = "/usr/bin/tmux";
+    std::string sock_;
+    pid_t shell_ = -1;
+    std::string last_;
+};
+
+// The calls/s column (third word) of the first counters row for label under the role header.
+double rate_of(const std::string &screen, const std::string &role, const std::string &label)
+{
+    bool in_role = false;
+    for (const auto &line : lines_of(screen)) {
+        size_t at = line.find("Counters");
+        (void)at;
+        if (line.find(role + " cpu") != std::string::npos) {
+            in_role = true;
+            continue;
+        }
+        if (in_role && line.find(" cpu ") != std::string::npos)
+            break;
+        if (!in_role)
+            continue;
+        // The counters pane is the right part of the line: find the label there.
+        size_t pos = line.find("  " + label + " ");
+        if (pos == std::string::npos)
+            continue;
+        auto w = words(line.substr(pos));
+        if (w.size() >= 3 && w[0] == label) {
+            std::string r = w[2];
+            double mult = 1;
+            if (!r.empty() && (r.back() == 'k' || r.back() == 'M')) {
+                mult = r.back() == 'k' ? 1e3 : 1e6;
+                r.pop_back();
+            }
+            try {
+                return std::stod(r) * mult;
+            } catch (...) {
+                return -1;
+            }
+        }
+    }
+    return -1;
+}
+
+bool wait_gone(const std::set<pid_t> &pids, double timeout_s = 10)
+{
+    auto deadline = std::chrono::steady_clock::now() + std::chrono::duration<double>(timeout_s);
+    for (;;) {
+        bool all = true;
+        for (pid_t p : pids)
+            all = all && gone(p);
+        if (all)
+            return true;
+        if (std::chrono::steady_clock::now() > deadline)
+            return false;
+        std::this_thread::sleep_for(std::chrono::milliseconds(50));
+    }
+}
+
+} // namespace
+
+TEST_CASE("tui: without a terminal iolab points to `iolab run` and exits 2")
+{
+    TempDir t;
+    auto [code, out] = run({bin("iolab")}, {"HOME=" + t.path, "XDG_STATE_HOME=" + t.path});
+    CHECK(code == 2);
+    CHECK(out.find("iolab run") != std::string::npos);
+    CHECK(std::count(out.begin(), out.end(), '\n') == 1);
+}
+
+TEST_CASE("tui: a learner's session in a real terminal")
+{
+    TuiSession s({});
+    REQUIRE(s.wait_for("Continue:"));
+    CHECK(s.last().find("Echo under load") != std::string::npos);
+
+    // Continue (selected by default) opens the first step; n goes to the run step.
+    s.keys({"Enter"});
+    REQUIRE(s.wait_for("Read this, then press n."));
+    s.keys({"n"});
+    REQUIRE(s.wait_for("Enter starts the scenario"));
+    CHECK(s.last().find("1 epoll") != std::string::npos); // the footer lists the mode keys
+
+    // Enter starts the scenario; the server's epoll_wait shows with a non-zero rate.
+    s.keys({"Enter"});
+    INFO(s.last());
+    REQUIRE(
+        s.wait([](const std::string &sc) { return rate_of(sc, "server", "epoll_wait") > 0; }, 20));
+    CHECK(s.last().find("mode: epoll") != std::string::npos);
+    std::set<pid_t> pids = s.scenario_pids();
+    CHECK(pids.size() >= 2);
+    // The step's check (epoll for 1 s) comes true while the learner watches, and the step is
+    // marked done.
+    REQUIRE(s.wait_for("(done)"));
+    CHECK(s.last().find("epoll: 1") != std::string::npos);
+
+    // Thread mode: the server starts threads and stops calling epoll_wait, while the load runs.
+    s.keys({"2"});
+    REQUIRE(s.wait(
+        [](const std::string &sc) {
+            return sc.find("mode: thread") != std::string::npos &&
+                   rate_of(sc, "server", "epoll_wait") <= 0 &&
+                   sc.find("pthread_create") != std::string::npos &&
+                   rate_of(sc, "server", "read") > 0;
+        },
+        20));
+    for (pid_t p : s.scenario_pids())
+        pids.insert(p);
+
+    // The comparison view has a row per mode tried.
+    s.keys({"c"});
+    REQUIRE(s.wait_for("Comparison of the modes tried"));
+    CHECK(s.last().find("epoll") != std::string::npos);
+    CHECK(s.last().find("thread *") != std::string::npos);
+    s.keys({"c"});
+    REQUIRE(s.wait_for("Counters"));
+
+    // Help lists every key; any key closes it.
+    s.keys({"?"});
+    REQUIRE(s.wait_for("Keys (any key closes"));
+    CHECK(s.last().find("pause or resume the load") != std::string::npos);
+    s.keys({"Escape"});
+    REQUIRE(s.wait(
+        [](const std::string &sc) { return sc.find("Keys (any key") == std::string::npos; }));
+
+    // Too small: a short message instead of a garbled screen; back to normal when enlarged.
+    s.resize(60, 15);
+    REQUIRE(s.wait_for("Please enlarge the terminal"));
+    s.resize(120, 40);
+    REQUIRE(s.wait_for("Counters"));
+    CHECK(s.last().find("Please enlarge") == std::string::npos);
+
+    for (pid_t p : s.scenario_pids())
+        pids.insert(p);
+    // q asks first while a scenario runs; y quits.
+    s.keys({"q"});
+    REQUIRE(s.wait_for("Stop it and quit?"));
+    s.keys({"y"});
+    REQUIRE(s.wait_for("IOLAB-EXITED", 15));
+    CHECK(slurp(s.dir() / "status") == "0\n");
+    CHECK(slurp(s.dir() / "stty.before") == slurp(s.dir() / "stty.after"));
+    CHECK(wait_gone(pids));
+    // The progress store remembers the place (and the run step's check held after 1 s).
+    std::string progress = slurp(s.dir() / "state/iolab/progress.json");
+    CHECK(progress.find("\"lesson\":\t\"echo\"") != std::string::npos);
+    CHECK(progress.find("echo/watch") != std::string::npos);
+}
+
+TEST_CASE("tui: SIGTERM while a scenario runs restores the terminal and stops the programs")
+{
+    TuiSession s({"--open", "echo/watch"});
+    REQUIRE(s.wait_for("Enter starts the scenario"));
+    s.keys({"Enter"});
+    REQUIRE(
+        s.wait([](const std::string &sc) { return rate_of(sc, "server", "epoll_wait") > 0; }, 20));
+    std::set<pid_t> pids = s.scenario_pids();
+    pid_t io = s.iolab_pid();
+    REQUIRE(io > 0);
+    REQUIRE(pids.size() >= 2);
+    kill(io, SIGTERM);
+    REQUIRE(s.wait_for("IOLAB-EXITED", 15));
+    CHECK(slurp(s.dir() / "status") == "143\n");
+    CHECK(slurp(s.dir() / "stty.before") == slurp(s.dir() / "stty.after"));
+    CHECK(wait_gone(pids));
+}
+
+TEST_CASE("tui: NO_COLOR and a non-UTF-8 locale render in plain ASCII")
+{
+    TuiSession s({}, {"LANG=C", "LC_ALL=C", "NO_COLOR=1"});
+    REQUIRE(s.wait_for("Continue:"));
+    std::string sc = s.last();
+    CHECK(sc.find("+- Lessons") != std::string::npos);
+    bool ascii = true;
+    for (unsigned char ch : sc)
+        ascii = ascii && ch < 0x80;
+    CHECK(ascii);
+    s.keys({"q"});
+    REQUIRE(s.wait_for("IOLAB-EXITED"));
+    CHECK(slurp(s.dir() / "status") == "0\n");
+    CHECK(slurp(s.dir() / "stty.before") == slurp(s.dir() / "stty.after"));
+}
