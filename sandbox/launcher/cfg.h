@@ -34,12 +34,15 @@ struct cfg {
     bool root;              /* started with euid 0 */
     bool remove_workdir;    /* hold: remove the work directory when the jail ends */
     bool quiet;             /* no report line on stderr when the program is stopped */
+    int holder_fd;          /* join, full tier: pidfd of the holder; its exit ends the program */
     pid_t join_pid;         /* join: the holder's init (full tier) or holder (others) */
     int status_fd;          /* hold: one JSON line about the jail goes here */
     int life_fd;            /* hold: EOF here (iolab gone or done) ends the jail */
     int keep[CFG_MAX_KEEP]; /* descriptors the program inherits besides 0, 1, 2 */
     int nkeep;              /* how many of them */
     char **argv;            /* the program and its arguments */
+    int exe_fd;             /* the program, opened (O_PATH) before any namespace is entered */
+    char exe_path[4096];    /* where it was found */
 };
 
 #endif

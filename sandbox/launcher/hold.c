@@ -148,7 +148,6 @@ static int hold_full(struct cfg *c, const struct probe *p)
             if (self_fd >= 0 && poll(&(struct pollfd){.fd = self_fd, .events = POLLIN}, 1, 0) != 0)
                 _exit(1);
             prctl(PR_SET_NAME, "iolab-jail-init");
-            ns_mount_proc();
             hold_wait_life(c->life_fd);
             _exit(0);
         }

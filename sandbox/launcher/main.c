@@ -298,48 +298,20 @@ static int main_launch(struct cfg *c)
     return supervise_run(c, child, SUPERVISE_OUTER, !full);
 }
 
-/*
- * After setns() the launcher's own PID namespace is still the host's, and the kernel refuses a
- * new PID namespace whose parent is not the caller's active one; so a child, born in the
- * jail's namespace, creates the program's nested namespace and launches from there.
- */
-static int main_nest(struct cfg *c)
-{
-    sigset_t old;
-    supervise_block(&old);
-    int self_fd = (int)syscall(SYS_pidfd_open, getpid(), 0);
-    pid_t child = fork();
-    if (child < 0) {
-        perror("iolab-sandbox: fork");
-        return 127;
-    }
-    if (child == 0) {
-        prctl(PR_SET_PDEATHSIG, SIGKILL);
-        if (self_fd >= 0 && poll(&(struct pollfd){.fd = self_fd, .events = POLLIN}, 1, 0) != 0)
-            _exit(137);
-        if (self_fd >= 0)
-            close(self_fd);
-        if (unshare(CLONE_NEWPID) < 0) {
-            fprintf(stderr, "iolab-sandbox: cannot create a PID namespace: %s\n", strerror(errno));
-            _exit(127);
-        }
-        _exit(main_launch(c));
-    }
-    if (self_fd >= 0)
-        close(self_fd);
-    return supervise_run(c, child, SUPERVISE_INIT, false);
-}
-
 static int main_join(struct cfg *c)
 {
     if (c->tier == CFG_TIER_FULL) {
-        int rc = ns_join(c->join_pid, c->root);
+        /* Opened before the setns(), while the holder's pid is still the one we were given. */
+        c->holder_fd = (int)syscall(SYS_pidfd_open, c->join_pid, 0);
+        int rc = c->holder_fd < 0 ? -errno : ns_join(c->join_pid, c->root);
+        if (rc == 0 && unshare(CLONE_NEWPID) < 0)
+            rc = -errno;
         if (rc < 0) {
             fprintf(stderr, "iolab-sandbox: cannot join the jail of pid %d: %s\n", c->join_pid,
                     strerror(-rc));
             return 127;
         }
-        return main_nest(c);
+        return main_launch(c);
     }
     /* Held shared until exit, so the holder sweeps only after this subtree is gone. */
     int lock = c->workdir ? hold_lock_open(c->workdir) : -1;
@@ -387,6 +359,8 @@ int main(int argc, char **argv)
         .root = geteuid() == 0,
         .status_fd = -1,
         .life_fd = -1,
+        .exe_fd = -1,
+        .holder_fd = -1,
     };
     const char *env_tier = getenv("IOLAB_SANDBOX_TIER");
     if (env_tier && *env_tier && set_tier(&c, env_tier) < 0) {
@@ -422,5 +396,10 @@ int main(int argc, char **argv)
     if (getppid() != parent)
         return 137;
     c.nproc_limit = prog_nproc_limit(&c, c.tier);
+    if (prog_open(&c) < 0) {
+        fprintf(stderr, "iolab-sandbox: cannot run %s: not found: %s\n", c.argv[0],
+                strerror(errno));
+        return 127;
+    }
     return c.mode == CFG_MODE_JOIN ? main_join(&c) : main_run(&c);
 }

@@ -135,17 +135,12 @@ int ns_create(bool root, const char *private_tmp)
     return 0;
 }
 
-void ns_mount_proc(void)
-{
-    mount("proc", "/proc", "proc", MS_NOSUID | MS_NODEV | MS_NOEXEC, NULL);
-}
-
 int ns_join(pid_t pid, bool root)
 {
     int fd = (int)syscall(SYS_pidfd_open, pid, 0);
     if (fd < 0)
         return -errno;
-    int flags = CLONE_NEWNET | CLONE_NEWIPC | CLONE_NEWNS | CLONE_NEWPID;
+    int flags = CLONE_NEWNET | CLONE_NEWIPC | CLONE_NEWNS;
     if (!root)
         flags |= CLONE_NEWUSER;
     int rc = setns(fd, flags) < 0 ? -errno : 0;

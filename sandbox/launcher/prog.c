@@ -65,8 +65,7 @@ static _Noreturn void prog_fail(const char *what, const char *prog, int err)
     _exit(127);
 }
 
-/* The executable as execvp would find it, opened now, while the path is still reachable. */
-static int prog_open(const char *name, char *path, size_t len)
+static int prog_open_path(const char *name, char *path, size_t len)
 {
     if (strchr(name, '/')) {
         snprintf(path, len, "%s", name);
@@ -84,6 +83,12 @@ static int prog_open(const char *name, char *path, size_t len)
     }
     errno = ENOENT;
     return -1;
+}
+
+int prog_open(struct cfg *c)
+{
+    c->exe_fd = prog_open_path(c->argv[0], c->exe_path, sizeof c->exe_path);
+    return c->exe_fd < 0 ? -errno : 0;
 }
 
 /*
@@ -148,10 +153,8 @@ _Noreturn void prog_exec(const struct cfg *c, enum cfg_tier tier, pid_t parent)
     if (getppid() != parent)
         _exit(137);
 
-    char path[4096];
-    int exe = prog_open(name, path, sizeof path);
-    if (exe < 0)
-        prog_fail("not found", name, errno);
+    int exe = c->exe_fd;
+    const char *path = c->exe_path;
     bool drop = c->root && c->run_uid != 0;
     int keep[CFG_MAX_KEEP + PROG_MAX_PRELOAD + 1], nkeep = 0, npre = 0;
     if (drop && prog_preload(keep, &npre) < 0)
@@ -178,7 +181,10 @@ _Noreturn void prog_exec(const struct cfg *c, enum cfg_tier tier, pid_t parent)
         long v = *(const long *)((const char *)c + prog_limits[i].offset);
         if (v > 0) {
             rlim_t r = (rlim_t)v * (rlim_t)prog_limits[i].unit;
-            if (setrlimit(prog_limits[i].resource, &(struct rlimit){r, r}) < 0)
+            /* At the hard CPU limit the kernel sends SIGKILL, which says nothing; one second
+             * more lets SIGXCPU (the soft limit) be the cause the learner sees. */
+            rlim_t hard = prog_limits[i].resource == RLIMIT_CPU ? r + 1 : r;
+            if (setrlimit(prog_limits[i].resource, &(struct rlimit){r, hard}) < 0)
                 prog_fail("setrlimit", name, errno);
         }
     }

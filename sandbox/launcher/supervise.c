@@ -1,5 +1,6 @@
 /*
- * supervise: one loop over sigtimedwait(), so that signals, child exits and the two deadlines
+ * supervise: one loop over poll() on a signalfd (and the holder's pidfd), so that signals, child
+ * exits, the jail's end and the two deadlines
  * are handled in one place without handlers racing the main flow. SIGPWR is the launcher's
  * parent-death signal in the subreaper shape: iolab is gone, kill everything now.
  */
@@ -10,7 +11,9 @@
 #include <math.h>
 #include <stddef.h>
 #include <stdio.h>
+#include <poll.h>
 #include <string.h>
+#include <sys/signalfd.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -118,18 +121,22 @@ int supervise_run(const struct cfg *c, pid_t child, enum supervise_shape shape, 
     double kill_at = INFINITY;
     bool timed_out = false, killed = false, done = false;
     int status = 0;
+    /* A signalfd, so that the holder's pidfd can be waited for in the same poll(). */
+    int sfd = signalfd(-1, &set, SFD_CLOEXEC);
     while (!done) {
         double now = supervise_now(), until = fmin(wall, kill_at);
-        siginfo_t si;
-        int sig;
-        if (isinf(until)) {
-            sig = sigwaitinfo(&set, &si);
-        } else {
-            double left = until - now > 0 ? until - now : 0;
-            struct timespec ts = {(time_t)left, (long)((left - floor(left)) * 1e9)};
-            sig = sigtimedwait(&set, &si, &ts);
+        int ms = isinf(until) ? -1 : (int)ceil((until - now > 0 ? until - now : 0) * 1000);
+        struct pollfd pfd[2] = {{.fd = sfd, .events = POLLIN},
+                                {.fd = c->holder_fd, .events = POLLIN}};
+        int sig = 0;
+        if (poll(pfd, c->holder_fd >= 0 ? 2 : 1, ms) > 0) {
+            struct signalfd_siginfo si;
+            if (pfd[0].revents && read(sfd, &si, sizeof si) == sizeof si)
+                sig = (int)si.ssi_signo;
+            else if (c->holder_fd >= 0 && pfd[1].revents)
+                sig = SIGPWR; /* the jail is gone: so must the program be */
         }
-        if (sig == SIGCHLD || sig < 0) {
+        if (sig == SIGCHLD || sig == 0) {
             int st;
             pid_t p;
             while ((p = waitpid(-1, &st, WNOHANG)) > 0)
@@ -166,6 +173,7 @@ int supervise_run(const struct cfg *c, pid_t child, enum supervise_shape shape, 
                 supervise_kill_children();
         }
     }
+    close(sfd);
     if (shape == SUPERVISE_INIT || subreaper)
         supervise_report(c, status);
     if (subreaper)

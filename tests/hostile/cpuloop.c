@@ -1,0 +1,6 @@
+/* Hostile: spins forever. */
+int main(void)
+{
+    for (volatile unsigned long i = 0;; i++) {
+    }
+}

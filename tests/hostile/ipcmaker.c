@@ -1,0 +1,37 @@
+/* Hostile: creates one of each IPC object (POSIX shm and mq named with $IOLAB_SESSION, System V
+ * shm, semaphore and message queue), prints their names and ids, forks, and sleeps. */
+#include <fcntl.h>
+#include <mqueue.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <sys/ipc.h>
+#include <sys/mman.h>
+#include <sys/msg.h>
+#include <sys/sem.h>
+#include <sys/shm.h>
+#include <unistd.h>
+
+int main(void)
+{
+    const char *s = getenv("IOLAB_SESSION");
+    char shm[128], mq[128];
+    snprintf(shm, sizeof shm, "/%sshm", s ? s : "nosession-");
+    snprintf(mq, sizeof mq, "/%smq", s ? s : "nosession-");
+    int fd = shm_open(shm, O_RDWR | O_CREAT, 0600);
+    if (fd < 0 || ftruncate(fd, 4096) < 0)
+        perror("shm_open");
+    mqd_t q = mq_open(mq, O_RDWR | O_CREAT, 0600, NULL);
+    if (q == (mqd_t)-1)
+        perror("mq_open");
+    int sid = shmget(IPC_PRIVATE, 4096, IPC_CREAT | 0600);
+    int mid = msgget(IPC_PRIVATE, IPC_CREAT | 0600);
+    int eid = semget(IPC_PRIVATE, 1, IPC_CREAT | 0600);
+    printf("posix %s %s sysv %d %d %d\n", shm, mq, sid, mid, eid);
+    if (fork() == 0)
+        for (;;)
+            pause();
+    printf("ready\n");
+    fflush(stdout);
+    for (;;)
+        pause();
+}

@@ -1,0 +1,409 @@
+// iolab-sandbox against hostile programs, in every tier this machine provides (lower tiers are
+// forced with --tier), and the scenario jail (jail_open + --join) surviving nothing of itself
+// after the process that opened it is SIGKILLed. The hostile programs (tests/hostile/*.c) are
+// compiled here, at test time, with the system C compiler.
+#include "helpers.hpp"
+
+#include <catch2/catch.hpp>
+#include <cjson/cJSON.h>
+
+#include <arpa/inet.h>
+#include <dirent.h>
+#include <fstream>
+#include <netinet/in.h>
+#include <sstream>
+#include <sys/ipc.h>
+#include <sys/msg.h>
+#include <sys/sem.h>
+#include <sys/shm.h>
+#include <sys/socket.h>
+
+extern "C" {
+#include "engine/jail.h"
+}
+
+using namespace iolab_test;
+
+namespace
+{
+
+std::string sandbox()
+{
+    return bin("iolab-sandbox");
+}
+
+// The hostile programs, built once per test process into a directory any uid can read.
+std::string hostile(const std::string &name)
+{
+    static TempDir dir;
+    static std::map<std::string, std::string> built;
+    auto it = built.find(name);
+    if (it != built.end())
+        return it->second;
+    chmod(dir.path.c_str(), 0755);
+    std::string out = dir / name;
+    auto r = run({"/usr/bin/cc", "-std=gnu17", "-O1", "-o", out,
+                  source_dir() + "/tests/hostile/" + name + ".c", "-lrt"});
+    if (r.first != 0)
+        throw std::runtime_error("cannot compile " + name + ": " + r.second);
+    built[name] = out;
+    return out;
+}
+
+std::string probed_tier()
+{
+    auto r = run({sandbox(), "--probe"});
+    cJSON *j = cJSON_Parse(r.second.c_str());
+    std::string tier = "none";
+    if (j && cJSON_IsString(cJSON_GetObjectItem(j, "tier")))
+        tier = cJSON_GetObjectItem(j, "tier")->valuestring;
+    cJSON_Delete(j);
+    return tier;
+}
+
+// The probed tier and every lower one.
+std::vector<std::string> tiers()
+{
+    static const std::vector<std::string> all = {"full", "reduced", "minimal"};
+    std::string best = probed_tier();
+    std::vector<std::string> out;
+    bool on = false;
+    for (const auto &t : all)
+        if ((on = on || t == best))
+            out.push_back(t);
+    return out;
+}
+
+std::string new_tag()
+{
+    return "iolabtag" + std::to_string(getpid()) + "x" + std::to_string(rand());
+}
+
+// Processes whose environment carries IOLAB_TEST_TAG=tag (every descendant inherits it).
+int tagged(const std::string &tag)
+{
+    std::string needle = "IOLAB_TEST_TAG=" + tag;
+    int n = 0;
+    DIR *d = opendir("/proc");
+    for (struct dirent *e; d && (e = readdir(d));) {
+        if (e->d_name[0] < '1' || e->d_name[0] > '9')
+            continue;
+        std::ifstream f(std::string("/proc/") + e->d_name + "/environ", std::ios::binary);
+        std::stringstream ss;
+        ss << f.rdbuf();
+        std::string env = ss.str();
+        std::string state;
+        std::ifstream st(std::string("/proc/") + e->d_name + "/stat");
+        std::getline(st, state);
+        bool zombie = state.find(") Z") != std::string::npos;
+        if (!zombie && env.find(needle) != std::string::npos)
+            n++;
+    }
+    if (d)
+        closedir(d);
+    return n;
+}
+
+// Waits up to 1 s (the promise) for every tagged process to be gone; returns what is left.
+int left_after_1s(const std::string &tag)
+{
+    for (int i = 0; i < 20; i++) {
+        if (tagged(tag) == 0)
+            return 0;
+        std::this_thread::sleep_for(std::chrono::milliseconds(50));
+    }
+    return tagged(tag);
+}
+
+struct Jailed {
+    int code;
+    std::string out;
+};
+
+Jailed jailed(const std::string &tier, const std::string &workdir, std::vector<std::string> opts,
+              const std::vector<std::string> &prog, const std::string &tag)
+{
+    std::vector<std::string> argv = {sandbox(), "--tier", tier, "--workdir", workdir};
+    argv.insert(argv.end(), opts.begin(), opts.end());
+    argv.push_back("--");
+    argv.insert(argv.end(), prog.begin(), prog.end());
+    auto r = run(argv, {"IOLAB_TEST_TAG=" + tag}, 30);
+    return {r.first, r.second};
+}
+
+int loopback_listener(int *port)
+{
+    int fd = socket(AF_INET, SOCK_STREAM | SOCK_NONBLOCK, 0);
+    struct sockaddr_in sa = {};
+    sa.sin_family = AF_INET;
+    sa.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+    socklen_t len = sizeof sa;
+    bind(fd, (struct sockaddr *)&sa, sizeof sa);
+    listen(fd, 4);
+    getsockname(fd, (struct sockaddr *)&sa, &len);
+    *port = ntohs(sa.sin_port);
+    return fd;
+}
+
+} // namespace
+
+TEST_CASE("--probe reports a tier and the features behind it as JSON", "[sandbox]")
+{
+    auto r = run({sandbox(), "--probe"});
+    REQUIRE(r.first == 0);
+    cJSON *j = cJSON_Parse(r.second.c_str());
+    REQUIRE(j != nullptr);
+    std::string tier = cJSON_GetObjectItem(j, "tier")->valuestring;
+    CHECK((tier == "full" || tier == "reduced" || tier == "minimal"));
+    CHECK(cJSON_IsObject(cJSON_GetObjectItem(j, "features")));
+    CHECK(cJSON_IsArray(cJSON_GetObjectItem(j, "missing")));
+    CHECK((tier == "full") == (cJSON_GetArraySize(cJSON_GetObjectItem(j, "missing")) == 0));
+    cJSON_Delete(j);
+}
+
+TEST_CASE("--help documents the command line; a bad option is one clear sentence", "[sandbox]")
+{
+    auto h = run({sandbox(), "--help"});
+    CHECK(h.first == 0);
+    for (const char *o : {"--workdir", "--tier", "--timeout", "--nproc", "--as", "--port"})
+        CHECK(h.second.find(o) != std::string::npos);
+    auto bad = run({sandbox(), "--frobnicate", "--", "/bin/true"});
+    CHECK(bad.first == 2);
+    CHECK(bad.second.find("unknown option --frobnicate") != std::string::npos);
+    auto missing = run({sandbox(), "--", "/nonexistent/prog"});
+    CHECK(missing.first == 127);
+    CHECK(missing.second.find("cannot run /nonexistent/prog") != std::string::npos);
+}
+
+TEST_CASE("Hostile programs are contained in every tier", "[sandbox]")
+{
+    for (const auto &tier : tiers()) {
+        DYNAMIC_SECTION("tier " << tier)
+        {
+            TempDir wd;
+            chmod(wd.path.c_str(), 0777);
+            std::string tag = new_tag();
+
+            INFO("exit status is the program's, or 128+signal");
+            CHECK(jailed(tier, wd.path, {}, {"/bin/sh", "-c", "exit 7"}, tag).code == 7);
+            CHECK(jailed(tier, wd.path, {}, {"/bin/sh", "-c", "kill -TERM $$"}, tag).code ==
+                  128 + SIGTERM);
+
+            INFO("a fork loop stops at the process limit and leaves no process");
+            auto f = jailed(tier, wd.path, {"--nproc", "20"}, {hostile("forkloop")}, tag);
+            CHECK(f.code == 0);
+            int forks = -1;
+            auto at = f.out.find("fork failed after ");
+            REQUIRE(at != std::string::npos);
+            forks = atoi(f.out.c_str() + at + 18);
+            CHECK(forks <= 40);
+            CHECK(left_after_1s(tag) == 0);
+
+            INFO("a memory hog stops at the address-space limit");
+            auto m = jailed(tier, wd.path, {"--as", "256"}, {hostile("memhog")}, tag);
+            at = m.out.find("allocation failed after ");
+            REQUIRE(at != std::string::npos);
+            CHECK(atoi(m.out.c_str() + at + 24) < 256);
+
+            INFO("an endless CPU loop is stopped by its CPU limit, with a report");
+            auto c = jailed(tier, wd.path, {"--cpu", "1"}, {hostile("cpuloop")}, tag);
+            CHECK(c.code == 128 + SIGXCPU);
+            CHECK(c.out.find("CPU time limit") != std::string::npos);
+
+            INFO("a disk filler is stopped at the file size limit, with a report");
+            auto d = jailed(tier, wd.path, {"--fsize", "8"}, {hostile("diskfill")}, tag);
+            CHECK(d.code == 128 + SIGXFSZ);
+            CHECK(d.out.find("file size limit") != std::string::npos);
+            struct stat st = {};
+            CHECK(stat((wd / "fill.bin").c_str(), &st) == 0);
+            CHECK(st.st_size <= 8 << 20);
+
+            INFO("an endless program is stopped by the wall-clock timeout");
+            auto t = jailed(tier, wd.path, {"--timeout", "0.3", "--grace", "0.2"},
+                            {"/bin/sleep", "30"}, tag);
+            CHECK(t.code == 128 + SIGTERM);
+            CHECK(t.out.find("timeout") != std::string::npos);
+
+            INFO("a setsid + double-fork escape leaves nothing once the launcher is gone");
+            auto e = jailed(tier, wd.path, {}, {hostile("escape")}, tag);
+            CHECK(e.code == 0);
+            CHECK(e.out.find("escaped") != std::string::npos);
+            CHECK(left_after_1s(tag) == 0);
+
+            INFO("a write outside the work directory");
+            TempDir outside;
+            // World-writable, so that only the jail (not file modes) can refuse it.
+            chmod(outside.path.c_str(), tier == "minimal" ? 0755 : 0777);
+            auto w = jailed(tier, wd.path, {}, {hostile("writeout"), outside / "escaped.txt"}, tag);
+            if (tier != "minimal" || geteuid() == 0) {
+                CHECK(w.out.find("denied") != std::string::npos);
+                CHECK(access((outside / "escaped.txt").c_str(), F_OK) != 0);
+            }
+            CHECK(jailed(tier, wd.path, {}, {hostile("writeout"), wd / "mine.txt"}, tag)
+                      .out.find("created") != std::string::npos);
+
+            INFO("bind and connect to loopback ports the scenario does not own");
+            int host_port = 0, own = 0;
+            int lfd = loopback_listener(&host_port);
+            int ofd = loopback_listener(&own); // a free port, released for the jail to use
+            close(ofd);
+            int other = host_port + 1 == own ? host_port + 2 : host_port + 1;
+            auto p = jailed(tier, wd.path, {"--port", std::to_string(own)},
+                            {hostile("portgrab"), std::to_string(other), std::to_string(host_port)},
+                            tag);
+            if (tier == "full") {
+                // Its own loopback: the host's listener does not exist there.
+                CHECK(p.out.find("connect Connection refused") != std::string::npos);
+            } else if (tier == "reduced") {
+                CHECK(p.out.find("bind Permission denied") != std::string::npos);
+                CHECK(p.out.find("connect Permission denied") != std::string::npos);
+            }
+            if (tier != "minimal")
+                CHECK(accept(lfd, nullptr, nullptr) < 0); // nothing reached the host's listener
+            close(lfd);
+            auto mine =
+                jailed(tier, wd.path, {"--port", std::to_string(own)},
+                       {hostile("portgrab"), std::to_string(own), std::to_string(own)}, tag);
+            CHECK(mine.out.find("bind ok") != std::string::npos);
+
+            INFO("a program that ignores SIGTERM is killed after the grace, children too");
+            Child ign;
+            ign.start({sandbox(), "--tier", tier, "--workdir", wd.path, "--grace", "0.3", "--",
+                       hostile("termignore")},
+                      {"IOLAB_TEST_TAG=" + tag});
+            REQUIRE(ign.read_until("ready"));
+            CHECK(tagged(tag) >= 2);
+            kill(ign.pid(), SIGTERM);
+            int s = ign.wait(5);
+            REQUIRE(s != -1);
+            CHECK(WIFEXITED(s));
+            CHECK(WEXITSTATUS(s) == 128 + SIGKILL);
+            CHECK(ign.output().find("still running") != std::string::npos);
+            CHECK(left_after_1s(tag) == 0);
+        }
+    }
+}
+
+namespace
+{
+
+// What the "iolab" below reports about the scenario it started.
+struct Scenario {
+    std::string workdir, shm, mq, tier;
+    int sysv[3] = {-1, -1, -1};
+    pid_t holder_pid = -1;
+};
+
+} // namespace
+
+TEST_CASE("Killing iolab with SIGKILL mid-scenario leaves nothing behind", "[sandbox]")
+{
+    for (const auto &tier : tiers()) {
+        DYNAMIC_SECTION("tier " << tier)
+        {
+            std::string tag = new_tag();
+            std::string prog = hostile("ipcmaker");
+            int p[2];
+            REQUIRE(pipe(p) == 0);
+            // A stand-in for iolab: opens the jail, starts a program in it, then waits to die.
+            pid_t iolab = fork();
+            REQUIRE(iolab >= 0);
+            if (iolab == 0) {
+                close(p[0]);
+                dup2(p[1], 1);
+                dup2(p[1], 2);
+                setenv("IOLAB_TEST_TAG", tag.c_str(), 1);
+                char wd[] = "/tmp/iolab-it-XXXXXX";
+                if (!mkdtemp(wd))
+                    _exit(1);
+                printf("workdir %s\n", wd);
+                fflush(stdout);
+                std::string sb = sandbox();
+                struct jail_options o = {};
+                o.sandbox_path = sb.c_str();
+                o.workdir = wd;
+                o.tier = tier == "full"      ? JAIL_TIER_FULL
+                         : tier == "reduced" ? JAIL_TIER_REDUCED
+                                             : JAIL_TIER_MINIMAL;
+                struct jail *j = nullptr;
+                char why[256];
+                if (jail_open(&j, &o, why, sizeof why) < 0) {
+                    printf("jail_open: %s\n", why);
+                    _exit(1);
+                }
+                printf("tier %s\n", jail_tier_name(jail_tier(j)));
+                fflush(stdout);
+                char *const pargv[] = {const_cast<char *>(prog.c_str()), nullptr};
+                char **argv = jail_argv(j, pargv, nullptr, 0);
+                if (fork() == 0) {
+                    setenv("IOLAB_SESSION", jail_session(j), 1);
+                    execv(argv[0], argv);
+                    _exit(127);
+                }
+                for (;;)
+                    pause();
+            }
+            close(p[1]);
+            Scenario sc;
+            std::string out;
+            auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(10);
+            while (out.find("ready") == std::string::npos &&
+                   std::chrono::steady_clock::now() < deadline) {
+                struct pollfd pfd = {p[0], POLLIN, 0};
+                char buf[512];
+                if (poll(&pfd, 1, 100) > 0) {
+                    ssize_t n = read(p[0], buf, sizeof buf);
+                    if (n <= 0)
+                        break;
+                    out.append(buf, (size_t)n);
+                }
+            }
+            INFO(out);
+            if (out.find("ready") == std::string::npos) {
+                kill(iolab, SIGKILL);
+                waitpid(iolab, nullptr, 0);
+                close(p[0]);
+                FAIL("the scenario did not start");
+            }
+            std::istringstream in(out);
+            for (std::string word; in >> word;) {
+                if (word == "workdir")
+                    in >> sc.workdir;
+                else if (word == "tier")
+                    in >> sc.tier;
+                else if (word == "posix")
+                    in >> sc.shm >> sc.mq;
+                else if (word == "sysv")
+                    in >> sc.sysv[0] >> sc.sysv[1] >> sc.sysv[2];
+            }
+            CHECK(sc.tier == tier);
+            CHECK(tagged(tag) >= 3); // launcher, program and its child at least
+            if (tier != "full") {
+                // Outside namespaces the objects are on the host until the sweep.
+                CHECK(access(("/dev/shm" + sc.shm).c_str(), F_OK) == 0);
+                struct shmid_ds before;
+                CHECK(shmctl(sc.sysv[0], IPC_STAT, &before) == 0);
+            }
+
+            kill(iolab, SIGKILL);
+            waitpid(iolab, nullptr, 0);
+            close(p[0]);
+
+            CHECK(left_after_1s(tag) == 0);
+            if (tagged(tag)) {
+                std::string cmd = "ps -eo pid,ppid,user,stat,cmd | grep -e iolab-sandbox -e ipcmaker";
+                auto ps = run({"/bin/sh", "-c", cmd});
+                FAIL_CHECK(ps.second);
+            }
+            CHECK(access(sc.workdir.c_str(), F_OK) != 0);
+            CHECK(access(("/dev/shm" + sc.shm).c_str(), F_OK) != 0);
+            if (tier != "full") {
+                struct shmid_ds sd;
+                struct msqid_ds md;
+                CHECK(shmctl(sc.sysv[0], IPC_STAT, &sd) < 0);
+                CHECK(msgctl(sc.sysv[1], IPC_STAT, &md) < 0);
+                CHECK(semctl(sc.sysv[2], 0, IPC_STAT, nullptr) < 0);
+            }
+        }
+    }
+}
