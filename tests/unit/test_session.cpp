@@ -1,0 +1,111 @@
+// The session's check facts, built from snapshots: time and counts credited to the mode that was
+// running, nothing credited while paused or switching, and figures kept across a restart.
+#include <catch2/catch.hpp>
+#include <cstring>
+
+extern "C" {
+#include "ui/session.h"
+}
+
+namespace
+{
+
+struct Fixture {
+    lesson_mode modes[2] = {};
+    lesson_scenario sc = {};
+    Fixture()
+    {
+        modes[0].id = (char *)"epoll";
+        modes[1].id = (char *)"fork";
+        sc.modes = modes;
+        sc.nmodes = 2;
+    }
+};
+
+snapshot snap_at(double elapsed, int mode, uint64_t requests, uint64_t forks, bool running = true)
+{
+    static snapshot s; // large: keep it off the stack
+    memset(&s, 0, sizeof s);
+    s.elapsed_s = elapsed;
+    s.mode = mode;
+    s.mode_running = running;
+    s.roles[SNAPSHOT_ROLE_CLIENT].requests = requests;
+    s.roles[SNAPSHOT_ROLE_SERVER].calls[IOLAB_CALL_FORK].count = forks;
+    return s;
+}
+
+const check_mode_facts *find(const session &s, const char *id)
+{
+    for (size_t i = 0; i < s.nmodes; i++)
+        if (s.modes[i].mode && !strcmp(s.modes[i].mode, id))
+            return &s.modes[i];
+    return nullptr;
+}
+
+} // namespace
+
+TEST_CASE("session: increments go to the running mode, across a restart")
+{
+    Fixture f;
+    static session s;
+    session_reset(&s);
+    snapshot a = snap_at(0.0, 0, 0, 0);
+    session_update(&s, &f.sc, &a);
+    a = snap_at(2.0, 0, 1000, 0);
+    session_update(&s, &f.sc, &a);
+    a = snap_at(2.5, 1, 1100, 0, false); // switching: counts go on, time does not
+    session_update(&s, &f.sc, &a);
+    a = snap_at(4.5, 1, 1500, 8);
+    session_update(&s, &f.sc, &a);
+
+    const check_mode_facts *e = find(s, "epoll"), *k = find(s, "fork");
+    REQUIRE(e);
+    REQUIRE(k);
+    CHECK(e->seconds == Approx(2.0));
+    CHECK(e->roles[LESSON_ROLE_CLIENT].requests == 1000);
+    CHECK(k->seconds == Approx(2.0));
+    CHECK(k->roles[LESSON_ROLE_CLIENT].requests == 500);
+    CHECK(k->roles[LESSON_ROLE_SERVER].calls[IOLAB_CALL_FORK] == 8);
+
+    // A restart: the engine's totals start from zero; the session keeps what it had.
+    session_new_run(&s);
+    a = snap_at(0.1, 1, 10, 1);
+    session_update(&s, &f.sc, &a);
+    a = snap_at(1.1, 1, 110, 3);
+    session_update(&s, &f.sc, &a);
+    CHECK(k->seconds == Approx(3.0));
+    CHECK(k->roles[LESSON_ROLE_CLIENT].requests == 600);
+    CHECK(k->roles[LESSON_ROLE_SERVER].calls[IOLAB_CALL_FORK] == 10);
+
+    // The facts feed the lesson's checks.
+    lesson_check ck = {};
+    ck.mode = (char *)"fork";
+    ck.metric = (char *)"seconds";
+    ck.min = 3;
+    check_facts facts;
+    session_facts(&s, &facts);
+    check_result r;
+    REQUIRE(check_eval(&ck, &facts, &r) == 0);
+    CHECK(r.holds);
+    ck.min = 3.5;
+    REQUIRE(check_eval(&ck, &facts, &r) == 0);
+    CHECK_FALSE(r.holds);
+}
+
+TEST_CASE("session: paused time does not count, totals that go backwards only set the base")
+{
+    Fixture f;
+    static session s;
+    session_reset(&s);
+    snapshot a = snap_at(0.0, 0, 0, 0);
+    session_update(&s, &f.sc, &a);
+    a = snap_at(1.0, 0, 100, 0);
+    a.paused = true;
+    session_update(&s, &f.sc, &a);
+    a = snap_at(0.5, 0, 5, 0); // elapsed went back without session_new_run: a new run
+    session_update(&s, &f.sc, &a);
+    const check_mode_facts *e = find(s, "epoll");
+    REQUIRE(e);
+    CHECK(e->seconds == 0);
+    CHECK(e->roles[LESSON_ROLE_CLIENT].requests == 100);
+}
