@@ -453,7 +453,9 @@ static int sampler_scan(struct sampler *s)
             continue;
         if (p->prog >= 0 && p->inprog) {
             struct sampler_proc *parent = sampler_find(s->next, n, p->ppid);
-            bool parent_alive = parent && parent->prog == p->prog;
+            /* Only a parent whose figures we count absorbs them; a sandbox helper that reaps
+               the program's process is not counted, so its figures must be added here. */
+            bool parent_alive = parent && parent->prog == p->prog && parent->inprog;
             sampler_fig_add(&s->progs[p->prog].dead, &p->last, !parent_alive);
         }
         sampler_proc_release(p);
