@@ -1,0 +1,213 @@
+/*
+ * ordered-server: the server half of a strictly ordered conversation, one client at a time.
+ *
+ * Protocol: lines of text. The client speaks first; the server prints the line and answers
+ * with exactly one line; then it is the client's turn again. Either side ends the conversation
+ * by sending the line `exit` (the other side does not answer it). The server then closes the
+ * connection and accept()s the next client.
+ *
+ * Everything blocks, on purpose: while the server waits in recv() for the client, it cannot read
+ * its own stdin, and while it waits on stdin for the reply, it does not notice the client. That
+ * fixed order is the lesson; the group chat (chat-server, chat-client) lifts it with epoll.
+ *
+ * Where a reply comes from:
+ *   --reply TEXT      every reply is TEXT (stdin is never read)
+ *   otherwise         the next line of stdin (a person types it); once stdin is at its end
+ *                     (closed, /dev/null), the automatic reply "ack N", N counting the client's
+ *                     messages in this conversation, so a headless run goes on by itself.
+ *
+ * Output: `listening on HOST:PORT`, then per conversation `connected`, `client: TEXT` for what
+ * arrives, `me: TEXT` for what is sent back, and `conversation over`.
+ *
+ * Published figures: requests (replies sent), bytes (reply bytes sent), conns_opened,
+ * conns_closed.
+ */
+#include "demo.h"
+#include "iolab_counters.h"
+
+#include <errno.h>
+#include <getopt.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+#define PROG     "ordered-server"
+#define TEXT_MAX 1024 /* the longest line the protocol carries; longer ones are cut */
+
+static const char *fixed_reply; /* --reply TEXT, or NULL: reply from stdin */
+static int stdin_done;          /* stdin reached its end: automatic replies from now on */
+
+/* Bytes received from the client but not yet handed out as a line. */
+struct line_buf {
+    char buf[TEXT_MAX];
+    size_t have;
+};
+
+/*
+ * The next line from the client into line (without its newline). 1 for a line, 0 when the
+ * client closed the connection, -1 on an error or SIGTERM. A stream has no message boundaries,
+ * so one recv() may bring half a line or two lines: the rest stays in lb for the next call.
+ */
+static int recv_line(int fd, struct line_buf *lb, char *line)
+{
+    for (;;) {
+        char *nl = memchr(lb->buf, '\n', lb->have);
+        if (nl || lb->have == sizeof lb->buf) { /* a full buffer without newline: cut it here */
+            size_t len = nl ? (size_t)(nl - lb->buf) : lb->have;
+            memcpy(line, lb->buf, len);
+            line[len] = '\0';
+            size_t used = nl ? len + 1 : len;
+            memmove(lb->buf, lb->buf + used, lb->have - used);
+            lb->have -= used;
+            return 1;
+        }
+        ssize_t n = recv(fd, lb->buf + lb->have, sizeof lb->buf - lb->have, 0); /* blocks */
+        if (n < 0 && errno == EINTR && !demo_stop)
+            continue;
+        if (n < 0)
+            return -1;
+        if (n == 0)
+            return 0;
+        lb->have += (size_t)n;
+    }
+}
+
+/* The reply to message number nth: --reply, the next stdin line, or "ack N". */
+static void next_reply(char *reply, size_t len, unsigned long nth)
+{
+    if (fixed_reply) {
+        snprintf(reply, len, "%s", fixed_reply);
+        return;
+    }
+    while (!stdin_done && !demo_stop) {
+        if (fgets(reply, (int)len, stdin)) { /* blocks until a person types a line */
+            reply[strcspn(reply, "\n")] = '\0';
+            return;
+        }
+        if (ferror(stdin) && errno == EINTR) {
+            clearerr(stdin);
+            continue;
+        }
+        stdin_done = 1; /* nobody will type any more: answer by ourselves */
+    }
+    snprintf(reply, len, "ack %lu", nth);
+}
+
+/* One conversation, from the client's first line to `exit` or the end of the connection. */
+static void converse(int fd, struct iolab_app *app)
+{
+    struct line_buf lb = {.have = 0};
+    char line[TEXT_MAX + 1], reply[TEXT_MAX + 1], out[TEXT_MAX + 2];
+    unsigned long nth = 0;
+    printf("connected\n");
+    fflush(stdout);
+    while (!demo_stop && recv_line(fd, &lb, line) == 1) {
+        printf("client: %s\n", line);
+        fflush(stdout);
+        if (strcmp(line, "exit") == 0)
+            break; /* the client ended it; `exit` gets no answer */
+        next_reply(reply, sizeof reply, ++nth);
+        if (demo_stop)
+            break;
+        int len = snprintf(out, sizeof out, "%s\n", reply);
+        if (demo_send_all(fd, out, (size_t)len) < 0)
+            break; /* the client went away while we were typing */
+        printf("me: %s\n", reply);
+        fflush(stdout);
+        if (app) {
+            iolab_add(&app->requests, 1);
+            iolab_add(&app->bytes, (uint64_t)len);
+        }
+        if (strcmp(reply, "exit") == 0)
+            break; /* we ended it */
+    }
+    close(fd);
+    if (app)
+        iolab_add(&app->conns_closed, 1);
+    printf("conversation over\n");
+    fflush(stdout);
+}
+
+static void usage(void)
+{
+    printf("usage: " PROG " --port P [--host 127.0.0.1] [--reply TEXT]\n"
+           "\n"
+           "Talks with one client at a time, in turns: the client sends a line, the server\n"
+           "prints it and answers with one line. `exit` from either side ends the conversation;\n"
+           "the server then waits for the next client. Prints 'listening on HOST:PORT' first.\n"
+           "  --port P      TCP port to listen on (0: any free port, printed at start)\n"
+           "  --host H      IPv4 address to listen on (default 127.0.0.1)\n"
+           "  --reply TEXT  answer every message with TEXT; without it, each answer is the next\n"
+           "                line typed on stdin, and 'ack N' once stdin is closed\n"
+           "  --help        show this help\n"
+           "Stops cleanly (status 0) on SIGTERM or SIGINT.\n");
+}
+
+int main(int argc, char **argv)
+{
+    static const struct option opts[] = {
+        {"port", required_argument, NULL, 'p'},
+        {"host", required_argument, NULL, 'H'},
+        {"reply", required_argument, NULL, 'r'},
+        {"help", no_argument, NULL, 'h'},
+        {0},
+    };
+    const char *host = "127.0.0.1";
+    long port = -1;
+    int c;
+    opterr = 0; /* we print our own one-sentence errors */
+    while ((c = getopt_long(argc, argv, "", opts, NULL)) != -1) {
+        switch (c) {
+        case 'p':
+            port = (long)demo_parse_u64(PROG, "--port", optarg, 0, 65535);
+            break;
+        case 'H':
+            host = optarg;
+            break;
+        case 'r':
+            if (!optarg[0] || strlen(optarg) > TEXT_MAX || strchr(optarg, '\n'))
+                demo_usage_error(PROG, "--reply wants one line of 1 to %d characters", TEXT_MAX);
+            fixed_reply = optarg;
+            break;
+        case 'h':
+            usage();
+            return 0;
+        default:
+            demo_usage_error(PROG, "unknown option or missing value in '%s'", argv[optind - 1]);
+        }
+    }
+    if (optind < argc)
+        demo_usage_error(PROG, "unexpected argument '%s'", argv[optind]);
+    if (port < 0)
+        demo_usage_error(PROG, "--port is required");
+    struct in_addr addr = demo_parse_host(PROG, host);
+
+    demo_signals_init();
+    unsigned bound;
+    int lfd = demo_listen(addr, (unsigned)port, &bound);
+    if (lfd < 0) {
+        fprintf(stderr, PROG ": cannot listen on %s:%ld: %s\n", host, port, strerror(-lfd));
+        return 1;
+    }
+    printf("listening on %s:%u\n", host, bound);
+    fflush(stdout);
+
+    struct iolab_app *app = iolab_app();
+    while (!demo_stop) {
+        int fd = accept4(lfd, NULL, NULL, SOCK_CLOEXEC); /* blocks until a client comes */
+        if (fd < 0) {
+            if (errno != EINTR && errno != ECONNABORTED) {
+                perror(PROG ": accept");
+                usleep(10000); /* out of descriptors: back off instead of spinning */
+            }
+            continue;
+        }
+        if (app)
+            iolab_add(&app->conns_opened, 1);
+        converse(fd, app);
+    }
+    close(lfd);
+    return 0;
+}
