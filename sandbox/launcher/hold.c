@@ -47,7 +47,7 @@ static int hold_chown_one(const char *path, const struct stat *st, int flag, str
 }
 
 /* The work directory and its private tmp/, usable by the uid the programs will run as. */
-static int hold_prepare_workdir(const struct cfg *c)
+int hold_prepare_workdir(const struct cfg *c)
 {
     char tmp[4096];
     snprintf(tmp, sizeof tmp, "%s/tmp", c->workdir);

@@ -14,6 +14,9 @@
  * status. */
 int hold_run(struct cfg *c, const struct probe *p);
 
+/* Creates <workdir>/tmp and, as root, hands the tree to the unprivileged uid; 0 or -errno. */
+int hold_prepare_workdir(const struct cfg *c);
+
 /* The lock every joined launcher holds shared while it lives: <workdir>/.iolab-jail.lock. */
 int hold_lock_open(const char *workdir);
 

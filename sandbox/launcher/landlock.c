@@ -136,6 +136,8 @@ int landlock_apply(const char *workdir, bool private_tmp, int port, bool net)
     /* A bind mount is its own hierarchy for Landlock: the rule above does not reach it. */
     if (rc == 0 && private_tmp)
         rc = landlock_allow_path(ruleset, "/tmp", fs);
+    if (rc == 0 && private_tmp)
+        rc = landlock_allow_path(ruleset, "/tmp/.mqueue", fs);
     for (size_t i = 0; rc == 0 && i < sizeof landlock_places / sizeof *landlock_places; i++) {
         const struct landlock_place *p = &landlock_places[i];
         rc = landlock_allow_path(ruleset, p->path, (p->access ? p->access : fs) & fs);

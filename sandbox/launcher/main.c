@@ -323,13 +323,17 @@ static int main_join(struct cfg *c)
 /* A jail for one program: the full tier's namespaces, or the lower tiers' own sweep. */
 static int main_run(struct cfg *c)
 {
+    char tmp[4096] = "";
+    if (c->workdir) {
+        int rc = hold_prepare_workdir(c);
+        if (rc < 0) {
+            fprintf(stderr, "iolab-sandbox: cannot prepare %s: %s\n", c->workdir, strerror(-rc));
+            return 127;
+        }
+        snprintf(tmp, sizeof tmp, "%s/tmp", c->workdir);
+    }
     if (c->tier == CFG_TIER_FULL) {
-        char tmp[4096];
-        if (c->workdir)
-            snprintf(tmp, sizeof tmp, "%s/tmp", c->workdir);
-        if (c->workdir && access(tmp, F_OK) < 0)
-            mkdir(tmp, 01777);
-        int rc = ns_create(c->root, c->workdir && access(tmp, F_OK) == 0 ? tmp : NULL);
+        int rc = ns_create(c->root, tmp[0] ? tmp : NULL);
         if (rc < 0) {
             fprintf(stderr, "iolab-sandbox: cannot build the namespaces: %s\n", strerror(-rc));
             return 127;

@@ -130,8 +130,15 @@ int ns_create(bool root, const char *private_tmp)
     if (access("/dev/mqueue", F_OK) == 0 &&
         mount("mqueue", "/dev/mqueue", "mqueue", MS_NOSUID | MS_NODEV, NULL) < 0)
         return -errno;
-    if (private_tmp)
-        return ns_private_tmp(private_tmp);
+    if (private_tmp && (rc = ns_private_tmp(private_tmp)) < 0)
+        return rc;
+    /* Landlock confines by path, and mq_open() goes through the IPC namespace's internal
+     * mqueue mount, which has none: a visible mount of the same file system gives the rule
+     * (landlock_apply) something to name. */
+    if (private_tmp && access("/dev/mqueue", F_OK) < 0 &&
+        ((mkdir("/tmp/.mqueue", 01777) < 0 && errno != EEXIST) ||
+         mount("mqueue", "/tmp/.mqueue", "mqueue", MS_NOSUID | MS_NODEV, NULL) < 0))
+        return -errno;
     return 0;
 }
 

@@ -2,7 +2,9 @@
  * sweep: /proc/sysvipc lists every System V object with its creator's uid; an object is the
  * session's when it is new since the snapshot and its creator is the programs' uid. POSIX
  * objects carry no creator, so they are recognised by the IOLAB_SESSION prefix the programs were
- * given (a learner's program that ignores it is caught only in the full tier).
+ * given (a learner's program that ignores it is caught only in the full tier). Message queues
+ * are swept only where they can be listed: /dev/mqueue mounted, or iolab running as root; the
+ * reduced tier's Landlock rules refuse mq_open() altogether, so none can be left there.
  */
 #include "sweep.h"
 
@@ -16,6 +18,9 @@
 #include <sys/msg.h>
 #include <sys/sem.h>
 #include <sys/shm.h>
+#include <sched.h>
+#include <sys/mount.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 /* The three System V kinds: where they are listed and how one is removed. */
@@ -120,6 +125,30 @@ static int sweep_posix(const char *dir, const char *prefix)
     return n;
 }
 
+/*
+ * POSIX message queues can only be listed through a mount of the mqueue file system, which a
+ * host rarely has. A child in a private mount namespace (root only: the host's IPC namespace
+ * belongs to the initial user namespace) mounts one over its own view of /tmp to list them.
+ */
+static int sweep_mqueue(const char *prefix)
+{
+    if (access("/dev/mqueue", F_OK) == 0)
+        return sweep_posix("/dev/mqueue", prefix);
+    if (geteuid() != 0)
+        return 0;
+    pid_t pid = fork();
+    if (pid == 0) {
+        if (unshare(CLONE_NEWNS) < 0 || mount(NULL, "/", NULL, MS_REC | MS_PRIVATE, NULL) < 0 ||
+            mount("mqueue", "/tmp", "mqueue", 0, NULL) < 0)
+            _exit(0);
+        _exit(sweep_posix("/tmp", prefix) & 0x7f);
+    }
+    int st = 0;
+    if (pid < 0 || waitpid(pid, &st, 0) < 0)
+        return 0;
+    return WIFEXITED(st) ? WEXITSTATUS(st) : 0;
+}
+
 int sweep_ipc(const struct sweep *s, uid_t uid, const char *prefix)
 {
     struct sweep_ctx x = {.s = s, .uid = uid};
@@ -127,7 +156,7 @@ int sweep_ipc(const struct sweep *s, uid_t uid, const char *prefix)
         sweep_list(&sweep_kinds[x.kind], sweep_one, &x);
     if (prefix && *prefix) {
         x.removed += sweep_posix("/dev/shm", prefix);
-        x.removed += sweep_posix("/dev/mqueue", prefix);
+        x.removed += sweep_mqueue(prefix);
     }
     return x.removed;
 }

@@ -10,6 +10,7 @@
 #include <arpa/inet.h>
 #include <dirent.h>
 #include <fstream>
+#include <mqueue.h>
 #include <netinet/in.h>
 #include <sstream>
 #include <sys/ipc.h>
@@ -391,7 +392,8 @@ TEST_CASE("Killing iolab with SIGKILL mid-scenario leaves nothing behind", "[san
 
             CHECK(left_after_1s(tag) == 0);
             if (tagged(tag)) {
-                std::string cmd = "ps -eo pid,ppid,user,stat,cmd | grep -e iolab-sandbox -e ipcmaker";
+                std::string cmd =
+                    "ps -eo pid,ppid,user,stat,cmd | grep -e iolab-sandbox -e ipcmaker";
                 auto ps = run({"/bin/sh", "-c", cmd});
                 FAIL_CHECK(ps.second);
             }
@@ -403,6 +405,11 @@ TEST_CASE("Killing iolab with SIGKILL mid-scenario leaves nothing behind", "[san
                 CHECK(shmctl(sc.sysv[0], IPC_STAT, &sd) < 0);
                 CHECK(msgctl(sc.sysv[1], IPC_STAT, &md) < 0);
                 CHECK(semctl(sc.sysv[2], 0, IPC_STAT, nullptr) < 0);
+                // Never created in the reduced tier (Landlock refuses mq_open), swept otherwise.
+                mqd_t q = mq_open(sc.mq.c_str(), O_RDONLY);
+                CHECK(q == (mqd_t)-1);
+                if (q != (mqd_t)-1)
+                    mq_close(q);
             }
         }
     }
