@@ -1,0 +1,462 @@
+/*
+ * copy-file: copies one file again and again, into memory (a memfd, the default) or into another
+ * file, with the method chosen by --mode:
+ *
+ *   read-write       read() BUFFER bytes into our memory, write() them out, repeat: every byte
+ *                    crosses into the process and back, two calls per buffer (GNU cp: 128 KiB)
+ *   sendfile         sendfile(): the kernel copies file to file itself; one call for the lot
+ *   splice           splice() the file into a pipe and the pipe into the target: the pipe (its
+ *                    size is BUFFER) holds references to page-cache pages, not copies
+ *   copy-file-range  copy_file_range(): "copy this range of that file here", one call; works
+ *                    only within one filesystem, so into a memfd it fails with EXDEV (shown)
+ *   mmap             mmap() the source and write() the mapping: three calls, but every page of
+ *                    the source is faulted into our address space (see faults= in the output)
+ *
+ * Every write-like call may move fewer bytes than asked (a short write), so each is looped until
+ * the whole file is copied. The target is reused from copy to copy: after the first copy its
+ * pages exist, so what is timed is the copy itself, not the allocation of fresh memory (a fresh
+ * memfd costs about the same for every method, see FACTS.md).
+ *
+ * The program creates its source file (DIR/copy-file.src, --size bytes of a fixed pattern) and,
+ * with --to file, its target DIR/copy-file.dst, and removes both when it ends. About once a
+ * second, and once more at the end ("total:"), it prints
+ *   mode=M buffer=B copies=N bytes=N seconds=S mib_per_s=R calls=N calls_per_copy=N faults=N
+ * where seconds is time spent copying, calls the copy calls it made (read, write, sendfile,
+ * splice, copy_file_range, mmap, munmap; not the lseek() that rewinds between copies) and faults
+ * the page faults taken (getrusage). Published figures: requests (copies), bytes, per-copy latency.
+ */
+#include "demo.h"
+#include "iolab_counters.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <getopt.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/resource.h>
+#include <sys/sendfile.h>
+#include <sys/stat.h>
+#include <sys/statvfs.h>
+#include <unistd.h>
+
+#define PROG "copy-file"
+#define SIZE_MAX_                                                                                  \
+    (1ull << 30) /* 1 GiB: enough to see every effect, never enough to fill a disk                 \
+                  */
+#define BUFFER_MAX (64u << 20)
+
+/* What one copy needs; calls counts the copy calls made so far. */
+struct copy_job {
+    int src, dst;   /* source file and target (memfd or file), both rewound before each copy */
+    uint64_t size;  /* bytes per copy */
+    size_t buffer;  /* read-write: read() size; splice: pipe size */
+    char *buf;      /* read-write's buffer */
+    int pipe[2];    /* splice's pipe */
+    uint64_t calls; /* copy calls made */
+};
+
+/* A call interrupted by SIGTERM is retried unless we are stopping. */
+#define RETRY(n) ((n) < 0 && errno == EINTR && !demo_stop)
+
+/* ---- the five methods: the subject of the lesson ---- */
+
+static int copy_read_write(struct copy_job *j)
+{
+    for (;;) {
+        ssize_t n = read(j->src, j->buf, j->buffer);
+        j->calls++;
+        if (RETRY(n))
+            continue;
+        if (n < 0)
+            return -errno;
+        if (n == 0)
+            return 0; /* end of file: the copy is complete */
+        for (ssize_t done = 0; done < n;) {
+            /* write() may write less than asked; the rest must be written again. */
+            ssize_t w = write(j->dst, j->buf + done, (size_t)(n - done));
+            j->calls++;
+            if (RETRY(w))
+                continue;
+            if (w < 0)
+                return -errno;
+            done += w;
+        }
+    }
+}
+
+static int copy_sendfile(struct copy_job *j)
+{
+    off_t off = 0;
+    while ((uint64_t)off < j->size) {
+        /* Ask for all that is left; the kernel advances off by what it copied. */
+        ssize_t n = sendfile(j->dst, j->src, &off, j->size - (uint64_t)off);
+        j->calls++;
+        if (RETRY(n))
+            continue;
+        if (n <= 0)
+            return n < 0 ? -errno : -EIO; /* 0: the source shrank under us */
+    }
+    return 0;
+}
+
+static int copy_splice(struct copy_job *j)
+{
+    off_t in = 0, out = 0;
+    while ((uint64_t)in < j->size) {
+        /* File -> pipe: the pipe takes references to page-cache pages, up to its size. */
+        ssize_t n = splice(j->src, &in, j->pipe[1], NULL, j->buffer, SPLICE_F_MOVE);
+        j->calls++;
+        if (RETRY(n))
+            continue;
+        if (n <= 0)
+            return n < 0 ? -errno : -EIO;
+        while (n > 0) {
+            /* Pipe -> target, looped: it too may move less than the pipe holds. */
+            ssize_t m = splice(j->pipe[0], NULL, j->dst, &out, (size_t)n, SPLICE_F_MOVE);
+            j->calls++;
+            if (RETRY(m))
+                continue;
+            if (m <= 0)
+                return m < 0 ? -errno : -EIO;
+            n -= m;
+        }
+    }
+    return 0;
+}
+
+static int copy_copy_file_range(struct copy_job *j)
+{
+    off_t in = 0, out = 0;
+    while ((uint64_t)in < j->size) {
+        ssize_t n = copy_file_range(j->src, &in, j->dst, &out, j->size - (uint64_t)in, 0);
+        j->calls++;
+        if (RETRY(n))
+            continue;
+        if (n <= 0)
+            return n < 0 ? -errno : -EIO; /* EXDEV: not the same filesystem (main says why) */
+    }
+    return 0;
+}
+
+static int copy_mmap(struct copy_job *j)
+{
+    /* No read(): the source's page-cache pages are mapped into our address space... */
+    char *map = mmap(NULL, j->size, PROT_READ, MAP_SHARED, j->src, 0);
+    j->calls++;
+    if (map == MAP_FAILED)
+        return -errno;
+    int err = 0;
+    for (uint64_t done = 0; done < j->size;) {
+        /* ...and write() copies from them, faulting each page in as it goes. */
+        ssize_t w = write(j->dst, map + done, j->size - done);
+        j->calls++;
+        if (RETRY(w))
+            continue;
+        if (w < 0) {
+            err = -errno;
+            break;
+        }
+        done += (uint64_t)w;
+    }
+    munmap(map, j->size);
+    j->calls++;
+    return err;
+}
+
+enum copy_target { TO_MEMFD, TO_FILE };
+
+struct copy_mode {
+    const char *name;
+    int (*copy)(struct copy_job *j);
+    size_t buffer;           /* default --buffer, 0: not used */
+    enum copy_target target; /* default --to */
+};
+
+static const struct copy_mode copy_modes[] = {
+    {.name = "read-write", .copy = copy_read_write, .buffer = 128 << 10, .target = TO_MEMFD},
+    {.name = "sendfile", .copy = copy_sendfile, .target = TO_MEMFD},
+    {.name = "splice", .copy = copy_splice, .buffer = 1 << 20, .target = TO_MEMFD},
+    /* Into a memfd it can only fail (see the top); a file next to the source is its own case. */
+    {.name = "copy-file-range", .copy = copy_copy_file_range, .target = TO_FILE},
+    {.name = "mmap", .copy = copy_mmap, .target = TO_MEMFD},
+};
+
+#define NMODES (sizeof copy_modes / sizeof copy_modes[0])
+
+/* ---- set-up, reporting and the loop ---- */
+
+/* BYTES with an optional K, M or G suffix (powers of 1024), in [1, max]; or exit 2. */
+static uint64_t parse_size(const char *name, const char *s, uint64_t max)
+{
+    char *end;
+    errno = 0;
+    unsigned long long v = strtoull(s, &end, 10);
+    unsigned shift = *end == 'K' ? 10 : *end == 'M' ? 20 : *end == 'G' ? 30 : 0;
+    if (shift)
+        end++;
+    if (*s < '0' || *s > '9' || *end || errno || v == 0 || v > (max >> shift))
+        demo_usage_error(PROG,
+                         "%s wants a size from 1 byte to %lluM such as 65536 or 64M, not '%s'",
+                         name, (unsigned long long)(max >> 20), s);
+    return (uint64_t)v << shift;
+}
+
+/* Creates DIR/copy-file.src holding size bytes of a fixed pattern. A descriptor or -errno. */
+static int make_source(const char *path, uint64_t size)
+{
+    int fd = open(path, O_RDWR | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+    if (fd < 0)
+        return -errno;
+    static char chunk[1 << 16];
+    int err = 0;
+    for (uint64_t off = 0; off < size && !err; off += sizeof chunk) {
+        for (size_t i = 0; i < sizeof chunk; i++) {
+            uint64_t at = off + i; /* a pattern with no short period: a misplaced block shows */
+            chunk[i] = (char)((at * 2654435761u) >> 24 ^ at >> 12);
+        }
+        size_t len = size - off < sizeof chunk ? (size_t)(size - off) : sizeof chunk;
+        err = demo_write_all(fd, chunk, len);
+    }
+    if (err) {
+        close(fd);
+        return err;
+    }
+    return fd;
+}
+
+struct tally {
+    uint64_t copies, bytes, ns, calls;
+    long faults;
+};
+
+static long faults_now(void)
+{
+    struct rusage ru;
+    getrusage(RUSAGE_SELF, &ru);
+    return ru.ru_minflt + ru.ru_majflt;
+}
+
+static void tally_print(const char *prefix, const struct copy_mode *m, size_t buffer,
+                        const struct tally *t)
+{
+    double secs = (double)t->ns / 1e9;
+    printf("%smode=%s buffer=%zu copies=%llu bytes=%llu seconds=%.3f mib_per_s=%.0f calls=%llu "
+           "calls_per_copy=%llu faults=%ld\n",
+           prefix, m->name, buffer, (unsigned long long)t->copies, (unsigned long long)t->bytes,
+           secs, secs > 0 ? (double)t->bytes / 1048576.0 / secs : 0.0, (unsigned long long)t->calls,
+           (unsigned long long)(t->copies ? t->calls / t->copies : 0), t->faults);
+    fflush(stdout);
+}
+
+static void usage(void)
+{
+    printf("usage: " PROG
+           " --dir DIR --mode MODE [--size BYTES] [--buffer BYTES] [--to memfd|file]\n"
+           "                 [--rounds N | --seconds T]\n"
+           "\n"
+           "Creates DIR/copy-file.src and copies it again and again with one method, printing\n"
+           "MiB/s and the calls each copy took about once a second and at the end.\n"
+           "  --mode M        read-write       read() into a buffer, write() it out, in a loop\n"
+           "                  sendfile         sendfile(): the kernel copies, one call\n"
+           "                  splice           splice() through a pipe of BUFFER bytes\n"
+           "                  copy-file-range  copy_file_range(); same filesystem only\n"
+           "                  mmap             mmap() the source, write() the mapping\n"
+           "  --dir DIR       where the source (and a file target) are created and removed\n"
+           "  --size BYTES    bytes per copy, K/M/G suffixes allowed (default 64M, at most 1G)\n"
+           "  --buffer BYTES  read() size for read-write (default 128K, as GNU cp),\n"
+           "                  pipe size for splice (default 1M)\n"
+           "  --to memfd|file copy into a memfd (default) or into DIR/copy-file.dst\n"
+           "                  (the default for copy-file-range, which fails into a memfd)\n"
+           "  --rounds N      stop after N copies; --seconds T: after T seconds\n"
+           "Without a limit it copies until SIGTERM or SIGINT, then prints the total, status 0.\n");
+}
+
+int main(int argc, char **argv)
+{
+    static const struct option opts[] = {
+        {"dir", required_argument, NULL, 'd'},
+        {"size", required_argument, NULL, 's'},
+        {"mode", required_argument, NULL, 'm'},
+        {"buffer", required_argument, NULL, 'b'},
+        {"to", required_argument, NULL, 't'},
+        {"rounds", required_argument, NULL, 'r'},
+        {"seconds", required_argument, NULL, 'S'},
+        {"help", no_argument, NULL, 'h'},
+        {0},
+    };
+    const struct copy_mode *mode = NULL;
+    const char *dir = NULL, *to = NULL;
+    uint64_t size = 64 << 20, rounds = 0, buffer = 0;
+    double seconds = 0;
+    int opt;
+    opterr = 0;
+    while ((opt = getopt_long(argc, argv, "", opts, NULL)) != -1) {
+        switch (opt) {
+        case 'd':
+            dir = optarg;
+            break;
+        case 's':
+            size = parse_size("--size", optarg, SIZE_MAX_);
+            break;
+        case 'm':
+            for (size_t i = 0; i < NMODES; i++)
+                if (strcmp(copy_modes[i].name, optarg) == 0)
+                    mode = &copy_modes[i];
+            if (!mode)
+                demo_usage_error(PROG,
+                                 "--mode must be read-write, sendfile, splice, copy-file-range or "
+                                 "mmap, not '%s'",
+                                 optarg);
+            break;
+        case 'b':
+            buffer = parse_size("--buffer", optarg, BUFFER_MAX);
+            break;
+        case 't':
+            to = optarg;
+            if (strcmp(to, "memfd") != 0 && strcmp(to, "file") != 0)
+                demo_usage_error(PROG, "--to must be memfd or file, not '%s'", to);
+            break;
+        case 'r':
+            rounds = demo_parse_u64(PROG, "--rounds", optarg, 1, UINT64_MAX);
+            break;
+        case 'S':
+            seconds = demo_parse_seconds(PROG, "--seconds", optarg);
+            break;
+        case 'h':
+            usage();
+            return 0;
+        default:
+            demo_usage_error(PROG, "unknown option or missing value in '%s'", argv[optind - 1]);
+        }
+    }
+    if (optind < argc)
+        demo_usage_error(PROG, "unexpected argument '%s'", argv[optind]);
+    if (!dir)
+        demo_usage_error(PROG, "--dir is required");
+    if (!mode)
+        demo_usage_error(PROG, "--mode is required");
+    enum copy_target target = to ? (strcmp(to, "file") == 0 ? TO_FILE : TO_MEMFD) : mode->target;
+    struct copy_job job = {.src = -1,
+                           .dst = -1,
+                           .size = size,
+                           .pipe = {-1, -1},
+                           .buffer = buffer ? buffer : mode->buffer};
+
+    /* Room for the source and a file target, plus a margin: never fill the disk. */
+    struct statvfs vfs;
+    if (statvfs(dir, &vfs) < 0)
+        demo_usage_error(PROG, "--dir '%s' cannot be used (%s)", dir, strerror(errno));
+    uint64_t need = size * (target == TO_FILE ? 2 : 1) + (256u << 20);
+    if ((uint64_t)vfs.f_bavail * vfs.f_frsize < need)
+        demo_usage_error(PROG, "--dir '%s' has less than %llu MiB free; use a smaller --size", dir,
+                         (unsigned long long)(need >> 20));
+
+    demo_signals_init();
+    char src_path[4096], dst_path[4096];
+    snprintf(src_path, sizeof src_path, "%s/copy-file.src", dir);
+    snprintf(dst_path, sizeof dst_path, "%s/copy-file.dst", dir);
+    int status = 1;
+    struct tally total = {0}, period = {0};
+    job.src = make_source(src_path, size);
+    if (job.src < 0) {
+        fprintf(stderr, PROG ": cannot create %s: %s\n", src_path, strerror(-job.src));
+        goto out;
+    }
+    if (target == TO_MEMFD)
+        job.dst = memfd_create("copy-file-target", MFD_CLOEXEC);
+    else
+        job.dst = open(dst_path, O_RDWR | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+    if (job.dst < 0) {
+        fprintf(stderr, PROG ": cannot create the target: %s\n", strerror(errno));
+        goto out;
+    }
+    if (mode->copy == copy_read_write && !(job.buf = malloc(job.buffer))) {
+        fprintf(stderr, PROG ": no memory for a %zu-byte buffer\n", job.buffer);
+        goto out;
+    }
+    if (mode->copy == copy_splice) {
+        if (pipe2(job.pipe, O_CLOEXEC) < 0) {
+            perror(PROG ": pipe2");
+            goto out;
+        }
+        /* The pipe's size is the most one splice() can move; without privilege at most
+         * /proc/sys/fs/pipe-max-size (1 MiB by default). Report what we really got. */
+        int got = fcntl(job.pipe[1], F_SETPIPE_SZ, (int)job.buffer);
+        if (got < 0)
+            got = fcntl(job.pipe[1], F_GETPIPE_SZ);
+        job.buffer = (size_t)got;
+    }
+    printf("copying %s (%llu bytes) into %s with %s\n", src_path, (unsigned long long)size,
+           target == TO_MEMFD ? "a memfd" : dst_path, mode->name);
+    fflush(stdout);
+
+    struct iolab_app *app = iolab_app();
+    uint64_t start = demo_now_ns(), period_start = start;
+    long faults = faults_now();
+    status = 0;
+    while (!demo_stop && (!rounds || total.copies < rounds) &&
+           (seconds <= 0 || (double)(demo_now_ns() - start) / 1e9 < seconds)) {
+        /* Rewind both files: every copy starts at offset 0 of each (not counted as copy calls). */
+        lseek(job.src, 0, SEEK_SET);
+        lseek(job.dst, 0, SEEK_SET);
+        uint64_t calls = job.calls, t0 = demo_now_ns();
+        int err = mode->copy(&job);
+        uint64_t ns = demo_now_ns() - t0;
+        period.calls += job.calls - calls; /* a failed call was still made: count it */
+        if (err == -EINTR && demo_stop)
+            break; /* stopped in the middle: this copy does not count */
+        if (err == -EXDEV) {
+            fprintf(stderr,
+                    PROG ": %s failed with EXDEV (Invalid cross-device link): copy_file_range() "
+                         "copies only within one filesystem, and a memfd lives on the kernel's "
+                         "internal tmpfs, not on the filesystem of %s; use --to file, or "
+                         "sendfile or splice, which copy across filesystems.\n",
+                    mode->name, dir);
+            status = 1;
+            break;
+        }
+        if (err) {
+            fprintf(stderr, PROG ": %s failed: %s\n", mode->name, strerror(-err));
+            status = 1;
+            break;
+        }
+        period.copies++;
+        period.bytes += size;
+        period.ns += ns;
+        if (app) {
+            iolab_add(&app->requests, 1);
+            iolab_add(&app->bytes, size);
+            iolab_app_latency(app, ns);
+        }
+        uint64_t now = demo_now_ns();
+        if (now - period_start >= 1000000000u) {
+            long f = faults_now();
+            period.faults = f - faults;
+            tally_print("", mode, job.buffer, &period);
+            total.copies += period.copies, total.bytes += period.bytes, total.ns += period.ns;
+            total.calls += period.calls, total.faults += period.faults;
+            period = (struct tally){0};
+            period_start = now;
+            faults = f;
+        }
+    }
+    period.faults = faults_now() - faults;
+    total.copies += period.copies, total.bytes += period.bytes, total.ns += period.ns;
+    total.calls += period.calls, total.faults += period.faults;
+    tally_print("total: ", mode, job.buffer, &total);
+out:
+    free(job.buf);
+    for (int i = 0; i < 2; i++)
+        if (job.pipe[i] >= 0)
+            close(job.pipe[i]);
+    if (job.dst >= 0)
+        close(job.dst);
+    if (job.src >= 0)
+        close(job.src);
+    unlink(src_path);
+    if (target == TO_FILE)
+        unlink(dst_path);
+    return status;
+}

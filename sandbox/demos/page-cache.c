@@ -1,0 +1,328 @@
+/*
+ * page-cache: reads one file from start to end, again and again, either from the disk or from
+ * the page cache (the kernel's copy of file data in memory), chosen by --mode:
+ *
+ *   cold  before every timed pass, posix_fadvise(POSIX_FADV_DONTNEED) asks the kernel to drop
+ *         the file's pages from the cache, so the pass reads from the disk. No root needed, and
+ *         only this file is affected (unlike `echo 3 > /proc/sys/vm/drop_caches`, which needs
+ *         root and empties the cache of the whole machine: never done here).
+ *  warm  an untimed pass first loads the file into the cache; the timed pass reads memory.
+ *
+ * Before every timed pass the program measures how much of the file is in the cache with
+ * mincore() on a mapping of it (mapping does not load pages, so it does not disturb what it
+ * measures) and prints it as resident_pct: near 0 for cold, 100 for warm. It checks this right
+ * before the warm pass because idle cache can be reclaimed at any time (this machine runs DAMON,
+ * which does so after minutes).
+ *
+ * Dirty pages (written but not yet on disk) cannot be dropped, so the file is written once,
+ * fdatasync()ed, then only read. On tmpfs the cache is the only copy of the file and nothing
+ * can be dropped: the program refuses such a directory.
+ *
+ * It creates DIR/page-cache.data (--size bytes) and removes it at the end. About once a second,
+ * and at the end ("total:"), it prints
+ *   mode=M passes=N bytes=N seconds=S gb_per_s=X mib_per_s=R resident_pct=P calls=N
+ * where seconds is the time of the timed passes only, resident_pct the mean residency before
+ * them and calls the read() calls of the timed passes. Published figures: requests (timed
+ * passes), bytes (bytes of timed passes), per-pass latency.
+ */
+#include "demo.h"
+#include "iolab_counters.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <getopt.h>
+#include <linux/magic.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <sys/statfs.h>
+#include <sys/statvfs.h>
+#include <unistd.h>
+
+#define PROG       "page-cache"
+#define SIZE_MAX_  (1ull << 30)
+#define BUFFER_MAX (64u << 20)
+
+/* ---- the cache: drop it, measure it ---- */
+
+/* Drops the file's clean pages from the page cache. 0 or a negative errno. */
+static int cache_drop(int fd)
+{
+    return -posix_fadvise(fd, 0, 0, POSIX_FADV_DONTNEED); /* returns an errno, not -1 */
+}
+
+/* The percentage of the file's pages in the page cache, or a negative errno. */
+static double cache_resident_pct(int fd, uint64_t size)
+{
+    long page = sysconf(_SC_PAGESIZE);
+    size_t npages = (size_t)((size + (uint64_t)page - 1) / (uint64_t)page);
+    void *map = mmap(NULL, size, PROT_READ, MAP_SHARED, fd, 0);
+    if (map == MAP_FAILED)
+        return -errno;
+    unsigned char *vec = malloc(npages);
+    double pct = -ENOMEM;
+    if (vec && mincore(map, size, vec) == 0) {
+        size_t in = 0;
+        for (size_t i = 0; i < npages; i++)
+            in += vec[i] & 1; /* bit 0: the page is resident */
+        pct = 100.0 * (double)in / (double)npages;
+    } else if (vec) {
+        pct = -errno;
+    }
+    free(vec);
+    munmap(map, size);
+    return pct;
+}
+
+/* One pass over the whole file with read(); counts the calls. 0 or a negative errno. */
+static int read_pass(int fd, char *buf, size_t buffer, uint64_t *calls)
+{
+    lseek(fd, 0, SEEK_SET);
+    for (;;) {
+        ssize_t n = read(fd, buf, buffer);
+        (*calls)++;
+        if (n < 0 && errno == EINTR && !demo_stop)
+            continue;
+        if (n < 0)
+            return -errno;
+        if (n == 0)
+            return 0;
+    }
+}
+
+/* ---- the two modes: what happens before the timed pass ---- */
+
+static int prepare_cold(int fd, char *buf, size_t buffer)
+{
+    (void)buf, (void)buffer;
+    return cache_drop(fd);
+}
+
+static int prepare_warm(int fd, char *buf, size_t buffer)
+{
+    uint64_t untimed = 0;
+    return read_pass(fd, buf, buffer, &untimed); /* afterwards every page is in the cache */
+}
+
+struct cache_mode {
+    const char *name;
+    int (*prepare)(int fd, char *buf, size_t buffer);
+};
+
+static const struct cache_mode cache_modes[] = {
+    {.name = "cold", .prepare = prepare_cold},
+    {.name = "warm", .prepare = prepare_warm},
+};
+
+#define NMODES (sizeof cache_modes / sizeof cache_modes[0])
+
+/* ---- set-up, reporting and the loop ---- */
+
+static uint64_t parse_size(const char *name, const char *s, uint64_t max)
+{
+    char *end;
+    errno = 0;
+    unsigned long long v = strtoull(s, &end, 10);
+    unsigned shift = *end == 'K' ? 10 : *end == 'M' ? 20 : *end == 'G' ? 30 : 0;
+    if (shift)
+        end++;
+    if (*s < '0' || *s > '9' || *end || errno || v == 0 || v > (max >> shift))
+        demo_usage_error(PROG,
+                         "%s wants a size from 1 byte to %lluM such as 65536 or 64M, not '%s'",
+                         name, (unsigned long long)(max >> 20), s);
+    return (uint64_t)v << shift;
+}
+
+/* Creates the file with size bytes and flushes it to disk, so its pages can be dropped. */
+static int make_file(const char *path, uint64_t size)
+{
+    int fd = open(path, O_RDWR | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+    if (fd < 0)
+        return -errno;
+    static char chunk[1 << 16];
+    int err = 0;
+    for (uint64_t off = 0; off < size && !err; off += sizeof chunk) {
+        for (size_t i = 0; i < sizeof chunk; i++)
+            chunk[i] = (char)((off + i) * 2654435761u >> 24);
+        size_t len = size - off < sizeof chunk ? (size_t)(size - off) : sizeof chunk;
+        err = demo_write_all(fd, chunk, len);
+    }
+    if (!err && fdatasync(fd) < 0)
+        err = -errno;
+    if (err) {
+        close(fd);
+        return err;
+    }
+    return fd;
+}
+
+struct tally {
+    uint64_t passes, bytes, ns, calls;
+    double resident_sum; /* of the percentages before each timed pass */
+};
+
+static void tally_print(const char *prefix, const struct cache_mode *m, const struct tally *t)
+{
+    double secs = (double)t->ns / 1e9;
+    printf("%smode=%s passes=%llu bytes=%llu seconds=%.3f gb_per_s=%.2f mib_per_s=%.0f "
+           "resident_pct=%.1f calls=%llu\n",
+           prefix, m->name, (unsigned long long)t->passes, (unsigned long long)t->bytes, secs,
+           secs > 0 ? (double)t->bytes / 1e9 / secs : 0.0,
+           secs > 0 ? (double)t->bytes / 1048576.0 / secs : 0.0,
+           t->passes ? t->resident_sum / (double)t->passes : 0.0, (unsigned long long)t->calls);
+    fflush(stdout);
+}
+
+static void tally_add(struct tally *to, const struct tally *t)
+{
+    to->passes += t->passes, to->bytes += t->bytes, to->ns += t->ns, to->calls += t->calls;
+    to->resident_sum += t->resident_sum;
+}
+
+static void usage(void)
+{
+    printf("usage: " PROG " --dir DIR --mode cold|warm [--size BYTES] [--buffer BYTES]\n"
+           "                  [--rounds N | --seconds T]\n"
+           "\n"
+           "Creates DIR/page-cache.data and reads it again and again, from the disk (cold) or\n"
+           "from the page cache (warm), printing GB/s and how much of the file was cached.\n"
+           "  --mode M        cold  drop the file's cached pages (posix_fadvise DONTNEED)\n"
+           "                        before each timed read\n"
+           "                  warm  read it once untimed first, then time a second read\n"
+           "  --dir DIR       a directory on a disk filesystem (not tmpfs)\n"
+           "  --size BYTES    file size, K/M/G suffixes allowed (default 64M, at most 1G)\n"
+           "  --buffer BYTES  read() size (default 128K)\n"
+           "  --rounds N      stop after N timed passes; --seconds T: after T seconds\n"
+           "Without a limit it reads until SIGTERM or SIGINT, then prints the total, status 0.\n"
+           "Needs no root; never touches /proc/sys/vm/drop_caches.\n");
+}
+
+int main(int argc, char **argv)
+{
+    static const struct option opts[] = {
+        {"dir", required_argument, NULL, 'd'},    {"size", required_argument, NULL, 's'},
+        {"mode", required_argument, NULL, 'm'},   {"buffer", required_argument, NULL, 'b'},
+        {"rounds", required_argument, NULL, 'r'}, {"seconds", required_argument, NULL, 'S'},
+        {"help", no_argument, NULL, 'h'},         {0},
+    };
+    const struct cache_mode *mode = NULL;
+    const char *dir = NULL;
+    uint64_t size = 64 << 20, rounds = 0, buffer = 128 << 10;
+    double seconds = 0;
+    int opt;
+    opterr = 0;
+    while ((opt = getopt_long(argc, argv, "", opts, NULL)) != -1) {
+        switch (opt) {
+        case 'd':
+            dir = optarg;
+            break;
+        case 's':
+            size = parse_size("--size", optarg, SIZE_MAX_);
+            break;
+        case 'm':
+            for (size_t i = 0; i < NMODES; i++)
+                if (strcmp(cache_modes[i].name, optarg) == 0)
+                    mode = &cache_modes[i];
+            if (!mode)
+                demo_usage_error(PROG, "--mode must be cold or warm, not '%s'", optarg);
+            break;
+        case 'b':
+            buffer = parse_size("--buffer", optarg, BUFFER_MAX);
+            break;
+        case 'r':
+            rounds = demo_parse_u64(PROG, "--rounds", optarg, 1, UINT64_MAX);
+            break;
+        case 'S':
+            seconds = demo_parse_seconds(PROG, "--seconds", optarg);
+            break;
+        case 'h':
+            usage();
+            return 0;
+        default:
+            demo_usage_error(PROG, "unknown option or missing value in '%s'", argv[optind - 1]);
+        }
+    }
+    if (optind < argc)
+        demo_usage_error(PROG, "unexpected argument '%s'", argv[optind]);
+    if (!dir)
+        demo_usage_error(PROG, "--dir is required");
+    if (!mode)
+        demo_usage_error(PROG, "--mode is required");
+    struct statfs fs;
+    struct statvfs vfs;
+    if (statfs(dir, &fs) < 0 || statvfs(dir, &vfs) < 0)
+        demo_usage_error(PROG, "--dir '%s' cannot be used (%s)", dir, strerror(errno));
+    if (fs.f_type == TMPFS_MAGIC || fs.f_type == RAMFS_MAGIC)
+        demo_usage_error(PROG,
+                         "--dir '%s' is in memory (tmpfs), where the page cache is the only copy "
+                         "of a file and cannot be dropped; give a directory on a disk",
+                         dir);
+    if ((uint64_t)vfs.f_bavail * vfs.f_frsize < size + (256u << 20))
+        demo_usage_error(PROG, "--dir '%s' has less than %llu MiB free; use a smaller --size", dir,
+                         (unsigned long long)((size + (256u << 20)) >> 20));
+
+    demo_signals_init();
+    char path[4096];
+    snprintf(path, sizeof path, "%s/page-cache.data", dir);
+    char *buf = malloc(buffer);
+    int status = 1, fd = buf ? make_file(path, size) : -ENOMEM;
+    if (fd < 0) {
+        fprintf(stderr, PROG ": cannot create %s: %s\n", path, strerror(-fd));
+        goto out;
+    }
+    printf("reading %s (%llu bytes) %s, %llu-byte reads\n", path, (unsigned long long)size,
+           mode == &cache_modes[0] ? "cold (dropped from the cache first)" : "warm (cached)",
+           (unsigned long long)buffer);
+    fflush(stdout);
+
+    struct iolab_app *app = iolab_app();
+    struct tally total = {0}, period = {0};
+    uint64_t start = demo_now_ns(), period_start = start;
+    status = 0;
+    while (!demo_stop && (!rounds || total.passes + period.passes < rounds) &&
+           (seconds <= 0 || (double)(demo_now_ns() - start) / 1e9 < seconds)) {
+        int err = mode->prepare(fd, buf, buffer);
+        double pct = err ? 0 : cache_resident_pct(fd, size);
+        if (!err && pct < 0)
+            err = (int)pct;
+        uint64_t calls = 0, t0 = demo_now_ns();
+        if (!err)
+            err = read_pass(fd, buf, buffer, &calls);
+        uint64_t ns = demo_now_ns() - t0;
+        if (err == -EINTR && demo_stop)
+            break; /* stopped in the middle: this pass does not count */
+        if (err) {
+            fprintf(stderr, PROG ": %s pass failed: %s\n", mode->name, strerror(-err));
+            status = 1;
+            break;
+        }
+        period.passes++;
+        period.bytes += size;
+        period.ns += ns;
+        period.calls += calls;
+        period.resident_sum += pct;
+        if (app) {
+            iolab_add(&app->requests, 1);
+            iolab_add(&app->bytes, size);
+            iolab_app_latency(app, ns);
+        }
+        uint64_t now = demo_now_ns();
+        if (now - period_start >= 1000000000u) {
+            tally_print("", mode, &period);
+            tally_add(&total, &period);
+            period = (struct tally){0};
+            period_start = now;
+        }
+    }
+    tally_add(&total, &period);
+    tally_print("total: ", mode, &total);
+    cache_drop(fd); /* leave no cache behind for a file that is about to go */
+out:
+    if (fd >= 0)
+        close(fd);
+    unlink(path);
+    free(buf);
+    return status;
+}
