@@ -39,18 +39,22 @@
 static const char *fixed_reply; /* --reply TEXT, or NULL: reply from stdin */
 static int stdin_done;          /* stdin reached its end: automatic replies from now on */
 
-/* Bytes received from the client but not yet handed out as a line. */
+/* Bytes read from a descriptor but not yet handed out as a line. */
 struct line_buf {
     char buf[TEXT_MAX];
     size_t have;
 };
 
+static struct line_buf typed; /* what was read from stdin */
+
 /*
- * The next line from the client into line (without its newline). 1 for a line, 0 when the
- * client closed the connection, -1 on an error or SIGTERM. A stream has no message boundaries,
- * so one recv() may bring half a line or two lines: the rest stays in lb for the next call.
+ * The next line from fd into line (without its newline): recv() for the socket, read() for
+ * stdin, so the counters tell them apart (plain read() rather than fgets(), whose read()
+ * happens inside glibc where the counting shim cannot see it). 1 for a line, 0 at the end of
+ * input, -1 on an error or SIGTERM. A stream has no message boundaries, so one call may bring
+ * half a line or two lines: the rest stays in lb for the next call.
  */
-static int recv_line(int fd, struct line_buf *lb, char *line)
+static int get_line(int fd, int is_socket, struct line_buf *lb, char *line)
 {
     for (;;) {
         char *nl = memchr(lb->buf, '\n', lb->have);
@@ -63,9 +67,10 @@ static int recv_line(int fd, struct line_buf *lb, char *line)
             lb->have -= used;
             return 1;
         }
-        ssize_t n = recv(fd, lb->buf + lb->have, sizeof lb->buf - lb->have, 0); /* blocks */
+        ssize_t n = is_socket ? recv(fd, lb->buf + lb->have, sizeof lb->buf - lb->have, 0)
+                              : read(fd, lb->buf + lb->have, sizeof lb->buf - lb->have);
         if (n < 0 && errno == EINTR && !demo_stop)
-            continue;
+            continue; /* blocked, and a signal other than SIGTERM came: wait on */
         if (n < 0)
             return -1;
         if (n == 0)
@@ -75,23 +80,16 @@ static int recv_line(int fd, struct line_buf *lb, char *line)
 }
 
 /* The reply to message number nth: --reply, the next stdin line, or "ack N". */
+/* reply has room for TEXT_MAX + 1 bytes. */
 static void next_reply(char *reply, size_t len, unsigned long nth)
 {
     if (fixed_reply) {
         snprintf(reply, len, "%s", fixed_reply);
         return;
     }
-    while (!stdin_done && !demo_stop) {
-        if (fgets(reply, (int)len, stdin)) { /* blocks until a person types a line */
-            reply[strcspn(reply, "\n")] = '\0';
-            return;
-        }
-        if (ferror(stdin) && errno == EINTR) {
-            clearerr(stdin);
-            continue;
-        }
-        stdin_done = 1; /* nobody will type any more: answer by ourselves */
-    }
+    if (!stdin_done && get_line(STDIN_FILENO, 0, &typed, reply) == 1) /* a person types */
+        return;
+    stdin_done = 1; /* nobody will type any more (or SIGTERM): answer by ourselves */
     snprintf(reply, len, "ack %lu", nth);
 }
 
@@ -103,7 +101,7 @@ static void converse(int fd, struct iolab_app *app)
     unsigned long nth = 0;
     printf("connected\n");
     fflush(stdout);
-    while (!demo_stop && recv_line(fd, &lb, line) == 1) {
+    while (!demo_stop && get_line(fd, 1, &lb, line) == 1) {
         printf("client: %s\n", line);
         fflush(stdout);
         if (strcmp(line, "exit") == 0)
