@@ -414,3 +414,40 @@ TEST_CASE("Killing iolab with SIGKILL mid-scenario leaves nothing behind", "[san
         }
     }
 }
+
+TEST_CASE("As an ordinary user, the jail holds the same way", "[sandbox]")
+{
+    // Learners are not root: when the suite runs as root (CI), repeat the key cases as uid
+    // 65534 through setpriv, which changes nothing on the machine.
+    if (geteuid() != 0 || access("/usr/bin/setpriv", X_OK) != 0)
+        return; // the whole suite already runs unprivileged
+    const std::vector<std::string> as_user = {"/usr/bin/setpriv", "--reuid=65534", "--regid=65534",
+                                              "--clear-groups"};
+    auto probe = as_user;
+    probe.push_back(sandbox());
+    probe.push_back("--probe");
+    auto pr = run(probe);
+    REQUIRE(pr.first == 0);
+    CHECK(pr.second.find("\"root\":false") != std::string::npos);
+    for (const auto &tier : tiers()) {
+        DYNAMIC_SECTION("tier " << tier)
+        {
+            TempDir wd;
+            chmod(wd.path.c_str(), 0777);
+            std::string tag = new_tag();
+            auto argv = as_user;
+            for (const auto &a : {sandbox(), std::string("--tier"), tier, std::string("--workdir"),
+                                  wd.path, std::string("--nproc"), std::string("20"),
+                                  std::string("--"), hostile("forkloop")})
+                argv.push_back(a);
+            auto f = run(argv, {"IOLAB_TEST_TAG=" + tag});
+            CHECK(f.first == 0);
+            CHECK(f.second.find("fork failed after") != std::string::npos);
+            CHECK(left_after_1s(tag) == 0);
+            argv.back() = hostile("escape");
+            auto e = run(argv, {"IOLAB_TEST_TAG=" + tag});
+            CHECK(e.second.find("escaped") != std::string::npos);
+            CHECK(left_after_1s(tag) == 0);
+        }
+    }
+}
