@@ -52,7 +52,10 @@ void write_pack(const std::string &dir)
        {"id": "epoll", "title": "epoll", "key": "1", "program": "server", "args": ["--mode", "epoll"]},
        {"id": "thread", "title": "thread", "key": "2", "program": "server", "args": ["--mode", "thread"]}],
      "default_mode": "epoll", "seconds": 5,
-     "checks": [{"text": "Run epoll for 1 s", "mode": "epoll", "metric": "seconds", "min": 1}]}
+     "checks": [{"text": "Run epoll for 1 s", "mode": "epoll", "metric": "seconds", "min": 1}]},
+    {"id": "type", "title": "Type to a program", "kind": "run",
+     "text": ["Tab to the program, type, Enter."],
+     "programs": [{"name": "cat", "role": "client", "program": "cat", "interactive": true}]}
   ]})");
 }
 
@@ -255,6 +258,18 @@ double rate_of(const std::string &screen, const std::string &role, const std::st
     return -1;
 }
 
+// The "threads N" figure of a role's header line in the counters pane; -1 when not shown.
+long threads_of(const std::string &screen, const std::string &role)
+{
+    for (const auto &line : lines_of(screen)) {
+        size_t at = line.find(role + " cpu");
+        size_t th = at == std::string::npos ? at : line.find("threads ", at);
+        if (th != std::string::npos)
+            return std::stol(line.substr(th + 8));
+    }
+    return -1;
+}
+
 bool wait_gone(const std::set<pid_t> &pids, double timeout_s = 10)
 {
     auto deadline = std::chrono::steady_clock::now() + std::chrono::duration<double>(timeout_s);
@@ -307,13 +322,13 @@ TEST_CASE("tui: a learner's session in a real terminal")
     REQUIRE(s.wait_for("(done)"));
     CHECK(s.last().find("epoll: 1") != std::string::npos);
 
-    // Thread mode: the server starts threads and stops calling epoll_wait, while the load runs.
+    // Thread mode: the server runs a thread per connection and stops calling epoll_wait, while
+    // the load keeps running.
     s.keys({"2"});
     REQUIRE(s.wait(
         [](const std::string &sc) {
             return sc.find("mode: thread") != std::string::npos &&
-                   rate_of(sc, "server", "epoll_wait") <= 0 &&
-                   sc.find("pthread_create") != std::string::npos &&
+                   rate_of(sc, "server", "epoll_wait") <= 0 && threads_of(sc, "server") > 1 &&
                    rate_of(sc, "server", "read") > 0;
         },
         20));
@@ -391,4 +406,73 @@ TEST_CASE("tui: NO_COLOR and a non-UTF-8 locale render in plain ASCII")
     REQUIRE(s.wait_for("IOLAB-EXITED"));
     CHECK(slurp(s.dir() / "status") == "0\n");
     CHECK(slurp(s.dir() / "stty.before") == slurp(s.dir() / "stty.after"));
+}
+
+TEST_CASE("tui: typing into an interactive program's stdin")
+{
+    TuiSession s({"--open", "echo/type"});
+    REQUIRE(s.wait_for("Enter starts the scenario"));
+    s.keys({"Enter"});
+    REQUIRE(s.wait_for("cat [running"));
+    // Tab focuses the program's pane; what is typed goes to its stdin and cat echoes it back.
+    s.keys({"Tab"});
+    REQUIRE(s.wait_for("Typing goes to cat"));
+    s.keys({"-l", "hello, q and n are just letters here"});
+    REQUIRE(s.wait_for("> hello, q and n are just letters here_"));
+    s.keys({"Enter"});
+    REQUIRE(s.wait([](const std::string &sc) {
+        // The echoed line is in the pane, and the prompt is empty again.
+        return sc.find("hello, q and n are just letters here ") != std::string::npos &&
+               sc.find("> _") != std::string::npos;
+    }));
+    // Esc leaves the pane; q then asks to quit again.
+    s.keys({"Escape", "q"});
+    REQUIRE(s.wait_for("Stop it and quit?"));
+    s.keys({"y"});
+    REQUIRE(s.wait_for("IOLAB-EXITED", 15));
+    CHECK(slurp(s.dir() / "status") == "0\n");
+}
+
+TEST_CASE("tui: a crashing program is reported and iolab stays usable")
+{
+    TuiSession s({"--open", "echo/watch"});
+    REQUIRE(s.wait_for("Enter starts the scenario"));
+    s.keys({"Enter"});
+    REQUIRE(
+        s.wait([](const std::string &sc) { return rate_of(sc, "server", "epoll_wait") > 0; }, 20));
+    // The server pane's title shows its pid.
+    pid_t server = -1;
+    for (const auto &line : lines_of(s.last())) {
+        size_t at = line.find("server [running ");
+        if (at != std::string::npos)
+            server = (pid_t)std::stol(line.substr(at + 16));
+    }
+    REQUIRE(server > 0);
+    kill(server, SIGSEGV);
+    REQUIRE(s.wait_for("server exited with status 139"));
+    // Still responsive: r restarts the scenario and the counters come back.
+    s.keys({"r"});
+    REQUIRE(
+        s.wait([](const std::string &sc) { return rate_of(sc, "server", "epoll_wait") > 0; }, 20));
+    s.keys({"q", "y"});
+    REQUIRE(s.wait_for("IOLAB-EXITED", 15));
+    CHECK(slurp(s.dir() / "stty.before") == slurp(s.dir() / "stty.after"));
+}
+
+TEST_CASE("tui: when iolab itself crashes the terminal is restored and the scenario ends")
+{
+    TuiSession s({"--open", "echo/watch"});
+    REQUIRE(s.wait_for("Enter starts the scenario"));
+    s.keys({"Enter"});
+    REQUIRE(
+        s.wait([](const std::string &sc) { return rate_of(sc, "server", "epoll_wait") > 0; }, 20));
+    std::set<pid_t> pids = s.scenario_pids();
+    pid_t io = s.iolab_pid();
+    REQUIRE(io > 0);
+    kill(io, SIGSEGV);
+    REQUIRE(s.wait_for("IOLAB-EXITED", 15));
+    CHECK(slurp(s.dir() / "status") == "139\n");
+    CHECK(s.last().find("iolab crashed; the terminal was restored") != std::string::npos);
+    CHECK(slurp(s.dir() / "stty.before") == slurp(s.dir() / "stty.after"));
+    CHECK(wait_gone(pids));
 }
