@@ -244,7 +244,10 @@ static void run_print_json_segment(struct run *r, FILE *out, const struct run_se
         run_json_string(out, r->step->run->modes[seg->mode].id);
     else
         fputs("null", out);
-    fprintf(out, ",\"duration_s\":%.3f,\"processes\":[", dur);
+    /* started_s/ended_s: the segment on the run's clock, so the gap between two segments is
+       the time a mode switch took until the new server was ready. */
+    fprintf(out, ",\"duration_s\":%.3f,\"started_s\":%.3f,\"ended_s\":%.3f,\"processes\":[", dur,
+            a->elapsed_s, b->elapsed_s);
     for (uint32_t i = 0; i < b->nprogs; i++) {
         const struct snapshot_prog *p = &b->progs[i];
         const struct snapshot_figures *fa = &a->progs[i].f, *fb = &p->f;
