@@ -102,7 +102,7 @@ void counterview_draw(struct tui *t, struct layout_rect r)
     }
     const struct snapshot *s = &t->snap;
     int x = in.x + 1, w = in.w - 2;
-    int bottom = 3; /* throughput, latency, where the numbers come from */
+    int bottom = 4; /* two throughput lines, latency, where the numbers come from */
     int avail = in.h - bottom;
     int y = in.y;
     /* The server's table gets the larger share: it is what the modes change. */
@@ -116,14 +116,17 @@ void counterview_draw(struct tui *t, struct layout_rect r)
     const struct snapshot_figures *cl = &s->roles[SNAPSHOT_ROLE_CLIENT];
     char a[32], b[32], p50[32], p99[32];
     int yb = in.y + in.h - bottom;
-    int cx = x;
-    cx += widgets_printf(c, cx, yb, w, A_BOLD, "throughput %s req/s %s/s  ",
-                         widgets_si(cl->requests_rate, a, sizeof a),
-                         widgets_bytes(cl->app_bytes_rate, b, sizeof b));
-    int sw = x + w - cx;
+    /* Two sparklines over the last minute, one column per second, after aligned labels. */
+    int lw = widgets_printf(c, x, yb, w, A_BOLD, "requests/s %9s  ",
+                            widgets_si(cl->requests_rate, a, sizeof a));
+    widgets_printf(c, x, yb + 1, w, A_BOLD, "bytes/s    %9s  ",
+                   widgets_bytes(cl->app_bytes_rate, b, sizeof b));
+    int sw = w - lw;
     if (sw > SNAPSHOT_HISTORY)
         sw = SNAPSHOT_HISTORY;
-    widgets_sparkline(c, cx, yb, sw, s->history_requests, s->history_len);
+    widgets_sparkline(c, x + lw, yb, sw, s->history_requests, s->history_len);
+    widgets_sparkline(c, x + lw, yb + 1, sw, s->history_bytes, s->history_len);
+    yb++;
     const struct snapshot_latency *lat = &cl->latency_recent;
     if (lat->samples)
         widgets_printf(c, x, yb + 1, w, A_NORMAL,
