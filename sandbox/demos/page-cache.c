@@ -6,7 +6,8 @@
  *         the file's pages from the cache, so the pass reads from the disk. No root needed, and
  *         only this file is affected (unlike `echo 3 > /proc/sys/vm/drop_caches`, which needs
  *         root and empties the cache of the whole machine: never done here).
- *  warm  an untimed pass first loads the file into the cache; the timed pass reads memory.
+ *  warm  when the file is not wholly in the cache, an untimed pass loads it first; the timed
+ *        pass reads memory.
  *
  * Before every timed pass the program measures how much of the file is in the cache with
  * mincore() on a mapping of it (mapping does not load pages, so it does not disturb what it
@@ -102,8 +103,16 @@ static int prepare_cold(int fd, char *buf, size_t buffer)
 
 static int prepare_warm(int fd, char *buf, size_t buffer)
 {
+    /* Only what is missing needs reading, but the kernel may have reclaimed any page: when
+     * the file is not wholly cached, one untimed pass brings every page back. */
+    struct stat st;
+    if (fstat(fd, &st) < 0)
+        return -errno;
+    double pct = cache_resident_pct(fd, (uint64_t)st.st_size);
+    if (pct < 0)
+        return (int)pct;
     uint64_t untimed = 0;
-    return read_pass(fd, buf, buffer, &untimed); /* afterwards every page is in the cache */
+    return pct < 100.0 ? read_pass(fd, buf, buffer, &untimed) : 0;
 }
 
 struct cache_mode {
@@ -190,7 +199,8 @@ static void usage(void)
            "from the page cache (warm), printing GB/s and how much of the file was cached.\n"
            "  --mode M        cold  drop the file's cached pages (posix_fadvise DONTNEED)\n"
            "                        before each timed read\n"
-           "                  warm  read it once untimed first, then time a second read\n"
+           "                  warm  read it untimed first if it is not all cached, then\n"
+           "                        time a read from the cache\n"
            "  --dir DIR       a directory on a disk filesystem (not tmpfs)\n"
            "  --size BYTES    file size, K/M/G suffixes allowed (default 64M, at most 1G)\n"
            "  --buffer BYTES  read() size (default 128K)\n"
