@@ -20,7 +20,8 @@
  *   mode=M size=N transfers=N bytes=N seconds=S ns_per_transfer=X mb_per_s=R syscr=N
  * (MB = 10^6 bytes, as in the table this lesson comes from). Published figures: requests
  * (rounds), bytes (published every 64 KiB read, so rates move while a round runs), per-round
- * latency.
+ * latency. With --check it also prints "check: rounds=N sum=HEX", a position-weighted sum of
+ * the bytes of the completed rounds, so a test can tell that every mode read the right bytes.
  */
 #include "demo.h"
 #include "iolab_counters.h"
@@ -119,7 +120,20 @@ static const struct read_mode read_modes[] = {
 
 #define NMODES (sizeof read_modes / sizeof read_modes[0])
 
-/* ---- the kernel's count, reporting and the loop ---- */
+/* ---- checking, the kernel's count, reporting and the loop ---- */
+
+/*
+ * --check: a position-weighted sum of the bytes of a round (byte value times its position + 1,
+ * mod 2^64), so that a missing, repeated or misplaced block changes it. Off by default: it
+ * costs more than an 8-byte fread.
+ */
+static uint64_t check_sum(const char *buf, size_t n, uint64_t pos)
+{
+    uint64_t sum = 0;
+    for (size_t i = 0; i < n; i++)
+        sum += (uint64_t)(unsigned char)buf[i] * (pos + i + 1);
+    return sum;
+}
 
 /* syscr from /proc/self/io (kept open): read system calls as the kernel counted them; 0 if
  * unavailable. */
@@ -168,22 +182,28 @@ static void usage(void)
            "  --size BYTES    bytes per transfer, 1 to 67108864 (the lesson uses 8 to 65536)\n"
            "  --total BYTES   bytes per round (default: the file's size)\n"
            "  --rounds N      stop after N rounds; --seconds T: after T seconds\n"
+           "  --check         print a position-weighted sum of the rounds' bytes at the end\n"
            "Without a limit it reads until SIGTERM or SIGINT, then prints the total, status 0.\n");
 }
 
 int main(int argc, char **argv)
 {
     static const struct option opts[] = {
-        {"file", required_argument, NULL, 'f'},   {"size", required_argument, NULL, 's'},
-        {"mode", required_argument, NULL, 'm'},   {"total", required_argument, NULL, 'T'},
-        {"rounds", required_argument, NULL, 'r'}, {"seconds", required_argument, NULL, 'S'},
-        {"help", no_argument, NULL, 'h'},         {0},
+        {"file", required_argument, NULL, 'f'},
+        {"size", required_argument, NULL, 's'},
+        {"mode", required_argument, NULL, 'm'},
+        {"total", required_argument, NULL, 'T'},
+        {"rounds", required_argument, NULL, 'r'},
+        {"seconds", required_argument, NULL, 'S'},
+        {"check", no_argument, NULL, 'c'},
+        {"help", no_argument, NULL, 'h'},
+        {0},
     };
     const struct read_mode *mode = NULL;
     const char *path = NULL;
     uint64_t size = 0, total_per_round = 0, rounds = 0;
     double seconds = 0;
-    int opt;
+    int opt, check = 0;
     opterr = 0;
     while ((opt = getopt_long(argc, argv, "", opts, NULL)) != -1) {
         switch (opt) {
@@ -209,6 +229,9 @@ int main(int argc, char **argv)
             break;
         case 'S':
             seconds = demo_parse_seconds(PROG, "--seconds", optarg);
+            break;
+        case 'c':
+            check = 1;
             break;
         case 'h':
             usage();
@@ -248,7 +271,7 @@ int main(int argc, char **argv)
 
     struct iolab_app *app = iolab_app();
     struct tally total = {0}, period = {0};
-    uint64_t start = demo_now_ns(), period_start = start, done_rounds = 0;
+    uint64_t start = demo_now_ns(), period_start = start, done_rounds = 0, sum = 0;
     /* --seconds is checked inside a round too: 16 MiB in 8-byte read()s takes seconds. */
     uint64_t deadline = seconds > 0 ? start + (uint64_t)(seconds * 1e9) : UINT64_MAX;
     uint64_t syscr = kernel_syscr(iofd);
@@ -256,7 +279,8 @@ int main(int argc, char **argv)
     while (!demo_stop && (!rounds || done_rounds < rounds) && demo_now_ns() < deadline) {
         /* One round: total_per_round bytes, from the start of the file, in SIZE transfers. */
         mode->rewind(&r);
-        uint64_t got = 0, unpublished = 0, t0 = demo_now_ns(), t = t0, round_start = t0;
+        uint64_t round_sum = 0, got = 0, unpublished = 0, t0 = demo_now_ns(), t = t0,
+                 round_start = t0;
         while (got < total_per_round && !demo_stop) {
             ssize_t n = mode->take(&r);
             if (n < 0) {
@@ -268,6 +292,8 @@ int main(int argc, char **argv)
                 mode->rewind(&r); /* end of the file: start over */
                 continue;
             }
+            if (check)
+                round_sum += check_sum(r.buf, (size_t)n, got);
             got += (uint64_t)n;
             period.transfers++;
             unpublished += (uint64_t)n;
@@ -300,6 +326,7 @@ int main(int argc, char **argv)
             iolab_add(&app->bytes, unpublished);
         if (got >= total_per_round) {
             done_rounds++;
+            sum += round_sum;
             if (app) {
                 iolab_add(&app->requests, 1);
                 iolab_app_latency(app, t - round_start);
@@ -310,6 +337,8 @@ summary:
     period.syscr = kernel_syscr(iofd) - syscr;
     tally_add(&total, &period);
     tally_print("total: ", mode, size, &total);
+    if (check)
+        printf("check: rounds=%" PRIu64 " sum=%016" PRIx64 "\n", done_rounds, sum);
 out:
     if (iofd >= 0)
         close(iofd);
