@@ -447,21 +447,13 @@ static char **engine_env(struct engine_child *c, const char *shim)
     if (!env)
         return NULL;
     size_t k = 0;
-    const char *preload = NULL;
     for (size_t i = 0; i < n; i++) {
-        if (!strncmp(environ[i], "LD_PRELOAD=", 11)) {
-            preload = environ[i] + 11;
-            continue;
-        }
         if (!strncmp(environ[i], "IOLAB_", 6))
             continue;
         env[k++] = strdup(environ[i]);
     }
-    /* Append to an existing preload: the learner's own tools keep working under the shim. */
-    if (preload && *preload)
-        asprintf(&env[k++], "LD_PRELOAD=%s:%s", preload, shim);
-    else
-        asprintf(&env[k++], "LD_PRELOAD=%s", shim);
+    /* The sandbox launcher appends the shim to LD_PRELOAD for the program's exec only. */
+    asprintf(&env[k++], "%s=%s", IOLAB_ENV_PRELOAD, shim);
     asprintf(&env[k++], "%s=3", IOLAB_ENV_FD);
     asprintf(&env[k++], "%s=%zu", IOLAB_ENV_PROG, c->idx);
     asprintf(&env[k++], "%s=%u", IOLAB_ENV_RUN, c->run);

@@ -37,6 +37,12 @@ extern "C" {
 #define IOLAB_ENV_FD   "IOLAB_COUNTERS_FD" /* descriptor of the counter page */
 #define IOLAB_ENV_PROG "IOLAB_PROG"        /* index of the scenario program (0, 1, ...) */
 #define IOLAB_ENV_RUN  "IOLAB_RUN"         /* start generation: bumps on every (re)start */
+/*
+ * The shim's path as iolab hands it to iolab-sandbox. The launcher moves it into LD_PRELOAD only
+ * for the final exec of the program, so that the launcher's own calls (its forks, setns, waits)
+ * are never counted as the program's.
+ */
+#define IOLAB_ENV_PRELOAD "IOLAB_PRELOAD"
 
 /*
  * Every counted call: X(ID, label, strace_name). The label is what iolab shows: the system

@@ -8,6 +8,8 @@
 
 #include "landlock.h"
 
+#include <iolab_counters.h>
+
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
@@ -120,6 +122,25 @@ static int prog_preload(int *fds, int *nfds)
     return setenv("LD_PRELOAD", out, 1) < 0 ? -errno : 0;
 }
 
+/*
+ * iolab names the counting shim in IOLAB_PRELOAD, not LD_PRELOAD, so that this launcher is never
+ * counted as part of the program: the shim joins LD_PRELOAD here, right before the exec.
+ */
+static int prog_take_shim(void)
+{
+    const char *shim = getenv(IOLAB_ENV_PRELOAD);
+    if (!shim || !*shim)
+        return 0;
+    const char *pre = getenv("LD_PRELOAD");
+    char buf[2048];
+    int n =
+        snprintf(buf, sizeof buf, "%s%s%s", pre && *pre ? pre : "", pre && *pre ? ":" : "", shim);
+    if (n < 0 || (size_t)n >= sizeof buf)
+        return -ENAMETOOLONG;
+    unsetenv(IOLAB_ENV_PRELOAD);
+    return setenv("LD_PRELOAD", buf, 1) < 0 ? -errno : 0;
+}
+
 static int prog_cmp(const void *a, const void *b)
 {
     return *(const int *)a - *(const int *)b;
@@ -157,6 +178,11 @@ _Noreturn void prog_exec(const struct cfg *c, enum cfg_tier tier, pid_t parent)
     const char *path = c->exe_path;
     bool drop = c->root && c->run_uid != 0;
     int keep[CFG_MAX_KEEP + PROG_MAX_PRELOAD + 1], nkeep = 0, npre = 0;
+    int rc = prog_take_shim();
+    if (rc < 0) {
+        errno = -rc;
+        prog_fail("LD_PRELOAD", name, errno);
+    }
     if (drop && prog_preload(keep, &npre) < 0)
         prog_fail("LD_PRELOAD", name, errno);
     nkeep = npre;
