@@ -62,6 +62,7 @@ struct sampler_raw {
 
 struct sampler_ckpt {
     double t;
+    uint64_t utime, stime; /* CPU clock ticks of the program's tree, for CPU shares */
     uint64_t hist[IOLAB_HIST_BUCKETS];
     uint64_t requests, bytes; /* client-role app figures, for the history */
 };
@@ -617,9 +618,33 @@ static const enum iolab_call_id sampler_write_family[] = {IOLAB_CALL_WRITE, IOLA
                                                           IOLAB_CALL_SENDFILE};
 
 /* Derives a snapshot's figures from two raw totals dt_s apart. */
+/*
+ * Where CPU shares are measured from. /proc counts CPU time in clock ticks (10 ms), so over one
+ * 0.1 s sample every share would be a multiple of 10% and two busy programs would often show the
+ * same figure; over the last second or so the share is good to about 1%.
+ */
+struct sampler_cpu_base {
+    double t;
+    uint64_t utime, stime;
+    bool valid;
+};
+
+/* The newest checkpoint at least half a second old, or an invalid base when there is none. */
+static struct sampler_cpu_base sampler_cpu_base(const struct sampler_progstate *ps, double now)
+{
+    for (uint32_t k = 1; k <= ps->nckpt; k++) {
+        const struct sampler_ckpt *c =
+            &ps->ckpt[(ps->ckpt_head + SAMPLER_CKPTS - k) % SAMPLER_CKPTS];
+        if (now - c->t >= 0.5)
+            return (struct sampler_cpu_base){c->t, c->utime, c->stime, true};
+    }
+    return (struct sampler_cpu_base){0};
+}
+
 static void sampler_figures(struct sampler *s, struct snapshot_figures *f,
                             const struct sampler_raw *now, const struct sampler_raw *prev,
-                            double dt, const uint64_t *recent_base)
+                            double dt, const uint64_t *recent_base,
+                            const struct sampler_cpu_base *cpu, double now_s)
 {
     uint64_t dcalls = 0;
     f->calls_total = 0;
@@ -643,8 +668,11 @@ static void sampler_figures(struct sampler *s, struct snapshot_figures *f,
     double tick = (double)s->tick;
     f->cpu_user_s = (double)now->fig.utime / tick;
     f->cpu_sys_s = (double)now->fig.stime / tick;
-    f->cpu_user_pct = 100.0 * stats_rate(stats_delta(now->fig.utime, prev->fig.utime), dt) / tick;
-    f->cpu_sys_pct = 100.0 * stats_rate(stats_delta(now->fig.stime, prev->fig.stime), dt) / tick;
+    uint64_t base_u = cpu->valid ? cpu->utime : prev->fig.utime;
+    uint64_t base_s = cpu->valid ? cpu->stime : prev->fig.stime;
+    double span = cpu->valid ? now_s - cpu->t : dt;
+    f->cpu_user_pct = 100.0 * stats_rate(stats_delta(now->fig.utime, base_u), span) / tick;
+    f->cpu_sys_pct = 100.0 * stats_rate(stats_delta(now->fig.stime, base_s), span) / tick;
     f->ctx_voluntary = now->fig.vol;
     f->ctx_involuntary = now->fig.invol;
     f->ctx_voluntary_rate = stats_rate(stats_delta(now->fig.vol, prev->fig.vol), dt);
@@ -686,6 +714,8 @@ static void sampler_ckpt_push(struct sampler_progstate *ps, double t)
 {
     struct sampler_ckpt *c = &ps->ckpt[ps->ckpt_head];
     c->t = t;
+    c->utime = ps->now.fig.utime;
+    c->stime = ps->now.fig.stime;
     memcpy(c->hist, ps->now.page.hist, sizeof c->hist);
     c->requests = ps->now.page.requests;
     c->bytes = ps->now.page.bytes;
@@ -821,6 +851,9 @@ const struct snapshot *sampler_sample(struct sampler *s, double now_s)
     memset(role_prev, 0, sizeof role_prev);
     memset(s->role_base, 0, sizeof s->role_base);
     uint32_t role_peak_procs[SNAPSHOT_NROLES] = {0}, role_peak_threads[SNAPSHOT_NROLES] = {0};
+    /* Programs' checkpoints are pushed together, so a role's base is the sum of its programs'. */
+    struct sampler_cpu_base role_cpu[SNAPSHOT_NROLES] = {{0}};
+    bool role_cpu_ok[SNAPSHOT_NROLES] = {true, true};
     for (uint32_t i = 0; i < s->nprogs; i++) {
         struct sampler_progstate *ps = &s->progs[i];
         struct snapshot_prog *sp = &sn->progs[i];
@@ -832,7 +865,8 @@ const struct snapshot *sampler_sample(struct sampler *s, double now_s)
         sp->root_pid = ps->root;
         sp->run = ps->run;
         sp->exit_status = ps->exit_status;
-        sampler_figures(s, &sp->f, &ps->now, &ps->prev, dt, base->hist);
+        struct sampler_cpu_base cpu = sampler_cpu_base(ps, now_s);
+        sampler_figures(s, &sp->f, &ps->now, &ps->prev, dt, base->hist, &cpu, now_s);
         sp->f.peak_procs = ps->peak_procs;
         sp->f.peak_threads = ps->peak_threads;
         int role = ps->role == SNAPSHOT_ROLE_CLIENT ? SNAPSHOT_ROLE_CLIENT : SNAPSHOT_ROLE_SERVER;
@@ -840,11 +874,17 @@ const struct snapshot *sampler_sample(struct sampler *s, double now_s)
         sampler_raw_add(&role_prev[role], &ps->prev);
         for (unsigned h = 0; h < IOLAB_HIST_BUCKETS; h++)
             role_base[role][h] += base->hist[h];
+        role_cpu_ok[role] = role_cpu_ok[role] && cpu.valid;
+        role_cpu[role].t = cpu.t;
+        role_cpu[role].utime += cpu.utime;
+        role_cpu[role].stime += cpu.stime;
         role_peak_procs[role] += ps->peak_procs;
         role_peak_threads[role] += ps->peak_threads;
     }
     for (int r = 0; r < SNAPSHOT_NROLES; r++) {
-        sampler_figures(s, &sn->roles[r], &role_now[r], &role_prev[r], dt, role_base[r]);
+        role_cpu[r].valid = role_cpu_ok[r] && role_cpu[r].t > 0;
+        sampler_figures(s, &sn->roles[r], &role_now[r], &role_prev[r], dt, role_base[r],
+                        &role_cpu[r], now_s);
         memcpy(sn->latency_hist[r], role_now[r].page.hist, sizeof sn->latency_hist[r]);
         /* Peaks of different programs need not coincide: the sum is an upper bound. */
         sn->roles[r].peak_procs = role_peak_procs[r];

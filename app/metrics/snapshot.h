@@ -64,7 +64,8 @@ struct snapshot_figures {
     double calls_rate;      /* calls/s over the last tick */
     double cpu_user_s;      /* CPU time in user mode, whole tree, exited descendants included */
     double cpu_sys_s;       /* CPU time in the kernel */
-    double cpu_user_pct;    /* % of one core over the last tick */
+    double cpu_user_pct;    /* % of one core over about the last second (CPU time is counted
+                               in 10 ms ticks: one 0.1 s sample would be too coarse) */
     double cpu_sys_pct;     /* likewise in the kernel */
     uint64_t ctx_voluntary; /* context switches, every thread of every process of the tree */
     uint64_t ctx_involuntary;
