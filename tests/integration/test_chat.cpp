@@ -120,7 +120,7 @@ std::vector<std::string> chat_client(int port, const std::string &name,
 
 } // namespace
 
-TEST_CASE("ordered: a scripted client and a server without stdin take turns; exit ends it")
+TEST_CASE("ordered: a scripted client and a server without stdin take turns and exit ends it")
 {
     Child server;
     int port = start_server(server, {demo("ordered-server"), "--port", "0"}); // stdin: /dev/null
@@ -177,7 +177,7 @@ TEST_CASE("ordered: the server's replies are what its person types, and exit fro
     CHECK(exit_code(server.stop()) == 0);
 }
 
-TEST_CASE("ordered: a typing client reads its next line only after the reply; --reply")
+TEST_CASE("ordered: a typing client reads its next line only after the reply and --reply")
 {
     TempDir tmp;
     Child server;
@@ -206,7 +206,7 @@ TEST_CASE("ordered: a server that goes away without exit is an error for the cli
     CHECK(client.output().find("closed the connection") != std::string::npos);
 }
 
-TEST_CASE("chat: a message reaches every other client and not its sender; joins and leaves")
+TEST_CASE("chat: a message reaches every other client and not its sender and joins and leaves")
 {
     TempDir tmp;
     Child server;
@@ -275,7 +275,7 @@ TEST_CASE("chat: a client that disconnects mid-line takes the partial line with 
     CHECK(exit_code(server.stop()) == 0);
 }
 
-TEST_CASE("chat: a client that stops reading is dropped; the others carry on")
+TEST_CASE("chat: a client that stops reading is dropped and the others carry on")
 {
     Child server;
     int port = start_server(server, {demo("chat-server"), "--port", "0"});

@@ -193,7 +193,7 @@ TEST_CASE("large messages come back whole: short writes are finished", "[demos]"
     }
 }
 
-TEST_CASE("plain echo returns bytes with no newline; --fib answers line by line", "[demos]")
+TEST_CASE("plain echo returns bytes with no newline and --fib answers line by line", "[demos]")
 {
     Child plain;
     int port = echo_server(plain, "epoll");
@@ -290,7 +290,7 @@ TEST_CASE("echo-client keeps the load going across a server restart", "[demos]")
     CHECK(exited_zero(second.stop()));
 }
 
-TEST_CASE("SIGTERM ends every program with status 0; clients print their summary", "[demos]")
+TEST_CASE("SIGTERM ends every program with status 0 and clients print their summary", "[demos]")
 {
     TempDir dir;
     make_file(dir, "f.bin", 1 << 20);
@@ -461,7 +461,7 @@ TEST_CASE("file-client --verify passes a good file and catches a corrupted one",
     CHECK(exited_zero(server.stop()));
 }
 
-TEST_CASE("--help prints usage; bad arguments get one sentence and status 2", "[demos]")
+TEST_CASE("the help option prints usage and bad arguments get one sentence and status 2", "[demos]")
 {
     const std::vector<std::vector<std::string>> bad = {
         {"echo-server", "--port", "0", "--mode", "turbo"},

@@ -109,7 +109,7 @@ TEST_CASE("after a run, no process of the scenario is left and its work director
     CHECK(iolab_dirs(tmp.path) == 0);
 }
 
-TEST_CASE("SIGTERM during a run stops everything and exits 143; SIGINT exits 130")
+TEST_CASE("SIGTERM during a run stops everything and exits 143 and SIGINT exits 130")
 {
     for (int sig : {SIGTERM, SIGINT}) {
         TempDir tmp;

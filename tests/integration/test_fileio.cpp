@@ -321,7 +321,7 @@ TEST_CASE("read-sizes: every mode reads the right bytes", "[fileio][stdio]")
         }
 }
 
-TEST_CASE("read-sizes: the shim sees read() but not the reads inside fread(); syscr sees both",
+TEST_CASE("read-sizes: the shim sees read() but not the reads inside fread() and syscr sees both",
           "[fileio][stdio]")
 {
     REQUIRE(have_demos());

@@ -118,7 +118,7 @@ TEST_CASE("concurrency modes in one run: each shows its own calls, the load neve
     }
 }
 
-TEST_CASE("read-send reads once per buffer; sendfile sends the body without reading it")
+TEST_CASE("read-send reads once per buffer and sendfile sends the body without reading it")
 {
     auto [code, out] = run({bin("iolab"), "run", "zerocopy/compare", "--mode", "read-send,sendfile",
                             "--seconds", "1.5", "--json"},

@@ -148,7 +148,7 @@ int loopback_listener(int *port)
 
 } // namespace
 
-TEST_CASE("--probe reports a tier and the features behind it as JSON", "[sandbox]")
+TEST_CASE("the probe option reports a tier and the features behind it as JSON", "[sandbox]")
 {
     auto r = run({sandbox(), "--probe"});
     REQUIRE(r.first == 0);
@@ -162,7 +162,8 @@ TEST_CASE("--probe reports a tier and the features behind it as JSON", "[sandbox
     cJSON_Delete(j);
 }
 
-TEST_CASE("--help documents the command line; a bad option is one clear sentence", "[sandbox]")
+TEST_CASE("the help option documents the command line and a bad option is one clear sentence",
+          "[sandbox]")
 {
     auto h = run({sandbox(), "--help"});
     CHECK(h.first == 0);

@@ -126,7 +126,7 @@ TEST_CASE("wrap: headings, emphasis, inline code, lists and code blocks")
     wrap_doc_free(&d);
 }
 
-TEST_CASE("wrap: wide characters count two columns; ASCII rendering has no UTF-8 left")
+TEST_CASE("wrap: wide characters count two columns and ASCII rendering has no UTF-8 left")
 {
     const char *md = "- caf\u00e9 \u65e5\u672c\u8a9e\u65e5\u672c\u8a9e text \u2192 more";
     wrap_doc d = {};
