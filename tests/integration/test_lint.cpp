@@ -5,6 +5,7 @@
 #include <catch2/catch.hpp>
 #include <cjson/cJSON.h>
 #include <fstream>
+#include <regex>
 #include <sstream>
 
 using namespace iolab_test;
