@@ -21,8 +21,8 @@
  * The program creates its source file (DIR/copy-file.src, --size bytes of a fixed pattern) and,
  * with --to file, its target DIR/copy-file.dst, and removes both when it ends. About once a
  * second, and once more at the end ("total:"), it prints
- *   mode=M buffer=B copies=N bytes=N seconds=S mib_per_s=R calls=N calls_per_copy=N faults=N
- *   errors=N
+ *   mode=M mib_per_s=R calls_per_copy=N faults=N errors=N buffer=B copies=N bytes=N seconds=S
+ *   calls=N
  * where seconds is time spent copying, calls the copy calls it made (read, write, sendfile,
  * splice, copy_file_range, mmap, munmap; not the lseek() that rewinds between copies) and faults
  * the page faults taken (getrusage). Published figures: requests (copies), bytes, per-copy
@@ -254,12 +254,13 @@ static void tally_print(const char *prefix, const struct copy_mode *m, size_t bu
                         const struct tally *t)
 {
     double secs = (double)t->ns / 1e9;
-    printf("%smode=%s buffer=%zu copies=%llu bytes=%llu seconds=%.3f mib_per_s=%.0f calls=%llu "
-           "calls_per_copy=%llu faults=%ld errors=%llu\n",
-           prefix, m->name, buffer, (unsigned long long)t->copies, (unsigned long long)t->bytes,
-           secs, secs > 0 ? (double)t->bytes / 1048576.0 / secs : 0.0, (unsigned long long)t->calls,
+    /* The figures to compare come first: a narrow pane cuts the end of the line. */
+    printf("%smode=%s mib_per_s=%.0f calls_per_copy=%llu faults=%ld errors=%llu buffer=%zu "
+           "copies=%llu bytes=%llu seconds=%.3f calls=%llu\n",
+           prefix, m->name, secs > 0 ? (double)t->bytes / 1048576.0 / secs : 0.0,
            (unsigned long long)(t->copies ? t->calls / t->copies : 0), t->faults,
-           (unsigned long long)t->errors);
+           (unsigned long long)t->errors, buffer, (unsigned long long)t->copies,
+           (unsigned long long)t->bytes, secs, (unsigned long long)t->calls);
     fflush(stdout);
 }
 
@@ -425,13 +426,11 @@ int main(int argc, char **argv)
             /* Said once; then the copy is tried again once a second, so that the failed call
              * stays on screen (calls go up, bytes do not) until the learner switches modes. */
             if (!period.errors && !total.errors)
-                fprintf(stderr,
-                        PROG ": %s failed with EXDEV (Invalid cross-device link): "
-                             "copy_file_range() copies only within one filesystem, and a memfd "
-                             "lives on the kernel's internal tmpfs, not on the filesystem of %s; "
-                             "use --to file, or sendfile or splice, which copy across "
-                             "filesystems. Trying again once a second.\n",
-                        mode->name, dir);
+                fprintf(stderr, PROG
+                        ": copy_file_range() failed: EXDEV (Invalid cross-device link).\n" PROG
+                        ": it copies only within one filesystem, and a memfd lives on\n" PROG
+                        ": the kernel's internal tmpfs, not on the filesystem of the source.\n" PROG
+                        ": Use --to file, or sendfile or splice. Retrying once a second.\n");
             period.errors++;
             if (app)
                 iolab_add(&app->errors, 1);

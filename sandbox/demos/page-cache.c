@@ -21,7 +21,7 @@
  *
  * It creates DIR/page-cache.data (--size bytes) and removes it at the end. About once a second,
  * and at the end ("total:"), it prints
- *   mode=M passes=N bytes=N seconds=S gb_per_s=X mib_per_s=R resident_pct=P calls=N
+ *   mode=M gb_per_s=X resident_pct=P passes=N bytes=N seconds=S mib_per_s=R calls=N
  * where seconds is the time of the timed passes only, resident_pct the mean residency before
  * them and calls the read() calls of the timed passes. Published figures: requests (timed
  * passes), bytes (bytes of timed passes), per-pass latency.
@@ -175,12 +175,13 @@ struct tally {
 static void tally_print(const char *prefix, const struct cache_mode *m, const struct tally *t)
 {
     double secs = (double)t->ns / 1e9;
-    printf("%smode=%s passes=%llu bytes=%llu seconds=%.3f gb_per_s=%.2f mib_per_s=%.0f "
-           "resident_pct=%.1f calls=%llu\n",
-           prefix, m->name, (unsigned long long)t->passes, (unsigned long long)t->bytes, secs,
-           secs > 0 ? (double)t->bytes / 1e9 / secs : 0.0,
-           secs > 0 ? (double)t->bytes / 1048576.0 / secs : 0.0,
-           t->passes ? t->resident_sum / (double)t->passes : 0.0, (unsigned long long)t->calls);
+    /* The figures to compare come first: a narrow pane cuts the end of the line. */
+    printf("%smode=%s gb_per_s=%.2f resident_pct=%.1f passes=%llu bytes=%llu seconds=%.3f "
+           "mib_per_s=%.0f calls=%llu\n",
+           prefix, m->name, secs > 0 ? (double)t->bytes / 1e9 / secs : 0.0,
+           t->passes ? t->resident_sum / (double)t->passes : 0.0, (unsigned long long)t->passes,
+           (unsigned long long)t->bytes, secs, secs > 0 ? (double)t->bytes / 1048576.0 / secs : 0.0,
+           (unsigned long long)t->calls);
     fflush(stdout);
 }
 
