@@ -29,17 +29,26 @@ void cmd_error(const char *fmt, ...)
     va_end(ap);
 }
 
+/* One command per entry: the synopsis, then its summary beside it or, when long, below it. */
+static void main_usage_line(FILE *out, const char *head, const char *summary)
+{
+    if (strlen(head) <= 34)
+        fprintf(out, "  iolab %-34s %s\n", head, summary);
+    else
+        fprintf(out, "  iolab %s\n  %-40s %s\n", head, "", summary);
+}
+
 static void main_usage(FILE *out)
 {
     fprintf(out, "iolab %s: watch the kernel do I/O.\n\nusage:\n", IOLAB_VERSION);
-    fprintf(out, "  iolab %-34s %s\n", cmd_tui_entry.usage, cmd_tui_entry.summary);
+    main_usage_line(out, cmd_tui_entry.usage, cmd_tui_entry.summary);
     for (size_t i = 0; i < sizeof main_commands / sizeof *main_commands; i++) {
         const struct cmd_entry *c = main_commands[i];
-        char head[64];
+        char head[96];
         snprintf(head, sizeof head, "%s %s", c->name, c->usage);
-        fprintf(out, "  iolab %-34s %s\n", head, c->summary);
+        main_usage_line(out, head, c->summary);
     }
-    fputs("\n`iolab COMMAND --help` tells more about one command.\n", out);
+    fputs("\n`iolab COMMAND --help` tells more about one command. Without a command:\n\n", out);
 }
 
 int main(int argc, char **argv)
@@ -47,7 +56,10 @@ int main(int argc, char **argv)
     if (argc >= 2 &&
         (!strcmp(argv[1], "--help") || !strcmp(argv[1], "-h") || !strcmp(argv[1], "help"))) {
         main_usage(stdout);
-        return 0;
+        /* The TUI is what most people run: its options and keys belong on the first page. */
+        fflush(stdout);
+        char *tui_help[] = {argv[0], "--help", NULL};
+        return cmd_tui_entry.exec(2, tui_help);
     }
     if (argc >= 2 && !strcmp(argv[1], "--version")) {
         printf("iolab %s\n", IOLAB_VERSION);

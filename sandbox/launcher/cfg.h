@@ -9,7 +9,8 @@
 #include <stdbool.h>
 #include <sys/types.h>
 
-#define CFG_MAX_KEEP 16
+#define CFG_MAX_KEEP    16
+#define CFG_MAX_PRELOAD 8 /* LD_PRELOAD libraries opened ahead of the jail */
 
 enum cfg_tier { CFG_TIER_FULL, CFG_TIER_REDUCED, CFG_TIER_MINIMAL, CFG_TIER_AUTO };
 
@@ -42,7 +43,9 @@ struct cfg {
     int nkeep;              /* how many of them */
     char **argv;            /* the program and its arguments */
     int exe_fd;             /* the program, opened (O_PATH) before any namespace is entered */
-    char exe_path[4096];    /* where it was found */
+    int preload_fd[CFG_MAX_PRELOAD]; /* LD_PRELOAD libraries, opened at the same moment */
+    int npreload;
+    char exe_path[4096]; /* where it was found */
 };
 
 #endif

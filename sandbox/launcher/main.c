@@ -400,9 +400,9 @@ int main(int argc, char **argv)
     if (getppid() != parent)
         return 137;
     c.nproc_limit = prog_nproc_limit(&c, c.tier);
-    if (prog_open(&c) < 0) {
-        fprintf(stderr, "iolab-sandbox: cannot run %s: not found: %s\n", c.argv[0],
-                strerror(errno));
+    int rc = prog_open(&c);
+    if (rc < 0) {
+        fprintf(stderr, "iolab-sandbox: cannot run %s: %s\n", c.argv[0], strerror(-rc));
         return 127;
     }
     return c.mode == CFG_MODE_JOIN ? main_join(&c) : main_run(&c);

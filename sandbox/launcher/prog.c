@@ -25,8 +25,6 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
-#define PROG_MAX_PRELOAD 8
-
 /* The rlimits, as data: which field of cfg feeds which resource, in which unit. */
 struct prog_limit {
     int resource;
@@ -87,16 +85,27 @@ static int prog_open_path(const char *name, char *path, size_t len)
     return -1;
 }
 
+static int prog_take_shim(void);
+static int prog_preload(int *fds, int *nfds);
+
+/*
+ * Opens the program and its LD_PRELOAD libraries before any namespace is entered: inside the
+ * jail the mount namespace may hide their directories (a private /tmp hides an install under
+ * /tmp), and an unprivileged uid may not be allowed to read them.
+ */
 int prog_open(struct cfg *c)
 {
     c->exe_fd = prog_open_path(c->argv[0], c->exe_path, sizeof c->exe_path);
-    return c->exe_fd < 0 ? -errno : 0;
+    if (c->exe_fd < 0)
+        return -errno;
+    int rc = prog_take_shim();
+    return rc < 0 ? rc : prog_preload(c->preload_fd, &c->npreload);
 }
 
 /*
  * Rewrites LD_PRELOAD so that each library is read through a descriptor opened here, as
- * /proc/self/fd/N: the unprivileged uid then needs no access to the library's directory. The
- * descriptors stay open across exec (and in every child) on purpose.
+ * /proc/self/fd/N: neither the jail's mounts nor the unprivileged uid stand between the program
+ * and the library. The descriptors stay open across exec (and in every child) on purpose.
  */
 static int prog_preload(int *fds, int *nfds)
 {
@@ -108,7 +117,7 @@ static int prog_preload(int *fds, int *nfds)
     if (!copy)
         return -ENOMEM;
     for (char *lib = strtok_r(copy, ": ", &save); lib; lib = strtok_r(NULL, ": ", &save)) {
-        int fd = lib[0] == '/' && *nfds < PROG_MAX_PRELOAD ? open(lib, O_RDONLY) : -1;
+        int fd = lib[0] == '/' && *nfds < CFG_MAX_PRELOAD ? open(lib, O_RDONLY) : -1;
         char item[300];
         if (fd >= 0) {
             fds[(*nfds)++] = fd;
@@ -177,15 +186,9 @@ _Noreturn void prog_exec(const struct cfg *c, enum cfg_tier tier, pid_t parent)
     int exe = c->exe_fd;
     const char *path = c->exe_path;
     bool drop = c->root && c->run_uid != 0;
-    int keep[CFG_MAX_KEEP + PROG_MAX_PRELOAD + 1], nkeep = 0, npre = 0;
-    int rc = prog_take_shim();
-    if (rc < 0) {
-        errno = -rc;
-        prog_fail("LD_PRELOAD", name, errno);
-    }
-    if (drop && prog_preload(keep, &npre) < 0)
-        prog_fail("LD_PRELOAD", name, errno);
-    nkeep = npre;
+    int keep[CFG_MAX_KEEP + CFG_MAX_PRELOAD + 1], nkeep = 0;
+    for (int i = 0; i < c->npreload; i++)
+        keep[nkeep++] = c->preload_fd[i];
     for (int i = 0; i < c->nkeep; i++)
         keep[nkeep++] = c->keep[i];
     keep[nkeep++] = exe;
