@@ -269,7 +269,8 @@ static void run_print_json_segment(struct run *r, FILE *out, const struct run_se
         fprintf(out,
                 "},\"cpu\":{\"user_s\":%.3f,\"sys_s\":%.3f},"
                 "\"ctx_switches\":{\"voluntary\":%llu,\"involuntary\":%llu},"
-                "\"io\":{\"syscr\":%llu,\"syscw\":%llu,\"rchar\":%llu,\"wchar\":%llu},"
+                "\"io\":{\"syscr\":%llu,\"syscw\":%llu,\"rchar\":%llu,\"wchar\":%llu,"
+                "\"read_bytes\":%llu,\"write_bytes\":%llu},"
                 "\"lib_reads\":%llu,\"lib_writes\":%llu,"
                 "\"app\":{\"requests\":%llu,\"bytes\":%llu,\"conns_opened\":%llu,"
                 "\"conns_closed\":%llu,\"errors\":%llu},"
@@ -281,6 +282,8 @@ static void run_print_json_segment(struct run *r, FILE *out, const struct run_se
                 (unsigned long long)stats_delta(fb->syscw, fa->syscw),
                 (unsigned long long)stats_delta(fb->rchar, fa->rchar),
                 (unsigned long long)stats_delta(fb->wchar, fa->wchar),
+                (unsigned long long)stats_delta(fb->read_bytes, fa->read_bytes),
+                (unsigned long long)stats_delta(fb->write_bytes, fa->write_bytes),
                 (unsigned long long)stats_delta(fb->lib_reads, fa->lib_reads),
                 (unsigned long long)stats_delta(fb->lib_writes, fa->lib_writes),
                 (unsigned long long)stats_delta(fb->requests, fa->requests),
@@ -334,11 +337,13 @@ static void run_print_text_segment(struct run *r, FILE *out, const struct run_se
                 (unsigned long long)stats_delta(fb->ctx_voluntary, fa->ctx_voluntary),
                 (unsigned long long)stats_delta(fb->ctx_involuntary, fa->ctx_involuntary));
         fprintf(out,
-                "    kernel: syscr %llu (counted reads %llu), syscw %llu (counted writes %llu)\n",
+                "    kernel: syscr %llu (counted reads %llu), syscw %llu (counted writes %llu), "
+                "from storage %llu bytes\n",
                 (unsigned long long)stats_delta(fb->syscr, fa->syscr),
                 (unsigned long long)stats_delta(fb->lib_reads, fa->lib_reads),
                 (unsigned long long)stats_delta(fb->syscw, fa->syscw),
-                (unsigned long long)stats_delta(fb->lib_writes, fa->lib_writes));
+                (unsigned long long)stats_delta(fb->lib_writes, fa->lib_writes),
+                (unsigned long long)stats_delta(fb->read_bytes, fa->read_bytes));
     }
     const struct snapshot_figures *ca = &a->roles[SNAPSHOT_ROLE_CLIENT],
                                   *cb = &b->roles[SNAPSHOT_ROLE_CLIENT];

@@ -31,6 +31,7 @@ struct sampler_fig {
     uint64_t utime, stime; /* own + waited-for children (cutime, cstime) */
     uint64_t vol, invol;   /* context switches, all threads */
     uint64_t syscr, syscw, rchar, wchar;
+    uint64_t read_bytes, write_bytes; /* storage I/O the process caused (page cache misses) */
     uint64_t rss_bytes, threads;
 };
 
@@ -297,7 +298,8 @@ static int sampler_list(struct sampler *s)
         }
         s->pids[s->npids++] = (int)pid;
     }
-    qsort(s->pids, s->npids, sizeof *s->pids, sampler_cmp_pid);
+    if (s->npids > 1)
+        qsort(s->pids, s->npids, sizeof *s->pids, sampler_cmp_pid);
     return 0;
 }
 
@@ -334,6 +336,8 @@ static void sampler_fig_add(struct sampler_fig *a, const struct sampler_fig *b, 
         a->syscw += b->syscw;
         a->rchar += b->rchar;
         a->wchar += b->wchar;
+        a->read_bytes += b->read_bytes;
+        a->write_bytes += b->write_bytes;
     }
     a->vol += b->vol;
     a->invol += b->invol;
@@ -574,6 +578,8 @@ static void sampler_read_member(struct sampler *s, struct sampler_proc *p)
         p->last.syscw = io.syscw;
         p->last.rchar = io.rchar;
         p->last.wchar = io.wchar;
+        p->last.read_bytes = io.read_bytes;
+        p->last.write_bytes = io.write_bytes;
     }
 }
 
@@ -588,6 +594,8 @@ static void sampler_fig_monotonic(struct sampler_fig *now, const struct sampler_
     now->syscw = stats_monotonic(prev->syscw, now->syscw);
     now->rchar = stats_monotonic(prev->rchar, now->rchar);
     now->wchar = stats_monotonic(prev->wchar, now->wchar);
+    now->read_bytes = stats_monotonic(prev->read_bytes, now->read_bytes);
+    now->write_bytes = stats_monotonic(prev->write_bytes, now->write_bytes);
 }
 
 static void sampler_raw_add(struct sampler_raw *a, const struct sampler_raw *b)
@@ -686,6 +694,9 @@ static void sampler_figures(struct sampler *s, struct snapshot_figures *f,
     f->wchar = now->fig.wchar;
     f->syscr_rate = stats_rate(stats_delta(now->fig.syscr, prev->fig.syscr), dt);
     f->syscw_rate = stats_rate(stats_delta(now->fig.syscw, prev->fig.syscw), dt);
+    f->read_bytes = now->fig.read_bytes;
+    f->write_bytes = now->fig.write_bytes;
+    f->read_bytes_rate = stats_rate(stats_delta(now->fig.read_bytes, prev->fig.read_bytes), dt);
     f->lib_reads = f->lib_writes = 0;
     for (size_t i = 0; i < sizeof sampler_read_family / sizeof *sampler_read_family; i++)
         f->lib_reads += now->page.calls[sampler_read_family[i]].count;

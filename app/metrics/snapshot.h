@@ -79,12 +79,16 @@ struct snapshot_figures {
     uint64_t syscr, syscw; /* kernel: read-family and write-family system calls (/proc/PID/io) */
     uint64_t rchar, wchar; /* kernel: bytes through those calls */
     double syscr_rate, syscw_rate;
-    uint64_t lib_reads;    /* counter page: the calls the kernel counts in syscr (read, readv,
-                              pread64, preadv, sendfile), to set beside it */
-    uint64_t lib_writes;   /* likewise for syscw (write, writev, pwrite64, pwritev, sendfile) */
-    uint64_t requests;     /* app: requests completed (published by the demo) */
-    uint64_t app_bytes;    /* app: payload bytes delivered */
-    uint64_t conns_opened; /* app: connections accepted (server) or established (client) */
+    uint64_t read_bytes;    /* kernel: bytes fetched from storage for the tree (/proc/PID/io):
+                               page cache misses; a warm read adds nothing here */
+    uint64_t write_bytes;   /* kernel: bytes sent towards storage */
+    double read_bytes_rate; /* per second over the last tick */
+    uint64_t lib_reads;     /* counter page: the calls the kernel counts in syscr (read, readv,
+                               pread64, preadv, sendfile), to set beside it */
+    uint64_t lib_writes;    /* likewise for syscw (write, writev, pwrite64, pwritev, sendfile) */
+    uint64_t requests;      /* app: requests completed (published by the demo) */
+    uint64_t app_bytes;     /* app: payload bytes delivered */
+    uint64_t conns_opened;  /* app: connections accepted (server) or established (client) */
     uint64_t conns_closed;
     uint64_t errors;                        /* app: failed requests, verification failures */
     double requests_rate;                   /* requests/s over the last tick */

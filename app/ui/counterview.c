@@ -61,8 +61,11 @@ static int counterview_role(struct tui *t, const struct snapshot_figures *f, con
     cx += widgets_printf(c, cx, y + row, x + w - cx, screen_attr(SCREEN_DIM),
                          "   syscw %s vs library %s ", widgets_si((double)f->syscw, d, sizeof d),
                          widgets_si((double)f->lib_writes, e, sizeof e));
-    widgets_text(c, cx, y + row, x + w - cx, screen_attr(wr ? SCREEN_BAD : SCREEN_GOOD),
-                 wr ? c->g->mismatch : "=");
+    cx += widgets_text(c, cx, y + row, x + w - cx, screen_attr(wr ? SCREEN_BAD : SCREEN_GOOD),
+                       wr ? c->g->mismatch : "=");
+    /* Storage reads are the page cache's misses: the proof that a "cold" read was cold. */
+    widgets_printf(c, cx, y + row, x + w - cx, screen_attr(SCREEN_DIM), "   disk %s/s",
+                   widgets_si(f->read_bytes_rate, d, sizeof d));
     if (++row >= h)
         return row;
     widgets_printf(c, x, y + row, w, A_BOLD, "  %-16s %10s %9s %10s %6s %7s", "call", "calls",
