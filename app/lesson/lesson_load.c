@@ -191,6 +191,8 @@ static int load_diag_before(const struct lesson_diags *d, size_t from, const str
 static void load_sort_diags(struct lesson_diags *d, size_t from)
 {
     size_t n = d->n - from;
+    if (n < 2)
+        return;
     struct lesson_diag *orig = malloc(n * sizeof *orig);
     if (!orig)
         return;
