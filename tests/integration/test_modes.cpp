@@ -110,9 +110,11 @@ TEST_CASE("concurrency modes in one run: each shows its own calls, the load neve
             FAIL("unexpected mode " << id);
         }
         // The kernel saw the read family the library counted (echo uses read/write). The page
-        // and /proc are read a moment apart, hence the 1%.
-        CHECK(num(srv, "io.syscr") >= 0.99 * num(srv, "calls.read.count"));
-        CHECK(num(srv, "io.syscr") <= 1.01 * num(srv, "calls.read.count") + 10);
+        // and /proc are read a moment apart, and on a loaded 2-core machine that moment can be
+        // tens of milliseconds of an 80k-reads/s server: hence 5%, which still tells a count
+        // that agrees from one that misses a call family (0%) or counts it twice (200%).
+        CHECK(num(srv, "io.syscr") >= 0.95 * num(srv, "calls.read.count"));
+        CHECK(num(srv, "io.syscr") <= 1.05 * num(srv, "calls.read.count") + 10);
         CHECK(num(srv, "cpu.sys_s") > 0);
         CHECK(num(srv, "ctx_switches.voluntary") > 0);
     }
