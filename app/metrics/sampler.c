@@ -768,6 +768,10 @@ static void sampler_mode_account(struct sampler *s, double dt)
     r->bytes_per_s = stats_rate(r->bytes, r->seconds);
     r->calls_per_request = r->requests ? (double)r->calls / (double)r->requests : 0.0;
     r->ctx_per_request = r->requests ? (double)r->ctx_switches / (double)r->requests : 0.0;
+    uint64_t server_calls = 0;
+    for (unsigned c = 0; c < IOLAB_NCALLS; c++)
+        server_calls += r->role_calls[SNAPSHOT_ROLE_SERVER][c];
+    r->server_calls_per_request = r->requests ? (double)server_calls / (double)r->requests : 0.0;
     r->cpu_pct = r->seconds > 0 ? 100.0 * r->cpu_s / r->seconds : 0.0;
 }
 

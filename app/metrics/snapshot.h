@@ -128,7 +128,8 @@ struct snapshot_mode_row {
     double cpu_s;               /* user + sys, all programs */
     double requests_per_s;      /* requests / seconds */
     double bytes_per_s;
-    double calls_per_request; /* 0 when there were no requests */
+    double calls_per_request;        /* 0 when there were no requests */
+    double server_calls_per_request; /* the server role's calls only: what a mode changes */
     double ctx_per_request;
     double cpu_pct; /* cpu_s / seconds * 100: % of one core */
     /* The same by role (SNAPSHOT_ROLE_*), for the step checks (check.h): what each role
