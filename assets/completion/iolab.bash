@@ -1,0 +1,22 @@
+# bash completion for iolab: commands, options, and lesson/step ids from `iolab list --json`.
+_iolab_ids()
+{
+    iolab list --json 2>/dev/null | grep -o '"id":"[a-z0-9_-]*/[a-z0-9_-]*"' | cut -d'"' -f4
+}
+
+_iolab()
+{
+    local cur=${COMP_WORDS[COMP_CWORD]} cmd=${COMP_WORDS[1]}
+    if [ "$COMP_CWORD" -eq 1 ]; then
+        COMPREPLY=($(compgen -W "run list lint progress --pack --tick-hz --open --help --version" -- "$cur"))
+        return
+    fi
+    case "$cmd" in
+    run) COMPREPLY=($(compgen -W "$(_iolab_ids) --mode --seconds --json --pack --tier --help" -- "$cur")) ;;
+    list) COMPREPLY=($(compgen -W "--pack --json --help" -- "$cur")) ;;
+    lint) COMPREPLY=($(compgen -d -- "$cur")) ;;
+    progress) COMPREPLY=($(compgen -W "--json --reset --yes --pack --help" -- "$cur")) ;;
+    --pack) COMPREPLY=($(compgen -d -- "$cur")) ;;
+    esac
+}
+complete -F _iolab iolab
