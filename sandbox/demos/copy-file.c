@@ -191,22 +191,6 @@ static const struct copy_mode copy_modes[] = {
 
 /* ---- set-up, reporting and the loop ---- */
 
-/* BYTES with an optional K, M or G suffix (powers of 1024), in [1, max]; or exit 2. */
-static uint64_t parse_size(const char *name, const char *s, uint64_t max)
-{
-    char *end;
-    errno = 0;
-    unsigned long long v = strtoull(s, &end, 10);
-    unsigned shift = *end == 'K' ? 10 : *end == 'M' ? 20 : *end == 'G' ? 30 : 0;
-    if (shift)
-        end++;
-    if (*s < '0' || *s > '9' || *end || errno || v == 0 || v > (max >> shift))
-        demo_usage_error(PROG,
-                         "%s wants a size from 1 byte to %lluM such as 65536 or 64M, not '%s'",
-                         name, (unsigned long long)(max >> 20), s);
-    return (uint64_t)v << shift;
-}
-
 /*
  * Creates DIR/copy-file.src holding size bytes of a fixed pattern. A descriptor or -errno.
  * It is filled through a mapping, not with write(), so that the only write() calls the counters
@@ -312,7 +296,7 @@ int main(int argc, char **argv)
             dir = optarg;
             break;
         case 's':
-            size = parse_size("--size", optarg, SIZE_MAX_);
+            size = demo_parse_size(PROG, "--size", optarg, SIZE_MAX_);
             break;
         case 'm':
             for (size_t i = 0; i < NMODES; i++)
@@ -325,7 +309,7 @@ int main(int argc, char **argv)
                                  optarg);
             break;
         case 'b':
-            buffer = parse_size("--buffer", optarg, BUFFER_MAX);
+            buffer = demo_parse_size(PROG, "--buffer", optarg, BUFFER_MAX);
             break;
         case 't':
             to = optarg;

@@ -67,6 +67,21 @@ uint64_t demo_parse_u64(const char *prog, const char *name, const char *s, uint6
     return v;
 }
 
+uint64_t demo_parse_size(const char *prog, const char *name, const char *s, uint64_t max)
+{
+    char *end;
+    errno = 0;
+    unsigned long long v = strtoull(s, &end, 10);
+    unsigned shift = *end == 'K' ? 10 : *end == 'M' ? 20 : *end == 'G' ? 30 : 0;
+    if (shift)
+        end++;
+    if (*s < '0' || *s > '9' || *end || errno || v == 0 || v > (max >> shift))
+        demo_usage_error(prog,
+                         "%s wants a size from 1 byte to %lluM such as 65536 or 64M, not '%s'",
+                         name, (unsigned long long)(max >> 20), s);
+    return (uint64_t)v << shift;
+}
+
 double demo_parse_seconds(const char *prog, const char *name, const char *s)
 {
     char *end;

@@ -39,6 +39,10 @@ void demo_usage_error(const char *prog, const char *fmt, ...)
 uint64_t demo_parse_u64(const char *prog, const char *name, const char *s, uint64_t min,
                         uint64_t max);
 
+/* Parses BYTES with an optional K, M or G suffix (powers of 1024), in [1, max], for option NAME,
+   or ends the program (status 2). */
+uint64_t demo_parse_size(const char *prog, const char *name, const char *s, uint64_t max);
+
 /* Parses seconds (may be fractional, > 0) for option NAME, or ends the program (status 2). */
 double demo_parse_seconds(const char *prog, const char *name, const char *s);
 

@@ -129,21 +129,6 @@ static const struct cache_mode cache_modes[] = {
 
 /* ---- set-up, reporting and the loop ---- */
 
-static uint64_t parse_size(const char *name, const char *s, uint64_t max)
-{
-    char *end;
-    errno = 0;
-    unsigned long long v = strtoull(s, &end, 10);
-    unsigned shift = *end == 'K' ? 10 : *end == 'M' ? 20 : *end == 'G' ? 30 : 0;
-    if (shift)
-        end++;
-    if (*s < '0' || *s > '9' || *end || errno || v == 0 || v > (max >> shift))
-        demo_usage_error(PROG,
-                         "%s wants a size from 1 byte to %lluM such as 65536 or 64M, not '%s'",
-                         name, (unsigned long long)(max >> 20), s);
-    return (uint64_t)v << shift;
-}
-
 /* Creates the file with size bytes and flushes it to disk, so its pages can be dropped. */
 static int make_file(const char *path, uint64_t size)
 {
@@ -230,7 +215,7 @@ int main(int argc, char **argv)
             dir = optarg;
             break;
         case 's':
-            size = parse_size("--size", optarg, SIZE_MAX_);
+            size = demo_parse_size(PROG, "--size", optarg, SIZE_MAX_);
             break;
         case 'm':
             for (size_t i = 0; i < NMODES; i++)
@@ -240,7 +225,7 @@ int main(int argc, char **argv)
                 demo_usage_error(PROG, "--mode must be cold or warm, not '%s'", optarg);
             break;
         case 'b':
-            buffer = parse_size("--buffer", optarg, BUFFER_MAX);
+            buffer = demo_parse_size(PROG, "--buffer", optarg, BUFFER_MAX);
             break;
         case 'r':
             rounds = demo_parse_u64(PROG, "--rounds", optarg, 1, UINT64_MAX);
