@@ -5,6 +5,7 @@
 #include <catch2/catch.hpp>
 
 #include "helpers.hpp"
+#include "sockets.hpp"
 
 #include <cJSON.h>
 
@@ -84,22 +85,6 @@ size_t count_of(const std::string &hay, const std::string &needle)
     for (size_t at = hay.find(needle); at != std::string::npos; at = hay.find(needle, at + 1))
         n++;
     return n;
-}
-
-int tcp_connect(int port)
-{
-    int fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
-    struct sockaddr_in sa = {};
-    sa.sin_family = AF_INET;
-    sa.sin_port = htons((uint16_t)port);
-    sa.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-    REQUIRE(connect(fd, (struct sockaddr *)&sa, sizeof sa) == 0);
-    return fd;
-}
-
-void send_str(int fd, const std::string &s)
-{
-    REQUIRE(send(fd, s.data(), s.size(), MSG_NOSIGNAL) == (ssize_t)s.size());
 }
 
 std::vector<std::string> ordered_client(int port, const std::vector<std::string> &extra = {})

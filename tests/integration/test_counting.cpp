@@ -22,6 +22,7 @@
 #include <set>
 #include <sstream>
 
+#include "counter_page.hpp"
 #include "helpers.hpp"
 
 extern "C" {
@@ -184,30 +185,18 @@ std::map<std::string, Tally> classify(const std::string &dir)
     return t;
 }
 
-// A counter page that the children inherit: the page's own descriptor is close-on-exec, so a
-// duplicate without the flag is what IOLAB_COUNTERS_FD names.
-struct Page {
-    int fd = -1, inherit = -1;
-    uint32_t nslots = 256;
-    struct iolab_page *page = nullptr;
-    Page()
-    {
-        REQUIRE(iolab_page_create(nslots, &fd, &page) == 0);
-        inherit = fcntl(fd, F_DUPFD, 100);
-        REQUIRE(inherit >= 100);
-    }
-    ~Page()
-    {
-        close(inherit);
-        close(fd);
-        iolab_page_unmap(page, nslots);
-    }
+// The shared counter page, with what only the strace comparison needs.
+struct Page : CounterPage {
+    Page() : CounterPage(256) {}
     // strace -E options that put the shim and the page into the traced program only.
-    std::vector<std::string> env(int prog) const
+    std::vector<std::string> strace_env(int prog) const
     {
-        return {"-E", "LD_PRELOAD=" + shim(),
-                "-E", "IOLAB_COUNTERS_FD=" + std::to_string(inherit),
-                "-E", "IOLAB_PROG=" + std::to_string(prog)};
+        std::vector<std::string> out;
+        for (const auto &e : env(prog)) {
+            out.push_back("-E");
+            out.push_back(e);
+        }
+        return out;
     }
     // The shim's counts for one program, summed over its slots and grouped by strace name.
     std::map<std::string, uint64_t> counts(int prog) const
@@ -229,7 +218,7 @@ std::vector<std::string> strace_argv(const std::string &dir, const Page &page, i
                                      const std::vector<std::string> &cmd)
 {
     std::vector<std::string> a = {"/usr/bin/strace", "-ff", "-k", "-o", dir + "/t"};
-    auto e = page.env(prog);
+    auto e = page.strace_env(prog);
     a.insert(a.end(), e.begin(), e.end());
     a.push_back("--");
     a.insert(a.end(), cmd.begin(), cmd.end());

@@ -3,6 +3,7 @@
 #include <catch2/catch.hpp>
 
 #include "helpers.hpp"
+#include "sockets.hpp"
 
 extern "C" {
 #include "lesson/lesson.h"
@@ -52,22 +53,6 @@ long long field(const std::string &out, const std::string &key)
         if (at == 0 || out[at - 1] == ' ' || out[at - 1] == '\n')
             return std::stoll(out.substr(at + key.size() + 1));
     return -1;
-}
-
-int tcp_connect(int port)
-{
-    int fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
-    struct sockaddr_in sa = {};
-    sa.sin_family = AF_INET;
-    sa.sin_port = htons((uint16_t)port);
-    sa.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-    REQUIRE(connect(fd, (struct sockaddr *)&sa, sizeof sa) == 0);
-    return fd;
-}
-
-void send_str(int fd, const std::string &s)
-{
-    REQUIRE(send(fd, s.data(), s.size(), MSG_NOSIGNAL) == (ssize_t)s.size());
 }
 
 std::string recv_n(int fd, size_t n)

@@ -3,6 +3,7 @@
 // counting shim with a real counter page, real signals. Sizes are a few MiB so every run is short.
 #include <catch2/catch.hpp>
 
+#include "counter_page.hpp"
 #include "helpers.hpp"
 
 extern "C" {
@@ -73,38 +74,8 @@ std::string memfd_contents(pid_t pid, const std::string &name)
     return slurp(found);
 }
 
-// A counter page the demo inherits (the page's own descriptor is close-on-exec).
-struct Page {
-    int fd = -1, inherit = -1;
-    uint32_t nslots = 64;
-    struct iolab_page *page = nullptr;
-    Page()
-    {
-        REQUIRE(iolab_page_create(nslots, &fd, &page) == 0);
-        inherit = fcntl(fd, F_DUPFD, 100);
-        REQUIRE(inherit >= 100);
-    }
-    ~Page()
-    {
-        close(inherit);
-        close(fd);
-        iolab_page_unmap(page, nslots);
-    }
-    std::vector<std::string> env() const
-    {
-        return {"LD_PRELOAD=" + shim(), "IOLAB_COUNTERS_FD=" + std::to_string(inherit),
-                "IOLAB_PROG=0"};
-    }
-    // Calls by label, and the published figures, summed over every slot.
-    std::map<std::string, uint64_t> calls() const
-    {
-        std::map<std::string, uint64_t> c;
-        for (uint32_t i = 0; i < nslots; i++)
-            if (const struct iolab_slot *s = iolab_page_slot(page, nslots, i))
-                for (int k = 0; k < IOLAB_NCALLS; k++)
-                    c[iolab_call_info[k].label] += iolab_load(&s->calls[k].count);
-        return c;
-    }
+// The shared counter page, with the demos' published figures summed.
+struct Page : CounterPage {
     uint64_t app(uint64_t iolab_app::*field) const
     {
         uint64_t v = 0;

@@ -6,6 +6,7 @@
 #include <set>
 #include <sys/mman.h>
 
+#include "counter_page.hpp"
 #include "helpers.hpp"
 
 extern "C" {
@@ -23,27 +24,12 @@ std::string probe()
     return build_dir() + "/lib/iolab/iolab-count-probe";
 }
 
-// A page whose inheritable duplicate (the page's own fd is close-on-exec) children can use.
-struct Page {
-    int fd = -1, inherit = -1;
-    uint32_t nslots;
-    struct iolab_page *page = nullptr;
-    explicit Page(uint32_t n) : nslots(n)
-    {
-        REQUIRE(iolab_page_create(nslots, &fd, &page) == 0);
-        inherit = fcntl(fd, F_DUPFD, 100);
-        REQUIRE(inherit >= 100);
-    }
-    ~Page()
-    {
-        close(inherit);
-        close(fd);
-        iolab_page_unmap(page, nslots);
-    }
+// The shared counter page; these tests mark their runs with IOLAB_RUN=7.
+struct Page : CounterPage {
+    using CounterPage::CounterPage;
     std::vector<std::string> env(int prog) const
     {
-        return {"LD_PRELOAD=" + shim(), "IOLAB_COUNTERS_FD=" + std::to_string(inherit),
-                "IOLAB_PROG=" + std::to_string(prog), "IOLAB_RUN=7"};
+        return CounterPage::env(prog, 7);
     }
 };
 
