@@ -345,5 +345,11 @@ int main(int argc, char **argv)
                              .errors = errors,
                              .hist = &hist};
     demo_summary_print(&s, 0);
+
+    for (size_t i = 0; i < nconns; i++)
+        free(conns[i].reply);
+    free(conns);
+    free(events);
+    free(message);
     return 0;
 }

@@ -373,6 +373,7 @@ int main(int argc, char **argv)
         wrong += workers[i].wrong;
         demo_hist_merge(&all, &workers[i].hist);
     }
+    free(workers);
     demo_summary_print(&s, 1);
     if (wrong > 0) {
         fprintf(stderr,
