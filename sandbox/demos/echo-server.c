@@ -254,6 +254,7 @@ static void echo_thread(int lfd)
 /* ---- epoll: one thread, many connections ---- */
 
 struct echo_conn {
+    struct echo_conn *prev, *next; /* the open connections, so that stopping can free them */
     int fd;
     int want_out;      /* waiting for EPOLLOUT (a reply did not fit) instead of EPOLLIN */
     size_t have;       /* bytes in buf */
@@ -317,6 +318,7 @@ static void echo_epoll(int lfd)
     epoll_ctl(ep, EPOLL_CTL_ADD, lfd, &ev);
 
     struct epoll_event events[64];
+    struct echo_conn *open = NULL; /* epoll cannot list its set: keep our own */
     while (!demo_stop) {
         int n = epoll_wait(ep, events, 64, -1);
         if (n < 0 && errno != EINTR) {
@@ -334,16 +336,32 @@ static void echo_epoll(int lfd)
                         continue;
                     }
                     c->fd = fd;
+                    c->next = open;
+                    if (open)
+                        open->prev = c;
+                    open = c;
                     struct epoll_event cev = {.events = EPOLLIN, .data.ptr = c};
                     epoll_ctl(ep, EPOLL_CTL_ADD, fd, &cev);
                     echo_publish_conn(app, 1);
                 }
             } else if (echo_epoll_step(ep, c, app) < 0) {
                 close(c->fd); /* closing also removes it from the epoll set */
+                if (c->prev)
+                    c->prev->next = c->next;
+                else
+                    open = c->next;
+                if (c->next)
+                    c->next->prev = c->prev;
                 free(c);
                 echo_publish_conn(app, 0);
             }
         }
+    }
+    while (open) {
+        struct echo_conn *next = open->next;
+        close(open->fd);
+        free(open);
+        open = next;
     }
     close(ep);
 }
