@@ -31,6 +31,19 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+/*
+ * AddressSanitizer reserves terabytes of address space for its shadow memory at start-up, so a
+ * program built with it (every demo of an IOLAB_SANITIZE build, like this launcher) cannot start
+ * under any RLIMIT_AS. In such a build the limit is off unless --as asks for one.
+ */
+#ifdef __SANITIZE_ADDRESS__
+#define MAIN_DEFAULT_AS_MB 0
+#else
+#define MAIN_DEFAULT_AS_MB 4096
+#endif
+#define MAIN_STR_(x) #x
+#define MAIN_STR(x)  MAIN_STR_(x)
+
 struct main_option {
     const char *name;
     const char *arg;  /* metavariable shown by --help; NULL: a flag */
@@ -192,7 +205,8 @@ static const struct main_option main_options[] = {
     {"--timeout", "S", "wall-clock limit in seconds, then SIGTERM (default: none)", set_timeout},
     {"--grace", "S", "seconds from SIGTERM to SIGKILL of everything (default: 1)", set_grace},
     {"--nproc", "N", "processes the program may add (default: 256)", set_nproc},
-    {"--as", "MIB", "address space per process in MiB (default: 4096)", set_as},
+    {"--as", "MIB", "address space per process in MiB (default: " MAIN_STR(MAIN_DEFAULT_AS_MB) ")",
+     set_as},
     {"--cpu", "S", "CPU seconds per process (default: 600)", set_cpu},
     {"--fsize", "MIB", "largest file a process may write, MiB (default: 256)", set_fsize},
     {"--nofile", "N", "open files per process (default: 1024)", set_nofile},
@@ -354,7 +368,7 @@ int main(int argc, char **argv)
         .tier = CFG_TIER_AUTO,
         .grace_s = 1,
         .nproc = 256,
-        .as_mb = 4096,
+        .as_mb = MAIN_DEFAULT_AS_MB,
         .cpu_s = 600,
         .fsize_mb = 256,
         .nofile = 1024,
