@@ -3,6 +3,7 @@
 // after the process that opened it is SIGKILLed. The hostile programs (tests/hostile/*.c) are
 // compiled here, at test time, with the system C compiler.
 #include "helpers.hpp"
+#include "jail_helpers.hpp"
 
 #include <catch2/catch.hpp>
 #include <cjson/cJSON.h>
@@ -28,94 +29,6 @@ using namespace iolab_test;
 namespace
 {
 
-std::string sandbox()
-{
-    return bin("iolab-sandbox");
-}
-
-// The hostile programs, built once per test process into a directory any uid can read.
-std::string hostile(const std::string &name)
-{
-    static TempDir dir;
-    static std::map<std::string, std::string> built;
-    auto it = built.find(name);
-    if (it != built.end())
-        return it->second;
-    chmod(dir.path.c_str(), 0755);
-    std::string out = dir / name;
-    auto r = run({"/usr/bin/cc", "-std=gnu17", "-O1", "-o", out,
-                  source_dir() + "/tests/hostile/" + name + ".c", "-lrt"});
-    if (r.first != 0)
-        throw std::runtime_error("cannot compile " + name + ": " + r.second);
-    built[name] = out;
-    return out;
-}
-
-std::string probed_tier()
-{
-    auto r = run({sandbox(), "--probe"});
-    cJSON *j = cJSON_Parse(r.second.c_str());
-    std::string tier = "none";
-    if (j && cJSON_IsString(cJSON_GetObjectItem(j, "tier")))
-        tier = cJSON_GetObjectItem(j, "tier")->valuestring;
-    cJSON_Delete(j);
-    return tier;
-}
-
-// The probed tier and every lower one.
-std::vector<std::string> tiers()
-{
-    static const std::vector<std::string> all = {"full", "reduced", "minimal"};
-    std::string best = probed_tier();
-    std::vector<std::string> out;
-    bool on = false;
-    for (const auto &t : all)
-        if ((on = on || t == best))
-            out.push_back(t);
-    return out;
-}
-
-std::string new_tag()
-{
-    return "iolabtag" + std::to_string(getpid()) + "x" + std::to_string(rand());
-}
-
-// Processes whose environment carries IOLAB_TEST_TAG=tag (every descendant inherits it).
-int tagged(const std::string &tag)
-{
-    std::string needle = "IOLAB_TEST_TAG=" + tag;
-    int n = 0;
-    DIR *d = opendir("/proc");
-    for (struct dirent *e; d && (e = readdir(d));) {
-        if (e->d_name[0] < '1' || e->d_name[0] > '9')
-            continue;
-        std::ifstream f(std::string("/proc/") + e->d_name + "/environ", std::ios::binary);
-        std::stringstream ss;
-        ss << f.rdbuf();
-        std::string env = ss.str();
-        std::string state;
-        std::ifstream st(std::string("/proc/") + e->d_name + "/stat");
-        std::getline(st, state);
-        bool zombie = state.find(") Z") != std::string::npos;
-        if (!zombie && env.find(needle) != std::string::npos)
-            n++;
-    }
-    if (d)
-        closedir(d);
-    return n;
-}
-
-// Waits up to 1 s (the promise) for every tagged process to be gone; returns what is left.
-int left_after_1s(const std::string &tag)
-{
-    for (int i = 0; i < 20; i++) {
-        if (tagged(tag) == 0)
-            return 0;
-        std::this_thread::sleep_for(std::chrono::milliseconds(50));
-    }
-    return tagged(tag);
-}
-
 struct Jailed {
     int code;
     std::string out;
@@ -128,7 +41,7 @@ Jailed jailed(const std::string &tier, const std::string &workdir, std::vector<s
     argv.insert(argv.end(), opts.begin(), opts.end());
     argv.push_back("--");
     argv.insert(argv.end(), prog.begin(), prog.end());
-    auto r = run(argv, {"IOLAB_TEST_TAG=" + tag}, 30);
+    auto r = run(argv, {"TEST_TAG_IOLAB=" + tag}, 30);
     return {r.first, r.second};
 }
 
@@ -272,7 +185,7 @@ TEST_CASE("Hostile programs are contained in every tier", "[sandbox]")
             Child ign;
             ign.start({sandbox(), "--tier", tier, "--workdir", wd.path, "--grace", "0.3", "--",
                        hostile("termignore")},
-                      {"IOLAB_TEST_TAG=" + tag});
+                      {"TEST_TAG_IOLAB=" + tag});
             REQUIRE(ign.read_until("ready"));
             CHECK(tagged(tag) >= 2);
             kill(ign.pid(), SIGTERM);
@@ -314,7 +227,7 @@ TEST_CASE("Killing iolab with SIGKILL mid-scenario leaves nothing behind", "[san
                 close(p[0]);
                 dup2(p[1], 1);
                 dup2(p[1], 2);
-                setenv("IOLAB_TEST_TAG", tag.c_str(), 1);
+                setenv("TEST_TAG_IOLAB", tag.c_str(), 1);
                 char wd[] = "/tmp/iolab-it-XXXXXX";
                 if (!mkdtemp(wd))
                     _exit(1);
@@ -441,12 +354,12 @@ TEST_CASE("As an ordinary user, the jail holds the same way", "[sandbox]")
                                   wd.path, std::string("--nproc"), std::string("20"),
                                   std::string("--"), hostile("forkloop")})
                 argv.push_back(a);
-            auto f = run(argv, {"IOLAB_TEST_TAG=" + tag});
+            auto f = run(argv, {"TEST_TAG_IOLAB=" + tag});
             CHECK(f.first == 0);
             CHECK(f.second.find("fork failed after") != std::string::npos);
             CHECK(left_after_1s(tag) == 0);
             argv.back() = hostile("escape");
-            auto e = run(argv, {"IOLAB_TEST_TAG=" + tag});
+            auto e = run(argv, {"TEST_TAG_IOLAB=" + tag});
             CHECK(e.second.find("escaped") != std::string::npos);
             CHECK(left_after_1s(tag) == 0);
         }
