@@ -39,6 +39,7 @@ struct cfg {
     pid_t join_pid;         /* join: the holder's init (full tier) or holder (others) */
     int status_fd;          /* hold: one JSON line about the jail goes here */
     int life_fd;            /* hold: EOF here (iolab gone or done) ends the jail */
+    int report_fd;          /* the subtree's rusage goes here as one JSON line; -1: none */
     int keep[CFG_MAX_KEEP]; /* descriptors the program inherits besides 0, 1, 2 */
     int nkeep;              /* how many of them */
     char **argv;            /* the program and its arguments */

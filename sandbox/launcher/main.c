@@ -15,10 +15,12 @@
 #include "ns.h"
 #include "probe.h"
 #include "prog.h"
+#include "report.h"
 #include "supervise.h"
 #include "sweep.h"
 
 #include <errno.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -148,6 +150,14 @@ static int set_keep(struct cfg *c, const char *v)
     c->keep[c->nkeep++] = (int)n;
     return 0;
 }
+static int set_report(struct cfg *c, const char *v)
+{
+    long n;
+    if (main_long(v, &n) < 0 || n < 3 || n > INT_MAX)
+        return -EINVAL;
+    c->report_fd = (int)n;
+    return 0;
+}
 static int set_quiet(struct cfg *c, const char *v)
 {
     (void)v;
@@ -213,6 +223,8 @@ static const struct main_option main_options[] = {
     {"--uid", "UID", "when run as root: the uid programs run as (default: 65534)", set_uid},
     {"--keep-fd", "N", "a descriptor the program inherits (repeatable)", set_keep},
     {"--session", "NAME", "IOLAB_SESSION: the prefix of the session's IPC names", set_session},
+    {"--report-fd", "N", "when the program's subtree is gone: its rusage as a JSON line on N",
+     set_report},
     {"--quiet", NULL, "no report line when the program is stopped", set_quiet},
     {"--probe", NULL, "print the features and tier this machine allows as JSON", set_probe},
     {"--hold", "SFD,LFD", "build a scenario jail, report on SFD, hold it until EOF on LFD",
@@ -289,6 +301,10 @@ static int main_launch(struct cfg *c)
         return 127;
     }
     if (child == 0) {
+        /* The report is the launcher's alone: the program never sees it, and its end of file
+           must not wait for the init. */
+        if (c->report_fd >= 0)
+            close(c->report_fd);
         if (!full)
             prog_exec(c, c->tier, self);
         /* PID 1 of the program's namespace: dies with the launcher, kills all on exit. Its
@@ -305,11 +321,17 @@ static int main_launch(struct cfg *c)
             _exit(127);
         if (prog == 0)
             prog_exec(c, c->tier, init);
-        _exit(supervise_run(c, prog, SUPERVISE_INIT, false));
+        _exit(supervise_run(c, prog, SUPERVISE_INIT, false, NULL));
     }
     if (self_fd >= 0)
         close(self_fd);
-    return supervise_run(c, child, SUPERVISE_OUTER, !full);
+    /* Summed over every process reaped here: the init (whose rusage holds everything it waited
+       for, the program included) or, in the lower tiers, the program and each orphan. */
+    struct report rep = {0};
+    int status = supervise_run(c, child, SUPERVISE_OUTER, !full, c->report_fd >= 0 ? &rep : NULL);
+    if (c->report_fd >= 0)
+        report_write(c->report_fd, &rep, status);
+    return status;
 }
 
 static int main_join(struct cfg *c)
@@ -379,6 +401,7 @@ int main(int argc, char **argv)
         .life_fd = -1,
         .exe_fd = -1,
         .holder_fd = -1,
+        .report_fd = -1,
     };
     const char *env_tier = getenv("IOLAB_SANDBOX_TIER");
     if (env_tier && *env_tier && set_tier(&c, env_tier) < 0) {

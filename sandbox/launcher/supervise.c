@@ -13,6 +13,7 @@
 #include <stdio.h>
 #include <poll.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <sys/signalfd.h>
 #include <sys/wait.h>
 #include <time.h>
@@ -81,12 +82,22 @@ static int supervise_kill_children(void)
     return n;
 }
 
-void supervise_kill_all(void)
+/* wait4(), with what the reaped process cost added to rep. */
+static pid_t supervise_reap(pid_t pid, int *st, int flags, struct report *rep)
+{
+    struct rusage ru;
+    pid_t p = wait4(pid, st, flags, &ru);
+    if (p > 0 && rep)
+        report_add(rep, &ru);
+    return p;
+}
+
+void supervise_kill_all(struct report *rep)
 {
     for (;;) {
         supervise_kill_children();
         /* Reaping one victim re-parents its children to us; list again after each. */
-        if (waitpid(-1, NULL, 0) < 0 && errno == ECHILD)
+        if (supervise_reap(-1, NULL, 0, rep) < 0 && errno == ECHILD)
             return;
     }
 }
@@ -112,8 +123,11 @@ static void supervise_report(const struct cfg *c, int st)
     fprintf(stderr, "iolab-sandbox: %s was stopped: %s.\n", c->argv[0], text);
 }
 
-int supervise_run(const struct cfg *c, pid_t child, enum supervise_shape shape, bool subreaper)
+int supervise_run(const struct cfg *c, pid_t child, enum supervise_shape shape, bool subreaper,
+                  struct report *rep)
 {
+    /* The outer launcher of the full tier forks only the init, a helper, not the program. */
+    bool helper = shape == SUPERVISE_OUTER && !subreaper;
     sigset_t set;
     supervise_set(&set);
     double start = supervise_now();
@@ -139,7 +153,13 @@ int supervise_run(const struct cfg *c, pid_t child, enum supervise_shape shape, 
         if (sig == SIGCHLD || sig == 0) {
             int st;
             pid_t p;
-            while ((p = waitpid(-1, &st, WNOHANG)) > 0)
+            siginfo_t si = {0};
+            /* Its own figures are read while it is a zombie: after the reap they are gone. */
+            if (helper && rep &&
+                waitid(P_PID, (id_t)child, &si, WEXITED | WNOHANG | WNOWAIT) == 0 &&
+                si.si_pid == child)
+                report_sub_helper(rep, child);
+            while ((p = supervise_reap(-1, &st, WNOHANG, rep)) > 0)
                 if (p == child) {
                     status = st;
                     done = true;
@@ -177,6 +197,6 @@ int supervise_run(const struct cfg *c, pid_t child, enum supervise_shape shape, 
     if (shape == SUPERVISE_INIT || subreaper)
         supervise_report(c, status);
     if (subreaper)
-        supervise_kill_all();
+        supervise_kill_all(rep);
     return WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
 }

@@ -11,6 +11,7 @@
 #define SBX_SUPERVISE_H
 
 #include "cfg.h"
+#include "report.h"
 
 #include <signal.h>
 #include <stdbool.h>
@@ -23,10 +24,15 @@ enum supervise_shape {
 /* Blocks the signals the loop waits for; call before forking the child. */
 void supervise_block(sigset_t *old);
 
-/* Supervises child until it exits; returns the exit status to pass on. */
-int supervise_run(const struct cfg *c, pid_t child, enum supervise_shape shape, bool subreaper);
+/*
+ * Supervises child until it exits; returns the exit status to pass on. When rep is not NULL, the
+ * rusage of every process reaped here is added to it (in the outer shape of the full tier the
+ * child is the init, whose own figures are taken out again: see report.h).
+ */
+int supervise_run(const struct cfg *c, pid_t child, enum supervise_shape shape, bool subreaper,
+                  struct report *rep);
 
-/* Kills and reaps every remaining child and orphan of a subreaper. */
-void supervise_kill_all(void);
+/* Kills and reaps every remaining child and orphan of a subreaper (their rusage into rep). */
+void supervise_kill_all(struct report *rep);
 
 #endif
