@@ -78,6 +78,9 @@ struct sampler_progstate {
     enum snapshot_prog_state state;
     int exit_status;
     struct sampler_fig dead; /* members that vanished (see sampler.h for what is added) */
+    struct sampler_fig base; /* dead + live members when run `base_run` was spawned */
+    uint32_t base_run;
+    bool base_open; /* base_run is still to be reconciled (sampler_set_exit) */
     struct sampler_raw now, prev;
     struct sampler_ckpt ckpt[SAMPLER_CKPTS]; /* ring, per whole second */
     uint32_t nckpt, ckpt_head;
@@ -207,10 +210,29 @@ static struct sampler_proc *sampler_find(struct sampler_proc *v, size_t n, int p
     return NULL;
 }
 
+static void sampler_fig_add(struct sampler_fig *a, const struct sampler_fig *b, bool cpu_io);
+
+/* What the program's figures add up to as of the last scan: vanished members and live ones. */
+static void sampler_prog_sampled(const struct sampler *s, uint32_t prog, struct sampler_fig *out)
+{
+    *out = s->progs[prog].dead;
+    for (size_t i = 0; i < s->nprocs; i++)
+        if (s->procs[i].prog == (int)prog && s->procs[i].inprog)
+            sampler_fig_add(out, &s->procs[i].last, true);
+}
+
 void sampler_set_root(struct sampler *s, uint32_t prog, int pid, uint32_t run)
 {
     if (prog >= s->nprogs)
         return;
+    if (pid > 0) {
+        /* A new run: what it adds from here on is what its exit is reconciled against. The
+           previous run is gone by now, so nothing of it is counted after this point. */
+        struct sampler_progstate *ps = &s->progs[prog];
+        sampler_prog_sampled(s, prog, &ps->base);
+        ps->base_run = run;
+        ps->base_open = true;
+    }
     s->progs[prog].root = pid;
     s->progs[prog].main_pid = 0;
     s->progs[prog].run = run;
@@ -912,6 +934,35 @@ const struct snapshot *sampler_sample(struct sampler *s, double now_s)
     s->t_prev = now_s;
     s->sampled = true;
     return sn;
+}
+
+/* Adds to *dead what the sampled figure lacks to reach want (nothing when it is not short). */
+static void sampler_top_up(uint64_t *dead, uint64_t sampled, uint64_t want)
+{
+    *dead += want > sampled ? want - sampled : 0;
+}
+
+int sampler_set_exit(struct sampler *s, uint32_t prog, uint32_t run, const struct sampler_exit *x)
+{
+    if (prog >= s->nprogs || !s->progs[prog].base_open || s->progs[prog].base_run != run)
+        return -ESRCH;
+    /* A scan first: members that vanished since the last sample hand over their figures, so
+       that only what no sample saw is topped up. */
+    int rc = sampler_scan(s);
+    if (rc < 0)
+        return rc;
+    struct sampler_progstate *ps = &s->progs[prog];
+    struct sampler_fig now;
+    sampler_prog_sampled(s, prog, &now);
+    uint64_t tick = (uint64_t)s->tick;
+    sampler_top_up(&ps->dead.utime, stats_delta(now.utime, ps->base.utime),
+                   x->utime_us * tick / 1000000u);
+    sampler_top_up(&ps->dead.stime, stats_delta(now.stime, ps->base.stime),
+                   x->stime_us * tick / 1000000u);
+    sampler_top_up(&ps->dead.vol, stats_delta(now.vol, ps->base.vol), x->nvcsw);
+    sampler_top_up(&ps->dead.invol, stats_delta(now.invol, ps->base.invol), x->nivcsw);
+    ps->base_open = false;
+    return 0;
 }
 
 size_t sampler_tree(struct sampler *s, uint32_t prog, int *pids, size_t max)

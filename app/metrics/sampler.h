@@ -13,8 +13,11 @@
  * sampled CPU and io are added to the program's totals only when its parent is no longer a live
  * member (the root, reaped by iolab; orphans, reaped by init). Context switches of reaped
  * processes appear nowhere in /proc, so a vanished member's last sampled counts are always
- * added; the same for threads that exit. What a process does between its last sample and its
- * exit is lost for context switches (at most one tick), never for CPU time or io of descendants.
+ * added; the same for threads that exit. Between samples the figures can only miss things: the
+ * context switches of a process or thread that lived and died between two samples, the last
+ * tick of one that exited, CPU that a parent reaped after its own last sample. When a run of a
+ * program ends, sampler_set_exit() closes that gap with the kernel's own totals for the run
+ * (wait4() rusage, which iolab-sandbox reports): each field is topped up to them, never lowered.
  * Totals are monotonic (a race can make a sum briefly low, never make a total go backwards).
  *
  * Invariants: no allocation while building a snapshot except when the set of processes grows;
@@ -48,6 +51,21 @@ void sampler_set_root(struct sampler *s, uint32_t prog, int pid, uint32_t run);
 void sampler_set_exe(struct sampler *s, uint32_t prog, const char *path);
 void sampler_set_state(struct sampler *s, uint32_t prog, enum snapshot_prog_state state,
                        int exit_status);
+/* What the kernel counted for one run of a program, over its whole tree (wait4() rusage). */
+struct sampler_exit {
+    uint64_t utime_us, stime_us; /* CPU time in user and kernel mode */
+    uint64_t nvcsw, nivcsw;      /* voluntary and involuntary context switches */
+};
+
+/*
+ * Reconciles run `run` of prog with x, once every process of that run is gone and before the
+ * next run is spawned: what was sampled for that run (its members, live and vanished, since
+ * sampler_set_root() started it) is topped up to x field by field, into the figures of exited
+ * members, so later snapshots and mode rows include it. 0, or -ESRCH when run is not the run
+ * being measured (already reconciled, or superseded).
+ */
+int sampler_set_exit(struct sampler *s, uint32_t prog, uint32_t run, const struct sampler_exit *x);
+
 /* The current mode (-1: none) and whether its server is up; rows are kept per mode index. */
 void sampler_set_mode(struct sampler *s, int mode, const char *id, bool running);
 void sampler_set_paused(struct sampler *s, bool paused);

@@ -203,3 +203,50 @@ TEST_CASE("calls, rates, roles and mode rows come from the page")
     iolab_page_unmap(page, 8);
     close(fd);
 }
+
+TEST_CASE("a run's exit tops its figures up to the kernel's totals, each run on its own")
+{
+    TempDir proc;
+    long hz = sysconf(_SC_CLK_TCK);
+    auto us = [hz](uint64_t ticks) { return ticks * 1000000 / (uint64_t)hz; };
+    FakeProc root{100, 50, 10, 5, 0, 0, 5, 1, 0, 0};
+    put(proc, root);
+    struct sampler *s = nullptr;
+    REQUIRE(sampler_open(&s, proc.path.c_str(), nullptr, 0, 1, 10, 0.0) == 0);
+    sampler_set_prog(s, 0, "client", SNAPSHOT_ROLE_CLIENT);
+    sampler_set_root(s, 0, 100, 1);
+    const struct snapshot *snap = sampler_sample(s, 0.0);
+    CHECK(snap->progs[0].f.ctx_voluntary == 5);
+
+    // Between two samples the root forks a child that makes 200 voluntary switches and burns
+    // 30 ticks, reaps it, and exits itself: no sample ever saw the child or the root's end.
+    gone(proc, "100");
+    struct sampler_exit x = {us(10 + 30 + 2), us(5), 5 + 200 + 3, 4};
+    REQUIRE(sampler_set_exit(s, 0, 1, &x) == 0);
+    snap = sampler_sample(s, 1.0);
+    const struct snapshot_figures *f = &snap->progs[0].f;
+    CHECK(f->ctx_voluntary == 208);
+    CHECK(f->ctx_involuntary == 4);
+    CHECK(f->cpu_user_s == Approx(42.0 / hz));
+    CHECK(f->cpu_sys_s == Approx(5.0 / hz));
+    CHECK(sampler_set_exit(s, 0, 1, &x) == -ESRCH); // once per run
+
+    // The next run (a restart or a mode switch) is reconciled against what was sampled for it
+    // alone: its 2 sampled switches become the kernel's 50, whatever run 1 left in the totals.
+    FakeProc second{300, 50, 1, 0, 0, 0, 2, 7, 0, 0};
+    put(proc, second);
+    sampler_set_root(s, 0, 300, 2);
+    snap = sampler_sample(s, 2.0);
+    CHECK(snap->progs[0].f.ctx_voluntary == 210);
+    CHECK(sampler_set_exit(s, 0, 1, &x) == -ESRCH); // run 1 is over
+    gone(proc, "300");
+    struct sampler_exit y = {us(4), 0, 50, 3};
+    REQUIRE(sampler_set_exit(s, 0, 2, &y) == 0);
+    snap = sampler_sample(s, 3.0);
+    f = &snap->progs[0].f;
+    CHECK(f->ctx_voluntary == 258);
+    CHECK(f->ctx_involuntary == 11); // sampled 7 > the kernel's 3: nothing is taken away
+    CHECK(f->cpu_user_s == Approx(46.0 / hz));
+    CHECK(f->cpu_sys_s == Approx(5.0 / hz));
+    sampler_close(s);
+}
