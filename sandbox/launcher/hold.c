@@ -140,7 +140,7 @@ static int hold_full(struct cfg *c, const struct probe *p)
         /* The init's parent is outside its namespace (getppid() is 0): a pidfd tells if the
          * builder is gone before PR_SET_PDEATHSIG took effect. */
         int self_fd = (int)syscall(SYS_pidfd_open, getpid(), 0);
-        pid_t init = fork();
+        pid_t init = ns_fork_init();
         if (init < 0)
             _exit(1);
         if (init == 0) {

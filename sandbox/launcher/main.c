@@ -295,7 +295,7 @@ static int main_launch(struct cfg *c)
         prctl(PR_SET_CHILD_SUBREAPER, 1);
     pid_t self = getpid();
     int self_fd = full ? (int)syscall(SYS_pidfd_open, self, 0) : -1;
-    pid_t child = fork();
+    pid_t child = full ? ns_fork_init() : fork();
     if (child < 0) {
         perror("iolab-sandbox: fork");
         return 127;
@@ -340,8 +340,6 @@ static int main_join(struct cfg *c)
         /* Opened before the setns(), while the holder's pid is still the one we were given. */
         c->holder_fd = (int)syscall(SYS_pidfd_open, c->join_pid, 0);
         int rc = c->holder_fd < 0 ? -errno : ns_join(c->join_pid, c->root);
-        if (rc == 0 && unshare(CLONE_NEWPID) < 0)
-            rc = -errno;
         if (rc < 0) {
             fprintf(stderr, "iolab-sandbox: cannot join the jail of pid %d: %s\n", c->join_pid,
                     strerror(-rc));

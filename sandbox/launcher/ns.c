@@ -10,6 +10,7 @@
 #include <fcntl.h>
 #include <net/if.h>
 #include <sched.h>
+#include <signal.h>
 #include <stdio.h>
 #include <string.h>
 #include <sys/ioctl.h>
@@ -117,7 +118,7 @@ int ns_create(bool root, const char *private_tmp)
     int rc = root ? 0 : ns_user();
     if (rc < 0)
         return rc;
-    if (unshare(CLONE_NEWNET | CLONE_NEWIPC | CLONE_NEWNS | CLONE_NEWPID) < 0)
+    if (unshare(CLONE_NEWNET | CLONE_NEWIPC | CLONE_NEWNS) < 0)
         return -errno;
     if ((rc = ns_loopback_up()) < 0)
         return rc;
@@ -140,6 +141,13 @@ int ns_create(bool root, const char *private_tmp)
          mount("mqueue", "/tmp/.mqueue", "mqueue", MS_NOSUID | MS_NODEV, NULL) < 0))
         return -errno;
     return 0;
+}
+
+pid_t ns_fork_init(void)
+{
+    /* A raw clone() without CLONE_VM behaves as fork() (bubblewrap does the same). It skips
+     * glibc's fork handlers, which only matter with other threads, and there are none here. */
+    return (pid_t)syscall(SYS_clone, CLONE_NEWPID | SIGCHLD, NULL, NULL, NULL, 0);
 }
 
 int ns_join(pid_t pid, bool root)

@@ -1,8 +1,9 @@
 /*
  * ns: the namespaces of the full tier. ns_create() turns the calling process into the owner of a
  * new user (unless root), network, IPC and mount namespace, with loopback up and a private
- * tmpfs on /dev/shm, and makes its next child PID 1 of a new PID namespace. ns_join() enters the
- * namespaces of a running holder the way nsenter does, in one setns() through a pidfd.
+ * tmpfs on /dev/shm; ns_fork_init() then forks a child that is PID 1 of a new PID namespace.
+ * ns_join() enters the namespaces of a running holder the way nsenter does, in one setns()
+ * through a pidfd.
  * /proc stays the host's, so that /proc/self works for every program (its PID namespace is not
  * the holder's).
  */
@@ -15,6 +16,13 @@
 /* 0, -EUSERS when the user namespace or its uid map is refused, or another negative errno.
  * private_tmp: bind this directory over /tmp (NULL: leave /tmp). */
 int ns_create(bool root, const char *private_tmp);
+
+/*
+ * fork(), except that the child is PID 1 of a new PID namespace. The caller's own children stay
+ * in its PID namespace: after unshare(CLONE_NEWPID) every later fork fails with ENOMEM once that
+ * init has died, LeakSanitizer's tracer at exit included. 0 in the child, its pid, or -1/errno.
+ */
+pid_t ns_fork_init(void);
 
 /*
  * Enters the user (unless root), network, IPC and mount namespaces of `pid`. 0 or -errno. Not

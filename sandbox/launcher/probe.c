@@ -9,6 +9,7 @@
 #include "ns.h"
 
 #include <errno.h>
+#include <sched.h>
 #include <signal.h>
 #include <stdio.h>
 #include <string.h>
@@ -37,6 +38,8 @@ static int probe_namespaces(bool root, bool *user_ns, bool *namespaces)
         return -errno;
     if (pid == 0) {
         int rc = ns_create(root, NULL);
+        if (rc == 0 && unshare(CLONE_NEWPID) < 0)
+            rc = -errno;
         _exit(rc == 0 ? 0 : rc == -EUSERS ? 1 : 2);
     }
     int st;
