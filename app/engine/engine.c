@@ -1,10 +1,11 @@
 /*
  * engine: see engine.h for the lifecycle. Structure:
- *  - one struct engine_child per lesson program: a uv_process_t and three pipes (stdin, stdout,
- *    stderr), a kill timer, the partial line of each stream and a ring of recent lines. The
- *    handles of a child share one count (`open`): the child is "done" when it has exited and
- *    every handle's close callback has run, which is also when its output is fully drained. Only
- *    then may the same handles be spawned again (restart, mode switch).
+ *  - one struct engine_child per lesson program: a uv_process_t and four pipes (stdin, stdout,
+ *    stderr, and the sandbox's report: the run's wait4() rusage, one JSON line), a kill timer, the
+ * partial line of each stream and a ring of recent lines. The handles of a child share one count
+ * (`open`): the child is "done" when it has exited and every handle's close callback has run, which
+ * is also when its output is fully drained. Only then may the same handles be spawned again
+ * (restart, mode switch).
  *  - the engine: the work directory, the counter page, the jail, the start sequence (one index:
  *    programs before it are spawned; a program with a `ready` text holds it), a sampler timer.
  *
@@ -38,8 +39,10 @@
 #define ENGINE_PAGE_SLOTS                                                                          \
     1024 /* threads that may claim a slot: fork and thread modes need many                         \
           */
-#define ENGINE_ARG_MAX  4096
-#define ENGINE_TREE_MAX 1024
+#define ENGINE_ARG_MAX    4096
+#define ENGINE_TREE_MAX   1024
+#define ENGINE_REPORT_FD  4   /* the child's descriptor for iolab-sandbox --report-fd */
+#define ENGINE_REPORT_MAX 256 /* one line of six numbers */
 
 extern char **environ;
 
@@ -53,7 +56,7 @@ struct engine_child {
     size_t idx;
     const struct lesson_program *prog;
     uv_process_t proc;
-    uv_pipe_t in, out, err;
+    uv_pipe_t in, out, err, rep;
     uv_timer_t kill_timer;
     int open;      /* handles of this run not yet closed (process and pipes) */
     bool spawned;  /* a process of this run exists or existed */
@@ -67,6 +70,8 @@ struct engine_child {
     int status;                       /* exit code or 128+signal */
     char partial[2][ENGINE_LINE_MAX]; /* unterminated tail of stdout, stderr */
     size_t partial_len[2];
+    char report[ENGINE_REPORT_MAX]; /* the sandbox's report line of this run, as received */
+    size_t report_len;
     struct engine_line *ring; /* ENGINE_LINE_RING lines, oldest at ring_head when full */
     size_t ring_len, ring_head;
 };
@@ -293,6 +298,51 @@ static void engine_read(uv_stream_t *s, ssize_t n, const uv_buf_t *buf)
     }
 }
 
+/* The sandbox's report: kept whole until the pipe's end, parsed when the child is done. */
+static void engine_read_report(uv_stream_t *s, ssize_t n, const uv_buf_t *buf)
+{
+    struct engine_child *c = s->data;
+    if (n > 0) {
+        size_t room = sizeof c->report - 1 - c->report_len,
+               take = (size_t)n < room ? (size_t)n : room;
+        memcpy(c->report + c->report_len, buf->base, take);
+        c->report_len += take;
+        c->report[c->report_len] = '\0';
+    } else if (n < 0) {
+        engine_child_close(c, (uv_handle_t *)s);
+    }
+}
+
+/* One number of the report line ("key":N); false when it is missing. */
+static bool engine_report_field(const char *line, const char *key, uint64_t *out)
+{
+    char pat[32];
+    snprintf(pat, sizeof pat, "\"%s\":", key);
+    const char *p = strstr(line, pat);
+    char *end;
+    if (!p)
+        return false;
+    errno = 0;
+    *out = strtoull(p + strlen(pat), &end, 10);
+    return errno == 0 && end != p + strlen(pat);
+}
+
+/*
+ * Hands the run's kernel totals to the sampler, which tops up what its samples missed. No
+ * report (the sandbox could not start the program, or was killed) leaves the samples as they are.
+ */
+static void engine_reconcile(struct engine_child *c)
+{
+    struct engine *e = c->e;
+    struct sampler_exit x;
+    if (!e->sampler || !c->report_len || !engine_report_field(c->report, "utime_us", &x.utime_us) ||
+        !engine_report_field(c->report, "stime_us", &x.stime_us) ||
+        !engine_report_field(c->report, "nvcsw", &x.nvcsw) ||
+        !engine_report_field(c->report, "nivcsw", &x.nivcsw))
+        return;
+    sampler_set_exit(e->sampler, (uint32_t)c->idx, c->run, &x);
+}
+
 /* ---- process exit ---- */
 
 static void engine_exit(uv_process_t *p, int64_t exit_status, int term_signal)
@@ -313,6 +363,8 @@ static void engine_child_done(struct engine_child *c)
 {
     struct engine *e = c->e;
     c->spawned = false;
+    if (!e->freeing)
+        engine_reconcile(c);
     if (e->sampler) {
         sampler_set_root(e->sampler, (uint32_t)c->idx, 0, c->run);
         sampler_set_state(e->sampler, (uint32_t)c->idx, SNAPSHOT_PROG_EXITED, c->status);
@@ -323,6 +375,10 @@ static void engine_child_done(struct engine_child *c)
         return;
     }
     bool expected = c->stopping;
+    /* While the scenario runs, its figures show the exit at once (with the top-up); a stop
+       publishes once everything is done (engine_maybe_stopped). */
+    if (e->state == ENGINE_RUNNING)
+        engine_publish(e);
     if (e->cb.on_exit)
         e->cb.on_exit(e->cb.data, c->idx, c->status, expected);
     if (e->state == ENGINE_STARTING && !expected) {
@@ -356,6 +412,13 @@ static void engine_maybe_stopped(struct engine *e)
     uv_timer_stop(&e->tick);
     uv_timer_stop(&e->start_timer);
     engine_release_run(e);
+    if (e->state != ENGINE_FAILED && e->sampler && !e->freeing) {
+        /* The final figures, reconciled with every program's exit. Marked as outside any mode's
+           interval: shutting down is not part of what a mode is measured on. */
+        sampler_set_mode(e->sampler, e->mode, e->mode >= 0 ? e->sc->modes[e->mode].id : NULL,
+                         false);
+        engine_publish(e);
+    }
     if (e->state != ENGINE_FAILED)
         engine_set_state(e, ENGINE_STOPPED);
 }
@@ -519,7 +582,7 @@ static int engine_spawn(struct engine *e, struct engine_child *c)
         goto out;
     }
     int keep[] = {3};
-    jargv = jail_argv(e->jail, argv, keep, 1);
+    jargv = jail_argv_report(e->jail, argv, keep, 1, ENGINE_REPORT_FD);
     if (!jargv) {
         rc = -ENOMEM;
         goto out;
@@ -527,12 +590,15 @@ static int engine_spawn(struct engine *e, struct engine_child *c)
     uv_pipe_init(e->loop, &c->in, 0);
     uv_pipe_init(e->loop, &c->out, 0);
     uv_pipe_init(e->loop, &c->err, 0);
-    c->in.data = c->out.data = c->err.data = c->proc.data = c;
-    uv_stdio_container_t stdio[4] = {
+    uv_pipe_init(e->loop, &c->rep, 0);
+    c->in.data = c->out.data = c->err.data = c->rep.data = c->proc.data = c;
+    uv_stdio_container_t stdio[ENGINE_REPORT_FD + 1] = {
         {.flags = UV_CREATE_PIPE | UV_READABLE_PIPE, .data.stream = (uv_stream_t *)&c->in},
         {.flags = UV_CREATE_PIPE | UV_WRITABLE_PIPE, .data.stream = (uv_stream_t *)&c->out},
         {.flags = UV_CREATE_PIPE | UV_WRITABLE_PIPE, .data.stream = (uv_stream_t *)&c->err},
         {.flags = UV_INHERIT_FD, .data.fd = e->page_fd},
+        [ENGINE_REPORT_FD] = {.flags = UV_CREATE_PIPE | UV_WRITABLE_PIPE,
+                              .data.stream = (uv_stream_t *)&c->rep},
     };
     uv_process_options_t po = {
         .exit_cb = engine_exit,
@@ -543,15 +609,17 @@ static int engine_spawn(struct engine *e, struct engine_child *c)
         /* Detached: a new session, so the program leads a process group that holds its
            children, and a terminal's ^C reaches iolab only (iolab stops the programs). */
         .flags = UV_PROCESS_DETACHED,
-        .stdio_count = 4,
+        .stdio_count = ENGINE_REPORT_FD + 1,
         .stdio = stdio,
     };
     c->exited = c->stopping = c->paused = false;
     c->ready = !c->prog->ready;
     c->status = -1;
     c->partial_len[0] = c->partial_len[1] = 0;
+    c->report_len = 0;
+    c->report[0] = '\0';
     rc = uv_spawn(e->loop, &c->proc, &po);
-    c->open = 4;
+    c->open = 5;
     c->spawned = true;
     if (rc < 0) {
         /* A failed spawn still leaves the process handle to close (libuv's rule). */
@@ -561,11 +629,13 @@ static int engine_spawn(struct engine *e, struct engine_child *c)
         engine_child_close(c, (uv_handle_t *)&c->in);
         engine_child_close(c, (uv_handle_t *)&c->out);
         engine_child_close(c, (uv_handle_t *)&c->err);
+        engine_child_close(c, (uv_handle_t *)&c->rep);
         goto out;
     }
     c->pid = c->proc.pid;
     uv_read_start((uv_stream_t *)&c->out, engine_alloc, engine_read);
     uv_read_start((uv_stream_t *)&c->err, engine_alloc, engine_read);
+    uv_read_start((uv_stream_t *)&c->rep, engine_alloc, engine_read_report);
     if (e->sampler) {
         sampler_set_root(e->sampler, (uint32_t)c->idx, c->pid, c->run);
         sampler_set_state(e->sampler, (uint32_t)c->idx,
@@ -1023,6 +1093,7 @@ void engine_free(struct engine *e)
         engine_child_close(c, (uv_handle_t *)&c->in);
         engine_child_close(c, (uv_handle_t *)&c->out);
         engine_child_close(c, (uv_handle_t *)&c->err);
+        engine_child_close(c, (uv_handle_t *)&c->rep);
         engine_close(e, (uv_handle_t *)&c->kill_timer);
     }
     engine_close(e, (uv_handle_t *)&e->tick);

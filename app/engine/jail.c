@@ -234,10 +234,16 @@ fail:
 
 char **jail_argv(struct jail *j, char *const *prog_argv, const int *keep_fds, size_t nkeep)
 {
+    return jail_argv_report(j, prog_argv, keep_fds, nkeep, -1);
+}
+
+char **jail_argv_report(struct jail *j, char *const *prog_argv, const int *keep_fds, size_t nkeep,
+                        int report_fd)
+{
     size_t n = 0;
     while (prog_argv[n])
         n++;
-    char **argv = calloc(n + 2 * nkeep + 20, sizeof *argv);
+    char **argv = calloc(n + 2 * nkeep + 22, sizeof *argv);
     if (!argv)
         return NULL;
     size_t k = 0;
@@ -256,6 +262,11 @@ char **jail_argv(struct jail *j, char *const *prog_argv, const int *keep_fds, si
             argv[k - 1] = NULL;
             goto fail;
         }
+    }
+    if (report_fd >= 0 &&
+        (!(argv[k++] = strdup("--report-fd")) || asprintf(&argv[k++], "%d", report_fd) < 0)) {
+        argv[k - 1] = NULL;
+        goto fail;
     }
     if (!(argv[k++] = strdup("--")))
         goto fail;

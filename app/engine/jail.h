@@ -37,6 +37,10 @@ int jail_open(struct jail **out, const struct jail_options *opts, char *why, siz
  * page), nkeep of them.
  */
 char **jail_argv(struct jail *j, char *const *prog_argv, const int *keep_fds, size_t nkeep);
+/* The same, and when the program's subtree has ended the sandbox writes its wait4() rusage as
+ * one JSON line on report_fd (iolab-sandbox --report-fd; -1: no report). */
+char **jail_argv_report(struct jail *j, char *const *prog_argv, const int *keep_fds, size_t nkeep,
+                        int report_fd);
 void jail_argv_free(char **argv);
 
 /* The TCP port the scenario's servers should use ({port} in lesson arguments). */
