@@ -159,6 +159,11 @@ static void run_on_exit(void *data, size_t prog, int status, bool expected)
     if (expected || engine_state(r->engine) != ENGINE_RUNNING)
         return;
     const struct lesson_program *p = &r->step->run->programs[prog];
+    /* A client that finishes its work (copy-file --rounds N) is the load ending, not a failure:
+       the snapshot published at its exit, with its reconciled totals, closes the segment; when
+       it was the last program, the engine stops by itself. */
+    if (status == 0 && p->role == LESSON_ROLE_CLIENT)
+        return;
     char last[768];
     run_last_lines(r, prog, last, sizeof last);
     run_finish(r, 1,
