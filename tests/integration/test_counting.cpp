@@ -17,6 +17,7 @@
 // posix_spawn, the other ways glibc starts threads or processes).
 #include <catch2/catch.hpp>
 
+#include <algorithm>
 #include <dirent.h>
 #include <fstream>
 #include <set>
@@ -92,6 +93,14 @@ bool in_libc(const std::string &path)
 {
     return path.find("/libc.so") != std::string::npos ||
            path.find("/ld-linux") != std::string::npos;
+}
+
+// A sanitizer build's runtime (libasan, libubsan) calls libc on its own behalf too: ASan's
+// symbolizer maps memory with mmap() while it starts.
+bool in_runtime(const std::string &path)
+{
+    return in_libc(path) || path.find("/libasan.so") != std::string::npos ||
+           path.find("/libubsan.so") != std::string::npos;
 }
 
 // Which libc function code outside libc called to make this system call; "" when the stack
@@ -174,6 +183,12 @@ std::map<std::string, Tally> classify(const std::string &dir)
                 continue;
             }
             std::string entry = entry_of(r);
+            // No frame of the program or the shim: the sanitizer runtime's own call.
+            if (!entry.empty() && std::all_of(r.frames.begin(), r.frames.end(),
+                                              [](const auto &f) { return in_runtime(f.first); })) {
+                tally.internal["sanitizer runtime"]++;
+                continue;
+            }
             auto ce = counting_entries.find(r.name);
             if (ce != counting_entries.end() && ce->second.count(entry))
                 tally.program++;
