@@ -170,14 +170,14 @@ static int hold_full(struct cfg *c, const struct probe *p)
 
 static int hold_other(struct cfg *c, const struct probe *p)
 {
-    struct sweep before;
-    sweep_snapshot(&before);
+    struct sweep reg;
+    sweep_begin(&reg, c->workdir);
     int lock = hold_lock_open(c->workdir);
     hold_report(c, p, getpid());
     hold_wait_life(c->life_fd);
     if (lock >= 0)
         hold_wait_launchers(lock);
-    sweep_ipc(&before, c->root ? c->run_uid : getuid(), c->session);
+    sweep_ipc(&reg, c->root ? c->run_uid : getuid(), c->session);
     if (c->remove_workdir)
         sweep_tree(c->workdir);
     return 0;

@@ -374,10 +374,10 @@ static int main_run(struct cfg *c)
         }
         return main_launch(c);
     }
-    struct sweep before;
-    sweep_snapshot(&before);
+    struct sweep reg;
+    sweep_begin(&reg, c->workdir);
     int rc = main_launch(c);
-    sweep_ipc(&before, c->root ? c->run_uid : getuid(), c->session);
+    sweep_ipc(&reg, c->root ? c->run_uid : getuid(), c->session);
     return rc;
 }
 

@@ -7,8 +7,10 @@
 #include "prog.h"
 
 #include "landlock.h"
+#include "sweep.h"
 
 #include <iolab_counters.h>
+#include <iolab_ipclog.h>
 
 #include <dirent.h>
 #include <errno.h>
@@ -204,6 +206,13 @@ _Noreturn void prog_exec(const struct cfg *c, enum cfg_tier tier, pid_t parent)
     }
     if (c->session)
         setenv("IOLAB_SESSION", c->session, 1);
+    /* Where the shim records the IPC objects the programs create, for the lower tiers' sweep
+     * (sweep.c); the full tier's IPC namespace dies with the jail and needs no record. */
+    char log[4096];
+    if (tier != CFG_TIER_FULL && sweep_log_env(log, sizeof log) == 0)
+        setenv(IOLAB_ENV_IPC_LOG, log, 1);
+    else
+        unsetenv(IOLAB_ENV_IPC_LOG);
 
     setrlimit(RLIMIT_CORE, &(struct rlimit){0, 0});
     for (size_t i = 0; i < sizeof prog_limits / sizeof *prog_limits; i++) {

@@ -252,6 +252,9 @@ TEST_CASE("Killing iolab with SIGKILL mid-scenario leaves nothing behind", "[san
                 char **argv = jail_argv(j, pargv, nullptr, 0);
                 if (fork() == 0) {
                     setenv("IOLAB_SESSION", jail_session(j), 1);
+                    // As iolab does: the shim records the IPC objects the program creates, and
+                    // the lower tiers sweep exactly those.
+                    setenv("IOLAB_PRELOAD", shim().c_str(), 1);
                     execv(argv[0], argv);
                     _exit(127);
                 }
@@ -297,7 +300,11 @@ TEST_CASE("Killing iolab with SIGKILL mid-scenario leaves nothing behind", "[san
                 // Outside namespaces the objects are on the host until the sweep.
                 CHECK(access(("/dev/shm" + sc.shm).c_str(), F_OK) == 0);
                 struct shmid_ds before;
+                struct msqid_ds mbefore;
+                struct semid_ds ebefore;
                 CHECK(shmctl(sc.sysv[0], IPC_STAT, &before) == 0);
+                CHECK(msgctl(sc.sysv[1], IPC_STAT, &mbefore) == 0);
+                CHECK(semctl(sc.sysv[2], 0, IPC_STAT, &ebefore) == 0);
             }
 
             kill(iolab, SIGKILL);
@@ -318,7 +325,8 @@ TEST_CASE("Killing iolab with SIGKILL mid-scenario leaves nothing behind", "[san
                 struct msqid_ds md;
                 CHECK(shmctl(sc.sysv[0], IPC_STAT, &sd) < 0);
                 CHECK(msgctl(sc.sysv[1], IPC_STAT, &md) < 0);
-                CHECK(semctl(sc.sysv[2], 0, IPC_STAT, nullptr) < 0);
+                struct semid_ds ed;
+                CHECK(semctl(sc.sysv[2], 0, IPC_STAT, &ed) < 0);
                 // Never created in the reduced tier (Landlock refuses mq_open), swept otherwise.
                 mqd_t q = mq_open(sc.mq.c_str(), O_RDONLY);
                 CHECK(q == (mqd_t)-1);
