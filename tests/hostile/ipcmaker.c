@@ -1,5 +1,8 @@
 /* Hostile: creates one of each IPC object (POSIX shm and mq named with $IOLAB_SESSION, System V
- * shm, semaphore and message queue), prints their names and ids, forks, and sleeps. */
+ * shm, semaphore and message queue), prints their names and ids, forks, and sleeps. With
+ * TEST_IPC_KEY set it also opens the System V segment of that key with IPC_CREAT, which another
+ * program may have created already (then it is not this program's to leave behind), and
+ * attaches it. */
 #include <fcntl.h>
 #include <mqueue.h>
 #include <stdio.h>
@@ -27,6 +30,13 @@ int main(void)
     int mid = msgget(IPC_PRIVATE, IPC_CREAT | 0600);
     int eid = semget(IPC_PRIVATE, 1, IPC_CREAT | 0600);
     printf("posix %s %s sysv %d %d %d\n", shm, mq, sid, mid, eid);
+    const char *key = getenv("TEST_IPC_KEY");
+    if (key) {
+        int kid = shmget((key_t)strtol(key, NULL, 0), 4096, IPC_CREAT | 0600);
+        /* Attached, so that its user can be seen from outside (shm_lpid, shm_nattch). */
+        printf("keyed %d %s\n", kid,
+               kid >= 0 && shmat(kid, NULL, 0) != (void *)-1 ? "attached" : "failed");
+    }
     if (fork() == 0)
         for (;;)
             pause();

@@ -1,15 +1,26 @@
 // Nothing left behind: iolab itself (not a stand-in) is killed in the middle of a scenario whose
 // program has forked and created POSIX and System V IPC objects, in every tier this machine
-// provides; within one second no process, IPC object or work directory of it may remain.
+// provides; within one second no process, IPC object or work directory of it may remain. And
+// nothing more is taken: the objects the learner's other programs (same uid) create while a
+// session runs outlive it.
 #include "helpers.hpp"
 #include "jail_helpers.hpp"
 
 #include <catch2/catch.hpp>
 
+#include <fcntl.h>
 #include <fstream>
 #include <functional>
+#include <grp.h>
+#include <mqueue.h>
 #include <set>
+#include <sys/ipc.h>
+#include <sys/mman.h>
+#include <sys/msg.h>
+#include <sys/sem.h>
+#include <sys/shm.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 using namespace iolab_test;
@@ -89,6 +100,123 @@ bool gone_within_1s(const std::function<bool()> &gone)
     return gone();
 }
 
+// The programs' uid: as root they run as 65534, otherwise as the learner.
+uid_t programs_uid()
+{
+    return geteuid() == 0 ? 65534 : geteuid();
+}
+
+// IPC objects of "another program" of the programs' uid: made by a forked child that becomes
+// that uid, as a desktop application or a database of the learner's would.
+struct Bystanders {
+    int shm = -1, msg = -1, sem = -1, keyed = -1;
+    std::string pshm, pmq;
+
+    // key: also a segment under that System V key (0: none).
+    bool create(key_t key)
+    {
+        std::string stem =
+            "/iolabtest-bystander-" + std::to_string(getpid()) + "-" + std::to_string(rand());
+        pshm = stem + "-shm";
+        pmq = stem + "-mq";
+        int p[2];
+        if (pipe(p) < 0)
+            return false;
+        pid_t pid = fork();
+        if (pid == 0) {
+            close(p[0]);
+            uid_t uid = programs_uid();
+            if (geteuid() == 0 && (setgroups(0, nullptr) < 0 || setresgid(uid, uid, uid) < 0 ||
+                                   setresuid(uid, uid, uid) < 0))
+                _exit(1);
+            int ids[4] = {shmget(IPC_PRIVATE, 4096, IPC_CREAT | 0600),
+                          msgget(IPC_PRIVATE, IPC_CREAT | 0600),
+                          semget(IPC_PRIVATE, 1, IPC_CREAT | 0600),
+                          key ? shmget(key, 4096, IPC_CREAT | IPC_EXCL | 0600) : -1};
+            int fd = shm_open(pshm.c_str(), O_RDWR | O_CREAT | O_EXCL, 0600);
+            mqd_t q = mq_open(pmq.c_str(), O_RDWR | O_CREAT | O_EXCL, 0600, nullptr);
+            bool ok = ids[0] >= 0 && ids[1] >= 0 && ids[2] >= 0 && (!key || ids[3] >= 0) &&
+                      fd >= 0 && q != (mqd_t)-1;
+            _exit(write(p[1], ids, sizeof ids) == sizeof ids && ok ? 0 : 1);
+        }
+        close(p[1]);
+        int ids[4] = {-1, -1, -1, -1};
+        bool got = pid > 0 && read(p[0], ids, sizeof ids) == sizeof ids;
+        close(p[0]);
+        int st = -1;
+        if (pid > 0)
+            waitpid(pid, &st, 0);
+        shm = ids[0];
+        msg = ids[1];
+        sem = ids[2];
+        keyed = ids[3];
+        return got && WIFEXITED(st) && WEXITSTATUS(st) == 0;
+    }
+
+    // What of them still exists, as "shm", "msg", ... (the test runs as root or as their uid).
+    std::set<std::string> alive() const
+    {
+        std::set<std::string> out;
+        struct shmid_ds sd;
+        struct msqid_ds md;
+        struct semid_ds ed;
+        if (shm >= 0 && shmctl(shm, IPC_STAT, &sd) == 0)
+            out.insert("shm");
+        if (msg >= 0 && msgctl(msg, IPC_STAT, &md) == 0)
+            out.insert("msg");
+        if (sem >= 0 && semctl(sem, 0, IPC_STAT, &ed) == 0)
+            out.insert("sem");
+        if (keyed >= 0 && shmctl(keyed, IPC_STAT, &sd) == 0)
+            out.insert("keyed");
+        if (access(("/dev/shm" + pshm).c_str(), F_OK) == 0)
+            out.insert("pshm");
+        mqd_t q = mq_open(pmq.c_str(), O_RDONLY);
+        if (q != (mqd_t)-1) {
+            out.insert("pmq");
+            mq_close(q);
+        }
+        return out;
+    }
+
+    ~Bystanders()
+    {
+        if (shm >= 0)
+            shmctl(shm, IPC_RMID, nullptr);
+        if (msg >= 0)
+            msgctl(msg, IPC_RMID, nullptr);
+        if (sem >= 0)
+            semctl(sem, 0, IPC_RMID);
+        if (keyed >= 0)
+            shmctl(keyed, IPC_RMID, nullptr);
+        if (!pshm.empty())
+            shm_unlink(pshm.c_str());
+        if (!pmq.empty())
+            mq_unlink(pmq.c_str());
+    }
+};
+
+// Starts `iolab run` on the pack and waits for the maker and its forked child; their pids.
+std::set<int> start_maker(Child &iolab, const std::string &pack, const std::string &tier,
+                          const std::string &tag, const std::vector<std::string> &env = {})
+{
+    std::vector<std::string> e = env;
+    e.push_back("TEST_TAG_IOLAB=" + tag);
+    iolab.start({bin("iolab"), "run", "ipc/hold", "--pack", pack, "--tier", tier}, e);
+    std::set<int> pids;
+    for (int i = 0; i < 200 && pids.size() < 2; i++) {
+        std::this_thread::sleep_for(std::chrono::milliseconds(25));
+        pids.clear();
+        for (int p : tagged_pids(tag)) {
+            char exe[4096] = "";
+            ssize_t n =
+                readlink(("/proc/" + std::to_string(p) + "/exe").c_str(), exe, sizeof exe - 1);
+            if (n > 0 && std::string(exe, (size_t)n).find("ipcmaker") != std::string::npos)
+                pids.insert(p);
+        }
+    }
+    return pids;
+}
+
 } // namespace
 
 TEST_CASE("cleanup: iolab run killed with SIGKILL mid-scenario leaves nothing behind")
@@ -102,23 +230,7 @@ TEST_CASE("cleanup: iolab run killed with SIGKILL mid-scenario leaves nothing be
                 std::string tag = new_tag();
                 std::set<std::string> before = sysv_objects();
                 Child iolab;
-                iolab.start({bin("iolab"), "run", "ipc/hold", "--pack", pack.path, "--tier", tier},
-                            {"TEST_TAG_IOLAB=" + tag});
-                // The program is up once it and its forked child exist, each having made its
-                // objects (it forks after creating them).
-                std::set<int> pids;
-                for (int i = 0; i < 200 && pids.size() < 2; i++) {
-                    std::this_thread::sleep_for(std::chrono::milliseconds(25));
-                    pids.clear();
-                    for (int p : tagged_pids(tag)) {
-                        char exe[4096] = "";
-                        ssize_t n = readlink(("/proc/" + std::to_string(p) + "/exe").c_str(), exe,
-                                             sizeof exe - 1);
-                        if (n > 0 &&
-                            std::string(exe, (size_t)n).find("ipcmaker") != std::string::npos)
-                            pids.insert(p);
-                    }
-                }
+                std::set<int> pids = start_maker(iolab, pack.path, tier, tag);
                 INFO(iolab.output());
                 REQUIRE(pids.size() >= 2);
                 std::this_thread::sleep_for(std::chrono::milliseconds(100));
@@ -159,6 +271,68 @@ TEST_CASE("cleanup: iolab run killed with SIGKILL mid-scenario leaves nothing be
                     return true;
                 }));
             }
+        }
+    }
+}
+
+TEST_CASE("cleanup: the same uid's other IPC objects survive a session without namespaces")
+{
+    // Outside the full tier the host's IPC tables are shared with everything else the learner
+    // runs. Objects created by that uid while the session runs (and one the scenario's program
+    // merely opened by its key) must outlive the session; the program's own must not.
+    TempDir pack;
+    write_pack(pack, hostile("ipcmaker"));
+    for (const auto &tier : tiers()) {
+        if (tier == "full")
+            continue; // its own IPC namespace: nothing of the host's is ever touched
+        DYNAMIC_SECTION("tier " << tier)
+        {
+            key_t key = (key_t)(0x10ab0000 | (getpid() & 0xffff));
+            Bystanders early; // existed before the session; the program opens it by key
+            REQUIRE(early.create(key));
+            std::string tag = new_tag();
+            std::set<std::string> before = sysv_objects();
+            Child iolab;
+            std::set<int> pids =
+                start_maker(iolab, pack.path, tier, tag, {"TEST_IPC_KEY=" + std::to_string(key)});
+            INFO(iolab.output());
+            REQUIRE(pids.size() >= 2);
+            Bystanders during; // created while the scenario runs
+            REQUIRE(during.create(0));
+            std::this_thread::sleep_for(std::chrono::milliseconds(100));
+
+            char cwd[4096] = "";
+            ssize_t n = readlink(("/proc/" + std::to_string(*pids.begin()) + "/cwd").c_str(), cwd,
+                                 sizeof cwd - 1);
+            REQUIRE(n > 0);
+            std::string workdir(cwd, (size_t)n);
+            // The program's own: what appeared since `before`, less the bystanders.
+            std::set<std::string> own;
+            for (const auto &id : sysv_objects())
+                if (!before.count(id) && id != "shm:" + std::to_string(during.shm) &&
+                    id != "msg:" + std::to_string(during.msg) &&
+                    id != "sem:" + std::to_string(during.sem))
+                    own.insert(id);
+            CHECK(own.size() == 3);
+            std::set<std::string> all = {"shm", "msg", "sem", "pshm", "pmq"};
+            CHECK(during.alive() == all);
+            // The program did open the early segment by its key: it attached it.
+            struct shmid_ds kd = {};
+            REQUIRE(shmctl(early.keyed, IPC_STAT, &kd) == 0);
+            CHECK(pids.count(kd.shm_lpid) == 1);
+            CHECK(kd.shm_nattch >= 1);
+
+            kill(iolab.pid(), SIGKILL);
+            iolab.wait(10);
+            // The work directory goes last, after the sweep.
+            REQUIRE(gone_within_1s([&] { return access(workdir.c_str(), F_OK) != 0; }));
+            CHECK(tagged(tag) == 0);
+            std::set<std::string> left = sysv_objects();
+            for (const auto &id : own)
+                CHECK_FALSE(left.count(id));
+            CHECK(during.alive() == all);
+            all.insert("keyed");
+            CHECK(early.alive() == all);
         }
     }
 }
