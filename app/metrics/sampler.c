@@ -559,7 +559,8 @@ static void sampler_read_threads(struct sampler *s, struct sampler_proc *p, uint
         p->tids = v;
         p->captids = nnow;
     }
-    memcpy(p->tids, now, nnow * sizeof *now);
+    if (nnow > 0) /* none read (the process is exiting): tids may still be NULL */
+        memcpy(p->tids, now, nnow * sizeof *now);
     p->ntids = nnow;
     uint64_t vol = p->dead_vol, invol = p->dead_invol;
     for (size_t i = 0; i < nnow; i++) {

@@ -250,3 +250,21 @@ TEST_CASE("a run's exit tops its figures up to the kernel's totals, each run on 
     CHECK(f->cpu_sys_s == Approx(5.0 / hz));
     sampler_close(s);
 }
+
+TEST_CASE("a process whose threads cannot be listed (it is exiting) is still sampled")
+{
+    TempDir proc;
+    // Three threads in stat, but an empty task directory: the listing finds none of them.
+    FakeProc p{100, 1, 10, 20, 0, 0, 5, 1, 7, 3, 3};
+    put(proc, p);
+    mkdir((proc / "100/task").c_str(), 0755);
+    struct sampler *s = nullptr;
+    REQUIRE(sampler_open(&s, proc.path.c_str(), nullptr, 0, 1, 10, 0.0) == 0);
+    sampler_set_prog(s, 0, "server", SNAPSHOT_ROLE_SERVER);
+    sampler_set_root(s, 0, 100, 1);
+    const struct snapshot *snap = sampler_sample(s, 0.0);
+    CHECK(snap->progs[0].f.nprocs == 1);
+    CHECK(snap->progs[0].f.syscr == 7);
+    CHECK(snap->progs[0].f.ctx_voluntary == 0);
+    sampler_close(s);
+}
