@@ -337,6 +337,56 @@ TEST_CASE("Killing iolab with SIGKILL mid-scenario leaves nothing behind", "[san
     }
 }
 
+TEST_CASE("Outside the full tier, IPC objects the programs create are swept whatever their names",
+          "[sandbox]")
+{
+    // No session prefix here: only the shim's registry knows these objects are the program's.
+    // In the reduced tier Landlock refuses mq_open(), but only after the kernel made the queue.
+    for (const auto &tier : tiers()) {
+        if (tier == "full")
+            continue;
+        DYNAMIC_SECTION("tier " << tier)
+        {
+            TempDir wd;
+            chmod(wd.path.c_str(), 0777);
+            std::string tag = new_tag();
+            std::string stem = "iolabtest-own-" + std::to_string(getpid()) + "-";
+            auto r = run(
+                {sandbox(), "--tier", tier, "--workdir", wd.path, "--timeout", "0.5", "--grace",
+                 "0.2", "--quiet", "--", hostile("ipcmaker")},
+                {"TEST_TAG_IOLAB=" + tag, "IOLAB_PRELOAD=" + shim(), "TEST_IPC_STEM=" + stem}, 30);
+            INFO(r.second);
+            CHECK(r.first == 128 + SIGTERM);
+            std::string shm, mq;
+            int sysv[3] = {-1, -1, -1};
+            std::istringstream in(
+                r.second.substr(std::min(r.second.size(), r.second.find("posix "))));
+            std::string word;
+            in >> word >> shm >> mq >> word >> sysv[0] >> sysv[1] >> sysv[2];
+            REQUIRE(shm == "/" + stem + "shm");
+            REQUIRE(mq == "/" + stem + "mq");
+            CHECK(sysv[0] >= 0);
+            CHECK(sysv[1] >= 0);
+            CHECK(sysv[2] >= 0);
+            CHECK(access(("/dev/shm" + shm).c_str(), F_OK) != 0);
+            mqd_t q = mq_open(mq.c_str(), O_RDONLY);
+            CHECK(q == (mqd_t)-1);
+            if (q != (mqd_t)-1) {
+                mq_close(q);
+                mq_unlink(mq.c_str());
+            }
+            struct shmid_ds sd;
+            struct msqid_ds md;
+            struct semid_ds ed;
+            CHECK(shmctl(sysv[0], IPC_STAT, &sd) < 0);
+            CHECK(msgctl(sysv[1], IPC_STAT, &md) < 0);
+            CHECK(semctl(sysv[2], 0, IPC_STAT, &ed) < 0);
+            CHECK(access((wd / ".iolab-ipc").c_str(), F_OK) != 0); // the registry goes too
+            CHECK(left_after_1s(tag) == 0);
+        }
+    }
+}
+
 TEST_CASE("As an ordinary user, the jail holds the same way", "[sandbox]")
 {
     // Learners are not root: when the suite runs as root (CI), repeat the key cases as uid
