@@ -15,6 +15,11 @@
  *               the learner switches modes, and the load must carry on by itself.
  * Every lost connection counts one error; the request it carried is sent again.
  *
+ * With --per-connection K a connection is closed after K replies and a new one opened in its
+ * place: the server sees a stream of short connections, as a web server does. That is what
+ * shows an iterative server's queueing: a new connection waits in the listen backlog until the
+ * server is done with the one before, and that wait lands in the first request's latency.
+ *
  * Ends after --requests M replies, after --seconds T, or on SIGTERM/SIGINT, and then prints one
  * summary line (demo_summary_print). Published figures: requests, bytes (echo bytes received),
  * conns_opened, conns_closed, errors, and every request's latency.
@@ -48,12 +53,14 @@ struct conn {
     uint64_t t_start;      /* when the current request started, ns */
     uint64_t retry_at;     /* WAITING: when to reconnect, ns */
     uint64_t backoff;      /* the next reconnect delay, ns */
+    uint64_t replies;      /* replies on this connection, for --per-connection */
     char *reply;           /* the echo being received, size bytes */
 };
 
 static struct sockaddr_in server;
 static size_t size = 16;      /* --size */
 static uint64_t max_requests; /* --requests; 0: no limit */
+static uint64_t per_conn;     /* --per-connection; 0: connections stay open */
 static char *message;         /* what every request sends */
 static int ep;                /* the epoll instance */
 static uint64_t issued, completed, bytes, errors;
@@ -95,6 +102,7 @@ static void conn_connect(struct conn *c)
     if (c->state == WAITING)
         nwaiting--;
     c->state = CONNECTING;
+    c->replies = 0;
     c->fd = socket(AF_INET, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
     if (c->fd < 0) {
         perror(PROG ": socket");
@@ -110,12 +118,25 @@ static void conn_connect(struct conn *c)
     watch(c, EPOLLOUT); /* writable = the connect finished, one way or the other */
 }
 
+/* Closes a connection that did its share (--per-connection), not an error. */
+static void conn_hang_up(struct conn *c)
+{
+    if (app)
+        iolab_add(&app->conns_closed, 1);
+    close(c->fd);
+    c->fd = -1;
+    c->events = 0;
+}
+
 /* Hands out the next request, or parks the connection when --requests are all out. */
 static void conn_start_request(struct conn *c)
 {
     if (max_requests && issued >= max_requests) {
         c->state = IDLE;
-        watch(c, EPOLLIN); /* still notice the server closing */
+        if (per_conn)
+            conn_hang_up(c); /* an iterative server serves the next one only after this */
+        else
+            watch(c, EPOLLIN); /* still notice the server closing */
         return;
     }
     issued++;
@@ -168,6 +189,11 @@ static int conn_receive(struct conn *c)
         iolab_add(&app->bytes, size);
         iolab_app_latency(app, ns);
     }
+    if (per_conn && ++c->replies >= per_conn && !(max_requests && issued >= max_requests)) {
+        conn_hang_up(c); /* done with this connection: queue up again with a new one */
+        conn_connect(c);
+        return 0;
+    }
     conn_start_request(c);
     return 0;
 }
@@ -209,7 +235,7 @@ static void conn_event(struct conn *c, uint32_t events)
 static void usage(void)
 {
     printf("usage: " PROG " --port P [--host H] [--connections N] [--requests M | --seconds T]"
-           " [--size S] [--fib]\n"
+           " [--size S] [--per-connection K] [--fib]\n"
            "\n"
            "Load for echo-server: N persistent connections, one thread, epoll. Each connection\n"
            "sends S bytes, waits for the same S bytes back, and repeats.\n"
@@ -219,6 +245,7 @@ static void usage(void)
            "  --requests M      stop after M replies in total\n"
            "  --seconds T       stop after T seconds (default: run until SIGTERM or SIGINT)\n"
            "  --size S          message size in bytes (default 16)\n"
+           "  --per-connection K  close each connection after K replies and open a new one\n"
            "  --fib             end every message with a newline, for 'echo-server --fib N'\n"
            "  --help            show this help\n"
            "At the end it prints one line:\n"
@@ -237,6 +264,7 @@ int main(int argc, char **argv)
         {"requests", required_argument, NULL, 'r'},
         {"seconds", required_argument, NULL, 's'},
         {"size", required_argument, NULL, 'S'},
+        {"per-connection", required_argument, NULL, 'k'},
         {"fib", no_argument, NULL, 'f'},
         {"help", no_argument, NULL, 'h'},
         {0},
@@ -266,6 +294,9 @@ int main(int argc, char **argv)
             break;
         case 'S':
             size = demo_parse_u64(PROG, "--size", optarg, 1, MAX_MSG_SIZE);
+            break;
+        case 'k':
+            per_conn = demo_parse_u64(PROG, "--per-connection", optarg, 1, UINT64_MAX / 2);
             break;
         case 'f':
             fib = 1;

@@ -2,6 +2,7 @@
 // the kernel picks a free one), real clients, real signals. Every run is bounded.
 #include <catch2/catch.hpp>
 
+#include "counter_page.hpp"
 #include "helpers.hpp"
 #include "sockets.hpp"
 
@@ -22,9 +23,10 @@ namespace
 {
 
 // Starts a server and returns the port it printed in "listening on HOST:PORT ...".
-int start_server(Child &c, const std::vector<std::string> &argv)
+int start_server(Child &c, const std::vector<std::string> &argv,
+                 const std::vector<std::string> &env = {})
 {
-    c.start(argv);
+    c.start(argv, env);
     REQUIRE(c.read_until("\n", 10));
     const std::string &out = c.output();
     auto at = out.find("listening on 127.0.0.1:");
@@ -157,6 +159,26 @@ TEST_CASE("every echo mode answers several concurrent clients with their own byt
             CHECK(exited_zero(server.stop()));
         }
     }
+}
+
+TEST_CASE("echo-client --per-connection hangs up after K replies so an iterative server serves "
+          "every connection in turn",
+          "[demos]")
+{
+    // Counted, so the test sees the server's accepts the way a learner does.
+    CounterPage page;
+    Child server;
+    int port = start_server(server, {demo("echo-server"), "--port", "0", "--mode", "iterative"},
+                            page.env(0));
+    Child client;
+    client.start({demo("echo-client"), "--port", std::to_string(port), "--connections", "4",
+                  "--per-connection", "10", "--requests", "200"});
+    REQUIRE(exited_zero(client.wait(30)));
+    CHECK(field(client.output(), "requests") == 200);
+    CHECK(field(client.output(), "errors") == 0);
+    CHECK(exited_zero(server.stop()));
+    // 200 replies, 10 per connection: at least 20 connections accepted, one after another.
+    CHECK(page.calls()["accept"] + page.calls()["accept4"] >= 20);
 }
 
 TEST_CASE("large messages come back whole: short writes are finished", "[demos]")
