@@ -52,6 +52,11 @@ struct sampler_proc {
     struct sampler_tid *tids; /* threads seen at the last sample */
     size_t ntids, captids;
     uint64_t dead_vol, dead_invol; /* threads that exited */
+    /* CPU and I/O of in-tree children that vanished while this process was alive. The kernel
+       adds a reaped child's figures to its parent's own (stat cutime/cstime, io), which this
+       process shows from its next read on; until then they wait here, counted, so that the
+       totals neither dip nor lose them when the parent dies before that read. */
+    struct sampler_fig pending;
 };
 
 /* A program's totals: everything a snapshot derives from, cumulative. */
@@ -217,8 +222,10 @@ static void sampler_prog_sampled(const struct sampler *s, uint32_t prog, struct 
 {
     *out = s->progs[prog].dead;
     for (size_t i = 0; i < s->nprocs; i++)
-        if (s->procs[i].prog == (int)prog && s->procs[i].inprog)
+        if (s->procs[i].prog == (int)prog && s->procs[i].inprog) {
             sampler_fig_add(out, &s->procs[i].last, true);
+            sampler_fig_add(out, &s->procs[i].pending, true);
+        }
 }
 
 void sampler_set_root(struct sampler *s, uint32_t prog, int pid, uint32_t run)
@@ -461,11 +468,14 @@ static int sampler_scan(struct sampler *s)
             n++;
             continue;
         }
+        struct sampler_fig pending = {0};
         if (o < s->nprocs && s->procs[o].pid == pid) {
             /* Marked for re-resolution by sampler_set_root(): its files were released. */
             s->procs[o].pid = -s->procs[o].pid;
+            pending = s->procs[o].pending;
         }
-        *q = (struct sampler_proc){.pid = pid, .prog = SAMPLER_UNKNOWN, .stat_fd = -1, .io_fd = -1};
+        *q = (struct sampler_proc){
+            .pid = pid, .prog = SAMPLER_UNKNOWN, .stat_fd = -1, .io_fd = -1, .pending = pending};
         struct procfs_stat st;
         if (sampler_read_stat(s, q, &st) < 0)
             continue; /* gone already */
@@ -481,9 +491,16 @@ static int sampler_scan(struct sampler *s)
         if (p->prog >= 0 && p->inprog) {
             struct sampler_proc *parent = sampler_find(s->next, n, p->ppid);
             /* Only a parent whose figures we count absorbs them; a sandbox helper that reaps
-               the program's process is not counted, so its figures must be added here. */
+               the program's process is not counted, so its figures must be added here. A
+               counted parent takes them into its pending until its next read shows them. */
             bool parent_alive = parent && parent->prog == p->prog && parent->inprog;
-            sampler_fig_add(&s->progs[p->prog].dead, &p->last, !parent_alive);
+            struct sampler_fig *dead = &s->progs[p->prog].dead;
+            struct sampler_fig *to = parent_alive ? &parent->pending : dead;
+            struct sampler_fig cpu_io = p->last;
+            cpu_io.vol = cpu_io.invol = 0; /* context switches never reach a parent */
+            sampler_fig_add(dead, &p->last, false);
+            sampler_fig_add(to, &cpu_io, true);
+            sampler_fig_add(to, &p->pending, true);
         }
         sampler_proc_release(p);
     }
@@ -596,7 +613,12 @@ static void sampler_read_member(struct sampler *s, struct sampler_proc *p)
         sampler_read_threads(s, p, st.num_threads);
     struct procfs_io io;
     ssize_t n = p->io_fd >= 0 ? procfs_read(p->io_fd, -1, NULL, buf, sizeof buf) : -EBADF;
-    if (n >= 0 && procfs_parse_io(buf, (size_t)n, &io) == 0) {
+    bool io_ok = n >= 0 && procfs_parse_io(buf, (size_t)n, &io) == 0;
+    /* A live process has reaped the children that vanished before this read, so its figures
+       now include theirs. A zombie reaps nothing: its pending children went to another reaper. */
+    if (io_ok && st.state != 'Z')
+        p->pending = (struct sampler_fig){0};
+    if (io_ok) {
         p->last.syscr = io.syscr;
         p->last.syscw = io.syscw;
         p->last.rchar = io.rchar;
@@ -841,6 +863,7 @@ const struct snapshot *sampler_sample(struct sampler *s, double now_s)
         sampler_read_member(s, p);
         struct sampler_raw *r = &live[p->prog];
         sampler_fig_add(&r->fig, &p->last, true);
+        sampler_fig_add(&r->fig, &p->pending, true);
         r->fig.rss_bytes += p->last.rss_bytes;
         r->fig.threads += p->last.threads;
         r->nprocs++;

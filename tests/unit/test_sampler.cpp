@@ -16,6 +16,7 @@ struct FakeProc {
     uint64_t utime, stime, cutime, cstime;
     uint64_t vol, invol, syscr, syscw;
     int threads = 1;
+    char state = 'S';
 };
 
 // Writes a process's files in place (same inode), as the kernel's change under an open fd.
@@ -23,7 +24,7 @@ static void put(const TempDir &root, const FakeProc &p)
 {
     std::string dir = root / std::to_string(p.pid);
     mkdir(dir.c_str(), 0755);
-    std::ofstream(dir + "/stat") << p.pid << " (fake " << p.pid << ") S " << p.ppid
+    std::ofstream(dir + "/stat") << p.pid << " (fake " << p.pid << ") " << p.state << " " << p.ppid
                                  << " 0 0 0 -1 0 0 0 0 0 " << p.utime << " " << p.stime << " "
                                  << p.cutime << " " << p.cstime << " 20 0 " << p.threads << " 0 "
                                  << 1000 + p.pid << " 0 10 0 0\n";
@@ -113,6 +114,49 @@ TEST_CASE("a program's tree is its root and every descendant, and exits lose not
     REQUIRE(n == 2);
     CHECK(pids[0] == 300);
     CHECK(pids[1] == 101);
+    sampler_close(s);
+}
+
+TEST_CASE("a child whose parent dies without reaping it stays counted")
+{
+    // A server stopped on a mode switch, with its forked children: the parent exits first (a
+    // zombie, still listed), the children are reaped by the sandbox's init, not by it. The
+    // parent's figures never include theirs, so the children's must stay counted, or the
+    // totals dip and the next mode's figures come out short by that much.
+    TempDir proc;
+    long hz = sysconf(_SC_CLK_TCK);
+    FakeProc iolab{50, 1, 500, 500, 0, 0, 9, 9, 9, 9};
+    FakeProc root{100, 50, 10, 20, 0, 0, 5, 1, 7, 3};
+    FakeProc child{101, 100, 30, 40, 0, 0, 6, 2, 1000, 13};
+    for (auto &p : {iolab, root, child})
+        put(proc, p);
+    struct sampler *s = nullptr;
+    REQUIRE(sampler_open(&s, proc.path.c_str(), nullptr, 0, 1, 10, 0.0) == 0);
+    sampler_set_prog(s, 0, "server", SNAPSHOT_ROLE_SERVER);
+    sampler_set_root(s, 0, 100, 1);
+    const struct snapshot *snap = sampler_sample(s, 0.0);
+    CHECK(snap->progs[0].f.syscr == 1007);
+
+    root.state = 'Z'; // exited, not reaped yet; its figures do not include the child's
+    put(proc, root);
+    gone(proc, "101");
+    snap = sampler_sample(s, 1.0);
+    CHECK(snap->progs[0].f.syscr == 1007);
+
+    gone(proc, "100");
+    snap = sampler_sample(s, 2.0);
+    const struct snapshot_figures *f = &snap->progs[0].f;
+    CHECK(f->nprocs == 0);
+    CHECK(f->syscr == 1007);
+    CHECK(f->cpu_user_s == Approx(40.0 / hz));
+    CHECK(f->ctx_voluntary == 11);
+
+    // The next run's growth is all there: none of it fills a dip left by the last one.
+    FakeProc next{300, 50, 0, 0, 0, 0, 0, 0, 500, 0};
+    put(proc, next);
+    sampler_set_root(s, 0, 300, 2);
+    snap = sampler_sample(s, 3.0);
+    CHECK(snap->progs[0].f.syscr == 1507);
     sampler_close(s);
 }
 
