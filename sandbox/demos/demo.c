@@ -67,6 +67,31 @@ uint64_t demo_parse_u64(const char *prog, const char *name, const char *s, uint6
     return v;
 }
 
+int demo_get_line(int fd, int is_socket, struct demo_line_buf *lb, char *line)
+{
+    for (;;) {
+        char *nl = memchr(lb->buf, '\n', lb->have);
+        if (nl || lb->have == sizeof lb->buf) { /* a full buffer without newline: cut it here */
+            size_t len = nl ? (size_t)(nl - lb->buf) : lb->have;
+            memcpy(line, lb->buf, len);
+            line[len] = '\0';
+            size_t used = nl ? len + 1 : len;
+            memmove(lb->buf, lb->buf + used, lb->have - used);
+            lb->have -= used;
+            return 1;
+        }
+        ssize_t n = is_socket ? recv(fd, lb->buf + lb->have, sizeof lb->buf - lb->have, 0)
+                              : read(fd, lb->buf + lb->have, sizeof lb->buf - lb->have);
+        if (n < 0 && errno == EINTR && !demo_stop)
+            continue; /* blocked, and a signal other than SIGTERM came: wait on */
+        if (n < 0)
+            return -1;
+        if (n == 0)
+            return 0;
+        lb->have += (size_t)n;
+    }
+}
+
 uint64_t demo_parse_size(const char *prog, const char *name, const char *s, uint64_t max)
 {
     char *end;

@@ -39,6 +39,24 @@ void demo_usage_error(const char *prog, const char *fmt, ...)
 uint64_t demo_parse_u64(const char *prog, const char *name, const char *s, uint64_t min,
                         uint64_t max);
 
+/* The longest line the line-based demos carry (ordered-*): longer ones are cut. */
+#define DEMO_LINE_MAX 1024
+
+/* Bytes read from a descriptor but not yet handed out as a line. */
+struct demo_line_buf {
+    char buf[DEMO_LINE_MAX];
+    size_t have;
+};
+
+/*
+ * The next line from fd into line (DEMO_LINE_MAX + 1 bytes; without its newline): recv() for a
+ * socket, read() for anything else, so the counters tell them apart (plain read() rather than
+ * fgets(), whose read() happens inside glibc where the counting shim cannot see it). 1 for a
+ * line, 0 at the end of input, -1 on an error or SIGTERM. A stream has no message boundaries,
+ * so one call may bring half a line or two lines: the rest stays in lb for the next call.
+ */
+int demo_get_line(int fd, int is_socket, struct demo_line_buf *lb, char *line);
+
 /* Parses BYTES with an optional K, M or G suffix (powers of 1024), in [1, max], for option NAME,
    or ends the program (status 2). */
 uint64_t demo_parse_size(const char *prog, const char *name, const char *s, uint64_t max);

@@ -39,56 +39,17 @@
 #include <unistd.h>
 
 #define PROG       "ordered-client"
-#define TEXT_MAX   1024 /* the longest line the protocol carries; longer ones are cut */
-#define SCRIPT_MAX 64   /* lines in a --script */
+#define SCRIPT_MAX 64 /* lines in a --script */
 
 static char *script[SCRIPT_MAX]; /* --script, split at ';' */
 static size_t script_len, script_next;
 static int repeat;                       /* --repeat */
 static unsigned long interval_ms = 1000; /* --interval */
 
-/* Bytes read from a descriptor but not yet handed out as a line. */
-struct line_buf {
-    char buf[TEXT_MAX];
-    size_t have;
-};
+static struct demo_line_buf typed; /* what was read from stdin */
+static struct demo_line_buf heard; /* what was received from the server */
 
-static struct line_buf typed; /* what was read from stdin */
-static struct line_buf heard; /* what was received from the server */
-
-/*
- * The next line from fd into line (without its newline): recv() for the socket, read() for
- * stdin, so the counters tell them apart (plain read() rather than fgets(), whose read()
- * happens inside glibc where the counting shim cannot see it). 1 for a line, 0 at the end of
- * input, -1 on an error or SIGTERM. A stream has no message boundaries, so one call may bring
- * half a line or two lines: the rest stays in lb for the next call.
- */
-static int get_line(int fd, int is_socket, struct line_buf *lb, char *line)
-{
-    for (;;) {
-        char *nl = memchr(lb->buf, '\n', lb->have);
-        if (nl || lb->have == sizeof lb->buf) { /* a full buffer without newline: cut it here */
-            size_t len = nl ? (size_t)(nl - lb->buf) : lb->have;
-            memcpy(line, lb->buf, len);
-            line[len] = '\0';
-            size_t used = nl ? len + 1 : len;
-            memmove(lb->buf, lb->buf + used, lb->have - used);
-            lb->have -= used;
-            return 1;
-        }
-        ssize_t n = is_socket ? recv(fd, lb->buf + lb->have, sizeof lb->buf - lb->have, 0)
-                              : read(fd, lb->buf + lb->have, sizeof lb->buf - lb->have);
-        if (n < 0 && errno == EINTR && !demo_stop)
-            continue; /* blocked, and a signal other than SIGTERM came: wait on */
-        if (n < 0)
-            return -1;
-        if (n == 0)
-            return 0;
-        lb->have += (size_t)n;
-    }
-}
-
-/* The next line to send into line (TEXT_MAX + 1 bytes): 1, or 0 when there is none (end of
+/* The next line to send into line (DEMO_LINE_MAX + 1 bytes): 1, or 0 when there is none (end of
  * stdin or script, SIGTERM). */
 static int next_line(char *line, size_t len)
 {
@@ -105,12 +66,12 @@ static int next_line(char *line, size_t len)
         snprintf(line, len, "%s", script[script_next++]);
         return !demo_stop;
     }
-    return get_line(STDIN_FILENO, 0, &typed, line) == 1; /* blocks until you press Enter */
+    return demo_get_line(STDIN_FILENO, 0, &typed, line) == 1; /* blocks until you press Enter */
 }
 
 static int converse(int fd, struct iolab_app *app)
 {
-    char line[TEXT_MAX + 1], out[TEXT_MAX + 2], reply[TEXT_MAX + 1];
+    char line[DEMO_LINE_MAX + 1], out[DEMO_LINE_MAX + 2], reply[DEMO_LINE_MAX + 1];
     while (next_line(line, sizeof line)) {
         int len = snprintf(out, sizeof out, "%s\n", line);
         uint64_t t0 = demo_now_ns();
@@ -119,8 +80,8 @@ static int converse(int fd, struct iolab_app *app)
         printf("me: %s\n", line);
         fflush(stdout);
         if (strcmp(line, "exit") == 0)
-            return 0;                           /* we ended it; the server does not answer `exit` */
-        int r = get_line(fd, 1, &heard, reply); /* blocks until the reply comes */
+            return 0; /* we ended it; the server does not answer `exit` */
+        int r = demo_get_line(fd, 1, &heard, reply); /* blocks until the reply comes */
         if (r <= 0)
             return demo_stop ? 0 : -1;
         if (app) {
@@ -179,9 +140,9 @@ int main(int argc, char **argv)
             script_len = 0;
             for (char *save = NULL, *tok = strtok_r(optarg, ";", &save); tok;
                  tok = strtok_r(NULL, ";", &save)) {
-                if (script_len == SCRIPT_MAX || strlen(tok) > TEXT_MAX)
+                if (script_len == SCRIPT_MAX || strlen(tok) > DEMO_LINE_MAX)
                     demo_usage_error(PROG, "--script takes up to %d lines of up to %d characters",
-                                     SCRIPT_MAX, TEXT_MAX);
+                                     SCRIPT_MAX, DEMO_LINE_MAX);
                 says_exit |= strcmp(tok, "exit") == 0;
                 script[script_len++] = tok;
             }

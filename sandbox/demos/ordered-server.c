@@ -33,61 +33,22 @@
 #include <sys/socket.h>
 #include <unistd.h>
 
-#define PROG     "ordered-server"
-#define TEXT_MAX 1024 /* the longest line the protocol carries; longer ones are cut */
+#define PROG "ordered-server"
 
 static const char *fixed_reply; /* --reply TEXT, or NULL: reply from stdin */
 static int stdin_done;          /* stdin reached its end: automatic replies from now on */
 
-/* Bytes read from a descriptor but not yet handed out as a line. */
-struct line_buf {
-    char buf[TEXT_MAX];
-    size_t have;
-};
-
-static struct line_buf typed; /* what was read from stdin */
-
-/*
- * The next line from fd into line (without its newline): recv() for the socket, read() for
- * stdin, so the counters tell them apart (plain read() rather than fgets(), whose read()
- * happens inside glibc where the counting shim cannot see it). 1 for a line, 0 at the end of
- * input, -1 on an error or SIGTERM. A stream has no message boundaries, so one call may bring
- * half a line or two lines: the rest stays in lb for the next call.
- */
-static int get_line(int fd, int is_socket, struct line_buf *lb, char *line)
-{
-    for (;;) {
-        char *nl = memchr(lb->buf, '\n', lb->have);
-        if (nl || lb->have == sizeof lb->buf) { /* a full buffer without newline: cut it here */
-            size_t len = nl ? (size_t)(nl - lb->buf) : lb->have;
-            memcpy(line, lb->buf, len);
-            line[len] = '\0';
-            size_t used = nl ? len + 1 : len;
-            memmove(lb->buf, lb->buf + used, lb->have - used);
-            lb->have -= used;
-            return 1;
-        }
-        ssize_t n = is_socket ? recv(fd, lb->buf + lb->have, sizeof lb->buf - lb->have, 0)
-                              : read(fd, lb->buf + lb->have, sizeof lb->buf - lb->have);
-        if (n < 0 && errno == EINTR && !demo_stop)
-            continue; /* blocked, and a signal other than SIGTERM came: wait on */
-        if (n < 0)
-            return -1;
-        if (n == 0)
-            return 0;
-        lb->have += (size_t)n;
-    }
-}
+static struct demo_line_buf typed; /* what was read from stdin */
 
 /* The reply to message number nth: --reply, the next stdin line, or "ack N". */
-/* reply has room for TEXT_MAX + 1 bytes. */
+/* reply has room for DEMO_LINE_MAX + 1 bytes. */
 static void next_reply(char *reply, size_t len, unsigned long nth)
 {
     if (fixed_reply) {
         snprintf(reply, len, "%s", fixed_reply);
         return;
     }
-    if (!stdin_done && get_line(STDIN_FILENO, 0, &typed, reply) == 1) /* a person types */
+    if (!stdin_done && demo_get_line(STDIN_FILENO, 0, &typed, reply) == 1) /* a person types */
         return;
     stdin_done = 1; /* nobody will type any more (or SIGTERM): answer by ourselves */
     snprintf(reply, len, "ack %lu", nth);
@@ -96,12 +57,12 @@ static void next_reply(char *reply, size_t len, unsigned long nth)
 /* One conversation, from the client's first line to `exit` or the end of the connection. */
 static void converse(int fd, struct iolab_app *app)
 {
-    struct line_buf lb = {.have = 0};
-    char line[TEXT_MAX + 1], reply[TEXT_MAX + 1], out[TEXT_MAX + 2];
+    struct demo_line_buf lb = {.have = 0};
+    char line[DEMO_LINE_MAX + 1], reply[DEMO_LINE_MAX + 1], out[DEMO_LINE_MAX + 2];
     unsigned long nth = 0;
     printf("connected\n");
     fflush(stdout);
-    while (!demo_stop && get_line(fd, 1, &lb, line) == 1) {
+    while (!demo_stop && demo_get_line(fd, 1, &lb, line) == 1) {
         printf("client: %s\n", line);
         fflush(stdout);
         if (strcmp(line, "exit") == 0)
@@ -165,8 +126,9 @@ int main(int argc, char **argv)
             host = optarg;
             break;
         case 'r':
-            if (!optarg[0] || strlen(optarg) > TEXT_MAX || strchr(optarg, '\n'))
-                demo_usage_error(PROG, "--reply wants one line of 1 to %d characters", TEXT_MAX);
+            if (!optarg[0] || strlen(optarg) > DEMO_LINE_MAX || strchr(optarg, '\n'))
+                demo_usage_error(PROG, "--reply wants one line of 1 to %d characters",
+                                 DEMO_LINE_MAX);
             fixed_reply = optarg;
             break;
         case 'h':

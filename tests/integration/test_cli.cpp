@@ -27,8 +27,8 @@ TEST_CASE("cli: an installed tree finds its parts after it is moved")
 {
     TempDir dir;
     std::string first = dir / "first", moved = dir / "moved";
-    auto [icode, iout] = run({"/usr/bin/cmake", "--install", build_dir(), "--prefix", first}, {},
-                             120);
+    auto [icode, iout] =
+        run({"/usr/bin/cmake", "--install", build_dir(), "--prefix", first}, {}, 120);
     INFO(iout);
     REQUIRE(icode == 0);
     REQUIRE(rename(first.c_str(), moved.c_str()) == 0);
@@ -42,8 +42,8 @@ TEST_CASE("cli: an installed tree finds its parts after it is moved")
 
     // A real run from the moved tree: the sandbox, the shim and the demos are all found, and the
     // counts arrive, so every part was located relative to the executable.
-    auto [rcode, rout] = run({moved + "/bin/iolab", "run", "concurrency/compare", "--mode",
-                              "epoll", "--seconds", "1", "--json"},
+    auto [rcode, rout] = run({moved + "/bin/iolab", "run", "concurrency/compare", "--mode", "epoll",
+                              "--seconds", "1", "--json"},
                              {}, 60);
     INFO(rout);
     REQUIRE(rcode == 0);
