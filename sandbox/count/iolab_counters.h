@@ -52,6 +52,11 @@ extern "C" {
  * openat, pread -> pread64, sendfile64 -> sendfile, mmap64 -> mmap, and every _FORTIFY_SOURCE
  * __*_chk variant into its plain call. glibc 2.36 implements select() with the pselect6 system
  * call on x86-64, so "select" and "pselect6" share a strace_name; creat() stays the creat call.
+ * IPC: mq_send -> mq_timedsend, mq_receive -> mq_timedreceive, semtimedop -> semop (glibc 2.36
+ * makes semop the semtimedop system call on x86-64, hence its strace_name). sem_wait (with
+ * sem_timedwait and sem_clockwait) and sem_post are library calls on a shared-memory counter:
+ * they enter the kernel (futex) only when a waiter must sleep or be woken, so no system call
+ * matches them one for one and their strace_name is "" ("no exact system call").
  * New calls go at the end: the order is the page layout.
  */
 #define IOLAB_CALLS(X)                                                                             \
@@ -91,7 +96,16 @@ extern "C" {
     X(CLOSE, "close", "close")                                                                     \
     X(FSYNC, "fsync", "fsync")                                                                     \
     X(FDATASYNC, "fdatasync", "fdatasync")                                                         \
-    X(CREAT, "creat", "creat")
+    X(CREAT, "creat", "creat")                                                                     \
+    X(MQ_TIMEDSEND, "mq_timedsend", "mq_timedsend")                                                \
+    X(MQ_TIMEDRECEIVE, "mq_timedreceive", "mq_timedreceive")                                       \
+    X(MSGSND, "msgsnd", "msgsnd")                                                                  \
+    X(MSGRCV, "msgrcv", "msgrcv")                                                                  \
+    X(SEMOP, "semop", "semtimedop")                                                                \
+    X(SHMAT, "shmat", "shmat")                                                                     \
+    X(SHMDT, "shmdt", "shmdt")                                                                     \
+    X(SEM_WAIT, "sem_wait", "")                                                                    \
+    X(SEM_POST, "sem_post", "")
 
 enum iolab_call_id {
 #define IOLAB_X_ENUM(id, label, strace) IOLAB_CALL_##id,
@@ -105,7 +119,8 @@ enum iolab_call_id {
 
 struct iolab_call_info {
     const char *label;       /* shown on screen and in `iolab run --json` */
-    const char *strace_name; /* the system call strace -c reports for it on x86-64 */
+    const char *strace_name; /* the system call strace -c reports for it on x86-64; "" for a
+                                library call that makes a system call only sometimes */
 };
 
 static const struct iolab_call_info iolab_call_info[IOLAB_NCALLS] = {

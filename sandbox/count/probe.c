@@ -12,15 +12,20 @@
  */
 #include <errno.h>
 #include <fcntl.h>
+#include <mqueue.h>
 #include <poll.h>
+#include <semaphore.h>
 #include <pthread.h>
 #include <signal.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/epoll.h>
 #include <sys/mman.h>
+#include <sys/msg.h>
 #include <sys/select.h>
+#include <sys/sem.h>
 #include <sys/sendfile.h>
+#include <sys/shm.h>
 #include <sys/socket.h>
 #include <sys/uio.h>
 #include <sys/wait.h>
@@ -230,6 +235,80 @@ static void probe_waits(void)
     close(p[1]);
 }
 
+/* "/iolab-probe-PID": a queue name no other probe run uses, built without stdio. */
+static void probe_mq_name(char *out, size_t len)
+{
+    static const char prefix[] = "/iolab-probe-";
+    char digits[16];
+    int n = 0;
+    for (unsigned v = (unsigned)getpid(); v || !n; v /= 10)
+        digits[n++] = (char)('0' + v % 10);
+    if (sizeof prefix + (size_t)n > len)
+        probe_fail("queue name too long");
+    memcpy(out, prefix, sizeof prefix - 1);
+    for (int i = 0; i < n; i++)
+        out[sizeof prefix - 1 + i] = digits[n - 1 - i];
+    out[sizeof prefix - 1 + n] = '\0';
+}
+
+/*
+ * IPC: --iterations mq_send/mq_receive pairs and one mq_timedsend/mq_timedreceive pair on a
+ * POSIX queue; one msgsnd/msgrcv pair on a System V queue; semop and semtimedop once each;
+ * shmat/shmdt once; --iterations sem_post/sem_wait pairs and one sem_timedwait on a POSIX
+ * semaphore (never contended, so no futex call). Every object is removed before returning.
+ */
+static void probe_ipc(void)
+{
+    char name[64], buf[16] = "ipc message";
+    probe_mq_name(name, sizeof name);
+    struct mq_attr attr = {.mq_maxmsg = 4, .mq_msgsize = sizeof buf};
+    mqd_t q = mq_open(name, O_RDWR | O_CREAT | O_EXCL, 0600, &attr);
+    if (q == (mqd_t)-1)
+        probe_fail("mq_open");
+    mq_unlink(name); /* the open descriptor keeps the queue; nothing stays behind */
+    unsigned prio;
+    for (int i = 0; i < probe_iterations; i++)
+        if (mq_send(q, buf, 12, 0) < 0 || mq_receive(q, buf, sizeof buf, &prio) != 12)
+            probe_fail("mq_send/mq_receive");
+    struct timespec far = {.tv_sec = 0x7fffffff};
+    if (mq_timedsend(q, buf, 5, 1, &far) < 0 ||
+        mq_timedreceive(q, buf, sizeof buf, &prio, &far) != 5)
+        probe_fail("mq_timedsend/mq_timedreceive");
+    mq_close(q);
+
+    int mid = msgget(IPC_PRIVATE, 0600);
+    struct {
+        long mtype;
+        char text[8];
+    } msg = {.mtype = 1, .text = "sysv"};
+    if (mid < 0 || msgsnd(mid, &msg, 8, 0) < 0 || msgrcv(mid, &msg, 8, 0, 0) != 8)
+        probe_fail("msgsnd/msgrcv");
+    msgctl(mid, IPC_RMID, NULL);
+
+    int sid = semget(IPC_PRIVATE, 1, 0600);
+    struct sembuf up = {.sem_num = 0, .sem_op = 1}, down = {.sem_num = 0, .sem_op = -1};
+    struct timespec now = {0, 0};
+    if (sid < 0 || semop(sid, &up, 1) < 0 || semtimedop(sid, &down, 1, &now) < 0)
+        probe_fail("semop/semtimedop");
+    semctl(sid, 0, IPC_RMID);
+
+    int shm = shmget(IPC_PRIVATE, 4096, 0600);
+    void *at = shm < 0 ? (void *)-1 : shmat(shm, NULL, 0);
+    if (at == (void *)-1 || shmdt(at) < 0)
+        probe_fail("shmat/shmdt");
+    shmctl(shm, IPC_RMID, NULL);
+
+    sem_t sem;
+    if (sem_init(&sem, 0, 0) < 0)
+        probe_fail("sem_init");
+    for (int i = 0; i < probe_iterations; i++)
+        if (sem_post(&sem) < 0 || sem_wait(&sem) < 0)
+            probe_fail("sem_post/sem_wait");
+    if (sem_post(&sem) < 0 || sem_timedwait(&sem, &far) < 0)
+        probe_fail("sem_timedwait");
+    sem_destroy(&sem);
+}
+
 /* Each thread: --iterations writes to /dev/null, so every thread has a count of its own. */
 static void *probe_thread(void *arg)
 {
@@ -309,6 +388,7 @@ int main(int argc, char **argv)
     probe_sockets();
     probe_waits();
     probe_fortify_files(probe_dir);
+    probe_ipc();
     probe_fork_and_threads();
     return 0;
 }

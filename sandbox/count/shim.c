@@ -36,6 +36,7 @@
 #include <mqueue.h>
 #include <poll.h>
 #include <pthread.h>
+#include <semaphore.h>
 #include <signal.h>
 #include <stdarg.h>
 #include <stdbool.h>
@@ -136,7 +137,21 @@ static int shim_tsc_usable;
     X(int, msgget, (key_t, int))                                                                   \
     X(int, semget, (key_t, int, int))                                                              \
     X(int, shm_open, (const char *, int, mode_t))                                                  \
-    X(mqd_t, mq_open, (const char *, int, ...))
+    X(mqd_t, mq_open, (const char *, int, ...))                                                    \
+    X(int, mq_send, (mqd_t, const char *, size_t, unsigned))                                       \
+    X(int, mq_timedsend, (mqd_t, const char *, size_t, unsigned, const struct timespec *))         \
+    X(ssize_t, mq_receive, (mqd_t, char *, size_t, unsigned *))                                    \
+    X(ssize_t, mq_timedreceive, (mqd_t, char *, size_t, unsigned *, const struct timespec *))      \
+    X(int, msgsnd, (int, const void *, size_t, int))                                               \
+    X(ssize_t, msgrcv, (int, void *, size_t, long, int))                                           \
+    X(int, semop, (int, struct sembuf *, size_t))                                                  \
+    X(int, semtimedop, (int, struct sembuf *, size_t, const struct timespec *))                    \
+    X(void *, shmat, (int, const void *, int))                                                     \
+    X(int, shmdt, (const void *))                                                                  \
+    X(int, sem_wait, (sem_t *))                                                                    \
+    X(int, sem_timedwait, (sem_t *, const struct timespec *))                                      \
+    X(int, sem_clockwait, (sem_t *, clockid_t, const struct timespec *))                           \
+    X(int, sem_post, (sem_t *))
 
 #define SHIM_X_PTR(ret, fn, params) static ret(*shim_real_##fn) params;
 SHIM_REALS(SHIM_X_PTR)
@@ -990,4 +1005,100 @@ SHIM_EXPORT mqd_t mq_open(const char *name, int oflag, ...)
             return (mqd_t)shim_nosys();
     }
     return (mqd_t)shim_posix_create(&o);
+}
+
+/* ---- IPC messages, semaphores and attachments ---------------------------------------------- */
+
+/*
+ * The message calls count their payload as bytes: what mq_send and msgsnd hand to the kernel
+ * when they succeed (msgsnd's size excludes the mtype, as the call's own argument does), what
+ * the receives return. A call made while dlsym runs goes to the system call itself, which is
+ * all glibc's function does.
+ */
+SHIM_EXPORT int mq_send(mqd_t q, const char *msg, size_t n, unsigned prio)
+{
+    SHIM_CALL(MQ_TIMEDSEND, int, mq_send, (q, msg, n, prio),
+              (int)SHIM_SYS(SYS_mq_timedsend, q, msg, n, prio, NULL), r_ == 0 ? n : 0);
+}
+
+SHIM_EXPORT int mq_timedsend(mqd_t q, const char *msg, size_t n, unsigned prio,
+                             const struct timespec *ts)
+{
+    SHIM_CALL(MQ_TIMEDSEND, int, mq_timedsend, (q, msg, n, prio, ts),
+              (int)SHIM_SYS(SYS_mq_timedsend, q, msg, n, prio, ts), r_ == 0 ? n : 0);
+}
+
+SHIM_EXPORT ssize_t mq_receive(mqd_t q, char *msg, size_t n, unsigned *prio)
+{
+    SHIM_CALL(MQ_TIMEDRECEIVE, ssize_t, mq_receive, (q, msg, n, prio),
+              SHIM_SYS(SYS_mq_timedreceive, q, msg, n, prio, NULL), SHIM_XFER(r_));
+}
+
+SHIM_EXPORT ssize_t mq_timedreceive(mqd_t q, char *msg, size_t n, unsigned *prio,
+                                    const struct timespec *ts)
+{
+    SHIM_CALL(MQ_TIMEDRECEIVE, ssize_t, mq_timedreceive, (q, msg, n, prio, ts),
+              SHIM_SYS(SYS_mq_timedreceive, q, msg, n, prio, ts), SHIM_XFER(r_));
+}
+
+SHIM_EXPORT int msgsnd(int id, const void *msg, size_t n, int flg)
+{
+    SHIM_CALL(MSGSND, int, msgsnd, (id, msg, n, flg), (int)SHIM_SYS(SYS_msgsnd, id, msg, n, flg),
+              r_ == 0 ? n : 0);
+}
+
+SHIM_EXPORT ssize_t msgrcv(int id, void *msg, size_t n, long type, int flg)
+{
+    SHIM_CALL(MSGRCV, ssize_t, msgrcv, (id, msg, n, type, flg),
+              SHIM_SYS(SYS_msgrcv, id, msg, n, type, flg), SHIM_XFER(r_));
+}
+
+/* On x86-64, glibc 2.36 implements semop() with the semtimedop system call. */
+SHIM_EXPORT int semop(int id, struct sembuf *ops, size_t n)
+{
+    SHIM_CALL(SEMOP, int, semop, (id, ops, n), (int)SHIM_SYS(SYS_semtimedop, id, ops, n, NULL), 0);
+}
+
+SHIM_EXPORT int semtimedop(int id, struct sembuf *ops, size_t n, const struct timespec *ts)
+{
+    SHIM_CALL(SEMOP, int, semtimedop, (id, ops, n, ts),
+              (int)SHIM_SYS(SYS_semtimedop, id, ops, n, ts), 0);
+}
+
+/* The segment's size would cost an IPC_STAT per attach: shmat and shmdt count calls only. */
+SHIM_EXPORT void *shmat(int id, const void *addr, int flg)
+{
+    SHIM_CALL(SHMAT, void *, shmat, (id, addr, flg), (void *)SHIM_SYS(SYS_shmat, id, addr, flg), 0);
+}
+
+SHIM_EXPORT int shmdt(const void *addr)
+{
+    SHIM_CALL(SHMDT, int, shmdt, (addr), (int)SHIM_SYS(SYS_shmdt, addr), 0);
+}
+
+/*
+ * POSIX semaphores are counters in the caller's (shared) memory: sem_post and an uncontended
+ * sem_wait never enter the kernel, a sem_wait that must sleep makes a futex call, and so does
+ * the sem_post that wakes it. They are counted as the library calls they are; the time inside
+ * them is what shows how often they waited. sem_timedwait and sem_clockwait fold into
+ * sem_wait; sem_trywait, which never waits, is not counted.
+ */
+SHIM_EXPORT int sem_wait(sem_t *s)
+{
+    SHIM_CALL(SEM_WAIT, int, sem_wait, (s), (int)shim_nosys(), 0);
+}
+
+SHIM_EXPORT int sem_timedwait(sem_t *s, const struct timespec *ts)
+{
+    SHIM_CALL(SEM_WAIT, int, sem_timedwait, (s, ts), (int)shim_nosys(), 0);
+}
+
+SHIM_EXPORT int sem_clockwait(sem_t *s, clockid_t clock, const struct timespec *ts)
+{
+    SHIM_CALL(SEM_WAIT, int, sem_clockwait, (s, clock, ts), (int)shim_nosys(), 0);
+}
+
+SHIM_EXPORT int sem_post(sem_t *s)
+{
+    SHIM_CALL(SEM_POST, int, sem_post, (s), (int)shim_nosys(), 0);
 }
