@@ -809,15 +809,7 @@ static void sampler_mode_account(struct sampler *s, double dt)
             r->bytes += stats_delta(a->page.bytes, b->page.bytes);
         }
     }
-    r->requests_per_s = stats_rate(r->requests, r->seconds);
-    r->bytes_per_s = stats_rate(r->bytes, r->seconds);
-    r->calls_per_request = r->requests ? (double)r->calls / (double)r->requests : 0.0;
-    r->ctx_per_request = r->requests ? (double)r->ctx_switches / (double)r->requests : 0.0;
-    uint64_t server_calls = 0;
-    for (unsigned c = 0; c < IOLAB_NCALLS; c++)
-        server_calls += r->role_calls[SNAPSHOT_ROLE_SERVER][c];
-    r->server_calls_per_request = r->requests ? (double)server_calls / (double)r->requests : 0.0;
-    r->cpu_pct = r->seconds > 0 ? 100.0 * r->cpu_s / r->seconds : 0.0;
+    stats_mode_row_derive(r);
 }
 
 /* Appends one second of client throughput to the history ring (kept oldest first). */

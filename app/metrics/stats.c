@@ -5,6 +5,8 @@
  */
 #include "stats.h"
 
+#include <string.h>
+
 #include <math.h>
 
 double stats_rate(uint64_t delta, double dt_s)
@@ -71,4 +73,48 @@ void stats_latency(struct snapshot_latency *out, const uint64_t *hist)
     out->p99_ns = stats_hist_quantile(hist, 0.99);
     out->p999_ns = stats_hist_quantile(hist, 0.999);
     out->max_ns = stats_hist_max(hist);
+}
+
+void stats_mode_row_derive(struct snapshot_mode_row *r)
+{
+    r->requests_per_s = stats_rate(r->requests, r->seconds);
+    r->bytes_per_s = stats_rate(r->bytes, r->seconds);
+    r->calls_per_request = r->requests ? (double)r->calls / (double)r->requests : 0.0;
+    r->ctx_per_request = r->requests ? (double)r->ctx_switches / (double)r->requests : 0.0;
+    uint64_t server_calls = 0;
+    for (unsigned c = 0; c < IOLAB_NCALLS; c++)
+        server_calls += r->role_calls[SNAPSHOT_ROLE_SERVER][c];
+    r->server_calls_per_request = r->requests ? (double)server_calls / (double)r->requests : 0.0;
+    r->cpu_pct = r->seconds > 0 ? 100.0 * r->cpu_s / r->seconds : 0.0;
+}
+
+void stats_mode_rows_merge(struct snapshot_mode_row *into, uint32_t *n, uint32_t cap,
+                           const struct snapshot_mode_row *rows, uint32_t nrows)
+{
+    for (uint32_t i = 0; i < nrows; i++) {
+        const struct snapshot_mode_row *r = &rows[i];
+        uint32_t k = 0;
+        while (k < *n && strcmp(into[k].id, r->id) != 0)
+            k++;
+        if (k == *n) {
+            if (*n == cap)
+                continue;
+            into[(*n)++] = *r;
+            continue;
+        }
+        struct snapshot_mode_row *t = &into[k];
+        t->seconds += r->seconds;
+        t->requests += r->requests;
+        t->bytes += r->bytes;
+        t->calls += r->calls;
+        t->ctx_switches += r->ctx_switches;
+        t->cpu_s += r->cpu_s;
+        for (int role = 0; role < SNAPSHOT_NROLES; role++) {
+            t->role_requests[role] += r->role_requests[role];
+            t->role_bytes[role] += r->role_bytes[role];
+            for (unsigned c = 0; c < IOLAB_NCALLS; c++)
+                t->role_calls[role][c] += r->role_calls[role][c];
+        }
+        stats_mode_row_derive(t);
+    }
 }

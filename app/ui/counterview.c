@@ -6,6 +6,7 @@
  * latency percentiles. The comparison view has one row per mode tried in this session.
  */
 #include "tui.h"
+#include "metrics/stats.h"
 #include "widgets.h"
 
 #include <stdlib.h>
@@ -151,8 +152,13 @@ void counterview_compare(struct tui *t, struct layout_rect r)
 {
     const struct screen_caps *c = &t->caps;
     struct layout_rect in = widgets_box(c, r, "Comparison of the modes tried (c closes)", true);
-    const struct snapshot *s = &t->snap;
-    if (!t->have_snap || s->nmodes == 0) {
+    /* This run's rows on top of the earlier runs' of the same step (restarts). */
+    struct snapshot_mode_row rows[SNAPSHOT_MAX_MODES];
+    uint32_t nrows = t->npast_modes;
+    memcpy(rows, t->past_modes, nrows * sizeof *rows);
+    if (t->have_snap)
+        stats_mode_rows_merge(rows, &nrows, SNAPSHOT_MAX_MODES, t->snap.modes, t->snap.nmodes);
+    if (nrows == 0) {
         widgets_text(c, in.x + 1, in.y, in.w - 2, screen_attr(SCREEN_DIM),
                      "Run the scenario and switch modes; each mode tried gets a row here.");
         return;
@@ -165,8 +171,8 @@ void counterview_compare(struct tui *t, struct layout_rect r)
     static const char *const heads[] = {"requests/s", "bytes/s", "server calls/req", "ctx sw/req",
                                         "cpu %core"};
     double max[5] = {0};
-    for (uint32_t i = 0; i < s->nmodes; i++) {
-        const struct snapshot_mode_row *m = &s->modes[i];
+    for (uint32_t i = 0; i < nrows; i++) {
+        const struct snapshot_mode_row *m = &rows[i];
         double v[5] = {m->requests_per_s, m->bytes_per_s, m->server_calls_per_request,
                        m->ctx_per_request, m->cpu_pct};
         for (int k = 0; k < 5; k++)
@@ -180,9 +186,9 @@ void counterview_compare(struct tui *t, struct layout_rect r)
     for (int k = 0; k < 5; k++)
         widgets_text(c, in.x + 1 + namew + k * colw, y, colw - 1, A_BOLD, heads[k]);
     y++;
-    int cur = s->mode;
-    for (uint32_t i = 0; i < s->nmodes && y + 1 < in.y + in.h; i++) {
-        const struct snapshot_mode_row *m = &s->modes[i];
+    int cur = t->have_snap ? t->snap.mode : -1;
+    for (uint32_t i = 0; i < nrows && y + 1 < in.y + in.h; i++) {
+        const struct snapshot_mode_row *m = &rows[i];
         double v[5] = {m->requests_per_s, m->bytes_per_s, m->server_calls_per_request,
                        m->ctx_per_request, m->cpu_pct};
         const struct lesson_step *st = tui_step(t);

@@ -9,6 +9,7 @@
  * sends the line to the program's stdin, Esc leaves the pane.
  */
 #include "tui.h"
+#include "metrics/stats.h"
 #include "widgets.h"
 
 #include <errno.h>
@@ -127,6 +128,9 @@ void lessonview_leave(struct tui *t)
         t->engine = NULL;
     }
     t->est = ENGINE_IDLE;
+    if (t->have_snap)
+        stats_mode_rows_merge(t->past_modes, &t->npast_modes, SNAPSHOT_MAX_MODES, t->snap.modes,
+                              t->snap.nmodes);
     t->have_snap = false;
     t->paused = false;
     t->compare = false;

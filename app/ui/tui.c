@@ -455,6 +455,7 @@ void tui_open_step(struct tui *t, size_t lesson, size_t step)
     t->focus = 0;
     t->nresults = 0;
     session_reset(&t->session);
+    t->npast_modes = 0;
     const struct lesson_step *st = &l->steps[step];
     t->step_done = t->progress && progress_is_done(t->progress, t->pack->id, l->id, st->id);
     if (t->progress) {

@@ -71,6 +71,10 @@ struct tui {
     bool have_snap;
     bool paused;
     struct session session;
+    /* The comparison rows of this step's earlier runs: a restart (r) starts the engine's rows
+       afresh, and the comparison view keeps every mode tried since the step was opened. */
+    struct snapshot_mode_row past_modes[SNAPSHOT_MAX_MODES];
+    uint32_t npast_modes;
     struct check_result results[16];
     size_t nresults;
     bool step_done; /* this step is done (marked in progress) */

@@ -8,6 +8,7 @@
 #include <catch2/catch.hpp>
 #include <dirent.h>
 #include <fstream>
+#include <regex>
 #include <set>
 #include <sstream>
 
@@ -69,6 +70,25 @@ std::vector<std::string> lines_of(const std::string &s)
 }
 
 // Whitespace-separated words of a string.
+// The mode ids that have a row in the comparison view on screen: lines below its title whose
+// box border is followed by an id and a number (the id stands alone at the row's start).
+std::set<std::string> compare_rows(const std::string &screen)
+{
+    static const std::regex row("(?:\u2502|\\|) ([a-z0-9_-]+)(?: \\*)? +[0-9]");
+    std::set<std::string> ids;
+    bool below = false;
+    for (const auto &line : lines_of(screen)) {
+        if (line.find("Comparison of the modes tried") != std::string::npos) {
+            below = true;
+            continue;
+        }
+        std::smatch m;
+        if (below && std::regex_search(line, m, row))
+            ids.insert(m[1]);
+    }
+    return ids;
+}
+
 std::vector<std::string> words(const std::string &s)
 {
     std::vector<std::string> v;
@@ -338,8 +358,22 @@ TEST_CASE("tui: a learner's session in a real terminal")
     // The comparison view has a row per mode tried.
     s.keys({"c"});
     REQUIRE(s.wait_for("Comparison of the modes tried"));
-    CHECK(s.last().find("epoll") != std::string::npos);
+    CHECK(compare_rows(s.last()) == std::set<std::string>{"epoll", "thread"});
     CHECK(s.last().find("thread *") != std::string::npos);
+    s.keys({"c"});
+    REQUIRE(s.wait_for("Counters"));
+
+    // A restart keeps the comparison: the modes tried before it keep their rows.
+    s.keys({"r"});
+    REQUIRE(s.wait([](const std::string &sc) { return rate_of(sc, "server", "read") > 0; }, 20));
+    for (pid_t p : s.scenario_pids())
+        pids.insert(p);
+    s.keys({"c"});
+    REQUIRE(s.wait_for("Comparison of the modes tried"));
+    std::set<std::string> rows = compare_rows(s.last());
+    INFO(s.last());
+    CHECK(rows.count("epoll") == 1);
+    CHECK(rows.count("thread") == 1);
     s.keys({"c"});
     REQUIRE(s.wait_for("Counters"));
 
