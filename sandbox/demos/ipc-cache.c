@@ -1,0 +1,245 @@
+/*
+ * ipc-cache: the cache process of the "proxy and cache" pair (lessons/ipc.json). It owns
+ * --segments N shared-memory segments of --segment-size S bytes and a POSIX message queue, the
+ * command channel. Each command says "send FILE through segment K"; a worker thread copies the
+ * file from --dir into the segment, one chunk of at most S bytes at a time, handing each chunk
+ * to the proxy with the segment's pair of semaphores (see ipc-segment.h).
+ *
+ * The copy: pread() moves the file's bytes from the page cache straight into the shared
+ * segment (one copy, in the kernel: copy_user), and the proxy copies them out again (a second
+ * copy, in user space). A segment of S bytes costs ceil(F/S) chunks for a file of F bytes, and
+ * each chunk costs one pread, two semaphore calls here and two in the proxy.
+ *
+ * One worker thread per segment, all blocked in mq_receive() on the same queue: the kernel
+ * hands each command to exactly one of them. On SIGTERM the main thread sends one quit
+ * command per worker, joins them, and unlinks the queue and every segment.
+ * Published figures (per worker): requests answered, bytes sent, errors.
+ */
+#include "demo.h"
+#include "iolab_counters.h"
+#include "ipc-segment.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <getopt.h>
+#include <mqueue.h>
+#include <pthread.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+#define PROG         "ipc-cache"
+#define MAX_SEGMENTS 64
+#define ROOM_WAIT_S  2 /* a proxy that does not empty a segment for this long is gone */
+
+static int dir_fd = -1;
+static mqd_t queue = (mqd_t)-1;
+static unsigned nsegments = 4;
+static uint64_t segment_size = 64 * 1024;
+static struct ipc_segment *segments[MAX_SEGMENTS];
+static char queue_name[256];
+
+/* sem_wait() that gives up after ROOM_WAIT_S seconds, so a vanished proxy cannot hang us. */
+static int wait_room(struct ipc_segment *s)
+{
+    struct timespec dl;
+    clock_gettime(CLOCK_REALTIME, &dl);
+    dl.tv_sec += ROOM_WAIT_S;
+    while (sem_timedwait(&s->room, &dl) < 0)
+        if (errno != EINTR || demo_stop)
+            return -errno;
+    return 0;
+}
+
+/* Copies one file through segment s chunk by chunk. 0, or a negative errno. */
+static int serve(struct ipc_segment *s, const char *file, uint64_t *sent)
+{
+    int fd = openat(dir_fd, file, O_RDONLY | O_CLOEXEC);
+    int err = fd < 0 ? -errno : 0;
+    struct stat st;
+    if (fd >= 0 && fstat(fd, &st) < 0)
+        err = -errno;
+    uint64_t off = 0, total = err ? 0 : (uint64_t)st.st_size;
+    do {
+        if (wait_room(s) < 0) {
+            /* The proxy went away mid-file: give the segment back in its starting state. */
+            sem_init(&s->room, 1, 1);
+            sem_init(&s->ready, 1, 0);
+            err = -ETIMEDOUT;
+            break;
+        }
+        uint64_t want = total - off < s->size ? total - off : s->size;
+        ssize_t n = err ? err : pread(fd, ipc_segment_data(s), want, (off_t)off);
+        if (n < 0 && !err)
+            err = -errno;
+        if (n == 0 && want > 0) /* the file shrank under us */
+            err = -EIO;
+        s->len = err ? err : n;
+        off += n > 0 ? (uint64_t)n : 0;
+        s->last = err || off >= total;
+        sem_post(&s->ready);
+    } while (!err && off < total);
+    if (fd >= 0)
+        close(fd);
+    *sent = off;
+    return err;
+}
+
+static void *worker(void *arg)
+{
+    (void)arg;
+    struct iolab_app *app = iolab_app();
+    for (;;) {
+        struct ipc_request req;
+        ssize_t n = mq_receive(queue, (char *)&req, sizeof req, NULL);
+        if (n < 0 && errno == EINTR)
+            continue;
+        if (n != (ssize_t)sizeof req || req.segment == IPC_QUIT)
+            break;
+        req.file[IPC_FILE_MAX] = '\0';
+        if (req.segment >= nsegments)
+            continue; /* not ours: a proxy that still knows an older, larger cache */
+        uint64_t sent = 0;
+        int err = serve(segments[req.segment], req.file, &sent);
+        if (app) {
+            iolab_add(err ? &app->errors : &app->requests, 1);
+            iolab_add(&app->bytes, sent);
+        }
+    }
+    return NULL;
+}
+
+/* Creates segment k: header page + data, semaphores in their starting state. */
+static int make_segment(unsigned k)
+{
+    char name[256];
+    ipc_name(name, sizeof name, "seg", (int)k);
+    shm_unlink(name); /* a leftover of a killed cache of this session */
+    int fd = shm_open(name, O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
+    if (fd < 0)
+        return -errno;
+    size_t len = IPC_HEADER_SIZE + segment_size;
+    void *m = MAP_FAILED;
+    if (ftruncate(fd, (off_t)len) == 0)
+        m = mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+    int err = m == MAP_FAILED ? -errno : 0;
+    close(fd);
+    if (err)
+        return err;
+    struct ipc_segment *s = m;
+    sem_init(&s->room, 1, 1);
+    sem_init(&s->ready, 1, 0);
+    s->size = segment_size;
+    s->nsegments = nsegments;
+    segments[k] = s;
+    return 0;
+}
+
+static void cleanup(void)
+{
+    char name[256];
+    for (unsigned k = 0; k < nsegments; k++) {
+        ipc_name(name, sizeof name, "seg", (int)k);
+        shm_unlink(name);
+        if (segments[k])
+            munmap(segments[k], IPC_HEADER_SIZE + segment_size);
+    }
+    if (queue != (mqd_t)-1) {
+        mq_close(queue);
+        mq_unlink(queue_name);
+    }
+}
+
+static void usage(void)
+{
+    printf(
+        "usage: " PROG " --dir DIR [--segments N] [--segment-size S]\n"
+        "Serves the files of DIR to ipc-proxy through N shared-memory segments of S bytes,\n"
+        "taking commands from a POSIX message queue (names start with $IOLAB_SESSION).\n"
+        "  --dir DIR           the files to serve\n"
+        "  --segments N        shared-memory segments, one worker thread each (1-%d, default 4)\n"
+        "  --segment-size S    bytes per segment, K/M suffixes (4K-64M, default 64K)\n"
+        "Prints 'listening on mq NAME segments=N size=S' when ready; SIGTERM removes it all.\n",
+        MAX_SEGMENTS);
+}
+
+int main(int argc, char **argv)
+{
+    static const struct option opts[] = {{"dir", required_argument, NULL, 'd'},
+                                         {"segments", required_argument, NULL, 'n'},
+                                         {"segment-size", required_argument, NULL, 's'},
+                                         {"help", no_argument, NULL, 'h'},
+                                         {NULL, 0, NULL, 0}};
+    const char *dir = NULL;
+    int c;
+    opterr = 0;
+    while ((c = getopt_long(argc, argv, "", opts, NULL)) != -1) {
+        switch (c) {
+        case 'd':
+            dir = optarg;
+            break;
+        case 'n':
+            nsegments = (unsigned)demo_parse_u64(PROG, "--segments", optarg, 1, MAX_SEGMENTS);
+            break;
+        case 's':
+            segment_size = demo_parse_size(PROG, "--segment-size", optarg, 64u << 20);
+            break;
+        case 'h':
+            usage();
+            return 0;
+        default:
+            demo_usage_error(PROG, "'%s' is not an option we know", argv[optind - 1]);
+        }
+    }
+    if (optind < argc)
+        demo_usage_error(PROG, "unexpected argument '%s'", argv[optind]);
+    if (!dir)
+        demo_usage_error(PROG, "--dir DIR is required");
+    if (segment_size < 4096)
+        demo_usage_error(PROG, "--segment-size must be at least 4K");
+    dir_fd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+    if (dir_fd < 0)
+        demo_usage_error(PROG, "--dir '%s' is not a directory we can open", dir);
+    demo_signals_init();
+
+    int err = 0;
+    for (unsigned k = 0; k < nsegments && !err; k++)
+        err = make_segment(k);
+    ipc_name(queue_name, sizeof queue_name, "queue", -1);
+    mq_unlink(queue_name);
+    struct mq_attr attr = {.mq_maxmsg = 10, .mq_msgsize = sizeof(struct ipc_request)};
+    if (!err && (queue = mq_open(queue_name, O_RDONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0600,
+                                 &attr)) == (mqd_t)-1)
+        err = -errno;
+    /* The writer end, for the quit commands: opened now, while we surely may. */
+    mqd_t self = err ? (mqd_t)-1 : mq_open(queue_name, O_WRONLY | O_CLOEXEC);
+    if (err || self == (mqd_t)-1) {
+        fprintf(stderr, PROG ": cannot set up the queue and segments: %s\n",
+                strerror(err ? -err : errno));
+        cleanup();
+        return 1;
+    }
+    pthread_t threads[MAX_SEGMENTS];
+    unsigned started = 0;
+    demo_signals_mask(SIG_BLOCK); /* only the main thread takes SIGTERM */
+    for (; started < nsegments; started++)
+        if (pthread_create(&threads[started], NULL, worker, NULL) != 0)
+            break;
+    demo_signals_mask(SIG_UNBLOCK);
+    printf("listening on mq %s segments=%u size=%llu\n", queue_name, nsegments,
+           (unsigned long long)segment_size);
+    fflush(stdout);
+    while (!demo_stop && started == nsegments)
+        pause();
+    struct ipc_request quit = {.segment = IPC_QUIT};
+    for (unsigned i = 0; i < started; i++)
+        mq_send(self, (const char *)&quit, sizeof quit, 1); /* priority 1: before any request */
+    for (unsigned i = 0; i < started; i++)
+        pthread_join(threads[i], NULL);
+    mq_close(self);
+    cleanup();
+    printf("stopped\n");
+    return started == nsegments ? 0 : 1;
+}
