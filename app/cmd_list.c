@@ -10,13 +10,11 @@
 #include "lesson/lesson.h"
 #include "paths.h"
 
-#include <dirent.h>
 #include <limits.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
 
 #define CMD_LIST_MAX_PACKS 64
 
@@ -118,32 +116,6 @@ static void cmd_list_text_pack(FILE *out, const struct lesson_pack *p)
     }
 }
 
-/* Adds every subdirectory of $XDG_DATA_HOME/iolab/packs (or ~/.local/share/...) to dirs. */
-static void cmd_list_installed(char **dirs, size_t *n)
-{
-    char base[PATH_MAX];
-    const char *xdg = getenv("XDG_DATA_HOME"), *home = getenv("HOME");
-    if (xdg && xdg[0] == '/')
-        snprintf(base, sizeof base, "%s/iolab/packs", xdg);
-    else if (home && home[0])
-        snprintf(base, sizeof base, "%s/.local/share/iolab/packs", home);
-    else
-        return;
-    struct dirent **names = NULL;
-    /* Sorted, so the listing does not depend on the directory's order. */
-    int k = scandir(base, &names, NULL, alphasort);
-    for (int i = 0; i < k; i++) {
-        char path[PATH_MAX];
-        struct stat st;
-        if (names[i]->d_name[0] != '.' && *n < CMD_LIST_MAX_PACKS &&
-            snprintf(path, sizeof path, "%s/%s", base, names[i]->d_name) < (int)sizeof path &&
-            stat(path, &st) == 0 && S_ISDIR(st.st_mode))
-            dirs[(*n)++] = strdup(path);
-        free(names[i]);
-    }
-    free(names);
-}
-
 static int cmd_list_exec(int argc, char **argv)
 {
     char *dirs[CMD_LIST_MAX_PACKS];
@@ -168,7 +140,7 @@ static int cmd_list_exec(int argc, char **argv)
         if (status)
             goto out;
     }
-    cmd_list_installed(dirs, &ndirs);
+    paths_installed_packs(dirs, &ndirs, CMD_LIST_MAX_PACKS);
 
     char libexec[PATH_MAX];
     struct lesson_load_options opts = {.libexec_dir = NULL};

@@ -24,6 +24,8 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#define CMD_TUI_MAX_PACKS 32 /* installed packs shown beside the one iolab opens */
+
 static void cmd_tui_usage(FILE *out)
 {
     fprintf(out,
@@ -140,6 +142,40 @@ static int cmd_tui_exec(int argc, char **argv)
         return 1;
     }
 
+    /* Installed packs join the start screen; one that does not load is named and left out. */
+    char *dirs[CMD_TUI_MAX_PACKS];
+    size_t ndirs = 0;
+    const struct lesson_pack *extra[CMD_TUI_MAX_PACKS];
+    struct lesson_pack *owned[CMD_TUI_MAX_PACKS];
+    size_t nextra = 0;
+    paths_installed_packs(dirs, &ndirs, CMD_TUI_MAX_PACKS);
+    for (size_t i = 0; i < ndirs; i++) {
+        struct lesson_pack *p = NULL;
+        struct lesson_diags d = {0};
+        if (lesson_pack_load(dirs[i], &lo, &p, &d) < 0)
+            fprintf(stderr,
+                    "iolab: the pack in %s is left out: it has %zu problem%s; `iolab lint "
+                    "%s` lists them.\n",
+                    dirs[i], d.n, d.n == 1 ? "" : "s", dirs[i]);
+        else if (!strcmp(p->id, pack->id) || p->nlessons == 0) {
+            /* The opened pack itself (iolab --pack on an installed one), or one that would
+               share its progress: progress is kept by pack id. */
+            if (p->nlessons && strcmp(p->dir, pack->dir))
+                fprintf(stderr,
+                        "iolab: the pack in %s is left out: its id '%s' is the opened "
+                        "pack's too.\n",
+                        dirs[i], p->id);
+            lesson_pack_free(p);
+            p = NULL;
+        }
+        lesson_diags_free(&d);
+        free(dirs[i]);
+        if (p)
+            extra[nextra] = owned[nextra] = p, nextra++;
+    }
+    opts.extra_packs = extra;
+    opts.nextra = nextra;
+
     char ppath[PATH_MAX];
     struct progress *progress = NULL;
     rc = progress_default_path(ppath, sizeof ppath);
@@ -156,6 +192,8 @@ static int cmd_tui_exec(int argc, char **argv)
     opts.pack_dir = pack_dir;
     int status = tui_run(pack, progress, &opts);
     progress_free(progress);
+    for (size_t i = 0; i < nextra; i++)
+        lesson_pack_free(owned[i]);
     lesson_pack_free(pack);
     if (opts.log)
         fclose(opts.log);

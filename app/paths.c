@@ -4,10 +4,13 @@
  */
 #include "paths.h"
 
+#include <dirent.h>
 #include <errno.h>
 #include <limits.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 static char paths_prefix[PATH_MAX];
@@ -60,4 +63,29 @@ int paths_demo(const char *name, char *buf, size_t len)
     if (n < 0 || (size_t)n >= len)
         return -ENAMETOOLONG;
     return access(buf, X_OK) == 0 ? 0 : -errno;
+}
+
+void paths_installed_packs(char **dirs, size_t *n, size_t max)
+{
+    char base[PATH_MAX];
+    const char *xdg = getenv("XDG_DATA_HOME"), *home = getenv("HOME");
+    if (xdg && xdg[0] == '/')
+        snprintf(base, sizeof base, "%s/iolab/packs", xdg);
+    else if (home && home[0])
+        snprintf(base, sizeof base, "%s/.local/share/iolab/packs", home);
+    else
+        return;
+    struct dirent **names = NULL;
+    /* Sorted, so the listing does not depend on the directory's order. */
+    int k = scandir(base, &names, NULL, alphasort);
+    for (int i = 0; i < k; i++) {
+        char path[PATH_MAX];
+        struct stat st;
+        if (names[i]->d_name[0] != '.' && *n < max &&
+            snprintf(path, sizeof path, "%s/%s", base, names[i]->d_name) < (int)sizeof path &&
+            stat(path, &st) == 0 && S_ISDIR(st.st_mode))
+            dirs[(*n)++] = strdup(path);
+        free(names[i]);
+    }
+    free(names);
 }

@@ -22,4 +22,11 @@ int paths_get(enum paths_part part, char *buf, size_t len);
 /* Writes PREFIX/libexec/iolab/NAME into buf; 0, -ENOENT when it does not exist, or -errno. */
 int paths_demo(const char *name, char *buf, size_t len);
 
+/*
+ * Appends to dirs (at most max entries in all, *n of them used) every pack directory installed
+ * under $XDG_DATA_HOME/iolab/packs/ (default ~/.local/share/iolab/packs/), sorted by name so
+ * that listings do not depend on the directory's order. The strings are allocated.
+ */
+void paths_installed_packs(char **dirs, size_t *n, size_t max);
+
 #endif

@@ -1,7 +1,10 @@
 /*
- * start: the start screen. Entry 0 is "continue where I left off" (selected by default), then one
- * entry per lesson with its progress mark: done (every step done), in progress, new. The right
- * pane shows the selected lesson's summary and steps.
+ * start: the start screen. The list's rows are a table built from the packs: row 0 is "continue
+ * where I left off" in the pack iolab opened (selected by default), then each pack's lessons
+ * with their progress marks (done: every step done; in progress; new), under a heading per pack
+ * when there is more than one (the packs installed under $XDG_DATA_HOME/iolab/packs/ follow the
+ * first). Headings are never selected. The right pane shows the selected lesson's summary and
+ * steps, or a pack's description.
  */
 #include "tui.h"
 #include "widgets.h"
@@ -14,36 +17,70 @@ enum start_mark {
     START_DONE,
 };
 
-static enum start_mark start_mark_of(const struct tui *t, const struct lesson *l)
+enum start_kind {
+    START_CONTINUE,
+    START_HEADING,
+    START_LESSON,
+};
+
+struct start_row {
+    enum start_kind kind;
+    const struct lesson_pack *pack;
+    size_t lesson; /* START_LESSON: index in pack->lessons */
+};
+
+#define START_MAX_ROWS 1024
+
+static const struct lesson_pack *start_pack(const struct tui *t, size_t i)
 {
-    size_t done = t->progress ? progress_lesson_done(t->progress, t->pack->id, l->id) : 0;
+    return i == 0 ? t->primary : t->opts.extra_packs[i - 1];
+}
+
+/* The rows of the list, in order; returns how many. */
+static size_t start_rows(const struct tui *t, struct start_row *rows)
+{
+    size_t n = 0, npacks = 1 + t->opts.nextra;
+    rows[n++] = (struct start_row){.kind = START_CONTINUE, .pack = t->primary};
+    for (size_t p = 0; p < npacks && n < START_MAX_ROWS; p++) {
+        const struct lesson_pack *pk = start_pack(t, p);
+        if (npacks > 1)
+            rows[n++] = (struct start_row){.kind = START_HEADING, .pack = pk};
+        for (size_t l = 0; l < pk->nlessons && n < START_MAX_ROWS; l++)
+            rows[n++] = (struct start_row){.kind = START_LESSON, .pack = pk, .lesson = l};
+    }
+    return n;
+}
+
+static enum start_mark start_mark_of(const struct tui *t, const struct lesson_pack *pk,
+                                     const struct lesson *l)
+{
+    size_t done = t->progress ? progress_lesson_done(t->progress, pk->id, l->id) : 0;
     return done == 0 ? START_NEW : done >= l->nsteps ? START_DONE : START_PARTIAL;
 }
 
-/* Where "continue" leads: the last place, or the first step not done. */
+/* Where "continue" leads in the first pack: the last place, or the first step not done. */
 static void start_continue_target(const struct tui *t, size_t *lesson, size_t *step)
 {
+    const struct lesson_pack *pk = t->primary;
     *lesson = 0;
     *step = 0;
-    const struct progress_pack *pk =
-        t->progress ? progress_pack_find(t->progress, t->pack->id) : NULL;
-    if (pk && pk->last_lesson) {
-        for (size_t i = 0; i < t->pack->nlessons; i++) {
-            const struct lesson *l = &t->pack->lessons[i];
-            if (strcmp(l->id, pk->last_lesson))
+    const struct progress_pack *pp = t->progress ? progress_pack_find(t->progress, pk->id) : NULL;
+    if (pp && pp->last_lesson) {
+        for (size_t i = 0; i < pk->nlessons; i++) {
+            const struct lesson *l = &pk->lessons[i];
+            if (strcmp(l->id, pp->last_lesson))
                 continue;
             *lesson = i;
             for (size_t s = 0; s < l->nsteps; s++)
-                if (pk->last_step && !strcmp(l->steps[s].id, pk->last_step))
+                if (pp->last_step && !strcmp(l->steps[s].id, pp->last_step))
                     *step = s;
             return;
         }
     }
-    for (size_t i = 0; i < t->pack->nlessons; i++) {
-        const struct lesson *l = &t->pack->lessons[i];
+    for (size_t i = 0; i < pk->nlessons; i++) {
+        const struct lesson *l = &pk->lessons[i];
         for (size_t s = 0; s < l->nsteps; s++) {
-            if (!t->progress ||
-                !progress_is_done(t->progress, t->pack->id, l->id, l->steps[s].id)) {
+            if (!t->progress || !progress_is_done(t->progress, pk->id, l->id, l->steps[s].id)) {
                 *lesson = i;
                 *step = s;
                 return;
@@ -54,64 +91,37 @@ static void start_continue_target(const struct tui *t, size_t *lesson, size_t *s
 
 static void start_open(struct tui *t)
 {
-    if (t->pack->nlessons == 0)
+    struct start_row rows[START_MAX_ROWS];
+    size_t n = start_rows(t, rows);
+    if (t->start_sel >= n || rows[t->start_sel].kind == START_HEADING)
         return;
-    size_t lesson = 0, step = 0;
-    if (t->start_sel == 0)
+    const struct start_row *r = &rows[t->start_sel];
+    size_t lesson = r->lesson, step = 0;
+    if (r->kind == START_CONTINUE) {
+        if (t->primary->nlessons == 0)
+            return;
         start_continue_target(t, &lesson, &step);
-    else
-        lesson = t->start_sel - 1;
+    }
+    t->pack = r->pack;
     tui_open_step(t, lesson, step);
 }
 
-void start_draw(struct tui *t)
+/* Moves the selection by dir (+1, -1) over the selectable rows, wrapping around. */
+static void start_move(struct tui *t, int dir)
+{
+    struct start_row rows[START_MAX_ROWS];
+    size_t n = start_rows(t, rows), sel = t->start_sel;
+    do
+        sel = (sel + n + (size_t)(dir < 0 ? -1 : 1)) % n;
+    while (rows[sel].kind == START_HEADING);
+    t->start_sel = sel;
+}
+
+/* The right pane for a lesson: its title, summary and steps (cont_step in bold, or none). */
+static void start_draw_lesson(struct tui *t, struct layout_rect d, const struct lesson_pack *pk,
+                              const struct lesson *l, long cont_step)
 {
     const struct screen_caps *c = &t->caps;
-    const struct layout *L = &t->layout;
-    attron(screen_attr(SCREEN_TITLE));
-    mvhline(0, 0, ' ', COLS);
-    attroff(screen_attr(SCREEN_TITLE));
-    widgets_printf(c, 1, 0, COLS - 2, screen_attr(SCREEN_TITLE) | A_BOLD, "iolab - %s (%s)",
-                   t->pack->title, t->pack->id);
-
-    struct layout_rect in = widgets_box(c, L->list, "Lessons", true);
-    size_t nentries = t->pack->nlessons + 1;
-    size_t first = t->start_sel >= (size_t)in.h ? t->start_sel - (size_t)in.h + 1 : 0;
-    for (size_t e = first; e < nentries && (int)(e - first) < in.h; e++) {
-        int y = in.y + (int)(e - first);
-        bool sel = e == t->start_sel;
-        attr_t a = sel ? screen_attr(SCREEN_FOCUS) | A_REVERSE : A_NORMAL;
-        if (sel) {
-            attron(a);
-            mvhline(y, in.x, ' ', in.w);
-            attroff(a);
-        }
-        if (e == 0) {
-            size_t l, s;
-            start_continue_target(t, &l, &s);
-            const struct lesson *ls = t->pack->nlessons ? &t->pack->lessons[l] : NULL;
-            widgets_printf(c, in.x + 1, y, in.w - 2, a | A_BOLD, "%s Continue: %s", c->g->cursor,
-                           ls ? ls->title : "(no lessons)");
-            continue;
-        }
-        const struct lesson *l = &t->pack->lessons[e - 1];
-        enum start_mark m = start_mark_of(t, l);
-        const char *mark = m == START_DONE ? c->g->done : m == START_PARTIAL ? c->g->partial : " ";
-        int x = in.x + 1;
-        x += widgets_text(c, x, y, 2, a | screen_attr(m == START_DONE ? SCREEN_GOOD : SCREEN_DIM),
-                          mark);
-        x += 1;
-        widgets_printf(c, x, y, in.x + in.w - x - 1, a, "%2zu. %s", e, l->title);
-    }
-
-    struct layout_rect d = widgets_box(c, L->detail, NULL, false);
-    size_t li = t->start_sel == 0 ? 0 : t->start_sel - 1;
-    size_t cont_step = 0;
-    if (t->start_sel == 0)
-        start_continue_target(t, &li, &cont_step);
-    if (li >= t->pack->nlessons)
-        return;
-    const struct lesson *l = &t->pack->lessons[li];
     int y = d.y;
     widgets_text(c, d.x + 1, y++, d.w - 2, screen_attr(SCREEN_HEADING), l->title);
     struct wrap_doc doc = {0};
@@ -122,33 +132,98 @@ void start_draw(struct tui *t)
     wrap_doc_free(&doc);
     widgets_text(c, d.x + 1, y++, d.w - 2, A_BOLD, "Steps");
     for (size_t s = 0; s < l->nsteps && y < d.y + d.h; s++, y++) {
-        bool done =
-            t->progress && progress_is_done(t->progress, t->pack->id, l->id, l->steps[s].id);
+        bool done = t->progress && progress_is_done(t->progress, pk->id, l->id, l->steps[s].id);
         widgets_text(c, d.x + 1, y, 2, screen_attr(done ? SCREEN_GOOD : SCREEN_DIM),
                      done ? c->g->done : "-");
-        widgets_printf(c, d.x + 4, y, d.w - 5,
-                       t->start_sel == 0 && s == cont_step ? A_BOLD : A_NORMAL, "%s%s",
+        widgets_printf(c, d.x + 4, y, d.w - 5, (long)s == cont_step ? A_BOLD : A_NORMAL, "%s%s",
                        l->steps[s].title, l->steps[s].run ? "  (run)" : "");
+    }
+}
+
+void start_draw(struct tui *t)
+{
+    const struct screen_caps *c = &t->caps;
+    const struct layout *L = &t->layout;
+    attron(screen_attr(SCREEN_TITLE));
+    mvhline(0, 0, ' ', COLS);
+    attroff(screen_attr(SCREEN_TITLE));
+    widgets_printf(c, 1, 0, COLS - 2, screen_attr(SCREEN_TITLE) | A_BOLD, "iolab - %s (%s)%s",
+                   t->primary->title, t->primary->id,
+                   t->opts.nextra ? ", and installed packs" : "");
+
+    struct start_row rows[START_MAX_ROWS];
+    size_t nrows = start_rows(t, rows);
+    if (t->start_sel >= nrows)
+        t->start_sel = 0;
+    struct layout_rect in = widgets_box(c, L->list, "Lessons", true);
+    size_t first = t->start_sel >= (size_t)in.h ? t->start_sel - (size_t)in.h + 1 : 0;
+    size_t number = 0; /* lessons are numbered within their pack */
+    for (size_t e = 0; e < nrows; e++) {
+        const struct start_row *r = &rows[e];
+        number = r->kind == START_LESSON ? number + 1 : 0;
+        if (e < first || (int)(e - first) >= in.h)
+            continue;
+        int y = in.y + (int)(e - first);
+        bool sel = e == t->start_sel;
+        attr_t a = sel ? screen_attr(SCREEN_FOCUS) | A_REVERSE : A_NORMAL;
+        if (sel) {
+            attron(a);
+            mvhline(y, in.x, ' ', in.w);
+            attroff(a);
+        }
+        if (r->kind == START_CONTINUE) {
+            size_t l, s;
+            start_continue_target(t, &l, &s);
+            const struct lesson *ls = t->primary->nlessons ? &t->primary->lessons[l] : NULL;
+            widgets_printf(c, in.x + 1, y, in.w - 2, a | A_BOLD, "%s Continue: %s", c->g->cursor,
+                           ls ? ls->title : "(no lessons)");
+            continue;
+        }
+        if (r->kind == START_HEADING) {
+            widgets_printf(c, in.x + 1, y, in.w - 2, screen_attr(SCREEN_HEADING), "%s",
+                           r->pack->title);
+            continue;
+        }
+        const struct lesson *l = &r->pack->lessons[r->lesson];
+        enum start_mark m = start_mark_of(t, r->pack, l);
+        const char *mark = m == START_DONE ? c->g->done : m == START_PARTIAL ? c->g->partial : " ";
+        int x = in.x + 1;
+        x += widgets_text(c, x, y, 2, a | screen_attr(m == START_DONE ? SCREEN_GOOD : SCREEN_DIM),
+                          mark);
+        x += 1;
+        widgets_printf(c, x, y, in.x + in.w - x - 1, a, "%2zu. %s", number, l->title);
+    }
+
+    struct layout_rect d = widgets_box(c, L->detail, NULL, false);
+    const struct start_row *r = &rows[t->start_sel];
+    if (r->kind == START_CONTINUE) {
+        size_t li, step;
+        start_continue_target(t, &li, &step);
+        if (li < t->primary->nlessons)
+            start_draw_lesson(t, d, t->primary, &t->primary->lessons[li], (long)step);
+    } else if (r->kind == START_LESSON) {
+        start_draw_lesson(t, d, r->pack, &r->pack->lessons[r->lesson], -1);
     }
 }
 
 int start_key(struct tui *t, int key)
 {
-    size_t nentries = t->pack->nlessons + 1;
+    struct start_row rows[START_MAX_ROWS];
+    size_t n = start_rows(t, rows);
     switch (key) {
     case KEY_UP:
     case 'k':
-        t->start_sel = t->start_sel ? t->start_sel - 1 : nentries - 1;
+        start_move(t, -1);
         return 0;
     case KEY_DOWN:
     case 'j':
-        t->start_sel = (t->start_sel + 1) % nentries;
+        start_move(t, +1);
         return 0;
     case KEY_HOME:
         t->start_sel = 0;
         return 0;
     case KEY_END:
-        t->start_sel = nentries - 1;
+        t->start_sel = n - 1;
         return 0;
     case '\r':
     case '\n':
@@ -167,10 +242,12 @@ void start_click(struct tui *t, int x, int y)
     struct layout_rect list = t->layout.list;
     if (!layout_contains(list, x, y) || y <= list.y || y >= list.y + list.h - 1)
         return;
+    struct start_row rows[START_MAX_ROWS];
+    size_t n = start_rows(t, rows);
     int inner_h = list.h - 2;
     size_t first = t->start_sel >= (size_t)inner_h ? t->start_sel - (size_t)inner_h + 1 : 0;
     size_t e = first + (size_t)(y - list.y - 1);
-    if (e > t->pack->nlessons)
+    if (e >= n || rows[e].kind == START_HEADING)
         return;
     /* A click selects; a click on the selected entry opens it. */
     if (e == t->start_sel)

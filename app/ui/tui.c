@@ -384,7 +384,7 @@ int tui_run(const struct lesson_pack *pack, struct progress *progress,
         return 1;
     }
     t->loop = &loop;
-    t->pack = pack;
+    t->primary = t->pack = pack;
     t->progress = progress;
     t->opts = *opts;
     t->dirty = true;

@@ -30,6 +30,9 @@ struct tui_options {
     bool log_first_frame; /* write the time to the first full frame into the log */
     struct timespec t0;   /* when iolab started (CLOCK_MONOTONIC), for that measurement */
     const char *start_at; /* "LESSON[/STEP]" to open directly; NULL: the start screen */
+    /* Packs installed under $XDG_DATA_HOME/iolab/packs/, listed after the one iolab opened. */
+    const struct lesson_pack *const *extra_packs;
+    size_t nextra;
 };
 
 enum tui_screen {
@@ -44,8 +47,9 @@ struct tui {
     uv_prepare_t draw;
     struct screen_caps caps;
     struct tui_options opts;
-    const struct lesson_pack *pack;
-    struct progress *progress; /* NULL when it could not be loaded: nothing is saved */
+    const struct lesson_pack *primary; /* the pack iolab opened: the title and "continue" */
+    const struct lesson_pack *pack;    /* the pack of the lesson open now (or last opened) */
+    struct progress *progress;         /* NULL when it could not be loaded: nothing is saved */
 
     enum tui_screen screen;
     bool help, compare, confirm_quit;
@@ -55,7 +59,7 @@ struct tui {
     bool status_bad;
     struct layout layout;
 
-    size_t start_sel; /* start screen: 0 the "continue" entry, i+1 lesson i */
+    size_t start_sel; /* start screen: the selected row (start.c); 0 is "continue" */
 
     size_t lesson, step; /* lesson screen */
     struct wrap_doc text;
