@@ -384,10 +384,16 @@ static void engine_child_done(struct engine_child *c)
     if (e->state == ENGINE_STARTING && !expected) {
         char last[512];
         engine_last_lines(c, 4, last, sizeof last);
+        /* A program that cannot start under a lesser sandbox tier often fails for what that
+           tier lacks: say it beside the program's own words. */
+        const char *lacks = e->jail ? jail_missing(e->jail) : NULL;
         engine_fail(e,
                     "the %s (%s) exited with status %d before the scenario was up; its last "
-                    "lines were: %s",
-                    c->prog->name, c->prog->program, c->status, last);
+                    "lines were: %s%s%s%s%s%s",
+                    c->prog->name, c->prog->program, c->status, last,
+                    lacks ? " (the sandbox here is the " : "",
+                    lacks ? jail_tier_name(jail_tier(e->jail)) : "", lacks ? " tier: " : "",
+                    lacks ? lacks : "", lacks ? ")" : "");
         engine_maybe_stopped(e);
         return;
     }

@@ -210,8 +210,11 @@ int jail_open(struct jail **out, const struct jail_options *opts, char *why, siz
         if (!strcmp(tier, jail_tier_names[t]))
             j->tier = (enum jail_tier)t;
     j->join_pid = (pid_t)jail_json_long(line, "pid");
+    /* The launcher names POSIX message queues when its Landlock rules cannot allow them. */
+    bool no_mq = strstr(j->describe, "POSIX message queues") != NULL;
     if (j->tier != JAIL_TIER_FULL)
-        snprintf(j->missing, sizeof j->missing, "%s. %s", jail_tier_lacks[j->tier], advice);
+        snprintf(j->missing, sizeof j->missing, "%s%s. %s", jail_tier_lacks[j->tier],
+                 no_mq ? "; no POSIX message queues until /dev/mqueue is mounted" : "", advice);
     j->port = j->tier == JAIL_TIER_FULL ? JAIL_FULL_PORT : jail_free_port();
     if (j->port < 0 || j->join_pid <= 0) {
         rc = j->port < 0 ? j->port : -EPROTO;

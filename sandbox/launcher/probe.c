@@ -90,7 +90,7 @@ static const struct probe_gap probe_gaps[] = {
     [CFG_TIER_FULL] = {.missing = "", .advice = ""},
     [CFG_TIER_REDUCED] = {.missing =
                               "\"private network (ports are allocated on the host loopback)\","
-                              "\"private IPC (objects are swept by name prefix and creator)\","
+                              "\"private IPC (the objects the programs recorded are swept)\","
                               "\"PID namespace (descendants are found by subreaper)\"",
                           .advice =
                               "Allow unprivileged user namespaces (Ubuntu: sysctl "
@@ -98,7 +98,7 @@ static const struct probe_gap probe_gaps[] = {
                               "kernel.unprivileged_userns_clone=1) to get the full sandbox."},
     [CFG_TIER_MINIMAL] =
         {.missing = "\"private network (ports are allocated on the host loopback)\","
-                    "\"private IPC (objects are swept by name prefix and creator)\","
+                    "\"private IPC (the objects the programs recorded are swept)\","
                     "\"PID namespace (descendants are found by subreaper)\","
                     "\"file-system confinement (programs can write where you can)\","
                     "\"port confinement\"",
@@ -113,18 +113,24 @@ int probe_json(const struct probe *p, enum cfg_tier tier, char *buf, size_t len)
     const struct probe_gap *g = &probe_gaps[tier];
     bool full_possible = probe_tier(p, CFG_TIER_AUTO) == CFG_TIER_FULL;
     const char *advice = g->advice;
+    /* Landlock confines POSIX message queues like files: they work only beneath a mounted
+       /dev/mqueue, which systemd machines have and this kind of minimal system may not. */
+    const char *mq = tier == CFG_TIER_REDUCED && access("/dev/mqueue", F_OK) != 0
+                         ? ",\"POSIX message queues (mount /dev/mqueue: mount -t mqueue none "
+                           "/dev/mqueue)\""
+                         : "";
     if (tier != CFG_TIER_FULL && full_possible)
         advice = "This machine allows the full sandbox: drop --tier (or IOLAB_SANDBOX_TIER) to "
                  "use it.";
-    int n = snprintf(buf, len,
-                     "{\"tier\":\"%s\",\"features\":{\"user_ns\":%s,\"namespaces\":%s,"
-                     "\"landlock_abi\":%d,\"landlock_fs\":%s,\"landlock_net\":%s,"
-                     "\"landlock_signal\":%s,\"subreaper\":%s,\"pidfd\":%s,\"root\":%s},"
-                     "\"missing\":[%s],\"advice\":\"%s\"}",
-                     probe_tier_name(tier), p->user_ns ? "true" : "false",
-                     p->namespaces ? "true" : "false", p->landlock_abi,
-                     p->landlock_fs ? "true" : "false", p->landlock_net ? "true" : "false",
-                     p->landlock_signal ? "true" : "false", p->subreaper ? "true" : "false",
-                     p->pidfd ? "true" : "false", p->root ? "true" : "false", g->missing, advice);
+    int n = snprintf(
+        buf, len,
+        "{\"tier\":\"%s\",\"features\":{\"user_ns\":%s,\"namespaces\":%s,"
+        "\"landlock_abi\":%d,\"landlock_fs\":%s,\"landlock_net\":%s,"
+        "\"landlock_signal\":%s,\"subreaper\":%s,\"pidfd\":%s,\"root\":%s},"
+        "\"missing\":[%s%s],\"advice\":\"%s\"}",
+        probe_tier_name(tier), p->user_ns ? "true" : "false", p->namespaces ? "true" : "false",
+        p->landlock_abi, p->landlock_fs ? "true" : "false", p->landlock_net ? "true" : "false",
+        p->landlock_signal ? "true" : "false", p->subreaper ? "true" : "false",
+        p->pidfd ? "true" : "false", p->root ? "true" : "false", g->missing, mq, advice);
     return n < 0 || (size_t)n >= len ? -ENAMETOOLONG : 0;
 }
