@@ -31,6 +31,7 @@ static const struct screen_glyphs screen_utf8 = {
     .done = "\u2713",
     .todo = "\u2717",
     .partial = "\u25d0",
+    .more = "\u2026",
     .mismatch = "\u2260",
     .cursor = "\u25b6",
 };
@@ -47,6 +48,7 @@ static const struct screen_glyphs screen_ascii = {
     .done = "+",
     .todo = "x",
     .partial = "~",
+    .more = ">",
     .mismatch = "!",
     .cursor = ">",
 };

@@ -40,6 +40,7 @@ struct screen_glyphs {
     const char *eighths[9]; /* horizontal bar cells: 0/8 .. 8/8 of a cell */
     const char *spark[8];   /* sparkline levels, lowest first */
     const char *done, *todo, *partial, *mismatch, *cursor;
+    const char *more; /* ends a text cut to fit its place (one column) */
 };
 
 struct screen_caps {

@@ -23,13 +23,17 @@ int widgets_text(const struct screen_caps *c, int x, int y, int w, attr_t attr, 
     size_t len = strlen(s), start = 0, i = 0;
     char ascii[512];
     size_t na = 0;
+    /* A text that does not fit is cut one column early and ends with the "more" mark, so a
+       reader can tell a cut title or output line from a short one. */
+    bool cut = wrap_width(s, len, c->utf8) > w;
+    int room = cut ? w - 1 : w;
     while (i < len) {
         unsigned char ch = (unsigned char)s[i];
         size_t cl = ch < 0x80 ? 1 : (ch >> 5) == 6 ? 2 : (ch >> 4) == 14 ? 3 : 4;
         if (i + cl > len)
             cl = len - i;
         int cw = ch < 0x20 ? 1 : wrap_width(s + i, cl, c->utf8);
-        if (used + cw > w)
+        if (used + cw > room)
             break;
         if (!c->utf8 && na < sizeof ascii - 1)
             ascii[na++] = ch < 0x80 && ch >= 0x20 ? (char)ch : '?';
@@ -50,6 +54,10 @@ int widgets_text(const struct screen_caps *c, int x, int y, int w, attr_t attr, 
     } else {
         ascii[na] = '\0';
         mvaddstr(y, x, ascii);
+    }
+    if (cut && room >= 0) {
+        mvaddstr(y, x + used, c->g->more);
+        used++;
     }
     attroff(attr);
     return used;
