@@ -1,0 +1,315 @@
+/*
+ * upload-client: the load for upload-server. N uploader threads; each one, again and again,
+ * connects, sends the 8-byte size header and --size bytes in 64 KiB send()s, waits for the
+ * server's 16-byte reply, checks the byte count and the checksum against its own, and closes
+ * (the protocol is in upload.h). One thread per uploader keeps the code a straight line; the
+ * client's own cost is small next to the server's.
+ *
+ * An upload's time runs from connect() to the reply. When the server is not there (the engine
+ * restarts it on a mode switch) an uploader counts one error and retries after a backoff that
+ * starts at 10 ms and doubles up to 200 ms; a reply with the wrong count or checksum, or a
+ * connection lost mid-upload, counts one error as well.
+ *
+ * Ends after --uploads M (in total), after --seconds T, or on SIGTERM/SIGINT; uploads still in
+ * flight then are dropped, neither counted nor errors. It prints one summary line
+ * (demo_summary_print, with bytes_per_s). Published figures, from each uploader's own slot:
+ * requests (uploads confirmed), bytes (payload sent in confirmed uploads), conns_opened,
+ * conns_closed, errors, and every upload's time as its latency.
+ */
+#include "demo.h"
+#include "iolab_counters.h"
+#include "upload.h"
+
+#include <errno.h>
+#include <getopt.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <time.h>
+#include <unistd.h>
+
+#define PROG        "upload-client"
+#define BACKOFF_MIN 10000000ull  /* 10 ms */
+#define BACKOFF_MAX 200000000ull /* 200 ms */
+#define MAX_SIZE    (64ull << 30)
+
+static struct sockaddr_in server;
+static uint64_t size;               /* --size */
+static uint64_t max_uploads;        /* --uploads; 0: no limit */
+static uint64_t started;            /* uploads handed out, for --uploads (atomic) */
+static int finishing;               /* set by main at the end: uploaders stop (atomic) */
+static uint8_t chunk[UPLOAD_CHUNK]; /* what every send() sends: a fixed pattern */
+static uint64_t expected_sum;       /* the checksum of --size bytes of that pattern */
+
+struct uploader {
+    pthread_t thread;
+    pthread_mutex_t lock; /* guards fd, so that main never shuts down a reused descriptor */
+    int fd;               /* the connection in use, or -1 */
+    uint64_t uploads, bytes, errors;
+    struct demo_hist hist;
+    int done; /* the thread has returned (atomic) */
+};
+
+static int client_should_stop(void)
+{
+    return demo_stop || __atomic_load_n(&finishing, __ATOMIC_RELAXED);
+}
+
+/* Sleeps ns, waking early (in 10 ms steps) when the client is told to stop. */
+static void client_sleep(uint64_t ns)
+{
+    uint64_t until = demo_now_ns() + ns;
+    while (!client_should_stop() && demo_now_ns() < until)
+        nanosleep(&(struct timespec){.tv_nsec = 10000000}, NULL);
+}
+
+/*
+ * One upload on a fresh connection. 0 when the server confirmed it, 1 when the client was told
+ * to stop in the middle, a negative errno when it failed.
+ */
+static int client_upload_once(int fd)
+{
+    if (connect(fd, (struct sockaddr *)&server, sizeof server) < 0)
+        return -errno;
+    uint64_t be = htobe64(size);
+    int err = demo_send_all(fd, &be, sizeof be);
+    for (uint64_t sent = 0; err == 0 && sent < size;) {
+        if (client_should_stop())
+            return 1;
+        size_t n = size - sent < UPLOAD_CHUNK ? (size_t)(size - sent) : UPLOAD_CHUNK;
+        err = demo_send_all(fd, chunk, n);
+        sent += n;
+    }
+    if (err)
+        return client_should_stop() ? 1 : err;
+
+    uint8_t reply[UPLOAD_REPLY_SIZE];
+    size_t got = 0;
+    while (got < sizeof reply) {
+        ssize_t n = recv(fd, reply + got, sizeof reply - got, 0);
+        if (n < 0 && errno == EINTR && !client_should_stop())
+            continue;
+        if (n < 0 && client_should_stop())
+            return 1;
+        if (n <= 0)
+            return n == 0 ? -ECONNRESET : -errno; /* the server went away before answering */
+        got += (size_t)n;
+    }
+    uint64_t bytes, sum;
+    upload_reply_unpack(reply, &bytes, &sum);
+    return bytes == size && sum == expected_sum ? 0 : -EBADMSG;
+}
+
+static void *client_uploader(void *arg)
+{
+    struct uploader *me = arg;
+    struct iolab_app *app = iolab_app(); /* this thread's own slot */
+    uint64_t backoff = BACKOFF_MIN;
+    while (!client_should_stop()) {
+        if (max_uploads && __atomic_fetch_add(&started, 1, __ATOMIC_RELAXED) >= max_uploads)
+            break;
+        int fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+        if (fd < 0) {
+            perror(PROG ": socket");
+            break;
+        }
+        pthread_mutex_lock(&me->lock);
+        me->fd = fd;
+        pthread_mutex_unlock(&me->lock);
+        /* A server that stops reading (stopped, or gone without a reset) must not hang us: a
+         * blocked send() or recv() gives up after 2 s, as a failed upload. */
+        struct timeval tv = {.tv_sec = 2};
+        setsockopt(fd, SOL_SOCKET, SO_SNDTIMEO, &tv, sizeof tv);
+        setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof tv);
+        uint64_t t0 = demo_now_ns();
+        int r = client_upload_once(fd);
+        uint64_t ns = demo_now_ns() - t0;
+        int connected = r != -ECONNREFUSED && r != -ENETUNREACH;
+        pthread_mutex_lock(&me->lock);
+        me->fd = -1;
+        close(fd);
+        pthread_mutex_unlock(&me->lock);
+        if (r != 1 && client_should_stop())
+            r = 1; /* finished or failed after the end: the summary has already been taken */
+        if (app && connected) {
+            iolab_add(&app->conns_opened, 1);
+            iolab_add(&app->conns_closed, 1);
+        }
+        if (r == 1) {
+            break; /* told to stop mid-upload: dropped, not an error */
+        } else if (r == 0) {
+            me->uploads++;
+            me->bytes += size;
+            demo_hist_add(&me->hist, ns);
+            backoff = BACKOFF_MIN;
+            if (app) {
+                iolab_add(&app->requests, 1);
+                iolab_add(&app->bytes, size);
+                iolab_app_latency(app, ns);
+            }
+        } else {
+            me->errors++;
+            if (app)
+                iolab_add(&app->errors, 1);
+            if (max_uploads)
+                __atomic_fetch_sub(&started, 1, __ATOMIC_RELAXED); /* it will be sent again */
+            client_sleep(backoff);
+            backoff = backoff * 2 < BACKOFF_MAX ? backoff * 2 : BACKOFF_MAX;
+        }
+    }
+    __atomic_store_n(&me->done, 1, __ATOMIC_RELEASE);
+    return NULL;
+}
+
+static void usage(void)
+{
+    printf("usage: " PROG " --port P [--host H] [--clients N] --size BYTES"
+           " [--uploads M | --seconds T]\n"
+           "\n"
+           "Load for upload-server: N uploader threads, each uploading BYTES on a new\n"
+           "connection, checking the server's byte count and checksum, and starting over.\n"
+           "  --port P      server port\n"
+           "  --host H      server IPv4 address (default 127.0.0.1)\n"
+           "  --clients N   concurrent uploaders (default 1)\n"
+           "  --size BYTES  bytes per upload, with an optional K, M or G suffix (required)\n"
+           "  --uploads M   stop after M confirmed uploads in total\n"
+           "  --seconds T   stop after T seconds (default: run until SIGTERM or SIGINT)\n"
+           "  --help        show this help\n"
+           "At the end it prints one line (latencies are whole uploads):\n"
+           "  requests=R seconds=T req_per_s=X bytes=B bytes_per_s=Y p50_us=.. p99_us=..\n"
+           "  p999_us=.. max_us=.. errors=E\n"
+           "A refused or lost connection is retried after 10 ms, doubling up to 200 ms; each\n"
+           "counts an error.\n");
+}
+
+int main(int argc, char **argv)
+{
+    static const struct option opts[] = {
+        {"port", required_argument, NULL, 'p'},    {"host", required_argument, NULL, 'H'},
+        {"clients", required_argument, NULL, 'c'}, {"size", required_argument, NULL, 'S'},
+        {"uploads", required_argument, NULL, 'u'}, {"seconds", required_argument, NULL, 's'},
+        {"help", no_argument, NULL, 'h'},          {0},
+    };
+    const char *host = "127.0.0.1";
+    long port = -1;
+    size_t nclients = 1;
+    double seconds = 0;
+    int opt;
+    opterr = 0;
+    while ((opt = getopt_long(argc, argv, "", opts, NULL)) != -1) {
+        switch (opt) {
+        case 'p':
+            port = (long)demo_parse_u64(PROG, "--port", optarg, 1, 65535);
+            break;
+        case 'H':
+            host = optarg;
+            break;
+        case 'c':
+            nclients = demo_parse_u64(PROG, "--clients", optarg, 1, 256);
+            break;
+        case 'S':
+            size = demo_parse_size(PROG, "--size", optarg, MAX_SIZE);
+            break;
+        case 'u':
+            max_uploads = demo_parse_u64(PROG, "--uploads", optarg, 1, UINT64_MAX / 2);
+            break;
+        case 's':
+            seconds = demo_parse_seconds(PROG, "--seconds", optarg);
+            break;
+        case 'h':
+            usage();
+            return 0;
+        default:
+            demo_usage_error(PROG, "unknown option or missing value in '%s'", argv[optind - 1]);
+        }
+    }
+    if (optind < argc)
+        demo_usage_error(PROG, "unexpected argument '%s'", argv[optind]);
+    if (port < 0)
+        demo_usage_error(PROG, "--port is required");
+    if (size == 0)
+        demo_usage_error(PROG, "--size is required");
+    if (max_uploads && seconds > 0)
+        demo_usage_error(PROG, "give --uploads or --seconds, not both");
+    server = (struct sockaddr_in){.sin_family = AF_INET,
+                                  .sin_port = htons((uint16_t)port),
+                                  .sin_addr = demo_parse_host(PROG, host)};
+
+    /* The data: a byte pattern that is not all one value, so the checksum sees every chunk. */
+    for (size_t i = 0; i < sizeof chunk; i++)
+        chunk[i] = (uint8_t)(i * 7 + i / 251);
+    struct upload_sum sum = {0};
+    for (uint64_t left = size; left > 0;) {
+        size_t n = left < UPLOAD_CHUNK ? (size_t)left : UPLOAD_CHUNK;
+        upload_sum_add(&sum, chunk, n);
+        left -= n;
+    }
+    expected_sum = upload_sum_value(&sum);
+
+    struct uploader *ups = calloc(nclients, sizeof *ups);
+    if (!ups) {
+        fprintf(stderr, PROG ": out of memory\n");
+        return 1;
+    }
+    demo_signals_init();
+    uint64_t start = demo_now_ns();
+    uint64_t deadline = seconds > 0 ? start + (uint64_t)(seconds * 1e9) : 0;
+    size_t nstarted = 0;
+    /* Uploaders start with SIGTERM blocked, so it always reaches this thread's sleep. */
+    demo_signals_mask(SIG_BLOCK);
+    for (; nstarted < nclients; nstarted++) {
+        struct uploader *u = &ups[nstarted];
+        u->fd = -1;
+        pthread_mutex_init(&u->lock, NULL);
+        int err = demo_hist_init(&u->hist);
+        if (err == 0 && (err = pthread_create(&u->thread, NULL, client_uploader, u)) != 0)
+            demo_hist_free(&u->hist);
+        if (err) {
+            fprintf(stderr, PROG ": cannot start uploader %zu: %s\n", nstarted, strerror(abs(err)));
+            break;
+        }
+    }
+    demo_signals_mask(SIG_UNBLOCK);
+
+    /* Wait for the deadline, a signal, or every uploader done with --uploads. */
+    for (;;) {
+        size_t done = 0;
+        for (size_t i = 0; i < nstarted; i++)
+            done += (size_t)__atomic_load_n(&ups[i].done, __ATOMIC_ACQUIRE);
+        if (demo_stop || done == nstarted || (deadline && demo_now_ns() >= deadline))
+            break;
+        nanosleep(&(struct timespec){.tv_nsec = 10000000}, NULL);
+    }
+    __atomic_store_n(&finishing, 1, __ATOMIC_RELAXED);
+    double seconds_run = (double)(demo_now_ns() - start) / 1e9;
+    /* shutdown() wakes an uploader blocked in send() or recv() on its socket at once. */
+    for (size_t i = 0; i < nstarted; i++) {
+        pthread_mutex_lock(&ups[i].lock);
+        if (ups[i].fd >= 0)
+            shutdown(ups[i].fd, SHUT_RDWR);
+        pthread_mutex_unlock(&ups[i].lock);
+    }
+
+    struct demo_hist all;
+    struct demo_summary s = {.hist = &all};
+    int ok = demo_hist_init(&all) == 0;
+    for (size_t i = 0; i < nstarted; i++) {
+        pthread_join(ups[i].thread, NULL);
+        s.requests += ups[i].uploads;
+        s.bytes += ups[i].bytes;
+        s.errors += ups[i].errors;
+        if (ok)
+            demo_hist_merge(&all, &ups[i].hist);
+        demo_hist_free(&ups[i].hist);
+        pthread_mutex_destroy(&ups[i].lock);
+    }
+    s.seconds = seconds_run;
+    if (ok) {
+        demo_summary_print(&s, 1);
+        demo_hist_free(&all);
+    }
+    free(ups);
+    return nstarted == nclients && ok ? 0 : 1;
+}

@@ -1,0 +1,428 @@
+/*
+ * upload-server: receives uploads (see upload.h) in three shapes, one per --mode, to show the
+ * seed's point: a single-threaded event loop that also does the work for its clients can only
+ * ever use one core, and every client waits while it works for another.
+ *
+ *   epoll   one thread, non-blocking sockets, a level-triggered epoll_wait() loop. Each ready
+ *           connection gets one read() of up to 64 KiB and that chunk's work, then the loop
+ *           moves on, so the uploads take turns on one core.
+ *   fork    one child process per connection (fork()); the parent only accepts and reaps.
+ *   thread  one detached thread per connection (pthread_create()).
+ *
+ * --work-us N stands in for what a real server does with an upload (decompress, scan, hash):
+ * for every 64 KiB received, it spins for N µs of wall-clock time (CLOCK_MONOTONIC) on top of
+ * the checksum. It is a busy loop and says so; with it the server is CPU-bound, which is when
+ * the shape of the server decides how many clients are served at once.
+ *
+ * Published figures (the app part of the serving thread's slot): conns_opened, conns_closed,
+ * requests (uploads completed and answered), bytes (upload bytes received), errors (uploads cut
+ * short), and each upload's time from accept() to the reply as its latency.
+ */
+#include "demo.h"
+#include "iolab_counters.h"
+#include "upload.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <getopt.h>
+#include <pthread.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/epoll.h>
+#include <sys/prctl.h>
+#include <sys/socket.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#define PROG "upload-server"
+
+static uint64_t work_ns; /* --work-us, in ns: spin this long per 64 KiB received */
+
+/* One upload in progress: the same state for the blocking modes and for epoll. */
+struct upload {
+    int fd;
+    uint8_t header[UPLOAD_HEADER_SIZE];
+    size_t header_got;
+    uint64_t size;     /* announced in the header */
+    uint64_t got;      /* payload bytes received so far */
+    uint64_t unworked; /* received bytes whose work is still to be done */
+    struct upload_sum sum;
+    uint64_t t_accept; /* for the latency: accept() to reply */
+};
+
+/* The stand-in for real work: burn work_ns of wall-clock time on this core. */
+static void upload_work(void)
+{
+    uint64_t until = demo_now_ns() + work_ns;
+    while (demo_now_ns() < until) {
+    }
+}
+
+/*
+ * Takes in n received bytes: first the header, then payload (checksummed, and worked on per
+ * full 64 KiB). Returns 1 when the whole upload is in, 0 when more is expected.
+ */
+static int upload_take(struct upload *u, const uint8_t *p, size_t n, struct iolab_app *app)
+{
+    if (app)
+        iolab_add(&app->bytes, n); /* header bytes too: they crossed the wire */
+    while (n > 0 && u->header_got < UPLOAD_HEADER_SIZE) {
+        u->header[u->header_got++] = *p++;
+        n--;
+        if (u->header_got == UPLOAD_HEADER_SIZE) {
+            uint64_t be;
+            memcpy(&be, u->header, 8);
+            u->size = be64toh(be);
+        }
+    }
+    if (u->header_got < UPLOAD_HEADER_SIZE)
+        return 0;
+    if (n > u->size - u->got)
+        n = (size_t)(u->size - u->got); /* the client sent more than it announced: ignore it */
+    upload_sum_add(&u->sum, p, n);
+    u->got += n;
+    u->unworked += n;
+    for (; work_ns && u->unworked >= UPLOAD_CHUNK; u->unworked -= UPLOAD_CHUNK)
+        upload_work();
+    if (u->got < u->size)
+        return 0;
+    if (work_ns && u->unworked > 0) /* the last, partial chunk is work too */
+        upload_work();
+    u->unworked = 0;
+    return 1;
+}
+
+/* The upload is complete: send the reply (16 bytes, they always fit in an empty socket buffer). */
+static void upload_answer(struct upload *u, struct iolab_app *app)
+{
+    uint8_t reply[UPLOAD_REPLY_SIZE];
+    upload_reply_pack(reply, u->got, upload_sum_value(&u->sum));
+    if (demo_write_all(u->fd, reply, sizeof reply) == 0 && app) {
+        iolab_add(&app->requests, 1);
+        iolab_app_latency(app, demo_now_ns() - u->t_accept);
+    } else if (app) {
+        iolab_add(&app->errors, 1);
+    }
+}
+
+static void upload_publish_conn(struct iolab_app *app, int opened)
+{
+    if (app)
+        iolab_add(opened ? &app->conns_opened : &app->conns_closed, 1);
+}
+
+/* accept4() that survives EINTR and transient failures; -1 once told to stop (or EAGAIN). */
+static int upload_accept(int lfd, int flags)
+{
+    while (!demo_stop) {
+        int fd = accept4(lfd, NULL, NULL, SOCK_CLOEXEC | flags);
+        if (fd >= 0)
+            return fd;
+        if (errno == EINTR || errno == ECONNABORTED)
+            continue;
+        if (errno == EAGAIN)
+            return -1; /* non-blocking listener (epoll): nothing more to accept now */
+        perror(PROG ": accept");
+        usleep(10000); /* out of descriptors or memory: back off instead of spinning */
+    }
+    return -1;
+}
+
+/*
+ * One connection with blocking read()s, start to end. Used by fork and thread mode, which
+ * differ only in who runs it.
+ */
+static void upload_serve_conn(int fd, struct iolab_app *app)
+{
+    static __thread uint8_t buf[UPLOAD_CHUNK];
+    struct upload u = {.fd = fd, .t_accept = demo_now_ns()};
+    int done = 0;
+    while (!done && !demo_stop) {
+        ssize_t n = read(fd, buf, sizeof buf);
+        if (n < 0 && errno == EINTR && !demo_stop)
+            continue;
+        if (n <= 0)
+            break; /* 0: the client gave up early; < 0: reset, or SIGTERM */
+        done = upload_take(&u, buf, (size_t)n, app);
+    }
+    if (done)
+        upload_answer(&u, app);
+    else if (app)
+        iolab_add(&app->errors, 1);
+    close(fd);
+    upload_publish_conn(app, 0);
+}
+
+/* ---- fork: a child per connection ---- */
+
+static pid_t *upload_kids; /* live children, so that SIGTERM can be passed on to them */
+static size_t upload_nkids, upload_kids_cap;
+
+static void upload_on_child(int sig)
+{
+    (void)sig; /* only here to interrupt accept(), so the loop reaps at once */
+}
+
+static void upload_forget_kid(pid_t pid)
+{
+    for (size_t i = 0; i < upload_nkids; i++)
+        if (upload_kids[i] == pid) {
+            upload_kids[i] = upload_kids[--upload_nkids];
+            return;
+        }
+}
+
+static void upload_fork(int lfd)
+{
+    struct iolab_app *app = iolab_app();
+    struct sigaction sa = {.sa_handler = upload_on_child}; /* no SA_RESTART, see demo.h */
+    sigemptyset(&sa.sa_mask);
+    sigaction(SIGCHLD, &sa, NULL);
+
+    while (!demo_stop) {
+        pid_t pid;
+        while ((pid = waitpid(-1, NULL, WNOHANG)) > 0)
+            upload_forget_kid(pid);
+        int fd = upload_accept(lfd, 0);
+        if (fd < 0)
+            continue;
+        upload_publish_conn(app, 1);
+        if (upload_nkids == upload_kids_cap) {
+            size_t cap = upload_kids_cap ? 2 * upload_kids_cap : 64;
+            pid_t *kids = realloc(upload_kids, cap * sizeof *kids);
+            if (!kids) {
+                close(fd);
+                continue;
+            }
+            upload_kids = kids;
+            upload_kids_cap = cap;
+        }
+        pid = fork();
+        if (pid == 0) {
+            /* The child: receive this one upload and exit. If the parent dies, follow it. */
+            prctl(PR_SET_PDEATHSIG, SIGTERM);
+            close(lfd);
+            upload_serve_conn(fd, iolab_app()); /* iolab_app() again: the child's own slot */
+            _exit(0);
+        }
+        if (pid < 0)
+            perror(PROG ": fork");
+        else
+            upload_kids[upload_nkids++] = pid;
+        close(fd); /* the child owns the connection now */
+    }
+    /* Stopping: pass SIGTERM on to every child and wait for them, so none outlives us. */
+    for (size_t i = 0; i < upload_nkids; i++)
+        kill(upload_kids[i], SIGTERM);
+    while (upload_nkids > 0) {
+        pid_t pid = waitpid(-1, NULL, 0);
+        if (pid < 0 && errno != EINTR)
+            break;
+        if (pid > 0)
+            upload_forget_kid(pid);
+    }
+    free(upload_kids);
+}
+
+/* ---- thread: a thread per connection ---- */
+
+static void *upload_thread_main(void *arg)
+{
+    upload_serve_conn((int)(intptr_t)arg, iolab_app()); /* this thread's own slot */
+    return NULL;
+}
+
+static void upload_thread(int lfd)
+{
+    struct iolab_app *app = iolab_app();
+    pthread_attr_t attr;
+    pthread_attr_init(&attr);
+    pthread_attr_setdetachstate(&attr, PTHREAD_CREATE_DETACHED);
+    int fd;
+    while ((fd = upload_accept(lfd, 0)) >= 0) {
+        upload_publish_conn(app, 1);
+        pthread_t t;
+        /* Workers start with SIGTERM blocked, so it always reaches this thread's accept(). */
+        demo_signals_mask(SIG_BLOCK);
+        int err = pthread_create(&t, &attr, upload_thread_main, (void *)(intptr_t)fd);
+        demo_signals_mask(SIG_UNBLOCK);
+        if (err) {
+            fprintf(stderr, PROG ": pthread_create: %s\n", strerror(err));
+            close(fd);
+        }
+    }
+    pthread_attr_destroy(&attr);
+    /* Returning ends the process, and with it the detached workers mid-upload. */
+}
+
+/* ---- epoll: one thread, every upload ---- */
+
+struct upload_conn {
+    struct upload_conn *prev, *next; /* the open connections, so that stopping can free them */
+    struct upload u;
+};
+
+static void upload_epoll_close(struct upload_conn **open, struct upload_conn *c)
+{
+    close(c->u.fd); /* closing also removes it from the epoll set */
+    if (c->prev)
+        c->prev->next = c->next;
+    else
+        *open = c->next;
+    if (c->next)
+        c->next->prev = c->prev;
+    free(c);
+}
+
+static void upload_epoll(int lfd)
+{
+    static uint8_t buf[UPLOAD_CHUNK];
+    struct iolab_app *app = iolab_app();
+    int ep = epoll_create1(EPOLL_CLOEXEC);
+    if (ep < 0) {
+        perror(PROG ": epoll_create1");
+        return;
+    }
+    fcntl(lfd, F_SETFL, fcntl(lfd, F_GETFL) | O_NONBLOCK);
+    struct epoll_event ev = {.events = EPOLLIN, .data.ptr = NULL}; /* NULL: the listener */
+    epoll_ctl(ep, EPOLL_CTL_ADD, lfd, &ev);
+
+    struct epoll_event events[64];
+    struct upload_conn *open = NULL; /* epoll cannot list its set: keep our own */
+    while (!demo_stop) {
+        int n = epoll_wait(ep, events, 64, -1);
+        if (n < 0 && errno != EINTR) {
+            perror(PROG ": epoll_wait");
+            break;
+        }
+        for (int i = 0; i < n && !demo_stop; i++) {
+            struct upload_conn *c = events[i].data.ptr;
+            if (c == NULL) { /* the listener: take every connection waiting in the backlog */
+                int fd;
+                while ((fd = upload_accept(lfd, SOCK_NONBLOCK)) >= 0) {
+                    c = calloc(1, sizeof *c);
+                    if (!c) {
+                        close(fd);
+                        continue;
+                    }
+                    c->u = (struct upload){.fd = fd, .t_accept = demo_now_ns()};
+                    c->next = open;
+                    if (open)
+                        open->prev = c;
+                    open = c;
+                    struct epoll_event cev = {.events = EPOLLIN, .data.ptr = c};
+                    epoll_ctl(ep, EPOLL_CTL_ADD, fd, &cev);
+                    upload_publish_conn(app, 1);
+                }
+                continue;
+            }
+            /* One read and its work per event: while this runs, every other client waits. */
+            ssize_t got = read(c->u.fd, buf, sizeof buf);
+            if (got < 0 && (errno == EAGAIN || errno == EINTR))
+                continue;
+            if (got > 0 && !upload_take(&c->u, buf, (size_t)got, app))
+                continue;
+            if (got > 0)
+                upload_answer(&c->u, app);
+            else if (app)
+                iolab_add(&app->errors, 1); /* EOF or reset before the upload was complete */
+            upload_epoll_close(&open, c);
+            upload_publish_conn(app, 0);
+        }
+    }
+    while (open)
+        upload_epoll_close(&open, open);
+    close(ep);
+}
+
+/* ---- modes and main ---- */
+
+struct upload_mode {
+    const char *name;
+    void (*serve)(int lfd);
+};
+
+static const struct upload_mode upload_modes[] = {
+    {.name = "epoll", .serve = upload_epoll},
+    {.name = "fork", .serve = upload_fork},
+    {.name = "thread", .serve = upload_thread},
+};
+
+static void upload_usage(void)
+{
+    printf("usage: " PROG " --port P [--host 127.0.0.1] --mode epoll|fork|thread [--work-us N]\n"
+           "\n"
+           "Receives uploads: an 8-byte big-endian size, then that many bytes; answers with the\n"
+           "byte count and a checksum (16 bytes) and closes. Prints 'listening on HOST:PORT\n"
+           "mode=MODE' once it listens.\n"
+           "  --port P      TCP port to listen on (0: any free port, printed at start)\n"
+           "  --host H      IPv4 address to listen on (default 127.0.0.1)\n"
+           "  --mode M      epoll:  one thread, non-blocking sockets, epoll_wait()\n"
+           "                fork:   a child process per connection\n"
+           "                thread: a thread per connection\n"
+           "  --work-us N   spin N microseconds (busy loop) per 64 KiB received, standing in\n"
+           "                for real work such as decompressing (default 0)\n"
+           "  --help        show this help\n"
+           "Stops cleanly (status 0) on SIGTERM or SIGINT.\n");
+}
+
+int main(int argc, char **argv)
+{
+    static const struct option opts[] = {
+        {"port", required_argument, NULL, 'p'}, {"host", required_argument, NULL, 'H'},
+        {"mode", required_argument, NULL, 'm'}, {"work-us", required_argument, NULL, 'w'},
+        {"help", no_argument, NULL, 'h'},       {0},
+    };
+    const char *host = "127.0.0.1";
+    const struct upload_mode *mode = NULL;
+    long port = -1;
+    int c;
+    opterr = 0; /* we print our own one-sentence errors */
+    while ((c = getopt_long(argc, argv, "", opts, NULL)) != -1) {
+        switch (c) {
+        case 'p':
+            port = (long)demo_parse_u64(PROG, "--port", optarg, 0, 65535);
+            break;
+        case 'H':
+            host = optarg;
+            break;
+        case 'm':
+            for (size_t i = 0; i < sizeof upload_modes / sizeof upload_modes[0]; i++)
+                if (strcmp(upload_modes[i].name, optarg) == 0)
+                    mode = &upload_modes[i];
+            if (!mode)
+                demo_usage_error(PROG, "--mode must be epoll, fork or thread, not '%s'", optarg);
+            break;
+        case 'w':
+            work_ns = demo_parse_u64(PROG, "--work-us", optarg, 0, 1000000) * 1000;
+            break;
+        case 'h':
+            upload_usage();
+            return 0;
+        default:
+            demo_usage_error(PROG, "unknown option or missing value in '%s'", argv[optind - 1]);
+        }
+    }
+    if (optind < argc)
+        demo_usage_error(PROG, "unexpected argument '%s'", argv[optind]);
+    if (port < 0)
+        demo_usage_error(PROG, "--port is required");
+    if (!mode)
+        demo_usage_error(PROG, "--mode is required");
+    struct in_addr addr = demo_parse_host(PROG, host);
+
+    demo_signals_init();
+    unsigned bound;
+    int lfd = demo_listen(addr, (unsigned)port, &bound);
+    if (lfd < 0) {
+        fprintf(stderr, PROG ": cannot listen on %s:%ld: %s\n", host, port, strerror(-lfd));
+        return 1;
+    }
+    printf("listening on %s:%u mode=%s\n", host, bound, mode->name);
+    fflush(stdout);
+    mode->serve(lfd);
+    close(lfd);
+    return 0;
+}
