@@ -1,0 +1,308 @@
+// upload-server and upload-client as the upload lesson runs them: real servers on 127.0.0.1
+// (port 0, so the kernel picks a free one), real uploads, real signals. The test checks the
+// replies with its own checksum, written from the protocol comment in upload.h, so a server
+// that drops, doubles or reorders a chunk fails here. Every run is bounded (well under 10 s).
+#include <catch2/catch.hpp>
+
+#include "helpers.hpp"
+#include "sockets.hpp"
+
+#include <algorithm>
+#include <dirent.h>
+#include <endian.h>
+#include <fstream>
+#include <sys/socket.h>
+
+using namespace iolab_test;
+
+namespace
+{
+
+const char *const upload_modes[] = {"epoll", "fork", "thread"};
+
+int upload_server(Child &c, const std::string &mode, int port = 0)
+{
+    c.start(
+        {demo("upload-server"), "--port", std::to_string(port), "--mode", mode, "--work-us", "20"});
+    REQUIRE(c.read_until("\n", 10));
+    const std::string &out = c.output();
+    auto at = out.find("listening on 127.0.0.1:");
+    REQUIRE(at != std::string::npos);
+    CHECK(out.find("mode=" + mode) != std::string::npos);
+    return std::stoi(out.substr(at + 23));
+}
+
+// The value of key=NUMBER in a summary line, or -1.
+long long field(const std::string &out, const std::string &key)
+{
+    for (size_t at = out.find(key + "="); at != std::string::npos; at = out.find(key + "=", at + 1))
+        if (at == 0 || out[at - 1] == ' ' || out[at - 1] == '\n')
+            return std::stoll(out.substr(at + key.size() + 1));
+    return -1;
+}
+
+// upload.h's checksum: little-endian 64-bit words (the last one zero-padded), a += w, b += a,
+// then a ^ rotl(b, 1).
+uint64_t checksum(const std::string &data)
+{
+    uint64_t a = 0, b = 0;
+    for (size_t i = 0; i < data.size(); i += 8) {
+        uint64_t w = 0;
+        for (size_t k = 0; k < 8 && i + k < data.size(); k++)
+            w |= (uint64_t)(uint8_t)data[i + k] << (8 * k);
+        a += w;
+        b += a;
+    }
+    return a ^ (b << 1 | b >> 63);
+}
+
+std::string header(uint64_t size)
+{
+    uint64_t be = htobe64(size);
+    return std::string((const char *)&be, 8);
+}
+
+std::string random_bytes(size_t n, unsigned seed)
+{
+    std::string s(n, '\0');
+    uint64_t x = seed * 0x9e3779b97f4a7c15ull + 1;
+    for (auto &c : s) {
+        x ^= x << 13, x ^= x >> 7, x ^= x << 17;
+        c = (char)x;
+    }
+    return s;
+}
+
+void send_all(int fd, const std::string &s)
+{
+    for (size_t off = 0; off < s.size();) {
+        ssize_t n = send(fd, s.data() + off, s.size() - off, MSG_NOSIGNAL);
+        REQUIRE(n > 0);
+        off += (size_t)n;
+    }
+}
+
+// Reads the 16-byte reply: {bytes, checksum}; {-1, 0} when the server closed without one.
+std::pair<int64_t, uint64_t> read_reply(int fd)
+{
+    uint8_t r[16];
+    size_t got = 0;
+    while (got < sizeof r) {
+        ssize_t n = read(fd, r + got, sizeof r - got);
+        if (n <= 0)
+            return {-1, 0};
+        got += (size_t)n;
+    }
+    uint64_t v[2];
+    memcpy(v, r, sizeof v);
+    return {(int64_t)be64toh(v[0]), be64toh(v[1])};
+}
+
+int count_children(pid_t pid)
+{
+    int n = 0;
+    DIR *d = opendir("/proc");
+    while (struct dirent *e = readdir(d)) {
+        std::ifstream f(std::string("/proc/") + e->d_name + "/stat");
+        std::string line;
+        if (!std::getline(f, line))
+            continue;
+        auto close = line.rfind(')');
+        char state;
+        int ppid;
+        if (close != std::string::npos &&
+            sscanf(line.c_str() + close + 1, " %c %d", &state, &ppid) == 2 && ppid == pid &&
+            state != 'Z')
+            n++;
+    }
+    closedir(d);
+    return n;
+}
+
+int count_threads(pid_t pid)
+{
+    std::ifstream f("/proc/" + std::to_string(pid) + "/status");
+    std::string line;
+    while (std::getline(f, line))
+        if (line.rfind("Threads:", 0) == 0)
+            return std::stoi(line.substr(8));
+    return -1;
+}
+
+template <class F> bool eventually(F cond, double timeout_s = 5)
+{
+    auto deadline = std::chrono::steady_clock::now() + std::chrono::duration<double>(timeout_s);
+    while (!cond()) {
+        if (std::chrono::steady_clock::now() > deadline)
+            return false;
+        std::this_thread::sleep_for(std::chrono::milliseconds(20));
+    }
+    return true;
+}
+
+bool exited_zero(int st)
+{
+    return st != -1 && WIFEXITED(st) && WEXITSTATUS(st) == 0;
+}
+
+} // namespace
+
+TEST_CASE("every mode returns the right count and checksum to concurrent uploads", "[upload]")
+{
+    for (const char *mode : upload_modes) {
+        SECTION(mode)
+        {
+            Child server;
+            int port = upload_server(server, mode);
+            // Three uploads open at once, interleaved, with sizes that are not multiples of 8
+            // or of 64 KiB, so that a chunk or word boundary handled wrongly shows.
+            const size_t sizes[] = {1, 200003, 1048583};
+            std::vector<std::string> data;
+            std::vector<int> fds;
+            for (size_t i = 0; i < 3; i++) {
+                data.push_back(random_bytes(sizes[i], (unsigned)i + 1));
+                fds.push_back(tcp_connect(port));
+                send_all(fds[i], header(sizes[i]) + data[i].substr(0, sizes[i] / 2));
+            }
+            for (size_t i = 0; i < 3; i++)
+                send_all(fds[i], data[i].substr(sizes[i] / 2));
+            for (size_t i = 0; i < 3; i++) {
+                auto reply = read_reply(fds[i]);
+                CHECK(reply.first == (int64_t)sizes[i]);
+                CHECK(reply.second == checksum(data[i]));
+                close(fds[i]);
+            }
+
+            // And the real client: four uploaders, twelve uploads, all confirmed.
+            auto [code, out] = run({demo("upload-client"), "--port", std::to_string(port),
+                                    "--clients", "4", "--size", "3M", "--uploads", "12"},
+                                   {}, 20);
+            CHECK(code == 0);
+            CHECK(field(out, "requests") == 12);
+            CHECK(field(out, "bytes") == 12ll * 3 * 1024 * 1024);
+            CHECK(field(out, "errors") == 0);
+            CHECK(exited_zero(server.stop()));
+        }
+    }
+}
+
+TEST_CASE("an upload cut short gets no reply and the server carries on", "[upload]")
+{
+    for (const char *mode : upload_modes) {
+        SECTION(mode)
+        {
+            Child server;
+            int port = upload_server(server, mode);
+            int fd = tcp_connect(port);
+            send_all(fd, header(100000) + std::string(5000, 'x'));
+            shutdown(fd, SHUT_WR);
+            CHECK(read_reply(fd).first == -1);
+            close(fd);
+            fd = tcp_connect(port);
+            send_all(fd, header(5) + "hello");
+            auto reply = read_reply(fd);
+            CHECK(reply.first == 5);
+            CHECK(reply.second == checksum("hello"));
+            close(fd);
+            CHECK(exited_zero(server.stop()));
+        }
+    }
+}
+
+TEST_CASE("fork mode serves each upload in its own child, thread mode in its own thread",
+          "[upload]")
+{
+    Child forker;
+    int port = upload_server(forker, "fork");
+    std::vector<int> fds;
+    for (int i = 0; i < 3; i++) {
+        fds.push_back(tcp_connect(port));
+        send_all(fds.back(), header(1 << 20) + std::string(1000, 'a'));
+    }
+    CHECK(eventually([&] { return count_children(forker.pid()) == 3; }));
+    for (int fd : fds) {
+        send_all(fd, std::string((1 << 20) - 1000, 'a'));
+        CHECK(read_reply(fd).first == 1 << 20);
+        close(fd);
+    }
+    CHECK(eventually([&] { return count_children(forker.pid()) == 0; }));
+    CHECK(exited_zero(forker.stop()));
+
+    Child threads;
+    port = upload_server(threads, "thread");
+    int base = count_threads(threads.pid());
+    fds.clear();
+    for (int i = 0; i < 3; i++) {
+        fds.push_back(tcp_connect(port));
+        send_all(fds.back(), header(1 << 20) + std::string(1000, 'a'));
+    }
+    CHECK(eventually([&] { return count_threads(threads.pid()) == base + 3; }));
+    for (int fd : fds) {
+        send_all(fd, std::string((1 << 20) - 1000, 'a'));
+        CHECK(read_reply(fd).first == 1 << 20);
+        close(fd);
+    }
+    CHECK(eventually([&] { return count_threads(threads.pid()) == base; }));
+    CHECK(exited_zero(threads.stop()));
+}
+
+TEST_CASE("SIGTERM mid-upload ends the server with status 0, children included", "[upload]")
+{
+    for (const char *mode : upload_modes) {
+        SECTION(mode)
+        {
+            Child server;
+            int port = upload_server(server, mode);
+            int fd = tcp_connect(port);
+            send_all(fd, header(1 << 30) + std::string(4096, 'z')); // far from complete
+            if (std::string(mode) == "fork")
+                REQUIRE(eventually([&] { return count_children(server.pid()) == 1; }));
+            CHECK(exited_zero(server.stop()));
+            CHECK(read_reply(fd).first == -1); // the connection closed, without a reply
+            close(fd);
+        }
+    }
+}
+
+TEST_CASE("upload-client carries on across a server restart", "[upload]")
+{
+    Child first;
+    int port = upload_server(first, "epoll");
+    Child client;
+    client.start({demo("upload-client"), "--port", std::to_string(port), "--clients", "2", "--size",
+                  "1M", "--seconds", "2"});
+    std::this_thread::sleep_for(std::chrono::milliseconds(500));
+    REQUIRE(exited_zero(first.stop()));
+    std::this_thread::sleep_for(std::chrono::milliseconds(200));
+    Child second;
+    upload_server(second, "thread", port);
+    int st = client.wait(10);
+    REQUIRE(exited_zero(st));
+    long long before = field(client.output(), "requests");
+    CHECK(before > 0);
+    CHECK(field(client.output(), "errors") >= 1); // the refused reconnects while it was down
+    CHECK(exited_zero(second.stop()));
+}
+
+TEST_CASE("upload demos reject bad arguments with one sentence and status 2", "[upload]")
+{
+    const std::vector<std::vector<std::string>> bad = {
+        {demo("upload-server"), "--mode", "epoll"},
+        {demo("upload-server"), "--port", "0", "--mode", "select"},
+        {demo("upload-server"), "--port", "0", "--mode", "fork", "--work-us", "lots"},
+        {demo("upload-client"), "--port", "1"},
+        {demo("upload-client"), "--port", "1", "--size", "0"},
+        {demo("upload-client"), "--port", "1", "--size", "1M", "--uploads", "2", "--seconds", "1"},
+        {demo("upload-client"), "--port", "1", "--size", "1M", "extra"},
+    };
+    for (const auto &argv : bad) {
+        auto [code, out] = run(argv, {}, 5);
+        INFO(argv[1] << " " << argv.back() << ": " << out);
+        CHECK(code == 2);
+        CHECK(std::count(out.begin(), out.end(), '\n') == 1);
+        CHECK(out.find("--help") != std::string::npos);
+    }
+    auto [code, out] = run({demo("upload-server"), "--help"}, {}, 5);
+    CHECK(code == 0);
+    CHECK(out.find("--work-us") != std::string::npos);
+}
