@@ -28,14 +28,17 @@ while [ $# -gt 0 ]; do
     shift
 done
 
-# Everything the build, the program and the tests use, by Debian/Ubuntu package name.
+# What the build and the program use, by Debian/Ubuntu package name; the tests need more.
 packages=(
     build-essential cmake pkg-config       # the toolchain
     libncurses-dev libuv1-dev libcjson-dev # iolab's libraries
-    catch2                                 # the tests (Catch2 v2)
-    strace tmux curl wrk                   # the tests compare with strace, drive a real terminal, load real servers
-    iproute2 procps util-linux             # ip, ps/pgrep-free /proc tools, setpriv/unshare
 )
+test_packages=(
+    catch2                     # the tests (Catch2 v2: Debian 12, Ubuntu 22.04)
+    strace tmux curl wrk       # compare with strace, drive a real terminal, load real servers
+    iproute2 procps util-linux # ip, /proc tools, setpriv
+)
+[ "$mode" = test ] && packages+=("${test_packages[@]}")
 
 missing=()
 for p in "${packages[@]}"; do
@@ -55,7 +58,10 @@ if [ "$sanitize" = 1 ]; then
     cmake -S . -B "$build" -DIOLAB_SANITIZE=ON -DCMAKE_BUILD_TYPE=Debug >/dev/null
 else
     build=build
-    cmake -S . -B "$build" >/dev/null
+    # Opening iolab needs no test framework; the test run builds the tests too.
+    tests=OFF
+    [ "$mode" = test ] && tests=ON
+    cmake -S . -B "$build" -DIOLAB_TESTS=$tests >/dev/null
 fi
 cmake --build "$build" -j "$jobs"
 
