@@ -1,8 +1,11 @@
 /*
- * upload-server: receives uploads (see upload.h) in three shapes, one per --mode, to show the
+ * upload-server: receives uploads (see upload.h) in four shapes, one per --mode, to show the
  * seed's point: a single-threaded event loop that also does the work for its clients can only
  * ever use one core, and every client waits while it works for another.
  *
+ *   epoll-whole  the seed's first server: epoll_wait() says which socket is ready, then
+ *           the handler reads that client's whole upload with blocking read()s before it
+ *           returns to epoll_wait(), so the uploads are served one after the other.
  *   epoll   one thread, non-blocking sockets, a level-triggered epoll_wait() loop. Each ready
  *           connection gets one read() of up to 64 KiB and that chunk's work, then the loop
  *           moves on, so the uploads take turns on one core.
@@ -131,8 +134,8 @@ static int upload_accept(int lfd, int flags)
 }
 
 /*
- * One connection with blocking read()s, start to end. Used by fork and thread mode, which
- * differ only in who runs it.
+ * One connection with blocking read()s, start to end. Used by epoll-whole, fork and thread
+ * mode, which differ only in who runs it and what waits meanwhile.
  */
 static void upload_serve_conn(int fd, struct iolab_app *app)
 {
@@ -257,6 +260,52 @@ static void upload_thread(int lfd)
     /* Returning ends the process, and with it the detached workers mid-upload. */
 }
 
+/* ---- epoll-whole: epoll picks the socket, then one whole upload per event ---- */
+
+/*
+ * Client sockets stay blocking (accept4() without SOCK_NONBLOCK). When epoll reports one ready,
+ * upload_serve_conn() reads until that upload is complete. Multiplexing only helps while no
+ * handler blocks: during those reads nobody calls epoll_wait(), so every other client, accepted
+ * or still in the listen backlog, waits with its bytes in the socket buffers until this one is
+ * done. Connections still waiting when SIGTERM arrives are closed by the process's exit.
+ */
+static void upload_epoll_whole(int lfd)
+{
+    struct iolab_app *app = iolab_app();
+    int ep = epoll_create1(EPOLL_CLOEXEC);
+    if (ep < 0) {
+        perror(PROG ": epoll_create1");
+        return;
+    }
+    fcntl(lfd, F_SETFL, fcntl(lfd, F_GETFL) | O_NONBLOCK); /* so that accepting can drain it */
+    struct epoll_event ev = {.events = EPOLLIN, .data.fd = lfd};
+    epoll_ctl(ep, EPOLL_CTL_ADD, lfd, &ev);
+
+    struct epoll_event events[64];
+    while (!demo_stop) {
+        int n = epoll_wait(ep, events, 64, -1);
+        if (n < 0 && errno != EINTR) {
+            perror(PROG ": epoll_wait");
+            break;
+        }
+        for (int i = 0; i < n && !demo_stop; i++) {
+            int fd = events[i].data.fd;
+            if (fd == lfd) { /* the listener: add every waiting connection to the set */
+                while ((fd = upload_accept(lfd, 0)) >= 0) {
+                    struct epoll_event cev = {.events = EPOLLIN, .data.fd = fd};
+                    epoll_ctl(ep, EPOLL_CTL_ADD, fd, &cev);
+                    upload_publish_conn(app, 1);
+                }
+                continue;
+            }
+            /* The whole upload, blocking: every other client waits here. Closing the socket
+             * at the end also takes it out of the epoll set. */
+            upload_serve_conn(fd, app);
+        }
+    }
+    close(ep);
+}
+
 /* ---- epoll: one thread, every upload ---- */
 
 struct upload_conn {
@@ -345,6 +394,7 @@ struct upload_mode {
 };
 
 static const struct upload_mode upload_modes[] = {
+    {.name = "epoll-whole", .serve = upload_epoll_whole},
     {.name = "epoll", .serve = upload_epoll},
     {.name = "fork", .serve = upload_fork},
     {.name = "thread", .serve = upload_thread},
@@ -352,14 +402,17 @@ static const struct upload_mode upload_modes[] = {
 
 static void upload_usage(void)
 {
-    printf("usage: " PROG " --port P [--host 127.0.0.1] --mode epoll|fork|thread [--work-us N]\n"
+    printf("usage: " PROG " --port P [--host 127.0.0.1] --mode epoll-whole|epoll|fork|thread\n"
+           "       [--work-us N]\n"
            "\n"
            "Receives uploads: an 8-byte big-endian size, then that many bytes; answers with the\n"
            "byte count and a checksum (16 bytes) and closes. Prints 'listening on HOST:PORT\n"
            "mode=MODE' once it listens.\n"
            "  --port P      TCP port to listen on (0: any free port, printed at start)\n"
            "  --host H      IPv4 address to listen on (default 127.0.0.1)\n"
-           "  --mode M      epoll:  one thread, non-blocking sockets, epoll_wait()\n"
+           "  --mode M      epoll-whole: epoll_wait(), then the ready client's whole upload\n"
+           "                with blocking reads (one client at a time)\n"
+           "                epoll:  one thread, non-blocking sockets, epoll_wait()\n"
            "                fork:   a child process per connection\n"
            "                thread: a thread per connection\n"
            "  --work-us N   spin N microseconds (busy loop) per 64 KiB received, standing in\n"
@@ -393,7 +446,8 @@ int main(int argc, char **argv)
                 if (strcmp(upload_modes[i].name, optarg) == 0)
                     mode = &upload_modes[i];
             if (!mode)
-                demo_usage_error(PROG, "--mode must be epoll, fork or thread, not '%s'", optarg);
+                demo_usage_error(
+                    PROG, "--mode must be epoll-whole, epoll, fork or thread, not '%s'", optarg);
             break;
         case 'w':
             work_ns = demo_parse_u64(PROG, "--work-us", optarg, 0, 1000000) * 1000;
