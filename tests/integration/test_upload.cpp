@@ -18,7 +18,9 @@ using namespace iolab_test;
 namespace
 {
 
+// The modes that read several uploads at once (the interleaved test needs that), and all of them.
 const char *const upload_modes[] = {"epoll", "fork", "thread"};
+const char *const every_mode[] = {"epoll-whole", "epoll", "fork", "thread"};
 
 int upload_server(Child &c, const std::string &mode, int port = 0)
 {
@@ -145,6 +147,36 @@ bool exited_zero(int st)
     return st != -1 && WIFEXITED(st) && WEXITSTATUS(st) == 0;
 }
 
+// Bytes the process has read so far (/proc/PID/io rchar: every read() counts, sockets too).
+long long proc_rchar(pid_t pid)
+{
+    std::ifstream f("/proc/" + std::to_string(pid) + "/io");
+    std::string line;
+    while (std::getline(f, line))
+        if (line.rfind("rchar:", 0) == 0)
+            return std::stoll(line.substr(6));
+    return -1;
+}
+
+// Bytes received but not yet read by the server on the server's end of the connection fd
+// (rx_queue in /proc/net/tcp; a connection still in the listen backlog has one too), or -1.
+long long server_rx_queue(int server_port, int fd)
+{
+    struct sockaddr_in me = {};
+    socklen_t len = sizeof me;
+    getsockname(fd, (struct sockaddr *)&me, &len);
+    std::ifstream f("/proc/net/tcp");
+    std::string line;
+    std::getline(f, line); // the column titles
+    while (std::getline(f, line)) {
+        unsigned lport, rport, tx, rx;
+        if (sscanf(line.c_str(), " %*d: %*x:%x %*x:%x %*x %x:%x", &lport, &rport, &tx, &rx) == 4 &&
+            (int)lport == server_port && rport == ntohs(me.sin_port))
+            return rx;
+    }
+    return -1;
+}
+
 } // namespace
 
 TEST_CASE("every mode returns the right count and checksum to concurrent uploads", "[upload]")
@@ -188,7 +220,7 @@ TEST_CASE("every mode returns the right count and checksum to concurrent uploads
 
 TEST_CASE("an upload cut short gets no reply and the server carries on", "[upload]")
 {
-    for (const char *mode : upload_modes) {
+    for (const char *mode : every_mode) {
         SECTION(mode)
         {
             Child server;
@@ -204,6 +236,64 @@ TEST_CASE("an upload cut short gets no reply and the server carries on", "[uploa
             CHECK(reply.first == 5);
             CHECK(reply.second == checksum("hello"));
             close(fd);
+            CHECK(exited_zero(server.stop()));
+        }
+    }
+}
+
+TEST_CASE("epoll-whole leaves a second upload unread until the first is complete; epoll does not",
+          "[upload]")
+{
+    // Upload A is started (the server has read its first bytes) but not complete; upload B is
+    // then sent in full. The seed's first server stays inside A, so B's bytes sit unread in the
+    // kernel and B is answered only after A; the per-chunk epoll server answers B while A is
+    // still open. Both replies carry the right count and checksum either way.
+    for (const std::string mode : {"epoll-whole", "epoll"}) {
+        SECTION(mode)
+        {
+            Child server;
+            int port = upload_server(server, mode);
+            long long base = proc_rchar(server.pid());
+            const std::string a = random_bytes(300001, 7), b = random_bytes(20003, 8);
+            int fa = tcp_connect(port);
+            send_all(fa, header(a.size()) + a.substr(0, 1000));
+            REQUIRE(eventually([&] { return proc_rchar(server.pid()) - base == 8 + 1000; }));
+            int fb = tcp_connect(port);
+            send_all(fb, header(b.size()) + b);
+            if (mode == "epoll-whole") {
+                CHECK(eventually([&] { return server_rx_queue(port, fb) == 8 + 20003; }));
+                uint8_t byte;
+                CHECK(recv(fb, &byte, 1, MSG_DONTWAIT | MSG_PEEK) == -1); // no reply for B yet
+                CHECK(errno == EAGAIN);
+                CHECK(proc_rchar(server.pid()) - base == 8 + 1000); // nothing of B was read
+                send_all(fa, a.substr(1000));
+                auto ra = read_reply(fa);
+                CHECK(ra.first == (int64_t)a.size());
+                CHECK(ra.second == checksum(a));
+                auto rb = read_reply(fb); // only now does the server turn to B
+                CHECK(rb.first == (int64_t)b.size());
+                CHECK(rb.second == checksum(b));
+            } else {
+                auto rb = read_reply(fb); // answered while A is still incomplete
+                CHECK(rb.first == (int64_t)b.size());
+                CHECK(rb.second == checksum(b));
+                send_all(fa, a.substr(1000));
+                auto ra = read_reply(fa);
+                CHECK(ra.first == (int64_t)a.size());
+                CHECK(ra.second == checksum(a));
+            }
+            close(fa);
+            close(fb);
+
+            // Two real uploaders against the same server: every upload confirmed, none lost
+            // while it waited for the other.
+            auto [code, out] = run({demo("upload-client"), "--port", std::to_string(port),
+                                    "--clients", "2", "--size", "2M", "--uploads", "8"},
+                                   {}, 20);
+            CHECK(code == 0);
+            CHECK(field(out, "requests") == 8);
+            CHECK(field(out, "bytes") == 8ll * 2 * 1024 * 1024);
+            CHECK(field(out, "errors") == 0);
             CHECK(exited_zero(server.stop()));
         }
     }
@@ -248,7 +338,7 @@ TEST_CASE("fork mode serves each upload in its own child, thread mode in its own
 
 TEST_CASE("SIGTERM mid-upload ends the server with status 0, children included", "[upload]")
 {
-    for (const char *mode : upload_modes) {
+    for (const char *mode : every_mode) {
         SECTION(mode)
         {
             Child server;
