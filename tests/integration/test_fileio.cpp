@@ -281,7 +281,7 @@ TEST_CASE("read-sizes: every mode reads the right bytes", "[fileio][stdio]")
         sum += (uint64_t)(unsigned char)data[i] * (i + 1);
     char want[64];
     snprintf(want, sizeof want, "check: rounds=2 sum=%016llx", (unsigned long long)(2 * sum));
-    for (const char *mode : {"read", "fread", "fread-setvbuf"})
+    for (const char *mode : {"read", "fread", "fread-setvbuf", "aio"})
         for (const char *size : {"8", "4096", "65536"}) {
             auto res = run({demo("read-sizes"), "--file", dir / "data.bin", "--size", size,
                             "--mode", mode, "--rounds", "2", "--check"});
@@ -327,6 +327,55 @@ TEST_CASE("read-sizes: the shim sees read() but not the reads inside fread() and
     double syscr_big = field(res.second, "total: ", "syscr");
     CHECK(syscr_big >= (double)n / 65536);
     CHECK(syscr_big < syscr); // our 64 KiB buffer: fewer refills than the default one
+}
+
+TEST_CASE("read-sizes aio: glibc's helper thread does a pread() per transfer that only the "
+          "kernel's syscr sees",
+          "[fileio][stdio][aio]")
+{
+    REQUIRE(have_demos());
+    TempDir dir;
+    const size_t n = 1 << 20, size = 4096, transfers = n / size;
+    write_data(dir / "data.bin", n);
+    std::map<std::string, uint64_t> c;
+    uint64_t rounds = 0;
+    auto res = run_counted({demo("read-sizes"), "--file", dir / "data.bin", "--size",
+                            std::to_string(size), "--mode", "aio", "--rounds", "3"},
+                           c, &rounds);
+    INFO(res.second);
+    REQUIRE(res.first == 0);
+    CHECK(rounds == 3); // published: one request per round
+    CHECK(field(res.second, "total: ", "transfers") == 3.0 * transfers);
+    // The kernel counts a read system call per transfer, as in read mode: the pread()s of the
+    // helper thread count for the process (+ the program's own reads of /proc/self/io).
+    double syscr = field(res.second, "total: ", "syscr");
+    CHECK(syscr >= 3.0 * transfers);
+    CHECK(syscr <= 3.0 * transfers + 8);
+    // The shim sees none of them: glibc calls its own pread() and pthread_create() inside.
+    // The program's own pread64s are its reads of /proc/self/io: two at least, a few at most.
+    CHECK(c["read"] == 0);
+    CHECK(c["pread64"] >= 2);
+    CHECK(c["pread64"] < 8);
+    CHECK(c["pthread_create"] == 0);
+    CHECK(c["readv"] + c["preadv"] == 0);
+
+    // And a real thread did them: while aio mode runs, the process has more than one.
+    Child p;
+    p.start({demo("read-sizes"), "--file", dir / "data.bin", "--size", "8", "--mode", "aio"});
+    REQUIRE(p.read_until("\nmode=aio", 20));
+    std::ifstream status("/proc/" + std::to_string(p.pid()) + "/status");
+    std::string key;
+    long threads = 0;
+    while (status >> key)
+        if (key == "Threads:")
+            status >> threads;
+    CHECK(threads >= 2);
+    int st = p.stop();
+    INFO(p.output());
+    REQUIRE(WIFEXITED(st));
+    CHECK(WEXITSTATUS(st) == 0);
+    CHECK(p.output().find("total: mode=aio") != std::string::npos);
+    CHECK(field(p.output(), "total: ", "bytes") > 0);
 }
 
 TEST_CASE("page-cache: cold really evicts, warm is all cached", "[fileio][pagecache]")
@@ -385,6 +434,7 @@ TEST_CASE("file-I/O demos: SIGTERM prints the total and exits 0", "[fileio][sign
     const std::vector<std::vector<std::string>> progs = {
         {demo("copy-file"), "--dir", dir.path, "--size", "4M", "--mode", "read-write"},
         {demo("read-sizes"), "--file", dir / "data.bin", "--size", "8", "--mode", "read"},
+        {demo("read-sizes"), "--file", dir / "data.bin", "--size", "8", "--mode", "aio"},
         {demo("page-cache"), "--dir", dir.path, "--size", "4M", "--mode", "cold"},
     };
     for (const auto &argv : progs) {
@@ -420,7 +470,7 @@ TEST_CASE("file-I/O demos: bad arguments get one sentence and status 2", "[filei
          "--to must be memfd or file"},
         {{demo("copy-file"), "--dir", dir / "missing", "--mode", "sendfile"}, "cannot be used"},
         {{demo("read-sizes"), "--file", dir / "data.bin", "--size", "8", "--mode", "mmap"},
-         "--mode must be read, fread or fread-setvbuf"},
+         "--mode must be read, fread, fread-setvbuf or aio"},
         {{demo("read-sizes"), "--file", dir / "nothing", "--size", "8", "--mode", "read"},
          "must be a non-empty regular file"},
         {{demo("read-sizes"), "--file", dir / "data.bin", "--mode", "read"}, "--size is required"},
