@@ -14,6 +14,7 @@
 #include <string.h>
 #include <sys/mman.h>
 #include <sys/socket.h>
+#include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -144,6 +145,87 @@ fail:
     err = -errno;
     close(fd);
     return err;
+}
+
+int demo_accept(const char *prog, int lfd, int flags)
+{
+    while (!demo_stop) {
+        int fd = accept4(lfd, NULL, NULL, SOCK_CLOEXEC | flags);
+        if (fd >= 0)
+            return fd;
+        if (errno == EINTR || errno == ECONNABORTED)
+            continue;
+        if (errno == EAGAIN)
+            return -1; /* non-blocking listener (epoll): nothing more to accept now */
+        fprintf(stderr, "%s: accept: %s\n", prog, strerror(errno));
+        usleep(10000); /* out of descriptors or memory: back off instead of spinning */
+    }
+    return -1;
+}
+
+static pid_t *demo_kids; /* live children of a fork-per-connection server */
+static size_t demo_nkids, demo_kids_cap;
+
+static void demo_on_child(int sig)
+{
+    (void)sig; /* only here to interrupt accept(), so the loop reaps at once */
+}
+
+static void demo_kids_forget(pid_t pid)
+{
+    for (size_t i = 0; i < demo_nkids; i++)
+        if (demo_kids[i] == pid) {
+            demo_kids[i] = demo_kids[--demo_nkids];
+            return;
+        }
+}
+
+void demo_kids_begin(void)
+{
+    struct sigaction sa = {.sa_handler = demo_on_child}; /* no SA_RESTART, see demo.h */
+    sigemptyset(&sa.sa_mask);
+    sigaction(SIGCHLD, &sa, NULL);
+}
+
+int demo_kids_reserve(void)
+{
+    if (demo_nkids < demo_kids_cap)
+        return 0;
+    size_t cap = demo_kids_cap ? 2 * demo_kids_cap : 64;
+    pid_t *kids = realloc(demo_kids, cap * sizeof *kids);
+    if (!kids)
+        return -1;
+    demo_kids = kids;
+    demo_kids_cap = cap;
+    return 0;
+}
+
+void demo_kids_add(pid_t pid)
+{
+    demo_kids[demo_nkids++] = pid; /* room was made by demo_kids_reserve() */
+}
+
+void demo_kids_reap(void)
+{
+    pid_t pid;
+    while ((pid = waitpid(-1, NULL, WNOHANG)) > 0)
+        demo_kids_forget(pid);
+}
+
+void demo_kids_end(void)
+{
+    for (size_t i = 0; i < demo_nkids; i++)
+        kill(demo_kids[i], SIGTERM);
+    while (demo_nkids > 0) {
+        pid_t pid = waitpid(-1, NULL, 0);
+        if (pid < 0 && errno != EINTR)
+            break;
+        if (pid > 0)
+            demo_kids_forget(pid);
+    }
+    free(demo_kids);
+    demo_kids = NULL;
+    demo_nkids = demo_kids_cap = 0;
 }
 
 int demo_write_all(int fd, const void *buf, size_t len)

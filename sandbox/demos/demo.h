@@ -79,6 +79,27 @@ int demo_listen(struct in_addr host, unsigned port, unsigned *bound);
  */
 int demo_write_all(int fd, const void *buf, size_t len);
 
+/*
+ * accept4(lfd, ..., SOCK_CLOEXEC | flags) that survives EINTR, aborted connections and a
+ * transient shortage of descriptors (it backs off 10 ms rather than spin). Returns the
+ * connection, or -1 once the server is told to stop or, on a non-blocking listener, when nothing
+ * is waiting (EAGAIN).
+ */
+int demo_accept(const char *prog, int lfd, int flags);
+
+/*
+ * The children of a fork-per-connection server, kept so that none outlives it. kids_begin
+ * makes SIGCHLD interrupt a blocked accept() (so exited children are reaped at once);
+ * kids_reserve makes room before fork() (-1 when out of memory: do not fork); kids_add records
+ * a child; kids_reap collects the exited ones without blocking; kids_end passes SIGTERM on to
+ * every child still running and waits for all of them.
+ */
+void demo_kids_begin(void);
+int demo_kids_reserve(void);
+void demo_kids_add(pid_t pid);
+void demo_kids_reap(void);
+void demo_kids_end(void);
+
 /* Sends all of buf with send(MSG_NOSIGNAL), looping likewise. 0 or a negative errno. */
 int demo_send_all(int fd, const void *buf, size_t len);
 

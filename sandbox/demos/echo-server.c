@@ -86,26 +86,16 @@ static void echo_publish_conn(struct iolab_app *app, int opened)
         iolab_add(opened ? &app->conns_opened : &app->conns_closed, 1);
 }
 
-/* accept4() that survives EINTR and transient failures; -1 once the server is told to stop. */
+/* A connection from demo_accept(), with Nagle's algorithm off: an echo is written in pieces
+ * when it exceeds the buffer, and without TCP_NODELAY the last small piece waits for the
+ * client's delayed ACK (up to 40 ms). */
 static int echo_accept(int lfd, int flags)
 {
-    while (!demo_stop) {
-        int fd = accept4(lfd, NULL, NULL, SOCK_CLOEXEC | flags);
-        if (fd >= 0) {
-            /* An echo is written in pieces when it exceeds the buffer; without TCP_NODELAY the
-             * last small piece waits for the client's delayed ACK (up to 40 ms). */
-            int one = 1;
-            setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof one);
-            return fd;
-        }
-        if (errno == EINTR || errno == ECONNABORTED)
-            continue;
-        if (errno == EAGAIN)
-            return -1; /* non-blocking listener (epoll): nothing more to accept now */
-        perror(PROG ": accept");
-        usleep(10000); /* out of descriptors or memory: back off instead of spinning */
-    }
-    return -1;
+    int fd = demo_accept(PROG, lfd, flags);
+    int one = 1;
+    if (fd >= 0)
+        setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof one);
+    return fd;
 }
 
 /*
@@ -149,47 +139,19 @@ static void echo_iterative(int lfd)
 
 /* ---- fork: a child per connection ---- */
 
-static pid_t *echo_kids; /* live children, so that SIGTERM can be passed on to them */
-static size_t echo_nkids, echo_kids_cap;
-
-static void echo_on_child(int sig)
-{
-    (void)sig; /* only here to interrupt accept(), so the loop reaps at once */
-}
-
-static void echo_reap(void)
-{
-    pid_t pid;
-    while ((pid = waitpid(-1, NULL, WNOHANG)) > 0)
-        for (size_t i = 0; i < echo_nkids; i++)
-            if (echo_kids[i] == pid) {
-                echo_kids[i] = echo_kids[--echo_nkids];
-                break;
-            }
-}
-
 static void echo_fork(int lfd)
 {
     struct iolab_app *app = iolab_app();
-    struct sigaction sa = {.sa_handler = echo_on_child}; /* no SA_RESTART, see demo.h */
-    sigemptyset(&sa.sa_mask);
-    sigaction(SIGCHLD, &sa, NULL);
-
+    demo_kids_begin();
     while (!demo_stop) {
-        echo_reap();
+        demo_kids_reap();
         int fd = echo_accept(lfd, 0);
         if (fd < 0)
             continue;
         echo_publish_conn(app, 1);
-        if (echo_nkids == echo_kids_cap) {
-            size_t cap = echo_kids_cap ? 2 * echo_kids_cap : 64;
-            pid_t *kids = realloc(echo_kids, cap * sizeof *kids);
-            if (!kids) {
-                close(fd);
-                continue;
-            }
-            echo_kids = kids;
-            echo_kids_cap = cap;
+        if (demo_kids_reserve() < 0) {
+            close(fd);
+            continue;
         }
         pid_t pid = fork();
         if (pid == 0) {
@@ -202,21 +164,10 @@ static void echo_fork(int lfd)
         if (pid < 0)
             perror(PROG ": fork");
         else
-            echo_kids[echo_nkids++] = pid;
+            demo_kids_add(pid);
         close(fd); /* the child owns the connection now */
     }
-    /* Stopping: pass SIGTERM on to every child and wait for them, so none outlives us. */
-    for (size_t i = 0; i < echo_nkids; i++)
-        kill(echo_kids[i], SIGTERM);
-    while (echo_nkids > 0) {
-        pid_t pid = waitpid(-1, NULL, 0);
-        if (pid < 0 && errno != EINTR)
-            break;
-        for (size_t i = 0; pid > 0 && i < echo_nkids; i++)
-            if (echo_kids[i] == pid)
-                echo_kids[i] = echo_kids[--echo_nkids];
-    }
-    free(echo_kids);
+    demo_kids_end(); /* SIGTERM to every child, and wait for them: none outlives us */
 }
 
 /* ---- thread: a thread per connection ---- */

@@ -116,23 +116,6 @@ static void upload_publish_conn(struct iolab_app *app, int opened)
         iolab_add(opened ? &app->conns_opened : &app->conns_closed, 1);
 }
 
-/* accept4() that survives EINTR and transient failures; -1 once told to stop (or EAGAIN). */
-static int upload_accept(int lfd, int flags)
-{
-    while (!demo_stop) {
-        int fd = accept4(lfd, NULL, NULL, SOCK_CLOEXEC | flags);
-        if (fd >= 0)
-            return fd;
-        if (errno == EINTR || errno == ECONNABORTED)
-            continue;
-        if (errno == EAGAIN)
-            return -1; /* non-blocking listener (epoll): nothing more to accept now */
-        perror(PROG ": accept");
-        usleep(10000); /* out of descriptors or memory: back off instead of spinning */
-    }
-    return -1;
-}
-
 /*
  * One connection with blocking read()s, start to end. Used by epoll-whole, fork and thread
  * mode, which differ only in who runs it and what waits meanwhile.
@@ -160,49 +143,21 @@ static void upload_serve_conn(int fd, struct iolab_app *app)
 
 /* ---- fork: a child per connection ---- */
 
-static pid_t *upload_kids; /* live children, so that SIGTERM can be passed on to them */
-static size_t upload_nkids, upload_kids_cap;
-
-static void upload_on_child(int sig)
-{
-    (void)sig; /* only here to interrupt accept(), so the loop reaps at once */
-}
-
-static void upload_forget_kid(pid_t pid)
-{
-    for (size_t i = 0; i < upload_nkids; i++)
-        if (upload_kids[i] == pid) {
-            upload_kids[i] = upload_kids[--upload_nkids];
-            return;
-        }
-}
-
 static void upload_fork(int lfd)
 {
     struct iolab_app *app = iolab_app();
-    struct sigaction sa = {.sa_handler = upload_on_child}; /* no SA_RESTART, see demo.h */
-    sigemptyset(&sa.sa_mask);
-    sigaction(SIGCHLD, &sa, NULL);
-
+    demo_kids_begin();
     while (!demo_stop) {
-        pid_t pid;
-        while ((pid = waitpid(-1, NULL, WNOHANG)) > 0)
-            upload_forget_kid(pid);
-        int fd = upload_accept(lfd, 0);
+        demo_kids_reap();
+        int fd = demo_accept(PROG, lfd, 0);
         if (fd < 0)
             continue;
         upload_publish_conn(app, 1);
-        if (upload_nkids == upload_kids_cap) {
-            size_t cap = upload_kids_cap ? 2 * upload_kids_cap : 64;
-            pid_t *kids = realloc(upload_kids, cap * sizeof *kids);
-            if (!kids) {
-                close(fd);
-                continue;
-            }
-            upload_kids = kids;
-            upload_kids_cap = cap;
+        if (demo_kids_reserve() < 0) {
+            close(fd);
+            continue;
         }
-        pid = fork();
+        pid_t pid = fork();
         if (pid == 0) {
             /* The child: receive this one upload and exit. If the parent dies, follow it. */
             prctl(PR_SET_PDEATHSIG, SIGTERM);
@@ -213,20 +168,10 @@ static void upload_fork(int lfd)
         if (pid < 0)
             perror(PROG ": fork");
         else
-            upload_kids[upload_nkids++] = pid;
+            demo_kids_add(pid);
         close(fd); /* the child owns the connection now */
     }
-    /* Stopping: pass SIGTERM on to every child and wait for them, so none outlives us. */
-    for (size_t i = 0; i < upload_nkids; i++)
-        kill(upload_kids[i], SIGTERM);
-    while (upload_nkids > 0) {
-        pid_t pid = waitpid(-1, NULL, 0);
-        if (pid < 0 && errno != EINTR)
-            break;
-        if (pid > 0)
-            upload_forget_kid(pid);
-    }
-    free(upload_kids);
+    demo_kids_end(); /* SIGTERM to every child, and wait for them: none outlives us */
 }
 
 /* ---- thread: a thread per connection ---- */
@@ -244,7 +189,7 @@ static void upload_thread(int lfd)
     pthread_attr_init(&attr);
     pthread_attr_setdetachstate(&attr, PTHREAD_CREATE_DETACHED);
     int fd;
-    while ((fd = upload_accept(lfd, 0)) >= 0) {
+    while ((fd = demo_accept(PROG, lfd, 0)) >= 0) {
         upload_publish_conn(app, 1);
         pthread_t t;
         /* Workers start with SIGTERM blocked, so it always reaches this thread's accept(). */
@@ -291,7 +236,7 @@ static void upload_epoll_whole(int lfd)
         for (int i = 0; i < n && !demo_stop; i++) {
             int fd = events[i].data.fd;
             if (fd == lfd) { /* the listener: add every waiting connection to the set */
-                while ((fd = upload_accept(lfd, 0)) >= 0) {
+                while ((fd = demo_accept(PROG, lfd, 0)) >= 0) {
                     struct epoll_event cev = {.events = EPOLLIN, .data.fd = fd};
                     epoll_ctl(ep, EPOLL_CTL_ADD, fd, &cev);
                     upload_publish_conn(app, 1);
@@ -350,7 +295,7 @@ static void upload_epoll(int lfd)
             struct upload_conn *c = events[i].data.ptr;
             if (c == NULL) { /* the listener: take every connection waiting in the backlog */
                 int fd;
-                while ((fd = upload_accept(lfd, SOCK_NONBLOCK)) >= 0) {
+                while ((fd = demo_accept(PROG, lfd, SOCK_NONBLOCK)) >= 0) {
                     c = calloc(1, sizeof *c);
                     if (!c) {
                         close(fd);
