@@ -4,6 +4,7 @@
 // bounded; every process is stopped by pid.
 #include <catch2/catch.hpp>
 
+#include "demo_helpers.hpp"
 #include "helpers.hpp"
 #include "sockets.hpp"
 
@@ -18,16 +19,6 @@ using namespace iolab_test;
 
 namespace
 {
-
-// Starts a server and returns the port it printed in "listening on 127.0.0.1:PORT".
-int start_server(Child &c, const std::vector<std::string> &argv)
-{
-    c.start(argv);
-    REQUIRE(c.read_until("\n", 10));
-    auto at = c.output().find("listening on 127.0.0.1:");
-    REQUIRE(at != std::string::npos);
-    return std::stoi(c.output().substr(at + 23));
-}
 
 // What a person types: a FIFO that the program reads as its stdin (sh redirects it, then execs
 // the program, so the pid is the program's). The test writes lines into it and closes it for

@@ -3,6 +3,7 @@
 #include <catch2/catch.hpp>
 
 #include "counter_page.hpp"
+#include "demo_helpers.hpp"
 #include "helpers.hpp"
 #include "sockets.hpp"
 
@@ -22,18 +23,6 @@ using namespace iolab_test;
 namespace
 {
 
-// Starts a server and returns the port it printed in "listening on HOST:PORT ...".
-int start_server(Child &c, const std::vector<std::string> &argv,
-                 const std::vector<std::string> &env = {})
-{
-    c.start(argv, env);
-    REQUIRE(c.read_until("\n", 10));
-    const std::string &out = c.output();
-    auto at = out.find("listening on 127.0.0.1:");
-    REQUIRE(at != std::string::npos);
-    return std::stoi(out.substr(at + 23));
-}
-
 int echo_server(Child &c, const std::string &mode, int port = 0,
                 const std::vector<std::string> &extra = {})
 {
@@ -48,15 +37,6 @@ int file_server(Child &c, const std::string &root, const std::string &mode)
     return start_server(c, {demo("file-server"), "--port", "0", "--root", root, "--mode", mode});
 }
 
-// The value of key=NUMBER in a summary line, or -1.
-long long field(const std::string &out, const std::string &key)
-{
-    for (size_t at = out.find(key + "="); at != std::string::npos; at = out.find(key + "=", at + 1))
-        if (at == 0 || out[at - 1] == ' ' || out[at - 1] == '\n')
-            return std::stoll(out.substr(at + key.size() + 1));
-    return -1;
-}
-
 std::string recv_n(int fd, size_t n)
 {
     std::string got;
@@ -68,55 +48,6 @@ std::string recv_n(int fd, size_t n)
         got.append(buf, (size_t)r);
     }
     return got;
-}
-
-// Children of pid, read from /proc/*/stat (field 4 is the parent).
-int count_children(pid_t pid)
-{
-    int n = 0;
-    DIR *d = opendir("/proc");
-    while (struct dirent *e = readdir(d)) {
-        std::ifstream f(std::string("/proc/") + e->d_name + "/stat");
-        std::string line;
-        if (!std::getline(f, line))
-            continue;
-        auto close = line.rfind(')');
-        char state;
-        int ppid;
-        if (close != std::string::npos &&
-            sscanf(line.c_str() + close + 1, " %c %d", &state, &ppid) == 2 && ppid == pid &&
-            state != 'Z')
-            n++;
-    }
-    closedir(d);
-    return n;
-}
-
-int count_threads(pid_t pid)
-{
-    std::ifstream f("/proc/" + std::to_string(pid) + "/status");
-    std::string line;
-    while (std::getline(f, line))
-        if (line.rfind("Threads:", 0) == 0)
-            return std::stoi(line.substr(8));
-    return -1;
-}
-
-// Polls cond for up to timeout_s; the wait is bounded, the assertion is on the outcome.
-template <class F> bool eventually(F cond, double timeout_s = 5)
-{
-    auto deadline = std::chrono::steady_clock::now() + std::chrono::duration<double>(timeout_s);
-    while (!cond()) {
-        if (std::chrono::steady_clock::now() > deadline)
-            return false;
-        std::this_thread::sleep_for(std::chrono::milliseconds(20));
-    }
-    return true;
-}
-
-bool exited_zero(int st)
-{
-    return st != -1 && WIFEXITED(st) && WEXITSTATUS(st) == 0;
 }
 
 std::string make_file(const TempDir &dir, const std::string &name, uint64_t size)

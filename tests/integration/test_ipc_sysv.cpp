@@ -2,6 +2,7 @@
 // memory comes back intact for several segment sizes and counts, with several clients at once;
 // the service removes every object it created when SIGTERM stops it; a client joins the next
 // service after a restart; bad arguments end with one sentence and status 2.
+#include "demo_helpers.hpp"
 #include "helpers.hpp"
 
 #include <catch2/catch.hpp>
@@ -34,15 +35,6 @@ std::set<long> sysv_ids(const std::string &kind)
             ids.insert(id);
     }
     return ids;
-}
-
-// The value of key=NUMBER in a program's output (key at a line start or after a space), or -1.
-long long field(const std::string &out, const std::string &key)
-{
-    for (size_t p = out.find(key + "="); p != std::string::npos; p = out.find(key + "=", p + 1))
-        if (p == 0 || out[p - 1] == ' ' || out[p - 1] == '\n')
-            return std::stoll(out.substr(p + key.size() + 1));
-    return -1;
 }
 
 std::vector<std::string> service_argv(const TempDir &dir, int segments, const std::string &size)

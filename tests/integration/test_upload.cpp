@@ -4,6 +4,7 @@
 // that drops, doubles or reorders a chunk fails here. Every run is bounded (well under 10 s).
 #include <catch2/catch.hpp>
 
+#include "demo_helpers.hpp"
 #include "helpers.hpp"
 #include "sockets.hpp"
 
@@ -32,15 +33,6 @@ int upload_server(Child &c, const std::string &mode, int port = 0)
     REQUIRE(at != std::string::npos);
     CHECK(out.find("mode=" + mode) != std::string::npos);
     return std::stoi(out.substr(at + 23));
-}
-
-// The value of key=NUMBER in a summary line, or -1.
-long long field(const std::string &out, const std::string &key)
-{
-    for (size_t at = out.find(key + "="); at != std::string::npos; at = out.find(key + "=", at + 1))
-        if (at == 0 || out[at - 1] == ' ' || out[at - 1] == '\n')
-            return std::stoll(out.substr(at + key.size() + 1));
-    return -1;
 }
 
 // upload.h's checksum: little-endian 64-bit words (the last one zero-padded), a += w, b += a,
@@ -98,53 +90,6 @@ std::pair<int64_t, uint64_t> read_reply(int fd)
     uint64_t v[2];
     memcpy(v, r, sizeof v);
     return {(int64_t)be64toh(v[0]), be64toh(v[1])};
-}
-
-int count_children(pid_t pid)
-{
-    int n = 0;
-    DIR *d = opendir("/proc");
-    while (struct dirent *e = readdir(d)) {
-        std::ifstream f(std::string("/proc/") + e->d_name + "/stat");
-        std::string line;
-        if (!std::getline(f, line))
-            continue;
-        auto close = line.rfind(')');
-        char state;
-        int ppid;
-        if (close != std::string::npos &&
-            sscanf(line.c_str() + close + 1, " %c %d", &state, &ppid) == 2 && ppid == pid &&
-            state != 'Z')
-            n++;
-    }
-    closedir(d);
-    return n;
-}
-
-int count_threads(pid_t pid)
-{
-    std::ifstream f("/proc/" + std::to_string(pid) + "/status");
-    std::string line;
-    while (std::getline(f, line))
-        if (line.rfind("Threads:", 0) == 0)
-            return std::stoi(line.substr(8));
-    return -1;
-}
-
-template <class F> bool eventually(F cond, double timeout_s = 5)
-{
-    auto deadline = std::chrono::steady_clock::now() + std::chrono::duration<double>(timeout_s);
-    while (!cond()) {
-        if (std::chrono::steady_clock::now() > deadline)
-            return false;
-        std::this_thread::sleep_for(std::chrono::milliseconds(20));
-    }
-    return true;
-}
-
-bool exited_zero(int st)
-{
-    return st != -1 && WIFEXITED(st) && WEXITSTATUS(st) == 0;
 }
 
 // Bytes the process has read so far (/proc/PID/io rchar: every read() counts, sockets too).
