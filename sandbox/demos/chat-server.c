@@ -199,13 +199,10 @@ static void on_writable(struct client *c)
 
 static void on_listener(int lfd)
 {
-    for (;;) { /* everyone waiting in the backlog */
-        int fd = accept4(lfd, NULL, NULL, SOCK_NONBLOCK | SOCK_CLOEXEC);
-        if (fd < 0) {
-            if (errno != EAGAIN && errno != EINTR && errno != ECONNABORTED)
-                perror(PROG ": accept");
+    for (;;) {                                          /* everyone waiting in the backlog */
+        int fd = demo_accept(PROG, lfd, SOCK_NONBLOCK); /* accept4(); -1: backlog empty */
+        if (fd < 0)
             return;
-        }
         struct client *c = calloc(1, sizeof *c);
         if (!c) {
             close(fd);

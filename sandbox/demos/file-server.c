@@ -315,15 +315,8 @@ int main(int argc, char **argv)
     pthread_attr_t attr;
     pthread_attr_init(&attr);
     pthread_attr_setdetachstate(&attr, PTHREAD_CREATE_DETACHED);
-    while (!demo_stop) {
-        int sock = accept4(lfd, NULL, NULL, SOCK_CLOEXEC);
-        if (sock < 0) {
-            if (errno != EINTR && errno != ECONNABORTED) {
-                perror(PROG ": accept");
-                usleep(10000); /* out of descriptors or memory: back off instead of spinning */
-            }
-            continue;
-        }
+    int sock;
+    while ((sock = demo_accept(PROG, lfd, 0)) >= 0) { /* accept4(), retried on EINTR */
         /* Headers and small bodies go out at once instead of waiting for a delayed ACK. */
         int one = 1;
         setsockopt(sock, IPPROTO_TCP, TCP_NODELAY, &one, sizeof one);

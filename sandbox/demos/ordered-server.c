@@ -155,15 +155,8 @@ int main(int argc, char **argv)
     fflush(stdout);
 
     struct iolab_app *app = iolab_app();
-    while (!demo_stop) {
-        int fd = accept4(lfd, NULL, NULL, SOCK_CLOEXEC); /* blocks until a client comes */
-        if (fd < 0) {
-            if (errno != EINTR && errno != ECONNABORTED) {
-                perror(PROG ": accept");
-                usleep(10000); /* out of descriptors: back off instead of spinning */
-            }
-            continue;
-        }
+    int fd;
+    while ((fd = demo_accept(PROG, lfd, 0)) >= 0) { /* accept4(): blocks until a client comes */
         if (app)
             iolab_add(&app->conns_opened, 1);
         converse(fd, app);
