@@ -231,8 +231,8 @@ static double run_us(uint64_t ns)
 static void run_segment_latency(const struct run_segment *seg, struct snapshot_latency *lat)
 {
     uint64_t hist[IOLAB_HIST_BUCKETS];
-    stats_hist_sub(hist, seg->last.latency_hist[SNAPSHOT_ROLE_CLIENT],
-                   seg->first.latency_hist[SNAPSHOT_ROLE_CLIENT], IOLAB_HIST_BUCKETS);
+    stats_hist_sub(hist, seg->last.latency_hist[LESSON_ROLE_CLIENT],
+                   seg->first.latency_hist[LESSON_ROLE_CLIENT], IOLAB_HIST_BUCKETS);
     stats_latency(lat, hist);
 }
 
@@ -257,7 +257,7 @@ static void run_print_json_segment(struct run *r, FILE *out, const struct run_se
         const struct snapshot_prog *p = &b->progs[i];
         const struct snapshot_figures *fa = &a->progs[i].f, *fb = &p->f;
         fprintf(out, "%s{\"role\":\"%s\",\"name\":", i ? "," : "",
-                p->role == SNAPSHOT_ROLE_CLIENT ? "client" : "server");
+                lesson_role_name(p->role));
         run_json_string(out, p->name);
         fprintf(out, ",\"pid\":%d,\"calls\":{", p->pid);
         bool first = true;
@@ -298,8 +298,8 @@ static void run_print_json_segment(struct run *r, FILE *out, const struct run_se
                 (unsigned long long)stats_delta(fb->errors, fa->errors), seg->peak_threads[i],
                 seg->peak_procs[i], (unsigned long long)fb->rss_bytes);
     }
-    const struct snapshot_figures *ca = &a->roles[SNAPSHOT_ROLE_CLIENT],
-                                  *cb = &b->roles[SNAPSHOT_ROLE_CLIENT];
+    const struct snapshot_figures *ca = &a->roles[LESSON_ROLE_CLIENT],
+                                  *cb = &b->roles[LESSON_ROLE_CLIENT];
     struct snapshot_latency lat;
     run_segment_latency(seg, &lat);
     fprintf(out,
@@ -324,7 +324,7 @@ static void run_print_text_segment(struct run *r, FILE *out, const struct run_se
         const struct snapshot_prog *p = &b->progs[i];
         const struct snapshot_figures *fa = &a->progs[i].f, *fb = &p->f;
         fprintf(out, "\n  %s (%s, pid %d): %u process(es), %u thread(s) at most\n", p->name,
-                p->role == SNAPSHOT_ROLE_CLIENT ? "client" : "server", p->pid, seg->peak_procs[i],
+                lesson_role_name(p->role), p->pid, seg->peak_procs[i],
                 seg->peak_threads[i]);
         fprintf(out, "    %-16s %12s %14s %10s\n", "call", "count", "bytes", "ms inside");
         for (unsigned c = 0; c < IOLAB_NCALLS; c++) {
@@ -350,8 +350,8 @@ static void run_print_text_segment(struct run *r, FILE *out, const struct run_se
                 (unsigned long long)stats_delta(fb->lib_writes, fa->lib_writes),
                 (unsigned long long)stats_delta(fb->read_bytes, fa->read_bytes));
     }
-    const struct snapshot_figures *ca = &a->roles[SNAPSHOT_ROLE_CLIENT],
-                                  *cb = &b->roles[SNAPSHOT_ROLE_CLIENT];
+    const struct snapshot_figures *ca = &a->roles[LESSON_ROLE_CLIENT],
+                                  *cb = &b->roles[LESSON_ROLE_CLIENT];
     struct snapshot_latency lat;
     run_segment_latency(seg, &lat);
     fprintf(out, "\n  throughput: %.0f requests/s, %.2f MB/s\n",

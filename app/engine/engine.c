@@ -878,9 +878,7 @@ int engine_start(struct engine *e)
     }
     for (size_t i = 0; i < e->nchildren; i++) {
         const struct lesson_program *p = e->children[i].prog;
-        sampler_set_prog(e->sampler, (uint32_t)i, p->name,
-                         p->role == LESSON_ROLE_CLIENT ? SNAPSHOT_ROLE_CLIENT
-                                                       : SNAPSHOT_ROLE_SERVER);
+        sampler_set_prog(e->sampler, (uint32_t)i, p->name, p->role);
         sampler_set_exe(e->sampler, (uint32_t)i, p->path);
         e->children[i].run = 0;
     }

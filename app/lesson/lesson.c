@@ -14,19 +14,9 @@ static const char *const lesson_kind_names[LESSON_STEP_NKINDS] = {
     [LESSON_STEP_RUN] = "run",
 };
 
-static const char *const lesson_role_names[LESSON_NROLES] = {
-    [LESSON_ROLE_SERVER] = "server",
-    [LESSON_ROLE_CLIENT] = "client",
-};
-
 const char *lesson_step_kind_name(enum lesson_step_kind kind)
 {
     return (unsigned)kind < LESSON_STEP_NKINDS ? lesson_kind_names[kind] : "?";
-}
-
-const char *lesson_role_name(enum lesson_role role)
-{
-    return (unsigned)role < LESSON_NROLES ? lesson_role_names[role] : "?";
 }
 
 const struct lesson *lesson_find(const struct lesson_pack *pack, const char *id)

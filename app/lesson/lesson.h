@@ -17,6 +17,8 @@
 #ifndef IOLAB_LESSON_H
 #define IOLAB_LESSON_H
 
+#include "role.h"
+
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -38,8 +40,6 @@ enum lesson_step_kind {
     /* quiz and exercise kinds come later; the loader's kind table has room for them. */
     LESSON_STEP_NKINDS
 };
-
-enum lesson_role { LESSON_ROLE_SERVER, LESSON_ROLE_CLIENT, LESSON_NROLES };
 
 /* Values of the placeholders, for lesson_arg_expand(); a NULL value expands to "". */
 struct lesson_vars {
@@ -171,9 +171,6 @@ int lesson_mode_find(const struct lesson_scenario *sc, const char *id);
 
 /* "text", "run": the name a step kind has in the JSON. */
 const char *lesson_step_kind_name(enum lesson_step_kind kind);
-
-/* "server", "client". */
-const char *lesson_role_name(enum lesson_role role);
 
 /*
  * Replaces the placeholders of one program argument ("{workdir}/data.bin") with their values.

@@ -78,7 +78,7 @@ struct sampler_progstate {
     int main_pid; /* the program's own process below the sandbox's helpers; 0: not found yet */
     char exe[PATH_MAX]; /* its executable, to recognise it; "": count the whole tree */
     uint32_t run;
-    int role;
+    enum lesson_role role;
     char name[SNAPSHOT_NAME_LEN];
     enum snapshot_prog_state state;
     int exit_status;
@@ -118,7 +118,7 @@ struct sampler {
 
     struct snapshot snap;
     uint64_t hist_tmp[IOLAB_HIST_BUCKETS];
-    uint64_t role_base[SNAPSHOT_NROLES][IOLAB_HIST_BUCKETS]; /* "recent" bases per role */
+    uint64_t role_base[LESSON_NROLES][IOLAB_HIST_BUCKETS]; /* "recent" bases per role */
 };
 
 int sampler_open(struct sampler **out, const char *proc_root, const struct iolab_page *page,
@@ -192,12 +192,13 @@ void sampler_close(struct sampler *s)
     free(s);
 }
 
-void sampler_set_prog(struct sampler *s, uint32_t prog, const char *name, int role)
+void sampler_set_prog(struct sampler *s, uint32_t prog, const char *name, enum lesson_role role)
 {
     if (prog >= s->nprogs)
         return;
     snprintf(s->progs[prog].name, sizeof s->progs[prog].name, "%s", name);
-    s->progs[prog].role = role;
+    /* The role indexes per-role arrays: anything out of range counts as a server's. */
+    s->progs[prog].role = (unsigned)role < LESSON_NROLES ? role : LESSON_ROLE_SERVER;
 }
 
 static struct sampler_proc *sampler_find(struct sampler_proc *v, size_t n, int pid)
@@ -790,8 +791,7 @@ static void sampler_mode_account(struct sampler *s, double dt)
     r->seconds += dt;
     for (uint32_t p = 0; p < s->nprogs; p++) {
         const struct sampler_raw *a = &s->progs[p].now, *b = &s->progs[p].prev;
-        int role =
-            s->progs[p].role == SNAPSHOT_ROLE_CLIENT ? SNAPSHOT_ROLE_CLIENT : SNAPSHOT_ROLE_SERVER;
+        enum lesson_role role = s->progs[p].role;
         for (unsigned c = 0; c < IOLAB_NCALLS; c++) {
             uint64_t d = stats_delta(a->page.calls[c].count, b->page.calls[c].count);
             r->calls += d;
@@ -804,7 +804,7 @@ static void sampler_mode_account(struct sampler *s, double dt)
         r->cpu_s += (double)(stats_delta(a->fig.utime, b->fig.utime) +
                              stats_delta(a->fig.stime, b->fig.stime)) /
                     (double)s->tick;
-        if (s->progs[p].role == SNAPSHOT_ROLE_CLIENT) {
+        if (s->progs[p].role == LESSON_ROLE_CLIENT) {
             r->requests += stats_delta(a->page.requests, b->page.requests);
             r->bytes += stats_delta(a->page.bytes, b->page.bytes);
         }
@@ -817,7 +817,7 @@ static void sampler_history_push(struct sampler *s, double t)
 {
     uint64_t req = 0, bytes = 0;
     for (uint32_t p = 0; p < s->nprogs; p++)
-        if (s->progs[p].role == SNAPSHOT_ROLE_CLIENT) {
+        if (s->progs[p].role == LESSON_ROLE_CLIENT) {
             req += s->progs[p].now.page.requests;
             bytes += s->progs[p].now.page.bytes;
         }
@@ -898,15 +898,15 @@ const struct snapshot *sampler_sample(struct sampler *s, double now_s)
     sn->overflow_claims = tally_overflow(s->page);
     sn->sample_errors = s->errors;
     sn->nprogs = s->nprogs;
-    struct sampler_raw role_now[SNAPSHOT_NROLES], role_prev[SNAPSHOT_NROLES];
+    struct sampler_raw role_now[LESSON_NROLES], role_prev[LESSON_NROLES];
     uint64_t(*role_base)[IOLAB_HIST_BUCKETS] = s->role_base;
     memset(role_now, 0, sizeof role_now);
     memset(role_prev, 0, sizeof role_prev);
     memset(s->role_base, 0, sizeof s->role_base);
-    uint32_t role_peak_procs[SNAPSHOT_NROLES] = {0}, role_peak_threads[SNAPSHOT_NROLES] = {0};
+    uint32_t role_peak_procs[LESSON_NROLES] = {0}, role_peak_threads[LESSON_NROLES] = {0};
     /* Programs' checkpoints are pushed together, so a role's base is the sum of its programs'. */
-    struct sampler_cpu_base role_cpu[SNAPSHOT_NROLES] = {{0}};
-    bool role_cpu_ok[SNAPSHOT_NROLES] = {true, true};
+    struct sampler_cpu_base role_cpu[LESSON_NROLES] = {{0}};
+    bool role_cpu_ok[LESSON_NROLES] = {true, true};
     for (uint32_t i = 0; i < s->nprogs; i++) {
         struct sampler_progstate *ps = &s->progs[i];
         struct snapshot_prog *sp = &sn->progs[i];
@@ -922,7 +922,7 @@ const struct snapshot *sampler_sample(struct sampler *s, double now_s)
         sampler_figures(s, &sp->f, &ps->now, &ps->prev, dt, base->hist, &cpu, now_s);
         sp->f.peak_procs = ps->peak_procs;
         sp->f.peak_threads = ps->peak_threads;
-        int role = ps->role == SNAPSHOT_ROLE_CLIENT ? SNAPSHOT_ROLE_CLIENT : SNAPSHOT_ROLE_SERVER;
+        enum lesson_role role = ps->role;
         sampler_raw_add(&role_now[role], &ps->now);
         sampler_raw_add(&role_prev[role], &ps->prev);
         for (unsigned h = 0; h < IOLAB_HIST_BUCKETS; h++)
@@ -934,7 +934,7 @@ const struct snapshot *sampler_sample(struct sampler *s, double now_s)
         role_peak_procs[role] += ps->peak_procs;
         role_peak_threads[role] += ps->peak_threads;
     }
-    for (int r = 0; r < SNAPSHOT_NROLES; r++) {
+    for (int r = 0; r < LESSON_NROLES; r++) {
         role_cpu[r].valid = role_cpu_ok[r] && role_cpu[r].t > 0;
         sampler_figures(s, &sn->roles[r], &role_now[r], &role_prev[r], dt, role_base[r],
                         &role_cpu[r], now_s);

@@ -44,7 +44,7 @@ int sampler_open(struct sampler **out, const char *proc_root, const struct iolab
                  uint32_t nslots, uint32_t nprogs, double tick_hz, double now_s);
 void sampler_close(struct sampler *s);
 
-void sampler_set_prog(struct sampler *s, uint32_t prog, const char *name, int role);
+void sampler_set_prog(struct sampler *s, uint32_t prog, const char *name, enum lesson_role role);
 /* The process spawned for prog (0: none now) and its IOLAB_RUN generation. */
 void sampler_set_root(struct sampler *s, uint32_t prog, int pid, uint32_t run);
 /* The program's executable: its process is told from the sandbox's helpers by it. */

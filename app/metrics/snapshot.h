@@ -26,6 +26,7 @@
 #define IOLAB_SNAPSHOT_H
 
 #include "iolab_counters.h"
+#include "lesson/role.h"
 
 #include <stdbool.h>
 #include <stdint.h>
@@ -35,9 +36,6 @@
 #define SNAPSHOT_HISTORY     60 /* seconds of throughput history */
 #define SNAPSHOT_NAME_LEN    32
 #define SNAPSHOT_RECENT_S    5 /* "recent" latency percentiles cover about this many seconds */
-#define SNAPSHOT_ROLE_SERVER 0
-#define SNAPSHOT_ROLE_CLIENT 1
-#define SNAPSHOT_NROLES      2
 
 /* One counted call label (iolab_call_info[i].label) of one program or role. */
 struct snapshot_call {
@@ -108,7 +106,7 @@ enum snapshot_prog_state {
 
 struct snapshot_prog {
     char name[SNAPSHOT_NAME_LEN]; /* the lesson's program name: "server", "load" */
-    int role;                     /* SNAPSHOT_ROLE_SERVER or SNAPSHOT_ROLE_CLIENT */
+    enum lesson_role role;
     enum snapshot_prog_state state;
     int pid;         /* the program's own process (below the sandbox's helpers); 0 when none */
     int root_pid;    /* the process iolab spawned (the sandbox launcher when jailed) */
@@ -132,11 +130,11 @@ struct snapshot_mode_row {
     double server_calls_per_request; /* the server role's calls only: what a mode changes */
     double ctx_per_request;
     double cpu_pct; /* cpu_s / seconds * 100: % of one core */
-    /* The same by role (SNAPSHOT_ROLE_*), for the step checks (check.h): what each role
+    /* The same by role (enum lesson_role), for the step checks (check.h): what each role
        published and the calls it made, while this mode ran. */
-    uint64_t role_requests[SNAPSHOT_NROLES];
-    uint64_t role_bytes[SNAPSHOT_NROLES];
-    uint64_t role_calls[SNAPSHOT_NROLES][IOLAB_NCALLS];
+    uint64_t role_requests[LESSON_NROLES];
+    uint64_t role_bytes[LESSON_NROLES];
+    uint64_t role_calls[LESSON_NROLES][IOLAB_NCALLS];
 };
 
 struct snapshot {
@@ -153,10 +151,10 @@ struct snapshot {
 
     uint32_t nprogs;
     struct snapshot_prog progs[SNAPSHOT_MAX_PROGS];
-    struct snapshot_figures roles[SNAPSHOT_NROLES]; /* summed over the programs of each role */
+    struct snapshot_figures roles[LESSON_NROLES]; /* summed over the programs of each role */
     /* Cumulative latency histograms of each role (iolab_hist_bucket() layout): subtract two
        snapshots' to get the percentiles of any interval (stats_hist_sub, stats_latency). */
-    uint64_t latency_hist[SNAPSHOT_NROLES][IOLAB_HIST_BUCKETS];
+    uint64_t latency_hist[LESSON_NROLES][IOLAB_HIST_BUCKETS];
 
     /* Throughput of the client role (published app figures), one entry per whole second, oldest
        first; history_len entries are valid. */

@@ -83,7 +83,7 @@ void stats_mode_row_derive(struct snapshot_mode_row *r)
     r->ctx_per_request = r->requests ? (double)r->ctx_switches / (double)r->requests : 0.0;
     uint64_t server_calls = 0;
     for (unsigned c = 0; c < IOLAB_NCALLS; c++)
-        server_calls += r->role_calls[SNAPSHOT_ROLE_SERVER][c];
+        server_calls += r->role_calls[LESSON_ROLE_SERVER][c];
     r->server_calls_per_request = r->requests ? (double)server_calls / (double)r->requests : 0.0;
     r->cpu_pct = r->seconds > 0 ? 100.0 * r->cpu_s / r->seconds : 0.0;
 }
@@ -109,7 +109,7 @@ void stats_mode_rows_merge(struct snapshot_mode_row *into, uint32_t *n, uint32_t
         t->calls += r->calls;
         t->ctx_switches += r->ctx_switches;
         t->cpu_s += r->cpu_s;
-        for (int role = 0; role < SNAPSHOT_NROLES; role++) {
+        for (int role = 0; role < LESSON_NROLES; role++) {
             t->role_requests[role] += r->role_requests[role];
             t->role_bytes[role] += r->role_bytes[role];
             for (unsigned c = 0; c < IOLAB_NCALLS; c++)

@@ -12,11 +12,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-static const char *const counterview_role_names[SNAPSHOT_NROLES] = {
-    [SNAPSHOT_ROLE_SERVER] = "server",
-    [SNAPSHOT_ROLE_CLIENT] = "client",
-};
-
 /* The library count and the kernel's disagree by more than noise (1%, at least 2 calls). */
 static bool counterview_disagree(uint64_t kernel, uint64_t lib)
 {
@@ -111,13 +106,13 @@ void counterview_draw(struct tui *t, struct layout_rect r)
     int y = in.y;
     /* The server's table gets the larger share: it is what the modes change. */
     int hs = avail * 11 / 20;
-    y += counterview_role(t, &s->roles[SNAPSHOT_ROLE_SERVER],
-                          counterview_role_names[SNAPSHOT_ROLE_SERVER], x, y, w, hs);
+    y += counterview_role(t, &s->roles[LESSON_ROLE_SERVER],
+                          lesson_role_name(LESSON_ROLE_SERVER), x, y, w, hs);
     y++;
-    counterview_role(t, &s->roles[SNAPSHOT_ROLE_CLIENT],
-                     counterview_role_names[SNAPSHOT_ROLE_CLIENT], x, y, w, in.y + avail - y);
+    counterview_role(t, &s->roles[LESSON_ROLE_CLIENT],
+                     lesson_role_name(LESSON_ROLE_CLIENT), x, y, w, in.y + avail - y);
 
-    const struct snapshot_figures *cl = &s->roles[SNAPSHOT_ROLE_CLIENT];
+    const struct snapshot_figures *cl = &s->roles[LESSON_ROLE_CLIENT];
     char a[32], b[32], p50[32], p99[32];
     int yb = in.y + in.h - bottom;
     /* Two sparklines over the last minute, one column per second, after aligned labels. */

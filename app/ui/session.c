@@ -41,7 +41,7 @@ void session_update(struct session *s, const struct lesson_scenario *sc,
 {
     struct check_role_facts now[LESSON_NROLES];
     memset(now, 0, sizeof now);
-    for (int r = 0; r < LESSON_NROLES && r < SNAPSHOT_NROLES; r++) {
+    for (int r = 0; r < LESSON_NROLES; r++) {
         now[r].requests = snap->roles[r].requests;
         now[r].bytes = snap->roles[r].app_bytes;
         for (unsigned c = 0; c < IOLAB_NCALLS; c++)

@@ -64,7 +64,7 @@ TEST_CASE("a program's tree is its root and every descendant, and exits lose not
 
     struct sampler *s = nullptr;
     REQUIRE(sampler_open(&s, proc.path.c_str(), nullptr, 0, 1, 10, 0.0) == 0);
-    sampler_set_prog(s, 0, "server", SNAPSHOT_ROLE_SERVER);
+    sampler_set_prog(s, 0, "server", LESSON_ROLE_SERVER);
     sampler_set_root(s, 0, 100, 1);
     const struct snapshot *snap = sampler_sample(s, 0.0);
     const struct snapshot_figures *f = &snap->progs[0].f;
@@ -132,7 +132,7 @@ TEST_CASE("a child whose parent dies without reaping it stays counted")
         put(proc, p);
     struct sampler *s = nullptr;
     REQUIRE(sampler_open(&s, proc.path.c_str(), nullptr, 0, 1, 10, 0.0) == 0);
-    sampler_set_prog(s, 0, "server", SNAPSHOT_ROLE_SERVER);
+    sampler_set_prog(s, 0, "server", LESSON_ROLE_SERVER);
     sampler_set_root(s, 0, 100, 1);
     const struct snapshot *snap = sampler_sample(s, 0.0);
     CHECK(snap->progs[0].f.syscr == 1007);
@@ -170,7 +170,7 @@ TEST_CASE("context switches are summed over threads, and an exited thread's stay
     put_task(proc, 100, 102, 30, 3);
     struct sampler *s = nullptr;
     REQUIRE(sampler_open(&s, proc.path.c_str(), nullptr, 0, 1, 10, 0.0) == 0);
-    sampler_set_prog(s, 0, "server", SNAPSHOT_ROLE_SERVER);
+    sampler_set_prog(s, 0, "server", LESSON_ROLE_SERVER);
     sampler_set_root(s, 0, 100, 1);
     const struct snapshot *snap = sampler_sample(s, 0.0);
     CHECK(snap->progs[0].f.nthreads == 3);
@@ -204,8 +204,8 @@ TEST_CASE("calls, rates, roles and mode rows come from the page")
     struct iolab_slot *srv = claim(0), *cli = claim(1);
     struct sampler *s = nullptr;
     REQUIRE(sampler_open(&s, proc.path.c_str(), page, 8, 2, 10, 0.0) == 0);
-    sampler_set_prog(s, 0, "server", SNAPSHOT_ROLE_SERVER);
-    sampler_set_prog(s, 1, "load", SNAPSHOT_ROLE_CLIENT);
+    sampler_set_prog(s, 0, "server", LESSON_ROLE_SERVER);
+    sampler_set_prog(s, 1, "load", LESSON_ROLE_CLIENT);
     sampler_set_mode(s, 1, "epoll", true);
     sampler_sample(s, 0.0);
     srv->calls[IOLAB_CALL_EPOLL_WAIT].count = 300;
@@ -219,16 +219,16 @@ TEST_CASE("calls, rates, roles and mode rows come from the page")
     CHECK(snap->progs[0].f.calls[IOLAB_CALL_EPOLL_WAIT].count_rate == Approx(600.0));
     CHECK(snap->progs[0].f.calls[IOLAB_CALL_EPOLL_WAIT].share == Approx(0.75));
     CHECK(snap->progs[0].f.lib_reads == 100);
-    CHECK(snap->roles[SNAPSHOT_ROLE_CLIENT].requests_rate == Approx(200.0));
-    CHECK(snap->roles[SNAPSHOT_ROLE_SERVER].calls_total == 400);
-    CHECK(snap->roles[SNAPSHOT_ROLE_CLIENT].latency_total.samples == 100);
-    CHECK(snap->roles[SNAPSHOT_ROLE_CLIENT].latency_recent.samples == 100);
+    CHECK(snap->roles[LESSON_ROLE_CLIENT].requests_rate == Approx(200.0));
+    CHECK(snap->roles[LESSON_ROLE_SERVER].calls_total == 400);
+    CHECK(snap->roles[LESSON_ROLE_CLIENT].latency_total.samples == 100);
+    CHECK(snap->roles[LESSON_ROLE_CLIENT].latency_recent.samples == 100);
     REQUIRE(snap->nmodes == 1);
     CHECK(std::string(snap->modes[0].id) == "epoll");
     CHECK(snap->modes[0].seconds == Approx(0.5));
     CHECK(snap->modes[0].requests == 100);
     CHECK(snap->modes[0].calls_per_request == Approx(5.0));
-    CHECK(snap->modes[0].role_calls[SNAPSHOT_ROLE_SERVER][IOLAB_CALL_EPOLL_WAIT] == 300);
+    CHECK(snap->modes[0].role_calls[LESSON_ROLE_SERVER][IOLAB_CALL_EPOLL_WAIT] == 300);
     // Time while no mode runs (a switch) is nobody's.
     sampler_set_mode(s, 2, "fork", false);
     cli->app.requests = 150;
@@ -257,7 +257,7 @@ TEST_CASE("a run's exit tops its figures up to the kernel's totals, each run on 
     put(proc, root);
     struct sampler *s = nullptr;
     REQUIRE(sampler_open(&s, proc.path.c_str(), nullptr, 0, 1, 10, 0.0) == 0);
-    sampler_set_prog(s, 0, "client", SNAPSHOT_ROLE_CLIENT);
+    sampler_set_prog(s, 0, "client", LESSON_ROLE_CLIENT);
     sampler_set_root(s, 0, 100, 1);
     const struct snapshot *snap = sampler_sample(s, 0.0);
     CHECK(snap->progs[0].f.ctx_voluntary == 5);
@@ -304,7 +304,7 @@ TEST_CASE("a process whose threads cannot be listed (it is exiting) is still sam
     mkdir((proc / "100/task").c_str(), 0755);
     struct sampler *s = nullptr;
     REQUIRE(sampler_open(&s, proc.path.c_str(), nullptr, 0, 1, 10, 0.0) == 0);
-    sampler_set_prog(s, 0, "server", SNAPSHOT_ROLE_SERVER);
+    sampler_set_prog(s, 0, "server", LESSON_ROLE_SERVER);
     sampler_set_root(s, 0, 100, 1);
     const struct snapshot *snap = sampler_sample(s, 0.0);
     CHECK(snap->progs[0].f.nprocs == 1);

@@ -29,8 +29,8 @@ snapshot snap_at(double elapsed, int mode, uint64_t requests, uint64_t forks, bo
     s.elapsed_s = elapsed;
     s.mode = mode;
     s.mode_running = running;
-    s.roles[SNAPSHOT_ROLE_CLIENT].requests = requests;
-    s.roles[SNAPSHOT_ROLE_SERVER].calls[IOLAB_CALL_FORK].count = forks;
+    s.roles[LESSON_ROLE_CLIENT].requests = requests;
+    s.roles[LESSON_ROLE_SERVER].calls[IOLAB_CALL_FORK].count = forks;
     return s;
 }
 
