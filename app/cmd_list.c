@@ -4,9 +4,10 @@
  * `iolab run` takes them (concurrency/compare). A pack that does not load is reported on stderr
  * and makes the exit status 1; the others are still listed.
  *
- * The JSON is written by hand: only the lesson loader touches cJSON.
+ * The JSON goes through json.h, the one writer of iolab's output.
  */
 #include "cmd.h"
+#include "json.h"
 #include "lesson/lesson.h"
 #include "paths.h"
 
@@ -27,71 +28,58 @@ static void cmd_list_usage(FILE *out)
           out);
 }
 
-/* A JSON string literal; control characters escaped, UTF-8 passed through. */
-static void cmd_list_json_str(FILE *out, const char *s)
+/* What `iolab run` needs to know of a step's scenario: its length and its modes. */
+static void cmd_list_json_scenario(struct json_out *j, const struct lesson_scenario *sc)
 {
-    fputc('"', out);
-    for (const unsigned char *p = (const unsigned char *)(s ? s : ""); *p; p++) {
-        if (*p == '"' || *p == '\\')
-            fprintf(out, "\\%c", *p);
-        else if (*p == '\n')
-            fputs("\\n", out);
-        else if (*p < 0x20)
-            fprintf(out, "\\u%04x", *p);
-        else
-            fputc(*p, out);
+    if (!sc)
+        return;
+    json_double(j, "seconds", sc->seconds, 6);
+    json_array(j, "modes");
+    for (size_t m = 0; m < sc->nmodes; m++) {
+        char key[2] = {sc->modes[m].key, 0};
+        json_object(j, NULL);
+        json_string(j, "id", sc->modes[m].id);
+        json_string(j, "title", sc->modes[m].title);
+        json_string(j, "key", key);
+        json_end(j);
     }
-    fputc('"', out);
+    json_end(j);
+    if (sc->nmodes)
+        json_string(j, "default_mode", sc->modes[sc->default_mode].id);
 }
 
-static void cmd_list_json_pack(FILE *out, const struct lesson_pack *p)
+static void cmd_list_json_pack(struct json_out *j, const struct lesson_pack *p)
 {
-    fputs("{\"id\":", out);
-    cmd_list_json_str(out, p->id);
-    fputs(",\"title\":", out);
-    cmd_list_json_str(out, p->title);
-    fputs(",\"version\":", out);
-    cmd_list_json_str(out, p->version);
-    fputs(",\"dir\":", out);
-    cmd_list_json_str(out, p->dir);
-    fputs(",\"lessons\":[", out);
+    json_object(j, NULL);
+    json_string(j, "id", p->id);
+    json_string(j, "title", p->title);
+    json_string(j, "version", p->version);
+    json_string(j, "dir", p->dir);
+    json_array(j, "lessons");
     for (size_t i = 0; i < p->nlessons; i++) {
         const struct lesson *l = &p->lessons[i];
-        fputs(i ? ",{\"id\":" : "{\"id\":", out);
-        cmd_list_json_str(out, l->id);
-        fputs(",\"title\":", out);
-        cmd_list_json_str(out, l->title);
-        fputs(",\"summary\":", out);
-        cmd_list_json_str(out, l->summary);
-        fputs(",\"steps\":[", out);
-        for (size_t j = 0; j < l->nsteps; j++) {
-            const struct lesson_step *s = &l->steps[j];
-            fprintf(out, "%s{\"id\":\"%s/%s\",\"step\":", j ? "," : "", l->id, s->id);
-            cmd_list_json_str(out, s->id);
-            fputs(",\"title\":", out);
-            cmd_list_json_str(out, s->title);
-            fprintf(out, ",\"kind\":\"%s\"", lesson_step_kind_name(s->kind));
-            if (s->run) {
-                const struct lesson_scenario *sc = s->run;
-                fprintf(out, ",\"seconds\":%g,\"modes\":[", sc->seconds);
-                for (size_t m = 0; m < sc->nmodes; m++) {
-                    fputs(m ? ",{\"id\":" : "{\"id\":", out);
-                    cmd_list_json_str(out, sc->modes[m].id);
-                    fputs(",\"title\":", out);
-                    cmd_list_json_str(out, sc->modes[m].title);
-                    fprintf(out, ",\"key\":\"%c\"}", sc->modes[m].key);
-                }
-                fputs("]", out);
-                if (sc->nmodes) {
-                    fputs(",\"default_mode\":", out);
-                    cmd_list_json_str(out, sc->modes[sc->default_mode].id);
-                }
-            }
-            fputs("}", out);
+        json_object(j, NULL);
+        json_string(j, "id", l->id);
+        json_string(j, "title", l->title);
+        json_string(j, "summary", l->summary);
+        json_array(j, "steps");
+        for (size_t k = 0; k < l->nsteps; k++) {
+            const struct lesson_step *s = &l->steps[k];
+            char name[128];
+            snprintf(name, sizeof name, "%s/%s", l->id, s->id);
+            json_object(j, NULL);
+            json_string(j, "id", name);
+            json_string(j, "step", s->id);
+            json_string(j, "title", s->title);
+            json_string(j, "kind", lesson_step_kind_name(s));
+            cmd_list_json_scenario(j, lesson_step_scenario(s));
+            json_end(j);
         }
-        fputs("]}", out);
+        json_end(j);
+        json_end(j);
     }
-    fputs("]}", out);
+    json_end(j);
+    json_end(j);
 }
 
 static void cmd_list_text_pack(FILE *out, const struct lesson_pack *p)
@@ -104,12 +92,13 @@ static void cmd_list_text_pack(FILE *out, const struct lesson_pack *p)
             const struct lesson_step *s = &l->steps[j];
             char name[128];
             snprintf(name, sizeof name, "%s/%s", l->id, s->id);
-            fprintf(out, "    %-28s %-4s  %s\n", name, lesson_step_kind_name(s->kind), s->title);
-            if (s->run && s->run->nmodes) {
+            const struct lesson_scenario *sc = lesson_step_scenario(s);
+            fprintf(out, "    %-28s %-4s  %s\n", name, lesson_step_kind_name(s), s->title);
+            if (sc && sc->nmodes) {
                 fputs("    modes:", out);
-                for (size_t m = 0; m < s->run->nmodes; m++)
-                    fprintf(out, " [%c] %s%s", s->run->modes[m].key, s->run->modes[m].id,
-                            m == s->run->default_mode ? " (default)" : "");
+                for (size_t m = 0; m < sc->nmodes; m++)
+                    fprintf(out, " [%c] %s%s", sc->modes[m].key, sc->modes[m].id,
+                            m == sc->default_mode ? " (default)" : "");
                 fputc('\n', out);
             }
         }
@@ -146,8 +135,12 @@ static int cmd_list_exec(int argc, char **argv)
     struct lesson_load_options opts = {.libexec_dir = NULL};
     if (paths_get(PATHS_LIBEXEC, libexec, sizeof libexec) == 0)
         opts.libexec_dir = libexec;
-    if (json)
-        fputs("{\"packs\":[", stdout);
+    struct json_out j;
+    json_init(&j, stdout);
+    if (json) {
+        json_object(&j, NULL);
+        json_array(&j, "packs");
+    }
     size_t shown = 0;
     for (size_t i = 0; i < ndirs; i++) {
         struct lesson_pack *pack = NULL;
@@ -161,9 +154,7 @@ static int cmd_list_exec(int argc, char **argv)
             continue;
         }
         if (json) {
-            if (shown)
-                fputc(',', stdout);
-            cmd_list_json_pack(stdout, pack);
+            cmd_list_json_pack(&j, pack);
         } else {
             if (shown)
                 fputc('\n', stdout);
@@ -173,8 +164,11 @@ static int cmd_list_exec(int argc, char **argv)
         lesson_pack_free(pack);
         lesson_diags_free(&diags);
     }
-    if (json)
-        fputs("]}\n", stdout);
+    if (json) {
+        json_end(&j);
+        json_end(&j);
+        fputc('\n', stdout);
+    }
 out:
     for (size_t i = 0; i < ndirs; i++)
         free(dirs[i]);

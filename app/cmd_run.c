@@ -15,6 +15,8 @@
  */
 #include "cmd.h"
 #include "engine/engine.h"
+#include "grade.h"
+#include "json.h"
 #include "lesson/lesson.h"
 #include "metrics/stats.h"
 #include "paths.h"
@@ -43,6 +45,8 @@ struct run {
     struct engine *engine;
     const struct lesson *lesson;
     const struct lesson_step *step;
+    const struct lesson_scenario *sc; /* the step's */
+    struct grader grader;             /* the step's checks, judged on every snapshot */
     uv_signal_t sigint, sigterm;
     uv_timer_t segment_timer;
     double seconds;
@@ -102,7 +106,7 @@ static void run_segment_end(uv_timer_t *t)
         const struct run_segment *next = &r->segments[r->current + 1];
         int rc = engine_switch_mode(r->engine, (size_t)next->mode);
         if (rc < 0)
-            run_finish(r, 1, "could not switch to mode %s: %s", r->step->run->modes[next->mode].id,
+            run_finish(r, 1, "could not switch to mode %s: %s", r->sc->modes[next->mode].id,
                        strerror(-rc));
         else
             r->awaiting_next = true; /* after the call: its own snapshot closes this segment */
@@ -114,6 +118,8 @@ static void run_segment_end(uv_timer_t *t)
 static void run_on_snapshot(void *data, const struct snapshot *snap)
 {
     struct run *r = data;
+    /* Every snapshot, as the TUI feeds its own: the verdicts agree by construction. */
+    grade_update(&r->grader, snap);
     if (!snap->mode_running || r->current >= r->nsegments)
         return;
     if (r->awaiting_next) {
@@ -158,7 +164,7 @@ static void run_on_exit(void *data, size_t prog, int status, bool expected)
     struct run *r = data;
     if (expected || engine_state(r->engine) != ENGINE_RUNNING)
         return;
-    const struct lesson_program *p = &r->step->run->programs[prog];
+    const struct lesson_program *p = &r->sc->programs[prog];
     /* A client that finishes its work (copy-file --rounds N) is the load ending, not a failure:
        the snapshot published at its exit, with its reconciled totals, closes the segment; when
        it was the last program, the engine stops by itself. */
@@ -208,21 +214,6 @@ static void run_on_signal(uv_signal_t *s, int sig)
 
 /* ---- output ---- */
 
-static void run_json_string(FILE *out, const char *s)
-{
-    fputc('"', out);
-    for (; *s; s++) {
-        unsigned char ch = (unsigned char)*s;
-        if (ch == '"' || ch == '\\')
-            fprintf(out, "\\%c", ch);
-        else if (ch < 0x20)
-            fprintf(out, "\\u%04x", ch);
-        else
-            fputc(ch, out);
-    }
-    fputc('"', out);
-}
-
 static double run_us(uint64_t ns)
 {
     return (double)ns / 1000.0;
@@ -236,80 +227,98 @@ static void run_segment_latency(const struct run_segment *seg, struct snapshot_l
     stats_latency(lat, hist);
 }
 
-static void run_print_json_segment(struct run *r, FILE *out, const struct run_segment *seg)
+/* One figure of a segment: its growth from the segment's first snapshot to its last. */
+#define RUN_D(field) stats_delta(fb->field, fa->field)
+
+static void run_json_process(struct json_out *j, const struct run_segment *seg, uint32_t i)
+{
+    const struct snapshot_prog *p = &seg->last.progs[i];
+    const struct snapshot_figures *fa = &seg->first.progs[i].f, *fb = &p->f;
+    json_object(j, NULL);
+    json_string(j, "role", lesson_role_name(p->role));
+    json_string(j, "name", p->name);
+    json_int(j, "pid", p->pid);
+    json_object(j, "calls");
+    for (unsigned c = 0; c < IOLAB_NCALLS; c++) {
+        uint64_t n = RUN_D(calls[c].count);
+        if (!n)
+            continue;
+        json_object(j, snapshot_call_label(c));
+        json_u64(j, "count", n);
+        json_u64(j, "bytes", RUN_D(calls[c].bytes));
+        json_u64(j, "ns", RUN_D(calls[c].ns));
+        json_end(j);
+    }
+    json_end(j);
+    json_object(j, "cpu");
+    json_double(j, "user_s", fmax(0, fb->cpu_user_s - fa->cpu_user_s), 3);
+    json_double(j, "sys_s", fmax(0, fb->cpu_sys_s - fa->cpu_sys_s), 3);
+    json_end(j);
+    json_object(j, "ctx_switches");
+    json_u64(j, "voluntary", RUN_D(ctx_voluntary));
+    json_u64(j, "involuntary", RUN_D(ctx_involuntary));
+    json_end(j);
+    json_object(j, "io");
+    json_u64(j, "syscr", RUN_D(syscr));
+    json_u64(j, "syscw", RUN_D(syscw));
+    json_u64(j, "rchar", RUN_D(rchar));
+    json_u64(j, "wchar", RUN_D(wchar));
+    json_u64(j, "read_bytes", RUN_D(read_bytes));
+    json_u64(j, "write_bytes", RUN_D(write_bytes));
+    json_end(j);
+    json_u64(j, "lib_reads", RUN_D(lib_reads));
+    json_u64(j, "lib_writes", RUN_D(lib_writes));
+    json_object(j, "app");
+    json_u64(j, "requests", RUN_D(requests));
+    json_u64(j, "bytes", RUN_D(app_bytes));
+    json_u64(j, "conns_opened", RUN_D(conns_opened));
+    json_u64(j, "conns_closed", RUN_D(conns_closed));
+    json_u64(j, "errors", RUN_D(errors));
+    json_end(j);
+    json_u64(j, "threads", seg->peak_threads[i]);
+    json_u64(j, "processes", seg->peak_procs[i]);
+    json_u64(j, "rss_bytes", fb->rss_bytes);
+    json_end(j);
+}
+
+/* One segment's object; the verdicts of the step's checks go in when with_checks. */
+static void run_json_segment(struct run *r, struct json_out *j, const struct run_segment *seg,
+                             bool with_checks)
 {
     const struct snapshot *a = &seg->first, *b = &seg->last;
     double dur = b->elapsed_s - a->elapsed_s;
-    fputs("{\"lesson\":", out);
-    run_json_string(out, r->lesson->id);
-    fputs(",\"step\":", out);
-    run_json_string(out, r->step->id);
-    fputs(",\"mode\":", out);
-    if (seg->mode >= 0)
-        run_json_string(out, r->step->run->modes[seg->mode].id);
-    else
-        fputs("null", out);
+    json_object(j, NULL);
+    json_string(j, "lesson", r->lesson->id);
+    json_string(j, "step", r->step->id);
+    json_string(j, "mode", seg->mode >= 0 ? r->sc->modes[seg->mode].id : NULL);
+    json_double(j, "duration_s", dur, 3);
     /* started_s/ended_s: the segment on the run's clock, so the gap between two segments is
        the time a mode switch took until the new server was ready. */
-    fprintf(out, ",\"duration_s\":%.3f,\"started_s\":%.3f,\"ended_s\":%.3f,\"processes\":[", dur,
-            a->elapsed_s, b->elapsed_s);
-    for (uint32_t i = 0; i < b->nprogs; i++) {
-        const struct snapshot_prog *p = &b->progs[i];
-        const struct snapshot_figures *fa = &a->progs[i].f, *fb = &p->f;
-        fprintf(out, "%s{\"role\":\"%s\",\"name\":", i ? "," : "",
-                lesson_role_name(p->role));
-        run_json_string(out, p->name);
-        fprintf(out, ",\"pid\":%d,\"calls\":{", p->pid);
-        bool first = true;
-        for (unsigned c = 0; c < IOLAB_NCALLS; c++) {
-            uint64_t n = stats_delta(fb->calls[c].count, fa->calls[c].count);
-            if (!n)
-                continue;
-            fprintf(out, "%s\"%s\":{\"count\":%llu,\"bytes\":%llu,\"ns\":%llu}", first ? "" : ",",
-                    snapshot_call_label(c), (unsigned long long)n,
-                    (unsigned long long)stats_delta(fb->calls[c].bytes, fa->calls[c].bytes),
-                    (unsigned long long)stats_delta(fb->calls[c].ns, fa->calls[c].ns));
-            first = false;
-        }
-        fprintf(out,
-                "},\"cpu\":{\"user_s\":%.3f,\"sys_s\":%.3f},"
-                "\"ctx_switches\":{\"voluntary\":%llu,\"involuntary\":%llu},"
-                "\"io\":{\"syscr\":%llu,\"syscw\":%llu,\"rchar\":%llu,\"wchar\":%llu,"
-                "\"read_bytes\":%llu,\"write_bytes\":%llu},"
-                "\"lib_reads\":%llu,\"lib_writes\":%llu,"
-                "\"app\":{\"requests\":%llu,\"bytes\":%llu,\"conns_opened\":%llu,"
-                "\"conns_closed\":%llu,\"errors\":%llu},"
-                "\"threads\":%u,\"processes\":%u,\"rss_bytes\":%llu}",
-                fmax(0, fb->cpu_user_s - fa->cpu_user_s), fmax(0, fb->cpu_sys_s - fa->cpu_sys_s),
-                (unsigned long long)stats_delta(fb->ctx_voluntary, fa->ctx_voluntary),
-                (unsigned long long)stats_delta(fb->ctx_involuntary, fa->ctx_involuntary),
-                (unsigned long long)stats_delta(fb->syscr, fa->syscr),
-                (unsigned long long)stats_delta(fb->syscw, fa->syscw),
-                (unsigned long long)stats_delta(fb->rchar, fa->rchar),
-                (unsigned long long)stats_delta(fb->wchar, fa->wchar),
-                (unsigned long long)stats_delta(fb->read_bytes, fa->read_bytes),
-                (unsigned long long)stats_delta(fb->write_bytes, fa->write_bytes),
-                (unsigned long long)stats_delta(fb->lib_reads, fa->lib_reads),
-                (unsigned long long)stats_delta(fb->lib_writes, fa->lib_writes),
-                (unsigned long long)stats_delta(fb->requests, fa->requests),
-                (unsigned long long)stats_delta(fb->app_bytes, fa->app_bytes),
-                (unsigned long long)stats_delta(fb->conns_opened, fa->conns_opened),
-                (unsigned long long)stats_delta(fb->conns_closed, fa->conns_closed),
-                (unsigned long long)stats_delta(fb->errors, fa->errors), seg->peak_threads[i],
-                seg->peak_procs[i], (unsigned long long)fb->rss_bytes);
-    }
-    const struct snapshot_figures *ca = &a->roles[LESSON_ROLE_CLIENT],
-                                  *cb = &b->roles[LESSON_ROLE_CLIENT];
+    json_double(j, "started_s", a->elapsed_s, 3);
+    json_double(j, "ended_s", b->elapsed_s, 3);
+    json_array(j, "processes");
+    for (uint32_t i = 0; i < b->nprogs; i++)
+        run_json_process(j, seg, i);
+    json_end(j);
+    const struct snapshot_figures *fa = &a->roles[LESSON_ROLE_CLIENT],
+                                  *fb = &b->roles[LESSON_ROLE_CLIENT];
     struct snapshot_latency lat;
     run_segment_latency(seg, &lat);
-    fprintf(out,
-            "],\"throughput\":{\"bytes_per_s\":%.1f,\"requests_per_s\":%.1f},"
-            "\"latency_us\":{\"samples\":%llu,\"p50\":%.1f,\"p99\":%.1f,\"p999\":%.1f,"
-            "\"max\":%.1f},\"sandbox\":%s}",
-            stats_rate(stats_delta(cb->app_bytes, ca->app_bytes), dur),
-            stats_rate(stats_delta(cb->requests, ca->requests), dur),
-            (unsigned long long)lat.samples, run_us(lat.p50_ns), run_us(lat.p99_ns),
-            run_us(lat.p999_ns), run_us(lat.max_ns), r->sandbox[0] ? r->sandbox : "null");
+    json_object(j, "throughput");
+    json_double(j, "bytes_per_s", stats_rate(RUN_D(app_bytes), dur), 1);
+    json_double(j, "requests_per_s", stats_rate(RUN_D(requests), dur), 1);
+    json_end(j);
+    json_object(j, "latency_us");
+    json_u64(j, "samples", lat.samples);
+    json_double(j, "p50", run_us(lat.p50_ns), 1);
+    json_double(j, "p99", run_us(lat.p99_ns), 1);
+    json_double(j, "p999", run_us(lat.p999_ns), 1);
+    json_double(j, "max", run_us(lat.max_ns), 1);
+    json_end(j);
+    json_raw(j, "sandbox", r->sandbox[0] ? r->sandbox : "null");
+    if (with_checks)
+        grade_json(&r->grader, j, "checks");
+    json_end(j);
 }
 
 static void run_print_text_segment(struct run *r, FILE *out, const struct run_segment *seg)
@@ -318,14 +327,13 @@ static void run_print_text_segment(struct run *r, FILE *out, const struct run_se
     double dur = b->elapsed_s - a->elapsed_s;
     fprintf(out, "%s/%s", r->lesson->id, r->step->id);
     if (seg->mode >= 0)
-        fprintf(out, " mode %s", r->step->run->modes[seg->mode].id);
+        fprintf(out, " mode %s", r->sc->modes[seg->mode].id);
     fprintf(out, ": %.1f s measured\n", dur);
     for (uint32_t i = 0; i < b->nprogs; i++) {
         const struct snapshot_prog *p = &b->progs[i];
         const struct snapshot_figures *fa = &a->progs[i].f, *fb = &p->f;
         fprintf(out, "\n  %s (%s, pid %d): %u process(es), %u thread(s) at most\n", p->name,
-                lesson_role_name(p->role), p->pid, seg->peak_procs[i],
-                seg->peak_threads[i]);
+                lesson_role_name(p->role), p->pid, seg->peak_procs[i], seg->peak_threads[i]);
         fprintf(out, "    %-16s %12s %14s %10s\n", "call", "count", "bytes", "ms inside");
         for (unsigned c = 0; c < IOLAB_NCALLS; c++) {
             uint64_t n = stats_delta(fb->calls[c].count, fa->calls[c].count);
@@ -362,26 +370,43 @@ static void run_print_text_segment(struct run *r, FILE *out, const struct run_se
                 run_us(lat.p50_ns), run_us(lat.p99_ns), run_us(lat.p999_ns), run_us(lat.max_ns));
 }
 
+/* The verdicts of the step's checks, one line each, for the text output. */
+static void run_print_checks(struct run *r, FILE *out)
+{
+    if (!r->sc->nchecks)
+        return;
+    fprintf(out, "checks (%zu of %zu hold):\n", r->grader.nholding, r->sc->nchecks);
+    for (size_t i = 0; i < r->sc->nchecks; i++) {
+        char msg[256];
+        grade_message(&r->grader, i, msg, sizeof msg);
+        fprintf(out, "  [%s] %s: %s\n", r->grader.results[i].holds ? "ok" : "--",
+                r->sc->checks[i].text, msg);
+    }
+}
+
 static void run_print(struct run *r)
 {
     size_t n = 0;
     for (size_t i = 0; i < r->nsegments; i++)
-        if (r->segments[i].started)
-            n++;
+        n += r->segments[i].started;
     if (r->json) {
+        struct json_out j;
+        json_init(&j, stdout);
+        /* One mode: the segment's object with the verdicts in it; several: a list of them and
+           the verdicts beside it, since the checks judge the whole run. */
         bool multi = r->nsegments > 1;
-        if (multi)
-            fputs("{\"modes\":[", stdout);
-        for (size_t i = 0, k = 0; i < r->nsegments; i++)
-            if (r->segments[i].started) {
-                if (k++)
-                    fputc(',', stdout);
-                run_print_json_segment(r, stdout, &r->segments[i]);
-            }
-        if (multi)
-            fputs("]}", stdout);
-        if (!multi && n == 0)
-            fputs("{}", stdout);
+        if (multi || n == 0) {
+            json_object(&j, NULL);
+            json_array(&j, "modes");
+        }
+        for (size_t i = 0; i < r->nsegments; i++)
+            if (r->segments[i].started)
+                run_json_segment(r, &j, &r->segments[i], !multi);
+        if (multi || n == 0) {
+            json_end(&j);
+            grade_json(&r->grader, &j, "checks");
+            json_end(&j);
+        }
         fputc('\n', stdout);
     } else {
         for (size_t i = 0; i < r->nsegments; i++)
@@ -389,6 +414,7 @@ static void run_print(struct run *r)
                 run_print_text_segment(r, stdout, &r->segments[i]);
                 fputc('\n', stdout);
             }
+        run_print_checks(r, stdout);
     }
     fflush(stdout);
 }
@@ -424,7 +450,7 @@ static int run_resolve(struct run *r, const struct lesson_pack *pack, const char
 {
     char why[256], list[1024];
     if (lesson_resolve(pack, spec, &r->lesson, &r->step, why, sizeof why) == 0 &&
-        r->step->kind == LESSON_STEP_RUN && r->step->run)
+        (r->sc = lesson_step_scenario(r->step)) != NULL)
         return 0;
     char lid[128];
     snprintf(lid, sizeof lid, "%.*s", (int)strcspn(spec, "/"), spec);
@@ -437,7 +463,7 @@ static int run_resolve(struct run *r, const struct lesson_pack *pack, const char
     size_t used = 0;
     list[0] = '\0';
     for (size_t i = 0; i < l->nsteps; i++)
-        if (l->steps[i].kind == LESSON_STEP_RUN && used + 1 < sizeof list) {
+        if (lesson_step_scenario(&l->steps[i]) && used + 1 < sizeof list) {
             int w = snprintf(list + used, sizeof list - used, "%s%s/%s", used ? ", " : "", lid,
                              l->steps[i].id);
             used += w > 0 && (size_t)w < sizeof list - used ? (size_t)w : 0;
@@ -449,7 +475,7 @@ static int run_resolve(struct run *r, const struct lesson_pack *pack, const char
 
 static int run_parse_modes(struct run *r, const char *arg)
 {
-    const struct lesson_scenario *sc = r->step->run;
+    const struct lesson_scenario *sc = r->sc;
     char list[1024];
     run_join(list, sizeof list, sc->nmodes, run_mode_id, sc);
     if (!arg) {
@@ -486,28 +512,34 @@ static int run_parse_modes(struct run *r, const char *arg)
     return 0;
 }
 
-static int cmd_run_exec(int argc, char **argv)
+/* What the command line asked for. */
+struct run_args {
+    const char *spec, *pack_dir, *modes;
+    double seconds; /* 0: the step's own */
+    bool json;
+    enum jail_tier tier;
+};
+
+/* Parses the command line: 0 to go on, or the exit status to end with (help printed: 0 as -1). */
+static int run_parse_args(int argc, char **argv, struct run_args *o)
 {
-    const char *spec = NULL, *pack_dir = NULL, *modes = NULL;
-    double seconds = 0;
-    bool json = false;
-    enum jail_tier tier = JAIL_TIER_AUTO;
+    *o = (struct run_args){.tier = JAIL_TIER_AUTO};
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i];
         bool has_val = i + 1 < argc;
         if (!strcmp(a, "--help") || !strcmp(a, "-h")) {
             run_usage(stdout);
-            return 0;
+            return -1;
         } else if (!strcmp(a, "--json")) {
-            json = true;
+            o->json = true;
         } else if (!strcmp(a, "--pack") && has_val) {
-            pack_dir = argv[++i];
+            o->pack_dir = argv[++i];
         } else if (!strcmp(a, "--mode") && has_val) {
-            modes = argv[++i];
+            o->modes = argv[++i];
         } else if (!strcmp(a, "--seconds") && has_val) {
             char *end;
-            seconds = strtod(argv[++i], &end);
-            if (*end || !(seconds > 0) || seconds > 86400) {
+            o->seconds = strtod(argv[++i], &end);
+            if (*end || !(o->seconds > 0) || o->seconds > 86400) {
                 cmd_error("--seconds takes a number of seconds above 0, not '%s'.", argv[i]);
                 return 2;
             }
@@ -520,9 +552,9 @@ static int cmd_run_exec(int argc, char **argv)
                 cmd_error("--tier is full, reduced or minimal, not '%s'.", t);
                 return 2;
             }
-            tier = run_tiers[k].tier;
-        } else if (a[0] != '-' && !spec) {
-            spec = a;
+            o->tier = run_tiers[k].tier;
+        } else if (a[0] != '-' && !o->spec) {
+            o->spec = a;
         } else {
             cmd_error("run takes LESSON[/STEP] and --pack DIR, --mode M, --seconds N, --json, "
                       "--tier T; '%s' is none of them (or lacks its value).",
@@ -530,16 +562,21 @@ static int cmd_run_exec(int argc, char **argv)
             return 2;
         }
     }
-    if (!spec) {
+    if (!o->spec) {
         cmd_error("run needs a lesson: `iolab run LESSON[/STEP]`; `iolab list` shows them.");
         return 2;
     }
+    return 0;
+}
 
+/* Loads the pack (the built-in one without --pack); NULL after saying why. */
+static struct lesson_pack *run_load_pack(const char *pack_dir)
+{
     char builtin[PATH_MAX], libexec[PATH_MAX];
     if (!pack_dir) {
         if (paths_get(PATHS_PACK, builtin, sizeof builtin) < 0) {
             cmd_error("cannot find the built-in lessons next to the iolab program.");
-            return 1;
+            return NULL;
         }
         pack_dir = builtin;
     }
@@ -550,33 +587,23 @@ static int cmd_run_exec(int argc, char **argv)
     struct lesson_diags diags = {0};
     if (lesson_pack_load(pack_dir, &lo, &pack, &diags) < 0) {
         lesson_diags_print(stderr, &diags);
-        lesson_diags_free(&diags);
         cmd_error("the pack in %s has the problems above; `iolab lint %s` checks it.", pack_dir,
                   pack_dir);
-        return 1;
+        pack = NULL;
     }
     lesson_diags_free(&diags);
+    return pack;
+}
 
-    struct run *r = calloc(1, sizeof *r);
-    int status = 2;
-    if (!r) {
-        cmd_error("out of memory.");
-        status = 1;
-        goto out_pack;
-    }
-    r->exit_code = -1;
-    r->json = json;
-    if (run_resolve(r, pack, spec) < 0 || run_parse_modes(r, modes) < 0)
-        goto out;
-    r->seconds = seconds > 0 ? seconds : r->step->run->seconds > 0 ? r->step->run->seconds : 5;
-
-    status = 1;
+/* Runs the resolved scenario to its end on its own loop; returns the exit status. */
+static int run_scenario(struct run *r, enum jail_tier tier)
+{
     if (uv_loop_init(&r->loop) < 0) {
         cmd_error("cannot set up the event loop.");
-        goto out;
+        return 1;
     }
     struct engine_options eo = {
-        .mode = r->segments[0].mode >= 0 ? r->step->run->modes[r->segments[0].mode].id : NULL,
+        .mode = r->segments[0].mode >= 0 ? r->sc->modes[r->segments[0].mode].id : NULL,
         /* {seconds}: the whole run, so a client told to stop by itself outlasts every mode. */
         .seconds = r->seconds * (double)r->nsegments,
         .tick_hz = 10,
@@ -590,7 +617,7 @@ static int cmd_run_exec(int argc, char **argv)
     if (rc < 0) {
         cmd_error("cannot prepare the scenario: %s.", strerror(-rc));
         uv_loop_close(&r->loop);
-        goto out;
+        return 1;
     }
     uv_signal_init(&r->loop, &r->sigint);
     uv_signal_init(&r->loop, &r->sigterm);
@@ -605,12 +632,42 @@ static int cmd_run_exec(int argc, char **argv)
     uv_run(&r->loop, UV_RUN_DEFAULT);
     if (uv_loop_close(&r->loop) != 0)
         fprintf(stderr, "iolab: internal: handles left open at exit\n");
-    status = r->exit_code < 0 ? 1 : r->exit_code;
-    if (status == 0) {
+    int status = r->exit_code < 0 ? 1 : r->exit_code;
+    if (status == 0)
         run_print(r);
-    } else if (status == 1) {
+    else if (status == 1)
         cmd_error("%s", r->message[0] ? r->message : "the scenario failed.");
+    return status;
+}
+
+static int cmd_run_exec(int argc, char **argv)
+{
+    struct run_args o;
+    int status = run_parse_args(argc, argv, &o);
+    if (status)
+        return status < 0 ? 0 : status;
+    struct lesson_pack *pack = run_load_pack(o.pack_dir);
+    if (!pack)
+        return 1;
+    struct run *r = calloc(1, sizeof *r);
+    status = 2;
+    if (!r) {
+        cmd_error("out of memory.");
+        status = 1;
+        goto out_pack;
     }
+    r->exit_code = -1;
+    r->json = o.json;
+    if (run_resolve(r, pack, o.spec) < 0 || run_parse_modes(r, o.modes) < 0)
+        goto out;
+    if (grade_init(&r->grader, r->sc) < 0) {
+        cmd_error("out of memory.");
+        status = 1;
+        goto out;
+    }
+    r->seconds = o.seconds > 0 ? o.seconds : r->sc->seconds > 0 ? r->sc->seconds : 5;
+    status = run_scenario(r, o.tier);
+    grade_free(&r->grader);
 out:
     free(r);
 out_pack:

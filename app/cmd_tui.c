@@ -37,8 +37,14 @@ static void cmd_tui_usage(FILE *out)
             "  --open SPEC       open LESSON or LESSON/STEP directly\n"
             "  --log-first-frame write the time to the first frame into iolab.log\n\n"
             "Keys:\n");
-    for (size_t i = 0; i < tui_nkeys; i++)
-        fprintf(out, "  %-10s %s\n", tui_keys[i].name, tui_keys[i].help);
+    const struct keytable *tables[8];
+    size_t n = tui_all_keytables(tables, 8);
+    for (size_t t = 0; t < n; t++) {
+        fprintf(out, "  %s:\n", tables[t]->title);
+        for (size_t i = 0; i < tables[t]->n; i++)
+            if (tables[t]->v[i].help)
+                fprintf(out, "    %-10s %s\n", tables[t]->v[i].name, tables[t]->v[i].help);
+    }
     fprintf(out, "\nWithout a terminal, `iolab run LESSON` runs a step headless.\n");
 }
 

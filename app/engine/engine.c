@@ -769,9 +769,9 @@ static int engine_make_file(const char *dir, const struct lesson_file *f)
 int engine_create(struct engine **out, uv_loop_t *loop, const struct lesson_step *step,
                   const struct engine_options *opts, const struct engine_callbacks *cb)
 {
-    if (!step || !step->run || step->run->nprograms == 0)
+    const struct lesson_scenario *sc = step ? lesson_step_scenario(step) : NULL;
+    if (!sc || sc->nprograms == 0)
         return -EINVAL;
-    const struct lesson_scenario *sc = step->run;
     if (sc->nprograms > SNAPSHOT_MAX_PROGS)
         return -E2BIG;
     int mode = -1;

@@ -80,7 +80,7 @@ struct engine_callbacks {
 
 struct engine;
 
-/* Prepares an engine for a run step (step->run must be set). Starts nothing. */
+/* Prepares an engine for a step with a scenario (lesson_step_scenario()). Starts nothing. */
 int engine_create(struct engine **out, uv_loop_t *loop, const struct lesson_step *step,
                   const struct engine_options *opts, const struct engine_callbacks *cb);
 

@@ -1,7 +1,8 @@
 /*
- * check: evaluation of step checks (see check.h for which figure a check reads). Metrics are a
- * const table; "calls:NAME" takes its names from the counter page's IOLAB_CALLS list, so a check
- * can name any call the shim counts and nothing else.
+ * check: evaluation of step checks (see check.h for which figure a check reads). Metric names
+ * are a const table; "calls:NAME" takes its names from the counter page's IOLAB_CALLS list, so a
+ * check can name any call the shim counts and nothing else. Names are parsed once, by the
+ * loader; evaluation works on the typed check.
  */
 #include "check.h"
 
@@ -13,34 +14,33 @@
 
 struct check_metric_def {
     const char *name;
-    const char *unit; /* for check_describe(); NULL: the count stands alone */
-    enum check_metric_kind kind;
+    const char *unit; /* for check_describe() */
 };
 
 static const struct check_metric_def check_metrics[] = {
-    [CHECK_METRIC_SECONDS] = {.name = "seconds", .unit = "s", .kind = CHECK_METRIC_SECONDS},
-    [CHECK_METRIC_REQUESTS] = {.name = "requests",
-                               .unit = "requests",
-                               .kind = CHECK_METRIC_REQUESTS},
-    [CHECK_METRIC_BYTES] = {.name = "bytes", .unit = "bytes", .kind = CHECK_METRIC_BYTES},
+    [LESSON_METRIC_SECONDS] = {.name = "seconds", .unit = "s"},
+    [LESSON_METRIC_REQUESTS] = {.name = "requests", .unit = "requests"},
+    [LESSON_METRIC_BYTES] = {.name = "bytes", .unit = "bytes"},
 };
 #define CHECK_NMETRICS (sizeof check_metrics / sizeof *check_metrics)
 
-int check_metric_parse(const char *metric, struct check_metric *out)
+int check_metric_parse(const char *name, enum lesson_metric *metric, unsigned *call)
 {
-    if (!metric)
+    if (!name)
         return -EINVAL;
     for (size_t i = 0; i < CHECK_NMETRICS; i++)
-        if (!strcmp(metric, check_metrics[i].name)) {
-            *out = (struct check_metric){.kind = check_metrics[i].kind};
+        if (!strcmp(name, check_metrics[i].name)) {
+            *metric = (enum lesson_metric)i;
+            *call = 0;
             return 0;
         }
-    if (strncmp(metric, CHECK_CALLS_PREFIX, strlen(CHECK_CALLS_PREFIX)))
+    if (strncmp(name, CHECK_CALLS_PREFIX, strlen(CHECK_CALLS_PREFIX)))
         return -EINVAL;
-    const char *label = metric + strlen(CHECK_CALLS_PREFIX);
-    for (int c = 0; c < IOLAB_NCALLS; c++)
+    const char *label = name + strlen(CHECK_CALLS_PREFIX);
+    for (unsigned c = 0; c < IOLAB_NCALLS; c++)
         if (!strcmp(label, iolab_call_info[c].label)) {
-            *out = (struct check_metric){.kind = CHECK_METRIC_CALLS, .call = c};
+            *metric = LESSON_METRIC_CALLS;
+            *call = c;
             return 0;
         }
     return -EINVAL;
@@ -57,52 +57,45 @@ const char *check_metric_name(size_t i, char *buf, size_t len)
     return buf;
 }
 
-static int check_role_index(const char *role)
-{
-    for (int r = 0; r < LESSON_NROLES; r++)
-        if (role && !strcmp(role, lesson_role_name(r)))
-            return r;
-    return -1;
-}
-
 /* The metric's figure in one mode's facts. */
-static double check_mode_value(const struct check_metric *m, int role,
-                               const struct check_mode_facts *f)
+static double check_mode_value(const struct lesson_check *c, const struct check_mode_facts *f)
 {
-    if (m->kind == CHECK_METRIC_SECONDS)
+    if (c->metric == LESSON_METRIC_SECONDS)
         return f->seconds;
-    if (m->kind == CHECK_METRIC_CALLS && role < 0) {
+    if (c->metric == LESSON_METRIC_CALLS && c->role < 0) {
         double sum = 0;
         for (int r = 0; r < LESSON_NROLES; r++)
-            sum += (double)f->roles[r].calls[m->call];
+            sum += (double)f->roles[r].calls[c->call];
         return sum;
     }
-    const struct check_role_facts *rf = &f->roles[role < 0 ? LESSON_ROLE_CLIENT : role];
-    switch (m->kind) {
-    case CHECK_METRIC_REQUESTS:
+    const struct check_role_facts *rf = &f->roles[c->role < 0 ? LESSON_ROLE_CLIENT : c->role];
+    switch (c->metric) {
+    case LESSON_METRIC_REQUESTS:
         return (double)rf->requests;
-    case CHECK_METRIC_BYTES:
+    case LESSON_METRIC_BYTES:
         return (double)rf->bytes;
     default:
-        return (double)rf->calls[m->call];
+        return (double)rf->calls[c->call];
     }
 }
 
 int check_eval(const struct lesson_check *check, const struct check_facts *facts,
                struct check_result *out)
 {
-    struct check_metric m;
-    if (check_metric_parse(check->metric, &m) < 0)
+    if ((unsigned)check->metric > LESSON_METRIC_CALLS || check->role >= LESSON_NROLES ||
+        (check->metric == LESSON_METRIC_CALLS && check->call >= IOLAB_NCALLS))
         return -EINVAL;
-    int role = check_role_index(check->role);
-    double value = 0;
+    double value = 0, seconds = 0;
     for (size_t i = 0; i < facts->nmodes; i++) {
         const struct check_mode_facts *f = &facts->modes[i];
-        if (check->mode && (!f->mode || strcmp(f->mode, check->mode)))
+        if (check->mode >= 0 && f->mode != check->mode)
             continue;
-        value += check_mode_value(&m, role, f);
+        value += check_mode_value(check, f);
+        seconds += f->seconds;
     }
-    *out = (struct check_result){.holds = value >= check->min, .value = value, .min = check->min};
+    bool holds = (!check->has_min || value >= check->min) &&
+                 (!check->has_max || (value <= check->max && seconds > 0));
+    *out = (struct check_result){.holds = holds, .value = value, .seconds = seconds};
     return 0;
 }
 
@@ -112,26 +105,38 @@ size_t check_eval_all(const struct lesson_scenario *sc, const struct check_facts
     size_t holding = 0;
     for (size_t i = 0; i < sc->nchecks; i++) {
         if (check_eval(&sc->checks[i], facts, &results[i]) < 0)
-            results[i] = (struct check_result){.min = sc->checks[i].min};
+            results[i] = (struct check_result){0};
         holding += results[i].holds;
     }
     return holding;
 }
 
-int check_describe(const struct lesson_check *check, const struct check_result *r, char *buf,
-                   size_t len)
+int check_describe(const struct lesson_check *check, const struct lesson_scenario *sc,
+                   const struct check_result *r, char *buf, size_t len)
 {
-    struct check_metric m;
     char unit[64];
-    if (check_metric_parse(check->metric, &m) < 0)
-        return snprintf(buf, len, "%s: unknown metric", check->metric);
-    if (m.kind == CHECK_METRIC_CALLS)
-        snprintf(unit, sizeof unit, "%s calls", iolab_call_info[m.call].label);
+    if (check->metric == LESSON_METRIC_CALLS)
+        snprintf(unit, sizeof unit, "%s calls",
+                 check->call < IOLAB_NCALLS ? iolab_call_info[check->call].label : "?");
     else
-        snprintf(unit, sizeof unit, "%s", check_metrics[m.kind].unit);
-    const char *scope = check->mode ? check->mode : "all modes";
+        snprintf(unit, sizeof unit, "%s",
+                 (unsigned)check->metric < CHECK_NMETRICS ? check_metrics[check->metric].unit
+                                                          : "?");
+    const char *scope = check->mode >= 0 && sc && (size_t)check->mode < sc->nmodes
+                            ? sc->modes[check->mode].id
+                            : "all modes";
     /* Seconds get one decimal so that progress visibly moves; counts are whole numbers. */
-    if (m.kind == CHECK_METRIC_SECONDS)
-        return snprintf(buf, len, "%s: %.1f %s of %g %s", scope, r->value, unit, r->min, unit);
-    return snprintf(buf, len, "%s: %.0f of %g %s", scope, r->value, r->min, unit);
+    bool secs = check->metric == LESSON_METRIC_SECONDS;
+    if (!check->has_max)
+        return secs ? snprintf(buf, len, "%s: %.1f %s of %g %s", scope, r->value, unit, check->min,
+                               unit)
+                    : snprintf(buf, len, "%s: %.0f of %g %s", scope, r->value, check->min, unit);
+    if (r->seconds <= 0)
+        return snprintf(buf, len, "%s: not run yet (%s, at most %g)", scope, unit, check->max);
+    if (!check->has_min)
+        return snprintf(buf, len, secs ? "%s: %.1f %s, at most %g" : "%s: %.0f %s, at most %g",
+                        scope, r->value, unit, check->max);
+    return snprintf(buf, len,
+                    secs ? "%s: %.1f %s, between %g and %g" : "%s: %.0f %s, between %g and %g",
+                    scope, r->value, unit, check->min, check->max);
 }

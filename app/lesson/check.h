@@ -1,16 +1,18 @@
 /*
- * check: whether a run step's checks hold, given what the session measured.
+ * check: whether a step's checks hold, given what was measured.
  *
- * The caller (the engine or the TUI) fills a check_facts with one entry per mode it has run:
- * seconds spent in the mode and, per role, the requests and bytes the demos published and the
- * counted calls by label. check_eval() is a pure function of a check and those facts, so that the
- * TUI can show progress ("epoll: 3.2 s of 5 s") as well as the verdict.
+ * The grader (grade.h) fills a check_facts with one entry per mode it has seen run: seconds
+ * spent in the mode and, per role, the requests and bytes the demos published and the counted
+ * calls by label. check_eval() is a pure function of a typed check (lesson.h) and those facts,
+ * so that progress ("epoll: 3.2 s of 5 s") can be shown as well as the verdict.
  *
  * Which figure a check reads:
- *  - mode set: that mode's entry only (a mode not run yet counts as zero); mode NULL: the sum of
+ *  - mode set: that mode's entry only (a mode not run yet counts as zero); mode -1: the sum of
  *    every entry;
- *  - role set: that role's figures; role NULL: for requests and bytes the client's (what the load
+ *  - role set: that role's figures; role -1: for requests and bytes the client's (what the load
  *    saw completed), for calls the sum of both roles. "seconds" has no role.
+ * A check with a maximum ("no fork": calls:fork, max 0) holds only once its mode has run: a
+ * server that has not started has not shown that it makes no fork.
  */
 #ifndef IOLAB_CHECK_H
 #define IOLAB_CHECK_H
@@ -21,22 +23,10 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-enum check_metric_kind {
-    CHECK_METRIC_SECONDS,
-    CHECK_METRIC_REQUESTS,
-    CHECK_METRIC_BYTES,
-    CHECK_METRIC_CALLS, /* "calls:NAME" */
-};
+/* Parses "seconds", "requests", "bytes" or "calls:LABEL" (call set for the last). 0, -EINVAL. */
+int check_metric_parse(const char *name, enum lesson_metric *metric, unsigned *call);
 
-struct check_metric {
-    enum check_metric_kind kind;
-    enum iolab_call_id call; /* CHECK_METRIC_CALLS only */
-};
-
-/* Parses "seconds", "requests", "bytes" or "calls:LABEL". 0 or -EINVAL. */
-int check_metric_parse(const char *metric, struct check_metric *out);
-
-/* Every metric string check_metric_parse() accepts, by index from 0; NULL past the last. The
+/* Every metric name check_metric_parse() accepts, by index from 0; NULL past the last. The
  * loader uses it to suggest a spelling. buf holds the result. */
 const char *check_metric_name(size_t i, char *buf, size_t len);
 
@@ -47,8 +37,8 @@ struct check_role_facts {
 };
 
 struct check_mode_facts {
-    const char *mode; /* the mode's id; NULL when the scenario has no modes */
-    double seconds;   /* time the programs ran in this mode */
+    int mode;       /* the mode's index in the scenario; -1 when the scenario has no modes */
+    double seconds; /* time the programs ran in this mode */
     struct check_role_facts roles[LESSON_NROLES];
 };
 
@@ -58,12 +48,12 @@ struct check_facts {
 };
 
 struct check_result {
-    bool holds;   /* value >= min */
-    double value; /* the figure measured so far */
-    double min;   /* the figure needed */
+    bool holds;     /* the bounds hold (and, with a maximum, the mode has run) */
+    double value;   /* the figure measured so far */
+    double seconds; /* how long the check's mode (or every mode) has run */
 };
 
-/* Evaluates one check. 0, or -EINVAL when its metric is not one check_metric_parse() accepts. */
+/* Evaluates one check. 0, or -EINVAL when the check's metric or role is out of range. */
 int check_eval(const struct lesson_check *check, const struct check_facts *facts,
                struct check_result *out);
 
@@ -71,8 +61,9 @@ int check_eval(const struct lesson_check *check, const struct check_facts *facts
 size_t check_eval_all(const struct lesson_scenario *sc, const struct check_facts *facts,
                       struct check_result *results);
 
-/* One line of progress: "epoll: 3.2 s of 5 s", "fork: 2 of 1 fork calls". Returns snprintf's. */
-int check_describe(const struct lesson_check *check, const struct check_result *r, char *buf,
-                   size_t len);
+/* One line of progress: "epoll: 3.2 s of 5 s", "fork: 2 of 1 fork calls", "thread: 0 fork
+   calls, at most 0". sc names the mode. Returns snprintf's. */
+int check_describe(const struct lesson_check *check, const struct lesson_scenario *sc,
+                   const struct check_result *r, char *buf, size_t len);
 
 #endif

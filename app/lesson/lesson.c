@@ -4,19 +4,20 @@
  * allocations, each freed exactly once by lesson_pack_free().
  */
 #include "lesson.h"
+#include "kind.h"
 
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
 
-static const char *const lesson_kind_names[LESSON_STEP_NKINDS] = {
-    [LESSON_STEP_TEXT] = "text",
-    [LESSON_STEP_RUN] = "run",
-};
-
-const char *lesson_step_kind_name(enum lesson_step_kind kind)
+const char *lesson_step_kind_name(const struct lesson_step *step)
 {
-    return (unsigned)kind < LESSON_STEP_NKINDS ? lesson_kind_names[kind] : "?";
+    return step->kind ? step->kind->name : "?";
+}
+
+const struct lesson_scenario *lesson_step_scenario(const struct lesson_step *step)
+{
+    return step->kind && step->kind->scenario ? step->kind->scenario(step) : NULL;
 }
 
 const struct lesson *lesson_find(const struct lesson_pack *pack, const char *id)
@@ -47,7 +48,7 @@ int lesson_resolve(const struct lesson_pack *pack, const char *spec, const struc
     }
     for (size_t i = 0; i < l->nsteps; i++) {
         const struct lesson_step *s = &l->steps[i];
-        if (slash ? !strcmp(s->id, slash + 1) : s->kind == LESSON_STEP_RUN) {
+        if (slash ? !strcmp(s->id, slash + 1) : lesson_step_scenario(s) != NULL) {
             *lesson = l;
             *step = s;
             return 0;
@@ -105,48 +106,6 @@ int lesson_arg_expand(const char *arg, const struct lesson_vars *vars, char *buf
     return (int)n;
 }
 
-static void lesson_strv_free(char **v, size_t n)
-{
-    for (size_t i = 0; i < n; i++)
-        free(v[i]);
-    free(v);
-}
-
-static void lesson_scenario_free(struct lesson_scenario *sc)
-{
-    if (!sc)
-        return;
-    for (size_t i = 0; i < sc->nprograms; i++) {
-        struct lesson_program *p = &sc->programs[i];
-        free(p->name);
-        free(p->program);
-        free(p->path);
-        lesson_strv_free(p->args, p->nargs);
-        free(p->ready);
-    }
-    free(sc->programs);
-    for (size_t i = 0; i < sc->nmodes; i++) {
-        struct lesson_mode *m = &sc->modes[i];
-        free(m->id);
-        free(m->title);
-        free(m->text);
-        lesson_strv_free(m->args, m->nargs);
-    }
-    free(sc->modes);
-    for (size_t i = 0; i < sc->nfiles; i++)
-        free(sc->files[i].name);
-    free(sc->files);
-    for (size_t i = 0; i < sc->nchecks; i++) {
-        struct lesson_check *c = &sc->checks[i];
-        free(c->text);
-        free(c->mode);
-        free(c->metric);
-        free(c->role);
-    }
-    free(sc->checks);
-    free(sc);
-}
-
 void lesson_pack_free(struct lesson_pack *pack)
 {
     if (!pack)
@@ -158,7 +117,8 @@ void lesson_pack_free(struct lesson_pack *pack)
             free(s->id);
             free(s->title);
             free(s->text);
-            lesson_scenario_free(s->run);
+            if (s->kind && s->kind->free)
+                s->kind->free(s->data);
         }
         free(l->steps);
         free(l->id);

@@ -34,13 +34,6 @@
  */
 #define LESSON_PLACEHOLDERS "port", "host", "workdir", "seconds"
 
-enum lesson_step_kind {
-    LESSON_STEP_TEXT, /* prose only */
-    LESSON_STEP_RUN,  /* prose and a scenario to run and watch */
-    /* quiz and exercise kinds come later; the loader's kind table has room for them. */
-    LESSON_STEP_NKINDS
-};
-
 /* Values of the placeholders, for lesson_arg_expand(); a NULL value expands to "". */
 struct lesson_vars {
     const char *port;
@@ -77,16 +70,28 @@ struct lesson_file {
     uint64_t size; /* bytes; the JSON may say 65536, "64K", "16M", "1G" */
 };
 
+/* The figure a check reads (check.h says which role's and mode's). */
+enum lesson_metric {
+    LESSON_METRIC_SECONDS,  /* time the programs ran in the mode */
+    LESSON_METRIC_REQUESTS, /* requests the demos published as completed */
+    LESSON_METRIC_BYTES,    /* payload bytes the demos published as delivered */
+    LESSON_METRIC_CALLS,    /* counted calls of one label: "calls:NAME" */
+};
+
 /*
- * A check that makes a run step done, evaluated against what the session measured (check.h).
- * "Run epoll and fork for at least 5 s each" is two checks with mode set and metric "seconds".
+ * A check that makes a step done, evaluated against what was measured (check.h). Typed when the
+ * pack loads: the metric, call, mode and role are resolved then (a name the step does not have
+ * is a lint error), so evaluating a check parses nothing. "Run epoll and fork for at least 5 s
+ * each" is two checks with a mode and the metric seconds; "no fork" is calls:fork with max 0.
  */
 struct lesson_check {
-    char *text;   /* shown to the learner: "Run the epoll server for 5 s" */
-    char *mode;   /* the mode whose figures count; NULL: the whole session */
-    char *metric; /* "seconds", "requests", "bytes", or "calls:NAME" (a counted call's label) */
-    char *role;   /* "server" or "client" for per-role metrics; NULL: all programs */
-    double min;   /* holds when metric >= min */
+    char *text;                /* shown to the learner: "Run the epoll server for 5 s" */
+    int mode;                  /* index of the mode whose figures count; -1: every mode */
+    enum lesson_metric metric; /* what is measured */
+    unsigned call;             /* enum iolab_call_id, for LESSON_METRIC_CALLS */
+    int role;                  /* enum lesson_role whose figures count; -1: the default (check.h) */
+    bool has_min, has_max;     /* at least one is set */
+    double min, max;           /* holds when min <= value (has_min) and value <= max (has_max) */
 };
 
 struct lesson_scenario {
@@ -102,12 +107,19 @@ struct lesson_scenario {
     size_t nchecks;
 };
 
+struct lesson_kind;
+
+/*
+ * A step: what every kind has, and the kind's own payload. What a kind's step holds, how it is
+ * parsed and freed, and whether it has a scenario to run are the kind's business (kind.h); code
+ * outside the kind asks for capabilities (lesson_step_scenario()), never for the kind.
+ */
 struct lesson_step {
     char *id;
     char *title;
-    enum lesson_step_kind kind;
-    char *text;                  /* body: light Markdown (headings, emphasis, lists, code) */
-    struct lesson_scenario *run; /* LESSON_STEP_RUN only */
+    char *text;                     /* body: light Markdown (headings, emphasis, lists, code) */
+    const struct lesson_kind *kind; /* never NULL in a loaded pack */
+    void *data;                     /* the kind's payload, freed by kind->free */
 };
 
 struct lesson {
@@ -160,7 +172,8 @@ void lesson_diags_free(struct lesson_diags *diags);
 const struct lesson *lesson_find(const struct lesson_pack *pack, const char *id);
 
 /*
- * Resolves "LESSON" or "LESSON/STEP". Without a step, the lesson's first run step is chosen.
+ * Resolves "LESSON" or "LESSON/STEP". Without a step, the lesson's first step with a scenario
+ * is chosen.
  * Returns 0, or -ENOENT with a one-line reason in why.
  */
 int lesson_resolve(const struct lesson_pack *pack, const char *spec, const struct lesson **lesson,
@@ -169,8 +182,11 @@ int lesson_resolve(const struct lesson_pack *pack, const char *spec, const struc
 /* Index of the mode with this id in the scenario, or -1. */
 int lesson_mode_find(const struct lesson_scenario *sc, const char *id);
 
-/* "text", "run": the name a step kind has in the JSON. */
-const char *lesson_step_kind_name(enum lesson_step_kind kind);
+/* "text", "run": the name of the step's kind as the JSON writes it. */
+const char *lesson_step_kind_name(const struct lesson_step *step);
+
+/* The scenario a step runs (a run step's, an exercise's), or NULL when its kind has none. */
+const struct lesson_scenario *lesson_step_scenario(const struct lesson_step *step);
 
 /*
  * Replaces the placeholders of one program argument ("{workdir}/data.bin") with their values.

@@ -6,7 +6,7 @@
  * position index built by lesson_pos over the same text, so that any cJSON item can be named by
  * line and column. What each JSON object may contain is data: a const table of fields per
  * object (name, type, required), checked by one function before the values are copied into the
- * model. Step kinds are a table too ({kind, fields, parse}), so a quiz kind is a new row.
+ * model. Step kinds are a table too (kind.h): a kind brings its own fields and parser.
  *
  * Policy: a lesson file in the directory that pack.json does not list is an error, not a
  * warning: it is almost always a lesson the instructor meant to ship and forgot to list, and lint
@@ -17,8 +17,8 @@
  */
 #include "lesson.h"
 
-#include "check.h"
-#include "lesson_pos.h"
+#include "kind.h"
+#include "load.h"
 
 #include <cjson/cJSON.h>
 #include <dirent.h>
@@ -30,44 +30,10 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#define LOAD_MAX_FILE_BYTES  (1 << 20) /* a lesson file this large is a mistake */
-#define LOAD_MAX_ID          40
-#define LOAD_MAX_FILE_SIZE   (1ull << 30) /* scenario files live in memory (tmpfs) */
-#define LOAD_MAX_SECONDS     3600
-#define LOAD_DEFAULT_SECONDS 10
-#define LOAD_MAX_CANDIDATES  256
-#define LOAD_DEFAULT_PATH    "/usr/local/bin:/usr/bin:/bin"
-
-/* One JSON file under validation. */
-struct load_file {
-    char *path; /* as diagnostics name it: DIR/NAME */
-    char *text; /* NUL-terminated */
-    size_t len;
-    cJSON *root;
-    const cJSON **items; /* pre-order walk of root, parallel to pos.v */
-    size_t nitems;
-    struct lesson_pos pos;
-};
-
-struct load {
-    const struct lesson_load_options *opts;
-    struct lesson_diags *diags;
-    struct load_file *file; /* the file being validated */
-    size_t problems;        /* diagnostics added by this load */
-    int nomem;              /* set when an allocation failed: the result cannot be trusted */
-    int bad_role;           /* a program of the current step has an unknown role */
-};
-
-enum load_type {
-    LOAD_STRING,  /* a non-empty string */
-    LOAD_TEXT,    /* a string, or an array of strings joined with newlines */
-    LOAD_STRINGS, /* an array of strings */
-    LOAD_ARRAY,   /* an array of objects, checked element by element */
-    LOAD_INT,
-    LOAD_NUMBER,
-    LOAD_BOOL,
-    LOAD_SIZE, /* 65536 or "64K" */
-};
+#define LOAD_MAX_FILE_BYTES (1 << 20) /* a lesson file this large is a mistake */
+#define LOAD_MAX_ID         40
+#define LOAD_MAX_FILE_SIZE  (1ull << 30) /* scenario files live in memory (tmpfs) */
+#define LOAD_DEFAULT_PATH   "/usr/local/bin:/usr/bin:/bin"
 
 static const char *const load_type_names[] = {
     [LOAD_STRING] = "a string",
@@ -80,15 +46,9 @@ static const char *const load_type_names[] = {
     [LOAD_SIZE] = "a size such as 65536 or \"64M\"",
 };
 
-struct load_field {
-    const char *name;
-    enum load_type type;
-    int required;
-};
-
 /* ---- diagnostics ---------------------------------------------------------------------------- */
 
-static char *load_strdup(struct load *ld, const char *s)
+char *load_strdup(struct load *ld, const char *s)
 {
     if (!s)
         return NULL;
@@ -123,8 +83,7 @@ static void load_vdiag(struct load *ld, const char *file, int line, int col, con
         (struct lesson_diag){.file = (char *)file, .line = line, .col = col, .message = msg};
 }
 
-static __attribute__((format(printf, 5, 6))) void
-load_diag_at(struct load *ld, const char *file, int line, int col, const char *fmt, ...)
+void load_diag_at(struct load *ld, const char *file, int line, int col, const char *fmt, ...)
 {
     va_list ap;
     va_start(ap, fmt);
@@ -132,12 +91,8 @@ load_diag_at(struct load *ld, const char *file, int line, int col, const char *f
     va_end(ap);
 }
 
-/* A problem with a whole file is reported at its first character. */
-#define load_diag_file(ld, file, ...) load_diag_at(ld, file, 1, 1, __VA_ARGS__)
-
 /* Reports a problem at an item of the current file: at its key when at_key and it has one. */
-static __attribute__((format(printf, 4, 5))) void load_diag(struct load *ld, const cJSON *item,
-                                                            int at_key, const char *fmt, ...)
+void load_diag(struct load *ld, const cJSON *item, int at_key, const char *fmt, ...)
 {
     struct load_file *f = ld->file;
     size_t off = 0;
@@ -248,7 +203,7 @@ static size_t load_distance(const char *a, const char *b)
 }
 
 /* The candidate closest to word when it is close enough to be a likely typo, else NULL. */
-static const char *load_closest(const char *word, const char *const *cands, size_t n)
+const char *load_closest(const char *word, const char *const *cands, size_t n)
 {
     size_t len = strlen(word);
     size_t limit = len <= 4 ? 1 : len <= 8 ? 2 : 3;
@@ -265,8 +220,8 @@ static const char *load_closest(const char *word, const char *const *cands, size
 }
 
 /* "; did you mean 'x'?" or the fallback advice, as one clause to end a sentence with. */
-static const char *load_suggest(char *buf, size_t len, const char *word, const char *const *cands,
-                                size_t n, const char *otherwise)
+const char *load_suggest(char *buf, size_t len, const char *word, const char *const *cands,
+                         size_t n, const char *otherwise)
 {
     const char *c = load_closest(word, cands, n);
     if (c)
@@ -347,9 +302,9 @@ static int load_type_ok(struct load *ld, const cJSON *v, const char *name, enum 
  * when present and well typed, else NULL. hint, when given, explains a key that another kind of
  * object would accept. Returns the number of problems.
  */
-static size_t load_fields(struct load *ld, const cJSON *obj, const struct load_field *fields,
-                          size_t nfields, const char *what, const char *(*hint)(const char *key),
-                          const cJSON **out)
+size_t load_fields(struct load *ld, const cJSON *obj, const struct load_field *fields,
+                   size_t nfields, const char *what, const char *(*hint)(const char *key),
+                   const cJSON **out)
 {
     size_t before = ld->problems;
     for (size_t i = 0; i < nfields; i++)
@@ -406,7 +361,7 @@ static size_t load_fields(struct load *ld, const cJSON *obj, const struct load_f
     return ld->problems - before;
 }
 
-static char *load_text(struct load *ld, const cJSON *v)
+char *load_text(struct load *ld, const cJSON *v)
 {
     if (!v)
         return NULL;
@@ -433,7 +388,7 @@ static char *load_text(struct load *ld, const cJSON *v)
     return s;
 }
 
-static char **load_strv(struct load *ld, const cJSON *v, size_t *n)
+char **load_strv(struct load *ld, const cJSON *v, size_t *n)
 {
     *n = v ? (size_t)cJSON_GetArraySize(v) : 0;
     if (!*n)
@@ -462,7 +417,7 @@ static int load_id_ok(const char *s)
 }
 
 /* Checks an id's syntax; returns it when valid, else NULL (and reports). */
-static const char *load_id(struct load *ld, const cJSON *v, const char *what)
+const char *load_id(struct load *ld, const cJSON *v, const char *what)
 {
     if (!v)
         return NULL;
@@ -477,8 +432,8 @@ static const char *load_id(struct load *ld, const cJSON *v, const char *what)
 }
 
 /* Reports v when an earlier item in seen[0..n) has the same string; returns whether it did. */
-static int load_dup(struct load *ld, const cJSON *v, const cJSON *const *seen, size_t n,
-                    const char *what, const char *scope)
+int load_dup(struct load *ld, const cJSON *v, const cJSON *const *seen, size_t n, const char *what,
+             const char *scope)
 {
     for (size_t i = 0; i < n; i++)
         if (seen[i] && !strcmp(seen[i]->valuestring, v->valuestring)) {
@@ -613,7 +568,7 @@ static int load_executable(const char *path)
 }
 
 /* The absolute path of a program as a lesson names it (see lesson.h), or NULL. */
-static char *load_find_program(struct load *ld, const char *prog)
+char *load_find_program(struct load *ld, const char *prog)
 {
     char path[4096];
     if (strchr(prog, '/'))
@@ -639,7 +594,7 @@ static char *load_find_program(struct load *ld, const char *prog)
     return found;
 }
 
-static void load_program_missing(struct load *ld, const cJSON *v)
+void load_program_missing(struct load *ld, const cJSON *v)
 {
     const char *prog = v->valuestring;
     if (strchr(prog, '/') && prog[0] != '/') {
@@ -675,7 +630,7 @@ static const char *const load_placeholders[] = {LESSON_PLACEHOLDERS};
 #define LOAD_NPLACEHOLDERS (sizeof load_placeholders / sizeof *load_placeholders)
 
 /* Reports every {name} in the argument strings of array v that is not a known placeholder. */
-static void load_placeholders_check(struct load *ld, const cJSON *v)
+void load_placeholders_check(struct load *ld, const cJSON *v)
 {
     const cJSON *e;
     cJSON_ArrayForEach(e, v)
@@ -708,7 +663,7 @@ static void load_placeholders_check(struct load *ld, const cJSON *v)
 
 /* ---- sizes ---------------------------------------------------------------------------------- */
 
-static int load_size(struct load *ld, const cJSON *v, uint64_t *out)
+int load_size(struct load *ld, const cJSON *v, uint64_t *out)
 {
     double bytes = -1;
     if (cJSON_IsNumber(v)) {
@@ -738,426 +693,71 @@ static int load_size(struct load *ld, const cJSON *v, uint64_t *out)
     return 0;
 }
 
-/* ---- run steps ------------------------------------------------------------------------------ */
-
-enum { PROG_NAME, PROG_ROLE, PROG_PROGRAM, PROG_ARGS, PROG_READY, PROG_INTERACTIVE, PROG_NFIELDS };
-static const struct load_field load_program_fields[] = {
-    [PROG_NAME] = {"name", LOAD_STRING, 1},
-    [PROG_ROLE] = {"role", LOAD_STRING, 1},
-    [PROG_PROGRAM] = {"program", LOAD_STRING, 1},
-    [PROG_ARGS] = {"args", LOAD_STRINGS, 0},
-    [PROG_READY] = {"ready", LOAD_STRING, 0},
-    [PROG_INTERACTIVE] = {"interactive", LOAD_BOOL, 0},
-};
-
-enum { MODE_ID, MODE_TITLE, MODE_TEXT, MODE_KEY, MODE_PROGRAM, MODE_ARGS, MODE_NFIELDS };
-static const struct load_field load_mode_fields[] = {
-    [MODE_ID] = {"id", LOAD_STRING, 1},           [MODE_TITLE] = {"title", LOAD_STRING, 1},
-    [MODE_TEXT] = {"text", LOAD_TEXT, 0},         [MODE_KEY] = {"key", LOAD_STRING, 0},
-    [MODE_PROGRAM] = {"program", LOAD_STRING, 1}, [MODE_ARGS] = {"args", LOAD_STRINGS, 0},
-};
-
-enum { FILE_NAME, FILE_SIZE, FILE_NFIELDS };
-static const struct load_field load_file_fields[] = {
-    [FILE_NAME] = {"name", LOAD_STRING, 1},
-    [FILE_SIZE] = {"size", LOAD_SIZE, 1},
-};
-
-enum { CHECK_TEXT, CHECK_MODE, CHECK_METRIC, CHECK_ROLE, CHECK_MIN, CHECK_NFIELDS };
-static const struct load_field load_check_fields[] = {
-    [CHECK_TEXT] = {"text", LOAD_STRING, 1},     [CHECK_MODE] = {"mode", LOAD_STRING, 0},
-    [CHECK_METRIC] = {"metric", LOAD_STRING, 1}, [CHECK_ROLE] = {"role", LOAD_STRING, 0},
-    [CHECK_MIN] = {"min", LOAD_NUMBER, 1},
-};
-
-/* Field indices of a step; a kind's table holds the common ones and its own. */
-enum {
-    STEP_ID,
-    STEP_TITLE,
-    STEP_KIND,
-    STEP_TEXT,
-    RUN_PROGRAMS,
-    RUN_MODES,
-    RUN_DEFAULT_MODE,
-    RUN_FILES,
-    RUN_SECONDS,
-    RUN_CHECKS,
-    STEP_NFIELDS
-};
-#define LOAD_STEP_COMMON_FIELDS                                                                    \
-    [STEP_ID] = {"id", LOAD_STRING, 1}, [STEP_TITLE] = {"title", LOAD_STRING, 1},                  \
-    [STEP_KIND] = {"kind", LOAD_STRING, 1}, [STEP_TEXT] = {"text", LOAD_TEXT, 1}
-
-static const struct load_field load_text_fields[STEP_NFIELDS] = {LOAD_STEP_COMMON_FIELDS};
-static const struct load_field load_run_fields[STEP_NFIELDS] = {
-    LOAD_STEP_COMMON_FIELDS,
-    [RUN_PROGRAMS] = {"programs", LOAD_ARRAY, 1},
-    [RUN_MODES] = {"modes", LOAD_ARRAY, 0},
-    [RUN_DEFAULT_MODE] = {"default_mode", LOAD_STRING, 0},
-    [RUN_FILES] = {"files", LOAD_ARRAY, 0},
-    [RUN_SECONDS] = {"seconds", LOAD_NUMBER, 0},
-    [RUN_CHECKS] = {"checks", LOAD_ARRAY, 0},
-};
-
-static int load_role(struct load *ld, const cJSON *v, enum lesson_role *out)
-{
-    const char *names[LESSON_NROLES];
-    for (int r = 0; r < LESSON_NROLES; r++) {
-        names[r] = lesson_role_name(r);
-        if (!strcmp(v->valuestring, names[r])) {
-            *out = r;
-            return 0;
-        }
-    }
-    char why[96];
-    load_diag(ld, v, 0, "role \"%s\" is not known; %s", v->valuestring,
-              load_suggest(why, sizeof why, v->valuestring, names, LESSON_NROLES,
-                           "use \"server\" or \"client\"."));
-    return -EINVAL;
-}
-
-static void load_programs(struct load *ld, const cJSON *arr, struct lesson_scenario *sc)
-{
-    size_t n = (size_t)cJSON_GetArraySize(arr);
-    if (!n) {
-        load_diag(ld, arr, 0, "\"programs\" is empty; a run step needs at least one program.");
-        return;
-    }
-    struct lesson_program *progs = calloc(n, sizeof *progs);
-    const cJSON **names = calloc(n, sizeof *names);
-    if (!progs || !names) {
-        ld->nomem = 1;
-        free(progs);
-        free(names);
-        return;
-    }
-    size_t i = 0;
-    const cJSON *obj;
-    cJSON_ArrayForEach(obj, arr)
-    {
-        const cJSON *f[PROG_NFIELDS];
-        struct lesson_program *p = &progs[i];
-        load_fields(ld, obj, load_program_fields, PROG_NFIELDS, "a program", NULL, f);
-        if (load_id(ld, f[PROG_NAME], "program") &&
-            !load_dup(ld, f[PROG_NAME], names, i, "program name", "this step"))
-            names[i] = f[PROG_NAME];
-        p->name = load_strdup(ld, f[PROG_NAME] ? f[PROG_NAME]->valuestring : "");
-        if (f[PROG_ROLE] && load_role(ld, f[PROG_ROLE], &p->role) < 0)
-            ld->bad_role = 1;
-        if (f[PROG_PROGRAM]) {
-            p->program = load_strdup(ld, f[PROG_PROGRAM]->valuestring);
-            if (!(p->path = load_find_program(ld, p->program)))
-                load_program_missing(ld, f[PROG_PROGRAM]);
-        }
-        if (f[PROG_ARGS])
-            load_placeholders_check(ld, f[PROG_ARGS]);
-        p->args = load_strv(ld, f[PROG_ARGS], &p->nargs);
-        p->ready = f[PROG_READY] ? load_strdup(ld, f[PROG_READY]->valuestring) : NULL;
-        p->interactive = f[PROG_INTERACTIVE] && cJSON_IsTrue(f[PROG_INTERACTIVE]);
-        i++;
-    }
-    free(names);
-    /* Servers first, each group in the order written: that is the order they start in. */
-    sc->programs = calloc(n, sizeof *sc->programs);
-    if (!sc->programs) {
-        ld->nomem = 1;
-        sc->programs = progs; /* freed with the scenario */
-        sc->nprograms = n;
-        return;
-    }
-    for (int role = 0; role < LESSON_NROLES; role++)
-        for (size_t k = 0; k < n; k++)
-            if ((int)progs[k].role == role)
-                sc->programs[sc->nprograms++] = progs[k];
-    free(progs);
-}
-
-static void load_modes(struct load *ld, const cJSON *arr, struct lesson_scenario *sc)
-{
-    size_t n = (size_t)cJSON_GetArraySize(arr);
-    if (!n)
-        return;
-    sc->modes = calloc(n, sizeof *sc->modes);
-    const cJSON **ids = calloc(n, sizeof *ids);
-    const cJSON **keys = calloc(n, sizeof *keys);
-    const char **prognames = calloc(sc->nprograms + 1, sizeof *prognames);
-    if (!sc->modes || !ids || !keys || !prognames) {
-        ld->nomem = 1;
-        goto out;
-    }
-    for (size_t p = 0; p < sc->nprograms; p++)
-        prognames[p] = sc->programs[p].name;
-    const cJSON *obj;
-    cJSON_ArrayForEach(obj, arr)
-    {
-        const cJSON *f[MODE_NFIELDS];
-        size_t i = sc->nmodes++;
-        struct lesson_mode *m = &sc->modes[i];
-        load_fields(ld, obj, load_mode_fields, MODE_NFIELDS, "a mode", NULL, f);
-        if (load_id(ld, f[MODE_ID], "mode") &&
-            !load_dup(ld, f[MODE_ID], ids, i, "mode id", "this step"))
-            ids[i] = f[MODE_ID];
-        m->id = load_strdup(ld, f[MODE_ID] ? f[MODE_ID]->valuestring : "");
-        m->title = load_strdup(ld, f[MODE_TITLE] ? f[MODE_TITLE]->valuestring : "");
-        m->text = load_text(ld, f[MODE_TEXT]);
-        if (f[MODE_KEY]) {
-            const char *k = f[MODE_KEY]->valuestring;
-            if (strlen(k) != 1 || k[0] <= ' ' || k[0] > '~')
-                load_diag(ld, f[MODE_KEY], 0,
-                          "a mode's key must be one printable character such as \"1\"; shorten "
-                          "\"%s\".",
-                          k);
-            else if (!load_dup(ld, f[MODE_KEY], keys, i, "key", "this step's modes"))
-                keys[i] = f[MODE_KEY];
-            m->key = k[0];
-        } else {
-            /* Without a key, modes take the digits 1-9 in order. */
-            m->key = i < 9 ? (char)('1' + i) : 0;
-            if (!m->key)
-                load_diag(ld, obj, 0, "this mode needs a \"key\": only the first nine get digits.");
-        }
-        if (f[MODE_PROGRAM]) {
-            size_t p = 0;
-            while (p < sc->nprograms && strcmp(sc->programs[p].name, f[MODE_PROGRAM]->valuestring))
-                p++;
-            if (p == sc->nprograms) {
-                char why[128];
-                load_diag(ld, f[MODE_PROGRAM], 0,
-                          "mode \"%s\" changes program \"%s\", which this step does not have; %s",
-                          m->id, f[MODE_PROGRAM]->valuestring,
-                          load_suggest(why, sizeof why, f[MODE_PROGRAM]->valuestring, prognames,
-                                       sc->nprograms, "name one of its programs."));
-            }
-            m->program = p;
-        }
-        if (f[MODE_ARGS])
-            load_placeholders_check(ld, f[MODE_ARGS]);
-        m->args = load_strv(ld, f[MODE_ARGS], &m->nargs);
-    }
-    /* Keys were checked one by one; a mode without an explicit key may still collide. */
-    for (size_t i = 0; i < sc->nmodes; i++)
-        for (size_t j = 0; j < i; j++)
-            if (sc->modes[i].key && sc->modes[i].key == sc->modes[j].key && !(keys[i] && keys[j]))
-                load_diag(ld,
-                          keys[i]   ? keys[i]
-                          : keys[j] ? keys[j]
-                                    : arr,
-                          0,
-                          "modes \"%s\" and \"%s\" both use key '%c'; give each mode its own key.",
-                          sc->modes[j].id, sc->modes[i].id, sc->modes[i].key);
-out:
-    free(ids);
-    free(keys);
-    free(prognames);
-}
-
-static void load_default_mode(struct load *ld, const cJSON *v, struct lesson_scenario *sc)
-{
-    if (!v)
-        return;
-    if (!sc->nmodes) {
-        load_diag(ld, v, 0,
-                  "\"default_mode\" needs \"modes\" to choose from; add them or remove it.");
-        return;
-    }
-    int m = lesson_mode_find(sc, v->valuestring);
-    if (m >= 0) {
-        sc->default_mode = (size_t)m;
-        return;
-    }
-    const char *ids[LOAD_MAX_CANDIDATES];
-    size_t n = 0;
-    for (; n < sc->nmodes && n < LOAD_MAX_CANDIDATES; n++)
-        ids[n] = sc->modes[n].id;
-    char why[128];
-    load_diag(ld, v, 0, "default mode \"%s\" is not one of this step's modes; %s", v->valuestring,
-              load_suggest(why, sizeof why, v->valuestring, ids, n, "name one of them."));
-}
-
-static void load_files(struct load *ld, const cJSON *arr, struct lesson_scenario *sc)
-{
-    size_t n = (size_t)cJSON_GetArraySize(arr);
-    const cJSON **names = calloc(n + 1, sizeof *names);
-    sc->files = calloc(n + 1, sizeof *sc->files);
-    if (!names || !sc->files) {
-        ld->nomem = 1;
-        free(names);
-        return;
-    }
-    const cJSON *obj;
-    cJSON_ArrayForEach(obj, arr)
-    {
-        const cJSON *f[FILE_NFIELDS];
-        size_t i = sc->nfiles++;
-        load_fields(ld, obj, load_file_fields, FILE_NFIELDS, "a file", NULL, f);
-        if (f[FILE_NAME]) {
-            const char *name = f[FILE_NAME]->valuestring;
-            if (strchr(name, '/') || name[0] == '.')
-                load_diag(ld, f[FILE_NAME], 0,
-                          "file name \"%s\" must be a plain name in the work directory; remove "
-                          "'/' and any leading '.'.",
-                          name);
-            else if (!load_dup(ld, f[FILE_NAME], names, i, "file name", "this step"))
-                names[i] = f[FILE_NAME];
-            sc->files[i].name = load_strdup(ld, name);
-        }
-        if (f[FILE_SIZE])
-            load_size(ld, f[FILE_SIZE], &sc->files[i].size);
-    }
-    free(names);
-}
-
-static void load_checks(struct load *ld, const cJSON *arr, struct lesson_scenario *sc)
-{
-    size_t n = (size_t)cJSON_GetArraySize(arr);
-    sc->checks = calloc(n + 1, sizeof *sc->checks);
-    if (!sc->checks) {
-        ld->nomem = 1;
-        return;
-    }
-    const cJSON *obj;
-    cJSON_ArrayForEach(obj, arr)
-    {
-        const cJSON *f[CHECK_NFIELDS];
-        struct lesson_check *c = &sc->checks[sc->nchecks++];
-        load_fields(ld, obj, load_check_fields, CHECK_NFIELDS, "a check", NULL, f);
-        c->text = load_strdup(ld, f[CHECK_TEXT] ? f[CHECK_TEXT]->valuestring : "");
-        struct check_metric metric = {0};
-        int metric_ok = 0;
-        if (f[CHECK_METRIC]) {
-            c->metric = load_strdup(ld, f[CHECK_METRIC]->valuestring);
-            metric_ok = check_metric_parse(c->metric, &metric) == 0;
-            if (!metric_ok) {
-                char bufs[64][48];
-                const char *names[64];
-                size_t k = 0;
-                while (k < 64 && (names[k] = check_metric_name(k, bufs[k], sizeof bufs[k])))
-                    k++;
-                char why[128];
-                load_diag(ld, f[CHECK_METRIC], 0, "metric \"%s\" is not known; %s", c->metric,
-                          load_suggest(why, sizeof why, c->metric, names, k,
-                                       "use seconds, requests, bytes or calls:NAME with a "
-                                       "counted call's name."));
-            }
-        }
-        if (f[CHECK_MODE]) {
-            c->mode = load_strdup(ld, f[CHECK_MODE]->valuestring);
-            if (lesson_mode_find(sc, c->mode) < 0) {
-                const char *ids[LOAD_MAX_CANDIDATES];
-                size_t k = 0;
-                for (; k < sc->nmodes && k < LOAD_MAX_CANDIDATES; k++)
-                    ids[k] = sc->modes[k].id;
-                char why[128];
-                load_diag(ld, f[CHECK_MODE], 0,
-                          "this check counts mode \"%s\", which this step does not have; %s",
-                          c->mode,
-                          load_suggest(why, sizeof why, c->mode, ids, k, "name one of its modes."));
-            }
-        }
-        if (f[CHECK_ROLE]) {
-            enum lesson_role role;
-            c->role = load_strdup(ld, f[CHECK_ROLE]->valuestring);
-            if (load_role(ld, f[CHECK_ROLE], &role) == 0) {
-                size_t p = 0;
-                while (p < sc->nprograms && sc->programs[p].role != role)
-                    p++;
-                if (metric_ok && metric.kind == CHECK_METRIC_SECONDS)
-                    load_diag(ld, f[CHECK_ROLE], 0,
-                              "seconds are counted per mode, not per role; remove \"role\".");
-                else if (p == sc->nprograms && !ld->bad_role)
-                    load_diag(ld, f[CHECK_ROLE], 0,
-                              "this check counts the %s's figures but the step has no %s program; "
-                              "change the role.",
-                              c->role, c->role);
-            }
-        }
-        if (f[CHECK_MIN]) {
-            c->min = f[CHECK_MIN]->valuedouble;
-            if (c->min <= 0)
-                load_diag(ld, f[CHECK_MIN], 0,
-                          "\"min\" must be above 0, or the check holds before anything runs.");
-        }
-    }
-}
-
-static void load_run(struct load *ld, const cJSON *const *f, struct lesson_step *step)
-{
-    struct lesson_scenario *sc = calloc(1, sizeof *sc);
-    if (!sc) {
-        ld->nomem = 1;
-        return;
-    }
-    step->run = sc;
-    ld->bad_role = 0;
-    if (f[RUN_PROGRAMS])
-        load_programs(ld, f[RUN_PROGRAMS], sc);
-    if (f[RUN_MODES])
-        load_modes(ld, f[RUN_MODES], sc);
-    load_default_mode(ld, f[RUN_DEFAULT_MODE], sc);
-    if (f[RUN_FILES])
-        load_files(ld, f[RUN_FILES], sc);
-    sc->seconds = LOAD_DEFAULT_SECONDS;
-    if (f[RUN_SECONDS]) {
-        sc->seconds = f[RUN_SECONDS]->valuedouble;
-        if (sc->seconds <= 0 || sc->seconds > LOAD_MAX_SECONDS)
-            load_diag(ld, f[RUN_SECONDS], 0,
-                      "\"seconds\" must be above 0 and at most %d; change it.", LOAD_MAX_SECONDS);
-    }
-    if (f[RUN_CHECKS])
-        load_checks(ld, f[RUN_CHECKS], sc);
-}
-
 /* ---- steps, lessons, packs ------------------------------------------------------------------ */
 
-struct load_kind {
-    enum lesson_step_kind kind;
-    const struct load_field *fields; /* STEP_NFIELDS entries; unnamed ones unused */
-    void (*parse)(struct load *ld, const cJSON *const *f, struct lesson_step *step);
+/* Keys every step has, whatever its kind; a kind's own keys follow them (kind.h). */
+enum { STEP_ID, STEP_TITLE, STEP_KIND, STEP_TEXT, STEP_NCOMMON };
+static const struct load_field load_step_common[] = {
+    [STEP_ID] = {"id", LOAD_STRING, 1},
+    [STEP_TITLE] = {"title", LOAD_STRING, 1},
+    [STEP_KIND] = {"kind", LOAD_STRING, 1},
+    [STEP_TEXT] = {"text", LOAD_TEXT, 1},
 };
+#define LOAD_STEP_MAX_FIELDS 32 /* common and own keys of one kind together */
 
-static const struct load_kind load_kinds[] = {
-    {.kind = LESSON_STEP_TEXT, .fields = load_text_fields, .parse = NULL},
-    {.kind = LESSON_STEP_RUN, .fields = load_run_fields, .parse = load_run},
-};
-#define LOAD_NKINDS (sizeof load_kinds / sizeof *load_kinds)
-
-/* For a key a text step does not take: the kind of step that does, or NULL. */
+/* For a key a step of its kind does not take: the kind of step that does, or NULL. */
 static const char *load_kind_hint(const char *key)
 {
-    for (size_t k = 0; k < LOAD_NKINDS; k++)
-        for (size_t i = 0; i < STEP_NFIELDS; i++)
-            if (load_kinds[k].fields[i].name && !strcmp(load_kinds[k].fields[i].name, key))
-                return lesson_step_kind_name(load_kinds[k].kind);
+    const struct lesson_kind *k;
+    for (size_t i = 0; (k = lesson_kind_at(i)); i++)
+        for (size_t j = 0; j < k->nfields; j++)
+            if (!strcmp(k->fields[j].name, key))
+                return k->name;
+    return NULL;
+}
+
+/* The step's kind by its "kind" key, or NULL (reported when the name is not known). */
+static const struct lesson_kind *load_step_kind(struct load *ld, const cJSON *obj)
+{
+    const cJSON *k = cJSON_IsObject(obj) ? cJSON_GetObjectItemCaseSensitive(obj, "kind") : NULL;
+    if (!cJSON_IsString(k))
+        return NULL;
+    const struct lesson_kind *kind = lesson_kind_find(k->valuestring);
+    if (kind)
+        return kind;
+    const char *names[LESSON_KIND_MAX];
+    size_t n = 0;
+    char list[256] = "use";
+    for (const struct lesson_kind *row; n < LESSON_KIND_MAX && (row = lesson_kind_at(n)); n++) {
+        names[n] = row->name;
+        size_t used = strlen(list);
+        snprintf(list + used, sizeof list - used, "%s\"%s\"", n ? ", " : " ", row->name);
+    }
+    strncat(list, ".", sizeof list - strlen(list) - 1);
+    char why[300];
+    load_diag(ld, k, 0, "step kind \"%s\" is not known; %s", k->valuestring,
+              load_suggest(why, sizeof why, k->valuestring, names, n, list));
     return NULL;
 }
 
 static void load_step(struct load *ld, const cJSON *obj, struct lesson_step *step)
 {
-    const struct load_kind *kind = NULL;
-    const cJSON *k = cJSON_IsObject(obj) ? cJSON_GetObjectItemCaseSensitive(obj, "kind") : NULL;
-    if (cJSON_IsString(k)) {
-        const char *names[LOAD_NKINDS];
-        for (size_t i = 0; i < LOAD_NKINDS; i++) {
-            names[i] = lesson_step_kind_name(load_kinds[i].kind);
-            if (!strcmp(k->valuestring, names[i]))
-                kind = &load_kinds[i];
-        }
-        char why[96];
-        if (!kind)
-            load_diag(ld, k, 0, "step kind \"%s\" is not known; %s", k->valuestring,
-                      load_suggest(why, sizeof why, k->valuestring, names, LOAD_NKINDS,
-                                   "use \"text\" or \"run\"."));
-    }
-    /* With no usable kind, check the common fields only and let the kind's own keys pass. */
-    const cJSON *f[STEP_NFIELDS];
-    load_fields(ld, obj, kind ? kind->fields : load_text_fields, STEP_NFIELDS, "a step",
-                load_kind_hint, f);
-    step->kind = kind ? kind->kind : LESSON_STEP_TEXT;
+    const struct lesson_kind *kind = load_step_kind(ld, obj);
+    /* One table for the whole step: the common keys, then the kind's own. With no usable kind,
+       only the common keys are checked and the kind's own keys are named by load_kind_hint. */
+    struct load_field fields[LOAD_STEP_MAX_FIELDS];
+    size_t nfields = STEP_NCOMMON;
+    memcpy(fields, load_step_common, sizeof load_step_common);
+    for (size_t i = 0; kind && i < kind->nfields && nfields < LOAD_STEP_MAX_FIELDS; i++)
+        fields[nfields++] = kind->fields[i];
+    const cJSON *f[LOAD_STEP_MAX_FIELDS];
+    load_fields(ld, obj, fields, nfields, "a step", load_kind_hint, f);
+    step->kind = kind ? kind : &lesson_kind_text;
     step->id = load_strdup(ld, f[STEP_ID] ? f[STEP_ID]->valuestring : "");
     step->title = load_strdup(ld, f[STEP_TITLE] ? f[STEP_TITLE]->valuestring : "");
     step->text = load_text(ld, f[STEP_TEXT]);
     if (kind && kind->parse)
-        kind->parse(ld, f, step);
+        kind->parse(ld, f + STEP_NCOMMON, step);
 }
 
 enum { LESSON_ID, LESSON_TITLE, LESSON_SUMMARY, LESSON_STEPS, LESSON_NFIELDS };

@@ -31,11 +31,11 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-#define SNAPSHOT_MAX_PROGS   8  /* programs in one scenario */
-#define SNAPSHOT_MAX_MODES   8  /* rows of the per-mode comparison table */
-#define SNAPSHOT_HISTORY     60 /* seconds of throughput history */
-#define SNAPSHOT_NAME_LEN    32
-#define SNAPSHOT_RECENT_S    5 /* "recent" latency percentiles cover about this many seconds */
+#define SNAPSHOT_MAX_PROGS 8  /* programs in one scenario */
+#define SNAPSHOT_MAX_MODES 8  /* rows of the per-mode comparison table */
+#define SNAPSHOT_HISTORY   60 /* seconds of throughput history */
+#define SNAPSHOT_NAME_LEN  32
+#define SNAPSHOT_RECENT_S  5 /* "recent" latency percentiles cover about this many seconds */
 
 /* One counted call label (iolab_call_info[i].label) of one program or role. */
 struct snapshot_call {

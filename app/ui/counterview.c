@@ -5,7 +5,7 @@
  * of calls by name. Under the roles: client throughput over the last minute as a sparkline and
  * latency percentiles. The comparison view has one row per mode tried in this session.
  */
-#include "tui.h"
+#include "counterview.h"
 #include "metrics/stats.h"
 #include "widgets.h"
 
@@ -31,10 +31,9 @@ static int counterview_cmp_rate(const void *a, const void *b, void *arg)
 }
 
 /* One role's block; returns the rows used. */
-static int counterview_role(struct tui *t, const struct snapshot_figures *f, const char *name,
-                            int x, int y, int w, int h)
+static int counterview_role(const struct screen_caps *c, const struct snapshot_figures *f,
+                            const char *name, int x, int y, int w, int h)
 {
-    const struct screen_caps *c = &t->caps;
     char a[32], b[32], d[32], e[32];
     int row = 0;
     if (h <= 0)
@@ -89,28 +88,27 @@ static int counterview_role(struct tui *t, const struct snapshot_figures *f, con
     return row;
 }
 
-void counterview_draw(struct tui *t, struct layout_rect r)
+void counterview_draw(const struct screen_caps *c, struct layout_rect r, bool focused,
+                      const struct snapshot *s, bool started, const char *missing)
 {
-    const struct screen_caps *c = &t->caps;
-    struct layout_rect in = widgets_box(c, r, "Counters", t->focus == (int)t->layout.nprogs + 1);
-    if (!t->have_snap) {
+    struct layout_rect in = widgets_box(c, r, "Counters", focused);
+    if (!s) {
         widgets_text(c, in.x + 1, in.y, in.w - 2, screen_attr(SCREEN_DIM),
-                     t->engine ? "Waiting for the first sample..."
-                               : "Enter starts the scenario; the counters appear here.");
+                     started ? "Waiting for the first sample..."
+                             : "Enter starts the scenario; the counters appear here.");
         return;
     }
-    const struct snapshot *s = &t->snap;
     int x = in.x + 1, w = in.w - 2;
     int bottom = 4; /* two throughput lines, latency, where the numbers come from */
     int avail = in.h - bottom;
     int y = in.y;
     /* The server's table gets the larger share: it is what the modes change. */
     int hs = avail * 11 / 20;
-    y += counterview_role(t, &s->roles[LESSON_ROLE_SERVER],
-                          lesson_role_name(LESSON_ROLE_SERVER), x, y, w, hs);
+    y += counterview_role(c, &s->roles[LESSON_ROLE_SERVER], lesson_role_name(LESSON_ROLE_SERVER), x,
+                          y, w, hs);
     y++;
-    counterview_role(t, &s->roles[LESSON_ROLE_CLIENT],
-                     lesson_role_name(LESSON_ROLE_CLIENT), x, y, w, in.y + avail - y);
+    counterview_role(c, &s->roles[LESSON_ROLE_CLIENT], lesson_role_name(LESSON_ROLE_CLIENT), x, y,
+                     w, in.y + avail - y);
 
     const struct snapshot_figures *cl = &s->roles[LESSON_ROLE_CLIENT];
     char a[32], b[32], p50[32], p99[32];
@@ -135,24 +133,16 @@ void counterview_draw(struct tui *t, struct layout_rect r)
                        (unsigned long long)lat->samples);
     else
         widgets_text(c, x, yb + 1, w, screen_attr(SCREEN_DIM), "latency: no requests measured yet");
-    const struct jail *j = t->engine ? engine_jail(t->engine) : NULL;
-    const char *missing = j ? jail_missing(j) : NULL;
     widgets_printf(c, x, yb + 2, w, screen_attr(SCREEN_DIM),
                    "calls: counted in libc (preload)  cpu/ctx/syscr: /proc  %.0f Hz%s%s%s",
                    s->tick_hz, s->overflow_claims ? "  counter page full!" : "",
                    missing ? "  sandbox: " : "", missing ? missing : "");
 }
 
-void counterview_compare(struct tui *t, struct layout_rect r)
+void counterview_compare(const struct screen_caps *c, struct layout_rect r,
+                         const struct snapshot_mode_row *rows, uint32_t nrows, const char *now_id)
 {
-    const struct screen_caps *c = &t->caps;
     struct layout_rect in = widgets_box(c, r, "Comparison of the modes tried (c closes)", true);
-    /* This run's rows on top of the earlier runs' of the same step (restarts). */
-    struct snapshot_mode_row rows[SNAPSHOT_MAX_MODES];
-    uint32_t nrows = t->npast_modes;
-    memcpy(rows, t->past_modes, nrows * sizeof *rows);
-    if (t->have_snap)
-        stats_mode_rows_merge(rows, &nrows, SNAPSHOT_MAX_MODES, t->snap.modes, t->snap.nmodes);
     if (nrows == 0) {
         widgets_text(c, in.x + 1, in.y, in.w - 2, screen_attr(SCREEN_DIM),
                      "Run the scenario and switch modes; each mode tried gets a row here.");
@@ -181,14 +171,11 @@ void counterview_compare(struct tui *t, struct layout_rect r)
     for (int k = 0; k < 5; k++)
         widgets_text(c, in.x + 1 + namew + k * colw, y, colw - 1, A_BOLD, heads[k]);
     y++;
-    int cur = t->have_snap ? t->snap.mode : -1;
     for (uint32_t i = 0; i < nrows && y + 1 < in.y + in.h; i++) {
         const struct snapshot_mode_row *m = &rows[i];
         double v[5] = {m->requests_per_s, m->bytes_per_s, m->server_calls_per_request,
                        m->ctx_per_request, m->cpu_pct};
-        const struct lesson_step *st = tui_step(t);
-        bool now = st && st->run && cur >= 0 && (size_t)cur < st->run->nmodes &&
-                   !strcmp(st->run->modes[cur].id, m->id);
+        bool now = now_id && !strcmp(now_id, m->id);
         widgets_printf(c, in.x + 1, y, namew, now ? A_BOLD : A_NORMAL, "%s%s",
                        m->id[0] ? m->id : "-", now ? " *" : "");
         widgets_printf(c, in.x + 1, y + 1, namew, screen_attr(SCREEN_DIM), "%.1f s", m->seconds);

@@ -1,34 +1,49 @@
 /*
- * help: the overlay listing every key, generated from tui_keys[] and the step's mode keys, so
- * that it cannot drift from what the keys do.
+ * help: see help.h. A binding appears once per table, with its help line; bindings without one
+ * (a second Enter, a plain alias) are aliases already named by another line.
  */
-#include "tui.h"
+#include "help.h"
+
+#include "layout.h"
 #include "widgets.h"
 
-void help_draw(struct tui *t)
+#include <string.h>
+
+void help_draw(const struct screen_caps *c, const struct keytable *const *tables, size_t ntables,
+               char extra[][128], size_t nextra)
 {
-    const struct screen_caps *c = &t->caps;
-    const struct lesson_step *st = t->screen == TUI_LESSON ? tui_step(t) : NULL;
-    size_t nmodes = st && st->run ? st->run->nmodes : 0;
-    int h = (int)(tui_nkeys + nmodes) + 6;
+    int h = 4 + (int)nextra;
+    for (size_t t = 0; t < ntables; t++) {
+        h += 1;
+        for (size_t i = 0; i < tables[t]->n; i++)
+            h += tables[t]->v[i].help != NULL;
+    }
     struct layout_rect r = layout_center(COLS, LINES, 76, h);
     widgets_clear(r);
     struct layout_rect in = widgets_box(c, r, "Keys (any key closes this help)", true);
     int y = in.y;
-    for (size_t i = 0; i < tui_nkeys && y < in.y + in.h; i++, y++) {
-        widgets_text(c, in.x + 1, y, 10, screen_attr(SCREEN_HEADING), tui_keys[i].name);
-        widgets_text(c, in.x + 12, y, in.w - 13, A_NORMAL, tui_keys[i].help);
+    for (size_t t = 0; t < ntables && y < in.y + in.h; t++) {
+        widgets_text(c, in.x + 1, y++, in.w - 2, A_BOLD, tables[t]->title);
+        for (size_t i = 0; i < tables[t]->n && y < in.y + in.h; i++) {
+            const struct keybind *b = &tables[t]->v[i];
+            if (!b->help)
+                continue;
+            widgets_text(c, in.x + 2, y, 11, screen_attr(SCREEN_HEADING), b->name);
+            widgets_text(c, in.x + 14, y++, in.w - 15, A_NORMAL, b->help);
+        }
     }
-    for (size_t i = 0; i < nmodes && y < in.y + in.h; i++, y++) {
-        const struct lesson_mode *m = &st->run->modes[i];
-        char k[2] = {m->key, 0};
-        widgets_text(c, in.x + 1, y, 10, screen_attr(SCREEN_HEADING), k);
-        widgets_printf(c, in.x + 12, y, in.w - 13, A_NORMAL, "mode %s: %s", m->id,
-                       m->title ? m->title : "");
+    /* The step's own lines: "KEY\tTEXT". */
+    for (size_t i = 0; i < nextra && y < in.y + in.h; i++, y++) {
+        char *tab = strchr(extra[i], '\t');
+        if (tab)
+            *tab = '\0';
+        widgets_text(c, in.x + 2, y, 11, screen_attr(SCREEN_HEADING), extra[i]);
+        widgets_text(c, in.x + 14, y, in.w - 15, A_NORMAL, tab ? tab + 1 : "");
     }
-    y++;
-    widgets_text(c, in.x + 1, y++, in.w - 2, screen_attr(SCREEN_DIM),
-                 "In a program pane that takes input, keys go to the program: Enter sends");
-    widgets_text(c, in.x + 1, y++, in.w - 2, screen_attr(SCREEN_DIM),
-                 "the line, Ctrl-D ends its input, Tab or Esc leaves. Mouse: click to select.");
+    if (y < in.y + in.h)
+        widgets_text(c, in.x + 1, y++, in.w - 2, screen_attr(SCREEN_DIM),
+                     "In a program pane that takes input, keys go to the program: Enter sends");
+    if (y < in.y + in.h)
+        widgets_text(c, in.x + 1, y++, in.w - 2, screen_attr(SCREEN_DIM),
+                     "the line, Ctrl-D ends its input, Tab or Esc leaves. Mouse: click to select.");
 }

@@ -1,491 +1,347 @@
 /*
- * lessonview: the lesson screen. A text step is its wrapped text; a run step adds a pane per
- * program (its output as it comes, from the engine's line ring) and the counters pane, and owns
- * the step's engine: Enter starts the scenario, the lesson's mode keys switch the server while
- * the load keeps running, space pauses the load, r restarts, leaving the step stops everything.
+ * lessonview: the lesson screen. It draws what every step has (the title bar, the step's text
+ * with its title, scrolled with j/k) and moves between steps (n, p, back to the list); the rest
+ * is the step's kind's view (stepview.h), opened when the step opens and closed when it is left:
+ * its panes, its keys, its rows under the text and what makes the step done. The screen never
+ * asks which kind a step is.
  *
- * Focus cycles with Tab: 0 the text, 1..nprogs the program panes, nprogs+1 the counters. A
- * focused program pane that takes input (lesson_program.interactive) gets the typed keys; Enter
- * sends the line to the program's stdin, Esc leaves the pane.
+ * Done: a kind whose steps are done once read (done_when_read) is marked done when the learner
+ * moves on with n; any other is marked done when its view says so, checked before every frame.
  */
-#include "tui.h"
-#include "metrics/stats.h"
-#include "widgets.h"
+#include "lessonview.h"
 
-#include <errno.h>
+#include "stepview.h"
+#include "widgets.h"
+#include "wrap.h"
+
 #include <stdlib.h>
 #include <string.h>
 
-static size_t lessonview_nprogs(const struct tui *t)
+struct lessonview {
+    const struct lesson_pack *pack;
+    size_t lesson, step;
+    const struct stepview_kind *kind; /* the step's view, or NULL when the kind has none */
+    void *kv;                         /* its state */
+    struct wrap_doc text;
+    int text_width;
+    size_t text_scroll;
+    bool done; /* this step is done (marked in progress) */
+};
+
+static const struct lesson_step *lessonview_step(const struct lessonview *v)
 {
-    const struct lesson_step *st = tui_step(t);
-    if (!st || !st->run)
-        return 0;
-    return st->run->nprograms < LAYOUT_MAX_PROGS ? st->run->nprograms : LAYOUT_MAX_PROGS;
+    const struct lesson *l = &v->pack->lessons[v->lesson];
+    return &l->steps[v->step];
 }
 
-static const struct lesson_program *lessonview_focused_prog(const struct tui *t)
+static void lessonview_close_step(struct lessonview *v, struct view_ctx *c)
 {
-    const struct lesson_step *st = tui_step(t);
-    size_t n = lessonview_nprogs(t);
-    if (t->focus < 1 || (size_t)t->focus > n)
-        return NULL;
-    return &st->run->programs[t->focus - 1];
+    if (v->kind && v->kv)
+        v->kind->close(v->kv, c);
+    v->kind = NULL;
+    v->kv = NULL;
 }
 
-/* ---- engine callbacks ---- */
-
-static void lessonview_on_line(void *data, size_t prog, enum engine_stream stream, const char *line,
-                               size_t len)
+struct lessonview *lessonview_new(void)
 {
-    struct tui *t = data;
-    (void)prog;
-    (void)stream;
-    (void)line;
-    (void)len;
-    /* While the sampler ticks, output is drawn with the next snapshot: a chatty program must not
-       make iolab redraw for every line. */
-    if (t->est != ENGINE_RUNNING)
-        t->dirty = true;
+    struct lessonview *v = calloc(1, sizeof *v);
+    if (v)
+        v->text_width = -1;
+    return v;
 }
 
-static void lessonview_on_exit(void *data, size_t prog, int status, bool expected)
+void lessonview_free(struct lessonview *v, struct view_ctx *c)
 {
-    struct tui *t = data;
-    const struct lesson_step *st = tui_step(t);
-    const char *name =
-        st && st->run && prog < st->run->nprograms ? st->run->programs[prog].name : "a program";
-    tui_log(t, "%s exited with status %d%s", name, status, expected ? " (stopped)" : "");
-    if (!expected && status != 0)
-        tui_status(t, true, "%s exited with status %d%s; r restarts the scenario.", name, status,
-                   status > 128 ? " (killed by a signal)" : "");
-    else if (!expected)
-        tui_status(t, false, "%s finished; r runs the scenario again.", name);
-    t->dirty = true;
-}
-
-static void lessonview_check_done(struct tui *t)
-{
-    const struct lesson_step *st = tui_step(t);
-    if (!st || !st->run || t->step_done)
+    if (!v)
         return;
-    bool all = t->nresults == st->run->nchecks;
-    for (size_t i = 0; i < t->nresults; i++)
-        all = all && t->results[i].holds;
-    /* A run step without checks is done once its scenario has run and been measured. */
-    if (!all || (st->run->nchecks == 0 && !t->have_snap))
-        return;
-    t->step_done = true;
-    if (t->progress) {
-        const struct lesson *l = &t->pack->lessons[t->lesson];
-        progress_mark_done(t->progress, t->pack->id, l->id, st->id);
-        tui_save_progress(t);
-    }
-    tui_status(t, false, "Step done %s  n goes on to the next step.", t->caps.g->done);
+    lessonview_close_step(v, c);
+    wrap_doc_free(&v->text);
+    free(v);
 }
 
-void lessonview_on_snapshot(struct tui *t, const struct snapshot *snap)
+int lessonview_open(struct lessonview *v, struct view_ctx *c, const struct lesson_pack *pack,
+                    size_t lesson, size_t step)
 {
-    const struct lesson_step *st = tui_step(t);
-    t->snap = *snap;
-    t->have_snap = true;
-    t->dirty = true;
-    if (!st || !st->run)
-        return;
-    session_update(&t->session, st->run, snap);
-    struct check_facts facts;
-    session_facts(&t->session, &facts);
-    size_t n = st->run->nchecks < 16 ? st->run->nchecks : 16;
-    for (size_t i = 0; i < n; i++)
-        if (check_eval(&st->run->checks[i], &facts, &t->results[i]) < 0)
-            t->results[i] = (struct check_result){0};
-    t->nresults = n;
-    lessonview_check_done(t);
-}
-
-static void lessonview_snapshot_cb(void *data, const struct snapshot *snap)
-{
-    lessonview_on_snapshot(data, snap);
-}
-
-static void lessonview_on_state(void *data, enum engine_state state)
-{
-    struct tui *t = data;
-    t->est = state;
-    t->dirty = true;
-    tui_log(t, "engine %s", engine_state_name(state));
-    if (state == ENGINE_FAILED && t->engine)
-        tui_status(t, true, "The scenario could not start: %s", engine_error(t->engine));
-    else if (state == ENGINE_RUNNING)
-        tui_status(t, false, "Running. The footer's number keys switch the server's mode.");
-}
-
-void lessonview_leave(struct tui *t)
-{
-    if (t->engine) {
-        /* engine_free kills whatever still runs; its handles close on the next loop turns. */
-        engine_free(t->engine);
-        t->engine = NULL;
-    }
-    t->est = ENGINE_IDLE;
-    if (t->have_snap)
-        stats_mode_rows_merge(t->past_modes, &t->npast_modes, SNAPSHOT_MAX_MODES, t->snap.modes,
-                              t->snap.nmodes);
-    t->have_snap = false;
-    t->paused = false;
-    t->compare = false;
-    t->ninput = 0;
-}
-
-void lessonview_start(struct tui *t, int mode)
-{
-    const struct lesson_step *st = tui_step(t);
-    if (!st || !st->run)
-        return;
-    lessonview_leave(t);
-    session_new_run(&t->session);
-    struct engine_options eo = {
-        .mode = mode >= 0 ? st->run->modes[mode].id : NULL,
-        .tick_hz = t->opts.tick_hz,
-        .tier = JAIL_TIER_AUTO,
-    };
-    struct engine_callbacks cb = {
-        .data = t,
-        .on_line = lessonview_on_line,
-        .on_exit = lessonview_on_exit,
-        .on_snapshot = lessonview_snapshot_cb,
-        .on_state = lessonview_on_state,
-    };
-    int rc = engine_create(&t->engine, t->loop, st, &eo, &cb);
-    if (rc < 0) {
-        t->engine = NULL;
-        tui_status(t, true, "The scenario could not be prepared: %s", strerror(-rc));
-        return;
-    }
-    rc = engine_start(t->engine);
-    if (rc < 0) {
-        tui_status(t, true, "The scenario could not start: %s", engine_error(t->engine));
-        return;
-    }
-    tui_status(t, false, "Starting %s...", st->title);
-}
-
-static void lessonview_switch(struct tui *t, size_t mode)
-{
-    const struct lesson_step *st = tui_step(t);
-    enum engine_state s = t->engine ? engine_state(t->engine) : ENGINE_IDLE;
-    if (s != ENGINE_RUNNING) {
-        lessonview_start(t, (int)mode);
-        return;
-    }
-    int rc = engine_switch_mode(t->engine, mode);
-    if (rc == -EBUSY)
-        tui_status(t, false, "Still switching; try again in a moment.");
-    else if (rc < 0)
-        tui_status(t, true, "Cannot switch to %s: %s", st->run->modes[mode].id, strerror(-rc));
-    else
-        tui_status(t, false, "Switching the server to %s; the load keeps running.",
-                   st->run->modes[mode].id);
-}
-
-static void lessonview_goto(struct tui *t, int delta)
-{
-    const struct lesson *l = &t->pack->lessons[t->lesson];
-    const struct lesson_step *st = tui_step(t);
-    if (delta > 0 && st && !st->run && t->progress) {
-        /* A text step is done once read: the learner moved on from it. */
-        progress_mark_done(t->progress, t->pack->id, l->id, st->id);
-    }
-    if (delta < 0 && t->step == 0) {
-        tui_status(t, false, "This is the first step of the lesson.");
-        return;
-    }
-    if (delta > 0 && t->step + 1 >= l->nsteps) {
-        if (t->lesson + 1 < t->pack->nlessons) {
-            tui_open_step(t, t->lesson + 1, 0);
-            return;
-        }
-        lessonview_leave(t);
-        tui_save_progress(t);
-        t->screen = TUI_START;
-        tui_status(t, false, "That was the last step of the last lesson.");
-        return;
-    }
-    tui_open_step(t, t->lesson, delta > 0 ? t->step + 1 : t->step - 1);
-}
-
-/* Keys typed into a focused interactive program pane. 0 when taken. */
-static int lessonview_type(struct tui *t, int key)
-{
-    size_t prog = (size_t)t->focus - 1;
-    if (key == '\r' || key == '\n' || key == KEY_ENTER) {
-        char line[sizeof t->input + 1];
-        memcpy(line, t->input, t->ninput);
-        line[t->ninput] = '\n';
-        int rc = t->engine ? engine_write(t->engine, prog, line, t->ninput + 1) : -EPIPE;
-        if (rc < 0)
-            tui_status(t, true, "The program is not running (Enter in the text pane starts it).");
-        t->ninput = 0;
-        return 0;
-    }
-    if (key == KEY_BACKSPACE || key == 127 || key == 8) {
-        /* Remove one whole UTF-8 character. */
-        while (t->ninput > 0 && ((unsigned char)t->input[--t->ninput] & 0xC0) == 0x80) {
-        }
-        return 0;
-    }
-    if (key == 4) { /* Ctrl-D: end of input, as in a shell */
-        if (t->engine)
-            engine_close_stdin(t->engine, prog);
-        return 0;
-    }
-    if (key >= 0x20 && key < 0x100 && key != 0x7f && t->ninput < sizeof t->input - 1) {
-        t->input[t->ninput++] = (char)key;
-        return 0;
-    }
-    return -1;
-}
-
-int lessonview_key(struct tui *t, int key)
-{
-    const struct lesson_step *st = tui_step(t);
-    size_t nprogs = lessonview_nprogs(t);
-    int nfocus = st && st->run ? (int)nprogs + 2 : 1;
-    const struct lesson_program *fp = lessonview_focused_prog(t);
-    if (key == '\t' || key == KEY_BTAB) {
-        t->focus = (t->focus + (key == '\t' ? 1 : nfocus - 1)) % nfocus;
-        t->ninput = 0;
-        fp = lessonview_focused_prog(t);
-        if (fp && fp->interactive)
-            tui_status(t, false, "Typing goes to %s; Enter sends the line, Esc leaves.", fp->name);
-        return 0;
-    }
-    if (key == 27) {
-        if (t->focus != 0 || t->compare) {
-            t->focus = 0;
-            t->compare = false;
-            return 0;
-        }
-        key = KEY_LEFT;
-    }
-    if (fp && fp->interactive && lessonview_type(t, key) == 0)
-        return 0;
-    switch (key) {
-    case 'n':
-        lessonview_goto(t, 1);
-        return 0;
-    case 'p':
-        lessonview_goto(t, -1);
-        return 0;
-    case KEY_LEFT:
-    case 'h':
-        lessonview_leave(t);
-        tui_save_progress(t);
-        t->screen = TUI_START;
-        return 0;
-    case KEY_UP:
-    case 'k':
-        if (t->text_scroll > 0)
-            t->text_scroll--;
-        return 0;
-    case KEY_DOWN:
-    case 'j':
-        if (t->text_scroll + 1 < t->text.nlines)
-            t->text_scroll++;
-        return 0;
-    case KEY_PPAGE:
-        t->text_scroll = t->text_scroll > 10 ? t->text_scroll - 10 : 0;
-        return 0;
-    case KEY_NPAGE:
-        t->text_scroll += 10;
-        if (t->text_scroll >= t->text.nlines)
-            t->text_scroll = t->text.nlines ? t->text.nlines - 1 : 0;
-        return 0;
-    default:
-        break;
-    }
-    if (!st || !st->run)
+    if (lesson >= pack->nlessons || step >= pack->lessons[lesson].nsteps)
         return -1;
-    enum engine_state s = t->engine ? engine_state(t->engine) : ENGINE_IDLE;
-    bool live = s == ENGINE_STARTING || s == ENGINE_RUNNING;
-    switch (key) {
-    case '\r':
-    case '\n':
-    case KEY_ENTER:
-    case KEY_RIGHT:
-    case 'l':
-        if (!live)
-            lessonview_start(t, t->engine ? engine_mode(t->engine) : -1);
+    lessonview_close_step(v, c);
+    v->pack = pack;
+    v->lesson = lesson;
+    v->step = step;
+    v->text_width = -1;
+    v->text_scroll = 0;
+    const struct lesson *l = &pack->lessons[lesson];
+    const struct lesson_step *st = &l->steps[step];
+    v->done = c->progress && progress_is_done(c->progress, pack->id, l->id, st->id);
+    v->kind = stepview_find(lesson_step_kind_name(st));
+    if (v->kind) {
+        struct stepview_env env = {.pack = pack, .lesson = l, .step = st, .done = v->done};
+        v->kv = v->kind->open(&env, c);
+        if (!v->kv)
+            v->kind = NULL;
+    }
+    if (c->progress) {
+        progress_set_last(c->progress, pack->id, l->id, st->id);
+        view_save_progress(c);
+    }
+    view_status(c, !v->kind, "%s",
+                !v->kind ? "This step's kind cannot be shown; n goes on to the next step."
+                : v->kind->open_hint ? v->kind->open_hint
+                                     : "n: next step, p: previous, h: back to the lessons.");
+    view_log(c, "open %s/%s", l->id, st->id);
+    c->dirty = true;
+    return 0;
+}
+
+static void lessonview_mark_done(struct lessonview *v, struct view_ctx *c)
+{
+    const struct lesson *l = &v->pack->lessons[v->lesson];
+    v->done = true;
+    if (c->progress) {
+        progress_mark_done(c->progress, v->pack->id, l->id, lessonview_step(v)->id);
+        view_save_progress(c);
+    }
+}
+
+static void lessonview_settle(void *self, struct view_ctx *c)
+{
+    struct lessonview *v = self;
+    if (v->done || !v->kind || !v->kind->done || !v->kind->done(v->kv))
+        return;
+    lessonview_mark_done(v, c);
+    view_status(c, false, "Step done %s  n goes on to the next step.", c->caps->g->done);
+}
+
+/* ---- keys ---- */
+
+static int lessonview_goto(struct lessonview *v, struct view_ctx *c, int delta,
+                           struct view_action *act)
+{
+    const struct lesson *l = &v->pack->lessons[v->lesson];
+    if (delta > 0 && !v->done && (!v->kind || v->kind->done_when_read) && c->progress) {
+        /* A step that is done once read: the learner moved on from it. */
+        progress_mark_done(c->progress, v->pack->id, l->id, lessonview_step(v)->id);
+    }
+    if (delta < 0 && v->step == 0) {
+        view_status(c, false, "This is the first step of the lesson.");
         return 0;
-    case 'r':
-        lessonview_start(t, t->engine ? engine_mode(t->engine) : -1);
-        return 0;
-    case ' ':
-        if (s != ENGINE_RUNNING) {
-            tui_status(t, false, "Nothing to pause: Enter starts the scenario.");
+    }
+    *act = (struct view_action){.kind = VIEW_OPEN, .pack = v->pack, .lesson = v->lesson};
+    if (delta > 0 && v->step + 1 >= l->nsteps) {
+        if (v->lesson + 1 < v->pack->nlessons) {
+            act->lesson = v->lesson + 1;
+            act->step = 0;
             return 0;
         }
-        if (engine_pause(t->engine, !t->paused) == 0) {
-            t->paused = !t->paused;
-            tui_status(t, false, t->paused ? "Load paused: space resumes it." : "Load resumed.");
-        }
+        *act = (struct view_action){.kind = VIEW_HOME,
+                                    .status = "That was the last step of the last lesson."};
         return 0;
-    case 'c':
-        t->compare = !t->compare;
+    }
+    act->step = delta > 0 ? v->step + 1 : v->step - 1;
+    return 0;
+}
+
+static int lessonview_key_next(void *self, struct view_ctx *c, int key, struct view_action *act)
+{
+    (void)key;
+    return lessonview_goto(self, c, 1, act);
+}
+
+static int lessonview_key_prev(void *self, struct view_ctx *c, int key, struct view_action *act)
+{
+    (void)key;
+    return lessonview_goto(self, c, -1, act);
+}
+
+static int lessonview_key_back(void *self, struct view_ctx *c, int key, struct view_action *act)
+{
+    (void)self;
+    (void)c;
+    (void)key;
+    *act = (struct view_action){.kind = VIEW_HOME};
+    return 0;
+}
+
+static int lessonview_key_scroll(void *self, struct view_ctx *c, int key, struct view_action *act)
+{
+    struct lessonview *v = self;
+    (void)c;
+    (void)act;
+    size_t last = v->text.nlines ? v->text.nlines - 1 : 0;
+    if (key == KEY_UP || key == 'k')
+        v->text_scroll -= v->text_scroll > 0;
+    else if (key == KEY_DOWN || key == 'j')
+        v->text_scroll += v->text_scroll < last;
+    else if (key == KEY_PPAGE)
+        v->text_scroll = v->text_scroll > 10 ? v->text_scroll - 10 : 0;
+    else if (key == KEY_NPAGE)
+        v->text_scroll = v->text_scroll + 10 < last ? v->text_scroll + 10 : last;
+    return 0;
+}
+
+static const struct keybind lessonview_bindings[] = {
+    {.key = 'n',
+     .name = "n",
+     .label = "next",
+     .help = "next step",
+     .priority = 95,
+     .fn = lessonview_key_next},
+    {.key = 'p',
+     .name = "p",
+     .label = "prev",
+     .help = "previous step",
+     .priority = 30,
+     .fn = lessonview_key_prev},
+    {.key = KEY_LEFT,
+     .alt = 'h',
+     .name = "Left/h",
+     .label = "lessons",
+     .help = "back to the lesson list (Esc too)",
+     .priority = 20,
+     .fn = lessonview_key_back},
+    {.key = 27, .name = "Esc", .fn = lessonview_key_back},
+    {.key = KEY_UP,
+     .alt = 'k',
+     .name = "Up/k",
+     .help = "scroll the text up",
+     .fn = lessonview_key_scroll},
+    {.key = KEY_DOWN,
+     .alt = 'j',
+     .name = "Down/j",
+     .label = "scroll",
+     .help = "scroll the text down",
+     .priority = 10,
+     .fn = lessonview_key_scroll},
+    {.key = KEY_PPAGE,
+     .alt = KEY_NPAGE,
+     .name = "PgUp/PgDn",
+     .help = "scroll the text by ten lines",
+     .fn = lessonview_key_scroll},
+};
+const struct keytable lessonview_keys = KEYTABLE("Lesson", lessonview_bindings);
+
+static int lessonview_key(void *self, struct view_ctx *c, int key, struct view_action *act)
+{
+    struct lessonview *v = self;
+    if (v->kind && v->kind->key && v->kind->key(v->kv, c, key) == 0)
         return 0;
-    default:
-        break;
-    }
-    for (size_t i = 0; i < st->run->nmodes; i++) {
-        if (st->run->modes[i].key == key) {
-            lessonview_switch(t, i);
-            return 0;
-        }
-    }
+    const struct keybind *b = v->kind && v->kind->keys ? keys_find(v->kind->keys, key) : NULL;
+    if (b)
+        return b->fn(v->kv, c, key, act);
+    if ((b = keys_find(&lessonview_keys, key)))
+        return b->fn(v, c, key, act);
     return -1;
 }
 
-void lessonview_click(struct tui *t, int x, int y)
+static size_t lessonview_keytables(void *self, const struct keytable **out, size_t max)
 {
-    const struct layout *L = &t->layout;
-    if (layout_contains(L->text, x, y))
-        t->focus = 0;
-    for (size_t i = 0; i < L->nprogs; i++)
-        if (layout_contains(L->progs[i], x, y))
-            t->focus = (int)i + 1;
-    if (L->counters.w && layout_contains(L->counters, x, y))
-        t->focus = (int)L->nprogs + 1;
-    t->ninput = 0;
+    struct lessonview *v = self;
+    size_t n = 0;
+    if (v->kind && v->kind->keys && n < max)
+        out[n++] = v->kind->keys;
+    if (n < max)
+        out[n++] = &lessonview_keys;
+    return n;
+}
+
+size_t lessonview_footer_extra(struct lessonview *v, struct keys_item *out, size_t max)
+{
+    return v->kind && v->kind->footer ? v->kind->footer(v->kv, out, max) : 0;
+}
+
+size_t lessonview_help_extra(struct lessonview *v, char lines[][128], size_t max)
+{
+    return v->kind && v->kind->help ? v->kind->help(v->kv, lines, max) : 0;
+}
+
+static void lessonview_click(void *self, struct view_ctx *c, int x, int y, struct view_action *act)
+{
+    struct lessonview *v = self;
+    (void)act;
+    if (v->kind && v->kind->click)
+        v->kind->click(v->kv, c, x, y);
+}
+
+static void lessonview_leave(void *self, struct view_ctx *c)
+{
+    lessonview_close_step(self, c);
+}
+
+static bool lessonview_busy(void *self)
+{
+    struct lessonview *v = self;
+    return v->kind && v->kind->busy && v->kind->busy(v->kv);
+}
+
+static enum layout_kind lessonview_layout(void *self, size_t *nprogs)
+{
+    struct lessonview *v = self;
+    *nprogs = 0;
+    return v->kind ? v->kind->layout(v->kv, nprogs) : LAYOUT_TEXT;
 }
 
 /* ---- drawing ---- */
 
-static const char *lessonview_prog_state(enum snapshot_prog_state s)
+static void lessonview_draw_text(struct lessonview *v, struct view_ctx *vc)
 {
-    static const char *const names[] = {
-        [SNAPSHOT_PROG_IDLE] = "idle",         [SNAPSHOT_PROG_STARTING] = "starting",
-        [SNAPSHOT_PROG_RUNNING] = "running",   [SNAPSHOT_PROG_PAUSED] = "paused",
-        [SNAPSHOT_PROG_STOPPING] = "stopping", [SNAPSHOT_PROG_EXITED] = "exited",
-    };
-    return (unsigned)s < sizeof names / sizeof *names ? names[s] : "?";
-}
-
-static void lessonview_draw_text(struct tui *t, const struct lesson_step *st)
-{
-    const struct screen_caps *c = &t->caps;
-    const struct lesson *l = &t->pack->lessons[t->lesson];
+    const struct screen_caps *c = vc->caps;
+    const struct lesson *l = &v->pack->lessons[v->lesson];
+    const struct lesson_step *st = lessonview_step(v);
     char title[128];
-    snprintf(title, sizeof title, "Step %zu/%zu", t->step + 1, l->nsteps);
-    struct layout_rect in = widgets_box(c, t->layout.text, title, t->focus == 0);
-    size_t nchecks = st->run ? st->run->nchecks : 0;
-    int check_rows = nchecks ? (int)nchecks + 2 : 0;
-    if (check_rows > in.h / 2)
-        check_rows = in.h / 2;
-    struct layout_rect body = {in.x + 1, in.y, in.w - 2, in.h - check_rows};
-    if (body.w != t->text_width) {
-        wrap_doc_free(&t->text);
+    snprintf(title, sizeof title, "Step %zu/%zu", v->step + 1, l->nsteps);
+    bool focused = !v->kind || !v->kind->text_focused || v->kind->text_focused(v->kv);
+    struct layout_rect in = widgets_box(c, vc->layout.text, title, focused);
+    int foot = v->kind && v->kind->text_foot_rows ? v->kind->text_foot_rows(v->kv, in.h) : 0;
+    struct layout_rect body = {in.x + 1, in.y, in.w - 2, in.h - foot};
+    if (body.w != v->text_width) {
+        wrap_doc_free(&v->text);
         char *md = NULL;
         /* The step's title heads its text, unless the text opens with its own heading. */
         const char *text = st->text ? st->text : "";
         if (asprintf(&md, "%s%s%s%s", text[0] == '#' ? "" : "# ", text[0] == '#' ? "" : st->title,
                      text[0] == '#' ? "" : "\n\n", text) >= 0) {
-            wrap_markdown(md, body.w, c->utf8, &t->text);
+            wrap_markdown(md, body.w, c->utf8, &v->text);
             free(md);
         }
-        t->text_width = body.w;
+        v->text_width = body.w;
     }
-    widgets_doc(c, body, &t->text, t->text_scroll);
-    if (t->text_scroll + (size_t)body.h < t->text.nlines)
-        widgets_text(c, in.x + in.w - 10, in.y + in.h - check_rows - 1, 9, screen_attr(SCREEN_DIM),
+    widgets_doc(c, body, &v->text, v->text_scroll);
+    if (v->text_scroll + (size_t)body.h < v->text.nlines)
+        widgets_text(c, in.x + in.w - 10, in.y + in.h - foot - 1, 9, screen_attr(SCREEN_DIM),
                      "(more: j)");
-    if (!check_rows)
-        return;
-    int y = in.y + in.h - check_rows;
-    widgets_text(c, in.x + 1, y++, in.w - 2, A_BOLD, "To complete this step:");
-    for (size_t i = 0; i < nchecks && y < in.y + in.h; i++, y++) {
-        const struct lesson_check *ck = &st->run->checks[i];
-        struct check_result r =
-            i < t->nresults ? t->results[i] : (struct check_result){.min = ck->min};
-        char desc[160];
-        check_describe(ck, &r, desc, sizeof desc);
-        widgets_text(c, in.x + 1, y, 2, screen_attr(r.holds ? SCREEN_GOOD : SCREEN_BAD),
-                     r.holds ? c->g->done : c->g->todo);
-        /* The measured figure first: it is what changes while the learner watches. */
-        widgets_printf(c, in.x + 3, y, in.w - 4, A_NORMAL, "%s  (%s)", desc, ck->text);
-    }
+    if (foot)
+        v->kind->draw_text_foot(v->kv, vc,
+                                (struct layout_rect){in.x + 1, in.y + in.h - foot, in.w - 2, foot});
 }
 
-static void lessonview_draw_prog(struct tui *t, const struct lesson_step *st, size_t i)
+static void lessonview_draw(void *self, struct view_ctx *vc)
 {
-    const struct screen_caps *c = &t->caps;
-    const struct lesson_program *p = &st->run->programs[i];
-    const struct snapshot_prog *sp = t->have_snap && i < t->snap.nprogs ? &t->snap.progs[i] : NULL;
-    char title[128];
-    if (sp && sp->pid)
-        snprintf(title, sizeof title, "%s [%s %d]", p->name, lessonview_prog_state(sp->state),
-                 sp->pid);
-    else
-        snprintf(title, sizeof title, "%s (%s)", p->name, p->program);
-    bool focused = t->focus == (int)i + 1;
-    struct layout_rect in = widgets_box(c, t->layout.progs[i], title, focused);
-    int rows = in.h;
-    bool prompt = focused && p->interactive;
-    if (prompt)
-        rows--;
-    size_t n = t->engine ? engine_lines(t->engine, i) : 0;
-    size_t first = n > (size_t)rows ? n - (size_t)rows : 0;
-    for (size_t k = first; k < n; k++) {
-        enum engine_stream stream = ENGINE_STDOUT;
-        const char *line = engine_line(t->engine, i, k, &stream);
-        widgets_text(c, in.x, in.y + (int)(k - first), in.w,
-                     stream == ENGINE_STDERR ? screen_attr(SCREEN_STDERR) : A_NORMAL, line);
-    }
-    if (n == 0 && !t->engine)
-        widgets_text(c, in.x, in.y, in.w, screen_attr(SCREEN_DIM), "Enter starts it");
-    if (prompt) {
-        char shown[sizeof t->input + 4];
-        snprintf(shown, sizeof shown, "> %.*s_", (int)t->ninput, t->input);
-        /* Show the end of a long line: that is where the learner is typing. */
-        int w = wrap_width(shown, strlen(shown), c->utf8);
-        const char *s = shown;
-        while (w > in.w && *s) {
-            s++;
-            w = wrap_width(s, strlen(s), c->utf8);
-        }
-        widgets_text(c, in.x, in.y + in.h - 1, in.w, screen_attr(SCREEN_FOCUS), s);
-    }
-}
-
-void lessonview_draw(struct tui *t)
-{
-    const struct screen_caps *c = &t->caps;
-    const struct lesson_step *st = tui_step(t);
-    const struct lesson *l = &t->pack->lessons[t->lesson];
+    struct lessonview *v = self;
+    const struct screen_caps *c = vc->caps;
+    const struct lesson *l = &v->pack->lessons[v->lesson];
+    const struct lesson_step *st = lessonview_step(v);
     attron(screen_attr(SCREEN_TITLE));
     mvhline(0, 0, ' ', COLS);
     attroff(screen_attr(SCREEN_TITLE));
-    if (!st)
-        return;
     char right[160] = "";
-    if (t->engine) {
-        int mode = engine_mode(t->engine);
-        const struct jail *j = engine_jail(t->engine);
-        snprintf(right, sizeof right, "%s%s%s  sandbox: %s%s ",
-                 engine_state_name(engine_state(t->engine)), mode >= 0 ? "  mode: " : "",
-                 mode >= 0 ? st->run->modes[mode].id : "", j ? jail_tier_name(jail_tier(j)) : "-",
-                 t->paused ? "  PAUSED" : "");
-    }
+    if (v->kind && v->kind->title_right)
+        v->kind->title_right(v->kv, right, sizeof right);
     int rw = (int)strlen(right);
     widgets_printf(c, 1, 0, COLS - rw - 2, screen_attr(SCREEN_TITLE) | A_BOLD, "iolab - %s - %s%s",
-                   l->title, st->title, t->step_done ? "  (done)" : "");
+                   l->title, st->title, v->done ? "  (done)" : "");
     widgets_text(c, COLS - rw, 0, rw, screen_attr(SCREEN_TITLE), right);
-    lessonview_draw_text(t, st);
-    if (!st->run)
-        return;
-    for (size_t i = 0; i < t->layout.nprogs; i++)
-        lessonview_draw_prog(t, st, i);
-    if (t->compare)
-        counterview_compare(t, t->layout.counters);
-    else
-        counterview_draw(t, t->layout.counters);
+    lessonview_draw_text(v, vc);
+    if (v->kind && v->kind->draw)
+        v->kind->draw(v->kv, vc);
 }
+
+const struct view_ops lessonview_ops = {
+    .draw = lessonview_draw,
+    .key = lessonview_key,
+    .click = lessonview_click,
+    .settle = lessonview_settle,
+    .leave = lessonview_leave,
+    .layout = lessonview_layout,
+    .keytables = lessonview_keytables,
+    .busy = lessonview_busy,
+};

@@ -6,10 +6,20 @@
  * first). Headings are never selected. The right pane shows the selected lesson's summary and
  * steps, or a pack's description.
  */
-#include "tui.h"
+#include "start.h"
+
 #include "widgets.h"
 
+#include <stdlib.h>
 #include <string.h>
+
+struct startview {
+    const struct lesson_pack *primary; /* the pack iolab opened: the title and "continue" */
+    const struct lesson_pack *const *extra;
+    size_t nextra;
+    struct progress *progress;
+    size_t sel; /* the selected row; 0 is "continue" */
+};
 
 enum start_mark {
     START_NEW,
@@ -31,15 +41,15 @@ struct start_row {
 
 #define START_MAX_ROWS 1024
 
-static const struct lesson_pack *start_pack(const struct tui *t, size_t i)
+static const struct lesson_pack *start_pack(const struct startview *t, size_t i)
 {
-    return i == 0 ? t->primary : t->opts.extra_packs[i - 1];
+    return i == 0 ? t->primary : t->extra[i - 1];
 }
 
 /* The rows of the list, in order; returns how many. */
-static size_t start_rows(const struct tui *t, struct start_row *rows)
+static size_t start_rows(const struct startview *t, struct start_row *rows)
 {
-    size_t n = 0, npacks = 1 + t->opts.nextra;
+    size_t n = 0, npacks = 1 + t->nextra;
     rows[n++] = (struct start_row){.kind = START_CONTINUE, .pack = t->primary};
     for (size_t p = 0; p < npacks && n < START_MAX_ROWS; p++) {
         const struct lesson_pack *pk = start_pack(t, p);
@@ -51,7 +61,7 @@ static size_t start_rows(const struct tui *t, struct start_row *rows)
     return n;
 }
 
-static enum start_mark start_mark_of(const struct tui *t, const struct lesson_pack *pk,
+static enum start_mark start_mark_of(const struct startview *t, const struct lesson_pack *pk,
                                      const struct lesson *l)
 {
     size_t done = t->progress ? progress_lesson_done(t->progress, pk->id, l->id) : 0;
@@ -59,7 +69,7 @@ static enum start_mark start_mark_of(const struct tui *t, const struct lesson_pa
 }
 
 /* Where "continue" leads in the first pack: the last place, or the first step not done. */
-static void start_continue_target(const struct tui *t, size_t *lesson, size_t *step)
+static void start_continue_target(const struct startview *t, size_t *lesson, size_t *step)
 {
     const struct lesson_pack *pk = t->primary;
     *lesson = 0;
@@ -89,39 +99,39 @@ static void start_continue_target(const struct tui *t, size_t *lesson, size_t *s
     }
 }
 
-static void start_open(struct tui *t)
+static int start_open(struct startview *t, struct view_action *act)
 {
     struct start_row rows[START_MAX_ROWS];
     size_t n = start_rows(t, rows);
-    if (t->start_sel >= n || rows[t->start_sel].kind == START_HEADING)
-        return;
-    const struct start_row *r = &rows[t->start_sel];
+    if (t->sel >= n || rows[t->sel].kind == START_HEADING)
+        return 0;
+    const struct start_row *r = &rows[t->sel];
     size_t lesson = r->lesson, step = 0;
     if (r->kind == START_CONTINUE) {
         if (t->primary->nlessons == 0)
-            return;
+            return 0;
         start_continue_target(t, &lesson, &step);
     }
-    t->pack = r->pack;
-    tui_open_step(t, lesson, step);
+    *act = (struct view_action){.kind = VIEW_OPEN, .pack = r->pack, .lesson = lesson, .step = step};
+    return 0;
 }
 
 /* Moves the selection by dir (+1, -1) over the selectable rows, wrapping around. */
-static void start_move(struct tui *t, int dir)
+static void start_move(struct startview *t, int dir)
 {
     struct start_row rows[START_MAX_ROWS];
-    size_t n = start_rows(t, rows), sel = t->start_sel;
+    size_t n = start_rows(t, rows), sel = t->sel;
     do
         sel = (sel + n + (size_t)(dir < 0 ? -1 : 1)) % n;
     while (rows[sel].kind == START_HEADING);
-    t->start_sel = sel;
+    t->sel = sel;
 }
 
 /* The right pane for a lesson: its title, summary and steps (cont_step in bold, or none). */
-static void start_draw_lesson(struct tui *t, struct layout_rect d, const struct lesson_pack *pk,
+static void start_draw_lesson(struct startview *t, const struct screen_caps *c,
+                              struct layout_rect d, const struct lesson_pack *pk,
                               const struct lesson *l, long cont_step)
 {
-    const struct screen_caps *c = &t->caps;
     int y = d.y;
     widgets_text(c, d.x + 1, y++, d.w - 2, screen_attr(SCREEN_HEADING), l->title);
     struct wrap_doc doc = {0};
@@ -136,27 +146,27 @@ static void start_draw_lesson(struct tui *t, struct layout_rect d, const struct 
         widgets_text(c, d.x + 1, y, 2, screen_attr(done ? SCREEN_GOOD : SCREEN_DIM),
                      done ? c->g->done : "-");
         widgets_printf(c, d.x + 4, y, d.w - 5, (long)s == cont_step ? A_BOLD : A_NORMAL, "%s%s",
-                       l->steps[s].title, l->steps[s].run ? "  (run)" : "");
+                       l->steps[s].title, lesson_step_scenario(&l->steps[s]) ? "  (run)" : "");
     }
 }
 
-void start_draw(struct tui *t)
+static void start_draw(void *self, struct view_ctx *vc)
 {
-    const struct screen_caps *c = &t->caps;
-    const struct layout *L = &t->layout;
+    struct startview *t = self;
+    const struct screen_caps *c = vc->caps;
+    const struct layout *L = &vc->layout;
     attron(screen_attr(SCREEN_TITLE));
     mvhline(0, 0, ' ', COLS);
     attroff(screen_attr(SCREEN_TITLE));
     widgets_printf(c, 1, 0, COLS - 2, screen_attr(SCREEN_TITLE) | A_BOLD, "iolab - %s (%s)%s",
-                   t->primary->title, t->primary->id,
-                   t->opts.nextra ? ", and installed packs" : "");
+                   t->primary->title, t->primary->id, t->nextra ? ", and installed packs" : "");
 
     struct start_row rows[START_MAX_ROWS];
     size_t nrows = start_rows(t, rows);
-    if (t->start_sel >= nrows)
-        t->start_sel = 0;
+    if (t->sel >= nrows)
+        t->sel = 0;
     struct layout_rect in = widgets_box(c, L->list, "Lessons", true);
-    size_t first = t->start_sel >= (size_t)in.h ? t->start_sel - (size_t)in.h + 1 : 0;
+    size_t first = t->sel >= (size_t)in.h ? t->sel - (size_t)in.h + 1 : 0;
     size_t number = 0; /* lessons are numbered within their pack */
     for (size_t e = 0; e < nrows; e++) {
         const struct start_row *r = &rows[e];
@@ -164,7 +174,7 @@ void start_draw(struct tui *t)
         if (e < first || (int)(e - first) >= in.h)
             continue;
         int y = in.y + (int)(e - first);
-        bool sel = e == t->start_sel;
+        bool sel = e == t->sel;
         attr_t a = sel ? screen_attr(SCREEN_FOCUS) | A_REVERSE : A_NORMAL;
         if (sel) {
             attron(a);
@@ -195,63 +205,138 @@ void start_draw(struct tui *t)
     }
 
     struct layout_rect d = widgets_box(c, L->detail, NULL, false);
-    const struct start_row *r = &rows[t->start_sel];
+    const struct start_row *r = &rows[t->sel];
     if (r->kind == START_CONTINUE) {
         size_t li, step;
         start_continue_target(t, &li, &step);
         if (li < t->primary->nlessons)
-            start_draw_lesson(t, d, t->primary, &t->primary->lessons[li], (long)step);
+            start_draw_lesson(t, c, d, t->primary, &t->primary->lessons[li], (long)step);
     } else if (r->kind == START_LESSON) {
-        start_draw_lesson(t, d, r->pack, &r->pack->lessons[r->lesson], -1);
+        start_draw_lesson(t, c, d, r->pack, &r->pack->lessons[r->lesson], -1);
     }
 }
 
-int start_key(struct tui *t, int key)
+static int start_key_move(void *self, struct view_ctx *c, int key, struct view_action *act)
 {
+    struct startview *t = self;
     struct start_row rows[START_MAX_ROWS];
     size_t n = start_rows(t, rows);
-    switch (key) {
-    case KEY_UP:
-    case 'k':
-        start_move(t, -1);
-        return 0;
-    case KEY_DOWN:
-    case 'j':
-        start_move(t, +1);
-        return 0;
-    case KEY_HOME:
-        t->start_sel = 0;
-        return 0;
-    case KEY_END:
-        t->start_sel = n - 1;
-        return 0;
-    case '\r':
-    case '\n':
-    case KEY_ENTER:
-    case KEY_RIGHT:
-    case 'l':
-        start_open(t);
-        return 0;
-    default:
-        return -1;
-    }
+    (void)c;
+    (void)act;
+    if (key == KEY_HOME)
+        t->sel = 0;
+    else if (key == KEY_END)
+        t->sel = n - 1;
+    else
+        start_move(t, key == KEY_UP || key == 'k' ? -1 : +1);
+    return 0;
 }
 
-void start_click(struct tui *t, int x, int y)
+static int start_key_open(void *self, struct view_ctx *c, int key, struct view_action *act)
 {
-    struct layout_rect list = t->layout.list;
+    (void)c;
+    (void)key;
+    return start_open(self, act);
+}
+
+static const struct keybind start_bindings[] = {
+    {.key = '\r',
+     .alt = KEY_ENTER,
+     .name = "Enter",
+     .label = "open",
+     .help = "open the selected lesson (Right and l too)",
+     .priority = 90,
+     .fn = start_key_open},
+    {.key = '\n',
+     .alt = KEY_RIGHT,
+     .name = "Right/l",
+     .help = "open the selected lesson",
+     .fn = start_key_open},
+    {.key = 'l', .name = "l", .fn = start_key_open},
+    {.key = KEY_UP,
+     .alt = 'k',
+     .name = "Up/k",
+     .label = "up",
+     .help = "select the lesson above",
+     .priority = 40,
+     .fn = start_key_move},
+    {.key = KEY_DOWN,
+     .alt = 'j',
+     .name = "Down/j",
+     .label = "down",
+     .help = "select the lesson below",
+     .priority = 40,
+     .fn = start_key_move},
+    {.key = KEY_HOME,
+     .alt = KEY_END,
+     .name = "Home/End",
+     .help = "select the first or the last entry",
+     .fn = start_key_move},
+};
+const struct keytable start_keys = KEYTABLE("Lesson list", start_bindings);
+
+static int start_key(void *self, struct view_ctx *c, int key, struct view_action *act)
+{
+    const struct keybind *b = keys_find(&start_keys, key);
+    return b ? b->fn(self, c, key, act) : -1;
+}
+
+static void start_click(void *self, struct view_ctx *c, int x, int y, struct view_action *act)
+{
+    struct startview *t = self;
+    struct layout_rect list = c->layout.list;
     if (!layout_contains(list, x, y) || y <= list.y || y >= list.y + list.h - 1)
         return;
     struct start_row rows[START_MAX_ROWS];
     size_t n = start_rows(t, rows);
     int inner_h = list.h - 2;
-    size_t first = t->start_sel >= (size_t)inner_h ? t->start_sel - (size_t)inner_h + 1 : 0;
+    size_t first = t->sel >= (size_t)inner_h ? t->sel - (size_t)inner_h + 1 : 0;
     size_t e = first + (size_t)(y - list.y - 1);
     if (e >= n || rows[e].kind == START_HEADING)
         return;
     /* A click selects; a click on the selected entry opens it. */
-    if (e == t->start_sel)
-        start_open(t);
+    if (e == t->sel)
+        start_open(t, act);
     else
-        t->start_sel = e;
+        t->sel = e;
+}
+
+static enum layout_kind start_layout(void *self, size_t *nprogs)
+{
+    (void)self;
+    *nprogs = 0;
+    return LAYOUT_START;
+}
+
+static size_t start_keytables(void *self, const struct keytable **out, size_t max)
+{
+    (void)self;
+    if (!max)
+        return 0;
+    out[0] = &start_keys;
+    return 1;
+}
+
+const struct view_ops start_ops = {
+    .draw = start_draw,
+    .key = start_key,
+    .click = start_click,
+    .layout = start_layout,
+    .keytables = start_keytables,
+};
+
+struct startview *start_new(const struct lesson_pack *primary,
+                            const struct lesson_pack *const *extra, size_t nextra,
+                            struct progress *progress)
+{
+    struct startview *t = calloc(1, sizeof *t);
+    if (t)
+        *t = (struct startview){
+            .primary = primary, .extra = extra, .nextra = nextra, .progress = progress};
+    return t;
+}
+
+void start_free(struct startview *t)
+{
+    free(t);
 }

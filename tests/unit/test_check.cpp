@@ -8,13 +8,28 @@ extern "C" {
 
 namespace
 {
+// The scenario whose modes the checks below name: epoll, fork, thread (indices 0, 1, 2).
+lesson_mode modes3[3] = {};
+lesson_scenario sc3 = [] {
+    const char *ids[] = {"epoll", "fork", "thread"};
+    for (int i = 0; i < 3; i++)
+        modes3[i].id = const_cast<char *>(ids[i]);
+    lesson_scenario s = {};
+    s.modes = modes3;
+    s.nmodes = 3;
+    return s;
+}();
+
+// A typed check, as the loader builds it from the names a lesson writes.
 lesson_check make(const char *mode, const char *metric, const char *role, double min)
 {
     lesson_check c = {};
     c.text = const_cast<char *>("t");
-    c.mode = const_cast<char *>(mode);
-    c.metric = const_cast<char *>(metric);
-    c.role = const_cast<char *>(role);
+    c.mode = mode ? lesson_mode_find(&sc3, mode) : -1;
+    if (check_metric_parse(metric, &c.metric, &c.call) < 0)
+        c.metric = static_cast<lesson_metric>(99); // what no loader lets through
+    c.role = !role ? -1 : std::string(role) == "server" ? LESSON_ROLE_SERVER : LESSON_ROLE_CLIENT;
+    c.has_min = true;
     c.min = min;
     return c;
 }
@@ -22,17 +37,18 @@ lesson_check make(const char *mode, const char *metric, const char *role, double
 
 TEST_CASE("metrics parse, and every listed name parses")
 {
-    check_metric m;
-    REQUIRE(check_metric_parse("calls:epoll_wait", &m) == 0);
-    CHECK(m.kind == CHECK_METRIC_CALLS);
-    CHECK(m.call == IOLAB_CALL_EPOLL_WAIT);
-    CHECK(check_metric_parse("calls:", &m) == -EINVAL);
-    CHECK(check_metric_parse("calls:clone", &m) == -EINVAL); // labels, not strace names
-    CHECK(check_metric_parse("Seconds", &m) == -EINVAL);
+    lesson_metric m;
+    unsigned call = 0;
+    REQUIRE(check_metric_parse("calls:epoll_wait", &m, &call) == 0);
+    CHECK(m == LESSON_METRIC_CALLS);
+    CHECK(call == IOLAB_CALL_EPOLL_WAIT);
+    CHECK(check_metric_parse("calls:", &m, &call) == -EINVAL);
+    CHECK(check_metric_parse("calls:clone", &m, &call) == -EINVAL); // labels, not strace names
+    CHECK(check_metric_parse("Seconds", &m, &call) == -EINVAL);
     char buf[64];
     size_t n = 0;
     while (const char *name = check_metric_name(n, buf, sizeof buf)) {
-        CHECK(check_metric_parse(name, &m) == 0);
+        CHECK(check_metric_parse(name, &m, &call) == 0);
         n++;
     }
     CHECK(n == 3 + IOLAB_NCALLS);
@@ -41,13 +57,13 @@ TEST_CASE("metrics parse, and every listed name parses")
 TEST_CASE("checks read the mode, role and metric they name")
 {
     check_mode_facts modes[2] = {};
-    modes[0].mode = "epoll";
+    modes[0].mode = 0; // epoll
     modes[0].seconds = 3.2;
     modes[0].roles[LESSON_ROLE_SERVER].calls[IOLAB_CALL_EPOLL_WAIT] = 500;
     modes[0].roles[LESSON_ROLE_CLIENT].calls[IOLAB_CALL_EPOLL_WAIT] = 40;
     modes[0].roles[LESSON_ROLE_SERVER].requests = 900;
     modes[0].roles[LESSON_ROLE_CLIENT].requests = 1000;
-    modes[1].mode = "fork";
+    modes[1].mode = 1; // fork
     modes[1].seconds = 6;
     modes[1].roles[LESSON_ROLE_SERVER].calls[IOLAB_CALL_FORK] = 8;
     modes[1].roles[LESSON_ROLE_CLIENT].bytes = 1 << 20;
@@ -59,7 +75,7 @@ TEST_CASE("checks read the mode, role and metric they name")
     CHECK_FALSE(r.holds);
     CHECK(r.value == Approx(3.2));
     char line[128];
-    check_describe(&epoll5, &r, line, sizeof line);
+    check_describe(&epoll5, &sc3, &r, line, sizeof line);
     CHECK(std::string(line) == "epoll: 3.2 s of 5 s");
 
     auto fork5 = make("fork", "seconds", nullptr, 5);
@@ -86,7 +102,7 @@ TEST_CASE("checks read the mode, role and metric they name")
     auto forks = make("fork", "calls:fork", "server", 1);
     REQUIRE(check_eval(&forks, &f, &r) == 0);
     CHECK(r.holds);
-    check_describe(&forks, &r, line, sizeof line);
+    check_describe(&forks, &sc3, &r, line, sizeof line);
     CHECK(std::string(line) == "fork: 8 of 1 fork calls");
 
     auto none = make("thread", "seconds", nullptr, 1);
@@ -102,11 +118,11 @@ TEST_CASE("a scenario's checks are counted together")
 {
     lesson_check checks[2] = {make("epoll", "seconds", nullptr, 1),
                               make("fork", "seconds", nullptr, 1)};
-    lesson_scenario sc = {};
+    lesson_scenario sc = sc3;
     sc.checks = checks;
     sc.nchecks = 2;
     check_mode_facts m = {};
-    m.mode = "epoll";
+    m.mode = 0; // epoll
     m.seconds = 2;
     check_facts f = {&m, 1};
     check_result r[2];

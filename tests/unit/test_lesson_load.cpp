@@ -85,11 +85,11 @@ TEST_CASE("a good pack loads into the model")
     const lesson *a = lesson_find(p, "a");
     REQUIRE(a);
     REQUIRE(a->nsteps == 2);
-    CHECK(a->steps[0].kind == LESSON_STEP_TEXT);
+    CHECK(std::string(lesson_step_kind_name(&a->steps[0])) == "text");
     CHECK(std::string(a->steps[0].text) == "# Intro\n\nTwo lines.");
-    CHECK(a->steps[0].run == nullptr);
+    CHECK(lesson_step_scenario(&a->steps[0]) == nullptr);
 
-    const lesson_scenario *sc = a->steps[1].run;
+    const lesson_scenario *sc = lesson_step_scenario(&a->steps[1]);
     REQUIRE(sc);
     // Written client first; servers are moved to the front because they start first.
     REQUIRE(sc->nprograms == 2);
@@ -113,9 +113,9 @@ TEST_CASE("a good pack loads into the model")
     CHECK(sc->files[1].size == 100);
     CHECK(sc->seconds == 2);
     REQUIRE(sc->nchecks == 2);
-    CHECK(std::string(sc->checks[0].mode) == "fast");
-    CHECK(sc->checks[1].mode == nullptr);
-    CHECK(std::string(sc->checks[1].role) == "client");
+    CHECK(std::string(sc->modes[sc->checks[0].mode].id) == "fast"); // typed: the mode's index
+    CHECK(sc->checks[1].mode == -1);
+    CHECK(sc->checks[1].role == LESSON_ROLE_CLIENT);
 }
 
 TEST_CASE("every bad pack reports exactly its expected diagnostics")

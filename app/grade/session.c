@@ -16,18 +16,16 @@ void session_new_run(struct session *s)
     s->have_base = false;
 }
 
-static struct check_mode_facts *session_mode(struct session *s, const char *id)
+static struct check_mode_facts *session_mode(struct session *s, int mode)
 {
-    const char *key = id ? id : "";
     for (size_t i = 0; i < s->nmodes; i++)
-        if (!strcmp(s->ids[i], key))
+        if (s->modes[i].mode == mode)
             return &s->modes[i];
     if (s->nmodes > SNAPSHOT_MAX_MODES)
         return NULL;
     size_t i = s->nmodes++;
-    snprintf(s->ids[i], sizeof s->ids[i], "%s", key);
     memset(&s->modes[i], 0, sizeof s->modes[i]);
-    s->modes[i].mode = id ? s->ids[i] : NULL;
+    s->modes[i].mode = mode;
     return &s->modes[i];
 }
 
@@ -49,9 +47,8 @@ void session_update(struct session *s, const struct lesson_scenario *sc,
     }
     bool new_run = !s->have_base || snap->elapsed_s < s->base_elapsed;
     if (!new_run) {
-        const char *id =
-            snap->mode >= 0 && (size_t)snap->mode < sc->nmodes ? sc->modes[snap->mode].id : NULL;
-        struct check_mode_facts *m = session_mode(s, id);
+        int mode = snap->mode >= 0 && (size_t)snap->mode < sc->nmodes ? snap->mode : -1;
+        struct check_mode_facts *m = session_mode(s, mode);
         if (m) {
             if (snap->mode_running && !snap->paused) {
                 double dt = snap->elapsed_s - s->base_elapsed;

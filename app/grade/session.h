@@ -1,8 +1,8 @@
 /*
  * session: what one lesson step's runs have measured so far, in the form the step's checks read
- * (check.h). Pure C over snapshots: each snapshot's totals are turned into increments and
- * credited to the mode that was running, so the figures survive restarts of the scenario (a
- * restart starts the engine's totals from zero; the session keeps counting).
+ * (check.h); the grader (grade.h) keeps one. Pure C over snapshots: each snapshot's totals are
+ * turned into increments and credited to the mode that was running, so the figures survive restarts
+ * of the scenario (a restart starts the engine's totals from zero; the session keeps counting).
  *
  * Invariants: figures only grow; time is credited only while the mode's server was up and the
  * load was not paused; a snapshot whose totals went backwards (a new run) only sets the base.
@@ -16,8 +16,7 @@
 
 struct session {
     size_t nmodes;
-    char ids[SNAPSHOT_MAX_MODES + 1][SNAPSHOT_NAME_LEN];
-    struct check_mode_facts modes[SNAPSHOT_MAX_MODES + 1];
+    struct check_mode_facts modes[SNAPSHOT_MAX_MODES + 1]; /* by first run; mode -1 included */
     bool have_base;
     double base_elapsed;
     struct check_role_facts base[LESSON_NROLES]; /* totals of the last snapshot seen */

@@ -1,0 +1,52 @@
+/*
+ * grade: the headless grader. It turns the snapshots of a step's runs into verdicts on the
+ * step's checks, so that the TUI, `iolab run` and any later command judge a step the same way
+ * by construction: each feeds it every snapshot it gets and reads the verdicts back.
+ *
+ * Model: a grader belongs to one scenario. Its session (session.h) credits what each snapshot
+ * adds to the mode that was running; after every update each check is evaluated again
+ * (check.h) and the verdicts are kept, one per check, however many the step has. A step is
+ * done when every check holds; a step without checks is done once one of its runs has been
+ * measured (a snapshot with its mode running has been seen).
+ */
+#ifndef IOLAB_GRADE_H
+#define IOLAB_GRADE_H
+
+#include "json.h"
+#include "lesson/check.h"
+#include "session.h"
+
+#include <stdbool.h>
+#include <stddef.h>
+
+struct grader {
+    const struct lesson_scenario *sc;
+    struct session session;       /* what the runs measured, by mode */
+    struct check_result *results; /* sc->nchecks verdicts, as of the last update */
+    size_t nholding;              /* how many of them hold */
+    bool measured;                /* a snapshot with the mode running was seen */
+};
+
+/* Prepares a grader for sc, nothing measured yet. 0 or -ENOMEM. */
+int grade_init(struct grader *g, const struct lesson_scenario *sc);
+void grade_free(struct grader *g);
+
+/* Forgets everything measured (the step was opened again). */
+void grade_reset(struct grader *g);
+
+/* The next snapshot comes from a new run whose totals start again from zero (a restart). */
+void grade_new_run(struct grader *g);
+
+/* Credits a snapshot and evaluates every check again. */
+void grade_update(struct grader *g, const struct snapshot *snap);
+
+/* The step's checks all hold (or, without checks, a run was measured). */
+bool grade_done(const struct grader *g);
+
+/* Check i's progress line, as check_describe() writes it ("epoll: 3.2 s of 5 s"). */
+int grade_message(const struct grader *g, size_t i, char *buf, size_t len);
+
+/* The verdicts as a JSON array under key: [{"text", "ok", "message"}...]. */
+void grade_json(const struct grader *g, struct json_out *j, const char *key);
+
+#endif

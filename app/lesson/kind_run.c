@@ -1,0 +1,448 @@
+/*
+ * kind_run: a step with a scenario to run and watch: the programs (servers first), the modes the
+ * learner switches between, the files created before the start, the length of a headless run and
+ * the checks that make the step done. The loader half of the row is here; the UI half is
+ * ui/stepview_run.c.
+ */
+#include "check.h"
+#include "kind.h"
+#include "load.h"
+
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define LOAD_MAX_SECONDS     3600
+#define LOAD_DEFAULT_SECONDS 10
+
+enum { PROG_NAME, PROG_ROLE, PROG_PROGRAM, PROG_ARGS, PROG_READY, PROG_INTERACTIVE, PROG_NFIELDS };
+static const struct load_field load_program_fields[] = {
+    [PROG_NAME] = {"name", LOAD_STRING, 1},
+    [PROG_ROLE] = {"role", LOAD_STRING, 1},
+    [PROG_PROGRAM] = {"program", LOAD_STRING, 1},
+    [PROG_ARGS] = {"args", LOAD_STRINGS, 0},
+    [PROG_READY] = {"ready", LOAD_STRING, 0},
+    [PROG_INTERACTIVE] = {"interactive", LOAD_BOOL, 0},
+};
+
+enum { MODE_ID, MODE_TITLE, MODE_TEXT, MODE_KEY, MODE_PROGRAM, MODE_ARGS, MODE_NFIELDS };
+static const struct load_field load_mode_fields[] = {
+    [MODE_ID] = {"id", LOAD_STRING, 1},           [MODE_TITLE] = {"title", LOAD_STRING, 1},
+    [MODE_TEXT] = {"text", LOAD_TEXT, 0},         [MODE_KEY] = {"key", LOAD_STRING, 0},
+    [MODE_PROGRAM] = {"program", LOAD_STRING, 1}, [MODE_ARGS] = {"args", LOAD_STRINGS, 0},
+};
+
+enum { FILE_NAME, FILE_SIZE, FILE_NFIELDS };
+static const struct load_field load_file_fields[] = {
+    [FILE_NAME] = {"name", LOAD_STRING, 1},
+    [FILE_SIZE] = {"size", LOAD_SIZE, 1},
+};
+
+enum { CHECK_TEXT, CHECK_MODE, CHECK_METRIC, CHECK_ROLE, CHECK_MIN, CHECK_MAX, CHECK_NFIELDS };
+static const struct load_field load_check_fields[] = {
+    [CHECK_TEXT] = {"text", LOAD_STRING, 1},     [CHECK_MODE] = {"mode", LOAD_STRING, 0},
+    [CHECK_METRIC] = {"metric", LOAD_STRING, 1}, [CHECK_ROLE] = {"role", LOAD_STRING, 0},
+    [CHECK_MIN] = {"min", LOAD_NUMBER, 0},       [CHECK_MAX] = {"max", LOAD_NUMBER, 0},
+};
+
+/* A run step's own keys, beyond the common ones. */
+enum { RUN_PROGRAMS, RUN_MODES, RUN_DEFAULT_MODE, RUN_FILES, RUN_SECONDS, RUN_CHECKS, RUN_NFIELDS };
+static const struct load_field load_run_fields[] = {
+    [RUN_PROGRAMS] = {"programs", LOAD_ARRAY, 1},          [RUN_MODES] = {"modes", LOAD_ARRAY, 0},
+    [RUN_DEFAULT_MODE] = {"default_mode", LOAD_STRING, 0}, [RUN_FILES] = {"files", LOAD_ARRAY, 0},
+    [RUN_SECONDS] = {"seconds", LOAD_NUMBER, 0},           [RUN_CHECKS] = {"checks", LOAD_ARRAY, 0},
+};
+
+int load_role(struct load *ld, const cJSON *v, enum lesson_role *out)
+{
+    const char *names[LESSON_NROLES];
+    for (int r = 0; r < LESSON_NROLES; r++) {
+        names[r] = lesson_role_name(r);
+        if (!strcmp(v->valuestring, names[r])) {
+            *out = r;
+            return 0;
+        }
+    }
+    char why[96];
+    load_diag(ld, v, 0, "role \"%s\" is not known; %s", v->valuestring,
+              load_suggest(why, sizeof why, v->valuestring, names, LESSON_NROLES,
+                           "use \"server\" or \"client\"."));
+    return -EINVAL;
+}
+
+static void load_programs(struct load *ld, const cJSON *arr, struct lesson_scenario *sc)
+{
+    size_t n = (size_t)cJSON_GetArraySize(arr);
+    if (!n) {
+        load_diag(ld, arr, 0, "\"programs\" is empty; a run step needs at least one program.");
+        return;
+    }
+    struct lesson_program *progs = calloc(n, sizeof *progs);
+    const cJSON **names = calloc(n, sizeof *names);
+    if (!progs || !names) {
+        ld->nomem = 1;
+        free(progs);
+        free(names);
+        return;
+    }
+    size_t i = 0;
+    const cJSON *obj;
+    cJSON_ArrayForEach(obj, arr)
+    {
+        const cJSON *f[PROG_NFIELDS];
+        struct lesson_program *p = &progs[i];
+        load_fields(ld, obj, load_program_fields, PROG_NFIELDS, "a program", NULL, f);
+        if (load_id(ld, f[PROG_NAME], "program") &&
+            !load_dup(ld, f[PROG_NAME], names, i, "program name", "this step"))
+            names[i] = f[PROG_NAME];
+        p->name = load_strdup(ld, f[PROG_NAME] ? f[PROG_NAME]->valuestring : "");
+        if (f[PROG_ROLE] && load_role(ld, f[PROG_ROLE], &p->role) < 0)
+            ld->bad_role = 1;
+        if (f[PROG_PROGRAM]) {
+            p->program = load_strdup(ld, f[PROG_PROGRAM]->valuestring);
+            if (!(p->path = load_find_program(ld, p->program)))
+                load_program_missing(ld, f[PROG_PROGRAM]);
+        }
+        if (f[PROG_ARGS])
+            load_placeholders_check(ld, f[PROG_ARGS]);
+        p->args = load_strv(ld, f[PROG_ARGS], &p->nargs);
+        p->ready = f[PROG_READY] ? load_strdup(ld, f[PROG_READY]->valuestring) : NULL;
+        p->interactive = f[PROG_INTERACTIVE] && cJSON_IsTrue(f[PROG_INTERACTIVE]);
+        i++;
+    }
+    free(names);
+    /* Servers first, each group in the order written: that is the order they start in. */
+    sc->programs = calloc(n, sizeof *sc->programs);
+    if (!sc->programs) {
+        ld->nomem = 1;
+        sc->programs = progs; /* freed with the scenario */
+        sc->nprograms = n;
+        return;
+    }
+    for (int role = 0; role < LESSON_NROLES; role++)
+        for (size_t k = 0; k < n; k++)
+            if ((int)progs[k].role == role)
+                sc->programs[sc->nprograms++] = progs[k];
+    free(progs);
+}
+
+static void load_modes(struct load *ld, const cJSON *arr, struct lesson_scenario *sc)
+{
+    size_t n = (size_t)cJSON_GetArraySize(arr);
+    if (!n)
+        return;
+    sc->modes = calloc(n, sizeof *sc->modes);
+    const cJSON **ids = calloc(n, sizeof *ids);
+    const cJSON **keys = calloc(n, sizeof *keys);
+    const char **prognames = calloc(sc->nprograms + 1, sizeof *prognames);
+    if (!sc->modes || !ids || !keys || !prognames) {
+        ld->nomem = 1;
+        goto out;
+    }
+    for (size_t p = 0; p < sc->nprograms; p++)
+        prognames[p] = sc->programs[p].name;
+    const cJSON *obj;
+    cJSON_ArrayForEach(obj, arr)
+    {
+        const cJSON *f[MODE_NFIELDS];
+        size_t i = sc->nmodes++;
+        struct lesson_mode *m = &sc->modes[i];
+        load_fields(ld, obj, load_mode_fields, MODE_NFIELDS, "a mode", NULL, f);
+        if (load_id(ld, f[MODE_ID], "mode") &&
+            !load_dup(ld, f[MODE_ID], ids, i, "mode id", "this step"))
+            ids[i] = f[MODE_ID];
+        m->id = load_strdup(ld, f[MODE_ID] ? f[MODE_ID]->valuestring : "");
+        m->title = load_strdup(ld, f[MODE_TITLE] ? f[MODE_TITLE]->valuestring : "");
+        m->text = load_text(ld, f[MODE_TEXT]);
+        if (f[MODE_KEY]) {
+            const char *k = f[MODE_KEY]->valuestring;
+            if (strlen(k) != 1 || k[0] <= ' ' || k[0] > '~')
+                load_diag(ld, f[MODE_KEY], 0,
+                          "a mode's key must be one printable character such as \"1\"; shorten "
+                          "\"%s\".",
+                          k);
+            else if (!load_dup(ld, f[MODE_KEY], keys, i, "key", "this step's modes"))
+                keys[i] = f[MODE_KEY];
+            m->key = k[0];
+        } else {
+            /* Without a key, modes take the digits 1-9 in order. */
+            m->key = i < 9 ? (char)('1' + i) : 0;
+            if (!m->key)
+                load_diag(ld, obj, 0, "this mode needs a \"key\": only the first nine get digits.");
+        }
+        if (f[MODE_PROGRAM]) {
+            size_t p = 0;
+            while (p < sc->nprograms && strcmp(sc->programs[p].name, f[MODE_PROGRAM]->valuestring))
+                p++;
+            if (p == sc->nprograms) {
+                char why[128];
+                load_diag(ld, f[MODE_PROGRAM], 0,
+                          "mode \"%s\" changes program \"%s\", which this step does not have; %s",
+                          m->id, f[MODE_PROGRAM]->valuestring,
+                          load_suggest(why, sizeof why, f[MODE_PROGRAM]->valuestring, prognames,
+                                       sc->nprograms, "name one of its programs."));
+            }
+            m->program = p;
+        }
+        if (f[MODE_ARGS])
+            load_placeholders_check(ld, f[MODE_ARGS]);
+        m->args = load_strv(ld, f[MODE_ARGS], &m->nargs);
+    }
+    /* Keys were checked one by one; a mode without an explicit key may still collide. */
+    for (size_t i = 0; i < sc->nmodes; i++)
+        for (size_t j = 0; j < i; j++)
+            if (sc->modes[i].key && sc->modes[i].key == sc->modes[j].key && !(keys[i] && keys[j]))
+                load_diag(ld,
+                          keys[i]   ? keys[i]
+                          : keys[j] ? keys[j]
+                                    : arr,
+                          0,
+                          "modes \"%s\" and \"%s\" both use key '%c'; give each mode its own key.",
+                          sc->modes[j].id, sc->modes[i].id, sc->modes[i].key);
+out:
+    free(ids);
+    free(keys);
+    free(prognames);
+}
+
+static void load_default_mode(struct load *ld, const cJSON *v, struct lesson_scenario *sc)
+{
+    if (!v)
+        return;
+    if (!sc->nmodes) {
+        load_diag(ld, v, 0,
+                  "\"default_mode\" needs \"modes\" to choose from; add them or remove it.");
+        return;
+    }
+    int m = lesson_mode_find(sc, v->valuestring);
+    if (m >= 0) {
+        sc->default_mode = (size_t)m;
+        return;
+    }
+    const char *ids[LOAD_MAX_CANDIDATES];
+    size_t n = 0;
+    for (; n < sc->nmodes && n < LOAD_MAX_CANDIDATES; n++)
+        ids[n] = sc->modes[n].id;
+    char why[128];
+    load_diag(ld, v, 0, "default mode \"%s\" is not one of this step's modes; %s", v->valuestring,
+              load_suggest(why, sizeof why, v->valuestring, ids, n, "name one of them."));
+}
+
+static void load_files(struct load *ld, const cJSON *arr, struct lesson_scenario *sc)
+{
+    size_t n = (size_t)cJSON_GetArraySize(arr);
+    const cJSON **names = calloc(n + 1, sizeof *names);
+    sc->files = calloc(n + 1, sizeof *sc->files);
+    if (!names || !sc->files) {
+        ld->nomem = 1;
+        free(names);
+        return;
+    }
+    const cJSON *obj;
+    cJSON_ArrayForEach(obj, arr)
+    {
+        const cJSON *f[FILE_NFIELDS];
+        size_t i = sc->nfiles++;
+        load_fields(ld, obj, load_file_fields, FILE_NFIELDS, "a file", NULL, f);
+        if (f[FILE_NAME]) {
+            const char *name = f[FILE_NAME]->valuestring;
+            if (strchr(name, '/') || name[0] == '.')
+                load_diag(ld, f[FILE_NAME], 0,
+                          "file name \"%s\" must be a plain name in the work directory; remove "
+                          "'/' and any leading '.'.",
+                          name);
+            else if (!load_dup(ld, f[FILE_NAME], names, i, "file name", "this step"))
+                names[i] = f[FILE_NAME];
+            sc->files[i].name = load_strdup(ld, name);
+        }
+        if (f[FILE_SIZE])
+            load_size(ld, f[FILE_SIZE], &sc->files[i].size);
+    }
+    free(names);
+}
+
+/* The metric a check names, typed; reports an unknown name with a suggestion. */
+static void load_check_metric(struct load *ld, const cJSON *v, struct lesson_check *c, int *ok)
+{
+    *ok = check_metric_parse(v->valuestring, &c->metric, &c->call) == 0;
+    if (*ok)
+        return;
+    char bufs[64][48];
+    const char *names[64];
+    size_t k = 0;
+    while (k < 64 && (names[k] = check_metric_name(k, bufs[k], sizeof bufs[k])))
+        k++;
+    char why[128];
+    load_diag(ld, v, 0, "metric \"%s\" is not known; %s", v->valuestring,
+              load_suggest(why, sizeof why, v->valuestring, names, k,
+                           "use seconds, requests, bytes or calls:NAME with a counted call's "
+                           "name."));
+}
+
+static void load_check_mode(struct load *ld, const cJSON *v, const struct lesson_scenario *sc,
+                            struct lesson_check *c)
+{
+    c->mode = lesson_mode_find(sc, v->valuestring);
+    if (c->mode >= 0)
+        return;
+    const char *ids[LOAD_MAX_CANDIDATES];
+    size_t k = 0;
+    for (; k < sc->nmodes && k < LOAD_MAX_CANDIDATES; k++)
+        ids[k] = sc->modes[k].id;
+    char why[128];
+    load_diag(ld, v, 0, "this check counts mode \"%s\", which this step does not have; %s",
+              v->valuestring,
+              load_suggest(why, sizeof why, v->valuestring, ids, k, "name one of its modes."));
+}
+
+static void load_check_role(struct load *ld, const cJSON *v, const struct lesson_scenario *sc,
+                            struct lesson_check *c, int metric_ok)
+{
+    enum lesson_role role;
+    if (load_role(ld, v, &role) < 0)
+        return;
+    c->role = (int)role;
+    size_t p = 0;
+    while (p < sc->nprograms && sc->programs[p].role != role)
+        p++;
+    if (metric_ok && c->metric == LESSON_METRIC_SECONDS)
+        load_diag(ld, v, 0, "seconds are counted per mode, not per role; remove \"role\".");
+    else if (p == sc->nprograms && !ld->bad_role)
+        load_diag(ld, v, 0,
+                  "this check counts the %s's figures but the step has no %s program; change "
+                  "the role.",
+                  v->valuestring, v->valuestring);
+}
+
+static void load_check_bounds(struct load *ld, const cJSON *obj, const cJSON *min, const cJSON *max,
+                              struct lesson_check *c)
+{
+    if (!min && !max) {
+        load_diag(ld, obj, 0,
+                  "a check needs \"min\" (at least), \"max\" (at most) or both; add one.");
+        return;
+    }
+    if (min) {
+        c->has_min = true;
+        c->min = min->valuedouble;
+        if (c->min <= 0)
+            load_diag(ld, min, 0,
+                      "\"min\" must be above 0, or the check holds before anything runs.");
+    }
+    if (max) {
+        c->has_max = true;
+        c->max = max->valuedouble;
+        if (c->max < 0)
+            load_diag(ld, max, 0, "\"max\" must be 0 or more; no figure is negative.");
+        else if (min && c->max < c->min)
+            load_diag(ld, max, 0,
+                      "\"max\" is below \"min\", so the check can never hold; swap them.");
+    }
+}
+
+static void load_checks(struct load *ld, const cJSON *arr, struct lesson_scenario *sc)
+{
+    size_t n = (size_t)cJSON_GetArraySize(arr);
+    sc->checks = calloc(n + 1, sizeof *sc->checks);
+    if (!sc->checks) {
+        ld->nomem = 1;
+        return;
+    }
+    const cJSON *obj;
+    cJSON_ArrayForEach(obj, arr)
+    {
+        const cJSON *f[CHECK_NFIELDS];
+        struct lesson_check *c = &sc->checks[sc->nchecks++];
+        *c = (struct lesson_check){.mode = -1, .role = -1};
+        load_fields(ld, obj, load_check_fields, CHECK_NFIELDS, "a check", NULL, f);
+        c->text = load_strdup(ld, f[CHECK_TEXT] ? f[CHECK_TEXT]->valuestring : "");
+        int metric_ok = 0;
+        if (f[CHECK_METRIC])
+            load_check_metric(ld, f[CHECK_METRIC], c, &metric_ok);
+        if (f[CHECK_MODE])
+            load_check_mode(ld, f[CHECK_MODE], sc, c);
+        if (f[CHECK_ROLE])
+            load_check_role(ld, f[CHECK_ROLE], sc, c, metric_ok);
+        if (cJSON_IsObject(obj))
+            load_check_bounds(ld, obj, f[CHECK_MIN], f[CHECK_MAX], c);
+    }
+}
+
+static void load_run(struct load *ld, const cJSON *const *f, struct lesson_step *step)
+{
+    struct lesson_scenario *sc = calloc(1, sizeof *sc);
+    if (!sc) {
+        ld->nomem = 1;
+        return;
+    }
+    step->data = sc;
+    ld->bad_role = 0;
+    if (f[RUN_PROGRAMS])
+        load_programs(ld, f[RUN_PROGRAMS], sc);
+    if (f[RUN_MODES])
+        load_modes(ld, f[RUN_MODES], sc);
+    load_default_mode(ld, f[RUN_DEFAULT_MODE], sc);
+    if (f[RUN_FILES])
+        load_files(ld, f[RUN_FILES], sc);
+    sc->seconds = LOAD_DEFAULT_SECONDS;
+    if (f[RUN_SECONDS]) {
+        sc->seconds = f[RUN_SECONDS]->valuedouble;
+        if (sc->seconds <= 0 || sc->seconds > LOAD_MAX_SECONDS)
+            load_diag(ld, f[RUN_SECONDS], 0,
+                      "\"seconds\" must be above 0 and at most %d; change it.", LOAD_MAX_SECONDS);
+    }
+    if (f[RUN_CHECKS])
+        load_checks(ld, f[RUN_CHECKS], sc);
+}
+
+static void kind_run_strv_free(char **v, size_t n)
+{
+    for (size_t i = 0; i < n; i++)
+        free(v[i]);
+    free(v);
+}
+
+static void kind_run_free(void *data)
+{
+    struct lesson_scenario *sc = data;
+    if (!sc)
+        return;
+    for (size_t i = 0; i < sc->nprograms; i++) {
+        struct lesson_program *p = &sc->programs[i];
+        free(p->name);
+        free(p->program);
+        free(p->path);
+        kind_run_strv_free(p->args, p->nargs);
+        free(p->ready);
+    }
+    free(sc->programs);
+    for (size_t i = 0; i < sc->nmodes; i++) {
+        struct lesson_mode *m = &sc->modes[i];
+        free(m->id);
+        free(m->title);
+        free(m->text);
+        kind_run_strv_free(m->args, m->nargs);
+    }
+    free(sc->modes);
+    for (size_t i = 0; i < sc->nfiles; i++)
+        free(sc->files[i].name);
+    free(sc->files);
+    for (size_t i = 0; i < sc->nchecks; i++)
+        free(sc->checks[i].text);
+    free(sc->checks);
+    free(sc);
+}
+
+static const struct lesson_scenario *kind_run_scenario(const struct lesson_step *step)
+{
+    return step->data;
+}
+
+const struct lesson_kind lesson_kind_run = {
+    .name = "run",
+    .fields = load_run_fields,
+    .nfields = RUN_NFIELDS,
+    .parse = load_run,
+    .free = kind_run_free,
+    .scenario = kind_run_scenario,
+};

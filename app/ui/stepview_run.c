@@ -1,0 +1,550 @@
+/*
+ * stepview_run: the view of a run step. It owns the step's engine while the step is open: Enter
+ * starts the scenario, the lesson's mode keys switch the server while the load keeps running,
+ * space pauses the load, r restarts, c shows the comparison of the modes tried; closing the
+ * step stops everything. Every snapshot goes to the grader (grade.h), which judges the step's
+ * checks exactly as `iolab run` does; the step is done when the grader says so.
+ *
+ * Panes: one per program (its output as it comes, from the engine's line ring) and the counters
+ * pane. Focus cycles with Tab: 0 the text, 1..nprogs the program panes, nprogs+1 the counters. A
+ * focused program pane that takes input (lesson_program.interactive) gets the typed keys; Enter
+ * sends the line to the program's stdin, Esc leaves the pane.
+ */
+#include "counterview.h"
+#include "engine/engine.h"
+#include "grade.h"
+#include "metrics/stats.h"
+#include "stepview.h"
+#include "widgets.h"
+#include "wrap.h"
+
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+struct runview {
+    struct stepview_env env;
+    const struct lesson_scenario *sc;
+    struct view_ctx *c;    /* for the engine's callbacks: the TUI's context outlives the step */
+    struct engine *engine; /* the running scenario; NULL before the first start */
+    enum engine_state est;
+    struct snapshot snap; /* a copy of the latest snapshot */
+    bool have_snap;
+    bool paused, compare;
+    struct grader grader;
+    /* The comparison rows of this step's earlier runs: a restart (r) starts the engine's rows
+       afresh, and the comparison view keeps every mode tried since the step was opened. */
+    struct snapshot_mode_row past_modes[SNAPSHOT_MAX_MODES];
+    uint32_t npast_modes;
+    int focus; /* 0 text, 1..nprogs a program pane, nprogs+1 counters */
+    char input[256];
+    size_t ninput;
+};
+
+static size_t runview_nprogs(const struct runview *v)
+{
+    return v->sc->nprograms < LAYOUT_MAX_PROGS ? v->sc->nprograms : LAYOUT_MAX_PROGS;
+}
+
+static const struct lesson_program *runview_focused_prog(const struct runview *v)
+{
+    if (v->focus < 1 || (size_t)v->focus > runview_nprogs(v))
+        return NULL;
+    return &v->sc->programs[v->focus - 1];
+}
+
+/* ---- engine callbacks ---- */
+
+static void runview_on_line(void *data, size_t prog, enum engine_stream stream, const char *line,
+                            size_t len)
+{
+    struct runview *v = data;
+    (void)prog;
+    (void)stream;
+    (void)line;
+    (void)len;
+    /* While the sampler ticks, output is drawn with the next snapshot: a chatty program must not
+       make iolab redraw for every line. */
+    if (v->est != ENGINE_RUNNING)
+        v->c->dirty = true;
+}
+
+static void runview_on_exit(void *data, size_t prog, int status, bool expected)
+{
+    struct runview *v = data;
+    const char *name = prog < v->sc->nprograms ? v->sc->programs[prog].name : "a program";
+    view_log(v->c, "%s exited with status %d%s", name, status, expected ? " (stopped)" : "");
+    if (!expected && status != 0)
+        view_status(v->c, true, "%s exited with status %d%s; r restarts the scenario.", name,
+                    status, status > 128 ? " (killed by a signal)" : "");
+    else if (!expected)
+        view_status(v->c, false, "%s finished; r runs the scenario again.", name);
+    v->c->dirty = true;
+}
+
+static void runview_on_snapshot(void *data, const struct snapshot *snap)
+{
+    struct runview *v = data;
+    v->snap = *snap;
+    v->have_snap = true;
+    v->c->dirty = true;
+    grade_update(&v->grader, snap);
+}
+
+static void runview_on_state(void *data, enum engine_state state)
+{
+    struct runview *v = data;
+    v->est = state;
+    v->c->dirty = true;
+    view_log(v->c, "engine %s", engine_state_name(state));
+    if (state == ENGINE_FAILED && v->engine)
+        view_status(v->c, true, "The scenario could not start: %s", engine_error(v->engine));
+    else if (state == ENGINE_RUNNING)
+        view_status(v->c, false,
+                    v->sc->nmodes ? "Running. The footer's number keys switch the server's mode."
+                                  : "Running.");
+}
+
+/* ---- scenario control ---- */
+
+static void runview_stop(struct runview *v)
+{
+    if (v->engine) {
+        /* engine_free kills whatever still runs; its handles close on the next loop turns. */
+        engine_free(v->engine);
+        v->engine = NULL;
+    }
+    v->est = ENGINE_IDLE;
+    if (v->have_snap)
+        stats_mode_rows_merge(v->past_modes, &v->npast_modes, SNAPSHOT_MAX_MODES, v->snap.modes,
+                              v->snap.nmodes);
+    v->have_snap = false;
+    v->paused = false;
+}
+
+static void runview_start(struct runview *v, int mode)
+{
+    runview_stop(v);
+    grade_new_run(&v->grader);
+    struct engine_options eo = {
+        .mode = mode >= 0 ? v->sc->modes[mode].id : NULL,
+        .tick_hz = v->c->tick_hz,
+        .tier = JAIL_TIER_AUTO,
+    };
+    struct engine_callbacks cb = {
+        .data = v,
+        .on_line = runview_on_line,
+        .on_exit = runview_on_exit,
+        .on_snapshot = runview_on_snapshot,
+        .on_state = runview_on_state,
+    };
+    int rc = engine_create(&v->engine, v->c->loop, v->env.step, &eo, &cb);
+    if (rc < 0) {
+        v->engine = NULL;
+        view_status(v->c, true, "The scenario could not be prepared: %s", strerror(-rc));
+        return;
+    }
+    rc = engine_start(v->engine);
+    if (rc < 0) {
+        view_status(v->c, true, "The scenario could not start: %s", engine_error(v->engine));
+        return;
+    }
+    view_status(v->c, false, "Starting %s...", v->env.step->title);
+}
+
+static void runview_switch(struct runview *v, size_t mode)
+{
+    enum engine_state s = v->engine ? engine_state(v->engine) : ENGINE_IDLE;
+    if (s != ENGINE_RUNNING) {
+        runview_start(v, (int)mode);
+        return;
+    }
+    int rc = engine_switch_mode(v->engine, mode);
+    if (rc == -EBUSY)
+        view_status(v->c, false, "Still switching; try again in a moment.");
+    else if (rc < 0)
+        view_status(v->c, true, "Cannot switch to %s: %s", v->sc->modes[mode].id, strerror(-rc));
+    else
+        view_status(v->c, false, "Switching the server to %s; the load keeps running.",
+                    v->sc->modes[mode].id);
+}
+
+static bool runview_live(const struct runview *v)
+{
+    enum engine_state s = v->engine ? engine_state(v->engine) : ENGINE_IDLE;
+    return s == ENGINE_STARTING || s == ENGINE_RUNNING;
+}
+
+/* ---- the row's functions ---- */
+
+static void *runview_open(const struct stepview_env *env, struct view_ctx *c)
+{
+    struct runview *v = calloc(1, sizeof *v);
+    if (!v)
+        return NULL;
+    v->env = *env;
+    v->sc = lesson_step_scenario(env->step);
+    v->c = c;
+    v->est = ENGINE_IDLE;
+    if (!v->sc || grade_init(&v->grader, v->sc) < 0) {
+        free(v);
+        return NULL;
+    }
+    return v;
+}
+
+static void runview_close(void *self, struct view_ctx *c)
+{
+    struct runview *v = self;
+    (void)c;
+    runview_stop(v);
+    grade_free(&v->grader);
+    free(v);
+}
+
+static enum layout_kind runview_layout(void *self, size_t *nprogs)
+{
+    *nprogs = runview_nprogs(self);
+    return LAYOUT_RUN;
+}
+
+static bool runview_done(void *self)
+{
+    return grade_done(&((struct runview *)self)->grader);
+}
+
+static bool runview_busy(void *self)
+{
+    struct runview *v = self;
+    enum engine_state s = v->engine ? engine_state(v->engine) : ENGINE_IDLE;
+    return s == ENGINE_STARTING || s == ENGINE_RUNNING || s == ENGINE_STOPPING;
+}
+
+/* Keys typed into a focused interactive program pane. 0 when taken. */
+static int runview_type(struct runview *v, int key)
+{
+    size_t prog = (size_t)v->focus - 1;
+    if (key == '\r' || key == '\n' || key == KEY_ENTER) {
+        char line[sizeof v->input + 1];
+        memcpy(line, v->input, v->ninput);
+        line[v->ninput] = '\n';
+        int rc = v->engine ? engine_write(v->engine, prog, line, v->ninput + 1) : -EPIPE;
+        if (rc < 0)
+            view_status(v->c, true,
+                        "The program is not running (Enter in the text pane starts it).");
+        v->ninput = 0;
+        return 0;
+    }
+    if (key == KEY_BACKSPACE || key == 127 || key == 8) {
+        /* Remove one whole UTF-8 character. */
+        while (v->ninput > 0 && ((unsigned char)v->input[--v->ninput] & 0xC0) == 0x80) {
+        }
+        return 0;
+    }
+    if (key == 4) { /* Ctrl-D: end of input, as in a shell */
+        if (v->engine)
+            engine_close_stdin(v->engine, prog);
+        return 0;
+    }
+    if (key >= 0x20 && key < 0x100 && key != 0x7f && v->ninput < sizeof v->input - 1) {
+        v->input[v->ninput++] = (char)key;
+        return 0;
+    }
+    return -1;
+}
+
+/* Keys before the table: focus, typing into a program, the lesson's mode keys. */
+static int runview_key(void *self, struct view_ctx *c, int key)
+{
+    struct runview *v = self;
+    int nfocus = (int)runview_nprogs(v) + 2;
+    if (key == '\t' || key == KEY_BTAB) {
+        v->focus = (v->focus + (key == '\t' ? 1 : nfocus - 1)) % nfocus;
+        v->ninput = 0;
+        const struct lesson_program *fp = runview_focused_prog(v);
+        if (fp && fp->interactive)
+            view_status(c, false, "Typing goes to %s; Enter sends the line, Esc leaves.", fp->name);
+        return 0;
+    }
+    if (key == 27 && (v->focus != 0 || v->compare)) {
+        v->focus = 0;
+        v->compare = false;
+        return 0;
+    }
+    const struct lesson_program *fp = runview_focused_prog(v);
+    if (fp && fp->interactive && runview_type(v, key) == 0)
+        return 0;
+    for (size_t i = 0; i < v->sc->nmodes; i++)
+        if (v->sc->modes[i].key == key) {
+            runview_switch(v, i);
+            return 0;
+        }
+    return -1;
+}
+
+static int runview_key_start(void *self, struct view_ctx *c, int key, struct view_action *act)
+{
+    struct runview *v = self;
+    (void)c;
+    (void)key;
+    (void)act;
+    if (!runview_live(v))
+        runview_start(v, v->engine ? engine_mode(v->engine) : -1);
+    return 0;
+}
+
+static int runview_key_restart(void *self, struct view_ctx *c, int key, struct view_action *act)
+{
+    struct runview *v = self;
+    (void)c;
+    (void)key;
+    (void)act;
+    runview_start(v, v->engine ? engine_mode(v->engine) : -1);
+    return 0;
+}
+
+static int runview_key_pause(void *self, struct view_ctx *c, int key, struct view_action *act)
+{
+    struct runview *v = self;
+    (void)key;
+    (void)act;
+    if (!v->engine || engine_state(v->engine) != ENGINE_RUNNING) {
+        view_status(c, false, "Nothing to pause: Enter starts the scenario.");
+        return 0;
+    }
+    if (engine_pause(v->engine, !v->paused) == 0) {
+        v->paused = !v->paused;
+        view_status(c, false, v->paused ? "Load paused: space resumes it." : "Load resumed.");
+    }
+    return 0;
+}
+
+static int runview_key_compare(void *self, struct view_ctx *c, int key, struct view_action *act)
+{
+    struct runview *v = self;
+    (void)c;
+    (void)key;
+    (void)act;
+    v->compare = !v->compare;
+    return 0;
+}
+
+static const struct keybind runview_bindings[] = {
+    {.key = '\r',
+     .alt = KEY_ENTER,
+     .name = "Enter",
+     .label = "start",
+     .help = "start the scenario (Right and l too)",
+     .priority = 90,
+     .fn = runview_key_start},
+    {.key = KEY_RIGHT,
+     .alt = 'l',
+     .name = "Right/l",
+     .help = "start the scenario",
+     .fn = runview_key_start},
+    {.key = '\n', .name = "Enter", .fn = runview_key_start},
+    {.key = '1',
+     .name = "1-9",
+     .help = "switch the server to that mode (the footer lists them); the load keeps running"},
+    {.key = ' ',
+     .name = "space",
+     .label = "pause",
+     .help = "pause or resume the load (the clients)",
+     .priority = 50,
+     .fn = runview_key_pause},
+    {.key = 'r',
+     .name = "r",
+     .label = "restart",
+     .help = "restart the scenario",
+     .priority = 40,
+     .fn = runview_key_restart},
+    {.key = 'c',
+     .name = "c",
+     .label = "compare",
+     .help = "comparison of the modes tried in this session",
+     .priority = 70,
+     .fn = runview_key_compare},
+    {.key = '\t',
+     .alt = KEY_BTAB,
+     .name = "Tab",
+     .label = "pane",
+     .help = "focus the next pane (Shift-Tab: previous); type into a program that takes input",
+     .priority = 60},
+    {.key = 27, .name = "Esc", .help = "leave a program's input or the comparison"},
+};
+static const struct keytable runview_keys = KEYTABLE("Run step", runview_bindings);
+
+static size_t runview_footer(void *self, struct keys_item *out, size_t max)
+{
+    struct runview *v = self;
+    static char names[LESSON_KIND_MODES][2];
+    size_t n = 0;
+    for (size_t i = 0; i < v->sc->nmodes && n < max && i < LESSON_KIND_MODES; i++) {
+        names[i][0] = v->sc->modes[i].key;
+        names[i][1] = '\0';
+        /* The modes are what a run step is about: they outrank every other key. */
+        out[n++] = (struct keys_item){names[i], v->sc->modes[i].id, 100};
+    }
+    return n;
+}
+
+static size_t runview_help(void *self, char lines[][128], size_t max)
+{
+    struct runview *v = self;
+    size_t n = 0;
+    for (size_t i = 0; i < v->sc->nmodes && n < max; i++, n++)
+        snprintf(lines[n], 128, "%c\tmode %s: %s", v->sc->modes[i].key, v->sc->modes[i].id,
+                 v->sc->modes[i].title ? v->sc->modes[i].title : "");
+    return n;
+}
+
+static void runview_click(void *self, struct view_ctx *c, int x, int y)
+{
+    struct runview *v = self;
+    const struct layout *L = &c->layout;
+    if (layout_contains(L->text, x, y))
+        v->focus = 0;
+    for (size_t i = 0; i < L->nprogs; i++)
+        if (layout_contains(L->progs[i], x, y))
+            v->focus = (int)i + 1;
+    if (L->counters.w && layout_contains(L->counters, x, y))
+        v->focus = (int)L->nprogs + 1;
+    v->ninput = 0;
+}
+
+/* ---- drawing ---- */
+
+static const char *runview_prog_state(enum snapshot_prog_state s)
+{
+    static const char *const names[] = {
+        [SNAPSHOT_PROG_IDLE] = "idle",         [SNAPSHOT_PROG_STARTING] = "starting",
+        [SNAPSHOT_PROG_RUNNING] = "running",   [SNAPSHOT_PROG_PAUSED] = "paused",
+        [SNAPSHOT_PROG_STOPPING] = "stopping", [SNAPSHOT_PROG_EXITED] = "exited",
+    };
+    return (unsigned)s < sizeof names / sizeof *names ? names[s] : "?";
+}
+
+static int runview_text_foot_rows(void *self, int inner_h)
+{
+    struct runview *v = self;
+    int rows = v->sc->nchecks ? (int)v->sc->nchecks + 2 : 0;
+    return rows > inner_h / 2 ? inner_h / 2 : rows;
+}
+
+static void runview_draw_text_foot(void *self, struct view_ctx *vc, struct layout_rect r)
+{
+    struct runview *v = self;
+    const struct screen_caps *c = vc->caps;
+    int y = r.y;
+    widgets_text(c, r.x, y++, r.w, A_BOLD, "To complete this step:");
+    for (size_t i = 0; i < v->sc->nchecks && y < r.y + r.h; i++, y++) {
+        bool holds = v->grader.results[i].holds;
+        char desc[160];
+        grade_message(&v->grader, i, desc, sizeof desc);
+        widgets_text(c, r.x, y, 2, screen_attr(holds ? SCREEN_GOOD : SCREEN_BAD),
+                     holds ? c->g->done : c->g->todo);
+        /* The measured figure first: it is what changes while the learner watches. */
+        widgets_printf(c, r.x + 2, y, r.w - 2, A_NORMAL, "%s  (%s)", desc, v->sc->checks[i].text);
+    }
+}
+
+static void runview_draw_prog(struct runview *v, const struct screen_caps *c,
+                              struct layout_rect pane, size_t i)
+{
+    const struct lesson_program *p = &v->sc->programs[i];
+    const struct snapshot_prog *sp = v->have_snap && i < v->snap.nprogs ? &v->snap.progs[i] : NULL;
+    char title[128];
+    if (sp && sp->pid)
+        snprintf(title, sizeof title, "%s [%s %d]", p->name, runview_prog_state(sp->state),
+                 sp->pid);
+    else
+        snprintf(title, sizeof title, "%s (%s)", p->name, p->program);
+    bool focused = v->focus == (int)i + 1;
+    struct layout_rect in = widgets_box(c, pane, title, focused);
+    int rows = in.h;
+    bool prompt = focused && p->interactive;
+    if (prompt)
+        rows--;
+    size_t n = v->engine ? engine_lines(v->engine, i) : 0;
+    size_t first = n > (size_t)rows ? n - (size_t)rows : 0;
+    for (size_t k = first; k < n; k++) {
+        enum engine_stream stream = ENGINE_STDOUT;
+        const char *line = engine_line(v->engine, i, k, &stream);
+        widgets_text(c, in.x, in.y + (int)(k - first), in.w,
+                     stream == ENGINE_STDERR ? screen_attr(SCREEN_STDERR) : A_NORMAL, line);
+    }
+    if (n == 0 && !v->engine)
+        widgets_text(c, in.x, in.y, in.w, screen_attr(SCREEN_DIM), "Enter starts it");
+    if (prompt) {
+        char shown[sizeof v->input + 4];
+        snprintf(shown, sizeof shown, "> %.*s_", (int)v->ninput, v->input);
+        /* Show the end of a long line: that is where the learner is typing. */
+        int w = wrap_width(shown, strlen(shown), c->utf8);
+        const char *s = shown;
+        while (w > in.w && *s) {
+            s++;
+            w = wrap_width(s, strlen(s), c->utf8);
+        }
+        widgets_text(c, in.x, in.y + in.h - 1, in.w, screen_attr(SCREEN_FOCUS), s);
+    }
+}
+
+static void runview_draw(void *self, struct view_ctx *vc)
+{
+    struct runview *v = self;
+    for (size_t i = 0; i < vc->layout.nprogs; i++)
+        runview_draw_prog(v, vc->caps, vc->layout.progs[i], i);
+    if (v->compare) {
+        /* This run's rows on top of the earlier runs' of the same step (restarts). */
+        struct snapshot_mode_row rows[SNAPSHOT_MAX_MODES];
+        uint32_t nrows = v->npast_modes;
+        memcpy(rows, v->past_modes, nrows * sizeof *rows);
+        if (v->have_snap)
+            stats_mode_rows_merge(rows, &nrows, SNAPSHOT_MAX_MODES, v->snap.modes, v->snap.nmodes);
+        int cur = v->have_snap ? v->snap.mode : -1;
+        const char *now = cur >= 0 && (size_t)cur < v->sc->nmodes ? v->sc->modes[cur].id : NULL;
+        counterview_compare(vc->caps, vc->layout.counters, rows, nrows, now);
+        return;
+    }
+    const struct jail *j = v->engine ? engine_jail(v->engine) : NULL;
+    counterview_draw(vc->caps, vc->layout.counters, v->focus == (int)vc->layout.nprogs + 1,
+                     v->have_snap ? &v->snap : NULL, v->engine != NULL, j ? jail_missing(j) : NULL);
+}
+
+static void runview_title_right(void *self, char *buf, size_t len)
+{
+    struct runview *v = self;
+    buf[0] = '\0';
+    if (!v->engine)
+        return;
+    int mode = engine_mode(v->engine);
+    const struct jail *j = engine_jail(v->engine);
+    snprintf(buf, len, "%s%s%s  sandbox: %s%s ", engine_state_name(engine_state(v->engine)),
+             mode >= 0 ? "  mode: " : "", mode >= 0 ? v->sc->modes[mode].id : "",
+             j ? jail_tier_name(jail_tier(j)) : "-", v->paused ? "  PAUSED" : "");
+}
+
+static bool runview_text_focused(void *self)
+{
+    return ((struct runview *)self)->focus == 0;
+}
+
+const struct stepview_kind stepview_run = {
+    .name = "run",
+    .open = runview_open,
+    .close = runview_close,
+    .layout = runview_layout,
+    .text_foot_rows = runview_text_foot_rows,
+    .draw_text_foot = runview_draw_text_foot,
+    .draw = runview_draw,
+    .title_right = runview_title_right,
+    .key = runview_key,
+    .keys = &runview_keys,
+    .footer = runview_footer,
+    .help = runview_help,
+    .click = runview_click,
+    .done = runview_done,
+    .busy = runview_busy,
+    .text_focused = runview_text_focused,
+    .open_hint = "Enter starts the scenario; ? lists every key.",
+};

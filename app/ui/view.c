@@ -1,0 +1,47 @@
+/*
+ * view: the services the TUI lends its screens (view.h): the status line, the log and saving
+ * progress. They touch only the view_ctx, so a screen needs nothing of tui.c.
+ */
+#include "view.h"
+
+#include <stdarg.h>
+#include <string.h>
+#include <time.h>
+
+void view_log(struct view_ctx *c, const char *fmt, ...)
+{
+    if (!c->log)
+        return;
+    struct timespec now;
+    clock_gettime(CLOCK_REALTIME, &now);
+    struct tm tm;
+    char stamp[32];
+    strftime(stamp, sizeof stamp, "%Y-%m-%d %H:%M:%S", localtime_r(&now.tv_sec, &tm));
+    fprintf(c->log, "%s.%03ld ", stamp, now.tv_nsec / 1000000);
+    va_list ap;
+    va_start(ap, fmt);
+    vfprintf(c->log, fmt, ap);
+    va_end(ap);
+    fputc('\n', c->log);
+    fflush(c->log);
+}
+
+void view_status(struct view_ctx *c, bool bad, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(c->status, sizeof c->status, fmt, ap);
+    va_end(ap);
+    c->status_bad = bad;
+    c->dirty = true;
+    view_log(c, "status: %s", c->status);
+}
+
+void view_save_progress(struct view_ctx *c)
+{
+    if (!c->progress)
+        return;
+    int rc = progress_save(c->progress);
+    if (rc < 0)
+        view_status(c, true, "Could not save progress to %s: %s", c->progress->path, strerror(-rc));
+}
