@@ -19,6 +19,9 @@ extern const struct cmd_entry cmd_list_entry;     /* iolab list [--json] */
 extern const struct cmd_entry cmd_lint_entry;     /* iolab lint DIR */
 extern const struct cmd_entry cmd_progress_entry; /* iolab progress [--json|--reset] */
 
+/* The whole command line: what main() runs. Returns the exit status. */
+int cli_main(int argc, char **argv);
+
 /* Prints `iolab: MESSAGE` to stderr in one line; for command-line and input errors. */
 void cmd_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 

@@ -140,12 +140,13 @@ std::string cmdline(pid_t pid)
 class TuiSession
 {
   public:
-    TuiSession(const std::vector<std::string> &iolab_args, const std::vector<std::string> &env = {})
+    TuiSession(const std::vector<std::string> &iolab_args, const std::vector<std::string> &env = {},
+               const std::string &program = "iolab")
     {
         static int counter;
         sock_ = "iolab-test-" + std::to_string(getpid()) + "-" + std::to_string(counter++);
         write_pack(dir_ / "pack");
-        std::string cmd = "'" + bin("iolab") + "' --pack '" + (dir_ / "pack") + "'";
+        std::string cmd = "'" + bin(program) + "' --pack '" + (dir_ / "pack") + "'";
         for (const auto &a : iolab_args)
             cmd += " '" + a + "'";
         std::string script = "cd '" + dir_.path + "'\n" + "export HOME='" + dir_.path +
@@ -540,4 +541,81 @@ TEST_CASE("tui: when iolab itself crashes the terminal is restored and the scena
     CHECK(s.last().find("iolab crashed; the terminal was restored") != std::string::npos);
     CHECK(slurp(s.dir() / "stty.before") == slurp(s.dir() / "stty.after"));
     CHECK(wait_gone(pids));
+}
+
+TEST_CASE("tui: a step kind only the tests have is drawn, keyed and completed by its own row")
+{
+    // iolab-tap is iolab plus tests/kinds/tap.c, which registers a "tap" kind (done after t).
+    TempDir pack;
+    spit(pack / "pack.json", R"({"format_version": 1, "id": "tap-pack", "title": "Tap pack",
+        "version": "1", "lessons": ["tap"]})");
+    spit(pack / "tap.json", R"({"id": "tap", "title": "Tapping", "summary": "s", "steps": [
+        {"id": "tap", "title": "Tap once", "kind": "tap", "text": "A step of a kind iolab lacks."},
+        {"id": "after", "title": "After", "kind": "text", "text": "Done."}]})");
+    // The real iolab does not know the kind: lint says so where it is written.
+    auto [code, out] = run({bin("iolab"), "lint", pack.path});
+    CHECK(code == 1);
+    CHECK(out.find("tap.json:2:52: step kind \"tap\" is not known") != std::string::npos);
+    CHECK(run({bin("iolab-tap"), "lint", pack.path}).first == 0);
+
+    TuiSession s({"--pack", pack.path, "--open", "tap/tap"}, {}, "iolab-tap");
+    REQUIRE(s.wait_for("Press t to tap."));
+    CHECK(s.last().find("t tap") != std::string::npos); // its footer entry, from its key table
+    s.keys({"?"});
+    REQUIRE(s.wait_for("Tap step")); // its table in the help
+    s.keys({"Escape"});
+    s.keys({"t"});
+    REQUIRE(s.wait_for("Tapped."));
+    REQUIRE(s.wait_for("Step done"));
+    s.keys({"q"});
+    REQUIRE(s.wait_for("IOLAB-EXITED"));
+    auto [pc, prog] = run({bin("iolab-tap"), "progress", "--json"},
+                          {"HOME=" + s.dir().path, "XDG_STATE_HOME=" + (s.dir() / "state")});
+    INFO(prog);
+    CHECK(prog.find("\"tap\"") != std::string::npos);
+    CHECK(prog.find("done") != std::string::npos);
+}
+
+TEST_CASE("tui: a step with 40 checks is completed when all of them hold")
+{
+    TempDir pack;
+    std::string checks;
+    for (int i = 0; i < 40; i++)
+        checks += std::string(i ? "," : "") + R"({"text": "check )" + std::to_string(i) +
+                  R"(", "metric": "requests", "min": )" + std::to_string(i + 1) + "}";
+    spit(pack / "pack.json", R"({"format_version": 1, "id": "many", "title": "Many checks",
+        "version": "1", "lessons": ["many"]})");
+    spit(pack / "many.json", R"({"id": "many", "title": "Many", "summary": "s", "steps": [
+        {"id": "run", "title": "Forty checks", "kind": "run", "text": "Run it.",
+         "programs": [
+           {"name": "server", "role": "server", "program": "echo-server",
+            "args": ["--port", "{port}", "--host", "{host}", "--mode", "epoll"],
+            "ready": "listening"},
+           {"name": "load", "role": "client", "program": "echo-client",
+            "args": ["--port", "{port}", "--host", "{host}", "--connections", "2"]}],
+         "checks": [)" + checks + "]}]}");
+    TuiSession s({"--pack", pack.path, "--open", "many/run"});
+    REQUIRE(s.wait_for("To complete this step"));
+    s.keys({"Enter"});
+    bool done = s.wait_for("Step done", 20);
+    INFO(s.last());
+    REQUIRE(done);
+    s.keys({"q"});
+    REQUIRE(s.wait_for("Stop it and quit?"));
+    s.keys({"y"});
+    REQUIRE(s.wait_for("IOLAB-EXITED"));
+}
+
+TEST_CASE("tui: at 80x24 a run step's footer keeps its modes and the keys that matter most")
+{
+    TuiSession s({"--open", "echo/watch"});
+    s.resize(80, 24);
+    REQUIRE(s.wait_for("Watch the calls"));
+    std::string footer = lines_of(s.last()).back();
+    INFO(s.last());
+    for (const char *k :
+         {"1 epoll", "2 thread", "n next", "? help", "q quit", "Enter start", "c compare"})
+        CHECK(footer.find(k) != std::string::npos);
+    s.keys({"q"});
+    REQUIRE(s.wait_for("IOLAB-EXITED"));
 }

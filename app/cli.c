@@ -1,0 +1,77 @@
+/*
+ * cli: iolab's command line: picks a subcommand from the table and hands it the rest of the
+ * command line. With no subcommand (or only options such as --pack) iolab opens the TUI. main.c
+ * calls it; a program that embeds iolab with step kinds of its own (the tests' iolab-tap)
+ * registers them and calls it too.
+ */
+#include "cmd.h"
+
+#include <stdarg.h>
+#include <stdio.h>
+#include <string.h>
+
+#ifndef IOLAB_VERSION
+#define IOLAB_VERSION "dev"
+#endif
+
+static const struct cmd_entry *const main_commands[] = {
+    &cmd_run_entry,
+    &cmd_list_entry,
+    &cmd_lint_entry,
+    &cmd_progress_entry,
+};
+
+void cmd_error(const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    fputs("iolab: ", stderr);
+    vfprintf(stderr, fmt, ap);
+    fputc('\n', stderr);
+    va_end(ap);
+}
+
+/* One command per entry: the synopsis, then its summary beside it or, when long, below it. */
+static void main_usage_line(FILE *out, const char *head, const char *summary)
+{
+    if (strlen(head) <= 34)
+        fprintf(out, "  iolab %-34s %s\n", head, summary);
+    else
+        fprintf(out, "  iolab %s\n  %-40s %s\n", head, "", summary);
+}
+
+static void main_usage(FILE *out)
+{
+    fprintf(out, "iolab %s: watch the kernel do I/O.\n\nusage:\n", IOLAB_VERSION);
+    main_usage_line(out, cmd_tui_entry.usage, cmd_tui_entry.summary);
+    for (size_t i = 0; i < sizeof main_commands / sizeof *main_commands; i++) {
+        const struct cmd_entry *c = main_commands[i];
+        char head[96];
+        snprintf(head, sizeof head, "%s %s", c->name, c->usage);
+        main_usage_line(out, head, c->summary);
+    }
+    fputs("\n`iolab COMMAND --help` tells more about one command. Without a command:\n\n", out);
+}
+
+int cli_main(int argc, char **argv)
+{
+    if (argc >= 2 &&
+        (!strcmp(argv[1], "--help") || !strcmp(argv[1], "-h") || !strcmp(argv[1], "help"))) {
+        main_usage(stdout);
+        /* The TUI is what most people run: its options and keys belong on the first page. */
+        fflush(stdout);
+        char *tui_help[] = {argv[0], "--help", NULL};
+        return cmd_tui_entry.exec(2, tui_help);
+    }
+    if (argc >= 2 && !strcmp(argv[1], "--version")) {
+        printf("iolab %s\n", IOLAB_VERSION);
+        return 0;
+    }
+    if (argc < 2 || argv[1][0] == '-')
+        return cmd_tui_entry.exec(argc, argv);
+    for (size_t i = 0; i < sizeof main_commands / sizeof *main_commands; i++)
+        if (!strcmp(argv[1], main_commands[i]->name))
+            return main_commands[i]->exec(argc - 1, argv + 1);
+    cmd_error("'%s' is not a command; `iolab --help` lists them.", argv[1]);
+    return 2;
+}
