@@ -846,6 +846,61 @@ static void load_unlisted(struct load *ld, const char *dir, const cJSON *lessons
     free(names);
 }
 
+/* pack.json's own fields into the pack (format, id, title, version); f gets its fields. */
+static void load_pack_header(struct load *ld, struct load_file *packf, struct lesson_pack *pack,
+                             const cJSON **f)
+{
+    load_fields(ld, packf->root, load_pack_fields, PACK_NFIELDS, "pack.json", NULL, f);
+    if (f[PACK_FORMAT]) {
+        pack->format_version = (int)f[PACK_FORMAT]->valuedouble;
+        if (pack->format_version > LESSON_FORMAT_VERSION)
+            load_diag(ld, f[PACK_FORMAT], 0,
+                      "this pack is written for format %d but this iolab reads format %d; update "
+                      "iolab.",
+                      pack->format_version, LESSON_FORMAT_VERSION);
+        else if (pack->format_version < 1)
+            load_diag(ld, f[PACK_FORMAT], 0, "\"format_version\" must be %d; change it.",
+                      LESSON_FORMAT_VERSION);
+    }
+    pack->id = load_strdup(ld, load_id(ld, f[PACK_ID], "pack") ? f[PACK_ID]->valuestring : "");
+    pack->title = load_strdup(ld, f[PACK_TITLE] ? f[PACK_TITLE]->valuestring : "");
+    pack->version = load_strdup(ld, f[PACK_VERSION] ? f[PACK_VERSION]->valuestring : "");
+}
+
+/* Every lesson pack.json lists, each from its own file (kept open in files[] for positions). */
+static void load_pack_lessons(struct load *ld, const char *dir, struct load_file *packf,
+                              const cJSON *lessons, struct lesson_pack *pack,
+                              struct load_file *files)
+{
+    size_t n = lessons ? (size_t)cJSON_GetArraySize(lessons) : 0;
+    const cJSON **ids = calloc(n + 1, sizeof *ids);
+    if (!ids) {
+        ld->nomem = 1;
+        return;
+    }
+    size_t i = 0;
+    for (const cJSON *v = lessons ? lessons->child : NULL; v; v = v->next, i++) {
+        ld->file = packf;
+        if (!load_id(ld, v, "lesson") || load_dup(ld, v, ids, i, "lesson", "pack.json"))
+            continue;
+        ids[i] = v;
+        char name[LOAD_MAX_ID + 8];
+        snprintf(name, sizeof name, "%s.json", v->valuestring);
+        int frc = load_file_open(ld, dir, name, &files[i]);
+        if (frc == -ENOENT) {
+            ld->file = packf;
+            load_diag(ld, v, 0,
+                      "lesson \"%s\" has no file %s in this pack; create it or remove "
+                      "\"%s\" from \"lessons\".",
+                      v->valuestring, name, v->valuestring);
+        }
+        if (frc < 0)
+            continue;
+        load_lesson(ld, &files[i], v->valuestring, &pack->lessons[pack->nlessons++]);
+    }
+    free(ids);
+}
+
 int lesson_pack_load(const char *dir, const struct lesson_load_options *opts,
                      struct lesson_pack **out, struct lesson_diags *diags)
 {
@@ -876,55 +931,18 @@ int lesson_pack_load(const char *dir, const struct lesson_load_options *opts,
         goto out;
     }
     const cJSON *f[PACK_NFIELDS];
-    load_fields(&ld, packf.root, load_pack_fields, PACK_NFIELDS, "pack.json", NULL, f);
-    if (f[PACK_FORMAT]) {
-        pack->format_version = (int)f[PACK_FORMAT]->valuedouble;
-        if (pack->format_version > LESSON_FORMAT_VERSION)
-            load_diag(&ld, f[PACK_FORMAT], 0,
-                      "this pack is written for format %d but this iolab reads format %d; update "
-                      "iolab.",
-                      pack->format_version, LESSON_FORMAT_VERSION);
-        else if (pack->format_version < 1)
-            load_diag(&ld, f[PACK_FORMAT], 0, "\"format_version\" must be %d; change it.",
-                      LESSON_FORMAT_VERSION);
-    }
-    pack->id = load_strdup(&ld, load_id(&ld, f[PACK_ID], "pack") ? f[PACK_ID]->valuestring : "");
-    pack->title = load_strdup(&ld, f[PACK_TITLE] ? f[PACK_TITLE]->valuestring : "");
-    pack->version = load_strdup(&ld, f[PACK_VERSION] ? f[PACK_VERSION]->valuestring : "");
+    load_pack_header(&ld, &packf, pack, f);
     size_t n = f[PACK_LESSONS] ? (size_t)cJSON_GetArraySize(f[PACK_LESSONS]) : 0;
     if (f[PACK_LESSONS] && !n)
         load_diag(&ld, f[PACK_LESSONS], 0, "\"lessons\" is empty; list at least one lesson id.");
     pack->lessons = calloc(n + 1, sizeof *pack->lessons);
     files = calloc(n + 1, sizeof *files);
-    const cJSON **ids = calloc(n + 1, sizeof *ids);
-    if (!pack->lessons || !files || !ids) {
-        free(ids);
+    if (!pack->lessons || !files) {
         ld.nomem = 1;
         goto out;
     }
     nfiles = n;
-    size_t i = 0;
-    const cJSON *v;
-    for (v = f[PACK_LESSONS] ? f[PACK_LESSONS]->child : NULL; v; v = v->next, i++) {
-        ld.file = &packf;
-        if (!load_id(&ld, v, "lesson") || load_dup(&ld, v, ids, i, "lesson", "pack.json"))
-            continue;
-        ids[i] = v;
-        char name[LOAD_MAX_ID + 8];
-        snprintf(name, sizeof name, "%s.json", v->valuestring);
-        int frc = load_file_open(&ld, dir, name, &files[i]);
-        if (frc == -ENOENT) {
-            ld.file = &packf;
-            load_diag(&ld, v, 0,
-                      "lesson \"%s\" has no file %s in this pack; create it or remove "
-                      "\"%s\" from \"lessons\".",
-                      v->valuestring, name, v->valuestring);
-        }
-        if (frc < 0)
-            continue;
-        load_lesson(&ld, &files[i], v->valuestring, &pack->lessons[pack->nlessons++]);
-    }
-    free(ids);
+    load_pack_lessons(&ld, dir, &packf, f[PACK_LESSONS], pack, files);
     load_unlisted(&ld, dir, f[PACK_LESSONS]);
     rc = 0;
 out:

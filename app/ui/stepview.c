@@ -16,14 +16,20 @@ static const struct stepview_kind *const stepview_builtin[] = {
 static const struct stepview_kind *stepview_extra[STEPVIEW_MAX - STEPVIEW_NBUILTIN];
 static size_t stepview_nextra;
 
+const struct stepview_kind *stepview_at(size_t i)
+{
+    if (i < STEPVIEW_NBUILTIN)
+        return stepview_builtin[i];
+    i -= STEPVIEW_NBUILTIN;
+    return i < stepview_nextra ? stepview_extra[i] : NULL;
+}
+
 const struct stepview_kind *stepview_find(const char *name)
 {
-    for (size_t i = 0; i < STEPVIEW_NBUILTIN; i++)
-        if (!strcmp(stepview_builtin[i]->name, name))
-            return stepview_builtin[i];
-    for (size_t i = 0; i < stepview_nextra; i++)
-        if (!strcmp(stepview_extra[i]->name, name))
-            return stepview_extra[i];
+    const struct stepview_kind *k;
+    for (size_t i = 0; (k = stepview_at(i)); i++)
+        if (!strcmp(k->name, name))
+            return k;
     return NULL;
 }
 

@@ -63,6 +63,9 @@ struct stepview_kind {
 /* Adds a view. 0; -EEXIST when its name is taken; -ENOSPC past STEPVIEW_MAX. */
 int stepview_register(const struct stepview_kind *kind);
 
+/* The i-th view (built-in ones first), or NULL past the last. */
+const struct stepview_kind *stepview_at(size_t i);
+
 /* The view of the kind with this name, or NULL. */
 const struct stepview_kind *stepview_find(const char *name);
 

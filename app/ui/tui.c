@@ -160,11 +160,17 @@ const struct keytable tui_keys = KEYTABLE("Everywhere", tui_bindings);
 
 size_t tui_all_keytables(const struct keytable **out, size_t max)
 {
-    const struct keytable *all[] = {&start_keys, &lessonview_keys, stepview_run.keys, &tui_keys};
     size_t n = 0;
-    for (size_t i = 0; i < sizeof all / sizeof *all && n < max; i++)
-        if (all[i])
-            out[n++] = all[i];
+    if (n < max)
+        out[n++] = &start_keys;
+    if (n < max)
+        out[n++] = &lessonview_keys;
+    const struct stepview_kind *k;
+    for (size_t i = 0; (k = stepview_at(i)) && n < max; i++)
+        if (k->keys)
+            out[n++] = k->keys;
+    if (n < max)
+        out[n++] = &tui_keys;
     return n;
 }
 
