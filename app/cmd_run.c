@@ -192,8 +192,10 @@ static void run_close_all(struct run *r)
 static void run_on_state(void *data, enum engine_state state)
 {
     struct run *r = data;
-    if (state == ENGINE_RUNNING && engine_jail(r->engine))
+    if (state == ENGINE_RUNNING && engine_jail(r->engine)) {
         jail_describe_json(engine_jail(r->engine), r->sandbox, sizeof r->sandbox);
+        grade_set_tier(&r->grader, jail_tier_name(jail_tier(engine_jail(r->engine))));
+    }
     if (state == ENGINE_FAILED) {
         run_finish(r, 1, "%s", engine_error(r->engine));
         run_close_all(r);
@@ -316,8 +318,10 @@ static void run_json_segment(struct run *r, struct json_out *j, const struct run
     json_double(j, "max", run_us(lat.max_ns), 1);
     json_end(j);
     json_raw(j, "sandbox", r->sandbox[0] ? r->sandbox : "null");
-    if (with_checks)
+    if (with_checks) {
         grade_json(&r->grader, j, "checks");
+        grade_expect_json(&r->grader, j, "expected");
+    }
     json_end(j);
 }
 
@@ -373,6 +377,17 @@ static void run_print_text_segment(struct run *r, FILE *out, const struct run_se
 /* The verdicts of the step's checks, one line each, for the text output. */
 static void run_print_checks(struct run *r, FILE *out)
 {
+    if (r->sc->nexpects)
+        fprintf(out, "what the lesson expects:\n");
+    for (size_t i = 0; i < r->sc->nexpects; i++) {
+        char msg[512];
+        struct expect_verdict v = grade_expect(&r->grader, i, msg, sizeof msg);
+        fprintf(out, "  [%s] %s: %s\n",
+                v.state == EXPECT_AGREES    ? "ok"
+                : v.state == EXPECT_DIFFERS ? "!!"
+                                            : "..",
+                r->sc->expects[i].text, msg);
+    }
     if (!r->sc->nchecks)
         return;
     fprintf(out, "checks (%zu of %zu hold):\n", r->grader.nholding, r->sc->nchecks);
@@ -405,6 +420,7 @@ static void run_print(struct run *r)
         if (multi || n == 0) {
             json_end(&j);
             grade_json(&r->grader, &j, "checks");
+            grade_expect_json(&r->grader, &j, "expected");
             json_end(&j);
         }
         fputc('\n', stdout);

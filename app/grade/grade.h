@@ -12,6 +12,7 @@
 #ifndef IOLAB_GRADE_H
 #define IOLAB_GRADE_H
 
+#include "expect.h"
 #include "json.h"
 #include "lesson/check.h"
 #include "session.h"
@@ -25,6 +26,11 @@ struct grader {
     struct check_result *results; /* sc->nchecks verdicts, as of the last update */
     size_t nholding;              /* how many of them hold */
     bool measured;                /* a snapshot with the mode running was seen */
+    /* The per-mode rows of the step's earlier runs, and of the current one: expected outcomes
+       are judged on their merge, so a restart loses nothing. */
+    struct snapshot_mode_row past[SNAPSHOT_MAX_MODES], now[SNAPSHOT_MAX_MODES];
+    uint32_t npast, nnow;
+    struct expect_context ctx; /* the machine, for the sentences on outcomes that differ */
 };
 
 /* Prepares a grader for sc, nothing measured yet. 0 or -ENOMEM. */
@@ -48,5 +54,18 @@ int grade_message(const struct grader *g, size_t i, char *buf, size_t len);
 
 /* The verdicts as a JSON array under key: [{"text", "ok", "message"}...]. */
 void grade_json(const struct grader *g, struct json_out *j, const char *key);
+
+/* The sandbox tier the runs are in, named in the sentences on outcomes (NULL: unknown). */
+void grade_set_tier(struct grader *g, const char *tier);
+
+/* The merged per-mode rows of every run so far; returns how many (at most SNAPSHOT_MAX_MODES). */
+uint32_t grade_rows(const struct grader *g, struct snapshot_mode_row *rows);
+
+/* Expected outcome i: its verdict and sentence. */
+struct expect_verdict grade_expect(const struct grader *g, size_t i, char *buf, size_t len);
+
+/* The expected outcomes as a JSON array under key: [{"text", "ok" (true, false or null while
+   undecided), "message"}...]. */
+void grade_expect_json(const struct grader *g, struct json_out *j, const char *key);
 
 #endif

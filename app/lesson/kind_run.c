@@ -45,12 +45,39 @@ static const struct load_field load_check_fields[] = {
     [CHECK_MIN] = {"min", LOAD_NUMBER, 0},       [CHECK_MAX] = {"max", LOAD_NUMBER, 0},
 };
 
+enum { EXPECT_TEXT, EXPECT_LEFT, EXPECT_OP, EXPECT_RIGHT, EXPECT_VALUE, EXPECT_NFIELDS };
+static const struct load_field load_expect_fields[] = {
+    [EXPECT_TEXT] = {"text", LOAD_STRING, 1},   [EXPECT_LEFT] = {"left", LOAD_OBJECT, 1},
+    [EXPECT_OP] = {"op", LOAD_STRING, 1},       [EXPECT_RIGHT] = {"right", LOAD_OBJECT, 0},
+    [EXPECT_VALUE] = {"value", LOAD_NUMBER, 0},
+};
+
+enum { SIDE_MODE, SIDE_FIGURE, SIDE_ROLE, SIDE_NFIELDS };
+static const struct load_field load_side_fields[] = {
+    [SIDE_MODE] = {"mode", LOAD_STRING, 0},
+    [SIDE_FIGURE] = {"figure", LOAD_STRING, 1},
+    [SIDE_ROLE] = {"role", LOAD_STRING, 0},
+};
+
 /* A run step's own keys, beyond the common ones. */
-enum { RUN_PROGRAMS, RUN_MODES, RUN_DEFAULT_MODE, RUN_FILES, RUN_SECONDS, RUN_CHECKS, RUN_NFIELDS };
+enum {
+    RUN_PROGRAMS,
+    RUN_MODES,
+    RUN_DEFAULT_MODE,
+    RUN_FILES,
+    RUN_SECONDS,
+    RUN_CHECKS,
+    RUN_EXPECT,
+    RUN_NFIELDS
+};
 static const struct load_field load_run_fields[] = {
-    [RUN_PROGRAMS] = {"programs", LOAD_ARRAY, 1},          [RUN_MODES] = {"modes", LOAD_ARRAY, 0},
-    [RUN_DEFAULT_MODE] = {"default_mode", LOAD_STRING, 0}, [RUN_FILES] = {"files", LOAD_ARRAY, 0},
-    [RUN_SECONDS] = {"seconds", LOAD_NUMBER, 0},           [RUN_CHECKS] = {"checks", LOAD_ARRAY, 0},
+    [RUN_PROGRAMS] = {"programs", LOAD_ARRAY, 1},
+    [RUN_MODES] = {"modes", LOAD_ARRAY, 0},
+    [RUN_DEFAULT_MODE] = {"default_mode", LOAD_STRING, 0},
+    [RUN_FILES] = {"files", LOAD_ARRAY, 0},
+    [RUN_SECONDS] = {"seconds", LOAD_NUMBER, 0},
+    [RUN_CHECKS] = {"checks", LOAD_ARRAY, 0},
+    [RUN_EXPECT] = {"expect", LOAD_ARRAY, 0},
 };
 
 int load_role(struct load *ld, const cJSON *v, enum lesson_role *out)
@@ -368,6 +395,103 @@ static void load_checks(struct load *ld, const cJSON *arr, struct lesson_scenari
     }
 }
 
+/* The names of enum lesson_figure, as an expected outcome writes them. */
+static const char *const load_figure_names[LESSON_NFIGS] = {
+    [LESSON_FIG_REQUESTS_PER_S] = "requests_per_s",
+    [LESSON_FIG_BYTES_PER_S] = "bytes_per_s",
+    [LESSON_FIG_CALLS_PER_REQ] = "calls_per_request",
+    [LESSON_FIG_CALL_PER_REQ] = "calls:NAME/request",
+    [LESSON_FIG_CTX_PER_REQ] = "ctx_per_request",
+    [LESSON_FIG_CPU_PCT] = "cpu_pct",
+};
+
+static void load_expect_figure(struct load *ld, const cJSON *v, struct lesson_expect_side *side)
+{
+    const char *name = v->valuestring;
+    for (int i = 0; i < LESSON_NFIGS; i++)
+        if (i != LESSON_FIG_CALL_PER_REQ && !strcmp(name, load_figure_names[i])) {
+            side->figure = (enum lesson_figure)i;
+            return;
+        }
+    /* calls:NAME/request: one counted call per request. */
+    const char *slash = strrchr(name, '/');
+    if (slash && !strcmp(slash, "/request") && !strncmp(name, "calls:", 6)) {
+        char metric[96];
+        snprintf(metric, sizeof metric, "%.*s", (int)(slash - name), name);
+        enum lesson_metric m;
+        if (check_metric_parse(metric, &m, &side->call) == 0 && m == LESSON_METRIC_CALLS) {
+            side->figure = LESSON_FIG_CALL_PER_REQ;
+            return;
+        }
+    }
+    char why[160];
+    load_diag(ld, v, 0, "figure \"%s\" is not known; %s", name,
+              load_suggest(why, sizeof why, name, load_figure_names, LESSON_NFIGS,
+                           "use requests_per_s, bytes_per_s, calls_per_request, "
+                           "calls:NAME/request, ctx_per_request or cpu_pct."));
+}
+
+static void load_expect_side(struct load *ld, const cJSON *obj, const struct lesson_scenario *sc,
+                             struct lesson_expect_side *side)
+{
+    const cJSON *f[SIDE_NFIELDS];
+    *side = (struct lesson_expect_side){.mode = -1, .role = LESSON_ROLE_SERVER};
+    load_fields(ld, obj, load_side_fields, SIDE_NFIELDS, "a side of an expected outcome", NULL, f);
+    if (f[SIDE_FIGURE])
+        load_expect_figure(ld, f[SIDE_FIGURE], side);
+    if (f[SIDE_MODE]) {
+        struct lesson_check c = {0};
+        load_check_mode(ld, f[SIDE_MODE], sc, &c);
+        side->mode = c.mode;
+    } else if (sc->nmodes && cJSON_IsObject(obj)) {
+        load_diag(ld, obj, 0, "this step has modes: say which one with \"mode\".");
+    }
+    if (f[SIDE_ROLE]) {
+        enum lesson_role role;
+        if (load_role(ld, f[SIDE_ROLE], &role) == 0)
+            side->role = (int)role;
+    }
+}
+
+static void load_expects(struct load *ld, const cJSON *arr, struct lesson_scenario *sc)
+{
+    size_t n = (size_t)cJSON_GetArraySize(arr);
+    sc->expects = calloc(n + 1, sizeof *sc->expects);
+    if (!sc->expects) {
+        ld->nomem = 1;
+        return;
+    }
+    const cJSON *obj;
+    cJSON_ArrayForEach(obj, arr)
+    {
+        const cJSON *f[EXPECT_NFIELDS];
+        struct lesson_expect *e = &sc->expects[sc->nexpects++];
+        load_fields(ld, obj, load_expect_fields, EXPECT_NFIELDS, "an expected outcome", NULL, f);
+        e->text = load_strdup(ld, f[EXPECT_TEXT] ? f[EXPECT_TEXT]->valuestring : "");
+        if (f[EXPECT_LEFT])
+            load_expect_side(ld, f[EXPECT_LEFT], sc, &e->left);
+        if (f[EXPECT_OP]) {
+            const char *op = f[EXPECT_OP]->valuestring;
+            if (!strcmp(op, ">"))
+                e->op = LESSON_CMP_GT;
+            else if (!strcmp(op, "<"))
+                e->op = LESSON_CMP_LT;
+            else
+                load_diag(ld, f[EXPECT_OP], 0, "\"op\" is \">\" or \"<\", not \"%s\".", op);
+        }
+        if (f[EXPECT_RIGHT]) {
+            e->has_right = true;
+            load_expect_side(ld, f[EXPECT_RIGHT], sc, &e->right);
+        }
+        if (f[EXPECT_VALUE])
+            e->value = f[EXPECT_VALUE]->valuedouble;
+        if (cJSON_IsObject(obj) && !f[EXPECT_RIGHT] == !f[EXPECT_VALUE])
+            load_diag(ld, obj, 0,
+                      "an expected outcome compares \"left\" with either \"right\" (a figure) "
+                      "or \"value\" (a number); give exactly one.");
+    }
+}
+
 static void load_run(struct load *ld, const cJSON *const *f, struct lesson_step *step)
 {
     struct lesson_scenario *sc = calloc(1, sizeof *sc);
@@ -393,6 +517,8 @@ static void load_run(struct load *ld, const cJSON *const *f, struct lesson_step 
     }
     if (f[RUN_CHECKS])
         load_checks(ld, f[RUN_CHECKS], sc);
+    if (f[RUN_EXPECT])
+        load_expects(ld, f[RUN_EXPECT], sc);
 }
 
 static void kind_run_strv_free(char **v, size_t n)
@@ -430,6 +556,9 @@ static void kind_run_free(void *data)
     for (size_t i = 0; i < sc->nchecks; i++)
         free(sc->checks[i].text);
     free(sc->checks);
+    for (size_t i = 0; i < sc->nexpects; i++)
+        free(sc->expects[i].text);
+    free(sc->expects);
     free(sc);
 }
 

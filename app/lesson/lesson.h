@@ -94,6 +94,42 @@ struct lesson_check {
     double min, max;           /* holds when min <= value (has_min) and value <= max (has_max) */
 };
 
+/* A figure of one mode that an expected outcome compares (grade/expect.h computes them). */
+enum lesson_figure {
+    LESSON_FIG_REQUESTS_PER_S, /* "requests_per_s": the client's completed requests per second */
+    LESSON_FIG_BYTES_PER_S,    /* "bytes_per_s": the client's payload bytes per second */
+    LESSON_FIG_CALLS_PER_REQ,  /* "calls_per_request": a role's counted calls per request */
+    LESSON_FIG_CALL_PER_REQ,   /* "calls:NAME/request": one call's count per request */
+    LESSON_FIG_CTX_PER_REQ,    /* "ctx_per_request": context switches (everyone's) per request */
+    LESSON_FIG_CPU_PCT,        /* "cpu_pct": CPU of every program, % of one core */
+    LESSON_NFIGS
+};
+
+/* One side of an expected outcome: a figure of one mode. */
+struct lesson_expect_side {
+    int mode;                  /* index of the mode; -1: the step's only run (no modes) */
+    enum lesson_figure figure; /* what is compared */
+    unsigned call;             /* enum iolab_call_id, for LESSON_FIG_CALL_PER_REQ */
+    int role;                  /* for the per-request call figures: default the server */
+};
+
+enum lesson_cmp { LESSON_CMP_GT, LESSON_CMP_LT };
+
+/*
+ * What the learner should see, as data: "epoll answers more requests per second than fork" is
+ * {left: epoll requests_per_s, op: ">", right: fork requests_per_s}; "sendfile makes fewer than
+ * 10 server calls per download" is {left: ..., op: "<", value: 10}. The grader says, beside the
+ * figures, whether this run agrees, and what on this machine may explain it when it does not;
+ * it never makes a step done or not done.
+ */
+struct lesson_expect {
+    char *text; /* the outcome in the lesson's words */
+    struct lesson_expect_side left, right;
+    bool has_right; /* right is a figure; otherwise value */
+    double value;
+    enum lesson_cmp op;
+};
+
 struct lesson_scenario {
     struct lesson_program *programs; /* servers first, in the order they start */
     size_t nprograms;
@@ -105,6 +141,8 @@ struct lesson_scenario {
     double seconds; /* default length of a headless run (`iolab run`) */
     struct lesson_check *checks;
     size_t nchecks;
+    struct lesson_expect *expects; /* expected outcomes, judged beside the figures */
+    size_t nexpects;
 };
 
 struct lesson_kind;

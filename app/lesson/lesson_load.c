@@ -40,6 +40,7 @@ static const char *const load_type_names[] = {
     [LOAD_TEXT] = "a string or an array of strings",
     [LOAD_STRINGS] = "an array of strings",
     [LOAD_ARRAY] = "an array",
+    [LOAD_OBJECT] = "an object {...}",
     [LOAD_INT] = "a whole number",
     [LOAD_NUMBER] = "a number",
     [LOAD_BOOL] = "true or false",
@@ -288,6 +289,8 @@ static int load_type_ok(struct load *ld, const cJSON *v, const char *name, enum 
         return cJSON_IsNumber(v) || cJSON_IsString(v);
     case LOAD_ARRAY:
         return cJSON_IsArray(v);
+    case LOAD_OBJECT:
+        return cJSON_IsObject(v);
     case LOAD_TEXT:
         return cJSON_IsString(v) ? 1 : load_strings_ok(ld, v, name);
     case LOAD_STRINGS:

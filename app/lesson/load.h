@@ -45,7 +45,8 @@ enum load_type {
     LOAD_INT,
     LOAD_NUMBER,
     LOAD_BOOL,
-    LOAD_SIZE, /* 65536 or "64K" */
+    LOAD_SIZE,   /* 65536 or "64K" */
+    LOAD_OBJECT, /* an object, checked by the caller's own field table */
 };
 
 /* One key an object may have. */

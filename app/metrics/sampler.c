@@ -885,6 +885,12 @@ const struct snapshot *sampler_sample(struct sampler *s, double now_s)
         else
             s->role_ckpt_prev.t = now_s;
         s->t_ckpt = now_s;
+        /* The machine, once a second: what may explain a result that differs from the lesson's
+           expectation (grade/expect.h). */
+        long ncpus = sysconf(_SC_NPROCESSORS_ONLN);
+        double load;
+        s->snap.ncpus = ncpus > 0 ? (uint32_t)ncpus : 0;
+        s->snap.loadavg = getloadavg(&load, 1) == 1 ? load : -1;
     }
 
     struct snapshot *sn = &s->snap;

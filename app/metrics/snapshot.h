@@ -148,6 +148,8 @@ struct snapshot {
     uint32_t overflow_claims; /* threads that found the counter page full: attribution lost */
     uint32_t sample_errors;   /* /proc reads that failed this tick (a process vanishing mid-read
                                  is normal; a steady count is not) */
+    uint32_t ncpus;           /* online CPUs of the machine */
+    double loadavg;           /* its 1-minute load average; -1 when unknown */
 
     uint32_t nprogs;
     struct snapshot_prog progs[SNAPSHOT_MAX_PROGS];

@@ -99,7 +99,9 @@ static void runview_on_state(void *data, enum engine_state state)
     view_log(v->c, "engine %s", engine_state_name(state));
     if (state == ENGINE_FAILED && v->engine)
         view_status(v->c, true, "The scenario could not start: %s", engine_error(v->engine));
-    else if (state == ENGINE_RUNNING)
+    if (state == ENGINE_RUNNING && engine_jail(v->engine))
+        grade_set_tier(&v->grader, jail_tier_name(jail_tier(engine_jail(v->engine))));
+    if (state == ENGINE_RUNNING)
         view_status(v->c, false,
                     v->sc->nmodes ? "Running. The footer's number keys switch the server's mode."
                                   : "Running.");
@@ -428,6 +430,7 @@ static int runview_text_foot_rows(void *self, int inner_h)
 {
     struct runview *v = self;
     int rows = v->sc->nchecks ? (int)v->sc->nchecks + 2 : 0;
+    rows += v->sc->nexpects ? (int)v->sc->nexpects + 2 : 0;
     return rows > inner_h / 2 ? inner_h / 2 : rows;
 }
 
@@ -436,6 +439,26 @@ static void runview_draw_text_foot(void *self, struct view_ctx *vc, struct layou
     struct runview *v = self;
     const struct screen_caps *c = vc->caps;
     int y = r.y;
+    if (v->sc->nexpects)
+        widgets_text(c, r.x, y++, r.w, A_BOLD, "What to expect:");
+    for (size_t i = 0; i < v->sc->nexpects && y < r.y + r.h; i++, y++) {
+        char msg[512];
+        struct expect_verdict ev = grade_expect(&v->grader, i, msg, sizeof msg);
+        /* Not a check: a difference is explained, not failed. */
+        const char *mark = ev.state == EXPECT_AGREES    ? c->g->done
+                           : ev.state == EXPECT_DIFFERS ? "!"
+                                                        : "-";
+        widgets_text(c, r.x, y, 2,
+                     screen_attr(ev.state == EXPECT_AGREES    ? SCREEN_GOOD
+                                 : ev.state == EXPECT_DIFFERS ? SCREEN_BAD
+                                                              : SCREEN_DIM),
+                     mark);
+        widgets_printf(c, r.x + 2, y, r.w - 2, A_NORMAL, "%s: %s", v->sc->expects[i].text, msg);
+    }
+    if (v->sc->nexpects && v->sc->nchecks)
+        y++;
+    if (!v->sc->nchecks)
+        return;
     widgets_text(c, r.x, y++, r.w, A_BOLD, "To complete this step:");
     for (size_t i = 0; i < v->sc->nchecks && y < r.y + r.h; i++, y++) {
         bool holds = v->grader.results[i].holds;

@@ -14,7 +14,7 @@ namespace
 {
 
 // A pack whose one step runs the epoll echo server (and a fork mode) with the given checks.
-void write_pack(const TempDir &dir, const std::string &checks)
+void write_pack(const TempDir &dir, const std::string &checks, const std::string &expect = "")
 {
     std::ofstream(dir / "pack.json") << R"({"format_version": 1, "id": "grade", "title": "G",
         "version": "1", "lessons": ["l"]})";
@@ -28,7 +28,8 @@ void write_pack(const TempDir &dir, const std::string &checks)
          "modes": [
            {"id": "epoll", "title": "E", "program": "server", "args": ["--mode", "epoll"]},
            {"id": "fork", "title": "F", "program": "server", "args": ["--mode", "fork"]}],
-         "checks": [)" + checks + "]}]}";
+         "expect": [)" + expect + "], \"checks\": [" +
+                                         checks + "]}]}";
 }
 
 using Json = std::unique_ptr<cJSON, decltype(&cJSON_Delete)>;
@@ -118,4 +119,52 @@ TEST_CASE("verdicts that fail say what was measured; several modes carry them be
     CHECK(cJSON_IsFalse(cJSON_GetObjectItem(never1, "ok")));
     CHECK(std::string(cJSON_GetObjectItem(never1, "message")->valuestring) ==
           "fork: not run yet (fork calls, at most 0)");
+}
+
+TEST_CASE("expected outcomes are judged beside the figures, explained when they differ", "[grade]")
+{
+    TempDir pack;
+    write_pack(pack, R"({"text": "run", "mode": "epoll", "metric": "seconds", "min": 0.5})",
+               R"({"text": "epoll makes a few calls per request",
+                   "left": {"mode": "epoll", "figure": "calls_per_request"}, "op": "<",
+                   "value": 10},
+                  {"text": "an impossible fork rate",
+                   "left": {"mode": "epoll", "figure": "calls:fork/request"}, "op": ">",
+                   "value": 1000},
+                  {"text": "fork against epoll",
+                   "left": {"mode": "fork", "figure": "requests_per_s"}, "op": ">",
+                   "right": {"mode": "epoll", "figure": "requests_per_s"}})");
+    auto [code, out] = run({bin("iolab"), "run", "l/s", "--pack", pack.path, "--json"});
+    INFO(out);
+    REQUIRE(code == 0);
+    Json j = parse(out);
+    REQUIRE(j);
+    const cJSON *list = cJSON_GetObjectItem(j.get(), "expected");
+    REQUIRE(cJSON_GetArraySize(list) == 3);
+    const cJSON *few = cJSON_GetArrayItem(list, 0), *imp = cJSON_GetArrayItem(list, 1),
+                *un = cJSON_GetArrayItem(list, 2);
+    CHECK(cJSON_IsTrue(cJSON_GetObjectItem(few, "ok")));
+    CHECK(std::string(cJSON_GetObjectItem(few, "message")->valuestring).find("as expected") !=
+          std::string::npos);
+    CHECK(cJSON_IsFalse(cJSON_GetObjectItem(imp, "ok")));
+    std::string why = cJSON_GetObjectItem(imp, "message")->valuestring;
+    CHECK(why.find("not this time") != std::string::npos);
+    CHECK(why.find("core") != std::string::npos); // the machine is named
+    CHECK(why.find("load average") != std::string::npos);
+    CHECK(cJSON_IsNull(cJSON_GetObjectItem(un, "ok"))); // fork never ran: undecided
+    CHECK(std::string(cJSON_GetObjectItem(un, "message")->valuestring) ==
+          "not measured yet: run fork and epoll for a few seconds");
+
+    // lint: a figure that does not exist, and an outcome with neither right nor value.
+    TempDir bad;
+    write_pack(bad, R"({"text": "run", "mode": "epoll", "metric": "seconds", "min": 0.5})",
+               R"({"text": "x", "left": {"mode": "epoll", "figure": "request_per_s"}, "op": ">",
+                   "value": 1},
+                  {"text": "y", "left": {"mode": "epoll", "figure": "cpu_pct"}, "op": ">"})");
+    auto [lc, lint] = run({bin("iolab"), "lint", bad.path});
+    INFO(lint);
+    CHECK(lc == 1);
+    CHECK(lint.find("figure \"request_per_s\" is not known; did you mean \"requests_per_s\"?") !=
+          std::string::npos);
+    CHECK(lint.find("give exactly one") != std::string::npos);
 }

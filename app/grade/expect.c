@@ -1,0 +1,145 @@
+/*
+ * expect: see expect.h. Figures are read from the merged per-mode rows, so every second a mode
+ * ran in this step (across restarts) counts, and nothing of the start-up or the switches does.
+ */
+#include "expect.h"
+
+#include <stdio.h>
+#include <string.h>
+
+/* The unit of each figure, for the sentences. */
+static const char *const expect_units[LESSON_NFIGS] = {
+    [LESSON_FIG_REQUESTS_PER_S] = "requests/s",
+    [LESSON_FIG_BYTES_PER_S] = "B/s",
+    [LESSON_FIG_CALLS_PER_REQ] = "calls/request",
+    [LESSON_FIG_CALL_PER_REQ] = "per request",
+    [LESSON_FIG_CTX_PER_REQ] = "context switches/request",
+    [LESSON_FIG_CPU_PCT] = "% CPU",
+};
+
+static const struct snapshot_mode_row *expect_row(const struct lesson_scenario *sc, int mode,
+                                                  const struct snapshot_mode_row *rows,
+                                                  size_t nrows)
+{
+    const char *id = mode >= 0 && (size_t)mode < sc->nmodes ? sc->modes[mode].id : "";
+    for (size_t i = 0; i < nrows; i++)
+        if (!strcmp(rows[i].id, id))
+            return &rows[i];
+    return NULL;
+}
+
+bool expect_figure(const struct lesson_scenario *sc, const struct lesson_expect_side *side,
+                   const struct snapshot_mode_row *rows, size_t nrows, double *out)
+{
+    const struct snapshot_mode_row *r = expect_row(sc, side->mode, rows, nrows);
+    if (!r || r->seconds < EXPECT_MIN_SECONDS)
+        return false;
+    int role = side->role >= 0 && side->role < LESSON_NROLES ? side->role : LESSON_ROLE_SERVER;
+    double req = (double)r->requests;
+    switch (side->figure) {
+    case LESSON_FIG_REQUESTS_PER_S:
+        *out = r->requests_per_s;
+        return true;
+    case LESSON_FIG_BYTES_PER_S:
+        *out = r->bytes_per_s;
+        return true;
+    case LESSON_FIG_CPU_PCT:
+        *out = r->cpu_pct;
+        return true;
+    default:
+        break;
+    }
+    /* Per-request figures need requests to divide by. */
+    if (req <= 0)
+        return false;
+    if (side->figure == LESSON_FIG_CTX_PER_REQ) {
+        *out = r->ctx_per_request;
+    } else if (side->figure == LESSON_FIG_CALL_PER_REQ) {
+        *out = side->call < IOLAB_NCALLS ? (double)r->role_calls[role][side->call] / req : 0;
+    } else {
+        uint64_t calls = 0;
+        for (unsigned c = 0; c < IOLAB_NCALLS; c++)
+            calls += r->role_calls[role][c];
+        *out = (double)calls / req;
+    }
+    return true;
+}
+
+struct expect_verdict expect_judge(const struct lesson_scenario *sc, const struct lesson_expect *e,
+                                   const struct snapshot_mode_row *rows, size_t nrows)
+{
+    struct expect_verdict v = {.state = EXPECT_UNDECIDED, .right = e->value};
+    if (!expect_figure(sc, &e->left, rows, nrows, &v.left))
+        return v;
+    if (e->has_right && !expect_figure(sc, &e->right, rows, nrows, &v.right))
+        return v;
+    bool holds = e->op == LESSON_CMP_GT ? v.left > v.right : v.left < v.right;
+    v.state = holds ? EXPECT_AGREES : EXPECT_DIFFERS;
+    return v;
+}
+
+/* 182k, 4.07M, 0.53: three significant figures and an SI suffix. */
+static const char *expect_num(double v, char *buf, size_t len)
+{
+    static const char *const sfx[] = {"", "k", "M", "G", "T"};
+    int i = 0;
+    while (v >= 1000 && i < 4) {
+        v /= 1000;
+        i++;
+    }
+    snprintf(buf, len, "%.3g%s", v, sfx[i]);
+    return buf;
+}
+
+/* "epoll 182k requests/s" for one side (the mode's name left out without modes). */
+static void expect_side_text(const struct lesson_scenario *sc, const struct lesson_expect_side *s,
+                             double v, char *buf, size_t len)
+{
+    char num[32];
+    const char *mode = s->mode >= 0 && (size_t)s->mode < sc->nmodes ? sc->modes[s->mode].id : "";
+    if (s->figure == LESSON_FIG_CALL_PER_REQ)
+        snprintf(buf, len, "%s%s%s %s/request", mode, *mode ? " " : "",
+                 expect_num(v, num, sizeof num),
+                 s->call < IOLAB_NCALLS ? iolab_call_info[s->call].label : "?");
+    else
+        snprintf(buf, len, "%s%s%s %s", mode, *mode ? " " : "", expect_num(v, num, sizeof num),
+                 expect_units[s->figure]);
+}
+
+int expect_describe(const struct lesson_scenario *sc, const struct lesson_expect *e,
+                    const struct expect_verdict *v, const struct expect_context *ctx, char *buf,
+                    size_t len)
+{
+    if (v->state == EXPECT_UNDECIDED) {
+        const char *a = e->left.mode >= 0 ? sc->modes[e->left.mode].id : NULL;
+        const char *b = e->has_right && e->right.mode >= 0 ? sc->modes[e->right.mode].id : NULL;
+        if (a && b && strcmp(a, b))
+            return snprintf(buf, len, "not measured yet: run %s and %s for a few seconds", a, b);
+        if (a)
+            return snprintf(buf, len, "not measured yet: run %s for a few seconds", a);
+        return snprintf(buf, len, "not measured yet: run the scenario for a few seconds");
+    }
+    char l[96], r[96];
+    expect_side_text(sc, &e->left, v->left, l, sizeof l);
+    if (e->has_right)
+        expect_side_text(sc, &e->right, v->right, r, sizeof r);
+    else
+        expect_num(v->right, r, sizeof r);
+    const char *op = e->op == LESSON_CMP_GT ? ">" : "<";
+    if (v->state == EXPECT_AGREES)
+        return snprintf(buf, len, "%s %s %s, as expected", l, op, r);
+    /* Not this time: say what on this machine may explain it. */
+    char why[256] = "";
+    size_t n = 0;
+    if (ctx && ctx->ncpus)
+        n += (size_t)snprintf(why + n, sizeof why - n, "%u core%s", ctx->ncpus,
+                              ctx->ncpus == 1 ? "" : "s");
+    if (ctx && ctx->loadavg >= 0 && n < sizeof why)
+        n += (size_t)snprintf(why + n, sizeof why - n, "%sload average %.1f%s", n ? ", " : "",
+                              ctx->loadavg,
+                              ctx->ncpus && ctx->loadavg > 0.7 * ctx->ncpus ? " (busy)" : "");
+    if (ctx && ctx->tier && n < sizeof why)
+        snprintf(why + n, sizeof why - n, "%ssandbox %s", n ? ", " : "", ctx->tier);
+    return snprintf(buf, len, "not this time: %s against %s (expected %s); this machine: %s", l, r,
+                    op, why[0] ? why : "unknown");
+}

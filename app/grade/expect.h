@@ -1,0 +1,51 @@
+/*
+ * expect: a step's expected outcomes (lesson_expect) judged against the per-mode figures the
+ * runs measured (snapshot_mode_row), with one sentence each: what was seen beside what the
+ * lesson expects and, when this run disagrees, what on this machine may explain it (its cores,
+ * its load, the sandbox tier). An outcome is undecided until the modes it compares have run for
+ * long enough and, for per-request figures, answered requests.
+ */
+#ifndef IOLAB_EXPECT_H
+#define IOLAB_EXPECT_H
+
+#include "lesson/lesson.h"
+#include "metrics/snapshot.h"
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#define EXPECT_MIN_SECONDS 0.5 /* a mode must have run this long to be compared */
+
+enum expect_state {
+    EXPECT_UNDECIDED, /* a mode it compares has not run (long enough) yet */
+    EXPECT_AGREES,
+    EXPECT_DIFFERS,
+};
+
+/* What may explain a difference: the machine the run was on. */
+struct expect_context {
+    unsigned ncpus;   /* online CPUs; 0: unknown */
+    double loadavg;   /* 1-minute load average; < 0: unknown */
+    const char *tier; /* sandbox tier in force; NULL: unknown */
+};
+
+struct expect_verdict {
+    enum expect_state state;
+    double left, right; /* the two figures compared (right: the value for a fixed bound) */
+};
+
+/* The figure a side names, from the rows; false when it cannot be computed yet. */
+bool expect_figure(const struct lesson_scenario *sc, const struct lesson_expect_side *side,
+                   const struct snapshot_mode_row *rows, size_t nrows, double *out);
+
+/* Judges one outcome. */
+struct expect_verdict expect_judge(const struct lesson_scenario *sc, const struct lesson_expect *e,
+                                   const struct snapshot_mode_row *rows, size_t nrows);
+
+/* The sentence for a verdict: "epoll 182k requests/s > fork 90.1k requests/s", or the same with
+   "not this time" and what may explain it, or what is still to run. Returns snprintf's. */
+int expect_describe(const struct lesson_scenario *sc, const struct lesson_expect *e,
+                    const struct expect_verdict *v, const struct expect_context *ctx, char *buf,
+                    size_t len);
+
+#endif
