@@ -666,10 +666,21 @@ static void sampler_raw_add(struct sampler_raw *a, const struct sampler_raw *b)
 
 /* Calls the kernel counts in syscr / syscw, to set the library counts beside them. */
 static const enum iolab_call_id sampler_read_family[] = {
-    IOLAB_CALL_READ, IOLAB_CALL_READV, IOLAB_CALL_PREAD64, IOLAB_CALL_PREADV, IOLAB_CALL_SENDFILE};
-static const enum iolab_call_id sampler_write_family[] = {IOLAB_CALL_WRITE, IOLAB_CALL_WRITEV,
-                                                          IOLAB_CALL_PWRITE64, IOLAB_CALL_PWRITEV,
-                                                          IOLAB_CALL_SENDFILE};
+    IOLAB_CALL_READ,   IOLAB_CALL_READV,    IOLAB_CALL_PREAD64,
+    IOLAB_CALL_PREADV, IOLAB_CALL_SENDFILE, IOLAB_CALL_COPY_FILE_RANGE};
+static const enum iolab_call_id sampler_write_family[] = {
+    IOLAB_CALL_WRITE,   IOLAB_CALL_WRITEV,   IOLAB_CALL_PWRITE64,
+    IOLAB_CALL_PWRITEV, IOLAB_CALL_SENDFILE, IOLAB_CALL_COPY_FILE_RANGE};
+
+int sampler_kernel_family(enum iolab_call_id call)
+{
+    int fam = 0;
+    for (size_t i = 0; i < sizeof sampler_read_family / sizeof *sampler_read_family; i++)
+        fam |= sampler_read_family[i] == call ? SAMPLER_IN_SYSCR : 0;
+    for (size_t i = 0; i < sizeof sampler_write_family / sizeof *sampler_write_family; i++)
+        fam |= sampler_write_family[i] == call ? SAMPLER_IN_SYSCW : 0;
+    return fam;
+}
 
 /* Derives a snapshot's figures from two raw totals dt_s apart. */
 /*

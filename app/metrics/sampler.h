@@ -83,4 +83,13 @@ const struct snapshot *sampler_last(const struct sampler *s);
  */
 size_t sampler_tree(struct sampler *s, uint32_t prog, int *pids, size_t max);
 
+/* Which of the kernel's /proc/PID/io counters a counted call adds to: SAMPLER_IN_SYSCR and/or
+   SAMPLER_IN_SYSCW (read, readv, pread64, preadv, sendfile and copy_file_range count as reads;
+   their write twins, sendfile and copy_file_range as writes; send/recv, splice and mmap in
+   neither). The counters pane sets the library's sums beside the kernel's by this table, and
+   it_kernel_io checks it against the kernel. */
+#define SAMPLER_IN_SYSCR 1
+#define SAMPLER_IN_SYSCW 2
+int sampler_kernel_family(enum iolab_call_id call);
+
 #endif

@@ -82,8 +82,9 @@ struct snapshot_figures {
     uint64_t write_bytes;   /* kernel: bytes sent towards storage */
     double read_bytes_rate; /* per second over the last tick */
     uint64_t lib_reads;     /* counter page: the calls the kernel counts in syscr (read, readv,
-                               pread64, preadv, sendfile), to set beside it */
-    uint64_t lib_writes;    /* likewise for syscw (write, writev, pwrite64, pwritev, sendfile) */
+                               pread64, preadv, sendfile, copy_file_range), to set beside it */
+    uint64_t lib_writes;    /* likewise for syscw (write, writev, pwrite64, pwritev, sendfile,
+                               copy_file_range) */
     uint64_t requests;      /* app: requests completed (published by the demo) */
     uint64_t app_bytes;     /* app: payload bytes delivered */
     uint64_t conns_opened;  /* app: connections accepted (server) or established (client) */
