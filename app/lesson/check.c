@@ -122,21 +122,24 @@ int check_describe(const struct lesson_check *check, const struct lesson_scenari
         snprintf(unit, sizeof unit, "%s",
                  (unsigned)check->metric < CHECK_NMETRICS ? check_metrics[check->metric].unit
                                                           : "?");
-    const char *scope = check->mode >= 0 && sc && (size_t)check->mode < sc->nmodes
-                            ? sc->modes[check->mode].id
-                            : "all modes";
+    /* The scope: the check's mode, every mode together, or nothing when there are no modes. */
+    char scope[64] = "";
+    if (check->mode >= 0 && sc && (size_t)check->mode < sc->nmodes)
+        snprintf(scope, sizeof scope, "%s: ", sc->modes[check->mode].id);
+    else if (!sc || sc->nmodes > 1)
+        snprintf(scope, sizeof scope, "all modes: ");
     /* Seconds get one decimal so that progress visibly moves; counts are whole numbers. */
     bool secs = check->metric == LESSON_METRIC_SECONDS;
     if (!check->has_max)
-        return secs ? snprintf(buf, len, "%s: %.1f %s of %g %s", scope, r->value, unit, check->min,
+        return secs ? snprintf(buf, len, "%s%.1f %s of %g %s", scope, r->value, unit, check->min,
                                unit)
-                    : snprintf(buf, len, "%s: %.0f of %g %s", scope, r->value, check->min, unit);
+                    : snprintf(buf, len, "%s%.0f of %g %s", scope, r->value, check->min, unit);
     if (r->seconds <= 0)
-        return snprintf(buf, len, "%s: not run yet (%s, at most %g)", scope, unit, check->max);
+        return snprintf(buf, len, "%snot run yet (%s, at most %g)", scope, unit, check->max);
     if (!check->has_min)
-        return snprintf(buf, len, secs ? "%s: %.1f %s, at most %g" : "%s: %.0f %s, at most %g",
-                        scope, r->value, unit, check->max);
+        return snprintf(buf, len, secs ? "%s%.1f %s, at most %g" : "%s%.0f %s, at most %g", scope,
+                        r->value, unit, check->max);
     return snprintf(buf, len,
-                    secs ? "%s: %.1f %s, between %g and %g" : "%s: %.0f %s, between %g and %g",
-                    scope, r->value, unit, check->min, check->max);
+                    secs ? "%s%.1f %s, between %g and %g" : "%s%.0f %s, between %g and %g", scope,
+                    r->value, unit, check->min, check->max);
 }

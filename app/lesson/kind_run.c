@@ -68,6 +68,8 @@ enum {
     RUN_SECONDS,
     RUN_CHECKS,
     RUN_EXPECT,
+    RUN_UNIT,
+    RUN_STUDY,
     RUN_NFIELDS
 };
 static const struct load_field load_run_fields[] = {
@@ -78,6 +80,8 @@ static const struct load_field load_run_fields[] = {
     [RUN_SECONDS] = {"seconds", LOAD_NUMBER, 0},
     [RUN_CHECKS] = {"checks", LOAD_ARRAY, 0},
     [RUN_EXPECT] = {"expect", LOAD_ARRAY, 0},
+    [RUN_UNIT] = {"unit", LOAD_STRING, 0},
+    [RUN_STUDY] = {"study", LOAD_STRING, 0},
 };
 
 int load_role(struct load *ld, const cJSON *v, enum lesson_role *out)
@@ -519,6 +523,24 @@ static void load_run(struct load *ld, const cJSON *const *f, struct lesson_step 
         load_checks(ld, f[RUN_CHECKS], sc);
     if (f[RUN_EXPECT])
         load_expects(ld, f[RUN_EXPECT], sc);
+    if (f[RUN_UNIT])
+        sc->unit = load_strdup(ld, f[RUN_UNIT]->valuestring);
+    sc->study = -1;
+    if (f[RUN_STUDY]) {
+        size_t p = 0;
+        while (p < sc->nprograms && strcmp(sc->programs[p].name, f[RUN_STUDY]->valuestring))
+            p++;
+        if (p < sc->nprograms)
+            sc->study = (int)p;
+        else
+            load_diag(ld, f[RUN_STUDY], 0,
+                      "\"study\" names program \"%s\", which this step does not have; name one "
+                      "of its programs.",
+                      f[RUN_STUDY]->valuestring);
+    } else if (sc->nprograms) {
+        /* Servers come first: the first program is the server, or the only kind there is. */
+        sc->study = 0;
+    }
 }
 
 static void kind_run_strv_free(char **v, size_t n)
@@ -559,6 +581,7 @@ static void kind_run_free(void *data)
     for (size_t i = 0; i < sc->nexpects; i++)
         free(sc->expects[i].text);
     free(sc->expects);
+    free(sc->unit);
     free(sc);
 }
 

@@ -143,6 +143,9 @@ struct lesson_scenario {
     size_t nchecks;
     struct lesson_expect *expects; /* expected outcomes, judged beside the figures */
     size_t nexpects;
+    char *unit; /* what the load completes, plural: "copies" ("copies/s"); NULL: "requests" */
+    int study;  /* the program under study (index), whose calls per request the comparison
+                   shows; -1: the first server, or the first program without a server */
 };
 
 struct lesson_kind;

@@ -20,19 +20,58 @@ static bool counterview_disagree(uint64_t kernel, uint64_t lib)
     return d > 2 && d * 100 > big;
 }
 
-static int counterview_cmp_rate(const void *a, const void *b, void *arg)
+/* The calls of one role to list, with their counts since the base (the mode's start). */
+struct counterview_calls {
+    unsigned id[IOLAB_NCALLS];
+    uint64_t count[IOLAB_NCALLS];
+    unsigned n;
+};
+
+static void counterview_calls(const struct snapshot_figures *f, const struct snapshot_figures *base,
+                              struct counterview_calls *out)
 {
-    const struct snapshot_figures *f = arg;
-    const struct snapshot_call *x = &f->calls[*(const unsigned *)a];
-    const struct snapshot_call *y = &f->calls[*(const unsigned *)b];
-    if (x->count_rate != y->count_rate)
-        return x->count_rate < y->count_rate ? 1 : -1;
-    return x->count < y->count ? 1 : x->count > y->count ? -1 : 0;
+    out->n = 0;
+    for (unsigned i = 0; i < IOLAB_NCALLS; i++) {
+        uint64_t n = stats_delta(f->calls[i].count, base ? base->calls[i].count : 0);
+        if (n == 0)
+            continue;
+        /* Insertion by rate, then count: the busiest calls first. */
+        unsigned k = out->n++;
+        while (k > 0) {
+            const struct snapshot_call *p = &f->calls[out->id[k - 1]];
+            double rp = p->count_rate, rn = f->calls[i].count_rate;
+            if (rp > rn || (rp == rn && out->count[k - 1] >= n))
+                break;
+            out->id[k] = out->id[k - 1];
+            out->count[k] = out->count[k - 1];
+            k--;
+        }
+        out->id[k] = i;
+        out->count[k] = n;
+    }
 }
+
+/*
+ * The call table's columns, in the order they are dropped when the pane is narrow: names are
+ * never cut for a column's sake.
+ */
+enum { CV_COL_CALLS, CV_COL_RATE, CV_COL_BYTES, CV_COL_SHARE, CV_COL_BUSY, CV_NCOLS };
+static const struct {
+    const char *head;
+    int w;
+} counterview_cols[CV_NCOLS] = {
+    [CV_COL_CALLS] = {"calls", 11},   [CV_COL_RATE] = {"calls/s", 9},
+    [CV_COL_BYTES] = {"bytes/s", 10}, [CV_COL_SHARE] = {"share", 6},
+    [CV_COL_BUSY] = {"busy", 6},
+};
+static const int counterview_drop_order[CV_NCOLS] = {CV_COL_BUSY, CV_COL_SHARE, CV_COL_BYTES,
+                                                     CV_COL_CALLS, CV_COL_RATE};
+#define CV_NAME_W 16
 
 /* One role's block; returns the rows used. */
 static int counterview_role(const struct screen_caps *c, const struct snapshot_figures *f,
-                            const char *name, int x, int y, int w, int h)
+                            const struct snapshot_figures *base, const char *name, int x, int y,
+                            int w, int h)
 {
     char a[32], b[32], d[32], e[32];
     int row = 0;
@@ -45,17 +84,21 @@ static int counterview_role(const struct screen_caps *c, const struct snapshot_f
                    widgets_si(f->ctx_voluntary_rate, b, sizeof b), f->nprocs, f->nthreads);
     if (++row >= h)
         return row;
-    bool rd = counterview_disagree(f->syscr, f->lib_reads);
-    bool wr = counterview_disagree(f->syscw, f->lib_writes);
+    /* Like with like: the kernel's counts and the library's over the same span. */
+    uint64_t kr = stats_delta(f->syscr, base ? base->syscr : 0);
+    uint64_t kw = stats_delta(f->syscw, base ? base->syscw : 0);
+    uint64_t lr = stats_delta(f->lib_reads, base ? base->lib_reads : 0);
+    uint64_t lw = stats_delta(f->lib_writes, base ? base->lib_writes : 0);
+    bool rd = counterview_disagree(kr, lr), wr = counterview_disagree(kw, lw);
     int cx = x;
-    cx += widgets_printf(
-        c, cx, y + row, w, screen_attr(SCREEN_DIM), "       kernel syscr %s vs library %s ",
-        widgets_si((double)f->syscr, a, sizeof a), widgets_si((double)f->lib_reads, b, sizeof b));
+    cx += widgets_printf(c, cx, y + row, w, screen_attr(SCREEN_DIM),
+                         "       kernel syscr %s vs library %s ",
+                         widgets_si((double)kr, a, sizeof a), widgets_si((double)lr, b, sizeof b));
     cx += widgets_text(c, cx, y + row, x + w - cx, screen_attr(rd ? SCREEN_BAD : SCREEN_GOOD),
                        rd ? c->g->mismatch : "=");
     cx += widgets_printf(c, cx, y + row, x + w - cx, screen_attr(SCREEN_DIM),
-                         "   syscw %s vs library %s ", widgets_si((double)f->syscw, d, sizeof d),
-                         widgets_si((double)f->lib_writes, e, sizeof e));
+                         "   syscw %s vs library %s ", widgets_si((double)kw, d, sizeof d),
+                         widgets_si((double)lw, e, sizeof e));
     cx += widgets_text(c, cx, y + row, x + w - cx, screen_attr(wr ? SCREEN_BAD : SCREEN_GOOD),
                        wr ? c->g->mismatch : "=");
     /* Storage reads are the page cache's misses: the proof that a "cold" read was cold. */
@@ -63,61 +106,98 @@ static int counterview_role(const struct screen_caps *c, const struct snapshot_f
                    widgets_si(f->read_bytes_rate, d, sizeof d));
     if (++row >= h)
         return row;
-    widgets_printf(c, x, y + row, w, A_BOLD, "  %-16s %10s %9s %10s %6s %7s", "call", "calls",
-                   "calls/s", "bytes/s", "share", "in call");
+    bool col[CV_NCOLS];
+    int need = 2 + CV_NAME_W;
+    for (int k = 0; k < CV_NCOLS; k++) {
+        col[k] = true;
+        need += 1 + counterview_cols[k].w;
+    }
+    for (int k = 0; k < CV_NCOLS - 1 && need > w; k++) {
+        col[counterview_drop_order[k]] = false;
+        need -= 1 + counterview_cols[counterview_drop_order[k]].w;
+    }
+    char line[256];
+    int n = snprintf(line, sizeof line, "  %-*s", CV_NAME_W, "call");
+    for (int k = 0; k < CV_NCOLS; k++)
+        if (col[k])
+            n += snprintf(line + n, sizeof line - (size_t)n, " %*s", counterview_cols[k].w,
+                          counterview_cols[k].head);
+    widgets_text(c, x, y + row, w, A_BOLD, line);
     if (++row >= h)
         return row;
-    unsigned order[IOLAB_NCALLS], n = 0;
-    for (unsigned i = 0; i < IOLAB_NCALLS; i++)
-        if (f->calls[i].count > 0)
-            order[n++] = i;
-    qsort_r(order, n, sizeof *order, counterview_cmp_rate, (void *)f);
-    for (unsigned k = 0; k < n && row < h; k++, row++) {
-        const struct snapshot_call *sc = &f->calls[order[k]];
-        char cnt[32], rate[32], bytes[32];
-        widgets_printf(c, x, y + row, w, sc->count_rate > 0 ? A_NORMAL : screen_attr(SCREEN_DIM),
-                       "  %-16s %10llu %9s %10s %5.1f%% %6.1f%%", snapshot_call_label(order[k]),
-                       (unsigned long long)sc->count, widgets_si(sc->count_rate, rate, sizeof rate),
-                       sc->bytes_rate > 0 ? widgets_bytes(sc->bytes_rate, bytes, sizeof bytes)
-                                          : "-",
-                       sc->share * 100, sc->busy * 100);
-        (void)cnt;
+    struct counterview_calls calls;
+    counterview_calls(f, base, &calls);
+    for (unsigned k = 0; k < calls.n && row < h; k++, row++) {
+        const struct snapshot_call *sc = &f->calls[calls.id[k]];
+        char v[CV_NCOLS][32];
+        snprintf(v[CV_COL_CALLS], sizeof v[0], "%llu", (unsigned long long)calls.count[k]);
+        widgets_si(sc->count_rate, v[CV_COL_RATE], sizeof v[0]);
+        if (sc->bytes_rate > 0)
+            widgets_bytes(sc->bytes_rate, v[CV_COL_BYTES], sizeof v[0]);
+        else
+            snprintf(v[CV_COL_BYTES], sizeof v[0], "-");
+        snprintf(v[CV_COL_SHARE], sizeof v[0], "%.1f%%", sc->share * 100);
+        snprintf(v[CV_COL_BUSY], sizeof v[0], "%.2f", sc->busy);
+        n = snprintf(line, sizeof line, "  %-*s", CV_NAME_W, snapshot_call_label(calls.id[k]));
+        for (int j = 0; j < CV_NCOLS; j++)
+            if (col[j])
+                n += snprintf(line + n, sizeof line - (size_t)n, " %*s", counterview_cols[j].w,
+                              v[j]);
+        widgets_text(c, x, y + row, w, sc->count_rate > 0 ? A_NORMAL : screen_attr(SCREEN_DIM),
+                     line);
     }
-    if (n == 0 && row < h)
-        widgets_text(c, x + 2, y + row++, w - 2, screen_attr(SCREEN_DIM), "no calls counted yet");
+    if (calls.n == 0 && row < h)
+        widgets_text(c, x + 2, y + row++, w - 2, screen_attr(SCREEN_DIM),
+                     base ? "no calls counted in this mode yet" : "no calls counted yet");
     return row;
 }
 
 void counterview_draw(const struct screen_caps *c, struct layout_rect r, bool focused,
-                      const struct snapshot *s, bool started, const char *missing)
+                      const struct counterview_in *vin)
 {
-    struct layout_rect in = widgets_box(c, r, "Counters", focused);
+    const struct snapshot *s = vin->s;
+    char title[96];
+    snprintf(title, sizeof title, "Counters: %s%s",
+             vin->base ? "calls since " : "totals since the start",
+             vin->base ? (vin->mode_name ? vin->mode_name : "the start") : "");
+    if (vin->base)
+        strncat(title, vin->mode_name ? " started (t: totals)" : " (t: totals)",
+                sizeof title - strlen(title) - 1);
+    struct layout_rect in = widgets_box(c, r, title, focused);
     if (!s) {
         widgets_text(c, in.x + 1, in.y, in.w - 2, screen_attr(SCREEN_DIM),
-                     started ? "Waiting for the first sample..."
-                             : "Enter starts the scenario; the counters appear here.");
+                     vin->started ? "Waiting for the first sample..."
+                                  : "Enter starts the scenario; the counters appear here.");
         return;
     }
     int x = in.x + 1, w = in.w - 2;
     int bottom = 4; /* two throughput lines, latency, where the numbers come from */
     int avail = in.h - bottom;
     int y = in.y;
-    /* The server's table gets the larger share: it is what the modes change. */
-    int hs = avail * 11 / 20;
-    y += counterview_role(c, &s->roles[LESSON_ROLE_SERVER], lesson_role_name(LESSON_ROLE_SERVER), x,
-                          y, w, hs);
-    y++;
-    counterview_role(c, &s->roles[LESSON_ROLE_CLIENT], lesson_role_name(LESSON_ROLE_CLIENT), x, y,
-                     w, in.y + avail - y);
+    const struct snapshot *b = vin->base;
+    /* A role the step has no program of gets no block. The server's table gets the larger share
+       when both are there: it is what the modes change. */
+    bool srv = vin->has_role[LESSON_ROLE_SERVER], cli = vin->has_role[LESSON_ROLE_CLIENT];
+    if (srv) {
+        int hs = cli ? avail * 11 / 20 : avail;
+        y += counterview_role(c, &s->roles[LESSON_ROLE_SERVER],
+                              b ? &b->roles[LESSON_ROLE_SERVER] : NULL,
+                              lesson_role_name(LESSON_ROLE_SERVER), x, y, w, hs);
+        y++;
+    }
+    if (cli)
+        counterview_role(c, &s->roles[LESSON_ROLE_CLIENT], b ? &b->roles[LESSON_ROLE_CLIENT] : NULL,
+                         lesson_role_name(LESSON_ROLE_CLIENT), x, y, w, in.y + avail - y);
 
     const struct snapshot_figures *cl = &s->roles[LESSON_ROLE_CLIENT];
-    char a[32], b[32], p50[32], p99[32];
+    char a[32], bb[32], p50[32], p99[32], label[48];
     int yb = in.y + in.h - bottom;
     /* Two sparklines over the last minute, one column per second, after aligned labels. */
-    int lw = widgets_printf(c, x, yb, w, A_BOLD, "requests/s %9s  ",
+    snprintf(label, sizeof label, "%s/s", vin->unit ? vin->unit : "requests");
+    int lw = widgets_printf(c, x, yb, w, A_BOLD, "%-11.11s%9s  ", label,
                             widgets_si(cl->requests_rate, a, sizeof a));
-    widgets_printf(c, x, yb + 1, w, A_BOLD, "bytes/s    %9s  ",
-                   widgets_bytes(cl->app_bytes_rate, b, sizeof b));
+    widgets_printf(c, x, yb + 1, w, A_BOLD, "%-11s%9s  ", "bytes/s",
+                   widgets_bytes(cl->app_bytes_rate, bb, sizeof bb));
     int sw = w - lw;
     if (sw > SNAPSHOT_HISTORY)
         sw = SNAPSHOT_HISTORY;
@@ -126,21 +206,21 @@ void counterview_draw(const struct screen_caps *c, struct layout_rect r, bool fo
     yb++;
     const struct snapshot_latency *lat = &cl->latency_recent;
     if (lat->samples)
-        widgets_printf(c, x, yb + 1, w, A_NORMAL,
-                       "latency p50 %s  p99 %s  (last %d s, %llu requests)",
+        widgets_printf(c, x, yb + 1, w, A_NORMAL, "latency p50 %s  p99 %s  (last %d s, %llu %s)",
                        widgets_ns((double)lat->p50_ns, p50, sizeof p50),
                        widgets_ns((double)lat->p99_ns, p99, sizeof p99), SNAPSHOT_RECENT_S,
-                       (unsigned long long)lat->samples);
+                       (unsigned long long)lat->samples, vin->unit ? vin->unit : "requests");
     else
-        widgets_text(c, x, yb + 1, w, screen_attr(SCREEN_DIM), "latency: no requests measured yet");
+        widgets_text(c, x, yb + 1, w, screen_attr(SCREEN_DIM), "latency: none measured yet");
     widgets_printf(c, x, yb + 2, w, screen_attr(SCREEN_DIM),
-                   "calls: counted in libc (preload)  cpu/ctx/syscr: /proc  %.0f Hz%s%s%s",
+                   "calls: counted in libc (preload)  cpu/ctx/syscr: /proc  %.0f Hz  k: key%s%s%s",
                    s->tick_hz, s->overflow_claims ? "  counter page full!" : "",
-                   missing ? "  sandbox: " : "", missing ? missing : "");
+                   vin->missing ? "  sandbox: " : "", vin->missing ? vin->missing : "");
 }
 
 void counterview_compare(const struct screen_caps *c, struct layout_rect r,
-                         const struct snapshot_mode_row *rows, uint32_t nrows, const char *now_id)
+                         const struct snapshot_mode_row *rows, uint32_t nrows, const char *now_id,
+                         const char *unit, enum lesson_role study_role, const char *study)
 {
     struct layout_rect in = widgets_box(c, r, "Comparison of the modes tried (c closes)", true);
     if (nrows == 0) {
@@ -149,20 +229,27 @@ void counterview_compare(const struct screen_caps *c, struct layout_rect r,
         return;
     }
     /* Columns: mode name, then five metrics, each a value and a bar scaled to the column's
-       largest value, so the difference shows at a glance. */
-    /* Calls per request are the server's: the load is the same in every mode, so the server's
-       calls are what a mode changes (2 per request for epoll echo, one per 64 KiB for
-       read-send). Context switches and CPU are everything's: they are what the machine paid. */
-    static const char *const heads[] = {"requests/s", "bytes/s", "server calls/req", "ctx sw/req",
-                                        "cpu %core"};
-    double max[5] = {0};
-    for (uint32_t i = 0; i < nrows; i++) {
+       largest value, so the difference shows at a glance. Calls per request are the program
+       under study's (the server's unless the lesson names another): the load is the same in
+       every mode, so its calls are what a mode changes (2 per request for epoll echo, one per
+       64 KiB for read-send). Context switches and CPU are everything's: what the machine paid. */
+    char rate_head[32];
+    snprintf(rate_head, sizeof rate_head, "%s/s", unit ? unit : "requests");
+    const char *heads[] = {rate_head, "bytes/s", "calls/req", "ctx sw/req", "cpu %core"};
+    double v[SNAPSHOT_MAX_MODES][5], max[5] = {0};
+    for (uint32_t i = 0; i < nrows && i < SNAPSHOT_MAX_MODES; i++) {
         const struct snapshot_mode_row *m = &rows[i];
-        double v[5] = {m->requests_per_s, m->bytes_per_s, m->server_calls_per_request,
-                       m->ctx_per_request, m->cpu_pct};
+        uint64_t calls = 0;
+        for (unsigned k = 0; k < IOLAB_NCALLS; k++)
+            calls += m->role_calls[study_role][k];
+        v[i][0] = m->requests_per_s;
+        v[i][1] = m->bytes_per_s;
+        v[i][2] = m->requests ? (double)calls / (double)m->requests : 0;
+        v[i][3] = m->ctx_per_request;
+        v[i][4] = m->cpu_pct;
         for (int k = 0; k < 5; k++)
-            if (v[k] > max[k])
-                max[k] = v[k];
+            if (v[i][k] > max[k])
+                max[k] = v[i][k];
     }
     int namew = 12;
     int colw = (in.w - 2 - namew) / 5;
@@ -171,30 +258,32 @@ void counterview_compare(const struct screen_caps *c, struct layout_rect r,
     for (int k = 0; k < 5; k++)
         widgets_text(c, in.x + 1 + namew + k * colw, y, colw - 1, A_BOLD, heads[k]);
     y++;
-    for (uint32_t i = 0; i < nrows && y + 1 < in.y + in.h; i++) {
+    for (uint32_t i = 0; i < nrows && i < SNAPSHOT_MAX_MODES && y + 1 < in.y + in.h - 2; i++) {
         const struct snapshot_mode_row *m = &rows[i];
-        double v[5] = {m->requests_per_s, m->bytes_per_s, m->server_calls_per_request,
-                       m->ctx_per_request, m->cpu_pct};
         bool now = now_id && !strcmp(now_id, m->id);
         widgets_printf(c, in.x + 1, y, namew, now ? A_BOLD : A_NORMAL, "%s%s",
-                       m->id[0] ? m->id : "-", now ? " *" : "");
+                       m->id[0] ? m->id : "this run", now ? " *" : "");
         widgets_printf(c, in.x + 1, y + 1, namew, screen_attr(SCREEN_DIM), "%.1f s", m->seconds);
         for (int k = 0; k < 5; k++) {
             char val[32];
             int cx = in.x + 1 + namew + k * colw;
             if (k == 1)
-                widgets_bytes(v[k], val, sizeof val);
+                widgets_bytes(v[i][k], val, sizeof val);
             else if (k == 2 || k == 3)
-                snprintf(val, sizeof val, "%.2f", v[k]);
+                snprintf(val, sizeof val, "%.2f", v[i][k]);
             else if (k == 4)
-                snprintf(val, sizeof val, "%.0f%%", v[k]);
+                snprintf(val, sizeof val, "%.0f%%", v[i][k]);
             else
-                widgets_si(v[k], val, sizeof val);
+                widgets_si(v[i][k], val, sizeof val);
             widgets_text(c, cx, y, colw - 1, A_NORMAL, val);
-            widgets_bar(c, cx, y + 1, colw - 2, v[k], max[k]);
+            widgets_bar(c, cx, y + 1, colw - 2, v[i][k], max[k]);
         }
         y += 3;
     }
+    widgets_printf(c, in.x + 1, in.y + in.h - 2, in.w - 2, screen_attr(SCREEN_DIM),
+                   "calls/req: the %s's counted calls per one of the %s completed.", study,
+                   unit ? unit : "requests");
     widgets_text(c, in.x + 1, in.y + in.h - 1, in.w - 2, screen_attr(SCREEN_DIM),
-                 "* the mode running now. Figures cover only the time each mode ran.");
+                 now_id ? "* the mode running now. Figures cover only the time each mode ran."
+                        : "Figures cover only the time the scenario ran, every run of it.");
 }

@@ -11,13 +11,28 @@
 
 #include <stdbool.h>
 
-/* The counters pane; s NULL before the first sample (started: a scenario is starting).
-   missing: what the sandbox tier lacks, or NULL. */
-void counterview_draw(const struct screen_caps *c, struct layout_rect r, bool focused,
-                      const struct snapshot *s, bool started, const char *missing);
+/* What the counters pane shows. */
+struct counterview_in {
+    const struct snapshot *s;     /* the latest sample; NULL before the first */
+    const struct snapshot *base;  /* the sample the current mode started at; NULL: show totals */
+    bool started;                 /* a scenario is starting (before the first sample) */
+    const char *missing;          /* what the sandbox tier lacks, or NULL */
+    bool has_role[LESSON_NROLES]; /* the step has a program of that role: its block is drawn */
+    const char *unit;             /* what the load completes: "requests", "copies" */
+    const char *mode_name;        /* the current mode's id; NULL without modes */
+};
 
-/* The comparison of the modes tried: one row each; now_id marks the mode running now. */
+/* The counters pane: per role, CPU, context switches, the kernel's read/write counts beside the
+   library's, and the calls since the mode started (or the totals), then throughput and
+   latency. */
+void counterview_draw(const struct screen_caps *c, struct layout_rect r, bool focused,
+                      const struct counterview_in *in);
+
+/* The comparison of the modes tried: one row each; now_id marks the mode running now. unit names
+   what the load completes ("requests", "copies"); calls per request are those of the role of
+   the program under study, named study. */
 void counterview_compare(const struct screen_caps *c, struct layout_rect r,
-                         const struct snapshot_mode_row *rows, uint32_t nrows, const char *now_id);
+                         const struct snapshot_mode_row *rows, uint32_t nrows, const char *now_id,
+                         const char *unit, enum lesson_role study_role, const char *study);
 
 #endif

@@ -30,12 +30,13 @@ struct runview {
     enum engine_state est;
     struct snapshot snap; /* a copy of the latest snapshot */
     bool have_snap;
+    /* The first snapshot of the mode running now (of this run): the counters pane shows what
+       happened since, so a mode's calls are never mixed with the previous mode's. */
+    struct snapshot mode_base;
+    bool have_base;
+    bool totals; /* the counters pane shows the totals since the start instead (t) */
     bool paused, compare;
     struct grader grader;
-    /* The comparison rows of this step's earlier runs: a restart (r) starts the engine's rows
-       afresh, and the comparison view keeps every mode tried since the step was opened. */
-    struct snapshot_mode_row past_modes[SNAPSHOT_MAX_MODES];
-    uint32_t npast_modes;
     int focus; /* 0 text, 1..nprogs a program pane, nprogs+1 counters */
     char input[256];
     size_t ninput;
@@ -85,6 +86,12 @@ static void runview_on_exit(void *data, size_t prog, int status, bool expected)
 static void runview_on_snapshot(void *data, const struct snapshot *snap)
 {
     struct runview *v = data;
+    /* A new mode's first running snapshot, or a new run's (its clock went back), is the base. */
+    if (snap->mode_running && (!v->have_base || snap->mode != v->mode_base.mode ||
+                               snap->elapsed_s < v->mode_base.elapsed_s)) {
+        v->mode_base = *snap;
+        v->have_base = true;
+    }
     v->snap = *snap;
     v->have_snap = true;
     v->c->dirty = true;
@@ -117,10 +124,8 @@ static void runview_stop(struct runview *v)
         v->engine = NULL;
     }
     v->est = ENGINE_IDLE;
-    if (v->have_snap)
-        stats_mode_rows_merge(v->past_modes, &v->npast_modes, SNAPSHOT_MAX_MODES, v->snap.modes,
-                              v->snap.nmodes);
     v->have_snap = false;
+    v->have_base = false;
     v->paused = false;
 }
 
@@ -331,6 +336,18 @@ static int runview_key_compare(void *self, struct view_ctx *c, int key, struct v
     return 0;
 }
 
+static int runview_key_totals(void *self, struct view_ctx *c, int key, struct view_action *act)
+{
+    struct runview *v = self;
+    (void)key;
+    (void)act;
+    v->totals = !v->totals;
+    view_status(c, false,
+                v->totals ? "Counters: totals since the scenario started (t: this mode only)."
+                          : "Counters: calls since the current mode started (t: totals).");
+    return 0;
+}
+
 static const struct keybind runview_bindings[] = {
     {.key = '\r',
      .alt = KEY_ENTER,
@@ -366,6 +383,12 @@ static const struct keybind runview_bindings[] = {
      .help = "comparison of the modes tried in this session",
      .priority = 70,
      .fn = runview_key_compare},
+    {.key = 't',
+     .name = "t",
+     .label = "totals",
+     .help = "counters since the mode started, or totals since the scenario started",
+     .priority = 15,
+     .fn = runview_key_totals},
     {.key = '\t',
      .alt = KEY_BTAB,
      .name = "Tab",
@@ -518,20 +541,31 @@ static void runview_draw(void *self, struct view_ctx *vc)
     for (size_t i = 0; i < vc->layout.nprogs; i++)
         runview_draw_prog(v, vc->caps, vc->layout.progs[i], i);
     if (v->compare) {
-        /* This run's rows on top of the earlier runs' of the same step (restarts). */
+        /* Every run of this step so far, restarts included: the grader keeps the rows. */
         struct snapshot_mode_row rows[SNAPSHOT_MAX_MODES];
-        uint32_t nrows = v->npast_modes;
-        memcpy(rows, v->past_modes, nrows * sizeof *rows);
-        if (v->have_snap)
-            stats_mode_rows_merge(rows, &nrows, SNAPSHOT_MAX_MODES, v->snap.modes, v->snap.nmodes);
+        uint32_t nrows = grade_rows(&v->grader, rows);
         int cur = v->have_snap ? v->snap.mode : -1;
         const char *now = cur >= 0 && (size_t)cur < v->sc->nmodes ? v->sc->modes[cur].id : NULL;
-        counterview_compare(vc->caps, vc->layout.counters, rows, nrows, now);
+        const struct lesson_program *study =
+            v->sc->study >= 0 ? &v->sc->programs[v->sc->study] : NULL;
+        counterview_compare(vc->caps, vc->layout.counters, rows, nrows, now, v->sc->unit,
+                            study ? study->role : LESSON_ROLE_SERVER,
+                            study ? study->name : "server");
         return;
     }
     const struct jail *j = v->engine ? engine_jail(v->engine) : NULL;
-    counterview_draw(vc->caps, vc->layout.counters, v->focus == (int)vc->layout.nprogs + 1,
-                     v->have_snap ? &v->snap : NULL, v->engine != NULL, j ? jail_missing(j) : NULL);
+    int mode = v->have_snap ? v->snap.mode : -1;
+    struct counterview_in in = {
+        .s = v->have_snap ? &v->snap : NULL,
+        .base = v->have_base && !v->totals ? &v->mode_base : NULL,
+        .started = v->engine != NULL,
+        .missing = j ? jail_missing(j) : NULL,
+        .unit = v->sc->unit,
+        .mode_name = mode >= 0 && (size_t)mode < v->sc->nmodes ? v->sc->modes[mode].id : NULL,
+    };
+    for (size_t i = 0; i < v->sc->nprograms; i++)
+        in.has_role[v->sc->programs[i].role] = true;
+    counterview_draw(vc->caps, vc->layout.counters, v->focus == (int)vc->layout.nprogs + 1, &in);
 }
 
 static void runview_title_right(void *self, char *buf, size_t len)
