@@ -26,6 +26,9 @@ struct lessonview {
     int text_width;
     size_t text_scroll;
     bool done; /* this step is done (marked in progress) */
+    /* A key asked to leave the step while its scenario runs: the action waits for a y. */
+    bool confirm;
+    struct view_action pending;
 };
 
 static const struct lesson_step *lessonview_step(const struct lessonview *v)
@@ -65,6 +68,7 @@ int lessonview_open(struct lessonview *v, struct view_ctx *c, const struct lesso
     if (lesson >= pack->nlessons || step >= pack->lessons[lesson].nsteps)
         return -1;
     lessonview_close_step(v, c);
+    v->confirm = false;
     v->pack = pack;
     v->lesson = lesson;
     v->step = step;
@@ -220,17 +224,39 @@ static const struct keybind lessonview_bindings[] = {
 };
 const struct keytable lessonview_keys = KEYTABLE("Lesson", lessonview_bindings);
 
+static bool lessonview_busy(void *self)
+{
+    struct lessonview *v = self;
+    return v->kind && v->kind->busy && v->kind->busy(v->kv);
+}
+
 static int lessonview_key(void *self, struct view_ctx *c, int key, struct view_action *act)
 {
     struct lessonview *v = self;
+    if (v->confirm) {
+        /* y leaves (and stops the scenario); any other key stays, and does nothing else. */
+        v->confirm = false;
+        if (key == 'y' || key == 'Y')
+            *act = v->pending;
+        else
+            view_status(c, false, "Stayed in the step; the scenario keeps running.");
+        return 0;
+    }
     if (v->kind && v->kind->key && v->kind->key(v->kv, c, key) == 0)
         return 0;
     const struct keybind *b = v->kind && v->kind->keys ? keys_find(v->kind->keys, key) : NULL;
     if (b)
         return b->fn(v->kv, c, key, act);
-    if ((b = keys_find(&lessonview_keys, key)))
-        return b->fn(v, c, key, act);
-    return -1;
+    if (!(b = keys_find(&lessonview_keys, key)))
+        return -1;
+    int rc = b->fn(v, c, key, act);
+    if ((act->kind == VIEW_OPEN || act->kind == VIEW_HOME) && lessonview_busy(v)) {
+        /* Leaving stops the scenario: a stray key must not do that unasked. */
+        v->pending = *act;
+        v->confirm = true;
+        *act = (struct view_action){.kind = VIEW_STAY};
+    }
+    return rc;
 }
 
 static size_t lessonview_keytables(void *self, const struct keytable **out, size_t max)
@@ -265,12 +291,6 @@ static void lessonview_click(void *self, struct view_ctx *c, int x, int y, struc
 static void lessonview_leave(void *self, struct view_ctx *c)
 {
     lessonview_close_step(self, c);
-}
-
-static bool lessonview_busy(void *self)
-{
-    struct lessonview *v = self;
-    return v->kind && v->kind->busy && v->kind->busy(v->kv);
 }
 
 static enum layout_kind lessonview_layout(void *self, size_t *nprogs)
@@ -333,6 +353,15 @@ static void lessonview_draw(void *self, struct view_ctx *vc)
     lessonview_draw_text(v, vc);
     if (v->kind && v->kind->draw)
         v->kind->draw(v->kv, vc);
+    if (v->confirm) {
+        struct layout_rect r = layout_center(COLS, LINES, 56, 5);
+        widgets_clear(r);
+        struct layout_rect in = widgets_box(c, r, "Leave the step?", true);
+        widgets_text(c, in.x + 1, in.y, in.w - 2, A_BOLD,
+                     "The scenario is running. Leave and stop it?");
+        widgets_text(c, in.x + 1, in.y + 2, in.w - 2, A_NORMAL,
+                     "y: leave and stop    any other key: stay");
+    }
 }
 
 const struct view_ops lessonview_ops = {

@@ -6,9 +6,10 @@
  * checks exactly as `iolab run` does; the step is done when the grader says so.
  *
  * Panes: one per program (its output as it comes, from the engine's line ring) and the counters
- * pane. Focus cycles with Tab: 0 the text, 1..nprogs the program panes, nprogs+1 the counters. A
- * focused program pane that takes input (lesson_program.interactive) gets the typed keys; Enter
- * sends the line to the program's stdin, Esc leaves the pane.
+ * pane. Focus moves with Tab only between the panes that take typed keys: 0 the text (keys are
+ * commands), and the panes of interactive programs (lesson_program.interactive), which get the
+ * typed keys; Enter sends the line to the program's stdin, Esc leaves the pane. A learner who
+ * types into the text pane by mistake is asked before a key leaves the running step.
  */
 #include "counterview.h"
 #include "engine/engine.h"
@@ -37,7 +38,7 @@ struct runview {
     bool totals; /* the counters pane shows the totals since the start instead (t) */
     bool paused, compare;
     struct grader grader;
-    int focus; /* 0 text, 1..nprogs a program pane, nprogs+1 counters */
+    int focus; /* 0 the text, 1..nprogs the pane of an interactive program */
     char input[256];
     size_t ninput;
 };
@@ -261,16 +262,33 @@ static int runview_type(struct runview *v, int key)
 }
 
 /* Keys before the table: focus, typing into a program, the lesson's mode keys. */
+/* Whether a pane takes typed keys: the text pane (keys are commands there) and the program
+   panes of interactive programs. Focus moves only between those. */
+static bool runview_focusable(const struct runview *v, int focus)
+{
+    return focus == 0 || (focus >= 1 && (size_t)focus <= runview_nprogs(v) &&
+                          v->sc->programs[focus - 1].interactive);
+}
+
+/* Keys before the table: focus, typing into a program, the lesson's mode keys. */
 static int runview_key(void *self, struct view_ctx *c, int key)
 {
     struct runview *v = self;
-    int nfocus = (int)runview_nprogs(v) + 2;
+    int nfocus = (int)runview_nprogs(v) + 1;
     if (key == '\t' || key == KEY_BTAB) {
-        v->focus = (v->focus + (key == '\t' ? 1 : nfocus - 1)) % nfocus;
+        int f = v->focus;
+        do
+            f = (f + (key == '\t' ? 1 : nfocus - 1)) % nfocus;
+        while (!runview_focusable(v, f));
         v->ninput = 0;
+        if (f == v->focus)
+            view_status(c, false, "No program here takes typed input; keys are commands.");
+        v->focus = f;
         const struct lesson_program *fp = runview_focused_prog(v);
-        if (fp && fp->interactive)
+        if (fp)
             view_status(c, false, "Typing goes to %s; Enter sends the line, Esc leaves.", fp->name);
+        else if (f != 0 || key == KEY_BTAB || nfocus > 1)
+            view_status(c, false, "Keys are commands again (the text pane has the focus).");
         return 0;
     }
     if (key == 27 && (v->focus != 0 || v->compare)) {
@@ -432,8 +450,8 @@ static void runview_click(void *self, struct view_ctx *c, int x, int y)
     for (size_t i = 0; i < L->nprogs; i++)
         if (layout_contains(L->progs[i], x, y))
             v->focus = (int)i + 1;
-    if (L->counters.w && layout_contains(L->counters, x, y))
-        v->focus = (int)L->nprogs + 1;
+    if (!runview_focusable(v, v->focus))
+        v->focus = 0; /* a click on a pane that takes no input gives the focus back to the text */
     v->ninput = 0;
 }
 
@@ -565,7 +583,7 @@ static void runview_draw(void *self, struct view_ctx *vc)
     };
     for (size_t i = 0; i < v->sc->nprograms; i++)
         in.has_role[v->sc->programs[i].role] = true;
-    counterview_draw(vc->caps, vc->layout.counters, v->focus == (int)vc->layout.nprogs + 1, &in);
+    counterview_draw(vc->caps, vc->layout.counters, false, &in);
 }
 
 static void runview_title_right(void *self, char *buf, size_t len)

@@ -619,3 +619,33 @@ TEST_CASE("tui: at 80x24 a run step's footer keeps its modes and the keys that m
     s.keys({"q"});
     REQUIRE(s.wait_for("IOLAB-EXITED"));
 }
+
+TEST_CASE("tui: text typed after one Tab too many never leaves a running step")
+{
+    TuiSession s({"--open", "echo/type"});
+    REQUIRE(s.wait_for("Type to a program"));
+    s.keys({"Enter"});
+    bool running = s.wait_for("running");
+    INFO(s.last());
+    REQUIRE(running);
+    s.keys({"Tab"});
+    REQUIRE(s.wait_for("Typing goes to cat"));
+    s.keys({"-l", "hi client"});
+    s.keys({"Enter"});
+    REQUIRE(s.wait_for("hi client")); // cat echoed it: the keys went to the program
+    // One Tab too many: the only other pane that takes keys is the text, where keys are commands.
+    s.keys({"Tab"});
+    REQUIRE(s.wait_for("Keys are commands again"));
+    s.keys({"-l", "hi client"}); // h (back), i, space (pause), c, l, i, e, n (next), t
+    REQUIRE(s.wait_for("Stayed in the step"));
+    CHECK(s.last().find("Type to a program") != std::string::npos);
+    CHECK(s.last().find("Leave the step?") == std::string::npos);
+    // Leaving on purpose still works, after a y.
+    s.keys({"h"});
+    REQUIRE(s.wait_for("Leave the step?"));
+    s.keys({"y"});
+    REQUIRE(s.wait_for("Continue:"));
+    CHECK(s.scenario_pids().empty());
+    s.keys({"q"});
+    REQUIRE(s.wait_for("IOLAB-EXITED"));
+}
