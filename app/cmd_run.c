@@ -16,6 +16,7 @@
 #include "cmd.h"
 #include "engine/engine.h"
 #include "grade.h"
+#include "human.h"
 #include "json.h"
 #include "lesson/lesson.h"
 #include "metrics/stats.h"
@@ -329,6 +330,7 @@ static void run_print_text_segment(struct run *r, FILE *out, const struct run_se
 {
     const struct snapshot *a = &seg->first, *b = &seg->last;
     double dur = b->elapsed_s - a->elapsed_s;
+    char h[8][48];
     fprintf(out, "%s/%s", r->lesson->id, r->step->id);
     if (seg->mode >= 0)
         fprintf(out, " mode %s", r->sc->modes[seg->mode].id);
@@ -336,42 +338,138 @@ static void run_print_text_segment(struct run *r, FILE *out, const struct run_se
     for (uint32_t i = 0; i < b->nprogs; i++) {
         const struct snapshot_prog *p = &b->progs[i];
         const struct snapshot_figures *fa = &a->progs[i].f, *fb = &p->f;
-        fprintf(out, "\n  %s (%s, pid %d): %u process(es), %u thread(s) at most\n", p->name,
-                lesson_role_name(p->role), p->pid, seg->peak_procs[i], seg->peak_threads[i]);
-        fprintf(out, "    %-16s %12s %14s %10s\n", "call", "count", "bytes", "ms inside");
+        fprintf(out, "\n  %s (%s, pid %d): %u process%s, %u thread%s at most\n", p->name,
+                lesson_role_name(p->role), p->pid, seg->peak_procs[i],
+                seg->peak_procs[i] == 1 ? "" : "es", seg->peak_threads[i],
+                seg->peak_threads[i] == 1 ? "" : "s");
+        fprintf(out, "    %-16s %12s %12s %12s\n", "call", "count", "bytes", "time in call");
         for (unsigned c = 0; c < IOLAB_NCALLS; c++) {
-            uint64_t n = stats_delta(fb->calls[c].count, fa->calls[c].count);
+            uint64_t n = RUN_D(calls[c].count);
             if (n)
-                fprintf(out, "    %-16s %12llu %14llu %10.1f\n", snapshot_call_label(c),
-                        (unsigned long long)n,
-                        (unsigned long long)stats_delta(fb->calls[c].bytes, fa->calls[c].bytes),
-                        (double)stats_delta(fb->calls[c].ns, fa->calls[c].ns) / 1e6);
+                fprintf(out, "    %-16s %12s %12s %12s\n", snapshot_call_label(c),
+                        human_count(n, h[0], sizeof h[0]),
+                        human_bytes((double)RUN_D(calls[c].bytes), h[1], sizeof h[1]),
+                        human_ns((double)RUN_D(calls[c].ns), h[2], sizeof h[2]));
         }
         fprintf(out,
-                "    cpu %.2f s user, %.2f s sys; context switches %llu voluntary, %llu "
+                "    cpu %.2f s user, %.2f s system; context switches %s voluntary, %s "
                 "involuntary\n",
                 fmax(0, fb->cpu_user_s - fa->cpu_user_s), fmax(0, fb->cpu_sys_s - fa->cpu_sys_s),
-                (unsigned long long)stats_delta(fb->ctx_voluntary, fa->ctx_voluntary),
-                (unsigned long long)stats_delta(fb->ctx_involuntary, fa->ctx_involuntary));
+                human_count(RUN_D(ctx_voluntary), h[0], sizeof h[0]),
+                human_count(RUN_D(ctx_involuntary), h[1], sizeof h[1]));
         fprintf(out,
-                "    kernel: syscr %llu (counted reads %llu), syscw %llu (counted writes %llu), "
-                "from storage %llu bytes\n",
-                (unsigned long long)stats_delta(fb->syscr, fa->syscr),
-                (unsigned long long)stats_delta(fb->lib_reads, fa->lib_reads),
-                (unsigned long long)stats_delta(fb->syscw, fa->syscw),
-                (unsigned long long)stats_delta(fb->lib_writes, fa->lib_writes),
-                (unsigned long long)stats_delta(fb->read_bytes, fa->read_bytes));
+                "    kernel: syscr %s (counted reads %s), syscw %s (counted writes %s), %s "
+                "from storage\n",
+                human_count(RUN_D(syscr), h[0], sizeof h[0]),
+                human_count(RUN_D(lib_reads), h[1], sizeof h[1]),
+                human_count(RUN_D(syscw), h[2], sizeof h[2]),
+                human_count(RUN_D(lib_writes), h[3], sizeof h[3]),
+                human_bytes((double)RUN_D(read_bytes), h[4], sizeof h[4]));
     }
-    const struct snapshot_figures *ca = &a->roles[LESSON_ROLE_CLIENT],
-                                  *cb = &b->roles[LESSON_ROLE_CLIENT];
+    const struct snapshot_figures *fa = &a->roles[LESSON_ROLE_CLIENT],
+                                  *fb = &b->roles[LESSON_ROLE_CLIENT];
     struct snapshot_latency lat;
     run_segment_latency(seg, &lat);
-    fprintf(out, "\n  throughput: %.0f requests/s, %.2f MB/s\n",
-            stats_rate(stats_delta(cb->requests, ca->requests), dur),
-            stats_rate(stats_delta(cb->app_bytes, ca->app_bytes), dur) / 1e6);
+    fprintf(out, "\n  throughput: %s %s/s, %s/s\n",
+            human_si(stats_rate(RUN_D(requests), dur), h[0], sizeof h[0]),
+            r->sc->unit ? r->sc->unit : "requests",
+            human_bytes(stats_rate(RUN_D(app_bytes), dur), h[1], sizeof h[1]));
     if (lat.samples)
-        fprintf(out, "  latency: p50 %.1f us, p99 %.1f us, p99.9 %.1f us, max %.1f us\n",
-                run_us(lat.p50_ns), run_us(lat.p99_ns), run_us(lat.p999_ns), run_us(lat.max_ns));
+        fprintf(out, "  latency: p50 %s, p99 %s, p99.9 %s, max %s\n",
+                human_ns((double)lat.p50_ns, h[0], sizeof h[0]),
+                human_ns((double)lat.p99_ns, h[1], sizeof h[1]),
+                human_ns((double)lat.p999_ns, h[2], sizeof h[2]),
+                human_ns((double)lat.max_ns, h[3], sizeof h[3]));
+}
+
+/* Several modes: one table with a column per mode, the figures a lesson compares. */
+static void run_print_side_by_side(struct run *r, FILE *out)
+{
+    const struct run_segment *segs[RUN_MAX_MODES];
+    size_t n = 0;
+    for (size_t i = 0; i < r->nsegments; i++)
+        if (r->segments[i].started)
+            segs[n++] = &r->segments[i];
+    if (n < 2)
+        return;
+    const struct lesson_program *study = r->sc->study >= 0 ? &r->sc->programs[r->sc->study] : NULL;
+    enum lesson_role srole = study ? study->role : LESSON_ROLE_SERVER;
+    char label[64];
+    fprintf(out, "side by side (each mode over its own segment):\n  %-24s", "");
+    for (size_t k = 0; k < n; k++)
+        fprintf(out, " %12.12s", r->sc->modes[segs[k]->mode].id);
+    fputc('\n', out);
+    enum { SBS_RATE, SBS_BYTES, SBS_CALLS, SBS_CTX, SBS_CPU, SBS_P50, SBS_P99, SBS_N };
+    for (int row = 0; row < SBS_N; row++) {
+        static const char *const names[SBS_N] = {
+            [SBS_RATE] = NULL,
+            [SBS_BYTES] = "bytes/s",
+            [SBS_CALLS] = NULL,
+            [SBS_CTX] = "context switches/req",
+            [SBS_CPU] = "cpu, % of a core",
+            [SBS_P50] = "latency p50",
+            [SBS_P99] = "latency p99",
+        };
+        if (row == SBS_RATE)
+            snprintf(label, sizeof label, "%s/s", r->sc->unit ? r->sc->unit : "requests");
+        else if (row == SBS_CALLS)
+            snprintf(label, sizeof label, "%s calls/req", study ? study->name : "server");
+        else
+            snprintf(label, sizeof label, "%s", names[row]);
+        fprintf(out, "  %-24s", label);
+        for (size_t k = 0; k < n; k++) {
+            const struct run_segment *seg = segs[k];
+            const struct snapshot *a = &seg->first, *b = &seg->last;
+            double dur = b->elapsed_s - a->elapsed_s;
+            const struct snapshot_figures *fa = &a->roles[LESSON_ROLE_CLIENT],
+                                          *fb = &b->roles[LESSON_ROLE_CLIENT];
+            double req = (double)RUN_D(requests);
+            char v[48] = "-";
+            struct snapshot_latency lat;
+            switch (row) {
+            case SBS_RATE:
+                human_si(stats_rate(RUN_D(requests), dur), v, sizeof v);
+                break;
+            case SBS_BYTES:
+                human_bytes(stats_rate(RUN_D(app_bytes), dur), v, sizeof v);
+                break;
+            case SBS_CALLS: {
+                const struct snapshot_figures *sa = &a->roles[srole], *sb = &b->roles[srole];
+                uint64_t calls = stats_delta(sb->calls_total, sa->calls_total);
+                if (req > 0)
+                    snprintf(v, sizeof v, "%.2f", (double)calls / req);
+                break;
+            }
+            case SBS_CTX: {
+                uint64_t ctx = 0;
+                for (int role = 0; role < LESSON_NROLES; role++) {
+                    const struct snapshot_figures *ra = &a->roles[role], *rb = &b->roles[role];
+                    ctx += stats_delta(rb->ctx_voluntary, ra->ctx_voluntary) +
+                           stats_delta(rb->ctx_involuntary, ra->ctx_involuntary);
+                }
+                if (req > 0)
+                    snprintf(v, sizeof v, "%.2f", (double)ctx / req);
+                break;
+            }
+            case SBS_CPU: {
+                double cpu = 0;
+                for (int role = 0; role < LESSON_NROLES; role++)
+                    cpu += fmax(0, b->roles[role].cpu_user_s - a->roles[role].cpu_user_s) +
+                           fmax(0, b->roles[role].cpu_sys_s - a->roles[role].cpu_sys_s);
+                snprintf(v, sizeof v, "%.0f%%", dur > 0 ? 100 * cpu / dur : 0);
+                break;
+            }
+            default:
+                run_segment_latency(seg, &lat);
+                if (lat.samples)
+                    human_ns((double)(row == SBS_P50 ? lat.p50_ns : lat.p99_ns), v, sizeof v);
+                break;
+            }
+            fprintf(out, " %12s", v);
+        }
+        fputc('\n', out);
+    }
+    fputc('\n', out);
 }
 
 /* The verdicts of the step's checks, one line each, for the text output. */
@@ -430,6 +528,11 @@ static void run_print(struct run *r)
                 run_print_text_segment(r, stdout, &r->segments[i]);
                 fputc('\n', stdout);
             }
+        run_print_side_by_side(r, stdout);
+        fputs("time in call: wall time the program's threads spent inside the call, counted "
+              "by the shim;\nsyscr/syscw: the kernel's own counts of read-family and "
+              "write-family calls, set beside\nthe counted calls it counts the same way.\n\n",
+              stdout);
         run_print_checks(r, stdout);
     }
     fflush(stdout);
