@@ -212,10 +212,11 @@ void counterview_draw(const struct screen_caps *c, struct layout_rect r, bool fo
                        (unsigned long long)lat->samples, vin->unit ? vin->unit : "requests");
     else
         widgets_text(c, x, yb + 1, w, screen_attr(SCREEN_DIM), "latency: none measured yet");
-    widgets_printf(c, x, yb + 2, w, screen_attr(SCREEN_DIM),
-                   "calls: counted in libc (preload)  cpu/ctx/syscr: /proc  %.0f Hz  k: key%s%s%s",
-                   s->tick_hz, s->overflow_claims ? "  counter page full!" : "",
-                   vin->missing ? "  sandbox: " : "", vin->missing ? vin->missing : "");
+    widgets_printf(
+        c, x, yb + 2, w, screen_attr(SCREEN_DIM),
+        "calls: counted in libc (preload)  cpu/ctx/syscr: /proc  %.0f Hz  i: what these mean%s%s%s",
+        s->tick_hz, s->overflow_claims ? "  counter page full!" : "",
+        vin->missing ? "  sandbox: " : "", vin->missing ? vin->missing : "");
 }
 
 void counterview_compare(const struct screen_caps *c, struct layout_rect r,
@@ -286,4 +287,36 @@ void counterview_compare(const struct screen_caps *c, struct layout_rect r,
     widgets_text(c, in.x + 1, in.y + in.h - 1, in.w - 2, screen_attr(SCREEN_DIM),
                  now_id ? "* the mode running now. Figures cover only the time each mode ran."
                         : "Figures cover only the time the scenario ran, every run of it.");
+}
+
+/* What every figure of the counters pane and the comparison means, for the legend (i). */
+static const char *const counterview_legend_lines[] = {
+    "cpu user / sys   CPU time in user mode and in the kernel, % of one core, over the last second",
+    "ctx/s (vol)      context switches per second; voluntary ones: the thread waited (I/O, a lock)",
+    "procs, threads   processes and threads of the role's programs now",
+    "kernel syscr     read-family system calls the kernel counted (/proc/PID/io): read, readv,",
+    "                 pread64, preadv, sendfile, copy_file_range; send/recv, splice, mmap are not "
+    "in",
+    "vs library       the calls the counting shim saw that the kernel counts the same way",
+    "= / mismatch     they agree within 1%, or not: calls inside libc (fread's read), static",
+    "                 binaries and raw syscall() reach the kernel but not the shim",
+    "disk/s           bytes read from storage per second: page cache misses",
+    "calls            calls since the current mode started (t: totals since the start)",
+    "calls/s, bytes/s per second over the last sample; share: this call's part of all calls",
+    "busy             threads inside this call on average (a call is booked when it returns)",
+    "requests/s       what the load completed per second, as the demo published it",
+    "latency p50/p99  half / 99 in 100 of the requests of the last seconds were at least as fast",
+    "calls/req        comparison (c): the program under study's calls per completed request",
+    "ctx sw/req       comparison: every program's context switches per completed request",
+    "cpu %core        comparison: every program's CPU, % of one core, while the mode ran",
+};
+
+void counterview_legend(const struct screen_caps *c)
+{
+    size_t n = sizeof counterview_legend_lines / sizeof *counterview_legend_lines;
+    struct layout_rect r = layout_center(COLS, LINES, 98, (int)n + 3);
+    widgets_clear(r);
+    struct layout_rect in = widgets_box(c, r, "What the figures mean (any key closes)", true);
+    for (size_t i = 0; i < n && (int)i < in.h; i++)
+        widgets_text(c, in.x + 1, in.y + (int)i, in.w - 2, A_NORMAL, counterview_legend_lines[i]);
 }

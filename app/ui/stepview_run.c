@@ -37,6 +37,7 @@ struct runview {
     bool have_base;
     bool totals; /* the counters pane shows the totals since the start instead (t) */
     bool paused, compare;
+    bool legend; /* the legend of the figures is open (i); any key closes it */
     struct grader grader;
     int focus; /* 0 the text, 1..nprogs the pane of an interactive program */
     char input[256];
@@ -274,6 +275,10 @@ static bool runview_focusable(const struct runview *v, int focus)
 static int runview_key(void *self, struct view_ctx *c, int key)
 {
     struct runview *v = self;
+    if (v->legend) {
+        v->legend = false;
+        return 0;
+    }
     int nfocus = (int)runview_nprogs(v) + 1;
     if (key == '\t' || key == KEY_BTAB) {
         int f = v->focus;
@@ -366,6 +371,16 @@ static int runview_key_totals(void *self, struct view_ctx *c, int key, struct vi
     return 0;
 }
 
+static int runview_key_legend(void *self, struct view_ctx *c, int key, struct view_action *act)
+{
+    struct runview *v = self;
+    (void)c;
+    (void)key;
+    (void)act;
+    v->legend = true;
+    return 0;
+}
+
 static const struct keybind runview_bindings[] = {
     {.key = '\r',
      .alt = KEY_ENTER,
@@ -401,6 +416,12 @@ static const struct keybind runview_bindings[] = {
      .help = "comparison of the modes tried in this session",
      .priority = 70,
      .fn = runview_key_compare},
+    {.key = 'i',
+     .name = "i",
+     .label = "info",
+     .help = "what every figure and mark of the counters means",
+     .priority = 45,
+     .fn = runview_key_legend},
     {.key = 't',
      .name = "t",
      .label = "totals",
@@ -553,6 +574,8 @@ static void runview_draw_prog(struct runview *v, const struct screen_caps *c,
     }
 }
 
+static void runview_draw_counters(struct runview *v, struct view_ctx *vc);
+
 static void runview_draw(void *self, struct view_ctx *vc)
 {
     struct runview *v = self;
@@ -569,8 +592,15 @@ static void runview_draw(void *self, struct view_ctx *vc)
         counterview_compare(vc->caps, vc->layout.counters, rows, nrows, now, v->sc->unit,
                             study ? study->role : LESSON_ROLE_SERVER,
                             study ? study->name : "server");
-        return;
+    } else {
+        runview_draw_counters(v, vc);
     }
+    if (v->legend)
+        counterview_legend(vc->caps);
+}
+
+static void runview_draw_counters(struct runview *v, struct view_ctx *vc)
+{
     const struct jail *j = v->engine ? engine_jail(v->engine) : NULL;
     int mode = v->have_snap ? v->snap.mode : -1;
     struct counterview_in in = {

@@ -616,6 +616,14 @@ TEST_CASE("tui: at 80x24 a run step's footer keeps its modes and the keys that m
     for (const char *k :
          {"1 epoll", "2 thread", "n next", "? help", "q quit", "Enter start", "c compare"})
         CHECK(footer.find(k) != std::string::npos);
+    // Every figure explains itself: i opens the legend, any key closes it.
+    s.keys({"i"});
+    REQUIRE(s.wait_for("What the figures mean"));
+    CHECK(s.last().find("kernel syscr") != std::string::npos);
+    s.keys({"x"});
+    REQUIRE(s.wait([](const std::string &sc) {
+        return sc.find("What the figures mean") == std::string::npos;
+    }));
     s.keys({"q"});
     REQUIRE(s.wait_for("IOLAB-EXITED"));
 }
