@@ -87,6 +87,12 @@ struct sampler_progstate {
     uint32_t base_run;
     bool base_open; /* base_run is still to be reconciled (sampler_set_exit) */
     struct sampler_raw now, prev;
+    /* The totals at the last two checkpoints (about a second apart), older first: rates are
+       taken over at least a second when one is that old, so that two requests a second do not
+       read 0, 0, 0, 0, 10, 0. Reset when the mode changes: a rate never mixes two modes. */
+    struct sampler_raw win[2];
+    double win_t[2];
+    uint32_t nwin;
     struct sampler_ckpt ckpt[SAMPLER_CKPTS]; /* ring, per whole second */
     uint32_t nckpt, ckpt_head;
     uint32_t peak_procs, peak_threads;
@@ -682,7 +688,8 @@ int sampler_kernel_family(enum iolab_call_id call)
     return fam;
 }
 
-/* Derives a snapshot's figures from two raw totals dt_s apart. */
+/* Derives a snapshot's figures from the totals now and those dt seconds before (the base of
+   the rate window). */
 /*
  * Where CPU shares are measured from. /proc counts CPU time in clock ticks (10 ms), so over one
  * 0.1 s sample every share would be a multiple of 10% and two busy programs would often show the
@@ -792,6 +799,44 @@ static void sampler_ckpt_push(struct sampler_progstate *ps, double t)
         ps->nckpt++;
 }
 
+/*
+ * The rate window: on a checkpoint the totals join the window (the older of two drops out); on a
+ * mode change the window starts again at the totals now, so rates are "since the mode started"
+ * until a second has passed.
+ */
+static void sampler_window_push(struct sampler_progstate *ps, double t, bool ckpt, bool reset)
+{
+    if (reset)
+        ps->nwin = 0;
+    if (!ckpt && !reset)
+        return;
+    if (ps->nwin == 2) {
+        ps->win[0] = ps->win[1];
+        ps->win_t[0] = ps->win_t[1];
+        ps->nwin = 1;
+    }
+    ps->win[ps->nwin] = ps->now;
+    ps->win_t[ps->nwin++] = t;
+}
+
+/* The base of a program's rates: the newest window entry at least a second old, else the oldest
+   (since the mode started), else the previous sample. Returns the span it covers. */
+static double sampler_window_base(const struct sampler_progstate *ps, double now_s, double dt,
+                                  const struct sampler_raw **base)
+{
+    for (uint32_t k = ps->nwin; k-- > 0;)
+        if (now_s - ps->win_t[k] >= 1.0) {
+            *base = &ps->win[k];
+            return now_s - ps->win_t[k];
+        }
+    if (ps->nwin && now_s - ps->win_t[0] > 0) {
+        *base = &ps->win[0];
+        return now_s - ps->win_t[0];
+    }
+    *base = &ps->prev;
+    return dt;
+}
+
 /* Adds the time since the last sample to the current mode's row, if it ran throughout. */
 static void sampler_mode_account(struct sampler *s, double dt)
 {
@@ -888,6 +933,10 @@ const struct snapshot *sampler_sample(struct sampler *s, double now_s)
             ps->peak_threads = (uint32_t)r->fig.threads;
     }
     bool ckpt = !s->sampled || now_s - s->t_ckpt >= 1.0;
+    bool mode_changed =
+        s->sampled && (s->mode != s->prev_mode || s->mode_running != s->prev_running);
+    for (uint32_t i = 0; i < s->nprogs; i++)
+        sampler_window_push(&s->progs[i], now_s, ckpt, mode_changed);
     if (ckpt) {
         for (uint32_t i = 0; i < s->nprogs; i++)
             sampler_ckpt_push(&s->progs[i], now_s);
@@ -921,6 +970,7 @@ const struct snapshot *sampler_sample(struct sampler *s, double now_s)
     memset(role_prev, 0, sizeof role_prev);
     memset(s->role_base, 0, sizeof s->role_base);
     uint32_t role_peak_procs[LESSON_NROLES] = {0}, role_peak_threads[LESSON_NROLES] = {0};
+    double span = dt;
     /* Programs' checkpoints are pushed together, so a role's base is the sum of its programs'. */
     struct sampler_cpu_base role_cpu[LESSON_NROLES] = {{0}};
     bool role_cpu_ok[LESSON_NROLES] = {true, true};
@@ -936,12 +986,15 @@ const struct snapshot *sampler_sample(struct sampler *s, double now_s)
         sp->run = ps->run;
         sp->exit_status = ps->exit_status;
         struct sampler_cpu_base cpu = sampler_cpu_base(ps, now_s);
-        sampler_figures(s, &sp->f, &ps->now, &ps->prev, dt, base->hist, &cpu, now_s);
+        const struct sampler_raw *wb;
+        /* Programs' windows move together, so every program's span is the same. */
+        span = sampler_window_base(ps, now_s, dt, &wb);
+        sampler_figures(s, &sp->f, &ps->now, wb, span, base->hist, &cpu, now_s);
         sp->f.peak_procs = ps->peak_procs;
         sp->f.peak_threads = ps->peak_threads;
         enum lesson_role role = ps->role;
         sampler_raw_add(&role_now[role], &ps->now);
-        sampler_raw_add(&role_prev[role], &ps->prev);
+        sampler_raw_add(&role_prev[role], wb);
         for (unsigned h = 0; h < IOLAB_HIST_BUCKETS; h++)
             role_base[role][h] += base->hist[h];
         role_cpu_ok[role] = role_cpu_ok[role] && cpu.valid;
@@ -953,13 +1006,14 @@ const struct snapshot *sampler_sample(struct sampler *s, double now_s)
     }
     for (int r = 0; r < LESSON_NROLES; r++) {
         role_cpu[r].valid = role_cpu_ok[r] && role_cpu[r].t > 0;
-        sampler_figures(s, &sn->roles[r], &role_now[r], &role_prev[r], dt, role_base[r],
+        sampler_figures(s, &sn->roles[r], &role_now[r], &role_prev[r], span, role_base[r],
                         &role_cpu[r], now_s);
         memcpy(sn->latency_hist[r], role_now[r].page.hist, sizeof sn->latency_hist[r]);
         /* Peaks of different programs need not coincide: the sum is an upper bound. */
         sn->roles[r].peak_procs = role_peak_procs[r];
         sn->roles[r].peak_threads = role_peak_threads[r];
     }
+    sn->rate_window_s = span;
     if (s->sampled)
         sampler_mode_account(s, dt);
     s->prev_mode = s->mode;

@@ -8,9 +8,9 @@
  * allocates and never races with sampling.
  *
  * Units: totals are cumulative since the scenario started (they never go backwards: the
- * sampler's deltas saturate at zero); rates are per second over the real time between this
- * sample and the one before it (`dt_s`), or over the last second where it says so; times are
- * seconds, latencies nanoseconds, sizes bytes.
+ * sampler's deltas saturate at zero); rates are per second over `rate_window_s`, one to two
+ * seconds (or since the mode started, when that is shorter), never over one 100 ms tick; times
+ * are seconds, latencies nanoseconds, sizes bytes.
  *
  * Where each figure comes from:
  *  - calls[]: the counter page (library-level counts by the preload shim), exact for what the
@@ -42,10 +42,12 @@ struct snapshot_call {
     uint64_t count;    /* calls made, failed ones included */
     uint64_t bytes;    /* bytes moved by the successful calls */
     uint64_t ns;       /* wall time inside the calls */
-    double count_rate; /* calls/s over the last tick */
-    double bytes_rate; /* bytes/s over the last tick */
-    double share;      /* this label's fraction of all calls in the last tick, 0..1 */
-    double busy;       /* time inside these calls per second of wall time (1.0 = one thread) */
+    double count_rate; /* calls/s over the rate window */
+    double bytes_rate; /* bytes/s over the rate window */
+    double share;      /* this label's fraction of all calls in the rate window, 0..1 */
+    double busy;       /* time inside these calls per second of the window: threads inside the
+                          call on average (1.0 = one thread all the time); a call is booked when
+                          it returns, so a long call may add more than its share of the window */
 };
 
 /* Latency percentiles read from a log-linear histogram: each within ~19% of the true value. */
@@ -141,7 +143,10 @@ struct snapshot_mode_row {
 struct snapshot {
     uint64_t seq;             /* 1, 2, ...: bumps with every published snapshot */
     double elapsed_s;         /* since the scenario started */
-    double dt_s;              /* real time since the previous snapshot; rates use it */
+    double dt_s;              /* real time since the previous snapshot */
+    double rate_window_s;     /* rates (calls/s, requests/s, ctx/s, busy, share) are over this
+                                 much time: about the last second, or since the mode started when
+                                 that is shorter */
     double tick_hz;           /* the sampler's rate */
     int mode;                 /* index of the current mode in the scenario, -1 without modes */
     bool mode_running;        /* the current mode's server is up (false while switching/starting) */

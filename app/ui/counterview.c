@@ -131,7 +131,10 @@ static int counterview_role(const struct screen_caps *c, const struct snapshot_f
         const struct snapshot_call *sc = &f->calls[calls.id[k]];
         char v[CV_NCOLS][32];
         snprintf(v[CV_COL_CALLS], sizeof v[0], "%llu", (unsigned long long)calls.count[k]);
-        widgets_si(sc->count_rate, v[CV_COL_RATE], sizeof v[0]);
+        if (sc->count_rate > 0 && sc->count_rate < 10)
+            snprintf(v[CV_COL_RATE], sizeof v[0], "%.1f", sc->count_rate);
+        else
+            widgets_si(sc->count_rate, v[CV_COL_RATE], sizeof v[0]);
         if (sc->bytes_rate > 0)
             widgets_bytes(sc->bytes_rate, v[CV_COL_BYTES], sizeof v[0]);
         else
@@ -190,12 +193,19 @@ void counterview_draw(const struct screen_caps *c, struct layout_rect r, bool fo
                          lesson_role_name(LESSON_ROLE_CLIENT), x, y, w, in.y + avail - y);
 
     const struct snapshot_figures *cl = &s->roles[LESSON_ROLE_CLIENT];
-    char a[32], bb[32], p50[32], p99[32], label[48];
+    char bb[32], p50[32], p99[32], label[48];
     int yb = in.y + in.h - bottom;
     /* Two sparklines over the last minute, one column per second, after aligned labels. */
     snprintf(label, sizeof label, "%s/s", vin->unit ? vin->unit : "requests");
-    int lw = widgets_printf(c, x, yb, w, A_BOLD, "%-11.11s%9s  ", label,
-                            widgets_si(cl->requests_rate, a, sizeof a));
+    /* At a low rate the count itself says more than a rate: "2.0, 3 in 1.5 s". */
+    char rate[64];
+    double win = s->rate_window_s;
+    if (cl->requests_rate > 0 && cl->requests_rate < 10 && win > 0)
+        snprintf(rate, sizeof rate, "%.1f, %.0f in %.1f s", cl->requests_rate,
+                 cl->requests_rate * win, win);
+    else
+        widgets_si(cl->requests_rate, rate, sizeof rate);
+    int lw = widgets_printf(c, x, yb, w, A_BOLD, "%-11.11s%9s  ", label, rate);
     widgets_printf(c, x, yb + 1, w, A_BOLD, "%-11s%9s  ", "bytes/s",
                    widgets_bytes(cl->app_bytes_rate, bb, sizeof bb));
     int sw = w - lw;

@@ -657,3 +657,39 @@ TEST_CASE("tui: text typed after one Tab too many never leaves a running step")
     s.keys({"q"});
     REQUIRE(s.wait_for("IOLAB-EXITED"));
 }
+
+TEST_CASE("tui: two requests a second read as about two a second, with the count, never 0 or 10")
+{
+    // ordered/watch: the client sends a line every 500 ms and the server answers each one.
+    TuiSession s({"--pack", source_dir() + "/lessons", "--open", "ordered/watch"});
+    REQUIRE(s.wait_for("Watch"));
+    s.keys({"Enter"});
+    std::regex line(R"(requests/s\s+([0-9.]+), (\d+) in ([0-9.]+) s)");
+    // Once the mode has run a second, the window is at least a second long.
+    REQUIRE(s.wait(
+        [&](const std::string &sc) {
+            std::smatch m;
+            return std::regex_search(sc, m, line) && std::stod(m[3]) >= 1.0;
+        },
+        15));
+    int seen = 0;
+    auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(3);
+    while (std::chrono::steady_clock::now() < deadline) {
+        std::string sc = s.screen();
+        std::smatch m;
+        INFO(sc);
+        REQUIRE(std::regex_search(sc, m, line)); // a rate this low always shows its count
+        double rate = std::stod(m[1]);
+        CHECK(rate >= 0.5);
+        CHECK(rate <= 4.0);
+        CHECK(std::stod(m[3]) >= 1.0); // over a second or more, not over one 100 ms tick
+        CHECK(std::stod(m[2]) >= 1);   // the count it is made of
+        seen++;
+        std::this_thread::sleep_for(std::chrono::milliseconds(250));
+    }
+    CHECK(seen >= 5);
+    s.keys({"q"});
+    REQUIRE(s.wait_for("Stop it and quit?"));
+    s.keys({"y"});
+    REQUIRE(s.wait_for("IOLAB-EXITED"));
+}
