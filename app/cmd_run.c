@@ -10,8 +10,10 @@
  * across switches. The output (text or one JSON object; format in engine/README.md) is printed
  * once, after every program has been reaped and the work directory removed.
  *
- * Exit: 0; 1 when the pack is bad or a program failed or died early (one sentence with its last
- * lines); 2 for a bad command line, lesson, step or mode; 128+signal after SIGINT/SIGTERM.
+ * Exit: 0 for a clean run; 1 when the pack is bad, a program failed or died early (one sentence
+ * with its last lines) or a program counted errors (the run was not clean: the figures are
+ * printed all the same, with "clean": false and the problems); 2 for a bad command line,
+ * lesson, step or mode; 128+signal after SIGINT/SIGTERM.
  */
 #include "cmd.h"
 #include "engine/engine.h"
@@ -59,6 +61,16 @@ struct run {
     char message[1536]; /* the sentence printed for a failure */
     char sandbox[1024]; /* jail_describe_json, taken while the jail exists */
     bool done;
+    /* Each program's last line on stderr, kept as it comes: the cause a demo gives for the
+       errors it counts ("fork failed: ..."), quoted when the run is not clean. */
+    char last_err[SNAPSHOT_MAX_PROGS][256];
+};
+
+/* One reason a run was not clean, in a sentence. */
+#define RUN_MAX_PROBLEMS 16
+struct run_problems {
+    char v[RUN_MAX_PROBLEMS][384];
+    size_t n;
 };
 
 static const struct {
@@ -179,6 +191,49 @@ static void run_on_exit(void *data, size_t prog, int status, bool expected)
                p->name, p->program, status, last);
 }
 
+static void run_on_line(void *data, size_t prog, enum engine_stream stream, const char *line,
+                        size_t len)
+{
+    struct run *r = data;
+    if (stream == ENGINE_STDERR && prog < SNAPSHOT_MAX_PROGS && len)
+        snprintf(r->last_err[prog], sizeof r->last_err[prog], "%.*s", (int)len, line);
+}
+
+/*
+ * What made a run not clean: the error it ended with, and every program that counted errors in
+ * a segment (with its last word on stderr). Partial figures are still printed beside them.
+ */
+static void run_problems(const struct run *r, struct run_problems *pr)
+{
+    pr->n = 0;
+    if (r->exit_code == 1 && r->message[0])
+        snprintf(pr->v[pr->n++], sizeof pr->v[0], "%.*s", (int)sizeof pr->v[0] - 1, r->message);
+    for (size_t i = 0; i < r->nsegments && pr->n < RUN_MAX_PROBLEMS; i++) {
+        const struct run_segment *seg = &r->segments[i];
+        if (!seg->started)
+            continue;
+        for (uint32_t p = 0; p < seg->last.nprogs && pr->n < RUN_MAX_PROBLEMS; p++) {
+            uint64_t e = stats_delta(seg->last.progs[p].f.errors, seg->first.progs[p].f.errors);
+            if (!e)
+                continue;
+            const char *why = p < SNAPSHOT_MAX_PROGS ? r->last_err[p] : "";
+            snprintf(pr->v[pr->n++], sizeof pr->v[0], "%s%s%s: %llu error%s%s%s",
+                     seg->last.progs[p].name, seg->mode >= 0 ? " in mode " : "",
+                     seg->mode >= 0 ? r->sc->modes[seg->mode].id : "", (unsigned long long)e,
+                     e == 1 ? "" : "s", why[0] ? "; its last message: " : "", why);
+        }
+    }
+}
+
+static void run_problems_json(const struct run_problems *pr, struct json_out *j)
+{
+    json_bool(j, "clean", pr->n == 0);
+    json_array(j, "problems");
+    for (size_t i = 0; i < pr->n; i++)
+        json_string(j, NULL, pr->v[i]);
+    json_end(j);
+}
+
 static void run_close_all(struct run *r)
 {
     if (r->done)
@@ -286,7 +341,7 @@ static void run_json_process(struct json_out *j, const struct run_segment *seg, 
 
 /* One segment's object; the verdicts of the step's checks go in when with_checks. */
 static void run_json_segment(struct run *r, struct json_out *j, const struct run_segment *seg,
-                             bool with_checks)
+                             const struct run_problems *pr)
 {
     const struct snapshot *a = &seg->first, *b = &seg->last;
     double dur = b->elapsed_s - a->elapsed_s;
@@ -319,9 +374,10 @@ static void run_json_segment(struct run *r, struct json_out *j, const struct run
     json_double(j, "max", run_us(lat.max_ns), 1);
     json_end(j);
     json_raw(j, "sandbox", r->sandbox[0] ? r->sandbox : "null");
-    if (with_checks) {
+    if (pr) {
         grade_json(&r->grader, j, "checks");
         grade_expect_json(&r->grader, j, "expected");
+        run_problems_json(pr, j);
     }
     json_end(j);
 }
@@ -497,7 +553,7 @@ static void run_print_checks(struct run *r, FILE *out)
     }
 }
 
-static void run_print(struct run *r)
+static void run_print(struct run *r, const struct run_problems *pr)
 {
     size_t n = 0;
     for (size_t i = 0; i < r->nsegments; i++)
@@ -514,11 +570,12 @@ static void run_print(struct run *r)
         }
         for (size_t i = 0; i < r->nsegments; i++)
             if (r->segments[i].started)
-                run_json_segment(r, &j, &r->segments[i], !multi);
+                run_json_segment(r, &j, &r->segments[i], multi ? NULL : pr);
         if (multi || n == 0) {
             json_end(&j);
             grade_json(&r->grader, &j, "checks");
             grade_expect_json(&r->grader, &j, "expected");
+            run_problems_json(pr, &j);
             json_end(&j);
         }
         fputc('\n', stdout);
@@ -534,6 +591,10 @@ static void run_print(struct run *r)
               "write-family calls, set beside\nthe counted calls it counts the same way.\n\n",
               stdout);
         run_print_checks(r, stdout);
+        if (pr->n)
+            fputs("problems (the run was not clean):\n", stdout);
+        for (size_t i = 0; i < pr->n; i++)
+            fprintf(stdout, "  %s\n", pr->v[i]);
     }
     fflush(stdout);
 }
@@ -729,6 +790,7 @@ static int run_scenario(struct run *r, enum jail_tier tier)
         .tier = tier,
     };
     struct engine_callbacks cb = {.data = r,
+                                  .on_line = run_on_line,
                                   .on_exit = run_on_exit,
                                   .on_snapshot = run_on_snapshot,
                                   .on_state = run_on_state};
@@ -752,10 +814,22 @@ static int run_scenario(struct run *r, enum jail_tier tier)
     if (uv_loop_close(&r->loop) != 0)
         fprintf(stderr, "iolab: internal: handles left open at exit\n");
     int status = r->exit_code < 0 ? 1 : r->exit_code;
-    if (status == 0)
-        run_print(r);
-    else if (status == 1)
+    bool any = false;
+    for (size_t i = 0; i < r->nsegments; i++)
+        any = any || r->segments[i].started;
+    if (status > 1 && status != 2)
+        return status; /* stopped by a signal: nothing printed */
+    /* Whatever was measured is printed, a failure included, with what made it not clean. */
+    struct run_problems pr;
+    run_problems(r, &pr);
+    if (status == 0 || any)
+        run_print(r, &pr);
+    if (status == 1)
         cmd_error("%s", r->message[0] ? r->message : "the scenario failed.");
+    else if (pr.n) {
+        cmd_error("the run was not clean: %s%s", pr.v[0], pr.n > 1 ? " (and more, above)" : "");
+        status = 1;
+    }
     return status;
 }
 
