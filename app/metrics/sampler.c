@@ -109,6 +109,8 @@ struct sampler {
     bool sampled;
     long page_size, tick;
 
+    struct sampler_tid *tidbuf; /* scratch for one process's threads, grown as needed */
+    size_t captidbuf;
     struct sampler_proc *procs, *next; /* current table and the one the scan builds */
     size_t nprocs, cap;
     int *pids;
@@ -195,6 +197,7 @@ void sampler_close(struct sampler *s)
     free(s->procs);
     free(s->next);
     free(s->pids);
+    free(s->tidbuf);
     free(s);
 }
 
@@ -530,7 +533,19 @@ static int sampler_tid_cmp(const void *a, const void *b)
 /* Reads every thread's context switches; threads gone since the last read go to dead_*. */
 static void sampler_read_threads(struct sampler *s, struct sampler_proc *p, uint64_t nthreads)
 {
-    struct sampler_tid now[256];
+    /* Every thread, however many: a cap would book the threads past it as gone and their
+       switches would be lost (a 1,000-thread server showed a quarter of its switches). */
+    size_t want = nthreads > 1 ? (size_t)nthreads + 16 : 1;
+    if (want > s->captidbuf) {
+        struct sampler_tid *v = realloc(s->tidbuf, want * sizeof *v);
+        if (!v) {
+            s->errors++;
+            return;
+        }
+        s->tidbuf = v;
+        s->captidbuf = want;
+    }
+    struct sampler_tid *now = s->tidbuf;
     size_t nnow = 0;
     char path[64], buf[2048];
     if (nthreads <= 1) {
@@ -552,7 +567,7 @@ static void sampler_read_threads(struct sampler *s, struct sampler_proc *p, uint
             return;
         }
         struct dirent *e;
-        while ((e = readdir(d)) && nnow < sizeof now / sizeof *now) {
+        while ((e = readdir(d))) {
             if (e->d_name[0] < '1' || e->d_name[0] > '9')
                 continue;
             char tpath[sizeof e->d_name + 8];
@@ -561,6 +576,16 @@ static void sampler_read_threads(struct sampler *s, struct sampler_proc *p, uint
             struct procfs_status st;
             if (len < 0 || procfs_parse_status(buf, (size_t)len, &st) < 0)
                 continue; /* the thread exited between readdir and open */
+            if (nnow == s->captidbuf) {
+                /* Threads were born since stat said how many: make room for them too. */
+                struct sampler_tid *v = realloc(s->tidbuf, 2 * s->captidbuf * sizeof *v);
+                if (!v) {
+                    s->errors++;
+                    break;
+                }
+                s->tidbuf = now = v;
+                s->captidbuf *= 2;
+            }
             now[nnow++] =
                 (struct sampler_tid){atoi(e->d_name), st.ctx_voluntary, st.ctx_involuntary};
         }
