@@ -70,6 +70,7 @@ enum {
     RUN_EXPECT,
     RUN_UNIT,
     RUN_STUDY,
+    RUN_LATENCY,
     RUN_NFIELDS
 };
 static const struct load_field load_run_fields[] = {
@@ -82,6 +83,7 @@ static const struct load_field load_run_fields[] = {
     [RUN_EXPECT] = {"expect", LOAD_ARRAY, 0},
     [RUN_UNIT] = {"unit", LOAD_STRING, 0},
     [RUN_STUDY] = {"study", LOAD_STRING, 0},
+    [RUN_LATENCY] = {"latency", LOAD_BOOL, 0},
 };
 
 int load_role(struct load *ld, const cJSON *v, enum lesson_role *out)
@@ -525,6 +527,7 @@ static void load_run(struct load *ld, const cJSON *const *f, struct lesson_step 
         load_expects(ld, f[RUN_EXPECT], sc);
     if (f[RUN_UNIT])
         sc->unit = load_strdup(ld, f[RUN_UNIT]->valuestring);
+    sc->latency = f[RUN_LATENCY] && cJSON_IsTrue(f[RUN_LATENCY]);
     sc->study = -1;
     if (f[RUN_STUDY]) {
         size_t p = 0;

@@ -143,9 +143,10 @@ struct lesson_scenario {
     size_t nchecks;
     struct lesson_expect *expects; /* expected outcomes, judged beside the figures */
     size_t nexpects;
-    char *unit; /* what the load completes, plural: "copies" ("copies/s"); NULL: "requests" */
-    int study;  /* the program under study (index), whose calls per request the comparison
-                   shows; -1: the first server, or the first program without a server */
+    char *unit;   /* what the load completes, plural: "copies" ("copies/s"); NULL: "requests" */
+    int study;    /* the program under study (index), whose calls per request the comparison
+                     shows; -1: the first server, or the first program without a server */
+    bool latency; /* the step is about waiting: the comparison shows p50 and p99 latency */
 };
 
 struct lesson_kind;

@@ -888,6 +888,8 @@ static void sampler_mode_account(struct sampler *s, double dt)
         if (s->progs[p].role == LESSON_ROLE_CLIENT) {
             r->requests += stats_delta(a->page.requests, b->page.requests);
             r->bytes += stats_delta(a->page.bytes, b->page.bytes);
+            for (unsigned h = 0; h < IOLAB_HIST_BUCKETS; h++)
+                r->hist[h] += stats_delta(a->page.hist[h], b->page.hist[h]);
         }
     }
     stats_mode_row_derive(r);

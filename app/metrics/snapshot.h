@@ -138,6 +138,7 @@ struct snapshot_mode_row {
     uint64_t role_requests[LESSON_NROLES];
     uint64_t role_bytes[LESSON_NROLES];
     uint64_t role_calls[LESSON_NROLES][IOLAB_NCALLS];
+    uint64_t hist[IOLAB_HIST_BUCKETS]; /* the client's request latencies while this mode ran */
 };
 
 struct snapshot {

@@ -109,6 +109,8 @@ void stats_mode_rows_merge(struct snapshot_mode_row *into, uint32_t *n, uint32_t
         t->calls += r->calls;
         t->ctx_switches += r->ctx_switches;
         t->cpu_s += r->cpu_s;
+        for (unsigned h = 0; h < IOLAB_HIST_BUCKETS; h++)
+            t->hist[h] += r->hist[h];
         for (int role = 0; role < LESSON_NROLES; role++) {
             t->role_requests[role] += r->role_requests[role];
             t->role_bytes[role] += r->role_bytes[role];

@@ -231,7 +231,8 @@ void counterview_draw(const struct screen_caps *c, struct layout_rect r, bool fo
 
 void counterview_compare(const struct screen_caps *c, struct layout_rect r,
                          const struct snapshot_mode_row *rows, uint32_t nrows, const char *now_id,
-                         const char *unit, enum lesson_role study_role, const char *study)
+                         const char *unit, enum lesson_role study_role, const char *study,
+                         bool latency)
 {
     struct layout_rect in = widgets_box(c, r, "Comparison of the modes tried (c closes)", true);
     if (nrows == 0) {
@@ -246,18 +247,22 @@ void counterview_compare(const struct screen_caps *c, struct layout_rect r,
        64 KiB for read-send). Context switches and CPU are everything's: what the machine paid. */
     char rate_head[32];
     snprintf(rate_head, sizeof rate_head, "%s/s", unit ? unit : "requests");
-    const char *heads[] = {rate_head, "bytes/s", "calls/req", "ctx sw/req", "cpu %core"};
+    /* A step about waiting shows the latencies where the others show bytes/s and CPU. */
+    const char *heads[] = {rate_head, latency ? "p50" : "bytes/s", "calls/req", "ctx sw/req",
+                           latency ? "p99" : "cpu %core"};
     double v[SNAPSHOT_MAX_MODES][5], max[5] = {0};
     for (uint32_t i = 0; i < nrows && i < SNAPSHOT_MAX_MODES; i++) {
         const struct snapshot_mode_row *m = &rows[i];
         uint64_t calls = 0;
         for (unsigned k = 0; k < IOLAB_NCALLS; k++)
             calls += m->role_calls[study_role][k];
+        struct snapshot_latency lat;
+        stats_latency(&lat, m->hist);
         v[i][0] = m->requests_per_s;
-        v[i][1] = m->bytes_per_s;
+        v[i][1] = latency ? (double)lat.p50_ns : m->bytes_per_s;
         v[i][2] = m->requests ? (double)calls / (double)m->requests : 0;
         v[i][3] = m->ctx_per_request;
-        v[i][4] = m->cpu_pct;
+        v[i][4] = latency ? (double)lat.p99_ns : m->cpu_pct;
         for (int k = 0; k < 5; k++)
             if (v[i][k] > max[k])
                 max[k] = v[i][k];
@@ -278,10 +283,14 @@ void counterview_compare(const struct screen_caps *c, struct layout_rect r,
         for (int k = 0; k < 5; k++) {
             char val[32];
             int cx = in.x + 1 + namew + k * colw;
-            if (k == 1)
+            if (latency && (k == 1 || k == 4))
+                widgets_ns(v[i][k], val, sizeof val);
+            else if (k == 1)
                 widgets_bytes(v[i][k], val, sizeof val);
-            else if (k == 2 || k == 3)
+            else if ((k == 2 || k == 3) && v[i][k] < 100)
                 snprintf(val, sizeof val, "%.2f", v[i][k]);
+            else if (k == 2 || k == 3)
+                widgets_si(v[i][k], val, sizeof val);
             else if (k == 4)
                 snprintf(val, sizeof val, "%.0f%%", v[i][k]);
             else
@@ -292,8 +301,7 @@ void counterview_compare(const struct screen_caps *c, struct layout_rect r,
         y += 3;
     }
     widgets_printf(c, in.x + 1, in.y + in.h - 2, in.w - 2, screen_attr(SCREEN_DIM),
-                   "calls/req: the %s's counted calls per one of the %s completed.", study,
-                   unit ? unit : "requests");
+                   "calls/req: %s's counted calls / %s done", study, unit ? unit : "requests");
     widgets_text(c, in.x + 1, in.y + in.h - 1, in.w - 2, screen_attr(SCREEN_DIM),
                  now_id ? "* the mode running now. Figures cover only the time each mode ran."
                         : "Figures cover only the time the scenario ran, every run of it.");

@@ -33,7 +33,8 @@ void counterview_draw(const struct screen_caps *c, struct layout_rect r, bool fo
    the program under study, named study. */
 void counterview_compare(const struct screen_caps *c, struct layout_rect r,
                          const struct snapshot_mode_row *rows, uint32_t nrows, const char *now_id,
-                         const char *unit, enum lesson_role study_role, const char *study);
+                         const char *unit, enum lesson_role study_role, const char *study,
+                         bool latency);
 
 /* The legend: what every figure and mark of the counters pane and the comparison means. */
 void counterview_legend(const struct screen_caps *c);

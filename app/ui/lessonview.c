@@ -270,9 +270,9 @@ static size_t lessonview_keytables(void *self, const struct keytable **out, size
     return n;
 }
 
-size_t lessonview_footer_extra(struct lessonview *v, struct keys_item *out, size_t max)
+size_t lessonview_footer_extra(struct lessonview *v, int width, struct keys_item *out, size_t max)
 {
-    return v->kind && v->kind->footer ? v->kind->footer(v->kv, out, max) : 0;
+    return v->kind && v->kind->footer ? v->kind->footer(v->kv, width, out, max) : 0;
 }
 
 size_t lessonview_help_extra(struct lessonview *v, char lines[][128], size_t max)

@@ -20,7 +20,7 @@ int lessonview_open(struct lessonview *v, struct view_ctx *c, const struct lesso
                     size_t lesson, size_t step);
 
 /* Footer entries and help lines the open step adds (its modes). */
-size_t lessonview_footer_extra(struct lessonview *v, struct keys_item *out, size_t max);
+size_t lessonview_footer_extra(struct lessonview *v, int width, struct keys_item *out, size_t max);
 size_t lessonview_help_extra(struct lessonview *v, char lines[][128], size_t max);
 
 #endif

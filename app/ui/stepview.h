@@ -44,8 +44,9 @@ struct stepview_kind {
     /* Keys the view handles before its table: typing into a program, its mode keys. 0 taken. */
     int (*key)(void *self, struct view_ctx *c, int key);
     const struct keytable *keys; /* the view's key table; NULL: none */
-    /* Dynamic footer entries (a run step's modes); returns how many were written. */
-    size_t (*footer)(void *self, struct keys_item *out, size_t max);
+    /* Dynamic footer entries (a run step's modes), for a footer width columns wide; returns how
+       many were written. */
+    size_t (*footer)(void *self, int width, struct keys_item *out, size_t max);
     /* Help lines the table cannot hold (the lesson's mode keys); returns how many. */
     size_t (*help)(void *self, char lines[][128], size_t max);
     void (*click)(void *self, struct view_ctx *c, int x, int y);

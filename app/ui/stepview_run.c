@@ -438,15 +438,26 @@ static const struct keybind runview_bindings[] = {
 };
 static const struct keytable runview_keys = KEYTABLE("Run step", runview_bindings);
 
-static size_t runview_footer(void *self, struct keys_item *out, size_t max)
+static size_t runview_footer(void *self, int width, struct keys_item *out, size_t max)
 {
     struct runview *v = self;
     static char names[LESSON_KIND_MODES][2];
+    static char range[16];
+    size_t nmodes = v->sc->nmodes < LESSON_KIND_MODES ? v->sc->nmodes : LESSON_KIND_MODES;
+    int need = 0;
+    for (size_t i = 0; i < nmodes; i++)
+        need += 4 + (int)strlen(v->sc->modes[i].id);
+    /* The modes are what a run step is about, but not at the cost of help, quit and next: when
+       they would take more than half the footer, one entry stands for them all (? lists them). */
+    if (nmodes > 1 && need > width / 2 && max > 0) {
+        snprintf(range, sizeof range, "%c-%c", v->sc->modes[0].key, v->sc->modes[nmodes - 1].key);
+        out[0] = (struct keys_item){range, "modes (? names them)", 100};
+        return 1;
+    }
     size_t n = 0;
-    for (size_t i = 0; i < v->sc->nmodes && n < max && i < LESSON_KIND_MODES; i++) {
+    for (size_t i = 0; i < nmodes && n < max; i++) {
         names[i][0] = v->sc->modes[i].key;
         names[i][1] = '\0';
-        /* The modes are what a run step is about: they outrank every other key. */
         out[n++] = (struct keys_item){names[i], v->sc->modes[i].id, 100};
     }
     return n;
@@ -591,7 +602,7 @@ static void runview_draw(void *self, struct view_ctx *vc)
             v->sc->study >= 0 ? &v->sc->programs[v->sc->study] : NULL;
         counterview_compare(vc->caps, vc->layout.counters, rows, nrows, now, v->sc->unit,
                             study ? study->role : LESSON_ROLE_SERVER,
-                            study ? study->name : "server");
+                            study ? study->name : "server", v->sc->latency);
     } else {
         runview_draw_counters(v, vc);
     }

@@ -276,7 +276,7 @@ static void tui_draw_footer(struct tui *t, const struct keytable *const *tables,
     struct keys_item items[TUI_MAX_FOOTER];
     size_t n = 0;
     if (t->ops == &lessonview_ops)
-        n = lessonview_footer_extra(t->lesson, items, TUI_MAX_FOOTER);
+        n = lessonview_footer_extra(t->lesson, f.w - 2, items, TUI_MAX_FOOTER);
     for (size_t k = 0; k < ntables; k++)
         for (size_t i = 0; i < tables[k]->n && n < TUI_MAX_FOOTER; i++)
             if (tables[k]->v[i].label)

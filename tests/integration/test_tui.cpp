@@ -693,3 +693,34 @@ TEST_CASE("tui: two requests a second read as about two a second, with the count
     s.keys({"y"});
     REQUIRE(s.wait_for("IOLAB-EXITED"));
 }
+
+TEST_CASE("tui: at 80x24 the comparison of a one-program step shows that program's calls")
+{
+    // copying/methods has one program, the copy itself (a client): its calls per copy are what
+    // the comparison must show, not a server's 0.00.
+    TuiSession s({"--pack", source_dir() + "/lessons", "--open", "copying/methods"});
+    s.resize(80, 24);
+    REQUIRE(s.wait_for("Copy 64 MiB"));
+    s.keys({"Enter"});
+    REQUIRE(s.wait_for("running", 20));
+    s.keys({"c"});
+    REQUIRE(s.wait_for("Comparison of the modes tried"));
+    // Wait until a whole copy or more was measured: a row with a calls/req figure above zero.
+    std::regex row(R"((read-write|sendfile)\S*\s+\S+\s+\S+\s+([0-9.]+))");
+    bool seen = s.wait(
+        [&](const std::string &sc) {
+            std::smatch m;
+            return std::regex_search(sc, m, row) && std::stod(m[2]) > 0;
+        },
+        20);
+    INFO(s.last());
+    CHECK(seen);
+    CHECK(s.last().find("copy's counted calls") != std::string::npos);
+    std::string footer = lines_of(s.last()).back();
+    for (const char *k : {"1-6 modes", "n next", "? help", "q quit", "c compare"})
+        CHECK(footer.find(k) != std::string::npos);
+    s.keys({"q"});
+    REQUIRE(s.wait_for("Stop it and quit?"));
+    s.keys({"y"});
+    REQUIRE(s.wait_for("IOLAB-EXITED"));
+}
