@@ -1,0 +1,35 @@
+/*
+ * starter: the learner's starting point, generated from an exercise's solution by markers in
+ * its comments, so that the two never drift apart (the scheme of the course the seeds come
+ * from). A marker is a C comment alone on its line:
+ *
+ *   /\* TODO n: what to do *\/   kept as the learner's instruction; the n lines after it (the
+ *                               solution's answer) are removed
+ *   /\* REPLACE n *\/            removed; the n lines after it are `// code` comments in the
+ *                               solution (code only the starter has) and are uncommented
+ *   /\* REMOVE n *\/             removed with the n lines after it (support only the solution
+ *                               needs)
+ *
+ * Pure text in, text out: no files, no curses, unit-tested on its own.
+ */
+#ifndef IOLAB_STARTER_H
+#define IOLAB_STARTER_H
+
+#include <stddef.h>
+
+/* A problem with the markers: the solution's line (1-based) and one sentence. */
+struct starter_diag {
+    int line;
+    char message[200];
+};
+
+/*
+ * Generates the starter from src (len bytes). 0 with *out (malloc'ed, NUL-terminated) and the
+ * number of TODO markers in *ntodo; -EINVAL with the first problem in *diag (a count that is not
+ * a positive number, a marker that runs past the end of the file, a REPLACE line that is not a
+ * `//` comment, a marker left in the starter); -ENOMEM.
+ */
+int starter_generate(const char *src, size_t len, char **out, size_t *ntodo,
+                     struct starter_diag *diag);
+
+#endif

@@ -1,0 +1,91 @@
+// Starters generated from solutions by TODO / REPLACE / REMOVE markers, and every way a marker
+// can be wrong.
+#include <catch2/catch.hpp>
+#include <string>
+
+extern "C" {
+#include "exercise/starter.h"
+}
+
+namespace
+{
+
+struct Result {
+    int rc;
+    std::string text;
+    size_t todos;
+    starter_diag diag;
+};
+
+Result gen(const std::string &src)
+{
+    Result r{};
+    char *out = nullptr;
+    r.rc = starter_generate(src.data(), src.size(), &out, &r.todos, &r.diag);
+    if (out)
+        r.text = out;
+    free(out);
+    return r;
+}
+
+} // namespace
+
+TEST_CASE("TODO keeps its comment and removes the answer; REPLACE and REMOVE do their part")
+{
+    std::string solution = "int main(void)\n"
+                           "{\n"
+                           "    /* TODO 2: send the file with sendfile() */\n"
+                           "    off_t off = 0;\n"
+                           "    sendfile(out, in, &off, size);\n"
+                           "    /* REPLACE 1 */\n"
+                           "    // (void)in; /* the starter compiles without warnings */\n"
+                           "    /* REMOVE 1 */\n"
+                           "    check_the_answer();\n"
+                           "    return 0;\n"
+                           "}\n";
+    Result r = gen(solution);
+    REQUIRE(r.rc == 0);
+    CHECK(r.todos == 1);
+    CHECK(r.text == "int main(void)\n"
+                    "{\n"
+                    "    /* TODO 2: send the file with sendfile() */\n"
+                    "    (void)in; /* the starter compiles without warnings */\n"
+                    "    return 0;\n"
+                    "}\n");
+}
+
+TEST_CASE("a file without markers is its own starter, with no TODO")
+{
+    Result r = gen("a\nb");
+    REQUIRE(r.rc == 0);
+    CHECK(r.todos == 0);
+    CHECK(r.text == "a\nb");
+}
+
+TEST_CASE("bad markers are reported at their line")
+{
+    Result past = gen("x\n/* TODO 3: too many */\ny\n");
+    CHECK(past.rc == -EINVAL);
+    CHECK(past.diag.line == 2);
+    CHECK(std::string(past.diag.message).find("past the end") != std::string::npos);
+
+    Result nocount = gen("/* TODO: no count */\nx\n");
+    CHECK(nocount.rc == -EINVAL);
+    CHECK(nocount.diag.line == 1);
+
+    Result notcomment = gen("a\n/* REPLACE 1 */\nint x;\n");
+    CHECK(notcomment.rc == -EINVAL);
+    CHECK(notcomment.diag.line == 3);
+
+    Result nested = gen("/* REPLACE 1 */\n// /* REMOVE 1 */\nx\n");
+    CHECK(nested.rc == -EINVAL);
+    CHECK(std::string(nested.diag.message).find("still has a marker") != std::string::npos);
+}
+
+TEST_CASE("a marker must be alone on its line; code around a comment is not a marker")
+{
+    Result r = gen("int a; /* TODO 1: not a marker */\nint b;\n");
+    REQUIRE(r.rc == 0);
+    CHECK(r.todos == 0);
+    CHECK(r.text == "int a; /* TODO 1: not a marker */\nint b;\n");
+}
