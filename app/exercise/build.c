@@ -1,0 +1,463 @@
+/*
+ * build: see build.h. The steps: hash the inputs; a cache hit answers at once (on the next loop
+ * turn, so the callback never runs inside build_start); otherwise copy the files into a fresh
+ * work directory, spawn iolab-sandbox with the compiler, collect its output, and on success
+ * move the program into the cache. Everything is released on one path (build_finish).
+ */
+#include "build.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <ftw.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+struct build {
+    uv_loop_t *loop;
+    build_done_fn done;
+    void *data;
+    uv_process_t proc;
+    uv_pipe_t out;
+    uv_timer_t later; /* a cache hit or an early error answers on the next loop turn */
+    int open_handles;
+    bool have_pipe, spawned, exited, eof, cancelled, answered;
+    int64_t exit_status;
+    int term_signal;
+    char workdir[PATH_MAX];
+    char keydir[PATH_MAX - 32]; /* room for "/prog" in the result's exe */
+    char src_dir[PATH_MAX];
+    char *names[BUILD_MAX_FILES]; /* the sources' names, for mapping messages back */
+    size_t nnames;
+    char *raw; /* the compiler's output as it came */
+    size_t raw_len;
+    bool raw_cut;
+    struct timespec t0;
+    struct build_result r;
+};
+
+/* FNV-1a, 64 bits: a content key, not a defence against someone crafting collisions. */
+static uint64_t build_fnv(uint64_t h, const void *p, size_t n)
+{
+    const unsigned char *b = p;
+    for (size_t i = 0; i < n; i++) {
+        h ^= b[i];
+        h *= 0x100000001b3ull;
+    }
+    return h;
+}
+
+int build_key(const struct build_spec *spec, char *hex, size_t len)
+{
+    uint64_t h = 0xcbf29ce484222325ull;
+    for (const char *const *a = spec->command; *a; a++)
+        h = build_fnv(h, *a, strlen(*a) + 1);
+    for (size_t i = 0; i < spec->nsources; i++)
+        h = build_fnv(h, spec->sources[i], strlen(spec->sources[i]) + 1);
+    for (size_t i = 0; i < spec->nfiles; i++) {
+        char path[PATH_MAX];
+        snprintf(path, sizeof path, "%s/%s", spec->src_dir, spec->files[i]);
+        int fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
+        if (fd < 0)
+            return -errno;
+        struct stat st;
+        if (fstat(fd, &st) < 0 || !S_ISREG(st.st_mode)) {
+            close(fd);
+            return -EINVAL;
+        }
+        h = build_fnv(h, spec->files[i], strlen(spec->files[i]) + 1);
+        char buf[8192];
+        ssize_t n;
+        while ((n = read(fd, buf, sizeof buf)) > 0)
+            h = build_fnv(h, buf, (size_t)n);
+        close(fd);
+        if (n < 0)
+            return -EIO;
+    }
+    snprintf(hex, len, "%016llx", (unsigned long long)h);
+    return 0;
+}
+
+static int build_copy(const char *from, const char *to, mode_t mode)
+{
+    int in = open(from, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
+    if (in < 0)
+        return -errno;
+    int out = open(to, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, mode);
+    if (out < 0) {
+        int e = -errno;
+        close(in);
+        return e;
+    }
+    char buf[65536];
+    ssize_t n;
+    int rc = 0;
+    while ((n = read(in, buf, sizeof buf)) > 0)
+        if (write(out, buf, (size_t)n) != n) {
+            rc = -EIO;
+            break;
+        }
+    if (n < 0)
+        rc = -errno;
+    close(in);
+    if (close(out) < 0 && !rc)
+        rc = -errno;
+    fchmodat(AT_FDCWD, to, mode, 0);
+    return rc;
+}
+
+static int build_rm_one(const char *path, const struct stat *st, int flag, struct FTW *ftw)
+{
+    (void)st;
+    (void)flag;
+    (void)ftw;
+    remove(path);
+    return 0;
+}
+
+static void build_rmtree(const char *dir)
+{
+    if (dir[0])
+        nftw(dir, build_rm_one, 16, FTW_DEPTH | FTW_PHYS);
+}
+
+static int build_mkdirs(const char *dir)
+{
+    char p[PATH_MAX];
+    snprintf(p, sizeof p, "%s", dir);
+    for (char *s = p + 1; *s; s++)
+        if (*s == '/') {
+            *s = '\0';
+            mkdir(p, 0755);
+            *s = '/';
+        }
+    return mkdir(p, 0755) < 0 && errno != EEXIST ? -errno : 0;
+}
+
+/* The compiler's messages with every "NAME:" of a copied file at the start of a line (and
+   after "In file included from ") written as src_dir/NAME. */
+static void build_map_log(struct build *b)
+{
+    size_t cap = b->raw_len * 2 + 64 + b->raw_len / 8 * strlen(b->src_dir);
+    char *o = malloc(cap + 1);
+    if (!o) {
+        b->r.log = b->raw;
+        b->r.log_len = b->raw_len;
+        b->raw = NULL;
+        return;
+    }
+    size_t n = 0;
+    bool bol = true;
+    for (size_t i = 0; i < b->raw_len;) {
+        bool mapped = false;
+        if (bol || (i >= 5 && !strncmp(b->raw + i - 5, "from ", 5))) {
+            for (size_t k = 0; k < b->nnames && !mapped; k++) {
+                size_t l = strlen(b->names[k]);
+                if (i + l < b->raw_len && !strncmp(b->raw + i, b->names[k], l) &&
+                    b->raw[i + l] == ':' && n + strlen(b->src_dir) + l + 2 < cap) {
+                    n += (size_t)snprintf(o + n, cap - n, "%s/%s", b->src_dir, b->names[k]);
+                    i += l;
+                    mapped = true;
+                }
+            }
+        }
+        if (mapped)
+            continue;
+        if (n + 1 >= cap)
+            break;
+        bol = b->raw[i] == '\n';
+        o[n++] = b->raw[i++];
+    }
+    o[n] = '\0';
+    b->r.log = o;
+    b->r.log_len = n;
+}
+
+static void build_close_cb(uv_handle_t *h)
+{
+    struct build *b = h->data;
+    if (--b->open_handles == 0) {
+        build_rmtree(b->workdir);
+        for (size_t i = 0; i < b->nnames; i++)
+            free(b->names[i]);
+        free(b->raw);
+        free(b->r.log);
+        free(b);
+    }
+}
+
+static void build_release(struct build *b)
+{
+    b->open_handles = 1 + b->have_pipe + b->spawned; /* the timer is always initialised */
+    if (b->spawned)
+        uv_close((uv_handle_t *)&b->proc, build_close_cb);
+    if (b->have_pipe)
+        uv_close((uv_handle_t *)&b->out, build_close_cb);
+    uv_close((uv_handle_t *)&b->later, build_close_cb);
+}
+
+/* Answers once: fills the timing, runs the callback (unless cancelled), releases. */
+static void build_finish(struct build *b)
+{
+    if (b->answered)
+        return;
+    b->answered = true;
+    struct timespec now;
+    clock_gettime(CLOCK_MONOTONIC, &now);
+    b->r.seconds =
+        (double)(now.tv_sec - b->t0.tv_sec) + (double)(now.tv_nsec - b->t0.tv_nsec) / 1e9;
+    if (!b->r.log) {
+        if (b->raw)
+            build_map_log(b);
+        if (!b->r.log)
+            b->r.log = strdup("");
+    }
+    b->r.log_cut = b->raw_cut;
+    if (!b->cancelled && b->done)
+        b->done(b->data, &b->r);
+    build_release(b);
+}
+
+static void build_later_cb(uv_timer_t *t)
+{
+    build_finish(t->data);
+}
+
+/* Both the exit and the end of the output: decide and answer. */
+static void build_maybe_done(struct build *b)
+{
+    if (!b->exited || !b->eof)
+        return;
+    b->r.exit_status = b->term_signal ? 128 + b->term_signal : (int)b->exit_status;
+    char built[PATH_MAX + 8];
+    snprintf(built, sizeof built, "%s/prog", b->workdir);
+    struct stat st;
+    if (b->r.exit_status == 124 || b->r.exit_status == 128 + SIGTERM ||
+        b->r.exit_status == 128 + SIGKILL || b->r.exit_status == 128 + SIGXCPU) {
+        b->r.status = BUILD_TIMEOUT;
+        snprintf(b->r.message, sizeof b->r.message,
+                 "the compiler did not finish within its limits (status %d); look for an "
+                 "#include of something that never ends, or a huge generated file",
+                 b->r.exit_status);
+    } else if (b->r.exit_status != 0 || stat(built, &st) < 0) {
+        b->r.status = BUILD_FAILED;
+    } else {
+        /* Into the cache: a copy owned by iolab, executable by the sandbox's user. */
+        char tmp[PATH_MAX + 16];
+        build_mkdirs(b->keydir);
+        snprintf(tmp, sizeof tmp, "%s/prog.tmp", b->keydir);
+        snprintf(b->r.exe, sizeof b->r.exe, "%s/prog", b->keydir);
+        int rc = build_copy(built, tmp, 0755);
+        if (rc == 0 && rename(tmp, b->r.exe) < 0)
+            rc = -errno;
+        if (rc < 0) {
+            b->r.status = BUILD_ERROR;
+            snprintf(b->r.message, sizeof b->r.message,
+                     "cannot keep the built program in %.300s: %s", b->keydir, strerror(-rc));
+        } else {
+            b->r.status = BUILD_OK;
+        }
+    }
+    build_finish(b);
+}
+
+static void build_on_exit(uv_process_t *p, int64_t status, int sig)
+{
+    struct build *b = p->data;
+    b->exited = true;
+    b->exit_status = status;
+    b->term_signal = sig;
+    build_maybe_done(b);
+}
+
+static void build_alloc(uv_handle_t *h, size_t want, uv_buf_t *buf)
+{
+    (void)h;
+    static char chunk[16384];
+    (void)want;
+    *buf = uv_buf_init(chunk, sizeof chunk);
+}
+
+static void build_on_read(uv_stream_t *s, ssize_t n, const uv_buf_t *buf)
+{
+    struct build *b = s->data;
+    if (n < 0) {
+        b->eof = true;
+        uv_read_stop(s);
+        build_maybe_done(b);
+        return;
+    }
+    size_t take = (size_t)n;
+    if (b->raw_len + take > BUILD_LOG_MAX) {
+        take = BUILD_LOG_MAX - b->raw_len;
+        b->raw_cut = true;
+    }
+    if (take) {
+        char *v = realloc(b->raw, b->raw_len + take + 1);
+        if (!v) {
+            b->raw_cut = true;
+            return;
+        }
+        b->raw = v;
+        memcpy(b->raw + b->raw_len, buf->base, take);
+        b->raw_len += take;
+        b->raw[b->raw_len] = '\0';
+    }
+}
+
+/* An answer without a compiler run: a cache hit or an error found before spawning. */
+static int build_answer_soon(struct build *b)
+{
+    uv_timer_start(&b->later, build_later_cb, 0, 0);
+    return 0;
+}
+
+static int build_prepare(struct build *b, const struct build_spec *spec, const char **argv,
+                         char *strs, size_t strs_len)
+{
+    const char *tmp = getenv("TMPDIR");
+    snprintf(b->workdir, sizeof b->workdir, "%s/iolab-build-XXXXXX", tmp && *tmp ? tmp : "/tmp");
+    if (!mkdtemp(b->workdir)) {
+        int e = -errno;
+        b->workdir[0] = '\0';
+        return e;
+    }
+    chmod(b->workdir, 0755);
+    for (size_t i = 0; i < spec->nfiles; i++) {
+        char from[PATH_MAX * 2], to[PATH_MAX * 2];
+        snprintf(from, sizeof from, "%s/%s", spec->src_dir, spec->files[i]);
+        snprintf(to, sizeof to, "%s/%s", b->workdir, spec->files[i]);
+        int rc = build_copy(from, to, 0644);
+        if (rc < 0)
+            return rc;
+    }
+    /* The compiler's command, placeholders expanded; {sources} becomes one argument each. */
+    size_t na = 0, used = 0;
+    char tbuf[32];
+    snprintf(tbuf, sizeof tbuf, "%.0f", spec->timeout_s > 0 ? spec->timeout_s : 30);
+    const char *pre[] = {spec->sandbox, "--workdir", b->workdir, "--timeout", NULL,
+                         "--cpu",       NULL,        "--fsize",  "64",        "--nproc",
+                         "64",          "--quiet",   "--"};
+    size_t npre = sizeof pre / sizeof *pre;
+    for (size_t i = 0; i < npre; i++) {
+        const char *v = pre[i];
+        if (i == 4 || i == 6) {
+            snprintf(strs + used, strs_len - used, "%s", tbuf);
+            v = strs + used;
+            used += strlen(tbuf) + 1;
+        }
+        argv[na++] = v;
+    }
+    for (const char *const *a = spec->command; *a && na < BUILD_MAX_ARGS + 16; a++) {
+        if (!strcmp(*a, "{sources}")) {
+            for (size_t k = 0; k < spec->nsources && na < BUILD_MAX_ARGS + 16; k++)
+                argv[na++] = spec->sources[k];
+        } else if (!strcmp(*a, "{out}")) {
+            argv[na++] = "prog";
+        } else {
+            argv[na++] = *a;
+        }
+    }
+    argv[na] = NULL;
+    return 0;
+}
+
+int build_start(uv_loop_t *loop, const struct build_spec *spec, build_done_fn done, void *data,
+                struct build **out)
+{
+    struct build *b = calloc(1, sizeof *b);
+    if (!b)
+        return -ENOMEM;
+    b->loop = loop;
+    b->done = done;
+    b->data = data;
+    clock_gettime(CLOCK_MONOTONIC, &b->t0);
+    snprintf(b->src_dir, sizeof b->src_dir, "%s", spec->src_dir);
+    for (size_t i = 0; i < spec->nsources && b->nnames < BUILD_MAX_FILES; i++)
+        b->names[b->nnames++] = strdup(spec->sources[i]);
+    for (size_t i = 0; i < spec->nfiles && b->nnames < BUILD_MAX_FILES; i++)
+        b->names[b->nnames++] = strdup(spec->files[i]);
+    uv_timer_init(loop, &b->later);
+    b->later.data = b;
+    *out = b;
+
+    char key[32];
+    int rc = build_key(spec, key, sizeof key);
+    if (rc < 0) {
+        b->r.status = BUILD_ERROR;
+        snprintf(b->r.message, sizeof b->r.message,
+                 "cannot read the program's files in %s (%s); is every file there and a regular "
+                 "file?",
+                 spec->src_dir, strerror(-rc));
+        return build_answer_soon(b);
+    }
+    snprintf(b->keydir, sizeof b->keydir, "%s/%s", spec->cache_dir, key);
+    snprintf(b->r.exe, sizeof b->r.exe, "%s/prog", b->keydir);
+    if (access(b->r.exe, X_OK) == 0) {
+        b->r.status = BUILD_OK;
+        b->r.cached = true;
+        return build_answer_soon(b);
+    }
+    b->r.exe[0] = '\0';
+    const char *argv[BUILD_MAX_ARGS + 32];
+    char strs[128];
+    rc = build_prepare(b, spec, argv, strs, sizeof strs);
+    if (rc < 0) {
+        b->r.status = BUILD_ERROR;
+        snprintf(b->r.message, sizeof b->r.message, "cannot prepare the build: %s", strerror(-rc));
+        return build_answer_soon(b);
+    }
+    /* One pipe for stdout and stderr, so the messages keep their order. */
+    int fds[2];
+    if (pipe2(fds, O_CLOEXEC) < 0) {
+        b->r.status = BUILD_ERROR;
+        snprintf(b->r.message, sizeof b->r.message, "cannot start the build: %s", strerror(errno));
+        return build_answer_soon(b);
+    }
+    uv_pipe_init(loop, &b->out, 0);
+    b->out.data = b;
+    b->have_pipe = true;
+    uv_pipe_open(&b->out, fds[0]);
+    uv_stdio_container_t stdio[3] = {
+        {.flags = UV_IGNORE},
+        {.flags = UV_INHERIT_FD, .data.fd = fds[1]},
+        {.flags = UV_INHERIT_FD, .data.fd = fds[1]},
+    };
+    uv_process_options_t po = {
+        .exit_cb = build_on_exit,
+        .file = argv[0],
+        .args = (char **)argv,
+        .stdio_count = 3,
+        .stdio = stdio,
+    };
+    b->proc.data = b;
+    rc = uv_spawn(loop, &b->proc, &po);
+    close(fds[1]); /* the child has it: end of output comes when the compiler's side closes */
+    if (rc < 0) {
+        /* The pipe was initialised: it closes with the timer. */
+        b->r.status = BUILD_ERROR;
+        snprintf(b->r.message, sizeof b->r.message, "cannot start %s: %s", spec->sandbox,
+                 uv_strerror(rc));
+        return build_answer_soon(b);
+    }
+    b->spawned = true;
+    uv_read_start((uv_stream_t *)&b->out, build_alloc, build_on_read);
+    return 0;
+}
+
+void build_cancel(struct build *b)
+{
+    if (!b || b->answered)
+        return;
+    b->cancelled = true;
+    if (b->spawned && !b->exited) {
+        /* The sandbox passes SIGTERM on to the compiler and ends everything it started. */
+        uv_process_kill(&b->proc, SIGTERM);
+        return; /* the exit and the end of output finish it, silently */
+    }
+    build_finish(b);
+}
