@@ -558,7 +558,10 @@ static char **engine_argv(struct engine *e, struct engine_child *c)
         return NULL;
     struct lesson_vars vars = {
         .port = e->portstr, .host = "127.0.0.1", .workdir = e->workdir, .seconds = e->seconds};
-    argv[0] = strdup(p->path);
+    /* A mode may run another executable in the program's place (an exercise's "yours"). */
+    const char *exe = m && m->path ? m->path : p->path;
+    argv[0] = strdup(exe);
+    sampler_set_exe(e->sampler, (uint32_t)c->idx, exe);
     char buf[ENGINE_ARG_MAX];
     for (size_t i = 1; i < n; i++) {
         const char *arg = i <= p->nargs ? p->args[i - 1] : m->args[i - 1 - p->nargs];

@@ -11,6 +11,7 @@
 static const struct lesson_kind *const kind_builtin[] = {
     &lesson_kind_text,
     &lesson_kind_run,
+    &lesson_kind_exercise,
 };
 #define KIND_NBUILTIN (sizeof kind_builtin / sizeof *kind_builtin)
 

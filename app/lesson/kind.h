@@ -32,6 +32,11 @@ struct lesson_kind {
     void (*free)(void *data); /* frees step->data; NULL when parse allocates nothing */
     /* The scenario the step runs, or NULL; NULL function: the kind never runs anything. */
     const struct lesson_scenario *(*scenario)(const struct lesson_step *step);
+    /* The exercise the step sets, or NULL; NULL function: the kind sets none. */
+    const struct lesson_exercise *(*exercise)(const struct lesson_step *step);
+    /* A kind built on another takes its keys too: base's fields are checked with the kind's
+       own, and base's parser runs first (its payload then goes to parse in step->data). */
+    const struct lesson_kind *base;
 };
 
 /* Adds a kind. 0; -EEXIST when its name is taken; -ENOSPC past LESSON_KIND_MAX. */
@@ -46,5 +51,6 @@ const struct lesson_kind *lesson_kind_at(size_t i);
 /* The built-in kinds' rows (kind_text.c, kind_run.c). */
 extern const struct lesson_kind lesson_kind_text;
 extern const struct lesson_kind lesson_kind_run;
+extern const struct lesson_kind lesson_kind_exercise;
 
 #endif

@@ -573,6 +573,7 @@ static void kind_run_free(void *data)
         free(m->title);
         free(m->text);
         kind_run_strv_free(m->args, m->nargs);
+        free(m->path);
     }
     free(sc->modes);
     for (size_t i = 0; i < sc->nfiles; i++)

@@ -15,6 +15,11 @@ const char *lesson_step_kind_name(const struct lesson_step *step)
     return step->kind ? step->kind->name : "?";
 }
 
+const struct lesson_exercise *lesson_step_exercise(const struct lesson_step *step)
+{
+    return step->kind && step->kind->exercise ? step->kind->exercise(step) : NULL;
+}
+
 const struct lesson_scenario *lesson_step_scenario(const struct lesson_step *step)
 {
     return step->kind && step->kind->scenario ? step->kind->scenario(step) : NULL;

@@ -61,6 +61,8 @@ struct lesson_mode {
     size_t program; /* index in lesson_scenario.programs of the program it changes */
     char **args;    /* appended to that program's arguments while the mode is active */
     size_t nargs;
+    char *path; /* the executable that program runs in this mode; NULL: its own (an
+                   exercise's "yours" and "reference" modes set it) */
 };
 
 /* A file created in the work directory before the programs start, with deterministic content
@@ -226,6 +228,28 @@ int lesson_mode_find(const struct lesson_scenario *sc, const char *id);
 
 /* "text", "run": the name of the step's kind as the JSON writes it. */
 const char *lesson_step_kind_name(const struct lesson_step *step);
+
+/*
+ * An exercise: the learner writes one program of a scenario. The reference solution's files are
+ * in dir; the learner's starting point is generated from them by markers (exercise/starter.h).
+ */
+struct lesson_exercise {
+    struct lesson_scenario *sc; /* the scenario; programs[learner] is the learner's */
+    char *dir;                  /* absolute: the solution's files */
+    char *rel_dir;              /* as the lesson writes it, relative to the pack */
+    char **files;               /* the files the learner gets (starters where markers are) */
+    size_t nfiles;
+    char **sources; /* the files compiled ({sources}); by default every .c of files */
+    size_t nsources;
+    char **command; /* the compiler command (NULL-terminated), or NULL: build.h's default */
+    char **hints;   /* from a nudge to the answer's shape */
+    size_t nhints;
+    size_t learner; /* index of the learner's program in sc->programs */
+    size_t ntodos;  /* TODO markers over all files (at least one) */
+};
+
+/* The exercise of a step, or NULL when its kind has none. */
+const struct lesson_exercise *lesson_step_exercise(const struct lesson_step *step);
 
 /* The scenario a step runs (a run step's, an exercise's), or NULL when its kind has none. */
 const struct lesson_scenario *lesson_step_scenario(const struct lesson_step *step);

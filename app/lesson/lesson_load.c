@@ -749,8 +749,11 @@ static void load_step(struct load *ld, const cJSON *obj, struct lesson_step *ste
     /* One table for the whole step: the common keys, then the kind's own. With no usable kind,
        only the common keys are checked and the kind's own keys are named by load_kind_hint. */
     struct load_field fields[LOAD_STEP_MAX_FIELDS];
-    size_t nfields = STEP_NCOMMON;
+    size_t nfields = STEP_NCOMMON, nbase = 0;
     memcpy(fields, load_step_common, sizeof load_step_common);
+    const struct lesson_kind *base = kind ? kind->base : NULL;
+    for (size_t i = 0; base && i < base->nfields && nfields < LOAD_STEP_MAX_FIELDS; i++, nbase++)
+        fields[nfields++] = base->fields[i];
     for (size_t i = 0; kind && i < kind->nfields && nfields < LOAD_STEP_MAX_FIELDS; i++)
         fields[nfields++] = kind->fields[i];
     const cJSON *f[LOAD_STEP_MAX_FIELDS];
@@ -759,8 +762,10 @@ static void load_step(struct load *ld, const cJSON *obj, struct lesson_step *ste
     step->id = load_strdup(ld, f[STEP_ID] ? f[STEP_ID]->valuestring : "");
     step->title = load_strdup(ld, f[STEP_TITLE] ? f[STEP_TITLE]->valuestring : "");
     step->text = load_text(ld, f[STEP_TEXT]);
+    if (base && base->parse)
+        base->parse(ld, f + STEP_NCOMMON, step);
     if (kind && kind->parse)
-        kind->parse(ld, f + STEP_NCOMMON, step);
+        kind->parse(ld, f + STEP_NCOMMON + nbase, step);
 }
 
 enum { LESSON_ID, LESSON_TITLE, LESSON_SUMMARY, LESSON_STEPS, LESSON_NFIELDS };
@@ -907,7 +912,7 @@ static void load_pack_lessons(struct load *ld, const char *dir, struct load_file
 int lesson_pack_load(const char *dir, const struct lesson_load_options *opts,
                      struct lesson_pack **out, struct lesson_diags *diags)
 {
-    struct load ld = {.opts = opts, .diags = diags};
+    struct load ld = {.opts = opts, .dir = dir, .diags = diags};
     struct load_file packf = {0}, *files = NULL;
     size_t first_diag = diags->n, nfiles = 0;
     int rc = 0;

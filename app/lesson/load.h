@@ -30,6 +30,7 @@ struct load_file {
 
 struct load {
     const struct lesson_load_options *opts;
+    const char *dir; /* the pack's directory: files a lesson names are relative to it */
     struct lesson_diags *diags;
     struct load_file *file; /* the file being validated */
     size_t problems;        /* diagnostics added by this load */

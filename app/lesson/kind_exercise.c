@@ -1,0 +1,209 @@
+/*
+ * kind_exercise: a run step in which the learner writes one of the programs. It takes every key
+ * of a run step (kind_run.c is its base) and its own: where the reference solution's files are,
+ * which of them the learner gets, how to compile them, which program is the learner's, and the
+ * hints. The loader checks what an author can get wrong: the directory and files exist inside the
+ * pack, the markers generate a starter (exercise/starter.h) with at least one TODO in all, and
+ * the learner's program is one of the step's. The UI half is ui/stepview_exercise.c.
+ */
+#include "exercise/starter.h"
+#include "kind.h"
+#include "load.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#define EXERCISE_MAX_FILE (1 << 20) /* a source this large is a mistake */
+
+enum { EX_DIR, EX_FILES, EX_SOURCES, EX_BUILD, EX_HINTS, EX_LEARNER, EX_NFIELDS };
+static const struct load_field kind_exercise_fields[] = {
+    [EX_DIR] = {"dir", LOAD_STRING, 1},          [EX_FILES] = {"files", LOAD_STRINGS, 1},
+    [EX_SOURCES] = {"sources", LOAD_STRINGS, 0}, [EX_BUILD] = {"build", LOAD_STRINGS, 0},
+    [EX_HINTS] = {"hints", LOAD_STRINGS, 0},     [EX_LEARNER] = {"learner", LOAD_STRING, 1},
+};
+
+/* A name inside the exercise directory: no path, no dot-file. */
+static bool kind_exercise_plain(const char *name)
+{
+    return name[0] && name[0] != '.' && !strchr(name, '/');
+}
+
+/* Reads a solution file and checks its markers; adds its TODOs to ex->ntodos. */
+static void kind_exercise_file(struct load *ld, const cJSON *v, struct lesson_exercise *ex)
+{
+    const char *name = v->valuestring;
+    if (!kind_exercise_plain(name)) {
+        load_diag(ld, v, 0, "file \"%s\" must be a plain name in the exercise's directory.", name);
+        return;
+    }
+    char path[PATH_MAX];
+    snprintf(path, sizeof path, "%s/%s", ex->dir, name);
+    int fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
+    struct stat st;
+    if (fd < 0 || fstat(fd, &st) < 0 || !S_ISREG(st.st_mode) || st.st_size > EXERCISE_MAX_FILE) {
+        load_diag(ld, v, 0, "%s/%s is not a readable file of at most 1 MiB; add it to the pack.",
+                  ex->rel_dir, name);
+        if (fd >= 0)
+            close(fd);
+        return;
+    }
+    char *text = malloc((size_t)st.st_size + 1);
+    ssize_t n = text ? read(fd, text, (size_t)st.st_size) : -1;
+    close(fd);
+    if (n < 0) {
+        free(text);
+        ld->nomem = !text;
+        return;
+    }
+    char *starter = NULL;
+    size_t todos = 0;
+    struct starter_diag d;
+    int rc = starter_generate(text, (size_t)n, &starter, &todos, &d);
+    if (rc == -EINVAL)
+        load_diag(ld, v, 0, "%s/%s:%d: %s.", ex->rel_dir, name, d.line, d.message);
+    else if (rc < 0)
+        ld->nomem = 1;
+    ex->ntodos += todos;
+    free(starter);
+    free(text);
+}
+
+static void kind_exercise_parse(struct load *ld, const cJSON *const *f, struct lesson_step *step)
+{
+    struct lesson_exercise *ex = calloc(1, sizeof *ex);
+    if (!ex) {
+        ld->nomem = 1;
+        return;
+    }
+    ex->sc = step->data; /* the base (run) parser's scenario */
+    step->data = ex;
+    if (f[EX_DIR]) {
+        const char *rel = f[EX_DIR]->valuestring;
+        ex->rel_dir = load_strdup(ld, rel);
+        if (rel[0] == '/' || strstr(rel, "..")) {
+            load_diag(ld, f[EX_DIR], 0,
+                      "\"dir\" is a directory inside the pack, such as \"exercises/%s\"; no "
+                      "absolute path and no \"..\".",
+                      step->id ? step->id : "STEP");
+        } else {
+            char path[PATH_MAX];
+            snprintf(path, sizeof path, "%s/%s", ld->dir, rel);
+            struct stat st;
+            if (stat(path, &st) < 0 || !S_ISDIR(st.st_mode))
+                load_diag(ld, f[EX_DIR], 0, "the exercise's directory %s is not in the pack.", rel);
+            else
+                ex->dir = realpath(path, NULL);
+        }
+    }
+    ex->files = load_strv(ld, f[EX_FILES], &ex->nfiles);
+    if (ex->dir && f[EX_FILES]) {
+        const cJSON *v;
+        cJSON_ArrayForEach(v, f[EX_FILES]) kind_exercise_file(ld, v, ex);
+        if (ex->ntodos == 0)
+            load_diag(ld, f[EX_FILES], 0,
+                      "no file of this exercise has a TODO marker; mark what the learner writes "
+                      "with /* TODO n: ... */.");
+    }
+    if (f[EX_SOURCES]) {
+        ex->sources = load_strv(ld, f[EX_SOURCES], &ex->nsources);
+        for (size_t i = 0; i < ex->nsources; i++) {
+            size_t k = 0;
+            while (k < ex->nfiles && strcmp(ex->files[k], ex->sources[i]))
+                k++;
+            if (k == ex->nfiles)
+                load_diag(ld, f[EX_SOURCES], 0,
+                          "source \"%s\" is not one of \"files\"; add it there.", ex->sources[i]);
+        }
+    } else {
+        /* Every .c file is compiled; headers are only copied. */
+        ex->sources = calloc(ex->nfiles + 1, sizeof *ex->sources);
+        for (size_t i = 0; ex->sources && i < ex->nfiles; i++) {
+            size_t l = strlen(ex->files[i]);
+            if (l > 2 && !strcmp(ex->files[i] + l - 2, ".c"))
+                ex->sources[ex->nsources++] = load_strdup(ld, ex->files[i]);
+        }
+        if (!ex->sources)
+            ld->nomem = 1;
+    }
+    if (f[EX_BUILD]) {
+        size_t n;
+        char **v = load_strv(ld, f[EX_BUILD], &n);
+        ex->command = calloc(n + 1, sizeof *ex->command);
+        if (ex->command && v)
+            memcpy(ex->command, v, n * sizeof *v);
+        free(v);
+        bool out = false;
+        for (size_t i = 0; ex->command && i < n; i++)
+            out |= !strcmp(ex->command[i], "{out}");
+        if (!out)
+            load_diag(ld, f[EX_BUILD], 0,
+                      "the build command must name its output as {out} (and its sources as "
+                      "{sources}).");
+    }
+    ex->hints = load_strv(ld, f[EX_HINTS], &ex->nhints);
+    if (f[EX_LEARNER] && ex->sc) {
+        size_t p = 0;
+        while (p < ex->sc->nprograms &&
+               strcmp(ex->sc->programs[p].name, f[EX_LEARNER]->valuestring))
+            p++;
+        if (p == ex->sc->nprograms)
+            load_diag(ld, f[EX_LEARNER], 0,
+                      "\"learner\" names program \"%s\", which this step does not have; name the "
+                      "program the learner writes.",
+                      f[EX_LEARNER]->valuestring);
+        ex->learner = p;
+    }
+}
+
+static void kind_exercise_strv_free(char **v, size_t n)
+{
+    for (size_t i = 0; v && i < n; i++)
+        free(v[i]);
+    free(v);
+}
+
+static void kind_exercise_free(void *data)
+{
+    struct lesson_exercise *ex = data;
+    if (!ex)
+        return;
+    lesson_kind_run.free(ex->sc);
+    free(ex->dir);
+    free(ex->rel_dir);
+    kind_exercise_strv_free(ex->files, ex->nfiles);
+    kind_exercise_strv_free(ex->sources, ex->nsources);
+    if (ex->command) {
+        for (char **a = ex->command; *a; a++)
+            free(*a);
+        free(ex->command);
+    }
+    kind_exercise_strv_free(ex->hints, ex->nhints);
+    free(ex);
+}
+
+static const struct lesson_exercise *kind_exercise_get(const struct lesson_step *step)
+{
+    return step->data;
+}
+
+static const struct lesson_scenario *kind_exercise_scenario(const struct lesson_step *step)
+{
+    const struct lesson_exercise *ex = step->data;
+    return ex ? ex->sc : NULL;
+}
+
+const struct lesson_kind lesson_kind_exercise = {
+    .name = "exercise",
+    .fields = kind_exercise_fields,
+    .nfields = EX_NFIELDS,
+    .parse = kind_exercise_parse,
+    .free = kind_exercise_free,
+    .scenario = kind_exercise_scenario,
+    .exercise = kind_exercise_get,
+    .base = &lesson_kind_run,
+};
