@@ -70,12 +70,16 @@ static bool starter_marker(const char *s, size_t len, enum starter_kind *kind, l
         if (i + wl > len || strncmp(s + i, starter_words[w].word, wl) ||
             (i + wl < len && isalnum((unsigned char)s[i + wl])))
             continue;
-        /* It must close on this line, with nothing after it. */
+        /* It must close on this line, with nothing after it; a marker word that opens a
+           comment and does not close it is a broken marker (count -2). */
         size_t end = len;
         while (end > i && (s[end - 1] == ' ' || s[end - 1] == '\t' || s[end - 1] == '\r'))
             end--;
-        if (end < i + 2 || s[end - 2] != '*' || s[end - 1] != '/')
-            return false;
+        if (end < i + 2 || s[end - 2] != '*' || s[end - 1] != '/') {
+            *kind = starter_words[w].kind;
+            *count = -2;
+            return true;
+        }
         *kind = starter_words[w].kind;
         size_t j = i + wl;
         while (j < end && s[j] == ' ')
@@ -142,6 +146,13 @@ int starter_generate(const char *src, size_t len, char **out, size_t *ntodo,
         if (!starter_marker(s, llen, &kind, &count)) {
             starter_put(&o, s, full);
             continue;
+        }
+        if (count == -2) {
+            diag->line = line;
+            snprintf(diag->message, sizeof diag->message,
+                     "this marker does not close on its own line; keep the whole /* ... */ on one "
+                     "line (a formatter may have wrapped it)");
+            goto bad;
         }
         if (count < 0) {
             diag->line = line;

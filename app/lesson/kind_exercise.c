@@ -2,7 +2,8 @@
  * kind_exercise: a run step in which the learner writes one of the programs. It takes every key
  * of a run step (kind_run.c is its base) and its own: where the reference solution's files are,
  * which of them the learner gets, how to compile them, which program is the learner's, and the
- * hints. The loader checks what an author can get wrong: the directory and files exist inside the
+ * hints (the run step's own "files" are the scenario's data; the learner's are "workspace"). The
+ * loader checks what an author can get wrong: the directory and files exist inside the
  * pack, the markers generate a starter (exercise/starter.h) with at least one TODO in all, and
  * the learner's program is one of the step's. The UI half is ui/stepview_exercise.c.
  */
@@ -22,7 +23,7 @@
 
 enum { EX_DIR, EX_FILES, EX_SOURCES, EX_BUILD, EX_HINTS, EX_LEARNER, EX_NFIELDS };
 static const struct load_field kind_exercise_fields[] = {
-    [EX_DIR] = {"dir", LOAD_STRING, 1},          [EX_FILES] = {"files", LOAD_STRINGS, 1},
+    [EX_DIR] = {"dir", LOAD_STRING, 1},          [EX_FILES] = {"workspace", LOAD_STRINGS, 1},
     [EX_SOURCES] = {"sources", LOAD_STRINGS, 0}, [EX_BUILD] = {"build", LOAD_STRINGS, 0},
     [EX_HINTS] = {"hints", LOAD_STRINGS, 0},     [EX_LEARNER] = {"learner", LOAD_STRING, 1},
 };
@@ -117,7 +118,8 @@ static void kind_exercise_parse(struct load *ld, const cJSON *const *f, struct l
                 k++;
             if (k == ex->nfiles)
                 load_diag(ld, f[EX_SOURCES], 0,
-                          "source \"%s\" is not one of \"files\"; add it there.", ex->sources[i]);
+                          "source \"%s\" is not one of \"workspace\"; add it there.",
+                          ex->sources[i]);
         }
     } else {
         /* Every .c file is compiled; headers are only copied. */

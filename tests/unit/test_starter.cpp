@@ -77,6 +77,12 @@ TEST_CASE("bad markers are reported at their line")
     CHECK(notcomment.rc == -EINVAL);
     CHECK(notcomment.diag.line == 3);
 
+    Result wrapped = gen("/* TODO 1: a long instruction that a formatter\n * wrapped */\nx\n");
+    CHECK(wrapped.rc == -EINVAL);
+    CHECK(wrapped.diag.line == 1);
+    CHECK(std::string(wrapped.diag.message).find("does not close on its own line") !=
+          std::string::npos);
+
     Result nested = gen("/* REPLACE 1 */\n// /* REMOVE 1 */\nx\n");
     CHECK(nested.rc == -EINVAL);
     CHECK(std::string(nested.diag.message).find("still has a marker") != std::string::npos);

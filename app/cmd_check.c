@@ -1,0 +1,486 @@
+/*
+ * iolab check LESSON/STEP [--pack DIR] [--dir DIR] [--seconds N] [--json]
+ * iolab check --pack DIR --solutions [--json]
+ *
+ * An exercise, headless: the learner's files (their workspace, or DIR) are built in the sandbox
+ * and run in the exercise's scenario against the reference programs, and every check is judged
+ * by the same grader as the TUI's. Exit 0 when every check holds, 1 when one does not, 2 when
+ * nothing could be judged (a build error, a bad command line).
+ *
+ * --solutions is for authors (as rustlings' dev check): every exercise's solution must pass, and
+ * its generated starter must build and fail at least one check.
+ *
+ * Model: one loop, and per exercise an attempt: build the reference, build the learner's, run
+ * the scenario in mode "yours" for N seconds while the grader watches, stop, report.
+ */
+#include "cmd.h"
+#include "engine/engine.h"
+#include "exercise.h"
+#include "exercise/build.h"
+#include "grade.h"
+#include "human.h"
+#include "json.h"
+#include "lesson/lesson.h"
+#include "paths.h"
+
+#include <errno.h>
+#include <limits.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#define CHECK_LOG_SHOWN 4000 /* bytes of compiler output printed in the text output */
+
+/* One exercise, built and run once. */
+struct attempt {
+    uv_loop_t *loop;
+    const struct lesson *lesson;
+    const struct lesson_step *step;
+    const struct lesson_exercise *ex;
+    char dir[PATH_MAX]; /* the files built as the learner's */
+    char cache[PATH_MAX];
+    char sandbox[PATH_MAX];
+    double seconds;
+    struct build *build;
+    struct build_result ref, mine; /* logs copied out below */
+    char *mine_log;
+    bool ref_ok, mine_ok;
+    struct exercise_run run;
+    bool run_ready;
+    struct grader grader;
+    bool grader_ready;
+    struct engine *engine;
+    uv_timer_t timer;
+    bool timer_on;
+    char error[1024]; /* nothing could be judged: why */
+    bool done;
+};
+
+static int check_build(struct attempt *a, const char *src, build_done_fn done)
+{
+    const char *def[] = {BUILD_DEFAULT_COMMAND, NULL};
+    struct build_spec spec = {
+        .command = a->ex->command ? (const char *const *)a->ex->command : def,
+        .src_dir = src,
+        .files = (const char *const *)a->ex->files,
+        .nfiles = a->ex->nfiles,
+        .sources = (const char *const *)a->ex->sources,
+        .nsources = a->ex->nsources,
+        .cache_dir = a->cache,
+        .sandbox = a->sandbox,
+    };
+    return build_start(a->loop, &spec, done, a, &a->build);
+}
+
+static void check_finish(struct attempt *a)
+{
+    if (a->timer_on) {
+        uv_timer_stop(&a->timer);
+    }
+    a->done = true;
+}
+
+static void check_on_snapshot(void *data, const struct snapshot *snap)
+{
+    struct attempt *a = data;
+    grade_update(&a->grader, snap);
+}
+
+static void check_on_state(void *data, enum engine_state state)
+{
+    struct attempt *a = data;
+    if (state == ENGINE_FAILED && !a->error[0])
+        snprintf(a->error, sizeof a->error, "the scenario could not start: %s",
+                 engine_error(a->engine));
+    if (state == ENGINE_STOPPED || state == ENGINE_FAILED) {
+        engine_free(a->engine);
+        a->engine = NULL;
+        check_finish(a);
+    }
+}
+
+static void check_time_up(uv_timer_t *t)
+{
+    struct attempt *a = t->data;
+    if (a->engine &&
+        (engine_state(a->engine) == ENGINE_RUNNING || engine_state(a->engine) == ENGINE_STARTING))
+        engine_stop(a->engine);
+}
+
+static void check_start_run(struct attempt *a)
+{
+    if (exercise_run_init(&a->run, a->ex, a->step, a->mine.exe, a->ref.exe) < 0 ||
+        grade_init(&a->grader, &a->run.sc) < 0) {
+        snprintf(a->error, sizeof a->error, "out of memory");
+        check_finish(a);
+        return;
+    }
+    a->run_ready = a->grader_ready = true;
+    struct engine_options eo = {.mode = "yours", .seconds = a->seconds, .tick_hz = 10};
+    struct engine_callbacks cb = {
+        .data = a, .on_snapshot = check_on_snapshot, .on_state = check_on_state};
+    int rc = engine_create(&a->engine, a->loop, &a->run.step, &eo, &cb);
+    if (rc == 0)
+        rc = engine_start(a->engine);
+    if (rc < 0) {
+        snprintf(a->error, sizeof a->error, "the scenario could not start: %s",
+                 a->engine ? engine_error(a->engine) : strerror(-rc));
+        if (a->engine)
+            engine_free(a->engine);
+        a->engine = NULL;
+        check_finish(a);
+        return;
+    }
+    /* The time counts from now; the scenario's start-up is part of what the learner waits. */
+    uv_timer_start(&a->timer, check_time_up, (uint64_t)(a->seconds * 1000) + 500, 0);
+}
+
+static void check_mine_built(void *data, const struct build_result *r)
+{
+    struct attempt *a = data;
+    a->build = NULL;
+    a->mine = *r;
+    a->mine_log = strdup(r->log ? r->log : "");
+    a->mine.log = NULL;
+    a->mine_ok = r->status == BUILD_OK;
+    if (!a->mine_ok) {
+        snprintf(a->error, sizeof a->error, "%s",
+                 r->status == BUILD_FAILED ? "your program does not build: the compiler's "
+                                             "messages are above"
+                                           : r->message);
+        check_finish(a);
+        return;
+    }
+    check_start_run(a);
+}
+
+static void check_ref_built(void *data, const struct build_result *r)
+{
+    struct attempt *a = data;
+    a->build = NULL;
+    a->ref = *r;
+    a->ref.log = NULL;
+    a->ref_ok = r->status == BUILD_OK;
+    if (!a->ref_ok) {
+        snprintf(a->error, sizeof a->error,
+                 "the exercise's reference solution in %s does not build (%s); tell the pack's "
+                 "author",
+                 a->ex->dir, r->status == BUILD_FAILED ? r->log : r->message);
+        check_finish(a);
+        return;
+    }
+    if (check_build(a, a->dir, check_mine_built) < 0) {
+        snprintf(a->error, sizeof a->error, "cannot start the build");
+        check_finish(a);
+    }
+}
+
+/* Builds and runs one exercise on its own loop, to the end. */
+static void check_attempt(struct attempt *a)
+{
+    uv_loop_t loop;
+    uv_loop_init(&loop);
+    a->loop = &loop;
+    uv_timer_init(&loop, &a->timer);
+    a->timer.data = a;
+    a->timer_on = true;
+    if (check_build(a, a->ex->dir, check_ref_built) < 0) {
+        snprintf(a->error, sizeof a->error, "cannot start the build");
+        a->done = true;
+    }
+    uv_run(&loop, UV_RUN_DEFAULT);
+    uv_close((uv_handle_t *)&a->timer, NULL);
+    uv_run(&loop, UV_RUN_DEFAULT);
+    if (uv_loop_close(&loop) != 0)
+        fprintf(stderr, "iolab: internal: handles left open after the check\n");
+}
+
+static void check_attempt_free(struct attempt *a)
+{
+    if (a->grader_ready)
+        grade_free(&a->grader);
+    if (a->run_ready)
+        exercise_run_free(&a->run);
+    free(a->mine_log);
+}
+
+/* "pass", "fail" or "error" for an attempt. */
+static const char *check_status(const struct attempt *a)
+{
+    if (a->error[0] || !a->grader_ready)
+        return "error";
+    return grade_done(&a->grader) ? "pass" : "fail";
+}
+
+static void check_print_text(const struct attempt *a)
+{
+    printf("%s/%s: building %s\n", a->lesson->id, a->step->id, a->dir);
+    if (a->mine_log && a->mine_log[0]) {
+        size_t n = strlen(a->mine_log);
+        printf("%.*s%s", (int)(n > CHECK_LOG_SHOWN ? CHECK_LOG_SHOWN : n), a->mine_log,
+               n && a->mine_log[(n > CHECK_LOG_SHOWN ? CHECK_LOG_SHOWN : n) - 1] == '\n' ? ""
+                                                                                         : "\n");
+        if (n > CHECK_LOG_SHOWN || a->mine.log_cut)
+            printf("[the compiler said more: %zu bytes shown of %zu%s]\n",
+                   (size_t)CHECK_LOG_SHOWN < n ? (size_t)CHECK_LOG_SHOWN : n, n,
+                   a->mine.log_cut ? " and more that was not kept" : "");
+    }
+    if (a->mine_ok)
+        printf("build: ok%s (%.2f s)\n", a->mine.cached ? ", unchanged since the last build" : "",
+               a->mine.seconds);
+    if (a->grader_ready) {
+        const struct lesson_scenario *sc = &a->run.sc;
+        printf("checks (%zu of %zu hold):\n", a->grader.nholding, sc->nchecks);
+        for (size_t i = 0; i < sc->nchecks; i++) {
+            char msg[256];
+            grade_message(&a->grader, i, msg, sizeof msg);
+            printf("  [%s] %s: %s\n", a->grader.results[i].holds ? "ok" : "--", sc->checks[i].text,
+                   msg);
+        }
+    }
+    if (a->error[0])
+        printf("error: %s\n", a->error);
+    printf("%s\n", check_status(a));
+}
+
+static void check_print_json(const struct attempt *a, struct json_out *j)
+{
+    json_object(j, NULL);
+    json_string(j, "lesson", a->lesson->id);
+    json_string(j, "step", a->step->id);
+    json_string(j, "status", check_status(a));
+    json_string(j, "dir", a->dir);
+    json_object(j, "build");
+    json_bool(j, "ok", a->mine_ok);
+    json_bool(j, "cached", a->mine.cached);
+    json_double(j, "seconds", a->mine.seconds, 3);
+    json_string(j, "log", a->mine_log ? a->mine_log : "");
+    json_bool(j, "log_cut", a->mine.log_cut);
+    json_u64(j, "log_max", BUILD_LOG_MAX);
+    json_end(j);
+    if (a->grader_ready) {
+        grade_json(&a->grader, j, "checks");
+        grade_expect_json(&a->grader, j, "expected");
+    } else {
+        json_array(j, "checks");
+        json_end(j);
+    }
+    json_string(j, "error", a->error[0] ? a->error : NULL);
+    json_end(j);
+}
+
+static void check_usage(FILE *out)
+{
+    fputs("usage: iolab check LESSON/STEP [--pack DIR] [--dir DIR] [--seconds N] [--json]\n"
+          "       iolab check --pack DIR --solutions [--json]\n\n"
+          "Builds an exercise's program from your workspace (or DIR) in the sandbox, runs it\n"
+          "against the reference programs and judges every check, as the TUI does. Exit 0: every\n"
+          "check holds; 1: one does not; 2: nothing could be judged (a build error).\n"
+          "--solutions (for authors): every solution passes, every starter builds and fails.\n",
+          out);
+}
+
+/* Common set-up of an attempt: paths of the cache and the sandbox. */
+static int check_paths(struct attempt *a)
+{
+    const char *xdg = getenv("XDG_CACHE_HOME"), *home = getenv("HOME");
+    if (xdg && xdg[0] == '/')
+        snprintf(a->cache, sizeof a->cache, "%s/iolab/build", xdg);
+    else if (home && home[0] == '/')
+        snprintf(a->cache, sizeof a->cache, "%s/.cache/iolab/build", home);
+    else
+        snprintf(a->cache, sizeof a->cache, "/tmp/iolab-cache-%d/build", (int)getuid());
+    return paths_get(PATHS_SANDBOX, a->sandbox, sizeof a->sandbox);
+}
+
+/* The author's check of every exercise: solutions pass, starters build and fail. */
+static int check_solutions(const struct lesson_pack *pack, bool json, double seconds)
+{
+    int status = 0;
+    size_t nex = 0;
+    struct json_out j;
+    json_init(&j, stdout);
+    if (json) {
+        json_object(&j, NULL);
+        json_array(&j, "exercises");
+    }
+    for (size_t li = 0; li < pack->nlessons; li++) {
+        const struct lesson *l = &pack->lessons[li];
+        for (size_t si = 0; si < l->nsteps; si++) {
+            const struct lesson_step *st = &l->steps[si];
+            const struct lesson_exercise *ex = lesson_step_exercise(st);
+            if (!ex)
+                continue;
+            nex++;
+            /* The solution, as the learner's program: it must pass. */
+            struct attempt sol = {.lesson = l, .step = st, .ex = ex, .seconds = seconds};
+            check_paths(&sol);
+            snprintf(sol.dir, sizeof sol.dir, "%s", ex->dir);
+            check_attempt(&sol);
+            /* The starter, generated into a fresh directory: it must build and fail. */
+            struct attempt start = {.lesson = l, .step = st, .ex = ex, .seconds = seconds};
+            check_paths(&start);
+            char tmpl[PATH_MAX];
+            const char *tmp = getenv("TMPDIR");
+            snprintf(tmpl, sizeof tmpl, "%s/iolab-starter-XXXXXX", tmp && *tmp ? tmp : "/tmp");
+            char why[256] = "";
+            if (!mkdtemp(tmpl) || exercise_prepare(ex, tmpl, why, sizeof why) < 0)
+                snprintf(start.error, sizeof start.error, "cannot write the starter: %s", why);
+            snprintf(start.dir, sizeof start.dir, "%s", tmpl);
+            if (!start.error[0])
+                check_attempt(&start);
+            bool sol_ok = !strcmp(check_status(&sol), "pass");
+            bool start_ok = !strcmp(check_status(&start), "fail");
+            if (!sol_ok || !start_ok)
+                status = 1;
+            if (json) {
+                json_object(&j, NULL);
+                json_string(&j, "step", st->id);
+                json_string(&j, "lesson", l->id);
+                json_string(&j, "solution", check_status(&sol));
+                json_string(&j, "starter", check_status(&start));
+                json_bool(&j, "ok", sol_ok && start_ok);
+                json_end(&j);
+            } else {
+                printf("%s/%s: solution %s%s%s; starter %s%s%s\n", l->id, st->id,
+                       check_status(&sol), sol_ok ? "" : " (must pass: ",
+                       sol_ok ? "" : (sol.error[0] ? sol.error : "a check fails)"),
+                       check_status(&start), start_ok ? "" : " (must build and fail: ",
+                       start_ok ? "" : (start.error[0] ? start.error : "every check holds)"));
+            }
+            char cmd[PATH_MAX + 16];
+            snprintf(cmd, sizeof cmd, "%s", tmpl);
+            exercise_rmtree(cmd);
+            check_attempt_free(&sol);
+            check_attempt_free(&start);
+        }
+    }
+    if (json) {
+        json_end(&j);
+        json_u64(&j, "count", nex);
+        json_bool(&j, "ok", status == 0);
+        json_end(&j);
+        fputc('\n', stdout);
+    } else {
+        printf("%zu exercise%s: %s\n", nex, nex == 1 ? "" : "s", status ? "problems above" : "ok");
+    }
+    return status;
+}
+
+static int cmd_check_exec(int argc, char **argv)
+{
+    const char *spec = NULL, *pack_dir = NULL, *dir = NULL;
+    bool json = false, solutions = false;
+    double seconds = 0;
+    for (int i = 1; i < argc; i++) {
+        const char *a = argv[i];
+        bool val = i + 1 < argc;
+        if (!strcmp(a, "--help") || !strcmp(a, "-h")) {
+            check_usage(stdout);
+            return 0;
+        } else if (!strcmp(a, "--json")) {
+            json = true;
+        } else if (!strcmp(a, "--solutions")) {
+            solutions = true;
+        } else if (!strcmp(a, "--pack") && val) {
+            pack_dir = argv[++i];
+        } else if (!strcmp(a, "--dir") && val) {
+            dir = argv[++i];
+        } else if (!strcmp(a, "--seconds") && val) {
+            char *end;
+            seconds = strtod(argv[++i], &end);
+            if (*end || !(seconds > 0) || seconds > 3600) {
+                cmd_error("--seconds takes a number of seconds above 0, not '%s'.", argv[i]);
+                return 2;
+            }
+        } else if (a[0] != '-' && !spec) {
+            spec = a;
+        } else {
+            cmd_error("check takes LESSON/STEP, --pack DIR, --dir DIR, --seconds N, --json and "
+                      "--solutions; '%s' is none of them (or lacks its value).",
+                      a);
+            return 2;
+        }
+    }
+    if (!spec && !solutions) {
+        cmd_error("check needs an exercise: `iolab check LESSON/STEP`, or --solutions.");
+        return 2;
+    }
+    char builtin[PATH_MAX], libexec[PATH_MAX];
+    if (!pack_dir) {
+        if (paths_get(PATHS_PACK, builtin, sizeof builtin) < 0) {
+            cmd_error("cannot find the built-in lessons next to the iolab program.");
+            return 2;
+        }
+        pack_dir = builtin;
+    }
+    struct lesson_load_options lo = {.libexec_dir = NULL};
+    if (paths_get(PATHS_LIBEXEC, libexec, sizeof libexec) == 0)
+        lo.libexec_dir = libexec;
+    struct lesson_pack *pack = NULL;
+    struct lesson_diags diags = {0};
+    if (lesson_pack_load(pack_dir, &lo, &pack, &diags) < 0) {
+        lesson_diags_print(stderr, &diags);
+        lesson_diags_free(&diags);
+        cmd_error("the pack in %s has the problems above; `iolab lint %s` checks it.", pack_dir,
+                  pack_dir);
+        return 2;
+    }
+    lesson_diags_free(&diags);
+    signal(SIGPIPE, SIG_IGN);
+    int status;
+    if (solutions) {
+        status = check_solutions(pack, json, seconds > 0 ? seconds : 2);
+        lesson_pack_free(pack);
+        return status;
+    }
+    const struct lesson *l = NULL;
+    const struct lesson_step *st = NULL;
+    char why[256];
+    const struct lesson_exercise *ex = NULL;
+    if (lesson_resolve(pack, spec, &l, &st, why, sizeof why) < 0 ||
+        !(ex = lesson_step_exercise(st))) {
+        cmd_error("%s",
+                  l && st ? "that step is not an exercise; `iolab list` shows the steps." : why);
+        lesson_pack_free(pack);
+        return 2;
+    }
+    struct attempt a = {.lesson = l, .step = st, .ex = ex};
+    a.seconds = seconds > 0 ? seconds : ex->sc->seconds > 0 ? ex->sc->seconds : 3;
+    check_paths(&a);
+    if (dir) {
+        if (!realpath(dir, a.dir)) {
+            cmd_error("cannot open %s: %s.", dir, strerror(errno));
+            lesson_pack_free(pack);
+            return 2;
+        }
+    } else if (exercise_workspace(pack->id, l->id, st->id, a.dir, sizeof a.dir) < 0 ||
+               exercise_prepare(ex, a.dir, why, sizeof why) < 0) {
+        cmd_error("cannot prepare your workspace: %s.", why);
+        lesson_pack_free(pack);
+        return 2;
+    }
+    check_attempt(&a);
+    if (json) {
+        struct json_out j;
+        json_init(&j, stdout);
+        check_print_json(&a, &j);
+        fputc('\n', stdout);
+    } else {
+        check_print_text(&a);
+    }
+    const char *s = check_status(&a);
+    status = !strcmp(s, "pass") ? 0 : !strcmp(s, "fail") ? 1 : 2;
+    check_attempt_free(&a);
+    lesson_pack_free(pack);
+    return status;
+}
+
+const struct cmd_entry cmd_check_entry = {
+    .name = "check",
+    .usage = "LESSON/STEP [--dir DIR] [--json] | --pack DIR --solutions",
+    .summary = "build and check an exercise headless, as the TUI does",
+    .exec = cmd_check_exec,
+};

@@ -1,0 +1,194 @@
+/*
+ * exercise: see exercise.h. Files are written with O_EXCL so that a file the learner already
+ * has is never touched, even if two iolabs prepare the same workspace at once.
+ */
+#include "exercise.h"
+
+#include "lesson/kind.h"
+#include "starter.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <ftw.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+int exercise_workspace(const char *pack, const char *lesson, const char *step, char *buf,
+                       size_t len)
+{
+    const char *xdg = getenv("XDG_DATA_HOME"), *home = getenv("HOME");
+    int n;
+    if (xdg && xdg[0] == '/')
+        n = snprintf(buf, len, "%s/iolab/work/%s/%s/%s", xdg, pack, lesson, step);
+    else if (home && home[0] == '/')
+        n = snprintf(buf, len, "%s/.local/share/iolab/work/%s/%s/%s", home, pack, lesson, step);
+    else
+        return -ENOENT;
+    return n < 0 || (size_t)n >= len ? -ENAMETOOLONG : 0;
+}
+
+static int exercise_mkdirs(const char *dir)
+{
+    char p[PATH_MAX];
+    snprintf(p, sizeof p, "%s", dir);
+    for (char *s = p + 1; *s; s++)
+        if (*s == '/') {
+            *s = '\0';
+            if (mkdir(p, 0755) < 0 && errno != EEXIST)
+                return -errno;
+            *s = '/';
+        }
+    return mkdir(p, 0755) < 0 && errno != EEXIST ? -errno : 0;
+}
+
+static int exercise_read(const char *path, char **text, size_t *len)
+{
+    int fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
+    if (fd < 0)
+        return -errno;
+    struct stat st;
+    if (fstat(fd, &st) < 0 || !S_ISREG(st.st_mode) || st.st_size > (1 << 20)) {
+        close(fd);
+        return -EINVAL;
+    }
+    char *t = malloc((size_t)st.st_size + 1);
+    ssize_t n = t ? read(fd, t, (size_t)st.st_size) : -1;
+    close(fd);
+    if (n < 0) {
+        free(t);
+        return t ? -EIO : -ENOMEM;
+    }
+    t[n] = '\0';
+    *text = t;
+    *len = (size_t)n;
+    return 0;
+}
+
+int exercise_prepare(const struct lesson_exercise *ex, const char *dir, char *why, size_t len)
+{
+    int rc = exercise_mkdirs(dir);
+    if (rc < 0) {
+        snprintf(why, len, "cannot create %s: %s", dir, strerror(-rc));
+        return rc;
+    }
+    for (size_t i = 0; i < ex->nfiles; i++) {
+        char from[PATH_MAX * 2], to[PATH_MAX * 2];
+        snprintf(from, sizeof from, "%s/%s", ex->dir, ex->files[i]);
+        snprintf(to, sizeof to, "%s/%s", dir, ex->files[i]);
+        if (access(to, F_OK) == 0)
+            continue; /* the learner's: never overwritten */
+        char *text = NULL, *starter = NULL;
+        size_t tlen = 0, todos = 0;
+        struct starter_diag d;
+        rc = exercise_read(from, &text, &tlen);
+        if (rc == 0)
+            rc = starter_generate(text, tlen, &starter, &todos, &d);
+        free(text);
+        if (rc < 0) {
+            snprintf(why, len, "cannot make the starter %s: %s", ex->files[i], strerror(-rc));
+            return rc;
+        }
+        int fd = open(to, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
+        size_t slen = strlen(starter);
+        if (fd < 0 || write(fd, starter, slen) != (ssize_t)slen) {
+            rc = fd < 0 && errno == EEXIST ? 0 : -(errno ? errno : EIO);
+            if (fd >= 0)
+                close(fd);
+            free(starter);
+            if (rc < 0) {
+                snprintf(why, len, "cannot write %s: %s", to, strerror(-rc));
+                return rc;
+            }
+            continue;
+        }
+        close(fd);
+        free(starter);
+    }
+    return 0;
+}
+
+static int exercise_rm_one(const char *path, const struct stat *st, int flag, struct FTW *ftw)
+{
+    (void)st;
+    (void)flag;
+    (void)ftw;
+    remove(path);
+    return 0;
+}
+
+void exercise_rmtree(const char *dir)
+{
+    if (dir && dir[0])
+        nftw(dir, exercise_rm_one, 16, FTW_DEPTH | FTW_PHYS);
+}
+
+int exercise_reset(const struct lesson_exercise *ex, const char *dir, char *moved, size_t len)
+{
+    time_t now = time(NULL);
+    struct tm tm;
+    char stamp[32];
+    strftime(stamp, sizeof stamp, "%Y%m%d-%H%M%S", localtime_r(&now, &tm));
+    int n = snprintf(moved, len, "%s.old-%s", dir, stamp);
+    if (n < 0 || (size_t)n >= len)
+        return -ENAMETOOLONG;
+    if (rename(dir, moved) < 0 && errno != ENOENT)
+        return -errno;
+    char why[256];
+    return exercise_prepare(ex, dir, why, sizeof why);
+}
+
+int exercise_run_init(struct exercise_run *run, const struct lesson_exercise *ex,
+                      const struct lesson_step *step, const char *yours, const char *reference)
+{
+    memset(run, 0, sizeof *run);
+    run->sc = *ex->sc;
+    const char *paths[2] = {yours, reference};
+    static const char *const ids[2] = {"yours", "reference"};
+    static const char *const titles[2] = {"your program", "the reference solution"};
+    for (int i = 0; i < 2; i++)
+        run->modes[i] = (struct lesson_mode){.id = (char *)ids[i],
+                                             .title = (char *)titles[i],
+                                             .key = (char)('1' + i),
+                                             .program = ex->learner,
+                                             .path = (char *)paths[i]};
+    run->sc.modes = run->modes;
+    run->sc.nmodes = 2;
+    run->sc.default_mode = EXERCISE_MODE_YOURS;
+    /* Checks and outcomes without a mode judge the learner's program. */
+    run->checks = calloc(ex->sc->nchecks + 1, sizeof *run->checks);
+    run->expects = calloc(ex->sc->nexpects + 1, sizeof *run->expects);
+    if (!run->checks || !run->expects) {
+        exercise_run_free(run);
+        return -ENOMEM;
+    }
+    for (size_t i = 0; i < ex->sc->nchecks; i++) {
+        run->checks[i] = ex->sc->checks[i];
+        if (run->checks[i].mode < 0)
+            run->checks[i].mode = EXERCISE_MODE_YOURS;
+    }
+    for (size_t i = 0; i < ex->sc->nexpects; i++) {
+        run->expects[i] = ex->sc->expects[i];
+        if (run->expects[i].left.mode < 0)
+            run->expects[i].left.mode = EXERCISE_MODE_YOURS;
+        if (run->expects[i].has_right && run->expects[i].right.mode < 0)
+            run->expects[i].right.mode = EXERCISE_MODE_YOURS;
+    }
+    run->sc.checks = run->checks;
+    run->sc.expects = run->expects;
+    run->step = *step;
+    run->step.kind = &lesson_kind_run;
+    run->step.data = &run->sc;
+    return 0;
+}
+
+void exercise_run_free(struct exercise_run *run)
+{
+    free(run->checks);
+    free(run->expects);
+    run->checks = NULL;
+    run->expects = NULL;
+}

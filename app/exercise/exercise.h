@@ -1,0 +1,53 @@
+/*
+ * exercise: the learner's workspace of an exercise and the scenario that runs their program.
+ *
+ * Workspace: $XDG_DATA_HOME/iolab/work/PACK/LESSON/STEP/ (default ~/.local/share/...), created
+ * from the starters the first time and never overwritten: a file that exists is the learner's.
+ * A reset moves the whole directory aside (STEP.old-YYYYmmdd-HHMMSS) before writing the starters
+ * again, so nothing the learner wrote is lost.
+ *
+ * Scenario: the exercise's own, with two modes added on the learner's program: "yours" (the
+ * program built from the workspace, key 1, the default) and "reference" (the solution, key 2),
+ * under the same load; every check and expected outcome without a mode judges "yours".
+ */
+#ifndef IOLAB_EXERCISE_H
+#define IOLAB_EXERCISE_H
+
+#include "lesson/lesson.h"
+
+#include <limits.h>
+#include <stddef.h>
+
+/* The workspace directory of a step. 0 or -ENAMETOOLONG / -ENOENT (no HOME). */
+int exercise_workspace(const char *pack, const char *lesson, const char *step, char *buf,
+                       size_t len);
+
+/* Creates the workspace (and its parents) and writes every file that is missing: the starter
+   generated from the solution's markers, or the file as it is. 0 or a negative errno; why says
+   what failed. */
+int exercise_prepare(const struct lesson_exercise *ex, const char *dir, char *why, size_t len);
+
+/* Removes a directory tree (a starter written for a check). */
+void exercise_rmtree(const char *dir);
+
+/* Moves the workspace aside (its new name in moved) and prepares it afresh. */
+int exercise_reset(const struct lesson_exercise *ex, const char *dir, char *moved, size_t len);
+
+/* The scenario that runs the learner's program (yours) and the reference (see above). */
+struct exercise_run {
+    struct lesson_scenario sc; /* the derived scenario; its programs are the exercise's */
+    struct lesson_step step;   /* a run step holding sc, for the engine */
+    struct lesson_mode modes[2];
+    struct lesson_check *checks;
+    struct lesson_expect *expects;
+};
+
+#define EXERCISE_MODE_YOURS     0
+#define EXERCISE_MODE_REFERENCE 1
+
+/* Fills run from ex with the two executables. 0 or -ENOMEM. Free with exercise_run_free(). */
+int exercise_run_init(struct exercise_run *run, const struct lesson_exercise *ex,
+                      const struct lesson_step *step, const char *yours, const char *reference);
+void exercise_run_free(struct exercise_run *run);
+
+#endif

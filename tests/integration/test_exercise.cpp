@@ -1,0 +1,167 @@
+// Exercises headless (`iolab check`): the starter fails with the message that points at its
+// TODO, the solution passes, known-wrong programs fail with the message a learner needs, a
+// build error is reported at the learner's file:line:col with exit 2, the workspace is never
+// overwritten, and the author's check of the whole pack holds.
+#include "helpers.hpp"
+
+#include <catch2/catch.hpp>
+#include <cjson/cJSON.h>
+#include <fstream>
+#include <memory>
+#include <regex>
+#include <sstream>
+
+using namespace iolab_test;
+
+namespace
+{
+
+using Json = std::unique_ptr<cJSON, decltype(&cJSON_Delete)>;
+
+const char *kStep = "zerocopy/write-sendfile";
+
+std::string solution()
+{
+    std::ifstream f(source_dir() + "/lessons/exercises/zerocopy/sendfile/file-server.c");
+    std::stringstream ss;
+    ss << f.rdbuf();
+    return ss.str();
+}
+
+// The solution with its send_file() body replaced.
+std::string variant(const std::string &body)
+{
+    std::string s = solution();
+    size_t a = s.find("static int send_file(int sock, int file, off_t size)\n{");
+    size_t b = s.find("\n}\n", a);
+    REQUIRE(a != std::string::npos);
+    REQUIRE(b != std::string::npos);
+    return s.substr(0, a) + "static int send_file(int sock, int file, off_t size)\n{\n" + body +
+           s.substr(b);
+}
+
+struct Check {
+    int code;
+    Json json{nullptr, cJSON_Delete};
+    std::string out;
+};
+
+Check check(const TempDir &home, const std::vector<std::string> &extra)
+{
+    std::vector<std::string> argv = {bin("iolab"), "check", kStep, "--json", "--seconds", "2"};
+    argv.insert(argv.end(), extra.begin(), extra.end());
+    auto [code, out] = run(argv, {"HOME=" + home.path, "XDG_DATA_HOME=" + (home / "data"),
+                                  "XDG_CACHE_HOME=" + (home / "cache")});
+    Check c;
+    c.code = code;
+    c.out = out;
+    c.json.reset(cJSON_Parse(out.c_str()));
+    return c;
+}
+
+std::string message_of(const cJSON *j, const std::string &text_part)
+{
+    const cJSON *c;
+    cJSON_ArrayForEach(c, cJSON_GetObjectItem(j, "checks"))
+    {
+        if (std::string(cJSON_GetObjectItem(c, "text")->valuestring).find(text_part) !=
+            std::string::npos)
+            return std::string(cJSON_IsTrue(cJSON_GetObjectItem(c, "ok")) ? "ok: " : "no: ") +
+                   cJSON_GetObjectItem(c, "message")->valuestring;
+    }
+    return "(no such check)";
+}
+
+} // namespace
+
+TEST_CASE("the starter builds, runs and fails where its TODO is", "[exercise]")
+{
+    TempDir home;
+    Check c = check(home, {});
+    INFO(c.out);
+    CHECK(c.code == 1);
+    REQUIRE(c.json);
+    CHECK(std::string(cJSON_GetObjectItem(c.json.get(), "status")->valuestring) == "fail");
+    CHECK(cJSON_IsTrue(cJSON_GetObjectItem(cJSON_GetObjectItem(c.json.get(), "build"), "ok")));
+    CHECK(message_of(c.json.get(), "complete the TODO in send_file") ==
+          "no: yours: 0 of 20 requests");
+    // The workspace now holds the starter, with its TODO, and is the learner's from now on.
+    std::string ws = home / "data/iolab/work/linux-io/zerocopy/write-sendfile/file-server.c";
+    std::ifstream f(ws);
+    std::stringstream ss;
+    ss << f.rdbuf();
+    CHECK(ss.str().find("/* TODO 9: send the file with sendfile(") != std::string::npos);
+    std::ofstream(ws, std::ios::app) << "/* mine */\n";
+    check(home, {});
+    std::ifstream g(ws);
+    std::stringstream ss2;
+    ss2 << g.rdbuf();
+    CHECK(ss2.str().find("/* mine */") != std::string::npos); // never overwritten
+}
+
+TEST_CASE("the solution passes; read+send and a truncated transfer fail with their messages",
+          "[exercise]")
+{
+    TempDir home, sol, rs, cut;
+    std::ofstream(sol / "file-server.c") << solution();
+    Check ok = check(home, {"--dir", sol.path});
+    INFO(ok.out);
+    CHECK(ok.code == 0);
+    REQUIRE(ok.json);
+    CHECK(std::string(cJSON_GetObjectItem(ok.json.get(), "status")->valuestring) == "pass");
+
+    // The forbidden way: read() the file into a buffer and send() it.
+    std::ofstream(rs / "file-server.c") << variant(R"(    char buf[65536];
+    for (off_t left = size; left > 0;) {
+        ssize_t n = read(file, buf, sizeof buf);
+        if (n <= 0)
+            return -1;
+        if (send_all(sock, buf, (size_t)n) < 0)
+            return -1;
+        left -= n;
+    }
+    return 0;)");
+    Check r = check(home, {"--dir", rs.path});
+    INFO(r.out);
+    CHECK(r.code == 1);
+    REQUIRE(r.json);
+    CHECK(message_of(r.json.get(), "go out with sendfile") == "no: yours: 0 of 20 sendfile calls");
+    CHECK(message_of(r.json.get(), "no read() of the file").rfind("no: yours: ", 0) == 0);
+
+    // One call and no loop, asking for too little: the downloads never complete.
+    std::ofstream(cut / "file-server.c") << variant(R"(    off_t offset = 0;
+    (void)size;
+    return sendfile(sock, file, &offset, 4096) < 0 ? -1 : 0;)");
+    Check t = check(home, {"--dir", cut.path});
+    INFO(t.out);
+    CHECK(t.code == 1);
+    REQUIRE(t.json);
+    CHECK(message_of(t.json.get(), "complete the TODO").rfind("no: ", 0) == 0);
+}
+
+TEST_CASE("a build error: the learner's file:line:col, exit 2, status error", "[exercise]")
+{
+    TempDir home, bad;
+    std::ofstream(bad / "file-server.c") << variant("    return sendfile(sock, file, size;");
+    Check c = check(home, {"--dir", bad.path});
+    INFO(c.out);
+    CHECK(c.code == 2);
+    REQUIRE(c.json);
+    CHECK(std::string(cJSON_GetObjectItem(c.json.get(), "status")->valuestring) == "error");
+    std::string log =
+        cJSON_GetObjectItem(cJSON_GetObjectItem(c.json.get(), "build"), "log")->valuestring;
+    CHECK(std::regex_search(log, std::regex(bad.path + "/file-server\\.c:\\d+:\\d+: error")));
+    CHECK(
+        cJSON_IsFalse(cJSON_GetObjectItem(cJSON_GetObjectItem(c.json.get(), "build"), "log_cut")));
+}
+
+TEST_CASE("the author's check: every solution passes and every starter fails", "[exercise]")
+{
+    TempDir home;
+    auto [code, out] =
+        run({bin("iolab"), "check", "--pack", source_dir() + "/lessons", "--solutions"},
+            {"HOME=" + home.path, "XDG_CACHE_HOME=" + (home / "cache")}, 300);
+    INFO(out);
+    CHECK(code == 0);
+    CHECK(out.find("zerocopy/write-sendfile: solution pass; starter fail") != std::string::npos);
+}
