@@ -217,6 +217,34 @@ bool screen_active(void)
     return screen_on;
 }
 
+/*
+ * Hands the terminal over to another program (the learner's editor) and takes it back: the
+ * terminal is in its normal mode, with stderr where it was, until screen_resume() redraws.
+ */
+void screen_suspend(void)
+{
+    if (!screen_on)
+        return;
+    def_prog_mode();
+    endwin();
+    if (screen_have_saved)
+        tcsetattr(screen_tty, TCSAFLUSH, &screen_saved);
+    fflush(stderr);
+    if (screen_stderr >= 0)
+        dup2(screen_stderr, STDERR_FILENO);
+}
+
+void screen_resume(void)
+{
+    if (!screen_on)
+        return;
+    if (screen_buffer >= 0)
+        dup2(screen_buffer, STDERR_FILENO);
+    reset_prog_mode();
+    clearok(curscr, TRUE);
+    refresh();
+}
+
 void screen_resize(void)
 {
     struct winsize ws;

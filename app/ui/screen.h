@@ -58,6 +58,10 @@ int screen_init(struct screen_caps *caps, char *why, size_t whylen);
 /* Gives the terminal back: curses ended, tty settings restored, stderr replayed. Idempotent. */
 void screen_restore(void);
 
+/* Hands the terminal to another program (an editor) and takes it back, redrawn. */
+void screen_suspend(void);
+void screen_resume(void);
+
 /* Whether curses is active (between screen_init and screen_restore). */
 bool screen_active(void);
 

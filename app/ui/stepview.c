@@ -10,6 +10,7 @@
 static const struct stepview_kind *const stepview_builtin[] = {
     &stepview_text,
     &stepview_run,
+    &stepview_exercise,
 };
 #define STEPVIEW_NBUILTIN (sizeof stepview_builtin / sizeof *stepview_builtin)
 

@@ -72,5 +72,6 @@ const struct stepview_kind *stepview_find(const char *name);
 
 extern const struct stepview_kind stepview_text;
 extern const struct stepview_kind stepview_run;
+extern const struct stepview_kind stepview_exercise;
 
 #endif

@@ -150,7 +150,9 @@ class TuiSession
         for (const auto &a : iolab_args)
             cmd += " '" + a + "'";
         std::string script = "cd '" + dir_.path + "'\n" + "export HOME='" + dir_.path +
-                             "' XDG_STATE_HOME='" + (dir_ / "state") + "' TERM=xterm-256color\n";
+                             "' XDG_STATE_HOME='" + (dir_ / "state") + "' XDG_DATA_HOME='" +
+                             (dir_ / "data") + "' XDG_CACHE_HOME='" + (dir_ / "cache") +
+                             "' TERM=xterm-256color\n";
         for (const auto &e : env)
             script += "export " + e + "\n";
         script += "stty -g > stty.before\n" + cmd +
@@ -723,4 +725,58 @@ TEST_CASE("tui: at 80x24 the comparison of a one-program step shows that program
     REQUIRE(s.wait_for("Stop it and quit?"));
     s.keys({"y"});
     REQUIRE(s.wait_for("IOLAB-EXITED"));
+}
+
+TEST_CASE("tui: an exercise: edit, build error at its line, rename-on-save, checks turn green")
+{
+    // A fake editor that breaks the file, as a learner's typo would.
+    TempDir tools;
+    spit(tools / "break.sh", "#!/bin/sh\nprintf 'int oops = ;\\n' >> \"$1\"\n");
+    chmod((tools / "break.sh").c_str(), 0755);
+    TuiSession s({"--pack", source_dir() + "/lessons", "--open", "zerocopy/write-sendfile"},
+                 {"EDITOR='" + (tools / "break.sh") + "'"});
+    REQUIRE(s.wait_for("Your files:"));
+    REQUIRE(s.wait_for("Build 1: ok", 30));
+    REQUIRE(s.wait_for("0 of 20 requests", 20)); // the starter runs and fails where its TODO is
+    // Hints, one at a time.
+    s.keys({"H"});
+    REQUIRE(s.wait_for("Hint 1:"));
+    // The editor adds a syntax error: the build fails at the learner's own file and line.
+    s.keys({"e"});
+    std::string file = s.dir() / "data/iolab/work/linux-io/zerocopy/write-sendfile/file-server.c";
+    REQUIRE(s.wait_for("failed", 30));
+    REQUIRE(s.wait_for("file-server.c:", 10));
+    CHECK(std::regex_search(s.last(), std::regex("file-server\\.c:\\d+:\\d+: error")));
+    // The solution arrives by rename, as vim saves: the watcher rebuilds and the checks pass.
+    std::ifstream sol(source_dir() + "/lessons/exercises/zerocopy/sendfile/file-server.c");
+    std::stringstream ss;
+    ss << sol.rdbuf();
+    spit(file + ".tmp", ss.str());
+    REQUIRE(rename((file + ".tmp").c_str(), file.c_str()) == 0);
+    bool done = s.wait_for("Step done", 40);
+    INFO(s.last());
+    REQUIRE(done);
+    // Once passed, the solution is shown without asking.
+    s.keys({"S"});
+    REQUIRE(s.wait_for("The reference solution:"));
+    // Reset asks first, and keeps the learner's files aside.
+    s.keys({"R"});
+    REQUIRE(s.wait_for("Reset your files"));
+    s.keys({"y"});
+    REQUIRE(s.wait_for("Build 4", 30)); // the starter, built again
+    std::ifstream back(file);
+    std::stringstream bs;
+    bs << back.rdbuf();
+    CHECK(bs.str().find("/* TODO 9:") != std::string::npos);
+    s.keys({"q"});
+    if (s.wait_for("Stop it and quit?", 3))
+        s.keys({"y"});
+    REQUIRE(s.wait_for("IOLAB-EXITED"));
+    DIR *d = opendir((s.dir() / "data/iolab/work/linux-io/zerocopy").c_str());
+    REQUIRE(d);
+    bool kept = false;
+    while (struct dirent *e = readdir(d))
+        kept |= std::string(e->d_name).rfind("write-sendfile.old-", 0) == 0;
+    closedir(d);
+    CHECK(kept);
 }
