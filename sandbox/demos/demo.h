@@ -8,7 +8,8 @@
  *   demo_stop and the blocking call is noticed only when that call returns; the demos accept that
  *   window rather than hide their loops behind signalfd or ppoll.) SIGPIPE is ignored, so a write
  * to a closed peer fails with EPIPE instead of killing the program.
- * - Arguments: every bad argument ends the program with one sentence on stderr and status 2.
+ * - The command line: options and modes are const tables, parsed by one call that also writes
+ *   --help; every bad argument ends the program with one sentence on stderr and status 2.
  * - A latency histogram with 1 µs buckets (exact enough to print p50..max in µs) and the one
  *   summary line the clients print at the end.
  *
@@ -31,13 +32,139 @@ void demo_signals_init(void);
 /* Blocks (how = SIG_BLOCK) or unblocks SIGTERM/SIGINT in the calling thread; threads inherit it. */
 void demo_signals_mask(int how);
 
+/*
+ * The command line. A program describes itself once, as data: a table of options (what each
+ * takes, where its value goes, its line in --help) and a table of modes (a name, a line of help
+ * and the program's own functions). demo_cli_parse() reads argv against them in one call, prints
+ * the --help it generates from them, and ends the program on a bad argument, so that main() is
+ * left with the I/O: parse, set up, run the mode.
+ */
+
+/* How an option's value is read and checked, and which member of `to` receives it. */
+enum demo_opt_kind {
+    DEMO_OPT_FLAG,    /* no value: *to.flag = 1 */
+    DEMO_OPT_TEXT,    /* any text: *to.text (argv's own string) */
+    DEMO_OPT_U64,     /* a whole number in [min, max]: *to.u64 */
+    DEMO_OPT_SIZE,    /* bytes with an optional K, M or G suffix, in [1, max]: *to.u64 */
+    DEMO_OPT_SECONDS, /* seconds, fractional, > 0: *to.seconds */
+    DEMO_OPT_HOST,    /* an IPv4 address: *to.host (checked once the other options are read) */
+    DEMO_OPT_MODE,    /* a name from the program's mode table: demo_cli_parse() returns its row */
+};
+
+/* --host as given (for messages and the ready line) and as an address. */
+struct demo_host {
+    const char *name; /* the default goes here: {.name = "127.0.0.1"} */
+    struct in_addr addr;
+};
+
+struct demo_opt {
+    const char *name;        /* "port" for --port */
+    enum demo_opt_kind kind; /* how its value is read */
+    union {
+        int *flag;
+        const char **text;
+        uint64_t *u64;
+        double *seconds;
+        struct demo_host *host;
+    } to;                 /* where the value goes */
+    uint64_t min, max;    /* DEMO_OPT_U64: the range; DEMO_OPT_SIZE: max */
+    int required;         /* absent: "--NAME is required" */
+    const char *not_with; /* the option it excludes: "give --A or --B, not both" */
+    const char *arg;      /* the value's name in --help ("P", "BYTES"); none for a flag */
+    const char *help;     /* its text in --help; '\n' continues it on the next line */
+    void (*after)(void);  /* if set, runs each time the option is read: more checks, or
+                             collecting an option given several times */
+};
+
+/* The first member of every row of a program's mode table: what the command line sees. */
+struct demo_mode {
+    const char *name; /* the value of --mode */
+    const char *help; /* its line in --help */
+};
+
+struct demo_cli {
+    const char *prog;            /* the program's name: in --help and in every error */
+    const char *usage;           /* the synopsis after "usage: PROG " */
+    const char *about;           /* what the program does (lines ending in '\n'), or NULL */
+    const struct demo_opt *opts; /* the options, ending with {0}; --help is added */
+    const void *modes;           /* the mode table: rows that start with a struct demo_mode */
+    size_t nmodes, mode_size;    /* set by DEMO_MODES(table) */
+    const char *footer;          /* printed after the options, or NULL */
+    void (*check)(void);         /* if set, checks options that depend on each other */
+};
+
+/* The --port and --host rows of a server's option table (--port 0: any free port). */
+#define DEMO_OPTS_LISTEN(port_p, host_p)                                                           \
+    {.name = "port",                                                                               \
+     .kind = DEMO_OPT_U64,                                                                         \
+     .to.u64 = (port_p),                                                                           \
+     .max = 65535,                                                                                 \
+     .required = 1,                                                                                \
+     .arg = "P",                                                                                   \
+     .help = "TCP port to listen on (0: any free port, printed at start)"},                        \
+    {                                                                                              \
+        .name = "host", .kind = DEMO_OPT_HOST, .to.host = (host_p), .arg = "H",                    \
+        .help = "IPv4 address to listen on (default 127.0.0.1)"                                    \
+    }
+
+/* The --port and --host rows of a client's option table: where its server is. */
+#define DEMO_OPTS_CONNECT(port_p, host_p)                                                          \
+    {.name = "port",                                                                               \
+     .kind = DEMO_OPT_U64,                                                                         \
+     .to.u64 = (port_p),                                                                           \
+     .min = 1,                                                                                     \
+     .max = 65535,                                                                                 \
+     .required = 1,                                                                                \
+     .arg = "P",                                                                                   \
+     .help = "the server's TCP port"},                                                             \
+    {                                                                                              \
+        .name = "host", .kind = DEMO_OPT_HOST, .to.host = (host_p), .arg = "H",                    \
+        .help = "the server's IPv4 address (default 127.0.0.1)"                                    \
+    }
+
+/* The --seconds row of a program that runs until a time limit, or else until SIGTERM. */
+#define DEMO_OPT_SECONDS(seconds_p)                                                                \
+    {                                                                                              \
+        .name = "seconds", .kind = DEMO_OPT_SECONDS, .to.seconds = (seconds_p), .arg = "T",        \
+        .help = "stop after T seconds (default: run until SIGTERM or SIGINT)"                      \
+    }
+
+/* A number macro as a string, for help texts: DEMO_STR(NAME_MAX_LEN) is "24". */
+#define DEMO_STR(x)  DEMO_STR_(x)
+#define DEMO_STR_(x) #x
+
+/* The .modes, .nmodes and .mode_size of a demo_cli, from the program's own mode table. */
+#define DEMO_MODES(table)                                                                          \
+    .modes = (table), .nmodes = sizeof(table) / sizeof(table)[0], .mode_size = sizeof(table)[0]
+
+/*
+ * Reads argv against cli: stores every value, then checks required options, cli->check,
+ * not_with and the host. --help prints the generated usage and exits 0; a bad argument prints one
+ * sentence ("PROG: ...; see PROG --help.") to stderr and exits 2. Returns the chosen mode's row
+ * of the mode table (NULL for a program without modes).
+ */
+const void *demo_cli_parse(const struct demo_cli *cli, int argc, char **argv);
+
 /* Prints "PROG: MESSAGE; see PROG --help." to stderr and exits with status 2. */
 void demo_usage_error(const char *prog, const char *fmt, ...)
     __attribute__((noreturn, format(printf, 2, 3)));
 
-/* Parses a decimal number in [min, max] for option NAME, or ends the program (status 2). */
-uint64_t demo_parse_u64(const char *prog, const char *name, const char *s, uint64_t min,
-                        uint64_t max);
+/* Prints one line to stdout and flushes it at once: a ready line ("listening on ...") that
+   whoever started the program waits for, through a pipe. */
+void demo_ready(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+
+/*
+ * For an option naming a directory to create files in: ends the program (status 2) unless the
+ * directory exists and has need bytes plus 256 MiB free, so a demo never fills the disk.
+ */
+void demo_check_room(const char *prog, const char *dir, uint64_t need);
+
+/* The socket address of --host and --port. */
+struct sockaddr_in demo_sockaddr(const struct demo_host *host, uint64_t port);
+
+/* A blocking TCP socket connect()ed to --host:--port, or -1 after saying why on stderr
+   ("cannot connect to HOST:PORT: ..."). */
+int demo_connect(const char *prog, const struct demo_host *host, uint64_t port);
 
 /* The longest line the line-based demos carry (ordered-*): longer ones are cut. */
 #define DEMO_LINE_MAX 1024
@@ -57,21 +184,24 @@ struct demo_line_buf {
  */
 int demo_get_line(int fd, int is_socket, struct demo_line_buf *lb, char *line);
 
-/* Parses BYTES with an optional K, M or G suffix (powers of 1024), in [1, max], for option NAME,
-   or ends the program (status 2). */
-uint64_t demo_parse_size(const char *prog, const char *name, const char *s, uint64_t max);
-
-/* Parses seconds (may be fractional, > 0) for option NAME, or ends the program (status 2). */
-double demo_parse_seconds(const char *prog, const char *name, const char *s);
-
-/* Parses an IPv4 address, or ends the program (status 2). */
-struct in_addr demo_parse_host(const char *prog, const char *s);
-
 /*
  * A listening TCP socket on host:port (port 0: any free port), SO_REUSEADDR set so a restarted
  * server can bind at once. Stores the bound port in *bound. A descriptor or a negative errno.
  */
 int demo_listen(struct in_addr host, unsigned port, unsigned *bound);
+
+/* demo_listen() on --host and --port for a server, or one sentence ("cannot listen on ...") and
+   exit status 1. Stores the bound port in *bound. */
+int demo_listen_or_exit(const char *prog, const struct demo_host *host, uint64_t port,
+                        unsigned *bound);
+
+/*
+ * How a server starts: demo_signals_init(), demo_listen_or_exit(), then the ready line
+ * "listening on HOST:PORT", followed by a space and what fmt makes unless fmt is NULL. Returns
+ * the listening socket.
+ */
+int demo_server_start(const char *prog, const struct demo_host *host, uint64_t port,
+                      const char *fmt, ...) __attribute__((format(printf, 4, 5)));
 
 /*
  * Writes all of buf, looping over short writes and EINTR. 0 or a negative errno; -EINTR only
@@ -99,6 +229,13 @@ int demo_kids_reserve(void);
 void demo_kids_add(pid_t pid);
 void demo_kids_reap(void);
 void demo_kids_end(void);
+
+/*
+ * pthread_create() of a detached thread running fn(arg), started with SIGTERM and SIGINT blocked
+ * so that they always reach the thread that accepts (and whose accept() they must interrupt).
+ * 0, or a negative errno after saying why on stderr.
+ */
+int demo_thread_detached(const char *prog, void *(*fn)(void *), void *arg);
 
 /* Sends all of buf with send(MSG_NOSIGNAL), looping likewise. 0 or a negative errno. */
 int demo_send_all(int fd, const void *buf, size_t len);

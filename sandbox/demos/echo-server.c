@@ -24,7 +24,6 @@
 #include <arpa/inet.h>
 #include <errno.h>
 #include <fcntl.h>
-#include <getopt.h>
 #include <netinet/tcp.h>
 #include <pthread.h>
 #include <stdint.h>
@@ -40,11 +39,11 @@
 #define PROG     "echo-server"
 #define ECHO_BUF 16384 /* per connection; with --fib also the longest line accepted */
 
-static int echo_fib_on;              /* --fib given: answer lines, not reads */
-static unsigned echo_fib_n;          /* N of --fib N */
-static volatile uint64_t echo_fib_v; /* where fib(N) goes, so the compiler must compute it */
+#define ECHO_NO_FIB UINT64_MAX            /* --fib not given: answer reads, not lines */
+static uint64_t echo_fib_n = ECHO_NO_FIB; /* N of --fib N */
+static volatile uint64_t echo_fib_v;      /* where fib(N) goes, so the compiler must compute it */
 
-static uint64_t echo_fib(unsigned n)
+static uint64_t echo_fib(uint64_t n)
 {
     /* Deliberately the slow recursive definition: the point is to burn CPU per request. */
     return n < 2 ? n : echo_fib(n - 1) + echo_fib(n - 2);
@@ -57,7 +56,7 @@ static uint64_t echo_fib(unsigned n)
  */
 static size_t echo_answerable(const char *buf, size_t len, uint64_t *requests)
 {
-    if (!echo_fib_on) {
+    if (echo_fib_n == ECHO_NO_FIB) {
         *requests = len > 0;
         return len;
     }
@@ -182,23 +181,13 @@ static void *echo_thread_main(void *arg)
 static void echo_thread(int lfd)
 {
     struct iolab_app *app = iolab_app();
-    pthread_attr_t attr;
-    pthread_attr_init(&attr);
-    pthread_attr_setdetachstate(&attr, PTHREAD_CREATE_DETACHED);
     int fd;
     while ((fd = echo_accept(lfd, 0)) >= 0) {
         echo_publish_conn(app, 1);
-        pthread_t t;
-        /* Workers start with SIGTERM blocked, so it always reaches this thread's accept(). */
-        demo_signals_mask(SIG_BLOCK);
-        int err = pthread_create(&t, &attr, echo_thread_main, (void *)(intptr_t)fd);
-        demo_signals_mask(SIG_UNBLOCK);
-        if (err) {
-            fprintf(stderr, PROG ": pthread_create: %s\n", strerror(err));
+        /* pthread_create(): the new thread serves the connection, this one accepts the next. */
+        if (demo_thread_detached(PROG, echo_thread_main, (void *)(intptr_t)fd) < 0)
             close(fd);
-        }
     }
-    pthread_attr_destroy(&attr);
     /* Returning ends the process, and with it the detached workers mid-connection. */
 }
 
@@ -320,90 +309,45 @@ static void echo_epoll(int lfd)
 /* ---- modes and main ---- */
 
 struct echo_mode {
-    const char *name;
+    struct demo_mode cli; /* name and help */
     void (*serve)(int lfd);
 };
 
 static const struct echo_mode echo_modes[] = {
-    {.name = "iterative", .serve = echo_iterative},
-    {.name = "epoll", .serve = echo_epoll},
-    {.name = "fork", .serve = echo_fork},
-    {.name = "thread", .serve = echo_thread},
+    {.cli = {"iterative", "one connection at a time"}, .serve = echo_iterative},
+    {.cli = {"epoll", "one thread, non-blocking sockets, epoll_wait()"}, .serve = echo_epoll},
+    {.cli = {"fork", "a child process per connection"}, .serve = echo_fork},
+    {.cli = {"thread", "a thread per connection"}, .serve = echo_thread},
 };
 
-static void echo_usage(void)
-{
-    printf("usage: " PROG " --port P [--host 127.0.0.1] --mode iterative|epoll|fork|thread"
-           " [--fib N]\n"
-           "\n"
-           "A TCP echo server. Prints 'listening on HOST:PORT mode=MODE' once it listens.\n"
-           "  --port P     TCP port to listen on (0: any free port, printed at start)\n"
-           "  --host H     IPv4 address to listen on (default 127.0.0.1)\n"
-           "  --mode M     iterative: one connection at a time\n"
-           "               epoll:     one thread, non-blocking sockets, epoll_wait()\n"
-           "               fork:      a child process per connection\n"
-           "               thread:    a thread per connection\n"
-           "  --fib N      answer each newline-terminated line, after computing fib(N)\n"
-           "  --help       show this help\n"
-           "Stops cleanly (status 0) on SIGTERM or SIGINT.\n");
-}
+static uint64_t echo_port;
+static struct demo_host echo_host = {.name = "127.0.0.1"};
+
+static const struct demo_opt echo_opts[] = {
+    DEMO_OPTS_LISTEN(&echo_port, &echo_host),
+    {.name = "mode", .kind = DEMO_OPT_MODE, .required = 1, .arg = "M"},
+    {.name = "fib",
+     .kind = DEMO_OPT_U64,
+     .to.u64 = &echo_fib_n,
+     .max = 50,
+     .arg = "N",
+     .help = "answer each newline-terminated line, after computing fib(N)"},
+    {0},
+};
+
+static const struct demo_cli echo_cli = {
+    .prog = PROG,
+    .usage = "--port P [--host 127.0.0.1] --mode iterative|epoll|fork|thread [--fib N]",
+    .about = "A TCP echo server. Prints 'listening on HOST:PORT mode=MODE' once it listens.\n",
+    .opts = echo_opts,
+    DEMO_MODES(echo_modes),
+    .footer = "Stops cleanly (status 0) on SIGTERM or SIGINT.\n",
+};
 
 int main(int argc, char **argv)
 {
-    static const struct option opts[] = {
-        {"port", required_argument, NULL, 'p'}, {"host", required_argument, NULL, 'H'},
-        {"mode", required_argument, NULL, 'm'}, {"fib", required_argument, NULL, 'f'},
-        {"help", no_argument, NULL, 'h'},       {0},
-    };
-    const char *host = "127.0.0.1";
-    const struct echo_mode *mode = NULL;
-    long port = -1;
-    int c;
-    opterr = 0; /* we print our own one-sentence errors */
-    while ((c = getopt_long(argc, argv, "", opts, NULL)) != -1) {
-        switch (c) {
-        case 'p':
-            port = (long)demo_parse_u64(PROG, "--port", optarg, 0, 65535);
-            break;
-        case 'H':
-            host = optarg;
-            break;
-        case 'm':
-            for (size_t i = 0; i < sizeof echo_modes / sizeof echo_modes[0]; i++)
-                if (strcmp(echo_modes[i].name, optarg) == 0)
-                    mode = &echo_modes[i];
-            if (!mode)
-                demo_usage_error(PROG, "--mode must be iterative, epoll, fork or thread, not '%s'",
-                                 optarg);
-            break;
-        case 'f':
-            echo_fib_on = 1;
-            echo_fib_n = (unsigned)demo_parse_u64(PROG, "--fib", optarg, 0, 50);
-            break;
-        case 'h':
-            echo_usage();
-            return 0;
-        default:
-            demo_usage_error(PROG, "unknown option or missing value in '%s'", argv[optind - 1]);
-        }
-    }
-    if (optind < argc)
-        demo_usage_error(PROG, "unexpected argument '%s'", argv[optind]);
-    if (port < 0)
-        demo_usage_error(PROG, "--port is required");
-    if (!mode)
-        demo_usage_error(PROG, "--mode is required");
-    struct in_addr addr = demo_parse_host(PROG, host);
-
-    demo_signals_init();
-    unsigned bound;
-    int lfd = demo_listen(addr, (unsigned)port, &bound);
-    if (lfd < 0) {
-        fprintf(stderr, PROG ": cannot listen on %s:%ld: %s\n", host, port, strerror(-lfd));
-        return 1;
-    }
-    printf("listening on %s:%u mode=%s\n", host, bound, mode->name);
-    fflush(stdout);
+    const struct echo_mode *mode = demo_cli_parse(&echo_cli, argc, argv);
+    int lfd = demo_server_start(PROG, &echo_host, echo_port, "mode=%s", mode->cli.name);
     mode->serve(lfd);
     close(lfd);
     return 0;

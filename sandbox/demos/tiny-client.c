@@ -35,7 +35,6 @@
 
 #include <errno.h>
 #include <fcntl.h>
-#include <getopt.h>
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -61,9 +60,9 @@ static struct tf_segment *seg[TF_MAX_SEGMENTS];
 static size_t chunk_max;  /* input bytes per chunk */
 static uint64_t next_seq; /* request numbers written into the segments */
 
-static unsigned char *input; /* what every request compresses */
-static size_t input_len;
-static unsigned char *result; /* chunk k's output at k * chunk_room */
+static unsigned char *input;           /* what every request compresses */
+static uint64_t input_len = 64 * 1024; /* --input-size */
+static unsigned char *result;          /* chunk k's output at k * chunk_room */
 static uint32_t *result_len;
 static size_t chunk_room, nchunks;
 
@@ -273,68 +272,53 @@ static int load_file(const char *path)
     return input && input_len > 0 ? 0 : -EINVAL;
 }
 
-static void usage(void)
-{
-    printf("usage: " PROG " [--file PATH | --input-size S] [--requests M | --seconds T]"
-           " [--id-file PATH]\n"
-           "\n"
-           "Load for tiny-service: compresses the same input again and again through the\n"
-           "service's shared-memory segments, checks each result by decompressing it, and\n"
-           "reports the client-side service time per request.\n"
-           "  --file PATH       compress this file (up to 64M)\n"
-           "  --input-size S    else compress S bytes of generated text (default 64K)\n"
-           "  --requests M      stop after M requests\n"
-           "  --seconds T       stop after T seconds (default: run until SIGTERM or SIGINT)\n"
-           "  --id-file PATH    where the service published its queue id (default ./" TF_ID_FILE
-           ")\n"
-           "  --help            show this help\n");
-}
+/* ---- options, the run and main ---- */
 
-int main(int argc, char **argv)
+static const char *file; /* --file */
+static uint64_t max_requests;
+static double seconds;
+
+static const struct demo_opt opts[] = {
+    {.name = "file",
+     .kind = DEMO_OPT_TEXT,
+     .to.text = &file,
+     .arg = "PATH",
+     .help = "compress this file (up to 64M)"},
+    {.name = "input-size",
+     .kind = DEMO_OPT_SIZE,
+     .to.u64 = &input_len,
+     .max = MAX_INPUT,
+     .arg = "S",
+     .help = "else compress S bytes of generated text (default 64K)"},
+    {.name = "requests",
+     .kind = DEMO_OPT_U64,
+     .to.u64 = &max_requests,
+     .min = 1,
+     .max = UINT64_MAX / 2,
+     .not_with = "seconds",
+     .arg = "M",
+     .help = "stop after M requests"},
+    DEMO_OPT_SECONDS(&seconds),
+    {.name = "id-file",
+     .kind = DEMO_OPT_TEXT,
+     .to.text = &id_file,
+     .arg = "PATH",
+     .help = "where the service published its queue id (default ./" TF_ID_FILE ")"},
+    {0},
+};
+
+static const struct demo_cli cli = {
+    .prog = PROG,
+    .usage = "[--file PATH | --input-size S] [--requests M | --seconds T] [--id-file PATH]",
+    .about = "Load for tiny-service: compresses the same input again and again through the\n"
+             "service's shared-memory segments, checks each result by decompressing it, and\n"
+             "reports the client-side service time per request.\n",
+    .opts = opts,
+};
+
+/* Loads or makes the input, compresses it until a limit or SIGTERM, prints the summary. */
+static int run(void)
 {
-    static const struct option opts[] = {
-        {"file", required_argument, NULL, 'f'},
-        {"input-size", required_argument, NULL, 'S'},
-        {"requests", required_argument, NULL, 'r'},
-        {"seconds", required_argument, NULL, 's'},
-        {"id-file", required_argument, NULL, 'i'},
-        {"help", no_argument, NULL, 'h'},
-        {0},
-    };
-    const char *file = NULL;
-    uint64_t max_requests = 0;
-    double seconds = 0;
-    int opt;
-    input_len = 64 * 1024;
-    opterr = 0;
-    while ((opt = getopt_long(argc, argv, "", opts, NULL)) != -1) {
-        switch (opt) {
-        case 'f':
-            file = optarg;
-            break;
-        case 'S':
-            input_len = demo_parse_size(PROG, "--input-size", optarg, MAX_INPUT);
-            break;
-        case 'r':
-            max_requests = demo_parse_u64(PROG, "--requests", optarg, 1, UINT64_MAX / 2);
-            break;
-        case 's':
-            seconds = demo_parse_seconds(PROG, "--seconds", optarg);
-            break;
-        case 'i':
-            id_file = optarg;
-            break;
-        case 'h':
-            usage();
-            return 0;
-        default:
-            demo_usage_error(PROG, "unknown option or missing value in '%s'", argv[optind - 1]);
-        }
-    }
-    if (optind < argc)
-        demo_usage_error(PROG, "unexpected argument '%s'", argv[optind]);
-    if (max_requests && seconds > 0)
-        demo_usage_error(PROG, "give --requests or --seconds, not both");
     if (file) {
         int rc = load_file(file);
         if (rc < 0) {
@@ -414,4 +398,10 @@ int main(int argc, char **argv)
     demo_summary_print(&sum, 1);
     demo_hist_free(&hist);
     return errors || rc == -ENOMEM || rc == -EAGAIN ? 1 : 0;
+}
+
+int main(int argc, char **argv)
+{
+    demo_cli_parse(&cli, argc, argv);
+    return run();
 }

@@ -27,7 +27,6 @@
 
 #include <errno.h>
 #include <fcntl.h>
-#include <getopt.h>
 #include <pthread.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -41,7 +40,7 @@
 
 #define PROG "upload-server"
 
-static uint64_t work_ns; /* --work-us, in ns: spin this long per 64 KiB received */
+static uint64_t work_us; /* --work-us: spin this long per 64 KiB received */
 
 /* One upload in progress: the same state for the blocking modes and for epoll. */
 struct upload {
@@ -55,10 +54,10 @@ struct upload {
     uint64_t t_accept; /* for the latency: accept() to reply */
 };
 
-/* The stand-in for real work: burn work_ns of wall-clock time on this core. */
+/* The stand-in for real work: burn work_us of wall-clock time on this core. */
 static void upload_work(void)
 {
-    uint64_t until = demo_now_ns() + work_ns;
+    uint64_t until = demo_now_ns() + work_us * 1000;
     while (demo_now_ns() < until) {
     }
 }
@@ -87,11 +86,11 @@ static int upload_take(struct upload *u, const uint8_t *p, size_t n, struct iola
     upload_sum_add(&u->sum, p, n);
     u->got += n;
     u->unworked += n;
-    for (; work_ns && u->unworked >= UPLOAD_CHUNK; u->unworked -= UPLOAD_CHUNK)
+    for (; work_us && u->unworked >= UPLOAD_CHUNK; u->unworked -= UPLOAD_CHUNK)
         upload_work();
     if (u->got < u->size)
         return 0;
-    if (work_ns && u->unworked > 0) /* the last, partial chunk is work too */
+    if (work_us && u->unworked > 0) /* the last, partial chunk is work too */
         upload_work();
     u->unworked = 0;
     return 1;
@@ -185,23 +184,13 @@ static void *upload_thread_main(void *arg)
 static void upload_thread(int lfd)
 {
     struct iolab_app *app = iolab_app();
-    pthread_attr_t attr;
-    pthread_attr_init(&attr);
-    pthread_attr_setdetachstate(&attr, PTHREAD_CREATE_DETACHED);
     int fd;
     while ((fd = demo_accept(PROG, lfd, 0)) >= 0) {
         upload_publish_conn(app, 1);
-        pthread_t t;
-        /* Workers start with SIGTERM blocked, so it always reaches this thread's accept(). */
-        demo_signals_mask(SIG_BLOCK);
-        int err = pthread_create(&t, &attr, upload_thread_main, (void *)(intptr_t)fd);
-        demo_signals_mask(SIG_UNBLOCK);
-        if (err) {
-            fprintf(stderr, PROG ": pthread_create: %s\n", strerror(err));
+        /* pthread_create(): the new thread serves the connection, this one accepts the next. */
+        if (demo_thread_detached(PROG, upload_thread_main, (void *)(intptr_t)fd) < 0)
             close(fd);
-        }
     }
-    pthread_attr_destroy(&attr);
     /* Returning ends the process, and with it the detached workers mid-upload. */
 }
 
@@ -334,93 +323,51 @@ static void upload_epoll(int lfd)
 /* ---- modes and main ---- */
 
 struct upload_mode {
-    const char *name;
+    struct demo_mode cli; /* name and help */
     void (*serve)(int lfd);
 };
 
 static const struct upload_mode upload_modes[] = {
-    {.name = "epoll-whole", .serve = upload_epoll_whole},
-    {.name = "epoll", .serve = upload_epoll},
-    {.name = "fork", .serve = upload_fork},
-    {.name = "thread", .serve = upload_thread},
+    {.cli = {"epoll-whole", "epoll_wait(), then the ready client's whole upload\n"
+                            "with blocking reads (one client at a time)"},
+     .serve = upload_epoll_whole},
+    {.cli = {"epoll", "one thread, non-blocking sockets, epoll_wait()"}, .serve = upload_epoll},
+    {.cli = {"fork", "a child process per connection"}, .serve = upload_fork},
+    {.cli = {"thread", "a thread per connection"}, .serve = upload_thread},
 };
 
-static void upload_usage(void)
-{
-    printf("usage: " PROG " --port P [--host 127.0.0.1] --mode epoll-whole|epoll|fork|thread\n"
-           "       [--work-us N]\n"
-           "\n"
-           "Receives uploads: an 8-byte big-endian size, then that many bytes; answers with the\n"
-           "byte count and a checksum (16 bytes) and closes. Prints 'listening on HOST:PORT\n"
-           "mode=MODE' once it listens.\n"
-           "  --port P      TCP port to listen on (0: any free port, printed at start)\n"
-           "  --host H      IPv4 address to listen on (default 127.0.0.1)\n"
-           "  --mode M      epoll-whole: epoll_wait(), then the ready client's whole upload\n"
-           "                with blocking reads (one client at a time)\n"
-           "                epoll:  one thread, non-blocking sockets, epoll_wait()\n"
-           "                fork:   a child process per connection\n"
-           "                thread: a thread per connection\n"
-           "  --work-us N   spin N microseconds (busy loop) per 64 KiB received, standing in\n"
-           "                for real work such as decompressing (default 0)\n"
-           "  --help        show this help\n"
-           "Stops cleanly (status 0) on SIGTERM or SIGINT.\n");
-}
+static uint64_t upload_port;
+static struct demo_host upload_host = {.name = "127.0.0.1"};
+
+static const struct demo_opt upload_opts[] = {
+    DEMO_OPTS_LISTEN(&upload_port, &upload_host),
+    {.name = "mode", .kind = DEMO_OPT_MODE, .required = 1, .arg = "M"},
+    {.name = "work-us",
+     .kind = DEMO_OPT_U64,
+     .to.u64 = &work_us,
+     .max = 1000000,
+     .arg = "N",
+     .help = "spin N microseconds (busy loop) per 64 KiB received, standing in\n"
+             "for real work such as decompressing (default 0)"},
+    {0},
+};
+
+static const struct demo_cli upload_cli = {
+    .prog = PROG,
+    .usage = "--port P [--host 127.0.0.1] --mode epoll-whole|epoll|fork|thread\n"
+             "       [--work-us N]",
+    .about = "Receives uploads: an 8-byte big-endian size, then that many bytes; answers with the\n"
+             "byte count and a checksum (16 bytes) and closes. Prints 'listening on HOST:PORT\n"
+             "mode=MODE' once it listens.\n",
+    .opts = upload_opts,
+    DEMO_MODES(upload_modes),
+    .footer = "Stops cleanly (status 0) on SIGTERM or SIGINT.\n",
+};
 
 int main(int argc, char **argv)
 {
-    static const struct option opts[] = {
-        {"port", required_argument, NULL, 'p'}, {"host", required_argument, NULL, 'H'},
-        {"mode", required_argument, NULL, 'm'}, {"work-us", required_argument, NULL, 'w'},
-        {"help", no_argument, NULL, 'h'},       {0},
-    };
-    const char *host = "127.0.0.1";
-    const struct upload_mode *mode = NULL;
-    long port = -1;
-    int c;
-    opterr = 0; /* we print our own one-sentence errors */
-    while ((c = getopt_long(argc, argv, "", opts, NULL)) != -1) {
-        switch (c) {
-        case 'p':
-            port = (long)demo_parse_u64(PROG, "--port", optarg, 0, 65535);
-            break;
-        case 'H':
-            host = optarg;
-            break;
-        case 'm':
-            for (size_t i = 0; i < sizeof upload_modes / sizeof upload_modes[0]; i++)
-                if (strcmp(upload_modes[i].name, optarg) == 0)
-                    mode = &upload_modes[i];
-            if (!mode)
-                demo_usage_error(
-                    PROG, "--mode must be epoll-whole, epoll, fork or thread, not '%s'", optarg);
-            break;
-        case 'w':
-            work_ns = demo_parse_u64(PROG, "--work-us", optarg, 0, 1000000) * 1000;
-            break;
-        case 'h':
-            upload_usage();
-            return 0;
-        default:
-            demo_usage_error(PROG, "unknown option or missing value in '%s'", argv[optind - 1]);
-        }
-    }
-    if (optind < argc)
-        demo_usage_error(PROG, "unexpected argument '%s'", argv[optind]);
-    if (port < 0)
-        demo_usage_error(PROG, "--port is required");
-    if (!mode)
-        demo_usage_error(PROG, "--mode is required");
-    struct in_addr addr = demo_parse_host(PROG, host);
-
-    demo_signals_init();
-    unsigned bound;
-    int lfd = demo_listen(addr, (unsigned)port, &bound);
-    if (lfd < 0) {
-        fprintf(stderr, PROG ": cannot listen on %s:%ld: %s\n", host, port, strerror(-lfd));
-        return 1;
-    }
-    printf("listening on %s:%u mode=%s\n", host, bound, mode->name);
-    fflush(stdout);
+    const struct upload_mode *mode = demo_cli_parse(&upload_cli, argc, argv);
+    int lfd = demo_server_start(PROG, &upload_host, upload_port, "mode=%s", mode->cli.name);
     mode->serve(lfd);
     close(lfd);
     return 0;
