@@ -122,33 +122,16 @@ static void check_bot(void)
 
 static const struct demo_opt opts[] = {
     DEMO_OPTS_CONNECT(&port, &host),
-    {.name = "name",
-     .kind = DEMO_OPT_TEXT,
-     .to.text = &name,
-     .required = 1,
-     .arg = "NAME",
-     .help = "how the others see you (up to " DEMO_STR(NAME_MAX_LEN) " characters, no spaces)",
-     .after = check_name},
-    {.name = "say",
-     .kind = DEMO_OPT_TEXT,
-     .to.text = &say,
-     .arg = "TEXT",
-     .help = "be a bot: say 'TEXT #1', 'TEXT #2', ... instead of reading stdin",
-     .after = check_say},
-    {.name = "every",
-     .kind = DEMO_OPT_U64,
-     .to.u64 = &every_ms,
-     .min = 1,
-     .max = 3600000,
-     .arg = "MS",
-     .help = "a bot's pause between messages (required with --say)"},
-    {.name = "count",
-     .kind = DEMO_OPT_U64,
-     .to.u64 = &count,
-     .min = 1,
-     .max = UINT64_MAX,
-     .arg = "N",
-     .help = "a bot leaves after N messages (default: never)"},
+    DEMO_OPT_TEXT("name", &name, "NAME",
+                  "how the others see you (up to " DEMO_STR(NAME_MAX_LEN) " characters, no spaces)",
+                  .required = 1, .after = check_name),
+    DEMO_OPT_TEXT("say", &say, "TEXT",
+                  "be a bot: say 'TEXT #1', 'TEXT #2', ... instead of reading stdin",
+                  .after = check_say),
+    DEMO_OPT_U64("every", &every_ms, 1, 3600000, "MS",
+                 "a bot's pause between messages (required with --say)"),
+    DEMO_OPT_U64("count", &count, 1, UINT64_MAX, "N",
+                 "a bot leaves after N messages (default: never)"),
     {0},
 };
 
@@ -158,8 +141,7 @@ static const struct demo_cli cli = {
     .about = "Joins chat-server's room as NAME: prints what the others say, sends what you type\n"
              "(`exit` leaves). stdin and the socket are watched together with epoll.\n",
     .opts = opts,
-    .footer = "The end of stdin does not end the client: it goes on listening.\n"
-              "Stops cleanly (status 0) on SIGTERM or SIGINT.\n",
+    .footer = "The end of stdin does not end the client: it goes on listening.\n",
     .check = check_bot,
 };
 

@@ -258,24 +258,17 @@ static void reap(void)
 static int serve(int lfd, const char *host, unsigned port)
 {
     app = iolab_app();
-    ep = epoll_create1(EPOLL_CLOEXEC);
-    if (ep < 0) {
-        perror(PROG ": epoll_create1");
+    /* epoll_create1(), and the listener in the set as NULL; non-blocking, so that
+     * on_listener() can take the whole backlog and stop at EAGAIN. */
+    ep = demo_epoll_listener(PROG, lfd, (epoll_data_t){.ptr = NULL});
+    if (ep < 0)
         return 1;
-    }
-    struct epoll_event lev = {.events = EPOLLIN, .data.ptr = NULL}; /* NULL: the listener */
-    epoll_ctl(ep, EPOLL_CTL_ADD, lfd, &lev);
-    /* Non-blocking, so that on_listener() can take the whole backlog and stop at EAGAIN. */
-    fcntl(lfd, F_SETFL, fcntl(lfd, F_GETFL) | O_NONBLOCK);
     demo_ready("listening on %s:%u", host, port);
 
     struct epoll_event events[64];
-    while (!demo_stop) {
-        int n = epoll_wait(ep, events, 64, -1); /* sleeps until someone has something */
-        if (n < 0 && errno != EINTR) {
-            perror(PROG ": epoll_wait");
-            break;
-        }
+    int n;
+    while (!demo_stop && (n = demo_epoll_wait(PROG, ep, events, 64)) >= 0) {
+        /* epoll_wait() slept until someone had something. */
         for (int i = 0; i < n; i++) {
             struct client *cl = events[i].data.ptr;
             if (cl == NULL)
@@ -314,7 +307,6 @@ static const struct demo_cli cli = {
              "other clients as '[NAME] TEXT'. A client's first line is its name.\n"
              "Prints 'listening on HOST:PORT' first, then joins and leaves.\n",
     .opts = opts,
-    .footer = "Stops cleanly (status 0) on SIGTERM or SIGINT.\n",
 };
 
 int main(int argc, char **argv)

@@ -300,40 +300,19 @@ static void check_to(void)
 }
 
 static const struct demo_opt opts[] = {
-    {.name = "dir",
-     .kind = DEMO_OPT_TEXT,
-     .to.text = &dir,
-     .required = 1,
-     .arg = "DIR",
-     .help = "where the source (and a file target) are created and removed"},
-    {.name = "mode", .kind = DEMO_OPT_MODE, .required = 1, .arg = "M"},
-    {.name = "size",
-     .kind = DEMO_OPT_SIZE,
-     .to.u64 = &size,
-     .max = SIZE_MAX_,
-     .arg = "BYTES",
-     .help = "bytes per copy, K/M/G suffixes allowed (default 64M, at most 1G)"},
-    {.name = "buffer",
-     .kind = DEMO_OPT_SIZE,
-     .to.u64 = &buffer,
-     .max = BUFFER_MAX,
-     .arg = "BYTES",
-     .help = "read() size for read-write (default 128K, as GNU cp),\n"
-             "pipe size for splice (default 1M)"},
-    {.name = "to",
-     .kind = DEMO_OPT_TEXT,
-     .to.text = &to,
-     .arg = "memfd|file",
-     .help = "copy into a memfd (default) or into DIR/copy-file.dst\n"
-             "(the default for copy-file-range, which fails into a memfd)",
-     .after = check_to},
-    {.name = "rounds",
-     .kind = DEMO_OPT_U64,
-     .to.u64 = &rounds,
-     .min = 1,
-     .max = UINT64_MAX,
-     .arg = "N",
-     .help = "stop after N copies"},
+    DEMO_OPT_TEXT("dir", &dir, "DIR",
+                  "where the source (and a file target) are created and removed", .required = 1),
+    DEMO_OPT_MODE,
+    DEMO_OPT_SIZE("size", &size, SIZE_MAX_, "BYTES",
+                  "bytes per copy, K/M/G suffixes allowed (default 64M, at most 1G)"),
+    DEMO_OPT_SIZE("buffer", &buffer, BUFFER_MAX, "BYTES",
+                  "read() size for read-write (default 128K, as GNU cp),\n"
+                  "pipe size for splice (default 1M)"),
+    DEMO_OPT_TEXT("to", &to, "memfd|file",
+                  "copy into a memfd (default) or into DIR/copy-file.dst\n"
+                  "(the default for copy-file-range, which fails into a memfd)",
+                  .after = check_to),
+    DEMO_OPT_U64("rounds", &rounds, 1, UINT64_MAX, "N", "stop after N copies"),
     DEMO_OPT_SECONDS(&seconds),
     {0},
 };
@@ -421,20 +400,14 @@ static int run(const struct copy_mode *mode, enum copy_target target)
             period.copies++;
             period.bytes += size;
             period.ns += ns;
-            if (app) {
-                iolab_add(&app->requests, 1);
-                iolab_add(&app->bytes, size);
-                iolab_app_latency(app, ns);
-            }
+            demo_publish_request(app, size, ns);
         }
-        uint64_t now = demo_now_ns();
-        if (now - period_start >= 1000000000u) {
+        if (demo_second_passed(&period_start)) {
             long f = faults_now();
             period.faults = f - faults;
             tally_print("", mode, job.buffer, &period);
             tally_add(&total, &period);
             period = (struct tally){0};
-            period_start = now;
             faults = f;
         }
     }

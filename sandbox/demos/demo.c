@@ -6,6 +6,7 @@
 
 #include <arpa/inet.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <getopt.h>
 #include <math.h>
 #include <pthread.h>
@@ -14,6 +15,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <sys/prctl.h>
 #include <sys/socket.h>
 #include <sys/statvfs.h>
 #include <sys/wait.h>
@@ -169,7 +171,7 @@ static void demo_cli_help(const struct demo_cli *cli)
     for (const struct demo_opt *o = cli->opts; o->name; o++) {
         int w = printf("  --%s%s%s", o->name, o->arg ? " " : "", o->arg ? o->arg : "");
         printf("%*s", col - w, "");
-        if (o->kind != DEMO_OPT_MODE) {
+        if (o->kind != DEMO_KIND_MODE) {
             demo_cli_print_at(o->help ? o->help : "", col);
             continue;
         }
@@ -192,6 +194,7 @@ static void demo_cli_help(const struct demo_cli *cli)
     printf("  --help%*sshow this help\n", col - (int)strlen("  --help"), "");
     if (cli->footer)
         printf("%s", cli->footer);
+    printf("Stops cleanly (status 0) on SIGTERM or SIGINT.\n"); /* every demo does */
 }
 
 /* The mode named s, or the end of the program with the list of the names. */
@@ -227,7 +230,7 @@ const void *demo_cli_parse(const struct demo_cli *cli, int argc, char **argv)
     size_t n = 0;
     for (const struct demo_opt *o = cli->opts; o->name && n < DEMO_CLI_MAX_OPTS; o++, n++)
         longopts[n] = (struct option){
-            o->name, o->kind == DEMO_OPT_FLAG ? no_argument : required_argument, NULL, (int)n};
+            o->name, o->kind == DEMO_KIND_FLAG ? no_argument : required_argument, NULL, (int)n};
     longopts[n] = (struct option){"help", no_argument, NULL, DEMO_CLI_HELP};
     const struct demo_mode *mode = NULL;
     const char *p = cli->prog;
@@ -245,25 +248,25 @@ const void *demo_cli_parse(const struct demo_cli *cli, int argc, char **argv)
         snprintf(name, sizeof name, "--%s", o->name);
         seen[c] = 1;
         switch (o->kind) {
-        case DEMO_OPT_FLAG:
+        case DEMO_KIND_FLAG:
             *o->to.flag = 1;
             break;
-        case DEMO_OPT_TEXT:
+        case DEMO_KIND_TEXT:
             *o->to.text = optarg;
             break;
-        case DEMO_OPT_U64:
+        case DEMO_KIND_U64:
             *o->to.u64 = demo_parse_u64(p, name, optarg, o->min, o->max);
             break;
-        case DEMO_OPT_SIZE:
+        case DEMO_KIND_SIZE:
             *o->to.u64 = demo_parse_size(p, name, optarg, o->max);
             break;
-        case DEMO_OPT_SECONDS:
+        case DEMO_KIND_SECONDS:
             *o->to.seconds = demo_parse_seconds(p, name, optarg);
             break;
-        case DEMO_OPT_HOST:
+        case DEMO_KIND_HOST:
             o->to.host->name = optarg;
             break;
-        case DEMO_OPT_MODE:
+        case DEMO_KIND_MODE:
             mode = demo_cli_find_mode(cli, optarg);
             break;
         }
@@ -284,7 +287,7 @@ const void *demo_cli_parse(const struct demo_cli *cli, int argc, char **argv)
             demo_usage_error(p, "give --%s or --%s, not both", o->name, o->not_with);
     }
     for (size_t i = 0; i < n; i++)
-        if (cli->opts[i].kind == DEMO_OPT_HOST)
+        if (cli->opts[i].kind == DEMO_KIND_HOST)
             cli->opts[i].to.host->addr = demo_parse_host(p, cli->opts[i].to.host->name);
     return mode;
 }
@@ -394,6 +397,8 @@ int demo_accept(const char *prog, int lfd, int flags)
     return -1;
 }
 
+/* ---- a worker per connection ---- */
+
 static pid_t *demo_kids; /* live children of a fork-per-connection server */
 static size_t demo_nkids, demo_kids_cap;
 
@@ -411,14 +416,14 @@ static void demo_kids_forget(pid_t pid)
         }
 }
 
-void demo_kids_begin(void)
+static void demo_kids_begin(void)
 {
     struct sigaction sa = {.sa_handler = demo_on_child}; /* no SA_RESTART, see demo.h */
     sigemptyset(&sa.sa_mask);
     sigaction(SIGCHLD, &sa, NULL);
 }
 
-int demo_kids_reserve(void)
+static int demo_kids_reserve(void)
 {
     if (demo_nkids < demo_kids_cap)
         return 0;
@@ -431,19 +436,19 @@ int demo_kids_reserve(void)
     return 0;
 }
 
-void demo_kids_add(pid_t pid)
+static void demo_kids_add(pid_t pid)
 {
     demo_kids[demo_nkids++] = pid; /* room was made by demo_kids_reserve() */
 }
 
-void demo_kids_reap(void)
+static void demo_kids_reap(void)
 {
     pid_t pid;
     while ((pid = waitpid(-1, NULL, WNOHANG)) > 0)
         demo_kids_forget(pid);
 }
 
-void demo_kids_end(void)
+static void demo_kids_end(void)
 {
     for (size_t i = 0; i < demo_nkids; i++)
         kill(demo_kids[i], SIGTERM);
@@ -459,7 +464,37 @@ void demo_kids_end(void)
     demo_nkids = demo_kids_cap = 0;
 }
 
-int demo_thread_detached(const char *prog, void *(*fn)(void *), void *arg)
+void demo_fork_per_connection(const char *prog, int lfd, int (*take)(int lfd),
+                              void (*serve)(int fd))
+{
+    demo_kids_begin();
+    while (!demo_stop) {
+        demo_kids_reap();
+        int fd = take(lfd);
+        if (fd < 0)
+            continue;
+        if (demo_kids_reserve() < 0) {
+            close(fd);
+            continue;
+        }
+        pid_t pid = fork();
+        if (pid == 0) {
+            /* The child: serve this one connection and exit. If the parent dies, follow it. */
+            prctl(PR_SET_PDEATHSIG, SIGTERM);
+            close(lfd);
+            serve(fd);
+            _exit(0);
+        }
+        if (pid < 0)
+            fprintf(stderr, "%s: fork: %s\n", prog, strerror(errno));
+        else
+            demo_kids_add(pid);
+        close(fd); /* the child owns the connection now */
+    }
+    demo_kids_end(); /* SIGTERM to every child, and wait for them: none outlives us */
+}
+
+static int demo_thread_detached(const char *prog, void *(*fn)(void *), void *arg)
 {
     pthread_attr_t attr;
     pthread_t t;
@@ -472,6 +507,82 @@ int demo_thread_detached(const char *prog, void *(*fn)(void *), void *arg)
     if (err)
         fprintf(stderr, "%s: pthread_create: %s\n", prog, strerror(err));
     return -err;
+}
+
+int demo_epoll_listener(const char *prog, int lfd, epoll_data_t listener)
+{
+    int ep = epoll_create1(EPOLL_CLOEXEC);
+    if (ep < 0) {
+        fprintf(stderr, "%s: epoll_create1: %s\n", prog, strerror(errno));
+        return -1;
+    }
+    fcntl(lfd, F_SETFL, fcntl(lfd, F_GETFL) | O_NONBLOCK);
+    struct epoll_event ev = {.events = EPOLLIN, .data = listener};
+    epoll_ctl(ep, EPOLL_CTL_ADD, lfd, &ev);
+    return ep;
+}
+
+void *demo_conn_open(int ep, struct demo_conn **open, int fd, size_t size)
+{
+    struct demo_conn *c = calloc(1, size);
+    if (!c) {
+        close(fd);
+        return NULL;
+    }
+    c->fd = fd;
+    c->next = *open;
+    if (*open)
+        (*open)->prev = c;
+    *open = c;
+    struct epoll_event ev = {.events = EPOLLIN, .data.ptr = c};
+    epoll_ctl(ep, EPOLL_CTL_ADD, fd, &ev);
+    return c;
+}
+
+void demo_conn_close(struct demo_conn **open, struct demo_conn *c)
+{
+    close(c->fd); /* closing also removes it from the epoll set */
+    if (c->prev)
+        c->prev->next = c->next;
+    else
+        *open = c->next;
+    if (c->next)
+        c->next->prev = c->prev;
+    free(c);
+}
+
+void demo_conn_close_all(struct demo_conn **open, int ep)
+{
+    while (*open)
+        demo_conn_close(open, *open);
+    close(ep);
+}
+
+int demo_epoll_wait(const char *prog, int ep, struct epoll_event *events, int max)
+{
+    int n = epoll_wait(ep, events, max, -1); /* sleeps until a descriptor is ready */
+    if (n >= 0 || errno == EINTR)
+        return n < 0 ? 0 : n;
+    fprintf(stderr, "%s: epoll_wait: %s\n", prog, strerror(errno));
+    return -1;
+}
+
+static void (*demo_thread_serve)(int fd); /* serve() of demo_thread_per_connection */
+
+static void *demo_thread_main(void *arg)
+{
+    demo_thread_serve((int)(intptr_t)arg);
+    return NULL;
+}
+
+void demo_thread_per_connection(const char *prog, int lfd, int (*take)(int lfd),
+                                void (*serve)(int fd))
+{
+    demo_thread_serve = serve;
+    int fd;
+    while ((fd = take(lfd)) >= 0)
+        if (demo_thread_detached(prog, demo_thread_main, (void *)(intptr_t)fd) < 0)
+            close(fd);
 }
 
 int demo_write_all(int fd, const void *buf, size_t len)
@@ -509,6 +620,31 @@ uint64_t demo_now_ns(void)
     struct timespec ts;
     clock_gettime(CLOCK_MONOTONIC, &ts);
     return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
+
+void demo_sleep_ns(uint64_t ns)
+{
+    struct timespec ts = {.tv_sec = (time_t)(ns / 1000000000u),
+                          .tv_nsec = (long)(ns % 1000000000u)};
+    nanosleep(&ts, NULL);
+}
+
+int demo_second_passed(uint64_t *since)
+{
+    uint64_t now = demo_now_ns();
+    if (now - *since < 1000000000u)
+        return 0;
+    *since = now;
+    return 1;
+}
+
+void demo_publish_request(struct iolab_app *app, uint64_t bytes, uint64_t ns)
+{
+    if (!app)
+        return;
+    iolab_add(&app->requests, 1);
+    iolab_add(&app->bytes, bytes);
+    iolab_app_latency(app, ns);
 }
 
 int demo_hist_init(struct demo_hist *h)

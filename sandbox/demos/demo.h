@@ -18,10 +18,13 @@
 #ifndef IOLAB_DEMO_H
 #define IOLAB_DEMO_H
 
+#include "iolab_counters.h"
+
 #include <netinet/in.h>
 #include <signal.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <sys/epoll.h>
 
 /* Set by SIGTERM/SIGINT; every loop in the demos checks it after EINTR. */
 extern volatile sig_atomic_t demo_stop;
@@ -41,14 +44,14 @@ void demo_signals_mask(int how);
  */
 
 /* How an option's value is read and checked, and which member of `to` receives it. */
-enum demo_opt_kind {
-    DEMO_OPT_FLAG,    /* no value: *to.flag = 1 */
-    DEMO_OPT_TEXT,    /* any text: *to.text (argv's own string) */
-    DEMO_OPT_U64,     /* a whole number in [min, max]: *to.u64 */
-    DEMO_OPT_SIZE,    /* bytes with an optional K, M or G suffix, in [1, max]: *to.u64 */
-    DEMO_OPT_SECONDS, /* seconds, fractional, > 0: *to.seconds */
-    DEMO_OPT_HOST,    /* an IPv4 address: *to.host (checked once the other options are read) */
-    DEMO_OPT_MODE,    /* a name from the program's mode table: demo_cli_parse() returns its row */
+enum demo_kind {
+    DEMO_KIND_FLAG,    /* no value: *to.flag = 1 */
+    DEMO_KIND_TEXT,    /* any text: *to.text (argv's own string) */
+    DEMO_KIND_U64,     /* a whole number in [min, max]: *to.u64 */
+    DEMO_KIND_SIZE,    /* bytes with an optional K, M or G suffix, in [1, max]: *to.u64 */
+    DEMO_KIND_SECONDS, /* seconds, fractional, > 0: *to.seconds */
+    DEMO_KIND_HOST,    /* an IPv4 address: *to.host (checked once the other options are read) */
+    DEMO_KIND_MODE,    /* a name from the program's mode table: demo_cli_parse() returns its row */
 };
 
 /* --host as given (for messages and the ready line) and as an address. */
@@ -58,8 +61,8 @@ struct demo_host {
 };
 
 struct demo_opt {
-    const char *name;        /* "port" for --port */
-    enum demo_opt_kind kind; /* how its value is read */
+    const char *name;    /* "port" for --port */
+    enum demo_kind kind; /* how its value is read */
     union {
         int *flag;
         const char **text;
@@ -67,7 +70,7 @@ struct demo_opt {
         double *seconds;
         struct demo_host *host;
     } to;                 /* where the value goes */
-    uint64_t min, max;    /* DEMO_OPT_U64: the range; DEMO_OPT_SIZE: max */
+    uint64_t min, max;    /* DEMO_KIND_U64: the range; DEMO_KIND_SIZE: max */
     int required;         /* absent: "--NAME is required" */
     const char *not_with; /* the option it excludes: "give --A or --B, not both" */
     const char *arg;      /* the value's name in --help ("P", "BYTES"); none for a flag */
@@ -82,6 +85,12 @@ struct demo_mode {
     const char *help; /* its line in --help */
 };
 
+/* The row type of a server's mode table: the mode runs the server on a listening socket. */
+struct demo_server_mode {
+    struct demo_mode cli;   /* name and help */
+    void (*serve)(int lfd); /* serves until SIGTERM */
+};
+
 struct demo_cli {
     const char *prog;            /* the program's name: in --help and in every error */
     const char *usage;           /* the synopsis after "usage: PROG " */
@@ -93,40 +102,59 @@ struct demo_cli {
     void (*check)(void);         /* if set, checks options that depend on each other */
 };
 
-/* The --port and --host rows of a server's option table (--port 0: any free port). */
-#define DEMO_OPTS_LISTEN(port_p, host_p)                                                           \
-    {.name = "port",                                                                               \
-     .kind = DEMO_OPT_U64,                                                                         \
-     .to.u64 = (port_p),                                                                           \
-     .max = 65535,                                                                                 \
-     .required = 1,                                                                                \
-     .arg = "P",                                                                                   \
-     .help = "TCP port to listen on (0: any free port, printed at start)"},                        \
+/*
+ * The rows of an option table, one macro per kind: the name (without "--"), where the value
+ * goes, what it accepts, the value's name in --help and the help text. Further fields may follow:
+ * DEMO_OPT_U64("requests", &max, 1, 1000, "M", "stop after M", .not_with = "seconds").
+ */
+#define DEMO_OPT_FLAG(name_, flag_, help_, ...)                                                    \
     {                                                                                              \
-        .name = "host", .kind = DEMO_OPT_HOST, .to.host = (host_p), .arg = "H",                    \
+        .name = (name_), .kind = DEMO_KIND_FLAG, .to.flag = (flag_), .help = (help_), __VA_ARGS__  \
+    }
+#define DEMO_OPT_TEXT(name_, text_, arg_, help_, ...)                                              \
+    {                                                                                              \
+        .name = (name_), .kind = DEMO_KIND_TEXT, .to.text = (text_), .arg = (arg_),                \
+        .help = (help_), __VA_ARGS__                                                               \
+    }
+#define DEMO_OPT_U64(name_, u64_, min_, max_, arg_, help_, ...)                                    \
+    {                                                                                              \
+        .name = (name_), .kind = DEMO_KIND_U64, .to.u64 = (u64_), .min = (min_), .max = (max_),    \
+        .arg = (arg_), .help = (help_), __VA_ARGS__                                                \
+    }
+#define DEMO_OPT_SIZE(name_, u64_, max_, arg_, help_, ...)                                         \
+    {                                                                                              \
+        .name = (name_), .kind = DEMO_KIND_SIZE, .to.u64 = (u64_), .max = (max_), .arg = (arg_),   \
+        .help = (help_), __VA_ARGS__                                                               \
+    }
+
+/* --mode M, required; its values and their help come from the program's mode table. */
+#define DEMO_OPT_MODE                                                                              \
+    {                                                                                              \
+        .name = "mode", .kind = DEMO_KIND_MODE, .required = 1, .arg = "M"                          \
+    }
+
+/* --seconds T: run until T seconds have passed, or else until SIGTERM. */
+#define DEMO_OPT_SECONDS(seconds_)                                                                 \
+    {                                                                                              \
+        .name = "seconds", .kind = DEMO_KIND_SECONDS, .to.seconds = (seconds_), .arg = "T",        \
+        .help = "stop after T seconds (default: run until SIGTERM or SIGINT)"                      \
+    }
+
+/* --port P and --host H of a server (--port 0: any free port). */
+#define DEMO_OPTS_LISTEN(port_, host_)                                                             \
+    DEMO_OPT_U64("port", (port_), 0, 65535, "P",                                                   \
+                 "TCP port to listen on (0: any free port, printed at start)", .required = 1),     \
+    {                                                                                              \
+        .name = "host", .kind = DEMO_KIND_HOST, .to.host = (host_), .arg = "H",                    \
         .help = "IPv4 address to listen on (default 127.0.0.1)"                                    \
     }
 
-/* The --port and --host rows of a client's option table: where its server is. */
-#define DEMO_OPTS_CONNECT(port_p, host_p)                                                          \
-    {.name = "port",                                                                               \
-     .kind = DEMO_OPT_U64,                                                                         \
-     .to.u64 = (port_p),                                                                           \
-     .min = 1,                                                                                     \
-     .max = 65535,                                                                                 \
-     .required = 1,                                                                                \
-     .arg = "P",                                                                                   \
-     .help = "the server's TCP port"},                                                             \
+/* --port P and --host H of a client: where its server is. */
+#define DEMO_OPTS_CONNECT(port_, host_)                                                            \
+    DEMO_OPT_U64("port", (port_), 1, 65535, "P", "the server's TCP port", .required = 1),          \
     {                                                                                              \
-        .name = "host", .kind = DEMO_OPT_HOST, .to.host = (host_p), .arg = "H",                    \
+        .name = "host", .kind = DEMO_KIND_HOST, .to.host = (host_), .arg = "H",                    \
         .help = "the server's IPv4 address (default 127.0.0.1)"                                    \
-    }
-
-/* The --seconds row of a program that runs until a time limit, or else until SIGTERM. */
-#define DEMO_OPT_SECONDS(seconds_p)                                                                \
-    {                                                                                              \
-        .name = "seconds", .kind = DEMO_OPT_SECONDS, .to.seconds = (seconds_p), .arg = "T",        \
-        .help = "stop after T seconds (default: run until SIGTERM or SIGINT)"                      \
     }
 
 /* A number macro as a string, for help texts: DEMO_STR(NAME_MAX_LEN) is "24". */
@@ -218,30 +246,79 @@ int demo_write_all(int fd, const void *buf, size_t len);
 int demo_accept(const char *prog, int lfd, int flags);
 
 /*
- * The children of a fork-per-connection server, kept so that none outlives it. kids_begin
- * makes SIGCHLD interrupt a blocked accept() (so exited children are reaped at once);
- * kids_reserve makes room before fork() (-1 when out of memory: do not fork); kids_add records
- * a child; kids_reap collects the exited ones without blocking; kids_end passes SIGTERM on to
- * every child still running and waits for all of them.
+ * The two servers that give each connection a worker of its own. take(lfd) returns the next
+ * connection (counting it as opened), or -1 once the server is to stop; serve(fd) serves it start
+ * to end and closes it.
+ *
+ * demo_fork_per_connection: fork() per connection; the child serves and exits (and follows the
+ * parent if the parent dies first), the parent closes its copy and goes on accepting. SIGCHLD
+ * interrupts a blocked accept(); exited children are reaped with waitpid(WNOHANG) before each
+ * accept. On SIGTERM it passes SIGTERM on to every child still running and waits for them all.
+ *
+ * demo_thread_per_connection: pthread_create() of a detached thread per connection, started
+ * with SIGTERM and SIGINT blocked so that they always reach the accepting thread. Returning
+ * ends the process, and with it the workers mid-connection.
  */
-void demo_kids_begin(void);
-int demo_kids_reserve(void);
-void demo_kids_add(pid_t pid);
-void demo_kids_reap(void);
-void demo_kids_end(void);
+void demo_fork_per_connection(const char *prog, int lfd, int (*take)(int lfd),
+                              void (*serve)(int fd));
+void demo_thread_per_connection(const char *prog, int lfd, int (*take)(int lfd),
+                                void (*serve)(int fd));
 
 /*
- * pthread_create() of a detached thread running fn(arg), started with SIGTERM and SIGINT blocked
- * so that they always reach the thread that accepts (and whose accept() they must interrupt).
- * 0, or a negative errno after saying why on stderr.
+ * The start of an epoll server: epoll_create1(), the listener made non-blocking (so that one
+ * wake-up can accept the whole backlog, up to EAGAIN) and added for EPOLLIN with the given data.
+ * The epoll descriptor, or -1 after saying why on stderr.
  */
-int demo_thread_detached(const char *prog, void *(*fn)(void *), void *arg);
+int demo_epoll_listener(const char *prog, int lfd, epoll_data_t listener);
+
+/*
+ * A connection of an epoll server, the first member of the program's own connection struct.
+ * epoll cannot list its set, so the server keeps its connections in a list (open), to free
+ * them when it stops.
+ */
+struct demo_conn {
+    struct demo_conn *prev, *next; /* the list of open connections */
+    int fd;
+};
+
+/*
+ * calloc()s a connection of size bytes (a struct that starts with struct demo_conn) for fd,
+ * puts it at the front of *open and adds fd to the epoll set for EPOLLIN with the connection
+ * as its data (epoll_ctl(EPOLL_CTL_ADD)). NULL, with fd closed, when out of memory.
+ */
+void *demo_conn_open(int ep, struct demo_conn **open, int fd, size_t size);
+
+/* Closes the connection (which also takes it out of the epoll set), unlinks and frees it. */
+void demo_conn_close(struct demo_conn **open, struct demo_conn *c);
+
+/* Closes every connection still open, and the epoll set: the end of an epoll server. */
+void demo_conn_close_all(struct demo_conn **open, int ep);
+
+/*
+ * epoll_wait() with no timeout: the number of events; 0 when a signal interrupted it (the caller
+ * checks demo_stop); -1 after saying why on stderr.
+ */
+int demo_epoll_wait(const char *prog, int ep, struct epoll_event *events, int max);
 
 /* Sends all of buf with send(MSG_NOSIGNAL), looping likewise. 0 or a negative errno. */
 int demo_send_all(int fd, const void *buf, size_t len);
 
 /* CLOCK_MONOTONIC in nanoseconds. */
 uint64_t demo_now_ns(void);
+
+/* nanosleep() for ns nanoseconds; SIGTERM cuts it short (the caller checks demo_stop). */
+void demo_sleep_ns(uint64_t ns);
+
+/* 1 once a second has passed since *since, which then becomes now: the pace of a once-a-second
+   line. 0 before that. */
+int demo_second_passed(uint64_t *since);
+
+/*
+ * Publishes one request of bytes bytes that took ns into the calling thread's slot of the
+ * counter page (requests, bytes, latency histogram); nothing when app is NULL (no counting
+ * shim). No system call.
+ */
+void demo_publish_request(struct iolab_app *app, uint64_t bytes, uint64_t ns);
 
 /* Request latencies in 1 µs buckets up to DEMO_HIST_US; slower ones share the last bucket. */
 #define DEMO_HIST_US 1000000u

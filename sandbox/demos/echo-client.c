@@ -183,11 +183,7 @@ static int conn_receive(struct conn *c)
         if (app)
             iolab_add(&app->errors, 1);
     }
-    if (app) {
-        iolab_add(&app->requests, 1);
-        iolab_add(&app->bytes, size);
-        iolab_app_latency(app, ns);
-    }
+    demo_publish_request(app, size, ns);
     if (per_conn && ++c->replies >= per_conn && !(max_requests && issued >= max_requests)) {
         conn_hang_up(c); /* done with this connection: queue up again with a new one */
         conn_connect(c);
@@ -240,40 +236,14 @@ static int fib;        /* --fib: end every message with a newline */
 
 static const struct demo_opt opts[] = {
     DEMO_OPTS_CONNECT(&port, &host),
-    {.name = "connections",
-     .kind = DEMO_OPT_U64,
-     .to.u64 = &nconns,
-     .min = 1,
-     .max = 10000,
-     .arg = "N",
-     .help = "concurrent connections (default 1)"},
-    {.name = "requests",
-     .kind = DEMO_OPT_U64,
-     .to.u64 = &max_requests,
-     .min = 1,
-     .max = UINT64_MAX / 2,
-     .not_with = "seconds",
-     .arg = "M",
-     .help = "stop after M replies in total"},
+    DEMO_OPT_U64("connections", &nconns, 1, 10000, "N", "concurrent connections (default 1)"),
+    DEMO_OPT_U64("requests", &max_requests, 1, UINT64_MAX / 2, "M", "stop after M replies in total",
+                 .not_with = "seconds"),
     DEMO_OPT_SECONDS(&seconds),
-    {.name = "size",
-     .kind = DEMO_OPT_U64,
-     .to.u64 = &size,
-     .min = 1,
-     .max = MAX_MSG_SIZE,
-     .arg = "S",
-     .help = "message size in bytes (default 16)"},
-    {.name = "per-connection",
-     .kind = DEMO_OPT_U64,
-     .to.u64 = &per_conn,
-     .min = 1,
-     .max = UINT64_MAX / 2,
-     .arg = "K",
-     .help = "close each connection after K replies and open a new one"},
-    {.name = "fib",
-     .kind = DEMO_OPT_FLAG,
-     .to.flag = &fib,
-     .help = "end every message with a newline, for 'echo-server --fib N'"},
+    DEMO_OPT_U64("size", &size, 1, MAX_MSG_SIZE, "S", "message size in bytes (default 16)"),
+    DEMO_OPT_U64("per-connection", &per_conn, 1, UINT64_MAX / 2, "K",
+                 "close each connection after K replies and open a new one"),
+    DEMO_OPT_FLAG("fib", &fib, "end every message with a newline, for 'echo-server --fib N'"),
     {0},
 };
 

@@ -31,9 +31,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/epoll.h>
-#include <sys/prctl.h>
 #include <sys/socket.h>
-#include <sys/wait.h>
 #include <unistd.h>
 
 #define PROG     "echo-server"
@@ -101,8 +99,9 @@ static int echo_accept(int lfd, int flags)
  * One connection with blocking I/O, start to end: read, answer, repeat. Used by the iterative,
  * fork and thread modes, which differ only in who runs it.
  */
-static void echo_serve_conn(int fd, struct iolab_app *app)
+static void echo_serve_conn(int fd)
 {
+    struct iolab_app *app = iolab_app(); /* the slot of the process or thread serving it */
     char buf[ECHO_BUF];
     size_t have = 0;
     while (!demo_stop) { /* checked here too: SIGTERM may land while we are not blocked */
@@ -126,88 +125,52 @@ static void echo_serve_conn(int fd, struct iolab_app *app)
     echo_publish_conn(app, 0);
 }
 
-static void echo_iterative(int lfd)
+/* The next connection for the blocking modes, counted as opened; -1 once we are to stop. */
+static int echo_take(int lfd)
 {
-    struct iolab_app *app = iolab_app();
-    int fd;
-    while ((fd = echo_accept(lfd, 0)) >= 0) {
-        echo_publish_conn(app, 1);
-        echo_serve_conn(fd, app);
-    }
+    int fd = echo_accept(lfd, 0);
+    if (fd >= 0)
+        echo_publish_conn(iolab_app(), 1);
+    return fd;
 }
 
-/* ---- fork: a child per connection ---- */
+static void echo_iterative(int lfd)
+{
+    int fd;
+    while ((fd = echo_take(lfd)) >= 0)
+        echo_serve_conn(fd); /* meanwhile the next client waits in the listen backlog */
+}
+
+/* ---- fork and thread: a child process, or a thread, per connection ---- */
 
 static void echo_fork(int lfd)
 {
-    struct iolab_app *app = iolab_app();
-    demo_kids_begin();
-    while (!demo_stop) {
-        demo_kids_reap();
-        int fd = echo_accept(lfd, 0);
-        if (fd < 0)
-            continue;
-        echo_publish_conn(app, 1);
-        if (demo_kids_reserve() < 0) {
-            close(fd);
-            continue;
-        }
-        pid_t pid = fork();
-        if (pid == 0) {
-            /* The child: serve this one connection and exit. If the parent dies, follow it. */
-            prctl(PR_SET_PDEATHSIG, SIGTERM);
-            close(lfd);
-            echo_serve_conn(fd, iolab_app()); /* iolab_app() again: the child has its own slot */
-            _exit(0);
-        }
-        if (pid < 0)
-            perror(PROG ": fork");
-        else
-            demo_kids_add(pid);
-        close(fd); /* the child owns the connection now */
-    }
-    demo_kids_end(); /* SIGTERM to every child, and wait for them: none outlives us */
-}
-
-/* ---- thread: a thread per connection ---- */
-
-static void *echo_thread_main(void *arg)
-{
-    int fd = (int)(intptr_t)arg;
-    echo_serve_conn(fd, iolab_app()); /* this thread's own slot */
-    return NULL;
+    /* fork() per connection: the child runs echo_serve_conn(), the parent accepts and reaps. */
+    demo_fork_per_connection(PROG, lfd, echo_take, echo_serve_conn);
 }
 
 static void echo_thread(int lfd)
 {
-    struct iolab_app *app = iolab_app();
-    int fd;
-    while ((fd = echo_accept(lfd, 0)) >= 0) {
-        echo_publish_conn(app, 1);
-        /* pthread_create(): the new thread serves the connection, this one accepts the next. */
-        if (demo_thread_detached(PROG, echo_thread_main, (void *)(intptr_t)fd) < 0)
-            close(fd);
-    }
-    /* Returning ends the process, and with it the detached workers mid-connection. */
+    /* pthread_create() per connection: the thread runs echo_serve_conn(), this one accepts. */
+    demo_thread_per_connection(PROG, lfd, echo_take, echo_serve_conn);
 }
 
 /* ---- epoll: one thread, many connections ---- */
 
 struct echo_conn {
-    struct echo_conn *prev, *next; /* the open connections, so that stopping can free them */
-    int fd;
-    int want_out;      /* waiting for EPOLLOUT (a reply did not fit) instead of EPOLLIN */
-    size_t have;       /* bytes in buf */
-    size_t reply;      /* bytes at the front of buf being sent back */
-    size_t sent;       /* of those, already sent */
-    uint64_t requests; /* requests that reply answers */
+    struct demo_conn conn; /* its socket, in the list of open connections */
+    int want_out;          /* waiting for EPOLLOUT (a reply did not fit) instead of EPOLLIN */
+    size_t have;           /* bytes in buf */
+    size_t reply;          /* bytes at the front of buf being sent back */
+    size_t sent;           /* of those, already sent */
+    uint64_t requests;     /* requests that reply answers */
     char buf[ECHO_BUF];
 };
 
 static void echo_epoll_watch(int ep, struct echo_conn *c, int want_out)
 {
     struct epoll_event ev = {.events = want_out ? EPOLLOUT : EPOLLIN, .data.ptr = c};
-    epoll_ctl(ep, EPOLL_CTL_MOD, c->fd, &ev);
+    epoll_ctl(ep, EPOLL_CTL_MOD, c->conn.fd, &ev);
     c->want_out = want_out;
 }
 
@@ -215,7 +178,7 @@ static void echo_epoll_watch(int ep, struct echo_conn *c, int want_out)
 static int echo_epoll_step(int ep, struct echo_conn *c, struct iolab_app *app)
 {
     if (!c->want_out) {
-        ssize_t n = read(c->fd, c->buf + c->have, sizeof c->buf - c->have);
+        ssize_t n = read(c->conn.fd, c->buf + c->have, sizeof c->buf - c->have);
         if (n < 0 && (errno == EAGAIN || errno == EINTR))
             return 0;
         if (n <= 0)
@@ -225,7 +188,7 @@ static int echo_epoll_step(int ep, struct echo_conn *c, struct iolab_app *app)
         if (c->reply == 0)
             return c->have == sizeof c->buf ? -1 : 0; /* partial --fib line: read more */
     }
-    ssize_t n = write(c->fd, c->buf + c->sent, c->reply - c->sent);
+    ssize_t n = write(c->conn.fd, c->buf + c->sent, c->reply - c->sent);
     if (n < 0 && errno != EAGAIN && errno != EINTR)
         return -1;
     if (n > 0)
@@ -248,72 +211,34 @@ static int echo_epoll_step(int ep, struct echo_conn *c, struct iolab_app *app)
 static void echo_epoll(int lfd)
 {
     struct iolab_app *app = iolab_app();
-    int ep = epoll_create1(EPOLL_CLOEXEC);
-    if (ep < 0) {
-        perror(PROG ": epoll_create1");
+    /* epoll_create1(), and the listener in the set, non-blocking, as NULL. */
+    int ep = demo_epoll_listener(PROG, lfd, (epoll_data_t){.ptr = NULL});
+    if (ep < 0)
         return;
-    }
-    fcntl(lfd, F_SETFL, fcntl(lfd, F_GETFL) | O_NONBLOCK);
-    struct epoll_event ev = {.events = EPOLLIN, .data.ptr = NULL}; /* NULL: the listener */
-    epoll_ctl(ep, EPOLL_CTL_ADD, lfd, &ev);
 
     struct epoll_event events[64];
-    struct echo_conn *open = NULL; /* epoll cannot list its set: keep our own */
-    while (!demo_stop) {
-        int n = epoll_wait(ep, events, 64, -1);
-        if (n < 0 && errno != EINTR) {
-            perror(PROG ": epoll_wait");
-            break;
-        }
+    struct demo_conn *open = NULL; /* epoll cannot list its set: keep our own */
+    int n;
+    while (!demo_stop && (n = demo_epoll_wait(PROG, ep, events, 64)) >= 0) {
         for (int i = 0; i < n; i++) {
             struct echo_conn *c = events[i].data.ptr;
             if (c == NULL) { /* the listener: take every connection waiting in the backlog */
                 int fd;
-                while ((fd = echo_accept(lfd, SOCK_NONBLOCK)) >= 0) {
-                    c = calloc(1, sizeof *c);
-                    if (!c) {
-                        close(fd);
-                        continue;
-                    }
-                    c->fd = fd;
-                    c->next = open;
-                    if (open)
-                        open->prev = c;
-                    open = c;
-                    struct epoll_event cev = {.events = EPOLLIN, .data.ptr = c};
-                    epoll_ctl(ep, EPOLL_CTL_ADD, fd, &cev);
-                    echo_publish_conn(app, 1);
-                }
+                while ((fd = echo_accept(lfd, SOCK_NONBLOCK)) >= 0)
+                    if (demo_conn_open(ep, &open, fd, sizeof *c)) /* epoll_ctl(EPOLL_CTL_ADD) */
+                        echo_publish_conn(app, 1);
             } else if (echo_epoll_step(ep, c, app) < 0) {
-                close(c->fd); /* closing also removes it from the epoll set */
-                if (c->prev)
-                    c->prev->next = c->next;
-                else
-                    open = c->next;
-                if (c->next)
-                    c->next->prev = c->prev;
-                free(c);
+                demo_conn_close(&open, &c->conn); /* close() takes it out of the set */
                 echo_publish_conn(app, 0);
             }
         }
     }
-    while (open) {
-        struct echo_conn *next = open->next;
-        close(open->fd);
-        free(open);
-        open = next;
-    }
-    close(ep);
+    demo_conn_close_all(&open, ep);
 }
 
 /* ---- modes and main ---- */
 
-struct echo_mode {
-    struct demo_mode cli; /* name and help */
-    void (*serve)(int lfd);
-};
-
-static const struct echo_mode echo_modes[] = {
+static const struct demo_server_mode echo_modes[] = {
     {.cli = {"iterative", "one connection at a time"}, .serve = echo_iterative},
     {.cli = {"epoll", "one thread, non-blocking sockets, epoll_wait()"}, .serve = echo_epoll},
     {.cli = {"fork", "a child process per connection"}, .serve = echo_fork},
@@ -325,13 +250,9 @@ static struct demo_host echo_host = {.name = "127.0.0.1"};
 
 static const struct demo_opt echo_opts[] = {
     DEMO_OPTS_LISTEN(&echo_port, &echo_host),
-    {.name = "mode", .kind = DEMO_OPT_MODE, .required = 1, .arg = "M"},
-    {.name = "fib",
-     .kind = DEMO_OPT_U64,
-     .to.u64 = &echo_fib_n,
-     .max = 50,
-     .arg = "N",
-     .help = "answer each newline-terminated line, after computing fib(N)"},
+    DEMO_OPT_MODE,
+    DEMO_OPT_U64("fib", &echo_fib_n, 0, 50, "N",
+                 "answer each newline-terminated line, after computing fib(N)"),
     {0},
 };
 
@@ -341,12 +262,11 @@ static const struct demo_cli echo_cli = {
     .about = "A TCP echo server. Prints 'listening on HOST:PORT mode=MODE' once it listens.\n",
     .opts = echo_opts,
     DEMO_MODES(echo_modes),
-    .footer = "Stops cleanly (status 0) on SIGTERM or SIGINT.\n",
 };
 
 int main(int argc, char **argv)
 {
-    const struct echo_mode *mode = demo_cli_parse(&echo_cli, argc, argv);
+    const struct demo_server_mode *mode = demo_cli_parse(&echo_cli, argc, argv);
     int lfd = demo_server_start(PROG, &echo_host, echo_port, "mode=%s", mode->cli.name);
     mode->serve(lfd);
     close(lfd);

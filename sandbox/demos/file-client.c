@@ -79,13 +79,6 @@ static void count_error(struct worker *w)
         iolab_add(&w->app->errors, 1);
 }
 
-static void sleep_ns(uint64_t ns)
-{
-    struct timespec ts = {.tv_sec = (time_t)(ns / 1000000000u),
-                          .tv_nsec = (long)(ns % 1000000000u)};
-    nanosleep(&ts, NULL);
-}
-
 /* read() that waits through the receive timeout until data, EOF, an error, or the end. */
 static ssize_t read_some(int fd, void *buf, size_t len)
 {
@@ -182,7 +175,7 @@ static void *worker_main(void *arg)
             fd = connect_server();
             if (fd < 0) {
                 count_error(w); /* typically ECONNREFUSED: the server is restarting */
-                sleep_ns(backoff);
+                demo_sleep_ns(backoff);
                 backoff = backoff * 2 < BACKOFF_MAX ? backoff * 2 : BACKOFF_MAX;
                 continue;
             }
@@ -200,7 +193,7 @@ static void *worker_main(void *arg)
         } else if (!ok) {
             count_error(w);
             w->wrong++;
-            sleep_ns(backoff); /* a wrong answer will not improve by asking faster */
+            demo_sleep_ns(backoff); /* a wrong answer will not improve by asking faster */
         } else {
             uint64_t ns = demo_now_ns() - t0;
             demo_hist_add(&w->hist, ns);
@@ -237,32 +230,14 @@ static double seconds;            /* --seconds; 0: no limit */
 
 static const struct demo_opt opts[] = {
     DEMO_OPTS_CONNECT(&port, &host),
-    {.name = "path",
-     .kind = DEMO_OPT_TEXT,
-     .to.text = &path,
-     .arg = "/NAME",
-     .help = "what to download"},
-    {.name = "connections",
-     .kind = DEMO_OPT_U64,
-     .to.u64 = &nconns,
-     .min = 1,
-     .max = 256,
-     .arg = "N",
-     .help = "concurrent connections (default 1, at most 256)"},
-    {.name = "requests",
-     .kind = DEMO_OPT_U64,
-     .to.u64 = &max_requests,
-     .min = 1,
-     .max = UINT64_MAX / 2,
-     .not_with = "seconds",
-     .arg = "M",
-     .help = "stop after M downloads in total"},
+    DEMO_OPT_TEXT("path", &path, "/NAME", "what to download"),
+    DEMO_OPT_U64("connections", &nconns, 1, 256, "N",
+                 "concurrent connections (default 1, at most 256)"),
+    DEMO_OPT_U64("requests", &max_requests, 1, UINT64_MAX / 2, "M",
+                 "stop after M downloads in total", .not_with = "seconds"),
     DEMO_OPT_SECONDS(&seconds),
-    {.name = "verify",
-     .kind = DEMO_OPT_TEXT,
-     .to.text = &verify,
-     .arg = "FILE",
-     .help = "compare every byte with FILE; exit 1 if any download differed"},
+    DEMO_OPT_TEXT("verify", &verify, "FILE",
+                  "compare every byte with FILE; exit 1 if any download differed"),
     {0},
 };
 
@@ -336,7 +311,7 @@ static int run(void)
     uint64_t deadline = seconds > 0 ? start + (uint64_t)(seconds * 1e9) : 0;
     while (!demo_stop && __atomic_load_n(&running, __ATOMIC_RELAXED) > 0 &&
            (!deadline || demo_now_ns() < deadline))
-        sleep_ns(10000000);
+        demo_sleep_ns(10000000);
     double elapsed = (double)(demo_now_ns() - start) / 1e9;
     finish = 1;
 

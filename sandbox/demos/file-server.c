@@ -188,9 +188,8 @@ static int serve_request(int sock, const char *head, char *buf, struct iolab_app
 }
 
 /* One connection, in its own thread: read a request head, answer it, repeat. */
-static void *conn_main(void *arg)
+static void conn_serve(int sock)
 {
-    int sock = (int)(intptr_t)arg;
     struct iolab_app *app = iolab_app(); /* this thread's own slot */
     char *buf = malloc(buffer_size);     /* read-send's copy buffer */
     char req[REQUEST_MAX + 1];
@@ -224,25 +223,21 @@ done:
     close(sock);
     if (app)
         iolab_add(&app->conns_closed, 1);
-    return NULL;
 }
 
-/* Accepts connections and starts a thread for each. */
-static void file_serve(int lfd)
+/* The next connection, counted as opened; -1 once we are to stop. */
+static int conn_accept(int lfd)
 {
+    int sock = demo_accept(PROG, lfd, 0); /* accept4(), retried on EINTR */
+    if (sock < 0)
+        return -1;
+    /* Headers and small bodies go out at once instead of waiting for a delayed ACK. */
+    int one = 1;
+    setsockopt(sock, IPPROTO_TCP, TCP_NODELAY, &one, sizeof one);
     struct iolab_app *app = iolab_app();
-    int sock;
-    while ((sock = demo_accept(PROG, lfd, 0)) >= 0) { /* accept4(), retried on EINTR */
-        /* Headers and small bodies go out at once instead of waiting for a delayed ACK. */
-        int one = 1;
-        setsockopt(sock, IPPROTO_TCP, TCP_NODELAY, &one, sizeof one);
-        if (app)
-            iolab_add(&app->conns_opened, 1);
-        /* pthread_create(): the new thread serves the connection, this one accepts the next. */
-        if (demo_thread_detached(PROG, conn_main, (void *)(intptr_t)sock) < 0)
-            close(sock);
-    }
-    /* Returning ends the process, and with it the detached workers mid-connection. */
+    if (app)
+        iolab_add(&app->conns_opened, 1);
+    return sock;
 }
 
 /* ---- options and main ---- */
@@ -253,20 +248,10 @@ static const char *file_root; /* --root DIR */
 
 static const struct demo_opt file_opts[] = {
     DEMO_OPTS_LISTEN(&file_port, &file_host),
-    {.name = "root",
-     .kind = DEMO_OPT_TEXT,
-     .to.text = &file_root,
-     .required = 1,
-     .arg = "DIR",
-     .help = "directory whose files are served"},
-    {.name = "mode", .kind = DEMO_OPT_MODE, .required = 1, .arg = "M"},
-    {.name = "buffer",
-     .kind = DEMO_OPT_U64,
-     .to.u64 = &buffer_size,
-     .min = 1,
-     .max = BUFFER_MAX,
-     .arg = "BYTES",
-     .help = "read() size in read-send mode (default 65536)"},
+    DEMO_OPT_TEXT("root", &file_root, "DIR", "directory whose files are served", .required = 1),
+    DEMO_OPT_MODE,
+    DEMO_OPT_U64("buffer", &buffer_size, 1, BUFFER_MAX, "BYTES",
+                 "read() size in read-send mode (default 65536)"),
     {0},
 };
 
@@ -277,7 +262,7 @@ static const struct demo_cli file_cli = {
              "Prints 'listening on HOST:PORT mode=MODE buffer=B' once it listens.\n",
     .opts = file_opts,
     DEMO_MODES(file_modes),
-    .footer = "One thread per connection. Stops cleanly (status 0) on SIGTERM or SIGINT.\n",
+    .footer = "One thread per connection.\n",
 };
 
 int main(int argc, char **argv)
@@ -289,7 +274,8 @@ int main(int argc, char **argv)
                          strerror(errno));
     int lfd = demo_server_start(PROG, &file_host, file_port, "mode=%s buffer=%llu", mode->cli.name,
                                 (unsigned long long)buffer_size);
-    file_serve(lfd);
+    /* pthread_create() per connection: the thread runs conn_serve(), this one accepts. */
+    demo_thread_per_connection(PROG, lfd, conn_accept, conn_serve);
     close(lfd);
     return 0;
 }

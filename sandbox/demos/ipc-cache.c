@@ -156,25 +156,12 @@ static void cleanup(void)
 static const char *dir; /* --dir */
 
 static const struct demo_opt opts[] = {
-    {.name = "dir",
-     .kind = DEMO_OPT_TEXT,
-     .to.text = &dir,
-     .arg = "DIR",
-     .help = "the files to serve"},
-    {.name = "segments",
-     .kind = DEMO_OPT_U64,
-     .to.u64 = &nsegments,
-     .min = 1,
-     .max = MAX_SEGMENTS,
-     .arg = "N",
-     .help = "shared-memory segments, one worker thread each (1-" DEMO_STR(
-         MAX_SEGMENTS) ", default 4)"},
-    {.name = "segment-size",
-     .kind = DEMO_OPT_SIZE,
-     .to.u64 = &segment_size,
-     .max = 64u << 20,
-     .arg = "S",
-     .help = "bytes per segment, K/M suffixes (4K-64M, default 64K)"},
+    DEMO_OPT_TEXT("dir", &dir, "DIR", "the files to serve"),
+    DEMO_OPT_U64(
+        "segments", &nsegments, 1, MAX_SEGMENTS, "N",
+        "shared-memory segments, one worker thread each (1-" DEMO_STR(MAX_SEGMENTS) ", default 4)"),
+    DEMO_OPT_SIZE("segment-size", &segment_size, 64u << 20, "S",
+                  "bytes per segment, K/M suffixes (4K-64M, default 64K)"),
     {0},
 };
 

@@ -168,11 +168,7 @@ static void *run_thread(void *arg)
         }
         t->requests++;
         demo_hist_add(&t->hist, ns);
-        if (app) {
-            iolab_add(&app->requests, 1);
-            iolab_add(&app->bytes, f->size);
-            iolab_app_latency(app, ns);
-        }
+        demo_publish_request(app, f->size, ns);
     }
     free(buf);
     disconnect(t);
@@ -203,31 +199,13 @@ static void check_args(void)
 }
 
 static const struct demo_opt opts[] = {
-    {.name = "dir",
-     .kind = DEMO_OPT_TEXT,
-     .to.text = &dir,
-     .arg = "DIR",
-     .help = "where the files are (to verify against)"},
-    {.name = "file",
-     .kind = DEMO_OPT_TEXT,
-     .to.text = &file,
-     .arg = "NAME",
-     .help = "a file to ask for (up to " DEMO_STR(MAX_FILES) "; at least one)",
-     .after = add_file},
-    {.name = "concurrency",
-     .kind = DEMO_OPT_U64,
-     .to.u64 = &concurrency,
-     .min = 1,
-     .max = MAX_THREADS,
-     .arg = "C",
-     .help = "threads, thread k using segment k (1-" DEMO_STR(MAX_THREADS) ", default 2)"},
-    {.name = "requests",
-     .kind = DEMO_OPT_U64,
-     .to.u64 = &max_requests,
-     .min = 1,
-     .max = UINT64_MAX / 2,
-     .arg = "M",
-     .help = "stop after M files"},
+    DEMO_OPT_TEXT("dir", &dir, "DIR", "where the files are (to verify against)"),
+    DEMO_OPT_TEXT("file", &file, "NAME",
+                  "a file to ask for (up to " DEMO_STR(MAX_FILES) "; at least one)",
+                  .after = add_file),
+    DEMO_OPT_U64("concurrency", &concurrency, 1, MAX_THREADS, "C",
+                 "threads, thread k using segment k (1-" DEMO_STR(MAX_THREADS) ", default 2)"),
+    DEMO_OPT_U64("requests", &max_requests, 1, UINT64_MAX / 2, "M", "stop after M files"),
     DEMO_OPT_SECONDS(&seconds),
     {0},
 };

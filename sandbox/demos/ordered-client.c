@@ -83,11 +83,7 @@ static int converse(int fd, struct iolab_app *app)
         int r = demo_get_line(fd, 1, &heard, reply); /* blocks until the reply comes */
         if (r <= 0)
             return demo_stop ? 0 : -1;
-        if (app) {
-            iolab_add(&app->requests, 1);
-            iolab_add(&app->bytes, strlen(reply) + 1);
-            iolab_app_latency(app, demo_now_ns() - t0);
-        }
+        demo_publish_request(app, strlen(reply) + 1, demo_now_ns() - t0);
         printf("server: %s\n", reply);
         fflush(stdout);
         if (strcmp(reply, "exit") == 0)
@@ -128,22 +124,11 @@ static void check_repeat(void)
 
 static const struct demo_opt opts[] = {
     DEMO_OPTS_CONNECT(&port, &host),
-    {.name = "script",
-     .kind = DEMO_OPT_TEXT,
-     .to.text = &script_text,
-     .arg = "LINES",
-     .help = "send these ';'-separated lines instead of reading stdin",
-     .after = split_script},
-    {.name = "interval",
-     .kind = DEMO_OPT_U64,
-     .to.u64 = &interval_ms,
-     .max = 3600000,
-     .arg = "MS",
-     .help = "pause between script lines (default 1000)"},
-    {.name = "repeat",
-     .kind = DEMO_OPT_FLAG,
-     .to.flag = &repeat,
-     .help = "start the script over after its last line (no 'exit' in it)"},
+    DEMO_OPT_TEXT("script", &script_text, "LINES",
+                  "send these ';'-separated lines instead of reading stdin", .after = split_script),
+    DEMO_OPT_U64("interval", &interval_ms, 0, 3600000, "MS",
+                 "pause between script lines (default 1000)"),
+    DEMO_OPT_FLAG("repeat", &repeat, "start the script over after its last line (no 'exit' in it)"),
     {0},
 };
 
@@ -153,7 +138,6 @@ static const struct demo_cli cli = {
     .about = "Talks with ordered-server in turns: sends a line, waits for the one-line reply,\n"
              "prints it, and only then reads the next line. `exit` from either side ends it.\n",
     .opts = opts,
-    .footer = "Stops cleanly (status 0) on SIGTERM or SIGINT.\n",
     .check = check_repeat,
 };
 

@@ -102,13 +102,10 @@ static void check_reply(void)
 
 static const struct demo_opt opts[] = {
     DEMO_OPTS_LISTEN(&port, &host),
-    {.name = "reply",
-     .kind = DEMO_OPT_TEXT,
-     .to.text = &fixed_reply,
-     .arg = "TEXT",
-     .help = "answer every message with TEXT; without it, each answer is the next\n"
-             "line typed on stdin, and 'ack N' once stdin is closed",
-     .after = check_reply},
+    DEMO_OPT_TEXT("reply", &fixed_reply, "TEXT",
+                  "answer every message with TEXT; without it, each answer is the next\n"
+                  "line typed on stdin, and 'ack N' once stdin is closed",
+                  .after = check_reply),
     {0},
 };
 
@@ -119,7 +116,6 @@ static const struct demo_cli cli = {
              "prints it and answers with one line. `exit` from either side ends the conversation;\n"
              "the server then waits for the next client. Prints 'listening on HOST:PORT' first.\n",
     .opts = opts,
-    .footer = "Stops cleanly (status 0) on SIGTERM or SIGINT.\n",
 };
 
 int main(int argc, char **argv)

@@ -186,32 +186,13 @@ static uint64_t size = 64 << 20, rounds, buffer = 128 << 10;
 static double seconds;
 
 static const struct demo_opt opts[] = {
-    {.name = "dir",
-     .kind = DEMO_OPT_TEXT,
-     .to.text = &dir,
-     .required = 1,
-     .arg = "DIR",
-     .help = "a directory on a disk filesystem (not tmpfs)"},
-    {.name = "mode", .kind = DEMO_OPT_MODE, .required = 1, .arg = "M"},
-    {.name = "size",
-     .kind = DEMO_OPT_SIZE,
-     .to.u64 = &size,
-     .max = SIZE_MAX_,
-     .arg = "BYTES",
-     .help = "file size, K/M/G suffixes allowed (default 64M, at most 1G)"},
-    {.name = "buffer",
-     .kind = DEMO_OPT_SIZE,
-     .to.u64 = &buffer,
-     .max = BUFFER_MAX,
-     .arg = "BYTES",
-     .help = "read() size (default 128K)"},
-    {.name = "rounds",
-     .kind = DEMO_OPT_U64,
-     .to.u64 = &rounds,
-     .min = 1,
-     .max = UINT64_MAX,
-     .arg = "N",
-     .help = "stop after N timed passes"},
+    DEMO_OPT_TEXT("dir", &dir, "DIR", "a directory on a disk filesystem (not tmpfs)",
+                  .required = 1),
+    DEMO_OPT_MODE,
+    DEMO_OPT_SIZE("size", &size, SIZE_MAX_, "BYTES",
+                  "file size, K/M/G suffixes allowed (default 64M, at most 1G)"),
+    DEMO_OPT_SIZE("buffer", &buffer, BUFFER_MAX, "BYTES", "read() size (default 128K)"),
+    DEMO_OPT_U64("rounds", &rounds, 1, UINT64_MAX, "N", "stop after N timed passes"),
     DEMO_OPT_SECONDS(&seconds),
     {0},
 };
@@ -285,17 +266,11 @@ static int run(const struct cache_mode *mode)
         period.ns += ns;
         period.calls += calls;
         period.resident_sum += pct;
-        if (app) {
-            iolab_add(&app->requests, 1);
-            iolab_add(&app->bytes, size);
-            iolab_app_latency(app, ns);
-        }
-        uint64_t now = demo_now_ns();
-        if (now - period_start >= 1000000000u) {
+        demo_publish_request(app, size, ns);
+        if (demo_second_passed(&period_start)) {
             tally_print("", mode, &period);
             tally_add(&total, &period);
             period = (struct tally){0};
-            period_start = now;
         }
     }
     tally_add(&total, &period);

@@ -66,13 +66,6 @@ static unsigned char *result;          /* chunk k's output at k * chunk_room */
 static uint32_t *result_len;
 static size_t chunk_room, nchunks;
 
-static void sleep_ns(uint64_t ns)
-{
-    struct timespec ts = {.tv_sec = (time_t)(ns / 1000000000u),
-                          .tv_nsec = (long)(ns % 1000000000u)};
-    nanosleep(&ts, NULL);
-}
-
 /* One semaphore operation. A wait gives up every 200 ms to look at demo_stop when may_stop is
  * set; it never does while a chunk is in the service, whose reply must not be left behind. */
 static int sem_do(int set, int i, int delta, short flags, int may_stop)
@@ -200,7 +193,7 @@ static int join_once(void)
             break;
         if (errno != ENOMSG && errno != EINTR)
             return -errno;
-        sleep_ns(1000000);
+        demo_sleep_ns(1000000);
     }
     if (svc.mtype != token || svc.segments < 1 || svc.segments > TF_MAX_SEGMENTS ||
         svc.segment_size < TF_MIN_SEG_SIZE || svc.segment_size > TF_MAX_SEG_SIZE)
@@ -227,7 +220,7 @@ static int join(uint64_t deadline)
             break;
         if (demo_stop || (deadline && demo_now_ns() + backoff >= deadline))
             return -EINTR;
-        sleep_ns(backoff);
+        demo_sleep_ns(backoff);
         backoff = backoff * 2 < BACKOFF_MAX ? backoff * 2 : BACKOFF_MAX;
     }
     chunk_max = tf_max_input((size_t)svc.segment_size);
@@ -279,31 +272,14 @@ static uint64_t max_requests;
 static double seconds;
 
 static const struct demo_opt opts[] = {
-    {.name = "file",
-     .kind = DEMO_OPT_TEXT,
-     .to.text = &file,
-     .arg = "PATH",
-     .help = "compress this file (up to 64M)"},
-    {.name = "input-size",
-     .kind = DEMO_OPT_SIZE,
-     .to.u64 = &input_len,
-     .max = MAX_INPUT,
-     .arg = "S",
-     .help = "else compress S bytes of generated text (default 64K)"},
-    {.name = "requests",
-     .kind = DEMO_OPT_U64,
-     .to.u64 = &max_requests,
-     .min = 1,
-     .max = UINT64_MAX / 2,
-     .not_with = "seconds",
-     .arg = "M",
-     .help = "stop after M requests"},
+    DEMO_OPT_TEXT("file", &file, "PATH", "compress this file (up to 64M)"),
+    DEMO_OPT_SIZE("input-size", &input_len, MAX_INPUT, "S",
+                  "else compress S bytes of generated text (default 64K)"),
+    DEMO_OPT_U64("requests", &max_requests, 1, UINT64_MAX / 2, "M", "stop after M requests",
+                 .not_with = "seconds"),
     DEMO_OPT_SECONDS(&seconds),
-    {.name = "id-file",
-     .kind = DEMO_OPT_TEXT,
-     .to.text = &id_file,
-     .arg = "PATH",
-     .help = "where the service published its queue id (default ./" TF_ID_FILE ")"},
+    DEMO_OPT_TEXT("id-file", &id_file, "PATH",
+                  "where the service published its queue id (default ./" TF_ID_FILE ")"),
     {0},
 };
 

@@ -155,26 +155,14 @@ static void check_seg_size(void)
 }
 
 static const struct demo_opt opts[] = {
-    {.name = "segments",
-     .kind = DEMO_OPT_U64,
-     .to.u64 = &segments,
-     .min = 1,
-     .max = TF_MAX_SEGMENTS,
-     .arg = "N",
-     .help = "shared-memory segments, 1.." DEMO_STR(TF_MAX_SEGMENTS) " (default 1)"},
-    {.name = "segment-size",
-     .kind = DEMO_OPT_SIZE,
-     .to.u64 = &seg_size,
-     .max = TF_MAX_SEG_SIZE,
-     .arg = "S",
-     .help = "bytes per segment, " DEMO_STR(TF_MIN_SEG_SIZE) ".." DEMO_STR(
-         TF_MAX_SEG_SIZE) ", K suffix allowed (default 4096)",
-     .after = check_seg_size},
-    {.name = "id-file",
-     .kind = DEMO_OPT_TEXT,
-     .to.text = &id_file,
-     .arg = "PATH",
-     .help = "where to publish the queue id (default ./" TF_ID_FILE ")"},
+    DEMO_OPT_U64("segments", &segments, 1, TF_MAX_SEGMENTS, "N",
+                 "shared-memory segments, 1.." DEMO_STR(TF_MAX_SEGMENTS) " (default 1)"),
+    DEMO_OPT_SIZE("segment-size", &seg_size, TF_MAX_SEG_SIZE, "S",
+                  "bytes per segment, " DEMO_STR(TF_MIN_SEG_SIZE) ".." DEMO_STR(
+                      TF_MAX_SEG_SIZE) ", K suffix allowed (default 4096)",
+                  .after = check_seg_size),
+    DEMO_OPT_TEXT("id-file", &id_file, "PATH",
+                  "where to publish the queue id (default ./" TF_ID_FILE ")"),
     {0},
 };
 

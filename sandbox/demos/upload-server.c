@@ -33,9 +33,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/epoll.h>
-#include <sys/prctl.h>
 #include <sys/socket.h>
-#include <sys/wait.h>
 #include <unistd.h>
 
 #define PROG "upload-server"
@@ -119,8 +117,9 @@ static void upload_publish_conn(struct iolab_app *app, int opened)
  * One connection with blocking read()s, start to end. Used by epoll-whole, fork and thread
  * mode, which differ only in who runs it and what waits meanwhile.
  */
-static void upload_serve_conn(int fd, struct iolab_app *app)
+static void upload_serve_conn(int fd)
 {
+    struct iolab_app *app = iolab_app(); /* the slot of the process or thread serving it */
     static __thread uint8_t buf[UPLOAD_CHUNK];
     struct upload u = {.fd = fd, .t_accept = demo_now_ns()};
     int done = 0;
@@ -140,58 +139,27 @@ static void upload_serve_conn(int fd, struct iolab_app *app)
     upload_publish_conn(app, 0);
 }
 
-/* ---- fork: a child per connection ---- */
+/* ---- fork and thread: a child process, or a thread, per connection ---- */
+
+/* The next connection, counted as opened; -1 once we are to stop. */
+static int upload_accept(int lfd)
+{
+    int fd = demo_accept(PROG, lfd, 0);
+    if (fd >= 0)
+        upload_publish_conn(iolab_app(), 1);
+    return fd;
+}
 
 static void upload_fork(int lfd)
 {
-    struct iolab_app *app = iolab_app();
-    demo_kids_begin();
-    while (!demo_stop) {
-        demo_kids_reap();
-        int fd = demo_accept(PROG, lfd, 0);
-        if (fd < 0)
-            continue;
-        upload_publish_conn(app, 1);
-        if (demo_kids_reserve() < 0) {
-            close(fd);
-            continue;
-        }
-        pid_t pid = fork();
-        if (pid == 0) {
-            /* The child: receive this one upload and exit. If the parent dies, follow it. */
-            prctl(PR_SET_PDEATHSIG, SIGTERM);
-            close(lfd);
-            upload_serve_conn(fd, iolab_app()); /* iolab_app() again: the child's own slot */
-            _exit(0);
-        }
-        if (pid < 0)
-            perror(PROG ": fork");
-        else
-            demo_kids_add(pid);
-        close(fd); /* the child owns the connection now */
-    }
-    demo_kids_end(); /* SIGTERM to every child, and wait for them: none outlives us */
-}
-
-/* ---- thread: a thread per connection ---- */
-
-static void *upload_thread_main(void *arg)
-{
-    upload_serve_conn((int)(intptr_t)arg, iolab_app()); /* this thread's own slot */
-    return NULL;
+    /* fork() per connection: the child runs upload_serve_conn(), the parent accepts and reaps. */
+    demo_fork_per_connection(PROG, lfd, upload_accept, upload_serve_conn);
 }
 
 static void upload_thread(int lfd)
 {
-    struct iolab_app *app = iolab_app();
-    int fd;
-    while ((fd = demo_accept(PROG, lfd, 0)) >= 0) {
-        upload_publish_conn(app, 1);
-        /* pthread_create(): the new thread serves the connection, this one accepts the next. */
-        if (demo_thread_detached(PROG, upload_thread_main, (void *)(intptr_t)fd) < 0)
-            close(fd);
-    }
-    /* Returning ends the process, and with it the detached workers mid-upload. */
+    /* pthread_create() per connection: the thread runs upload_serve_conn(), this one accepts. */
+    demo_thread_per_connection(PROG, lfd, upload_accept, upload_serve_conn);
 }
 
 /* ---- epoll-whole: epoll picks the socket, then one whole upload per event ---- */
@@ -206,22 +174,14 @@ static void upload_thread(int lfd)
 static void upload_epoll_whole(int lfd)
 {
     struct iolab_app *app = iolab_app();
-    int ep = epoll_create1(EPOLL_CLOEXEC);
-    if (ep < 0) {
-        perror(PROG ": epoll_create1");
+    /* epoll_create1(), and the listener in the set, non-blocking, under its own number. */
+    int ep = demo_epoll_listener(PROG, lfd, (epoll_data_t){.fd = lfd});
+    if (ep < 0)
         return;
-    }
-    fcntl(lfd, F_SETFL, fcntl(lfd, F_GETFL) | O_NONBLOCK); /* so that accepting can drain it */
-    struct epoll_event ev = {.events = EPOLLIN, .data.fd = lfd};
-    epoll_ctl(ep, EPOLL_CTL_ADD, lfd, &ev);
 
     struct epoll_event events[64];
-    while (!demo_stop) {
-        int n = epoll_wait(ep, events, 64, -1);
-        if (n < 0 && errno != EINTR) {
-            perror(PROG ": epoll_wait");
-            break;
-        }
+    int n;
+    while (!demo_stop && (n = demo_epoll_wait(PROG, ep, events, 64)) >= 0) {
         for (int i = 0; i < n && !demo_stop; i++) {
             int fd = events[i].data.fd;
             if (fd == lfd) { /* the listener: add every waiting connection to the set */
@@ -234,7 +194,7 @@ static void upload_epoll_whole(int lfd)
             }
             /* The whole upload, blocking: every other client waits here. Closing the socket
              * at the end also takes it out of the epoll set. */
-            upload_serve_conn(fd, app);
+            upload_serve_conn(fd);
         }
     }
     close(ep);
@@ -243,60 +203,33 @@ static void upload_epoll_whole(int lfd)
 /* ---- epoll: one thread, every upload ---- */
 
 struct upload_conn {
-    struct upload_conn *prev, *next; /* the open connections, so that stopping can free them */
+    struct demo_conn conn; /* its socket, in the list of open connections */
     struct upload u;
 };
-
-static void upload_epoll_close(struct upload_conn **open, struct upload_conn *c)
-{
-    close(c->u.fd); /* closing also removes it from the epoll set */
-    if (c->prev)
-        c->prev->next = c->next;
-    else
-        *open = c->next;
-    if (c->next)
-        c->next->prev = c->prev;
-    free(c);
-}
 
 static void upload_epoll(int lfd)
 {
     static uint8_t buf[UPLOAD_CHUNK];
     struct iolab_app *app = iolab_app();
-    int ep = epoll_create1(EPOLL_CLOEXEC);
-    if (ep < 0) {
-        perror(PROG ": epoll_create1");
+    /* epoll_create1(), and the listener in the set, non-blocking, as NULL. */
+    int ep = demo_epoll_listener(PROG, lfd, (epoll_data_t){.ptr = NULL});
+    if (ep < 0)
         return;
-    }
-    fcntl(lfd, F_SETFL, fcntl(lfd, F_GETFL) | O_NONBLOCK);
-    struct epoll_event ev = {.events = EPOLLIN, .data.ptr = NULL}; /* NULL: the listener */
-    epoll_ctl(ep, EPOLL_CTL_ADD, lfd, &ev);
 
     struct epoll_event events[64];
-    struct upload_conn *open = NULL; /* epoll cannot list its set: keep our own */
-    while (!demo_stop) {
-        int n = epoll_wait(ep, events, 64, -1);
-        if (n < 0 && errno != EINTR) {
-            perror(PROG ": epoll_wait");
-            break;
-        }
+    struct demo_conn *open = NULL; /* epoll cannot list its set: keep our own */
+    int n;
+    while (!demo_stop && (n = demo_epoll_wait(PROG, ep, events, 64)) >= 0) {
         for (int i = 0; i < n && !demo_stop; i++) {
             struct upload_conn *c = events[i].data.ptr;
             if (c == NULL) { /* the listener: take every connection waiting in the backlog */
                 int fd;
                 while ((fd = demo_accept(PROG, lfd, SOCK_NONBLOCK)) >= 0) {
-                    c = calloc(1, sizeof *c);
-                    if (!c) {
-                        close(fd);
+                    uint64_t t_accept = demo_now_ns();
+                    c = demo_conn_open(ep, &open, fd, sizeof *c); /* epoll_ctl(EPOLL_CTL_ADD) */
+                    if (!c)
                         continue;
-                    }
-                    c->u = (struct upload){.fd = fd, .t_accept = demo_now_ns()};
-                    c->next = open;
-                    if (open)
-                        open->prev = c;
-                    open = c;
-                    struct epoll_event cev = {.events = EPOLLIN, .data.ptr = c};
-                    epoll_ctl(ep, EPOLL_CTL_ADD, fd, &cev);
+                    c->u = (struct upload){.fd = fd, .t_accept = t_accept};
                     upload_publish_conn(app, 1);
                 }
                 continue;
@@ -310,30 +243,25 @@ static void upload_epoll(int lfd)
             if (got > 0)
                 upload_answer(&c->u, app);
             else if (app)
-                iolab_add(&app->errors, 1); /* EOF or reset before the upload was complete */
-            upload_epoll_close(&open, c);
+                iolab_add(&app->errors, 1);   /* EOF or reset before the upload was complete */
+            demo_conn_close(&open, &c->conn); /* close() takes it out of the set */
             upload_publish_conn(app, 0);
         }
     }
-    while (open)
-        upload_epoll_close(&open, open);
-    close(ep);
+    demo_conn_close_all(&open, ep);
 }
 
 /* ---- modes and main ---- */
 
-struct upload_mode {
-    struct demo_mode cli; /* name and help */
-    void (*serve)(int lfd);
-};
-
-static const struct upload_mode upload_modes[] = {
+static const struct demo_server_mode upload_modes[] = {
     {.cli = {"epoll-whole", "epoll_wait(), then the ready client's whole upload\n"
                             "with blocking reads (one client at a time)"},
      .serve = upload_epoll_whole},
-    {.cli = {"epoll", "one thread, non-blocking sockets, epoll_wait()"}, .serve = upload_epoll},
-    {.cli = {"fork", "a child process per connection"}, .serve = upload_fork},
-    {.cli = {"thread", "a thread per connection"}, .serve = upload_thread},
+    {.cli = {"epoll", "one thread, non-blocking sockets: one 64 KiB read() and its work\n"
+                      "per ready socket, so uploads take turns"},
+     .serve = upload_epoll},
+    {.cli = {"fork", "a child process per upload, blocking read()s"}, .serve = upload_fork},
+    {.cli = {"thread", "a detached thread per upload, blocking read()s"}, .serve = upload_thread},
 };
 
 static uint64_t upload_port;
@@ -341,14 +269,10 @@ static struct demo_host upload_host = {.name = "127.0.0.1"};
 
 static const struct demo_opt upload_opts[] = {
     DEMO_OPTS_LISTEN(&upload_port, &upload_host),
-    {.name = "mode", .kind = DEMO_OPT_MODE, .required = 1, .arg = "M"},
-    {.name = "work-us",
-     .kind = DEMO_OPT_U64,
-     .to.u64 = &work_us,
-     .max = 1000000,
-     .arg = "N",
-     .help = "spin N microseconds (busy loop) per 64 KiB received, standing in\n"
-             "for real work such as decompressing (default 0)"},
+    DEMO_OPT_MODE,
+    DEMO_OPT_U64("work-us", &work_us, 0, 1000000, "N",
+                 "spin N microseconds (busy loop) per 64 KiB received, standing in\n"
+                 "for real work such as decompressing (default 0)"),
     {0},
 };
 
@@ -361,12 +285,11 @@ static const struct demo_cli upload_cli = {
              "mode=MODE' once it listens.\n",
     .opts = upload_opts,
     DEMO_MODES(upload_modes),
-    .footer = "Stops cleanly (status 0) on SIGTERM or SIGINT.\n",
 };
 
 int main(int argc, char **argv)
 {
-    const struct upload_mode *mode = demo_cli_parse(&upload_cli, argc, argv);
+    const struct demo_server_mode *mode = demo_cli_parse(&upload_cli, argc, argv);
     int lfd = demo_server_start(PROG, &upload_host, upload_port, "mode=%s", mode->cli.name);
     mode->serve(lfd);
     close(lfd);
