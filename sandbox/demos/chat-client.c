@@ -24,7 +24,6 @@
 #include "demo.h"
 #include "iolab_counters.h"
 
-#include <arpa/inet.h>
 #include <errno.h>
 #include <netinet/in.h>
 #include <stdio.h>

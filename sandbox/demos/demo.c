@@ -1,6 +1,8 @@
 /*
- * demo: shared plumbing of the demo programs (see demo.h). Nothing here publishes figures or
- * makes a system call on a request's path except the write loops, which are the I/O itself.
+ * demo: shared plumbing of the demo programs (see demo.h). The system calls made here are the
+ * ones a demo would otherwise make itself, one for one (accept4, fork, pthread_create, epoll_ctl,
+ * epoll_wait, the write loops), so that moving code here changes no count. Figures are
+ * published only by demo_publish_request(), into the slot of the thread that calls it.
  */
 #include "demo.h"
 
@@ -48,6 +50,33 @@ void demo_signals_mask(int how)
     sigaddset(&set, SIGINT);
     pthread_sigmask(how, &set, NULL);
 }
+
+int demo_get_line(int fd, int is_socket, struct demo_line_buf *lb, char *line)
+{
+    for (;;) {
+        char *nl = memchr(lb->buf, '\n', lb->have);
+        if (nl || lb->have == sizeof lb->buf) { /* a full buffer without newline: cut it here */
+            size_t len = nl ? (size_t)(nl - lb->buf) : lb->have;
+            memcpy(line, lb->buf, len);
+            line[len] = '\0';
+            size_t used = nl ? len + 1 : len;
+            memmove(lb->buf, lb->buf + used, lb->have - used);
+            lb->have -= used;
+            return 1;
+        }
+        ssize_t n = is_socket ? recv(fd, lb->buf + lb->have, sizeof lb->buf - lb->have, 0)
+                              : read(fd, lb->buf + lb->have, sizeof lb->buf - lb->have);
+        if (n < 0 && errno == EINTR && !demo_stop)
+            continue; /* blocked, and a signal other than SIGTERM came: wait on */
+        if (n < 0)
+            return -1;
+        if (n == 0)
+            return 0;
+        lb->have += (size_t)n;
+    }
+}
+
+/* ---- the command line ---- */
 
 void demo_usage_error(const char *prog, const char *fmt, ...)
 {
@@ -104,33 +133,6 @@ static struct in_addr demo_parse_host(const char *prog, const char *s)
         demo_usage_error(prog, "--host wants an IPv4 address such as 127.0.0.1, not '%s'", s);
     return a;
 }
-
-int demo_get_line(int fd, int is_socket, struct demo_line_buf *lb, char *line)
-{
-    for (;;) {
-        char *nl = memchr(lb->buf, '\n', lb->have);
-        if (nl || lb->have == sizeof lb->buf) { /* a full buffer without newline: cut it here */
-            size_t len = nl ? (size_t)(nl - lb->buf) : lb->have;
-            memcpy(line, lb->buf, len);
-            line[len] = '\0';
-            size_t used = nl ? len + 1 : len;
-            memmove(lb->buf, lb->buf + used, lb->have - used);
-            lb->have -= used;
-            return 1;
-        }
-        ssize_t n = is_socket ? recv(fd, lb->buf + lb->have, sizeof lb->buf - lb->have, 0)
-                              : read(fd, lb->buf + lb->have, sizeof lb->buf - lb->have);
-        if (n < 0 && errno == EINTR && !demo_stop)
-            continue; /* blocked, and a signal other than SIGTERM came: wait on */
-        if (n < 0)
-            return -1;
-        if (n == 0)
-            return 0;
-        lb->have += (size_t)n;
-    }
-}
-
-/* ---- the command line ---- */
 
 /* The row of mode i: rows are the program's own type, mode_size bytes apart. */
 static const struct demo_mode *demo_cli_mode(const struct demo_cli *cli, size_t i)
@@ -291,6 +293,8 @@ const void *demo_cli_parse(const struct demo_cli *cli, int argc, char **argv)
             cli->opts[i].to.host->addr = demo_parse_host(p, cli->opts[i].to.host->name);
     return mode;
 }
+
+/* ---- starting up ---- */
 
 void demo_ready(const char *fmt, ...)
 {
@@ -509,6 +513,26 @@ static int demo_thread_detached(const char *prog, void *(*fn)(void *), void *arg
     return -err;
 }
 
+static void (*demo_thread_serve)(int fd); /* serve() of demo_thread_per_connection */
+
+static void *demo_thread_main(void *arg)
+{
+    demo_thread_serve((int)(intptr_t)arg);
+    return NULL;
+}
+
+void demo_thread_per_connection(const char *prog, int lfd, int (*take)(int lfd),
+                                void (*serve)(int fd))
+{
+    demo_thread_serve = serve;
+    int fd;
+    while ((fd = take(lfd)) >= 0)
+        if (demo_thread_detached(prog, demo_thread_main, (void *)(intptr_t)fd) < 0)
+            close(fd);
+}
+
+/* ---- epoll servers ---- */
+
 int demo_epoll_listener(const char *prog, int lfd, epoll_data_t listener)
 {
     int ep = epoll_create1(EPOLL_CLOEXEC);
@@ -567,23 +591,7 @@ int demo_epoll_wait(const char *prog, int ep, struct epoll_event *events, int ma
     return -1;
 }
 
-static void (*demo_thread_serve)(int fd); /* serve() of demo_thread_per_connection */
-
-static void *demo_thread_main(void *arg)
-{
-    demo_thread_serve((int)(intptr_t)arg);
-    return NULL;
-}
-
-void demo_thread_per_connection(const char *prog, int lfd, int (*take)(int lfd),
-                                void (*serve)(int fd))
-{
-    demo_thread_serve = serve;
-    int fd;
-    while ((fd = take(lfd)) >= 0)
-        if (demo_thread_detached(prog, demo_thread_main, (void *)(intptr_t)fd) < 0)
-            close(fd);
-}
+/* ---- I/O loops, time, figures ---- */
 
 int demo_write_all(int fd, const void *buf, size_t len)
 {

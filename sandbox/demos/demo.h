@@ -10,8 +10,12 @@
  * to a closed peer fails with EPIPE instead of killing the program.
  * - The command line: options and modes are const tables, parsed by one call that also writes
  *   --help; every bad argument ends the program with one sentence on stderr and status 2.
- * - A latency histogram with 1 µs buckets (exact enough to print p50..max in µs) and the one
- *   summary line the clients print at the end.
+ * - Starting up: a server's listen and ready line, a client's connect.
+ * - Servers: the accept loops that give each connection a child process or a thread, the set-up
+ *   of an epoll server and its list of open connections. What a connection does (its read()s,
+ *   write()s and the epoll_wait() loop) stays in the demo.
+ * - A latency histogram with 1 µs buckets (exact enough to print p50..max in µs), the one
+ *   summary line the clients print at the end, and publishing a request into the counter page.
  *
  * Functions return 0 (or a descriptor) on success and a negative errno on failure.
  */
@@ -98,7 +102,8 @@ struct demo_cli {
     const struct demo_opt *opts; /* the options, ending with {0}; --help is added */
     const void *modes;           /* the mode table: rows that start with a struct demo_mode */
     size_t nmodes, mode_size;    /* set by DEMO_MODES(table) */
-    const char *footer;          /* printed after the options, or NULL */
+    const char *footer;          /* printed after the options, or NULL; --help then ends with
+                                    the line every demo shares: it stops cleanly on SIGTERM */
     void (*check)(void);         /* if set, checks options that depend on each other */
 };
 
@@ -182,8 +187,8 @@ void demo_usage_error(const char *prog, const char *fmt, ...)
 void demo_ready(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 
 /*
- * For an option naming a directory to create files in: ends the program (status 2) unless the
- * directory exists and has need bytes plus 256 MiB free, so a demo never fills the disk.
+ * For --dir, where a demo creates its files: ends the program (status 2) unless the directory
+ * exists and has need bytes plus 256 MiB free, so that a demo never fills the disk.
  */
 void demo_check_room(const char *prog, const char *dir, uint64_t need);
 

@@ -21,7 +21,6 @@
 #include "demo.h"
 #include "iolab_counters.h"
 
-#include <arpa/inet.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <netinet/tcp.h>
