@@ -24,9 +24,7 @@
 #include "demo.h"
 #include "iolab_counters.h"
 
-#include <arpa/inet.h>
 #include <errno.h>
-#include <getopt.h>
 #include <netinet/in.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -93,88 +91,67 @@ static int on_stdin(int sock)
     return 0;
 }
 
-static void usage(void)
+/* ---- options, the conversation and main ---- */
+
+static uint64_t port;
+static struct demo_host host = {.name = "127.0.0.1"};
+static const char *name; /* --name */
+
+/* The others see "[NAME] TEXT": a name is one short word. */
+static void check_name(void)
 {
-    printf("usage: " PROG " --port P [--host 127.0.0.1] --name NAME"
-           " [--say TEXT --every MS [--count N]]\n"
-           "\n"
-           "Joins chat-server's room as NAME: prints what the others say, sends what you type\n"
-           "(`exit` leaves). stdin and the socket are watched together with epoll.\n"
-           "  --port P      the server's TCP port\n"
-           "  --host H      the server's IPv4 address (default 127.0.0.1)\n"
-           "  --name NAME   how the others see you (up to %d characters, no spaces)\n"
-           "  --say TEXT    be a bot: say 'TEXT #1', 'TEXT #2', ... instead of reading stdin\n"
-           "  --every MS    a bot's pause between messages (required with --say)\n"
-           "  --count N     a bot leaves after N messages (default: never)\n"
-           "  --help        show this help\n"
-           "The end of stdin does not end the client: it goes on listening.\n"
-           "Stops cleanly (status 0) on SIGTERM or SIGINT.\n",
-           NAME_MAX_LEN);
+    if (!name[0] || strlen(name) > NAME_MAX_LEN || strpbrk(name, " \t\n[]"))
+        demo_usage_error(PROG, "--name wants 1 to %d characters without spaces", NAME_MAX_LEN);
 }
 
-int main(int argc, char **argv)
+static void check_say(void)
 {
-    static const struct option opts[] = {
-        {"port", required_argument, NULL, 'p'},  {"host", required_argument, NULL, 'H'},
-        {"name", required_argument, NULL, 'n'},  {"say", required_argument, NULL, 's'},
-        {"every", required_argument, NULL, 'e'}, {"count", required_argument, NULL, 'c'},
-        {"help", no_argument, NULL, 'h'},        {0},
-    };
-    const char *host = "127.0.0.1", *name = NULL;
-    long port = -1;
-    int c;
-    opterr = 0; /* we print our own one-sentence errors */
-    while ((c = getopt_long(argc, argv, "", opts, NULL)) != -1) {
-        switch (c) {
-        case 'p':
-            port = (long)demo_parse_u64(PROG, "--port", optarg, 1, 65535);
-            break;
-        case 'H':
-            host = optarg;
-            break;
-        case 'n':
-            name = optarg;
-            if (!name[0] || strlen(name) > NAME_MAX_LEN || strpbrk(name, " \t\n[]"))
-                demo_usage_error(PROG, "--name wants 1 to %d characters without spaces",
-                                 NAME_MAX_LEN);
-            break;
-        case 's':
-            say = optarg;
-            if (!say[0] || strlen(say) > TEXT_MAX - 32 || strchr(say, '\n'))
-                demo_usage_error(PROG, "--say wants one line of text");
-            break;
-        case 'e':
-            every_ms = demo_parse_u64(PROG, "--every", optarg, 1, 3600000);
-            break;
-        case 'c':
-            count = demo_parse_u64(PROG, "--count", optarg, 1, UINT64_MAX);
-            break;
-        case 'h':
-            usage();
-            return 0;
-        default:
-            demo_usage_error(PROG, "unknown option or missing value in '%s'", argv[optind - 1]);
-        }
-    }
-    if (optind < argc)
-        demo_usage_error(PROG, "unexpected argument '%s'", argv[optind]);
-    if (port < 0)
-        demo_usage_error(PROG, "--port is required");
-    if (!name)
-        demo_usage_error(PROG, "--name is required");
+    if (!say[0] || strlen(say) > TEXT_MAX - 32 || strchr(say, '\n'))
+        demo_usage_error(PROG, "--say wants one line of text");
+}
+
+/* A bot needs both its line and its pace; only a bot counts its messages. */
+static void check_bot(void)
+{
     if (!say != !every_ms)
         demo_usage_error(PROG, "--say and --every go together");
     if (count && !say)
         demo_usage_error(PROG, "--count is for bots; give --say and --every too");
-    struct in_addr addr = demo_parse_host(PROG, host);
+}
 
+static const struct demo_opt opts[] = {
+    DEMO_OPTS_CONNECT(&port, &host),
+    DEMO_OPT_TEXT("name", &name, "NAME",
+                  "how the others see you (up to " DEMO_STR(NAME_MAX_LEN) " characters, no spaces)",
+                  .required = 1, .after = check_name),
+    DEMO_OPT_TEXT("say", &say, "TEXT",
+                  "be a bot: say 'TEXT #1', 'TEXT #2', ... instead of reading stdin",
+                  .after = check_say),
+    DEMO_OPT_U64("every", &every_ms, 1, 3600000, "MS",
+                 "a bot's pause between messages (required with --say)"),
+    DEMO_OPT_U64("count", &count, 1, UINT64_MAX, "N",
+                 "a bot leaves after N messages (default: never)"),
+    {0},
+};
+
+static const struct demo_cli cli = {
+    .prog = PROG,
+    .usage = "--port P [--host 127.0.0.1] --name NAME [--say TEXT --every MS [--count N]]",
+    .about = "Joins chat-server's room as NAME: prints what the others say, sends what you type\n"
+             "(`exit` leaves). stdin and the socket are watched together with epoll.\n",
+    .opts = opts,
+    .footer = "The end of stdin does not end the client: it goes on listening.\n",
+    .check = check_bot,
+};
+
+/* Joins the room and relays between stdin, the socket and stdout until exit or SIGTERM. */
+static int chat(void)
+{
     demo_signals_init();
     app = iolab_app();
     int status = 1, ep = -1;
-    int fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
-    struct sockaddr_in sa = {.sin_family = AF_INET, .sin_port = htons(port), .sin_addr = addr};
-    if (fd < 0 || connect(fd, (struct sockaddr *)&sa, sizeof sa) < 0) {
-        fprintf(stderr, PROG ": cannot connect to %s:%ld: %s\n", host, port, strerror(errno));
+    int fd = demo_connect(PROG, &host, port); /* socket() and connect() */
+    if (fd < 0) {
         status = demo_stop ? 0 : 1;
         goto out;
     }
@@ -252,4 +229,10 @@ out:
     if (fd >= 0)
         close(fd);
     return status;
+}
+
+int main(int argc, char **argv)
+{
+    demo_cli_parse(&cli, argc, argv);
+    return chat();
 }

@@ -34,7 +34,6 @@
 #include <ctype.h>
 #include <errno.h>
 #include <fcntl.h>
-#include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -255,79 +254,21 @@ static void reap(void)
     }
 }
 
-static void usage(void)
+/* Sets up epoll over the listener, says it is ready, and relays until SIGTERM. */
+static int serve(int lfd, const char *host, unsigned port)
 {
-    printf("usage: " PROG " --port P [--host 127.0.0.1]\n"
-           "\n"
-           "A group chat in one thread with epoll: each line a client sends goes to all the\n"
-           "other clients as '[NAME] TEXT'. A client's first line is its name.\n"
-           "Prints 'listening on HOST:PORT' first, then joins and leaves.\n"
-           "  --port P   TCP port to listen on (0: any free port, printed at start)\n"
-           "  --host H   IPv4 address to listen on (default 127.0.0.1)\n"
-           "  --help     show this help\n"
-           "Stops cleanly (status 0) on SIGTERM or SIGINT.\n");
-}
-
-int main(int argc, char **argv)
-{
-    static const struct option opts[] = {
-        {"port", required_argument, NULL, 'p'},
-        {"host", required_argument, NULL, 'H'},
-        {"help", no_argument, NULL, 'h'},
-        {0},
-    };
-    const char *host = "127.0.0.1";
-    long port = -1;
-    int c;
-    opterr = 0; /* we print our own one-sentence errors */
-    while ((c = getopt_long(argc, argv, "", opts, NULL)) != -1) {
-        switch (c) {
-        case 'p':
-            port = (long)demo_parse_u64(PROG, "--port", optarg, 0, 65535);
-            break;
-        case 'H':
-            host = optarg;
-            break;
-        case 'h':
-            usage();
-            return 0;
-        default:
-            demo_usage_error(PROG, "unknown option or missing value in '%s'", argv[optind - 1]);
-        }
-    }
-    if (optind < argc)
-        demo_usage_error(PROG, "unexpected argument '%s'", argv[optind]);
-    if (port < 0)
-        demo_usage_error(PROG, "--port is required");
-    struct in_addr addr = demo_parse_host(PROG, host);
-
-    demo_signals_init();
-    unsigned bound;
-    int lfd = demo_listen(addr, (unsigned)port, &bound);
-    if (lfd < 0) {
-        fprintf(stderr, PROG ": cannot listen on %s:%ld: %s\n", host, port, strerror(-lfd));
-        return 1;
-    }
     app = iolab_app();
-    ep = epoll_create1(EPOLL_CLOEXEC);
-    if (ep < 0) {
-        perror(PROG ": epoll_create1");
+    /* epoll_create1(), and the listener in the set as NULL; non-blocking, so that
+     * on_listener() can take the whole backlog and stop at EAGAIN. */
+    ep = demo_epoll_listener(PROG, lfd, (epoll_data_t){.ptr = NULL});
+    if (ep < 0)
         return 1;
-    }
-    struct epoll_event lev = {.events = EPOLLIN, .data.ptr = NULL}; /* NULL: the listener */
-    epoll_ctl(ep, EPOLL_CTL_ADD, lfd, &lev);
-    /* Non-blocking, so that on_listener() can take the whole backlog and stop at EAGAIN. */
-    fcntl(lfd, F_SETFL, fcntl(lfd, F_GETFL) | O_NONBLOCK);
-    printf("listening on %s:%u\n", host, bound);
-    fflush(stdout);
+    demo_ready("listening on %s:%u", host, port);
 
     struct epoll_event events[64];
-    while (!demo_stop) {
-        int n = epoll_wait(ep, events, 64, -1); /* sleeps until someone has something */
-        if (n < 0 && errno != EINTR) {
-            perror(PROG ": epoll_wait");
-            break;
-        }
+    int n;
+    while (!demo_stop && (n = demo_epoll_wait(PROG, ep, events, 64)) >= 0) {
+        /* epoll_wait() slept until someone had something. */
         for (int i = 0; i < n; i++) {
             struct client *cl = events[i].data.ptr;
             if (cl == NULL)
@@ -346,6 +287,35 @@ int main(int argc, char **argv)
         free(cl);
     }
     close(ep);
-    close(lfd);
     return 0;
+}
+
+/* ---- options and main ---- */
+
+static uint64_t port;
+static struct demo_host host = {.name = "127.0.0.1"};
+
+static const struct demo_opt opts[] = {
+    DEMO_OPTS_LISTEN(&port, &host),
+    {0},
+};
+
+static const struct demo_cli cli = {
+    .prog = PROG,
+    .usage = "--port P [--host 127.0.0.1]",
+    .about = "A group chat in one thread with epoll: each line a client sends goes to all the\n"
+             "other clients as '[NAME] TEXT'. A client's first line is its name.\n"
+             "Prints 'listening on HOST:PORT' first, then joins and leaves.\n",
+    .opts = opts,
+};
+
+int main(int argc, char **argv)
+{
+    demo_cli_parse(&cli, argc, argv);
+    demo_signals_init();
+    unsigned bound;
+    int lfd = demo_listen_or_exit(PROG, &host, port, &bound);
+    int status = serve(lfd, host.name, bound);
+    close(lfd);
+    return status;
 }

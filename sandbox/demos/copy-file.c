@@ -34,7 +34,6 @@
 
 #include <errno.h>
 #include <fcntl.h>
-#include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -42,7 +41,6 @@
 #include <sys/resource.h>
 #include <sys/sendfile.h>
 #include <sys/stat.h>
-#include <sys/statvfs.h>
 #include <unistd.h>
 
 #define PROG "copy-file"
@@ -169,25 +167,65 @@ static int copy_mmap(struct copy_job *j)
     return err;
 }
 
+/* ---- what each method needs before its first copy ---- */
+
+/* read-write: the buffer it reads into. */
+static int setup_buffer(struct copy_job *j)
+{
+    if ((j->buf = malloc(j->buffer)) != NULL)
+        return 0;
+    fprintf(stderr, PROG ": no memory for a %zu-byte buffer\n", j->buffer);
+    return -ENOMEM;
+}
+
+/* splice: the pipe in the middle. */
+static int setup_pipe(struct copy_job *j)
+{
+    if (pipe2(j->pipe, O_CLOEXEC) < 0) {
+        perror(PROG ": pipe2");
+        return -errno;
+    }
+    /* The pipe's size is the most one splice() can move; without privilege at most
+     * /proc/sys/fs/pipe-max-size (1 MiB by default). Report what we really got. */
+    int got = fcntl(j->pipe[1], F_SETPIPE_SZ, (int)j->buffer);
+    if (got < 0)
+        got = fcntl(j->pipe[1], F_GETPIPE_SZ);
+    j->buffer = (size_t)got;
+    return 0;
+}
+
 enum copy_target { TO_MEMFD, TO_FILE };
 
 struct copy_mode {
-    const char *name;
+    struct demo_mode cli; /* name and help */
     int (*copy)(struct copy_job *j);
-    size_t buffer;           /* default --buffer, 0: not used */
-    enum copy_target target; /* default --to */
+    int (*setup)(struct copy_job *j); /* what it needs first, or NULL */
+    size_t buffer;                    /* default --buffer, 0: not used */
+    enum copy_target target;          /* default --to */
 };
 
 static const struct copy_mode copy_modes[] = {
-    {.name = "read-write", .copy = copy_read_write, .buffer = 128 << 10, .target = TO_MEMFD},
-    {.name = "sendfile", .copy = copy_sendfile, .target = TO_MEMFD},
-    {.name = "splice", .copy = copy_splice, .buffer = 1 << 20, .target = TO_MEMFD},
+    {.cli = {"read-write", "read() into a buffer, write() it out, in a loop"},
+     .copy = copy_read_write,
+     .setup = setup_buffer,
+     .buffer = 128 << 10,
+     .target = TO_MEMFD},
+    {.cli = {"sendfile", "sendfile(): the kernel copies, one call"},
+     .copy = copy_sendfile,
+     .target = TO_MEMFD},
+    {.cli = {"splice", "splice() through a pipe of BUFFER bytes"},
+     .copy = copy_splice,
+     .setup = setup_pipe,
+     .buffer = 1 << 20,
+     .target = TO_MEMFD},
     /* Into a memfd it can only fail (see the top); a file next to the source is its own case. */
-    {.name = "copy-file-range", .copy = copy_copy_file_range, .target = TO_FILE},
-    {.name = "mmap", .copy = copy_mmap, .target = TO_MEMFD},
+    {.cli = {"copy-file-range", "copy_file_range(); same filesystem only"},
+     .copy = copy_copy_file_range,
+     .target = TO_FILE},
+    {.cli = {"mmap", "mmap() the source, write() the mapping"},
+     .copy = copy_mmap,
+     .target = TO_MEMFD},
 };
-
-#define NMODES (sizeof copy_modes / sizeof copy_modes[0])
 
 /* ---- set-up, reporting and the loop ---- */
 
@@ -241,116 +279,64 @@ static void tally_print(const char *prefix, const struct copy_mode *m, size_t bu
     /* The figures to compare come first: a narrow pane cuts the end of the line. */
     printf("%smode=%s mib_per_s=%.0f calls_per_copy=%llu faults=%ld errors=%llu buffer=%zu "
            "copies=%llu bytes=%llu seconds=%.3f calls=%llu\n",
-           prefix, m->name, secs > 0 ? (double)t->bytes / 1048576.0 / secs : 0.0,
+           prefix, m->cli.name, secs > 0 ? (double)t->bytes / 1048576.0 / secs : 0.0,
            (unsigned long long)(t->copies ? t->calls / t->copies : 0), t->faults,
            (unsigned long long)t->errors, buffer, (unsigned long long)t->copies,
            (unsigned long long)t->bytes, secs, (unsigned long long)t->calls);
     fflush(stdout);
 }
 
-static void usage(void)
+/* ---- options, the run and main ---- */
+
+static const char *dir, *to; /* --dir, --to */
+static uint64_t size = 64 << 20, buffer, rounds;
+static double seconds;
+
+/* --to names a kind of target: a memfd or a file. */
+static void check_to(void)
 {
-    printf("usage: " PROG
-           " --dir DIR --mode MODE [--size BYTES] [--buffer BYTES] [--to memfd|file]\n"
-           "                 [--rounds N | --seconds T]\n"
-           "\n"
-           "Creates DIR/copy-file.src and copies it again and again with one method, printing\n"
-           "MiB/s and the calls each copy took about once a second and at the end.\n"
-           "  --mode M        read-write       read() into a buffer, write() it out, in a loop\n"
-           "                  sendfile         sendfile(): the kernel copies, one call\n"
-           "                  splice           splice() through a pipe of BUFFER bytes\n"
-           "                  copy-file-range  copy_file_range(); same filesystem only\n"
-           "                  mmap             mmap() the source, write() the mapping\n"
-           "  --dir DIR       where the source (and a file target) are created and removed\n"
-           "  --size BYTES    bytes per copy, K/M/G suffixes allowed (default 64M, at most 1G)\n"
-           "  --buffer BYTES  read() size for read-write (default 128K, as GNU cp),\n"
-           "                  pipe size for splice (default 1M)\n"
-           "  --to memfd|file copy into a memfd (default) or into DIR/copy-file.dst\n"
-           "                  (the default for copy-file-range, which fails into a memfd)\n"
-           "  --rounds N      stop after N copies; --seconds T: after T seconds\n"
-           "Without a limit it copies until SIGTERM or SIGINT, then prints the total, status 0.\n");
+    if (strcmp(to, "memfd") != 0 && strcmp(to, "file") != 0)
+        demo_usage_error(PROG, "--to must be memfd or file, not '%s'", to);
 }
 
-int main(int argc, char **argv)
+static const struct demo_opt opts[] = {
+    DEMO_OPT_TEXT("dir", &dir, "DIR",
+                  "where the source (and a file target) are created and removed", .required = 1),
+    DEMO_OPT_MODE,
+    DEMO_OPT_SIZE("size", &size, SIZE_MAX_, "BYTES",
+                  "bytes per copy, K/M/G suffixes allowed (default 64M, at most 1G)"),
+    DEMO_OPT_SIZE("buffer", &buffer, BUFFER_MAX, "BYTES",
+                  "read() size for read-write (default 128K, as GNU cp),\n"
+                  "pipe size for splice (default 1M)"),
+    DEMO_OPT_TEXT("to", &to, "memfd|file",
+                  "copy into a memfd (default) or into DIR/copy-file.dst\n"
+                  "(the default for copy-file-range, which fails into a memfd)",
+                  .after = check_to),
+    DEMO_OPT_U64("rounds", &rounds, 1, UINT64_MAX, "N", "stop after N copies"),
+    DEMO_OPT_SECONDS(&seconds),
+    {0},
+};
+
+static const struct demo_cli cli = {
+    .prog = PROG,
+    .usage = "--dir DIR --mode MODE [--size BYTES] [--buffer BYTES] [--to memfd|file]\n"
+             "                 [--rounds N | --seconds T]",
+    .about = "Creates DIR/copy-file.src and copies it again and again with one method, printing\n"
+             "MiB/s and the calls each copy took about once a second and at the end.\n",
+    .opts = opts,
+    DEMO_MODES(copy_modes),
+    .footer =
+        "Without a limit it copies until SIGTERM or SIGINT, then prints the total, status 0.\n",
+};
+
+/* Creates the source and the target, copies until a limit or SIGTERM, removes the files. */
+static int run(const struct copy_mode *mode, enum copy_target target)
 {
-    static const struct option opts[] = {
-        {"dir", required_argument, NULL, 'd'},
-        {"size", required_argument, NULL, 's'},
-        {"mode", required_argument, NULL, 'm'},
-        {"buffer", required_argument, NULL, 'b'},
-        {"to", required_argument, NULL, 't'},
-        {"rounds", required_argument, NULL, 'r'},
-        {"seconds", required_argument, NULL, 'S'},
-        {"help", no_argument, NULL, 'h'},
-        {0},
-    };
-    const struct copy_mode *mode = NULL;
-    const char *dir = NULL, *to = NULL;
-    uint64_t size = 64 << 20, rounds = 0, buffer = 0;
-    double seconds = 0;
-    int opt;
-    opterr = 0;
-    while ((opt = getopt_long(argc, argv, "", opts, NULL)) != -1) {
-        switch (opt) {
-        case 'd':
-            dir = optarg;
-            break;
-        case 's':
-            size = demo_parse_size(PROG, "--size", optarg, SIZE_MAX_);
-            break;
-        case 'm':
-            for (size_t i = 0; i < NMODES; i++)
-                if (strcmp(copy_modes[i].name, optarg) == 0)
-                    mode = &copy_modes[i];
-            if (!mode)
-                demo_usage_error(PROG,
-                                 "--mode must be read-write, sendfile, splice, copy-file-range or "
-                                 "mmap, not '%s'",
-                                 optarg);
-            break;
-        case 'b':
-            buffer = demo_parse_size(PROG, "--buffer", optarg, BUFFER_MAX);
-            break;
-        case 't':
-            to = optarg;
-            if (strcmp(to, "memfd") != 0 && strcmp(to, "file") != 0)
-                demo_usage_error(PROG, "--to must be memfd or file, not '%s'", to);
-            break;
-        case 'r':
-            rounds = demo_parse_u64(PROG, "--rounds", optarg, 1, UINT64_MAX);
-            break;
-        case 'S':
-            seconds = demo_parse_seconds(PROG, "--seconds", optarg);
-            break;
-        case 'h':
-            usage();
-            return 0;
-        default:
-            demo_usage_error(PROG, "unknown option or missing value in '%s'", argv[optind - 1]);
-        }
-    }
-    if (optind < argc)
-        demo_usage_error(PROG, "unexpected argument '%s'", argv[optind]);
-    if (!dir)
-        demo_usage_error(PROG, "--dir is required");
-    if (!mode)
-        demo_usage_error(PROG, "--mode is required");
-    enum copy_target target = to ? (strcmp(to, "file") == 0 ? TO_FILE : TO_MEMFD) : mode->target;
     struct copy_job job = {.src = -1,
                            .dst = -1,
                            .size = size,
                            .pipe = {-1, -1},
                            .buffer = buffer ? buffer : mode->buffer};
-
-    /* Room for the source and a file target, plus a margin: never fill the disk. */
-    struct statvfs vfs;
-    if (statvfs(dir, &vfs) < 0)
-        demo_usage_error(PROG, "--dir '%s' cannot be used (%s)", dir, strerror(errno));
-    uint64_t need = size * (target == TO_FILE ? 2 : 1) + (256u << 20);
-    if ((uint64_t)vfs.f_bavail * vfs.f_frsize < need)
-        demo_usage_error(PROG, "--dir '%s' has less than %llu MiB free; use a smaller --size", dir,
-                         (unsigned long long)(need >> 20));
-
     demo_signals_init();
     char src_path[4096], dst_path[4096];
     snprintf(src_path, sizeof src_path, "%s/copy-file.src", dir);
@@ -370,24 +356,10 @@ int main(int argc, char **argv)
         fprintf(stderr, PROG ": cannot create the target: %s\n", strerror(errno));
         goto out;
     }
-    if (mode->copy == copy_read_write && !(job.buf = malloc(job.buffer))) {
-        fprintf(stderr, PROG ": no memory for a %zu-byte buffer\n", job.buffer);
+    if (mode->setup && mode->setup(&job) < 0)
         goto out;
-    }
-    if (mode->copy == copy_splice) {
-        if (pipe2(job.pipe, O_CLOEXEC) < 0) {
-            perror(PROG ": pipe2");
-            goto out;
-        }
-        /* The pipe's size is the most one splice() can move; without privilege at most
-         * /proc/sys/fs/pipe-max-size (1 MiB by default). Report what we really got. */
-        int got = fcntl(job.pipe[1], F_SETPIPE_SZ, (int)job.buffer);
-        if (got < 0)
-            got = fcntl(job.pipe[1], F_GETPIPE_SZ);
-        job.buffer = (size_t)got;
-    }
     printf("copying %s (%llu bytes) into %s with %s\n", src_path, (unsigned long long)size,
-           target == TO_MEMFD ? "a memfd" : dst_path, mode->name);
+           target == TO_MEMFD ? "a memfd" : dst_path, mode->cli.name);
     fflush(stdout);
 
     struct iolab_app *app = iolab_app();
@@ -420,7 +392,7 @@ int main(int argc, char **argv)
                 iolab_add(&app->errors, 1);
             sleep(1); /* SIGTERM cuts it short: no SA_RESTART */
         } else if (err) {
-            fprintf(stderr, PROG ": %s failed: %s\n", mode->name, strerror(-err));
+            fprintf(stderr, PROG ": %s failed: %s\n", mode->cli.name, strerror(-err));
             status = 1;
             break;
         }
@@ -428,20 +400,14 @@ int main(int argc, char **argv)
             period.copies++;
             period.bytes += size;
             period.ns += ns;
-            if (app) {
-                iolab_add(&app->requests, 1);
-                iolab_add(&app->bytes, size);
-                iolab_app_latency(app, ns);
-            }
+            demo_publish_request(app, size, ns);
         }
-        uint64_t now = demo_now_ns();
-        if (now - period_start >= 1000000000u) {
+        if (demo_second_passed(&period_start)) {
             long f = faults_now();
             period.faults = f - faults;
             tally_print("", mode, job.buffer, &period);
             tally_add(&total, &period);
             period = (struct tally){0};
-            period_start = now;
             faults = f;
         }
     }
@@ -464,4 +430,13 @@ out:
     if (target == TO_FILE)
         unlink(dst_path);
     return status;
+}
+
+int main(int argc, char **argv)
+{
+    const struct copy_mode *mode = demo_cli_parse(&cli, argc, argv);
+    enum copy_target target = to ? (strcmp(to, "file") == 0 ? TO_FILE : TO_MEMFD) : mode->target;
+    /* Room for the source and a file target: never fill the disk. */
+    demo_check_room(PROG, dir, size * (target == TO_FILE ? 2 : 1));
+    return run(mode, target);
 }

@@ -1,11 +1,15 @@
 /*
- * demo: shared plumbing of the demo programs (see demo.h). Nothing here publishes figures or
- * makes a system call on a request's path except the write loops, which are the I/O itself.
+ * demo: shared plumbing of the demo programs (see demo.h). The system calls made here are the
+ * ones a demo would otherwise make itself, one for one (accept4, fork, pthread_create, epoll_ctl,
+ * epoll_wait, the write loops), so that moving code here changes no count. Figures are
+ * published only by demo_publish_request(), into the slot of the thread that calls it.
  */
 #include "demo.h"
 
 #include <arpa/inet.h>
 #include <errno.h>
+#include <fcntl.h>
+#include <getopt.h>
 #include <math.h>
 #include <pthread.h>
 #include <stdarg.h>
@@ -13,7 +17,9 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <sys/prctl.h>
 #include <sys/socket.h>
+#include <sys/statvfs.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -45,29 +51,6 @@ void demo_signals_mask(int how)
     pthread_sigmask(how, &set, NULL);
 }
 
-void demo_usage_error(const char *prog, const char *fmt, ...)
-{
-    va_list ap;
-    fprintf(stderr, "%s: ", prog);
-    va_start(ap, fmt);
-    vfprintf(stderr, fmt, ap);
-    va_end(ap);
-    fprintf(stderr, "; see %s --help.\n", prog);
-    exit(2);
-}
-
-uint64_t demo_parse_u64(const char *prog, const char *name, const char *s, uint64_t min,
-                        uint64_t max)
-{
-    char *end;
-    errno = 0;
-    unsigned long long v = strtoull(s, &end, 10);
-    if (*s < '0' || *s > '9' || *end || errno || v < min || v > max)
-        demo_usage_error(prog, "%s wants a whole number from %llu to %llu, not '%s'", name,
-                         (unsigned long long)min, (unsigned long long)max, s);
-    return v;
-}
-
 int demo_get_line(int fd, int is_socket, struct demo_line_buf *lb, char *line)
 {
     for (;;) {
@@ -93,7 +76,32 @@ int demo_get_line(int fd, int is_socket, struct demo_line_buf *lb, char *line)
     }
 }
 
-uint64_t demo_parse_size(const char *prog, const char *name, const char *s, uint64_t max)
+/* ---- the command line ---- */
+
+void demo_usage_error(const char *prog, const char *fmt, ...)
+{
+    va_list ap;
+    fprintf(stderr, "%s: ", prog);
+    va_start(ap, fmt);
+    vfprintf(stderr, fmt, ap);
+    va_end(ap);
+    fprintf(stderr, "; see %s --help.\n", prog);
+    exit(2);
+}
+
+static uint64_t demo_parse_u64(const char *prog, const char *name, const char *s, uint64_t min,
+                               uint64_t max)
+{
+    char *end;
+    errno = 0;
+    unsigned long long v = strtoull(s, &end, 10);
+    if (*s < '0' || *s > '9' || *end || errno || v < min || v > max)
+        demo_usage_error(prog, "%s wants a whole number from %llu to %llu, not '%s'", name,
+                         (unsigned long long)min, (unsigned long long)max, s);
+    return v;
+}
+
+static uint64_t demo_parse_size(const char *prog, const char *name, const char *s, uint64_t max)
 {
     char *end;
     errno = 0;
@@ -108,7 +116,7 @@ uint64_t demo_parse_size(const char *prog, const char *name, const char *s, uint
     return (uint64_t)v << shift;
 }
 
-double demo_parse_seconds(const char *prog, const char *name, const char *s)
+static double demo_parse_seconds(const char *prog, const char *name, const char *s)
 {
     char *end;
     errno = 0;
@@ -118,12 +126,214 @@ double demo_parse_seconds(const char *prog, const char *name, const char *s)
     return v;
 }
 
-struct in_addr demo_parse_host(const char *prog, const char *s)
+static struct in_addr demo_parse_host(const char *prog, const char *s)
 {
     struct in_addr a;
     if (inet_pton(AF_INET, s, &a) != 1)
         demo_usage_error(prog, "--host wants an IPv4 address such as 127.0.0.1, not '%s'", s);
     return a;
+}
+
+/* The row of mode i: rows are the program's own type, mode_size bytes apart. */
+static const struct demo_mode *demo_cli_mode(const struct demo_cli *cli, size_t i)
+{
+    return (const struct demo_mode *)((const char *)cli->modes + i * cli->mode_size);
+}
+
+/* "a, b or c": the mode names as a sentence, for the error and the synopsis's sake. */
+static void demo_cli_mode_list(const struct demo_cli *cli, char *out, size_t size)
+{
+    size_t len = 0;
+    out[0] = '\0';
+    for (size_t i = 0; i < cli->nmodes && len < size; i++) {
+        const char *sep = i == 0 ? "" : i + 1 == cli->nmodes ? " or " : ", ";
+        len += (size_t)snprintf(out + len, size - len, "%s%s", sep, demo_cli_mode(cli, i)->name);
+    }
+}
+
+/* Prints text (lines separated by '\n') starting at the current column, later lines at col. */
+static void demo_cli_print_at(const char *text, int col)
+{
+    for (const char *nl; (nl = strchr(text, '\n')) != NULL; text = nl + 1)
+        printf("%.*s\n%*s", (int)(nl - text), text, col, "");
+    printf("%s\n", text);
+}
+
+static void demo_cli_help(const struct demo_cli *cli)
+{
+    printf("usage: %s %s\n\n", cli->prog, cli->usage);
+    if (cli->about)
+        printf("%s", cli->about);
+    int col = (int)strlen("  --help");
+    for (const struct demo_opt *o = cli->opts; o->name; o++) {
+        int w = 2 + 2 + (int)strlen(o->name) + (o->arg ? 1 + (int)strlen(o->arg) : 0);
+        col = w > col ? w : col;
+    }
+    col += 2;
+    for (const struct demo_opt *o = cli->opts; o->name; o++) {
+        int w = printf("  --%s%s%s", o->name, o->arg ? " " : "", o->arg ? o->arg : "");
+        printf("%*s", col - w, "");
+        if (o->kind != DEMO_KIND_MODE) {
+            demo_cli_print_at(o->help ? o->help : "", col);
+            continue;
+        }
+        /* The modes, one a line: the name, then its help in a column of their own. */
+        int name_w = 0;
+        for (size_t i = 0; i < cli->nmodes; i++) {
+            int n = (int)strlen(demo_cli_mode(cli, i)->name);
+            name_w = n > name_w ? n : name_w;
+        }
+        if (o->help)
+            printf("%s\n%*s", o->help, col, "");
+        for (size_t i = 0; i < cli->nmodes; i++) {
+            const struct demo_mode *m = demo_cli_mode(cli, i);
+            printf("%-*s  ", name_w, m->name);
+            demo_cli_print_at(m->help, col + name_w + 2);
+            if (i + 1 < cli->nmodes)
+                printf("%*s", col, "");
+        }
+    }
+    printf("  --help%*sshow this help\n", col - (int)strlen("  --help"), "");
+    if (cli->footer)
+        printf("%s", cli->footer);
+    printf("Stops cleanly (status 0) on SIGTERM or SIGINT.\n"); /* every demo does */
+}
+
+/* The mode named s, or the end of the program with the list of the names. */
+static const struct demo_mode *demo_cli_find_mode(const struct demo_cli *cli, const char *s)
+{
+    for (size_t i = 0; i < cli->nmodes; i++)
+        if (strcmp(demo_cli_mode(cli, i)->name, s) == 0)
+            return demo_cli_mode(cli, i);
+    char names[512];
+    demo_cli_mode_list(cli, names, sizeof names);
+    demo_usage_error(cli->prog, "--mode must be %s, not '%s'", names, s);
+}
+
+static const struct demo_opt *demo_cli_find_opt(const struct demo_cli *cli, const char *name)
+{
+    for (const struct demo_opt *o = cli->opts; o->name; o++)
+        if (strcmp(o->name, name) == 0)
+            return o;
+    return NULL;
+}
+
+/* Options a program may have. getopt_long() returns an option's index in the table, so these
+ * stay below the '?' and ':' it returns for errors; --help gets the next value. */
+#define DEMO_CLI_MAX_OPTS 32
+#define DEMO_CLI_HELP     DEMO_CLI_MAX_OPTS
+
+const void *demo_cli_parse(const struct demo_cli *cli, int argc, char **argv)
+{
+    /* getopt_long() does the reading, so --opt=value and unambiguous abbreviations work as in
+     * any GNU program; the table says what each value means. */
+    struct option longopts[DEMO_CLI_MAX_OPTS + 2] = {{0}};
+    unsigned char seen[DEMO_CLI_MAX_OPTS] = {0};
+    size_t n = 0;
+    for (const struct demo_opt *o = cli->opts; o->name && n < DEMO_CLI_MAX_OPTS; o++, n++)
+        longopts[n] = (struct option){
+            o->name, o->kind == DEMO_KIND_FLAG ? no_argument : required_argument, NULL, (int)n};
+    longopts[n] = (struct option){"help", no_argument, NULL, DEMO_CLI_HELP};
+    const struct demo_mode *mode = NULL;
+    const char *p = cli->prog;
+    int c;
+    opterr = 0; /* we print our own one-sentence errors */
+    while ((c = getopt_long(argc, argv, "", longopts, NULL)) != -1) {
+        if (c == DEMO_CLI_HELP) {
+            demo_cli_help(cli);
+            exit(0);
+        }
+        if (c < 0 || (size_t)c >= n)
+            demo_usage_error(p, "unknown option or missing value in '%s'", argv[optind - 1]);
+        const struct demo_opt *o = &cli->opts[c];
+        char name[64];
+        snprintf(name, sizeof name, "--%s", o->name);
+        seen[c] = 1;
+        switch (o->kind) {
+        case DEMO_KIND_FLAG:
+            *o->to.flag = 1;
+            break;
+        case DEMO_KIND_TEXT:
+            *o->to.text = optarg;
+            break;
+        case DEMO_KIND_U64:
+            *o->to.u64 = demo_parse_u64(p, name, optarg, o->min, o->max);
+            break;
+        case DEMO_KIND_SIZE:
+            *o->to.u64 = demo_parse_size(p, name, optarg, o->max);
+            break;
+        case DEMO_KIND_SECONDS:
+            *o->to.seconds = demo_parse_seconds(p, name, optarg);
+            break;
+        case DEMO_KIND_HOST:
+            o->to.host->name = optarg;
+            break;
+        case DEMO_KIND_MODE:
+            mode = demo_cli_find_mode(cli, optarg);
+            break;
+        }
+        if (o->after)
+            o->after();
+    }
+    if (optind < argc)
+        demo_usage_error(p, "unexpected argument '%s'", argv[optind]);
+    for (size_t i = 0; i < n; i++)
+        if (cli->opts[i].required && !seen[i])
+            demo_usage_error(p, "--%s is required", cli->opts[i].name);
+    if (cli->check)
+        cli->check();
+    for (size_t i = 0; i < n; i++) {
+        const struct demo_opt *o = &cli->opts[i], *other;
+        if (seen[i] && o->not_with && (other = demo_cli_find_opt(cli, o->not_with)) != NULL &&
+            seen[other - cli->opts])
+            demo_usage_error(p, "give --%s or --%s, not both", o->name, o->not_with);
+    }
+    for (size_t i = 0; i < n; i++)
+        if (cli->opts[i].kind == DEMO_KIND_HOST)
+            cli->opts[i].to.host->addr = demo_parse_host(p, cli->opts[i].to.host->name);
+    return mode;
+}
+
+/* ---- starting up ---- */
+
+void demo_ready(const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    vprintf(fmt, ap);
+    va_end(ap);
+    putchar('\n');
+    fflush(stdout);
+}
+
+void demo_check_room(const char *prog, const char *dir, uint64_t need)
+{
+    struct statvfs vfs;
+    if (statvfs(dir, &vfs) < 0)
+        demo_usage_error(prog, "--dir '%s' cannot be used (%s)", dir, strerror(errno));
+    need += 256u << 20; /* a margin: never fill the disk */
+    if ((uint64_t)vfs.f_bavail * vfs.f_frsize < need)
+        demo_usage_error(prog, "--dir '%s' has less than %llu MiB free; use a smaller --size", dir,
+                         (unsigned long long)(need >> 20));
+}
+
+struct sockaddr_in demo_sockaddr(const struct demo_host *host, uint64_t port)
+{
+    return (struct sockaddr_in){
+        .sin_family = AF_INET, .sin_port = htons((uint16_t)port), .sin_addr = host->addr};
+}
+
+int demo_connect(const char *prog, const struct demo_host *host, uint64_t port)
+{
+    struct sockaddr_in sa = demo_sockaddr(host, port);
+    int fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+    if (fd >= 0 && connect(fd, (struct sockaddr *)&sa, sizeof sa) == 0)
+        return fd;
+    fprintf(stderr, "%s: cannot connect to %s:%llu: %s\n", prog, host->name,
+            (unsigned long long)port, strerror(errno));
+    if (fd >= 0)
+        close(fd);
+    return -1;
 }
 
 int demo_listen(struct in_addr host, unsigned port, unsigned *bound)
@@ -147,6 +357,34 @@ fail:
     return err;
 }
 
+int demo_listen_or_exit(const char *prog, const struct demo_host *host, uint64_t port,
+                        unsigned *bound)
+{
+    int lfd = demo_listen(host->addr, (unsigned)port, bound);
+    if (lfd < 0) {
+        fprintf(stderr, "%s: cannot listen on %s:%llu: %s\n", prog, host->name,
+                (unsigned long long)port, strerror(-lfd));
+        exit(1);
+    }
+    return lfd;
+}
+
+int demo_server_start(const char *prog, const struct demo_host *host, uint64_t port,
+                      const char *fmt, ...)
+{
+    demo_signals_init();
+    unsigned bound;
+    int lfd = demo_listen_or_exit(prog, host, port, &bound);
+    char extra[256] = "";
+    va_list ap;
+    va_start(ap, fmt);
+    if (fmt)
+        vsnprintf(extra, sizeof extra, fmt, ap);
+    va_end(ap);
+    demo_ready("listening on %s:%u%s%s", host->name, bound, extra[0] ? " " : "", extra);
+    return lfd;
+}
+
 int demo_accept(const char *prog, int lfd, int flags)
 {
     while (!demo_stop) {
@@ -162,6 +400,8 @@ int demo_accept(const char *prog, int lfd, int flags)
     }
     return -1;
 }
+
+/* ---- a worker per connection ---- */
 
 static pid_t *demo_kids; /* live children of a fork-per-connection server */
 static size_t demo_nkids, demo_kids_cap;
@@ -180,14 +420,14 @@ static void demo_kids_forget(pid_t pid)
         }
 }
 
-void demo_kids_begin(void)
+static void demo_kids_begin(void)
 {
     struct sigaction sa = {.sa_handler = demo_on_child}; /* no SA_RESTART, see demo.h */
     sigemptyset(&sa.sa_mask);
     sigaction(SIGCHLD, &sa, NULL);
 }
 
-int demo_kids_reserve(void)
+static int demo_kids_reserve(void)
 {
     if (demo_nkids < demo_kids_cap)
         return 0;
@@ -200,19 +440,19 @@ int demo_kids_reserve(void)
     return 0;
 }
 
-void demo_kids_add(pid_t pid)
+static void demo_kids_add(pid_t pid)
 {
     demo_kids[demo_nkids++] = pid; /* room was made by demo_kids_reserve() */
 }
 
-void demo_kids_reap(void)
+static void demo_kids_reap(void)
 {
     pid_t pid;
     while ((pid = waitpid(-1, NULL, WNOHANG)) > 0)
         demo_kids_forget(pid);
 }
 
-void demo_kids_end(void)
+static void demo_kids_end(void)
 {
     for (size_t i = 0; i < demo_nkids; i++)
         kill(demo_kids[i], SIGTERM);
@@ -227,6 +467,131 @@ void demo_kids_end(void)
     demo_kids = NULL;
     demo_nkids = demo_kids_cap = 0;
 }
+
+void demo_fork_per_connection(const char *prog, int lfd, int (*take)(int lfd),
+                              void (*serve)(int fd))
+{
+    demo_kids_begin();
+    while (!demo_stop) {
+        demo_kids_reap();
+        int fd = take(lfd);
+        if (fd < 0)
+            continue;
+        if (demo_kids_reserve() < 0) {
+            close(fd);
+            continue;
+        }
+        pid_t pid = fork();
+        if (pid == 0) {
+            /* The child: serve this one connection and exit. If the parent dies, follow it. */
+            prctl(PR_SET_PDEATHSIG, SIGTERM);
+            close(lfd);
+            serve(fd);
+            _exit(0);
+        }
+        if (pid < 0)
+            fprintf(stderr, "%s: fork: %s\n", prog, strerror(errno));
+        else
+            demo_kids_add(pid);
+        close(fd); /* the child owns the connection now */
+    }
+    demo_kids_end(); /* SIGTERM to every child, and wait for them: none outlives us */
+}
+
+static int demo_thread_detached(const char *prog, void *(*fn)(void *), void *arg)
+{
+    pthread_attr_t attr;
+    pthread_t t;
+    pthread_attr_init(&attr);
+    pthread_attr_setdetachstate(&attr, PTHREAD_CREATE_DETACHED);
+    demo_signals_mask(SIG_BLOCK); /* the new thread inherits the mask */
+    int err = pthread_create(&t, &attr, fn, arg);
+    demo_signals_mask(SIG_UNBLOCK);
+    pthread_attr_destroy(&attr);
+    if (err)
+        fprintf(stderr, "%s: pthread_create: %s\n", prog, strerror(err));
+    return -err;
+}
+
+static void (*demo_thread_serve)(int fd); /* serve() of demo_thread_per_connection */
+
+static void *demo_thread_main(void *arg)
+{
+    demo_thread_serve((int)(intptr_t)arg);
+    return NULL;
+}
+
+void demo_thread_per_connection(const char *prog, int lfd, int (*take)(int lfd),
+                                void (*serve)(int fd))
+{
+    demo_thread_serve = serve;
+    int fd;
+    while ((fd = take(lfd)) >= 0)
+        if (demo_thread_detached(prog, demo_thread_main, (void *)(intptr_t)fd) < 0)
+            close(fd);
+}
+
+/* ---- epoll servers ---- */
+
+int demo_epoll_listener(const char *prog, int lfd, epoll_data_t listener)
+{
+    int ep = epoll_create1(EPOLL_CLOEXEC);
+    if (ep < 0) {
+        fprintf(stderr, "%s: epoll_create1: %s\n", prog, strerror(errno));
+        return -1;
+    }
+    fcntl(lfd, F_SETFL, fcntl(lfd, F_GETFL) | O_NONBLOCK);
+    struct epoll_event ev = {.events = EPOLLIN, .data = listener};
+    epoll_ctl(ep, EPOLL_CTL_ADD, lfd, &ev);
+    return ep;
+}
+
+void *demo_conn_open(int ep, struct demo_conn **open, int fd, size_t size)
+{
+    struct demo_conn *c = calloc(1, size);
+    if (!c) {
+        close(fd);
+        return NULL;
+    }
+    c->fd = fd;
+    c->next = *open;
+    if (*open)
+        (*open)->prev = c;
+    *open = c;
+    struct epoll_event ev = {.events = EPOLLIN, .data.ptr = c};
+    epoll_ctl(ep, EPOLL_CTL_ADD, fd, &ev);
+    return c;
+}
+
+void demo_conn_close(struct demo_conn **open, struct demo_conn *c)
+{
+    close(c->fd); /* closing also removes it from the epoll set */
+    if (c->prev)
+        c->prev->next = c->next;
+    else
+        *open = c->next;
+    if (c->next)
+        c->next->prev = c->prev;
+    free(c);
+}
+
+void demo_conn_close_all(struct demo_conn **open, int ep)
+{
+    while (*open)
+        demo_conn_close(open, *open);
+    close(ep);
+}
+
+int demo_epoll_wait(const char *prog, int ep, struct epoll_event *events, int max)
+{
+    int n = epoll_wait(ep, events, max, -1); /* sleeps until a descriptor is ready */
+    if (n >= 0 || errno == EINTR)
+        return n < 0 ? 0 : n;
+    fprintf(stderr, "%s: epoll_wait: %s\n", prog, strerror(errno));
+    return -1;
+}
+
+/* ---- I/O loops, time, figures ---- */
 
 int demo_write_all(int fd, const void *buf, size_t len)
 {
@@ -263,6 +628,31 @@ uint64_t demo_now_ns(void)
     struct timespec ts;
     clock_gettime(CLOCK_MONOTONIC, &ts);
     return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
+
+void demo_sleep_ns(uint64_t ns)
+{
+    struct timespec ts = {.tv_sec = (time_t)(ns / 1000000000u),
+                          .tv_nsec = (long)(ns % 1000000000u)};
+    nanosleep(&ts, NULL);
+}
+
+int demo_second_passed(uint64_t *since)
+{
+    uint64_t now = demo_now_ns();
+    if (now - *since < 1000000000u)
+        return 0;
+    *since = now;
+    return 1;
+}
+
+void demo_publish_request(struct iolab_app *app, uint64_t bytes, uint64_t ns)
+{
+    if (!app)
+        return;
+    iolab_add(&app->requests, 1);
+    iolab_add(&app->bytes, bytes);
+    iolab_app_latency(app, ns);
 }
 
 int demo_hist_init(struct demo_hist *h)

@@ -8,19 +8,27 @@
  *   demo_stop and the blocking call is noticed only when that call returns; the demos accept that
  *   window rather than hide their loops behind signalfd or ppoll.) SIGPIPE is ignored, so a write
  * to a closed peer fails with EPIPE instead of killing the program.
- * - Arguments: every bad argument ends the program with one sentence on stderr and status 2.
- * - A latency histogram with 1 µs buckets (exact enough to print p50..max in µs) and the one
- *   summary line the clients print at the end.
+ * - The command line: options and modes are const tables, parsed by one call that also writes
+ *   --help; every bad argument ends the program with one sentence on stderr and status 2.
+ * - Starting up: a server's listen and ready line, a client's connect.
+ * - Servers: the accept loops that give each connection a child process or a thread, the set-up
+ *   of an epoll server and its list of open connections. What a connection does (its read()s,
+ *   write()s and the epoll_wait() loop) stays in the demo.
+ * - A latency histogram with 1 µs buckets (exact enough to print p50..max in µs), the one
+ *   summary line the clients print at the end, and publishing a request into the counter page.
  *
  * Functions return 0 (or a descriptor) on success and a negative errno on failure.
  */
 #ifndef IOLAB_DEMO_H
 #define IOLAB_DEMO_H
 
+#include "iolab_counters.h"
+
 #include <netinet/in.h>
 #include <signal.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <sys/epoll.h>
 
 /* Set by SIGTERM/SIGINT; every loop in the demos checks it after EINTR. */
 extern volatile sig_atomic_t demo_stop;
@@ -31,13 +39,165 @@ void demo_signals_init(void);
 /* Blocks (how = SIG_BLOCK) or unblocks SIGTERM/SIGINT in the calling thread; threads inherit it. */
 void demo_signals_mask(int how);
 
+/*
+ * The command line. A program describes itself once, as data: a table of options (what each
+ * takes, where its value goes, its line in --help) and a table of modes (a name, a line of help
+ * and the program's own functions). demo_cli_parse() reads argv against them in one call, prints
+ * the --help it generates from them, and ends the program on a bad argument, so that main() is
+ * left with the I/O: parse, set up, run the mode.
+ */
+
+/* How an option's value is read and checked, and which member of `to` receives it. */
+enum demo_kind {
+    DEMO_KIND_FLAG,    /* no value: *to.flag = 1 */
+    DEMO_KIND_TEXT,    /* any text: *to.text (argv's own string) */
+    DEMO_KIND_U64,     /* a whole number in [min, max]: *to.u64 */
+    DEMO_KIND_SIZE,    /* bytes with an optional K, M or G suffix, in [1, max]: *to.u64 */
+    DEMO_KIND_SECONDS, /* seconds, fractional, > 0: *to.seconds */
+    DEMO_KIND_HOST,    /* an IPv4 address: *to.host (checked once the other options are read) */
+    DEMO_KIND_MODE,    /* a name from the program's mode table: demo_cli_parse() returns its row */
+};
+
+/* --host as given (for messages and the ready line) and as an address. */
+struct demo_host {
+    const char *name; /* the default goes here: {.name = "127.0.0.1"} */
+    struct in_addr addr;
+};
+
+struct demo_opt {
+    const char *name;    /* "port" for --port */
+    enum demo_kind kind; /* how its value is read */
+    union {
+        int *flag;
+        const char **text;
+        uint64_t *u64;
+        double *seconds;
+        struct demo_host *host;
+    } to;                 /* where the value goes */
+    uint64_t min, max;    /* DEMO_KIND_U64: the range; DEMO_KIND_SIZE: max */
+    int required;         /* absent: "--NAME is required" */
+    const char *not_with; /* the option it excludes: "give --A or --B, not both" */
+    const char *arg;      /* the value's name in --help ("P", "BYTES"); none for a flag */
+    const char *help;     /* its text in --help; '\n' continues it on the next line */
+    void (*after)(void);  /* if set, runs each time the option is read: more checks, or
+                             collecting an option given several times */
+};
+
+/* The first member of every row of a program's mode table: what the command line sees. */
+struct demo_mode {
+    const char *name; /* the value of --mode */
+    const char *help; /* its line in --help */
+};
+
+/* The row type of a server's mode table: the mode runs the server on a listening socket. */
+struct demo_server_mode {
+    struct demo_mode cli;   /* name and help */
+    void (*serve)(int lfd); /* serves until SIGTERM */
+};
+
+struct demo_cli {
+    const char *prog;            /* the program's name: in --help and in every error */
+    const char *usage;           /* the synopsis after "usage: PROG " */
+    const char *about;           /* what the program does (lines ending in '\n'), or NULL */
+    const struct demo_opt *opts; /* the options, ending with {0}; --help is added */
+    const void *modes;           /* the mode table: rows that start with a struct demo_mode */
+    size_t nmodes, mode_size;    /* set by DEMO_MODES(table) */
+    const char *footer;          /* printed after the options, or NULL; --help then ends with
+                                    the line every demo shares: it stops cleanly on SIGTERM */
+    void (*check)(void);         /* if set, checks options that depend on each other */
+};
+
+/*
+ * The rows of an option table, one macro per kind: the name (without "--"), where the value
+ * goes, what it accepts, the value's name in --help and the help text. Further fields may follow:
+ * DEMO_OPT_U64("requests", &max, 1, 1000, "M", "stop after M", .not_with = "seconds").
+ */
+#define DEMO_OPT_FLAG(name_, flag_, help_, ...)                                                    \
+    {                                                                                              \
+        .name = (name_), .kind = DEMO_KIND_FLAG, .to.flag = (flag_), .help = (help_), __VA_ARGS__  \
+    }
+#define DEMO_OPT_TEXT(name_, text_, arg_, help_, ...)                                              \
+    {                                                                                              \
+        .name = (name_), .kind = DEMO_KIND_TEXT, .to.text = (text_), .arg = (arg_),                \
+        .help = (help_), __VA_ARGS__                                                               \
+    }
+#define DEMO_OPT_U64(name_, u64_, min_, max_, arg_, help_, ...)                                    \
+    {                                                                                              \
+        .name = (name_), .kind = DEMO_KIND_U64, .to.u64 = (u64_), .min = (min_), .max = (max_),    \
+        .arg = (arg_), .help = (help_), __VA_ARGS__                                                \
+    }
+#define DEMO_OPT_SIZE(name_, u64_, max_, arg_, help_, ...)                                         \
+    {                                                                                              \
+        .name = (name_), .kind = DEMO_KIND_SIZE, .to.u64 = (u64_), .max = (max_), .arg = (arg_),   \
+        .help = (help_), __VA_ARGS__                                                               \
+    }
+
+/* --mode M, required; its values and their help come from the program's mode table. */
+#define DEMO_OPT_MODE                                                                              \
+    {                                                                                              \
+        .name = "mode", .kind = DEMO_KIND_MODE, .required = 1, .arg = "M"                          \
+    }
+
+/* --seconds T: run until T seconds have passed, or else until SIGTERM. */
+#define DEMO_OPT_SECONDS(seconds_)                                                                 \
+    {                                                                                              \
+        .name = "seconds", .kind = DEMO_KIND_SECONDS, .to.seconds = (seconds_), .arg = "T",        \
+        .help = "stop after T seconds (default: run until SIGTERM or SIGINT)"                      \
+    }
+
+/* --port P and --host H of a server (--port 0: any free port). */
+#define DEMO_OPTS_LISTEN(port_, host_)                                                             \
+    DEMO_OPT_U64("port", (port_), 0, 65535, "P",                                                   \
+                 "TCP port to listen on (0: any free port, printed at start)", .required = 1),     \
+    {                                                                                              \
+        .name = "host", .kind = DEMO_KIND_HOST, .to.host = (host_), .arg = "H",                    \
+        .help = "IPv4 address to listen on (default 127.0.0.1)"                                    \
+    }
+
+/* --port P and --host H of a client: where its server is. */
+#define DEMO_OPTS_CONNECT(port_, host_)                                                            \
+    DEMO_OPT_U64("port", (port_), 1, 65535, "P", "the server's TCP port", .required = 1),          \
+    {                                                                                              \
+        .name = "host", .kind = DEMO_KIND_HOST, .to.host = (host_), .arg = "H",                    \
+        .help = "the server's IPv4 address (default 127.0.0.1)"                                    \
+    }
+
+/* A number macro as a string, for help texts: DEMO_STR(NAME_MAX_LEN) is "24". */
+#define DEMO_STR(x)  DEMO_STR_(x)
+#define DEMO_STR_(x) #x
+
+/* The .modes, .nmodes and .mode_size of a demo_cli, from the program's own mode table. */
+#define DEMO_MODES(table)                                                                          \
+    .modes = (table), .nmodes = sizeof(table) / sizeof(table)[0], .mode_size = sizeof(table)[0]
+
+/*
+ * Reads argv against cli: stores every value, then checks required options, cli->check,
+ * not_with and the host. --help prints the generated usage and exits 0; a bad argument prints one
+ * sentence ("PROG: ...; see PROG --help.") to stderr and exits 2. Returns the chosen mode's row
+ * of the mode table (NULL for a program without modes).
+ */
+const void *demo_cli_parse(const struct demo_cli *cli, int argc, char **argv);
+
 /* Prints "PROG: MESSAGE; see PROG --help." to stderr and exits with status 2. */
 void demo_usage_error(const char *prog, const char *fmt, ...)
     __attribute__((noreturn, format(printf, 2, 3)));
 
-/* Parses a decimal number in [min, max] for option NAME, or ends the program (status 2). */
-uint64_t demo_parse_u64(const char *prog, const char *name, const char *s, uint64_t min,
-                        uint64_t max);
+/* Prints one line to stdout and flushes it at once: a ready line ("listening on ...") that
+   whoever started the program waits for, through a pipe. */
+void demo_ready(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+
+/*
+ * For --dir, where a demo creates its files: ends the program (status 2) unless the directory
+ * exists and has need bytes plus 256 MiB free, so that a demo never fills the disk.
+ */
+void demo_check_room(const char *prog, const char *dir, uint64_t need);
+
+/* The socket address of --host and --port. */
+struct sockaddr_in demo_sockaddr(const struct demo_host *host, uint64_t port);
+
+/* A blocking TCP socket connect()ed to --host:--port, or -1 after saying why on stderr
+   ("cannot connect to HOST:PORT: ..."). */
+int demo_connect(const char *prog, const struct demo_host *host, uint64_t port);
 
 /* The longest line the line-based demos carry (ordered-*): longer ones are cut. */
 #define DEMO_LINE_MAX 1024
@@ -57,21 +217,24 @@ struct demo_line_buf {
  */
 int demo_get_line(int fd, int is_socket, struct demo_line_buf *lb, char *line);
 
-/* Parses BYTES with an optional K, M or G suffix (powers of 1024), in [1, max], for option NAME,
-   or ends the program (status 2). */
-uint64_t demo_parse_size(const char *prog, const char *name, const char *s, uint64_t max);
-
-/* Parses seconds (may be fractional, > 0) for option NAME, or ends the program (status 2). */
-double demo_parse_seconds(const char *prog, const char *name, const char *s);
-
-/* Parses an IPv4 address, or ends the program (status 2). */
-struct in_addr demo_parse_host(const char *prog, const char *s);
-
 /*
  * A listening TCP socket on host:port (port 0: any free port), SO_REUSEADDR set so a restarted
  * server can bind at once. Stores the bound port in *bound. A descriptor or a negative errno.
  */
 int demo_listen(struct in_addr host, unsigned port, unsigned *bound);
+
+/* demo_listen() on --host and --port for a server, or one sentence ("cannot listen on ...") and
+   exit status 1. Stores the bound port in *bound. */
+int demo_listen_or_exit(const char *prog, const struct demo_host *host, uint64_t port,
+                        unsigned *bound);
+
+/*
+ * How a server starts: demo_signals_init(), demo_listen_or_exit(), then the ready line
+ * "listening on HOST:PORT", followed by a space and what fmt makes unless fmt is NULL. Returns
+ * the listening socket.
+ */
+int demo_server_start(const char *prog, const struct demo_host *host, uint64_t port,
+                      const char *fmt, ...) __attribute__((format(printf, 4, 5)));
 
 /*
  * Writes all of buf, looping over short writes and EINTR. 0 or a negative errno; -EINTR only
@@ -88,23 +251,79 @@ int demo_write_all(int fd, const void *buf, size_t len);
 int demo_accept(const char *prog, int lfd, int flags);
 
 /*
- * The children of a fork-per-connection server, kept so that none outlives it. kids_begin
- * makes SIGCHLD interrupt a blocked accept() (so exited children are reaped at once);
- * kids_reserve makes room before fork() (-1 when out of memory: do not fork); kids_add records
- * a child; kids_reap collects the exited ones without blocking; kids_end passes SIGTERM on to
- * every child still running and waits for all of them.
+ * The two servers that give each connection a worker of its own. take(lfd) returns the next
+ * connection (counting it as opened), or -1 once the server is to stop; serve(fd) serves it start
+ * to end and closes it.
+ *
+ * demo_fork_per_connection: fork() per connection; the child serves and exits (and follows the
+ * parent if the parent dies first), the parent closes its copy and goes on accepting. SIGCHLD
+ * interrupts a blocked accept(); exited children are reaped with waitpid(WNOHANG) before each
+ * accept. On SIGTERM it passes SIGTERM on to every child still running and waits for them all.
+ *
+ * demo_thread_per_connection: pthread_create() of a detached thread per connection, started
+ * with SIGTERM and SIGINT blocked so that they always reach the accepting thread. Returning
+ * ends the process, and with it the workers mid-connection.
  */
-void demo_kids_begin(void);
-int demo_kids_reserve(void);
-void demo_kids_add(pid_t pid);
-void demo_kids_reap(void);
-void demo_kids_end(void);
+void demo_fork_per_connection(const char *prog, int lfd, int (*take)(int lfd),
+                              void (*serve)(int fd));
+void demo_thread_per_connection(const char *prog, int lfd, int (*take)(int lfd),
+                                void (*serve)(int fd));
+
+/*
+ * The start of an epoll server: epoll_create1(), the listener made non-blocking (so that one
+ * wake-up can accept the whole backlog, up to EAGAIN) and added for EPOLLIN with the given data.
+ * The epoll descriptor, or -1 after saying why on stderr.
+ */
+int demo_epoll_listener(const char *prog, int lfd, epoll_data_t listener);
+
+/*
+ * A connection of an epoll server, the first member of the program's own connection struct.
+ * epoll cannot list its set, so the server keeps its connections in a list (open), to free
+ * them when it stops.
+ */
+struct demo_conn {
+    struct demo_conn *prev, *next; /* the list of open connections */
+    int fd;
+};
+
+/*
+ * calloc()s a connection of size bytes (a struct that starts with struct demo_conn) for fd,
+ * puts it at the front of *open and adds fd to the epoll set for EPOLLIN with the connection
+ * as its data (epoll_ctl(EPOLL_CTL_ADD)). NULL, with fd closed, when out of memory.
+ */
+void *demo_conn_open(int ep, struct demo_conn **open, int fd, size_t size);
+
+/* Closes the connection (which also takes it out of the epoll set), unlinks and frees it. */
+void demo_conn_close(struct demo_conn **open, struct demo_conn *c);
+
+/* Closes every connection still open, and the epoll set: the end of an epoll server. */
+void demo_conn_close_all(struct demo_conn **open, int ep);
+
+/*
+ * epoll_wait() with no timeout: the number of events; 0 when a signal interrupted it (the caller
+ * checks demo_stop); -1 after saying why on stderr.
+ */
+int demo_epoll_wait(const char *prog, int ep, struct epoll_event *events, int max);
 
 /* Sends all of buf with send(MSG_NOSIGNAL), looping likewise. 0 or a negative errno. */
 int demo_send_all(int fd, const void *buf, size_t len);
 
 /* CLOCK_MONOTONIC in nanoseconds. */
 uint64_t demo_now_ns(void);
+
+/* nanosleep() for ns nanoseconds; SIGTERM cuts it short (the caller checks demo_stop). */
+void demo_sleep_ns(uint64_t ns);
+
+/* 1 once a second has passed since *since, which then becomes now: the pace of a once-a-second
+   line. 0 before that. */
+int demo_second_passed(uint64_t *since);
+
+/*
+ * Publishes one request of bytes bytes that took ns into the calling thread's slot of the
+ * counter page (requests, bytes, latency histogram); nothing when app is NULL (no counting
+ * shim). No system call.
+ */
+void demo_publish_request(struct iolab_app *app, uint64_t bytes, uint64_t ns);
 
 /* Request latencies in 1 µs buckets up to DEMO_HIST_US; slower ones share the last bucket. */
 #define DEMO_HIST_US 1000000u

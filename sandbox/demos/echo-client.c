@@ -28,7 +28,6 @@
 #include "iolab_counters.h"
 
 #include <errno.h>
-#include <getopt.h>
 #include <netinet/in.h>
 #include <netinet/tcp.h>
 #include <stdio.h>
@@ -58,7 +57,7 @@ struct conn {
 };
 
 static struct sockaddr_in server;
-static size_t size = 16;      /* --size */
+static uint64_t size = 16;    /* --size */
 static uint64_t max_requests; /* --requests; 0: no limit */
 static uint64_t per_conn;     /* --per-connection; 0: connections stay open */
 static char *message;         /* what every request sends */
@@ -184,11 +183,7 @@ static int conn_receive(struct conn *c)
         if (app)
             iolab_add(&app->errors, 1);
     }
-    if (app) {
-        iolab_add(&app->requests, 1);
-        iolab_add(&app->bytes, size);
-        iolab_app_latency(app, ns);
-    }
+    demo_publish_request(app, size, ns);
     if (per_conn && ++c->replies >= per_conn && !(max_requests && issued >= max_requests)) {
         conn_hang_up(c); /* done with this connection: queue up again with a new one */
         conn_connect(c);
@@ -232,92 +227,43 @@ static void conn_event(struct conn *c, uint32_t events)
         conn_fail(c);
 }
 
-static void usage(void)
-{
-    printf("usage: " PROG " --port P [--host H] [--connections N] [--requests M | --seconds T]"
-           " [--size S] [--per-connection K] [--fib]\n"
-           "\n"
-           "Load for echo-server: N persistent connections, one thread, epoll. Each connection\n"
-           "sends S bytes, waits for the same S bytes back, and repeats.\n"
-           "  --port P          server port\n"
-           "  --host H          server IPv4 address (default 127.0.0.1)\n"
-           "  --connections N   concurrent connections (default 1)\n"
-           "  --requests M      stop after M replies in total\n"
-           "  --seconds T       stop after T seconds (default: run until SIGTERM or SIGINT)\n"
-           "  --size S          message size in bytes (default 16)\n"
-           "  --per-connection K  close each connection after K replies and open a new one\n"
-           "  --fib             end every message with a newline, for 'echo-server --fib N'\n"
-           "  --help            show this help\n"
-           "At the end it prints one line:\n"
-           "  requests=R seconds=T req_per_s=X bytes=B p50_us=.. p99_us=.. p999_us=.. max_us=.."
-           " errors=E\n"
-           "Lost connections are retried after 10 ms, doubling up to 200 ms; each counts an "
-           "error.\n");
-}
+/* ---- options, the run and main ---- */
 
-int main(int argc, char **argv)
-{
-    static const struct option opts[] = {
-        {"port", required_argument, NULL, 'p'},
-        {"host", required_argument, NULL, 'H'},
-        {"connections", required_argument, NULL, 'c'},
-        {"requests", required_argument, NULL, 'r'},
-        {"seconds", required_argument, NULL, 's'},
-        {"size", required_argument, NULL, 'S'},
-        {"per-connection", required_argument, NULL, 'k'},
-        {"fib", no_argument, NULL, 'f'},
-        {"help", no_argument, NULL, 'h'},
-        {0},
-    };
-    const char *host = "127.0.0.1";
-    long port = -1;
-    size_t nconns = 1;
-    double seconds = 0;
-    int fib = 0, opt;
-    opterr = 0;
-    while ((opt = getopt_long(argc, argv, "", opts, NULL)) != -1) {
-        switch (opt) {
-        case 'p':
-            port = (long)demo_parse_u64(PROG, "--port", optarg, 1, 65535);
-            break;
-        case 'H':
-            host = optarg;
-            break;
-        case 'c':
-            nconns = demo_parse_u64(PROG, "--connections", optarg, 1, 10000);
-            break;
-        case 'r':
-            max_requests = demo_parse_u64(PROG, "--requests", optarg, 1, UINT64_MAX / 2);
-            break;
-        case 's':
-            seconds = demo_parse_seconds(PROG, "--seconds", optarg);
-            break;
-        case 'S':
-            size = demo_parse_u64(PROG, "--size", optarg, 1, MAX_MSG_SIZE);
-            break;
-        case 'k':
-            per_conn = demo_parse_u64(PROG, "--per-connection", optarg, 1, UINT64_MAX / 2);
-            break;
-        case 'f':
-            fib = 1;
-            break;
-        case 'h':
-            usage();
-            return 0;
-        default:
-            demo_usage_error(PROG, "unknown option or missing value in '%s'", argv[optind - 1]);
-        }
-    }
-    if (optind < argc)
-        demo_usage_error(PROG, "unexpected argument '%s'", argv[optind]);
-    if (port < 0)
-        demo_usage_error(PROG, "--port is required");
-    if (max_requests && seconds > 0)
-        demo_usage_error(PROG, "give --requests or --seconds, not both");
-    server = (struct sockaddr_in){.sin_family = AF_INET,
-                                  .sin_port = htons((uint16_t)port),
-                                  .sin_addr = demo_parse_host(PROG, host)};
+static uint64_t port, nconns = 1;
+static struct demo_host host = {.name = "127.0.0.1"};
+static double seconds; /* --seconds; 0: no limit */
+static int fib;        /* --fib: end every message with a newline */
 
+static const struct demo_opt opts[] = {
+    DEMO_OPTS_CONNECT(&port, &host),
+    DEMO_OPT_U64("connections", &nconns, 1, 10000, "N", "concurrent connections (default 1)"),
+    DEMO_OPT_U64("requests", &max_requests, 1, UINT64_MAX / 2, "M", "stop after M replies in total",
+                 .not_with = "seconds"),
+    DEMO_OPT_SECONDS(&seconds),
+    DEMO_OPT_U64("size", &size, 1, MAX_MSG_SIZE, "S", "message size in bytes (default 16)"),
+    DEMO_OPT_U64("per-connection", &per_conn, 1, UINT64_MAX / 2, "K",
+                 "close each connection after K replies and open a new one"),
+    DEMO_OPT_FLAG("fib", &fib, "end every message with a newline, for 'echo-server --fib N'"),
+    {0},
+};
+
+static const struct demo_cli cli = {
+    .prog = PROG,
+    .usage = "--port P [--host H] [--connections N] [--requests M | --seconds T] [--size S]"
+             " [--per-connection K] [--fib]",
+    .about = "Load for echo-server: N persistent connections, one thread, epoll. Each connection\n"
+             "sends S bytes, waits for the same S bytes back, and repeats.\n",
+    .opts = opts,
+    .footer = "At the end it prints one line:\n"
+              "  requests=R seconds=T req_per_s=X bytes=B p50_us=.. p99_us=.. p999_us=.. max_us=.."
+              " errors=E\n"
+              "Lost connections are retried after 10 ms, doubling up to 200 ms; each counts an "
+              "error.\n",
+};
+
+/* Opens the connections and drives them until the limit or SIGTERM; prints the summary. */
+static int run(void)
+{
     /* The message: letters, never a newline, except the last byte with --fib (one line). */
     message = malloc(size);
     struct conn *conns = calloc(nconns, sizeof *conns);
@@ -383,4 +329,11 @@ int main(int argc, char **argv)
     free(events);
     free(message);
     return 0;
+}
+
+int main(int argc, char **argv)
+{
+    demo_cli_parse(&cli, argc, argv);
+    server = demo_sockaddr(&host, port);
+    return run();
 }

@@ -21,10 +21,8 @@
 #include "demo.h"
 #include "iolab_counters.h"
 
-#include <arpa/inet.h>
 #include <errno.h>
 #include <fcntl.h>
-#include <getopt.h>
 #include <netinet/tcp.h>
 #include <pthread.h>
 #include <stdint.h>
@@ -32,19 +30,17 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/epoll.h>
-#include <sys/prctl.h>
 #include <sys/socket.h>
-#include <sys/wait.h>
 #include <unistd.h>
 
 #define PROG     "echo-server"
 #define ECHO_BUF 16384 /* per connection; with --fib also the longest line accepted */
 
-static int echo_fib_on;              /* --fib given: answer lines, not reads */
-static unsigned echo_fib_n;          /* N of --fib N */
-static volatile uint64_t echo_fib_v; /* where fib(N) goes, so the compiler must compute it */
+#define ECHO_NO_FIB UINT64_MAX            /* --fib not given: answer reads, not lines */
+static uint64_t echo_fib_n = ECHO_NO_FIB; /* N of --fib N */
+static volatile uint64_t echo_fib_v;      /* where fib(N) goes, so the compiler must compute it */
 
-static uint64_t echo_fib(unsigned n)
+static uint64_t echo_fib(uint64_t n)
 {
     /* Deliberately the slow recursive definition: the point is to burn CPU per request. */
     return n < 2 ? n : echo_fib(n - 1) + echo_fib(n - 2);
@@ -57,7 +53,7 @@ static uint64_t echo_fib(unsigned n)
  */
 static size_t echo_answerable(const char *buf, size_t len, uint64_t *requests)
 {
-    if (!echo_fib_on) {
+    if (echo_fib_n == ECHO_NO_FIB) {
         *requests = len > 0;
         return len;
     }
@@ -102,8 +98,9 @@ static int echo_accept(int lfd, int flags)
  * One connection with blocking I/O, start to end: read, answer, repeat. Used by the iterative,
  * fork and thread modes, which differ only in who runs it.
  */
-static void echo_serve_conn(int fd, struct iolab_app *app)
+static void echo_serve_conn(int fd)
 {
+    struct iolab_app *app = iolab_app(); /* the slot of the process or thread serving it */
     char buf[ECHO_BUF];
     size_t have = 0;
     while (!demo_stop) { /* checked here too: SIGTERM may land while we are not blocked */
@@ -127,98 +124,52 @@ static void echo_serve_conn(int fd, struct iolab_app *app)
     echo_publish_conn(app, 0);
 }
 
-static void echo_iterative(int lfd)
+/* The next connection for the blocking modes, counted as opened; -1 once we are to stop. */
+static int echo_take(int lfd)
 {
-    struct iolab_app *app = iolab_app();
-    int fd;
-    while ((fd = echo_accept(lfd, 0)) >= 0) {
-        echo_publish_conn(app, 1);
-        echo_serve_conn(fd, app);
-    }
+    int fd = echo_accept(lfd, 0);
+    if (fd >= 0)
+        echo_publish_conn(iolab_app(), 1);
+    return fd;
 }
 
-/* ---- fork: a child per connection ---- */
+static void echo_iterative(int lfd)
+{
+    int fd;
+    while ((fd = echo_take(lfd)) >= 0)
+        echo_serve_conn(fd); /* meanwhile the next client waits in the listen backlog */
+}
+
+/* ---- fork and thread: a child process, or a thread, per connection ---- */
 
 static void echo_fork(int lfd)
 {
-    struct iolab_app *app = iolab_app();
-    demo_kids_begin();
-    while (!demo_stop) {
-        demo_kids_reap();
-        int fd = echo_accept(lfd, 0);
-        if (fd < 0)
-            continue;
-        echo_publish_conn(app, 1);
-        if (demo_kids_reserve() < 0) {
-            close(fd);
-            continue;
-        }
-        pid_t pid = fork();
-        if (pid == 0) {
-            /* The child: serve this one connection and exit. If the parent dies, follow it. */
-            prctl(PR_SET_PDEATHSIG, SIGTERM);
-            close(lfd);
-            echo_serve_conn(fd, iolab_app()); /* iolab_app() again: the child has its own slot */
-            _exit(0);
-        }
-        if (pid < 0)
-            perror(PROG ": fork");
-        else
-            demo_kids_add(pid);
-        close(fd); /* the child owns the connection now */
-    }
-    demo_kids_end(); /* SIGTERM to every child, and wait for them: none outlives us */
-}
-
-/* ---- thread: a thread per connection ---- */
-
-static void *echo_thread_main(void *arg)
-{
-    int fd = (int)(intptr_t)arg;
-    echo_serve_conn(fd, iolab_app()); /* this thread's own slot */
-    return NULL;
+    /* fork() per connection: the child runs echo_serve_conn(), the parent accepts and reaps. */
+    demo_fork_per_connection(PROG, lfd, echo_take, echo_serve_conn);
 }
 
 static void echo_thread(int lfd)
 {
-    struct iolab_app *app = iolab_app();
-    pthread_attr_t attr;
-    pthread_attr_init(&attr);
-    pthread_attr_setdetachstate(&attr, PTHREAD_CREATE_DETACHED);
-    int fd;
-    while ((fd = echo_accept(lfd, 0)) >= 0) {
-        echo_publish_conn(app, 1);
-        pthread_t t;
-        /* Workers start with SIGTERM blocked, so it always reaches this thread's accept(). */
-        demo_signals_mask(SIG_BLOCK);
-        int err = pthread_create(&t, &attr, echo_thread_main, (void *)(intptr_t)fd);
-        demo_signals_mask(SIG_UNBLOCK);
-        if (err) {
-            fprintf(stderr, PROG ": pthread_create: %s\n", strerror(err));
-            close(fd);
-        }
-    }
-    pthread_attr_destroy(&attr);
-    /* Returning ends the process, and with it the detached workers mid-connection. */
+    /* pthread_create() per connection: the thread runs echo_serve_conn(), this one accepts. */
+    demo_thread_per_connection(PROG, lfd, echo_take, echo_serve_conn);
 }
 
 /* ---- epoll: one thread, many connections ---- */
 
 struct echo_conn {
-    struct echo_conn *prev, *next; /* the open connections, so that stopping can free them */
-    int fd;
-    int want_out;      /* waiting for EPOLLOUT (a reply did not fit) instead of EPOLLIN */
-    size_t have;       /* bytes in buf */
-    size_t reply;      /* bytes at the front of buf being sent back */
-    size_t sent;       /* of those, already sent */
-    uint64_t requests; /* requests that reply answers */
+    struct demo_conn conn; /* its socket, in the list of open connections */
+    int want_out;          /* waiting for EPOLLOUT (a reply did not fit) instead of EPOLLIN */
+    size_t have;           /* bytes in buf */
+    size_t reply;          /* bytes at the front of buf being sent back */
+    size_t sent;           /* of those, already sent */
+    uint64_t requests;     /* requests that reply answers */
     char buf[ECHO_BUF];
 };
 
 static void echo_epoll_watch(int ep, struct echo_conn *c, int want_out)
 {
     struct epoll_event ev = {.events = want_out ? EPOLLOUT : EPOLLIN, .data.ptr = c};
-    epoll_ctl(ep, EPOLL_CTL_MOD, c->fd, &ev);
+    epoll_ctl(ep, EPOLL_CTL_MOD, c->conn.fd, &ev);
     c->want_out = want_out;
 }
 
@@ -226,7 +177,7 @@ static void echo_epoll_watch(int ep, struct echo_conn *c, int want_out)
 static int echo_epoll_step(int ep, struct echo_conn *c, struct iolab_app *app)
 {
     if (!c->want_out) {
-        ssize_t n = read(c->fd, c->buf + c->have, sizeof c->buf - c->have);
+        ssize_t n = read(c->conn.fd, c->buf + c->have, sizeof c->buf - c->have);
         if (n < 0 && (errno == EAGAIN || errno == EINTR))
             return 0;
         if (n <= 0)
@@ -236,7 +187,7 @@ static int echo_epoll_step(int ep, struct echo_conn *c, struct iolab_app *app)
         if (c->reply == 0)
             return c->have == sizeof c->buf ? -1 : 0; /* partial --fib line: read more */
     }
-    ssize_t n = write(c->fd, c->buf + c->sent, c->reply - c->sent);
+    ssize_t n = write(c->conn.fd, c->buf + c->sent, c->reply - c->sent);
     if (n < 0 && errno != EAGAIN && errno != EINTR)
         return -1;
     if (n > 0)
@@ -259,151 +210,63 @@ static int echo_epoll_step(int ep, struct echo_conn *c, struct iolab_app *app)
 static void echo_epoll(int lfd)
 {
     struct iolab_app *app = iolab_app();
-    int ep = epoll_create1(EPOLL_CLOEXEC);
-    if (ep < 0) {
-        perror(PROG ": epoll_create1");
+    /* epoll_create1(), and the listener in the set, non-blocking, as NULL. */
+    int ep = demo_epoll_listener(PROG, lfd, (epoll_data_t){.ptr = NULL});
+    if (ep < 0)
         return;
-    }
-    fcntl(lfd, F_SETFL, fcntl(lfd, F_GETFL) | O_NONBLOCK);
-    struct epoll_event ev = {.events = EPOLLIN, .data.ptr = NULL}; /* NULL: the listener */
-    epoll_ctl(ep, EPOLL_CTL_ADD, lfd, &ev);
 
     struct epoll_event events[64];
-    struct echo_conn *open = NULL; /* epoll cannot list its set: keep our own */
-    while (!demo_stop) {
-        int n = epoll_wait(ep, events, 64, -1);
-        if (n < 0 && errno != EINTR) {
-            perror(PROG ": epoll_wait");
-            break;
-        }
+    struct demo_conn *open = NULL; /* epoll cannot list its set: keep our own */
+    int n;
+    while (!demo_stop && (n = demo_epoll_wait(PROG, ep, events, 64)) >= 0) {
         for (int i = 0; i < n; i++) {
             struct echo_conn *c = events[i].data.ptr;
             if (c == NULL) { /* the listener: take every connection waiting in the backlog */
                 int fd;
-                while ((fd = echo_accept(lfd, SOCK_NONBLOCK)) >= 0) {
-                    c = calloc(1, sizeof *c);
-                    if (!c) {
-                        close(fd);
-                        continue;
-                    }
-                    c->fd = fd;
-                    c->next = open;
-                    if (open)
-                        open->prev = c;
-                    open = c;
-                    struct epoll_event cev = {.events = EPOLLIN, .data.ptr = c};
-                    epoll_ctl(ep, EPOLL_CTL_ADD, fd, &cev);
-                    echo_publish_conn(app, 1);
-                }
+                while ((fd = echo_accept(lfd, SOCK_NONBLOCK)) >= 0)
+                    if (demo_conn_open(ep, &open, fd, sizeof *c)) /* epoll_ctl(EPOLL_CTL_ADD) */
+                        echo_publish_conn(app, 1);
             } else if (echo_epoll_step(ep, c, app) < 0) {
-                close(c->fd); /* closing also removes it from the epoll set */
-                if (c->prev)
-                    c->prev->next = c->next;
-                else
-                    open = c->next;
-                if (c->next)
-                    c->next->prev = c->prev;
-                free(c);
+                demo_conn_close(&open, &c->conn); /* close() takes it out of the set */
                 echo_publish_conn(app, 0);
             }
         }
     }
-    while (open) {
-        struct echo_conn *next = open->next;
-        close(open->fd);
-        free(open);
-        open = next;
-    }
-    close(ep);
+    demo_conn_close_all(&open, ep);
 }
 
 /* ---- modes and main ---- */
 
-struct echo_mode {
-    const char *name;
-    void (*serve)(int lfd);
+static const struct demo_server_mode echo_modes[] = {
+    {.cli = {"iterative", "one connection at a time"}, .serve = echo_iterative},
+    {.cli = {"epoll", "one thread, non-blocking sockets, epoll_wait()"}, .serve = echo_epoll},
+    {.cli = {"fork", "a child process per connection"}, .serve = echo_fork},
+    {.cli = {"thread", "a thread per connection"}, .serve = echo_thread},
 };
 
-static const struct echo_mode echo_modes[] = {
-    {.name = "iterative", .serve = echo_iterative},
-    {.name = "epoll", .serve = echo_epoll},
-    {.name = "fork", .serve = echo_fork},
-    {.name = "thread", .serve = echo_thread},
+static uint64_t echo_port;
+static struct demo_host echo_host = {.name = "127.0.0.1"};
+
+static const struct demo_opt echo_opts[] = {
+    DEMO_OPTS_LISTEN(&echo_port, &echo_host),
+    DEMO_OPT_MODE,
+    DEMO_OPT_U64("fib", &echo_fib_n, 0, 50, "N",
+                 "answer each newline-terminated line, after computing fib(N)"),
+    {0},
 };
 
-static void echo_usage(void)
-{
-    printf("usage: " PROG " --port P [--host 127.0.0.1] --mode iterative|epoll|fork|thread"
-           " [--fib N]\n"
-           "\n"
-           "A TCP echo server. Prints 'listening on HOST:PORT mode=MODE' once it listens.\n"
-           "  --port P     TCP port to listen on (0: any free port, printed at start)\n"
-           "  --host H     IPv4 address to listen on (default 127.0.0.1)\n"
-           "  --mode M     iterative: one connection at a time\n"
-           "               epoll:     one thread, non-blocking sockets, epoll_wait()\n"
-           "               fork:      a child process per connection\n"
-           "               thread:    a thread per connection\n"
-           "  --fib N      answer each newline-terminated line, after computing fib(N)\n"
-           "  --help       show this help\n"
-           "Stops cleanly (status 0) on SIGTERM or SIGINT.\n");
-}
+static const struct demo_cli echo_cli = {
+    .prog = PROG,
+    .usage = "--port P [--host 127.0.0.1] --mode iterative|epoll|fork|thread [--fib N]",
+    .about = "A TCP echo server. Prints 'listening on HOST:PORT mode=MODE' once it listens.\n",
+    .opts = echo_opts,
+    DEMO_MODES(echo_modes),
+};
 
 int main(int argc, char **argv)
 {
-    static const struct option opts[] = {
-        {"port", required_argument, NULL, 'p'}, {"host", required_argument, NULL, 'H'},
-        {"mode", required_argument, NULL, 'm'}, {"fib", required_argument, NULL, 'f'},
-        {"help", no_argument, NULL, 'h'},       {0},
-    };
-    const char *host = "127.0.0.1";
-    const struct echo_mode *mode = NULL;
-    long port = -1;
-    int c;
-    opterr = 0; /* we print our own one-sentence errors */
-    while ((c = getopt_long(argc, argv, "", opts, NULL)) != -1) {
-        switch (c) {
-        case 'p':
-            port = (long)demo_parse_u64(PROG, "--port", optarg, 0, 65535);
-            break;
-        case 'H':
-            host = optarg;
-            break;
-        case 'm':
-            for (size_t i = 0; i < sizeof echo_modes / sizeof echo_modes[0]; i++)
-                if (strcmp(echo_modes[i].name, optarg) == 0)
-                    mode = &echo_modes[i];
-            if (!mode)
-                demo_usage_error(PROG, "--mode must be iterative, epoll, fork or thread, not '%s'",
-                                 optarg);
-            break;
-        case 'f':
-            echo_fib_on = 1;
-            echo_fib_n = (unsigned)demo_parse_u64(PROG, "--fib", optarg, 0, 50);
-            break;
-        case 'h':
-            echo_usage();
-            return 0;
-        default:
-            demo_usage_error(PROG, "unknown option or missing value in '%s'", argv[optind - 1]);
-        }
-    }
-    if (optind < argc)
-        demo_usage_error(PROG, "unexpected argument '%s'", argv[optind]);
-    if (port < 0)
-        demo_usage_error(PROG, "--port is required");
-    if (!mode)
-        demo_usage_error(PROG, "--mode is required");
-    struct in_addr addr = demo_parse_host(PROG, host);
-
-    demo_signals_init();
-    unsigned bound;
-    int lfd = demo_listen(addr, (unsigned)port, &bound);
-    if (lfd < 0) {
-        fprintf(stderr, PROG ": cannot listen on %s:%ld: %s\n", host, port, strerror(-lfd));
-        return 1;
-    }
-    printf("listening on %s:%u mode=%s\n", host, bound, mode->name);
-    fflush(stdout);
+    const struct demo_server_mode *mode = demo_cli_parse(&echo_cli, argc, argv);
+    int lfd = demo_server_start(PROG, &echo_host, echo_port, "mode=%s", mode->cli.name);
     mode->serve(lfd);
     close(lfd);
     return 0;

@@ -22,7 +22,6 @@
 
 #include <errno.h>
 #include <fcntl.h>
-#include <getopt.h>
 #include <netinet/in.h>
 #include <pthread.h>
 #include <stdio.h>
@@ -78,13 +77,6 @@ static void count_error(struct worker *w)
     w->errors++;
     if (w->app)
         iolab_add(&w->app->errors, 1);
-}
-
-static void sleep_ns(uint64_t ns)
-{
-    struct timespec ts = {.tv_sec = (time_t)(ns / 1000000000u),
-                          .tv_nsec = (long)(ns % 1000000000u)};
-    nanosleep(&ts, NULL);
 }
 
 /* read() that waits through the receive timeout until data, EOF, an error, or the end. */
@@ -183,7 +175,7 @@ static void *worker_main(void *arg)
             fd = connect_server();
             if (fd < 0) {
                 count_error(w); /* typically ECONNREFUSED: the server is restarting */
-                sleep_ns(backoff);
+                demo_sleep_ns(backoff);
                 backoff = backoff * 2 < BACKOFF_MAX ? backoff * 2 : BACKOFF_MAX;
                 continue;
             }
@@ -201,7 +193,7 @@ static void *worker_main(void *arg)
         } else if (!ok) {
             count_error(w);
             w->wrong++;
-            sleep_ns(backoff); /* a wrong answer will not improve by asking faster */
+            demo_sleep_ns(backoff); /* a wrong answer will not improve by asking faster */
         } else {
             uint64_t ns = demo_now_ns() - t0;
             demo_hist_add(&w->hist, ns);
@@ -229,87 +221,49 @@ static void *worker_main(void *arg)
     return NULL;
 }
 
-static void usage(void)
-{
-    printf("usage: " PROG " --port P [--host H] --path /NAME [--connections N]"
-           " [--requests M | --seconds T] [--verify FILE]\n"
-           "\n"
-           "Load for file-server: N keep-alive connections, a thread each, downloading /NAME\n"
-           "again and again and discarding the bytes.\n"
-           "  --port P          server port\n"
-           "  --host H          server IPv4 address (default 127.0.0.1)\n"
-           "  --path /NAME      what to download\n"
-           "  --connections N   concurrent connections (default 1, at most 256)\n"
-           "  --requests M      stop after M downloads in total\n"
-           "  --seconds T       stop after T seconds (default: run until SIGTERM or SIGINT)\n"
-           "  --verify FILE     compare every byte with FILE; exit 1 if any download differed\n"
-           "  --help            show this help\n"
-           "At the end it prints one line:\n"
-           "  requests=R seconds=T req_per_s=X bytes=B bytes_per_s=Y p50_us=.. p99_us=..\n"
-           "  p999_us=.. max_us=.. errors=E\n");
-}
+/* ---- options, the run and main ---- */
 
-int main(int argc, char **argv)
+static uint64_t port, nconns = 1, max_requests;
+static struct demo_host host = {.name = "127.0.0.1"};
+static const char *path, *verify; /* --path, --verify */
+static double seconds;            /* --seconds; 0: no limit */
+
+static const struct demo_opt opts[] = {
+    DEMO_OPTS_CONNECT(&port, &host),
+    DEMO_OPT_TEXT("path", &path, "/NAME", "what to download"),
+    DEMO_OPT_U64("connections", &nconns, 1, 256, "N",
+                 "concurrent connections (default 1, at most 256)"),
+    DEMO_OPT_U64("requests", &max_requests, 1, UINT64_MAX / 2, "M",
+                 "stop after M downloads in total", .not_with = "seconds"),
+    DEMO_OPT_SECONDS(&seconds),
+    DEMO_OPT_TEXT("verify", &verify, "FILE",
+                  "compare every byte with FILE; exit 1 if any download differed"),
+    {0},
+};
+
+/* --path goes into the request line as it is, so it must be one word that starts with '/'. */
+static void check_path(void)
 {
-    static const struct option opts[] = {
-        {"port", required_argument, NULL, 'p'},
-        {"host", required_argument, NULL, 'H'},
-        {"path", required_argument, NULL, 'P'},
-        {"connections", required_argument, NULL, 'c'},
-        {"requests", required_argument, NULL, 'r'},
-        {"seconds", required_argument, NULL, 's'},
-        {"verify", required_argument, NULL, 'v'},
-        {"help", no_argument, NULL, 'h'},
-        {0},
-    };
-    const char *host = "127.0.0.1", *path = NULL, *verify = NULL;
-    long port = -1;
-    size_t nconns = 1;
-    uint64_t max_requests = 0;
-    double seconds = 0;
-    int opt;
-    opterr = 0;
-    while ((opt = getopt_long(argc, argv, "", opts, NULL)) != -1) {
-        switch (opt) {
-        case 'p':
-            port = (long)demo_parse_u64(PROG, "--port", optarg, 1, 65535);
-            break;
-        case 'H':
-            host = optarg;
-            break;
-        case 'P':
-            path = optarg;
-            break;
-        case 'c':
-            nconns = demo_parse_u64(PROG, "--connections", optarg, 1, 256);
-            break;
-        case 'r':
-            max_requests = demo_parse_u64(PROG, "--requests", optarg, 1, UINT64_MAX / 2);
-            break;
-        case 's':
-            seconds = demo_parse_seconds(PROG, "--seconds", optarg);
-            break;
-        case 'v':
-            verify = optarg;
-            break;
-        case 'h':
-            usage();
-            return 0;
-        default:
-            demo_usage_error(PROG, "unknown option or missing value in '%s'", argv[optind - 1]);
-        }
-    }
-    if (optind < argc)
-        demo_usage_error(PROG, "unexpected argument '%s'", argv[optind]);
-    if (port < 0)
-        demo_usage_error(PROG, "--port is required");
     if (!path || path[0] != '/' || strlen(path) > 1024 || strpbrk(path, " \r\n"))
         demo_usage_error(PROG, "--path wants a URL path such as /file.bin");
-    if (max_requests && seconds > 0)
-        demo_usage_error(PROG, "give --requests or --seconds, not both");
-    server = (struct sockaddr_in){.sin_family = AF_INET,
-                                  .sin_port = htons((uint16_t)port),
-                                  .sin_addr = demo_parse_host(PROG, host)};
+}
+
+static const struct demo_cli cli = {
+    .prog = PROG,
+    .usage = "--port P [--host H] --path /NAME [--connections N] [--requests M | --seconds T]"
+             " [--verify FILE]",
+    .about = "Load for file-server: N keep-alive connections, a thread each, downloading /NAME\n"
+             "again and again and discarding the bytes.\n",
+    .opts = opts,
+    .footer = "At the end it prints one line:\n"
+              "  requests=R seconds=T req_per_s=X bytes=B bytes_per_s=Y p50_us=.. p99_us=..\n"
+              "  p999_us=.. max_us=.. errors=E\n",
+    .check = check_path,
+};
+
+/* Starts the workers, waits for the end, prints the summary. */
+static int run(void)
+{
     if (verify) {
         /* Mapped once and compared against every download: the reference never changes. */
         int fd = open(verify, O_RDONLY | O_CLOEXEC);
@@ -326,8 +280,9 @@ int main(int argc, char **argv)
         if (!expect)
             expect = (const unsigned char *)""; /* an empty file: still verify the length */
     }
-    request_len = (size_t)snprintf(request, sizeof request,
-                                   "GET %s HTTP/1.1\r\nHost: %s:%ld\r\n\r\n", path, host, port);
+    request_len =
+        (size_t)snprintf(request, sizeof request, "GET %s HTTP/1.1\r\nHost: %s:%llu\r\n\r\n", path,
+                         host.name, (unsigned long long)port);
     budget = max_requests ? max_requests : UINT64_MAX;
 
     demo_signals_init();
@@ -356,7 +311,7 @@ int main(int argc, char **argv)
     uint64_t deadline = seconds > 0 ? start + (uint64_t)(seconds * 1e9) : 0;
     while (!demo_stop && __atomic_load_n(&running, __ATOMIC_RELAXED) > 0 &&
            (!deadline || demo_now_ns() < deadline))
-        sleep_ns(10000000);
+        demo_sleep_ns(10000000);
     double elapsed = (double)(demo_now_ns() - start) / 1e9;
     finish = 1;
 
@@ -383,4 +338,11 @@ int main(int argc, char **argv)
         return 1;
     }
     return 0;
+}
+
+int main(int argc, char **argv)
+{
+    demo_cli_parse(&cli, argc, argv);
+    server = demo_sockaddr(&host, port);
+    return run();
 }

@@ -22,7 +22,6 @@
 
 #include <errno.h>
 #include <fcntl.h>
-#include <getopt.h>
 #include <netinet/in.h>
 #include <netinet/tcp.h>
 #include <pthread.h>
@@ -41,8 +40,8 @@
 #define BUFFER_MAX   (64u << 20)
 #define BUFFER_DEFLT 65536
 
-static int root_fd;                       /* --root, opened once; files are opened relative to it */
-static size_t buffer_size = BUFFER_DEFLT; /* --buffer: read() size in read-send mode */
+static int root_fd; /* --root, opened once; files are opened relative to it */
+static uint64_t buffer_size = BUFFER_DEFLT; /* --buffer: read() size in read-send mode */
 
 /* ---- the two ways to send a body: the subject of the lesson ---- */
 
@@ -79,13 +78,14 @@ static int body_sendfile(int sock, int file, uint64_t size, char *buf)
 }
 
 struct file_mode {
-    const char *name;
+    struct demo_mode cli; /* name and help */
     int (*send_body)(int sock, int file, uint64_t size, char *buf);
 };
 
 static const struct file_mode file_modes[] = {
-    {.name = "read-send", .send_body = body_read_send},
-    {.name = "sendfile", .send_body = body_sendfile},
+    {.cli = {"read-send", "read() into a buffer, then send() it, in a loop"},
+     .send_body = body_read_send},
+    {.cli = {"sendfile", "sendfile() from the file to the socket"}, .send_body = body_sendfile},
 };
 
 static const struct file_mode *mode;
@@ -188,9 +188,8 @@ static int serve_request(int sock, const char *head, char *buf, struct iolab_app
 }
 
 /* One connection, in its own thread: read a request head, answer it, repeat. */
-static void *conn_main(void *arg)
+static void conn_serve(int sock)
 {
-    int sock = (int)(intptr_t)arg;
     struct iolab_app *app = iolab_app(); /* this thread's own slot */
     char *buf = malloc(buffer_size);     /* read-send's copy buffer */
     char req[REQUEST_MAX + 1];
@@ -224,116 +223,59 @@ done:
     close(sock);
     if (app)
         iolab_add(&app->conns_closed, 1);
-    return NULL;
 }
 
-static void usage(void)
+/* The next connection, counted as opened; -1 once we are to stop. */
+static int conn_accept(int lfd)
 {
-    printf("usage: " PROG " --port P [--host H] --root DIR --mode read-send|sendfile"
-           " [--buffer BYTES]\n"
-           "\n"
-           "A minimal HTTP/1.1 server for the files under DIR (GET and HEAD, keep-alive).\n"
-           "Prints 'listening on HOST:PORT mode=MODE buffer=B' once it listens.\n"
-           "  --port P          TCP port to listen on (0: any free port, printed at start)\n"
-           "  --host H          IPv4 address to listen on (default 127.0.0.1)\n"
-           "  --root DIR        directory whose files are served\n"
-           "  --mode M          read-send: read() into a buffer, then send() it, in a loop\n"
-           "                    sendfile:  sendfile() from the file to the socket\n"
-           "  --buffer BYTES    read() size in read-send mode (default 65536)\n"
-           "  --help            show this help\n"
-           "One thread per connection. Stops cleanly (status 0) on SIGTERM or SIGINT.\n");
+    int sock = demo_accept(PROG, lfd, 0); /* accept4(), retried on EINTR */
+    if (sock < 0)
+        return -1;
+    /* Headers and small bodies go out at once instead of waiting for a delayed ACK. */
+    int one = 1;
+    setsockopt(sock, IPPROTO_TCP, TCP_NODELAY, &one, sizeof one);
+    struct iolab_app *app = iolab_app();
+    if (app)
+        iolab_add(&app->conns_opened, 1);
+    return sock;
 }
+
+/* ---- options and main ---- */
+
+static uint64_t file_port;
+static struct demo_host file_host = {.name = "127.0.0.1"};
+static const char *file_root; /* --root DIR */
+
+static const struct demo_opt file_opts[] = {
+    DEMO_OPTS_LISTEN(&file_port, &file_host),
+    DEMO_OPT_TEXT("root", &file_root, "DIR", "directory whose files are served", .required = 1),
+    DEMO_OPT_MODE,
+    DEMO_OPT_U64("buffer", &buffer_size, 1, BUFFER_MAX, "BYTES",
+                 "read() size in read-send mode (default 65536)"),
+    {0},
+};
+
+static const struct demo_cli file_cli = {
+    .prog = PROG,
+    .usage = "--port P [--host H] --root DIR --mode read-send|sendfile [--buffer BYTES]",
+    .about = "A minimal HTTP/1.1 server for the files under DIR (GET and HEAD, keep-alive).\n"
+             "Prints 'listening on HOST:PORT mode=MODE buffer=B' once it listens.\n",
+    .opts = file_opts,
+    DEMO_MODES(file_modes),
+    .footer = "One thread per connection.\n",
+};
 
 int main(int argc, char **argv)
 {
-    static const struct option opts[] = {
-        {"port", required_argument, NULL, 'p'},
-        {"host", required_argument, NULL, 'H'},
-        {"root", required_argument, NULL, 'r'},
-        {"mode", required_argument, NULL, 'm'},
-        {"buffer", required_argument, NULL, 'b'},
-        {"help", no_argument, NULL, 'h'},
-        {0},
-    };
-    const char *host = "127.0.0.1", *root = NULL;
-    long port = -1;
-    int opt;
-    opterr = 0;
-    while ((opt = getopt_long(argc, argv, "", opts, NULL)) != -1) {
-        switch (opt) {
-        case 'p':
-            port = (long)demo_parse_u64(PROG, "--port", optarg, 0, 65535);
-            break;
-        case 'H':
-            host = optarg;
-            break;
-        case 'r':
-            root = optarg;
-            break;
-        case 'm':
-            for (size_t i = 0; i < sizeof file_modes / sizeof file_modes[0]; i++)
-                if (strcmp(file_modes[i].name, optarg) == 0)
-                    mode = &file_modes[i];
-            if (!mode)
-                demo_usage_error(PROG, "--mode must be read-send or sendfile, not '%s'", optarg);
-            break;
-        case 'b':
-            buffer_size = demo_parse_u64(PROG, "--buffer", optarg, 1, BUFFER_MAX);
-            break;
-        case 'h':
-            usage();
-            return 0;
-        default:
-            demo_usage_error(PROG, "unknown option or missing value in '%s'", argv[optind - 1]);
-        }
-    }
-    if (optind < argc)
-        demo_usage_error(PROG, "unexpected argument '%s'", argv[optind]);
-    if (port < 0)
-        demo_usage_error(PROG, "--port is required");
-    if (!root)
-        demo_usage_error(PROG, "--root is required");
-    if (!mode)
-        demo_usage_error(PROG, "--mode is required");
-    struct in_addr addr = demo_parse_host(PROG, host);
-    root_fd = open(root, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+    mode = demo_cli_parse(&file_cli, argc, argv);
+    root_fd = open(file_root, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
     if (root_fd < 0)
-        demo_usage_error(PROG, "--root '%s' is not a directory we can open (%s)", root,
+        demo_usage_error(PROG, "--root '%s' is not a directory we can open (%s)", file_root,
                          strerror(errno));
-
-    demo_signals_init();
-    unsigned bound;
-    int lfd = demo_listen(addr, (unsigned)port, &bound);
-    if (lfd < 0) {
-        fprintf(stderr, PROG ": cannot listen on %s:%ld: %s\n", host, port, strerror(-lfd));
-        return 1;
-    }
-    printf("listening on %s:%u mode=%s buffer=%zu\n", host, bound, mode->name, buffer_size);
-    fflush(stdout);
-
-    struct iolab_app *app = iolab_app();
-    pthread_attr_t attr;
-    pthread_attr_init(&attr);
-    pthread_attr_setdetachstate(&attr, PTHREAD_CREATE_DETACHED);
-    int sock;
-    while ((sock = demo_accept(PROG, lfd, 0)) >= 0) { /* accept4(), retried on EINTR */
-        /* Headers and small bodies go out at once instead of waiting for a delayed ACK. */
-        int one = 1;
-        setsockopt(sock, IPPROTO_TCP, TCP_NODELAY, &one, sizeof one);
-        if (app)
-            iolab_add(&app->conns_opened, 1);
-        pthread_t t;
-        /* Workers start with SIGTERM blocked, so it always reaches this thread's accept(). */
-        demo_signals_mask(SIG_BLOCK);
-        int err = pthread_create(&t, &attr, conn_main, (void *)(intptr_t)sock);
-        demo_signals_mask(SIG_UNBLOCK);
-        if (err) {
-            fprintf(stderr, PROG ": pthread_create: %s\n", strerror(err));
-            close(sock);
-        }
-    }
-    /* Returning ends the process, and with it the detached workers mid-connection. */
-    pthread_attr_destroy(&attr);
+    int lfd = demo_server_start(PROG, &file_host, file_port, "mode=%s buffer=%llu", mode->cli.name,
+                                (unsigned long long)buffer_size);
+    /* pthread_create() per connection: the thread runs conn_serve(), this one accepts. */
+    demo_thread_per_connection(PROG, lfd, conn_accept, conn_serve);
     close(lfd);
     return 0;
 }

@@ -21,7 +21,6 @@
 
 #include <errno.h>
 #include <fcntl.h>
-#include <getopt.h>
 #include <mqueue.h>
 #include <pthread.h>
 #include <string.h>
@@ -36,8 +35,8 @@
 
 static int dir_fd = -1;
 static mqd_t queue = (mqd_t)-1;
-static unsigned nsegments = 4;
-static uint64_t segment_size = 64 * 1024;
+static uint64_t nsegments = 4;            /* --segments */
+static uint64_t segment_size = 64 * 1024; /* --segment-size */
 static struct ipc_segment *segments[MAX_SEGMENTS];
 static char queue_name[256];
 
@@ -152,53 +151,43 @@ static void cleanup(void)
     }
 }
 
-static void usage(void)
-{
-    printf(
-        "usage: " PROG " --dir DIR [--segments N] [--segment-size S]\n"
-        "Serves the files of DIR to ipc-proxy through N shared-memory segments of S bytes,\n"
-        "taking commands from a POSIX message queue (names start with $IOLAB_SESSION).\n"
-        "  --dir DIR           the files to serve\n"
-        "  --segments N        shared-memory segments, one worker thread each (1-%d, default 4)\n"
-        "  --segment-size S    bytes per segment, K/M suffixes (4K-64M, default 64K)\n"
-        "Prints 'listening on mq NAME segments=N size=S' when ready; SIGTERM removes it all.\n",
-        MAX_SEGMENTS);
-}
+/* ---- options and main ---- */
 
-int main(int argc, char **argv)
+static const char *dir; /* --dir */
+
+static const struct demo_opt opts[] = {
+    DEMO_OPT_TEXT("dir", &dir, "DIR", "the files to serve"),
+    DEMO_OPT_U64(
+        "segments", &nsegments, 1, MAX_SEGMENTS, "N",
+        "shared-memory segments, one worker thread each (1-" DEMO_STR(MAX_SEGMENTS) ", default 4)"),
+    DEMO_OPT_SIZE("segment-size", &segment_size, 64u << 20, "S",
+                  "bytes per segment, K/M suffixes (4K-64M, default 64K)"),
+    {0},
+};
+
+/* A segment must hold at least a page of file data. */
+static void check_args(void)
 {
-    static const struct option opts[] = {{"dir", required_argument, NULL, 'd'},
-                                         {"segments", required_argument, NULL, 'n'},
-                                         {"segment-size", required_argument, NULL, 's'},
-                                         {"help", no_argument, NULL, 'h'},
-                                         {NULL, 0, NULL, 0}};
-    const char *dir = NULL;
-    int c;
-    opterr = 0;
-    while ((c = getopt_long(argc, argv, "", opts, NULL)) != -1) {
-        switch (c) {
-        case 'd':
-            dir = optarg;
-            break;
-        case 'n':
-            nsegments = (unsigned)demo_parse_u64(PROG, "--segments", optarg, 1, MAX_SEGMENTS);
-            break;
-        case 's':
-            segment_size = demo_parse_size(PROG, "--segment-size", optarg, 64u << 20);
-            break;
-        case 'h':
-            usage();
-            return 0;
-        default:
-            demo_usage_error(PROG, "'%s' is not an option we know", argv[optind - 1]);
-        }
-    }
-    if (optind < argc)
-        demo_usage_error(PROG, "unexpected argument '%s'", argv[optind]);
     if (!dir)
         demo_usage_error(PROG, "--dir DIR is required");
     if (segment_size < 4096)
         demo_usage_error(PROG, "--segment-size must be at least 4K");
+}
+
+static const struct demo_cli cli = {
+    .prog = PROG,
+    .usage = "--dir DIR [--segments N] [--segment-size S]",
+    .about = "Serves the files of DIR to ipc-proxy through N shared-memory segments of S bytes,\n"
+             "taking commands from a POSIX message queue (names start with $IOLAB_SESSION).\n",
+    .opts = opts,
+    .footer =
+        "Prints 'listening on mq NAME segments=N size=S' when ready; SIGTERM removes it all.\n",
+    .check = check_args,
+};
+
+/* Creates the queue and the segments, serves until SIGTERM, removes them all. */
+static int run(void)
+{
     dir_fd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
     if (dir_fd < 0)
         demo_usage_error(PROG, "--dir '%s' is not a directory we can open", dir);
@@ -228,9 +217,8 @@ int main(int argc, char **argv)
         if (pthread_create(&threads[started], NULL, worker, NULL) != 0)
             break;
     demo_signals_mask(SIG_UNBLOCK);
-    printf("listening on mq %s segments=%u size=%llu\n", queue_name, nsegments,
-           (unsigned long long)segment_size);
-    fflush(stdout);
+    demo_ready("listening on mq %s segments=%u size=%llu", queue_name, (unsigned)nsegments,
+               (unsigned long long)segment_size);
     while (!demo_stop && started == nsegments)
         pause();
     struct ipc_request quit = {.segment = IPC_QUIT};
@@ -242,4 +230,10 @@ int main(int argc, char **argv)
     cleanup();
     printf("stopped\n");
     return started == nsegments ? 0 : 1;
+}
+
+int main(int argc, char **argv)
+{
+    demo_cli_parse(&cli, argc, argv);
+    return run();
 }

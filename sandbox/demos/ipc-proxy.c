@@ -22,7 +22,6 @@
 
 #include <errno.h>
 #include <fcntl.h>
-#include <getopt.h>
 #include <mqueue.h>
 #include <pthread.h>
 #include <string.h>
@@ -169,79 +168,62 @@ static void *run_thread(void *arg)
         }
         t->requests++;
         demo_hist_add(&t->hist, ns);
-        if (app) {
-            iolab_add(&app->requests, 1);
-            iolab_add(&app->bytes, f->size);
-            iolab_app_latency(app, ns);
-        }
+        demo_publish_request(app, f->size, ns);
     }
     free(buf);
     disconnect(t);
     return NULL;
 }
 
-static void usage(void)
+/* ---- options, the run and main ---- */
+
+static const char *dir, *file; /* --dir, and the latest --file */
+static uint64_t concurrency = 2;
+static double seconds;
+
+/* --file may be given several times: each one joins the list. */
+static void add_file(void)
 {
-    printf("usage: " PROG " --dir DIR --file NAME [--file NAME]... [--concurrency C]\n"
-           "                 [--requests M | --seconds T]\n"
-           "Asks ipc-cache for the files in turn and reads them out of its shared-memory\n"
-           "segments, verifying every byte against DIR/NAME.\n"
-           "  --dir DIR          where the files are (to verify against)\n"
-           "  --file NAME        a file to ask for (up to %d; at least one)\n"
-           "  --concurrency C    threads, thread k using segment k (1-%d, default 2)\n"
-           "  --requests M       stop after M files\n"
-           "  --seconds T        stop after T seconds\n"
-           "Prints one summary line at the end; exits 1 if any file arrived with wrong bytes.\n",
-           MAX_FILES, MAX_THREADS);
+    if (nfiles == MAX_FILES)
+        demo_usage_error(PROG, "at most %d --file options", MAX_FILES);
+    if (!*file || strlen(file) > IPC_FILE_MAX || strchr(file, '/'))
+        demo_usage_error(PROG, "--file '%s' must be a plain name of at most %u bytes", file,
+                         IPC_FILE_MAX);
+    files[nfiles++].name = file;
 }
 
-int main(int argc, char **argv)
+static void check_args(void)
 {
-    static const struct option opts[] = {{"dir", required_argument, NULL, 'd'},
-                                         {"file", required_argument, NULL, 'f'},
-                                         {"concurrency", required_argument, NULL, 'c'},
-                                         {"requests", required_argument, NULL, 'r'},
-                                         {"seconds", required_argument, NULL, 't'},
-                                         {"help", no_argument, NULL, 'h'},
-                                         {NULL, 0, NULL, 0}};
-    const char *dir = NULL;
-    unsigned concurrency = 2;
-    double seconds = 0;
-    int c;
-    opterr = 0;
-    while ((c = getopt_long(argc, argv, "", opts, NULL)) != -1) {
-        switch (c) {
-        case 'd':
-            dir = optarg;
-            break;
-        case 'f':
-            if (nfiles == MAX_FILES)
-                demo_usage_error(PROG, "at most %d --file options", MAX_FILES);
-            if (!*optarg || strlen(optarg) > IPC_FILE_MAX || strchr(optarg, '/'))
-                demo_usage_error(PROG, "--file '%s' must be a plain name of at most %u bytes",
-                                 optarg, IPC_FILE_MAX);
-            files[nfiles++].name = optarg;
-            break;
-        case 'c':
-            concurrency = (unsigned)demo_parse_u64(PROG, "--concurrency", optarg, 1, MAX_THREADS);
-            break;
-        case 'r':
-            max_requests = demo_parse_u64(PROG, "--requests", optarg, 1, UINT64_MAX / 2);
-            break;
-        case 't':
-            seconds = demo_parse_seconds(PROG, "--seconds", optarg);
-            break;
-        case 'h':
-            usage();
-            return 0;
-        default:
-            demo_usage_error(PROG, "'%s' is not an option we know", argv[optind - 1]);
-        }
-    }
-    if (optind < argc)
-        demo_usage_error(PROG, "unexpected argument '%s'", argv[optind]);
     if (!dir || !nfiles)
         demo_usage_error(PROG, "--dir DIR and at least one --file NAME are required");
+}
+
+static const struct demo_opt opts[] = {
+    DEMO_OPT_TEXT("dir", &dir, "DIR", "where the files are (to verify against)"),
+    DEMO_OPT_TEXT("file", &file, "NAME",
+                  "a file to ask for (up to " DEMO_STR(MAX_FILES) "; at least one)",
+                  .after = add_file),
+    DEMO_OPT_U64("concurrency", &concurrency, 1, MAX_THREADS, "C",
+                 "threads, thread k using segment k (1-" DEMO_STR(MAX_THREADS) ", default 2)"),
+    DEMO_OPT_U64("requests", &max_requests, 1, UINT64_MAX / 2, "M", "stop after M files"),
+    DEMO_OPT_SECONDS(&seconds),
+    {0},
+};
+
+static const struct demo_cli cli = {
+    .prog = PROG,
+    .usage = "--dir DIR --file NAME [--file NAME]... [--concurrency C]\n"
+             "                 [--requests M | --seconds T]",
+    .about = "Asks ipc-cache for the files in turn and reads them out of its shared-memory\n"
+             "segments, verifying every byte against DIR/NAME.\n",
+    .opts = opts,
+    .footer = "Prints one summary line at the end; exits 1 if any file arrived with wrong bytes.\n",
+    .check = check_args,
+};
+
+/* Maps the files to verify against, runs the threads until a limit or SIGTERM. */
+static int run(void)
+{
     for (unsigned i = 0; i < nfiles; i++) {
         char path[4096];
         snprintf(path, sizeof path, "%s/%s", dir, files[i].name);
@@ -296,4 +278,10 @@ int main(int argc, char **argv)
     demo_summary_print(&sum, 1);
     demo_hist_free(&all);
     return corrupt ? 1 : 0;
+}
+
+int main(int argc, char **argv)
+{
+    demo_cli_parse(&cli, argc, argv);
+    return run();
 }

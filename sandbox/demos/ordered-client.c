@@ -27,9 +27,7 @@
 #include "demo.h"
 #include "iolab_counters.h"
 
-#include <arpa/inet.h>
 #include <errno.h>
-#include <getopt.h>
 #include <netinet/in.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -43,8 +41,8 @@
 
 static char *script[SCRIPT_MAX]; /* --script, split at ';' */
 static size_t script_len, script_next;
-static int repeat;                       /* --repeat */
-static unsigned long interval_ms = 1000; /* --interval */
+static int repeat;                  /* --repeat */
+static uint64_t interval_ms = 1000; /* --interval */
 
 static struct demo_line_buf typed; /* what was read from stdin */
 static struct demo_line_buf heard; /* what was received from the server */
@@ -84,11 +82,7 @@ static int converse(int fd, struct iolab_app *app)
         int r = demo_get_line(fd, 1, &heard, reply); /* blocks until the reply comes */
         if (r <= 0)
             return demo_stop ? 0 : -1;
-        if (app) {
-            iolab_add(&app->requests, 1);
-            iolab_add(&app->bytes, strlen(reply) + 1);
-            iolab_app_latency(app, demo_now_ns() - t0);
-        }
+        demo_publish_request(app, strlen(reply) + 1, demo_now_ns() - t0);
         printf("server: %s\n", reply);
         fflush(stdout);
         if (strcmp(reply, "exit") == 0)
@@ -97,87 +91,63 @@ static int converse(int fd, struct iolab_app *app)
     return 0;
 }
 
-static void usage(void)
+/* ---- options and main ---- */
+
+static uint64_t port;
+static struct demo_host host = {.name = "127.0.0.1"};
+static const char *script_text; /* --script as given, split into script[] */
+static int says_exit;           /* the script has an 'exit' line */
+
+/* Splits --script at ';' into script[], in place: argv's strings are ours to change. */
+static void split_script(void)
 {
-    printf("usage: " PROG " --port P [--host 127.0.0.1] [--script \"a;b;exit\" [--interval MS]"
-           " [--repeat]]\n"
-           "\n"
-           "Talks with ordered-server in turns: sends a line, waits for the one-line reply,\n"
-           "prints it, and only then reads the next line. `exit` from either side ends it.\n"
-           "  --port P         the server's TCP port\n"
-           "  --host H         the server's IPv4 address (default 127.0.0.1)\n"
-           "  --script LINES   send these ';'-separated lines instead of reading stdin\n"
-           "  --interval MS    pause between script lines (default 1000)\n"
-           "  --repeat         start the script over after its last line (no 'exit' in it)\n"
-           "  --help           show this help\n"
-           "Stops cleanly (status 0) on SIGTERM or SIGINT.\n");
+    script_len = 0;
+    for (char *save = NULL, *tok = strtok_r((char *)script_text, ";", &save); tok;
+         tok = strtok_r(NULL, ";", &save)) {
+        if (script_len == SCRIPT_MAX || strlen(tok) > DEMO_LINE_MAX)
+            demo_usage_error(PROG, "--script takes up to %d lines of up to %d characters",
+                             SCRIPT_MAX, DEMO_LINE_MAX);
+        says_exit |= strcmp(tok, "exit") == 0;
+        script[script_len++] = tok;
+    }
+    if (script_len == 0)
+        demo_usage_error(PROG, "--script wants at least one line, such as \"hello;exit\"");
 }
+
+/* A script that repeats must exist and must not end the conversation. */
+static void check_repeat(void)
+{
+    if (repeat && (script_len == 0 || says_exit))
+        demo_usage_error(PROG, "--repeat wants a --script without 'exit' in it");
+}
+
+static const struct demo_opt opts[] = {
+    DEMO_OPTS_CONNECT(&port, &host),
+    DEMO_OPT_TEXT("script", &script_text, "LINES",
+                  "send these ';'-separated lines instead of reading stdin", .after = split_script),
+    DEMO_OPT_U64("interval", &interval_ms, 0, 3600000, "MS",
+                 "pause between script lines (default 1000)"),
+    DEMO_OPT_FLAG("repeat", &repeat, "start the script over after its last line (no 'exit' in it)"),
+    {0},
+};
+
+static const struct demo_cli cli = {
+    .prog = PROG,
+    .usage = "--port P [--host 127.0.0.1] [--script \"a;b;exit\" [--interval MS] [--repeat]]",
+    .about = "Talks with ordered-server in turns: sends a line, waits for the one-line reply,\n"
+             "prints it, and only then reads the next line. `exit` from either side ends it.\n",
+    .opts = opts,
+    .check = check_repeat,
+};
 
 int main(int argc, char **argv)
 {
-    static const struct option opts[] = {
-        {"port", required_argument, NULL, 'p'},
-        {"host", required_argument, NULL, 'H'},
-        {"script", required_argument, NULL, 's'},
-        {"interval", required_argument, NULL, 'i'},
-        {"repeat", no_argument, NULL, 'R'},
-        {"help", no_argument, NULL, 'h'},
-        {0},
-    };
-    const char *host = "127.0.0.1";
-    long port = -1;
-    int c, says_exit = 0;
-    opterr = 0; /* we print our own one-sentence errors */
-    while ((c = getopt_long(argc, argv, "", opts, NULL)) != -1) {
-        switch (c) {
-        case 'p':
-            port = (long)demo_parse_u64(PROG, "--port", optarg, 1, 65535);
-            break;
-        case 'H':
-            host = optarg;
-            break;
-        case 's':
-            script_len = 0;
-            for (char *save = NULL, *tok = strtok_r(optarg, ";", &save); tok;
-                 tok = strtok_r(NULL, ";", &save)) {
-                if (script_len == SCRIPT_MAX || strlen(tok) > DEMO_LINE_MAX)
-                    demo_usage_error(PROG, "--script takes up to %d lines of up to %d characters",
-                                     SCRIPT_MAX, DEMO_LINE_MAX);
-                says_exit |= strcmp(tok, "exit") == 0;
-                script[script_len++] = tok;
-            }
-            if (script_len == 0)
-                demo_usage_error(PROG, "--script wants at least one line, such as \"hello;exit\"");
-            break;
-        case 'i':
-            interval_ms = (unsigned long)demo_parse_u64(PROG, "--interval", optarg, 0, 3600000);
-            break;
-        case 'R':
-            repeat = 1;
-            break;
-        case 'h':
-            usage();
-            return 0;
-        default:
-            demo_usage_error(PROG, "unknown option or missing value in '%s'", argv[optind - 1]);
-        }
-    }
-    if (optind < argc)
-        demo_usage_error(PROG, "unexpected argument '%s'", argv[optind]);
-    if (port < 0)
-        demo_usage_error(PROG, "--port is required");
-    if (repeat && (script_len == 0 || says_exit))
-        demo_usage_error(PROG, "--repeat wants a --script without 'exit' in it");
-    struct in_addr addr = demo_parse_host(PROG, host);
-
+    demo_cli_parse(&cli, argc, argv);
     demo_signals_init();
     struct iolab_app *app = iolab_app();
-    int fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
-    struct sockaddr_in sa = {.sin_family = AF_INET, .sin_port = htons(port), .sin_addr = addr};
-    if (fd < 0 || connect(fd, (struct sockaddr *)&sa, sizeof sa) < 0) {
-        fprintf(stderr, PROG ": cannot connect to %s:%ld: %s\n", host, port, strerror(errno));
+    int fd = demo_connect(PROG, &host, port); /* socket() and connect() */
+    if (fd < 0)
         return demo_stop ? 0 : 1;
-    }
     if (app)
         iolab_add(&app->conns_opened, 1);
     int rc = converse(fd, app);

@@ -26,7 +26,6 @@
 #include "iolab_counters.h"
 
 #include <errno.h>
-#include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -89,71 +88,40 @@ static void converse(int fd, struct iolab_app *app)
     fflush(stdout);
 }
 
-static void usage(void)
+/* ---- options and main ---- */
+
+static uint64_t port;
+static struct demo_host host = {.name = "127.0.0.1"};
+
+/* --reply is sent as one line, so it must be one. */
+static void check_reply(void)
 {
-    printf("usage: " PROG " --port P [--host 127.0.0.1] [--reply TEXT]\n"
-           "\n"
-           "Talks with one client at a time, in turns: the client sends a line, the server\n"
-           "prints it and answers with one line. `exit` from either side ends the conversation;\n"
-           "the server then waits for the next client. Prints 'listening on HOST:PORT' first.\n"
-           "  --port P      TCP port to listen on (0: any free port, printed at start)\n"
-           "  --host H      IPv4 address to listen on (default 127.0.0.1)\n"
-           "  --reply TEXT  answer every message with TEXT; without it, each answer is the next\n"
-           "                line typed on stdin, and 'ack N' once stdin is closed\n"
-           "  --help        show this help\n"
-           "Stops cleanly (status 0) on SIGTERM or SIGINT.\n");
+    if (!fixed_reply[0] || strlen(fixed_reply) > DEMO_LINE_MAX || strchr(fixed_reply, '\n'))
+        demo_usage_error(PROG, "--reply wants one line of 1 to %d characters", DEMO_LINE_MAX);
 }
+
+static const struct demo_opt opts[] = {
+    DEMO_OPTS_LISTEN(&port, &host),
+    DEMO_OPT_TEXT("reply", &fixed_reply, "TEXT",
+                  "answer every message with TEXT; without it, each answer is the next\n"
+                  "line typed on stdin, and 'ack N' once stdin is closed",
+                  .after = check_reply),
+    {0},
+};
+
+static const struct demo_cli cli = {
+    .prog = PROG,
+    .usage = "--port P [--host 127.0.0.1] [--reply TEXT]",
+    .about = "Talks with one client at a time, in turns: the client sends a line, the server\n"
+             "prints it and answers with one line. `exit` from either side ends the conversation;\n"
+             "the server then waits for the next client. Prints 'listening on HOST:PORT' first.\n",
+    .opts = opts,
+};
 
 int main(int argc, char **argv)
 {
-    static const struct option opts[] = {
-        {"port", required_argument, NULL, 'p'},
-        {"host", required_argument, NULL, 'H'},
-        {"reply", required_argument, NULL, 'r'},
-        {"help", no_argument, NULL, 'h'},
-        {0},
-    };
-    const char *host = "127.0.0.1";
-    long port = -1;
-    int c;
-    opterr = 0; /* we print our own one-sentence errors */
-    while ((c = getopt_long(argc, argv, "", opts, NULL)) != -1) {
-        switch (c) {
-        case 'p':
-            port = (long)demo_parse_u64(PROG, "--port", optarg, 0, 65535);
-            break;
-        case 'H':
-            host = optarg;
-            break;
-        case 'r':
-            if (!optarg[0] || strlen(optarg) > DEMO_LINE_MAX || strchr(optarg, '\n'))
-                demo_usage_error(PROG, "--reply wants one line of 1 to %d characters",
-                                 DEMO_LINE_MAX);
-            fixed_reply = optarg;
-            break;
-        case 'h':
-            usage();
-            return 0;
-        default:
-            demo_usage_error(PROG, "unknown option or missing value in '%s'", argv[optind - 1]);
-        }
-    }
-    if (optind < argc)
-        demo_usage_error(PROG, "unexpected argument '%s'", argv[optind]);
-    if (port < 0)
-        demo_usage_error(PROG, "--port is required");
-    struct in_addr addr = demo_parse_host(PROG, host);
-
-    demo_signals_init();
-    unsigned bound;
-    int lfd = demo_listen(addr, (unsigned)port, &bound);
-    if (lfd < 0) {
-        fprintf(stderr, PROG ": cannot listen on %s:%ld: %s\n", host, port, strerror(-lfd));
-        return 1;
-    }
-    printf("listening on %s:%u\n", host, bound);
-    fflush(stdout);
-
+    demo_cli_parse(&cli, argc, argv);
+    int lfd = demo_server_start(PROG, &host, port, NULL);
     struct iolab_app *app = iolab_app();
     int fd;
     while ((fd = demo_accept(PROG, lfd, 0)) >= 0) { /* accept4(): blocks until a client comes */

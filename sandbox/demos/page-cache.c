@@ -31,7 +31,6 @@
 
 #include <errno.h>
 #include <fcntl.h>
-#include <getopt.h>
 #include <linux/magic.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -39,7 +38,6 @@
 #include <sys/mman.h>
 #include <sys/stat.h>
 #include <sys/statfs.h>
-#include <sys/statvfs.h>
 #include <unistd.h>
 
 #define PROG       "page-cache"
@@ -116,16 +114,21 @@ static int prepare_warm(int fd, char *buf, size_t buffer)
 }
 
 struct cache_mode {
-    const char *name;
+    struct demo_mode cli; /* name and help */
     int (*prepare)(int fd, char *buf, size_t buffer);
+    const char *reads; /* how the start line says where the reads come from */
 };
 
 static const struct cache_mode cache_modes[] = {
-    {.name = "cold", .prepare = prepare_cold},
-    {.name = "warm", .prepare = prepare_warm},
+    {.cli = {"cold", "drop the file's cached pages (posix_fadvise DONTNEED)\n"
+                     "before each timed read"},
+     .prepare = prepare_cold,
+     .reads = "cold (dropped from the cache first)"},
+    {.cli = {"warm", "read it untimed first if it is not all cached, then\n"
+                     "time a read from the cache"},
+     .prepare = prepare_warm,
+     .reads = "warm (cached)"},
 };
-
-#define NMODES (sizeof cache_modes / sizeof cache_modes[0])
 
 /* ---- set-up, reporting and the loop ---- */
 
@@ -163,7 +166,7 @@ static void tally_print(const char *prefix, const struct cache_mode *m, const st
     /* The figures to compare come first: a narrow pane cuts the end of the line. */
     printf("%smode=%s gb_per_s=%.2f resident_pct=%.1f passes=%llu bytes=%llu seconds=%.3f "
            "mib_per_s=%.0f calls=%llu\n",
-           prefix, m->name, secs > 0 ? (double)t->bytes / 1e9 / secs : 0.0,
+           prefix, m->cli.name, secs > 0 ? (double)t->bytes / 1e9 / secs : 0.0,
            t->passes ? t->resident_sum / (double)t->passes : 0.0, (unsigned long long)t->passes,
            (unsigned long long)t->bytes, secs, secs > 0 ? (double)t->bytes / 1048576.0 / secs : 0.0,
            (unsigned long long)t->calls);
@@ -176,89 +179,54 @@ static void tally_add(struct tally *to, const struct tally *t)
     to->resident_sum += t->resident_sum;
 }
 
-static void usage(void)
-{
-    printf("usage: " PROG " --dir DIR --mode cold|warm [--size BYTES] [--buffer BYTES]\n"
-           "                  [--rounds N | --seconds T]\n"
-           "\n"
-           "Creates DIR/page-cache.data and reads it again and again, from the disk (cold) or\n"
-           "from the page cache (warm), printing GB/s and how much of the file was cached.\n"
-           "  --mode M        cold  drop the file's cached pages (posix_fadvise DONTNEED)\n"
-           "                        before each timed read\n"
-           "                  warm  read it untimed first if it is not all cached, then\n"
-           "                        time a read from the cache\n"
-           "  --dir DIR       a directory on a disk filesystem (not tmpfs)\n"
-           "  --size BYTES    file size, K/M/G suffixes allowed (default 64M, at most 1G)\n"
-           "  --buffer BYTES  read() size (default 128K)\n"
-           "  --rounds N      stop after N timed passes; --seconds T: after T seconds\n"
-           "Without a limit it reads until SIGTERM or SIGINT, then prints the total, status 0.\n"
-           "Needs no root; never touches /proc/sys/vm/drop_caches.\n");
-}
+/* ---- options, the run and main ---- */
 
-int main(int argc, char **argv)
+static const char *dir; /* --dir */
+static uint64_t size = 64 << 20, rounds, buffer = 128 << 10;
+static double seconds;
+
+static const struct demo_opt opts[] = {
+    DEMO_OPT_TEXT("dir", &dir, "DIR", "a directory on a disk filesystem (not tmpfs)",
+                  .required = 1),
+    DEMO_OPT_MODE,
+    DEMO_OPT_SIZE("size", &size, SIZE_MAX_, "BYTES",
+                  "file size, K/M/G suffixes allowed (default 64M, at most 1G)"),
+    DEMO_OPT_SIZE("buffer", &buffer, BUFFER_MAX, "BYTES", "read() size (default 128K)"),
+    DEMO_OPT_U64("rounds", &rounds, 1, UINT64_MAX, "N", "stop after N timed passes"),
+    DEMO_OPT_SECONDS(&seconds),
+    {0},
+};
+
+/* A file in memory (tmpfs) has no copy on a disk to read cold from. */
+static void check_dir(void)
 {
-    static const struct option opts[] = {
-        {"dir", required_argument, NULL, 'd'},    {"size", required_argument, NULL, 's'},
-        {"mode", required_argument, NULL, 'm'},   {"buffer", required_argument, NULL, 'b'},
-        {"rounds", required_argument, NULL, 'r'}, {"seconds", required_argument, NULL, 'S'},
-        {"help", no_argument, NULL, 'h'},         {0},
-    };
-    const struct cache_mode *mode = NULL;
-    const char *dir = NULL;
-    uint64_t size = 64 << 20, rounds = 0, buffer = 128 << 10;
-    double seconds = 0;
-    int opt;
-    opterr = 0;
-    while ((opt = getopt_long(argc, argv, "", opts, NULL)) != -1) {
-        switch (opt) {
-        case 'd':
-            dir = optarg;
-            break;
-        case 's':
-            size = demo_parse_size(PROG, "--size", optarg, SIZE_MAX_);
-            break;
-        case 'm':
-            for (size_t i = 0; i < NMODES; i++)
-                if (strcmp(cache_modes[i].name, optarg) == 0)
-                    mode = &cache_modes[i];
-            if (!mode)
-                demo_usage_error(PROG, "--mode must be cold or warm, not '%s'", optarg);
-            break;
-        case 'b':
-            buffer = demo_parse_size(PROG, "--buffer", optarg, BUFFER_MAX);
-            break;
-        case 'r':
-            rounds = demo_parse_u64(PROG, "--rounds", optarg, 1, UINT64_MAX);
-            break;
-        case 'S':
-            seconds = demo_parse_seconds(PROG, "--seconds", optarg);
-            break;
-        case 'h':
-            usage();
-            return 0;
-        default:
-            demo_usage_error(PROG, "unknown option or missing value in '%s'", argv[optind - 1]);
-        }
-    }
-    if (optind < argc)
-        demo_usage_error(PROG, "unexpected argument '%s'", argv[optind]);
-    if (!dir)
-        demo_usage_error(PROG, "--dir is required");
-    if (!mode)
-        demo_usage_error(PROG, "--mode is required");
     struct statfs fs;
-    struct statvfs vfs;
-    if (statfs(dir, &fs) < 0 || statvfs(dir, &vfs) < 0)
+    if (statfs(dir, &fs) < 0)
         demo_usage_error(PROG, "--dir '%s' cannot be used (%s)", dir, strerror(errno));
     if (fs.f_type == TMPFS_MAGIC || fs.f_type == RAMFS_MAGIC)
         demo_usage_error(PROG,
                          "--dir '%s' is in memory (tmpfs), where the page cache is the only copy "
                          "of a file and cannot be dropped; give a directory on a disk",
                          dir);
-    if ((uint64_t)vfs.f_bavail * vfs.f_frsize < size + (256u << 20))
-        demo_usage_error(PROG, "--dir '%s' has less than %llu MiB free; use a smaller --size", dir,
-                         (unsigned long long)((size + (256u << 20)) >> 20));
+    demo_check_room(PROG, dir, size); /* never fill the disk */
+}
 
+static const struct demo_cli cli = {
+    .prog = PROG,
+    .usage = "--dir DIR --mode cold|warm [--size BYTES] [--buffer BYTES]\n"
+             "                  [--rounds N | --seconds T]",
+    .about = "Creates DIR/page-cache.data and reads it again and again, from the disk (cold) or\n"
+             "from the page cache (warm), printing GB/s and how much of the file was cached.\n",
+    .opts = opts,
+    DEMO_MODES(cache_modes),
+    .footer = "Without a limit it reads until SIGTERM or SIGINT, then prints the total, status 0.\n"
+              "Needs no root; never touches /proc/sys/vm/drop_caches.\n",
+    .check = check_dir,
+};
+
+/* Writes the file, reads it until a limit or SIGTERM, removes it. */
+static int run(const struct cache_mode *mode)
+{
     demo_signals_init();
     char path[4096];
     snprintf(path, sizeof path, "%s/page-cache.data", dir);
@@ -269,8 +237,7 @@ int main(int argc, char **argv)
         goto out;
     }
     printf("reading %s (%llu bytes) %s, %llu-byte reads\n", path, (unsigned long long)size,
-           mode == &cache_modes[0] ? "cold (dropped from the cache first)" : "warm (cached)",
-           (unsigned long long)buffer);
+           mode->reads, (unsigned long long)buffer);
     fflush(stdout);
 
     struct iolab_app *app = iolab_app();
@@ -290,7 +257,7 @@ int main(int argc, char **argv)
         if (err == -EINTR && demo_stop)
             break; /* stopped in the middle: this pass does not count */
         if (err) {
-            fprintf(stderr, PROG ": %s pass failed: %s\n", mode->name, strerror(-err));
+            fprintf(stderr, PROG ": %s pass failed: %s\n", mode->cli.name, strerror(-err));
             status = 1;
             break;
         }
@@ -299,17 +266,11 @@ int main(int argc, char **argv)
         period.ns += ns;
         period.calls += calls;
         period.resident_sum += pct;
-        if (app) {
-            iolab_add(&app->requests, 1);
-            iolab_add(&app->bytes, size);
-            iolab_app_latency(app, ns);
-        }
-        uint64_t now = demo_now_ns();
-        if (now - period_start >= 1000000000u) {
+        demo_publish_request(app, size, ns);
+        if (demo_second_passed(&period_start)) {
             tally_print("", mode, &period);
             tally_add(&total, &period);
             period = (struct tally){0};
-            period_start = now;
         }
     }
     tally_add(&total, &period);
@@ -321,4 +282,9 @@ out:
     unlink(path);
     free(buf);
     return status;
+}
+
+int main(int argc, char **argv)
+{
+    return run(demo_cli_parse(&cli, argc, argv));
 }

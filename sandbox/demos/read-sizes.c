@@ -42,7 +42,6 @@
 #include <aio.h>
 #include <errno.h>
 #include <fcntl.h>
-#include <getopt.h>
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -214,21 +213,30 @@ static int open_fp_setvbuf(struct reader *r, const char *path)
 }
 
 struct read_mode {
-    const char *name;
+    struct demo_mode cli; /* name and help */
     int (*open)(struct reader *r, const char *path);
     ssize_t (*take)(struct reader *r);
     void (*rewind)(struct reader *r);
 };
 
 static const struct read_mode read_modes[] = {
-    {.name = "read", .open = open_fd, .take = take_read, .rewind = rewind_fd},
-    {.name = "fread", .open = open_fp, .take = take_fread, .rewind = rewind_fp},
-    {.name = "fread-setvbuf", .open = open_fp_setvbuf, .take = take_fread, .rewind = rewind_fp},
-    {.name = "aio", .open = open_aio, .take = take_aio, .rewind = rewind_aio},
+    {.cli = {"read", "read() per transfer: a system call each time"},
+     .open = open_fd,
+     .take = take_read,
+     .rewind = rewind_fd},
+    {.cli = {"fread", "fread() with stdio's default buffer (st_blksize)"},
+     .open = open_fp,
+     .take = take_fread,
+     .rewind = rewind_fp},
+    {.cli = {"fread-setvbuf", "fread() after setvbuf() with our own 64 KiB buffer"},
+     .open = open_fp_setvbuf,
+     .take = take_fread,
+     .rewind = rewind_fp},
+    {.cli = {"aio", "aio_read() + aio_suspend(), 4 requests in flight"},
+     .open = open_aio,
+     .take = take_aio,
+     .rewind = rewind_aio},
 };
-
-#define NMODES (sizeof read_modes / sizeof read_modes[0])
-
 /* ---- checking, the kernel's count, reporting and the loop ---- */
 
 /*
@@ -268,7 +276,7 @@ static void tally_print(const char *prefix, const struct read_mode *m, size_t si
     /* The figures to compare come first: a narrow pane cuts the end of the line. */
     printf("%smode=%s size=%zu ns_per_transfer=%.1f mb_per_s=%.1f syscr=%" PRIu64
            " transfers=%" PRIu64 " bytes=%" PRIu64 " seconds=%.3f\n",
-           prefix, m->name, size, t->transfers ? (double)t->ns / (double)t->transfers : 0.0,
+           prefix, m->cli.name, size, t->transfers ? (double)t->ns / (double)t->transfers : 0.0,
            secs > 0 ? (double)t->bytes / 1e6 / secs : 0.0, t->syscr, t->transfers, t->bytes, secs);
     fflush(stdout);
 }
@@ -278,102 +286,63 @@ static void tally_add(struct tally *to, const struct tally *t)
     to->transfers += t->transfers, to->bytes += t->bytes, to->ns += t->ns, to->syscr += t->syscr;
 }
 
-static void usage(void)
-{
-    printf("usage: " PROG " --file FILE --size BYTES --mode read|fread|fread-setvbuf|aio\n"
-           "                  [--total BYTES] [--rounds N | --seconds T]\n"
-           "\n"
-           "Reads FILE in transfers of BYTES, start to end, again and again, and prints the\n"
-           "time per transfer, MB/s and the kernel's count of read calls about once a second.\n"
-           "  --mode M        read           read() per transfer: a system call each time\n"
-           "                  fread          fread() with stdio's default buffer (st_blksize)\n"
-           "                  fread-setvbuf  fread() after setvbuf() with our own 64 KiB buffer\n"
-           "                  aio            aio_read() + aio_suspend(), 4 requests in flight\n"
-           "  --size BYTES    bytes per transfer, 1 to 67108864 (the lesson uses 8 to 65536)\n"
-           "  --total BYTES   bytes per round (default: the file's size)\n"
-           "  --rounds N      stop after N rounds; --seconds T: after T seconds\n"
-           "  --check         print a position-weighted sum of the rounds' bytes at the end\n"
-           "Without a limit it reads until SIGTERM or SIGINT, then prints the total, status 0.\n");
-}
+/* ---- options, the run and main ---- */
 
-int main(int argc, char **argv)
+static const char *path; /* --file */
+static uint64_t size, total_per_round, rounds;
+static double seconds;
+static int check;      /* --check */
+static struct stat st; /* --file's */
+
+static const struct demo_opt opts[] = {
+    DEMO_OPT_TEXT("file", &path, "FILE", "the file to read, start to end", .required = 1),
+    DEMO_OPT_U64("size", &size, 1, TRANSFER_MAX, "BYTES",
+                 "bytes per transfer, 1 to 67108864 (the lesson uses 8 to 65536)", .required = 1),
+    DEMO_OPT_MODE,
+    DEMO_OPT_U64("total", &total_per_round, 1, UINT64_MAX / 2, "BYTES",
+                 "bytes per round (default: the file's size)"),
+    DEMO_OPT_U64("rounds", &rounds, 1, UINT64_MAX, "N", "stop after N rounds"),
+    DEMO_OPT_SECONDS(&seconds),
+    DEMO_OPT_FLAG("check", &check, "print a position-weighted sum of the rounds' bytes at the end"),
+    {0},
+};
+
+/* The file is read again and again, so it must have something in it; a round is all of it
+ * unless --total says otherwise. */
+static void check_file(void)
 {
-    static const struct option opts[] = {
-        {"file", required_argument, NULL, 'f'},
-        {"size", required_argument, NULL, 's'},
-        {"mode", required_argument, NULL, 'm'},
-        {"total", required_argument, NULL, 'T'},
-        {"rounds", required_argument, NULL, 'r'},
-        {"seconds", required_argument, NULL, 'S'},
-        {"check", no_argument, NULL, 'c'},
-        {"help", no_argument, NULL, 'h'},
-        {0},
-    };
-    const struct read_mode *mode = NULL;
-    const char *path = NULL;
-    uint64_t size = 0, total_per_round = 0, rounds = 0;
-    double seconds = 0;
-    int opt, check = 0;
-    opterr = 0;
-    while ((opt = getopt_long(argc, argv, "", opts, NULL)) != -1) {
-        switch (opt) {
-        case 'f':
-            path = optarg;
-            break;
-        case 's':
-            size = demo_parse_u64(PROG, "--size", optarg, 1, TRANSFER_MAX);
-            break;
-        case 'm':
-            for (size_t i = 0; i < NMODES; i++)
-                if (strcmp(read_modes[i].name, optarg) == 0)
-                    mode = &read_modes[i];
-            if (!mode)
-                demo_usage_error(PROG, "--mode must be read, fread, fread-setvbuf or aio, not '%s'",
-                                 optarg);
-            break;
-        case 'T':
-            total_per_round = demo_parse_u64(PROG, "--total", optarg, 1, UINT64_MAX / 2);
-            break;
-        case 'r':
-            rounds = demo_parse_u64(PROG, "--rounds", optarg, 1, UINT64_MAX);
-            break;
-        case 'S':
-            seconds = demo_parse_seconds(PROG, "--seconds", optarg);
-            break;
-        case 'c':
-            check = 1;
-            break;
-        case 'h':
-            usage();
-            return 0;
-        default:
-            demo_usage_error(PROG, "unknown option or missing value in '%s'", argv[optind - 1]);
-        }
-    }
-    if (optind < argc)
-        demo_usage_error(PROG, "unexpected argument '%s'", argv[optind]);
-    if (!path)
-        demo_usage_error(PROG, "--file is required");
-    if (!size)
-        demo_usage_error(PROG, "--size is required");
-    if (!mode)
-        demo_usage_error(PROG, "--mode is required");
-    struct stat st;
     if (stat(path, &st) < 0 || !S_ISREG(st.st_mode) || st.st_size == 0)
         demo_usage_error(PROG, "--file '%s' must be a non-empty regular file we can read", path);
     if (!total_per_round)
         total_per_round = (uint64_t)st.st_size;
+}
 
+static const struct demo_cli cli = {
+    .prog = PROG,
+    .usage = "--file FILE --size BYTES --mode read|fread|fread-setvbuf|aio\n"
+             "                  [--total BYTES] [--rounds N | --seconds T] [--check]",
+    .about = "Reads FILE in transfers of BYTES, start to end, again and again, and prints the\n"
+             "time per transfer, MB/s and the kernel's count of read calls about once a second.\n",
+    .opts = opts,
+    DEMO_MODES(read_modes),
+    .footer =
+        "Without a limit it reads until SIGTERM or SIGINT, then prints the total, status 0.\n",
+    .check = check_file,
+};
+
+/* Opens the file the mode's way and reads rounds of it until a limit or SIGTERM. */
+static int run(const struct read_mode *mode)
+{
     demo_signals_init();
     struct reader r = {.fd = -1, .size = size, .buf = malloc(size)};
     int status = 1, err = r.buf ? mode->open(&r, path) : -ENOMEM;
     int iofd = open("/proc/self/io", O_RDONLY | O_CLOEXEC);
     if (err) {
-        fprintf(stderr, PROG ": cannot open %s for %s: %s\n", path, mode->name, strerror(-err));
+        fprintf(stderr, PROG ": cannot open %s for %s: %s\n", path, mode->cli.name, strerror(-err));
         goto out;
     }
     printf("reading %s (%lld bytes) in %llu-byte transfers with %s", path, (long long)st.st_size,
-           (unsigned long long)size, mode->name);
+           (unsigned long long)size, mode->cli.name);
     if (r.fp)
         printf(", stdio buffer %d bytes", r.vbuf ? SETVBUF_SIZE : (int)st.st_blksize);
     if (r.aio)
@@ -396,7 +365,7 @@ int main(int argc, char **argv)
         while (got < total_per_round && !demo_stop) {
             ssize_t n = mode->take(&r);
             if (n < 0) {
-                fprintf(stderr, PROG ": %s failed: %s\n", mode->name, strerror((int)-n));
+                fprintf(stderr, PROG ": %s failed: %s\n", mode->cli.name, strerror((int)-n));
                 status = 1;
                 goto summary;
             }
@@ -465,4 +434,9 @@ out:
     free(r.aiobuf);
     free(r.buf);
     return status;
+}
+
+int main(int argc, char **argv)
+{
+    return run(demo_cli_parse(&cli, argc, argv));
 }

@@ -35,7 +35,6 @@
 
 #include <errno.h>
 #include <fcntl.h>
-#include <getopt.h>
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -61,18 +60,11 @@ static struct tf_segment *seg[TF_MAX_SEGMENTS];
 static size_t chunk_max;  /* input bytes per chunk */
 static uint64_t next_seq; /* request numbers written into the segments */
 
-static unsigned char *input; /* what every request compresses */
-static size_t input_len;
-static unsigned char *result; /* chunk k's output at k * chunk_room */
+static unsigned char *input;           /* what every request compresses */
+static uint64_t input_len = 64 * 1024; /* --input-size */
+static unsigned char *result;          /* chunk k's output at k * chunk_room */
 static uint32_t *result_len;
 static size_t chunk_room, nchunks;
-
-static void sleep_ns(uint64_t ns)
-{
-    struct timespec ts = {.tv_sec = (time_t)(ns / 1000000000u),
-                          .tv_nsec = (long)(ns % 1000000000u)};
-    nanosleep(&ts, NULL);
-}
 
 /* One semaphore operation. A wait gives up every 200 ms to look at demo_stop when may_stop is
  * set; it never does while a chunk is in the service, whose reply must not be left behind. */
@@ -201,7 +193,7 @@ static int join_once(void)
             break;
         if (errno != ENOMSG && errno != EINTR)
             return -errno;
-        sleep_ns(1000000);
+        demo_sleep_ns(1000000);
     }
     if (svc.mtype != token || svc.segments < 1 || svc.segments > TF_MAX_SEGMENTS ||
         svc.segment_size < TF_MIN_SEG_SIZE || svc.segment_size > TF_MAX_SEG_SIZE)
@@ -228,7 +220,7 @@ static int join(uint64_t deadline)
             break;
         if (demo_stop || (deadline && demo_now_ns() + backoff >= deadline))
             return -EINTR;
-        sleep_ns(backoff);
+        demo_sleep_ns(backoff);
         backoff = backoff * 2 < BACKOFF_MAX ? backoff * 2 : BACKOFF_MAX;
     }
     chunk_max = tf_max_input((size_t)svc.segment_size);
@@ -273,68 +265,36 @@ static int load_file(const char *path)
     return input && input_len > 0 ? 0 : -EINVAL;
 }
 
-static void usage(void)
-{
-    printf("usage: " PROG " [--file PATH | --input-size S] [--requests M | --seconds T]"
-           " [--id-file PATH]\n"
-           "\n"
-           "Load for tiny-service: compresses the same input again and again through the\n"
-           "service's shared-memory segments, checks each result by decompressing it, and\n"
-           "reports the client-side service time per request.\n"
-           "  --file PATH       compress this file (up to 64M)\n"
-           "  --input-size S    else compress S bytes of generated text (default 64K)\n"
-           "  --requests M      stop after M requests\n"
-           "  --seconds T       stop after T seconds (default: run until SIGTERM or SIGINT)\n"
-           "  --id-file PATH    where the service published its queue id (default ./" TF_ID_FILE
-           ")\n"
-           "  --help            show this help\n");
-}
+/* ---- options, the run and main ---- */
 
-int main(int argc, char **argv)
+static const char *file; /* --file */
+static uint64_t max_requests;
+static double seconds;
+
+static const struct demo_opt opts[] = {
+    DEMO_OPT_TEXT("file", &file, "PATH", "compress this file (up to 64M)"),
+    DEMO_OPT_SIZE("input-size", &input_len, MAX_INPUT, "S",
+                  "else compress S bytes of generated text (default 64K)"),
+    DEMO_OPT_U64("requests", &max_requests, 1, UINT64_MAX / 2, "M", "stop after M requests",
+                 .not_with = "seconds"),
+    DEMO_OPT_SECONDS(&seconds),
+    DEMO_OPT_TEXT("id-file", &id_file, "PATH",
+                  "where the service published its queue id (default ./" TF_ID_FILE ")"),
+    {0},
+};
+
+static const struct demo_cli cli = {
+    .prog = PROG,
+    .usage = "[--file PATH | --input-size S] [--requests M | --seconds T] [--id-file PATH]",
+    .about = "Load for tiny-service: compresses the same input again and again through the\n"
+             "service's shared-memory segments, checks each result by decompressing it, and\n"
+             "reports the client-side service time per request.\n",
+    .opts = opts,
+};
+
+/* Loads or makes the input, compresses it until a limit or SIGTERM, prints the summary. */
+static int run(void)
 {
-    static const struct option opts[] = {
-        {"file", required_argument, NULL, 'f'},
-        {"input-size", required_argument, NULL, 'S'},
-        {"requests", required_argument, NULL, 'r'},
-        {"seconds", required_argument, NULL, 's'},
-        {"id-file", required_argument, NULL, 'i'},
-        {"help", no_argument, NULL, 'h'},
-        {0},
-    };
-    const char *file = NULL;
-    uint64_t max_requests = 0;
-    double seconds = 0;
-    int opt;
-    input_len = 64 * 1024;
-    opterr = 0;
-    while ((opt = getopt_long(argc, argv, "", opts, NULL)) != -1) {
-        switch (opt) {
-        case 'f':
-            file = optarg;
-            break;
-        case 'S':
-            input_len = demo_parse_size(PROG, "--input-size", optarg, MAX_INPUT);
-            break;
-        case 'r':
-            max_requests = demo_parse_u64(PROG, "--requests", optarg, 1, UINT64_MAX / 2);
-            break;
-        case 's':
-            seconds = demo_parse_seconds(PROG, "--seconds", optarg);
-            break;
-        case 'i':
-            id_file = optarg;
-            break;
-        case 'h':
-            usage();
-            return 0;
-        default:
-            demo_usage_error(PROG, "unknown option or missing value in '%s'", argv[optind - 1]);
-        }
-    }
-    if (optind < argc)
-        demo_usage_error(PROG, "unexpected argument '%s'", argv[optind]);
-    if (max_requests && seconds > 0)
-        demo_usage_error(PROG, "give --requests or --seconds, not both");
     if (file) {
         int rc = load_file(file);
         if (rc < 0) {
@@ -414,4 +374,10 @@ int main(int argc, char **argv)
     demo_summary_print(&sum, 1);
     demo_hist_free(&hist);
     return errors || rc == -ENOMEM || rc == -EAGAIN ? 1 : 0;
+}
+
+int main(int argc, char **argv)
+{
+    demo_cli_parse(&cli, argc, argv);
+    return run();
 }

@@ -24,7 +24,6 @@
 #include "tinyfile.h"
 
 #include <errno.h>
-#include <getopt.h>
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -37,9 +36,9 @@
 
 #define PROG "tiny-service"
 
-static int nseg = 1;           /* --segments */
-static size_t seg_size = 4096; /* --segment-size, header included */
-static int msqid = -1;         /* the registration queue */
+static int nseg = 1;             /* --segments */
+static uint64_t seg_size = 4096; /* --segment-size, header included */
+static int msqid = -1;           /* the registration queue */
 static int semid[TF_NSEMSETS] = {-1, -1, -1};
 static int shmid[TF_MAX_SEGMENTS];
 static struct tf_segment *seg[TF_MAX_SEGMENTS]; /* where each segment is attached here */
@@ -143,55 +142,42 @@ static void remove_objects(void)
             shmctl(shmid[i], IPC_RMID, NULL);
 }
 
-static void usage(void)
+/* ---- options, the service and main ---- */
+
+static uint64_t segments = 1;            /* --segments */
+static const char *id_file = TF_ID_FILE; /* --id-file */
+
+/* A segment holds its header and at least a small chunk. */
+static void check_seg_size(void)
 {
-    printf("usage: " PROG " [--segments N] [--segment-size S] [--id-file PATH]\n"
-           "\n"
-           "A compression service reached through System V IPC: clients register on a message\n"
-           "queue, then send data through N shared-memory segments of S bytes, one semaphore\n"
-           "handshake per chunk. Run tiny-client against it.\n"
-           "  --segments N      shared-memory segments, 1..%d (default 1)\n"
-           "  --segment-size S  bytes per segment, %d..%d, K suffix allowed (default 4096)\n"
-           "  --id-file PATH    where to publish the queue id (default ./" TF_ID_FILE ")\n"
-           "  --help            show this help\n",
-           TF_MAX_SEGMENTS, TF_MIN_SEG_SIZE, TF_MAX_SEG_SIZE);
+    if (seg_size < TF_MIN_SEG_SIZE)
+        demo_usage_error(PROG, "--segment-size must be at least %d bytes", TF_MIN_SEG_SIZE);
 }
 
-int main(int argc, char **argv)
-{
-    static const struct option opts[] = {
-        {"segments", required_argument, NULL, 'n'},
-        {"segment-size", required_argument, NULL, 's'},
-        {"id-file", required_argument, NULL, 'f'},
-        {"help", no_argument, NULL, 'h'},
-        {0},
-    };
-    const char *id_file = TF_ID_FILE;
-    int opt;
-    opterr = 0;
-    while ((opt = getopt_long(argc, argv, "", opts, NULL)) != -1) {
-        switch (opt) {
-        case 'n':
-            nseg = (int)demo_parse_u64(PROG, "--segments", optarg, 1, TF_MAX_SEGMENTS);
-            break;
-        case 's':
-            seg_size = demo_parse_size(PROG, "--segment-size", optarg, TF_MAX_SEG_SIZE);
-            if (seg_size < TF_MIN_SEG_SIZE)
-                demo_usage_error(PROG, "--segment-size must be at least %d bytes", TF_MIN_SEG_SIZE);
-            break;
-        case 'f':
-            id_file = optarg;
-            break;
-        case 'h':
-            usage();
-            return 0;
-        default:
-            demo_usage_error(PROG, "unknown option or missing value in '%s'", argv[optind - 1]);
-        }
-    }
-    if (optind < argc)
-        demo_usage_error(PROG, "unexpected argument '%s'", argv[optind]);
+static const struct demo_opt opts[] = {
+    DEMO_OPT_U64("segments", &segments, 1, TF_MAX_SEGMENTS, "N",
+                 "shared-memory segments, 1.." DEMO_STR(TF_MAX_SEGMENTS) " (default 1)"),
+    DEMO_OPT_SIZE("segment-size", &seg_size, TF_MAX_SEG_SIZE, "S",
+                  "bytes per segment, " DEMO_STR(TF_MIN_SEG_SIZE) ".." DEMO_STR(
+                      TF_MAX_SEG_SIZE) ", K suffix allowed (default 4096)",
+                  .after = check_seg_size),
+    DEMO_OPT_TEXT("id-file", &id_file, "PATH",
+                  "where to publish the queue id (default ./" TF_ID_FILE ")"),
+    {0},
+};
 
+static const struct demo_cli cli = {
+    .prog = PROG,
+    .usage = "[--segments N] [--segment-size S] [--id-file PATH]",
+    .about = "A compression service reached through System V IPC: clients register on a message\n"
+             "queue, then send data through N shared-memory segments of S bytes, one semaphore\n"
+             "handshake per chunk. Run tiny-client against it.\n",
+    .opts = opts,
+};
+
+/* Creates the IPC objects, registers clients until SIGTERM, removes the objects. */
+static int serve(void)
+{
     for (int i = 0; i < TF_MAX_SEGMENTS; i++)
         shmid[i] = -1;
     demo_signals_init();
@@ -216,8 +202,7 @@ int main(int argc, char **argv)
         fprintf(stderr, PROG ": could not write %s: %s\n", id_file, strerror(-rc));
         goto out;
     }
-    printf("listening on msgq %d segments=%d size=%zu\n", msqid, nseg, seg_size);
-    fflush(stdout);
+    demo_ready("listening on msgq %d segments=%d size=%zu", msqid, nseg, seg_size);
     listening = 1;
 
     while (!demo_stop) {
@@ -265,4 +250,11 @@ out:
         if (seg[i])
             shmdt(seg[i]);
     return rc < 0 && !demo_stop ? 1 : 0;
+}
+
+int main(int argc, char **argv)
+{
+    demo_cli_parse(&cli, argc, argv);
+    nseg = (int)segments;
+    return serve();
 }

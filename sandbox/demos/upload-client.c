@@ -21,7 +21,6 @@
 #include "upload.h"
 
 #include <errno.h>
-#include <getopt.h>
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -163,80 +162,39 @@ static void *client_uploader(void *arg)
     return NULL;
 }
 
-static void usage(void)
-{
-    printf("usage: " PROG " --port P [--host H] [--clients N] --size BYTES"
-           " [--uploads M | --seconds T]\n"
-           "\n"
-           "Load for upload-server: N uploader threads, each uploading BYTES on a new\n"
-           "connection, checking the server's byte count and checksum, and starting over.\n"
-           "  --port P      server port\n"
-           "  --host H      server IPv4 address (default 127.0.0.1)\n"
-           "  --clients N   concurrent uploaders (default 1)\n"
-           "  --size BYTES  bytes per upload, with an optional K, M or G suffix (required)\n"
-           "  --uploads M   stop after M confirmed uploads in total\n"
-           "  --seconds T   stop after T seconds (default: run until SIGTERM or SIGINT)\n"
-           "  --help        show this help\n"
-           "At the end it prints one line (latencies are whole uploads):\n"
-           "  requests=R seconds=T req_per_s=X bytes=B bytes_per_s=Y p50_us=.. p99_us=..\n"
-           "  p999_us=.. max_us=.. errors=E\n"
-           "A refused or lost connection is retried after 10 ms, doubling up to 200 ms; each\n"
-           "counts an error.\n");
-}
+/* ---- options, the run and main ---- */
 
-int main(int argc, char **argv)
-{
-    static const struct option opts[] = {
-        {"port", required_argument, NULL, 'p'},    {"host", required_argument, NULL, 'H'},
-        {"clients", required_argument, NULL, 'c'}, {"size", required_argument, NULL, 'S'},
-        {"uploads", required_argument, NULL, 'u'}, {"seconds", required_argument, NULL, 's'},
-        {"help", no_argument, NULL, 'h'},          {0},
-    };
-    const char *host = "127.0.0.1";
-    long port = -1;
-    size_t nclients = 1;
-    double seconds = 0;
-    int opt;
-    opterr = 0;
-    while ((opt = getopt_long(argc, argv, "", opts, NULL)) != -1) {
-        switch (opt) {
-        case 'p':
-            port = (long)demo_parse_u64(PROG, "--port", optarg, 1, 65535);
-            break;
-        case 'H':
-            host = optarg;
-            break;
-        case 'c':
-            nclients = demo_parse_u64(PROG, "--clients", optarg, 1, 256);
-            break;
-        case 'S':
-            size = demo_parse_size(PROG, "--size", optarg, MAX_SIZE);
-            break;
-        case 'u':
-            max_uploads = demo_parse_u64(PROG, "--uploads", optarg, 1, UINT64_MAX / 2);
-            break;
-        case 's':
-            seconds = demo_parse_seconds(PROG, "--seconds", optarg);
-            break;
-        case 'h':
-            usage();
-            return 0;
-        default:
-            demo_usage_error(PROG, "unknown option or missing value in '%s'", argv[optind - 1]);
-        }
-    }
-    if (optind < argc)
-        demo_usage_error(PROG, "unexpected argument '%s'", argv[optind]);
-    if (port < 0)
-        demo_usage_error(PROG, "--port is required");
-    if (size == 0)
-        demo_usage_error(PROG, "--size is required");
-    if (max_uploads && seconds > 0)
-        demo_usage_error(PROG, "give --uploads or --seconds, not both");
-    server = (struct sockaddr_in){.sin_family = AF_INET,
-                                  .sin_port = htons((uint16_t)port),
-                                  .sin_addr = demo_parse_host(PROG, host)};
+static uint64_t port, nclients = 1;
+static struct demo_host host = {.name = "127.0.0.1"};
+static double seconds; /* --seconds; 0: no limit */
 
+static const struct demo_opt opts[] = {
+    DEMO_OPTS_CONNECT(&port, &host),
+    DEMO_OPT_U64("clients", &nclients, 1, 256, "N", "concurrent uploaders (default 1)"),
+    DEMO_OPT_SIZE("size", &size, MAX_SIZE, "BYTES",
+                  "bytes per upload, with an optional K, M or G suffix (required)", .required = 1),
+    DEMO_OPT_U64("uploads", &max_uploads, 1, UINT64_MAX / 2, "M",
+                 "stop after M confirmed uploads in total", .not_with = "seconds"),
+    DEMO_OPT_SECONDS(&seconds),
+    {0},
+};
+
+static const struct demo_cli cli = {
+    .prog = PROG,
+    .usage = "--port P [--host H] [--clients N] --size BYTES [--uploads M | --seconds T]",
+    .about = "Load for upload-server: N uploader threads, each uploading BYTES on a new\n"
+             "connection, checking the server's byte count and checksum, and starting over.\n",
+    .opts = opts,
+    .footer = "At the end it prints one line (latencies are whole uploads):\n"
+              "  requests=R seconds=T req_per_s=X bytes=B bytes_per_s=Y p50_us=.. p99_us=..\n"
+              "  p999_us=.. max_us=.. errors=E\n"
+              "A refused or lost connection is retried after 10 ms, doubling up to 200 ms; each\n"
+              "counts an error.\n",
+};
+
+/* Starts the uploaders, waits for the end, prints the summary. */
+static int run(void)
+{
     /* The data: a byte pattern that is not all one value, so the checksum sees every chunk. */
     for (size_t i = 0; i < sizeof chunk; i++)
         chunk[i] = (uint8_t)(i * 7 + i / 251);
@@ -312,4 +270,11 @@ int main(int argc, char **argv)
     }
     free(ups);
     return nstarted == nclients && ok ? 0 : 1;
+}
+
+int main(int argc, char **argv)
+{
+    demo_cli_parse(&cli, argc, argv);
+    server = demo_sockaddr(&host, port);
+    return run();
 }

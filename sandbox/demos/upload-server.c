@@ -27,21 +27,18 @@
 
 #include <errno.h>
 #include <fcntl.h>
-#include <getopt.h>
 #include <pthread.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/epoll.h>
-#include <sys/prctl.h>
 #include <sys/socket.h>
-#include <sys/wait.h>
 #include <unistd.h>
 
 #define PROG "upload-server"
 
-static uint64_t work_ns; /* --work-us, in ns: spin this long per 64 KiB received */
+static uint64_t work_us; /* --work-us: spin this long per 64 KiB received */
 
 /* One upload in progress: the same state for the blocking modes and for epoll. */
 struct upload {
@@ -55,10 +52,10 @@ struct upload {
     uint64_t t_accept; /* for the latency: accept() to reply */
 };
 
-/* The stand-in for real work: burn work_ns of wall-clock time on this core. */
+/* The stand-in for real work: burn work_us of wall-clock time on this core. */
 static void upload_work(void)
 {
-    uint64_t until = demo_now_ns() + work_ns;
+    uint64_t until = demo_now_ns() + work_us * 1000;
     while (demo_now_ns() < until) {
     }
 }
@@ -87,11 +84,11 @@ static int upload_take(struct upload *u, const uint8_t *p, size_t n, struct iola
     upload_sum_add(&u->sum, p, n);
     u->got += n;
     u->unworked += n;
-    for (; work_ns && u->unworked >= UPLOAD_CHUNK; u->unworked -= UPLOAD_CHUNK)
+    for (; work_us && u->unworked >= UPLOAD_CHUNK; u->unworked -= UPLOAD_CHUNK)
         upload_work();
     if (u->got < u->size)
         return 0;
-    if (work_ns && u->unworked > 0) /* the last, partial chunk is work too */
+    if (work_us && u->unworked > 0) /* the last, partial chunk is work too */
         upload_work();
     u->unworked = 0;
     return 1;
@@ -120,8 +117,9 @@ static void upload_publish_conn(struct iolab_app *app, int opened)
  * One connection with blocking read()s, start to end. Used by epoll-whole, fork and thread
  * mode, which differ only in who runs it and what waits meanwhile.
  */
-static void upload_serve_conn(int fd, struct iolab_app *app)
+static void upload_serve_conn(int fd)
 {
+    struct iolab_app *app = iolab_app(); /* the slot of the process or thread serving it */
     static __thread uint8_t buf[UPLOAD_CHUNK];
     struct upload u = {.fd = fd, .t_accept = demo_now_ns()};
     int done = 0;
@@ -141,68 +139,27 @@ static void upload_serve_conn(int fd, struct iolab_app *app)
     upload_publish_conn(app, 0);
 }
 
-/* ---- fork: a child per connection ---- */
+/* ---- fork and thread: a child process, or a thread, per connection ---- */
+
+/* The next connection, counted as opened; -1 once we are to stop. */
+static int upload_accept(int lfd)
+{
+    int fd = demo_accept(PROG, lfd, 0);
+    if (fd >= 0)
+        upload_publish_conn(iolab_app(), 1);
+    return fd;
+}
 
 static void upload_fork(int lfd)
 {
-    struct iolab_app *app = iolab_app();
-    demo_kids_begin();
-    while (!demo_stop) {
-        demo_kids_reap();
-        int fd = demo_accept(PROG, lfd, 0);
-        if (fd < 0)
-            continue;
-        upload_publish_conn(app, 1);
-        if (demo_kids_reserve() < 0) {
-            close(fd);
-            continue;
-        }
-        pid_t pid = fork();
-        if (pid == 0) {
-            /* The child: receive this one upload and exit. If the parent dies, follow it. */
-            prctl(PR_SET_PDEATHSIG, SIGTERM);
-            close(lfd);
-            upload_serve_conn(fd, iolab_app()); /* iolab_app() again: the child's own slot */
-            _exit(0);
-        }
-        if (pid < 0)
-            perror(PROG ": fork");
-        else
-            demo_kids_add(pid);
-        close(fd); /* the child owns the connection now */
-    }
-    demo_kids_end(); /* SIGTERM to every child, and wait for them: none outlives us */
-}
-
-/* ---- thread: a thread per connection ---- */
-
-static void *upload_thread_main(void *arg)
-{
-    upload_serve_conn((int)(intptr_t)arg, iolab_app()); /* this thread's own slot */
-    return NULL;
+    /* fork() per connection: the child runs upload_serve_conn(), the parent accepts and reaps. */
+    demo_fork_per_connection(PROG, lfd, upload_accept, upload_serve_conn);
 }
 
 static void upload_thread(int lfd)
 {
-    struct iolab_app *app = iolab_app();
-    pthread_attr_t attr;
-    pthread_attr_init(&attr);
-    pthread_attr_setdetachstate(&attr, PTHREAD_CREATE_DETACHED);
-    int fd;
-    while ((fd = demo_accept(PROG, lfd, 0)) >= 0) {
-        upload_publish_conn(app, 1);
-        pthread_t t;
-        /* Workers start with SIGTERM blocked, so it always reaches this thread's accept(). */
-        demo_signals_mask(SIG_BLOCK);
-        int err = pthread_create(&t, &attr, upload_thread_main, (void *)(intptr_t)fd);
-        demo_signals_mask(SIG_UNBLOCK);
-        if (err) {
-            fprintf(stderr, PROG ": pthread_create: %s\n", strerror(err));
-            close(fd);
-        }
-    }
-    pthread_attr_destroy(&attr);
-    /* Returning ends the process, and with it the detached workers mid-upload. */
+    /* pthread_create() per connection: the thread runs upload_serve_conn(), this one accepts. */
+    demo_thread_per_connection(PROG, lfd, upload_accept, upload_serve_conn);
 }
 
 /* ---- epoll-whole: epoll picks the socket, then one whole upload per event ---- */
@@ -217,22 +174,14 @@ static void upload_thread(int lfd)
 static void upload_epoll_whole(int lfd)
 {
     struct iolab_app *app = iolab_app();
-    int ep = epoll_create1(EPOLL_CLOEXEC);
-    if (ep < 0) {
-        perror(PROG ": epoll_create1");
+    /* epoll_create1(), and the listener in the set, non-blocking, under its own number. */
+    int ep = demo_epoll_listener(PROG, lfd, (epoll_data_t){.fd = lfd});
+    if (ep < 0)
         return;
-    }
-    fcntl(lfd, F_SETFL, fcntl(lfd, F_GETFL) | O_NONBLOCK); /* so that accepting can drain it */
-    struct epoll_event ev = {.events = EPOLLIN, .data.fd = lfd};
-    epoll_ctl(ep, EPOLL_CTL_ADD, lfd, &ev);
 
     struct epoll_event events[64];
-    while (!demo_stop) {
-        int n = epoll_wait(ep, events, 64, -1);
-        if (n < 0 && errno != EINTR) {
-            perror(PROG ": epoll_wait");
-            break;
-        }
+    int n;
+    while (!demo_stop && (n = demo_epoll_wait(PROG, ep, events, 64)) >= 0) {
         for (int i = 0; i < n && !demo_stop; i++) {
             int fd = events[i].data.fd;
             if (fd == lfd) { /* the listener: add every waiting connection to the set */
@@ -245,7 +194,7 @@ static void upload_epoll_whole(int lfd)
             }
             /* The whole upload, blocking: every other client waits here. Closing the socket
              * at the end also takes it out of the epoll set. */
-            upload_serve_conn(fd, app);
+            upload_serve_conn(fd);
         }
     }
     close(ep);
@@ -254,60 +203,33 @@ static void upload_epoll_whole(int lfd)
 /* ---- epoll: one thread, every upload ---- */
 
 struct upload_conn {
-    struct upload_conn *prev, *next; /* the open connections, so that stopping can free them */
+    struct demo_conn conn; /* its socket, in the list of open connections */
     struct upload u;
 };
-
-static void upload_epoll_close(struct upload_conn **open, struct upload_conn *c)
-{
-    close(c->u.fd); /* closing also removes it from the epoll set */
-    if (c->prev)
-        c->prev->next = c->next;
-    else
-        *open = c->next;
-    if (c->next)
-        c->next->prev = c->prev;
-    free(c);
-}
 
 static void upload_epoll(int lfd)
 {
     static uint8_t buf[UPLOAD_CHUNK];
     struct iolab_app *app = iolab_app();
-    int ep = epoll_create1(EPOLL_CLOEXEC);
-    if (ep < 0) {
-        perror(PROG ": epoll_create1");
+    /* epoll_create1(), and the listener in the set, non-blocking, as NULL. */
+    int ep = demo_epoll_listener(PROG, lfd, (epoll_data_t){.ptr = NULL});
+    if (ep < 0)
         return;
-    }
-    fcntl(lfd, F_SETFL, fcntl(lfd, F_GETFL) | O_NONBLOCK);
-    struct epoll_event ev = {.events = EPOLLIN, .data.ptr = NULL}; /* NULL: the listener */
-    epoll_ctl(ep, EPOLL_CTL_ADD, lfd, &ev);
 
     struct epoll_event events[64];
-    struct upload_conn *open = NULL; /* epoll cannot list its set: keep our own */
-    while (!demo_stop) {
-        int n = epoll_wait(ep, events, 64, -1);
-        if (n < 0 && errno != EINTR) {
-            perror(PROG ": epoll_wait");
-            break;
-        }
+    struct demo_conn *open = NULL; /* epoll cannot list its set: keep our own */
+    int n;
+    while (!demo_stop && (n = demo_epoll_wait(PROG, ep, events, 64)) >= 0) {
         for (int i = 0; i < n && !demo_stop; i++) {
             struct upload_conn *c = events[i].data.ptr;
             if (c == NULL) { /* the listener: take every connection waiting in the backlog */
                 int fd;
                 while ((fd = demo_accept(PROG, lfd, SOCK_NONBLOCK)) >= 0) {
-                    c = calloc(1, sizeof *c);
-                    if (!c) {
-                        close(fd);
+                    uint64_t t_accept = demo_now_ns();
+                    c = demo_conn_open(ep, &open, fd, sizeof *c); /* epoll_ctl(EPOLL_CTL_ADD) */
+                    if (!c)
                         continue;
-                    }
-                    c->u = (struct upload){.fd = fd, .t_accept = demo_now_ns()};
-                    c->next = open;
-                    if (open)
-                        open->prev = c;
-                    open = c;
-                    struct epoll_event cev = {.events = EPOLLIN, .data.ptr = c};
-                    epoll_ctl(ep, EPOLL_CTL_ADD, fd, &cev);
+                    c->u = (struct upload){.fd = fd, .t_accept = t_accept};
                     upload_publish_conn(app, 1);
                 }
                 continue;
@@ -321,106 +243,54 @@ static void upload_epoll(int lfd)
             if (got > 0)
                 upload_answer(&c->u, app);
             else if (app)
-                iolab_add(&app->errors, 1); /* EOF or reset before the upload was complete */
-            upload_epoll_close(&open, c);
+                iolab_add(&app->errors, 1);   /* EOF or reset before the upload was complete */
+            demo_conn_close(&open, &c->conn); /* close() takes it out of the set */
             upload_publish_conn(app, 0);
         }
     }
-    while (open)
-        upload_epoll_close(&open, open);
-    close(ep);
+    demo_conn_close_all(&open, ep);
 }
 
 /* ---- modes and main ---- */
 
-struct upload_mode {
-    const char *name;
-    void (*serve)(int lfd);
+static const struct demo_server_mode upload_modes[] = {
+    {.cli = {"epoll-whole", "epoll_wait(), then the ready client's whole upload\n"
+                            "with blocking reads (one client at a time)"},
+     .serve = upload_epoll_whole},
+    {.cli = {"epoll", "one thread, non-blocking sockets: one 64 KiB read() and its work\n"
+                      "per ready socket, so uploads take turns"},
+     .serve = upload_epoll},
+    {.cli = {"fork", "a child process per upload, blocking read()s"}, .serve = upload_fork},
+    {.cli = {"thread", "a detached thread per upload, blocking read()s"}, .serve = upload_thread},
 };
 
-static const struct upload_mode upload_modes[] = {
-    {.name = "epoll-whole", .serve = upload_epoll_whole},
-    {.name = "epoll", .serve = upload_epoll},
-    {.name = "fork", .serve = upload_fork},
-    {.name = "thread", .serve = upload_thread},
+static uint64_t upload_port;
+static struct demo_host upload_host = {.name = "127.0.0.1"};
+
+static const struct demo_opt upload_opts[] = {
+    DEMO_OPTS_LISTEN(&upload_port, &upload_host),
+    DEMO_OPT_MODE,
+    DEMO_OPT_U64("work-us", &work_us, 0, 1000000, "N",
+                 "spin N microseconds (busy loop) per 64 KiB received, standing in\n"
+                 "for real work such as decompressing (default 0)"),
+    {0},
 };
 
-static void upload_usage(void)
-{
-    printf("usage: " PROG " --port P [--host 127.0.0.1] --mode epoll-whole|epoll|fork|thread\n"
-           "       [--work-us N]\n"
-           "\n"
-           "Receives uploads: an 8-byte big-endian size, then that many bytes; answers with the\n"
-           "byte count and a checksum (16 bytes) and closes. Prints 'listening on HOST:PORT\n"
-           "mode=MODE' once it listens.\n"
-           "  --port P      TCP port to listen on (0: any free port, printed at start)\n"
-           "  --host H      IPv4 address to listen on (default 127.0.0.1)\n"
-           "  --mode M      epoll-whole: epoll_wait(), then the ready client's whole upload\n"
-           "                with blocking reads (one client at a time)\n"
-           "                epoll:  one thread, non-blocking sockets, epoll_wait()\n"
-           "                fork:   a child process per connection\n"
-           "                thread: a thread per connection\n"
-           "  --work-us N   spin N microseconds (busy loop) per 64 KiB received, standing in\n"
-           "                for real work such as decompressing (default 0)\n"
-           "  --help        show this help\n"
-           "Stops cleanly (status 0) on SIGTERM or SIGINT.\n");
-}
+static const struct demo_cli upload_cli = {
+    .prog = PROG,
+    .usage = "--port P [--host 127.0.0.1] --mode epoll-whole|epoll|fork|thread\n"
+             "       [--work-us N]",
+    .about = "Receives uploads: an 8-byte big-endian size, then that many bytes; answers with the\n"
+             "byte count and a checksum (16 bytes) and closes. Prints 'listening on HOST:PORT\n"
+             "mode=MODE' once it listens.\n",
+    .opts = upload_opts,
+    DEMO_MODES(upload_modes),
+};
 
 int main(int argc, char **argv)
 {
-    static const struct option opts[] = {
-        {"port", required_argument, NULL, 'p'}, {"host", required_argument, NULL, 'H'},
-        {"mode", required_argument, NULL, 'm'}, {"work-us", required_argument, NULL, 'w'},
-        {"help", no_argument, NULL, 'h'},       {0},
-    };
-    const char *host = "127.0.0.1";
-    const struct upload_mode *mode = NULL;
-    long port = -1;
-    int c;
-    opterr = 0; /* we print our own one-sentence errors */
-    while ((c = getopt_long(argc, argv, "", opts, NULL)) != -1) {
-        switch (c) {
-        case 'p':
-            port = (long)demo_parse_u64(PROG, "--port", optarg, 0, 65535);
-            break;
-        case 'H':
-            host = optarg;
-            break;
-        case 'm':
-            for (size_t i = 0; i < sizeof upload_modes / sizeof upload_modes[0]; i++)
-                if (strcmp(upload_modes[i].name, optarg) == 0)
-                    mode = &upload_modes[i];
-            if (!mode)
-                demo_usage_error(
-                    PROG, "--mode must be epoll-whole, epoll, fork or thread, not '%s'", optarg);
-            break;
-        case 'w':
-            work_ns = demo_parse_u64(PROG, "--work-us", optarg, 0, 1000000) * 1000;
-            break;
-        case 'h':
-            upload_usage();
-            return 0;
-        default:
-            demo_usage_error(PROG, "unknown option or missing value in '%s'", argv[optind - 1]);
-        }
-    }
-    if (optind < argc)
-        demo_usage_error(PROG, "unexpected argument '%s'", argv[optind]);
-    if (port < 0)
-        demo_usage_error(PROG, "--port is required");
-    if (!mode)
-        demo_usage_error(PROG, "--mode is required");
-    struct in_addr addr = demo_parse_host(PROG, host);
-
-    demo_signals_init();
-    unsigned bound;
-    int lfd = demo_listen(addr, (unsigned)port, &bound);
-    if (lfd < 0) {
-        fprintf(stderr, PROG ": cannot listen on %s:%ld: %s\n", host, port, strerror(-lfd));
-        return 1;
-    }
-    printf("listening on %s:%u mode=%s\n", host, bound, mode->name);
-    fflush(stdout);
+    const struct demo_server_mode *mode = demo_cli_parse(&upload_cli, argc, argv);
+    int lfd = demo_server_start(PROG, &upload_host, upload_port, "mode=%s", mode->cli.name);
     mode->serve(lfd);
     close(lfd);
     return 0;
