@@ -72,7 +72,8 @@ static void run_usage(FILE *out)
           "Runs a step's scenario without the TUI for N seconds (default: the step's own), then\n"
           "stops it and prints what it cost: calls by name, CPU, context switches, kernel I/O\n"
           "counts, throughput and latency. Several modes separated by commas run one after the\n"
-          "other, N seconds each, with the load kept running across the switches.\n",
+          "other, N seconds each, with the load kept running across the switches.\n"
+          "Exit status 3: the scenario ran, but some calls could not be counted (counts_lost).\n",
           out);
 }
 
@@ -249,6 +250,8 @@ static void run_print_json_segment(struct run *r, FILE *out, const struct run_se
         run_json_string(out, r->step->run->modes[seg->mode].id);
     else
         fputs("null", out);
+    /* Threads whose counts the page could not keep (0 when every count is exact): since start. */
+    fprintf(out, ",\"counts_lost\":%u", b->overflow_claims);
     /* started_s/ended_s: the segment on the run's clock, so the gap between two segments is
        the time a mode switch took until the new server was ready. */
     fprintf(out, ",\"duration_s\":%.3f,\"started_s\":%.3f,\"ended_s\":%.3f,\"processes\":[", dur,
@@ -608,6 +611,16 @@ static int cmd_run_exec(int argc, char **argv)
     status = r->exit_code < 0 ? 1 : r->exit_code;
     if (status == 0) {
         run_print(r);
+        uint32_t lost = 0;
+        for (size_t i = 0; i < r->nsegments; i++)
+            if (r->segments[i].started && r->segments[i].last.overflow_claims > lost)
+                lost = r->segments[i].last.overflow_claims;
+        if (lost) {
+            cmd_error("the counts above are incomplete: %u thread(s) found every slot of the "
+                      "counter page held by a live thread, and their calls are not in them.",
+                      lost);
+            status = 3;
+        }
     } else if (status == 1) {
         cmd_error("%s", r->message[0] ? r->message : "the scenario failed.");
     }
