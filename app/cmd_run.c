@@ -262,6 +262,9 @@ static void run_print_json_segment(struct run *r, FILE *out, const struct run_se
         fprintf(out, "%s{\"role\":\"%s\",\"name\":", i ? "," : "",
                 p->role == SNAPSHOT_ROLE_CLIENT ? "client" : "server");
         run_json_string(out, p->name);
+        /* counted: false when the shim is not in the program (static binary?): calls is empty
+           for that reason, and only the kernel's figures (io, cpu) are the program's. */
+        fprintf(out, ",\"counted\":%s", p->counted < 0 ? "null" : p->counted ? "true" : "false");
         fprintf(out, ",\"pid\":%d,\"calls\":{", p->pid);
         bool first = true;
         for (unsigned c = 0; c < IOLAB_NCALLS; c++) {
@@ -338,6 +341,8 @@ static void run_print_text_segment(struct run *r, FILE *out, const struct run_se
                         (unsigned long long)stats_delta(fb->calls[c].bytes, fa->calls[c].bytes),
                         (double)stats_delta(fb->calls[c].ns, fa->calls[c].ns) / 1e6);
         }
+        if (p->counted == 0)
+            fputs("    not counted (static binary?): only the kernel's figures below\n", out);
         fprintf(out,
                 "    cpu %.2f s user, %.2f s sys; context switches %llu voluntary, %llu "
                 "involuntary\n",

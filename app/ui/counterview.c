@@ -90,7 +90,9 @@ static int counterview_role(struct tui *t, const struct snapshot_figures *f, con
         (void)cnt;
     }
     if (n == 0 && row < h)
-        widgets_text(c, x + 2, y + row++, w - 2, screen_attr(SCREEN_DIM), "no calls counted yet");
+        widgets_text(c, x + 2, y + row++, w - 2, screen_attr(SCREEN_DIM),
+                     f->uncounted ? "not counted (static binary?): the kernel's totals are above"
+                                  : "no calls counted yet");
     return row;
 }
 

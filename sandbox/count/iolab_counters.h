@@ -60,6 +60,8 @@ extern "C" {
  * are never counted as the program's.
  */
 #define IOLAB_ENV_PRELOAD "IOLAB_PRELOAD"
+/* The shim's file name: iolab looks for it in /proc/PID/maps to know a process is counted. */
+#define IOLAB_SHIM_FILE "libiolab-count.so"
 
 /*
  * Every counted call: X(ID, label, strace_name). The label is what iolab shows: the system
