@@ -406,14 +406,10 @@ static void shim_move(struct iolab_page *p, struct iolab_slot *s, struct iolab_s
 /*
  * The last resort before the overflow slot: a dead thread's slot of another (prog, run). The first
  * such slot of a pair becomes that pair's RETIRED slot as it is (nothing moves); the others have
- * their counts moved there and are then ours. Signals are blocked meanwhile, so that only SIGKILL
- * can interrupt a move.
+ * their counts moved there and are then ours.
  */
 static struct iolab_slot *shim_claim_move(struct iolab_page *p)
 {
-    sigset_t all, old;
-    sigfillset(&all);
-    pthread_sigmask(SIG_BLOCK, &all, &old);
     struct iolab_slot *got = NULL;
     uint32_t used = shim_used(p);
     for (uint32_t i = 0; i < used && !got; i++) {
@@ -447,27 +443,36 @@ static struct iolab_slot *shim_claim_move(struct iolab_page *p)
            moves_begun was counted by the mover that died. */
         __atomic_fetch_add(&p->moves_done, 1, __ATOMIC_RELEASE);
     }
-    pthread_sigmask(SIG_SETMASK, &old, NULL);
     return got;
 }
 
+/*
+ * Once per thread (and again after fork). Signals are blocked throughout: a handler that made
+ * the thread's first counted call in the middle would start a second claim inside glibc's
+ * robust-list bookkeeping, and only SIGKILL can then cut a move short.
+ */
 static struct iolab_slot *shim_claim(void)
 {
     struct iolab_page *p = shim_page;
     int saved = errno;
-    struct iolab_slot *s = shim_claim_reuse(p);
-    if (!s)
-        s = shim_claim_fresh(p);
-    if (!s)
-        s = shim_claim_move(p);
-    if (s) {
-        shim_slot_shared = 0;
-    } else {
-        __atomic_fetch_add(&p->overflow_claims, 1, __ATOMIC_RELAXED);
-        s = &p->slots[shim_nslots - 1];
-        shim_slot_shared = 1;
+    sigset_t all, old;
+    sigfillset(&all);
+    pthread_sigmask(SIG_BLOCK, &all, &old);
+    struct iolab_slot *s = shim_slot; /* a handler may have claimed before the block */
+    if (!s) {
+        s = shim_claim_reuse(p);
+        if (!s)
+            s = shim_claim_fresh(p);
+        if (!s)
+            s = shim_claim_move(p);
+        shim_slot_shared = !s;
+        if (!s) {
+            __atomic_fetch_add(&p->overflow_claims, 1, __ATOMIC_RELAXED);
+            s = &p->slots[shim_nslots - 1];
+        }
+        shim_slot = s;
     }
-    shim_slot = s;
+    pthread_sigmask(SIG_SETMASK, &old, NULL);
     errno = saved;
     return s;
 }

@@ -273,3 +273,46 @@ TEST_CASE("a page too small for the live threads: iolab run says so in JSON, on 
     REQUIRE(cJSON_IsNumber(lost));
     CHECK(lost->valuedouble > 0);
 }
+
+TEST_CASE("a move cut short by SIGKILL is finished by the next claimer and counted as broken",
+          "[slots]")
+{
+    CounterPage pg(4); // three slots and the overflow slot
+    struct iolab_page *p = pg.page;
+    auto own = [&](uint32_t i, uint32_t state, uint64_t calls) {
+        struct iolab_slot *s = &p->slots[i];
+        s->prog = 9;
+        s->run = 1;
+        s->calls[IOLAB_CALL_FDATASYNC].count = calls;
+        __atomic_store_n(&s->state, state, __ATOMIC_RELEASE);
+    };
+    // Slot 0 is (9, 1)'s retired slot; slot 1 was being moved into it when its mover died
+    // (moves_begun counted, moves_done not); slot 2's owner died without a move.
+    own(0, IOLAB_SLOT_RETIRED, 5);
+    own(1, IOLAB_SLOT_MOVING, 7);
+    own(2, IOLAB_SLOT_OWNED, 11);
+    p->next_slot = 3;
+    p->moves_begun = 1;
+    pid_t child = fork();
+    REQUIRE(child >= 0);
+    if (child == 0) // holds slots 1 and 2 and dies: the kernel marks both "owner died"
+        _exit(pthread_mutex_lock(&p->slots[1].owner) || pthread_mutex_lock(&p->slots[2].owner));
+    int status;
+    REQUIRE(waitpid(child, &status, 0) == child);
+    REQUIRE(WIFEXITED(status));
+    REQUIRE(WEXITSTATUS(status) == 0);
+
+    struct tally_totals t = sum(pg, 9, 1);
+    CHECK(t.unsettled == 1); // the open move: the reader cannot know
+    CHECK(t.calls[IOLAB_CALL_FDATASYNC].count == 23);
+
+    Truth truth = run_churn(pg, 0, 1, {"--threads", "20", "--batch", "1", "--calls", "2"});
+    truth.check(sum(pg, 0, 1));
+    t = sum(pg, 9, 1);
+    CHECK(t.unsettled == 0);
+    CHECK(t.calls[IOLAB_CALL_FDATASYNC].count == 23); // nothing of (9, 1) lost or doubled
+    CHECK(p->moves_broken == 1);
+    CHECK(p->moves_begun == p->moves_done);
+    CHECK(p->slots[0].calls[IOLAB_CALL_FDATASYNC].count == 23); // all in the retired slot now
+    CHECK(tally_overflow(pg.page) == 1); // a broken move is reported like lost counts
+}
