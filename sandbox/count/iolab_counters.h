@@ -28,9 +28,10 @@
  *   nor double-counted one; otherwise it reads again. Moves happen only when the page is full
  *   and the (prog, run) pairs change, and the mover blocks its signals, so only SIGKILL can stop
  *   one half-way; the next claimer of that slot finishes it and counts it in moves_broken.
- * - Only when every slot is owned by a live thread (more live threads than slots) does a thread
- *   write into the overflow slot with atomic adds; the claim is counted in `overflow_claims`,
- *   and iolab says loudly that counts were lost.
+ * - Only when every slot is owned by a live thread or RETIRED (more live threads than slots, or
+ *   more (prog, run) pairs that left dead threads than slots) does a thread write into the
+ *   overflow slot with atomic adds; the claim is counted in `overflow_claims`, and iolab says
+ *   loudly that counts were lost.
  *
  * Demos publish their own figures (requests, bytes delivered, connections, latency) into the
  * `app` part of the calling thread's slot through iolab_app_self(), a weak symbol the shim
