@@ -89,7 +89,8 @@ static void run_usage(FILE *out)
           "Runs a step's scenario without the TUI for N seconds (default: the step's own), then\n"
           "stops it and prints what it cost: calls by name, CPU, context switches, kernel I/O\n"
           "counts, throughput and latency. Several modes separated by commas run one after the\n"
-          "other, N seconds each, with the load kept running across the switches.\n",
+          "other, N seconds each, with the load kept running across the switches.\n"
+          "Exit status 3: the scenario ran, but some calls could not be counted (counts_lost).\n",
           out);
 }
 
@@ -295,6 +296,12 @@ static void run_json_process(struct json_out *j, const struct run_segment *seg, 
     json_object(j, NULL);
     json_string(j, "role", lesson_role_name(p->role));
     json_string(j, "name", p->name);
+    /* counted: false when the shim is not in the program (static binary?): calls is empty for
+       that reason, and only the kernel's figures (io, cpu) are the program's. */
+    if (p->counted < 0)
+        json_null(j, "counted");
+    else
+        json_bool(j, "counted", p->counted);
     json_int(j, "pid", p->pid);
     json_object(j, "calls");
     for (unsigned c = 0; c < IOLAB_NCALLS; c++) {
@@ -349,6 +356,8 @@ static void run_json_segment(struct run *r, struct json_out *j, const struct run
     json_string(j, "lesson", r->lesson->id);
     json_string(j, "step", r->step->id);
     json_string(j, "mode", seg->mode >= 0 ? r->sc->modes[seg->mode].id : NULL);
+    /* Threads whose counts the page could not keep (0 when every count is exact): since start. */
+    json_u64(j, "counts_lost", b->overflow_claims);
     json_double(j, "duration_s", dur, 3);
     /* started_s/ended_s: the segment on the run's clock, so the gap between two segments is
        the time a mode switch took until the new server was ready. */
@@ -407,6 +416,8 @@ static void run_print_text_segment(struct run *r, FILE *out, const struct run_se
                         human_bytes((double)RUN_D(calls[c].bytes), h[1], sizeof h[1]),
                         human_ns((double)RUN_D(calls[c].ns), h[2], sizeof h[2]));
         }
+        if (p->counted == 0)
+            fputs("    not counted (static binary?): only the kernel's figures below\n", out);
         fprintf(out,
                 "    cpu %.2f s user, %.2f s system; context switches %s voluntary, %s "
                 "involuntary\n",
@@ -824,6 +835,16 @@ static int run_scenario(struct run *r, enum jail_tier tier)
     run_problems(r, &pr);
     if (status == 0 || any)
         run_print(r, &pr);
+    uint32_t lost = 0;
+    for (size_t i = 0; i < r->nsegments; i++)
+        if (r->segments[i].started && r->segments[i].last.overflow_claims > lost)
+            lost = r->segments[i].last.overflow_claims;
+    if (status == 0 && lost) {
+        cmd_error("the counts above are incomplete: %u thread(s) found every slot of the "
+                  "counter page held by a live thread, and their calls are not in them.",
+                  lost);
+        return 3;
+    }
     if (status == 1)
         cmd_error("%s", r->message[0] ? r->message : "the scenario failed.");
     else if (pr.n) {

@@ -36,9 +36,8 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#define ENGINE_PAGE_SLOTS                                                                          \
-    1024 /* threads that may claim a slot: fork and thread modes need many                         \
-          */
+/* Threads alive at once that can each have a slot (a dead thread's slot is reused). */
+#define ENGINE_PAGE_SLOTS 1024
 #define ENGINE_ARG_MAX    4096
 #define ENGINE_TREE_MAX   1024
 #define ENGINE_REPORT_FD  4   /* the child's descriptor for iolab-sandbox --report-fd */
@@ -854,11 +853,15 @@ int engine_start(struct engine *e)
             what = "could not create the scenario's files";
             goto fail;
         }
-    if ((rc = iolab_page_create(ENGINE_PAGE_SLOTS, &e->page_fd, &e->page)) < 0) {
+    /* IOLAB_PAGE_SLOTS (2 to 4096) shrinks the page, so that a test can fill it. */
+    const char *env_slots = getenv("IOLAB_PAGE_SLOTS");
+    e->nslots = env_slots ? (uint32_t)strtoul(env_slots, NULL, 10) : ENGINE_PAGE_SLOTS;
+    if (e->nslots < 2 || e->nslots > IOLAB_PAGE_MAX_SLOTS)
+        e->nslots = ENGINE_PAGE_SLOTS;
+    if ((rc = iolab_page_create(e->nslots, &e->page_fd, &e->page)) < 0) {
         what = "could not create the counter page";
         goto fail;
     }
-    e->nslots = ENGINE_PAGE_SLOTS;
     char sandbox[PATH_MAX];
     if ((rc = paths_get(PATHS_SANDBOX, sandbox, sizeof sandbox)) < 0) {
         what = "could not locate iolab-sandbox";

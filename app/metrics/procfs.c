@@ -183,6 +183,41 @@ ssize_t procfs_read(int fd, int dirfd, const char *path, char *buf, size_t len)
     return n;
 }
 
+int procfs_file_has(int dirfd, const char *path, const char *needle)
+{
+    size_t nlen = strlen(needle);
+    if (nlen == 0 || nlen > 255)
+        return -EINVAL;
+    int fd = openat(dirfd, path, O_RDONLY | O_CLOEXEC);
+    if (fd < 0)
+        return -errno;
+    /* Each read lands after the last nlen - 1 bytes of the one before: a match split between
+       two reads is still whole in buf. */
+    char buf[4096 + 256];
+    size_t keep = 0;
+    int found = 0;
+    for (;;) {
+        ssize_t n = read(fd, buf + keep, sizeof buf - 256);
+        if (n < 0 && errno == EINTR)
+            continue;
+        if (n < 0) {
+            found = -errno;
+            break;
+        }
+        if (n == 0)
+            break;
+        size_t have = keep + (size_t)n;
+        if (memmem(buf, have, needle, nlen)) {
+            found = 1;
+            break;
+        }
+        keep = have < nlen - 1 ? have : nlen - 1;
+        memmove(buf, buf + have - keep, keep);
+    }
+    close(fd);
+    return found;
+}
+
 long procfs_tick_hz(void)
 {
     static long hz;

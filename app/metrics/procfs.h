@@ -53,6 +53,13 @@ int procfs_parse_io(const char *buf, size_t len, struct procfs_io *out);
  */
 ssize_t procfs_read(int fd, int dirfd, const char *path, char *buf, size_t len);
 
+/*
+ * Whether the file at path (relative to dirfd) contains needle (at most 255 bytes) anywhere:
+ * 1 yes, 0 no, or -errno. Reads it to the end in fixed chunks, for files of no bounded size
+ * such as /proc/PID/maps (is the counting shim mapped into that process?).
+ */
+int procfs_file_has(int dirfd, const char *path, const char *needle);
+
 /* Clock ticks per second (sysconf(_SC_CLK_TCK)). */
 long procfs_tick_hz(void);
 

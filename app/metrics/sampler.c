@@ -96,6 +96,8 @@ struct sampler_progstate {
     struct sampler_ckpt ckpt[SAMPLER_CKPTS]; /* ring, per whole second */
     uint32_t nckpt, ckpt_head;
     uint32_t peak_procs, peak_threads;
+    int shim;            /* the main process's: 1 the counting shim is in it, 2 not, 0 unknown */
+    uint32_t shim_looks; /* looks that found a dynamic loader but no shim (sampler_shim_in) */
 };
 
 struct sampler {
@@ -383,6 +385,24 @@ static void sampler_fig_add(struct sampler_fig *a, const struct sampler_fig *b, 
 }
 
 /*
+ * Whether the counting shim is in the program's process, from its /proc/PID/maps: 1 mapped; 2
+ * not, and no dynamic loader either (a static binary: no preload reaches it), or still not on a
+ * second look a tick later (the loader had time to map it); 0 not known yet (unreadable, or a
+ * dynamic program whose loader may still be at work). It stays known after the process ends.
+ */
+static int sampler_shim_in(struct sampler *s, struct sampler_progstate *ps)
+{
+    char path[32];
+    snprintf(path, sizeof path, "%d/maps", ps->main_pid);
+    int shim = procfs_file_has(s->proc_fd, path, "/" IOLAB_SHIM_FILE);
+    if (shim != 0)
+        return shim > 0 ? 1 : 0;
+    if (procfs_file_has(s->proc_fd, path, "/ld-linux") == 0 || ++ps->shim_looks >= 2)
+        return 2;
+    return 0;
+}
+
+/*
  * Finds each program's own process under the sandbox's helper processes (the first member
  * running the program's executable whose parent does not), then marks which members are it or
  * its descendants: only those are the program's figures. Until it is found, or when the
@@ -394,6 +414,8 @@ static void sampler_find_main(struct sampler *s)
         struct sampler_progstate *ps = &s->progs[g];
         if (ps->main_pid && !sampler_find(s->procs, s->nprocs, ps->main_pid))
             ps->main_pid = 0;
+        if (ps->main_pid && !ps->shim)
+            ps->shim = sampler_shim_in(s, ps);
         if (ps->main_pid || !ps->exe[0])
             continue;
         for (size_t i = 0; i < s->nprocs && !ps->main_pid; i++) {
@@ -421,6 +443,8 @@ static void sampler_find_main(struct sampler *s)
                 q = up;
             }
             ps->main_pid = q->pid;
+            ps->shim_looks = 0;
+            ps->shim = sampler_shim_in(s, ps);
         }
     }
     for (size_t i = 0; i < s->nprocs; i++) {
@@ -1019,6 +1043,8 @@ const struct snapshot *sampler_sample(struct sampler *s, double now_s)
         sampler_figures(s, &sp->f, &ps->now, wb, span, base->hist, &cpu, now_s);
         sp->f.peak_procs = ps->peak_procs;
         sp->f.peak_threads = ps->peak_threads;
+        sp->counted = ps->shim == 1 ? 1 : ps->shim == 2 ? 0 : -1;
+        sp->f.uncounted = sp->counted == 0;
         enum lesson_role role = ps->role;
         sampler_raw_add(&role_now[role], &ps->now);
         sampler_raw_add(&role_prev[role], wb);
@@ -1041,6 +1067,11 @@ const struct snapshot *sampler_sample(struct sampler *s, double now_s)
         sn->roles[r].peak_threads = role_peak_threads[r];
     }
     sn->rate_window_s = span;
+    /* Programs the shim never reached, so that a role's empty call table says why. */
+    for (int r = 0; r < LESSON_NROLES; r++)
+        sn->roles[r].uncounted = 0;
+    for (uint32_t i = 0; i < s->nprogs; i++)
+        sn->roles[sn->progs[i].role].uncounted += sn->progs[i].f.uncounted;
     if (s->sampled)
         sampler_mode_account(s, dt);
     s->prev_mode = s->mode;

@@ -73,6 +73,7 @@ struct snapshot_figures {
     double ctx_involuntary_rate;
     uint32_t nprocs;       /* processes of the tree now */
     uint32_t nthreads;     /* threads of the tree now (a process counts as one at least) */
+    uint32_t uncounted;    /* programs the counting shim is not in (static binary?): no calls */
     uint32_t peak_procs;   /* most processes seen at once */
     uint32_t peak_threads; /* most threads seen at once */
     uint64_t rss_bytes;    /* resident set, summed over the tree's processes now */
@@ -115,6 +116,8 @@ struct snapshot_prog {
     int root_pid;    /* the process iolab spawned (the sandbox launcher when jailed) */
     uint32_t run;    /* IOLAB_RUN generation of the current process: bumps on every restart */
     int exit_status; /* last exit: code, or 128+signal; -1 while it has not exited */
+    int counted;     /* 1 the counting shim is in its process, 0 it is not (static binary?), -1
+                        not known (not found yet, or /proc/PID/maps unreadable) */
     struct snapshot_figures f;
 };
 

@@ -1,11 +1,14 @@
 /*
  * tally: reads the counter page (iolab_counters.h) into per-program totals.
  *
- * A program's figures are the sum of every slot whose prog is its index: one slot per thread
- * that ever made a counted call, in every process of its tree (forked children inherit the
- * mapping and claim their own slots), across restarts unless a run is asked for. Slots are never
- * reused, so the totals include threads and processes that have exited. Fields are loaded
- * relaxed; a value may be one call behind its writer, never torn.
+ * A program's figures are the sum of every slot whose prog is its index: the slots of its live
+ * threads, the slots its dead threads left (a later thread of the same program and run keeps
+ * adding to one), and its RETIRED slots (where the counts of dead threads go when another
+ * program needs their slot), in every process of its tree (forked children inherit the mapping
+ * and claim their own slots), across restarts unless a run is asked for. So the totals include
+ * every thread and process that has exited, however many there were. Fields are loaded relaxed;
+ * a value may be one call behind its writer, never torn, and a move between slots is seen whole
+ * or not at all.
  */
 #ifndef IOLAB_TALLY_H
 #define IOLAB_TALLY_H
@@ -20,8 +23,9 @@ struct tally_totals {
     struct iolab_call calls[IOLAB_NCALLS];
     uint64_t requests, bytes, conns_opened, conns_closed, errors;
     uint64_t hist[IOLAB_HIST_BUCKETS];
-    uint32_t slots;   /* slots that contributed: threads that made a counted call */
-    uint32_t max_run; /* highest run seen among them */
+    uint32_t slots;     /* slots that contributed (live, dead and retired threads' slots) */
+    uint32_t max_run;   /* highest run seen among them */
+    uint32_t unsettled; /* 1 when moves kept overlapping the read: a move may count 0 or 2 times */
 };
 
 /*
@@ -32,7 +36,11 @@ struct tally_totals {
 void tally_sum(const struct iolab_page *page, uint32_t nslots, uint32_t prog, uint32_t run,
                struct tally_totals *out);
 
-/* Threads that found the page full (their counts are in the overflow slot, unattributed). */
+/*
+ * Claims whose counts are not exact, 0 when every count is: threads that found every slot owned
+ * by a live thread (their counts are in the overflow slot, unattributed) plus moves of counts cut
+ * short by SIGKILL (one field may count twice).
+ */
 uint32_t tally_overflow(const struct iolab_page *page);
 
 #endif

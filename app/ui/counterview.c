@@ -151,7 +151,9 @@ static int counterview_role(const struct screen_caps *c, const struct snapshot_f
     }
     if (calls.n == 0 && row < h)
         widgets_text(c, x + 2, y + row++, w - 2, screen_attr(SCREEN_DIM),
-                     base ? "no calls counted in this mode yet" : "no calls counted yet");
+                     f->uncounted ? "not counted (static binary?): the kernel's totals are above"
+                     : base       ? "no calls counted in this mode yet"
+                                  : "no calls counted yet");
     return row;
 }
 

@@ -5,16 +5,33 @@
  * file descriptor named by IOLAB_COUNTERS_FD. The shim maps it at load time; forked children
  * inherit the mapping, exec'd children map it again from the same descriptor.
  *
- * The page is an array of slots, one per thread that ever made a counted call. A slot has a
- * single writer (its thread), so the hot path is a plain load and a relaxed store: no locked
- * instruction and no cache line shared between threads, which is what keeps counting within a
- * few percent of the uncounted throughput (see FACTS.md). Readers (iolab) load the same fields
- * relaxed and tolerate a value that is one call behind. A slot is never reused, so counts of
- * threads and processes that have exited stay in the totals.
+ * The page is an array of slots. A slot has a single writer (the thread that owns it), so the
+ * hot path is a plain load and a relaxed store: no locked instruction and no cache line shared
+ * between threads, which is what keeps counting within a few percent of the uncounted throughput
+ * (see FACTS.md). Readers (iolab) load the same fields relaxed and tolerate a value that is one
+ * call behind.
  *
- * A thread claims a slot with one atomic increment of next_slot. When the page is full the
- * thread writes into the overflow slot with atomic adds and the claim is counted in
- * `overflow_claims`, so the loss of per-program attribution is visible, never silent.
+ * Slots are reused, and no count is ever lost on the way:
+ * - A thread owns its slot by holding the slot's robust, process-shared mutex for its whole life.
+ *   However the thread ends (return, pthread_exit, exit, _exit, a signal, SIGKILL, exec), the
+ *   kernel marks the mutex "owner died" (the robust futex list), across processes and PID
+ *   namespaces alike: no pid is compared and no destructor has to run.
+ * - A thread claims, in this order: a slot whose owner died and that has its own (prog, run): it
+ *   inherits the slot as it is, counts and all, and keeps adding (nothing moves); a slot never
+ *   used (next_slot, the high-water mark, grows by one); a dead slot of another (prog, run),
+ *   whose counts it first moves into that pair's RETIRED slot (a dead slot becomes the pair's
+ *   RETIRED slot when the pair has none). A RETIRED slot is written by movers only, with locked
+ *   adds; no thread owns it.
+ * - A move is the one change that takes counts out of a slot. It is bracketed by moves_begun and
+ *   moves_done (a seqlock with several writers): a reader that saw moves_done == moves_begun
+ *   before its scan and the same moves_begun after it saw no move at all, so it neither missed
+ *   nor double-counted one; otherwise it reads again. Moves happen only when the page is full
+ *   and the (prog, run) pairs change, and the mover blocks its signals, so only SIGKILL can stop
+ *   one half-way; the next claimer of that slot finishes it and counts it in moves_broken.
+ * - Only when every slot is owned by a live thread or RETIRED (more live threads than slots, or
+ *   more (prog, run) pairs that left dead threads than slots) does a thread write into the
+ *   overflow slot with atomic adds; the claim is counted in `overflow_claims`, and iolab says
+ *   loudly that counts were lost.
  *
  * Demos publish their own figures (requests, bytes delivered, connections, latency) into the
  * `app` part of the calling thread's slot through iolab_app_self(), a weak symbol the shim
@@ -23,6 +40,7 @@
 #ifndef IOLAB_COUNTERS_H
 #define IOLAB_COUNTERS_H
 
+#include <pthread.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -31,7 +49,7 @@ extern "C" {
 #endif
 
 #define IOLAB_PAGE_MAGIC   0x65676170626c6f69ull /* "iolbpage" */
-#define IOLAB_PAGE_VERSION 1u
+#define IOLAB_PAGE_VERSION 2u
 
 /* Environment understood by the shim. */
 #define IOLAB_ENV_FD   "IOLAB_COUNTERS_FD" /* descriptor of the counter page */
@@ -43,6 +61,8 @@ extern "C" {
  * are never counted as the program's.
  */
 #define IOLAB_ENV_PRELOAD "IOLAB_PRELOAD"
+/* The shim's file name: iolab looks for it in /proc/PID/maps to know a process is counted. */
+#define IOLAB_SHIM_FILE "libiolab-count.so"
 
 /*
  * Every counted call: X(ID, label, strace_name). The label is what iolab shows: the system
@@ -157,13 +177,22 @@ struct iolab_app {
     uint64_t hist[IOLAB_HIST_BUCKETS]; /* request latency, see iolab_hist_bucket() */
 };
 
+/* A slot's state; a reader counts every slot that is neither FREE nor beyond next_slot. */
+enum iolab_slot_state {
+    IOLAB_SLOT_FREE = 0,    /* never used: counts are zero */
+    IOLAB_SLOT_OWNED = 1,   /* a thread's, live or dead (its mutex says which) */
+    IOLAB_SLOT_RETIRED = 2, /* the moved counts of dead threads of one (prog, run) */
+    IOLAB_SLOT_MOVING = 3,  /* its counts are being moved into a RETIRED slot */
+};
+
 struct iolab_slot {
-    uint32_t state; /* 0 free, 1 in use: written last, with release order, by the claimer */
+    uint32_t state; /* enum iolab_slot_state: written last, with release order, by the claimer */
     uint32_t prog;  /* IOLAB_PROG of the process, UINT32_MAX when it was not set */
     uint32_t run;   /* IOLAB_RUN of the process */
-    int32_t pid;    /* getpid() as the process sees it (namespace-local inside a jail) */
+    int32_t pid;    /* getpid() of the latest owner as it sees it (namespace-local in a jail) */
     int32_t tid;    /* gettid() likewise */
     uint32_t reserved;
+    pthread_mutex_t owner; /* robust, process-shared; held by the owning thread while it lives */
     struct iolab_call calls[IOLAB_MAX_CALLS];
     struct iolab_app app;
 };
@@ -175,10 +204,12 @@ struct iolab_page {
     uint32_t slot_size;       /* sizeof(struct iolab_slot) */
     uint32_t nslots;          /* slots in the page, the overflow slot included */
     uint32_t ncalls;          /* IOLAB_NCALLS of the writer that created it */
-    uint32_t next_slot;       /* next unclaimed slot index: claim with an atomic increment */
-    uint32_t overflow_claims; /* threads that found the page full and used the overflow slot */
-    uint32_t reserved;
-    uint64_t reserved2[4];
+    uint32_t next_slot;       /* high-water mark: slots [0, next_slot) have been claimed once */
+    uint32_t overflow_claims; /* threads that found every slot live and used the overflow slot */
+    uint32_t moves_begun;     /* moves into a RETIRED slot begun (seqlock, see above) */
+    uint32_t moves_done;      /* moves finished: equal to moves_begun when none is under way */
+    uint32_t moves_broken;    /* moves whose mover was killed half-way: counts may be off */
+    uint64_t reserved[3];
     struct iolab_slot slots[]; /* slots[nslots - 1] is the overflow slot */
 };
 
@@ -224,7 +255,7 @@ static inline uint64_t iolab_load(const uint64_t *field)
 /*
  * The calling thread's figures, or NULL when the shim is not loaded or the page is absent.
  * Defined by the shim; weak here so that demos run unchanged without it. A thread that found
- * the page full gets NULL too: the overflow slot is shared, and its app figures would race.
+ * every slot live gets NULL too: the overflow slot is shared, and its app figures would race.
  */
 struct iolab_app *iolab_app_self(void) __attribute__((weak));
 

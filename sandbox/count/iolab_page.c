@@ -6,10 +6,14 @@
  * that finds the magic finds a complete header. Validation reads the header with pread() and
  * the length with fstat() before mapping, so a short or foreign file is refused without ever
  * touching memory past its end (which would be SIGBUS).
+ *
+ * Every slot's owner mutex is made robust and process-shared here, once, before any program
+ * sees the page: the shim only ever trylocks it (iolab_counters.h says why).
  */
 #include "iolab_page.h"
 
 #include <errno.h>
+#include <pthread.h>
 #include <stddef.h>
 #include <string.h>
 #include <sys/mman.h>
@@ -52,8 +56,15 @@ int iolab_page_create(uint32_t nslots, int *fd, struct iolab_page **page)
         err = -errno;
         goto fail;
     }
-    /* ftruncate zero-filled the slots; only the header needs writing. */
+    /* ftruncate zero-filled the slots; the header and the owner mutexes need writing. */
     struct iolab_page *p = map;
+    pthread_mutexattr_t attr;
+    pthread_mutexattr_init(&attr);
+    pthread_mutexattr_setpshared(&attr, PTHREAD_PROCESS_SHARED);
+    pthread_mutexattr_setrobust(&attr, PTHREAD_MUTEX_ROBUST);
+    for (uint32_t i = 0; i < nslots; i++)
+        pthread_mutex_init(&p->slots[i].owner, &attr);
+    pthread_mutexattr_destroy(&attr);
     p->magic = IOLAB_PAGE_MAGIC;
     p->version = IOLAB_PAGE_VERSION;
     p->header_size = (uint32_t)offsetof(struct iolab_page, slots);
@@ -103,7 +114,25 @@ const struct iolab_slot *iolab_page_slot(const struct iolab_page *page, uint32_t
         return NULL;
     /* Acquire pairs with the claimer's release store: prog, pid and tid are then complete. */
     if (i < nslots - 1)
-        return __atomic_load_n(&page->slots[i].state, __ATOMIC_ACQUIRE) == 1 ? &page->slots[i]
-                                                                             : NULL;
+        return __atomic_load_n(&page->slots[i].state, __ATOMIC_ACQUIRE) != IOLAB_SLOT_FREE
+                   ? &page->slots[i]
+                   : NULL;
     return __atomic_load_n(&page->overflow_claims, __ATOMIC_RELAXED) ? &page->slots[i] : NULL;
+}
+
+int iolab_page_read_begin(const struct iolab_page *page, uint32_t *token)
+{
+    /* done before begun: a move that starts in between makes them differ. */
+    uint32_t done = __atomic_load_n(&page->moves_done, __ATOMIC_ACQUIRE);
+    uint32_t begun = __atomic_load_n(&page->moves_begun, __ATOMIC_ACQUIRE);
+    *token = begun;
+    return begun == done ? 0 : -EAGAIN;
+}
+
+int iolab_page_read_end(const struct iolab_page *page, uint32_t token)
+{
+    /* Pairs with the mover's release fence after moves_begun: a reader that saw any store of a
+       move sees that move's moves_begun here. */
+    __atomic_thread_fence(__ATOMIC_ACQUIRE);
+    return __atomic_load_n(&page->moves_begun, __ATOMIC_RELAXED) == token ? 0 : -EAGAIN;
 }

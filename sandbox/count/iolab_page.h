@@ -50,12 +50,22 @@ int iolab_page_map(int fd, struct iolab_page **page, uint32_t *nslots);
 void iolab_page_unmap(struct iolab_page *page, uint32_t nslots);
 
 /*
- * The ith slot if it has been claimed (its header fields are then complete), else NULL.
- * nslots is the validated count; i may be the overflow slot (nslots - 1), which is returned
- * whenever some thread has used it.
+ * The ith slot if it holds counts (claimed once: owned, retired or being moved; its header fields
+ * are then complete), else NULL. nslots is the validated count; i may be the overflow slot
+ * (nslots - 1), which is returned whenever some thread has used it.
  */
 const struct iolab_slot *iolab_page_slot(const struct iolab_page *page, uint32_t nslots,
                                          uint32_t i);
+
+/*
+ * A consistent read of several slots (the counts of a program are spread over many, and a move
+ * takes counts out of one slot and puts them into another): call iolab_page_read_begin(), read,
+ * then iolab_page_read_end() with the same token; when either returns -EAGAIN a move began or
+ * ran meanwhile and the figures may count it twice or not at all, so read again. Both return 0
+ * or -EAGAIN. A reader that reads only after every program has ended needs neither.
+ */
+int iolab_page_read_begin(const struct iolab_page *page, uint32_t *token);
+int iolab_page_read_end(const struct iolab_page *page, uint32_t token);
 
 #ifdef __cplusplus
 }

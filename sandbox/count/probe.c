@@ -309,7 +309,7 @@ static void probe_ipc(void)
     sem_destroy(&sem);
 }
 
-/* Each thread: --iterations writes to /dev/null, so every thread has a count of its own. */
+/* Each thread: --iterations writes to /dev/null, in a slot of its own while it lives. */
 static void *probe_thread(void *arg)
 {
     int fd = *(int *)arg;

@@ -15,8 +15,11 @@
  *   blocks, so cancellation points and EINTR behave as without the shim.
  * - A thread writes only its own slot, claimed on its first counted call, with single
  *   instructions (one non-locked `add` per field: a signal handler that counts in between
- *   cannot lose an update, and another thread never sees a torn value). The one exception is
- *   the shared overflow slot, which is written with locked adds.
+ *   cannot lose an update, and another thread never sees a torn value). The exceptions are off
+ *   the hot path: the shared overflow slot, written with locked adds, and a claim that moves a
+ *   dead thread's counts into a RETIRED slot (locked adds there, inside the page's seqlock).
+ * - A thread holds its slot's robust mutex while it lives; the kernel releases it, marked "owner
+ *   died", however the thread ends. Nothing runs at thread exit, and the hot path is unchanged.
  * - A call is counted before it is made, so a call that blocks or is cancelled is still seen;
  *   bytes and time are added when it returns.
  * - After fork the child forgets its parent's slot (pthread_atfork, and the fork wrappers
@@ -253,6 +256,13 @@ static inline uint64_t shim_elapsed_ns(uint64_t start)
  * Adds without a lock but in one instruction: the slot has one writer thread, and a signal
  * handler of that thread runs between instructions, never inside one.
  */
+/* The calls and the app figures of a slot are one run of 64-bit counters (shim_move). */
+#define SHIM_SLOT_FIGURES                                                                          \
+    ((sizeof(struct iolab_call) * IOLAB_MAX_CALLS + sizeof(struct iolab_app)) / sizeof(uint64_t))
+_Static_assert(offsetof(struct iolab_slot, app) ==
+                   offsetof(struct iolab_slot, calls) + sizeof(struct iolab_call) * IOLAB_MAX_CALLS,
+               "calls and app must be contiguous");
+
 static inline void shim_add(uint64_t *field, uint64_t v)
 {
     if (SHIM_UNLIKELY(shim_slot_shared))
@@ -261,30 +271,208 @@ static inline void shim_add(uint64_t *field, uint64_t v)
         __asm__("addq %1, %0" : "+m"(*field) : "er"(v));
 }
 
+/*
+ * Claiming a slot (the model is in iolab_counters.h): a thread owns a slot by holding its robust
+ * mutex, so "owner dead" is the kernel's word, whatever way the thread ended and whatever PID
+ * namespace it lived in. Scans peek at the mutex's futex word (glibc's public struct layout:
+ * 0 unlocked, else the owner's tid, with FUTEX_OWNER_DIED once the kernel found the owner gone)
+ * so as not to touch the lock of a live thread; the trylock that follows is what decides.
+ */
+#define SHIM_OWNER_DIED 0x40000000u
+
+/* Where this process last found a slot: dead threads' slots tend to sit next to each other. */
+static uint32_t shim_hint;
+
+static inline int shim_owner_alive(const struct iolab_slot *s)
+{
+    unsigned w = (unsigned)__atomic_load_n(&s->owner.__data.__lock, __ATOMIC_RELAXED);
+    return w != 0 && !(w & SHIM_OWNER_DIED);
+}
+
+/* Takes s's mutex when it is unlocked or its owner died: 1 taken (s is then ours alone), 0 not. */
+static int shim_own(struct iolab_slot *s)
+{
+    int r = pthread_mutex_trylock(&s->owner);
+    if (r == EOWNERDEAD) {
+        pthread_mutex_consistent(&s->owner);
+        return 1;
+    }
+    return r == 0;
+}
+
+/* Makes an owned slot this thread's. Counts already in it (an inherited slot's) stay. */
+static struct iolab_slot *shim_take(struct iolab_slot *s, uint32_t i)
+{
+    __atomic_store_n(&s->prog, shim_prog, __ATOMIC_RELAXED);
+    __atomic_store_n(&s->run, shim_run, __ATOMIC_RELAXED);
+    __atomic_store_n(&s->pid, getpid(), __ATOMIC_RELAXED);
+    __atomic_store_n(&s->tid, gettid(), __ATOMIC_RELAXED);
+    __atomic_store_n(&s->state, IOLAB_SLOT_OWNED, __ATOMIC_RELEASE);
+    __atomic_store_n(&shim_hint, i, __ATOMIC_RELAXED);
+    return s;
+}
+
+static inline int shim_mine(const struct iolab_slot *s)
+{
+    return s->prog == shim_prog && s->run == shim_run;
+}
+
+static uint32_t shim_used(const struct iolab_page *p)
+{
+    uint32_t used = __atomic_load_n(&p->next_slot, __ATOMIC_ACQUIRE);
+    return used < shim_nslots - 1 ? used : shim_nslots - 1;
+}
+
+/* A slot that needs no move: one of this (prog, run) whose owner died, or one never used. */
+static struct iolab_slot *shim_claim_reuse(struct iolab_page *p)
+{
+    uint32_t used = shim_used(p), hint = __atomic_load_n(&shim_hint, __ATOMIC_RELAXED);
+    for (uint32_t k = 0, i = hint < used ? hint : 0; k < used; k++, i = i + 1 < used ? i + 1 : 0) {
+        struct iolab_slot *s = &p->slots[i];
+        uint32_t st = __atomic_load_n(&s->state, __ATOMIC_ACQUIRE);
+        if (shim_owner_alive(s) ||
+            (st != IOLAB_SLOT_FREE && !(st == IOLAB_SLOT_OWNED && shim_mine(s))))
+            continue;
+        if (!shim_own(s))
+            continue;
+        st = __atomic_load_n(&s->state, __ATOMIC_ACQUIRE); /* settled now that we hold it */
+        if (st == IOLAB_SLOT_FREE || (st == IOLAB_SLOT_OWNED && shim_mine(s)))
+            return shim_take(s, i);
+        pthread_mutex_unlock(&s->owner);
+    }
+    return NULL;
+}
+
+/* A slot past the high-water mark, or NULL when every slot has been used once. */
+static struct iolab_slot *shim_claim_fresh(struct iolab_page *p)
+{
+    uint32_t i = __atomic_load_n(&p->next_slot, __ATOMIC_RELAXED);
+    for (;;) {
+        while (i < shim_nslots - 1 &&
+               !__atomic_compare_exchange_n(&p->next_slot, &i, i + 1, 1, __ATOMIC_RELAXED,
+                                            __ATOMIC_RELAXED))
+            ;
+        if (i >= shim_nslots - 1)
+            return NULL;
+        struct iolab_slot *s = &p->slots[i];
+        if (shim_own(s)) {
+            if (__atomic_load_n(&s->state, __ATOMIC_ACQUIRE) == IOLAB_SLOT_FREE)
+                return shim_take(s, i);
+            pthread_mutex_unlock(&s->owner);
+        }
+        /* A scanner that saw the new high-water mark took it first: take the next one. */
+        i = __atomic_load_n(&p->next_slot, __ATOMIC_RELAXED);
+    }
+}
+
+/* The RETIRED slot of (prog, run) among the first `used`, or NULL. */
+static struct iolab_slot *shim_retired_of(struct iolab_page *p, uint32_t used, uint32_t prog,
+                                          uint32_t run)
+{
+    for (uint32_t i = 0; i < used; i++) {
+        struct iolab_slot *r = &p->slots[i];
+        if (__atomic_load_n(&r->state, __ATOMIC_ACQUIRE) == IOLAB_SLOT_RETIRED && r->prog == prog &&
+            r->run == run)
+            return r;
+    }
+    return NULL;
+}
+
+/*
+ * Moves the counts of s (ours, its owner dead) into r, the RETIRED slot of s's (prog, run), inside
+ * the page's seqlock. Field by field, added to r and then cleared in s, so that a mover killed
+ * half-way leaves at most one field counted twice; the next claimer of s finds it MOVING and
+ * finishes the move (balancing the seqlock for it) rather than starting another.
+ */
+static void shim_move(struct iolab_page *p, struct iolab_slot *s, struct iolab_slot *r)
+{
+    if (__atomic_load_n(&s->state, __ATOMIC_ACQUIRE) == IOLAB_SLOT_MOVING) {
+        __atomic_fetch_add(&p->moves_broken, 1, __ATOMIC_RELAXED);
+    } else {
+        __atomic_fetch_add(&p->moves_begun, 1, __ATOMIC_RELAXED);
+        __atomic_thread_fence(__ATOMIC_RELEASE); /* pairs with iolab_page_read_end() */
+        __atomic_store_n(&s->state, IOLAB_SLOT_MOVING, __ATOMIC_RELAXED);
+    }
+    uint64_t *from = (uint64_t *)s->calls, *to = (uint64_t *)r->calls;
+    for (size_t k = 0; k < SHIM_SLOT_FIGURES; k++) {
+        uint64_t v = __atomic_load_n(&from[k], __ATOMIC_RELAXED);
+        if (v) {
+            __atomic_fetch_add(&to[k], v, __ATOMIC_RELAXED);
+            __atomic_store_n(&from[k], 0, __ATOMIC_RELAXED);
+        }
+    }
+}
+
+/*
+ * The last resort before the overflow slot: a dead thread's slot of another (prog, run). The first
+ * such slot of a pair becomes that pair's RETIRED slot as it is (nothing moves); the others have
+ * their counts moved there and are then ours.
+ */
+static struct iolab_slot *shim_claim_move(struct iolab_page *p)
+{
+    struct iolab_slot *got = NULL;
+    uint32_t used = shim_used(p);
+    for (uint32_t i = 0; i < used && !got; i++) {
+        struct iolab_slot *s = &p->slots[i];
+        uint32_t st = __atomic_load_n(&s->state, __ATOMIC_ACQUIRE);
+        if (shim_owner_alive(s) || st == IOLAB_SLOT_RETIRED || !shim_own(s))
+            continue;
+        st = __atomic_load_n(&s->state, __ATOMIC_ACQUIRE);
+        if (st == IOLAB_SLOT_FREE || (st == IOLAB_SLOT_OWNED && shim_mine(s))) {
+            got = shim_take(s, i); /* became reusable since the first pass */
+            continue;
+        }
+        struct iolab_slot *r =
+            st == IOLAB_SLOT_RETIRED ? NULL : shim_retired_of(p, used, s->prog, s->run);
+        if (!r) {
+            /* The first dead slot of its pair becomes the pair's RETIRED slot, counts in place.
+               (A MOVING slot always has one, unless the page was scribbled on: balance its
+               seqlock and keep its counts where they are.) */
+            if (st == IOLAB_SLOT_MOVING) {
+                __atomic_fetch_add(&p->moves_broken, 1, __ATOMIC_RELAXED);
+                __atomic_fetch_add(&p->moves_done, 1, __ATOMIC_RELEASE);
+            }
+            if (st != IOLAB_SLOT_RETIRED)
+                __atomic_store_n(&s->state, IOLAB_SLOT_RETIRED, __ATOMIC_RELEASE);
+            pthread_mutex_unlock(&s->owner);
+            continue;
+        }
+        shim_move(p, s, r);
+        got = shim_take(s, i);
+        /* Last: a reader that sees moves_done sees the whole move (release). A broken move's
+           moves_begun was counted by the mover that died. */
+        __atomic_fetch_add(&p->moves_done, 1, __ATOMIC_RELEASE);
+    }
+    return got;
+}
+
+/*
+ * Once per thread (and again after fork). Signals are blocked throughout: a handler that made
+ * the thread's first counted call in the middle would start a second claim inside glibc's
+ * robust-list bookkeeping, and only SIGKILL can then cut a move short.
+ */
 static struct iolab_slot *shim_claim(void)
 {
     struct iolab_page *p = shim_page;
     int saved = errno;
-    uint32_t i = __atomic_load_n(&p->next_slot, __ATOMIC_RELAXED);
-    /* Stop at the overflow slot, so next_slot stays meaningful however many threads come. */
-    while (i < shim_nslots - 1 && !__atomic_compare_exchange_n(&p->next_slot, &i, i + 1, 1,
-                                                               __ATOMIC_RELAXED, __ATOMIC_RELAXED))
-        ;
-    struct iolab_slot *s;
-    if (i >= shim_nslots - 1) {
-        __atomic_fetch_add(&p->overflow_claims, 1, __ATOMIC_RELAXED);
-        s = &p->slots[shim_nslots - 1];
-        shim_slot_shared = 1;
-    } else {
-        s = &p->slots[i];
-        s->prog = shim_prog;
-        s->run = shim_run;
-        s->pid = getpid();
-        s->tid = gettid();
-        __atomic_store_n(&s->state, 1, __ATOMIC_RELEASE);
-        shim_slot_shared = 0;
+    sigset_t all, old;
+    sigfillset(&all);
+    pthread_sigmask(SIG_BLOCK, &all, &old);
+    struct iolab_slot *s = shim_slot; /* a handler may have claimed before the block */
+    if (!s) {
+        s = shim_claim_reuse(p);
+        if (!s)
+            s = shim_claim_fresh(p);
+        if (!s)
+            s = shim_claim_move(p);
+        shim_slot_shared = !s;
+        if (!s) {
+            __atomic_fetch_add(&p->overflow_claims, 1, __ATOMIC_RELAXED);
+            s = &p->slots[shim_nslots - 1];
+        }
+        shim_slot = s;
     }
-    shim_slot = s;
+    pthread_sigmask(SIG_SETMASK, &old, NULL);
     errno = saved;
     return s;
 }

@@ -50,6 +50,21 @@ TEST_CASE("a created page has a complete header and maps again from its descript
     CHECK(p->nslots == 16);
     CHECK(p->ncalls == IOLAB_NCALLS);
     CHECK(p->next_slot == 0);
+    CHECK(p->moves_begun == 0);
+    CHECK(p->slots[0].state == IOLAB_SLOT_FREE);
+    // Every slot's owner mutex is robust and process-shared: when a process that holds one
+    // ends without unlocking it, the next taker learns that its owner died.
+    pid_t child = fork();
+    REQUIRE(child >= 0);
+    if (child == 0)
+        _exit(pthread_mutex_lock(&p->slots[15].owner) == 0 ? 0 : 1);
+    int status;
+    REQUIRE(waitpid(child, &status, 0) == child);
+    REQUIRE(WIFEXITED(status));
+    REQUIRE(WEXITSTATUS(status) == 0);
+    CHECK(pthread_mutex_trylock(&p->slots[15].owner) == EOWNERDEAD);
+    CHECK(pthread_mutex_consistent(&p->slots[15].owner) == 0);
+    CHECK(pthread_mutex_unlock(&p->slots[15].owner) == 0);
     CHECK((fcntl(fd, F_GETFD) & FD_CLOEXEC) != 0);
     struct stat st;
     REQUIRE(fstat(fd, &st) == 0);
@@ -159,37 +174,33 @@ TEST_CASE("the probe's calls are counted exactly, per thread and per process", "
     REQUIRE(WEXITSTATUS(st) == 0);
     CHECK(c.output().empty()); // the shim prints nothing
 
-    // main thread, the forked child, and one slot per thread
-    REQUIRE(pg.page->next_slot == (uint32_t)(2 + threads));
+    // The main thread keeps slot 0 for its whole life. The child and the threads each had a
+    // slot of their own while they lived; one that ended may have handed its slot, counts and
+    // all, to a later one of the same program and run, so only the sums are fixed.
+    REQUIRE(pg.page->next_slot >= 2);
+    REQUIRE(pg.page->next_slot <= (uint32_t)(2 + threads));
     CHECK(pg.page->overflow_claims == 0);
     const struct iolab_slot *main_slot = iolab_page_slot(pg.page, pg.nslots, 0);
     REQUIRE(main_slot != nullptr);
     pid_t probe_pid = main_slot->pid;
     CHECK(main_slot->tid == probe_pid);
-    int children = 0, thread_slots = 0;
-    std::set<int> tids;
+    uint64_t other_writes = 0, other_bytes = 0, other_reads = 0;
     for (uint32_t i = 0; i < pg.page->next_slot; i++) {
         const struct iolab_slot *s = iolab_page_slot(pg.page, pg.nslots, i);
         REQUIRE(s != nullptr);
+        CHECK(s->state == IOLAB_SLOT_OWNED);
         CHECK(s->prog == 5);
         CHECK(s->run == 7);
-        tids.insert(s->tid);
         if (i == 0)
             continue;
-        if (s->pid != probe_pid) {
-            children++; // the child writes 2 x iterations bytes to /dev/null, nothing else
-            CHECK(s->tid == s->pid);
-            CHECK(count(s, IOLAB_CALL_WRITE) == 2 * iterations);
-            CHECK(iolab_load(&s->calls[IOLAB_CALL_WRITE].bytes) == 2 * iterations);
-        } else {
-            thread_slots++;
-            CHECK(count(s, IOLAB_CALL_WRITE) == iterations);
-            CHECK(count(s, IOLAB_CALL_READ) == 0);
-        }
+        other_writes += count(s, IOLAB_CALL_WRITE);
+        other_bytes += iolab_load(&s->calls[IOLAB_CALL_WRITE].bytes);
+        other_reads += count(s, IOLAB_CALL_READ);
     }
-    CHECK(children == 1);
-    CHECK(thread_slots == threads);
-    CHECK(tids.size() == (size_t)(2 + threads));
+    // The child writes 2 x iterations bytes to /dev/null, each thread iterations bytes.
+    CHECK(other_writes == (uint64_t)(2 + threads) * iterations);
+    CHECK(other_bytes == (uint64_t)(2 + threads) * iterations);
+    CHECK(other_reads == 0);
 
     // The main thread's sequence, as probe.c makes it (the _chk variants fold into plain labels).
     const struct iolab_slot *m = main_slot;
@@ -222,7 +233,7 @@ TEST_CASE("the probe's calls are counted exactly, per thread and per process", "
     CHECK(iolab_load(&m->calls[IOLAB_CALL_FSYNC].ns) > 0);
 }
 
-TEST_CASE("a full page sends further threads to the overflow slot, counts intact", "[shim]")
+TEST_CASE("threads that end hand their slots on: a small page loses nothing", "[shim]")
 {
     const int iterations = 10, threads = 6;
     TempDir tmp;
@@ -231,12 +242,15 @@ TEST_CASE("a full page sends further threads to the overflow slot, counts intact
                     "--threads", std::to_string(threads)},
                    pg.env(0));
     REQUIRE(res.first == 0);
+    // The main thread holds one slot; the child, then each thread, takes the other in turn, or
+    // the overflow slot when the previous one is still alive. Nothing is lost either way.
     CHECK(pg.page->next_slot == 2);
-    // main and child took the two slots; every thread overflowed
-    CHECK(pg.page->overflow_claims == (uint32_t)threads);
+    const struct iolab_slot *other = iolab_page_slot(pg.page, pg.nslots, 1);
     const struct iolab_slot *of = iolab_page_slot(pg.page, pg.nslots, 2);
-    REQUIRE(of != nullptr);
-    CHECK(count(of, IOLAB_CALL_WRITE) == (uint64_t)threads * iterations);
+    REQUIRE(other != nullptr);
+    uint64_t overflowed = of ? count(of, IOLAB_CALL_WRITE) : 0;
+    CHECK(count(other, IOLAB_CALL_WRITE) + overflowed == (uint64_t)(2 + threads) * iterations);
+    CHECK((pg.page->overflow_claims == 0) == (overflowed == 0));
 }
 
 TEST_CASE("without a valid page the shim is silent and changes nothing", "[shim]")

@@ -98,3 +98,29 @@ TEST_CASE("procfs_read reads relative to a root directory, and again through a k
     close(fd);
     close(root);
 }
+
+TEST_CASE("procfs_file_has finds a library in a process's maps, even across two reads")
+{
+    int root = open(data("proc").c_str(), O_RDONLY | O_DIRECTORY);
+    REQUIRE(root >= 0);
+    // Recorded from `cat` run with the shim preloaded (paths rewritten to /usr/local).
+    CHECK(procfs_file_has(root, "4242/maps", "/libiolab-count.so") == 1);
+    CHECK(procfs_file_has(root, "4242/maps", "/ld-linux") == 1);
+    CHECK(procfs_file_has(root, "4242/maps", "/libnothing.so") == 0);
+    CHECK(procfs_file_has(root, "4242/missing", "/ld-linux") == -ENOENT);
+    CHECK(procfs_file_has(root, "4242/maps", "") == -EINVAL);
+    close(root);
+
+    // A needle that straddles the 4096-byte reads, and one at the very end.
+    TempDir tmp;
+    std::string text(4090, 'x');
+    text += "/libiolab-count.so\n";
+    text += std::string(10000, 'y') + "END";
+    std::ofstream(tmp / "maps") << text;
+    int dir = open(tmp.path.c_str(), O_RDONLY | O_DIRECTORY);
+    REQUIRE(dir >= 0);
+    CHECK(procfs_file_has(dir, "maps", "/libiolab-count.so") == 1);
+    CHECK(procfs_file_has(dir, "maps", "yyyEND") == 1);
+    CHECK(procfs_file_has(dir, "maps", "xy") == 0);
+    close(dir);
+}

@@ -74,3 +74,41 @@ TEST_CASE("slots are summed by program, across runs or for one run, never the un
     iolab_page_unmap(page, 16);
     close(fd);
 }
+
+TEST_CASE("retired and moving slots count; a read that overlaps a move is retried or flagged")
+{
+    int fd = -1;
+    struct iolab_page *page = nullptr;
+    REQUIRE(iolab_page_create(8, &fd, &page) == 0);
+    struct iolab_slot *live = claim(page, 0, 1), *retired = claim(page, 0, 1);
+    struct iolab_slot *moving = claim(page, 0, 1);
+    live->calls[IOLAB_CALL_READ].count = 1;
+    retired->calls[IOLAB_CALL_READ].count = 10;
+    __atomic_store_n(&retired->state, IOLAB_SLOT_RETIRED, __ATOMIC_RELEASE);
+    moving->calls[IOLAB_CALL_READ].count = 100;
+    __atomic_store_n(&moving->state, IOLAB_SLOT_MOVING, __ATOMIC_RELEASE);
+
+    struct tally_totals t;
+    tally_sum(page, 8, 0, TALLY_ANY_RUN, &t);
+    CHECK(t.calls[IOLAB_CALL_READ].count == 111);
+    CHECK(t.slots == 3);
+    CHECK(t.unsettled == 0);
+
+    // A move begun and never finished (its mover was killed): the reader gives up retrying,
+    // keeps its last figures and says they are unsettled.
+    page->moves_begun = 1;
+    tally_sum(page, 8, 0, TALLY_ANY_RUN, &t);
+    CHECK(t.calls[IOLAB_CALL_READ].count == 111);
+    CHECK(t.unsettled == 1);
+    // Once the next claimer has finished the move, it is counted as broken: loud, like the
+    // overflow slot.
+    page->moves_done = 1;
+    page->moves_broken = 1;
+    tally_sum(page, 8, 0, TALLY_ANY_RUN, &t);
+    CHECK(t.unsettled == 0);
+    CHECK(tally_overflow(page) == 1);
+    page->overflow_claims = 2;
+    CHECK(tally_overflow(page) == 3);
+    iolab_page_unmap(page, 8);
+    close(fd);
+}
