@@ -478,13 +478,25 @@ static int progress_move_aside(struct progress *p)
     return 0;
 }
 
+int progress_parse(struct progress *p, const char *text, size_t len)
+{
+    size_t at;
+    /* A NUL (a byte, or \u0000 in a string) would cut a string short without cJSON noticing;
+     * require_null_terminated refuses anything after the JSON value. */
+    if (text[len] != '\0' || jsontext_check(text, len, &at) != JSONTEXT_OK)
+        return -EBADMSG;
+    cJSON *root = cJSON_ParseWithOpts(text, NULL, 1);
+    int rc = root ? progress_from_json(p, root) : -EBADMSG;
+    cJSON_Delete(root);
+    return rc;
+}
+
 int progress_load(const char *path, struct progress **out)
 {
     *out = NULL;
     struct progress *p = calloc(1, sizeof *p);
     char *text = NULL;
-    size_t len = 0, at;
-    cJSON *root = NULL;
+    size_t len = 0;
     int rc = -ENOMEM;
     if (!p || !(p->path = strdup(path)))
         goto fail;
@@ -497,11 +509,7 @@ int progress_load(const char *path, struct progress **out)
     }
     if (rc < 0)
         goto fail;
-    /* A NUL (a byte, or \u0000 in a string) would cut a string short without cJSON noticing;
-     * require_null_terminated refuses anything after the JSON value. */
-    if (jsontext_check(text, len, &at) == JSONTEXT_OK)
-        root = cJSON_ParseWithOpts(text, NULL, 1);
-    rc = root ? progress_from_json(p, root) : -EBADMSG;
+    rc = progress_parse(p, text, len);
     if (rc == -EBADMSG) {
         /* Start over empty, but keep what was there for the learner to see. */
         for (size_t i = 0; i < p->npacks; i++)
@@ -513,12 +521,10 @@ int progress_load(const char *path, struct progress **out)
     }
     if (rc < 0)
         goto fail;
-    cJSON_Delete(root);
     free(text);
     *out = p;
     return 0;
 fail:
-    cJSON_Delete(root);
     free(text);
     progress_free(p);
     return rc;

@@ -59,6 +59,13 @@ int progress_default_path(char *buf, size_t len);
 int progress_load(const char *path, struct progress **out);
 void progress_free(struct progress *p);
 
+/*
+ * The parsing half of progress_load(), from memory (the fuzzer's way in): fills p, which must
+ * be empty, from text[0..len), which must be followed by a NUL. 0, -EBADMSG when the text is
+ * damaged (p may then hold part of it: free it), or -ENOMEM.
+ */
+int progress_parse(struct progress *p, const char *text, size_t len);
+
 /* Saves atomically, creating the directory when needed; 0 or a negative errno. */
 int progress_save(const struct progress *p);
 
