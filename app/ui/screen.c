@@ -15,6 +15,7 @@
 #include <string.h>
 #include <sys/ioctl.h>
 #include <sys/mman.h>
+#include <term.h>
 #include <termios.h>
 #include <unistd.h>
 
@@ -153,6 +154,23 @@ static void screen_replay_stderr(void)
     screen_buffer = -1;
 }
 
+/*
+ * Whether the terminal type can address the cursor. TERM=dumb (and types like it) load fine in
+ * curses but have no cursor motion: the TUI would show a blank screen and leave its footer
+ * behind. An unknown type is left for newterm() to refuse with its own message. The description
+ * is loaded and freed here without writing anything to the terminal.
+ */
+static bool screen_can_draw(void)
+{
+    int err = 0;
+    if (setupterm(NULL, STDOUT_FILENO, &err) != OK)
+        return err != 1; /* 1: a hard-copy terminal; 0 or -1: unknown, newterm() says so */
+    char *cup = tigetstr("cup");
+    bool ok = cup && cup != (char *)-1;
+    del_curterm(cur_term); /* also makes no terminal current, for newterm() to start afresh */
+    return ok;
+}
+
 int screen_init(struct screen_caps *caps, char *why, size_t whylen)
 {
     if (screen_on)
@@ -165,6 +183,15 @@ int screen_init(struct screen_caps *caps, char *why, size_t whylen)
     /* Keep the escape key snappy: ncurses waits 1 s by default to see if a sequence follows. */
     if (!getenv("ESCDELAY"))
         set_escdelay(25);
+    if (!screen_can_draw()) {
+        /* newterm() would accept it and then draw nothing: refuse it as an unknown one. */
+        snprintf(why, whylen,
+                 "the terminal type '%s' cannot move the cursor, so the lessons cannot be drawn "
+                 "on it; try TERM=xterm-256color, or `iolab run LESSON` for a run without a "
+                 "screen",
+                 getenv("TERM") ? getenv("TERM") : "");
+        return -ENOTTY;
+    }
     screen_term = newterm(NULL, stdout, stdin);
     if (!screen_term) {
         snprintf(why, whylen,
