@@ -326,6 +326,9 @@ static void run_print_text_segment(struct run *r, FILE *out, const struct run_se
         fprintf(out, "\n  %s (%s, pid %d): %u process(es), %u thread(s) at most\n", p->name,
                 p->role == SNAPSHOT_ROLE_CLIENT ? "client" : "server", p->pid, seg->peak_procs[i],
                 seg->peak_threads[i]);
+        if (p->counts_forged)
+            fprintf(out, "    counts: the program wrote values on its counter page that no "
+                         "counting makes; the figures below are wrong\n");
         fprintf(out, "    %-16s %12s %14s %10s\n", "call", "count", "bytes", "ms inside");
         for (unsigned c = 0; c < IOLAB_NCALLS; c++) {
             uint64_t n = stats_delta(fb->calls[c].count, fa->calls[c].count);

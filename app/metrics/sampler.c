@@ -918,6 +918,7 @@ const struct snapshot *sampler_sample(struct sampler *s, double now_s)
         sp->root_pid = ps->root;
         sp->run = ps->run;
         sp->exit_status = ps->exit_status;
+        sp->counts_forged = ps->now.page.forged;
         struct sampler_cpu_base cpu = sampler_cpu_base(ps, now_s);
         sampler_figures(s, &sp->f, &ps->now, &ps->prev, dt, base->hist, &cpu, now_s);
         sp->f.peak_procs = ps->peak_procs;

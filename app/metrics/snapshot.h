@@ -115,6 +115,7 @@ struct snapshot_prog {
     uint32_t run;    /* IOLAB_RUN generation of the current process: bumps on every restart */
     int exit_status; /* last exit: code, or 128+signal; -1 while it has not exited */
     struct snapshot_figures f;
+    bool counts_forged; /* its counter page slots hold values no shim writes: counts are wrong */
 };
 
 /* One row of the session's per-mode comparison: only time the mode was actually running. */

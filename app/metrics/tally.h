@@ -12,6 +12,7 @@
 
 #include "iolab_counters.h"
 
+#include <stdbool.h>
 #include <stdint.h>
 
 #define TALLY_ANY_RUN UINT32_MAX
@@ -22,6 +23,7 @@ struct tally_totals {
     uint64_t hist[IOLAB_HIST_BUCKETS];
     uint32_t slots;   /* slots that contributed: threads that made a counted call */
     uint32_t max_run; /* highest run seen among them */
+    bool forged;      /* values no shim writes were found (and left out): the figures are wrong */
 };
 
 /*
