@@ -155,20 +155,21 @@ static void screen_replay_stderr(void)
 }
 
 /*
- * Whether the terminal type can address the cursor. TERM=dumb (and types like it) load fine in
- * curses but have no cursor motion: the TUI would show a blank screen and leave its footer
- * behind. An unknown type is left for newterm() to refuse with its own message. The description
- * is loaded and freed here without writing anything to the terminal.
+ * Whether curses knows the terminal type (-ENOENT when not) and it can address the cursor
+ * (-ENOTTY when not). TERM=dumb and types like it load fine in curses but have no cursor
+ * motion: the TUI would show a blank screen and leave its footer behind. The description is
+ * loaded and freed here without writing anything to the terminal, and an unknown type never
+ * reaches newterm(), which leaks what it allocated when it fails.
  */
-static bool screen_can_draw(void)
+static int screen_can_draw(void)
 {
     int err = 0;
     if (setupterm(NULL, STDOUT_FILENO, &err) != OK)
-        return err != 1; /* 1: a hard-copy terminal; 0 or -1: unknown, newterm() says so */
+        return err == 1 ? -ENOTTY : -ENOENT; /* 1: a hard-copy terminal; else unknown */
     char *cup = tigetstr("cup");
-    bool ok = cup && cup != (char *)-1;
+    int rc = cup && cup != (char *)-1 ? 0 : -ENOTTY;
     del_curterm(cur_term); /* also makes no terminal current, for newterm() to start afresh */
-    return ok;
+    return rc;
 }
 
 int screen_init(struct screen_caps *caps, char *why, size_t whylen)
@@ -183,7 +184,8 @@ int screen_init(struct screen_caps *caps, char *why, size_t whylen)
     /* Keep the escape key snappy: ncurses waits 1 s by default to see if a sequence follows. */
     if (!getenv("ESCDELAY"))
         set_escdelay(25);
-    if (!screen_can_draw()) {
+    int draw = screen_can_draw();
+    if (draw == -ENOTTY) {
         /* newterm() would accept it and then draw nothing: refuse it as an unknown one. */
         snprintf(why, whylen,
                  "the terminal type '%s' cannot move the cursor, so the lessons cannot be drawn "
@@ -192,7 +194,7 @@ int screen_init(struct screen_caps *caps, char *why, size_t whylen)
                  getenv("TERM") ? getenv("TERM") : "");
         return -ENOTTY;
     }
-    screen_term = newterm(NULL, stdout, stdin);
+    screen_term = draw == 0 ? newterm(NULL, stdout, stdin) : NULL;
     if (!screen_term) {
         snprintf(why, whylen,
                  "the terminal type '%s' is unknown to curses; try TERM=xterm-256color",

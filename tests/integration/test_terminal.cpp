@@ -8,6 +8,7 @@
 #include <pty.h>
 #include <signal.h>
 #include <sys/wait.h>
+#include <thread>
 #include <unistd.h>
 
 using namespace iolab_test;
@@ -45,8 +46,12 @@ std::pair<int, std::string> run_on_pty(const std::string &term, const std::strin
             break; // EIO: the child closed its side
         out.append(buf, (size_t)n);
     }
+    // The pty reports EIO as the child closes its side, a moment before it can be reaped.
     int status = 0;
-    if (waitpid(pid, &status, WNOHANG) == 0) {
+    pid_t r = 0;
+    for (int i = 0; i < 100 && (r = waitpid(pid, &status, WNOHANG)) == 0; i++)
+        std::this_thread::sleep_for(std::chrono::milliseconds(50));
+    if (r == 0) {
         kill(pid, SIGKILL); // our own child, by pid
         waitpid(pid, &status, 0);
         close(master);
