@@ -37,6 +37,7 @@ test_packages=(
     catch2                     # the tests (Catch2 v2: Debian 12, Ubuntu 22.04)
     strace tmux curl wrk       # compare with strace, drive a real terminal, load real servers
     iproute2 procps util-linux # ip, /proc tools, setpriv
+    clang libclang-rt-14-dev   # the libFuzzer targets (tests/fuzz, run by .ci/run)
 )
 [ "$mode" = test ] && packages+=("${test_packages[@]}")
 

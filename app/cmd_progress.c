@@ -5,13 +5,16 @@
  * so a script cannot wipe progress by accident.
  */
 #include "cmd.h"
+#include "fileread.h"
 #include "progress.h"
 
+#include <errno.h>
 #include <getopt.h>
 #include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 static void cmd_progress_print(const struct progress *p)
@@ -31,6 +34,89 @@ static void cmd_progress_print(const struct progress *p)
         for (size_t j = 0; j < pk->nanswers; j++)
             printf("  answer %s: %s\n", pk->answers[j].step, pk->answers[j].value);
     }
+}
+
+/* Why the progress file cannot be used, in one sentence. */
+static void cmd_progress_load_error(const char *path, int rc)
+{
+    struct stat st;
+    if (rc == -EINVAL && stat(path, &st) == 0)
+        cmd_error("%s: not a regular file (%s); move it away and iolab starts a new one there.",
+                  path, fileread_kind(st.st_mode));
+    else if (rc == -EFBIG)
+        cmd_error("%s: larger than %u MiB, the most iolab reads as progress; move it away and "
+                  "iolab starts a new one there.",
+                  path, PROGRESS_MAX_BYTES >> 20);
+    else
+        cmd_error("cannot read %s: %s.", path, strerror(-rc));
+}
+
+/* Whether any record of the pack belongs to lesson. */
+static bool cmd_progress_has_lesson(const struct progress_pack *pk, const char *lesson)
+{
+    size_t ll = strlen(lesson);
+    for (size_t j = 0; j < pk->ndone; j++)
+        if (!strncmp(pk->done[j], lesson, ll) && pk->done[j][ll] == '/')
+            return true;
+    for (size_t j = 0; j < pk->nanswers; j++)
+        if (!strncmp(pk->answers[j].step, lesson, ll) && pk->answers[j].step[ll] == '/')
+            return true;
+    return pk->last_lesson && !strcmp(pk->last_lesson, lesson);
+}
+
+/*
+ * Appends to list (a comma-separated line of at most len bytes) the lessons that have records,
+ * each once, in the order first seen.
+ */
+static void cmd_progress_add_lesson(char *list, size_t len, const char *key)
+{
+    const char *slash = strchr(key, '/');
+    size_t n = slash ? (size_t)(slash - key) : strlen(key);
+    for (const char *s = list; *s;) {
+        const char *end = strchr(s, ',');
+        size_t m = end ? (size_t)(end - s) : strlen(s);
+        if (m == n && !strncmp(s, key, n))
+            return;
+        s = end ? end + 2 : s + m;
+    }
+    size_t used = strlen(list);
+    snprintf(list + used, len - used, "%s%.*s", used ? ", " : "", (int)n, key);
+}
+
+/*
+ * A reset of a pack or a lesson that has no records is almost always a typo; forgetting "0
+ * records" and succeeding would hide it. Returns true (after saying so) when it names nothing.
+ */
+static bool cmd_progress_unknown(const struct progress *p, const char *pack, const char *lesson)
+{
+    char known[1024] = "";
+    bool found = false;
+    if (pack && !progress_pack_find(p, pack)) {
+        for (size_t i = 0; i < p->npacks; i++)
+            cmd_progress_add_lesson(known, sizeof known, p->packs[i].id);
+        cmd_error("no progress is recorded for pack '%s'; %s%s.", pack,
+                  known[0] ? "packs with progress: " : "no pack has any progress yet", known);
+        return true;
+    }
+    if (!lesson)
+        return false;
+    for (size_t i = 0; i < p->npacks; i++) {
+        const struct progress_pack *pk = &p->packs[i];
+        if (pack && strcmp(pk->id, pack))
+            continue;
+        found |= cmd_progress_has_lesson(pk, lesson);
+        for (size_t j = 0; j < pk->ndone; j++)
+            cmd_progress_add_lesson(known, sizeof known, pk->done[j]);
+        for (size_t j = 0; j < pk->nanswers; j++)
+            cmd_progress_add_lesson(known, sizeof known, pk->answers[j].step);
+        if (pk->last_lesson)
+            cmd_progress_add_lesson(known, sizeof known, pk->last_lesson);
+    }
+    if (found)
+        return false;
+    cmd_error("no progress is recorded for lesson '%s'; %s%s.", lesson,
+              known[0] ? "lessons with progress: " : "no lesson has any progress yet", known);
+    return true;
 }
 
 /* Asks on the terminal; true only for an explicit yes. */
@@ -95,7 +181,7 @@ static int cmd_progress_exec(int argc, char **argv)
     struct progress *p = NULL;
     rc = progress_load(path, &p);
     if (rc < 0) {
-        cmd_error("cannot read %s: %s.", path, strerror(-rc));
+        cmd_progress_load_error(path, rc);
         return 1;
     }
     if (p->damaged)
@@ -114,6 +200,10 @@ static int cmd_progress_exec(int argc, char **argv)
         }
         progress_free(p);
         return status;
+    }
+    if (cmd_progress_unknown(p, pack, lesson)) {
+        progress_free(p);
+        return 1;
     }
     char what[256];
     snprintf(what, sizeof what, "%s%s%s%s",

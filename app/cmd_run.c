@@ -407,6 +407,9 @@ static void run_print_text_segment(struct run *r, FILE *out, const struct run_se
                 lesson_role_name(p->role), p->pid, seg->peak_procs[i],
                 seg->peak_procs[i] == 1 ? "" : "es", seg->peak_threads[i],
                 seg->peak_threads[i] == 1 ? "" : "s");
+        if (p->counts_forged)
+            fprintf(out, "    counts: the program wrote values on its counter page that no "
+                         "counting makes; the figures below are wrong\n");
         fprintf(out, "    %-16s %12s %12s %12s\n", "call", "count", "bytes", "time in call");
         for (unsigned c = 0; c < IOLAB_NCALLS; c++) {
             uint64_t n = RUN_D(calls[c].count);

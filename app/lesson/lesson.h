@@ -197,8 +197,19 @@ struct lesson_diags {
     size_t n, cap;
 };
 
+/* A pack file held in memory: "pack.json" or "LESSON.json" and its bytes (need not end in NUL). */
+struct lesson_mem_file {
+    const char *name;
+    const char *data;
+    size_t len;
+};
+
 struct lesson_load_options {
     const char *libexec_dir; /* where demo programs are looked up by name */
+    /* When files is set, the pack's files are these buffers and the file system is not read for
+     * them (the fuzzer's way in); dir then only names them in diagnostics. */
+    const struct lesson_mem_file *files;
+    size_t nfiles;
 };
 
 /*
@@ -208,6 +219,11 @@ struct lesson_load_options {
  */
 int lesson_pack_load(const char *dir, const struct lesson_load_options *opts,
                      struct lesson_pack **out, struct lesson_diags *diags);
+/* lesson_pack_load() over files in memory: the same checks, no file system (programs are still
+ * looked up, to be resolved). opts may be NULL. */
+int lesson_pack_load_mem(const char *name, const struct lesson_mem_file *files, size_t nfiles,
+                         const struct lesson_load_options *opts, struct lesson_pack **out,
+                         struct lesson_diags *diags);
 void lesson_pack_free(struct lesson_pack *pack);
 
 void lesson_diags_print(FILE *out, const struct lesson_diags *diags);

@@ -17,6 +17,8 @@
  */
 #include "lesson.h"
 
+#include "fileread.h"
+#include "jsontext.h"
 #include "kind.h"
 #include "load.h"
 
@@ -499,6 +501,66 @@ static size_t load_trailing_comma(const char *t, size_t len)
 }
 
 /*
+ * Reads DIR/NAME (or the in-memory file NAME) into f->text. Returns 0; -ENOENT when there is no
+ * such file (not reported); another negative errno after reporting why the file cannot be used.
+ * Only a regular file is read (links followed), never waiting on it: a FIFO would block for ever.
+ */
+static int load_file_read(struct load *ld, const char *name, struct load_file *f)
+{
+    const struct lesson_load_options *o = ld->opts;
+    mode_t mode = 0;
+    int rc = -ENOENT;
+    if (o && o->files) {
+        for (size_t i = 0; i < o->nfiles && rc == -ENOENT; i++)
+            if (!strcmp(o->files[i].name, name)) {
+                rc = o->files[i].len > LOAD_MAX_FILE_BYTES ? -EFBIG : 0;
+                if (rc == 0 && !(f->text = malloc(o->files[i].len + 1)))
+                    rc = -ENOMEM;
+                if (rc == 0) {
+                    memcpy(f->text, o->files[i].data, o->files[i].len);
+                    f->text[f->len = o->files[i].len] = '\0';
+                }
+            }
+    } else {
+        rc = fileread_regular(f->path, LOAD_MAX_FILE_BYTES, &f->text, &f->len, &mode);
+    }
+    if (rc == -EINVAL)
+        load_diag_file(ld, f->path, "not a regular file (%s); make it a regular JSON file.",
+                       fileread_kind(mode));
+    else if (rc == -EFBIG)
+        load_diag_file(ld, f->path, "this file is larger than 1 MiB; split the lesson.");
+    else if (rc == -ENOMEM)
+        ld->nomem = 1;
+    else if (rc < 0 && rc != -ENOENT)
+        load_diag_file(ld, f->path, "cannot read this file (%s); check its permissions.",
+                       strerror(-rc));
+    return rc;
+}
+
+/*
+ * Refuses what cJSON would take silently: a NUL (a raw byte, or \u0000 in a string) would cut a
+ * string where it stands, and bytes that are not UTF-8 would reach the screen as garbage.
+ */
+static int load_text_ok(struct load *ld, const struct load_file *f)
+{
+    static const char *const why[] = {
+        [JSONTEXT_NUL_BYTE] = "this file contains a NUL byte; remove it (a lesson file is text).",
+        [JSONTEXT_NUL_ESCAPE] = "a string may not contain \\u0000 (NUL): it would cut the string "
+                                "here; remove it.",
+        [JSONTEXT_BAD_UTF8] = "this is not valid UTF-8; save the file as UTF-8 or replace the "
+                              "character.",
+    };
+    size_t at;
+    enum jsontext_problem p = jsontext_check(f->text, f->len, &at);
+    if (p == JSONTEXT_OK)
+        return 1;
+    int line, col;
+    lesson_pos_linecol(f->text, f->len, at, &line, &col);
+    load_diag_at(ld, f->path, line, col, "%s", why[p]);
+    return 0;
+}
+
+/*
  * Reads and parses DIR/NAME. Returns 0 with f->root set; -ENOENT when the file does not exist
  * (not reported: the caller knows what a missing file means); another negative errno or -EINVAL
  * after reporting why the file cannot be used.
@@ -511,30 +573,11 @@ static int load_file_open(struct load *ld, const char *dir, const char *name, st
         ld->nomem = 1;
         return -ENOMEM;
     }
-    FILE *in = fopen(f->path, "rb");
-    if (!in) {
-        int rc = -errno;
-        if (rc != -ENOENT)
-            load_diag_file(ld, f->path, "cannot read this file (%s); check its permissions.",
-                           strerror(-rc));
-        return rc;
-    }
-    f->text = malloc(LOAD_MAX_FILE_BYTES + 1);
-    if (!f->text) {
-        fclose(in);
-        ld->nomem = 1;
-        return -ENOMEM;
-    }
-    f->len = fread(f->text, 1, LOAD_MAX_FILE_BYTES + 1, in);
-    int err = ferror(in);
-    fclose(in);
-    if (err || f->len > LOAD_MAX_FILE_BYTES) {
-        load_diag_file(ld, f->path,
-                       err ? "cannot read this file; check that it is a regular file."
-                           : "this file is larger than 1 MiB; split the lesson.");
+    int rc = load_file_read(ld, name, f);
+    if (rc < 0)
+        return rc == -ENOENT || rc == -ENOMEM ? rc : -EINVAL;
+    if (!load_text_ok(ld, f))
         return -EINVAL;
-    }
-    f->text[f->len] = '\0';
     ld->file = f;
     const char *end = NULL;
     f->root = cJSON_ParseWithOpts(f->text, &end, 1);
@@ -827,8 +870,9 @@ static const struct load_field load_pack_fields[] = {
 static void load_unlisted(struct load *ld, const char *dir, const cJSON *lessons)
 {
     struct dirent **names = NULL;
-    /* Sorted, so that the report does not depend on the directory's order. */
-    int n = scandir(dir, &names, NULL, alphasort);
+    /* Sorted, so that the report does not depend on the directory's order. A pack in memory
+     * has no directory: its files are exactly those it was given. */
+    int n = ld->opts && ld->opts->files ? 0 : scandir(dir, &names, NULL, alphasort);
     for (int i = 0; i < n; i++) {
         const char *name = names[i]->d_name;
         size_t len = strlen(name);
@@ -922,7 +966,7 @@ int lesson_pack_load(const char *dir, const struct lesson_load_options *opts,
         return -ENOMEM;
     pack->dir = load_strdup(&ld, dir);
     struct stat st;
-    if (stat(dir, &st) < 0 || !S_ISDIR(st.st_mode)) {
+    if (!(opts && opts->files) && (stat(dir, &st) < 0 || !S_ISDIR(st.st_mode))) {
         rc = stat(dir, &st) < 0 ? -errno : -ENOTDIR;
         load_diag_file(&ld, dir, "cannot open this pack directory (%s); check the path.",
                        strerror(-rc));

@@ -1036,6 +1036,7 @@ const struct snapshot *sampler_sample(struct sampler *s, double now_s)
         sp->root_pid = ps->root;
         sp->run = ps->run;
         sp->exit_status = ps->exit_status;
+        sp->counts_forged = ps->now.page.forged;
         struct sampler_cpu_base cpu = sampler_cpu_base(ps, now_s);
         const struct sampler_raw *wb;
         /* Programs' windows move together, so every program's span is the same. */

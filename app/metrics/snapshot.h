@@ -119,6 +119,7 @@ struct snapshot_prog {
     int counted;     /* 1 the counting shim is in its process, 0 it is not (static binary?), -1
                         not known (not found yet, or /proc/PID/maps unreadable) */
     struct snapshot_figures f;
+    bool counts_forged; /* its counter page slots hold values no shim writes: counts are wrong */
 };
 
 /* One row of the session's per-mode comparison: only time the mode was actually running. */

@@ -1,7 +1,9 @@
 /*
  * tally: see tally.h. Only the first next_slot slots can be in use, and the slot count
  * used to bound every loop is the one validated when the page was mapped, never the header's
- * current value, which any program of the scenario could overwrite.
+ * current value, which any program of the scenario could overwrite. Every value read is bounded
+ * too (tally_take): a program may write anything into its slots, and the sums must neither wrap
+ * nor pass for true.
  *
  * One scan (tally_scan) sums the slots; tally_sum repeats it until no move of counts between
  * slots overlapped it (iolab_page_read_begin/end), so a move is seen whole or not at all.
@@ -9,7 +11,26 @@
 #include "tally.h"
 #include "iolab_page.h"
 
+#include <stdbool.h>
 #include <string.h>
+
+/*
+ * A value the shim cannot have written, because no run lasts long enough to reach it: 2^48 calls
+ * (at 10 M/s, about eight hours), bytes (256 TiB) or ns (78 hours). Only a program scribbling on
+ * the page makes one. Such a value is left out of the sums and the totals are marked forged, so
+ * the figures are wrong but say so; and since every value added is below 2^48 and there are at
+ * most IOLAB_PAGE_MAX_SLOTS (2^12) slots, no sum (nor a sum of SNAPSHOT_MAX_PROGS sums) wraps.
+ */
+#define TALLY_PLAUSIBLE_MAX (1ull << 48)
+
+static uint64_t tally_take(const uint64_t *field, bool *forged)
+{
+    uint64_t v = iolab_load(field);
+    if (v < TALLY_PLAUSIBLE_MAX)
+        return v;
+    *forged = true;
+    return 0;
+}
 
 static void tally_scan(const struct iolab_page *page, uint32_t nslots, uint32_t prog, uint32_t run,
                        struct tally_totals *out)
@@ -18,8 +39,10 @@ static void tally_scan(const struct iolab_page *page, uint32_t nslots, uint32_t 
     if (!page || nslots < 2)
         return;
     uint32_t used = __atomic_load_n(&page->next_slot, __ATOMIC_ACQUIRE);
-    if (used > nslots - 1)
+    if (used > nslots - 1) {
         used = nslots - 1;
+        out->forged = true; /* a claim beyond the validated page: someone wrote the header */
+    }
     for (uint32_t i = 0; i < used; i++) {
         const struct iolab_slot *s = iolab_page_slot(page, nslots, i);
         if (!s || s->prog != prog || (run != TALLY_ANY_RUN && s->run != run))
@@ -27,18 +50,19 @@ static void tally_scan(const struct iolab_page *page, uint32_t nslots, uint32_t 
         out->slots++;
         if (s->run > out->max_run)
             out->max_run = s->run;
+        bool *f = &out->forged;
         for (unsigned c = 0; c < IOLAB_NCALLS; c++) {
-            out->calls[c].count += iolab_load(&s->calls[c].count);
-            out->calls[c].bytes += iolab_load(&s->calls[c].bytes);
-            out->calls[c].ns += iolab_load(&s->calls[c].ns);
+            out->calls[c].count += tally_take(&s->calls[c].count, f);
+            out->calls[c].bytes += tally_take(&s->calls[c].bytes, f);
+            out->calls[c].ns += tally_take(&s->calls[c].ns, f);
         }
-        out->requests += iolab_load(&s->app.requests);
-        out->bytes += iolab_load(&s->app.bytes);
-        out->conns_opened += iolab_load(&s->app.conns_opened);
-        out->conns_closed += iolab_load(&s->app.conns_closed);
-        out->errors += iolab_load(&s->app.errors);
+        out->requests += tally_take(&s->app.requests, f);
+        out->bytes += tally_take(&s->app.bytes, f);
+        out->conns_opened += tally_take(&s->app.conns_opened, f);
+        out->conns_closed += tally_take(&s->app.conns_closed, f);
+        out->errors += tally_take(&s->app.errors, f);
         for (unsigned b = 0; b < IOLAB_HIST_BUCKETS; b++)
-            out->hist[b] += iolab_load(&s->app.hist[b]);
+            out->hist[b] += tally_take(&s->app.hist[b], f);
     }
 }
 

@@ -15,6 +15,7 @@
 
 #include "iolab_counters.h"
 
+#include <stdbool.h>
 #include <stdint.h>
 
 #define TALLY_ANY_RUN UINT32_MAX
@@ -26,6 +27,7 @@ struct tally_totals {
     uint32_t slots;     /* slots that contributed (live, dead and retired threads' slots) */
     uint32_t max_run;   /* highest run seen among them */
     uint32_t unsettled; /* 1 when moves kept overlapping the read: a move may count 0 or 2 times */
+    bool forged;        /* values no shim writes were found (and left out): the figures are wrong */
 };
 
 /*

@@ -12,10 +12,14 @@
  */
 #include "progress.h"
 
+#include "fileread.h"
+#include "jsontext.h"
+
 #include <cjson/cJSON.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -276,6 +280,64 @@ fail:
     return NULL;
 }
 
+/*
+ * A set of strings for the load, so that it stays linear: open addressing over FNV-1a hashes,
+ * at most half full. The strings belong to the cJSON tree, which outlives the set.
+ */
+struct progress_set {
+    const char **v;
+    size_t cap; /* a power of two */
+};
+
+static int progress_set_init(struct progress_set *s, size_t n)
+{
+    s->cap = 16;
+    while (s->cap < 2 * n + 2)
+        s->cap *= 2;
+    s->v = calloc(s->cap, sizeof *s->v);
+    return s->v ? 0 : -ENOMEM;
+}
+
+/* 1 when key was added, 0 when it was there already. */
+static int progress_set_add(struct progress_set *s, const char *key)
+{
+    uint64_t h = 0xcbf29ce484222325ull;
+    for (const unsigned char *c = (const unsigned char *)key; *c; c++)
+        h = (h ^ *c) * 0x100000001b3ull;
+    for (size_t i = (size_t)h & (s->cap - 1);; i = (i + 1) & (s->cap - 1)) {
+        if (!s->v[i]) {
+            s->v[i] = key;
+            return 1;
+        }
+        if (!strcmp(s->v[i], key))
+            return 0;
+    }
+}
+
+/*
+ * A key that appears twice in an object is damage: cJSON finds only the first copy, so the
+ * second one's records would vanish at the next save without a word.
+ */
+static int progress_keys_unique(const cJSON *obj)
+{
+    if (!cJSON_IsObject(obj))
+        return 0;
+    struct progress_set seen;
+    if (progress_set_init(&seen, (size_t)cJSON_GetArraySize(obj)) < 0)
+        return -ENOMEM;
+    int rc = 0;
+    const cJSON *it;
+    cJSON_ArrayForEach(it, obj)
+    {
+        if (!progress_set_add(&seen, it->string)) {
+            rc = -EBADMSG;
+            break;
+        }
+    }
+    free(seen.v);
+    return rc;
+}
+
 /* Copies a JSON string member; false when it is present but not a string. */
 static bool progress_take_string(const cJSON *o, const char *name, char **out)
 {
@@ -288,6 +350,75 @@ static bool progress_take_string(const cJSON *o, const char *name, char **out)
     return *out != NULL;
 }
 
+/* "lesson/step" with both parts non-empty. */
+static bool progress_key_ok(const char *key)
+{
+    const char *slash = strchr(key, '/');
+    return slash && slash != key && slash[1];
+}
+
+/*
+ * Fills one pack's record from its object, in time linear in its size: the arrays are sized
+ * once, and repeated steps in "done" (harmless: the same fact twice) are dropped through a set
+ * rather than by searching the list for each one. -EBADMSG when its shape is not progress.
+ */
+static int progress_pack_from_json(struct progress_pack *pk, const cJSON *po)
+{
+    const cJSON *done = cJSON_GetObjectItemCaseSensitive(po, "done");
+    const cJSON *answers = cJSON_GetObjectItemCaseSensitive(po, "answers");
+    const cJSON *last = cJSON_GetObjectItemCaseSensitive(po, "last");
+    if ((done && !cJSON_IsArray(done)) || (answers && !cJSON_IsObject(answers)) ||
+        (last && !cJSON_IsObject(last)))
+        return -EBADMSG;
+    int rc = progress_keys_unique(po);
+    if (rc == 0)
+        rc = progress_keys_unique(answers);
+    if (rc == 0)
+        rc = progress_keys_unique(last);
+    if (rc < 0)
+        return rc;
+    size_t ndone = done ? (size_t)cJSON_GetArraySize(done) : 0;
+    size_t nanswers = answers ? (size_t)cJSON_GetArraySize(answers) : 0;
+    struct progress_set seen = {0};
+    if ((ndone && !(pk->done = calloc(ndone, sizeof *pk->done))) ||
+        (nanswers && !(pk->answers = calloc(nanswers, sizeof *pk->answers))) ||
+        progress_set_init(&seen, ndone) < 0)
+        return -ENOMEM;
+    const cJSON *it;
+    cJSON_ArrayForEach(it, done)
+    {
+        if (!cJSON_IsString(it) || !progress_key_ok(it->valuestring)) {
+            rc = -EBADMSG;
+            break;
+        }
+        if (!progress_set_add(&seen, it->valuestring))
+            continue;
+        if (!(pk->done[pk->ndone] = strdup(it->valuestring))) {
+            rc = -ENOMEM;
+            break;
+        }
+        pk->ndone++;
+    }
+    free(seen.v);
+    if (rc < 0)
+        return rc;
+    cJSON_ArrayForEach(it, answers)
+    {
+        if (!cJSON_IsString(it) || !progress_key_ok(it->string))
+            return -EBADMSG;
+        struct progress_answer *a = &pk->answers[pk->nanswers];
+        a->step = strdup(it->string);
+        a->value = strdup(it->valuestring);
+        pk->nanswers++; /* counted even when a copy failed, so that progress_free() frees it */
+        if (!a->step || !a->value)
+            return -ENOMEM;
+    }
+    if (last && (!progress_take_string(last, "lesson", &pk->last_lesson) ||
+                 !progress_take_string(last, "step", &pk->last_step)))
+        return -EBADMSG;
+    return 0;
+}
+
 /* Fills p from a parsed file; -EBADMSG when its shape is not progress, -ENOMEM. */
 static int progress_from_json(struct progress *p, const cJSON *root)
 {
@@ -296,97 +427,26 @@ static int progress_from_json(struct progress *p, const cJSON *root)
     if (!cJSON_IsObject(root) || !cJSON_IsNumber(format) ||
         format->valuedouble != PROGRESS_FORMAT || !cJSON_IsObject(packs))
         return -EBADMSG;
+    int rc = progress_keys_unique(root);
+    if (rc == 0)
+        rc = progress_keys_unique(packs);
+    if (rc < 0)
+        return rc;
+    size_t npacks = (size_t)cJSON_GetArraySize(packs);
+    if (npacks && !(p->packs = calloc(npacks, sizeof *p->packs)))
+        return -ENOMEM;
     const cJSON *po;
     cJSON_ArrayForEach(po, packs)
     {
         if (!cJSON_IsObject(po) || !po->string[0])
             return -EBADMSG;
-        struct progress_pack *pk = progress_pack_get(p, po->string);
-        if (!pk)
+        /* The keys are unique (checked above): each is a new pack, no search needed. */
+        struct progress_pack *pk = &p->packs[p->npacks++];
+        if (!(pk->id = strdup(po->string)))
             return -ENOMEM;
-        const cJSON *done = cJSON_GetObjectItemCaseSensitive(po, "done");
-        const cJSON *answers = cJSON_GetObjectItemCaseSensitive(po, "answers");
-        const cJSON *last = cJSON_GetObjectItemCaseSensitive(po, "last");
-        if ((done && !cJSON_IsArray(done)) || (answers && !cJSON_IsObject(answers)) ||
-            (last && !cJSON_IsObject(last)))
-            return -EBADMSG;
-        const cJSON *it;
-        cJSON_ArrayForEach(it, done)
-        {
-            const char *slash = cJSON_IsString(it) ? strchr(it->valuestring, '/') : NULL;
-            if (!slash || slash == it->valuestring || !slash[1])
-                return -EBADMSG;
-            char *lesson = strndup(it->valuestring, (size_t)(slash - it->valuestring));
-            int rc = lesson ? progress_mark_done(p, po->string, lesson, slash + 1) : -ENOMEM;
-            free(lesson);
-            if (rc < 0)
-                return rc;
-        }
-        cJSON_ArrayForEach(it, answers)
-        {
-            const char *slash = strchr(it->string, '/');
-            if (!cJSON_IsString(it) || !slash)
-                return -EBADMSG;
-            char *lesson = strndup(it->string, (size_t)(slash - it->string));
-            int rc = lesson ? progress_set_answer(p, po->string, lesson, slash + 1, it->valuestring)
-                            : -ENOMEM;
-            free(lesson);
-            if (rc < 0)
-                return rc;
-        }
-        if (last && (!progress_take_string(last, "lesson", &pk->last_lesson) ||
-                     !progress_take_string(last, "step", &pk->last_step)))
-            return -EBADMSG;
+        if ((rc = progress_pack_from_json(pk, po)) < 0)
+            return rc;
     }
-    return 0;
-}
-
-/* Reads a whole file (at most 16 MiB: progress is small, a huge file is damaged). */
-static int progress_read_file(const char *path, char **text, size_t *len)
-{
-    int fd = open(path, O_RDONLY | O_CLOEXEC);
-    if (fd < 0)
-        return -errno;
-    size_t cap = 4096, n = 0;
-    char *buf = malloc(cap);
-    int rc = 0;
-    for (;;) {
-        if (!buf) {
-            rc = -ENOMEM;
-            break;
-        }
-        if (n + 1 >= cap) {
-            if (cap >= (16u << 20)) {
-                rc = -EFBIG;
-                break;
-            }
-            char *bigger = realloc(buf, cap * 2);
-            if (!bigger) {
-                rc = -ENOMEM;
-                break;
-            }
-            buf = bigger;
-            cap *= 2;
-        }
-        ssize_t r = read(fd, buf + n, cap - n - 1);
-        if (r < 0 && errno == EINTR)
-            continue;
-        if (r < 0) {
-            rc = -errno;
-            break;
-        }
-        if (r == 0)
-            break;
-        n += (size_t)r;
-    }
-    close(fd);
-    if (rc < 0) {
-        free(buf);
-        return rc;
-    }
-    buf[n] = '\0';
-    *text = buf;
-    *len = n;
     return 0;
 }
 
@@ -418,25 +478,38 @@ static int progress_move_aside(struct progress *p)
     return 0;
 }
 
+int progress_parse(struct progress *p, const char *text, size_t len)
+{
+    size_t at;
+    /* A NUL (a byte, or \u0000 in a string) would cut a string short without cJSON noticing;
+     * require_null_terminated refuses anything after the JSON value. */
+    if (text[len] != '\0' || jsontext_check(text, len, &at) != JSONTEXT_OK)
+        return -EBADMSG;
+    cJSON *root = cJSON_ParseWithOpts(text, NULL, 1);
+    int rc = root ? progress_from_json(p, root) : -EBADMSG;
+    cJSON_Delete(root);
+    return rc;
+}
+
 int progress_load(const char *path, struct progress **out)
 {
     *out = NULL;
     struct progress *p = calloc(1, sizeof *p);
     char *text = NULL;
     size_t len = 0;
-    cJSON *root = NULL;
     int rc = -ENOMEM;
     if (!p || !(p->path = strdup(path)))
         goto fail;
-    rc = progress_read_file(path, &text, &len);
+    /* Not a regular file (a FIFO would block the read for ever) or too large: refused, not
+     * moved aside, since neither is a progress file iolab wrote. */
+    rc = fileread_regular(path, PROGRESS_MAX_BYTES, &text, &len, NULL);
     if (rc == -ENOENT) {
         *out = p;
         return 0;
     }
-    if (rc < 0 && rc != -EFBIG)
+    if (rc < 0)
         goto fail;
-    root = rc == 0 ? cJSON_ParseWithLength(text, len) : NULL;
-    rc = root ? progress_from_json(p, root) : -EBADMSG;
+    rc = progress_parse(p, text, len);
     if (rc == -EBADMSG) {
         /* Start over empty, but keep what was there for the learner to see. */
         for (size_t i = 0; i < p->npacks; i++)
@@ -448,12 +521,10 @@ int progress_load(const char *path, struct progress **out)
     }
     if (rc < 0)
         goto fail;
-    cJSON_Delete(root);
     free(text);
     *out = p;
     return 0;
 fail:
-    cJSON_Delete(root);
     free(text);
     progress_free(p);
     return rc;

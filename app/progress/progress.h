@@ -45,12 +45,26 @@ struct progress {
 /* Writes the default progress file path (XDG_STATE_HOME or HOME) into buf; 0 or -errno. */
 int progress_default_path(char *buf, size_t len);
 
+/* The largest progress file read: far above any real one (400,000 steps take 10 MiB), and a bound
+ * so that a runaway file is never read without limit. */
+#define PROGRESS_MAX_BYTES (256u << 20)
+
 /*
- * Loads path (a missing file is an empty progress). A damaged file is moved aside and the
- * result is empty with damaged set. 0, or a negative errno (then *out is NULL).
+ * Loads path (a missing file is an empty progress). A damaged file (not JSON, not the shape of
+ * progress, a key given twice, a NUL, bytes that are not UTF-8) is moved aside and the result is
+ * empty with damaged set. 0, or a negative errno (then *out is NULL): -EINVAL when path is not a
+ * regular file (a FIFO, a directory...: it is left alone), -EFBIG when it is larger than
+ * PROGRESS_MAX_BYTES. The load takes time linear in the file's size.
  */
 int progress_load(const char *path, struct progress **out);
 void progress_free(struct progress *p);
+
+/*
+ * The parsing half of progress_load(), from memory (the fuzzer's way in): fills p, which must
+ * be empty, from text[0..len), which must be followed by a NUL. 0, -EBADMSG when the text is
+ * damaged (p may then hold part of it: free it), or -ENOMEM.
+ */
+int progress_parse(struct progress *p, const char *text, size_t len);
 
 /* Saves atomically, creating the directory when needed; 0 or a negative errno. */
 int progress_save(const struct progress *p);

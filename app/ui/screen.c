@@ -15,6 +15,7 @@
 #include <string.h>
 #include <sys/ioctl.h>
 #include <sys/mman.h>
+#include <term.h>
 #include <termios.h>
 #include <unistd.h>
 
@@ -153,6 +154,24 @@ static void screen_replay_stderr(void)
     screen_buffer = -1;
 }
 
+/*
+ * Whether curses knows the terminal type (-ENOENT when not) and it can address the cursor
+ * (-ENOTTY when not). TERM=dumb and types like it load fine in curses but have no cursor
+ * motion: the TUI would show a blank screen and leave its footer behind. The description is
+ * loaded and freed here without writing anything to the terminal, and an unknown type never
+ * reaches newterm(), which leaks what it allocated when it fails.
+ */
+static int screen_can_draw(void)
+{
+    int err = 0;
+    if (setupterm(NULL, STDOUT_FILENO, &err) != OK)
+        return err == 1 ? -ENOTTY : -ENOENT; /* 1: a hard-copy terminal; else unknown */
+    char *cup = tigetstr("cup");
+    int rc = cup && cup != (char *)-1 ? 0 : -ENOTTY;
+    del_curterm(cur_term); /* also makes no terminal current, for newterm() to start afresh */
+    return rc;
+}
+
 int screen_init(struct screen_caps *caps, char *why, size_t whylen)
 {
     if (screen_on)
@@ -165,7 +184,17 @@ int screen_init(struct screen_caps *caps, char *why, size_t whylen)
     /* Keep the escape key snappy: ncurses waits 1 s by default to see if a sequence follows. */
     if (!getenv("ESCDELAY"))
         set_escdelay(25);
-    screen_term = newterm(NULL, stdout, stdin);
+    int draw = screen_can_draw();
+    if (draw == -ENOTTY) {
+        /* newterm() would accept it and then draw nothing: refuse it as an unknown one. */
+        snprintf(why, whylen,
+                 "the terminal type '%s' cannot move the cursor, so the lessons cannot be drawn "
+                 "on it; try TERM=xterm-256color, or `iolab run LESSON` for a run without a "
+                 "screen",
+                 getenv("TERM") ? getenv("TERM") : "");
+        return -ENOTTY;
+    }
+    screen_term = draw == 0 ? newterm(NULL, stdout, stdin) : NULL;
     if (!screen_term) {
         snprintf(why, whylen,
                  "the terminal type '%s' is unknown to curses; try TERM=xterm-256color",

@@ -7,6 +7,8 @@
 #include <dirent.h>
 #include <fstream>
 #include <sstream>
+#include <sys/stat.h>
+#include <unistd.h>
 
 extern "C" {
 #include "lesson/lesson.h"
@@ -24,7 +26,8 @@ struct Loaded {
     explicit Loaded(const std::string &dir)
     {
         std::string libexec = build_dir() + "/libexec/iolab";
-        lesson_load_options opts = {libexec.c_str()};
+        lesson_load_options opts = {};
+        opts.libexec_dir = libexec.c_str();
         rc = lesson_pack_load(dir.c_str(), &opts, &pack, &diags);
     }
     ~Loaded()
@@ -196,4 +199,88 @@ TEST_CASE("placeholders expand in arguments")
     REQUIRE(lesson_arg_expand("{workdir}/data.bin {x} {seconds}", &v, buf, sizeof buf) > 0);
     CHECK(std::string(buf) == "/tmp/w/data.bin {x} ");
     CHECK(lesson_arg_expand("{workdir}{workdir}", &v, buf, 8) == -ENAMETOOLONG);
+}
+
+namespace
+{
+std::string read_file(const std::string &path)
+{
+    std::ifstream in(path, std::ios::binary);
+    std::stringstream ss;
+    ss << in.rdbuf();
+    return ss.str();
+}
+} // namespace
+
+// Issue 21: on main a lesson file that is a FIFO made the loader (so lint, list, run --pack and
+// the TUI) block for ever in open().
+TEST_CASE("a lesson file that is a FIFO or a directory is refused at once")
+{
+    TempDir t;
+    std::string good = data("packs/good");
+    REQUIRE(
+        system(("cp '" + good + "/pack.json' '" + good + "/a.json' '" + t.path + "/'").c_str()) ==
+        0);
+    REQUIRE(mkfifo((t / "b.json").c_str(), 0600) == 0);
+    Loaded l(t.path);
+    CHECK(l.rc == -EINVAL);
+    CHECK(l.lines(t.path) ==
+          std::vector<std::string>{
+              "b.json:1:1: not a regular file (a FIFO); make it a regular JSON file."});
+    REQUIRE(unlink((t / "b.json").c_str()) == 0);
+    REQUIRE(mkdir((t / "b.json").c_str(), 0700) == 0);
+    Loaded d(t.path);
+    CHECK(d.lines(t.path) ==
+          std::vector<std::string>{
+              "b.json:1:1: not a regular file (a directory); make it a regular JSON file."});
+}
+
+TEST_CASE("a pack that is a tree of symbolic links loads like the files they point to")
+{
+    TempDir t;
+    std::string good = data("packs/good");
+    REQUIRE(mkdir((t / "pack").c_str(), 0700) == 0);
+    for (const char *f : {"pack.json", "a.json", "b.json"})
+        REQUIRE(symlink((good + "/" + f).c_str(), (t / "pack/" + f).c_str()) == 0);
+    REQUIRE(symlink((t / "pack").c_str(), (t / "link").c_str()) == 0);
+    Loaded l(t / "link");
+    CHECK(l.lines(t / "link") == std::vector<std::string>{});
+    CHECK(l.rc == 0);
+}
+
+TEST_CASE("a pack in memory loads exactly as the same files on disk")
+{
+    std::string good = data("packs/good");
+    std::string text[3] = {read_file(good + "/pack.json"), read_file(good + "/a.json"),
+                           read_file(good + "/b.json")};
+    lesson_mem_file files[3] = {{"pack.json", text[0].data(), text[0].size()},
+                                {"a.json", text[1].data(), text[1].size()},
+                                {"b.json", text[2].data(), text[2].size()}};
+    std::string libexec = build_dir() + "/libexec/iolab";
+    lesson_load_options opts = {};
+    opts.libexec_dir = libexec.c_str();
+    lesson_pack *pack = nullptr;
+    lesson_diags diags = {};
+    REQUIRE(lesson_pack_load_mem("mem", files, 3, &opts, &pack, &diags) == 0);
+    REQUIRE(pack);
+    CHECK(pack->nlessons == 2);
+    CHECK(std::string(pack->lessons[0].steps[0].text) == "# Intro\n\nTwo lines.");
+    lesson_pack_free(pack);
+
+    // A bad one gives the same diagnostics, named after the given directory; a file that is
+    // missing from memory is missing, and the file system is never looked at.
+    text[1].replace(text[1].find("\"intro\""), 7, "\"in\\u0000tro\"");
+    files[1].data = text[1].data();
+    files[1].len = text[1].size();
+    CHECK(lesson_pack_load_mem("mem", files, 2, &opts, &pack, &diags) == -EINVAL);
+    CHECK(pack == nullptr);
+    REQUIRE(diags.n == 2);
+    CHECK(std::string(diags.v[0].file) == "mem/pack.json");
+    CHECK(std::string(diags.v[0].message).find("no file b.json") != std::string::npos);
+    CHECK(std::string(diags.v[1].file) == "mem/a.json");
+    CHECK(std::string(diags.v[1].message).find("\\u0000") != std::string::npos);
+    lesson_diags_free(&diags);
+    CHECK(lesson_pack_load_mem(good.c_str(), files, 0, &opts, &pack, &diags) == -EINVAL);
+    CHECK(diags.n == 1);
+    lesson_diags_free(&diags);
 }

@@ -4,8 +4,11 @@
 
 #include <catch2/catch.hpp>
 #include <dirent.h>
+#include <fcntl.h>
 #include <fstream>
 #include <sstream>
+#include <sys/stat.h>
+#include <unistd.h>
 
 extern "C" {
 #include "progress/progress.h"
@@ -230,4 +233,150 @@ TEST_CASE("iolab progress: prints, and reset needs --yes without a terminal")
     CHECK(code == 0);
     CHECK(out.find("was damaged") != std::string::npos);
     CHECK(out.find("progress.json.damaged-") != std::string::npos);
+}
+
+// Issue 21: on main each of these was read as valid progress (a duplicated key's records then
+// vanished at the next save; a NUL cut a string short or hid what followed it).
+TEST_CASE("progress: a key given twice, a NUL, bytes that are not UTF-8 or trailing text are "
+          "damage")
+{
+    const std::string bad[] = {
+        R"({"format": 1, "packs": {"core": {"done": ["a/x"]}, "core": {"done": ["b/y"]}}})",
+        R"({"format": 1, "packs": {"core": {"done": ["a/x"], "done": ["b/y"]}}})",
+        R"({"format": 1, "packs": {"core": {"answers": {"a/q": "1", "a/q": "2"}}}})",
+        R"({"format": 1, "format": 1, "packs": {}})",
+        R"({"format": 1, "packs": {"core": {"done": ["a/x\u0000y"]}}})",
+        std::string(R"({"format": 1, "packs": {"core": {"done": ["a/x"]}}})") + '\0' + "junk",
+        std::string(R"({"format": 1, "packs": {"core": {"done": ["a/x)") + "\xff" + R"("]}}})",
+        R"({"format": 1, "packs": {}} {"more": 1})",
+    };
+    for (const auto &text : bad) {
+        INFO("file: " << text);
+        TempDir t;
+        std::string path = t / "progress.json";
+        {
+            std::ofstream f(path, std::ios::binary);
+            f.write(text.data(), (std::streamsize)text.size());
+        }
+        struct progress *p = nullptr;
+        REQUIRE(progress_load(path.c_str(), &p) == 0);
+        REQUIRE(p->damaged != nullptr);
+        CHECK(p->npacks == 0);
+        CHECK(slurp(p->damaged) == text); // kept byte for byte
+        progress_free(p);
+    }
+}
+
+// Issue 21: on main a FIFO blocked progress_load() (and `iolab progress`) for ever.
+TEST_CASE("progress: a FIFO or a directory is refused at once and left alone")
+{
+    TempDir t;
+    std::string fifo = t / "progress.json";
+    REQUIRE(mkfifo(fifo.c_str(), 0600) == 0);
+    struct progress *p = nullptr;
+    CHECK(progress_load(fifo.c_str(), &p) == -EINVAL);
+    CHECK(p == nullptr);
+    struct stat st;
+    REQUIRE(stat(fifo.c_str(), &st) == 0);
+    CHECK(S_ISFIFO(st.st_mode)); // not moved aside: it is not a file iolab wrote
+
+    std::string dir = t / "dir.json";
+    REQUIRE(mkdir(dir.c_str(), 0700) == 0);
+    CHECK(progress_load(dir.c_str(), &p) == -EINVAL);
+
+    // A link to a regular file is followed.
+    std::string real = t / "real.json", link = t / "link.json";
+    spit(real, R"({"format": 1, "packs": {"core": {"done": ["a/x"]}}})");
+    REQUIRE(symlink(real.c_str(), link.c_str()) == 0);
+    REQUIRE(progress_load(link.c_str(), &p) == 0);
+    CHECK(progress_is_done(p, "core", "a", "x"));
+    progress_free(p);
+
+    std::vector<std::string> env = {"XDG_STATE_HOME=" + t.path, "HOME=" + t.path};
+    REQUIRE(mkdir((t / "iolab").c_str(), 0700) == 0);
+    REQUIRE(mkfifo((t / "iolab/progress.json").c_str(), 0600) == 0);
+    auto [code, out] = run({bin("iolab"), "progress"}, env);
+    CHECK(code == 1);
+    CHECK(out.find("progress.json: not a regular file (a FIFO); move it away") !=
+          std::string::npos);
+}
+
+// Issue 21: on main a file of any size was read whole (the bound was 16 MiB and then the file
+// was called damaged). The bound is now PROGRESS_MAX_BYTES, said in the message.
+TEST_CASE("progress: a file above the bound is refused without being read")
+{
+    TempDir t;
+    std::string path = t / "progress.json";
+    int fd = open(path.c_str(), O_WRONLY | O_CREAT, 0600);
+    REQUIRE(fd >= 0);
+    REQUIRE(ftruncate(fd, (off_t)PROGRESS_MAX_BYTES + 1) == 0); // sparse: no disk used
+    close(fd);
+    struct progress *p = nullptr;
+    CHECK(progress_load(path.c_str(), &p) == -EFBIG);
+    CHECK(access(path.c_str(), F_OK) == 0);
+
+    std::vector<std::string> env = {"XDG_STATE_HOME=" + t.path, "HOME=" + t.path};
+    REQUIRE(mkdir((t / "iolab").c_str(), 0700) == 0);
+    REQUIRE(rename(path.c_str(), (t / "iolab/progress.json").c_str()) == 0);
+    auto [code, out] = run({bin("iolab"), "progress"}, env);
+    CHECK(code == 1);
+    CHECK(out.find("larger than 256 MiB") != std::string::npos);
+}
+
+// Issue 21: on main this load took seconds (each record searched the ones before it). Only
+// completeness is checked here; tests/bench/bench_progress times it.
+TEST_CASE("progress: 400,000 records load completely and in order")
+{
+    TempDir t;
+    std::string path = t / "progress.json";
+    const size_t n = 400000;
+    {
+        std::ofstream f(path);
+        f << R"({"format": 1, "packs": {"core": {"done": [)";
+        for (size_t i = 0; i < n; i++)
+            f << (i ? "," : "") << "\"l" << i % 1000 << "/s" << i << "\"";
+        f << "], \"answers\": {";
+        for (size_t i = 0; i < 1000; i++)
+            f << (i ? "," : "") << "\"l" << i << "/q\": \"" << i << "\"";
+        f << R"(}, "last": {"lesson": "l7", "step": "s7"}}}})";
+    }
+    struct progress *p = nullptr;
+    REQUIRE(progress_load(path.c_str(), &p) == 0);
+    REQUIRE(p->damaged == nullptr);
+    REQUIRE(p->npacks == 1);
+    const progress_pack *pk = &p->packs[0];
+    REQUIRE(pk->ndone == n);
+    CHECK(std::string(pk->done[0]) == "l0/s0");
+    CHECK(std::string(pk->done[n - 1]) == "l999/s399999");
+    CHECK(pk->nanswers == 1000);
+    CHECK(progress_lesson_done(p, "core", "l7") == n / 1000);
+    CHECK(std::string(pk->last_step) == "s7");
+    progress_free(p);
+}
+
+// Issue 21: on main `--reset nosuch --yes` said it forgot 0 records and exited 0.
+TEST_CASE("iolab progress --reset of a lesson or pack with no records is an error")
+{
+    TempDir t;
+    std::vector<std::string> env = {"XDG_STATE_HOME=" + t.path, "HOME=" + t.path};
+    struct progress *p = nullptr;
+    REQUIRE(progress_load((t / "iolab/progress.json").c_str(), &p) == 0);
+    progress_mark_done(p, "core", "echo", "epoll");
+    progress_mark_done(p, "core", "files", "sendfile");
+    REQUIRE(progress_save(p) == 0);
+    progress_free(p);
+
+    auto [code, out] = run({bin("iolab"), "progress", "--reset", "nosuch", "--yes"}, env);
+    CHECK(code == 1);
+    CHECK(out.find("no progress is recorded for lesson 'nosuch'; lessons with progress: echo, "
+                   "files.") != std::string::npos);
+    std::tie(code, out) =
+        run({bin("iolab"), "progress", "--reset", "--pack", "nope", "--yes"}, env);
+    CHECK(code == 1);
+    CHECK(out.find("packs with progress: core") != std::string::npos);
+    std::tie(code, out) = run({bin("iolab"), "progress"}, env);
+    CHECK(out.find("done  echo/epoll") != std::string::npos); // nothing was changed
+    std::tie(code, out) = run({bin("iolab"), "progress", "--reset", "echo", "--yes"}, env);
+    CHECK(code == 0);
+    CHECK(out.find("(1 record)") != std::string::npos);
 }

@@ -110,5 +110,40 @@ TEST_CASE("retired and moving slots count; a read that overlaps a move is retrie
     page->overflow_claims = 2;
     CHECK(tally_overflow(page) == 3);
     iolab_page_unmap(page, 8);
+}
+
+// Issue 21: on main a program that wrote huge counts into its slots made the sums wrap (iolab
+// showed 18446744073709550766 calls) and nothing said the figures were forged.
+TEST_CASE("values no shim writes are left out of the sums, which never wrap, and are marked")
+{
+    int fd = -1;
+    struct iolab_page *page = nullptr;
+    REQUIRE(iolab_page_create(16, &fd, &page) == 0);
+    struct iolab_slot *a = claim(page, 0, 1);
+    struct iolab_slot *b = claim(page, 0, 1);
+    a->calls[IOLAB_CALL_READ].count = 5;
+    b->calls[IOLAB_CALL_READ].count = UINT64_MAX - 3;
+    b->calls[IOLAB_CALL_WRITE].bytes = UINT64_MAX;
+    b->app.hist[2] = UINT64_MAX;
+    struct tally_totals t;
+    tally_sum(page, 16, 0, TALLY_ANY_RUN, &t);
+    CHECK(t.forged);
+    CHECK(t.calls[IOLAB_CALL_READ].count == 5);
+    CHECK(t.calls[IOLAB_CALL_WRITE].bytes == 0);
+    CHECK(t.hist[2] == 0);
+
+    // A header that claims more slots than the page validated has: bounded, and marked.
+    b->calls[IOLAB_CALL_READ].count = 1;
+    b->calls[IOLAB_CALL_WRITE].bytes = 0;
+    b->app.hist[2] = 0;
+    tally_sum(page, 16, 0, TALLY_ANY_RUN, &t);
+    CHECK_FALSE(t.forged);
+    CHECK(t.calls[IOLAB_CALL_READ].count == 6);
+    page->next_slot = UINT32_MAX;
+    page->nslots = UINT32_MAX;
+    tally_sum(page, 16, 0, TALLY_ANY_RUN, &t);
+    CHECK(t.forged);
+    CHECK(t.calls[IOLAB_CALL_READ].count == 6);
+    iolab_page_unmap(page, 16);
     close(fd);
 }
