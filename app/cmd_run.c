@@ -73,15 +73,6 @@ struct run_problems {
     size_t n;
 };
 
-static const struct {
-    const char *name;
-    enum jail_tier tier;
-} run_tiers[] = {
-    {"full", JAIL_TIER_FULL},
-    {"reduced", JAIL_TIER_REDUCED},
-    {"minimal", JAIL_TIER_MINIMAL},
-};
-
 static void run_usage(FILE *out)
 {
     fputs("usage: iolab run LESSON[/STEP] [--pack DIR] [--mode M[,M...]] [--seconds N] [--json]\n"
@@ -711,13 +702,13 @@ struct run_args {
     const char *spec, *pack_dir, *modes;
     double seconds; /* 0: the step's own */
     bool json;
-    enum jail_tier tier;
+    enum iolab_tier tier;
 };
 
 /* Parses the command line: 0 to go on, or the exit status to end with (help printed: 0 as -1). */
 static int run_parse_args(int argc, char **argv, struct run_args *o)
 {
-    *o = (struct run_args){.tier = JAIL_TIER_AUTO};
+    *o = (struct run_args){.tier = IOLAB_TIER_AUTO};
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i];
         bool has_val = i + 1 < argc;
@@ -739,14 +730,12 @@ static int run_parse_args(int argc, char **argv, struct run_args *o)
             }
         } else if (!strcmp(a, "--tier") && has_val) {
             const char *t = argv[++i];
-            size_t k = 0;
-            while (k < sizeof run_tiers / sizeof *run_tiers && strcmp(run_tiers[k].name, t))
-                k++;
-            if (k == sizeof run_tiers / sizeof *run_tiers) {
+            int k = iolab_tier_parse(t);
+            if (k < 0 || k == IOLAB_TIER_AUTO) {
                 cmd_error("--tier is full, reduced or minimal, not '%s'.", t);
                 return 2;
             }
-            o->tier = run_tiers[k].tier;
+            o->tier = (enum iolab_tier)k;
         } else if (a[0] != '-' && !o->spec) {
             o->spec = a;
         } else {
@@ -790,7 +779,7 @@ static struct lesson_pack *run_load_pack(const char *pack_dir)
 }
 
 /* Runs the resolved scenario to its end on its own loop; returns the exit status. */
-static int run_scenario(struct run *r, enum jail_tier tier)
+static int run_scenario(struct run *r, enum iolab_tier tier)
 {
     if (uv_loop_init(&r->loop) < 0) {
         cmd_error("cannot set up the event loop.");

@@ -952,23 +952,6 @@ int engine_switch_mode(struct engine *e, size_t mode)
     return engine_restart_child(e, &e->children[e->sc->modes[mode].program]);
 }
 
-int engine_restart_prog(struct engine *e, size_t prog)
-{
-    if (prog >= e->nchildren)
-        return -ENOENT;
-    if (e->state != ENGINE_RUNNING || e->switching)
-        return -EBUSY;
-    struct engine_child *c = &e->children[prog];
-    if (e->mode >= 0 && e->sc->modes[e->mode].program == prog) {
-        /* The mode's server: its interval pauses while it restarts, as in a switch. */
-        engine_publish(e);
-        e->switching = true;
-        e->mode_up = false;
-        sampler_set_mode(e->sampler, e->mode, e->sc->modes[e->mode].id, false);
-    }
-    return engine_restart_child(e, c);
-}
-
 int engine_pause(struct engine *e, bool paused)
 {
     if (e->state != ENGINE_RUNNING)
@@ -1027,12 +1010,6 @@ int engine_close_stdin(struct engine *e, size_t prog)
     return 0;
 }
 
-const struct snapshot *engine_sample_now(struct engine *e)
-{
-    engine_publish(e);
-    return engine_snapshot(e);
-}
-
 enum engine_state engine_state(const struct engine *e)
 {
     return e->state;
@@ -1046,16 +1023,6 @@ const struct snapshot *engine_snapshot(const struct engine *e)
 const char *engine_error(const struct engine *e)
 {
     return e->error;
-}
-
-const char *engine_workdir(const struct engine *e)
-{
-    return e->workdir;
-}
-
-int engine_port(const struct engine *e)
-{
-    return e->jail ? jail_port(e->jail) : 0;
 }
 
 int engine_mode(const struct engine *e)

@@ -58,7 +58,7 @@ struct engine_options {
     const char *mode;       /* mode id to start in; NULL: the scenario's default mode */
     double seconds;         /* value of {seconds} in arguments; 0: the scenario's `seconds` */
     double tick_hz;         /* sampler rate, 1..20; 0: 10 */
-    enum jail_tier tier;    /* JAIL_TIER_AUTO, or a lower tier to force */
+    enum iolab_tier tier;   /* IOLAB_TIER_AUTO, or a lower tier to force */
     double grace_s;         /* SIGTERM -> SIGKILL delay when stopping a program; 0: 2 s */
     double ready_timeout_s; /* how long a server may take to print its `ready` text; 0: 5 s */
 };
@@ -102,9 +102,6 @@ int engine_stop(struct engine *e);
  */
 int engine_switch_mode(struct engine *e, size_t mode);
 
-/* Stops and starts one program again (same mode), the others keep running. */
-int engine_restart_prog(struct engine *e, size_t prog);
-
 /* Pauses (SIGSTOP) or resumes (SIGCONT) the client programs' process trees: the load. */
 int engine_pause(struct engine *e, bool paused);
 
@@ -114,15 +111,10 @@ int engine_write(struct engine *e, size_t prog, const char *buf, size_t len);
 /* Closes a program's stdin (end of input for an interactive program). */
 int engine_close_stdin(struct engine *e, size_t prog);
 
-/* Publishes a snapshot now, outside the tick (for the final figures of a headless run). */
-const struct snapshot *engine_sample_now(struct engine *e);
-
 enum engine_state engine_state(const struct engine *e);
 const char *engine_state_name(enum engine_state s);
 const struct snapshot *engine_snapshot(const struct engine *e); /* latest; never NULL */
 const char *engine_error(const struct engine *e);               /* "" when there is none */
-const char *engine_workdir(const struct engine *e);             /* "" before the start */
-int engine_port(const struct engine *e);                        /* 0 before the start */
 int engine_mode(const struct engine *e);                        /* current mode, -1 without */
 const struct jail *engine_jail(const struct engine *e);         /* NULL when not started */
 

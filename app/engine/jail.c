@@ -30,32 +30,25 @@
 #define JAIL_REPORT_WAIT 5000 /* ms for the holder's report; it normally takes a few */
 
 struct jail {
-    pid_t holder;        /* iolab-sandbox --hold */
-    pid_t join_pid;      /* what --join names: the holder's init (full tier) or the holder */
-    int life_fd;         /* write end of the life pipe; closing it ends the jail */
-    int port;            /* the scenario's TCP port */
-    enum jail_tier tier; /* in force */
-    double timeout_s;    /* per-program wall-clock limit; 0: none */
-    char *sandbox;       /* iolab-sandbox */
-    char *workdir;       /* the scenario's work directory */
-    char session[64];    /* IOLAB_SESSION, the IPC name prefix */
-    char describe[2048]; /* the holder's `sandbox` JSON object */
-    char missing[512];   /* one line for the status bar; "" when nothing is missing */
-};
-
-static const char *const jail_tier_names[] = {
-    [JAIL_TIER_FULL] = "full",
-    [JAIL_TIER_REDUCED] = "reduced",
-    [JAIL_TIER_MINIMAL] = "minimal",
-    [JAIL_TIER_AUTO] = "auto",
+    pid_t holder;         /* iolab-sandbox --hold */
+    pid_t join_pid;       /* what --join names: the holder's init (full tier) or the holder */
+    int life_fd;          /* write end of the life pipe; closing it ends the jail */
+    int port;             /* the scenario's TCP port */
+    enum iolab_tier tier; /* in force */
+    double timeout_s;     /* per-program wall-clock limit; 0: none */
+    char *sandbox;        /* iolab-sandbox */
+    char *workdir;        /* the scenario's work directory */
+    char session[64];     /* IOLAB_SESSION, the IPC name prefix */
+    char describe[2048];  /* the holder's `sandbox` JSON object */
+    char missing[512];    /* one line for the status bar; "" when nothing is missing */
 };
 
 /* What the status line says each lower tier lacks (the advice sentence follows it). */
 static const char *const jail_tier_lacks[] = {
-    [JAIL_TIER_FULL] = "",
-    [JAIL_TIER_REDUCED] = "no private network, IPC or PID namespace",
-    [JAIL_TIER_MINIMAL] = "no namespaces and no Landlock: only rlimits and reaping",
-    [JAIL_TIER_AUTO] = "",
+    [IOLAB_TIER_FULL] = "",
+    [IOLAB_TIER_REDUCED] = "no private network, IPC or PID namespace",
+    [IOLAB_TIER_MINIMAL] = "no namespaces and no Landlock: only rlimits and reaping",
+    [IOLAB_TIER_AUTO] = "",
 };
 
 static int jail_free_port(void)
@@ -136,9 +129,9 @@ static pid_t jail_spawn_holder(struct jail *j, const struct jail_options *opts, 
     const char *argv[16] = {j->sandbox, "--hold",    fds,        "--workdir",
                             j->workdir, "--session", j->session, "--remove-workdir"};
     size_t n = 8;
-    if (opts->tier != JAIL_TIER_AUTO) {
+    if (opts->tier != IOLAB_TIER_AUTO) {
         argv[n++] = "--tier";
-        argv[n++] = jail_tier_names[opts->tier];
+        argv[n++] = iolab_tier_name(opts->tier);
     }
     argv[n] = NULL;
     pid_t pid = fork();
@@ -205,17 +198,15 @@ int jail_open(struct jail **out, const struct jail_options *opts, char *why, siz
     char tier[16] = "", advice[400] = "";
     jail_json_string(j->describe, "tier", tier, sizeof tier);
     jail_json_string(j->describe, "advice", advice, sizeof advice);
-    j->tier = JAIL_TIER_MINIMAL;
-    for (int t = 0; t < JAIL_TIER_AUTO; t++)
-        if (!strcmp(tier, jail_tier_names[t]))
-            j->tier = (enum jail_tier)t;
+    int t = iolab_tier_parse(tier);
+    j->tier = t >= 0 && t != IOLAB_TIER_AUTO ? (enum iolab_tier)t : IOLAB_TIER_MINIMAL;
     j->join_pid = (pid_t)jail_json_long(line, "pid");
     /* The launcher names POSIX message queues when its Landlock rules cannot allow them. */
     bool no_mq = strstr(j->describe, "POSIX message queues") != NULL;
-    if (j->tier != JAIL_TIER_FULL)
+    if (j->tier != IOLAB_TIER_FULL)
         snprintf(j->missing, sizeof j->missing, "%s%s. %s", jail_tier_lacks[j->tier],
                  no_mq ? "; no POSIX message queues until /dev/mqueue is mounted" : "", advice);
-    j->port = j->tier == JAIL_TIER_FULL ? JAIL_FULL_PORT : jail_free_port();
+    j->port = j->tier == IOLAB_TIER_FULL ? JAIL_FULL_PORT : jail_free_port();
     if (j->port < 0 || j->join_pid <= 0) {
         rc = j->port < 0 ? j->port : -EPROTO;
         snprintf(why, whylen, "the sandbox report is unusable: %s", line);
@@ -254,7 +245,7 @@ char **jail_argv_report(struct jail *j, char *const *prog_argv, const int *keep_
     snprintf(pid, sizeof pid, "%d", (int)j->join_pid);
     snprintf(port, sizeof port, "%d", j->port);
     snprintf(timeout, sizeof timeout, "%g", j->timeout_s);
-    const char *fixed[] = {j->sandbox,  "--join",    pid,      "--tier", jail_tier_names[j->tier],
+    const char *fixed[] = {j->sandbox,  "--join",    pid,      "--tier", iolab_tier_name(j->tier),
                            "--workdir", j->workdir,  "--port", port,     "--session",
                            j->session,  "--timeout", timeout};
     for (size_t i = 0; i < sizeof fixed / sizeof *fixed; i++)
@@ -296,14 +287,14 @@ int jail_port(const struct jail *j)
     return j->port;
 }
 
-enum jail_tier jail_tier(const struct jail *j)
+enum iolab_tier jail_tier(const struct jail *j)
 {
     return j->tier;
 }
 
-const char *jail_tier_name(enum jail_tier tier)
+const char *jail_tier_name(enum iolab_tier tier)
 {
-    return jail_tier_names[tier];
+    return iolab_tier_name(tier);
 }
 
 const char *jail_missing(const struct jail *j)

@@ -9,20 +9,15 @@
 #ifndef IOLAB_JAIL_H
 #define IOLAB_JAIL_H
 
+#include "tier.h"
+
 #include <stddef.h>
 #include <sys/types.h>
-
-enum jail_tier {
-    JAIL_TIER_FULL,    /* user, PID, network, IPC and mount namespaces */
-    JAIL_TIER_REDUCED, /* Landlock, subreaper, pidfds, IPC sweep */
-    JAIL_TIER_MINIMAL, /* rlimits and reaping only */
-    JAIL_TIER_AUTO,    /* for jail_options.tier: the best this machine allows */
-};
 
 struct jail_options {
     const char *sandbox_path; /* iolab-sandbox */
     const char *workdir;      /* the scenario's work directory (created by the engine) */
-    enum jail_tier tier;      /* JAIL_TIER_AUTO, or a lower tier to force */
+    enum iolab_tier tier;     /* IOLAB_TIER_AUTO, or a lower tier to force */
     double timeout_s;         /* wall-clock limit for each program; 0: none */
 };
 
@@ -46,8 +41,8 @@ void jail_argv_free(char **argv);
 /* The TCP port the scenario's servers should use ({port} in lesson arguments). */
 int jail_port(const struct jail *j);
 
-enum jail_tier jail_tier(const struct jail *j);
-const char *jail_tier_name(enum jail_tier tier); /* "full", "reduced", "minimal" */
+enum iolab_tier jail_tier(const struct jail *j);
+const char *jail_tier_name(enum iolab_tier tier); /* "full", "reduced", "minimal" */
 
 /* What the tier in force lacks and how to get the full tier; NULL when nothing is missing. */
 const char *jail_missing(const struct jail *j);

@@ -241,11 +241,6 @@ void screen_restore(void)
     screen_replay_stderr();
 }
 
-bool screen_active(void)
-{
-    return screen_on;
-}
-
 /*
  * Hands the terminal over to another program (the learner's editor) and takes it back: the
  * terminal is in its normal mode, with stderr where it was, until screen_resume() redraws.

@@ -62,9 +62,6 @@ void screen_restore(void);
 void screen_suspend(void);
 void screen_resume(void);
 
-/* Whether curses is active (between screen_init and screen_restore). */
-bool screen_active(void);
-
 /* Follows a terminal size change (after SIGWINCH): curses learns the new size. */
 void screen_resize(void);
 

@@ -138,7 +138,7 @@ static void runview_start(struct runview *v, int mode)
     struct engine_options eo = {
         .mode = mode >= 0 ? v->sc->modes[mode].id : NULL,
         .tick_hz = v->c->tick_hz,
-        .tier = JAIL_TIER_AUTO,
+        .tier = IOLAB_TIER_AUTO,
     };
     struct engine_callbacks cb = {
         .data = v,

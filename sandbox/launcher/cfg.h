@@ -4,6 +4,8 @@
  * joining program agree on the same limits, work directory and tier without a second channel.
  */
 #ifndef SBX_CFG_H
+#include "tier.h"
+
 #define SBX_CFG_H
 
 #include <stdbool.h>
@@ -12,13 +14,11 @@
 #define CFG_MAX_KEEP    16
 #define CFG_MAX_PRELOAD 8 /* LD_PRELOAD libraries opened ahead of the jail */
 
-enum cfg_tier { CFG_TIER_FULL, CFG_TIER_REDUCED, CFG_TIER_MINIMAL, CFG_TIER_AUTO };
-
 enum cfg_mode { CFG_MODE_RUN, CFG_MODE_PROBE, CFG_MODE_HOLD, CFG_MODE_JOIN, CFG_MODE_HELP };
 
 struct cfg {
     enum cfg_mode mode;     /* what this invocation does */
-    enum cfg_tier tier;     /* requested (AUTO) or forced tier; after set-up, the tier in force */
+    enum iolab_tier tier;   /* requested (AUTO) or forced tier; after set-up, the tier in force */
     const char *workdir;    /* the only writable place (with its tmp/); NULL: the current dir */
     const char *session;    /* IOLAB_SESSION: the per-session IPC name prefix */
     int port;               /* the scenario's TCP port (Landlock net rules); 0: none */

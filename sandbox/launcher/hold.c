@@ -195,5 +195,5 @@ int hold_run(struct cfg *c, const struct probe *p)
         return 1;
     }
     prctl(PR_SET_NAME, "iolab-jail");
-    return c->tier == CFG_TIER_FULL ? hold_full(c, p) : hold_other(c, p);
+    return c->tier == IOLAB_TIER_FULL ? hold_full(c, p) : hold_other(c, p);
 }

@@ -86,16 +86,11 @@ static int set_session(struct cfg *c, const char *v)
 }
 static int set_tier(struct cfg *c, const char *v)
 {
-    static const char *const names[] = {[CFG_TIER_FULL] = "full",
-                                        [CFG_TIER_REDUCED] = "reduced",
-                                        [CFG_TIER_MINIMAL] = "minimal",
-                                        [CFG_TIER_AUTO] = "auto"};
-    for (int t = 0; t <= CFG_TIER_AUTO; t++)
-        if (!strcmp(v, names[t])) {
-            c->tier = (enum cfg_tier)t;
-            return 0;
-        }
-    return -EINVAL;
+    int t = iolab_tier_parse(v);
+    if (t < 0)
+        return -EINVAL;
+    c->tier = (enum iolab_tier)t;
+    return 0;
 }
 static int set_port(struct cfg *c, const char *v)
 {
@@ -290,7 +285,7 @@ static int main_launch(struct cfg *c)
 {
     sigset_t old;
     supervise_block(&old);
-    bool full = c->tier == CFG_TIER_FULL;
+    bool full = c->tier == IOLAB_TIER_FULL;
     if (!full)
         prctl(PR_SET_CHILD_SUBREAPER, 1);
     pid_t self = getpid();
@@ -336,7 +331,7 @@ static int main_launch(struct cfg *c)
 
 static int main_join(struct cfg *c)
 {
-    if (c->tier == CFG_TIER_FULL) {
+    if (c->tier == IOLAB_TIER_FULL) {
         /* Opened before the setns(), while the holder's pid is still the one we were given. */
         c->holder_fd = (int)syscall(SYS_pidfd_open, c->join_pid, 0);
         int rc = c->holder_fd < 0 ? -errno : ns_join(c->join_pid, c->root);
@@ -366,7 +361,7 @@ static int main_run(struct cfg *c)
         }
         snprintf(tmp, sizeof tmp, "%s/tmp", c->workdir);
     }
-    if (c->tier == CFG_TIER_FULL) {
+    if (c->tier == IOLAB_TIER_FULL) {
         int rc = ns_create(c->root, tmp[0] ? tmp : NULL);
         if (rc < 0) {
             fprintf(stderr, "iolab-sandbox: cannot build the namespaces: %s\n", strerror(-rc));
@@ -385,7 +380,7 @@ int main(int argc, char **argv)
 {
     struct cfg c = {
         .mode = CFG_MODE_RUN,
-        .tier = CFG_TIER_AUTO,
+        .tier = IOLAB_TIER_AUTO,
         .grace_s = 1,
         .nproc = 256,
         .as_mb = MAIN_DEFAULT_AS_MB,
@@ -416,7 +411,7 @@ int main(int argc, char **argv)
      * process must kill the subtree itself. */
     pid_t parent = getppid();
     struct probe p;
-    if (c.mode != CFG_MODE_JOIN || c.tier == CFG_TIER_AUTO) {
+    if (c.mode != CFG_MODE_JOIN || c.tier == IOLAB_TIER_AUTO) {
         if (probe_run(&p) < 0) {
             fprintf(stderr, "iolab-sandbox: the probe failed: %s\n", strerror(errno));
             return 127;
@@ -431,7 +426,7 @@ int main(int argc, char **argv)
     }
     if (c.mode == CFG_MODE_HOLD)
         return hold_run(&c, &p);
-    prctl(PR_SET_PDEATHSIG, c.tier == CFG_TIER_FULL ? SIGKILL : SIGPWR);
+    prctl(PR_SET_PDEATHSIG, c.tier == IOLAB_TIER_FULL ? SIGKILL : SIGPWR);
     if (getppid() != parent)
         return 137;
     c.nproc_limit = prog_nproc_limit(&c, c.tier);

@@ -18,16 +18,9 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-static const char *const probe_tier_names[] = {
-    [CFG_TIER_FULL] = "full",
-    [CFG_TIER_REDUCED] = "reduced",
-    [CFG_TIER_MINIMAL] = "minimal",
-    [CFG_TIER_AUTO] = "auto",
-};
-
-const char *probe_tier_name(enum cfg_tier t)
+const char *probe_tier_name(enum iolab_tier t)
 {
-    return probe_tier_names[t];
+    return iolab_tier_name(t);
 }
 
 /* The namespace path in a child: its exit status says how far it got. */
@@ -68,14 +61,14 @@ int probe_run(struct probe *p)
     return 0;
 }
 
-enum cfg_tier probe_tier(const struct probe *p, enum cfg_tier wanted)
+enum iolab_tier probe_tier(const struct probe *p, enum iolab_tier wanted)
 {
-    enum cfg_tier best = CFG_TIER_MINIMAL;
+    enum iolab_tier best = IOLAB_TIER_MINIMAL;
     if (p->namespaces && p->pidfd)
-        best = CFG_TIER_FULL;
+        best = IOLAB_TIER_FULL;
     else if (p->landlock_fs && p->landlock_net && p->subreaper)
-        best = CFG_TIER_REDUCED;
-    if (wanted != CFG_TIER_AUTO && wanted > best)
+        best = IOLAB_TIER_REDUCED;
+    if (wanted != IOLAB_TIER_AUTO && wanted > best)
         best = wanted;
     return best;
 }
@@ -87,16 +80,16 @@ struct probe_gap {
 };
 
 static const struct probe_gap probe_gaps[] = {
-    [CFG_TIER_FULL] = {.missing = "", .advice = ""},
-    [CFG_TIER_REDUCED] = {.missing =
-                              "\"private network (ports are allocated on the host loopback)\","
-                              "\"private IPC (the objects the programs recorded are swept)\","
-                              "\"PID namespace (descendants are found by subreaper)\"",
-                          .advice =
-                              "Allow unprivileged user namespaces (Ubuntu: sysctl "
-                              "kernel.apparmor_restrict_unprivileged_userns=0; Debian: sysctl "
-                              "kernel.unprivileged_userns_clone=1) to get the full sandbox."},
-    [CFG_TIER_MINIMAL] =
+    [IOLAB_TIER_FULL] = {.missing = "", .advice = ""},
+    [IOLAB_TIER_REDUCED] = {.missing =
+                                "\"private network (ports are allocated on the host loopback)\","
+                                "\"private IPC (the objects the programs recorded are swept)\","
+                                "\"PID namespace (descendants are found by subreaper)\"",
+                            .advice =
+                                "Allow unprivileged user namespaces (Ubuntu: sysctl "
+                                "kernel.apparmor_restrict_unprivileged_userns=0; Debian: sysctl "
+                                "kernel.unprivileged_userns_clone=1) to get the full sandbox."},
+    [IOLAB_TIER_MINIMAL] =
         {.missing = "\"private network (ports are allocated on the host loopback)\","
                     "\"private IPC (the objects the programs recorded are swept)\","
                     "\"PID namespace (descendants are found by subreaper)\","
@@ -108,18 +101,18 @@ static const struct probe_gap probe_gaps[] = {
                    "(Linux 6.7 or later) to get a stronger sandbox."},
 };
 
-int probe_json(const struct probe *p, enum cfg_tier tier, char *buf, size_t len)
+int probe_json(const struct probe *p, enum iolab_tier tier, char *buf, size_t len)
 {
     const struct probe_gap *g = &probe_gaps[tier];
-    bool full_possible = probe_tier(p, CFG_TIER_AUTO) == CFG_TIER_FULL;
+    bool full_possible = probe_tier(p, IOLAB_TIER_AUTO) == IOLAB_TIER_FULL;
     const char *advice = g->advice;
     /* Landlock confines POSIX message queues like files: they work only beneath a mounted
        /dev/mqueue, which systemd machines have and this kind of minimal system may not. */
-    const char *mq = tier == CFG_TIER_REDUCED && access("/dev/mqueue", F_OK) != 0
+    const char *mq = tier == IOLAB_TIER_REDUCED && access("/dev/mqueue", F_OK) != 0
                          ? ",\"POSIX message queues (mount /dev/mqueue: mount -t mqueue none "
                            "/dev/mqueue)\""
                          : "";
-    if (tier != CFG_TIER_FULL && full_possible)
+    if (tier != IOLAB_TIER_FULL && full_possible)
         advice = "This machine allows the full sandbox: drop --tier (or IOLAB_SANDBOX_TIER) to "
                  "use it.";
     int n = snprintf(

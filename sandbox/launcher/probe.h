@@ -27,11 +27,11 @@ struct probe {
 int probe_run(struct probe *p);
 
 /* The best tier the probe allows, capped by `wanted` (AUTO: no cap). */
-enum cfg_tier probe_tier(const struct probe *p, enum cfg_tier wanted);
+enum iolab_tier probe_tier(const struct probe *p, enum iolab_tier wanted);
 
-const char *probe_tier_name(enum cfg_tier t);
+const char *probe_tier_name(enum iolab_tier t);
 
 /* {"tier":...,"features":{...},"missing":[...],"advice":"..."} into buf; 0 or -ENAMETOOLONG. */
-int probe_json(const struct probe *p, enum cfg_tier tier, char *buf, size_t len);
+int probe_json(const struct probe *p, enum iolab_tier tier, char *buf, size_t len);
 
 #endif

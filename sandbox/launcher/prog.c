@@ -41,9 +41,9 @@ static const struct prog_limit prog_limits[] = {
     {.resource = RLIMIT_NOFILE, .offset = offsetof(struct cfg, nofile), .unit = 1},
 };
 
-long prog_nproc_limit(const struct cfg *c, enum cfg_tier tier)
+long prog_nproc_limit(const struct cfg *c, enum iolab_tier tier)
 {
-    if (tier == CFG_TIER_FULL && !c->root)
+    if (tier == IOLAB_TIER_FULL && !c->root)
         return c->nproc + 8; /* a fresh count in the user namespace; 8 for the jail's own */
     uid_t uid = c->root ? c->run_uid : getuid();
     long n = 0;
@@ -172,7 +172,7 @@ static void prog_close_others(int *keep, int n)
     close_range((unsigned)lo, ~0U, 0);
 }
 
-_Noreturn void prog_exec(const struct cfg *c, enum cfg_tier tier, pid_t parent)
+_Noreturn void prog_exec(const struct cfg *c, enum iolab_tier tier, pid_t parent)
 {
     const char *name = c->argv[0];
     sigset_t none;
@@ -202,14 +202,14 @@ _Noreturn void prog_exec(const struct cfg *c, enum cfg_tier tier, pid_t parent)
     if (c->workdir) {
         char tmp[4096];
         snprintf(tmp, sizeof tmp, "%s/tmp", c->workdir);
-        setenv("TMPDIR", tier == CFG_TIER_FULL ? "/tmp" : tmp, 1);
+        setenv("TMPDIR", tier == IOLAB_TIER_FULL ? "/tmp" : tmp, 1);
     }
     if (c->session)
         setenv("IOLAB_SESSION", c->session, 1);
     /* Where the shim records the IPC objects the programs create, for the lower tiers' sweep
      * (sweep.c); the full tier's IPC namespace dies with the jail and needs no record. */
     char log[4096];
-    if (tier != CFG_TIER_FULL && sweep_log_env(log, sizeof log) == 0)
+    if (tier != IOLAB_TIER_FULL && sweep_log_env(log, sizeof log) == 0)
         setenv(IOLAB_ENV_IPC_LOG, log, 1);
     else
         unsetenv(IOLAB_ENV_IPC_LOG);
@@ -234,10 +234,10 @@ _Noreturn void prog_exec(const struct cfg *c, enum cfg_tier tier, pid_t parent)
     if (drop && (setgroups(0, NULL) < 0 || setresgid(c->run_gid, c->run_gid, c->run_gid) < 0 ||
                  setresuid(c->run_uid, c->run_uid, c->run_uid) < 0))
         prog_fail("dropping to the unprivileged uid", name, errno);
-    if (tier != CFG_TIER_MINIMAL) {
-        int rc = landlock_apply(wd, tier == CFG_TIER_FULL && c->workdir, c->port,
-                                tier == CFG_TIER_REDUCED);
-        if (rc < 0 && !(tier == CFG_TIER_FULL && rc == -EOPNOTSUPP))
+    if (tier != IOLAB_TIER_MINIMAL) {
+        int rc = landlock_apply(wd, tier == IOLAB_TIER_FULL && c->workdir, c->port,
+                                tier == IOLAB_TIER_REDUCED);
+        if (rc < 0 && !(tier == IOLAB_TIER_FULL && rc == -EOPNOTSUPP))
             prog_fail("Landlock", name, -rc);
     }
     extern char **environ;

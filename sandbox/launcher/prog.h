@@ -10,13 +10,13 @@
 #include "cfg.h"
 
 /* Runs c->argv in the calling (freshly forked) process under the limits of tier `tier`. */
-_Noreturn void prog_exec(const struct cfg *c, enum cfg_tier tier, pid_t parent);
+_Noreturn void prog_exec(const struct cfg *c, enum iolab_tier tier, pid_t parent);
 
 /* Finds and opens the executable as execvp would; 0 or a negative errno. Done before the
  * namespaces are entered, since the private /tmp may hide where the program lives. */
 int prog_open(struct cfg *c);
 
 /* The RLIMIT_NPROC value that lets the program add c->nproc processes to those its uid has. */
-long prog_nproc_limit(const struct cfg *c, enum cfg_tier tier);
+long prog_nproc_limit(const struct cfg *c, enum iolab_tier tier);
 
 #endif

@@ -145,7 +145,7 @@ int main(int argc, char **argv)
     double base = median_of(direct, starts);
     printf("start-up, median of %d (ms): /bin/true directly %.3f\n", starts, base);
     static const char *const tiers[] = {"full", "reduced", "minimal"};
-    static const enum jail_tier tier_ids[] = {JAIL_TIER_FULL, JAIL_TIER_REDUCED, JAIL_TIER_MINIMAL};
+    static const enum iolab_tier tier_ids[] = {IOLAB_TIER_FULL, IOLAB_TIER_REDUCED, IOLAB_TIER_MINIMAL};
     for (int t = 0; t < 3; t++) {
         char wd[] = "/tmp/iolab-bench-XXXXXX";
         if (!mkdtemp(wd))
@@ -182,7 +182,7 @@ int main(int argc, char **argv)
     char wd[] = "/tmp/iolab-bench-XXXXXX";
     if (!mkdtemp(wd))
         return 1;
-    struct jail_options o = {.sandbox_path = sandbox, .workdir = wd, .tier = JAIL_TIER_AUTO};
+    struct jail_options o = {.sandbox_path = sandbox, .workdir = wd, .tier = IOLAB_TIER_AUTO};
     struct jail *j;
     char why[256];
     if (jail_open(&j, &o, why, sizeof why) < 0) {

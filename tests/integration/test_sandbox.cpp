@@ -237,9 +237,9 @@ TEST_CASE("Killing iolab with SIGKILL mid-scenario leaves nothing behind", "[san
                 struct jail_options o = {};
                 o.sandbox_path = sb.c_str();
                 o.workdir = wd;
-                o.tier = tier == "full"      ? JAIL_TIER_FULL
-                         : tier == "reduced" ? JAIL_TIER_REDUCED
-                                             : JAIL_TIER_MINIMAL;
+                o.tier = tier == "full"      ? IOLAB_TIER_FULL
+                         : tier == "reduced" ? IOLAB_TIER_REDUCED
+                                             : IOLAB_TIER_MINIMAL;
                 struct jail *j = nullptr;
                 char why[256];
                 if (jail_open(&j, &o, why, sizeof why) < 0) {
