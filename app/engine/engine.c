@@ -18,6 +18,7 @@
  * (libuv's rule), counted in `closing`.
  */
 #include "engine.h"
+#include "report.h"
 #include "metrics/sampler.h"
 
 #include "iolab_page.h"
@@ -312,20 +313,6 @@ static void engine_read_report(uv_stream_t *s, ssize_t n, const uv_buf_t *buf)
     }
 }
 
-/* One number of the report line ("key":N); false when it is missing. */
-static bool engine_report_field(const char *line, const char *key, uint64_t *out)
-{
-    char pat[32];
-    snprintf(pat, sizeof pat, "\"%s\":", key);
-    const char *p = strstr(line, pat);
-    char *end;
-    if (!p)
-        return false;
-    errno = 0;
-    *out = strtoull(p + strlen(pat), &end, 10);
-    return errno == 0 && end != p + strlen(pat);
-}
-
 /*
  * Hands the run's kernel totals to the sampler, which tops up what its samples missed. No
  * report (the sandbox could not start the program, or was killed) leaves the samples as they are.
@@ -334,10 +321,12 @@ static void engine_reconcile(struct engine_child *c)
 {
     struct engine *e = c->e;
     struct sampler_exit x;
-    if (!e->sampler || !c->report_len || !engine_report_field(c->report, "utime_us", &x.utime_us) ||
-        !engine_report_field(c->report, "stime_us", &x.stime_us) ||
-        !engine_report_field(c->report, "nvcsw", &x.nvcsw) ||
-        !engine_report_field(c->report, "nivcsw", &x.nivcsw))
+    struct report *r = e->sampler && c->report_len ? report_parse(c->report) : NULL;
+    bool ok = r && report_u64(r, "utime_us", &x.utime_us) &&
+              report_u64(r, "stime_us", &x.stime_us) && report_u64(r, "nvcsw", &x.nvcsw) &&
+              report_u64(r, "nivcsw", &x.nivcsw);
+    report_free(r);
+    if (!ok)
         return;
     sampler_set_exit(e->sampler, (uint32_t)c->idx, c->run, &x);
 }

@@ -10,6 +10,7 @@
  * that a ^C at the terminal reaches iolab, which stops the programs in order, and not the jail.
  */
 #include "jail.h"
+#include "report.h"
 
 #include <arpa/inet.h>
 #include <errno.h>
@@ -67,29 +68,6 @@ static int jail_free_port(void)
 }
 
 /* Copies the string value of "key" in a flat JSON text into out; 0 or -ENOENT. */
-static int jail_json_string(const char *json, const char *key, char *out, size_t len)
-{
-    char pat[64];
-    snprintf(pat, sizeof pat, "\"%s\":\"", key);
-    const char *p = strstr(json, pat);
-    if (!p)
-        return -ENOENT;
-    p += strlen(pat);
-    size_t n = 0;
-    while (p[n] && p[n] != '"')
-        n++;
-    snprintf(out, len, "%.*s", (int)n, p);
-    return 0;
-}
-
-static long jail_json_long(const char *json, const char *key)
-{
-    char pat[64];
-    snprintf(pat, sizeof pat, "\"%s\":", key);
-    const char *p = strstr(json, pat);
-    return p ? strtol(p + strlen(pat), NULL, 10) : -1;
-}
-
 /* Reads the holder's first line (its report, or its error message) within the time limit. */
 static int jail_read_line(int fd, char *buf, size_t len)
 {
@@ -196,11 +174,16 @@ int jail_open(struct jail **out, const struct jail_options *opts, char *why, siz
     if (dl && j->describe[dl - 1] == '}') /* the report's own closing brace */
         j->describe[dl - 1] = '\0';
     char tier[16] = "", advice[400] = "";
-    jail_json_string(j->describe, "tier", tier, sizeof tier);
-    jail_json_string(j->describe, "advice", advice, sizeof advice);
+    struct report *d = report_parse(j->describe);
+    report_string(d, "tier", tier, sizeof tier);
+    report_string(d, "advice", advice, sizeof advice);
+    report_free(d);
     int t = iolab_tier_parse(tier);
     j->tier = t >= 0 && t != IOLAB_TIER_AUTO ? (enum iolab_tier)t : IOLAB_TIER_MINIMAL;
-    j->join_pid = (pid_t)jail_json_long(line, "pid");
+    struct report *rl = report_parse(line);
+    uint64_t pid = 0;
+    j->join_pid = report_u64(rl, "pid", &pid) && pid > 0 ? (pid_t)pid : -1;
+    report_free(rl);
     /* The launcher names POSIX message queues when its Landlock rules cannot allow them. */
     bool no_mq = strstr(j->describe, "POSIX message queues") != NULL;
     if (j->tier != IOLAB_TIER_FULL)
