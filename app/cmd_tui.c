@@ -70,41 +70,40 @@ static FILE *cmd_tui_open_log(const char *progress_path)
     return fopen(path, "ae");
 }
 
-static int cmd_tui_exec(int argc, char **argv)
+/* Parses the command line into opts and *pack_dir: 0 to go on, or the exit status (-1: help
+   was printed, exit 0). */
+static int cmd_tui_args(int argc, char **argv, struct tui_options *opts, const char **pack_dir)
 {
     static const struct option longopts[] = {
         {"pack", required_argument, NULL, 'p'}, {"tick-hz", required_argument, NULL, 't'},
         {"open", required_argument, NULL, 'o'}, {"log-first-frame", no_argument, NULL, 'f'},
         {"help", no_argument, NULL, 'h'},       {0},
     };
-    struct tui_options opts = {.tick_hz = 10};
-    clock_gettime(CLOCK_MONOTONIC, &opts.t0);
-    const char *pack_dir = NULL;
     int c;
     optind = 1;
     while ((c = getopt_long(argc, argv, "", longopts, NULL)) != -1) {
         switch (c) {
         case 'p':
-            pack_dir = optarg;
+            *pack_dir = optarg;
             break;
         case 't': {
             char *end;
-            opts.tick_hz = strtod(optarg, &end);
-            if (*end || opts.tick_hz < 1 || opts.tick_hz > 20) {
+            opts->tick_hz = strtod(optarg, &end);
+            if (*end || opts->tick_hz < 1 || opts->tick_hz > 20) {
                 cmd_error("--tick-hz takes a number from 1 to 20, not '%s'.", optarg);
                 return 2;
             }
             break;
         }
         case 'o':
-            opts.start_at = optarg;
+            opts->start_at = optarg;
             break;
         case 'f':
-            opts.log_first_frame = true;
+            opts->log_first_frame = true;
             break;
         case 'h':
             cmd_tui_usage(stdout);
-            return 0;
+            return -1;
         default:
             return 2;
         }
@@ -118,47 +117,42 @@ static int cmd_tui_exec(int argc, char **argv)
                   "and prints its figures.");
         return 2;
     }
-    setlocale(LC_ALL, "");
+    return 0;
+}
 
-    char pack_buf[PATH_MAX], libexec[PATH_MAX];
-    if (!pack_dir) {
-        if (paths_get(PATHS_PACK, pack_buf, sizeof pack_buf) < 0) {
-            cmd_error("cannot find the built-in lessons next to the iolab executable.");
-            return 1;
-        }
-        pack_dir = pack_buf;
-    }
-    if (paths_get(PATHS_LIBEXEC, libexec, sizeof libexec) < 0)
-        libexec[0] = '\0';
-    struct lesson_load_options lo = {.libexec_dir = libexec};
+/* Loads the pack to open (the built-in one without --pack); NULL after saying why. */
+static struct lesson_pack *cmd_tui_pack(const char *pack_dir, const struct lesson_load_options *lo)
+{
     struct lesson_pack *pack = NULL;
     struct lesson_diags diags = {0};
-    int rc = lesson_pack_load(pack_dir, &lo, &pack, &diags);
-    if (rc < 0) {
+    if (lesson_pack_load(pack_dir, lo, &pack, &diags) < 0) {
         lesson_diags_print(stderr, &diags);
         lesson_diags_free(&diags);
         cmd_error("the lesson pack in %s cannot be used (see above); `iolab lint %s` checks it.",
                   pack_dir, pack_dir);
-        return 1;
+        return NULL;
     }
     lesson_diags_free(&diags);
     if (pack->nlessons == 0) {
         cmd_error("the lesson pack in %s has no lessons.", pack_dir);
         lesson_pack_free(pack);
-        return 1;
+        return NULL;
     }
+    return pack;
+}
 
-    /* Installed packs join the start screen; one that does not load is named and left out. */
+/* Installed packs join the start screen; one that does not load is named and left out.
+   Returns how many went into owned[]. */
+static size_t cmd_tui_installed(const struct lesson_pack *pack,
+                                const struct lesson_load_options *lo, struct lesson_pack **owned)
+{
     char *dirs[CMD_TUI_MAX_PACKS];
-    size_t ndirs = 0;
-    const struct lesson_pack *extra[CMD_TUI_MAX_PACKS];
-    struct lesson_pack *owned[CMD_TUI_MAX_PACKS];
-    size_t nextra = 0;
+    size_t ndirs = 0, n = 0;
     paths_installed_packs(dirs, &ndirs, CMD_TUI_MAX_PACKS);
     for (size_t i = 0; i < ndirs; i++) {
         struct lesson_pack *p = NULL;
         struct lesson_diags d = {0};
-        if (lesson_pack_load(dirs[i], &lo, &p, &d) < 0)
+        if (lesson_pack_load(dirs[i], lo, &p, &d) < 0)
             fprintf(stderr,
                     "iolab: the pack in %s is left out: it has %zu problem%s; `iolab lint "
                     "%s` lists them.\n",
@@ -177,8 +171,40 @@ static int cmd_tui_exec(int argc, char **argv)
         lesson_diags_free(&d);
         free(dirs[i]);
         if (p)
-            extra[nextra] = owned[nextra] = p, nextra++;
+            owned[n++] = p;
     }
+    return n;
+}
+
+static int cmd_tui_exec(int argc, char **argv)
+{
+    struct tui_options opts = {.tick_hz = 10};
+    clock_gettime(CLOCK_MONOTONIC, &opts.t0);
+    const char *pack_dir = NULL;
+    int rc = cmd_tui_args(argc, argv, &opts, &pack_dir);
+    if (rc)
+        return rc < 0 ? 0 : rc;
+    setlocale(LC_ALL, "");
+
+    char pack_buf[PATH_MAX], libexec[PATH_MAX];
+    if (!pack_dir) {
+        if (paths_get(PATHS_PACK, pack_buf, sizeof pack_buf) < 0) {
+            cmd_error("cannot find the built-in lessons next to the iolab executable.");
+            return 1;
+        }
+        pack_dir = pack_buf;
+    }
+    if (paths_get(PATHS_LIBEXEC, libexec, sizeof libexec) < 0)
+        libexec[0] = '\0';
+    struct lesson_load_options lo = {.libexec_dir = libexec};
+    struct lesson_pack *pack = cmd_tui_pack(pack_dir, &lo);
+    if (!pack)
+        return 1;
+    const struct lesson_pack *extra[CMD_TUI_MAX_PACKS];
+    struct lesson_pack *owned[CMD_TUI_MAX_PACKS];
+    size_t nextra = cmd_tui_installed(pack, &lo, owned);
+    for (size_t i = 0; i < nextra; i++)
+        extra[i] = owned[i];
     opts.extra_packs = extra;
     opts.nextra = nextra;
 

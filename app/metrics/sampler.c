@@ -947,11 +947,10 @@ static void sampler_history_push(struct sampler *s, double t)
     s->role_ckpt_prev.bytes = bytes;
 }
 
-const struct snapshot *sampler_sample(struct sampler *s, double now_s)
+/* Reads every member of every program and folds the sums into each program's totals (now),
+   keeping the previous totals (prev) and the peaks. */
+static void sampler_read_programs(struct sampler *s)
 {
-    s->errors = 0;
-    if (sampler_scan(s) < 0)
-        s->errors++;
     /* Per-program sums over live members, plus what vanished members left behind. */
     struct sampler_raw live[SNAPSHOT_MAX_PROGS];
     memset(live, 0, sizeof live);
@@ -967,7 +966,6 @@ const struct snapshot *sampler_sample(struct sampler *s, double now_s)
         r->fig.threads += p->last.threads;
         r->nprocs++;
     }
-    double dt = s->sampled ? now_s - s->t_prev : 0.0;
     for (uint32_t i = 0; i < s->nprogs; i++) {
         struct sampler_progstate *ps = &s->progs[i];
         ps->prev = ps->now;
@@ -983,38 +981,38 @@ const struct snapshot *sampler_sample(struct sampler *s, double now_s)
         if (r->fig.threads > ps->peak_threads)
             ps->peak_threads = (uint32_t)r->fig.threads;
     }
+}
+
+/* The rate windows every sample, and once a second the checkpoints (CPU shares, recent
+   latency, throughput history) and the machine's cores and load. */
+static void sampler_checkpoints(struct sampler *s, double now_s)
+{
     bool ckpt = !s->sampled || now_s - s->t_ckpt >= 1.0;
     bool mode_changed =
         s->sampled && (s->mode != s->prev_mode || s->mode_running != s->prev_running);
     for (uint32_t i = 0; i < s->nprogs; i++)
         sampler_window_push(&s->progs[i], now_s, ckpt, mode_changed);
-    if (ckpt) {
-        for (uint32_t i = 0; i < s->nprogs; i++)
-            sampler_ckpt_push(&s->progs[i], now_s);
-        if (s->sampled)
-            sampler_history_push(s, now_s);
-        else
-            s->role_ckpt_prev.t = now_s;
-        s->t_ckpt = now_s;
-        /* The machine, once a second: what may explain a result that differs from the lesson's
-           expectation (grade/expect.h). */
-        long ncpus = sysconf(_SC_NPROCESSORS_ONLN);
-        double load;
-        s->snap.ncpus = ncpus > 0 ? (uint32_t)ncpus : 0;
-        s->snap.loadavg = getloadavg(&load, 1) == 1 ? load : -1;
-    }
+    if (!ckpt)
+        return;
+    for (uint32_t i = 0; i < s->nprogs; i++)
+        sampler_ckpt_push(&s->progs[i], now_s);
+    if (s->sampled)
+        sampler_history_push(s, now_s);
+    else
+        s->role_ckpt_prev.t = now_s;
+    s->t_ckpt = now_s;
+    /* The machine, once a second: what may explain a result that differs from the lesson's
+       expectation (grade/expect.h). */
+    long ncpus = sysconf(_SC_NPROCESSORS_ONLN);
+    double load;
+    s->snap.ncpus = ncpus > 0 ? (uint32_t)ncpus : 0;
+    s->snap.loadavg = getloadavg(&load, 1) == 1 ? load : -1;
+}
 
-    struct snapshot *sn = &s->snap;
-    sn->seq++;
-    sn->elapsed_s = now_s - s->t0;
-    sn->dt_s = dt;
-    sn->tick_hz = s->tick_hz;
-    sn->mode = s->mode;
-    sn->mode_running = s->mode_running;
-    sn->paused = s->paused;
-    sn->overflow_claims = tally_overflow(s->page);
-    sn->sample_errors = s->errors;
-    sn->nprogs = s->nprogs;
+/* Every program's figures and every role's (their sums), over the rate window; returns the
+   window's span. */
+static double sampler_figures_all(struct sampler *s, struct snapshot *sn, double now_s, double dt)
+{
     struct sampler_raw role_now[LESSON_NROLES], role_prev[LESSON_NROLES];
     uint64_t(*role_base)[IOLAB_HIST_BUCKETS] = s->role_base;
     memset(role_now, 0, sizeof role_now);
@@ -1067,7 +1065,30 @@ const struct snapshot *sampler_sample(struct sampler *s, double now_s)
         sn->roles[r].peak_procs = role_peak_procs[r];
         sn->roles[r].peak_threads = role_peak_threads[r];
     }
-    sn->rate_window_s = span;
+    return span;
+}
+
+const struct snapshot *sampler_sample(struct sampler *s, double now_s)
+{
+    s->errors = 0;
+    if (sampler_scan(s) < 0)
+        s->errors++;
+    sampler_read_programs(s);
+    double dt = s->sampled ? now_s - s->t_prev : 0.0;
+    sampler_checkpoints(s, now_s);
+
+    struct snapshot *sn = &s->snap;
+    sn->seq++;
+    sn->elapsed_s = now_s - s->t0;
+    sn->dt_s = dt;
+    sn->tick_hz = s->tick_hz;
+    sn->mode = s->mode;
+    sn->mode_running = s->mode_running;
+    sn->paused = s->paused;
+    sn->overflow_claims = tally_overflow(s->page);
+    sn->sample_errors = s->errors;
+    sn->nprogs = s->nprogs;
+    sn->rate_window_s = sampler_figures_all(s, sn, now_s, dt);
     /* Programs the shim never reached, so that a role's empty call table says why. */
     for (int r = 0; r < LESSON_NROLES; r++)
         sn->roles[r].uncounted = 0;
