@@ -224,11 +224,23 @@ void counterview_draw(const struct screen_caps *c, struct layout_rect r, bool fo
                        (unsigned long long)lat->samples, vin->unit ? vin->unit : "requests");
     else
         widgets_text(c, x, yb + 1, w, screen_attr(SCREEN_DIM), "latency: none measured yet");
-    widgets_printf(
-        c, x, yb + 2, w, screen_attr(SCREEN_DIM),
-        "calls: counted in libc (preload)  cpu/ctx/syscr: /proc  %.0f Hz  i: what these mean%s%s%s",
-        s->tick_hz, s->overflow_claims ? "  counter page full!" : "",
-        vin->missing ? "  sandbox: " : "", vin->missing ? vin->missing : "");
+    /* Say it loudly when a figure is short or wrong: lost counts, a program that wrote garbage
+       on its counter page, /proc reads that failed (a process vanishing mid-read is normal; a
+       steady count is not). */
+    bool forged = false;
+    for (uint32_t i = 0; i < s->nprogs; i++)
+        forged |= s->progs[i].counts_forged;
+    if (s->overflow_claims || forged || s->sample_errors)
+        widgets_printf(c, x, yb + 2, w, screen_attr(SCREEN_BAD), "incomplete or wrong: %s%s%s",
+                       s->overflow_claims ? "counter page full, counts lost  " : "",
+                       forged ? "a program wrote garbage on its counter page  " : "",
+                       s->sample_errors ? "some /proc reads failed in the last sample" : "");
+    else
+        widgets_printf(c, x, yb + 2, w, screen_attr(SCREEN_DIM),
+                       "calls: counted in libc (preload)  cpu/ctx/syscr: /proc  %.0f Hz  i: what "
+                       "these mean%s%s",
+                       s->tick_hz, vin->missing ? "  sandbox: " : "",
+                       vin->missing ? vin->missing : "");
 }
 
 void counterview_compare(const struct screen_caps *c, struct layout_rect r,
