@@ -5,6 +5,10 @@
  * registers them and calls it too.
  */
 #include "cmd.h"
+#include "lesson/lesson.h"
+#include "paths.h"
+
+#include <limits.h>
 
 #include <stdarg.h>
 #include <stdio.h>
@@ -16,11 +20,7 @@
 #endif
 
 static const struct cmd_entry *const main_commands[] = {
-    &cmd_run_entry,
-    &cmd_list_entry,
-    &cmd_lint_entry,
-    &cmd_progress_entry,
-    &cmd_check_entry,
+    &cmd_run_entry, &cmd_list_entry, &cmd_lint_entry, &cmd_progress_entry, &cmd_check_entry,
 };
 
 void cmd_error(const char *fmt, ...)
@@ -53,6 +53,31 @@ static void main_usage(FILE *out)
         main_usage_line(out, head, c->summary);
     }
     fputs("\n`iolab COMMAND --help` tells more about one command. Without a command:\n\n", out);
+}
+
+struct lesson_pack *cmd_load_pack(const char *pack_dir)
+{
+    char builtin[PATH_MAX], libexec[PATH_MAX];
+    if (!pack_dir) {
+        if (paths_get(PATHS_PACK, builtin, sizeof builtin) < 0) {
+            cmd_error("cannot find the built-in lessons next to the iolab program.");
+            return NULL;
+        }
+        pack_dir = builtin;
+    }
+    struct lesson_load_options lo = {.libexec_dir = NULL};
+    if (paths_get(PATHS_LIBEXEC, libexec, sizeof libexec) == 0)
+        lo.libexec_dir = libexec;
+    struct lesson_pack *pack = NULL;
+    struct lesson_diags diags = {0};
+    if (lesson_pack_load(pack_dir, &lo, &pack, &diags) < 0) {
+        lesson_diags_print(stderr, &diags);
+        cmd_error("the pack in %s has the problems above; `iolab lint %s` checks it.", pack_dir,
+                  pack_dir);
+        pack = NULL;
+    }
+    lesson_diags_free(&diags);
+    return pack;
 }
 
 /*

@@ -23,6 +23,11 @@ extern const struct cmd_entry cmd_check_entry;    /* iolab check LESSON/STEP ...
 /* The whole command line: what main() runs. Returns the exit status. */
 int cli_main(int argc, char **argv);
 
+struct lesson_pack;
+/* Loads a pack (the built-in one when pack_dir is NULL), or says why not in one sentence after
+   its problems and returns NULL. */
+struct lesson_pack *cmd_load_pack(const char *pack_dir);
+
 /* Prints `iolab: MESSAGE` to stderr in one line; for command-line and input errors. */
 void cmd_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 

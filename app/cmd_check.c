@@ -408,27 +408,9 @@ static int cmd_check_exec(int argc, char **argv)
         cmd_error("check needs an exercise: `iolab check LESSON/STEP`, or --solutions.");
         return 2;
     }
-    char builtin[PATH_MAX], libexec[PATH_MAX];
-    if (!pack_dir) {
-        if (paths_get(PATHS_PACK, builtin, sizeof builtin) < 0) {
-            cmd_error("cannot find the built-in lessons next to the iolab program.");
-            return 2;
-        }
-        pack_dir = builtin;
-    }
-    struct lesson_load_options lo = {.libexec_dir = NULL};
-    if (paths_get(PATHS_LIBEXEC, libexec, sizeof libexec) == 0)
-        lo.libexec_dir = libexec;
-    struct lesson_pack *pack = NULL;
-    struct lesson_diags diags = {0};
-    if (lesson_pack_load(pack_dir, &lo, &pack, &diags) < 0) {
-        lesson_diags_print(stderr, &diags);
-        lesson_diags_free(&diags);
-        cmd_error("the pack in %s has the problems above; `iolab lint %s` checks it.", pack_dir,
-                  pack_dir);
+    struct lesson_pack *pack = cmd_load_pack(pack_dir);
+    if (!pack)
         return 2;
-    }
-    lesson_diags_free(&diags);
     signal(SIGPIPE, SIG_IGN);
     int status;
     if (solutions) {

@@ -752,32 +752,6 @@ static int run_parse_args(int argc, char **argv, struct run_args *o)
     return 0;
 }
 
-/* Loads the pack (the built-in one without --pack); NULL after saying why. */
-static struct lesson_pack *run_load_pack(const char *pack_dir)
-{
-    char builtin[PATH_MAX], libexec[PATH_MAX];
-    if (!pack_dir) {
-        if (paths_get(PATHS_PACK, builtin, sizeof builtin) < 0) {
-            cmd_error("cannot find the built-in lessons next to the iolab program.");
-            return NULL;
-        }
-        pack_dir = builtin;
-    }
-    struct lesson_load_options lo = {.libexec_dir = NULL};
-    if (paths_get(PATHS_LIBEXEC, libexec, sizeof libexec) == 0)
-        lo.libexec_dir = libexec;
-    struct lesson_pack *pack = NULL;
-    struct lesson_diags diags = {0};
-    if (lesson_pack_load(pack_dir, &lo, &pack, &diags) < 0) {
-        lesson_diags_print(stderr, &diags);
-        cmd_error("the pack in %s has the problems above; `iolab lint %s` checks it.", pack_dir,
-                  pack_dir);
-        pack = NULL;
-    }
-    lesson_diags_free(&diags);
-    return pack;
-}
-
 /* Runs the resolved scenario to its end on its own loop; returns the exit status. */
 static int run_scenario(struct run *r, enum iolab_tier tier)
 {
@@ -852,7 +826,7 @@ static int cmd_run_exec(int argc, char **argv)
     int status = run_parse_args(argc, argv, &o);
     if (status)
         return status < 0 ? 0 : status;
-    struct lesson_pack *pack = run_load_pack(o.pack_dir);
+    struct lesson_pack *pack = cmd_load_pack(o.pack_dir);
     if (!pack)
         return 1;
     struct run *r = calloc(1, sizeof *r);

@@ -145,7 +145,8 @@ int main(int argc, char **argv)
     double base = median_of(direct, starts);
     printf("start-up, median of %d (ms): /bin/true directly %.3f\n", starts, base);
     static const char *const tiers[] = {"full", "reduced", "minimal"};
-    static const enum iolab_tier tier_ids[] = {IOLAB_TIER_FULL, IOLAB_TIER_REDUCED, IOLAB_TIER_MINIMAL};
+    static const enum iolab_tier tier_ids[] = {IOLAB_TIER_FULL, IOLAB_TIER_REDUCED,
+                                               IOLAB_TIER_MINIMAL};
     for (int t = 0; t < 3; t++) {
         char wd[] = "/tmp/iolab-bench-XXXXXX";
         if (!mkdtemp(wd))
