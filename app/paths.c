@@ -47,6 +47,7 @@ int paths_get(enum paths_part part, char *buf, size_t len)
         [PATHS_PACK] = "/share/iolab/lessons",
         [PATHS_INCLUDE] = "/share/iolab/include",
         [PATHS_SCHEMA] = "/share/iolab/schema",
+        [PATHS_TEMPLATE] = "/share/iolab/template",
     };
     int rc = paths_find_prefix();
     if (rc < 0)

@@ -16,6 +16,7 @@ enum paths_part {
     PATHS_PACK,    /* PREFIX/share/iolab/lessons: the built-in pack */
     PATHS_INCLUDE, /* PREFIX/share/iolab/include: iolab_counters.h, for packs' own programs */
     PATHS_SCHEMA,  /* PREFIX/share/iolab/schema: the JSON Schemas of pack files */
+    PATHS_TEMPLATE, /* PREFIX/share/iolab/template: the pack `iolab new` writes */
 };
 
 /* Writes the absolute path of a part into buf; 0 or a negative errno. */
