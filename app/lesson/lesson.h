@@ -134,6 +134,8 @@ struct lesson_expect {
     enum lesson_cmp op;
 };
 
+struct lesson_predict;
+
 struct lesson_scenario {
     struct lesson_program *programs; /* servers first, in the order they start */
     size_t nprograms;
@@ -151,6 +153,8 @@ struct lesson_scenario {
     int study;    /* the program under study (index), whose calls per request the comparison
                      shows; -1: the first server, or the first program without a server */
     bool latency; /* the step is about waiting: the comparison shows p50 and p99 latency */
+    struct lesson_predict *predicts; /* prediction questions asked before it starts (quiz.h) */
+    size_t npredicts;
 };
 
 struct lesson_kind;
