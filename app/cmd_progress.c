@@ -202,12 +202,15 @@ static void cmd_progress_packs_free(struct progress_packs *k)
     }
 }
 
-/* The login name, as the export's default learner. */
+/* The login name ($LOGNAME, $USER, else the account's), as the export's default learner. */
 static const char *cmd_progress_login(void)
 {
+    const char *names[] = {getenv("LOGNAME"), getenv("USER")};
+    for (size_t i = 0; i < sizeof names / sizeof *names; i++)
+        if (names[i] && names[i][0])
+            return names[i];
     struct passwd *pw = getpwuid(getuid());
-    const char *user = getenv("USER");
-    return pw && pw->pw_name && pw->pw_name[0] ? pw->pw_name : user && user[0] ? user : "learner";
+    return pw && pw->pw_name && pw->pw_name[0] ? pw->pw_name : "learner";
 }
 
 /* Writes text to path atomically ("-": stdout); 0 or -errno. */

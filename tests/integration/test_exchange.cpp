@@ -1,0 +1,242 @@
+// Progress that travels (iolab progress --export / --import / --summary): an export read back
+// into an empty store is the same progress; an import into a store with newer records keeps
+// them, takes the older ones' place only where the file is newer, never undoes a done step and
+// never drops a field; an instructor's summary of three exports; a file that is not an export
+// changes nothing.
+#include "helpers.hpp"
+
+#include <catch2/catch.hpp>
+#include <cjson/cJSON.h>
+#include <fstream>
+#include <sstream>
+
+using namespace iolab_test;
+
+namespace
+{
+
+std::string slurp(const std::string &path)
+{
+    std::ifstream f(path);
+    std::stringstream s;
+    s << f.rdbuf();
+    return s.str();
+}
+
+// A learner's own state directory, with a progress file written as the store writes it.
+struct Learner {
+    std::string state;
+    std::vector<std::string> env;
+    Learner(const TempDir &t, const std::string &name, const std::string &progress = "")
+        : state(t / name),
+          env({"XDG_STATE_HOME=" + state, "XDG_DATA_HOME=" + (t / "data"), "USER=" + name,
+               "LOGNAME=" + name})
+    {
+        REQUIRE(system(("mkdir -p '" + state + "/iolab'").c_str()) == 0);
+        if (!progress.empty())
+            std::ofstream(state + "/iolab/progress.json") << progress;
+    }
+    std::pair<int, std::string> iolab(std::vector<std::string> args) const
+    {
+        args.insert(args.begin(), bin("iolab"));
+        return run(args, env);
+    }
+    // The store as `iolab progress --json` prints it.
+    cJSON *store() const
+    {
+        auto [code, out] = iolab({"progress", "--json"});
+        REQUIRE(code == 0);
+        cJSON *j = cJSON_Parse(out.c_str());
+        REQUIRE(j);
+        return j;
+    }
+};
+
+const cJSON *step_of(const cJSON *store, const char *pack, const char *step)
+{
+    const cJSON *pk = cJSON_GetObjectItem(cJSON_GetObjectItem(store, "packs"), pack);
+    return cJSON_GetObjectItem(cJSON_GetObjectItem(pk, "steps"), step);
+}
+
+bool is_done(const cJSON *store, const char *pack, const char *step)
+{
+    const cJSON *pk = cJSON_GetObjectItem(cJSON_GetObjectItem(store, "packs"), pack);
+    const cJSON *d;
+    cJSON_ArrayForEach(d, cJSON_GetObjectItem(pk, "done"))
+    {
+        if (!strcmp(d->valuestring, step))
+            return true;
+    }
+    return false;
+}
+
+double num(const cJSON *o, const char *key)
+{
+    const cJSON *v = cJSON_GetObjectItem(o, key);
+    return cJSON_IsNumber(v) ? v->valuedouble : -1;
+}
+
+const char *alice_progress = R"({"format": 1, "packs": {"linux-io": {
+  "done": ["concurrency/problem", "zerocopy/yours"],
+  "last": {"lesson": "zerocopy", "step": "yours"},
+  "steps": {
+    "concurrency/problem": {"updated": 1000, "done_at": 1000},
+    "zerocopy/yours": {"updated": 3000, "done_at": 2500,
+                       "fields": {"exercise": {"attempts": 4, "first_pass": 3, "solution_viewed": true}}},
+    "stdio/check": {"updated": 2000,
+                    "fields": {"quiz": {"questions": [{"chosen": [1], "tries": 2, "right": false}]},
+                               "predict": {"answers": [2]}}}}}}})";
+
+} // namespace
+
+TEST_CASE("exchange: an export imported into an empty store is the same progress")
+{
+    TempDir t;
+    Learner alice(t, "alice", alice_progress), empty(t, "elsewhere");
+    std::string file = t / "alice.json";
+    auto [ecode, eout] = alice.iolab({"progress", "--export", file});
+    INFO(eout);
+    REQUIRE(ecode == 0);
+    std::string text = slurp(file);
+    CHECK(text.find("\"learner\": \"alice\"") != std::string::npos); // the login name by default
+    CHECK(text.find("\"id\": \"linux-io\", \"version\": \"1.0\"") != std::string::npos);
+
+    auto [icode, iout] = empty.iolab({"progress", "--import", file});
+    INFO(iout);
+    REQUIRE(icode == 0);
+    CHECK(iout.find("Imported alice's progress from " + file +
+                    ": 3 steps: 3 new, 0 newer than yours (taken), 0 older (yours kept, with "
+                    "what it added), 0 unchanged; 2 steps now done.") != std::string::npos);
+    CHECK(iout.find("  new     linux-io/zerocopy/yours (now done)") != std::string::npos);
+
+    cJSON *a = alice.store(), *b = empty.store();
+    for (const char *s : {"concurrency/problem", "zerocopy/yours", "stdio/check"}) {
+        INFO(s);
+        CHECK(is_done(a, "linux-io", s) == is_done(b, "linux-io", s));
+        CHECK(cJSON_Compare(step_of(a, "linux-io", s), step_of(b, "linux-io", s), 1));
+    }
+    CHECK(num(step_of(b, "linux-io", "zerocopy/yours"), "done_at") == 2500); // times travel
+    cJSON_Delete(a);
+    cJSON_Delete(b);
+
+    // Again: nothing changes.
+    auto [again, aout] = empty.iolab({"progress", "--import", file});
+    CHECK(again == 0);
+    CHECK(aout.find("0 new, 0 newer than yours (taken), 0 older (yours kept, with what it "
+                    "added), 3 unchanged; 0 steps now done.") != std::string::npos);
+}
+
+TEST_CASE("exchange: an import keeps newer records, takes older ones' place, loses nothing")
+{
+    TempDir t;
+    Learner alice(t, "alice", alice_progress);
+    // This machine: the quiz answered later (newer: stays), the problem step touched earlier and
+    // not done (older: the file's done record wins), the exercise done earlier with a field the
+    // file does not have (older, but done and its field stay).
+    Learner home(t, "home", R"({"format": 1, "packs": {"linux-io": {
+      "done": ["zerocopy/yours"],
+      "steps": {
+        "stdio/check": {"updated": 9000, "done_at": 0,
+                        "fields": {"quiz": {"questions": [{"chosen": [0], "tries": 7, "right": true}]}}},
+        "concurrency/problem": {"updated": 500, "done_at": 0,
+                                "fields": {"predict": {"answers": [3]}}},
+        "zerocopy/yours": {"updated": 1500, "done_at": 1200,
+                           "fields": {"sweep": {"points": 2}}}}}}})");
+    std::string file = t / "alice.json";
+    REQUIRE(alice.iolab({"progress", "--export", file, "--learner", "alice"}).first == 0);
+    auto [code, out] = home.iolab({"progress", "--import", file});
+    INFO(out);
+    REQUIRE(code == 0);
+    CHECK(out.find("3 steps: 0 new, 2 newer than yours (taken), 1 older (yours kept, with what "
+                   "it added), 0 unchanged; 1 step now done.") != std::string::npos);
+    CHECK(out.find("  newer   linux-io/concurrency/problem (now done)") != std::string::npos);
+    CHECK(out.find("  merged  linux-io/stdio/check") != std::string::npos);
+
+    cJSON *h = home.store();
+    const cJSON *quiz = cJSON_GetObjectItem(
+        cJSON_GetObjectItem(step_of(h, "linux-io", "stdio/check"), "fields"), "quiz");
+    char *qtext = cJSON_PrintUnformatted(quiz);
+    CHECK(std::string(qtext).find("\"tries\":7") != std::string::npos); // the newer one stayed
+    free(qtext);
+    CHECK(cJSON_GetObjectItem( // and got the field only the file had
+        cJSON_GetObjectItem(step_of(h, "linux-io", "stdio/check"), "fields"), "predict"));
+    CHECK(num(step_of(h, "linux-io", "stdio/check"), "updated") == 9000);
+
+    const cJSON *prob = step_of(h, "linux-io", "concurrency/problem");
+    CHECK(is_done(h, "linux-io", "concurrency/problem"));
+    CHECK(num(prob, "updated") == 1000);
+    CHECK(num(prob, "done_at") == 1000);
+    CHECK(cJSON_GetObjectItem(cJSON_GetObjectItem(prob, "fields"), "predict")); // kept
+
+    const cJSON *ex = step_of(h, "linux-io", "zerocopy/yours");
+    CHECK(is_done(h, "linux-io", "zerocopy/yours"));
+    CHECK(num(ex, "done_at") == 1200); // the earlier done time
+    CHECK(num(ex, "updated") == 3000);
+    CHECK(cJSON_GetObjectItem(cJSON_GetObjectItem(ex, "fields"), "sweep"));
+    CHECK(cJSON_GetObjectItem(cJSON_GetObjectItem(ex, "fields"), "exercise"));
+    cJSON_Delete(h);
+
+    // Importing the other way never undoes what the other machine had done.
+    std::string back = t / "home.json";
+    REQUIRE(home.iolab({"progress", "--export", back}).first == 0);
+    REQUIRE(alice.iolab({"progress", "--import", back}).first == 0);
+    cJSON *a = alice.store();
+    CHECK(is_done(a, "linux-io", "zerocopy/yours"));
+    CHECK(is_done(a, "linux-io", "concurrency/problem"));
+    cJSON_Delete(a);
+}
+
+TEST_CASE("exchange: an instructor's summary of three exports, as a table and as CSV")
+{
+    TempDir t;
+    Learner alice(t, "alice", alice_progress);
+    Learner bob(t, "bob", R"({"format": 1, "packs": {"linux-io": {
+      "done": ["concurrency/problem", "stdio/check"],
+      "steps": {"stdio/check": {"updated": 4000, "done_at": 4000,
+                "fields": {"quiz": {"questions": [{"tries": 1, "right": true}, {"tries": 2, "right": true}]}}}}}}})");
+    Learner carol(t, "carol", R"({"format": 1, "packs": {"linux-io": {"done": ["concurrency/problem"]}}})");
+    std::vector<std::string> files;
+    for (const Learner *l : {&alice, &bob, &carol}) {
+        files.push_back(l->state + ".json");
+        REQUIRE(l->iolab({"progress", "--export", files.back()}).first == 0);
+    }
+    auto [code, out] = run({bin("iolab"), "progress", "--summary", files[0], files[1], files[2]});
+    INFO(out);
+    REQUIRE(code == 0);
+    CHECK(out.find("learner  concurrency/problem  zerocopy/yours     stdio/check\n"
+                   "alice    done                 done 4x +solution  started 2x\n"
+                   "bob      done                 -                  done 3x\n"
+                   "carol    done                 -                  -\n") != std::string::npos);
+    CHECK(out.find("3 learners, 3 steps.") != std::string::npos);
+
+    auto [ccode, csv] =
+        run({bin("iolab"), "progress", "--summary", "--csv", files[0], files[1], files[2]});
+    INFO(csv);
+    REQUIRE(ccode == 0);
+    CHECK(csv.find("learner,concurrency/problem done,concurrency/problem tries,") == 0);
+    CHECK(csv.find("\nalice,1,0,0,1,4,1,0,2,0\nbob,1,0,0,0,0,0,1,3,0\ncarol,1,0,0,0,0,0,0,0,0\n") !=
+          std::string::npos);
+}
+
+TEST_CASE("exchange: a file that is not an export changes nothing, in one sentence")
+{
+    TempDir t;
+    Learner home(t, "home", alice_progress);
+    std::string before = slurp(home.state + "/iolab/progress.json");
+    std::string bad = t / "bad.json";
+    std::ofstream(bad) << R"({"iolab_progress": 1, "learner": "x", "packs": [{"id": "p", "steps": [{"step": "a/b", "done": "yes", "done_at": 0, "updated": 0}]}]})";
+    auto [code, out] = home.iolab({"progress", "--import", bad});
+    CHECK(code == 1);
+    CHECK(out == "iolab: " + bad +
+                     ": packs[0].steps[0]: \"done\" must be true or false; nothing was imported.\n");
+    std::ofstream(bad, std::ios::trunc) << "{\"iolab_progress\": 1,\n  oops}";
+    auto [code2, out2] = home.iolab({"progress", "--import", bad});
+    CHECK(code2 == 1);
+    CHECK(out2.find("iolab: " + bad + ": 2:") == 0); // the line cJSON stopped on
+    CHECK(out2.find(": this is not valid JSON; nothing was imported.\n") != std::string::npos);
+    CHECK(slurp(home.state + "/iolab/progress.json") == before);
+
+    auto [scode, sout] = run({bin("iolab"), "progress", "--summary"});
+    CHECK(scode == 2);
+    CHECK(sout.find("--summary needs the exports") != std::string::npos);
+}
