@@ -1,7 +1,7 @@
 /*
  * iolab new DIR [--id ID] [--title TEXT]: writes a small pack that passes lint, for an author to
- * rewrite: one lesson with a text step, a run step on a built-in demo and an exercise with its
- * own solution, each step's text saying what its keys do, and a README.md on working with the
+ * rewrite: one lesson with a text step, a run step on a built-in demo, a quiz and an exercise
+ * with its own solution, each step's text saying what its keys do, and a README.md on working with the
  * pack. The files are a template installed with iolab (share/iolab/template, from
  * assets/template), whose @WORD@s are filled in here.
  *
@@ -36,8 +36,8 @@ static void cmd_new_usage(FILE *out)
 {
     fputs("usage: iolab new DIR [--id ID] [--title TEXT]\n\n"
           "Writes a small lesson pack into DIR (which must not exist, or be empty): pack.json,\n"
-          "one lesson with a text step, a run step and an exercise with its solution, and a\n"
-          "README.md saying how to lint, check and try it. Each step's text says what its keys\n"
+          "one lesson with a text step, a run step, a quiz and an exercise with its solution, and\n"
+          "a README.md saying how to lint, check and try it. Each step's text says what its keys\n"
           "do. --id sets the pack's id (default: DIR's name), --title its title.\n",
           out);
 }
@@ -314,7 +314,7 @@ static int cmd_new_exec(int argc, char **argv)
         return 1;
     }
     printf("Wrote the pack \"%s\" (id %s) in %s:\n"
-           "  pack.json, first.json (a text step, a run step, an exercise),\n"
+           "  pack.json, first.json (a text step, a run step, a quiz, an exercise),\n"
            "  exercises/first/echo/echo.c (the exercise's solution), README.md\n"
            "Next: iolab lint %s; iolab check --pack %s; iolab --pack %s\n",
            title, id, dir, dir, dir, dir);

@@ -48,7 +48,11 @@ TEST_CASE("new: the pack it writes lints clean, follows the schema and passes io
     auto [lcode, lout] = run({bin("iolab"), "lint", pack}, e.env, 120);
     INFO(lout);
     CHECK(lcode == 0);
-    CHECK(lout.find("no problems") != std::string::npos);
+    CHECK(lout.find("1 lesson, 4 steps: no problems") != std::string::npos);
+    std::string lesson = slurp(pack + "/first.json");
+    for (const char *kind : {"\"kind\": \"text\"", "\"kind\": \"run\"", "\"kind\": \"quiz\"",
+                             "\"kind\": \"exercise\""})
+        CHECK(lesson.find(kind) != std::string::npos);
 
     auto [scode, sout] =
         run({"/usr/bin/python3", source_dir() + "/tests/schema/schema_check.py",
