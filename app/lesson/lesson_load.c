@@ -697,9 +697,9 @@ void load_program_missing(struct load *ld, const cJSON *v)
                       prog);
         else
             load_diag(ld, v, 0,
-                      "program \"%s\" is neither an executable file of this pack (%s/%s) nor "
+                      "program \"%s\" is neither an executable file of this pack (%s) nor "
                       "built by pack.json's \"build\"; add the file or a build entry for \"%s\".",
-                      prog, ld->dir, rel, rel);
+                      prog, rel, rel);
         return;
     }
     if (strchr(prog, '/')) {
@@ -966,9 +966,12 @@ static void load_build_sources(struct load *ld, const cJSON *arr, struct lesson_
         return;
     }
     const cJSON *v;
+    bool any_c = false;
     cJSON_ArrayForEach(v, arr)
     {
         const char *rel = load_pack_rel(v->valuestring);
+        size_t rl = strlen(rel);
+        any_c |= rl > 2 && !strcmp(rel + rl - 2, ".c");
         if (!load_inside_pack(rel)) {
             load_diag(ld, v, 0,
                       "source \"%s\" must be a file inside the pack, such as "
@@ -1002,7 +1005,7 @@ static void load_build_sources(struct load *ld, const cJSON *arr, struct lesson_
         if (bl > 2 && !strcmp(base + bl - 2, ".c"))
             b->sources[b->nsources++] = load_strdup(ld, base);
     }
-    if (b->nfiles && !b->nsources)
+    if (cJSON_GetArraySize(arr) && !any_c)
         load_diag(ld, arr, 0,
                   "no source of \"%s\" is a .c file; list the C files to compile "
                   "(headers may be listed too).",
