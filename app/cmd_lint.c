@@ -18,7 +18,8 @@ static void cmd_lint_usage(FILE *out)
 {
     fputs("usage: iolab lint DIR\n\n"
           "Checks the lesson pack in DIR (pack.json and one JSON file per lesson): syntax, keys,\n"
-          "types, ids, programs, placeholders, sizes and checks. Prints every problem as\n"
+          "types, ids, programs, placeholders, sizes and checks; the programs the pack builds\n"
+          "from its own C sources (pack.json \"build\") must build. Prints every problem as\n"
           "file:line:col: message and exits 1 when there is any, 0 when the pack is clean.\n",
           out);
 }

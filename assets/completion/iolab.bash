@@ -8,14 +8,20 @@ _iolab()
 {
     local cur=${COMP_WORDS[COMP_CWORD]} cmd=${COMP_WORDS[1]}
     if [ "$COMP_CWORD" -eq 1 ]; then
-        COMPREPLY=($(compgen -W "run list lint progress --pack --tick-hz --open --help --version" -- "$cur"))
+        COMPREPLY=($(compgen -W "run list lint progress check new --pack --tick-hz --open --help --version" -- "$cur"))
         return
     fi
     case "$cmd" in
     run) COMPREPLY=($(compgen -W "$(_iolab_ids) --mode --seconds --json --pack --tier --help" -- "$cur")) ;;
     list) COMPREPLY=($(compgen -W "--pack --json --help" -- "$cur")) ;;
     lint) COMPREPLY=($(compgen -d -- "$cur")) ;;
-    progress) COMPREPLY=($(compgen -W "--json --reset --yes --pack --help" -- "$cur")) ;;
+    progress)
+        case "$cur" in
+        -*) COMPREPLY=($(compgen -W "--json --reset --yes --pack --export --import --learner --summary --csv --help" -- "$cur")) ;;
+        *) COMPREPLY=($(compgen -f -- "$cur")) ;;
+        esac
+        ;;
+    new) COMPREPLY=($(compgen -d -W "--id --title --help" -- "$cur")) ;;
     --pack) COMPREPLY=($(compgen -d -- "$cur")) ;;
     esac
 }
