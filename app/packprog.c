@@ -10,6 +10,7 @@
 #include <errno.h>
 #include <limits.h>
 #include <stdarg.h>
+#include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
 #include <uv.h>
@@ -79,24 +80,56 @@ static void packprog_point(struct lesson_pack *pack, const struct lesson_build *
         }
 }
 
-/* The command with {include} replaced (the others are build.c's); strings in store. */
+/* FNV-1a of a file's bytes, 0 when it cannot be read. */
+static unsigned long long packprog_file_hash(const char *path)
+{
+    FILE *f = fopen(path, "rb");
+    unsigned long long h = 0xcbf29ce484222325ull;
+    int c;
+    if (!f)
+        return 0;
+    while ((c = getc(f)) != EOF) {
+        h ^= (unsigned char)c;
+        h *= 0x100000001b3ull;
+    }
+    fclose(f);
+    return h;
+}
+
+/*
+ * The command with {include} replaced (the others are build.c's); strings in store. A command
+ * that includes iolab's header also defines IOLAB_COUNTERS_H_HASH, the header's hash: the cache
+ * key covers the command, so a program built against another iolab's header is built again.
+ */
 static int packprog_command(const struct lesson_build *b, const char *include, const char **argv,
                             size_t max, char *store, size_t len)
 {
     static const char *const def[] = {PACKPROG_DEFAULT_COMMAND, NULL};
     const char *const *cmd = b->command ? (const char *const *)b->command : def;
-    size_t n = 0, used = 0;
-    for (; cmd[n] && n + 1 < max; n++) {
-        const char *at = strstr(cmd[n], "{include}");
-        argv[n] = cmd[n];
+    size_t n = 0, k = 0, used = 0;
+    bool hashed = false;
+    for (; cmd[k] && n + 2 < max; k++) {
+        const char *at = strstr(cmd[k], "{include}");
+        argv[n++] = cmd[k];
         if (!at)
             continue;
-        int w = snprintf(store + used, len - used, "%.*s%s%s", (int)(at - cmd[n]), cmd[n], include,
+        int w = snprintf(store + used, len - used, "%.*s%s%s", (int)(at - cmd[k]), cmd[k], include,
                          at + 9);
         if (w < 0 || (size_t)w >= len - used)
             return -ENAMETOOLONG;
-        argv[n] = store + used;
+        argv[n - 1] = store + used;
         used += (size_t)w + 1;
+        if (!hashed) {
+            char header[PATH_MAX + 32];
+            snprintf(header, sizeof header, "%s/iolab_counters.h", include);
+            w = snprintf(store + used, len - used, "-DIOLAB_COUNTERS_H_HASH=0x%016llx",
+                         packprog_file_hash(header));
+            if (w < 0 || (size_t)w >= len - used)
+                return -ENAMETOOLONG;
+            argv[n++] = store + used;
+            used += (size_t)w + 1;
+            hashed = true;
+        }
     }
     argv[n] = NULL;
     return 0;
