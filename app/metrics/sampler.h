@@ -70,6 +70,15 @@ int sampler_set_exit(struct sampler *s, uint32_t prog, uint32_t run, const struc
 void sampler_set_mode(struct sampler *s, int mode, const char *id, bool running);
 void sampler_set_paused(struct sampler *s, bool paused);
 
+/*
+ * How much reading a tick may do: core_share of one core at the sampler's tick rate, but at
+ * least min_items files whatever the clock says (default SAMPLER_BUDGET_MIN_ITEMS). By default
+ * the share follows the scenario's size (rotation_share(): 0.75% up to 256 processes and
+ * threads, 1.6% from 1,000); a call fixes it. core_share <= 0: no limit, all read every tick.
+ */
+#define SAMPLER_BUDGET_MIN_ITEMS 16
+void sampler_set_budget(struct sampler *s, double core_share, uint32_t min_items);
+
 /* Samples everything now (now_s: same clock as sampler_open) and returns the new snapshot. */
 const struct snapshot *sampler_sample(struct sampler *s, double now_s);
 
