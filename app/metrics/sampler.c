@@ -593,6 +593,16 @@ int sampler_set_exit(struct sampler *s, uint32_t prog, uint32_t run, const struc
                    x->stime_us * tick / 1000000u);
     sampler_top_up(&ps->dead.vol, stats_delta(now.vol, ps->base.vol), x->nvcsw);
     sampler_top_up(&ps->dead.invol, stats_delta(now.invol, ps->base.invol), x->nivcsw);
+    if (x->has_io) {
+        sampler_top_up(&ps->dead.rchar, stats_delta(now.rchar, ps->base.rchar), x->rchar);
+        sampler_top_up(&ps->dead.wchar, stats_delta(now.wchar, ps->base.wchar), x->wchar);
+        sampler_top_up(&ps->dead.syscr, stats_delta(now.syscr, ps->base.syscr), x->syscr);
+        sampler_top_up(&ps->dead.syscw, stats_delta(now.syscw, ps->base.syscw), x->syscw);
+        sampler_top_up(&ps->dead.read_bytes, stats_delta(now.read_bytes, ps->base.read_bytes),
+                       x->read_bytes);
+        sampler_top_up(&ps->dead.write_bytes, stats_delta(now.write_bytes, ps->base.write_bytes),
+                       x->write_bytes);
+    }
     ps->base_open = false;
     return 0;
 }
