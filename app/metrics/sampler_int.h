@@ -108,7 +108,6 @@ struct sampler {
     bool live;
     int loadavg_fd;       /* /proc/loadavg kept open: its last field is the last pid allocated */
     int last_pid;         /* that field at the last listing */
-    int listed_max;       /* the highest pid any listing saw: newer ones are above it */
     long pid_offset;      /* the readdir offset of pid P in /proc is P + pid_offset; 0: unknown */
     int epfd;             /* members' pidfds */
     bool need_full;       /* list /proc whole next tick (a member without a pidfd, pids wrapped) */

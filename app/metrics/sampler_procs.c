@@ -6,10 +6,10 @@
  * reading and closing three files per process every tick took a fifth of a core. So:
  *  - Births: a new process or thread takes the next pid, and /proc/loadavg's last field is the
  *    last pid allocated (in iolab's pid namespace, which sees every program's). When it has not
- *    moved, nobody was born and /proc is not listed. When it has, only the pids above the
- *    highest one seen are listed, by seeking the /proc directory to them (the kernel's readdir
- *    offset of pid P is P plus a constant, checked when the sampler opens). A pid that went
- *    backwards (pids wrapped) means a whole listing.
+ *    moved, nobody was born and /proc is not listed. When it has, only the pids handed out
+ *    since (after the old last pid, up to the new one) are listed, by seeking the /proc
+ *    directory to them (the kernel's readdir offset of pid P is P plus a constant, checked when
+ *    the sampler opens). A last pid that went backwards (pids wrapped) means a whole listing.
  *  - Deaths: each member has a pidfd in one epoll set; it becomes readable when the process
  *    exits. An exited member is read every tick while it is a zombie (those are its final
  *    figures) and handed to its program once it is reaped (see sampler.h: Exits).
@@ -92,8 +92,9 @@ static int sampler_cmp_pid(const void *a, const void *b)
     return (x > y) - (x < y);
 }
 
-/* Lists the numeric entries of /proc above pid `above` (0: all) into s->pids, sorted. */
-static int sampler_list(struct sampler *s, int above)
+/* Lists the numeric entries of /proc above pid `above` (0: all) and up to `upto` into s->pids,
+   sorted. */
+static int sampler_list(struct sampler *s, int above, int upto)
 {
     s->npids = 0;
     if (above > 0 && s->pid_offset)
@@ -107,6 +108,10 @@ static int sampler_list(struct sampler *s, int above)
         char *end;
         long pid = strtol(d->d_name, &end, 10);
         if (*end || pid <= above)
+            continue;
+        if (pid > upto && above > 0 && s->pid_offset)
+            break; /* the listing goes up by pid from the seek: the rest are older */
+        if (pid > upto)
             continue;
         if (s->npids == s->cappids) {
             size_t cap = s->cappids ? s->cappids * 2 : 512;
@@ -160,8 +165,8 @@ void sampler_watch_open(struct sampler *s)
     close(self);
     s->loadavg_fd = openat(s->proc_fd, "loadavg", O_RDONLY | O_CLOEXEC);
     s->epfd = epoll_create1(EPOLL_CLOEXEC);
-    if (s->loadavg_fd < 0 || s->epfd < 0 || sampler_last_pid(s) < 0 || sampler_list(s, 0) < 0 ||
-        s->npids < 2)
+    if (s->loadavg_fd < 0 || s->epfd < 0 || sampler_last_pid(s) < 0 ||
+        sampler_list(s, 0, INT_MAX) < 0 || s->npids < 2)
         return;
     s->live = true;
     /* The seek to pid P must give P itself, and the seek to P + 1 the next pid: then a tail
@@ -373,7 +378,7 @@ static void sampler_membership(struct sampler *s, double now_s)
 int sampler_scan(struct sampler *s)
 {
     int last = s->live ? sampler_last_pid(s) : 0; /* before the listing: a later birth moves it */
-    int rc = sampler_list(s, 0);
+    int rc = sampler_list(s, 0, INT_MAX);
     if (rc < 0)
         return rc;
     if ((rc = sampler_reserve(s, s->npids)) < 0)
@@ -409,7 +414,6 @@ int sampler_scan(struct sampler *s)
     s->nprocs = n;
     if (s->live) {
         s->last_pid = last > 0 ? last : s->last_pid;
-        s->listed_max = n ? s->procs[n - 1].pid : 0;
         s->strangers = 0;
         s->need_full = last <= 0;
     }
@@ -417,28 +421,55 @@ int sampler_scan(struct sampler *s)
     return 0;
 }
 
-/* The pids born since the last listing (above the highest seen), appended to the table. */
+/*
+ * The pids born since the last listing: those allocated after the last pid loadavg showed then,
+ * up to the one it shows now (pids are handed out in order; a wrap makes the caller list /proc
+ * whole), merged into the table. A pid already in the table with another start time was freed
+ * and reused: the old process is gone.
+ */
 static int sampler_births(struct sampler *s, int last)
 {
-    int rc = sampler_list(s, s->listed_max);
+    int rc = sampler_list(s, s->last_pid, last);
     if (rc < 0)
         return rc;
     s->last_pid = last;
+    if (s->npids == 0)
+        return 0;
     if ((rc = sampler_reserve(s, s->nprocs + s->npids)) < 0)
         return rc;
     static const struct sampler_fig none;
-    size_t first = s->nprocs;
+    size_t n = 0, o = 0;
     for (size_t i = 0; i < s->npids; i++) {
         int pid = s->pids[i];
-        if (sampler_entry_new(s, &s->procs[s->nprocs], pid, &none))
-            s->nprocs++;
-        s->listed_max = pid > s->listed_max ? pid : s->listed_max;
-    }
-    for (size_t i = first; i < s->nprocs; i++)
-        if (sampler_resolve(s, &s->procs[i], 0) >= 0)
+        struct sampler_proc born;
+        if (!sampler_entry_new(s, &born, pid, &none))
+            continue;
+        while (o < s->nprocs && s->procs[o].pid < pid)
+            s->next[n++] = s->procs[o++];
+        if (o < s->nprocs && s->procs[o].pid == pid) {
+            if (s->procs[o].starttime == born.starttime) { /* listed already */
+                s->next[n++] = s->procs[o++];
+                continue;
+            }
+            sampler_vanish(s, &s->procs[o], s->procs, s->nprocs);
             s->members_changed = true;
-        else
-            s->strangers++;
+            o++;
+        }
+        s->next[n++] = born;
+    }
+    while (o < s->nprocs)
+        s->next[n++] = s->procs[o++];
+    struct sampler_proc *t = s->procs;
+    s->procs = s->next;
+    s->next = t;
+    s->nprocs = n;
+    for (size_t i = 0; i < n; i++)
+        if (s->procs[i].prog == SAMPLER_UNKNOWN) {
+            if (sampler_resolve(s, &s->procs[i], 0) >= 0)
+                s->members_changed = true;
+            else
+                s->strangers++;
+        }
     return 0;
 }
 
@@ -488,6 +519,7 @@ int sampler_watch(struct sampler *s, double now_s)
         return sampler_scan(s);
     int rc = 0, last = sampler_last_pid(s);
     if (s->need_full || last <= 0 || last < s->last_pid || s->strangers > SAMPLER_STRANGERS_MAX)
+        /* Pids wrapped (the new ones are below the old last), or the table wants pruning. */
         rc = sampler_scan(s);
     else if (last != s->last_pid)
         rc = s->pid_offset ? sampler_births(s, last) : sampler_scan(s);

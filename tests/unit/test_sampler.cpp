@@ -267,7 +267,8 @@ TEST_CASE("a run's exit tops its figures up to the kernel's totals, each run on 
     gone(proc, "100");
     // It also read and wrote what no sample saw: the launcher's io totals top those up too.
     CHECK(snap->progs[0].f.syscr == 7);
-    struct sampler_exit x{};
+    struct sampler_exit x {
+    };
     x.utime_us = us(10 + 30 + 2);
     x.stime_us = us(5);
     x.nvcsw = 5 + 200 + 3;
@@ -297,7 +298,8 @@ TEST_CASE("a run's exit tops its figures up to the kernel's totals, each run on 
     CHECK(snap->progs[0].f.ctx_voluntary == 210);
     CHECK(sampler_set_exit(s, 0, 1, &x) == -ESRCH); // run 1 is over
     gone(proc, "300");
-    struct sampler_exit y{}; // no io reported: the sampled io stays as it is
+    struct sampler_exit y {
+    }; // no io reported: the sampled io stays as it is
     y.utime_us = us(4);
     y.nvcsw = 50;
     y.nivcsw = 3;
