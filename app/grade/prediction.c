@@ -102,17 +102,14 @@ int prediction_describe(const struct lesson_scenario *sc, const struct lesson_pr
                                      used ? ", " : "", prediction_mode_id(sc, p->modes[i]));
         return snprintf(buf, len, "%s; measured once each has run: %s", said, missing);
     }
-    const char *verdict = !a->given                   ? ""
-                          : v->state == EXPECT_AGREES ? ": right"
-                                                      : ": not this time";
+    const char *verdict = !a->given ? "" : v->state == EXPECT_AGREES ? ": right" : ": wrong";
     if (p->kind == LESSON_PREDICT_NUMBER) {
         int tol = (int)lround(p->tolerance * 100);
         return snprintf(buf, len, "%s, measured %s%s%s%s (within %d%% counts)", said,
                         prediction_num(v->measured, n2, sizeof n2), p->unit ? " " : "",
                         p->unit ? p->unit : "", verdict, tol);
     }
-    return snprintf(buf, len, "%s; the %s: %s (%s)%s", said,
-                    p->kind == LESSON_PREDICT_MOST ? "most" : "least",
-                    prediction_mode_id(sc, v->best), prediction_num(v->best_value, n1, sizeof n1),
-                    verdict);
+    return snprintf(
+        buf, len, "%s; the %s: %s (%s)%s", said, p->kind == LESSON_PREDICT_MOST ? "most" : "least",
+        prediction_mode_id(sc, v->best), prediction_num(v->best_value, n1, sizeof n1), verdict);
 }

@@ -175,6 +175,14 @@ void load_predicts(struct load *ld, const cJSON *arr, struct lesson_scenario *sc
         load_diag(ld, arr, 0, "\"predict\" is empty; remove it or add a question.");
         return;
     }
+    /* Figures are measured per mode (the grader's rows); a step without modes has none to
+       judge a prediction against. */
+    if (!sc->nmodes) {
+        load_diag(ld, arr, 0,
+                  "predictions are judged against a mode's measured figures, and this step has "
+                  "no \"modes\"; add at least one mode or remove \"predict\".");
+        return;
+    }
     sc->predicts = calloc(n, sizeof *sc->predicts);
     if (!sc->predicts) {
         ld->nomem = 1;
