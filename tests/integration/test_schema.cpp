@@ -39,7 +39,7 @@ TEST_CASE("schema: every built-in pack file and every good test pack follows the
 {
     require_jsonschema();
     auto [code, out] = schema_check({"valid", source_dir() + "/lessons", data("packs/good"),
-                                     data("packs/own-program")});
+                                     data("packs/own-program"), data("packs/quiz")});
     INFO(out);
     CHECK(code == 0);
     CHECK(out.find("0 problem(s)") != std::string::npos);
@@ -50,7 +50,7 @@ TEST_CASE("schema: structurally damaged packs break it, cross-reference damage s
     require_jsonschema();
     // Wrong types, unknown keys, missing keys, bad values of a known shape.
     for (const char *bad : {"wrong-type", "unknown-key", "missing-field", "bad-size", "bad-metric",
-                            "several", "nul-in-id"}) {
+                            "several", "nul-in-id", "quiz", "predict", "pack-build"}) {
         auto [code, out] = schema_check({"rejects", data(std::string("packs/bad/") + bad)});
         INFO(bad << ":\n" << out);
         CHECK(code == 0);
