@@ -1,8 +1,8 @@
 /*
  * iolab new DIR [--id ID] [--title TEXT]: writes a small pack that passes lint, for an author to
  * rewrite: one lesson with a text step, a run step on a built-in demo, a quiz and an exercise
- * with its own solution, each step's text saying what its keys do, and a README.md on working with the
- * pack. The files are a template installed with iolab (share/iolab/template, from
+ * with its own solution, each step's text saying what its keys do, and a README.md on working with
+ * the pack. The files are a template installed with iolab (share/iolab/template, from
  * assets/template), whose @WORD@s are filled in here.
  *
  * Nothing is ever overwritten: DIR must not exist or be an empty directory. The pack is written

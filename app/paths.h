@@ -9,13 +9,13 @@
 #include <stddef.h>
 
 enum paths_part {
-    PATHS_PREFIX,  /* PREFIX */
-    PATHS_SANDBOX, /* PREFIX/bin/iolab-sandbox */
-    PATHS_SHIM,    /* PREFIX/lib/iolab/libiolab-count.so */
-    PATHS_LIBEXEC, /* PREFIX/libexec/iolab: the demo programs */
-    PATHS_PACK,    /* PREFIX/share/iolab/lessons: the built-in pack */
-    PATHS_INCLUDE, /* PREFIX/share/iolab/include: iolab_counters.h, for packs' own programs */
-    PATHS_SCHEMA,  /* PREFIX/share/iolab/schema: the JSON Schemas of pack files */
+    PATHS_PREFIX,   /* PREFIX */
+    PATHS_SANDBOX,  /* PREFIX/bin/iolab-sandbox */
+    PATHS_SHIM,     /* PREFIX/lib/iolab/libiolab-count.so */
+    PATHS_LIBEXEC,  /* PREFIX/libexec/iolab: the demo programs */
+    PATHS_PACK,     /* PREFIX/share/iolab/lessons: the built-in pack */
+    PATHS_INCLUDE,  /* PREFIX/share/iolab/include: iolab_counters.h, for packs' own programs */
+    PATHS_SCHEMA,   /* PREFIX/share/iolab/schema: the JSON Schemas of pack files */
     PATHS_TEMPLATE, /* PREFIX/share/iolab/template: the pack `iolab new` writes */
 };
 

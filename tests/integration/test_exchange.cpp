@@ -28,9 +28,8 @@ struct Learner {
     std::string state;
     std::vector<std::string> env;
     Learner(const TempDir &t, const std::string &name, const std::string &progress = "")
-        : state(t / name),
-          env({"XDG_STATE_HOME=" + state, "XDG_DATA_HOME=" + (t / "data"), "USER=" + name,
-               "LOGNAME=" + name})
+        : state(t / name), env({"XDG_STATE_HOME=" + state, "XDG_DATA_HOME=" + (t / "data"),
+                                "USER=" + name, "LOGNAME=" + name})
     {
         REQUIRE(system(("mkdir -p '" + state + "/iolab'").c_str()) == 0);
         if (!progress.empty())
@@ -197,7 +196,8 @@ TEST_CASE("exchange: an instructor's summary of three exports, as a table and as
       "done": ["concurrency/problem", "stdio/check"],
       "steps": {"stdio/check": {"updated": 4000, "done_at": 4000,
                 "fields": {"quiz": {"questions": [{"tries": 1, "right": true}, {"tries": 2, "right": true}]}}}}}}})");
-    Learner carol(t, "carol", R"({"format": 1, "packs": {"course": {"done": ["concurrency/problem"]}}})");
+    Learner carol(t, "carol",
+                  R"({"format": 1, "packs": {"course": {"done": ["concurrency/problem"]}}})");
     std::vector<std::string> files;
     for (const Learner *l : {&alice, &bob, &carol}) {
         files.push_back(l->state + ".json");
@@ -227,11 +227,13 @@ TEST_CASE("exchange: a file that is not an export changes nothing, in one senten
     Learner home(t, "home", alice_progress);
     std::string before = slurp(home.state + "/iolab/progress.json");
     std::string bad = t / "bad.json";
-    std::ofstream(bad) << R"({"iolab_progress": 1, "learner": "x", "packs": [{"id": "p", "steps": [{"step": "a/b", "done": "yes", "done_at": 0, "updated": 0}]}]})";
+    std::ofstream(bad)
+        << R"({"iolab_progress": 1, "learner": "x", "packs": [{"id": "p", "steps": [{"step": "a/b", "done": "yes", "done_at": 0, "updated": 0}]}]})";
     auto [code, out] = home.iolab({"progress", "--import", bad});
     CHECK(code == 1);
-    CHECK(out == "iolab: " + bad +
-                     ": packs[0].steps[0]: \"done\" must be true or false; nothing was imported.\n");
+    CHECK(out ==
+          "iolab: " + bad +
+              ": packs[0].steps[0]: \"done\" must be true or false; nothing was imported.\n");
     std::ofstream(bad, std::ios::trunc) << "{\"iolab_progress\": 1,\n  oops}";
     auto [code2, out2] = home.iolab({"progress", "--import", bad});
     CHECK(code2 == 1);

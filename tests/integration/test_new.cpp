@@ -54,9 +54,8 @@ TEST_CASE("new: the pack it writes lints clean, follows the schema and passes io
                              "\"kind\": \"exercise\""})
         CHECK(lesson.find(kind) != std::string::npos);
 
-    auto [scode, sout] =
-        run({"/usr/bin/python3", source_dir() + "/tests/schema/schema_check.py",
-             build_dir() + "/share/iolab/schema", "valid", pack});
+    auto [scode, sout] = run({"/usr/bin/python3", source_dir() + "/tests/schema/schema_check.py",
+                              build_dir() + "/share/iolab/schema", "valid", pack});
     INFO(sout);
     CHECK(scode == 0);
 

@@ -34,8 +34,8 @@ TEST_CASE("package: cpack -G DEB builds iolab's package with its files and depen
     CHECK(fields.find("Package: iolab\n") != std::string::npos);
     std::string depends = fields.substr(fields.find("Depends: "));
     depends = depends.substr(0, depends.find('\n'));
-    for (const char *dep : {"gcc | c-compiler", "libc6-dev", "libc6 ", "libuv1 ", "libcjson1 ",
-                            "libncursesw6 "})
+    for (const char *dep :
+         {"gcc | c-compiler", "libc6-dev", "libc6 ", "libuv1 ", "libcjson1 ", "libncursesw6 "})
         CHECK(depends.find(dep) != std::string::npos);
 
     auto [ccode, contents] = run({"/usr/bin/dpkg-deb", "-c", deb});

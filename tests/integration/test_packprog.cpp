@@ -74,9 +74,9 @@ struct ServerFigures {
 // One headless run of the pack's step; the server's counted reads and the requests it published.
 ServerFigures run_step(const OwnPack &p)
 {
-    auto [code, out] = run({bin("iolab"), "run", "slow/watch", "--pack", p.pack, "--seconds", "2",
-                            "--json"},
-                           p.env, 120);
+    auto [code, out] =
+        run({bin("iolab"), "run", "slow/watch", "--pack", p.pack, "--seconds", "2", "--json"},
+            p.env, 120);
     INFO(out);
     REQUIRE(code == 0);
     cJSON *root = cJSON_Parse(out.c_str());
@@ -115,7 +115,7 @@ TEST_CASE("packprog: a pack's own C program is built, counted, run, and rebuilt 
     CHECK(one.counted);
     REQUIRE(one.requests > 0);
     CHECK(one.reads / one.requests > 8);
-    CHECK(one.app_requests > 0); // published by the program itself, through iolab_counters.h
+    CHECK(one.app_requests > 0);    // published by the program itself, through iolab_counters.h
     CHECK(entries(p.cache()) == 1); // unchanged: the cached build served the run
 
     // An edit of a header it includes rebuilds it, and the new program is what runs.
