@@ -56,7 +56,15 @@ struct attempt {
     bool timer_on;
     char error[1024]; /* nothing could be judged: why */
     bool done;
+    uint64_t t0;             /* uv_hrtime() when the attempt started */
+    double build_verdict_s;  /* from t0 to the learner's build verdict */
+    double decided_s;        /* from t0 to every check decided; 0: not (yet) */
 };
+
+static double check_since(const struct attempt *a)
+{
+    return (double)(uv_hrtime() - a->t0) / 1e9;
+}
 
 static int check_build(struct attempt *a, const char *src, build_done_fn done)
 {
@@ -82,10 +90,41 @@ static void check_finish(struct attempt *a)
     a->done = true;
 }
 
+/* Every check is decided: the run has shown what it had to; stop it now rather than at the end
+   of its time. */
+static void check_maybe_decided(struct attempt *a)
+{
+    if (a->decided_s > 0 || !grade_decided(&a->grader))
+        return;
+    a->decided_s = check_since(a);
+    grade_finish(&a->grader);
+    if (a->engine &&
+        (engine_state(a->engine) == ENGINE_RUNNING || engine_state(a->engine) == ENGINE_STARTING))
+        engine_stop(a->engine);
+}
+
 static void check_on_snapshot(void *data, const struct snapshot *snap)
 {
     struct attempt *a = data;
     grade_update(&a->grader, snap);
+    check_maybe_decided(a);
+}
+
+static void check_on_line(void *data, size_t prog, enum engine_stream stream, const char *line,
+                          size_t len)
+{
+    struct attempt *a = data;
+    (void)stream;
+    (void)len;
+    grade_line(&a->grader, prog, line);
+    check_maybe_decided(a);
+}
+
+static void check_on_exit(void *data, size_t prog, int status, bool expected)
+{
+    struct attempt *a = data;
+    grade_exit(&a->grader, prog, status, expected);
+    check_maybe_decided(a);
 }
 
 static void check_on_state(void *data, enum engine_state state)
@@ -95,6 +134,10 @@ static void check_on_state(void *data, enum engine_state state)
         snprintf(a->error, sizeof a->error, "the scenario could not start: %s",
                  engine_error(a->engine));
     if (state == ENGINE_STOPPED || state == ENGINE_FAILED) {
+        if (a->grader_ready && !a->grader.over) {
+            grade_finish(&a->grader); /* the time is up: what is undecided is decided now */
+            a->decided_s = check_since(a);
+        }
         engine_free(a->engine);
         a->engine = NULL;
         check_finish(a);
@@ -119,8 +162,11 @@ static void check_start_run(struct attempt *a)
     }
     a->run_ready = a->grader_ready = true;
     struct engine_options eo = {.mode = "yours", .seconds = a->seconds, .tick_hz = 10};
-    struct engine_callbacks cb = {
-        .data = a, .on_snapshot = check_on_snapshot, .on_state = check_on_state};
+    struct engine_callbacks cb = {.data = a,
+                                  .on_snapshot = check_on_snapshot,
+                                  .on_state = check_on_state,
+                                  .on_line = check_on_line,
+                                  .on_exit = check_on_exit};
     int rc = engine_create(&a->engine, a->loop, &a->run.step, &eo, &cb);
     if (rc == 0)
         rc = engine_start(a->engine);
@@ -145,6 +191,7 @@ static void check_mine_built(void *data, const struct build_result *r)
     a->mine_log = strdup(r->log ? r->log : "");
     a->mine.log = NULL;
     a->mine_ok = r->status == BUILD_OK;
+    a->build_verdict_s = check_since(a);
     if (!a->mine_ok) {
         snprintf(a->error, sizeof a->error, "%s",
                  r->status == BUILD_FAILED ? "your program does not build: the compiler's "
@@ -183,6 +230,7 @@ static void check_attempt(struct attempt *a)
     uv_loop_t loop;
     uv_loop_init(&loop);
     a->loop = &loop;
+    a->t0 = uv_hrtime();
     uv_timer_init(&loop, &a->timer);
     a->timer.data = a;
     a->timer_on = true;
@@ -234,12 +282,14 @@ static void check_print_text(const struct attempt *a)
         const struct lesson_scenario *sc = &a->run.sc;
         printf("checks (%zu of %zu hold):\n", a->grader.nholding, sc->nchecks);
         for (size_t i = 0; i < sc->nchecks; i++) {
-            char msg[256];
+            char msg[768];
             grade_message(&a->grader, i, msg, sizeof msg);
             printf("  [%s] %s: %s\n", a->grader.results[i].holds ? "ok" : "--", sc->checks[i].text,
                    msg);
         }
     }
+    if (a->grader_ready && grade_report(&a->grader))
+        printf("the sanitizer's report:\n%s", grade_report(&a->grader));
     if (a->error[0])
         printf("error: %s\n", a->error);
     printf("%s\n", check_status(a));
@@ -263,11 +313,17 @@ static void check_print_json(const struct attempt *a, struct json_out *j)
     if (a->grader_ready) {
         grade_json(&a->grader, j, "checks");
         grade_expect_json(&a->grader, j, "expected");
+        json_string(j, "report", grade_report(&a->grader));
     } else {
         json_array(j, "checks");
         json_end(j);
     }
     json_string(j, "error", a->error[0] ? a->error : NULL);
+    /* Seconds from the start of the check: to the build's verdict, to every check decided. */
+    json_object(j, "timing");
+    json_double(j, "build_verdict_s", a->build_verdict_s, 3);
+    json_double(j, "checks_decided_s", a->decided_s, 3);
+    json_end(j);
     json_end(j);
 }
 

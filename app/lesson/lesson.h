@@ -78,6 +78,13 @@ enum lesson_metric {
     LESSON_METRIC_REQUESTS, /* requests the demos published as completed */
     LESSON_METRIC_BYTES,    /* payload bytes the demos published as delivered */
     LESSON_METRIC_CALLS,    /* counted calls of one label: "calls:NAME" */
+    /* Exercise checks (grade.h feeds them): */
+    LESSON_METRIC_EXIT,     /* "exit": a program's exit status, equal to the check's "status" */
+    LESSON_METRIC_OUTPUT,   /* "output": lines of a program's output that match "match" */
+    LESSON_METRIC_SYSCR,    /* "syscr": read-family system calls, as the kernel counts them */
+    LESSON_METRIC_SYSCW,    /* "syscw": write-family system calls, likewise */
+    LESSON_METRIC_READ_SIZE, /* "bytes_per_syscr": the kernel's rchar / syscr: bytes per read */
+    LESSON_METRIC_PROCS,     /* "peak_procs": most processes of the role seen at once */
 };
 
 /*
@@ -94,6 +101,14 @@ struct lesson_check {
     int role;                  /* enum lesson_role whose figures count; -1: the default (check.h) */
     bool has_min, has_max;     /* at least one is set */
     double min, max;           /* holds when min <= value (has_min) and value <= max (has_max) */
+    /* Exercise checks (see lessons/README.md): */
+    int program;     /* "program": index of the program an exit/output check reads; -1: none */
+    char *match;     /* "match": the extended regular expression an output line must match */
+    bool has_status; /* "status": the exit status an exit check wants */
+    int status;
+    double within; /* "within": seconds the check has to hold, counted from its mode's start;
+                      0: the whole run. Past it the check is decided: failed. */
+    char *fail;    /* "fail": where to look when it fails ("see TODO 2 in main()"), or NULL */
 };
 
 /* A figure of one mode that an expected outcome compares (grade/expect.h computes them). */
