@@ -4,6 +4,8 @@
  */
 #include "exercise.h"
 
+#include <cjson/cJSON.h>
+
 #include "lesson/kind.h"
 #include "starter.h"
 
@@ -191,4 +193,48 @@ void exercise_run_free(struct exercise_run *run)
     free(run->expects);
     run->checks = NULL;
     run->expects = NULL;
+}
+
+int exercise_progress(const char *old, enum exercise_event ev, long long now, char *out,
+                      size_t len)
+{
+    cJSON *o = old ? cJSON_Parse(old) : NULL;
+    if (!cJSON_IsObject(o)) {
+        cJSON_Delete(o);
+        o = cJSON_CreateObject();
+        if (!o)
+            return -ENOMEM;
+    }
+    const cJSON *a = cJSON_GetObjectItem(o, "attempts");
+    double attempts = cJSON_IsNumber(a) ? a->valuedouble : 0;
+    bool passed = cJSON_IsNumber(cJSON_GetObjectItem(o, "first_pass"));
+    bool viewed = cJSON_IsTrue(cJSON_GetObjectItem(o, "solution_viewed"));
+    bool before = cJSON_IsTrue(cJSON_GetObjectItem(o, "solution_before_pass"));
+    cJSON *n = cJSON_CreateObject();
+    if (!n) {
+        cJSON_Delete(o);
+        return -ENOMEM;
+    }
+    if (ev == EXERCISE_ATTEMPT)
+        attempts++;
+    cJSON_AddNumberToObject(n, "attempts", attempts);
+    if (passed)
+        cJSON_AddItemToObject(n, "first_pass",
+                              cJSON_Duplicate(cJSON_GetObjectItem(o, "first_pass"), 0));
+    else if (ev == EXERCISE_PASS)
+        cJSON_AddNumberToObject(n, "first_pass", (double)now);
+    if (ev == EXERCISE_SOLUTION && !viewed) {
+        viewed = true;
+        before = !passed;
+    }
+    cJSON_AddBoolToObject(n, "solution_viewed", viewed);
+    cJSON_AddBoolToObject(n, "solution_before_pass", before);
+    char *text = cJSON_PrintUnformatted(n);
+    cJSON_Delete(n);
+    cJSON_Delete(o);
+    if (!text)
+        return -ENOMEM;
+    int rc = snprintf(out, len, "%s", text) >= (int)len ? -ENAMETOOLONG : 0;
+    free(text);
+    return rc;
 }

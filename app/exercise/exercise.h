@@ -50,4 +50,17 @@ int exercise_run_init(struct exercise_run *run, const struct lesson_exercise *ex
                       const struct lesson_step *step, const char *yours, const char *reference);
 void exercise_run_free(struct exercise_run *run);
 
+/*
+ * The exercise's progress record (the progress store's field "exercise", a JSON object):
+ *   {"attempts": N, "first_pass": UNIX_SECONDS or absent, "solution_viewed": true|false,
+ *    "solution_before_pass": true|false}
+ * attempts counts the builds of the learner's program (every save is one); first_pass is when
+ * every check first held; solution_before_pass says the solution was shown, after a
+ * confirmation, before that. exercise_progress() applies one event to old (NULL: no record yet)
+ * and writes the new record into out. 0, -ENOMEM or -ENAMETOOLONG.
+ */
+enum exercise_event { EXERCISE_ATTEMPT, EXERCISE_PASS, EXERCISE_SOLUTION };
+int exercise_progress(const char *old, enum exercise_event ev, long long now, char *out,
+                      size_t len);
+
 #endif
