@@ -138,6 +138,13 @@ static void check_on_state(void *data, enum engine_state state)
             grade_finish(&a->grader); /* the time is up: what is undecided is decided now */
             a->decided_s = check_since(a);
         }
+        const struct lesson_program *lp = &a->ex->sc->programs[a->ex->learner];
+        if (a->grader_ready && !a->grader.measured && !a->error[0] && lp->ready)
+            snprintf(a->error, sizeof a->error,
+                     "no check could be judged: your %s did not print a line containing \"%s\" "
+                     "within %g s, so the scenario never started; it must bind(), listen() and "
+                     "then print that line",
+                     lp->name, lp->ready, a->seconds);
         engine_free(a->engine);
         a->engine = NULL;
         check_finish(a);

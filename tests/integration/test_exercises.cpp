@@ -5,6 +5,7 @@
 #include "helpers.hpp"
 
 #include <catch2/catch.hpp>
+#include <chrono>
 #include <cjson/cJSON.h>
 #include <fstream>
 #include <memory>
@@ -284,4 +285,67 @@ TEST_CASE("stdio: a small buffer and a refill that drops bytes fail with their m
     std::string d = verdict(drop, "No pass loses or doubles");
     CHECK(has(d, "no: yours: "));
     CHECK(has(d, "hand out what is left in the buffer before you refill it"));
+}
+
+namespace
+{
+
+// A learner's ordered-server.c that misbehaves, checked headless: it must end, in bounded time,
+// with a verdict or a sentence, never hang.
+Result hostile(const TempDir &home, const std::string &body, double *seconds)
+{
+    TempDir dir;
+    std::ofstream(dir / "ordered-server.c")
+        << "#include <stdio.h>\n#include <stdlib.h>\n#include <string.h>\n#include <unistd.h>\n"
+           "int main(void)\n{\n"
+        << body << "\n}\n";
+    auto t0 = std::chrono::steady_clock::now();
+    Result r = check(home, kOrdered, {"--dir", dir.path});
+    *seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+    return r;
+}
+
+const char *kListening = "    printf(\"listening\\n\");\n    fflush(stdout);\n";
+
+} // namespace
+
+TEST_CASE("safety: a server that never listens, an endless loop, a fork loop and 1 GB of "
+          "output each end with a clear message",
+          "[exercises]")
+{
+    TempDir home;
+    double s = 0;
+    Result quiet = hostile(home, "    for (;;)\n        pause();", &s);
+    INFO(quiet.out);
+    CHECK(quiet.code == 2);
+    REQUIRE(quiet.json);
+    CHECK(has(cJSON_GetObjectItem(quiet.json.get(), "error")->valuestring,
+              "your server did not print a line containing \"listening\" within 4 s"));
+    CHECK(s < 30);
+
+    Result spin = hostile(home, std::string(kListening) + "    for (;;) {\n    }", &s);
+    INFO(spin.out);
+    expect_fail(spin);
+    CHECK(has(verdict(spin, "Every line gets its reply"), "no: yours: 0 of 4 requests"));
+    CHECK(has(verdict(spin, "Every line gets its reply"), "not within 3 s"));
+    CHECK(s < 30);
+
+    Result forks = hostile(home, std::string(kListening) + "    for (;;)\n        fork();", &s);
+    INFO(forks.out);
+    CHECK((forks.code == 1 || forks.code == 2));
+    REQUIRE(forks.json);
+    CHECK(std::string(cJSON_GetObjectItem(forks.json.get(), "status")->valuestring) != "pass");
+    CHECK(s < 60);
+
+    Result flood = hostile(home,
+                           std::string(kListening) +
+                               "    static char line[65536];\n    memset(line, 'x', sizeof line);\n"
+                               "    for (long i = 0; i < 16384; i++)\n"
+                               "        fwrite(line, 1, sizeof line, stdout);\n"
+                               "    for (;;)\n        pause();",
+                           &s);
+    INFO(flood.out);
+    expect_fail(flood);
+    CHECK(has(verdict(flood, "Every line gets its reply"), "not within 3 s"));
+    CHECK(s < 60);
 }
