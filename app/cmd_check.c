@@ -378,12 +378,15 @@ static int check_solutions(const struct lesson_pack *pack, bool json, double sec
                 continue;
             nex++;
             /* The solution, as the learner's program: it must pass. */
-            struct attempt sol = {.lesson = l, .step = st, .ex = ex, .seconds = seconds};
+            /* Each exercise runs as long as it says (--seconds overrides): the checks decide
+               early when they can, so only a starter waits out its time limits. */
+            double secs = seconds > 0 ? seconds : ex->sc->seconds > 0 ? ex->sc->seconds : 3;
+            struct attempt sol = {.lesson = l, .step = st, .ex = ex, .seconds = secs};
             check_paths(&sol);
             snprintf(sol.dir, sizeof sol.dir, "%s", ex->dir);
             check_attempt(&sol);
             /* The starter, generated into a fresh directory: it must build and fail. */
-            struct attempt start = {.lesson = l, .step = st, .ex = ex, .seconds = seconds};
+            struct attempt start = {.lesson = l, .step = st, .ex = ex, .seconds = secs};
             check_paths(&start);
             char tmpl[PATH_MAX];
             const char *tmp = getenv("TMPDIR");
@@ -477,7 +480,7 @@ static int cmd_check_exec(int argc, char **argv)
     signal(SIGPIPE, SIG_IGN);
     int status;
     if (solutions) {
-        status = check_solutions(pack, json, seconds > 0 ? seconds : 2);
+        status = check_solutions(pack, json, seconds);
         lesson_pack_free(pack);
         return status;
     }

@@ -124,7 +124,7 @@ void expect_starter_fails(const Exercise &e, const std::string &check_part)
 
 } // namespace
 
-TEST_CASE("ordered: the starter fails at its TODO; the solution passes", "[exercises]")
+TEST_CASE("ordered: the starter fails at its TODO and the solution passes", "[exercises]")
 {
     expect_starter_fails(kOrdered, "Every line gets its reply");
     TempDir home;
@@ -133,7 +133,7 @@ TEST_CASE("ordered: the starter fails at its TODO; the solution passes", "[exerc
     CHECK(ok.code == 0);
 }
 
-TEST_CASE("ordered: one reply and hang up; a loop that never ends at EOF", "[exercises]")
+TEST_CASE("ordered: one reply and hang up or a loop that never ends at EOF fail", "[exercises]")
 {
     TempDir home;
     Result once = variant(home, kOrdered,
@@ -159,10 +159,10 @@ TEST_CASE("ordered: one reply and hang up; a loop that never ends at EOF", "[exe
     CHECK(has(s, "no: yours: "));
     CHECK(has(s, "recvfrom calls, at most 40"));
     CHECK(has(s, "read_line() returns 0"));
-    CHECK(has(verdict(spin, "second client"), "not within 3 s"));
+    CHECK(has(verdict(spin, "second client"), "not within 5 s"));
 }
 
-TEST_CASE("chat: the starter fails; a forking server and an echo to the sender fail",
+TEST_CASE("chat: the starter and a forking server and an echo to the sender fail",
           "[exercises]")
 {
     expect_starter_fails(kChat, "ana hears ben");
@@ -185,7 +185,7 @@ TEST_CASE("chat: the starter fails; a forking server and an echo to the sender f
     CHECK(has(f, "no: yours: "));
     CHECK(has(f, "fork calls, at most 0"));
     CHECK(has(f, "one epoll loop"));
-    CHECK(has(verdict(fork, "ana hears ben"), "not within 3 s"));
+    CHECK(has(verdict(fork, "ana hears ben"), "not within 5 s"));
 
     Result echo = variant(home, kChat,
                           {{"if (clients[i].fd < 0 || &clients[i] == from)",
@@ -197,7 +197,7 @@ TEST_CASE("chat: the starter fails; a forking server and an echo to the sender f
     CHECK(has(verdict(echo, "ana hears ben"), "ok: "));
 }
 
-TEST_CASE("upload: serial, fork-and-wait and a short read each fail with their message",
+TEST_CASE("upload: serial and fork-and-wait and a short read each fail with their message",
           "[exercises]")
 {
     expect_starter_fails(kUpload, "Every upload arrives whole");
@@ -223,7 +223,7 @@ TEST_CASE("upload: serial, fork-and-wait and a short read each fail with their m
                                              "    for (int once = 0; once < 1 && got < size; once++) {"}});
     expect_fail(shortr);
     std::string r = verdict(shortr, "Every upload arrives whole");
-    CHECK(has(r, "no: yours: 0 of 8 requests"));
+    CHECK(has(r, "no: yours: 0 of 4 requests"));
     CHECK(has(r, "serve_upload() must read until size bytes"));
 }
 
@@ -276,7 +276,7 @@ TEST_CASE("stdio: a small buffer and a refill that drops bytes fail with their m
     std::string s = verdict(small, "At most one read()");
     CHECK(has(s, "no: yours: 5"));       // about 512 bytes per read system call
     CHECK(has(s, "of 4000 bytes per read system call"));
-    CHECK(has(s, "not within 3 s"));
+    CHECK(has(s, "not within 5 s"));
     CHECK(has(s, "(its TODO)"));
 
     Result drop = variant(home, kStdio, {{"if (r->pos == r->len) {",
@@ -309,8 +309,8 @@ const char *kListening = "    printf(\"listening\\n\");\n    fflush(stdout);\n";
 
 } // namespace
 
-TEST_CASE("safety: a server that never listens, an endless loop, a fork loop and 1 GB of "
-          "output each end with a clear message",
+TEST_CASE("safety: a server that never listens or loops or forks or writes 1 GB ends "
+          "with a clear message",
           "[exercises]")
 {
     TempDir home;
@@ -319,15 +319,18 @@ TEST_CASE("safety: a server that never listens, an endless loop, a fork loop and
     INFO(quiet.out);
     CHECK(quiet.code == 2);
     REQUIRE(quiet.json);
-    CHECK(has(cJSON_GetObjectItem(quiet.json.get(), "error")->valuestring,
-              "your server did not print a line containing \"listening\" within 4 s"));
+    // The engine's start-up limit or the check's own time, whichever ends first, says it.
+    std::string why = cJSON_GetObjectItem(quiet.json.get(), "error")->valuestring;
+    CHECK(has(why, "server did not print"));
+    CHECK(has(why, "listening"));
+    CHECK(has(why, " within "));
     CHECK(s < 30);
 
     Result spin = hostile(home, std::string(kListening) + "    for (;;) {\n    }", &s);
     INFO(spin.out);
     expect_fail(spin);
     CHECK(has(verdict(spin, "Every line gets its reply"), "no: yours: 0 of 4 requests"));
-    CHECK(has(verdict(spin, "Every line gets its reply"), "not within 3 s"));
+    CHECK(has(verdict(spin, "Every line gets its reply"), "not within 5 s"));
     CHECK(s < 30);
 
     Result forks = hostile(home, std::string(kListening) + "    for (;;)\n        fork();", &s);
@@ -346,6 +349,6 @@ TEST_CASE("safety: a server that never listens, an endless loop, a fork loop and
                            &s);
     INFO(flood.out);
     expect_fail(flood);
-    CHECK(has(verdict(flood, "Every line gets its reply"), "not within 3 s"));
+    CHECK(has(verdict(flood, "Every line gets its reply"), "not within 5 s"));
     CHECK(s < 60);
 }
