@@ -73,6 +73,37 @@ const char *check_metric_name(size_t i, char *buf, size_t len)
     return buf;
 }
 
+static int check_fd_kind(const char *name, size_t len)
+{
+    for (int k = 0; k < IOLAB_NFDKINDS; k++)
+        if (strlen(iolab_fd_kind_name[k]) == len && !strncmp(name, iolab_fd_kind_name[k], len))
+            return k;
+    return -1;
+}
+
+int check_fd_parse(const char *text, unsigned call, struct lesson_check *c)
+{
+    const char *gt = strchr(text, '>');
+    size_t len = gt ? (size_t)(gt - text) : strlen(text);
+    int kind = check_fd_kind(text, len), to = gt ? check_fd_kind(gt + 1, strlen(gt + 1)) : -1;
+    if (kind < 0 || (gt && to < 0))
+        return -EINVAL;
+    bool two = iolab_split_two_index(call) >= 0;
+    if ((iolab_split_one_index(call) < 0 && !two) || (gt && !two))
+        return -ENOTSUP;
+    c->fd_kind = (unsigned)kind + 1;
+    c->fd_to = gt ? (unsigned)to + 1 : 0;
+    return 0;
+}
+
+/* A role's count of the check's call, on the check's kind of descriptor when it names one. */
+static double check_calls(const struct lesson_check *c, const struct check_role_facts *rf)
+{
+    if (!c->fd_kind)
+        return (double)rf->calls[c->call];
+    return (double)iolab_fdsplit_count(&rf->fd, c->call, (int)c->fd_kind - 1, (int)c->fd_to - 1);
+}
+
 /* The metric's figure in one mode's facts. */
 static double check_mode_value(const struct lesson_check *c, const struct check_mode_facts *f)
 {
@@ -81,7 +112,7 @@ static double check_mode_value(const struct lesson_check *c, const struct check_
     if (c->metric == LESSON_METRIC_CALLS && c->role < 0) {
         double sum = 0;
         for (int r = 0; r < LESSON_NROLES; r++)
-            sum += (double)f->roles[r].calls[c->call];
+            sum += check_calls(c, &f->roles[r]);
         return sum;
     }
     const struct check_role_facts *rf = &f->roles[c->role < 0 ? LESSON_ROLE_CLIENT : c->role];
@@ -97,7 +128,7 @@ static double check_mode_value(const struct lesson_check *c, const struct check_
     case LESSON_METRIC_PROCS:
         return (double)rf->peak_procs;
     default:
-        return (double)rf->calls[c->call];
+        return check_calls(c, rf);
     }
 }
 
@@ -201,11 +232,22 @@ size_t check_eval_all(const struct lesson_scenario *sc, const struct check_facts
     return holding;
 }
 
+/* A check's fd_kind or fd_to (kind + 1) as a word. */
+static const char *check_fd_name(unsigned k)
+{
+    return k >= 1 && k <= IOLAB_NFDKINDS ? iolab_fd_kind_name[k - 1] : "?";
+}
+
 int check_describe(const struct lesson_check *check, const struct lesson_scenario *sc,
                    const struct check_result *r, char *buf, size_t len)
 {
     char unit[64];
-    if (check->metric == LESSON_METRIC_CALLS)
+    if (check->metric == LESSON_METRIC_CALLS && check->fd_kind)
+        snprintf(unit, sizeof unit, "%s calls on a %s%s%s",
+                 check->call < IOLAB_NCALLS ? iolab_call_info[check->call].label : "?",
+                 check_fd_name(check->fd_kind), check->fd_to ? " to a " : "",
+                 check->fd_to ? check_fd_name(check->fd_to) : "");
+    else if (check->metric == LESSON_METRIC_CALLS)
         snprintf(unit, sizeof unit, "%s calls",
                  check->call < IOLAB_NCALLS ? iolab_call_info[check->call].label : "?");
     else

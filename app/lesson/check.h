@@ -31,12 +31,21 @@ int check_metric_parse(const char *name, enum lesson_metric *metric, unsigned *c
  * loader uses it to suggest a spelling. buf holds the result. */
 const char *check_metric_name(size_t i, char *buf, size_t len);
 
+/*
+ * Parses a check's "fd" for call `call`: a kind ("file", "socket", "pipe", "other") or, for a
+ * call between two descriptors (sendfile, splice, copy_file_range), "SOURCE>DESTINATION".
+ * Sets c->fd_kind and c->fd_to. 0; -EINVAL for an unknown kind (why says what is known);
+ * -ENOTSUP for a call not counted by descriptor, or a pair on a one-descriptor call.
+ */
+int check_fd_parse(const char *text, unsigned call, struct lesson_check *c);
+
 struct check_role_facts {
     uint64_t requests;            /* requests completed (iolab_app.requests summed) */
     uint64_t bytes;               /* payload bytes delivered (iolab_app.bytes summed) */
     uint64_t calls[IOLAB_NCALLS]; /* counted calls by enum iolab_call_id */
     uint64_t syscr, syscw, rchar; /* the kernel's /proc/PID/io figures */
     uint32_t peak_procs;          /* most processes seen at once (not a sum: a maximum) */
+    struct iolab_fdsplit fd;      /* the same by kind of descriptor (a check's "fd") */
 };
 
 struct check_mode_facts {

@@ -51,6 +51,8 @@ struct lesson_program {
     size_t nargs;
     char *ready;      /* a server is ready when a line of its output contains this; NULL: at once */
     bool interactive; /* the learner may type into its stdin in the TUI */
+    char *faults;     /* "faults": IOLAB_FAULTS for the shim ("short=0.25,eintr=0.05,eagain=0,
+                         seed=7"), NULL without fault injection */
 };
 
 struct lesson_mode {
@@ -101,6 +103,8 @@ struct lesson_check {
     int role;                  /* enum lesson_role whose figures count; -1: the default (check.h) */
     bool has_min, has_max;     /* at least one is set */
     double min, max;           /* holds when min <= value (has_min) and value <= max (has_max) */
+    unsigned fd_kind; /* "fd": 0 any descriptor, else enum iolab_fd_kind + 1 (calls only) */
+    unsigned fd_to;   /* "fd": "src>dst": 0 any destination, else its kind + 1 */
     /* Exercise checks (see lessons/README.md): */
     int program;     /* "program": index of the program an exit/output check reads; -1: none */
     char *match;     /* "match": the extended regular expression an output line must match */
