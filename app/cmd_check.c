@@ -32,6 +32,7 @@
 #include <unistd.h>
 
 #define CHECK_LOG_SHOWN 4000 /* bytes of compiler output printed in the text output */
+#define CHECK_TAIL      8    /* last lines of the learner's program kept for the report */
 
 /* One exercise, built and run once. */
 struct attempt {
@@ -59,6 +60,10 @@ struct attempt {
     uint64_t t0;             /* uv_hrtime() when the attempt started */
     double build_verdict_s;  /* from t0 to the learner's build verdict */
     double decided_s;        /* from t0 to every check decided; 0: not (yet) */
+    /* The learner's program's last lines of output, oldest first from tail_next: its own words
+       often say what a check cannot ("copy differs at byte 4096"). */
+    char tail[CHECK_TAIL][256];
+    size_t ntail, tail_next;
 };
 
 static double check_since(const struct attempt *a)
@@ -115,8 +120,12 @@ static void check_on_line(void *data, size_t prog, enum engine_stream stream, co
 {
     struct attempt *a = data;
     (void)stream;
-    (void)len;
     grade_line(&a->grader, prog, line);
+    if (prog == a->ex->learner) {
+        snprintf(a->tail[a->tail_next], sizeof a->tail[0], "%.*s", (int)len, line);
+        a->tail_next = (a->tail_next + 1) % CHECK_TAIL;
+        a->ntail += a->ntail < CHECK_TAIL;
+    }
     check_maybe_decided(a);
 }
 
@@ -295,6 +304,11 @@ static void check_print_text(const struct attempt *a)
                    msg);
         }
     }
+    if (a->ntail) {
+        printf("your %s's last lines:\n", a->ex->sc->programs[a->ex->learner].name);
+        for (size_t i = 0; i < a->ntail; i++)
+            printf("  | %s\n", a->tail[(a->tail_next + CHECK_TAIL - a->ntail + i) % CHECK_TAIL]);
+    }
     if (a->grader_ready && grade_report(&a->grader))
         printf("the sanitizer's report:\n%s", grade_report(&a->grader));
     if (a->error[0])
@@ -321,6 +335,10 @@ static void check_print_json(const struct attempt *a, struct json_out *j)
         grade_json(&a->grader, j, "checks");
         grade_expect_json(&a->grader, j, "expected");
         json_string(j, "report", grade_report(&a->grader));
+        json_array(j, "output"); /* the learner's program's last lines */
+        for (size_t i = 0; i < a->ntail; i++)
+            json_string(j, NULL, a->tail[(a->tail_next + CHECK_TAIL - a->ntail + i) % CHECK_TAIL]);
+        json_end(j);
     } else {
         json_array(j, "checks");
         json_end(j);

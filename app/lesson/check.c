@@ -295,7 +295,7 @@ int check_explain(const struct lesson_check *check, const struct lesson_scenario
 {
     char seen[256], when[64] = "", limit[96] = "";
     check_describe(check, sc, r, seen, sizeof seen);
-    if (check->metric != LESSON_METRIC_EXIT && r->seconds > 0)
+    if (check->metric != LESSON_METRIC_EXIT && r->seconds >= 0.05)
         check_explain_time(r, when, sizeof when);
     if (check->within > 0 && !r->holds && r->seconds >= check->within) {
         const char *who = "";

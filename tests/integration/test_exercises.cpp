@@ -227,7 +227,7 @@ TEST_CASE("upload: serial and fork-and-wait and a short read each fail with thei
     CHECK(has(r, "serve_upload() must read until size bytes"));
 }
 
-TEST_CASE("copying: read+write and a copy without its loop fail with their message",
+TEST_CASE("copying: read+write and a copy that ignores short writes fail with their message",
           "[exercises]")
 {
     expect_starter_fails(kCopy, "The memfd holds the whole file");
@@ -248,16 +248,24 @@ TEST_CASE("copying: read+write and a copy without its loop fail with their messa
     std::string r = verdict(rw, "no read()");
     CHECK(has(r, "no: yours: "));
     CHECK(has(r, "sendfile() copies inside the kernel"));
-    CHECK(has(verdict(rw, "The memfd holds"), "ok: "));
+    // Its write() is cut short too (fault injection), and it does not loop: no copy either.
+    CHECK(has(verdict(rw, "The memfd holds"), "no: "));
 
+    // One sendfile() and no loop: under the exercise's fault injection it is cut short.
     Result once = variant(home, kCopy,
-                          {{"        ssize_t n = sendfile(out, in, &offset, (size_t)(size - offset));",
-                            "        ssize_t n = sendfile(out, in, &offset, 65536);\n"
-                            "        return n < 0 ? -1 : 0;"}});
+                          {{"    off_t offset = 0;\n    while (offset < size) {",
+                            "    off_t offset = 0;\n"
+                            "    return sendfile(out, in, &offset, (size_t)size) < 0 ? -1 : 0;\n"
+                            "    while (offset < size) {"}});
     expect_fail(once);
     std::string o = verdict(once, "The memfd holds");
     CHECK(has(o, "no: yours: 0 of 1 matching lines"));
     CHECK(has(o, "copy_all() must copy every byte"));
+    // The program's own line, shown beside the checks, has the figure.
+    const cJSON *out = cJSON_GetObjectItem(once.json.get(), "output");
+    REQUIRE(cJSON_GetArraySize(out) >= 1);
+    CHECK(has(cJSON_GetArrayItem(out, 0)->valuestring, "copy differs: the memfd has "));
+    CHECK(has(cJSON_GetArrayItem(out, 0)->valuestring, " of 16777216 bytes"));
     CHECK(has(verdict(once, "ends with status 0"), "copy exited with status 1, expected 0"));
 }
 
