@@ -73,9 +73,9 @@ static double check_since(const struct attempt *a)
 
 static int check_build(struct attempt *a, const char *src, build_done_fn done)
 {
-    const char *def[] = {BUILD_DEFAULT_COMMAND, NULL};
+    const char *cmd[BUILD_MAX_ARGS];
     struct build_spec spec = {
-        .command = a->ex->command ? (const char *const *)a->ex->command : def,
+        .command = exercise_command(a->ex, cmd, BUILD_MAX_ARGS),
         .src_dir = src,
         .files = (const char *const *)a->ex->files,
         .nfiles = a->ex->nfiles,
@@ -84,6 +84,8 @@ static int check_build(struct attempt *a, const char *src, build_done_fn done)
         .cache_dir = a->cache,
         .sandbox = a->sandbox,
     };
+    if (!spec.command)
+        return -E2BIG; /* a build command of more than BUILD_MAX_ARGS words */
     return build_start(a->loop, &spec, done, a, &a->build);
 }
 

@@ -3,6 +3,7 @@
  * has is never touched, even if two iolabs prepare the same workspace at once.
  */
 #include "exercise.h"
+#include "build.h"
 
 #include <cjson/cJSON.h>
 
@@ -143,6 +144,26 @@ int exercise_reset(const struct lesson_exercise *ex, const char *dir, char *move
     return exercise_prepare(ex, dir, why, sizeof why);
 }
 
+const char *const *exercise_command(const struct lesson_exercise *ex, const char **buf, size_t n)
+{
+    static const char *const def[] = {BUILD_DEFAULT_COMMAND, NULL};
+    static const char *const san[] = {EXERCISE_SANITIZE_FLAGS};
+    const char *const *cmd = ex->command ? (const char *const *)ex->command : def;
+    size_t k = 0;
+    for (; cmd[k]; k++) {
+        if (k + 1 >= n)
+            return NULL;
+        buf[k] = cmd[k];
+    }
+    for (size_t i = 0; ex->sanitize && i < sizeof san / sizeof *san; i++) {
+        if (k + 1 >= n)
+            return NULL;
+        buf[k++] = san[i];
+    }
+    buf[k] = NULL;
+    return buf;
+}
+
 int exercise_run_init(struct exercise_run *run, const struct lesson_exercise *ex,
                       const struct lesson_step *step, const char *yours, const char *reference)
 {
@@ -156,7 +177,8 @@ int exercise_run_init(struct exercise_run *run, const struct lesson_exercise *ex
                                              .title = (char *)titles[i],
                                              .key = (char)('1' + i),
                                              .program = ex->learner,
-                                             .path = (char *)paths[i]};
+                                             .path = (char *)paths[i],
+                                             .sanitized = ex->sanitize};
     run->sc.modes = run->modes;
     run->sc.nmodes = 2;
     run->sc.default_mode = EXERCISE_MODE_YOURS;

@@ -33,6 +33,12 @@ void exercise_rmtree(const char *dir);
 /* Moves the workspace aside (its new name in moved) and prepares it afresh. */
 int exercise_reset(const struct lesson_exercise *ex, const char *dir, char *moved, size_t len);
 
+/* The compiler command of an exercise: its "build" or the default, and with "sanitize" the
+   sanitizer flags before its NULL. buf holds up to n entries; returns buf, or NULL when they do
+   not fit. */
+#define EXERCISE_SANITIZE_FLAGS "-fsanitize=address,undefined", "-fno-omit-frame-pointer"
+const char *const *exercise_command(const struct lesson_exercise *ex, const char **buf, size_t n);
+
 /* The scenario that runs the learner's program (yours) and the reference (see above). */
 struct exercise_run {
     struct lesson_scenario sc; /* the derived scenario; its programs are the exercise's */

@@ -23,11 +23,12 @@
 
 #define EXERCISE_MAX_FILE (1 << 20) /* a source this large is a mistake */
 
-enum { EX_DIR, EX_FILES, EX_SOURCES, EX_BUILD, EX_HINTS, EX_LEARNER, EX_NFIELDS };
+enum { EX_DIR, EX_FILES, EX_SOURCES, EX_BUILD, EX_HINTS, EX_LEARNER, EX_SANITIZE, EX_NFIELDS };
 static const struct load_field kind_exercise_fields[] = {
     [EX_DIR] = {"dir", LOAD_STRING, 1},          [EX_FILES] = {"workspace", LOAD_STRINGS, 1},
     [EX_SOURCES] = {"sources", LOAD_STRINGS, 0}, [EX_BUILD] = {"build", LOAD_STRINGS, 0},
     [EX_HINTS] = {"hints", LOAD_STRINGS, 0},     [EX_LEARNER] = {"learner", LOAD_STRING, 1},
+    [EX_SANITIZE] = {"sanitize", LOAD_BOOL, 0},
 };
 
 /* A name inside the exercise directory: no path, no dot-file. */
@@ -150,6 +151,7 @@ static void kind_exercise_parse(struct load *ld, const cJSON *const *f, struct l
                       "{sources}).");
     }
     ex->hints = load_strv(ld, f[EX_HINTS], &ex->nhints);
+    ex->sanitize = f[EX_SANITIZE] && cJSON_IsTrue(f[EX_SANITIZE]);
 
     if (f[EX_LEARNER] && ex->sc) {
         size_t p = 0;

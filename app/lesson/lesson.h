@@ -65,6 +65,8 @@ struct lesson_mode {
     size_t nargs;
     char *path; /* the executable that program runs in this mode; NULL: its own (an
                    exercise's "yours" and "reference" modes set it) */
+    bool sanitized; /* path was built with AddressSanitizer (an exercise's "sanitize"): it runs
+                       without an address-space limit, with ASAN_OPTIONS set */
 };
 
 /* A file created in the work directory before the programs start, with deterministic content
@@ -281,6 +283,7 @@ struct lesson_exercise {
     size_t nhints;
     size_t learner; /* index of the learner's program in sc->programs */
     size_t ntodos;  /* TODO markers over all files (at least one) */
+    bool sanitize;  /* "sanitize": built with -fsanitize=address,undefined too, and run so */
 };
 
 /* The exercise of a step, or NULL when its kind has none. */

@@ -123,12 +123,12 @@ static void exview_ready(struct exview *v)
         keys_find(stepview_run.keys, '\r')->fn(v->rv, v->c, '\r', &(struct view_action){0});
 }
 
-static const char *const exview_default_command[] = {BUILD_DEFAULT_COMMAND, NULL};
 
 static int exview_start_build(struct exview *v, const char *src, build_done_fn done)
 {
+    const char *cmd[BUILD_MAX_ARGS];
     struct build_spec spec = {
-        .command = v->ex->command ? (const char *const *)v->ex->command : exview_default_command,
+        .command = exercise_command(v->ex, cmd, BUILD_MAX_ARGS),
         .src_dir = src,
         .files = (const char *const *)v->ex->files,
         .nfiles = v->ex->nfiles,
@@ -137,6 +137,8 @@ static int exview_start_build(struct exview *v, const char *src, build_done_fn d
         .cache_dir = v->cache,
         .sandbox = v->sandbox,
     };
+    if (!spec.command)
+        return -E2BIG; /* a build command of more than BUILD_MAX_ARGS words */
     return build_start(v->c->loop, &spec, done, v, &v->build);
 }
 

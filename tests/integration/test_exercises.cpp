@@ -162,6 +162,27 @@ TEST_CASE("ordered: one reply and hang up or a loop that never ends at EOF fail"
     CHECK(has(verdict(spin, "second client"), "not within 5 s"));
 }
 
+TEST_CASE("ordered: built with sanitize a heap overflow names its signal and shows the report",
+          "[exercises]")
+{
+    TempDir home;
+    Result r = variant(home, kOrdered,
+                       {{"    unsigned heard = 0;\n",
+                         "    unsigned heard = 0;\n"
+                         "    volatile char *p = malloc(8);\n"
+                         "    p[8] = 'x';\n"
+                         "    free((void *)p);\n"}});
+    expect_fail(r);
+    std::string v = verdict(r, "Every line gets its reply");
+    CHECK(has(v, "no: yours: 0 of 4 requests"));
+    CHECK(has(v, "server was killed by signal 6, SIGABRT"));
+    CHECK(has(v, "the sanitizer's report is below"));
+    const cJSON *rep = cJSON_GetObjectItem(r.json.get(), "report");
+    REQUIRE(cJSON_IsString(rep));
+    CHECK(has(rep->valuestring, "ERROR: AddressSanitizer: heap-buffer-overflow"));
+    CHECK(has(rep->valuestring, "ordered-server.c:")); // where: the learner's own file
+}
+
 TEST_CASE("chat: the starter and a forking server and an echo to the sender fail",
           "[exercises]")
 {
