@@ -159,7 +159,11 @@ TEST_CASE("ordered: one reply and hang up or a loop that never ends at EOF fail"
     CHECK(has(s, "no: yours: "));
     CHECK(has(s, "recvfrom calls, at most 40"));
     CHECK(has(s, "read_line() returns 0"));
-    CHECK(has(verdict(spin, "second client"), "not within 5 s"));
+    // The second client never gets its turn (whether its 5 s ran out before the run's end
+    // depends on how fast the server started on this machine).
+    std::string second = verdict(spin, "second client");
+    CHECK(has(second, "no: yours: second has not exited yet"));
+    CHECK(has(second, "converse() must return on \"exit\""));
 }
 
 TEST_CASE("ordered: built with sanitize a heap overflow names its signal and shows the report",
