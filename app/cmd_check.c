@@ -57,9 +57,9 @@ struct attempt {
     bool timer_on;
     char error[1024]; /* nothing could be judged: why */
     bool done;
-    uint64_t t0;             /* uv_hrtime() when the attempt started */
-    double build_verdict_s;  /* from t0 to the learner's build verdict */
-    double decided_s;        /* from t0 to every check decided; 0: not (yet) */
+    uint64_t t0;            /* uv_hrtime() when the attempt started */
+    double build_verdict_s; /* from t0 to the learner's build verdict */
+    double decided_s;       /* from t0 to every check decided; 0: not (yet) */
     /* The learner's program's last lines of output, oldest first from tail_next: its own words
        often say what a check cannot ("copy differs at byte 4096"). */
     char tail[CHECK_TAIL][256];

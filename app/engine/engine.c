@@ -521,7 +521,8 @@ static char **engine_env(const struct engine *e, struct engine_child *c, const c
     const struct lesson_mode *m = engine_child_mode(e, c);
     bool asan = m && m->sanitized;
     for (size_t i = 0; i < n; i++) {
-        if (!strncmp(environ[i], "IOLAB_", 6) || (asan && !strncmp(environ[i], "ASAN_OPTIONS=", 13)))
+        if (!strncmp(environ[i], "IOLAB_", 6) ||
+            (asan && !strncmp(environ[i], "ASAN_OPTIONS=", 13)))
             continue;
         env[k++] = strdup(environ[i]);
     }

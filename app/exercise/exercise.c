@@ -217,8 +217,7 @@ void exercise_run_free(struct exercise_run *run)
     run->expects = NULL;
 }
 
-int exercise_progress(const char *old, enum exercise_event ev, long long now, char *out,
-                      size_t len)
+int exercise_progress(const char *old, enum exercise_event ev, long long now, char *out, size_t len)
 {
     cJSON *o = old ? cJSON_Parse(old) : NULL;
     if (!cJSON_IsObject(o)) {

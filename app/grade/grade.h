@@ -39,7 +39,7 @@ struct grader {
     int crash_prog, crash_signal;    /* a program killed by a signal it did not ask for; -1 */
     char *report;                    /* a sanitizer's report from a program's output, or NULL */
     size_t report_len;
-    int report_prog; /* whose report it is; -1 */
+    int report_prog;  /* whose report it is; -1 */
     bool report_open; /* lines are still being added to it */
 };
 

@@ -218,8 +218,7 @@ size_t check_eval_all(const struct lesson_scenario *sc, const struct check_facts
                 r.holds = obs && obs->seen && (int)r.value == c->status;
                 if (!obs || !obs->seen)
                     r.value = -1; /* not exited (yet) */
-            }
-            else
+            } else
                 r.holds = (!c->has_min || r.value >= c->min) &&
                           (!c->has_max || (r.value <= c->max && r.seconds > 0));
             results[i] = r;
@@ -265,8 +264,8 @@ int check_describe(const struct lesson_check *check, const struct lesson_scenari
         if (r->value < 0)
             return snprintf(buf, len, "%s%s has not exited yet (expected status %d)", scope, who,
                             check->status);
-        return snprintf(buf, len, "%s%s exited with status %.0f, expected %d", scope, who,
-                        r->value, check->status);
+        return snprintf(buf, len, "%s%s exited with status %.0f, expected %d", scope, who, r->value,
+                        check->status);
     }
     /* Seconds get one decimal so that progress visibly moves; counts are whole numbers. */
     bool secs = check->metric == LESSON_METRIC_SECONDS;

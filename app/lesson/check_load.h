@@ -14,11 +14,11 @@
 #include "load.h"
 
 #define CHECK_NEXTRA 5
+// clang-format off: one entry per key, in the order above
 #define CHECK_EXTRA_FIELDS                                                                         \
     {"program", LOAD_STRING, 0}, {"match", LOAD_STRING, 0}, {"status", LOAD_NUMBER, 0},            \
-        {"within", LOAD_NUMBER, 0}, {                                                              \
-        "fail", LOAD_STRING, 0                                                                     \
-    }
+    {"within", LOAD_NUMBER, 0}, {"fail", LOAD_STRING, 0}
+// clang-format on
 
 /* Parses f[0..CHECK_NEXTRA) (in the order above) into c, and checks that they fit its metric. */
 void check_load_extra(struct load *ld, const cJSON *obj, const cJSON *const *f,

@@ -217,8 +217,9 @@ void check_load_extra(struct load *ld, const cJSON *obj, const cJSON *const *f,
         c->has_status = true;
         c->status = (int)v;
         if (v < 0 || v > 255 || v != (double)(int)v)
-            load_diag(ld, f[XK_STATUS], 0, "\"status\" is an exit status, a whole number from 0 "
-                                           "to 255.");
+            load_diag(ld, f[XK_STATUS], 0,
+                      "\"status\" is an exit status, a whole number from 0 "
+                      "to 255.");
         if (metric_ok && !exit)
             load_diag(ld, f[XK_STATUS], 0, "\"status\" is for the exit metric.");
     } else if (exit) {

@@ -63,8 +63,8 @@ struct lesson_mode {
     size_t program; /* index in lesson_scenario.programs of the program it changes */
     char **args;    /* appended to that program's arguments while the mode is active */
     size_t nargs;
-    char *path; /* the executable that program runs in this mode; NULL: its own (an
-                   exercise's "yours" and "reference" modes set it) */
+    char *path;     /* the executable that program runs in this mode; NULL: its own (an
+                       exercise's "yours" and "reference" modes set it) */
     bool sanitized; /* path was built with AddressSanitizer (an exercise's "sanitize"): it runs
                        without an address-space limit, with ASAN_OPTIONS set */
 };
@@ -83,10 +83,10 @@ enum lesson_metric {
     LESSON_METRIC_BYTES,    /* payload bytes the demos published as delivered */
     LESSON_METRIC_CALLS,    /* counted calls of one label: "calls:NAME" */
     /* Exercise checks (grade.h feeds them): */
-    LESSON_METRIC_EXIT,     /* "exit": a program's exit status, equal to the check's "status" */
-    LESSON_METRIC_OUTPUT,   /* "output": lines of a program's output that match "match" */
-    LESSON_METRIC_SYSCR,    /* "syscr": read-family system calls, as the kernel counts them */
-    LESSON_METRIC_SYSCW,    /* "syscw": write-family system calls, likewise */
+    LESSON_METRIC_EXIT,      /* "exit": a program's exit status, equal to the check's "status" */
+    LESSON_METRIC_OUTPUT,    /* "output": lines of a program's output that match "match" */
+    LESSON_METRIC_SYSCR,     /* "syscr": read-family system calls, as the kernel counts them */
+    LESSON_METRIC_SYSCW,     /* "syscw": write-family system calls, likewise */
     LESSON_METRIC_READ_SIZE, /* "bytes_per_syscr": the kernel's rchar / syscr: bytes per read */
     LESSON_METRIC_PROCS,     /* "peak_procs": most processes of the role seen at once */
 };

@@ -123,7 +123,6 @@ static void exview_ready(struct exview *v)
         keys_find(stepview_run.keys, '\r')->fn(v->rv, v->c, '\r', &(struct view_action){0});
 }
 
-
 static int exview_start_build(struct exview *v, const char *src, build_done_fn done)
 {
     const char *cmd[BUILD_MAX_ARGS];

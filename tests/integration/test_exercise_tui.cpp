@@ -54,7 +54,8 @@ bool gone(pid_t pid)
 {
     std::string st = slurp("/proc/" + std::to_string(pid) + "/stat");
     size_t paren = st.rfind(')');
-    return st.empty() || (paren != std::string::npos && paren + 2 < st.size() && st[paren + 2] == 'Z');
+    return st.empty() ||
+           (paren != std::string::npos && paren + 2 < st.size() && st[paren + 2] == 'Z');
 }
 
 // iolab in a pane of a private tmux server.
@@ -65,12 +66,11 @@ class Tui
     {
         static int counter;
         sock_ = "iolab-ex-" + std::to_string(getpid()) + "-" + std::to_string(counter++);
-        std::string script = "cd '" + dir_.path + "'\nexport HOME='" + dir_.path +
-                             "' XDG_STATE_HOME='" + (dir_ / "state") + "' XDG_DATA_HOME='" +
-                             (dir_ / "data") + "' XDG_CACHE_HOME='" + (dir_ / "cache") +
-                             "' TERM=xterm-256color\n'" + bin("iolab") + "' --pack '" +
-                             source_dir() + "/lessons' --open '" + step +
-                             "'\necho IOLAB-EXITED\nexec sleep 600\n";
+        std::string script =
+            "cd '" + dir_.path + "'\nexport HOME='" + dir_.path + "' XDG_STATE_HOME='" +
+            (dir_ / "state") + "' XDG_DATA_HOME='" + (dir_ / "data") + "' XDG_CACHE_HOME='" +
+            (dir_ / "cache") + "' TERM=xterm-256color\n'" + bin("iolab") + "' --pack '" +
+            source_dir() + "/lessons' --open '" + step + "'\necho IOLAB-EXITED\nexec sleep 600\n";
         spit(dir_ / "run.sh", script);
         auto [code, out] = run({tmux_, "-L", sock_, "-f", "/dev/null", "new-session", "-d", "-x",
                                 "120", "-y", "40", "sh " + (dir_ / "run.sh")});
@@ -131,7 +131,8 @@ TEST_CASE("tui: hostile learner code (a flood, an endless loop, a fork loop) lea
 {
     Tui t("ordered/write-server-loop");
     REQUIRE(t.wait_for("Build 1: ok", 60)); // the starter
-    std::string file = t.dir() / "data/iolab/work/linux-io/ordered/write-server-loop/ordered-server.c";
+    std::string file =
+        t.dir() / "data/iolab/work/linux-io/ordered/write-server-loop/ordered-server.c";
     const std::vector<std::string> bodies = {
         // 1 GB of output, then silence
         "    static char line[65536];\n    memset(line, 'x', sizeof line - 1);\n"

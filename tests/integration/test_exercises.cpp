@@ -27,16 +27,17 @@ std::string slurp(const std::string &path)
 }
 
 struct Exercise {
-    const char *step;  // LESSON/STEP
-    const char *dir;   // under lessons/exercises
-    const char *file;  // the file the variants change
+    const char *step;                 // LESSON/STEP
+    const char *dir;                  // under lessons/exercises
+    const char *file;                 // the file the variants change
     std::vector<const char *> others; // support files copied as they are
 };
 
 const Exercise kOrdered{"ordered/write-server-loop", "ordered/exit-loop", "ordered-server.c", {}};
-const Exercise kChat{"chat/write-epoll-server", "chat/epoll-server", "chat-server.c", {"w_epoll.h"}};
-const Exercise kUpload{"upload/write-fork-server", "upload/fork-server", "upload-server.c",
-                       {"upload.h", "w_epoll.h"}};
+const Exercise kChat{
+    "chat/write-epoll-server", "chat/epoll-server", "chat-server.c", {"w_epoll.h"}};
+const Exercise kUpload{
+    "upload/write-fork-server", "upload/fork-server", "upload-server.c", {"upload.h", "w_epoll.h"}};
 const Exercise kCopy{"copying/write-sendfile-copy", "copying/memfd", "copy-memfd.c", {}};
 const Exercise kStdio{"stdio/write-buffered-reader", "stdio/reader", "reader.c", {}};
 
@@ -55,8 +56,9 @@ Result check(const TempDir &home, const Exercise &e, const std::vector<std::stri
 {
     std::vector<std::string> argv = {bin("iolab"), "check", e.step, "--json"};
     argv.insert(argv.end(), extra.begin(), extra.end());
-    auto [code, out] = run(argv, {"HOME=" + home.path, "XDG_DATA_HOME=" + (home / "data"),
-                                  "XDG_CACHE_HOME=" + (home / "cache")},
+    auto [code, out] = run(argv,
+                           {"HOME=" + home.path, "XDG_DATA_HOME=" + (home / "data"),
+                            "XDG_CACHE_HOME=" + (home / "cache")},
                            120);
     Result r;
     r.code = code;
@@ -144,8 +146,8 @@ TEST_CASE("ordered: one reply and hang up or a loop that never ends at EOF fail"
     std::string v = verdict(once, "Every line gets its reply");
     CHECK(has(v, "no: yours: 2 of 4 requests"));
     CHECK(has(v, "converse()"));
-    CHECK(has(verdict(once, "first client ends cleanly"),
-              "first exited with status 1, expected 0"));
+    CHECK(
+        has(verdict(once, "first client ends cleanly"), "first exited with status 1, expected 0"));
 
     // "exit" not handled and recv() returning 0 taken for "nothing yet": the server spins and
     // the second client never gets its turn.
@@ -171,11 +173,10 @@ TEST_CASE("ordered: built with sanitize a heap overflow names its signal and sho
 {
     TempDir home;
     Result r = variant(home, kOrdered,
-                       {{"    unsigned heard = 0;\n",
-                         "    unsigned heard = 0;\n"
-                         "    volatile char *p = malloc(8);\n"
-                         "    p[8] = 'x';\n"
-                         "    free((void *)p);\n"}});
+                       {{"    unsigned heard = 0;\n", "    unsigned heard = 0;\n"
+                                                      "    volatile char *p = malloc(8);\n"
+                                                      "    p[8] = 'x';\n"
+                                                      "    free((void *)p);\n"}});
     expect_fail(r);
     std::string v = verdict(r, "Every line gets its reply");
     CHECK(has(v, "no: yours: 0 of 4 requests"));
@@ -187,8 +188,7 @@ TEST_CASE("ordered: built with sanitize a heap overflow names its signal and sho
     CHECK(has(rep->valuestring, "ordered-server.c:")); // where: the learner's own file
 }
 
-TEST_CASE("chat: the starter and a forking server and an echo to the sender fail",
-          "[exercises]")
+TEST_CASE("chat: the starter and a forking server and an echo to the sender fail", "[exercises]")
 {
     expect_starter_fails(kChat, "ana hears ben");
     TempDir home;
@@ -212,9 +212,8 @@ TEST_CASE("chat: the starter and a forking server and an echo to the sender fail
     CHECK(has(f, "one epoll loop"));
     CHECK(has(verdict(fork, "ana hears ben"), "not within 5 s"));
 
-    Result echo = variant(home, kChat,
-                          {{"if (clients[i].fd < 0 || &clients[i] == from)",
-                            "if (clients[i].fd < 0)"}});
+    Result echo = variant(
+        home, kChat, {{"if (clients[i].fd < 0 || &clients[i] == from)", "if (clients[i].fd < 0)"}});
     expect_fail(echo);
     std::string e = verdict(echo, "Nobody hears their own");
     CHECK(has(e, "no: yours: "));
@@ -227,8 +226,9 @@ TEST_CASE("upload: serial and fork-and-wait and a short read each fail with thei
 {
     expect_starter_fails(kUpload, "Every upload arrives whole");
     TempDir home;
-    Result serial = variant(home, kUpload, {{"    pid_t pid = fork();", "    pid_t pid = 1;\n"
-                                                                      "    serve_upload(sock);"}});
+    Result serial = variant(home, kUpload,
+                            {{"    pid_t pid = fork();", "    pid_t pid = 1;\n"
+                                                         "    serve_upload(sock);"}});
     expect_fail(serial);
     std::string s = verdict(serial, "served at the same time");
     CHECK(has(s, "no: yours: 1 of 3 processes at once"));
@@ -244,8 +244,9 @@ TEST_CASE("upload: serial and fork-and-wait and a short read each fail with thei
     CHECK(has(w, "no: yours: "));
     CHECK(has(w, "without waiting"));
 
-    Result shortr = variant(home, kUpload, {{"    while (got < size) {",
-                                             "    for (int once = 0; once < 1 && got < size; once++) {"}});
+    Result shortr = variant(
+        home, kUpload,
+        {{"    while (got < size) {", "    for (int once = 0; once < 1 && got < size; once++) {"}});
     expect_fail(shortr);
     std::string r = verdict(shortr, "Every upload arrives whole");
     CHECK(has(r, "no: yours: 0 of 4 requests"));
@@ -303,17 +304,17 @@ TEST_CASE("stdio: a small buffer and a refill that drops bytes fail with their m
     INFO(ok.out);
     CHECK(ok.code == 0);
 
-    Result small = variant(home, kStdio, {{"read(r->fd, r->buf, sizeof r->buf)",
-                                           "read(r->fd, r->buf, 512)"}});
+    Result small =
+        variant(home, kStdio, {{"read(r->fd, r->buf, sizeof r->buf)", "read(r->fd, r->buf, 512)"}});
     expect_fail(small);
     std::string s = verdict(small, "At most one read()");
-    CHECK(has(s, "no: yours: 5"));       // about 512 bytes per read system call
+    CHECK(has(s, "no: yours: 5")); // about 512 bytes per read system call
     CHECK(has(s, "of 4000 bytes per read system call"));
     CHECK(has(s, "not within 5 s"));
     CHECK(has(s, "(its TODO)"));
 
-    Result drop = variant(home, kStdio, {{"if (r->pos == r->len) {",
-                                          "if (r->len - r->pos <= 8) {"}});
+    Result drop =
+        variant(home, kStdio, {{"if (r->pos == r->len) {", "if (r->len - r->pos <= 8) {"}});
     expect_fail(drop);
     std::string d = verdict(drop, "No pass loses or doubles");
     CHECK(has(d, "no: yours: "));

@@ -48,7 +48,7 @@ TEST_CASE("a check is decided as soon as its figure settles it")
     c[2].call = IOLAB_CALL_FORK, c[2].role = LESSON_ROLE_SERVER, c[2].has_max = true;
     c[2].max = 0; // passed: decided, fails
     c[3].call = IOLAB_CALL_FORK, c[3].role = LESSON_ROLE_SERVER, c[3].has_max = true;
-    c[3].max = 5;                                               // holds so far: open until the end
+    c[3].max = 5;                                          // holds so far: open until the end
     c[4].has_min = true, c[4].min = 10, c[4].within = 0.5; // time is up: decided, fails
     lesson_scenario sc = scenario(c, 5);
     check_facts f{&m, 1, nullptr, false};
