@@ -14,7 +14,8 @@
 #include "load.h"
 
 #define CHECK_NEXTRA 5
-// clang-format off: one entry per key, in the order above
+/* One entry per key, in the order above. */
+// clang-format off
 #define CHECK_EXTRA_FIELDS                                                                         \
     {"program", LOAD_STRING, 0}, {"match", LOAD_STRING, 0}, {"status", LOAD_NUMBER, 0},            \
     {"within", LOAD_NUMBER, 0}, {"fail", LOAD_STRING, 0}
