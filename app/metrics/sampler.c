@@ -122,6 +122,7 @@ void sampler_set_root(struct sampler *s, uint32_t prog, int pid, uint32_t run)
     }
     s->progs[prog].root = pid;
     s->progs[prog].main_pid = 0;
+    s->progs[prog].t_root = sampler_clock();
     s->progs[prog].run = run;
     /* A pid seen before belonged to another process (or was resolved as a stranger before we
        knew it was ours): forget it so the next scan resolves it again. */

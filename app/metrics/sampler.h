@@ -1,12 +1,17 @@
 /*
  * sampler: turns the counter page and /proc into snapshots (snapshot.h), one per call.
  *
- * Model: the sampler knows, for each scenario program, the pid iolab spawned (its root). On each
- * sample it lists /proc, reads the stat of each pid it has not seen before (once: parent pid and
- * start time), and so keeps every process's membership: a process belongs to a program's tree
- * when it is the root or its parent does. For members only it keeps /proc/PID/{stat,io,status}
- * open and re-reads them with pread (FACTS.md: the cheap way), and sums the context switches of
- * every thread (task/TID/status: the kernel counts them per task).
+ * Model: the sampler knows, for each scenario program, the pid iolab spawned (its root). It finds
+ * the processes born since its last look (the pids handed out since, from /proc/loadavg), reads
+ * the stat of each once (parent pid and start time), and so keeps every process's membership: a
+ * process belongs to a program's tree when it is the root or its parent does. For members only
+ * it keeps /proc/PID/{stat,io} and every thread's task/TID/status open and re-reads them with
+ * pread (FACTS.md: the cheap way), summing the context switches of every thread (the kernel
+ * counts them per task); a pidfd per member says when it exits. Each sample reads a slice of the
+ * members within a budget of CPU time (sampler_set_budget(), rotation.h), so past a hundred or
+ * so processes and threads a figure may be older than the tick: the snapshot says how old
+ * (snapshot_figures.proc_age_s). sampler_procs.c has the details and app/metrics/README.md the
+ * measurements.
  *
  * Exits: when a member disappears, what it did must not vanish from the totals. Its CPU time and
  * io reach its parent's stat (cutime/cstime) and io files once the parent reaps it; so its last

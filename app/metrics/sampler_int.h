@@ -76,7 +76,8 @@ struct sampler_ckpt {
 
 struct sampler_progstate {
     int root;
-    int main_pid; /* the program's own process below the sandbox's helpers; 0: not found yet */
+    int main_pid;  /* the program's own process below the sandbox's helpers; 0: not found yet */
+    double t_root; /* sampler_clock() when the root was set */
     char exe[PATH_MAX]; /* its executable, to recognise it; "": count the whole tree */
     uint32_t run;
     enum lesson_role role;

@@ -37,6 +37,7 @@
 
 #define SAMPLER_STRANGERS_MAX 4096 /* other processes' entries before a whole listing prunes */
 #define SAMPLER_TASKS_EVERY_S 1.0  /* a process's task/ listed at most this often (see below) */
+#define SAMPLER_FIND_MAIN_S   1.0  /* how long a program's own process may take to show */
 #define SAMPLER_PID_OFFSET    258  /* fs/proc: FIRST_PROCESS_ENTRY + 2; checked before use */
 
 double sampler_clock(void)
@@ -304,7 +305,11 @@ static void sampler_find_main(struct sampler *s)
             continue;
         int main_pid = s->progs[p->prog].main_pid;
         if (!main_pid) {
-            p->inprog = true;
+            /* Not found yet: for its first second (before exec, the process is the sandbox's
+               helper, whose own reads and writes are not the program's) nothing counts; after
+               that (a script runs its interpreter) the whole tree does. */
+            const struct sampler_progstate *ps = &s->progs[p->prog];
+            p->inprog = !ps->exe[0] || sampler_clock() - ps->t_root >= SAMPLER_FIND_MAIN_S;
             continue;
         }
         p->inprog = false;
@@ -351,6 +356,15 @@ static void sampler_vanish(struct sampler *s, struct sampler_proc *p, struct sam
         struct sampler_proc *parent = sampler_find(parents, nparents, p->ppid);
         bool parent_alive = parent && parent != p && parent->prog == p->prog && parent->inprog;
         struct sampler_fig *dead = &s->progs[p->prog].dead;
+        if (parent_alive && parent->exited) {
+            /* Reaped by a parent that has exited since: whether the parent's final figures
+               hold this child's depends on which came first, which /proc does not say. Left
+               out rather than counted twice: the run's end totals (sampler_set_exit) bring
+               back what is missing, and nothing could take back a double count. */
+            sampler_fig_add(dead, &p->last, false);
+            sampler_proc_release(s, p);
+            return;
+        }
         struct sampler_fig *to = parent_alive ? &parent->pending : dead;
         struct sampler_fig cpu_io = p->last;
         cpu_io.vol = cpu_io.invol = 0; /* context switches never reach a parent */
@@ -646,9 +660,11 @@ static int sampler_tid_read(struct sampler *s, struct sampler_proc *p, struct sa
 }
 
 /*
- * Reads a slice of p's threads, from the one after its cursor, while the budget lasts; threads
- * that ended leave their last counts in dead_*. Returns 1 when the budget ran out before every
- * thread was read (the next tick goes on from there), else 0.
+ * Reads p's threads from the one after its cursor (by tid, wrapping), while the budget lasts,
+ * and always one at least (so that a process with more threads than a tick's minimum still gets
+ * through them); threads that ended leave their last counts in dead_*. Returns 1 when the
+ * budget ran out before its last thread was read (the next tick goes on from there), 0 when this
+ * pass over its threads reached the last one.
  */
 static int sampler_read_threads(struct sampler *s, struct sampler_proc *p, uint64_t nthreads,
                                 double now_s)
@@ -657,7 +673,7 @@ static int sampler_read_threads(struct sampler *s, struct sampler_proc *p, uint6
         s->errors += p->ntids == 0;
     size_t n = p->ntids, j0 = rotation_start(p->tids, n, sizeof *p->tids, p->tid_cursor), k;
     bool ended = false;
-    for (k = 0; k < n && rotation_may(&s->rot, sampler_clock()); k++) {
+    for (k = 0; k < n && (k == 0 || rotation_may(&s->rot, sampler_clock())); k++) {
         struct sampler_tid *t = &p->tids[(j0 + k) % n];
         p->tid_cursor = t->tid;
         rotation_took(&s->rot);
@@ -683,7 +699,7 @@ static int sampler_read_threads(struct sampler *s, struct sampler_proc *p, uint6
     }
     p->last.vol = stats_monotonic(p->last.vol, vol);
     p->last.invol = stats_monotonic(p->last.invol, invol);
-    return k < n ? 1 : 0;
+    return j0 + k < n ? 1 : 0;
 }
 
 /* A member's first read: its files stay open, and a pidfd tells when it exits. */
@@ -735,8 +751,10 @@ static int sampler_read_member(struct sampler *s, struct sampler_proc *p, double
     ssize_t n = p->io_fd >= 0 ? procfs_read(p->io_fd, -1, NULL, buf, sizeof buf) : -EBADF;
     bool io_ok = n >= 0 && procfs_parse_io(buf, (size_t)n, &io) == 0;
     /* A live process has reaped the children that vanished before this read, so its figures
-       now include theirs. A zombie reaps nothing: its pending children went to another reaper. */
-    if (io_ok && st.state != 'Z')
+       now include theirs. On the real /proc a child is put in pending only while its parent is
+       alive (sampler_vanish), so the parent reaped it and even its zombie's figures hold it; in
+       a recorded tree a zombie's pending children went to another reaper. */
+    if (io_ok && (st.state != 'Z' || s->live))
         p->pending = (struct sampler_fig){0};
     if (io_ok) {
         p->last.syscr = io.syscr;
