@@ -536,6 +536,7 @@ const struct snapshot *sampler_sample(struct sampler *s, double now_s)
     double t_start = sampler_clock();
     s->errors = 0;
     s->nsample++;
+    sampler_budget_begin(s);
     if (sampler_watch(s, now_s) < 0)
         s->errors++;
     sampler_read_programs(s, now_s);

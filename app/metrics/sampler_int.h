@@ -159,6 +159,9 @@ void sampler_fig_add(struct sampler_fig *a, const struct sampler_fig *b, bool cp
 int sampler_scan(struct sampler *s);
 /* Births and deaths the cheap way (sampler.h), or a whole listing when it cannot tell. */
 int sampler_watch(struct sampler *s, double now_s);
+/* Starts a tick's budget: what finding births and deaths takes counts against it too (on a busy
+   machine, other programs' births cost a stat read each). */
+void sampler_budget_begin(struct sampler *s);
 /* Reads this tick's slice of the members and folds every program's totals into now/prev. */
 void sampler_read_programs(struct sampler *s, double now_s);
 /* Opens what the cheap way needs (loadavg, pidfds, the listing's offsets); a fake /proc root

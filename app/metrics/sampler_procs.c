@@ -797,11 +797,15 @@ static bool sampler_counted(const struct sampler *s, const struct sampler_proc *
  * This tick's reads: members never read first (a new process's figures are missing until
  * then), then the round-robin slice from the process after the cursor, while the budget lasts.
  */
-static void sampler_read_slice(struct sampler *s, double now_s)
+void sampler_budget_begin(struct sampler *s)
 {
     if (!s->budget_fixed)
         s->rot.budget_s = rotation_budget(rotation_share(s->nitems), s->tick_hz);
     rotation_begin(&s->rot, sampler_clock());
+}
+
+static void sampler_read_slice(struct sampler *s, double now_s)
+{
     for (size_t i = 0; i < s->nprocs && rotation_may(&s->rot, sampler_clock()); i++) {
         struct sampler_proc *p = &s->procs[i];
         if (sampler_counted(s, p) && !p->t_read && p->tick != s->nsample)
