@@ -33,7 +33,7 @@ if [ -n "$load" ]; then
     cat >"$tmp/pack/concurrency.json" <<JSON
 {"id": "concurrency", "title": "load", "summary": "s", "steps": [
  {"id": "compare", "title": "load", "kind": "run", "text": ["$load"],
-  "programs": [{"name": "load", "role": "server", "program": "$build/bin/bench_sampler",
+  "programs": [{"name": "load", "role": "server", "program": "${LOADER:-$build/bin/bench_sampler}",
                 "args": ["--load", "$kind", "$n"], "ready": "ready"}]}]}
 JSON
     needle="procs "
