@@ -46,6 +46,7 @@ struct sampler_proc {
     double t_read;     /* when stat and io were last read; 0: never */
     uint64_t tick;     /* the sample that last read it (a tick reads a process once) */
     bool exited;       /* its pidfd fired: a zombie, read every tick until it is reaped */
+    bool gone;         /* reaped: being taken out of the table */
     int tid_cursor;    /* the last thread read: the next slice of its threads starts after it */
     double t_tasks;    /* when task/ was last listed */
     int lastpid_tasks; /* /proc/loadavg's last pid then: a thread may be born when it moves */

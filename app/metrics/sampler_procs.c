@@ -354,7 +354,8 @@ static void sampler_vanish(struct sampler *s, struct sampler_proc *p, struct sam
 {
     if (p->prog >= 0 && p->inprog) {
         struct sampler_proc *parent = sampler_find(parents, nparents, p->ppid);
-        bool parent_alive = parent && parent != p && parent->prog == p->prog && parent->inprog;
+        bool parent_alive =
+            parent && parent != p && !parent->gone && parent->prog == p->prog && parent->inprog;
         struct sampler_fig *dead = &s->progs[p->prog].dead;
         if (parent_alive && parent->exited) {
             /* Reaped by a parent that has exited since: whether the parent's final figures
@@ -505,21 +506,25 @@ static void sampler_deaths(struct sampler *s, double now_s)
             }
         }
     } while (n == 64);
-    size_t kept = 0;
+    /* Read them all first, then hand over the gone ones (their parents are looked up in the
+       whole table, still sorted), then take them out. */
+    bool any = false;
     for (size_t i = 0; i < s->nprocs; i++) {
         struct sampler_proc *p = &s->procs[i];
-        if (p->exited && sampler_read_member(s, p, now_s) == -ESRCH) {
-            /* Its parent is found among the entries still in place (not yet compacted). */
-            p->pid = -p->pid;
-            sampler_vanish(s, p, s->procs, s->nprocs);
-            s->members_changed = true;
-            continue;
-        }
-        if (kept != i)
-            s->procs[kept] = *p;
-        kept++;
+        if (p->exited && sampler_read_member(s, p, now_s) == -ESRCH)
+            any = p->gone = true;
     }
+    if (!any)
+        return;
+    for (size_t i = 0; i < s->nprocs; i++)
+        if (s->procs[i].gone)
+            sampler_vanish(s, &s->procs[i], s->procs, s->nprocs);
+    size_t kept = 0;
+    for (size_t i = 0; i < s->nprocs; i++)
+        if (!s->procs[i].gone)
+            s->procs[kept++] = s->procs[i];
     s->nprocs = kept;
+    s->members_changed = true;
 }
 
 /*
