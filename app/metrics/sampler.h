@@ -22,7 +22,10 @@
  * context switches of a process or thread that lived and died between two samples, the last
  * tick of one that exited, CPU that a parent reaped after its own last sample. When a run of a
  * program ends, sampler_set_exit() closes that gap with the kernel's own totals for the run
- * (wait4() rusage, which iolab-sandbox reports): each field is topped up to them, never lowered.
+ * (wait4() rusage and each process's /proc/PID/io at its end, which iolab-sandbox reports): each
+ * field is topped up to them, never lowered. So where /proc cannot say whether a figure is in
+ * another already (a child reaped by a parent that has itself exited since), the sampler leaves
+ * it out rather than count it twice: an undercount is made good at the end, a double count never.
  * Totals are monotonic (a race can make a sum briefly low, never make a total go backwards).
  *
  * Invariants: no allocation while building a snapshot except when the set of processes grows;
