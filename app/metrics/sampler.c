@@ -43,6 +43,7 @@ int sampler_open(struct sampler **out, const char *proc_root, const struct iolab
             close(dfd);
         goto fail;
     }
+    sampler_fds_init(s);
     sampler_watch_open(s);
     s->rot = (struct rotation){.budget_s = rotation_budget(rotation_share(0), tick_hz),
                                .min_items = SAMPLER_BUDGET_MIN_ITEMS};

@@ -116,6 +116,7 @@ struct sampler {
     uint32_t strangers;   /* entries of other processes added since the last whole listing */
     bool members_changed; /* membership must be looked at again (sampler_find_main) */
     double t_find_main;
+    size_t fds_kept, fd_cap; /* descriptors kept open, and how many may be (sampler_procs.c) */
     struct rotation rot;
     bool budget_fixed; /* sampler_set_budget() was called: the share no longer follows nitems */
     size_t nitems;     /* processes and threads of every program at the last sample */
@@ -169,5 +170,6 @@ void sampler_read_programs(struct sampler *s, double now_s);
    gets none of it and is listed whole every tick. */
 void sampler_watch_open(struct sampler *s);
 double sampler_clock(void);
+void sampler_fds_init(struct sampler *s);
 
 #endif

@@ -31,6 +31,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/epoll.h>
+#include <sys/resource.h>
 #include <sys/syscall.h>
 #include <time.h>
 #include <unistd.h>
@@ -47,25 +48,53 @@ double sampler_clock(void)
     return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
 }
 
-static void sampler_tid_close(struct sampler_tid *t)
+/*
+ * Descriptors kept open are counted against a cap below iolab's open-file limit (the limit less
+ * an eighth, at least 64, for iolab's own pipes and files): past it, files are opened and closed
+ * for each read instead, and members get no pidfd (then /proc is listed whole every tick).
+ */
+void sampler_fds_init(struct sampler *s)
 {
-    if (t->fd >= 0)
-        close(t->fd);
-    t->fd = -1;
+    struct rlimit rl;
+    long soft = getrlimit(RLIMIT_NOFILE, &rl) == 0 && rl.rlim_cur != RLIM_INFINITY
+                    ? (long)rl.rlim_cur
+                    : 1024;
+    long reserve = soft / 8 > 64 ? soft / 8 : 64;
+    s->fd_cap = soft > reserve ? (size_t)(soft - reserve) : 0;
+}
+
+/* Opens path under /proc to keep, or gives -1 when the cap is reached (or the open failed). */
+static int sampler_open_kept(struct sampler *s, const char *path)
+{
+    if (s->fds_kept >= s->fd_cap)
+        return -1;
+    int fd = openat(s->proc_fd, path, O_RDONLY | O_CLOEXEC);
+    s->fds_kept += fd >= 0;
+    return fd;
+}
+
+static void sampler_close_kept(struct sampler *s, int *fd)
+{
+    if (*fd >= 0) {
+        close(*fd);
+        s->fds_kept--;
+    }
+    *fd = -1;
+}
+
+static void sampler_tid_close(struct sampler *s, struct sampler_tid *t)
+{
+    sampler_close_kept(s, &t->fd);
 }
 
 void sampler_proc_release(struct sampler *s, struct sampler_proc *p)
 {
-    (void)s;
-    if (p->stat_fd >= 0)
-        close(p->stat_fd);
-    if (p->io_fd >= 0)
-        close(p->io_fd);
+    sampler_close_kept(s, &p->stat_fd);
+    sampler_close_kept(s, &p->io_fd);
     /* Closing the pidfd takes it out of the epoll set too (it is its only descriptor). */
-    if (p->pid_fd >= 0)
-        close(p->pid_fd);
+    sampler_close_kept(s, &p->pid_fd);
     for (size_t i = 0; i < p->ntids; i++)
-        sampler_tid_close(&p->tids[i]);
+        sampler_tid_close(s, &p->tids[i]);
     free(p->tids);
     p->stat_fd = p->io_fd = p->pid_fd = -1;
     p->tids = NULL;
@@ -500,8 +529,7 @@ static void sampler_deaths(struct sampler *s, double now_s)
         for (int i = 0; i < n; i++) {
             struct sampler_proc *p = sampler_find(s->procs, s->nprocs, (int)ev[i].data.u32);
             if (p && p->pid_fd >= 0) {
-                close(p->pid_fd); /* it will not fire again */
-                p->pid_fd = -1;
+                sampler_close_kept(s, &p->pid_fd); /* it will not fire again */
                 p->exited = true;
             }
         }
@@ -624,7 +652,7 @@ static int sampler_tasks_list(struct sampler *s, struct sampler_proc *p, uint64_
         }
         p->dead_vol += p->tids[i].vol;
         p->dead_invol += p->tids[i].invol;
-        sampler_tid_close(&p->tids[i]);
+        sampler_tid_close(s, &p->tids[i]);
     }
     if (nnow > p->captids) {
         struct sampler_tid *v = realloc(p->tids, nnow * sizeof *v);
@@ -642,6 +670,12 @@ static int sampler_tasks_list(struct sampler *s, struct sampler_proc *p, uint64_
 }
 
 /* Reads one thread's counts. 0, or -ESRCH when the thread has ended. */
+/* A read that failed for want of a descriptor says nothing about the process: it is still there. */
+static bool sampler_out_of_fds(ssize_t rc)
+{
+    return rc == -EMFILE || rc == -ENFILE;
+}
+
 static int sampler_tid_read(struct sampler *s, struct sampler_proc *p, struct sampler_tid *t,
                             double now_s)
 {
@@ -652,10 +686,12 @@ static int sampler_tid_read(struct sampler *s, struct sampler_proc *p, struct sa
     else
         snprintf(path, sizeof path, "%d/task/%d/status", p->pid, t->tid);
     if (t->fd < 0)
-        t->fd = openat(s->proc_fd, path, O_RDONLY | O_CLOEXEC);
-    /* With no descriptor to spare (EMFILE), it is opened and closed for each read. */
+        t->fd = sampler_open_kept(s, path);
+    /* With no descriptor to spare, it is opened and closed for each read. */
     ssize_t len = procfs_read(t->fd, s->proc_fd, path, buf, sizeof buf);
     struct procfs_status st;
+    if (sampler_out_of_fds(len))
+        return (int)len; /* not read, not gone: its last counts stay */
     if (len < 0 || procfs_parse_status(buf, (size_t)len, &st) < 0)
         return -ESRCH;
     t->vol = stats_monotonic(t->vol, st.ctx_voluntary);
@@ -682,10 +718,13 @@ static int sampler_read_threads(struct sampler *s, struct sampler_proc *p, uint6
         struct sampler_tid *t = &p->tids[(j0 + k) % n];
         p->tid_cursor = t->tid;
         rotation_took(&s->rot);
-        if (sampler_tid_read(s, p, t, now_s) < 0) {
+        int rc = sampler_tid_read(s, p, t, now_s);
+        if (rc < 0 && rc != -ESRCH) {
+            s->errors++; /* said in the pane: "some /proc reads failed" */
+        } else if (rc < 0) {
             p->dead_vol += t->vol;
             p->dead_invol += t->invol;
-            sampler_tid_close(t);
+            sampler_tid_close(s, t);
             t->tid = 0; /* taken out below */
             ended = true;
         }
@@ -712,17 +751,18 @@ static void sampler_member_open(struct sampler *s, struct sampler_proc *p)
 {
     char path[32];
     snprintf(path, sizeof path, "%d/stat", p->pid);
-    p->stat_fd = openat(s->proc_fd, path, O_RDONLY | O_CLOEXEC);
+    p->stat_fd = sampler_open_kept(s, path);
     snprintf(path, sizeof path, "%d/io", p->pid);
-    p->io_fd = openat(s->proc_fd, path, O_RDONLY | O_CLOEXEC);
+    p->io_fd = sampler_open_kept(s, path);
     if (!s->live || p->exited)
         return;
-    p->pid_fd = (int)syscall(SYS_pidfd_open, p->pid, 0);
+    errno = EMFILE;
+    if (s->fds_kept < s->fd_cap)
+        p->pid_fd = (int)syscall(SYS_pidfd_open, p->pid, 0);
+    s->fds_kept += p->pid_fd >= 0;
     struct epoll_event ev = {.events = EPOLLIN, .data.u32 = (uint32_t)p->pid};
-    if (p->pid_fd >= 0 && epoll_ctl(s->epfd, EPOLL_CTL_ADD, p->pid_fd, &ev) < 0) {
-        close(p->pid_fd);
-        p->pid_fd = -1;
-    }
+    if (p->pid_fd >= 0 && epoll_ctl(s->epfd, EPOLL_CTL_ADD, p->pid_fd, &ev) < 0)
+        sampler_close_kept(s, &p->pid_fd);
     /* Gone already (ESRCH): the stat read says so. Out of descriptors: its death cannot be
        watched, so /proc is listed whole until it is gone. */
     if (p->pid_fd < 0 && errno != ESRCH)
@@ -741,7 +781,12 @@ static int sampler_read_member(struct sampler *s, struct sampler_proc *p, double
         sampler_member_open(s, p);
     struct procfs_stat st;
     p->tick = s->nsample;
-    if (sampler_read_stat(s, p, &st) < 0 || (p->starttime && st.starttime != p->starttime)) {
+    int rc = sampler_read_stat(s, p, &st);
+    if (sampler_out_of_fds(rc)) {
+        s->errors++; /* not read this time; the last figures stay */
+        return 0;
+    }
+    if (rc < 0 || (p->starttime && st.starttime != p->starttime)) {
         p->exited = s->live;
         return -ESRCH;
     }
@@ -753,7 +798,9 @@ static int sampler_read_member(struct sampler *s, struct sampler_proc *p, double
     /* A zombie has no memory and its task directory is empty: keep the last thread counts. */
     p->last.rss_bytes = st.state == 'Z' ? 0 : st.rss_pages * (uint64_t)s->page_size;
     struct procfs_io io;
-    ssize_t n = p->io_fd >= 0 ? procfs_read(p->io_fd, -1, NULL, buf, sizeof buf) : -EBADF;
+    char io_path[32];
+    snprintf(io_path, sizeof io_path, "%d/io", p->pid);
+    ssize_t n = procfs_read(p->io_fd, s->proc_fd, io_path, buf, sizeof buf);
     bool io_ok = n >= 0 && procfs_parse_io(buf, (size_t)n, &io) == 0;
     /* A live process has reaped the children that vanished before this read, so its figures
        now include theirs. On the real /proc a child is put in pending only while its parent is
