@@ -16,6 +16,8 @@
  * lesson, step or mode; 128+signal after SIGINT/SIGTERM.
  */
 #include "cmd.h"
+#include "cmd_sweep.h"
+#include "engine/sweepio.h"
 #include "engine/engine.h"
 #include "grade.h"
 #include "human.h"
@@ -76,12 +78,14 @@ struct run_problems {
 static void run_usage(FILE *out)
 {
     fputs("usage: iolab run LESSON[/STEP] [--pack DIR] [--mode M[,M...]] [--seconds N] [--json]\n"
-          "                 [--tier full|reduced|minimal]\n\n"
+          "                 [--csv] [--tier full|reduced|minimal]\n\n"
           "Runs a step's scenario without the TUI for N seconds (default: the step's own), then\n"
           "stops it and prints what it cost: calls by name, CPU, context switches, kernel I/O\n"
           "counts, throughput and latency. Several modes separated by commas run one after the\n"
           "other, N seconds each, with the load kept running across the switches.\n"
-          "Exit status 3: the scenario ran, but some calls could not be counted (counts_lost).\n",
+          "Exit status 3: the scenario ran, but some calls could not be counted (counts_lost).\n"
+          "A step with a sweep runs every point instead (N seconds each, default the sweep's)\n"
+          "and prints the table of its figure, or every point with --json or --csv.\n",
           out);
 }
 
@@ -701,7 +705,7 @@ static int run_parse_modes(struct run *r, const char *arg)
 struct run_args {
     const char *spec, *pack_dir, *modes;
     double seconds; /* 0: the step's own */
-    bool json;
+    bool json, csv;
     enum iolab_tier tier;
 };
 
@@ -717,6 +721,8 @@ static int run_parse_args(int argc, char **argv, struct run_args *o)
             return -1;
         } else if (!strcmp(a, "--json")) {
             o->json = true;
+        } else if (!strcmp(a, "--csv")) {
+            o->csv = true;
         } else if (!strcmp(a, "--pack") && has_val) {
             o->pack_dir = argv[++i];
         } else if (!strcmp(a, "--mode") && has_val) {
@@ -740,10 +746,14 @@ static int run_parse_args(int argc, char **argv, struct run_args *o)
             o->spec = a;
         } else {
             cmd_error("run takes LESSON[/STEP] and --pack DIR, --mode M, --seconds N, --json, "
-                      "--tier T; '%s' is none of them (or lacks its value).",
+                      "--csv, --tier T; '%s' is none of them (or lacks its value).",
                       a);
             return 2;
         }
+    }
+    if (o->json && o->csv) {
+        cmd_error("--json and --csv each choose the output; give one of them.");
+        return 2;
     }
     if (!o->spec) {
         cmd_error("run needs a lesson: `iolab run LESSON[/STEP]`; `iolab list` shows them.");
@@ -820,6 +830,54 @@ static int run_scenario(struct run *r, enum iolab_tier tier)
     return status;
 }
 
+/* A step with a sweep: every point of the modes asked for, printed as a table, JSON or CSV. */
+static int run_sweep(struct run *r, const struct run_args *o)
+{
+    int modes[RUN_MAX_MODES];
+    size_t nmodes = 0;
+    for (size_t i = 0; o->modes && i < r->nsegments; i++)
+        modes[nmodes++] = r->segments[i].mode;
+    struct sweep_result *res = calloc(1, sizeof *res);
+    if (!res) {
+        cmd_error("out of memory.");
+        return 1;
+    }
+    struct sweep_cli_opts so = {
+        .step = r->step,
+        .seconds = o->seconds,
+        .modes = nmodes ? modes : NULL,
+        .nmodes = nmodes,
+        .tier = o->tier,
+        .progress = true,
+    };
+    int status = sweep_cli_run(&so, res);
+    if (status == 1) {
+        cmd_error("cannot set up the event loop.");
+    } else if (status == 0 || res->done) {
+        if (o->json) {
+            struct json_out j;
+            json_init(&j, stdout);
+            sweepio_json(&j, NULL, res);
+            fputc('\n', stdout);
+        } else if (o->csv) {
+            sweepio_csv(stdout, res);
+        } else {
+            sweepio_text(stdout, res);
+        }
+        fflush(stdout);
+    }
+    size_t failed = 0;
+    for (size_t k = 0; k < res->done; k++)
+        failed += !res->points[k % res->nmodes][k / res->nmodes].measured;
+    if (status == 0 && failed) {
+        cmd_error("%zu of %zu points could not be measured; their reasons are above.", failed,
+                  res->done);
+        status = 1;
+    }
+    free(res);
+    return status;
+}
+
 static int cmd_run_exec(int argc, char **argv)
 {
     struct run_args o;
@@ -840,6 +898,15 @@ static int cmd_run_exec(int argc, char **argv)
     r->json = o.json;
     if (run_resolve(r, pack, o.spec) < 0 || run_parse_modes(r, o.modes) < 0)
         goto out;
+    if (lesson_step_sweep(r->step)) {
+        status = run_sweep(r, &o);
+        goto out;
+    }
+    if (o.csv) {
+        cmd_error("--csv is for a step with a sweep; %s/%s has none (--json works).", r->lesson->id,
+                  r->step->id);
+        goto out;
+    }
     if (grade_init(&r->grader, r->sc) < 0) {
         cmd_error("out of memory.");
         status = 1;

@@ -7,6 +7,7 @@
 #include "check.h"
 #include "kind.h"
 #include "load.h"
+#include "sweep.h"
 
 #include <errno.h>
 #include <stdlib.h>
@@ -71,6 +72,8 @@ enum {
     RUN_UNIT,
     RUN_STUDY,
     RUN_LATENCY,
+    RUN_SWEEP,
+    RUN_HEADLINE,
     RUN_NFIELDS
 };
 static const struct load_field load_run_fields[] = {
@@ -84,6 +87,8 @@ static const struct load_field load_run_fields[] = {
     [RUN_UNIT] = {"unit", LOAD_STRING, 0},
     [RUN_STUDY] = {"study", LOAD_STRING, 0},
     [RUN_LATENCY] = {"latency", LOAD_BOOL, 0},
+    [RUN_SWEEP] = {"sweep", LOAD_OBJECT, 0},
+    [RUN_HEADLINE] = {"headline", LOAD_OBJECT, 0},
 };
 
 int load_role(struct load *ld, const cJSON *v, enum lesson_role *out)
@@ -507,11 +512,18 @@ static void load_run(struct load *ld, const cJSON *const *f, struct lesson_step 
     }
     step->data = sc;
     ld->bad_role = 0;
+    /* A sweep first: its parameter is a placeholder the programs' arguments may use. */
+    ld->sweep_param = NULL;
+    if (f[RUN_SWEEP])
+        sc->sweep = sweep_parse(ld, f[RUN_SWEEP]);
     if (f[RUN_PROGRAMS])
         load_programs(ld, f[RUN_PROGRAMS], sc);
     if (f[RUN_MODES])
         load_modes(ld, f[RUN_MODES], sc);
     load_default_mode(ld, f[RUN_DEFAULT_MODE], sc);
+    sweep_resolve(ld, f[RUN_SWEEP], sc->sweep, sc);
+    if (f[RUN_HEADLINE])
+        sc->headline = sweep_headline_parse(ld, f[RUN_HEADLINE], sc, sc->sweep);
     if (f[RUN_FILES])
         load_files(ld, f[RUN_FILES], sc);
     sc->seconds = LOAD_DEFAULT_SECONDS;
@@ -586,6 +598,8 @@ static void kind_run_free(void *data)
         free(sc->expects[i].text);
     free(sc->expects);
     free(sc->unit);
+    sweep_free(sc->sweep);
+    sweep_headline_free(sc->headline);
     free(sc);
 }
 

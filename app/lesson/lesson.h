@@ -149,6 +149,8 @@ struct lesson_scenario {
     int study;    /* the program under study (index), whose calls per request the comparison
                      shows; -1: the first server, or the first program without a server */
     bool latency; /* the step is about waiting: the comparison shows p50 and p99 latency */
+    struct lesson_sweep *sweep;       /* the step's sweep (sweep.h), or NULL */
+    struct lesson_headline *headline; /* what the step's seed reported (sweep.h), or NULL */
 };
 
 struct lesson_kind;

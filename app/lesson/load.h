@@ -36,6 +36,7 @@ struct load {
     size_t problems;        /* diagnostics added by this load */
     int nomem;              /* set when an allocation failed: the result cannot be trusted */
     int bad_role;           /* a program of the current step has an unknown role */
+    const char *sweep_param; /* the current step's sweep parameter, a placeholder too; NULL */
 };
 
 enum load_type {
