@@ -16,6 +16,7 @@
 #include "grade.h"
 #include "metrics/stats.h"
 #include "stepview.h"
+#include "sweepview.h"
 #include "widgets.h"
 #include "wrap.h"
 
@@ -42,6 +43,7 @@ struct runview {
     int focus; /* 0 the text, 1..nprogs the pane of an interactive program */
     char input[256];
     size_t ninput;
+    struct sweepview *sweep; /* the step's sweep (sweepview.h); NULL without one */
 };
 
 static size_t runview_nprogs(const struct runview *v)
@@ -133,6 +135,10 @@ static void runview_stop(struct runview *v)
 
 static void runview_start(struct runview *v, int mode)
 {
+    if (sweepview_running(v->sweep)) {
+        view_status(v->c, false, "A sweep is running: w stops it first.");
+        return;
+    }
     runview_stop(v);
     grade_new_run(&v->grader);
     struct engine_options eo = {
@@ -147,7 +153,9 @@ static void runview_start(struct runview *v, int mode)
         .on_snapshot = runview_on_snapshot,
         .on_state = runview_on_state,
     };
-    int rc = engine_create(&v->engine, v->c->loop, v->env.step, &eo, &cb);
+    /* A step with a sweep runs its default value when run plainly. */
+    const struct lesson_step *st = sweepview_plain_step(v->sweep);
+    int rc = engine_create(&v->engine, v->c->loop, st ? st : v->env.step, &eo, &cb);
     if (rc < 0) {
         v->engine = NULL;
         view_status(v->c, true, "The scenario could not be prepared: %s", strerror(-rc));
@@ -199,6 +207,7 @@ static void *runview_open(const struct stepview_env *env, struct view_ctx *c)
         free(v);
         return NULL;
     }
+    v->sweep = sweepview_open(env, c);
     return v;
 }
 
@@ -207,6 +216,7 @@ static void runview_close(void *self, struct view_ctx *c)
     struct runview *v = self;
     (void)c;
     runview_stop(v);
+    sweepview_close(v->sweep);
     grade_free(&v->grader);
     free(v);
 }
@@ -219,14 +229,16 @@ static enum layout_kind runview_layout(void *self, size_t *nprogs)
 
 static bool runview_done(void *self)
 {
-    return grade_done(&((struct runview *)self)->grader);
+    struct runview *v = self;
+    return grade_done(&v->grader) || sweepview_has_result(v->sweep);
 }
 
 static bool runview_busy(void *self)
 {
     struct runview *v = self;
     enum engine_state s = v->engine ? engine_state(v->engine) : ENGINE_IDLE;
-    return s == ENGINE_STARTING || s == ENGINE_RUNNING || s == ENGINE_STOPPING;
+    return s == ENGINE_STARTING || s == ENGINE_RUNNING || s == ENGINE_STOPPING ||
+           sweepview_running(v->sweep);
 }
 
 /* Keys typed into a focused interactive program pane. 0 when taken. */
@@ -381,6 +393,32 @@ static int runview_key_legend(void *self, struct view_ctx *c, int key, struct vi
     return 0;
 }
 
+static int runview_key_sweep(void *self, struct view_ctx *c, int key, struct view_action *act)
+{
+    struct runview *v = self;
+    (void)key;
+    (void)act;
+    if (!v->sweep) {
+        view_status(c, false, "This step has no sweep.");
+        return 0;
+    }
+    runview_stop(v); /* the sweep runs its own programs, point by point */
+    sweepview_toggle(v->sweep, c);
+    return 0;
+}
+
+static int runview_key_sweep_show(void *self, struct view_ctx *c, int key, struct view_action *act)
+{
+    struct runview *v = self;
+    (void)key;
+    (void)act;
+    if (!v->sweep)
+        view_status(c, false, "This step has no sweep.");
+    else
+        sweepview_cycle(v->sweep, c);
+    return 0;
+}
+
 static const struct keybind runview_bindings[] = {
     {.key = '\r',
      .alt = KEY_ENTER,
@@ -435,6 +473,14 @@ static const struct keybind runview_bindings[] = {
      .help = "focus the next pane (Shift-Tab: previous); type into a program that takes input",
      .priority = 60},
     {.key = 27, .name = "Esc", .help = "leave a program's input or the comparison"},
+    {.key = 'w',
+     .name = "w",
+     .help = "a step with a sweep: run every point (w again stops; finished points stay)",
+     .fn = runview_key_sweep},
+    {.key = 'v',
+     .name = "v",
+     .help = "a step with a sweep: its chart, its table, or the counters",
+     .fn = runview_key_sweep_show},
 };
 static const struct keytable runview_keys = KEYTABLE("Run step", runview_bindings);
 
@@ -450,11 +496,12 @@ static size_t runview_footer(void *self, int width, struct keys_item *out, size_
     /* The modes are what a run step is about, but not at the cost of help, quit and next: when
        they would take more than half the footer, one entry stands for them all (? lists them). */
     if (nmodes > 1 && need > width / 2 && max > 0) {
+        size_t n = sweepview_footer(v->sweep, out, max - 1);
         snprintf(range, sizeof range, "%c-%c", v->sc->modes[0].key, v->sc->modes[nmodes - 1].key);
-        out[0] = (struct keys_item){range, "modes (? names them)", 100};
-        return 1;
+        out[n] = (struct keys_item){range, "modes (? names them)", 100};
+        return n + 1;
     }
-    size_t n = 0;
+    size_t n = sweepview_footer(v->sweep, out, max);
     for (size_t i = 0; i < nmodes && n < max; i++) {
         names[i][0] = v->sc->modes[i].key;
         names[i][1] = '\0';
@@ -590,6 +637,12 @@ static void runview_draw_counters(struct runview *v, struct view_ctx *vc);
 static void runview_draw(void *self, struct view_ctx *vc)
 {
     struct runview *v = self;
+    if (sweepview_shown(v->sweep)) {
+        sweepview_draw(v->sweep, vc);
+        if (v->legend)
+            counterview_legend(vc->caps);
+        return;
+    }
     for (size_t i = 0; i < vc->layout.nprogs; i++)
         runview_draw_prog(v, vc->caps, vc->layout.progs[i], i);
     if (v->compare) {
