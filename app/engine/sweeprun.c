@@ -191,7 +191,8 @@ static void sweeprun_point_done(struct sweeprun *r, const char *problem)
     memset(p, 0, sizeof *p);
     if (r->measuring) {
         sweep_point_measure(r->sc->sweep, &r->first, &r->last, p);
-        p->measured = p->seconds > 0;
+        /* A point whose program died was not measured, whatever it managed before. */
+        p->measured = p->seconds > 0 && !(problem && problem[0]);
     }
     if (problem && problem[0])
         snprintf(p->problem, sizeof p->problem, "%s", problem);
