@@ -97,6 +97,19 @@ struct snapshot_figures {
     double app_bytes_rate;                  /* bytes/s over the last tick */
     struct snapshot_latency latency_recent; /* over the last SNAPSHOT_RECENT_S seconds or so */
     struct snapshot_latency latency_total;  /* since the scenario started */
+    /* Who is still waiting, now (gauges the client publishes, its newest run only): requests
+       sent, or connections asked for, with no answer yet. The latency figures above include them
+       (waits_fold in waits.h): each as long as it has waited so far, at the pace of the answered
+       ones, so that clients an iterative server never answers weigh as much as those it does. */
+    uint64_t in_flight;           /* requests out (or connections asked for), no answer yet */
+    uint64_t waiting;             /* of those, out for a sampling interval (100 ms) or more:
+                                     clients waiting their turn rather than a round trip */
+    uint64_t in_flight_oldest_ns; /* how long the oldest of them has waited */
+    /* Calls that failed and cost a connection, by call and cause (iolab_counters.h): what a
+       program could not do, and which limit stood in the way. */
+    uint64_t failed[IOLAB_FAIL_NCALLS][IOLAB_FAIL_NCAUSES];
+    uint64_t failed_total; /* all of failed[][] */
+    uint64_t shed;         /* connections accepted only to be closed at once, at a limit */
 };
 
 enum snapshot_prog_state {
@@ -143,6 +156,11 @@ struct snapshot_mode_row {
     uint64_t role_bytes[LESSON_NROLES];
     uint64_t role_calls[LESSON_NROLES][IOLAB_NCALLS];
     uint64_t hist[IOLAB_HIST_BUCKETS]; /* the client's request latencies while this mode ran */
+    /* The client's waiting requests at the last sample while this mode ran (their ages), and
+       how many: fold them into hist with waits_fold() for latencies that count them. */
+    uint64_t in_flight_hist[IOLAB_HIST_BUCKETS];
+    uint64_t in_flight, waiting;
+    uint64_t in_flight_oldest_ns;
 };
 
 struct snapshot {
@@ -177,6 +195,9 @@ struct snapshot {
 
     uint32_t nmodes; /* rows in modes[]: modes tried so far in this session, in first-run order */
     struct snapshot_mode_row modes[SNAPSHOT_MAX_MODES];
+    /* The ages of each role's requests still waiting, now (a gauge, not cumulative): fold them
+       into a difference of latency_hist with waits_fold(). */
+    uint64_t in_flight_hist[LESSON_NROLES][IOLAB_HIST_BUCKETS];
 };
 
 /* The label of call i, as the counter page names it. */
