@@ -79,14 +79,21 @@ struct run_problems {
 
 static void run_usage(FILE *out)
 {
-    fputs("usage: iolab run LESSON[/STEP] [--pack DIR] [--mode M[,M...]] [--seconds N] [--json]\n"
-          "                 [--tier full|reduced|minimal]\n\n"
-          "Runs a step's scenario without the TUI for N seconds (default: the step's own), then\n"
-          "stops it and prints what it cost: calls by name, CPU, context switches, kernel I/O\n"
-          "counts, throughput and latency. Several modes separated by commas run one after the\n"
-          "other, N seconds each, with the load kept running across the switches.\n"
-          "Exit status 3: the scenario ran, but some calls could not be counted (counts_lost).\n",
-          out);
+    fprintf(out,
+            "usage: iolab run LESSON[/STEP] [--pack DIR] [--mode M[,M...]] [--seconds N] [--json]\n"
+            "                 [--tier full|reduced|minimal]\n\n"
+            "Runs a step's scenario without the TUI for N seconds (default: the step's own), then\n"
+            "stops it and prints what it cost: calls by name, CPU, context switches, kernel I/O\n"
+            "counts, throughput and latency. Several modes separated by commas run one after the\n"
+            "other, N seconds each, with the load kept running across the switches.\n"
+            "Exit status 3: the scenario ran, but some calls could not be counted (counts_lost).\n"
+            "\nEach program runs within the sandbox's limits: %d open files, %d processes and\n"
+            "threads, %d MiB of address space per process, unless the step asks for others in\n"
+            "\"limits\" (open_files, processes, address_space_mb), up to iolab's ceilings of\n"
+            "%d, %d and %d MiB. A program that hits one says which, and the run is not clean.\n",
+            LESSON_LIMIT_DEFAULT_OPEN_FILES, LESSON_LIMIT_DEFAULT_PROCESSES,
+            LESSON_LIMIT_DEFAULT_ADDRESS_SPACE, LESSON_LIMIT_MAX_OPEN_FILES,
+            LESSON_LIMIT_MAX_PROCESSES, LESSON_LIMIT_MAX_ADDRESS_SPACE);
 }
 
 static void run_finish(struct run *r, int code, const char *fmt, ...)

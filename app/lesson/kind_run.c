@@ -9,6 +9,7 @@
 #include "load.h"
 
 #include <errno.h>
+#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -71,6 +72,7 @@ enum {
     RUN_UNIT,
     RUN_STUDY,
     RUN_LATENCY,
+    RUN_LIMITS,
     RUN_NFIELDS
 };
 static const struct load_field load_run_fields[] = {
@@ -84,6 +86,7 @@ static const struct load_field load_run_fields[] = {
     [RUN_UNIT] = {"unit", LOAD_STRING, 0},
     [RUN_STUDY] = {"study", LOAD_STRING, 0},
     [RUN_LATENCY] = {"latency", LOAD_BOOL, 0},
+    [RUN_LIMITS] = {"limits", LOAD_OBJECT, 0},
 };
 
 int load_role(struct load *ld, const cJSON *v, enum lesson_role *out)
@@ -498,6 +501,43 @@ static void load_expects(struct load *ld, const cJSON *arr, struct lesson_scenar
     }
 }
 
+/* "limits": {"open_files": N, "processes": N, "address_space_mb": N}, each within its ceiling. */
+static void load_limits(struct load *ld, const cJSON *obj, struct lesson_limits *out)
+{
+    static const struct {
+        const char *name;
+        long max;
+        size_t offset;
+    } keys[] = {
+        {"open_files", LESSON_LIMIT_MAX_OPEN_FILES, offsetof(struct lesson_limits, open_files)},
+        {"processes", LESSON_LIMIT_MAX_PROCESSES, offsetof(struct lesson_limits, processes)},
+        {"address_space_mb", LESSON_LIMIT_MAX_ADDRESS_SPACE,
+         offsetof(struct lesson_limits, address_space_mb)},
+    };
+    const cJSON *v;
+    cJSON_ArrayForEach(v, obj)
+    {
+        size_t k = 0;
+        while (k < sizeof keys / sizeof *keys && strcmp(keys[k].name, v->string))
+            k++;
+        if (k == sizeof keys / sizeof *keys) {
+            load_diag(ld, v, 1,
+                      "\"limits\" has no \"%s\"; it takes open_files, processes and "
+                      "address_space_mb.",
+                      v->string);
+            continue;
+        }
+        if (!cJSON_IsNumber(v) || v->valuedouble != (double)(long)v->valuedouble ||
+            v->valuedouble < 1 || v->valuedouble > (double)keys[k].max) {
+            load_diag(ld, v, 0,
+                      "\"%s\" must be a whole number from 1 to %ld (iolab's ceiling); change it.",
+                      keys[k].name, keys[k].max);
+            continue;
+        }
+        *(long *)((char *)out + keys[k].offset) = (long)v->valuedouble;
+    }
+}
+
 static void load_run(struct load *ld, const cJSON *const *f, struct lesson_step *step)
 {
     struct lesson_scenario *sc = calloc(1, sizeof *sc);
@@ -528,6 +568,8 @@ static void load_run(struct load *ld, const cJSON *const *f, struct lesson_step 
     if (f[RUN_UNIT])
         sc->unit = load_strdup(ld, f[RUN_UNIT]->valuestring);
     sc->latency = f[RUN_LATENCY] && cJSON_IsTrue(f[RUN_LATENCY]);
+    if (f[RUN_LIMITS])
+        load_limits(ld, f[RUN_LIMITS], &sc->limits);
     sc->study = -1;
     if (f[RUN_STUDY]) {
         size_t p = 0;
