@@ -161,3 +161,89 @@ TEST_CASE("a fork that fails is counted with its cause, in --json and in the exi
     CHECK(why.find("(RLIMIT_NPROC)") != std::string::npos);
     CHECK(cJSON_IsFalse(cJSON_GetObjectItem(j.get(), "clean")));
 }
+
+namespace
+{
+
+// Every echo mode with 1,000 connections, within the limits the step asks for.
+void write_scale_pack(const TempDir &dir)
+{
+    write_pack(dir, R"({"name": "server", "role": "server", "program": "echo-server",
+                         "args": ["--port", "{port}", "--host", "{host}"], "ready": "listening"},
+                        {"name": "load", "role": "client", "program": "echo-client",
+                         "args": ["--port", "{port}", "--host", "{host}", "--connections", "1000"]})",
+               R"("limits": {"open_files": 4096, "processes": 2048},
+                  "modes": [
+                    {"id": "iterative", "title": "i", "key": "1", "program": "server", "args": ["--mode", "iterative"]},
+                    {"id": "epoll", "title": "e", "key": "2", "program": "server", "args": ["--mode", "epoll"]},
+                    {"id": "fork", "title": "f", "key": "3", "program": "server", "args": ["--mode", "fork"]},
+                    {"id": "thread", "title": "t", "key": "4", "program": "server", "args": ["--mode", "thread"]}],)");
+}
+
+} // namespace
+
+TEST_CASE("1,000 connections run cleanly in every echo mode; iterative clients wait, not lost",
+          "[limits][scale]")
+{
+    TempDir pack;
+    write_scale_pack(pack);
+    for (const char *mode : {"iterative", "epoll", "fork", "thread"}) {
+        auto [code, out] = run({bin("iolab"), "run", "l/s", "--pack", pack.path, "--mode", mode,
+                                "--seconds", "2", "--json"});
+        INFO(mode << ": " << out);
+        CHECK(code == 0);
+        Json j = parse_run(out);
+        REQUIRE(j);
+        CHECK(cJSON_IsTrue(cJSON_GetObjectItem(j.get(), "clean")));
+        const cJSON *load = process(j.get(), "load");
+        const cJSON *server = process(j.get(), "server");
+        REQUIRE(load);
+        REQUIRE(server);
+        CHECK(number(load, "app", "errors") == 0);
+        CHECK(number(load, "app", "conns_opened") == 1000);
+        if (std::string(mode) == "iterative") {
+            // One served, 999 waiting their turn in the backlog: counted, not lost.
+            CHECK(number(load, "app", "waiting") == 999);
+            CHECK(number(server, "app", "conns_opened") == 1);
+        } else {
+            CHECK(number(server, "app", "conns_opened") == 1000);
+            CHECK(number(server, "app", "requests") > 1000);
+        }
+    }
+}
+
+TEST_CASE("the C10K step: the epoll server holds 10,000 connections in one thread",
+          "[limits][scale][c10k]")
+{
+    auto [code, out] =
+        run({bin("iolab"), "run", "concurrency/c10k", "--seconds", "3", "--json"}, {}, 120);
+    INFO(out);
+    CHECK(code == 0);
+    Json j = parse_run(out);
+    REQUIRE(j);
+    CHECK(cJSON_IsTrue(cJSON_GetObjectItem(j.get(), "clean")));
+    const cJSON *load = process(j.get(), "load");
+    const cJSON *server = process(j.get(), "server");
+    REQUIRE(load);
+    REQUIRE(server);
+    CHECK(number(load, "app", "conns_opened") == 10000);
+    CHECK(number(server, "app", "conns_opened") == 10000);
+    CHECK(number(load, "app", "errors") == 0);
+    CHECK(number(server, "threads") == 1);
+    CHECK(number(server, "app", "requests") >= 10000);
+}
+
+TEST_CASE("limits beyond iolab's ceiling are a lint error at their place", "[limits][lint]")
+{
+    TempDir pack;
+    write_pack(pack, R"({"name": "load", "role": "client", "program": "echo-client",
+                         "args": ["--port", "{port}"]})",
+               R"("limits": {"open_files": 100000, "procs": 3},)");
+    auto [code, out] = run({bin("iolab"), "lint", pack.path});
+    INFO(out);
+    CHECK(code != 0);
+    CHECK(out.find("l.json:2:") != std::string::npos); // where "limits" is written
+    CHECK(out.find("\"open_files\" must be a whole number from 1 to 65536 (iolab's ceiling)") !=
+          std::string::npos);
+    CHECK(out.find("\"limits\" has no \"procs\"") != std::string::npos);
+}
