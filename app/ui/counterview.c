@@ -324,7 +324,16 @@ void counterview_compare(const struct screen_caps *c, struct layout_rect r,
             if (v[i][k] > max[k])
                 max[k] = v[i][k];
     }
+    /* The mode column fits the longest id and its "now" mark (a long id like epoll-whole is
+       not cut), within a quarter of the view; the figures share the rest. */
     int namew = 12;
+    for (uint32_t i = 0; i < nrows && i < SNAPSHOT_MAX_MODES; i++) {
+        int need = (int)strlen(rows[i].id) + 3;
+        if (need > namew)
+            namew = need;
+    }
+    if (namew > (in.w - 2) / 4)
+        namew = (in.w - 2) / 4 > 12 ? (in.w - 2) / 4 : 12;
     int colw = (in.w - 2 - namew) / 5;
     int y = in.y;
     widgets_text(c, in.x + 1, y, namew, A_BOLD, "mode");
