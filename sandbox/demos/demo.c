@@ -441,25 +441,26 @@ void demo_fail_say(const char *prog, enum iolab_fail_call call, int err, char *b
 
 void demo_fail(const char *prog, enum iolab_fail_call call, int err)
 {
-    /* One line a second at most: a server at its limit fails for every new connection. */
+    /* One line a second at most: a server at its limit fails for every new connection. The
+       client threads may fail at once: the bookkeeping is atomic, and a race costs one line. */
     static uint64_t said_at[IOLAB_FAIL_NCALLS], unsaid[IOLAB_FAIL_NCALLS];
     struct iolab_app *app = iolab_app();
     if (app)
         iolab_add(&app->failed[call][demo_fail_cause(call, err)], 1);
-    uint64_t now = demo_now_ns();
-    if (said_at[call] && now - said_at[call] < 1000000000u) {
-        unsaid[call]++;
+    uint64_t now = demo_now_ns(), last = __atomic_load_n(&said_at[call], __ATOMIC_RELAXED);
+    if ((last && now - last < 1000000000u) ||
+        !__atomic_compare_exchange_n(&said_at[call], &last, now, 0, __ATOMIC_RELAXED,
+                                     __ATOMIC_RELAXED)) {
+        __atomic_add_fetch(&unsaid[call], 1, __ATOMIC_RELAXED);
         return;
     }
     char line[256];
     demo_fail_say(prog, call, err, line, sizeof line);
-    if (unsaid[call])
-        fprintf(stderr, "%s; %llu more since the last such line\n", line,
-                (unsigned long long)unsaid[call]);
+    uint64_t more = __atomic_exchange_n(&unsaid[call], 0, __ATOMIC_RELAXED);
+    if (more)
+        fprintf(stderr, "%s; %llu more since the last such line\n", line, (unsigned long long)more);
     else
         fprintf(stderr, "%s\n", line);
-    said_at[call] = now;
-    unsaid[call] = 0;
 }
 
 /*
@@ -765,6 +766,35 @@ int demo_second_passed(uint64_t *since)
         return 0;
     *since = now;
     return 1;
+}
+
+uint64_t demo_waiting_publish(const uint64_t *since, size_t n, size_t stride, uint64_t *oldest_ns)
+{
+    static uint64_t hist[IOLAB_HIST_BUCKETS];
+    uint64_t now = demo_now_ns(), in_flight = 0, waiting = 0;
+    *oldest_ns = 0;
+    memset(hist, 0, sizeof hist);
+    for (size_t i = 0; i < n; i++) {
+        const uint64_t *p = (const uint64_t *)((const char *)since + i * stride);
+        uint64_t t = __atomic_load_n(p, __ATOMIC_RELAXED);
+        if (!t || t > now)
+            continue;
+        uint64_t age = now - t;
+        hist[iolab_hist_bucket(age)]++;
+        in_flight++;
+        waiting += age >= DEMO_WAITING_AFTER_NS;
+        if (age > *oldest_ns)
+            *oldest_ns = age;
+    }
+    struct iolab_app *app = iolab_app();
+    if (app) {
+        for (unsigned b = 0; b < IOLAB_HIST_BUCKETS; b++)
+            __atomic_store_n(&app->in_flight_hist[b], hist[b], __ATOMIC_RELAXED);
+        __atomic_store_n(&app->in_flight, in_flight, __ATOMIC_RELAXED);
+        __atomic_store_n(&app->waiting, waiting, __ATOMIC_RELAXED);
+        __atomic_store_n(&app->in_flight_oldest_ns, *oldest_ns, __ATOMIC_RELAXED);
+    }
+    return waiting;
 }
 
 void demo_publish_request(struct iolab_app *app, uint64_t bytes, uint64_t ns)

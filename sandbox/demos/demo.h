@@ -349,6 +349,19 @@ int demo_second_passed(uint64_t *since);
  */
 void demo_publish_request(struct iolab_app *app, uint64_t bytes, uint64_t ns);
 
+/*
+ * Who is waiting, for a client whose connections are threads: each thread stores in its `since`
+ * (a uint64_t, atomically) the demo_now_ns() at which its request went out, and 0 once it is
+ * answered; the main thread calls this about every DEMO_WAITING_EVERY_NS with the first
+ * thread's `since` and the distance between two threads' (stride), and it publishes into the
+ * main thread's slot what iolab counts: requests in flight, the ones out for
+ * DEMO_WAITING_AFTER_NS or more (waiting), the oldest age and every age. Returns the waiting
+ * count and the oldest age in *oldest_ns.
+ */
+#define DEMO_WAITING_EVERY_NS 100000000ull /* as often as iolab samples */
+#define DEMO_WAITING_AFTER_NS 100000000ull
+uint64_t demo_waiting_publish(const uint64_t *since, size_t n, size_t stride, uint64_t *oldest_ns);
+
 /* Request latencies in 1 µs buckets up to DEMO_HIST_US; slower ones share the last bucket. */
 #define DEMO_HIST_US 1000000u
 struct demo_hist {
