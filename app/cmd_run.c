@@ -79,14 +79,16 @@ struct run_problems {
 
 static void run_usage(FILE *out)
 {
+    fputs("usage: iolab run LESSON[/STEP] [--pack DIR] [--mode M[,M...]] [--seconds N] [--json]\n"
+          "                 [--tier full|reduced|minimal]\n\n"
+          "Runs a step's scenario without the TUI for N seconds (default: the step's own), then\n"
+          "stops it and prints what it cost: calls by name, CPU, context switches, kernel I/O\n"
+          "counts, throughput and latency. Several modes separated by commas run one after the\n"
+          "other, N seconds each, with the load kept running across the switches.\n"
+          "Exit status 3: the scenario ran, but some calls could not be counted (counts_lost).\n",
+          out);
+
     fprintf(out,
-            "usage: iolab run LESSON[/STEP] [--pack DIR] [--mode M[,M...]] [--seconds N] [--json]\n"
-            "                 [--tier full|reduced|minimal]\n\n"
-            "Runs a step's scenario without the TUI for N seconds (default: the step's own), then\n"
-            "stops it and prints what it cost: calls by name, CPU, context switches, kernel I/O\n"
-            "counts, throughput and latency. Several modes separated by commas run one after the\n"
-            "other, N seconds each, with the load kept running across the switches.\n"
-            "Exit status 3: the scenario ran, but some calls could not be counted (counts_lost).\n"
             "\nEach program runs within the sandbox's limits: %d open files, %d processes and\n"
             "threads, %d MiB of address space per process, unless the step asks for others in\n"
             "\"limits\" (open_files, processes, address_space_mb), up to iolab's ceilings of\n"
@@ -198,11 +200,10 @@ static void run_on_line(void *data, size_t prog, enum engine_stream stream, cons
                         size_t len)
 {
     struct run *r = data;
-    if (stream == ENGINE_STDERR && prog < SNAPSHOT_MAX_PROGS && len) {
+    if (stream == ENGINE_STDERR && prog < SNAPSHOT_MAX_PROGS && memmem(line, len, " failed: ", 9))
+        snprintf(r->last_fail[prog], sizeof r->last_fail[prog], "%.*s", (int)len, line);
+    if (stream == ENGINE_STDERR && prog < SNAPSHOT_MAX_PROGS && len)
         snprintf(r->last_err[prog], sizeof r->last_err[prog], "%.*s", (int)len, line);
-        if (memmem(line, len, " failed: ", 9))
-            snprintf(r->last_fail[prog], sizeof r->last_fail[prog], "%.*s", (int)len, line);
-    }
 }
 
 /*
@@ -359,7 +360,6 @@ static void run_json_process(struct json_out *j, const struct run_segment *seg, 
     json_u64(j, "bytes", RUN_D(app_bytes));
     json_u64(j, "conns_opened", RUN_D(conns_opened));
     json_u64(j, "conns_closed", RUN_D(conns_closed));
-    json_u64(j, "errors", RUN_D(errors));
     /* Gauges at the segment's end: connections still waiting for an answer. */
     json_u64(j, "in_flight", fb->in_flight);
     json_u64(j, "waiting", fb->waiting);
@@ -378,6 +378,7 @@ static void run_json_process(struct json_out *j, const struct run_segment *seg, 
         }
     json_end(j);
     json_u64(j, "shed", RUN_D(shed));
+    json_u64(j, "errors", RUN_D(errors));
     json_end(j);
     json_u64(j, "threads", seg->peak_threads[i]);
     json_u64(j, "processes", seg->peak_procs[i]);

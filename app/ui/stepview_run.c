@@ -38,14 +38,14 @@ struct runview {
     bool totals; /* the counters pane shows the totals since the start instead (t) */
     bool paused, compare;
     bool legend; /* the legend of the figures is open (i); any key closes it */
-    struct grader grader;
-    int focus; /* 0 the text, 1..nprogs the pane of an interactive program */
-    char input[256];
-    size_t ninput;
     /* The width and terminal the checks were last drawn at: their lines wrap, and the layout
        asks how many rows they take before they are drawn. */
     int foot_w;
     const struct screen_caps *foot_caps;
+    struct grader grader;
+    int focus; /* 0 the text, 1..nprogs the pane of an interactive program */
+    char input[256];
+    size_t ninput;
 };
 
 static size_t runview_nprogs(const struct runview *v)
@@ -512,53 +512,42 @@ static const char *runview_prog_state(enum snapshot_prog_state s)
     return (unsigned)s < sizeof names / sizeof *names ? names[s] : "?";
 }
 
-/* The line of expected outcome i and of check i: a sentence each, wrapped to the pane. */
-static void runview_expect_line(struct runview *v, size_t i, char *buf, size_t len)
-{
-    char msg[512];
-    grade_expect(&v->grader, i, msg, sizeof msg);
-    snprintf(buf, len, "%s: %s", v->sc->expects[i].text, msg);
-}
-
+/* Check i's line: the measured figure first (it is what changes while the learner watches),
+   then the check's own sentence. */
 static void runview_check_line(struct runview *v, size_t i, char *buf, size_t len)
 {
     char desc[160];
     grade_message(&v->grader, i, desc, sizeof desc);
-    /* The measured figure first: it is what changes while the learner watches. */
     snprintf(buf, len, "%s  (%s)", desc, v->sc->checks[i].text);
 }
 
-/* The rows of the checks and expected outcomes: wrapped (wrap) or one line each. */
-static int runview_foot_rows(struct runview *v, bool wrap)
+/*
+ * The rows the checks take, their heading included: wrapped whole, with a hanging indent under
+ * their mark, when that fits in `room` rows (a wide terminal); else one row each, cut with the
+ * "more" mark, so that every check stays in sight, which matters more than its end. The width is
+ * the one they were last drawn at (the layout asks before the first draw: one row each then).
+ */
+static int runview_check_rows(struct runview *v, int room, bool *wrap)
 {
-    int rows = v->sc->nchecks ? (int)v->sc->nchecks + 2 : 0;
-    rows += v->sc->nexpects ? (int)v->sc->nexpects + 2 : 0;
-    if (wrap && v->foot_caps && v->foot_w > 2) {
-        /* As drawn last time: each line wrapped, with a hanging indent under its mark. */
-        char line[768];
-        rows = v->sc->nexpects ? 1 : 0;
-        for (size_t i = 0; i < v->sc->nexpects; i++) {
-            runview_expect_line(v, i, line, sizeof line);
-            rows += widgets_wrapped(v->foot_caps, 0, 0, v->foot_w - 2, 2, 0, A_NORMAL, line);
-        }
-        rows += v->sc->nexpects && v->sc->nchecks ? 1 : 0;
-        rows += v->sc->nchecks ? 2 : 0;
-        for (size_t i = 0; i < v->sc->nchecks; i++) {
-            runview_check_line(v, i, line, sizeof line);
-            rows += widgets_wrapped(v->foot_caps, 0, 0, v->foot_w - 2, 2, 0, A_NORMAL, line);
-        }
+    int one = v->sc->nchecks ? (int)v->sc->nchecks + 2 : 0, rows = one ? 2 : 0;
+    *wrap = false;
+    if (!one || !v->foot_caps || v->foot_w <= 2)
+        return one;
+    char line[768];
+    for (size_t i = 0; i < v->sc->nchecks; i++) {
+        runview_check_line(v, i, line, sizeof line);
+        rows += widgets_wrapped(v->foot_caps, 0, 0, v->foot_w - 2, 2, 0, A_NORMAL, line);
     }
-    return rows;
+    *wrap = rows <= room;
+    return *wrap ? rows : one;
 }
 
 static int runview_text_foot_rows(void *self, int inner_h)
 {
     struct runview *v = self;
-    /* Whole sentences when they fit in half the pane (a wide terminal); else one line each, cut
-       with the "more" mark: every check stays in sight, which matters more than its end. */
-    int rows = runview_foot_rows(v, true);
-    if (rows > inner_h / 2)
-        rows = runview_foot_rows(v, false);
+    bool wrap; /* checks wrap when, with the rest, they fit in half the pane */
+    int rows = runview_check_rows(v, inner_h / 2 - (int)v->sc->nexpects - 2, &wrap);
+    rows += v->sc->nexpects ? (int)v->sc->nexpects + 2 : 0;
     return rows > inner_h / 2 ? inner_h / 2 : rows;
 }
 
@@ -566,15 +555,10 @@ static void runview_draw_text_foot(void *self, struct view_ctx *vc, struct layou
 {
     struct runview *v = self;
     const struct screen_caps *c = vc->caps;
-    v->foot_w = r.w;
-    v->foot_caps = c;
-    int y = r.y, end = r.y + r.h;
-    /* Wrapped when every line fits so (see runview_text_foot_rows), else one row each. */
-    int wrap_to = runview_foot_rows(v, true) <= r.h ? 2 : 0;
-    char line[768];
+    int y = r.y;
     if (v->sc->nexpects)
         widgets_text(c, r.x, y++, r.w, A_BOLD, "What to expect:");
-    for (size_t i = 0; i < v->sc->nexpects && y < end; i++) {
+    for (size_t i = 0; i < v->sc->nexpects && y < r.y + r.h; i++, y++) {
         char msg[512];
         struct expect_verdict ev = grade_expect(&v->grader, i, msg, sizeof msg);
         /* Not a check: a difference is explained, not failed. */
@@ -586,22 +570,27 @@ static void runview_draw_text_foot(void *self, struct view_ctx *vc, struct layou
                                  : ev.state == EXPECT_DIFFERS ? SCREEN_BAD
                                                               : SCREEN_DIM),
                      mark);
-        runview_expect_line(v, i, line, sizeof line);
-        y += wrap_to ? widgets_wrapped(c, r.x + 2, y, r.w - 2, 2, end - y, A_NORMAL, line)
-                     : (widgets_text(c, r.x + 2, y, r.w - 2, A_NORMAL, line), 1);
+        widgets_printf(c, r.x + 2, y, r.w - 2, A_NORMAL, "%s: %s", v->sc->expects[i].text, msg);
     }
     if (v->sc->nexpects && v->sc->nchecks)
         y++;
-    if (!v->sc->nchecks || y >= end)
+    if (!v->sc->nchecks)
         return;
     widgets_text(c, r.x, y++, r.w, A_BOLD, "To complete this step:");
-    for (size_t i = 0; i < v->sc->nchecks && y < end; i++) {
+    v->foot_w = r.w;
+    v->foot_caps = c;
+    bool wrap; /* as runview_text_foot_rows decided, for the rows left here */
+    runview_check_rows(v, r.y + r.h - y + 2, &wrap);
+    for (size_t i = 0; i < v->sc->nchecks && y < r.y + r.h; i++) {
         bool holds = v->grader.results[i].holds;
+        char line[768];
+        runview_check_line(v, i, line, sizeof line);
         widgets_text(c, r.x, y, 2, screen_attr(holds ? SCREEN_GOOD : SCREEN_BAD),
                      holds ? c->g->done : c->g->todo);
-        runview_check_line(v, i, line, sizeof line);
-        y += wrap_to ? widgets_wrapped(c, r.x + 2, y, r.w - 2, 2, end - y, A_NORMAL, line)
-                     : (widgets_text(c, r.x + 2, y, r.w - 2, A_NORMAL, line), 1);
+        if (wrap)
+            y += widgets_wrapped(c, r.x + 2, y, r.w - 2, 2, r.y + r.h - y, A_NORMAL, line);
+        else
+            y += widgets_text(c, r.x + 2, y, r.w - 2, A_NORMAL, line) >= 0;
     }
 }
 
