@@ -200,10 +200,11 @@ static void run_on_line(void *data, size_t prog, enum engine_stream stream, cons
                         size_t len)
 {
     struct run *r = data;
-    if (stream == ENGINE_STDERR && prog < SNAPSHOT_MAX_PROGS && memmem(line, len, " failed: ", 9))
-        snprintf(r->last_fail[prog], sizeof r->last_fail[prog], "%.*s", (int)len, line);
     if (stream == ENGINE_STDERR && prog < SNAPSHOT_MAX_PROGS && len)
         snprintf(r->last_err[prog], sizeof r->last_err[prog], "%.*s", (int)len, line);
+
+    if (stream == ENGINE_STDERR && prog < SNAPSHOT_MAX_PROGS && memmem(line, len, " failed: ", 9))
+        snprintf(r->last_fail[prog], sizeof r->last_fail[prog], "%.*s", (int)len, line);
 }
 
 /*

@@ -711,13 +711,6 @@ static void sampler_raw_add(struct sampler_raw *a, const struct sampler_raw *b)
         a->page.calls[c].bytes += b->page.calls[c].bytes;
         a->page.calls[c].ns += b->page.calls[c].ns;
     }
-    a->page.requests += b->page.requests;
-    a->page.bytes += b->page.bytes;
-    a->page.conns_opened += b->page.conns_opened;
-    a->page.conns_closed += b->page.conns_closed;
-    a->page.errors += b->page.errors;
-    for (unsigned h = 0; h < IOLAB_HIST_BUCKETS; h++)
-        a->page.hist[h] += b->page.hist[h];
     a->page.in_flight += b->page.in_flight;
     a->page.waiting += b->page.waiting;
     if (b->page.in_flight_oldest_ns > a->page.in_flight_oldest_ns)
@@ -728,6 +721,13 @@ static void sampler_raw_add(struct sampler_raw *a, const struct sampler_raw *b)
         for (unsigned k = 0; k < IOLAB_FAIL_NCAUSES; k++)
             a->page.failed[c][k] += b->page.failed[c][k];
     a->page.shed += b->page.shed;
+    a->page.requests += b->page.requests;
+    a->page.bytes += b->page.bytes;
+    a->page.conns_opened += b->page.conns_opened;
+    a->page.conns_closed += b->page.conns_closed;
+    a->page.errors += b->page.errors;
+    for (unsigned h = 0; h < IOLAB_HIST_BUCKETS; h++)
+        a->page.hist[h] += b->page.hist[h];
 }
 
 /* Calls the kernel counts in syscr / syscw, to set the library counts beside them. */

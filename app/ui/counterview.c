@@ -270,20 +270,25 @@ void counterview_draw(const struct screen_caps *c, struct layout_rect r, bool fo
     bool forged = false;
     for (uint32_t i = 0; i < s->nprogs; i++)
         forged |= s->progs[i].counts_forged;
-    char failed[160];
     if (s->overflow_claims || forged || s->sample_errors)
         widgets_printf(c, x, yb + 2, w, screen_attr(SCREEN_BAD), "incomplete or wrong: %s%s%s",
                        s->overflow_claims ? "counter page full, counts lost  " : "",
                        forged ? "a program wrote garbage on its counter page  " : "",
                        s->sample_errors ? "some /proc reads failed in the last sample" : "");
-    else if (counterview_failures(s, failed, sizeof failed))
-        widgets_text(c, x, yb + 2, w, screen_attr(SCREEN_BAD), failed);
     else
         widgets_printf(c, x, yb + 2, w, screen_attr(SCREEN_DIM),
                        "calls: counted in libc (preload)  cpu/ctx/syscr: /proc  %.0f Hz  i: what "
                        "these mean%s%s",
                        s->tick_hz, vin->missing ? "  sandbox: " : "",
                        vin->missing ? vin->missing : "");
+
+    /* A limit reached takes the line unless counts are short or wrong, which says more. */
+    char failed[160];
+    if (!s->overflow_claims && !forged && !s->sample_errors &&
+        counterview_failures(s, failed, sizeof failed)) {
+        widgets_clear((struct layout_rect){.x = x, .y = yb + 2, .w = w, .h = 1});
+        widgets_text(c, x, yb + 2, w, screen_attr(SCREEN_BAD), failed);
+    }
 }
 
 void counterview_compare(const struct screen_caps *c, struct layout_rect r,
