@@ -39,6 +39,10 @@ struct runview {
     bool totals; /* the counters pane shows the totals since the start instead (t) */
     bool paused, compare;
     bool legend; /* the legend of the figures is open (i); any key closes it */
+    /* The width and terminal the checks were last drawn at: their lines wrap, and the layout
+       asks how many rows they take before they are drawn. */
+    int foot_w;
+    const struct screen_caps *foot_caps;
     struct grader grader;
     int focus; /* 0 the text, 1..nprogs the pane of an interactive program */
     char input[256];
@@ -514,9 +518,18 @@ static size_t runview_help(void *self, char lines[][128], size_t max)
 {
     struct runview *v = self;
     size_t n = 0;
-    for (size_t i = 0; i < v->sc->nmodes && n < max; i++, n++)
-        snprintf(lines[n], 128, "%c\tmode %s: %s", v->sc->modes[i].key, v->sc->modes[i].id,
-                 v->sc->modes[i].title ? v->sc->modes[i].title : "");
+    for (size_t i = 0; i < v->sc->nmodes && n < max; i++, n++) {
+        /* "mode epoll: one thread, ..." once, not "mode epoll: epoll: one thread, ...": many
+           titles start with their mode's name already. */
+        const struct lesson_mode *m = &v->sc->modes[i];
+        size_t idn = strlen(m->id);
+        bool named = m->title && !strncmp(m->title, m->id, idn) && m->title[idn] == ':';
+        snprintf(lines[n], 128, "%c\tmode %s%s%s", m->key, named ? "" : m->id,
+                 named      ? ""
+                 : m->title ? ": "
+                            : "",
+                 m->title ? m->title : "");
+    }
     return n;
 }
 
@@ -546,10 +559,41 @@ static const char *runview_prog_state(enum snapshot_prog_state s)
     return (unsigned)s < sizeof names / sizeof *names ? names[s] : "?";
 }
 
+/* Check i's line: the measured figure first (it is what changes while the learner watches),
+   then the check's own sentence. */
+static void runview_check_line(struct runview *v, size_t i, char *buf, size_t len)
+{
+    char desc[160];
+    grade_message(&v->grader, i, desc, sizeof desc);
+    snprintf(buf, len, "%s  (%s)", desc, v->sc->checks[i].text);
+}
+
+/*
+ * The rows the checks take, their heading included: wrapped whole, with a hanging indent under
+ * their mark, when that fits in `room` rows (a wide terminal); else one row each, cut with the
+ * "more" mark, so that every check stays in sight, which matters more than its end. The width is
+ * the one they were last drawn at (the layout asks before the first draw: one row each then).
+ */
+static int runview_check_rows(struct runview *v, int room, bool *wrap)
+{
+    int one = v->sc->nchecks ? (int)v->sc->nchecks + 2 : 0, rows = one ? 2 : 0;
+    *wrap = false;
+    if (!one || !v->foot_caps || v->foot_w <= 2)
+        return one;
+    char line[768];
+    for (size_t i = 0; i < v->sc->nchecks; i++) {
+        runview_check_line(v, i, line, sizeof line);
+        rows += widgets_wrapped(v->foot_caps, 0, 0, v->foot_w - 2, 2, 0, A_NORMAL, line);
+    }
+    *wrap = rows <= room;
+    return *wrap ? rows : one;
+}
+
 static int runview_text_foot_rows(void *self, int inner_h)
 {
     struct runview *v = self;
-    int rows = v->sc->nchecks ? (int)v->sc->nchecks + 2 : 0;
+    bool wrap; /* checks wrap when, with the rest, they fit in half the pane */
+    int rows = runview_check_rows(v, inner_h / 2 - (int)v->sc->nexpects - 2, &wrap);
     rows += v->sc->nexpects ? (int)v->sc->nexpects + 2 : 0;
     return rows > inner_h / 2 ? inner_h / 2 : rows;
 }
@@ -580,15 +624,32 @@ static void runview_draw_text_foot(void *self, struct view_ctx *vc, struct layou
     if (!v->sc->nchecks)
         return;
     widgets_text(c, r.x, y++, r.w, A_BOLD, "To complete this step:");
-    for (size_t i = 0; i < v->sc->nchecks && y < r.y + r.h; i++, y++) {
+    v->foot_w = r.w;
+    v->foot_caps = c;
+    bool wrap; /* as runview_text_foot_rows decided, for the rows left here */
+    runview_check_rows(v, r.y + r.h - y + 2, &wrap);
+    for (size_t i = 0; i < v->sc->nchecks && y < r.y + r.h; i++) {
         bool holds = v->grader.results[i].holds;
-        char desc[160];
-        grade_message(&v->grader, i, desc, sizeof desc);
+        char line[768];
+        runview_check_line(v, i, line, sizeof line);
         widgets_text(c, r.x, y, 2, screen_attr(holds ? SCREEN_GOOD : SCREEN_BAD),
                      holds ? c->g->done : c->g->todo);
-        /* The measured figure first: it is what changes while the learner watches. */
-        widgets_printf(c, r.x + 2, y, r.w - 2, A_NORMAL, "%s  (%s)", desc, v->sc->checks[i].text);
+        if (wrap)
+            y += widgets_wrapped(c, r.x + 2, y, r.w - 2, 2, r.y + r.h - y, A_NORMAL, line);
+        else
+            y += widgets_text(c, r.x + 2, y, r.w - 2, A_NORMAL, line) >= 0;
     }
+}
+
+/* Rows [skip, skip + rows) of a wrapped line, drawn from (x, y). */
+static void runview_draw_tail(const struct screen_caps *c, int x, int y, int w, int skip, int rows,
+                              attr_t attr, const char *s)
+{
+    struct wrap_doc d = {0};
+    if (wrap_plain(s, w - 2, c->utf8, &d) == 0)
+        for (int i = 0; i < rows && (size_t)(skip + i) < d.nlines; i++)
+            widgets_text(c, x + 2, y + i, w - 2, attr, d.lines[skip + i].text);
+    wrap_doc_free(&d);
 }
 
 static void runview_draw_prog(struct runview *v, const struct screen_caps *c,
@@ -609,12 +670,27 @@ static void runview_draw_prog(struct runview *v, const struct screen_caps *c,
     if (prompt)
         rows--;
     size_t n = v->engine ? engine_lines(v->engine, i) : 0;
-    size_t first = n > (size_t)rows ? n - (size_t)rows : 0;
+    /* Long lines (a chat message, a demo's sentence about a limit) wrap rather than lose their
+       end: walk back from the newest line until the pane is full, then draw downwards; the
+       oldest line shown may lose its first rows. */
+    size_t first = n;
+    int need = 0;
+    while (first > 0 && need < rows) {
+        need += widgets_wrapped(c, 0, 0, in.w, 2, 0, A_NORMAL,
+                                engine_line(v->engine, i, first - 1, NULL));
+        first--;
+    }
+    int y = in.y + rows - need; /* may start above the pane: those rows are skipped */
     for (size_t k = first; k < n; k++) {
         enum engine_stream stream = ENGINE_STDOUT;
         const char *line = engine_line(v->engine, i, k, &stream);
-        widgets_text(c, in.x, in.y + (int)(k - first), in.w,
-                     stream == ENGINE_STDERR ? screen_attr(SCREEN_STDERR) : A_NORMAL, line);
+        attr_t a = stream == ENGINE_STDERR ? screen_attr(SCREEN_STDERR) : A_NORMAL;
+        int h = widgets_wrapped(c, 0, 0, in.w, 2, 0, a, line);
+        if (y >= in.y)
+            widgets_wrapped(c, in.x, y, in.w, 2, h, a, line);
+        else if (y + h > in.y) /* the oldest line, partly above the pane: its last rows only */
+            runview_draw_tail(c, in.x, in.y, in.w, in.y - y, y + h - in.y, a, line);
+        y += h;
     }
     if (n == 0 && !v->engine)
         widgets_text(c, in.x, in.y, in.w, screen_attr(SCREEN_DIM), "Enter starts it");
