@@ -54,6 +54,8 @@ void sweepio_json(struct json_out *j, const char *key, const struct sweep_result
         json_u64(j, "bytes", p->bytes);
         json_u64(j, "errors", p->errors);
         json_u64(j, "connections", p->conns);
+        json_u64(j, "waiting", p->waiting);
+        json_u64(j, "failed", p->failed);
         json_double(j, "requests_per_s", p->requests_per_s, 2);
         json_double(j, "bytes_per_s", p->bytes_per_s, 0);
         json_double(j, "calls_per_request", p->calls_per_request, 4);
@@ -107,7 +109,8 @@ void sweepio_csv(FILE *f, const struct sweep_result *res)
 {
     const struct lesson_sweep *sw = res->sw;
     fprintf(f,
-            "mode,%s,x,%s,measured,seconds,requests,bytes,errors,connections,requests_per_s,"
+            "mode,%s,x,%s,measured,seconds,requests,bytes,errors,connections,waiting,failed,"
+            "requests_per_s,"
             "bytes_per_s,calls_per_request,syscr_per_request,bytes_per_syscr,ctx_per_request,"
             "cpu_pct,p50_ms,"
             "p99_ms,problem\n",
@@ -121,12 +124,14 @@ void sweepio_csv(FILE *f, const struct sweep_result *res)
         fprintf(f, ",%.0f,", sw->x[v]);
         if (p->has_figure)
             fprintf(f, "%.6g", p->figure);
-        fprintf(f, ",%d,%.3f,%llu,%llu,%llu,%llu,%.2f,%.0f,%.4f,%.4f,%.1f,%.4f,%.1f,%.4f,%.4f,",
-                p->measured, p->seconds, (unsigned long long)p->requests,
-                (unsigned long long)p->bytes, (unsigned long long)p->errors,
-                (unsigned long long)p->conns, p->requests_per_s, p->bytes_per_s,
-                p->calls_per_request, p->syscr_per_request, p->bytes_per_syscr, p->ctx_per_request,
-                p->cpu_pct, p->p50_ms, p->p99_ms);
+        fprintf(
+            f,
+            ",%d,%.3f,%llu,%llu,%llu,%llu,%llu,%llu,%.2f,%.0f,%.4f,%.4f,%.1f,%.4f,%.1f,%.4f,%.4f,",
+            p->measured, p->seconds, (unsigned long long)p->requests, (unsigned long long)p->bytes,
+            (unsigned long long)p->errors, (unsigned long long)p->conns,
+            (unsigned long long)p->waiting, (unsigned long long)p->failed, p->requests_per_s,
+            p->bytes_per_s, p->calls_per_request, p->syscr_per_request, p->bytes_per_syscr,
+            p->ctx_per_request, p->cpu_pct, p->p50_ms, p->p99_ms);
         sweepio_csv_field(f, p->problem);
         fputc('\n', f);
     }
@@ -201,9 +206,10 @@ void sweepio_text(FILE *f, const struct sweep_result *res)
         const struct sweep_point *p = &res->points[s][v];
         fprintf(f,
                 "  %-16s %8s  %10.4g req/s  %8.3g calls/req  %8.4g B/syscr  p99 %8.3g ms  "
-                "cpu %5.0f%%%s%s\n",
+                "cpu %5.0f%%  waiting %llu%s%s\n",
                 sweepio_mode(res, s), sw->text[v], p->requests_per_s, p->calls_per_request,
-                p->bytes_per_syscr, p->p99_ms, p->cpu_pct, p->problem[0] ? "  ! " : "", p->problem);
+                p->bytes_per_syscr, p->p99_ms, p->cpu_pct, (unsigned long long)p->waiting,
+                p->problem[0] ? "  ! " : "", p->problem);
     }
     fputs("! marks a point that was not clean (errors counted, a program failed): its figure "
           "is shown\nbut does not stand for the mode.\n",
@@ -270,6 +276,8 @@ int sweepio_parse(const char *json, const struct lesson_scenario *sc, struct swe
         pt->bytes = (uint64_t)sweepio_num(p, "bytes");
         pt->errors = (uint64_t)sweepio_num(p, "errors");
         pt->conns = (uint64_t)sweepio_num(p, "connections");
+        pt->waiting = (uint64_t)sweepio_num(p, "waiting");
+        pt->failed = (uint64_t)sweepio_num(p, "failed");
         pt->requests_per_s = sweepio_num(p, "requests_per_s");
         pt->bytes_per_s = sweepio_num(p, "bytes_per_s");
         pt->calls_per_request = sweepio_num(p, "calls_per_request");

@@ -8,6 +8,7 @@
 
 #include "engine.h"
 #include "metrics/stats.h"
+#include "metrics/waits.h"
 
 #include <errno.h>
 #include <math.h>
@@ -61,11 +62,14 @@ void sweep_point_measure(const struct lesson_sweep *sw, const struct snapshot *a
     p->bytes = stats_delta(cb->app_bytes, ca->app_bytes);
     p->conns = stats_delta(cb->conns_opened, ca->conns_opened);
     p->errors = 0;
+    p->failed = 0;
     uint64_t ctx = 0;
     double cpu = 0;
     for (int r = 0; r < LESSON_NROLES; r++) {
         const struct snapshot_figures *fa = &a->roles[r], *fb = &b->roles[r];
         p->errors += stats_delta(fb->errors, fa->errors);
+        p->failed +=
+            stats_delta(fb->failed_total, fa->failed_total) + stats_delta(fb->shed, fa->shed);
         ctx += stats_delta(fb->ctx_voluntary, fa->ctx_voluntary) +
                stats_delta(fb->ctx_involuntary, fa->ctx_involuntary);
         cpu += fmax(0, fb->cpu_user_s - fa->cpu_user_s) + fmax(0, fb->cpu_sys_s - fa->cpu_sys_s);
@@ -82,8 +86,20 @@ void sweep_point_measure(const struct lesson_sweep *sw, const struct snapshot *a
     uint64_t hist[IOLAB_HIST_BUCKETS];
     stats_hist_sub(hist, b->latency_hist[LESSON_ROLE_CLIENT], a->latency_hist[LESSON_ROLE_CLIENT],
                    IOLAB_HIST_BUCKETS);
+    /* The clients still waiting at the end count as long as they waited, capped at the
+       point's length (a fresh run per point: none can have waited longer; a larger age is a
+       stale gauge, counted as a timeout at the point's length), so a server that answers one
+       client in a thousand never shows a small p99. */
+    p->waiting = b->roles[LESSON_ROLE_CLIENT].waiting;
+    uint64_t waits[IOLAB_HIST_BUCKETS];
+    memcpy(waits, b->in_flight_hist[LESSON_ROLE_CLIENT], sizeof waits);
+    unsigned cap = iolab_hist_bucket((uint64_t)(fmax(p->seconds, 0.001) * 1e9));
+    for (unsigned k = cap + 1; k < IOLAB_HIST_BUCKETS; k++) {
+        waits[cap] += waits[k];
+        waits[k] = 0;
+    }
     struct snapshot_latency lat;
-    stats_latency(&lat, hist);
+    waits_latency(&lat, hist, waits);
     p->p50_ms = (double)lat.p50_ns / 1e6;
     p->p99_ms = (double)lat.p99_ns / 1e6;
     if (sw && sw->figure == SWEEP_FIG_CALL_PER_REQ)
@@ -196,9 +212,13 @@ static void sweeprun_point_done(struct sweeprun *r, const char *problem)
     }
     if (problem && problem[0])
         snprintf(p->problem, sizeof p->problem, "%s", problem);
-    else if (p->errors)
-        snprintf(p->problem, sizeof p->problem, "%llu error%s counted (refused, reset or failed)",
-                 (unsigned long long)p->errors, p->errors == 1 ? "" : "s");
+    else if (p->errors || p->failed)
+        snprintf(p->problem, sizeof p->problem,
+                 "%llu error%s counted (refused, reset or failed), %llu call%s failed at a limit, "
+                 "%llu still waiting at the end",
+                 (unsigned long long)p->errors, p->errors == 1 ? "" : "s",
+                 (unsigned long long)p->failed, p->failed == 1 ? "" : "s",
+                 (unsigned long long)p->waiting);
     r->res.done++;
     if (r->cb.on_point)
         r->cb.on_point(r->cb.data, &r->res, series, value);

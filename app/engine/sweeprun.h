@@ -27,16 +27,21 @@
 #include <uv.h>
 
 struct sweep_point {
-    bool measured;            /* ran its full length (or as long as its load lasted) */
-    bool has_figure;          /* figure is defined (per-request figures need requests) */
-    double figure;            /* the sweep's figure (the y axis) */
-    double seconds;           /* measured time */
-    uint64_t requests;        /* the client's completed requests */
-    uint64_t bytes;           /* the client's payload bytes */
-    uint64_t errors;          /* errors every program counted: refused, reset, failed checks */
-    uint64_t conns;           /* connections the clients opened */
-    double requests_per_s;    /* requests / seconds */
-    double bytes_per_s;       /* bytes / seconds */
+    bool measured;         /* ran its full length (or as long as its load lasted) */
+    bool has_figure;       /* figure is defined (per-request figures need requests) */
+    double figure;         /* the sweep's figure (the y axis) */
+    double seconds;        /* measured time */
+    uint64_t requests;     /* the client's completed requests */
+    uint64_t bytes;        /* the client's payload bytes */
+    uint64_t errors;       /* errors every program counted: refused, reset, failed checks */
+    uint64_t conns;        /* connections the clients opened */
+    uint64_t waiting;      /* requests of the clients unanswered for 100 ms or more at the point's
+                              end (waiting their turn); every unanswered one is in p50/p99 for as
+                              long as it waited, at most the point's length (metrics/waits.h) */
+    uint64_t failed;       /* calls that failed and cost a connection (accept, fork, pthread_create,
+                              socket), every program, and connections shed at a limit */
+    double requests_per_s; /* requests / seconds */
+    double bytes_per_s;    /* bytes / seconds */
     double calls_per_request; /* the sweep role's counted calls per request */
     double syscr_per_request; /* the sweep role's kernel read-family calls per request */
     double bytes_per_syscr;   /* the client's payload bytes per kernel read call of the role */

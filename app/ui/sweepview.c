@@ -411,8 +411,8 @@ static void sweepview_draw_table(struct sweepview *s, const struct screen_caps *
                 if (p->bytes_per_syscr > 0)
                     snprintf(more, sizeof more, "%.4g B/syscr", p->bytes_per_syscr);
                 else
-                    snprintf(more, sizeof more, "p99 %.3g ms %llu err", p->p99_ms,
-                             (unsigned long long)p->errors);
+                    snprintf(more, sizeof more, "p99 %.3g ms%s", p->p99_ms,
+                             p->errors || p->failed || p->waiting ? " !" : "");
                 widgets_text(c, in.x + 8 + (int)m * colw, y + 1, colw - 1, screen_attr(SCREEN_DIM),
                              more);
             }

@@ -172,6 +172,17 @@ TEST_CASE("a point's figures are the growth between its two snapshots")
     CHECK(p.has_figure);
     CHECK(p.figure == Approx(1000));
 
+    // Clients left waiting count in the percentiles (paced as waits.h says), and a stale age
+    // counts as a timeout at the point's length: 2000 answered in 1 ms and 100 waiting "for an
+    // hour" give a p99 of the point's 2 s, not an hour and not 1 ms.
+    b.latency_hist[LESSON_ROLE_CLIENT][iolab_hist_bucket(1000000)] = 2000;
+    b.in_flight_hist[LESSON_ROLE_CLIENT][iolab_hist_bucket(3600ull * 1000000000)] = 100;
+    b.roles[LESSON_ROLE_CLIENT].waiting = 100;
+    sweep_point_measure(&sw, &a, &b, &p);
+    CHECK(p.waiting == 100);
+    CHECK(p.p99_ms > 1000);
+    CHECK(p.p99_ms < 2600);
+
     // Per-request figures need requests.
     sw.figure = SWEEP_FIG_P99_MS;
     b.roles[LESSON_ROLE_CLIENT].requests = 100;
