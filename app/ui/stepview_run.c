@@ -70,10 +70,9 @@ static void runview_on_line(void *data, size_t prog, enum engine_stream stream, 
                             size_t len)
 {
     struct runview *v = data;
-    (void)prog;
     (void)stream;
-    (void)line;
     (void)len;
+    grade_line(&v->grader, prog, line); /* output checks */
     /* While the sampler ticks, output is drawn with the next snapshot: a chatty program must not
        make iolab redraw for every line. */
     if (v->est != ENGINE_RUNNING)
@@ -84,6 +83,7 @@ static void runview_on_exit(void *data, size_t prog, int status, bool expected)
 {
     struct runview *v = data;
     const char *name = prog < v->sc->nprograms ? v->sc->programs[prog].name : "a program";
+    grade_exit(&v->grader, prog, status, expected); /* exit checks */
     view_log(v->c, "%s exited with status %d%s", name, status, expected ? " (stopped)" : "");
     if (!expected && status != 0)
         view_status(v->c, true, "%s exited with status %d%s; r restarts the scenario.", name,
