@@ -8,6 +8,7 @@
 #include "counterview.h"
 #include "human.h"
 #include "metrics/stats.h"
+#include "metrics/waits.h"
 #include "widgets.h"
 
 #include <stdlib.h>
@@ -237,6 +238,35 @@ static int counterview_role(const struct screen_caps *c, const struct snapshot_f
     return row;
 }
 
+/*
+ * The failures the programs published (a limit reached: a connection shed or refused), as one
+ * line: "limit reached: server fork 37x (processes), accept 5x (open files); 5 shed". 0 when none.
+ */
+static int counterview_failures(const struct snapshot *s, char *buf, size_t len)
+{
+    size_t used = 0;
+    buf[0] = '\0';
+    for (uint32_t i = 0; i < s->nprogs; i++) {
+        const struct snapshot_figures *f = &s->progs[i].f;
+        if (!f->failed_total && !f->shed)
+            continue;
+        used += (size_t)snprintf(buf + used, len - used, "%s%s",
+                                 used ? "; " : "limit reached: ", s->progs[i].name);
+        for (unsigned k = 0; k < IOLAB_FAIL_NCALLS && used < len; k++)
+            for (unsigned q = 0; q < IOLAB_FAIL_NCAUSES && used < len; q++)
+                if (f->failed[k][q])
+                    used += (size_t)snprintf(
+                        buf + used, len - used, " %s %llux (%s)", iolab_fail_call_name[k],
+                        (unsigned long long)f->failed[k][q], iolab_fail_cause_name[q]);
+        if (f->shed && used < len)
+            used += (size_t)snprintf(buf + used, len - used, ", %llu shed",
+                                     (unsigned long long)f->shed);
+        if (used >= len)
+            break;
+    }
+    return buf[0] != '\0';
+}
+
 void counterview_draw(const struct screen_caps *c, struct layout_rect r, bool focused,
                       const struct counterview_in *vin)
 {
@@ -298,7 +328,17 @@ void counterview_draw(const struct screen_caps *c, struct layout_rect r, bool fo
     widgets_sparkline(c, x + lw, yb + 1, sw, s->history_bytes, s->history_len);
     yb++;
     const struct snapshot_latency *lat = &cl->latency_recent;
-    if (lat->samples)
+    char oldest[32];
+    /* Clients waiting for an answer are part of the latency (waits.h), and said by name. */
+    if (lat->samples && cl->waiting)
+        widgets_printf(c, x, yb + 1, w,
+                       cl->in_flight_oldest_ns >= 1000000000u ? screen_attr(SCREEN_BAD) : A_NORMAL,
+                       "latency p50 %s  p99 %s  (last %d s; %llu waiting, oldest %s)",
+                       widgets_ns((double)lat->p50_ns, p50, sizeof p50),
+                       widgets_ns((double)lat->p99_ns, p99, sizeof p99), SNAPSHOT_RECENT_S,
+                       (unsigned long long)cl->waiting,
+                       widgets_ns((double)cl->in_flight_oldest_ns, oldest, sizeof oldest));
+    else if (lat->samples)
         widgets_printf(c, x, yb + 1, w, A_NORMAL, "latency p50 %s  p99 %s  (last %d s, %llu %s)",
                        widgets_ns((double)lat->p50_ns, p50, sizeof p50),
                        widgets_ns((double)lat->p99_ns, p99, sizeof p99), SNAPSHOT_RECENT_S,
@@ -322,6 +362,14 @@ void counterview_draw(const struct screen_caps *c, struct layout_rect r, bool fo
                        "these mean%s%s",
                        s->tick_hz, vin->missing ? "  sandbox: " : "",
                        vin->missing ? vin->missing : "");
+
+    /* A limit reached takes the line unless counts are short or wrong, which says more. */
+    char failed[160];
+    if (!s->overflow_claims && !forged && !s->sample_errors &&
+        counterview_failures(s, failed, sizeof failed)) {
+        widgets_clear((struct layout_rect){.x = x, .y = yb + 2, .w = w, .h = 1});
+        widgets_text(c, x, yb + 2, w, screen_attr(SCREEN_BAD), failed);
+    }
 }
 
 void counterview_compare(const struct screen_caps *c, struct layout_rect r,
@@ -352,7 +400,7 @@ void counterview_compare(const struct screen_caps *c, struct layout_rect r,
         for (unsigned k = 0; k < IOLAB_NCALLS; k++)
             calls += m->role_calls[study_role][k];
         struct snapshot_latency lat;
-        stats_latency(&lat, m->hist);
+        waits_latency(&lat, m->hist, m->in_flight_hist); /* the clients left waiting count too */
         v[i][0] = m->requests_per_s;
         v[i][1] = latency ? (double)lat.p50_ns : m->bytes_per_s;
         v[i][2] = m->requests ? (double)calls / (double)m->requests : 0;
@@ -362,7 +410,16 @@ void counterview_compare(const struct screen_caps *c, struct layout_rect r,
             if (v[i][k] > max[k])
                 max[k] = v[i][k];
     }
+    /* The mode column fits the longest id and its "now" mark (a long id like epoll-whole is
+       not cut), within a quarter of the view; the figures share the rest. */
     int namew = 12;
+    for (uint32_t i = 0; i < nrows && i < SNAPSHOT_MAX_MODES; i++) {
+        int need = (int)strlen(rows[i].id) + 3;
+        if (need > namew)
+            namew = need;
+    }
+    if (namew > (in.w - 2) / 4)
+        namew = (in.w - 2) / 4 > 12 ? (in.w - 2) / 4 : 12;
     int colw = (in.w - 2 - namew) / 5;
     int y = in.y;
     widgets_text(c, in.x + 1, y, namew, A_BOLD, "mode");
@@ -425,6 +482,8 @@ static const char *const counterview_legend_lines[] = {
     "                 reads and writes), EINTR and EAGAIN returned without making the call",
     "requests/s       what the load completed per second, as the demo published it",
     "latency p50/p99  half / 99 in 100 of the requests of the last seconds were at least as fast",
+    "waiting          clients with no answer yet: latency counts each for as long as it waits",
+    "limit reached    calls that failed at a limit (files, processes, memory): connection lost",
     "calls/req        comparison (c): the program under study's calls per completed request",
     "ctx sw/req       comparison: every program's context switches per completed request",
     "cpu %core        comparison: every program's CPU, % of one core, while the mode ran",

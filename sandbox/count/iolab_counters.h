@@ -169,6 +169,43 @@ struct iolab_call {
 #define IOLAB_HIST_SUB       (1u << IOLAB_HIST_SUB_SHIFT)
 #define IOLAB_HIST_BUCKETS   (IOLAB_HIST_OCTAVES * IOLAB_HIST_SUB + 1)
 
+/* The calls whose failure a demo publishes (app.failed), and the causes it tells apart. */
+#define IOLAB_FAIL_CALLS(X)                                                                        \
+    X(ACCEPT, "accept")                                                                            \
+    X(FORK, "fork")                                                                                \
+    X(THREAD, "pthread_create")                                                                    \
+    X(CONNECT, "socket")
+enum iolab_fail_call {
+#define IOLAB_X_FAIL(id, name) IOLAB_FAIL_##id,
+    IOLAB_FAIL_CALLS(IOLAB_X_FAIL)
+#undef IOLAB_X_FAIL
+        IOLAB_FAIL_NCALLS
+};
+/* Why: each cause names the rlimit that (most likely) stood in the way, if any. */
+#define IOLAB_FAIL_CAUSES(X)                                                                       \
+    X(OPEN_FILES, "open files")     /* EMFILE: the process's RLIMIT_NOFILE */                      \
+    X(SYSTEM_FILES, "system files") /* ENFILE: the whole system's file table */                    \
+    X(PROCESSES, "processes")       /* EAGAIN from fork/clone: RLIMIT_NPROC (threads count) */     \
+    X(MEMORY, "address space") /* ENOMEM, or a thread stack that cannot be mapped: RLIMIT_AS */    \
+    X(OTHER, "other")
+enum iolab_fail_cause {
+#define IOLAB_X_CAUSE(id, name) IOLAB_CAUSE_##id,
+    IOLAB_FAIL_CAUSES(IOLAB_X_CAUSE)
+#undef IOLAB_X_CAUSE
+        IOLAB_FAIL_NCAUSES
+};
+
+static const char *const iolab_fail_call_name[IOLAB_FAIL_NCALLS] = {
+#define IOLAB_X_FAIL(id, name) name,
+    IOLAB_FAIL_CALLS(IOLAB_X_FAIL)
+#undef IOLAB_X_FAIL
+};
+static const char *const iolab_fail_cause_name[IOLAB_FAIL_NCAUSES] = {
+#define IOLAB_X_CAUSE(id, name) name,
+    IOLAB_FAIL_CAUSES(IOLAB_X_CAUSE)
+#undef IOLAB_X_CAUSE
+};
+
 struct iolab_app {
     uint64_t requests;     /* requests completed (client: replies received; server: answered) */
     uint64_t bytes;        /* payload bytes delivered to the peer or received from it */
@@ -177,6 +214,21 @@ struct iolab_app {
     uint64_t errors;       /* failed requests: resets, short replies, verification failures */
     uint64_t hist_count;   /* samples in hist[] */
     uint64_t hist[IOLAB_HIST_BUCKETS]; /* request latency, see iolab_hist_bucket() */
+    /*
+     * What is still pending: gauges, rewritten (not added to) by the one writer about ten times
+     * a second and once more as it ends, so that the last values say who was still waiting. A
+     * reader sums them over the slots of a program's newest run only (a restarted client's old
+     * slots keep their last values).
+     */
+    uint64_t in_flight;           /* requests sent (or connections asked for), no answer yet */
+    uint64_t in_flight_oldest_ns; /* how long the oldest of them has waited */
+    uint64_t in_flight_hist[IOLAB_HIST_BUCKETS]; /* how long each has waited so far */
+    uint64_t waiting; /* of those, the ones already out at the previous update (100 ms or more
+                         ago): clients waiting their turn, not a round trip under way */
+    /* Calls that failed and cost a connection, by call and cause (a limit reached, most of the
+       time): failed[IOLAB_FAIL_FORK][IOLAB_CAUSE_PROCESSES] is "fork failed: no process left". */
+    uint64_t failed[IOLAB_FAIL_NCALLS][IOLAB_FAIL_NCAUSES];
+    uint64_t shed; /* connections accepted only to be closed at once: a limit left no room */
 };
 
 /*
