@@ -167,6 +167,7 @@ static void run_last_lines(struct run *r, size_t prog, char *buf, size_t len)
 static void run_on_exit(void *data, size_t prog, int status, bool expected)
 {
     struct run *r = data;
+    grade_exit(&r->grader, prog, status, expected); /* exit checks */
     if (expected || engine_state(r->engine) != ENGINE_RUNNING)
         return;
     const struct lesson_program *p = &r->sc->programs[prog];
@@ -187,6 +188,7 @@ static void run_on_line(void *data, size_t prog, enum engine_stream stream, cons
                         size_t len)
 {
     struct run *r = data;
+    grade_line(&r->grader, prog, line); /* output checks */
     if (stream == ENGINE_STDERR && prog < SNAPSHOT_MAX_PROGS && len)
         snprintf(r->last_err[prog], sizeof r->last_err[prog], "%.*s", (int)len, line);
 }

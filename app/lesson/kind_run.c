@@ -5,6 +5,7 @@
  * ui/stepview_run.c.
  */
 #include "check.h"
+#include "check_load.h"
 #include "kind.h"
 #include "load.h"
 
@@ -63,6 +64,8 @@ static const struct load_field load_check_fields[] = {
     [CHECK_METRIC] = {"metric", LOAD_STRING, 1}, [CHECK_ROLE] = {"role", LOAD_STRING, 0},
     [CHECK_MIN] = {"min", LOAD_NUMBER, 0},       [CHECK_MAX] = {"max", LOAD_NUMBER, 0},
     [CHECK_FD] = {"fd", LOAD_STRING, 0},
+    /* The exercise keys (program, match, status, within, fail): check_load_extra(). */
+    CHECK_EXTRA_FIELDS,
 };
 
 enum { EXPECT_TEXT, EXPECT_LEFT, EXPECT_OP, EXPECT_RIGHT, EXPECT_VALUE, EXPECT_NFIELDS };
@@ -488,10 +491,10 @@ static void load_checks(struct load *ld, const cJSON *arr, struct lesson_scenari
     const cJSON *obj;
     cJSON_ArrayForEach(obj, arr)
     {
-        const cJSON *f[CHECK_NFIELDS];
+        const cJSON *f[CHECK_NFIELDS + CHECK_NEXTRA];
         struct lesson_check *c = &sc->checks[sc->nchecks++];
-        *c = (struct lesson_check){.mode = -1, .role = -1};
-        load_fields(ld, obj, load_check_fields, CHECK_NFIELDS, "a check", NULL, f);
+        *c = (struct lesson_check){.mode = -1, .role = -1, .program = -1};
+        load_fields(ld, obj, load_check_fields, CHECK_NFIELDS + CHECK_NEXTRA, "a check", NULL, f);
         c->text = load_strdup(ld, f[CHECK_TEXT] ? f[CHECK_TEXT]->valuestring : "");
         int metric_ok = 0;
         if (f[CHECK_METRIC])
@@ -501,6 +504,8 @@ static void load_checks(struct load *ld, const cJSON *arr, struct lesson_scenari
         if (f[CHECK_ROLE])
             load_check_role(ld, f[CHECK_ROLE], sc, c, metric_ok);
         if (cJSON_IsObject(obj))
+            check_load_extra(ld, obj, f + CHECK_NFIELDS, sc, c, metric_ok);
+        if (cJSON_IsObject(obj) && !(metric_ok && c->metric == LESSON_METRIC_EXIT))
             load_check_bounds(ld, obj, f[CHECK_MIN], f[CHECK_MAX], c);
         if (f[CHECK_FD] && metric_ok)
             load_check_fd(ld, f[CHECK_FD], c);
@@ -688,8 +693,11 @@ static void kind_run_free(void *data)
     for (size_t i = 0; i < sc->nfiles; i++)
         free(sc->files[i].name);
     free(sc->files);
-    for (size_t i = 0; i < sc->nchecks; i++)
+    for (size_t i = 0; i < sc->nchecks; i++) {
         free(sc->checks[i].text);
+        free(sc->checks[i].match);
+        free(sc->checks[i].fail);
+    }
     free(sc->checks);
     for (size_t i = 0; i < sc->nexpects; i++)
         free(sc->expects[i].text);
