@@ -377,6 +377,8 @@ static void run_json_process(struct json_out *j, const struct run_segment *seg, 
         json_u64(j, "count", n);
         json_u64(j, "bytes", RUN_D(calls[c].bytes));
         json_u64(j, "ns", RUN_D(calls[c].ns));
+        /* ns_sampled: ns is estimated from a sample of the calls (iolab_counters.h). */
+        json_bool(j, "ns_sampled", !iolab_call_time_exact(c));
         run_json_fd(j, fa, fb, c);
         json_end(j);
     }
@@ -505,10 +507,11 @@ static void run_print_text_segment(struct run *r, FILE *out, const struct run_se
         for (unsigned c = 0; c < IOLAB_NCALLS; c++) {
             uint64_t n = RUN_D(calls[c].count);
             if (n)
-                fprintf(out, "    %-16s %12s %12s %12s\n", snapshot_call_label(c),
+                fprintf(out, "    %-16s %12s %12s %12s%s\n", snapshot_call_label(c),
                         human_count(n, h[0], sizeof h[0]),
                         human_bytes((double)RUN_D(calls[c].bytes), h[1], sizeof h[1]),
-                        human_ns((double)RUN_D(calls[c].ns), h[2], sizeof h[2]));
+                        human_ns((double)RUN_D(calls[c].ns), h[2], sizeof h[2]),
+                        iolab_call_time_exact(c) ? "" : " ~");
         }
         if (p->counted == 0)
             fputs("    not counted (static binary?): only the kernel's figures below\n", out);
@@ -704,7 +707,8 @@ static void run_print(struct run *r, const struct run_problems *pr)
             }
         run_print_side_by_side(r, stdout);
         fputs("time in call: wall time the program's threads spent inside the call, counted "
-              "by the shim;\nsyscr/syscw: the kernel's own counts of read-family and "
+              "by the shim;\n~: sampled, estimated from about one call in 16 timed (the calls "
+              "that wait are all timed);\nsyscr/syscw: the kernel's own counts of read-family and "
               "write-family calls, set beside\nthe counted calls it counts the same way.\n\n",
               stdout);
         run_print_checks(r, stdout);

@@ -165,17 +165,26 @@ static char *load_faults(struct load *ld, const cJSON *obj)
                       load_fault_fields[i].name);
     }
     double seed = f[FAULT_SEED] ? f[FAULT_SEED]->valuedouble : 1;
-    if (seed < 0 || seed > 4294967295.0)
+    if (seed < 0 || seed > 4294967295.0) {
         load_diag(ld, f[FAULT_SEED], 0, "\"seed\" is a whole number from 0 to 4294967295.");
+        seed = 1;
+    }
     if (p[0] <= 0 && p[1] <= 0 && p[2] <= 0) {
         load_diag(ld, obj, 0,
                   "\"faults\" injects nothing; give \"short\", \"eintr\" or \"eagain\" a "
                   "probability above 0, or remove it.");
         return NULL;
     }
+    /* Written digit by digit, not with %f: iolab runs in the learner's locale (a decimal comma
+       in some), and the shim reads the value before the program has set any locale. */
+    unsigned ppm[3];
+    for (int i = 0; i < 3; i++) {
+        double v = p[i] > 0 ? p[i] * 1e6 + 0.5 : 0;
+        ppm[i] = v < 999999 ? (unsigned)v : 999999;
+    }
     char buf[128];
-    snprintf(buf, sizeof buf, "short=%.6f,eintr=%.6f,eagain=%.6f,seed=%.0f", p[0], p[1], p[2],
-             seed);
+    snprintf(buf, sizeof buf, "short=0.%06u,eintr=0.%06u,eagain=0.%06u,seed=%lu", ppm[0], ppm[1],
+             ppm[2], (unsigned long)seed);
     return load_strdup(ld, buf);
 }
 

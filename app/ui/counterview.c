@@ -214,7 +214,9 @@ static int counterview_role(const struct screen_caps *c, const struct snapshot_f
         else
             snprintf(v[CV_COL_BYTES], sizeof v[0], "-");
         snprintf(v[CV_COL_SHARE], sizeof v[0], "%.1f%%", sc->share * 100);
-        snprintf(v[CV_COL_BUSY], sizeof v[0], "%.2f", sc->busy);
+        /* "~": estimated from the sampled calls' time (every call that waits is timed). */
+        snprintf(v[CV_COL_BUSY], sizeof v[0], "%.2f%s", sc->busy,
+                 iolab_call_time_exact(calls.id[k]) ? " " : "~");
         n = snprintf(line, sizeof line, "  %-*s", CV_NAME_W, snapshot_call_label(calls.id[k]));
         for (int j = 0; j < CV_NCOLS; j++)
             if (col[j])
@@ -476,10 +478,10 @@ static const char *const counterview_legend_lines[] = {
     "calls            calls since the current mode started (t: totals since the start)",
     "calls/s, bytes/s per second over the last sample; share: this call's part of all calls",
     "busy             threads inside this call on average (a call is booked when it returns)",
-    "on file 3  ...   the read and write families by kind of descriptor: file, socket, pipe,",
-    "                 other (terminals, devices, epoll, eventfd); file>socket: from one to other",
-    "faults injected  what the lesson's fault injection did to the program: lengths cut (short",
-    "                 reads and writes), EINTR and EAGAIN returned without making the call",
+    "busy ~           sampled: one call in 16 timed on average; the calls that wait are all timed",
+    "on file  socket  read/write calls by kind of descriptor (other: devices, epoll; a>b: from a "
+    "to b)",
+    "faults injected  the lesson's fault injection: lengths cut, EINTR and EAGAIN returned",
     "requests/s       what the load completed per second, as the demo published it",
     "latency p50/p99  half / 99 in 100 of the requests of the last seconds were at least as fast",
     "waiting          clients with no answer yet: latency counts each for as long as it waits",
