@@ -38,6 +38,7 @@ test_packages=(
     strace tmux curl wrk       # compare with strace, drive a real terminal, load real servers
     iproute2 procps util-linux # ip, /proc tools, setpriv
     clang libclang-rt-14-dev   # the libFuzzer targets (tests/fuzz, run by .ci/run)
+    python3-jsonschema         # validate pack files against assets/schema (it_schema)
 )
 [ "$mode" = test ] && packages+=("${test_packages[@]}")
 
