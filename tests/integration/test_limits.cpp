@@ -249,3 +249,45 @@ TEST_CASE("limits beyond iolab's ceiling are a lint error at their place", "[lim
           std::string::npos);
     CHECK(out.find("\"limits\" has no \"procs\"") != std::string::npos);
 }
+
+TEST_CASE("a load that dies before anything is measured still gets its JSON and exit 1",
+          "[limits][failures]")
+{
+    TempDir pack;
+    // The client runs out of something at once (here: it just exits), as echo-client did at
+    // 1,019 connections when it ran out of descriptors: on main iolab printed no JSON at all.
+    write_pack(pack, R"({"name": "server", "role": "server", "program": "echo-server",
+                         "args": ["--port", "{port}", "--host", "{host}", "--mode", "epoll"],
+                         "ready": "listening"},
+                        {"name": "load", "role": "client", "program": "/bin/sh",
+                         "args": ["-c", "echo out of descriptors >&2; exit 3"]})");
+    auto [code, out] =
+        run({bin("iolab"), "run", "l/s", "--pack", pack.path, "--json", "--seconds", "2"});
+    INFO(out);
+    CHECK(code == 1);
+    Json j = parse_run(out);
+    REQUIRE(j);
+    CHECK(cJSON_IsFalse(cJSON_GetObjectItem(j.get(), "clean")));
+    CHECK(problems(j.get()).find("out of descriptors") != std::string::npos);
+}
+
+TEST_CASE("a scenario that fails before its first figure still prints its JSON, exit 1",
+          "[limits][failures]")
+{
+    TempDir pack;
+    // Nothing is ever measured: on main iolab printed no JSON at all, only the sentence.
+    write_pack(pack, R"({"name": "server", "role": "server", "program": "/bin/sh",
+                         "args": ["-c", "echo cannot listen: too many open files >&2; exit 1"],
+                         "ready": "listening"},
+                        {"name": "load", "role": "client", "program": "echo-client",
+                         "args": ["--port", "{port}", "--host", "{host}"]})");
+    auto [code, out] =
+        run({bin("iolab"), "run", "l/s", "--pack", pack.path, "--json", "--seconds", "2"});
+    INFO(out);
+    CHECK(code == 1);
+    Json j = parse_run(out);
+    REQUIRE(j);
+    CHECK(cJSON_GetArraySize(cJSON_GetObjectItem(j.get(), "modes")) == 0);
+    CHECK(cJSON_IsFalse(cJSON_GetObjectItem(j.get(), "clean")));
+    CHECK(problems(j.get()).find("too many open files") != std::string::npos);
+}
