@@ -24,8 +24,9 @@ struct tally_totals {
     struct iolab_call calls[IOLAB_NCALLS];
     uint64_t requests, bytes, conns_opened, conns_closed, errors;
     uint64_t hist[IOLAB_HIST_BUCKETS];
-    uint32_t slots;     /* slots that contributed (live, dead and retired threads' slots) */
-    uint32_t max_run;   /* highest run seen among them */
+    struct iolab_fdsplit fd; /* calls by kind of descriptor, injected faults */
+    uint32_t slots;          /* slots that contributed (live, dead and retired threads' slots) */
+    uint32_t max_run;        /* highest run seen among them */
     uint32_t unsettled; /* 1 when moves kept overlapping the read: a move may count 0 or 2 times */
     bool forged;        /* values no shim writes were found (and left out): the figures are wrong */
     /* Gauges (iolab_app.waiting...): summed over the slots of the newest run (max_run) only. */
@@ -49,5 +50,8 @@ void tally_sum(const struct iolab_page *page, uint32_t nslots, uint32_t prog, ui
  * short by SIGKILL (one field may count twice).
  */
 uint32_t tally_overflow(const struct iolab_page *page);
+
+/* a += b, field by field, for the per-descriptor counts and faults. */
+void tally_fd_add(struct iolab_fdsplit *a, const struct iolab_fdsplit *b);
 
 #endif
