@@ -424,6 +424,10 @@ static void run_json_process(struct json_out *j, const struct run_segment *seg, 
     json_u64(j, "threads", seg->peak_threads[i]);
     json_u64(j, "processes", seg->peak_procs[i]);
     json_u64(j, "rss_bytes", fb->rss_bytes);
+    /* How fresh the /proc figures were at the segment's end (the sampler reads a slice a tick;
+       a program's totals at its exit are the kernel's own, whatever the age). */
+    json_double(j, "proc_age_s", fb->proc_age_s, 3);
+    json_u64(j, "proc_unread", fb->proc_unread);
     json_end(j);
 }
 

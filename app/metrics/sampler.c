@@ -44,6 +44,7 @@ int sampler_open(struct sampler **out, const char *proc_root, const struct iolab
             close(dfd);
         goto fail;
     }
+    sampler_fds_init(s);
     sampler_watch_open(s);
     s->rot = (struct rotation){.budget_s = rotation_budget(rotation_share(0), tick_hz),
                                .min_items = SAMPLER_BUDGET_MIN_ITEMS};
@@ -123,6 +124,7 @@ void sampler_set_root(struct sampler *s, uint32_t prog, int pid, uint32_t run)
     }
     s->progs[prog].root = pid;
     s->progs[prog].main_pid = 0;
+    s->progs[prog].t_root = sampler_clock();
     s->progs[prog].run = run;
     /* A pid seen before belonged to another process (or was resolved as a stranger before we
        knew it was ours): forget it so the next scan resolves it again. */
@@ -565,6 +567,7 @@ const struct snapshot *sampler_sample(struct sampler *s, double now_s)
     double t_start = sampler_clock();
     s->errors = 0;
     s->nsample++;
+    sampler_budget_begin(s);
     if (sampler_watch(s, now_s) < 0)
         s->errors++;
     sampler_read_programs(s, now_s);

@@ -120,6 +120,21 @@ static const int counterview_drop_order[CV_NCOLS] = {CV_COL_BUSY, CV_COL_SHARE, 
                                                      CV_COL_CALLS, CV_COL_RATE};
 #define CV_NAME_W 16
 
+/* The sampler's rate of the snapshot being drawn, for the age marks of counterview_role(). */
+static double counterview_tick_hz = 10;
+
+void counterview_age(char *buf, size_t len, const struct snapshot_figures *f, double tick_hz)
+{
+    /* Half a tick of slack: a figure read at the start of the last tick is not stale. */
+    double tick = tick_hz > 0 ? 1.0 / tick_hz : 0.1;
+    int n = 0;
+    buf[0] = '\0';
+    if (f->proc_age_s > 1.5 * tick)
+        n = snprintf(buf, len, "  oldest %.1f s", f->proc_age_s);
+    if (f->proc_unread && n >= 0 && (size_t)n < len)
+        snprintf(buf + n, len - (size_t)n, "  %u unread", f->proc_unread);
+}
+
 /* One role's block; returns the rows used. */
 static int counterview_role(const struct screen_caps *c, const struct snapshot_figures *f,
                             const struct snapshot_figures *base, const char *name, int x, int y,
@@ -129,11 +144,18 @@ static int counterview_role(const struct screen_caps *c, const struct snapshot_f
     int row = 0;
     if (h <= 0)
         return 0;
-    widgets_printf(c, x, y + row, w, screen_attr(SCREEN_HEADING),
-                   "%-6s cpu %5.1f%% user %5.1f%% sys  ctx/s %s (%s vol)  procs %u  threads %u",
-                   name, f->cpu_user_pct, f->cpu_sys_pct,
-                   widgets_si(f->ctx_voluntary_rate + f->ctx_involuntary_rate, a, sizeof a),
-                   widgets_si(f->ctx_voluntary_rate, b, sizeof b), f->nprocs, f->nthreads);
+    int hx = x + widgets_printf(
+                     c, x, y + row, w, screen_attr(SCREEN_HEADING),
+                     "%-6s cpu %5.1f%% user %5.1f%% sys  ctx/s %s (%s vol)  procs %u  threads %u",
+                     name, f->cpu_user_pct, f->cpu_sys_pct,
+                     widgets_si(f->ctx_voluntary_rate + f->ctx_involuntary_rate, a, sizeof a),
+                     widgets_si(f->ctx_voluntary_rate, b, sizeof b), f->nprocs, f->nthreads);
+    /* Past a hundred or so processes and threads the sampler reads a slice a tick: say how
+       old the oldest /proc figure is when it is older than a tick (the legend explains). */
+    char age[48];
+    counterview_age(age, sizeof age, f, counterview_tick_hz);
+    if (age[0] && hx < x + w)
+        widgets_text(c, hx, y + row, x + w - hx, screen_attr(SCREEN_BAD), age);
     if (++row >= h)
         return row;
     /* Like with like: the kernel's counts and the library's over the same span. */
@@ -264,6 +286,7 @@ void counterview_draw(const struct screen_caps *c, struct layout_rect r, bool fo
         return;
     }
     int x = in.x + 1, w = in.w - 2;
+    counterview_tick_hz = s->tick_hz;
     int bottom = 4; /* two throughput lines, latency, where the numbers come from */
     int avail = in.h - bottom;
     int y = in.y;
@@ -448,6 +471,8 @@ static const char *const counterview_legend_lines[] = {
     "= / mismatch     they agree within 1%, or not: calls inside libc (fread's read), static",
     "                 binaries and raw syscall() reach the kernel but not the shim",
     "disk/s           bytes read from storage per second: page cache misses",
+    "oldest N s       cpu, ctx, procs, syscr are read from /proc a slice a tick (at most about 1%",
+    "  / N unread     of a core): the oldest was read N s ago; unread: not read yet, not in sums",
     "calls            calls since the current mode started (t: totals since the start)",
     "calls/s, bytes/s per second over the last sample; share: this call's part of all calls",
     "busy             threads inside this call on average (a call is booked when it returns)",
