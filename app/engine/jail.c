@@ -265,6 +265,8 @@ char **jail_argv_opts(struct jail *j, char *const *prog_argv, const int *keep_fd
             argv[k - 1] = NULL;
             goto fail;
         }
+    /* The caller's own options last: they win over the step's limits (a sanitizer build's
+       "--as 0", say). */
     for (size_t i = 0; i < nopts; i++)
         if (!(argv[k++] = strdup(opts[i])))
             goto fail;

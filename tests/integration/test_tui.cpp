@@ -660,6 +660,35 @@ TEST_CASE("tui: at 160x48 checks, help, mode titles and program lines wrap inste
     t.keys({"q"});
 }
 
+TEST_CASE("tui: a server at its open-file limit: the counters pane and its own pane say which "
+          "limit, and it keeps serving")
+{
+    TempDir pack;
+    mkdir((pack / "p").c_str(), 0755);
+    spit((pack / "p") + "/pack.json", R"({"format_version": 1, "id": "lim", "title": "L",
+        "version": "1", "lessons": ["l"]})");
+    spit((pack / "p") + "/l.json", R"({"id": "l", "title": "L", "summary": "s", "steps": [
+      {"id": "s", "title": "S", "kind": "run", "text": ["Short text."],
+       "programs": [
+         {"name": "server", "role": "server", "program": "/bin/bash",
+          "args": ["-c", "ulimit -n 40; exec )" +
+                                       demo("echo-server") +
+                                       R"( --port {port} --host {host} --mode epoll"],
+          "ready": "listening"},
+         {"name": "load", "role": "client", "program": "echo-client",
+          "args": ["--port", "{port}", "--host", "{host}", "--connections", "60"]}]}
+    ]})");
+    TuiSession t({"--pack", pack / "p", "--open", "l/s"});
+    t.resize(160, 48);
+    REQUIRE(t.wait_for("Short text."));
+    t.keys({"Enter"});
+    // The pane names the call and the cause; the server's own pane says the limit and its value.
+    CHECK(t.wait_for("limit reached: server accept", 30));
+    CHECK(t.wait_for("(open files)", 5));
+    CHECK(t.wait_for("RLIMIT_NOFILE", 10));
+    t.keys({"q"});
+}
+
 TEST_CASE("tui: at 80x24 a run step's footer keeps its modes and the keys that matter most")
 {
     TuiSession s({"--open", "echo/watch"});
