@@ -175,6 +175,10 @@ struct iolab_app {
     uint64_t errors;       /* failed requests: resets, short replies, verification failures */
     uint64_t hist_count;   /* samples in hist[] */
     uint64_t hist[IOLAB_HIST_BUCKETS]; /* request latency, see iolab_hist_bucket() */
+    /* io_uring, as the demo itself counts it (the shim cannot see inside the ring): */
+    uint64_t uring_submissions; /* submission queue entries handed to the kernel */
+    uint64_t uring_completions; /* completion queue entries the program reaped */
+    uint64_t uring_enters;      /* io_uring_enter() calls that submitted or waited */
 };
 
 /* A slot's state; a reader counts every slot that is neither FREE nor beyond next_slot. */
