@@ -97,6 +97,10 @@ struct snapshot_figures {
     double app_bytes_rate;                  /* bytes/s over the last tick */
     struct snapshot_latency latency_recent; /* over the last SNAPSHOT_RECENT_S seconds or so */
     struct snapshot_latency latency_total;  /* since the scenario started */
+    /* io_uring, from the demo itself (the shim cannot see the operations inside a ring): */
+    uint64_t uring_submissions; /* operations handed to the kernel */
+    uint64_t uring_completions; /* completions reaped */
+    uint64_t uring_enters;      /* io_uring_enter() system calls */
 };
 
 enum snapshot_prog_state {
@@ -143,6 +147,7 @@ struct snapshot_mode_row {
     uint64_t role_bytes[LESSON_NROLES];
     uint64_t role_calls[LESSON_NROLES][IOLAB_NCALLS];
     uint64_t hist[IOLAB_HIST_BUCKETS]; /* the client's request latencies while this mode ran */
+    uint64_t role_uring_enters[LESSON_NROLES]; /* io_uring_enter() calls the demos published */
 };
 
 struct snapshot {

@@ -63,6 +63,9 @@ static void tally_scan(const struct iolab_page *page, uint32_t nslots, uint32_t 
         out->errors += tally_take(&s->app.errors, f);
         for (unsigned b = 0; b < IOLAB_HIST_BUCKETS; b++)
             out->hist[b] += tally_take(&s->app.hist[b], f);
+        out->uring_submissions += tally_take(&s->app.uring_submissions, f);
+        out->uring_completions += tally_take(&s->app.uring_completions, f);
+        out->uring_enters += tally_take(&s->app.uring_enters, f);
     }
 }
 

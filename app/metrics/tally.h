@@ -24,6 +24,8 @@ struct tally_totals {
     struct iolab_call calls[IOLAB_NCALLS];
     uint64_t requests, bytes, conns_opened, conns_closed, errors;
     uint64_t hist[IOLAB_HIST_BUCKETS];
+    /* io_uring figures the demos publish themselves (the shim cannot see inside a ring) */
+    uint64_t uring_submissions, uring_completions, uring_enters;
     uint32_t slots;     /* slots that contributed (live, dead and retired threads' slots) */
     uint32_t max_run;   /* highest run seen among them */
     uint32_t unsettled; /* 1 when moves kept overlapping the read: a move may count 0 or 2 times */
