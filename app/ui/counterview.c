@@ -370,6 +370,8 @@ static const char *const counterview_legend_lines[] = {
     "calls/req        comparison (c): the program under study's calls per completed request",
     "ctx sw/req       comparison: every program's context switches per completed request",
     "cpu %core        comparison: every program's CPU, % of one core, while the mode ran",
+    "io_uring line    counted by the demo itself, not the shim: io_uring_enter calls, operations",
+    "                 submitted to the ring and completions reaped, since the mode started",
 };
 
 void counterview_legend(const struct screen_caps *c)
