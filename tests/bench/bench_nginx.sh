@@ -2,7 +2,9 @@
 # The demo file server against nginx, side by side on this machine.
 #
 # Usage: tests/bench/bench_nginx.sh [BUILD_DIR]
-#   env: ROUNDS (3), SECONDS_ (3, per wrk run), MODES ("read-send sendfile epoll io_uring"),
+#   env: ROUNDS (3), SECONDS_ (3, per wrk run),
+#        MODES ("read-send read-send-4k sendfile epoll io_uring"; read-send-4k is read-send with
+#        --buffer 4096, the lesson's small buffer, which must stay visibly worse),
 #        SIZES ("1K 1M"), CONNS ("8 64 256"), NGINX (nginx on PATH or /usr/sbin/nginx)
 #
 # Both servers run outside the sandbox, on loopback, on the same files (in the page cache), with
@@ -19,7 +21,7 @@ build=$(cd "${1:-$src/build}" && pwd)
 server="$build/libexec/iolab/file-server"
 rounds=${ROUNDS:-3}
 secs=${SECONDS_:-3}
-modes=${MODES:-read-send sendfile epoll io_uring}
+modes=${MODES:-read-send read-send-4k sendfile epoll io_uring}
 sizes=${SIZES:-1K 1M}
 conns=${CONNS:-8 64 256}
 nginx=${NGINX:-$(command -v nginx || echo /usr/sbin/nginx)}
@@ -74,7 +76,9 @@ declare -A port
 port[nginx-off]=$port_off
 port[nginx-on]=$port_on
 for m in $modes; do
-    "$server" --port 0 --root "$tmp/www" --mode "$m" >"$tmp/$m.out" 2>&1 &
+    args=(--mode "$m")
+    [ "$m" = read-send-4k ] && args=(--mode read-send --buffer 4096)
+    "$server" --port 0 --root "$tmp/www" "${args[@]}" >"$tmp/$m.out" 2>&1 &
     pids+=($!)
 done
 for m in $modes; do

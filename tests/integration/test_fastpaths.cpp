@@ -316,9 +316,12 @@ TEST_CASE("the io_uring modes publish their ring figures, and io_uring_enter agr
             CHECK(enters <= traced_enters);
             CHECK(traced_enters <= enters + 1);
             CHECK(requests >= (prog == "echo-server" ? 2000u : 300u));
-            // Batching: fewer enters than requests, each submission completed.
-            CHECK(enters < requests);
-            CHECK(completions >= submissions - 8);
+            // Every submission completed, but for the few still pending when SIGTERM came (a
+            // multishot accept completes many times for one submission). How many enters a
+            // request takes depends on how completions bunch up: the lesson shows it, a test
+            // cannot assert it.
+            CHECK(completions + 8 >= submissions);
+            CHECK(submissions >= requests);
             // The shim itself saw no recv or send in the ring mode.
             auto calls = page.calls();
             CHECK(calls["recvfrom"] == 0);
