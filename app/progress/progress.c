@@ -4,7 +4,12 @@
  *   {"format": 1,
  *    "packs": {"core": {"done": ["echo/epoll", ...],
  *                       "answers": {"echo/quiz": "b"},
- *                       "last": {"lesson": "echo", "step": "epoll"}}}}
+ *                       "last": {"lesson": "echo", "step": "epoll"},
+ *                       "steps": {"echo/epoll": {"updated": 1764040000, "done_at": 1764040000,
+ *                                                "fields": {"quiz": {"tries": 2}}}}}}}
+ *
+ * "steps" came after format 1 was first written: a file without it is still format 1, and an
+ * older iolab that finds it keeps working (it never looks at keys it does not know).
  *
  * cJSON is used only here, only to parse into and print from the plain structs of progress.h.
  * A file that does not match this shape is "damaged": it is renamed aside (never deleted, never
@@ -45,6 +50,17 @@ int progress_default_path(char *buf, size_t len)
     return n < 0 || (size_t)n >= len ? -ENAMETOOLONG : 0;
 }
 
+static void progress_record_clear(struct progress_record *r)
+{
+    free(r->step);
+    for (size_t i = 0; i < r->nfields; i++) {
+        free(r->fields[i].name);
+        free(r->fields[i].json);
+    }
+    free(r->fields);
+    memset(r, 0, sizeof *r);
+}
+
 static void progress_pack_clear(struct progress_pack *pk)
 {
     free(pk->id);
@@ -58,6 +74,9 @@ static void progress_pack_clear(struct progress_pack *pk)
     free(pk->answers);
     free(pk->last_lesson);
     free(pk->last_step);
+    for (size_t i = 0; i < pk->nrecords; i++)
+        progress_record_clear(&pk->records[i]);
+    free(pk->records);
 }
 
 void progress_free(struct progress *p)
@@ -118,6 +137,25 @@ bool progress_is_done(const struct progress *p, const char *pack, const char *le
     return false;
 }
 
+/* The step's record in pk, made when it has none (then with no time and no field); NULL on
+ * -ENOMEM. key is "lesson/step". */
+static struct progress_record *progress_record_get(struct progress_pack *pk, const char *key)
+{
+    for (size_t i = 0; i < pk->nrecords; i++)
+        if (!strcmp(pk->records[i].step, key))
+            return &pk->records[i];
+    struct progress_record *v = realloc(pk->records, (pk->nrecords + 1) * sizeof *v);
+    if (!v)
+        return NULL;
+    pk->records = v;
+    struct progress_record *r = &v[pk->nrecords];
+    memset(r, 0, sizeof *r);
+    if (!(r->step = strdup(key)))
+        return NULL;
+    pk->nrecords++;
+    return r;
+}
+
 int progress_mark_done(struct progress *p, const char *pack, const char *lesson, const char *step)
 {
     if (progress_is_done(p, pack, lesson, step))
@@ -131,7 +169,125 @@ int progress_mark_done(struct progress *p, const char *pack, const char *lesson,
     pk->done = v;
     if (!(v[pk->ndone] = progress_key(lesson, step)))
         return -ENOMEM;
+    struct progress_record *r = progress_record_get(pk, v[pk->ndone]);
     pk->ndone++;
+    if (!r)
+        return -ENOMEM;
+    r->updated = r->done_at = (long long)time(NULL);
+    return 0;
+}
+
+const struct progress_record *progress_record_find(const struct progress *p, const char *pack,
+                                                   const char *lesson, const char *step)
+{
+    const struct progress_pack *pk = progress_pack_find(p, pack);
+    size_t ll = strlen(lesson);
+    for (size_t i = 0; pk && i < pk->nrecords; i++) {
+        const char *k = pk->records[i].step;
+        if (!strncmp(k, lesson, ll) && k[ll] == '/' && !strcmp(k + ll + 1, step))
+            return &pk->records[i];
+    }
+    return NULL;
+}
+
+const char *progress_field_get(const struct progress *p, const char *pack, const char *lesson,
+                               const char *step, const char *field)
+{
+    const struct progress_record *r = progress_record_find(p, pack, lesson, step);
+    for (size_t i = 0; r && i < r->nfields; i++)
+        if (!strcmp(r->fields[i].name, field))
+            return r->fields[i].json;
+    return NULL;
+}
+
+/* json in its compact form when it is one JSON object (with no NUL and valid UTF-8), else NULL
+ * (errno EINVAL or ENOMEM). */
+static char *progress_object_text(const char *json)
+{
+    size_t at, len = strlen(json);
+    cJSON *o =
+        jsontext_check(json, len, &at) == JSONTEXT_OK ? cJSON_ParseWithOpts(json, NULL, 1) : NULL;
+    if (!cJSON_IsObject(o)) {
+        cJSON_Delete(o);
+        errno = EINVAL;
+        return NULL;
+    }
+    char *text = cJSON_PrintUnformatted(o);
+    cJSON_Delete(o);
+    if (!text)
+        errno = ENOMEM;
+    return text;
+}
+
+/* Sets one field of r to text (taken over, compact JSON object); 0 or -ENOMEM (text freed). */
+static int progress_record_take_field(struct progress_record *r, const char *name, char *text)
+{
+    for (size_t i = 0; i < r->nfields; i++) {
+        if (!strcmp(r->fields[i].name, name)) {
+            free(r->fields[i].json);
+            r->fields[i].json = text;
+            return 0;
+        }
+    }
+    struct progress_field *v = realloc(r->fields, (r->nfields + 1) * sizeof *v);
+    char *n = strdup(name);
+    if (!v || !n) {
+        if (v)
+            r->fields = v;
+        free(n);
+        free(text);
+        return -ENOMEM;
+    }
+    r->fields = v;
+    v[r->nfields++] = (struct progress_field){.name = n, .json = text};
+    return 0;
+}
+
+int progress_field_set(struct progress *p, const char *pack, const char *lesson, const char *step,
+                       const char *field, const char *json)
+{
+    if (!field || !field[0] || !json)
+        return -EINVAL;
+    char *text = progress_object_text(json);
+    if (!text)
+        return -errno;
+    struct progress_pack *pk = progress_pack_get(p, pack);
+    char *key = pk ? progress_key(lesson, step) : NULL;
+    struct progress_record *r = key ? progress_record_get(pk, key) : NULL;
+    free(key);
+    if (!r) {
+        free(text);
+        return -ENOMEM;
+    }
+    int rc = progress_record_take_field(r, field, text);
+    if (rc == 0)
+        r->updated = (long long)time(NULL);
+    return rc;
+}
+
+int progress_record_put(struct progress *p, const char *pack, const struct progress_record *rec)
+{
+    if (!rec->step || !strchr(rec->step, '/'))
+        return -EINVAL;
+    struct progress_record copy = {.updated = rec->updated, .done_at = rec->done_at};
+    int rc = 0;
+    if (!(copy.step = strdup(rec->step)))
+        rc = -ENOMEM;
+    for (size_t i = 0; rc == 0 && i < rec->nfields; i++) {
+        char *text = rec->fields[i].name[0] ? progress_object_text(rec->fields[i].json) : NULL;
+        rc = text ? progress_record_take_field(&copy, rec->fields[i].name, text)
+                  : (rec->fields[i].name[0] ? -errno : -EINVAL);
+    }
+    struct progress_pack *pk = rc == 0 ? progress_pack_get(p, pack) : NULL;
+    struct progress_record *r = pk ? progress_record_get(pk, rec->step) : NULL;
+    if (rc == 0 && !r)
+        rc = -ENOMEM;
+    if (rc < 0) {
+        progress_record_clear(&copy);
+        return rc;
+    }
+    progress_record_clear(r);
+    *r = copy;
     return 0;
 }
 
@@ -198,6 +354,16 @@ static bool progress_in_lesson(const char *key, const char *lesson)
     return !strncmp(key, lesson, ll) && key[ll] == '/';
 }
 
+/* How many fields the records of one lesson (or of every lesson: NULL) hold. */
+static size_t progress_fields_in(const struct progress_pack *pk, const char *lesson)
+{
+    size_t n = 0;
+    for (size_t j = 0; j < pk->nrecords; j++)
+        if (!lesson || progress_in_lesson(pk->records[j].step, lesson))
+            n += pk->records[j].nfields;
+    return n;
+}
+
 size_t progress_reset(struct progress *p, const char *pack, const char *lesson)
 {
     size_t removed = 0;
@@ -208,7 +374,8 @@ size_t progress_reset(struct progress *p, const char *pack, const char *lesson)
             continue;
         }
         if (!lesson) {
-            removed += pk->ndone + pk->nanswers + (pk->last_lesson != NULL);
+            removed +=
+                pk->ndone + pk->nanswers + progress_fields_in(pk, NULL) + (pk->last_lesson != NULL);
             progress_pack_clear(pk);
             memmove(pk, pk + 1, (p->npacks - i - 1) * sizeof *pk);
             p->npacks--;
@@ -235,6 +402,15 @@ size_t progress_reset(struct progress *p, const char *pack, const char *lesson)
             }
         }
         pk->nanswers = keep;
+        removed += progress_fields_in(pk, lesson);
+        keep = 0;
+        for (size_t j = 0; j < pk->nrecords; j++) {
+            if (progress_in_lesson(pk->records[j].step, lesson))
+                progress_record_clear(&pk->records[j]);
+            else
+                pk->records[keep++] = pk->records[j];
+        }
+        pk->nrecords = keep;
         if (pk->last_lesson && !strcmp(pk->last_lesson, lesson)) {
             free(pk->last_lesson);
             free(pk->last_step);
@@ -244,6 +420,29 @@ size_t progress_reset(struct progress *p, const char *pack, const char *lesson)
         i++;
     }
     return removed;
+}
+
+/* Adds "steps" (the records) to a pack's object; 0 or -ENOMEM. */
+static int progress_records_to_json(cJSON *o, const struct progress_pack *pk)
+{
+    cJSON *steps = cJSON_AddObjectToObject(o, "steps");
+    if (!steps)
+        return -ENOMEM;
+    for (size_t j = 0; j < pk->nrecords; j++) {
+        const struct progress_record *r = &pk->records[j];
+        cJSON *ro = cJSON_AddObjectToObject(steps, r->step);
+        cJSON *fields = ro ? cJSON_AddObjectToObject(ro, "fields") : NULL;
+        if (!fields || !cJSON_AddNumberToObject(ro, "updated", (double)r->updated) ||
+            !cJSON_AddNumberToObject(ro, "done_at", (double)r->done_at))
+            return -ENOMEM;
+        for (size_t k = 0; k < r->nfields; k++) {
+            cJSON *f = cJSON_Parse(r->fields[k].json);
+            if (!f)
+                return -ENOMEM; /* the store holds only objects it printed itself */
+            cJSON_AddItemToObject(fields, r->fields[k].name, f);
+        }
+    }
+    return 0;
 }
 
 char *progress_to_json(const struct progress *p)
@@ -271,6 +470,8 @@ char *progress_to_json(const struct progress *p)
                 !cJSON_AddStringToObject(last, "step", pk->last_step ? pk->last_step : ""))
                 goto fail;
         }
+        if (pk->nrecords && progress_records_to_json(o, pk) < 0)
+            goto fail;
     }
     char *text = cJSON_Print(root);
     cJSON_Delete(root);
@@ -357,6 +558,66 @@ static bool progress_key_ok(const char *key)
     return slash && slash != key && slash[1];
 }
 
+/* A time in a record: a whole number of seconds from 0 to 2^53 (JSON numbers are doubles). */
+static bool progress_take_time(const cJSON *ro, const char *name, long long *out)
+{
+    const cJSON *v = cJSON_GetObjectItemCaseSensitive(ro, name);
+    if (!v)
+        return true;
+    if (!cJSON_IsNumber(v) || v->valuedouble < 0 || v->valuedouble > 9007199254740992.0 ||
+        v->valuedouble != (double)(long long)v->valuedouble)
+        return false;
+    *out = (long long)v->valuedouble;
+    return true;
+}
+
+/* Fills pk's records from "steps" (absent: none); -EBADMSG when its shape is not progress. */
+static int progress_records_from_json(struct progress_pack *pk, const cJSON *steps)
+{
+    if (!steps)
+        return 0;
+    if (!cJSON_IsObject(steps))
+        return -EBADMSG;
+    int rc = progress_keys_unique(steps);
+    size_t n = (size_t)cJSON_GetArraySize(steps);
+    if (rc < 0)
+        return rc;
+    if (n && !(pk->records = calloc(n, sizeof *pk->records)))
+        return -ENOMEM;
+    const cJSON *ro;
+    cJSON_ArrayForEach(ro, steps)
+    {
+        const cJSON *fields = cJSON_GetObjectItemCaseSensitive(ro, "fields");
+        if (!cJSON_IsObject(ro) || !progress_key_ok(ro->string) ||
+            (fields && !cJSON_IsObject(fields)))
+            return -EBADMSG;
+        if ((rc = progress_keys_unique(ro)) < 0 || (rc = progress_keys_unique(fields)) < 0)
+            return rc;
+        /* The keys of "steps" are unique (checked above): each is a new record. */
+        struct progress_record *r = &pk->records[pk->nrecords++];
+        if (!(r->step = strdup(ro->string)))
+            return -ENOMEM;
+        if (!progress_take_time(ro, "updated", &r->updated) ||
+            !progress_take_time(ro, "done_at", &r->done_at))
+            return -EBADMSG;
+        size_t nf = fields ? (size_t)cJSON_GetArraySize(fields) : 0;
+        if (nf && !(r->fields = calloc(nf, sizeof *r->fields)))
+            return -ENOMEM;
+        const cJSON *f;
+        cJSON_ArrayForEach(f, fields)
+        {
+            if (!cJSON_IsObject(f) || !f->string[0])
+                return -EBADMSG;
+            struct progress_field *pf = &r->fields[r->nfields++];
+            pf->name = strdup(f->string);
+            pf->json = cJSON_PrintUnformatted(f);
+            if (!pf->name || !pf->json)
+                return -ENOMEM;
+        }
+    }
+    return 0;
+}
+
 /*
  * Fills one pack's record from its object, in time linear in its size: the arrays are sized
  * once, and repeated steps in "done" (harmless: the same fact twice) are dropped through a set
@@ -416,7 +677,7 @@ static int progress_pack_from_json(struct progress_pack *pk, const cJSON *po)
     if (last && (!progress_take_string(last, "lesson", &pk->last_lesson) ||
                  !progress_take_string(last, "step", &pk->last_step)))
         return -EBADMSG;
-    return 0;
+    return progress_records_from_json(pk, cJSON_GetObjectItemCaseSensitive(po, "steps"));
 }
 
 /* Fills p from a parsed file; -EBADMSG when its shape is not progress, -ENOMEM. */

@@ -2,9 +2,13 @@
  * progress: what the learner has done, per user, kept in $XDG_STATE_HOME/iolab/progress.json
  * (default ~/.local/state/iolab/progress.json).
  *
- * For each pack (by id): the steps that are done ("lesson/step"), quiz answers (room for later,
- * kept as strings by "lesson/step"), and the last place (lesson and step). The in-memory form is
- * plain C; the JSON file is an implementation detail of progress.c.
+ * For each pack (by id): the steps that are done ("lesson/step"), the last place (lesson and
+ * step), and per step a record: when it last changed, when it was done, and the fields that a
+ * feature keeps for it, each a JSON object owned by one feature ("quiz": answers and tries;
+ * "exercise": attempts, first pass, solution viewed; "sweep": a finished sweep; "predict":
+ * predictions). The store keeps a field's text verbatim and never looks inside it, so a feature
+ * adds what it needs without a change here. The in-memory form is plain C; the JSON file is an
+ * implementation detail of progress.c.
  *
  * Invariants:
  *  - the file on disk is always either the old or the new version, never a mix: a save writes a
@@ -25,6 +29,21 @@ struct progress_answer {
     char *value; /* the learner's answer */
 };
 
+/* One feature's record of a step: a JSON object, kept as text. */
+struct progress_field {
+    char *name; /* "quiz", "exercise", "sweep", "predict": one feature each */
+    char *json; /* a JSON object, compact ("{...}") */
+};
+
+/* What is known of one step beyond "done". Times are seconds since the epoch; 0 is unknown. */
+struct progress_record {
+    char *step;        /* "lesson/step" */
+    long long updated; /* the step's last change: marked done, or a field set */
+    long long done_at; /* when it was first marked done; 0: not done, or done before times */
+    struct progress_field *fields;
+    size_t nfields;
+};
+
 struct progress_pack {
     char *id;
     char **done; /* "lesson/step", in the order they were completed */
@@ -33,6 +52,8 @@ struct progress_pack {
     size_t nanswers;
     char *last_lesson; /* the last place; NULL when the pack was never opened */
     char *last_step;
+    struct progress_record *records; /* one per step that has a time or a field */
+    size_t nrecords;
 };
 
 struct progress {
@@ -91,6 +112,32 @@ size_t progress_lesson_done(const struct progress *p, const char *pack, const ch
 int progress_set_last(struct progress *p, const char *pack, const char *lesson, const char *step);
 int progress_set_answer(struct progress *p, const char *pack, const char *lesson, const char *step,
                         const char *value);
+
+/*
+ * A feature's record of a step: the JSON object text stored under field, or NULL when there is
+ * none. The pointer is valid until the next change to the store.
+ */
+const char *progress_field_get(const struct progress *p, const char *pack, const char *lesson,
+                               const char *step, const char *field);
+
+/*
+ * Stores json (a JSON object, checked: anything else is -EINVAL, and so is a field name that is
+ * empty) as the step's record under field, replacing the old one, and makes now the step's
+ * updated time. 0, -EINVAL or -ENOMEM.
+ */
+int progress_field_set(struct progress *p, const char *pack, const char *lesson, const char *step,
+                       const char *field, const char *json);
+
+/* The step's record, or NULL when it has none. */
+const struct progress_record *progress_record_find(const struct progress *p, const char *pack,
+                                                   const char *lesson, const char *step);
+
+/*
+ * Puts a copy of rec (step, times and every field, as they are: nothing is stamped with now)
+ * in place of the step's record, or adds it; for an import, which keeps the times it brings.
+ * Each field must be a JSON object. 0, -EINVAL or -ENOMEM.
+ */
+int progress_record_put(struct progress *p, const char *pack, const struct progress_record *rec);
 
 /*
  * Forgets what was done: everything (pack NULL), one pack, or one lesson in one pack or in every

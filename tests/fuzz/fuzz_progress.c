@@ -29,6 +29,18 @@ static void fuzz_same(const struct progress *a, const struct progress *b)
             if (strcmp(x->answers[j].step, y->answers[j].step) ||
                 strcmp(x->answers[j].value, y->answers[j].value))
                 abort();
+        if (x->nrecords != y->nrecords)
+            abort();
+        for (size_t j = 0; j < x->nrecords; j++) {
+            const struct progress_record *r = &x->records[j], *s = &y->records[j];
+            if (strcmp(r->step, s->step) || r->updated != s->updated || r->done_at != s->done_at ||
+                r->nfields != s->nfields)
+                abort();
+            for (size_t k = 0; k < r->nfields; k++)
+                if (strcmp(r->fields[k].name, s->fields[k].name) ||
+                    strcmp(r->fields[k].json, s->fields[k].json))
+                    abort();
+        }
     }
 }
 

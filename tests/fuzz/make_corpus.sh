@@ -32,6 +32,11 @@ cat >"$out/progress/good" <<'JSON'
  "answers": {"echo/quiz": "b"}, "last": {"lesson": "files", "step": "sendfile"}},
  "other": {"done": []}}}
 JSON
+cat >"$out/progress/records" <<'JSON'
+{"format": 1, "packs": {"core": {"done": ["echo/quiz"],
+ "steps": {"echo/quiz": {"updated": 1764040000, "done_at": 1764030000,
+  "fields": {"quiz": {"tries": 2, "answers": [[0, 2], [1]]}, "predict": {"guess": 7.5}}}}}}}
+JSON
 printf '%s' '{"format": 1, "packs": {}}' >"$out/progress/empty"
 printf '%s' '{"format": 1, "packs": {"core": {"done": ["a/x"]}, "core": {"done": ["b/y"]}}}' \
     >"$out/progress/dup-pack"

@@ -8,6 +8,7 @@
 #include <fstream>
 #include <sstream>
 #include <sys/stat.h>
+#include <ctime>
 #include <unistd.h>
 
 extern "C" {
@@ -75,6 +76,83 @@ TEST_CASE("progress: a missing file is empty progress, and a save round-trips")
     progress_free(p);
     // Nothing but the file itself is left in the directory (no temporary files).
     CHECK(files_in(t / "state/iolab") == std::vector<std::string>{"progress.json"});
+}
+
+TEST_CASE("progress: a step's records survive a save, each feature's field on its own")
+{
+    TempDir t;
+    std::string path = t / "progress.json";
+    struct progress *p = nullptr;
+    REQUIRE(progress_load(path.c_str(), &p) == 0);
+    long long before = (long long)time(nullptr);
+    REQUIRE(progress_field_set(p, "core", "echo", "quiz", "quiz",
+                               "{\"tries\": 2, \"answers\": [[1]]}") == 0);
+    REQUIRE(progress_field_set(p, "core", "echo", "quiz", "predict", "{\"guess\": 7.5}") == 0);
+    // Setting a field again replaces it; other fields stay.
+    REQUIRE(progress_field_set(p, "core", "echo", "quiz", "quiz", "{\"tries\": 3}") == 0);
+    REQUIRE(progress_mark_done(p, "core", "echo", "quiz") == 0);
+    // Only a JSON object is a record, and a field has a name.
+    CHECK(progress_field_set(p, "core", "echo", "quiz", "quiz", "[1]") == -EINVAL);
+    CHECK(progress_field_set(p, "core", "echo", "quiz", "quiz", "{\"a\": ") == -EINVAL);
+    CHECK(progress_field_set(p, "core", "echo", "quiz", "", "{}") == -EINVAL);
+    REQUIRE(progress_save(p) == 0);
+    progress_free(p);
+
+    REQUIRE(progress_load(path.c_str(), &p) == 0);
+    REQUIRE(p->damaged == nullptr);
+    CHECK(std::string(progress_field_get(p, "core", "echo", "quiz", "quiz")) == "{\"tries\":3}");
+    CHECK(std::string(progress_field_get(p, "core", "echo", "quiz", "predict")) ==
+          "{\"guess\":7.5}");
+    CHECK(progress_field_get(p, "core", "echo", "quiz", "sweep") == nullptr);
+    CHECK(progress_field_get(p, "core", "echo", "other", "quiz") == nullptr);
+    CHECK(progress_field_get(p, "core", "ech", "quiz", "quiz") == nullptr);
+    const struct progress_record *r = progress_record_find(p, "core", "echo", "quiz");
+    REQUIRE(r);
+    CHECK(r->done_at >= before);
+    CHECK(r->updated >= r->done_at);
+    CHECK(r->nfields == 2);
+
+    // An import puts a record as it comes, times included.
+    struct progress_field f = {(char *)"exercise", (char *)"{\"attempts\": 4}"};
+    struct progress_record in = {(char *)"files/sendfile", 1000, 900, &f, 1};
+    REQUIRE(progress_record_put(p, "core", &in) == 0);
+    r = progress_record_find(p, "core", "files", "sendfile");
+    REQUIRE(r);
+    CHECK(r->updated == 1000);
+    CHECK(r->done_at == 900);
+    CHECK(std::string(progress_field_get(p, "core", "files", "sendfile", "exercise")) ==
+          "{\"attempts\":4}");
+    struct progress_field bad = {(char *)"exercise", (char *)"7"};
+    struct progress_record wrong = {(char *)"files/x", 1, 1, &bad, 1};
+    CHECK(progress_record_put(p, "core", &wrong) == -EINVAL);
+    CHECK(progress_record_find(p, "core", "files", "x") == nullptr);
+
+    // Resetting a lesson forgets its records, and only its.
+    CHECK(progress_reset(p, "core", "echo") >= 2);
+    CHECK(progress_record_find(p, "core", "echo", "quiz") == nullptr);
+    CHECK(progress_record_find(p, "core", "files", "sendfile") != nullptr);
+    progress_free(p);
+}
+
+TEST_CASE("progress: a record of the wrong shape is damage, moved aside")
+{
+    TempDir t;
+    std::string path = t / "progress.json";
+    const char *damaged[] = {
+        R"({"format":1,"packs":{"core":{"steps":{"echo/a":{"fields":{"quiz":3}}}}}})",
+        R"({"format":1,"packs":{"core":{"steps":{"echo/a":{"updated":-1}}}}})",
+        R"({"format":1,"packs":{"core":{"steps":{"noslash":{}}}}})",
+        R"({"format":1,"packs":{"core":{"steps":{"echo/a":{},"echo/a":{}}}}})",
+    };
+    for (const char *text : damaged) {
+        INFO(text);
+        spit(path, text);
+        struct progress *p = nullptr;
+        REQUIRE(progress_load(path.c_str(), &p) == 0);
+        CHECK(p->damaged != nullptr);
+        CHECK(p->npacks == 0);
+        progress_free(p);
+    }
 }
 
 TEST_CASE("progress: reset forgets one lesson or everything")
