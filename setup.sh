@@ -41,6 +41,7 @@ test_packages=(
     nginx-light                # the production server beside the demo (zerocopy/nginx)
     iproute2 procps util-linux # ip, /proc tools, setpriv
     clang libclang-rt-14-dev   # the libFuzzer targets (tests/fuzz, run by .ci/run)
+    python3-jsonschema         # validate pack files against assets/schema (it_schema)
 )
 [ "$mode" = test ] && packages+=("${test_packages[@]}")
 

@@ -6,6 +6,7 @@
  */
 #include "cmd.h"
 #include "lesson/lesson.h"
+#include "packprog.h"
 #include "paths.h"
 
 #include <limits.h>
@@ -21,6 +22,7 @@
 
 static const struct cmd_entry *const main_commands[] = {
     &cmd_run_entry, &cmd_list_entry, &cmd_lint_entry, &cmd_progress_entry, &cmd_check_entry,
+    &cmd_new_entry,
 };
 
 void cmd_error(const char *fmt, ...)
@@ -70,7 +72,9 @@ struct lesson_pack *cmd_load_pack(const char *pack_dir)
         lo.libexec_dir = libexec;
     struct lesson_pack *pack = NULL;
     struct lesson_diags diags = {0};
-    if (lesson_pack_load(pack_dir, &lo, &pack, &diags) < 0) {
+    if (lesson_pack_load(pack_dir, &lo, &pack, &diags) < 0 ||
+        packprog_build(pack, stderr, &diags) < 0) {
+        lesson_pack_free(pack);
         lesson_diags_print(stderr, &diags);
         cmd_error("the pack in %s has the problems above; `iolab lint %s` checks it.", pack_dir,
                   pack_dir);

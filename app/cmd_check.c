@@ -1,6 +1,7 @@
 /*
  * iolab check LESSON/STEP [--pack DIR] [--dir DIR] [--seconds N] [--json]
  * iolab check --pack DIR --solutions [--json]
+ * iolab check --pack DIR [--json]
  *
  * An exercise, headless: the learner's files (their workspace, or DIR) are built in the sandbox
  * and run in the exercise's scenario against the reference programs, and every check is judged
@@ -9,6 +10,10 @@
  *
  * --solutions is for authors (as rustlings' dev check): every exercise's solution must pass, and
  * its generated starter must build and fail at least one check.
+ *
+ * --pack DIR alone is for authors too: every mode of every run step is started for a moment
+ * (check_starts), and a program that does not start, never prints its ready text or dies at
+ * once is reported in one sentence.
  *
  * Model: one loop, and per exercise an attempt: build the reference, build the learner's, run
  * the scenario in mode "yours" for N seconds while the grader watches, stop, report.
@@ -274,11 +279,14 @@ static void check_print_json(const struct attempt *a, struct json_out *j)
 static void check_usage(FILE *out)
 {
     fputs("usage: iolab check LESSON/STEP [--pack DIR] [--dir DIR] [--seconds N] [--json]\n"
-          "       iolab check --pack DIR --solutions [--json]\n\n"
+          "       iolab check --pack DIR --solutions [--json]\n"
+          "       iolab check --pack DIR [--json]\n\n"
           "Builds an exercise's program from your workspace (or DIR) in the sandbox, runs it\n"
           "against the reference programs and judges every check, as the TUI does. Exit 0: every\n"
           "check holds; 1: one does not; 2: nothing could be judged (a build error).\n"
-          "--solutions (for authors): every solution passes, every starter builds and fails.\n",
+          "--solutions (for authors): every solution passes, every starter builds and fails.\n"
+          "--pack DIR alone (for authors): every mode of every run step starts briefly; a\n"
+          "program that does not start or never prints its ready text is one line each, exit 1.\n",
           out);
 }
 
@@ -369,6 +377,172 @@ static int check_solutions(const struct lesson_pack *pack, bool json, double sec
     return status;
 }
 
+/* ---- iolab check --pack DIR: every run step's programs start ------------------------------- */
+
+#define START_SETTLE_MS 800 /* how long a started scenario runs: a client dying at once shows */
+#define START_GUARD_MS                                                                             \
+    30000 /* a start that takes longer is stopped (the engine's own ready                          \
+             timeout is 5 s a server) */
+
+/* One start of one mode of one run step. */
+struct start_try {
+    struct engine *engine;
+    uv_timer_t settle, guard;
+    const struct lesson_scenario *sc;
+    char problem[768]; /* "" when it started */
+    bool running;
+};
+
+static void start_stop(struct start_try *t)
+{
+    uv_timer_stop(&t->settle);
+    uv_timer_stop(&t->guard);
+    if (t->engine &&
+        (engine_state(t->engine) == ENGINE_RUNNING || engine_state(t->engine) == ENGINE_STARTING))
+        engine_stop(t->engine);
+}
+
+static void start_settled(uv_timer_t *h)
+{
+    start_stop(h->data);
+}
+
+static void start_guard(uv_timer_t *h)
+{
+    struct start_try *t = h->data;
+    if (!t->problem[0])
+        snprintf(t->problem, sizeof t->problem,
+                 "it did not start within %d s; a server may never print its ready text",
+                 START_GUARD_MS / 1000);
+    start_stop(t);
+}
+
+static void start_on_exit(void *data, size_t prog, int status, bool expected)
+{
+    struct start_try *t = data;
+    if (expected || status == 0 || t->problem[0] || !t->running)
+        return;
+    /* A program that ends with an error right after the start: quote its last line. */
+    size_t n = engine_lines(t->engine, prog);
+    enum engine_stream st;
+    const char *last = n ? engine_line(t->engine, prog, n - 1, &st) : NULL;
+    snprintf(t->problem, sizeof t->problem,
+             "program \"%s\" (%s) exited with status %d right "
+             "after the start%s%.300s%s",
+             t->sc->programs[prog].name, t->sc->programs[prog].program, status, last ? ": \"" : "",
+             last ? last : "", last ? "\"" : "");
+    start_stop(t);
+}
+
+static void start_on_state(void *data, enum engine_state state)
+{
+    struct start_try *t = data;
+    if (state == ENGINE_RUNNING) {
+        t->running = true;
+        uv_timer_start(&t->settle, start_settled, START_SETTLE_MS, 0);
+    } else if (state == ENGINE_FAILED) {
+        if (!t->problem[0])
+            snprintf(t->problem, sizeof t->problem, "%s", engine_error(t->engine));
+        start_stop(t);
+    }
+    if (state == ENGINE_STOPPED || state == ENGINE_FAILED) {
+        uv_timer_stop(&t->settle);
+        uv_timer_stop(&t->guard);
+    }
+}
+
+/* Starts a step in one mode (NULL: its default) for a moment; problem says what went wrong. */
+static void start_one(const struct lesson_step *st, const char *mode, char *problem, size_t len)
+{
+    uv_loop_t loop;
+    uv_loop_init(&loop);
+    struct start_try t = {.sc = lesson_step_scenario(st)};
+    uv_timer_init(&loop, &t.settle);
+    uv_timer_init(&loop, &t.guard);
+    t.settle.data = t.guard.data = &t;
+    struct engine_options eo = {.mode = mode, .seconds = 2, .tick_hz = 5};
+    struct engine_callbacks cb = {.data = &t, .on_exit = start_on_exit, .on_state = start_on_state};
+    int rc = engine_create(&t.engine, &loop, st, &eo, &cb);
+    if (rc == 0 && (rc = engine_start(t.engine)) < 0)
+        snprintf(t.problem, sizeof t.problem, "%s", engine_error(t.engine));
+    else if (rc < 0)
+        snprintf(t.problem, sizeof t.problem, "cannot set the scenario up: %s", strerror(-rc));
+    if (rc == 0) {
+        uv_timer_start(&t.guard, start_guard, START_GUARD_MS, 0);
+        uv_run(&loop, UV_RUN_DEFAULT);
+    }
+    if (t.engine)
+        engine_free(t.engine);
+    uv_close((uv_handle_t *)&t.settle, NULL);
+    uv_close((uv_handle_t *)&t.guard, NULL);
+    uv_run(&loop, UV_RUN_DEFAULT);
+    if (uv_loop_close(&loop) != 0)
+        fprintf(stderr, "iolab: internal: handles left open after a start\n");
+    /* One sentence: the engine's own ends with a full stop, the caller adds it. */
+    size_t pl = strlen(t.problem);
+    while (pl && (t.problem[pl - 1] == '.' || t.problem[pl - 1] == ' '))
+        t.problem[--pl] = '\0';
+    snprintf(problem, len, "%s", t.problem);
+}
+
+/*
+ * The author's check of a pack's run steps: each mode of each run step starts (every server
+ * prints its ready text, nothing dies at once). Exercises are --solutions' business. One line
+ * per start; 0 when all started, 1 otherwise.
+ */
+static int check_starts(const struct lesson_pack *pack, bool json)
+{
+    size_t n = 0, bad = 0;
+    struct json_out j;
+    json_init(&j, stdout);
+    if (json) {
+        json_object(&j, NULL);
+        json_array(&j, "starts");
+    }
+    for (size_t li = 0; li < pack->nlessons; li++)
+        for (size_t si = 0; si < pack->lessons[li].nsteps; si++) {
+            const struct lesson *l = &pack->lessons[li];
+            const struct lesson_step *st = &l->steps[si];
+            const struct lesson_scenario *sc = lesson_step_scenario(st);
+            if (!sc || lesson_step_exercise(st))
+                continue;
+            for (size_t m = 0; m < (sc->nmodes ? sc->nmodes : 1); m++) {
+                const char *mode = sc->nmodes ? sc->modes[m].id : NULL;
+                char problem[768];
+                start_one(st, mode, problem, sizeof problem);
+                n++;
+                bad += problem[0] != '\0';
+                if (json) {
+                    json_object(&j, NULL);
+                    json_string(&j, "lesson", l->id);
+                    json_string(&j, "step", st->id);
+                    json_string(&j, "mode", mode);
+                    json_bool(&j, "ok", !problem[0]);
+                    json_string(&j, "problem", problem[0] ? problem : NULL);
+                    json_end(&j);
+                } else if (problem[0]) {
+                    printf("%s/%s%s%s: does not start: %s.\n", l->id, st->id, mode ? " mode " : "",
+                           mode ? mode : "", problem);
+                } else {
+                    printf("%s/%s%s%s: starts\n", l->id, st->id, mode ? " mode " : "",
+                           mode ? mode : "");
+                }
+                fflush(stdout);
+            }
+        }
+    if (json) {
+        json_end(&j);
+        json_u64(&j, "count", n);
+        json_bool(&j, "ok", bad == 0);
+        json_end(&j);
+        fputc('\n', stdout);
+    } else {
+        printf("%zu start%s: %s\n", n, n == 1 ? "" : "s",
+               bad ? "problems above" : "every program started");
+    }
+    return bad ? 1 : 0;
+}
+
 static int cmd_check_exec(int argc, char **argv)
 {
     const char *spec = NULL, *pack_dir = NULL, *dir = NULL;
@@ -404,8 +578,10 @@ static int cmd_check_exec(int argc, char **argv)
             return 2;
         }
     }
-    if (!spec && !solutions) {
-        cmd_error("check needs an exercise: `iolab check LESSON/STEP`, or --solutions.");
+    bool starts = !spec && !solutions && pack_dir; /* iolab check --pack DIR */
+    if (!spec && !solutions && !starts) {
+        cmd_error("check needs an exercise (`iolab check LESSON/STEP`), --solutions, or a pack "
+                  "whose run steps to start (`iolab check --pack DIR`).");
         return 2;
     }
     struct lesson_pack *pack = cmd_load_pack(pack_dir);
@@ -413,6 +589,11 @@ static int cmd_check_exec(int argc, char **argv)
         return 2;
     signal(SIGPIPE, SIG_IGN);
     int status;
+    if (starts) {
+        status = check_starts(pack, json);
+        lesson_pack_free(pack);
+        return status;
+    }
     if (solutions) {
         status = check_solutions(pack, json, seconds > 0 ? seconds : 2);
         lesson_pack_free(pack);
@@ -462,7 +643,7 @@ static int cmd_check_exec(int argc, char **argv)
 
 const struct cmd_entry cmd_check_entry = {
     .name = "check",
-    .usage = "LESSON/STEP [--dir DIR] [--json] | --pack DIR --solutions",
+    .usage = "LESSON/STEP [--dir DIR] [--json] | --pack DIR [--solutions]",
     .summary = "build and check an exercise headless, as the TUI does",
     .exec = cmd_check_exec,
 };

@@ -5,7 +5,10 @@
  */
 #include "cmd.h"
 #include "lesson/lesson.h"
+#include "packprog.h"
 #include "paths.h"
+
+#include <errno.h>
 
 #include <limits.h>
 #include <stdio.h>
@@ -46,6 +49,12 @@ static int cmd_lint_exec(int argc, char **argv)
     struct lesson_pack *pack = NULL;
     struct lesson_diags diags = {0};
     int rc = lesson_pack_load(dir, &opts, &pack, &diags);
+    /* A program the pack builds must build: the compiler's messages, then the verdict. */
+    if (rc == 0 && packprog_build(pack, stdout, &diags) < 0) {
+        lesson_pack_free(pack);
+        pack = NULL;
+        rc = -EINVAL;
+    }
     lesson_diags_print(stdout, &diags);
     if (rc < 0) {
         fprintf(stdout, "%s: %zu problem%s\n", dir, diags.n, diags.n == 1 ? "" : "s");

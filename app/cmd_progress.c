@@ -1,20 +1,27 @@
 /*
  * iolab progress [--json] | --reset [LESSON] [--pack ID] [--yes]: shows or forgets what the
- * learner has done. Reading never changes the file, except that a damaged one is moved aside
- * (and reported here on stderr). A reset asks first on a terminal; without one it needs --yes,
- * so a script cannot wipe progress by accident.
+ * learner has done. --export FILE [--learner NAME], --import FILE and --summary FILE... [--csv]
+ * move it between machines and to an instructor (progress/exchange.h; cmd_progress_exchange()).
+ * Reading never changes the file, except that a damaged one is moved aside (and reported here on
+ * stderr). A reset asks first on a terminal; without one it needs --yes, so a script cannot wipe
+ * progress by accident.
  */
 #include "cmd.h"
 #include "fileread.h"
+#include "exchange.h"
+#include "lesson/lesson.h"
+#include "paths.h"
 #include "progress.h"
 
 #include <errno.h>
+#include <pwd.h>
 #include <getopt.h>
 #include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 
 static void cmd_progress_print(const struct progress *p)
@@ -130,15 +137,212 @@ static bool cmd_progress_confirm(const char *what)
     return line[0] == 'y' || line[0] == 'Y';
 }
 
+/* ---- export, import, summary ------------------------------------------------------------- */
+
+#define PROGRESS_MAX_PACKS  64
+#define PROGRESS_MAX_EXPORT (64u << 20) /* an export this large is not one */
+
+/* What exchange needs of the packs iolab knows (the built-in and the installed ones). */
+struct progress_packs {
+    struct lesson_pack *packs[PROGRESS_MAX_PACKS];
+    size_t n;
+    struct exchange_pack_info info[PROGRESS_MAX_PACKS];
+    char **steps[PROGRESS_MAX_PACKS];
+};
+
+static void cmd_progress_packs_load(struct progress_packs *k)
+{
+    char *dirs[PROGRESS_MAX_PACKS];
+    size_t ndirs = 0;
+    char builtin[PATH_MAX], libexec[PATH_MAX];
+    if (paths_get(PATHS_PACK, builtin, sizeof builtin) == 0)
+        dirs[ndirs++] = strdup(builtin);
+    paths_installed_packs(dirs, &ndirs, PROGRESS_MAX_PACKS);
+    struct lesson_load_options lo = {.libexec_dir = NULL};
+    if (paths_get(PATHS_LIBEXEC, libexec, sizeof libexec) == 0)
+        lo.libexec_dir = libexec;
+    for (size_t i = 0; i < ndirs; i++) {
+        struct lesson_pack *pk = NULL;
+        struct lesson_diags d = {0};
+        /* A pack that does not load only loses its version and step order in the export. */
+        if (dirs[i] && lesson_pack_load(dirs[i], &lo, &pk, &d) == 0 && k->n < PROGRESS_MAX_PACKS) {
+            size_t nsteps = 0;
+            for (size_t l = 0; l < pk->nlessons; l++)
+                nsteps += pk->lessons[l].nsteps;
+            char **steps = calloc(nsteps + 1, sizeof *steps);
+            size_t m = 0;
+            for (size_t l = 0; steps && l < pk->nlessons; l++)
+                for (size_t s = 0; s < pk->lessons[l].nsteps; s++)
+                    if (asprintf(&steps[m], "%s/%s", pk->lessons[l].id,
+                                 pk->lessons[l].steps[s].id) >= 0)
+                        m++;
+            k->packs[k->n] = pk;
+            k->steps[k->n] = steps;
+            k->info[k->n] = (struct exchange_pack_info){.id = pk->id,
+                                                        .version = pk->version,
+                                                        .title = pk->title,
+                                                        .steps = (const char *const *)steps,
+                                                        .nsteps = steps ? m : 0};
+            k->n++;
+        } else {
+            lesson_pack_free(pk);
+        }
+        lesson_diags_free(&d);
+        free(dirs[i]);
+    }
+}
+
+static void cmd_progress_packs_free(struct progress_packs *k)
+{
+    for (size_t i = 0; i < k->n; i++) {
+        for (size_t s = 0; k->steps[i] && s < k->info[i].nsteps; s++)
+            free(k->steps[i][s]);
+        free(k->steps[i]);
+        lesson_pack_free(k->packs[i]);
+    }
+}
+
+/* The login name, as the export's default learner. */
+static const char *cmd_progress_login(void)
+{
+    struct passwd *pw = getpwuid(getuid());
+    const char *user = getenv("USER");
+    return pw && pw->pw_name && pw->pw_name[0] ? pw->pw_name : user && user[0] ? user : "learner";
+}
+
+/* Writes text to path atomically ("-": stdout); 0 or -errno. */
+static int cmd_progress_write(const char *path, const char *text)
+{
+    if (!strcmp(path, "-"))
+        return puts(text) < 0 ? -EIO : 0;
+    char tmp[PATH_MAX];
+    if (snprintf(tmp, sizeof tmp, "%s.tmp-%d", path, (int)getpid()) >= (int)sizeof tmp)
+        return -ENAMETOOLONG;
+    FILE *f = fopen(tmp, "w");
+    if (!f)
+        return -errno;
+    int rc = fputs(text, f) < 0 || fputc('\n', f) < 0 ? -EIO : 0;
+    if (fclose(f) != 0 && rc == 0)
+        rc = -errno;
+    if (rc == 0 && rename(tmp, path) < 0)
+        rc = -errno;
+    if (rc < 0)
+        unlink(tmp);
+    return rc;
+}
+
+/* Reads an export (a regular file of bounded size); NULL after saying why. */
+static char *cmd_progress_read(const char *path, size_t *len)
+{
+    char *text = NULL;
+    mode_t mode = 0;
+    int rc = fileread_regular(path, PROGRESS_MAX_EXPORT, &text, len, &mode);
+    if (rc == -EINVAL)
+        cmd_error("%s: not a regular file (%s); name an export written by `iolab progress "
+                  "--export`.",
+                  path, fileread_kind(mode));
+    else if (rc == -EFBIG)
+        cmd_error("%s: larger than %u MiB, too large to be a progress export.", path,
+                  PROGRESS_MAX_EXPORT >> 20);
+    else if (rc < 0)
+        cmd_error("cannot read %s: %s.", path, strerror(-rc));
+    return rc < 0 ? NULL : text;
+}
+
+static int cmd_progress_export(const struct progress *p, const char *file, const char *learner)
+{
+    struct progress_packs k = {0};
+    cmd_progress_packs_load(&k);
+    char *text = exchange_export(p, learner ? learner : cmd_progress_login(), (long long)time(NULL),
+                                 k.info, k.n);
+    cmd_progress_packs_free(&k);
+    if (!text) {
+        cmd_error("out of memory while writing the export.");
+        return 1;
+    }
+    int rc = cmd_progress_write(file, text);
+    free(text);
+    if (rc < 0) {
+        cmd_error("cannot write %s: %s.", file, strerror(-rc));
+        return 1;
+    }
+    if (strcmp(file, "-")) {
+        size_t steps = 0;
+        for (size_t i = 0; i < p->npacks; i++)
+            steps += p->packs[i].ndone;
+        fprintf(stderr, "Wrote %s: %zu pack%s, %zu step%s done.\n", file, p->npacks,
+                p->npacks == 1 ? "" : "s", steps, steps == 1 ? "" : "s");
+    }
+    return 0;
+}
+
+static int cmd_progress_import(struct progress *p, const char *file)
+{
+    size_t len = 0;
+    char *text = cmd_progress_read(file, &len);
+    if (!text)
+        return 1;
+    struct exchange_import_result r;
+    char why[512];
+    int rc = exchange_import(p, text, len, &r, stdout, why, sizeof why);
+    free(text);
+    if (rc == -EINVAL) {
+        cmd_error("%s: %s; nothing was imported.", file, why);
+        return 1;
+    }
+    if (rc == 0)
+        rc = progress_save(p);
+    if (rc < 0) {
+        cmd_error("cannot import %s: %s; nothing was changed.", file, strerror(-rc));
+        return 1;
+    }
+    printf("Imported %s's progress from %s: %zu step%s: %zu new, %zu newer than yours (taken), "
+           "%zu older (yours kept, with what it added), %zu unchanged; %zu step%s now done.\n",
+           r.learner, file, r.steps, r.steps == 1 ? "" : "s", r.added, r.taken, r.kept, r.unchanged,
+           r.now_done, r.now_done == 1 ? "" : "s");
+    return 0;
+}
+
+static int cmd_progress_summary(char **files, int n, bool csv)
+{
+    char **texts = calloc((size_t)n + 1, sizeof *texts);
+    int status = texts ? 0 : 1;
+    for (int i = 0; i < n && status == 0; i++) {
+        size_t len;
+        if (!(texts[i] = cmd_progress_read(files[i], &len)))
+            status = 1;
+    }
+    char why[600];
+    if (status == 0 &&
+        exchange_summary(stdout, (const char *const *)files, (const char *const *)texts, (size_t)n,
+                         csv, why, sizeof why) < 0) {
+        cmd_error("%s; nothing was summed up.", why);
+        status = 1;
+    }
+    for (int i = 0; texts && i < n; i++)
+        free(texts[i]);
+    free(texts);
+    return status;
+}
+
 static int cmd_progress_exec(int argc, char **argv)
 {
     static const struct option longopts[] = {
-        {"json", no_argument, NULL, 'j'}, {"reset", no_argument, NULL, 'r'},
-        {"yes", no_argument, NULL, 'y'},  {"pack", required_argument, NULL, 'p'},
-        {"help", no_argument, NULL, 'h'}, {0},
+        {"json", no_argument, NULL, 'j'},
+        {"reset", no_argument, NULL, 'r'},
+        {"yes", no_argument, NULL, 'y'},
+        {"pack", required_argument, NULL, 'p'},
+        {"help", no_argument, NULL, 'h'},
+        {"export", required_argument, NULL, 'e'},
+        {"import", required_argument, NULL, 'i'},
+        {"learner", required_argument, NULL, 'l'},
+        {"summary", no_argument, NULL, 's'},
+        {"csv", no_argument, NULL, 'c'},
+        {0},
     };
-    bool json = false, reset = false, yes = false;
-    const char *pack = NULL, *lesson = NULL;
+    bool json = false, reset = false, yes = false, summary = false, csv = false;
+    const char *pack = NULL, *lesson = NULL, *export_file = NULL, *import_file = NULL,
+               *learner = NULL;
     int c;
     optind = 1;
     while ((c = getopt_long(argc, argv, "", longopts, NULL)) != -1) {
@@ -155,15 +359,54 @@ static int cmd_progress_exec(int argc, char **argv)
         case 'p':
             pack = optarg;
             break;
+        case 'e':
+            export_file = optarg;
+            break;
+        case 'i':
+            import_file = optarg;
+            break;
+        case 'l':
+            learner = optarg;
+            break;
+        case 's':
+            summary = true;
+            break;
+        case 'c':
+            csv = true;
+            break;
         case 'h':
             printf("usage: iolab progress [--json]\n"
-                   "       iolab progress --reset [LESSON] [--pack ID] [--yes]\n\n"
+                   "       iolab progress --reset [LESSON] [--pack ID] [--yes]\n"
+                   "       iolab progress --export FILE [--learner NAME]\n"
+                   "       iolab progress --import FILE\n"
+                   "       iolab progress --summary FILE... [--csv]\n\n"
                    "Shows what you have done in each lesson pack, or forgets it (all of it, or\n"
-                   "one lesson). --reset asks first; without a terminal it needs --yes.\n");
+                   "one lesson). --reset asks first; without a terminal it needs --yes.\n"
+                   "--export writes your progress to FILE ('-': standard output) for another\n"
+                   "machine or your instructor (learner: your login name unless --learner);\n"
+                   "--import merges such a file into yours: nothing is lost, the newer record of\n"
+                   "each step wins. --summary prints a table of learners by steps from exports\n"
+                   "(done, tries, solution viewed); --csv for a spreadsheet.\n");
             return 0;
         default:
             return 2;
         }
+    }
+    if ((export_file != NULL) + (import_file != NULL) + summary + reset > 1) {
+        cmd_error("--export, --import, --summary and --reset go one at a time.");
+        return 2;
+    }
+    if ((learner && !export_file) || (csv && !summary)) {
+        cmd_error("%s", learner ? "--learner names who an --export is from; add --export FILE."
+                                : "--csv is for --summary FILE...");
+        return 2;
+    }
+    if (summary) {
+        if (optind >= argc) {
+            cmd_error("--summary needs the exports to sum up: iolab progress --summary FILE...");
+            return 2;
+        }
+        return cmd_progress_summary(argv + optind, argc - optind, csv);
     }
     if (optind < argc && reset)
         lesson = argv[optind++];
@@ -187,6 +430,12 @@ static int cmd_progress_exec(int argc, char **argv)
     if (p->damaged)
         cmd_error("%s was damaged; it was moved to %s and progress starts over.", path, p->damaged);
     int status = 0;
+    if (export_file || import_file) {
+        status = export_file ? cmd_progress_export(p, export_file, learner)
+                             : cmd_progress_import(p, import_file);
+        progress_free(p);
+        return status;
+    }
     if (!reset) {
         if (json) {
             char *text = progress_to_json(p);
@@ -235,7 +484,7 @@ static int cmd_progress_exec(int argc, char **argv)
 
 const struct cmd_entry cmd_progress_entry = {
     .name = "progress",
-    .usage = "[--json|--reset [LESSON] [--yes]]",
-    .summary = "what you have done; --reset forgets it",
+    .usage = "[--json|--reset [LESSON] [--yes]|--export FILE|--import FILE|--summary FILE...]",
+    .summary = "what you have done; --reset forgets it; --export/--import/--summary share it",
     .exec = cmd_progress_exec,
 };

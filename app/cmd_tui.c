@@ -6,6 +6,7 @@
  * the status line and to $XDG_STATE_HOME/iolab/iolab.log, never to the terminal.
  */
 #include "cmd.h"
+#include "packprog.h"
 #include "paths.h"
 
 #ifdef IOLAB_HAVE_TUI
@@ -125,7 +126,9 @@ static struct lesson_pack *cmd_tui_pack(const char *pack_dir, const struct lesso
 {
     struct lesson_pack *pack = NULL;
     struct lesson_diags diags = {0};
-    if (lesson_pack_load(pack_dir, lo, &pack, &diags) < 0) {
+    if (lesson_pack_load(pack_dir, lo, &pack, &diags) < 0 ||
+        packprog_build(pack, stderr, &diags) < 0) {
+        lesson_pack_free(pack);
         lesson_diags_print(stderr, &diags);
         lesson_diags_free(&diags);
         cmd_error("the lesson pack in %s cannot be used (see above); `iolab lint %s` checks it.",
@@ -152,12 +155,14 @@ static size_t cmd_tui_installed(const struct lesson_pack *pack,
     for (size_t i = 0; i < ndirs; i++) {
         struct lesson_pack *p = NULL;
         struct lesson_diags d = {0};
-        if (lesson_pack_load(dirs[i], lo, &p, &d) < 0)
+        if (lesson_pack_load(dirs[i], lo, &p, &d) < 0 || packprog_build(p, NULL, &d) < 0) {
+            lesson_pack_free(p);
+            p = NULL;
             fprintf(stderr,
                     "iolab: the pack in %s is left out: it has %zu problem%s; `iolab lint "
                     "%s` lists them.\n",
                     dirs[i], d.n, d.n == 1 ? "" : "s", dirs[i]);
-        else if (!strcmp(p->id, pack->id) || p->nlessons == 0) {
+        } else if (!strcmp(p->id, pack->id) || p->nlessons == 0) {
             /* The opened pack itself (iolab --pack on an installed one), or one that would
                share its progress: progress is kept by pack id. */
             if (p->nlessons && strcmp(p->dir, pack->dir))

@@ -45,6 +45,9 @@ int paths_get(enum paths_part part, char *buf, size_t len)
         [PATHS_SHIM] = "/lib/iolab/libiolab-count.so",
         [PATHS_LIBEXEC] = "/libexec/iolab",
         [PATHS_PACK] = "/share/iolab/lessons",
+        [PATHS_INCLUDE] = "/share/iolab/include",
+        [PATHS_SCHEMA] = "/share/iolab/schema",
+        [PATHS_TEMPLATE] = "/share/iolab/template",
     };
     int rc = paths_find_prefix();
     if (rc < 0)
@@ -63,6 +66,19 @@ int paths_demo(const char *name, char *buf, size_t len)
     if (n < 0 || (size_t)n >= len)
         return -ENAMETOOLONG;
     return access(buf, X_OK) == 0 ? 0 : -errno;
+}
+
+int paths_cache(const char *sub, char *buf, size_t len)
+{
+    const char *xdg = getenv("XDG_CACHE_HOME"), *home = getenv("HOME");
+    int n;
+    if (xdg && xdg[0] == '/')
+        n = snprintf(buf, len, "%s/iolab/%s", xdg, sub);
+    else if (home && home[0] == '/')
+        n = snprintf(buf, len, "%s/.cache/iolab/%s", home, sub);
+    else
+        return -ENOENT;
+    return n < 0 || (size_t)n >= len ? -ENAMETOOLONG : 0;
 }
 
 void paths_installed_packs(char **dirs, size_t *n, size_t max)

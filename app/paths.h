@@ -14,6 +14,9 @@ enum paths_part {
     PATHS_SHIM,    /* PREFIX/lib/iolab/libiolab-count.so */
     PATHS_LIBEXEC, /* PREFIX/libexec/iolab: the demo programs */
     PATHS_PACK,    /* PREFIX/share/iolab/lessons: the built-in pack */
+    PATHS_INCLUDE, /* PREFIX/share/iolab/include: iolab_counters.h, for packs' own programs */
+    PATHS_SCHEMA,  /* PREFIX/share/iolab/schema: the JSON Schemas of pack files */
+    PATHS_TEMPLATE, /* PREFIX/share/iolab/template: the pack `iolab new` writes */
 };
 
 /* Writes the absolute path of a part into buf; 0 or a negative errno. */
@@ -21,6 +24,10 @@ int paths_get(enum paths_part part, char *buf, size_t len);
 
 /* Writes PREFIX/libexec/iolab/NAME into buf; 0, -ENOENT when it does not exist, or -errno. */
 int paths_demo(const char *name, char *buf, size_t len);
+
+/* Writes $XDG_CACHE_HOME/iolab/SUB (default ~/.cache/iolab/SUB) into buf; 0 or -errno
+   (-ENOENT when neither XDG_CACHE_HOME nor HOME is an absolute path). */
+int paths_cache(const char *sub, char *buf, size_t len);
 
 /*
  * Appends to dirs (at most max entries in all, *n of them used) every pack directory installed

@@ -320,11 +320,16 @@ static void engine_read_report(uv_stream_t *s, ssize_t n, const uv_buf_t *buf)
 static void engine_reconcile(struct engine_child *c)
 {
     struct engine *e = c->e;
-    struct sampler_exit x;
+    struct sampler_exit x = {0};
     struct report *r = e->sampler && c->report_len ? report_parse(c->report) : NULL;
     bool ok = r && report_u64(r, "utime_us", &x.utime_us) &&
               report_u64(r, "stime_us", &x.stime_us) && report_u64(r, "nvcsw", &x.nvcsw) &&
               report_u64(r, "nivcsw", &x.nivcsw);
+    /* The read and write totals, when the launcher could read them for every process. */
+    x.has_io = ok && report_u64(r, "rchar", &x.rchar) && report_u64(r, "wchar", &x.wchar) &&
+               report_u64(r, "syscr", &x.syscr) && report_u64(r, "syscw", &x.syscw) &&
+               report_u64(r, "read_bytes", &x.read_bytes) &&
+               report_u64(r, "write_bytes", &x.write_bytes);
     report_free(r);
     if (!ok)
         return;

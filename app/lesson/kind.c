@@ -4,6 +4,7 @@
  * pack is loaded and from one thread, so the table needs no lock.
  */
 #include "kind.h"
+#include "quiz.h"
 
 #include <errno.h>
 #include <string.h>
@@ -12,6 +13,7 @@ static const struct lesson_kind *const kind_builtin[] = {
     &lesson_kind_text,
     &lesson_kind_run,
     &lesson_kind_exercise,
+    &lesson_kind_quiz,
 };
 #define KIND_NBUILTIN (sizeof kind_builtin / sizeof *kind_builtin)
 

@@ -71,6 +71,7 @@ enum {
     RUN_UNIT,
     RUN_STUDY,
     RUN_LATENCY,
+    RUN_PREDICT,
     RUN_NFIELDS
 };
 static const struct load_field load_run_fields[] = {
@@ -84,6 +85,7 @@ static const struct load_field load_run_fields[] = {
     [RUN_UNIT] = {"unit", LOAD_STRING, 0},
     [RUN_STUDY] = {"study", LOAD_STRING, 0},
     [RUN_LATENCY] = {"latency", LOAD_BOOL, 0},
+    [RUN_PREDICT] = {"predict", LOAD_ARRAY, 0},
 };
 
 int load_role(struct load *ld, const cJSON *v, enum lesson_role *out)
@@ -412,7 +414,7 @@ static const char *const load_figure_names[LESSON_NFIGS] = {
     [LESSON_FIG_URING_ENTERS_PER_REQ] = "uring_enters_per_request",
 };
 
-static void load_expect_figure(struct load *ld, const cJSON *v, struct lesson_expect_side *side)
+void load_expect_figure(struct load *ld, const cJSON *v, struct lesson_expect_side *side)
 {
     const char *name = v->valuestring;
     for (int i = 0; i < LESSON_NFIGS; i++)
@@ -546,6 +548,8 @@ static void load_run(struct load *ld, const cJSON *const *f, struct lesson_step 
         /* Servers come first: the first program is the server, or the only kind there is. */
         sc->study = 0;
     }
+    if (f[RUN_PREDICT]) /* after the modes and programs it names */
+        load_predicts(ld, f[RUN_PREDICT], sc);
 }
 
 static void kind_run_strv_free(char **v, size_t n)
@@ -588,6 +592,7 @@ static void kind_run_free(void *data)
         free(sc->expects[i].text);
     free(sc->expects);
     free(sc->unit);
+    lesson_predicts_free(sc);
     free(sc);
 }
 

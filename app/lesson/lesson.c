@@ -123,6 +123,30 @@ int lesson_arg_expand(const char *arg, const struct lesson_vars *vars, char *buf
     return (int)n;
 }
 
+static void lesson_strv_free(char **v, size_t n)
+{
+    for (size_t i = 0; v && i < n; i++)
+        free(v[i]);
+    free(v);
+}
+
+static void lesson_builds_free(struct lesson_build *b, size_t n)
+{
+    for (size_t i = 0; i < n; i++) {
+        free(b[i].program);
+        free(b[i].path);
+        free(b[i].src_dir);
+        lesson_strv_free(b[i].files, b[i].nfiles);
+        lesson_strv_free(b[i].sources, b[i].nsources);
+        for (char **a = b[i].command; a && *a; a++)
+            free(*a);
+        free(b[i].command);
+        free(b[i].file);
+        free(b[i].exe);
+    }
+    free(b);
+}
+
 void lesson_pack_free(struct lesson_pack *pack)
 {
     if (!pack)
@@ -144,6 +168,7 @@ void lesson_pack_free(struct lesson_pack *pack)
         free(l->file);
     }
     free(pack->lessons);
+    lesson_builds_free(pack->builds, pack->nbuilds);
     free(pack->dir);
     free(pack->id);
     free(pack->title);

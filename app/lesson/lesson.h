@@ -10,8 +10,10 @@
  *  - every id is unique in its scope (lessons in a pack, steps in a lesson, programs and modes
  *    in a scenario) and matches [a-z0-9][a-z0-9_-]*;
  *  - every mode names an existing program (lesson_mode.program is a valid index);
- *  - every program resolves to an executable (a demo in libexec/iolab, an absolute path, or a
- *    command found in PATH) and its resolved absolute path is in lesson_program.path;
+ *  - every program resolves to an executable (a demo in libexec/iolab, an absolute path, a
+ *    command found in PATH, or a file of the pack named "./DIR/NAME") and its resolved absolute
+ *    path is in lesson_program.path; a program the pack builds (lesson_build) is the exception
+ *    until packprog_build() has built it;
  *  - argument placeholders are all known ones (see LESSON_PLACEHOLDERS).
  */
 #ifndef IOLAB_LESSON_H
@@ -134,6 +136,8 @@ struct lesson_expect {
     enum lesson_cmp op;
 };
 
+struct lesson_predict;
+
 struct lesson_scenario {
     struct lesson_program *programs; /* servers first, in the order they start */
     size_t nprograms;
@@ -151,6 +155,8 @@ struct lesson_scenario {
     int study;    /* the program under study (index), whose calls per request the comparison
                      shows; -1: the first server, or the first program without a server */
     bool latency; /* the step is about waiting: the comparison shows p50 and p99 latency */
+    struct lesson_predict *predicts; /* prediction questions asked before it starts (quiz.h) */
+    size_t npredicts;
 };
 
 struct lesson_kind;
@@ -177,6 +183,26 @@ struct lesson {
     size_t nsteps;
 };
 
+/*
+ * A program the pack builds from its own C sources (pack.json "build"). A run step names it
+ * relative to the pack ("./tools/slow-server"); until packprog_build() (app/packprog.h) has
+ * built it, the programs that name it have `path` equal to this entry's `path` (inside the pack,
+ * where no file need exist), and afterwards the built program in the cache.
+ */
+struct lesson_build {
+    char *program; /* as pack.json names it: "tools/slow-server" */
+    char *path;    /* absolute: PACKDIR/tools/slow-server */
+    char *src_dir; /* the sources' directory as diagnostics name it: DIR/tools */
+    char **files;  /* every source file, names in src_dir (.c and headers) */
+    size_t nfiles;
+    char **sources; /* the .c among files: what {sources} expands to */
+    size_t nsources;
+    char **command; /* NULL-terminated compiler command, or NULL: the default (packprog.h) */
+    char *file;     /* pack.json, and where the entry starts, for diagnostics */
+    int line, col;
+    char *exe; /* the built program, once built; NULL before */
+};
+
 struct lesson_pack {
     char *dir;
     char *id;
@@ -185,6 +211,8 @@ struct lesson_pack {
     int format_version;
     struct lesson *lessons; /* in the order pack.json lists them */
     size_t nlessons;
+    struct lesson_build *builds; /* programs built from the pack's sources */
+    size_t nbuilds;
 };
 
 /* One problem found in a pack: `file:line:col: message`. */

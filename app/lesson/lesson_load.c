@@ -614,11 +614,56 @@ static int load_executable(const char *path)
 }
 
 /* The absolute path of a program as a lesson names it (see lesson.h), or NULL. */
+/* A path inside the pack: relative, no empty, "." or ".." component. */
+static int load_inside_pack(const char *rel)
+{
+    if (!rel[0] || rel[0] == '/')
+        return 0;
+    for (const char *c = rel; *c;) {
+        size_t n = strcspn(c, "/");
+        if (n == 0 || (n == 1 && c[0] == '.') || (n == 2 && c[0] == '.' && c[1] == '.'))
+            return 0;
+        c += n;
+        if (*c == '/' && !*++c)
+            return 0;
+    }
+    return 1;
+}
+
+/* "./tools/x" or "tools/x" as the pack path "tools/x" (leading "./" dropped). */
+static const char *load_pack_rel(const char *prog)
+{
+    while (!strncmp(prog, "./", 2))
+        prog += 2;
+    return prog;
+}
+
+/* A program named relative to the pack: one the pack builds, or an executable file in it. */
+static char *load_pack_program(struct load *ld, const char *prog)
+{
+    const char *rel = load_pack_rel(prog);
+    if (!load_inside_pack(rel))
+        return NULL;
+    for (size_t i = 0; ld->pack && i < ld->pack->nbuilds; i++)
+        if (!strcmp(ld->pack->builds[i].program, rel))
+            return load_strdup(ld, ld->pack->builds[i].path);
+    char path[4096];
+    snprintf(path, sizeof path, "%s/%s", ld->dir, rel);
+    if ((ld->opts && ld->opts->files) || !load_executable(path))
+        return NULL;
+    char *real = realpath(path, NULL);
+    if (!real)
+        ld->nomem = 1;
+    return real;
+}
+
 char *load_find_program(struct load *ld, const char *prog)
 {
     char path[4096];
+    if (strchr(prog, '/') && prog[0] != '/')
+        return load_pack_program(ld, prog);
     if (strchr(prog, '/'))
-        return prog[0] == '/' && load_executable(prog) ? load_strdup(ld, prog) : NULL;
+        return load_executable(prog) ? load_strdup(ld, prog) : NULL;
     if (ld->opts && ld->opts->libexec_dir) {
         snprintf(path, sizeof path, "%s/%s", ld->opts->libexec_dir, prog);
         if (load_executable(path))
@@ -644,10 +689,17 @@ void load_program_missing(struct load *ld, const cJSON *v)
 {
     const char *prog = v->valuestring;
     if (strchr(prog, '/') && prog[0] != '/') {
-        load_diag(ld, v, 0,
-                  "program \"%s\" is a relative path; use a demo name, a command in PATH or an "
-                  "absolute path.",
-                  prog);
+        const char *rel = load_pack_rel(prog);
+        if (!load_inside_pack(rel))
+            load_diag(ld, v, 0,
+                      "program \"%s\" leaves the pack; name a file inside it, such as "
+                      "\"./tools/NAME\".",
+                      prog);
+        else
+            load_diag(ld, v, 0,
+                      "program \"%s\" is neither an executable file of this pack (%s/%s) nor "
+                      "built by pack.json's \"build\"; add the file or a build entry for \"%s\".",
+                      prog, ld->dir, rel, rel);
         return;
     }
     if (strchr(prog, '/')) {
@@ -811,12 +863,14 @@ static void load_step(struct load *ld, const cJSON *obj, struct lesson_step *ste
         kind->parse(ld, f + STEP_NCOMMON + nbase, step);
 }
 
-enum { LESSON_ID, LESSON_TITLE, LESSON_SUMMARY, LESSON_STEPS, LESSON_NFIELDS };
+enum { LESSON_ID, LESSON_TITLE, LESSON_SUMMARY, LESSON_STEPS, LESSON_SCHEMA, LESSON_NFIELDS };
 static const struct load_field load_lesson_fields[] = {
     [LESSON_ID] = {"id", LOAD_STRING, 1},
     [LESSON_TITLE] = {"title", LOAD_STRING, 1},
     [LESSON_SUMMARY] = {"summary", LOAD_STRING, 1},
     [LESSON_STEPS] = {"steps", LOAD_ARRAY, 1},
+    /* For editors: the JSON Schema the file follows (assets/schema/); iolab ignores it. */
+    [LESSON_SCHEMA] = {"$schema", LOAD_STRING, 0},
 };
 
 static void load_lesson(struct load *ld, struct load_file *file, const char *id, struct lesson *l)
@@ -859,12 +913,193 @@ static void load_lesson(struct load *ld, struct load_file *file, const char *id,
     free(ids);
 }
 
-enum { PACK_FORMAT, PACK_ID, PACK_TITLE, PACK_VERSION, PACK_LESSONS, PACK_NFIELDS };
-static const struct load_field load_pack_fields[] = {
-    [PACK_FORMAT] = {"format_version", LOAD_INT, 1}, [PACK_ID] = {"id", LOAD_STRING, 1},
-    [PACK_TITLE] = {"title", LOAD_STRING, 1},        [PACK_VERSION] = {"version", LOAD_STRING, 1},
-    [PACK_LESSONS] = {"lessons", LOAD_STRINGS, 1},
+enum {
+    PACK_FORMAT,
+    PACK_ID,
+    PACK_TITLE,
+    PACK_VERSION,
+    PACK_LESSONS,
+    PACK_SCHEMA,
+    PACK_BUILD,
+    PACK_NFIELDS
 };
+static const struct load_field load_pack_fields[] = {
+    [PACK_FORMAT] = {"format_version", LOAD_INT, 1},
+    [PACK_ID] = {"id", LOAD_STRING, 1},
+    [PACK_TITLE] = {"title", LOAD_STRING, 1},
+    [PACK_VERSION] = {"version", LOAD_STRING, 1},
+    [PACK_LESSONS] = {"lessons", LOAD_STRINGS, 1},
+    /* For editors: the JSON Schema the file follows (assets/schema/); iolab ignores it. */
+    [PACK_SCHEMA] = {"$schema", LOAD_STRING, 0},
+    [PACK_BUILD] = {"build", LOAD_ARRAY, 0},
+};
+
+/* ---- programs the pack builds (pack.json "build") ------------------------------------------- */
+
+enum { BUILD_PROGRAM, BUILD_SOURCES, BUILD_COMMAND, BUILD_NFIELDS };
+static const struct load_field load_build_fields[] = {
+    [BUILD_PROGRAM] = {"program", LOAD_STRING, 1},
+    [BUILD_SOURCES] = {"sources", LOAD_STRINGS, 1},
+    [BUILD_COMMAND] = {"command", LOAD_STRINGS, 0},
+};
+
+/* Where an item of the current file starts. */
+static void load_item_pos(struct load *ld, const cJSON *item, int *line, int *col)
+{
+    struct load_file *f = ld->file;
+    size_t off = 0;
+    for (size_t i = 0; i < f->nitems && i < f->pos.n; i++)
+        if (f->items[i] == item)
+            off = f->pos.v[i].value;
+    lesson_pos_linecol(f->text, f->len, off, line, col);
+}
+
+/* The build's sources: files of the pack in one directory, at least one of them C. */
+static void load_build_sources(struct load *ld, const cJSON *arr, struct lesson_build *b)
+{
+    size_t n = (size_t)cJSON_GetArraySize(arr), dirlen = 0;
+    const char *first = NULL;
+    b->files = calloc(n + 1, sizeof *b->files);
+    b->sources = calloc(n + 1, sizeof *b->sources);
+    if (!b->files || !b->sources) {
+        ld->nomem = 1;
+        return;
+    }
+    const cJSON *v;
+    cJSON_ArrayForEach(v, arr)
+    {
+        const char *rel = load_pack_rel(v->valuestring);
+        if (!load_inside_pack(rel)) {
+            load_diag(ld, v, 0,
+                      "source \"%s\" must be a file inside the pack, such as "
+                      "\"tools/server.c\".",
+                      v->valuestring);
+            continue;
+        }
+        const char *slash = strrchr(rel, '/');
+        size_t dl = slash ? (size_t)(slash - rel) : 0;
+        if (!first) {
+            first = rel;
+            dirlen = dl;
+        } else if (dl != dirlen || strncmp(rel, first, dl)) {
+            load_diag(ld, v, 0,
+                      "source \"%s\" is not in %.*s/, where this program's first "
+                      "source is; keep one program's sources in one directory.",
+                      rel, (int)dirlen, first);
+            continue;
+        }
+        char path[4096];
+        struct stat st;
+        snprintf(path, sizeof path, "%s/%s", ld->dir, rel);
+        if (!(ld->opts && ld->opts->files) && (stat(path, &st) < 0 || !S_ISREG(st.st_mode))) {
+            load_diag(ld, v, 0, "source %s is not a file of this pack; add it or fix the name.",
+                      rel);
+            continue;
+        }
+        const char *base = slash ? slash + 1 : rel;
+        b->files[b->nfiles++] = load_strdup(ld, base);
+        size_t bl = strlen(base);
+        if (bl > 2 && !strcmp(base + bl - 2, ".c"))
+            b->sources[b->nsources++] = load_strdup(ld, base);
+    }
+    if (b->nfiles && !b->nsources)
+        load_diag(ld, arr, 0,
+                  "no source of \"%s\" is a .c file; list the C files to compile "
+                  "(headers may be listed too).",
+                  b->program);
+    if (asprintf(&b->src_dir, "%s%s%.*s", ld->dir, dirlen ? "/" : "", (int)dirlen,
+                 first ? first : "") < 0) {
+        b->src_dir = NULL;
+        ld->nomem = 1;
+    }
+}
+
+/* The compiler command: {out} required, only {out}, {sources} and {include} as placeholders. */
+static void load_build_command(struct load *ld, const cJSON *arr, struct lesson_build *b)
+{
+    size_t n = (size_t)cJSON_GetArraySize(arr), k = 0;
+    int out = 0;
+    if (!n) {
+        load_diag(ld, arr, 0,
+                  "\"command\" is empty; give the compiler and its arguments, or "
+                  "leave the key out for the default.");
+        return;
+    }
+    b->command = calloc(n + 1, sizeof *b->command);
+    if (!b->command) {
+        ld->nomem = 1;
+        return;
+    }
+    const cJSON *v;
+    cJSON_ArrayForEach(v, arr)
+    {
+        out |= !strcmp(v->valuestring, "{out}");
+        const char *s = strchr(v->valuestring, '{');
+        size_t len = s ? strspn(s + 1, "abcdefghijklmnopqrstuvwxyz") : 0;
+        if (s && len && s[1 + len] == '}' && strncmp(s, "{out}", 5) && strncmp(s, "{sources}", 9) &&
+            strncmp(s, "{include}", 9))
+            load_diag(ld, v, 0,
+                      "%.*s is not a placeholder of a build command; use {out}, "
+                      "{sources} or {include}.",
+                      (int)len + 2, s);
+        b->command[k++] = load_strdup(ld, v->valuestring);
+    }
+    if (!out)
+        load_diag(ld, arr, 0,
+                  "the build command must name its output as {out} (and its "
+                  "sources as {sources}).");
+}
+
+static void load_pack_builds(struct load *ld, const cJSON *arr, struct lesson_pack *pack)
+{
+    size_t n = (size_t)cJSON_GetArraySize(arr);
+    pack->builds = calloc(n + 1, sizeof *pack->builds);
+    char *real = ld->opts && ld->opts->files ? NULL : realpath(ld->dir, NULL);
+    if (!pack->builds) {
+        ld->nomem = 1;
+        free(real);
+        return;
+    }
+    const cJSON *obj;
+    cJSON_ArrayForEach(obj, arr)
+    {
+        const cJSON *f[BUILD_NFIELDS];
+        struct lesson_build *b = &pack->builds[pack->nbuilds];
+        load_fields(ld, obj, load_build_fields, BUILD_NFIELDS, "a build entry", NULL, f);
+        if (!f[BUILD_PROGRAM])
+            continue;
+        const char *rel = load_pack_rel(f[BUILD_PROGRAM]->valuestring);
+        if (!load_inside_pack(rel)) {
+            load_diag(ld, f[BUILD_PROGRAM], 0,
+                      "program \"%s\" must be a path inside the pack, "
+                      "such as \"tools/slow-server\".",
+                      f[BUILD_PROGRAM]->valuestring);
+            continue;
+        }
+        size_t k = 0;
+        while (k < pack->nbuilds && strcmp(pack->builds[k].program, rel))
+            k++;
+        if (k < pack->nbuilds) {
+            load_diag(ld, f[BUILD_PROGRAM], 0,
+                      "program \"%s\" is built twice in \"build\"; "
+                      "keep one entry.",
+                      rel);
+            continue;
+        }
+        pack->nbuilds++;
+        b->program = load_strdup(ld, rel);
+        if (asprintf(&b->path, "%s/%s", real ? real : ld->dir, rel) < 0) {
+            b->path = NULL;
+            ld->nomem = 1;
+        }
+        b->file = load_strdup(ld, ld->file->path);
+        load_item_pos(ld, obj, &b->line, &b->col);
+        load_build_sources(ld, f[BUILD_SOURCES], b);
+        if (f[BUILD_COMMAND])
+            load_build_command(ld, f[BUILD_COMMAND], b);
+    }
+    free(real);
+}
 
 /* Reports lesson files in dir that pack.json does not list (see the policy at the top). */
 static void load_unlisted(struct load *ld, const char *dir, const cJSON *lessons)
@@ -917,6 +1152,9 @@ static void load_pack_header(struct load *ld, struct load_file *packf, struct le
     pack->id = load_strdup(ld, load_id(ld, f[PACK_ID], "pack") ? f[PACK_ID]->valuestring : "");
     pack->title = load_strdup(ld, f[PACK_TITLE] ? f[PACK_TITLE]->valuestring : "");
     pack->version = load_strdup(ld, f[PACK_VERSION] ? f[PACK_VERSION]->valuestring : "");
+    ld->pack = pack;
+    if (f[PACK_BUILD])
+        load_pack_builds(ld, f[PACK_BUILD], pack);
 }
 
 /* Every lesson pack.json lists, each from its own file (kept open in files[] for positions). */

@@ -36,6 +36,7 @@ struct load {
     size_t problems;        /* diagnostics added by this load */
     int nomem;              /* set when an allocation failed: the result cannot be trusted */
     int bad_role;           /* a program of the current step has an unknown role */
+    const struct lesson_pack *pack; /* the pack being loaded: its builds name programs */
 };
 
 enum load_type {
@@ -97,5 +98,11 @@ char *load_find_program(struct load *ld, const char *prog);
 void load_program_missing(struct load *ld, const cJSON *v);
 /* Reports every {name} in the argument strings of array v that is not a known placeholder. */
 void load_placeholders_check(struct load *ld, const cJSON *v);
+/* An expected outcome's "figure" name (requests_per_s, calls:NAME/request, ...) into side
+   (kind_run.c); reports an unknown name. Prediction questions (predict.c) name figures alike. */
+void load_expect_figure(struct load *ld, const cJSON *v, struct lesson_expect_side *side);
+/* A run step's "predict" (predict.c): its prediction questions, into sc->predicts. */
+void load_predicts(struct load *ld, const cJSON *arr, struct lesson_scenario *sc);
+void lesson_predicts_free(struct lesson_scenario *sc);
 
 #endif

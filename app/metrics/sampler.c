@@ -8,128 +8,17 @@
  * A sample is: scan (membership, vanished members), read members, sum per program, then derive
  * the snapshot (rates, shares, percentiles, per-mode rows) from this and the previous totals.
  */
-#include "sampler.h"
-#include "tally.h"
 #include "procfs.h"
 #include "stats.h"
 
-#include <dirent.h>
+#include "sampler_int.h"
+
 #include <errno.h>
 #include <fcntl.h>
-#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
-
-#define SAMPLER_NONE    (-1)
-#define SAMPLER_UNKNOWN (-2)
-#define SAMPLER_CKPTS   (SNAPSHOT_RECENT_S + 1) /* per-second checkpoints kept */
-
-/* Raw figures of a process (ticks, counts, bytes) or the sums of a program. */
-struct sampler_fig {
-    uint64_t utime, stime; /* own + waited-for children (cutime, cstime) */
-    uint64_t vol, invol;   /* context switches, all threads */
-    uint64_t syscr, syscw, rchar, wchar;
-    uint64_t read_bytes, write_bytes; /* storage I/O the process caused (page cache misses) */
-    uint64_t rss_bytes, threads;
-};
-
-struct sampler_tid {
-    int tid;
-    uint64_t vol, invol;
-};
-
-struct sampler_proc {
-    int pid;
-    int ppid;
-    uint64_t starttime;
-    int prog;    /* program index, SAMPLER_NONE, or SAMPLER_UNKNOWN while being resolved */
-    bool inprog; /* the program's own process or a descendant of it (not a sandbox helper) */
-    /* Members only: */
-    int stat_fd, io_fd;
-    struct sampler_fig last;
-    struct sampler_tid *tids; /* threads seen at the last sample */
-    size_t ntids, captids;
-    uint64_t dead_vol, dead_invol; /* threads that exited */
-    /* CPU and I/O of in-tree children that vanished while this process was alive. The kernel
-       adds a reaped child's figures to its parent's own (stat cutime/cstime, io), which this
-       process shows from its next read on; until then they wait here, counted, so that the
-       totals neither dip nor lose them when the parent dies before that read. */
-    struct sampler_fig pending;
-};
-
-/* A program's totals: everything a snapshot derives from, cumulative. */
-struct sampler_raw {
-    struct sampler_fig fig;
-    uint32_t nprocs;
-    struct tally_totals page;
-};
-
-struct sampler_ckpt {
-    double t;
-    uint64_t utime, stime; /* CPU clock ticks of the program's tree, for CPU shares */
-    uint64_t hist[IOLAB_HIST_BUCKETS];
-    uint64_t requests, bytes; /* client-role app figures, for the history */
-};
-
-struct sampler_progstate {
-    int root;
-    int main_pid; /* the program's own process below the sandbox's helpers; 0: not found yet */
-    char exe[PATH_MAX]; /* its executable, to recognise it; "": count the whole tree */
-    uint32_t run;
-    enum lesson_role role;
-    char name[SNAPSHOT_NAME_LEN];
-    enum snapshot_prog_state state;
-    int exit_status;
-    struct sampler_fig dead; /* members that vanished (see sampler.h for what is added) */
-    struct sampler_fig base; /* dead + live members when run `base_run` was spawned */
-    uint32_t base_run;
-    bool base_open; /* base_run is still to be reconciled (sampler_set_exit) */
-    struct sampler_raw now, prev;
-    /* The totals at the last two checkpoints (about a second apart), older first: rates are
-       taken over at least a second when one is that old, so that two requests a second do not
-       read 0, 0, 0, 0, 10, 0. Reset when the mode changes: a rate never mixes two modes. */
-    struct sampler_raw win[2];
-    double win_t[2];
-    uint32_t nwin;
-    struct sampler_ckpt ckpt[SAMPLER_CKPTS]; /* ring, per whole second */
-    uint32_t nckpt, ckpt_head;
-    uint32_t peak_procs, peak_threads;
-    int shim;            /* the main process's: 1 the counting shim is in it, 2 not, 0 unknown */
-    uint32_t shim_looks; /* looks that found a dynamic loader but no shim (sampler_shim_in) */
-};
-
-struct sampler {
-    char proc_root[256];
-    int proc_fd;
-    DIR *proc_dir;
-    const struct iolab_page *page;
-    uint32_t nslots;
-    uint32_t nprogs;
-    double tick_hz, t0, t_prev, t_ckpt;
-    bool sampled;
-    long page_size, tick;
-
-    struct sampler_tid *tidbuf; /* scratch for one process's threads, grown as needed */
-    size_t captidbuf;
-    struct sampler_proc *procs, *next; /* current table and the one the scan builds */
-    size_t nprocs, cap;
-    int *pids;
-    size_t npids, cappids;
-
-    struct sampler_progstate progs[SNAPSHOT_MAX_PROGS];
-    struct sampler_ckpt role_ckpt_prev; /* client role at the previous history point */
-    int mode, prev_mode;
-    bool mode_running, prev_running, paused;
-    int mode_row[SNAPSHOT_MAX_MODES]; /* mode index -> row, -1 none */
-    char mode_id[SNAPSHOT_MAX_MODES][SNAPSHOT_NAME_LEN];
-    uint32_t errors;
-
-    struct snapshot snap;
-    uint64_t hist_tmp[IOLAB_HIST_BUCKETS];
-    uint64_t role_base[LESSON_NROLES][IOLAB_HIST_BUCKETS]; /* "recent" bases per role */
-};
 
 int sampler_open(struct sampler **out, const char *proc_root, const struct iolab_page *page,
                  uint32_t nslots, uint32_t nprogs, double tick_hz, double now_s)
@@ -154,6 +43,9 @@ int sampler_open(struct sampler **out, const char *proc_root, const struct iolab
             close(dfd);
         goto fail;
     }
+    sampler_watch_open(s);
+    s->rot = (struct rotation){.budget_s = rotation_budget(rotation_share(0), tick_hz),
+                               .min_items = SAMPLER_BUDGET_MIN_ITEMS};
     s->page = page;
     s->nslots = nslots;
     s->nprogs = nprogs;
@@ -175,23 +67,16 @@ fail:
     return rc;
 }
 
-static void sampler_proc_release(struct sampler_proc *p)
-{
-    if (p->stat_fd >= 0)
-        close(p->stat_fd);
-    if (p->io_fd >= 0)
-        close(p->io_fd);
-    free(p->tids);
-    p->stat_fd = p->io_fd = -1;
-    p->tids = NULL;
-}
-
 void sampler_close(struct sampler *s)
 {
     if (!s)
         return;
     for (size_t i = 0; i < s->nprocs; i++)
-        sampler_proc_release(&s->procs[i]);
+        sampler_proc_release(s, &s->procs[i]);
+    if (s->epfd >= 0)
+        close(s->epfd);
+    if (s->loadavg_fd >= 0)
+        close(s->loadavg_fd);
     if (s->proc_dir)
         closedir(s->proc_dir);
     if (s->proc_fd >= 0)
@@ -211,23 +96,6 @@ void sampler_set_prog(struct sampler *s, uint32_t prog, const char *name, enum l
     /* The role indexes per-role arrays: anything out of range counts as a server's. */
     s->progs[prog].role = (unsigned)role < LESSON_NROLES ? role : LESSON_ROLE_SERVER;
 }
-
-static struct sampler_proc *sampler_find(struct sampler_proc *v, size_t n, int pid)
-{
-    size_t lo = 0, hi = n;
-    while (lo < hi) {
-        size_t mid = (lo + hi) / 2;
-        if (v[mid].pid == pid)
-            return &v[mid];
-        if (v[mid].pid < pid)
-            lo = mid + 1;
-        else
-            hi = mid;
-    }
-    return NULL;
-}
-
-static void sampler_fig_add(struct sampler_fig *a, const struct sampler_fig *b, bool cpu_io);
 
 /* What the program's figures add up to as of the last scan: vanished members and live ones. */
 static void sampler_prog_sampled(const struct sampler *s, uint32_t prog, struct sampler_fig *out)
@@ -259,9 +127,11 @@ void sampler_set_root(struct sampler *s, uint32_t prog, int pid, uint32_t run)
        knew it was ours): forget it so the next scan resolves it again. */
     struct sampler_proc *p = pid > 0 ? sampler_find(s->procs, s->nprocs, pid) : NULL;
     if (p && p->prog != (int)prog) {
-        sampler_proc_release(p);
+        sampler_proc_release(s, p);
         p->prog = SAMPLER_UNKNOWN;
         p->starttime = 0;
+        p->t_read = 0;
+        s->need_full = true; /* only a whole listing resolves a known pid again */
     }
 }
 
@@ -300,6 +170,13 @@ void sampler_set_mode(struct sampler *s, int mode, const char *id, bool running)
     }
 }
 
+void sampler_set_budget(struct sampler *s, double core_share, uint32_t min_items)
+{
+    s->rot.budget_s = rotation_budget(core_share, s->tick_hz);
+    s->rot.min_items = min_items;
+    s->budget_fixed = true;
+}
+
 void sampler_set_paused(struct sampler *s, bool paused)
 {
     s->paused = paused;
@@ -308,395 +185,6 @@ void sampler_set_paused(struct sampler *s, bool paused)
 const struct snapshot *sampler_last(const struct sampler *s)
 {
     return &s->snap;
-}
-
-static int sampler_cmp_pid(const void *a, const void *b)
-{
-    int x = *(const int *)a, y = *(const int *)b;
-    return (x > y) - (x < y);
-}
-
-/* Lists the numeric entries of /proc into s->pids, sorted. */
-static int sampler_list(struct sampler *s)
-{
-    s->npids = 0;
-    rewinddir(s->proc_dir);
-    struct dirent *d;
-    while ((d = readdir(s->proc_dir))) {
-        if (d->d_name[0] < '1' || d->d_name[0] > '9')
-            continue;
-        char *end;
-        long pid = strtol(d->d_name, &end, 10);
-        if (*end || pid <= 0)
-            continue;
-        if (s->npids == s->cappids) {
-            size_t cap = s->cappids ? s->cappids * 2 : 512;
-            int *v = realloc(s->pids, cap * sizeof *v);
-            if (!v)
-                return -ENOMEM;
-            s->pids = v;
-            s->cappids = cap;
-        }
-        s->pids[s->npids++] = (int)pid;
-    }
-    if (s->npids > 1)
-        qsort(s->pids, s->npids, sizeof *s->pids, sampler_cmp_pid);
-    return 0;
-}
-
-static int sampler_read_stat(struct sampler *s, struct sampler_proc *p, struct procfs_stat *st)
-{
-    char buf[1024], path[32];
-    snprintf(path, sizeof path, "%d/stat", p->pid);
-    ssize_t n = procfs_read(p->stat_fd, s->proc_fd, path, buf, sizeof buf);
-    if (n < 0)
-        return (int)n;
-    return procfs_parse_stat(buf, (size_t)n, st);
-}
-
-/* The program a process belongs to: its own root match, else its parent's membership. */
-static int sampler_resolve(struct sampler *s, struct sampler_proc *p, int depth)
-{
-    if (p->prog != SAMPLER_UNKNOWN)
-        return p->prog;
-    for (uint32_t i = 0; i < s->nprogs; i++)
-        if (s->progs[i].root == p->pid)
-            return p->prog = (int)i;
-    struct sampler_proc *parent = sampler_find(s->procs, s->nprocs, p->ppid);
-    if (!parent || parent == p || depth > 64)
-        return p->prog = SAMPLER_NONE;
-    return p->prog = sampler_resolve(s, parent, depth + 1);
-}
-
-static void sampler_fig_add(struct sampler_fig *a, const struct sampler_fig *b, bool cpu_io)
-{
-    if (cpu_io) {
-        a->utime += b->utime;
-        a->stime += b->stime;
-        a->syscr += b->syscr;
-        a->syscw += b->syscw;
-        a->rchar += b->rchar;
-        a->wchar += b->wchar;
-        a->read_bytes += b->read_bytes;
-        a->write_bytes += b->write_bytes;
-    }
-    a->vol += b->vol;
-    a->invol += b->invol;
-}
-
-/*
- * Whether the counting shim is in the program's process, from its /proc/PID/maps: 1 mapped; 2
- * not, and no dynamic loader either (a static binary: no preload reaches it), or still not on a
- * second look a tick later (the loader had time to map it); 0 not known yet (unreadable, or a
- * dynamic program whose loader may still be at work). It stays known after the process ends.
- */
-static int sampler_shim_in(struct sampler *s, struct sampler_progstate *ps)
-{
-    char path[32];
-    snprintf(path, sizeof path, "%d/maps", ps->main_pid);
-    int shim = procfs_file_has(s->proc_fd, path, "/" IOLAB_SHIM_FILE);
-    if (shim != 0)
-        return shim > 0 ? 1 : 0;
-    if (procfs_file_has(s->proc_fd, path, "/ld-linux") == 0 || ++ps->shim_looks >= 2)
-        return 2;
-    return 0;
-}
-
-/*
- * Finds each program's own process under the sandbox's helper processes (the first member
- * running the program's executable whose parent does not), then marks which members are it or
- * its descendants: only those are the program's figures. Until it is found, or when the
- * executable is never seen (a script runs its interpreter), the whole tree counts.
- */
-static void sampler_find_main(struct sampler *s)
-{
-    for (uint32_t g = 0; g < s->nprogs; g++) {
-        struct sampler_progstate *ps = &s->progs[g];
-        if (ps->main_pid && !sampler_find(s->procs, s->nprocs, ps->main_pid))
-            ps->main_pid = 0;
-        if (ps->main_pid && !ps->shim)
-            ps->shim = sampler_shim_in(s, ps);
-        if (ps->main_pid || !ps->exe[0])
-            continue;
-        for (size_t i = 0; i < s->nprocs && !ps->main_pid; i++) {
-            struct sampler_proc *p = &s->procs[i];
-            if (p->prog != (int)g)
-                continue;
-            char path[32], exe[PATH_MAX];
-            snprintf(path, sizeof path, "%d/exe", p->pid);
-            ssize_t len = readlinkat(s->proc_fd, path, exe, sizeof exe - 1);
-            if (len < 0)
-                continue;
-            exe[len] = '\0';
-            if (strcmp(exe, ps->exe))
-                continue;
-            /* Its parent running the same program means it is a forked child: go up. */
-            struct sampler_proc *q = p, *up;
-            while ((up = sampler_find(s->procs, s->nprocs, q->ppid)) && up->prog == (int)g) {
-                snprintf(path, sizeof path, "%d/exe", up->pid);
-                len = readlinkat(s->proc_fd, path, exe, sizeof exe - 1);
-                if (len < 0)
-                    break;
-                exe[len] = '\0';
-                if (strcmp(exe, ps->exe))
-                    break;
-                q = up;
-            }
-            ps->main_pid = q->pid;
-            ps->shim_looks = 0;
-            ps->shim = sampler_shim_in(s, ps);
-        }
-    }
-    for (size_t i = 0; i < s->nprocs; i++) {
-        struct sampler_proc *p = &s->procs[i];
-        if (p->prog < 0 || (uint32_t)p->prog >= s->nprogs)
-            continue;
-        int main_pid = s->progs[p->prog].main_pid;
-        if (!main_pid) {
-            p->inprog = true;
-            continue;
-        }
-        p->inprog = false;
-        struct sampler_proc *q = p;
-        for (int depth = 0; q && q->prog == p->prog && depth < 64; depth++) {
-            if (q->pid == main_pid) {
-                p->inprog = true;
-                break;
-            }
-            q = sampler_find(s->procs, s->nprocs, q->ppid);
-        }
-    }
-}
-
-/*
- * Rebuilds the process table from a fresh /proc listing. Known pids keep their entry; new ones
- * get their stat read once; vanished members hand their last figures to their program.
- */
-static int sampler_scan(struct sampler *s)
-{
-    int rc = sampler_list(s);
-    if (rc < 0)
-        return rc;
-    if (s->npids > s->cap) {
-        size_t cap = s->npids + s->npids / 2;
-        struct sampler_proc *a = realloc(s->next, cap * sizeof *a);
-        if (!a)
-            return -ENOMEM;
-        s->next = a;
-        struct sampler_proc *b = realloc(s->procs, cap * sizeof *b);
-        if (!b)
-            return -ENOMEM;
-        s->procs = b;
-        s->cap = cap;
-    }
-    /* Merge the old table (sorted) with the listing (sorted) into next. */
-    size_t n = 0, o = 0;
-    for (size_t i = 0; i < s->npids; i++) {
-        int pid = s->pids[i];
-        while (o < s->nprocs && s->procs[o].pid < pid)
-            o++;
-        struct sampler_proc *q = &s->next[n];
-        if (o < s->nprocs && s->procs[o].pid == pid && s->procs[o].prog != SAMPLER_UNKNOWN) {
-            *q = s->procs[o];
-            s->procs[o].pid = -s->procs[o].pid; /* carried over: not vanished */
-            n++;
-            continue;
-        }
-        struct sampler_fig pending = {0};
-        if (o < s->nprocs && s->procs[o].pid == pid) {
-            /* Marked for re-resolution by sampler_set_root(): its files were released. */
-            s->procs[o].pid = -s->procs[o].pid;
-            pending = s->procs[o].pending;
-        }
-        *q = (struct sampler_proc){
-            .pid = pid, .prog = SAMPLER_UNKNOWN, .stat_fd = -1, .io_fd = -1, .pending = pending};
-        struct procfs_stat st;
-        if (sampler_read_stat(s, q, &st) < 0)
-            continue; /* gone already */
-        q->ppid = st.ppid;
-        q->starttime = st.starttime;
-        n++;
-    }
-    /* Vanished members: their last figures move to their program (see sampler.h). */
-    for (size_t i = 0; i < s->nprocs; i++) {
-        struct sampler_proc *p = &s->procs[i];
-        if (p->pid <= 0)
-            continue;
-        if (p->prog >= 0 && p->inprog) {
-            struct sampler_proc *parent = sampler_find(s->next, n, p->ppid);
-            /* Only a parent whose figures we count absorbs them; a sandbox helper that reaps
-               the program's process is not counted, so its figures must be added here. A
-               counted parent takes them into its pending until its next read shows them. */
-            bool parent_alive = parent && parent->prog == p->prog && parent->inprog;
-            struct sampler_fig *dead = &s->progs[p->prog].dead;
-            struct sampler_fig *to = parent_alive ? &parent->pending : dead;
-            struct sampler_fig cpu_io = p->last;
-            cpu_io.vol = cpu_io.invol = 0; /* context switches never reach a parent */
-            sampler_fig_add(dead, &p->last, false);
-            sampler_fig_add(to, &cpu_io, true);
-            sampler_fig_add(to, &p->pending, true);
-        }
-        sampler_proc_release(p);
-    }
-    struct sampler_proc *t = s->procs;
-    s->procs = s->next;
-    s->next = t;
-    s->nprocs = n;
-    for (size_t i = 0; i < n; i++)
-        sampler_resolve(s, &s->procs[i], 0);
-    sampler_find_main(s);
-    return 0;
-}
-
-static int sampler_tid_cmp(const void *a, const void *b)
-{
-    return sampler_cmp_pid(&((const struct sampler_tid *)a)->tid,
-                           &((const struct sampler_tid *)b)->tid);
-}
-
-/* Reads every thread's context switches; threads gone since the last read go to dead_*. */
-static void sampler_read_threads(struct sampler *s, struct sampler_proc *p, uint64_t nthreads)
-{
-    /* Every thread, however many: a cap would book the threads past it as gone and their
-       switches would be lost (a 1,000-thread server showed a quarter of its switches). */
-    size_t want = nthreads > 1 ? (size_t)nthreads + 16 : 1;
-    if (want > s->captidbuf) {
-        struct sampler_tid *v = realloc(s->tidbuf, want * sizeof *v);
-        if (!v) {
-            s->errors++;
-            return;
-        }
-        s->tidbuf = v;
-        s->captidbuf = want;
-    }
-    struct sampler_tid *now = s->tidbuf;
-    size_t nnow = 0;
-    char path[64], buf[2048];
-    if (nthreads <= 1) {
-        snprintf(path, sizeof path, "%d/status", p->pid);
-        ssize_t len = procfs_read(-1, s->proc_fd, path, buf, sizeof buf);
-        struct procfs_status st;
-        if (len >= 0 && procfs_parse_status(buf, (size_t)len, &st) == 0)
-            now[nnow++] = (struct sampler_tid){p->pid, st.ctx_voluntary, st.ctx_involuntary};
-        else
-            s->errors++;
-    } else {
-        snprintf(path, sizeof path, "%d/task", p->pid);
-        int dfd = openat(s->proc_fd, path, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-        DIR *d = dfd >= 0 ? fdopendir(dfd) : NULL;
-        if (!d) {
-            if (dfd >= 0)
-                close(dfd);
-            s->errors++;
-            return;
-        }
-        struct dirent *e;
-        while ((e = readdir(d))) {
-            if (e->d_name[0] < '1' || e->d_name[0] > '9')
-                continue;
-            char tpath[sizeof e->d_name + 8];
-            snprintf(tpath, sizeof tpath, "%s/status", e->d_name);
-            ssize_t len = procfs_read(-1, dirfd(d), tpath, buf, sizeof buf);
-            struct procfs_status st;
-            if (len < 0 || procfs_parse_status(buf, (size_t)len, &st) < 0)
-                continue; /* the thread exited between readdir and open */
-            if (nnow == s->captidbuf) {
-                /* Threads were born since stat said how many: make room for them too. */
-                struct sampler_tid *v = realloc(s->tidbuf, 2 * s->captidbuf * sizeof *v);
-                if (!v) {
-                    s->errors++;
-                    break;
-                }
-                s->tidbuf = now = v;
-                s->captidbuf *= 2;
-            }
-            now[nnow++] =
-                (struct sampler_tid){atoi(e->d_name), st.ctx_voluntary, st.ctx_involuntary};
-        }
-        closedir(d);
-        qsort(now, nnow, sizeof *now, sampler_tid_cmp);
-    }
-    /* Threads of the last read that are gone now keep their last counts. */
-    for (size_t i = 0, j = 0; i < p->ntids; i++) {
-        while (j < nnow && now[j].tid < p->tids[i].tid)
-            j++;
-        if (j >= nnow || now[j].tid != p->tids[i].tid) {
-            p->dead_vol += p->tids[i].vol;
-            p->dead_invol += p->tids[i].invol;
-        }
-    }
-    if (nnow > p->captids) {
-        struct sampler_tid *v = realloc(p->tids, nnow * sizeof *v);
-        if (!v)
-            return;
-        p->tids = v;
-        p->captids = nnow;
-    }
-    if (nnow > 0) /* none read (the process is exiting): tids may still be NULL */
-        memcpy(p->tids, now, nnow * sizeof *now);
-    p->ntids = nnow;
-    uint64_t vol = p->dead_vol, invol = p->dead_invol;
-    for (size_t i = 0; i < nnow; i++) {
-        vol += now[i].vol;
-        invol += now[i].invol;
-    }
-    p->last.vol = stats_monotonic(p->last.vol, vol);
-    p->last.invol = stats_monotonic(p->last.invol, invol);
-}
-
-/* Refreshes a member's figures; on a failed read the last ones stay. */
-static void sampler_read_member(struct sampler *s, struct sampler_proc *p)
-{
-    char path[32], buf[1024];
-    if (p->stat_fd < 0) {
-        snprintf(path, sizeof path, "%d/stat", p->pid);
-        p->stat_fd = openat(s->proc_fd, path, O_RDONLY | O_CLOEXEC);
-        snprintf(path, sizeof path, "%d/io", p->pid);
-        p->io_fd = openat(s->proc_fd, path, O_RDONLY | O_CLOEXEC);
-    }
-    struct procfs_stat st;
-    if (p->stat_fd < 0 || sampler_read_stat(s, p, &st) < 0) {
-        s->errors++;
-        return;
-    }
-    p->ppid = st.ppid;
-    p->last.utime = st.utime + st.cutime;
-    p->last.stime = st.stime + st.cstime;
-    p->last.threads = st.num_threads ? st.num_threads : 1;
-    /* A zombie has no memory and its task directory is empty: keep the last thread counts. */
-    p->last.rss_bytes = st.state == 'Z' ? 0 : st.rss_pages * (uint64_t)s->page_size;
-    if (st.state != 'Z')
-        sampler_read_threads(s, p, st.num_threads);
-    struct procfs_io io;
-    ssize_t n = p->io_fd >= 0 ? procfs_read(p->io_fd, -1, NULL, buf, sizeof buf) : -EBADF;
-    bool io_ok = n >= 0 && procfs_parse_io(buf, (size_t)n, &io) == 0;
-    /* A live process has reaped the children that vanished before this read, so its figures
-       now include theirs. A zombie reaps nothing: its pending children went to another reaper. */
-    if (io_ok && st.state != 'Z')
-        p->pending = (struct sampler_fig){0};
-    if (io_ok) {
-        p->last.syscr = io.syscr;
-        p->last.syscw = io.syscw;
-        p->last.rchar = io.rchar;
-        p->last.wchar = io.wchar;
-        p->last.read_bytes = io.read_bytes;
-        p->last.write_bytes = io.write_bytes;
-    }
-}
-
-/* The fields a total keeps monotonic. */
-static void sampler_fig_monotonic(struct sampler_fig *now, const struct sampler_fig *prev)
-{
-    now->utime = stats_monotonic(prev->utime, now->utime);
-    now->stime = stats_monotonic(prev->stime, now->stime);
-    now->vol = stats_monotonic(prev->vol, now->vol);
-    now->invol = stats_monotonic(prev->invol, now->invol);
-    now->syscr = stats_monotonic(prev->syscr, now->syscr);
-    now->syscw = stats_monotonic(prev->syscw, now->syscw);
-    now->rchar = stats_monotonic(prev->rchar, now->rchar);
-    now->wchar = stats_monotonic(prev->wchar, now->wchar);
-    now->read_bytes = stats_monotonic(prev->read_bytes, now->read_bytes);
-    now->write_bytes = stats_monotonic(prev->write_bytes, now->write_bytes);
 }
 
 static void sampler_raw_add(struct sampler_raw *a, const struct sampler_raw *b)
@@ -956,42 +444,6 @@ static void sampler_history_push(struct sampler *s, double t)
 
 /* Reads every member of every program and folds the sums into each program's totals (now),
    keeping the previous totals (prev) and the peaks. */
-static void sampler_read_programs(struct sampler *s)
-{
-    /* Per-program sums over live members, plus what vanished members left behind. */
-    struct sampler_raw live[SNAPSHOT_MAX_PROGS];
-    memset(live, 0, sizeof live);
-    for (size_t i = 0; i < s->nprocs; i++) {
-        struct sampler_proc *p = &s->procs[i];
-        if (p->prog < 0 || (uint32_t)p->prog >= s->nprogs || !p->inprog)
-            continue;
-        sampler_read_member(s, p);
-        struct sampler_raw *r = &live[p->prog];
-        sampler_fig_add(&r->fig, &p->last, true);
-        sampler_fig_add(&r->fig, &p->pending, true);
-        r->fig.rss_bytes += p->last.rss_bytes;
-        r->fig.threads += p->last.threads;
-        r->nprocs++;
-    }
-    for (uint32_t i = 0; i < s->nprogs; i++) {
-        struct sampler_progstate *ps = &s->progs[i];
-        ps->prev = ps->now;
-        struct sampler_raw *r = &live[i];
-        sampler_fig_add(&r->fig, &ps->dead, true);
-        sampler_fig_monotonic(&r->fig, &ps->prev.fig);
-        tally_sum(s->page, s->nslots, i, TALLY_ANY_RUN, &r->page);
-        ps->now = *r;
-        if (!s->sampled)
-            ps->prev = ps->now;
-        if (r->nprocs > ps->peak_procs)
-            ps->peak_procs = r->nprocs;
-        if (r->fig.threads > ps->peak_threads)
-            ps->peak_threads = (uint32_t)r->fig.threads;
-    }
-}
-
-/* The rate windows every sample, and once a second the checkpoints (CPU shares, recent
-   latency, throughput history) and the machine's cores and load. */
 static void sampler_checkpoints(struct sampler *s, double now_s)
 {
     bool ckpt = !s->sampled || now_s - s->t_ckpt >= 1.0;
@@ -1049,6 +501,8 @@ static double sampler_figures_all(struct sampler *s, struct snapshot *sn, double
         sampler_figures(s, &sp->f, &ps->now, wb, span, base->hist, &cpu, now_s);
         sp->f.peak_procs = ps->peak_procs;
         sp->f.peak_threads = ps->peak_threads;
+        sp->f.proc_age_s = s->age_s[i];
+        sp->f.proc_unread = s->unread_n[i];
         sp->counted = ps->shim == 1 ? 1 : ps->shim == 2 ? 0 : -1;
         sp->f.uncounted = sp->counted == 0;
         enum lesson_role role = ps->role;
@@ -1071,16 +525,26 @@ static double sampler_figures_all(struct sampler *s, struct snapshot *sn, double
         /* Peaks of different programs need not coincide: the sum is an upper bound. */
         sn->roles[r].peak_procs = role_peak_procs[r];
         sn->roles[r].peak_threads = role_peak_threads[r];
+        sn->roles[r].proc_age_s = 0;
+        sn->roles[r].proc_unread = 0;
+    }
+    for (uint32_t i = 0; i < s->nprogs; i++) {
+        struct snapshot_figures *rf = &sn->roles[s->progs[i].role];
+        if (sn->progs[i].f.proc_age_s > rf->proc_age_s)
+            rf->proc_age_s = sn->progs[i].f.proc_age_s;
+        rf->proc_unread += sn->progs[i].f.proc_unread;
     }
     return span;
 }
 
 const struct snapshot *sampler_sample(struct sampler *s, double now_s)
 {
+    double t_start = sampler_clock();
     s->errors = 0;
-    if (sampler_scan(s) < 0)
+    s->nsample++;
+    if (sampler_watch(s, now_s) < 0)
         s->errors++;
-    sampler_read_programs(s);
+    sampler_read_programs(s, now_s);
     double dt = s->sampled ? now_s - s->t_prev : 0.0;
     sampler_checkpoints(s, now_s);
 
@@ -1107,6 +571,7 @@ const struct snapshot *sampler_sample(struct sampler *s, double now_s)
     s->prev_running = s->mode_running;
     s->t_prev = now_s;
     s->sampled = true;
+    sn->sample_cost_s = s->sample_cost_s = sampler_clock() - t_start;
     return sn;
 }
 
@@ -1135,6 +600,16 @@ int sampler_set_exit(struct sampler *s, uint32_t prog, uint32_t run, const struc
                    x->stime_us * tick / 1000000u);
     sampler_top_up(&ps->dead.vol, stats_delta(now.vol, ps->base.vol), x->nvcsw);
     sampler_top_up(&ps->dead.invol, stats_delta(now.invol, ps->base.invol), x->nivcsw);
+    if (x->has_io) {
+        sampler_top_up(&ps->dead.rchar, stats_delta(now.rchar, ps->base.rchar), x->rchar);
+        sampler_top_up(&ps->dead.wchar, stats_delta(now.wchar, ps->base.wchar), x->wchar);
+        sampler_top_up(&ps->dead.syscr, stats_delta(now.syscr, ps->base.syscr), x->syscr);
+        sampler_top_up(&ps->dead.syscw, stats_delta(now.syscw, ps->base.syscw), x->syscw);
+        sampler_top_up(&ps->dead.read_bytes, stats_delta(now.read_bytes, ps->base.read_bytes),
+                       x->read_bytes);
+        sampler_top_up(&ps->dead.write_bytes, stats_delta(now.write_bytes, ps->base.write_bytes),
+                       x->write_bytes);
+    }
     ps->base_open = false;
     return 0;
 }

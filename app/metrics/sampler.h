@@ -55,13 +55,19 @@ void sampler_set_state(struct sampler *s, uint32_t prog, enum snapshot_prog_stat
 struct sampler_exit {
     uint64_t utime_us, stime_us; /* CPU time in user and kernel mode */
     uint64_t nvcsw, nivcsw;      /* voluntary and involuntary context switches */
+    /* The kernel's read and write totals of the run's tree (/proc/PID/io of each process at
+       its end, which the launcher reports), when has_io. */
+    bool has_io;
+    uint64_t rchar, wchar, syscr, syscw, read_bytes, write_bytes;
 };
 
 /*
  * Reconciles run `run` of prog with x, once every process of that run is gone and before the
  * next run is spawned: what was sampled for that run (its members, live and vanished, since
- * sampler_set_root() started it) is topped up to x field by field, into the figures of exited
- * members, so later snapshots and mode rows include it. 0, or -ESRCH when run is not the run
+ * sampler_set_root() started it) is topped up to x field by field (CPU, context switches, and
+ * the read and write totals when x has them), into the figures of exited members, so later
+ * snapshots and mode rows include it: what the run did between the last sample and its end is
+ * not lost. 0, or -ESRCH when run is not the run
  * being measured (already reconciled, or superseded).
  */
 int sampler_set_exit(struct sampler *s, uint32_t prog, uint32_t run, const struct sampler_exit *x);
@@ -69,6 +75,15 @@ int sampler_set_exit(struct sampler *s, uint32_t prog, uint32_t run, const struc
 /* The current mode (-1: none) and whether its server is up; rows are kept per mode index. */
 void sampler_set_mode(struct sampler *s, int mode, const char *id, bool running);
 void sampler_set_paused(struct sampler *s, bool paused);
+
+/*
+ * How much reading a tick may do: core_share of one core at the sampler's tick rate, but at
+ * least min_items files whatever the clock says (default SAMPLER_BUDGET_MIN_ITEMS). By default
+ * the share follows the scenario's size (rotation_share(): 0.75% up to 256 processes and
+ * threads, 1.6% from 1,000); a call fixes it. core_share <= 0: no limit, all read every tick.
+ */
+#define SAMPLER_BUDGET_MIN_ITEMS 16
+void sampler_set_budget(struct sampler *s, double core_share, uint32_t min_items);
 
 /* Samples everything now (now_s: same clock as sampler_open) and returns the new snapshot. */
 const struct snapshot *sampler_sample(struct sampler *s, double now_s);

@@ -97,6 +97,11 @@ struct snapshot_figures {
     double app_bytes_rate;                  /* bytes/s over the last tick */
     struct snapshot_latency latency_recent; /* over the last SNAPSHOT_RECENT_S seconds or so */
     struct snapshot_latency latency_total;  /* since the scenario started */
+    /* How fresh the /proc figures above are (cpu, ctx, io, rss, threads): the sampler reads a
+       budgeted slice of the processes and threads each tick (sampler.h), so past about a hundred
+       some figures are older than the tick. */
+    double proc_age_s;    /* the oldest of them was read this long before the snapshot */
+    uint32_t proc_unread; /* processes and threads not read even once yet: not in the sums */
     /* io_uring, from the demo itself (the shim cannot see the operations inside a ring): */
     uint64_t uring_submissions; /* operations handed to the kernel */
     uint64_t uring_completions; /* completions reaped */
@@ -182,6 +187,7 @@ struct snapshot {
 
     uint32_t nmodes; /* rows in modes[]: modes tried so far in this session, in first-run order */
     struct snapshot_mode_row modes[SNAPSHOT_MAX_MODES];
+    double sample_cost_s; /* wall time the sampler took to make this snapshot */
 };
 
 /* The label of call i, as the counter page names it. */

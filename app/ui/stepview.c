@@ -11,6 +11,7 @@ static const struct stepview_kind *const stepview_builtin[] = {
     &stepview_text,
     &stepview_run,
     &stepview_exercise,
+    &stepview_quiz,
 };
 #define STEPVIEW_NBUILTIN (sizeof stepview_builtin / sizeof *stepview_builtin)
 

@@ -73,5 +73,6 @@ const struct stepview_kind *stepview_find(const char *name);
 extern const struct stepview_kind stepview_text;
 extern const struct stepview_kind stepview_run;
 extern const struct stepview_kind stepview_exercise;
+extern const struct stepview_kind stepview_quiz;
 
 #endif

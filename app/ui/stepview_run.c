@@ -15,6 +15,7 @@
 #include "engine/engine.h"
 #include "grade.h"
 #include "metrics/stats.h"
+#include "predictview.h"
 #include "stepview.h"
 #include "widgets.h"
 #include "wrap.h"
@@ -42,6 +43,7 @@ struct runview {
     int focus; /* 0 the text, 1..nprogs the pane of an interactive program */
     char input[256];
     size_t ninput;
+    struct predictview *pv; /* the step's prediction questions; NULL: none */
 };
 
 static size_t runview_nprogs(const struct runview *v)
@@ -98,6 +100,10 @@ static void runview_on_snapshot(void *data, const struct snapshot *snap)
     v->have_snap = true;
     v->c->dirty = true;
     grade_update(&v->grader, snap);
+    if (v->pv) {
+        static struct snapshot_mode_row rows[SNAPSHOT_MAX_MODES]; /* large; one TUI thread */
+        predictview_update(v->pv, rows, grade_rows(&v->grader, rows));
+    }
 }
 
 static void runview_on_state(void *data, enum engine_state state)
@@ -199,6 +205,7 @@ static void *runview_open(const struct stepview_env *env, struct view_ctx *c)
         free(v);
         return NULL;
     }
+    v->pv = predictview_new(env, c, v->sc);
     return v;
 }
 
@@ -207,6 +214,7 @@ static void runview_close(void *self, struct view_ctx *c)
     struct runview *v = self;
     (void)c;
     runview_stop(v);
+    predictview_free(v->pv);
     grade_free(&v->grader);
     free(v);
 }
@@ -279,6 +287,11 @@ static int runview_key(void *self, struct view_ctx *c, int key)
         v->legend = false;
         return 0;
     }
+    int pk = predictview_key(v->pv, key); /* the predictions asked before a start */
+    if (pk == 1)
+        runview_start(v, v->engine ? engine_mode(v->engine) : -1);
+    if (pk >= 0)
+        return 0;
     int nfocus = (int)runview_nprogs(v) + 1;
     if (key == '\t' || key == KEY_BTAB) {
         int f = v->focus;
@@ -318,7 +331,7 @@ static int runview_key_start(void *self, struct view_ctx *c, int key, struct vie
     (void)c;
     (void)key;
     (void)act;
-    if (!runview_live(v))
+    if (!runview_live(v) && !predictview_ask(v->pv))
         runview_start(v, v->engine ? engine_mode(v->engine) : -1);
     return 0;
 }
@@ -504,6 +517,7 @@ static int runview_text_foot_rows(void *self, int inner_h)
     struct runview *v = self;
     int rows = v->sc->nchecks ? (int)v->sc->nchecks + 2 : 0;
     rows += v->sc->nexpects ? (int)v->sc->nexpects + 2 : 0;
+    rows += predictview_foot_rows(v->pv);
     return rows > inner_h / 2 ? inner_h / 2 : rows;
 }
 
@@ -511,6 +525,10 @@ static void runview_draw_text_foot(void *self, struct view_ctx *vc, struct layou
 {
     struct runview *v = self;
     const struct screen_caps *c = vc->caps;
+    if (v->pv) {
+        static struct snapshot_mode_row rows[SNAPSHOT_MAX_MODES];
+        r = predictview_draw_foot(v->pv, vc, r, rows, grade_rows(&v->grader, rows));
+    }
     int y = r.y;
     if (v->sc->nexpects)
         widgets_text(c, r.x, y++, r.w, A_BOLD, "What to expect:");
@@ -603,7 +621,7 @@ static void runview_draw(void *self, struct view_ctx *vc)
         counterview_compare(vc->caps, vc->layout.counters, rows, nrows, now, v->sc->unit,
                             study ? study->role : LESSON_ROLE_SERVER,
                             study ? study->name : "server", v->sc->latency);
-    } else {
+    } else if (!predictview_draw_ask(v->pv, vc, vc->layout.counters)) {
         runview_draw_counters(v, vc);
     }
     if (v->legend)

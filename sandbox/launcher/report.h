@@ -15,11 +15,28 @@
 #include <sys/resource.h>
 #include <sys/types.h>
 
+/* The kernel's read and write totals of a process (/proc/PID/io). */
+struct report_io {
+    uint64_t rchar, wchar, syscr, syscw, read_bytes, write_bytes;
+};
+
 struct report {
     uint64_t utime_us, stime_us; /* CPU time in user and kernel mode */
     uint64_t nvcsw, nivcsw;      /* voluntary and involuntary context switches */
     uint64_t maxrss_kb;          /* the largest resident set of any one process */
+    /* The read and write totals of every process reaped, each read from /proc/PID/io while it
+       was a zombie (a reaped process's totals are folded into its reaper's, mixed with the
+       reaper's own): with its descendants', the whole tree's. */
+    struct report_io io;
+    int io_missing; /* processes whose io could not be read: then io is not reported */
+    /* What the helper (the full tier's init) did itself, taken out when the line is written:
+       its rusage and io hold the program's tree and its own share. */
+    uint64_t own_utime_us, own_stime_us, own_nvcsw, own_nivcsw;
+    struct report_io own_io;
 };
+
+/* Adds the io of pid, an exited child not reaped yet, to r (or counts it as missing). */
+void report_add_io(struct report *r, pid_t pid);
 
 /* Adds what wait4() returned for one reaped process (and the descendants it waited for). */
 void report_add(struct report *r, const struct rusage *ru);
@@ -30,7 +47,8 @@ void report_add(struct report *r, const struct rusage *ru);
  */
 void report_sub_helper(struct report *r, pid_t pid);
 
-/* Writes the one JSON line (status: the exit status passed on) to fd and closes fd. */
+/* Writes the one JSON line (status: the exit status passed on) to fd and closes fd: the rusage
+   fields, and rchar, wchar, syscr, syscw, read_bytes and write_bytes unless io_missing. */
 int report_write(int fd, const struct report *r, int status);
 
 #endif

@@ -82,9 +82,18 @@ static int supervise_kill_children(void)
     return n;
 }
 
-/* wait4(), with what the reaped process cost added to rep. */
+/* wait4(), with what the reaped process cost added to rep: its rusage, and its io read while
+   it is still a zombie (after the reap it is folded into ours, with our own). */
 static pid_t supervise_reap(pid_t pid, int *st, int flags, struct report *rep)
 {
+    siginfo_t si = {0};
+    if (rep &&
+        waitid(pid > 0 ? P_PID : P_ALL, pid > 0 ? (id_t)pid : 0, &si,
+               WEXITED | WNOWAIT | (flags & WNOHANG)) == 0 &&
+        si.si_pid > 0) {
+        pid = si.si_pid; /* reap exactly the one whose io was read */
+        report_add_io(rep, pid);
+    }
     struct rusage ru;
     pid_t p = wait4(pid, st, flags, &ru);
     if (p > 0 && rep)

@@ -1,9 +1,13 @@
-// The sampler on a real process with many threads: every thread's context switches are read,
-// however many threads there are (it once stopped at 256 and lost the rest).
+// The sampler on real processes: every thread's context switches are read, however many
+// threads there are (it once stopped at 256 and lost the rest), though not all in one tick;
+// a process born between two ticks is found, and one that lived and died between two ticks
+// leaves its figures in its parent's.
 #include "helpers.hpp"
 
 #include <catch2/catch.hpp>
 #include <dirent.h>
+#include <fcntl.h>
+#include <vector>
 #include <fstream>
 #include <pthread.h>
 #include <signal.h>
@@ -17,8 +21,6 @@ extern "C" {
 
 namespace
 {
-
-constexpr int kThreads = 600;
 
 int release_fd = -1;
 
@@ -66,52 +68,146 @@ double now_s()
     return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
 }
 
+// Samples at 10 Hz until every process and thread of prog 0 has been read once after `from`
+// (a full round of the budgeted rotation); at most 60 s.
+const snapshot *sample_round(sampler *s, double from)
+{
+    const snapshot *snap = nullptr;
+    for (int i = 0; i < 600; i++) {
+        snap = sampler_sample(s, now_s());
+        if (snap->progs[0].f.proc_unread == 0 && now_s() - snap->progs[0].f.proc_age_s > from)
+            break;
+        usleep(100000);
+    }
+    return snap;
+}
+
 } // namespace
 
-TEST_CASE("every thread of a 600-thread process is counted", "[sampler]")
+TEST_CASE("every thread of a 600- and a 1,000-thread process is counted", "[sampler]")
 {
-    int ready[2], release[2];
-    REQUIRE(pipe(ready) == 0);
-    REQUIRE(pipe(release) == 0);
+    for (int threads : {600, 1000}) {
+        DYNAMIC_SECTION(threads << " threads")
+        {
+            int ready[2], release[2];
+            REQUIRE(pipe(ready) == 0);
+            REQUIRE(pipe(release) == 0);
+            pid_t child = fork();
+            REQUIRE(child >= 0);
+            if (child == 0) {
+                release_fd = release[0];
+                std::vector<pthread_t> t(threads);
+                pthread_attr_t attr;
+                pthread_attr_init(&attr);
+                pthread_attr_setstacksize(&attr, 64 * 1024);
+                for (auto &th : t)
+                    if (pthread_create(&th, &attr, sleeper, nullptr) != 0)
+                        _exit(3);
+                sleep(1); // every thread has slept its thirty times by now
+                (void)!write(ready[1], "r", 1);
+                for (auto &th : t)
+                    pthread_join(th, nullptr);
+                _exit(0);
+            }
+            char c;
+            REQUIRE(read(ready[0], &c, 1) == 1);
+            sampler *s = nullptr;
+            double t0 = now_s();
+            REQUIRE(sampler_open(&s, "/proc", nullptr, 0, 1, 10, t0) == 0);
+            sampler_set_prog(s, 0, "many", LESSON_ROLE_SERVER);
+            sampler_set_root(s, 0, child, 1);
+            // The first tick reads what its budget allows, and says how much is missing.
+            const snapshot *snap = sampler_sample(s, now_s());
+            CHECK(snap->progs[0].f.proc_unread > 0);
+            snap = sample_round(s, t0);
+            uint64_t truth = kernel_voluntary(child);
+            INFO("sampler " << snap->progs[0].f.ctx_voluntary << ", kernel " << truth);
+            CHECK(snap->progs[0].f.proc_unread == 0);
+            CHECK(snap->progs[0].f.nthreads >= (uint32_t)threads);
+            CHECK(truth >= (uint64_t)threads * 30);
+            // The threads are blocked: the reads see the same counts, give or take a few.
+            CHECK(snap->progs[0].f.ctx_voluntary >= truth * 98 / 100);
+            sampler_close(s);
+            for (int i = 0; i < threads; i++)
+                (void)!write(release[1], "x", 1);
+            int st;
+            REQUIRE(waitpid(child, &st, 0) == child);
+            CHECK(WIFEXITED(st));
+            close(ready[0]);
+            close(ready[1]);
+            close(release[0]);
+            close(release[1]);
+        }
+    }
+}
+
+TEST_CASE("a process born between ticks is found, and one that lived between ticks is kept",
+          "[sampler]")
+{
+    // The child waits for orders on a pipe: 'f' forks a grandchild that waits, 'w' forks one
+    // that makes 5,000 writes and exits (reaped at once), 'q' ends everything.
+    int cmd[2], ack[2];
+    REQUIRE(pipe(cmd) == 0);
+    REQUIRE(pipe(ack) == 0);
     pid_t child = fork();
     REQUIRE(child >= 0);
     if (child == 0) {
-        release_fd = release[0];
-        std::vector<pthread_t> t(kThreads);
-        pthread_attr_t attr;
-        pthread_attr_init(&attr);
-        pthread_attr_setstacksize(&attr, 64 * 1024);
-        for (auto &th : t)
-            if (pthread_create(&th, &attr, sleeper, nullptr) != 0)
-                _exit(3);
-        sleep(1); // every thread has slept its thirty times by now
-        (void)!write(ready[1], "r", 1);
-        for (auto &th : t)
-            pthread_join(th, nullptr);
+        std::vector<pid_t> kids;
+        char c;
+        while (read(cmd[0], &c, 1) == 1 && c != 'q') {
+            pid_t k = fork();
+            if (k == 0) {
+                if (c == 'w') {
+                    int null = open("/dev/null", O_WRONLY);
+                    for (int i = 0; i < 5000; i++)
+                        (void)!write(null, "x", 1);
+                    _exit(0);
+                }
+                (void)!read(cmd[0], &c, 0);
+                pause();
+                _exit(0);
+            }
+            if (c == 'w')
+                waitpid(k, nullptr, 0);
+            else
+                kids.push_back(k);
+            (void)!write(ack[1], "k", 1);
+        }
+        for (pid_t k : kids)
+            kill(k, SIGKILL);
+        while (wait(nullptr) > 0)
+            ;
         _exit(0);
     }
-    char c;
-    REQUIRE(read(ready[0], &c, 1) == 1);
     sampler *s = nullptr;
-    double t0 = now_s();
-    REQUIRE(sampler_open(&s, "/proc", nullptr, 0, 1, 10, t0) == 0);
-    sampler_set_prog(s, 0, "many", LESSON_ROLE_SERVER);
+    REQUIRE(sampler_open(&s, "/proc", nullptr, 0, 1, 10, now_s()) == 0);
+    sampler_set_prog(s, 0, "parent", LESSON_ROLE_SERVER);
     sampler_set_root(s, 0, child, 1);
     const snapshot *snap = sampler_sample(s, now_s());
-    uint64_t truth = kernel_voluntary(child);
-    INFO("sampler " << snap->progs[0].f.ctx_voluntary << ", kernel " << truth);
-    CHECK(snap->progs[0].f.nthreads >= kThreads);
-    CHECK(truth >= (uint64_t)kThreads * 30);
-    // The threads are blocked: the two reads see the same counts, give or take a few.
-    CHECK(snap->progs[0].f.ctx_voluntary >= truth * 98 / 100);
-    sampler_close(s);
-    for (int i = 0; i < kThreads; i++)
-        (void)!write(release[1], "x", 1);
+    CHECK(snap->progs[0].f.nprocs == 1);
+    uint64_t syscw0 = snap->progs[0].f.syscw;
+    char c;
+    REQUIRE(write(cmd[1], "f", 1) == 1);
+    REQUIRE(read(ack[0], &c, 1) == 1);
+    snap = sampler_sample(s, now_s());
+    CHECK(snap->progs[0].f.nprocs == 2); // born since the last tick: found at the next one
+    REQUIRE(write(cmd[1], "w", 1) == 1);
+    REQUIRE(read(ack[0], &c, 1) == 1);
+    snap = sample_round(s, now_s());
+    CHECK(snap->progs[0].f.nprocs == 2);
+    // The writer was never seen alive: its writes reached the parent when it was reaped.
+    CHECK(snap->progs[0].f.syscw >= syscw0 + 5000);
+    uint64_t before = snap->progs[0].f.syscw;
+    // The waiting grandchild dies and is reaped: the process count drops, no figure does.
+    REQUIRE(write(cmd[1], "q", 1) == 1);
     int st;
     REQUIRE(waitpid(child, &st, 0) == child);
-    CHECK(WIFEXITED(st));
-    close(ready[0]);
-    close(ready[1]);
-    close(release[0]);
-    close(release[1]);
+    snap = sampler_sample(s, now_s());
+    CHECK(snap->progs[0].f.nprocs == 0);
+    CHECK(snap->progs[0].f.syscw >= before);
+    sampler_close(s);
+    close(cmd[0]);
+    close(cmd[1]);
+    close(ack[0]);
+    close(ack[1]);
 }

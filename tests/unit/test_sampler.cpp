@@ -253,7 +253,7 @@ TEST_CASE("a run's exit tops its figures up to the kernel's totals, each run on 
     TempDir proc;
     long hz = sysconf(_SC_CLK_TCK);
     auto us = [hz](uint64_t ticks) { return ticks * 1000000 / (uint64_t)hz; };
-    FakeProc root{100, 50, 10, 5, 0, 0, 5, 1, 0, 0};
+    FakeProc root{100, 50, 10, 5, 0, 0, 5, 1, 7, 3};
     put(proc, root);
     struct sampler *s = nullptr;
     REQUIRE(sampler_open(&s, proc.path.c_str(), nullptr, 0, 1, 10, 0.0) == 0);
@@ -265,10 +265,24 @@ TEST_CASE("a run's exit tops its figures up to the kernel's totals, each run on 
     // Between two samples the root forks a child that makes 200 voluntary switches and burns
     // 30 ticks, reaps it, and exits itself: no sample ever saw the child or the root's end.
     gone(proc, "100");
-    struct sampler_exit x = {us(10 + 30 + 2), us(5), 5 + 200 + 3, 4};
+    // It also read and wrote what no sample saw: the launcher's io totals top those up too.
+    CHECK(snap->progs[0].f.syscr == 7);
+    struct sampler_exit x {
+    };
+    x.utime_us = us(10 + 30 + 2);
+    x.stime_us = us(5);
+    x.nvcsw = 5 + 200 + 3;
+    x.nivcsw = 4;
+    x.has_io = true;
+    x.syscr = 500;
+    x.syscw = 400;
+    x.rchar = 4096;
     REQUIRE(sampler_set_exit(s, 0, 1, &x) == 0);
     snap = sampler_sample(s, 1.0);
     const struct snapshot_figures *f = &snap->progs[0].f;
+    CHECK(f->syscr == 500);
+    CHECK(f->syscw == 400);
+    CHECK(f->rchar == 4096);
     CHECK(f->ctx_voluntary == 208);
     CHECK(f->ctx_involuntary == 4);
     CHECK(f->cpu_user_s == Approx(42.0 / hz));
@@ -284,12 +298,17 @@ TEST_CASE("a run's exit tops its figures up to the kernel's totals, each run on 
     CHECK(snap->progs[0].f.ctx_voluntary == 210);
     CHECK(sampler_set_exit(s, 0, 1, &x) == -ESRCH); // run 1 is over
     gone(proc, "300");
-    struct sampler_exit y = {us(4), 0, 50, 3};
+    struct sampler_exit y {
+    }; // no io reported: the sampled io stays as it is
+    y.utime_us = us(4);
+    y.nvcsw = 50;
+    y.nivcsw = 3;
     REQUIRE(sampler_set_exit(s, 0, 2, &y) == 0);
     snap = sampler_sample(s, 3.0);
     f = &snap->progs[0].f;
     CHECK(f->ctx_voluntary == 258);
     CHECK(f->ctx_involuntary == 11); // sampled 7 > the kernel's 3: nothing is taken away
+    CHECK(f->syscr == 500);
     CHECK(f->cpu_user_s == Approx(46.0 / hz));
     CHECK(f->cpu_sys_s == Approx(5.0 / hz));
     sampler_close(s);

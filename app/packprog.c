@@ -1,0 +1,188 @@
+/*
+ * packprog: see packprog.h. One private libuv loop per program, run to the end: a pack's
+ * programs are few, and a cached one answers on the loop's first turn.
+ */
+#include "packprog.h"
+
+#include "exercise/build.h"
+#include "paths.h"
+
+#include <errno.h>
+#include <limits.h>
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+#include <uv.h>
+
+struct packprog_wait {
+    struct build_result r;
+    char *log;
+    bool done;
+};
+
+static void packprog_done(void *data, const struct build_result *r)
+{
+    struct packprog_wait *w = data;
+    w->r = *r;
+    w->log = r->log ? strdup(r->log) : NULL;
+    w->r.log = NULL;
+    w->done = true;
+}
+
+/* Appends one diagnostic; a failed allocation drops it (the status still says it failed). */
+static void packprog_diag(struct lesson_diags *d, const struct lesson_build *b, const char *fmt,
+                          ...)
+{
+    if (!d)
+        return;
+    if (d->n == d->cap) {
+        size_t cap = d->cap ? d->cap * 2 : 8;
+        struct lesson_diag *v = realloc(d->v, cap * sizeof *v);
+        if (!v)
+            return;
+        d->v = v;
+        d->cap = cap;
+    }
+    char *msg = NULL, *file = strdup(b->file ? b->file : "pack.json");
+    va_list ap;
+    va_start(ap, fmt);
+    if (vasprintf(&msg, fmt, ap) < 0)
+        msg = NULL;
+    va_end(ap);
+    if (!msg || !file) {
+        free(msg);
+        free(file);
+        return;
+    }
+    d->v[d->n++] =
+        (struct lesson_diag){.file = file, .line = b->line, .col = b->col, .message = msg};
+}
+
+/* Every program of the pack that names b now runs its built executable. */
+static void packprog_point(struct lesson_pack *pack, const struct lesson_build *b)
+{
+    for (size_t i = 0; i < pack->nlessons; i++)
+        for (size_t j = 0; j < pack->lessons[i].nsteps; j++) {
+            /* The pack is ours: the scenario is const only to the code that runs it. */
+            struct lesson_scenario *sc =
+                (struct lesson_scenario *)lesson_step_scenario(&pack->lessons[i].steps[j]);
+            for (size_t k = 0; sc && k < sc->nprograms; k++) {
+                struct lesson_program *p = &sc->programs[k];
+                if (p->path && !strcmp(p->path, b->path)) {
+                    char *exe = strdup(b->exe);
+                    if (exe) {
+                        free(p->path);
+                        p->path = exe;
+                    }
+                }
+            }
+        }
+}
+
+/* The command with {include} replaced (the others are build.c's); strings in store. */
+static int packprog_command(const struct lesson_build *b, const char *include, const char **argv,
+                            size_t max, char *store, size_t len)
+{
+    static const char *const def[] = {PACKPROG_DEFAULT_COMMAND, NULL};
+    const char *const *cmd = b->command ? (const char *const *)b->command : def;
+    size_t n = 0, used = 0;
+    for (; cmd[n] && n + 1 < max; n++) {
+        const char *at = strstr(cmd[n], "{include}");
+        argv[n] = cmd[n];
+        if (!at)
+            continue;
+        int w = snprintf(store + used, len - used, "%.*s%s%s", (int)(at - cmd[n]), cmd[n], include,
+                         at + 9);
+        if (w < 0 || (size_t)w >= len - used)
+            return -ENAMETOOLONG;
+        argv[n] = store + used;
+        used += (size_t)w + 1;
+    }
+    argv[n] = NULL;
+    return 0;
+}
+
+static int packprog_one(struct lesson_pack *pack, struct lesson_build *b, FILE *log,
+                        struct lesson_diags *diags, const char *cache, const char *sandbox,
+                        const char *include)
+{
+    const char *argv[BUILD_MAX_ARGS + 1];
+    char store[PATH_MAX * 2];
+    if (packprog_command(b, include, argv, BUILD_MAX_ARGS + 1, store, sizeof store) < 0) {
+        packprog_diag(diags, b, "the build command of \"%s\" is too long; shorten it.", b->program);
+        return -EINVAL;
+    }
+    struct build_spec spec = {
+        .command = argv,
+        .src_dir = b->src_dir,
+        .files = (const char *const *)b->files,
+        .nfiles = b->nfiles,
+        .sources = (const char *const *)b->sources,
+        .nsources = b->nsources,
+        .cache_dir = cache,
+        .sandbox = sandbox,
+    };
+    uv_loop_t loop;
+    if (uv_loop_init(&loop) < 0)
+        return -ENOMEM;
+    struct packprog_wait w = {0};
+    struct build *bd = NULL;
+    int rc = build_start(&loop, &spec, packprog_done, &w, &bd);
+    if (rc == 0)
+        uv_run(&loop, UV_RUN_DEFAULT);
+    uv_run(&loop, UV_RUN_DEFAULT);
+    uv_loop_close(&loop);
+    if (rc < 0 || !w.done) {
+        packprog_diag(diags, b, "cannot start the build of \"%s\": %s.", b->program,
+                      strerror(rc < 0 ? -rc : EIO));
+        free(w.log);
+        return -EINVAL;
+    }
+    if (log && w.log && w.log[0])
+        fprintf(log, "%s%s", w.log, w.log[strlen(w.log) - 1] == '\n' ? "" : "\n");
+    free(w.log);
+    switch (w.r.status) {
+    case BUILD_OK:
+        free(b->exe);
+        b->exe = strdup(w.r.exe);
+        if (!b->exe)
+            return -ENOMEM;
+        packprog_point(pack, b);
+        return 0;
+    case BUILD_FAILED:
+        packprog_diag(diags, b,
+                      "program \"%s\" does not build (the compiler's messages%s); fix its "
+                      "sources in %s.",
+                      b->program, log ? " are above" : " were not shown", b->src_dir);
+        break;
+    case BUILD_ERROR:
+    case BUILD_TIMEOUT:
+        packprog_diag(diags, b, "program \"%s\" was not built: %s.", b->program, w.r.message);
+        break;
+    }
+    return -EINVAL;
+}
+
+int packprog_build(struct lesson_pack *pack, FILE *log, struct lesson_diags *diags)
+{
+    if (!pack->nbuilds)
+        return 0;
+    char cache[PATH_MAX], sandbox[PATH_MAX], include[PATH_MAX];
+    if (paths_cache("build", cache, sizeof cache) < 0 ||
+        paths_get(PATHS_SANDBOX, sandbox, sizeof sandbox) < 0 ||
+        paths_get(PATHS_INCLUDE, include, sizeof include) < 0) {
+        packprog_diag(diags, &pack->builds[0],
+                      "cannot find iolab's sandbox or a cache directory to build this pack's "
+                      "programs; set HOME or XDG_CACHE_HOME.");
+        return -ENOENT;
+    }
+    int status = 0;
+    for (size_t i = 0; i < pack->nbuilds; i++) {
+        if (pack->builds[i].exe)
+            continue;
+        int rc = packprog_one(pack, &pack->builds[i], log, diags, cache, sandbox, include);
+        if (rc < 0 && (status == 0 || rc == -ENOMEM))
+            status = rc;
+    }
+    return status;
+}

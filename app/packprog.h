@@ -1,0 +1,32 @@
+/*
+ * packprog: the programs a pack brings as C sources (pack.json "build", lesson_build), built
+ * with the exercises' build path (exercise/build.h): compiled inside the sandbox, cached by
+ * content under $XDG_CACHE_HOME/iolab/build/, rebuilt when a source or the command changes,
+ * the compiler's messages naming the pack's own files.
+ *
+ * The loader only names such a program (lesson.h); every command that runs or lints a pack
+ * calls packprog_build() after loading it, which builds each entry and points every program
+ * that names it at the built executable. An unchanged program is a cache hit: nothing runs.
+ */
+#ifndef IOLAB_PACKPROG_H
+#define IOLAB_PACKPROG_H
+
+#include "lesson/lesson.h"
+
+#include <stdio.h>
+
+/* The default compiler command of a pack's program: {include} is the directory of
+   iolab_counters.h (share/iolab/include), so a program may publish its own figures. */
+#define PACKPROG_DEFAULT_COMMAND                                                                   \
+    "cc", "-std=gnu17", "-O2", "-g", "-Wall", "-Wextra", "-pthread", "-I{include}", "-o", "{out}", \
+        "{sources}"
+
+/*
+ * Builds every program of pack->builds that is not built yet. The compiler's messages (mapped
+ * to the pack's files) go to log when not NULL; each program that does not build adds one
+ * diagnostic at its entry in pack.json. Returns 0 when every program is built, -EINVAL when
+ * one is not (the diagnostics say which), or another negative errno.
+ */
+int packprog_build(struct lesson_pack *pack, FILE *log, struct lesson_diags *diags);
+
+#endif

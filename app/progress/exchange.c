@@ -1,0 +1,668 @@
+/*
+ * exchange: see exchange.h. cJSON builds and reads the files; the store is changed only through
+ * progress.h (progress_mark_done, progress_record_put), after the whole file has been checked.
+ */
+#include "exchange.h"
+
+#include <cjson/cJSON.h>
+#include <errno.h>
+#include <stdbool.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define EXCHANGE_MAX_FIELDS 32 /* fields of one step's record, both sides together */
+
+/* ---- export ------------------------------------------------------------------------------- */
+
+static bool exchange_is_done(const struct progress_pack *pk, const char *key)
+{
+    for (size_t i = 0; i < pk->ndone; i++)
+        if (!strcmp(pk->done[i], key))
+            return true;
+    return false;
+}
+
+static const struct progress_record *exchange_record(const struct progress_pack *pk,
+                                                     const char *key)
+{
+    for (size_t i = 0; i < pk->nrecords; i++)
+        if (!strcmp(pk->records[i].step, key))
+            return &pk->records[i];
+    return NULL;
+}
+
+/* Adds step key to arr unless listed already; false when out of memory. */
+static bool exchange_add_step(cJSON *arr, const struct progress_pack *pk, const char *key)
+{
+    const cJSON *e;
+    cJSON_ArrayForEach(e, arr)
+    {
+        if (!strcmp(cJSON_GetObjectItemCaseSensitive(e, "step")->valuestring, key))
+            return true;
+    }
+    const struct progress_record *r = exchange_record(pk, key);
+    bool done = exchange_is_done(pk, key);
+    if (!r && !done)
+        return true; /* a step of the pack with nothing recorded: not exported */
+    cJSON *s = cJSON_CreateObject(), *fields = cJSON_CreateObject();
+    if (!s || !fields || !cJSON_AddItemToArray(arr, s)) {
+        cJSON_Delete(s);
+        cJSON_Delete(fields);
+        return false;
+    }
+    cJSON_AddStringToObject(s, "step", key);
+    cJSON_AddBoolToObject(s, "done", done);
+    cJSON_AddNumberToObject(s, "done_at", r ? (double)r->done_at : 0);
+    cJSON_AddNumberToObject(s, "updated", r ? (double)r->updated : 0);
+    cJSON_AddItemToObject(s, "fields", fields);
+    /* The store checked each field is a JSON object: it goes out as it is. */
+    for (size_t i = 0; r && i < r->nfields; i++)
+        if (!cJSON_AddItemToObject(fields, r->fields[i].name, cJSON_CreateRaw(r->fields[i].json)))
+            return false;
+    return true;
+}
+
+/* Appends s to the text being built; false when out of memory. */
+static bool exchange_cat(char **text, size_t *len, const char *s)
+{
+    if (!s)
+        return false;
+    size_t n = strlen(s);
+    char *v = realloc(*text, *len + n + 1);
+    if (!v)
+        return false;
+    memcpy(v + *len, s, n + 1);
+    *text = v;
+    *len += n;
+    return true;
+}
+
+/* The export as text a person can read and a diff can follow: one line per step. */
+static char *exchange_layout(const cJSON *root)
+{
+    char *text = NULL, *item = NULL;
+    size_t len = 0;
+    bool ok = exchange_cat(&text, &len, "{");
+    for (const cJSON *k = root->child; ok && k; k = k->next) {
+        bool packs = !strcmp(k->string, "packs");
+        ok = exchange_cat(&text, &len, k == root->child ? "\n  \"" : ",\n  \"") &&
+             exchange_cat(&text, &len, k->string) && exchange_cat(&text, &len, "\": ");
+        if (ok && !packs) {
+            ok = exchange_cat(&text, &len, item = cJSON_PrintUnformatted(k));
+            free(item);
+            continue;
+        }
+        ok = ok && exchange_cat(&text, &len, "[");
+        for (const cJSON *pk = k->child; ok && pk; pk = pk->next) {
+            ok = exchange_cat(&text, &len, pk == k->child ? "\n    {" : ",\n    {");
+            for (const cJSON *f = pk->child; ok && f; f = f->next) {
+                ok = exchange_cat(&text, &len, f == pk->child ? "\"" : ", \"") &&
+                     exchange_cat(&text, &len, f->string) && exchange_cat(&text, &len, "\": ");
+                if (ok && strcmp(f->string, "steps")) {
+                    ok = exchange_cat(&text, &len, item = cJSON_PrintUnformatted(f));
+                    free(item);
+                    continue;
+                }
+                ok = ok && exchange_cat(&text, &len, "[");
+                for (const cJSON *st = f->child; ok && st; st = st->next) {
+                    ok = exchange_cat(&text, &len, st == f->child ? "\n      " : ",\n      ") &&
+                         exchange_cat(&text, &len, item = cJSON_PrintUnformatted(st));
+                    free(item);
+                }
+                ok = ok && exchange_cat(&text, &len, f->child ? "\n    ]" : "]");
+            }
+            ok = ok && exchange_cat(&text, &len, "}");
+        }
+        ok = ok && exchange_cat(&text, &len, k->child ? "\n  ]" : "]");
+    }
+    ok = ok && exchange_cat(&text, &len, "\n}");
+    if (!ok) {
+        free(text);
+        return NULL;
+    }
+    return text;
+}
+
+char *exchange_export(const struct progress *p, const char *learner, long long now,
+                      const struct exchange_pack_info *info, size_t ninfo)
+{
+    cJSON *root = cJSON_CreateObject(), *packs = cJSON_CreateArray();
+    if (!root || !packs) {
+        cJSON_Delete(root);
+        cJSON_Delete(packs);
+        return NULL;
+    }
+    cJSON_AddNumberToObject(root, "iolab_progress", EXCHANGE_FORMAT);
+    cJSON_AddStringToObject(root, "learner", learner);
+    cJSON_AddNumberToObject(root, "exported_at", (double)now);
+    bool ok = cJSON_AddItemToObject(root, "packs", packs);
+    for (size_t i = 0; ok && i < p->npacks; i++) {
+        const struct progress_pack *pk = &p->packs[i];
+        const struct exchange_pack_info *in = NULL;
+        for (size_t k = 0; k < ninfo && !in; k++)
+            if (!strcmp(info[k].id, pk->id))
+                in = &info[k];
+        cJSON *o = cJSON_CreateObject(), *steps = cJSON_CreateArray();
+        ok = o && steps && cJSON_AddItemToArray(packs, o);
+        if (!ok) {
+            cJSON_Delete(o);
+            cJSON_Delete(steps);
+            break;
+        }
+        cJSON_AddStringToObject(o, "id", pk->id);
+        if (in && in->version)
+            cJSON_AddStringToObject(o, "version", in->version);
+        else
+            cJSON_AddNullToObject(o, "version");
+        if (in && in->title)
+            cJSON_AddStringToObject(o, "title", in->title);
+        cJSON_AddItemToObject(o, "steps", steps);
+        for (size_t k = 0; ok && in && k < in->nsteps; k++)
+            ok = exchange_add_step(steps, pk, in->steps[k]);
+        for (size_t k = 0; ok && k < pk->ndone; k++)
+            ok = exchange_add_step(steps, pk, pk->done[k]);
+        for (size_t k = 0; ok && k < pk->nrecords; k++)
+            ok = exchange_add_step(steps, pk, pk->records[k].step);
+    }
+    char *text = ok ? exchange_layout(root) : NULL;
+    cJSON_Delete(root);
+    return text;
+}
+
+/* ---- reading an export -------------------------------------------------------------------- */
+
+/* Checks the whole file's shape; why says what is wrong and where (a JSON path). */
+static int exchange_check(const cJSON *root, char *why, size_t len)
+{
+    const cJSON *v = cJSON_GetObjectItemCaseSensitive(root, "iolab_progress");
+    if (!cJSON_IsObject(root) || !cJSON_IsNumber(v)) {
+        snprintf(why, len,
+                 "not an iolab progress export (no \"iolab_progress\" key); "
+                 "`iolab progress --export FILE` writes one");
+        return -EINVAL;
+    }
+    if (v->valuedouble != EXCHANGE_FORMAT) {
+        snprintf(why, len,
+                 "written in export format %g, and this iolab reads format %d; update "
+                 "iolab",
+                 v->valuedouble, EXCHANGE_FORMAT);
+        return -EINVAL;
+    }
+    if (!cJSON_IsString(cJSON_GetObjectItemCaseSensitive(root, "learner"))) {
+        snprintf(why, len, "\"learner\" must be a string");
+        return -EINVAL;
+    }
+    const cJSON *packs = cJSON_GetObjectItemCaseSensitive(root, "packs");
+    if (!cJSON_IsArray(packs)) {
+        snprintf(why, len, "\"packs\" must be an array");
+        return -EINVAL;
+    }
+    int pi = 0;
+    for (const cJSON *pk = packs->child; pk; pk = pk->next, pi++) {
+        const cJSON *id = cJSON_GetObjectItemCaseSensitive(pk, "id");
+        const cJSON *steps = cJSON_GetObjectItemCaseSensitive(pk, "steps");
+        if (!cJSON_IsObject(pk) || !cJSON_IsString(id) || !id->valuestring[0] ||
+            !cJSON_IsArray(steps)) {
+            snprintf(why, len, "packs[%d] needs an \"id\" (a string) and \"steps\" (an array)", pi);
+            return -EINVAL;
+        }
+        int si = 0;
+        for (const cJSON *s = steps->child; s; s = s->next, si++) {
+            const cJSON *key = cJSON_GetObjectItemCaseSensitive(s, "step");
+            const cJSON *done = cJSON_GetObjectItemCaseSensitive(s, "done");
+            const cJSON *at = cJSON_GetObjectItemCaseSensitive(s, "done_at");
+            const cJSON *up = cJSON_GetObjectItemCaseSensitive(s, "updated");
+            const cJSON *fields = cJSON_GetObjectItemCaseSensitive(s, "fields");
+            const char *bad = NULL;
+            if (!cJSON_IsObject(s) || !cJSON_IsString(key) || !strchr(key->valuestring, '/') ||
+                key->valuestring[0] == '/' || strlen(key->valuestring) > 200)
+                bad = "\"step\" must be \"lesson/step\"";
+            else if (!cJSON_IsBool(done))
+                bad = "\"done\" must be true or false";
+            else if (!cJSON_IsNumber(at) || at->valuedouble < 0 || !cJSON_IsNumber(up) ||
+                     up->valuedouble < 0)
+                bad = "\"done_at\" and \"updated\" must be times (seconds since 1970, 0 unknown)";
+            else if (fields && !cJSON_IsObject(fields))
+                bad = "\"fields\" must be an object";
+            for (const cJSON *f = fields ? fields->child : NULL; f && !bad; f = f->next)
+                if (!cJSON_IsObject(f) || !f->string[0])
+                    bad = "each field must be an object {...} under a name";
+            if (cJSON_GetArraySize(fields) > EXCHANGE_MAX_FIELDS / 2)
+                bad = "a step has more fields than iolab keeps";
+            if (bad) {
+                snprintf(why, len, "packs[%d].steps[%d]: %s", pi, si, bad);
+                return -EINVAL;
+            }
+        }
+    }
+    return 0;
+}
+
+/* Parses and checks an export; NULL with why set when it is not one. */
+static cJSON *exchange_parse(const char *text, size_t len, char *why, size_t whylen)
+{
+    const char *end = NULL;
+    cJSON *root = cJSON_ParseWithLengthOpts(text, len + 1, &end, 1);
+    if (!root) {
+        size_t off = end && end >= text ? (size_t)(end - text) : 0;
+        int line = 1, col = 1;
+        for (size_t i = 0; i < off && i < len; i++, col++)
+            if (text[i] == '\n') {
+                line++;
+                col = 0;
+            }
+        snprintf(why, whylen, "%d:%d: this is not valid JSON", line, col);
+        return NULL;
+    }
+    if (exchange_check(root, why, whylen) < 0) {
+        cJSON_Delete(root);
+        return NULL;
+    }
+    return root;
+}
+
+/* ---- import ------------------------------------------------------------------------------- */
+
+struct exchange_side {
+    bool done;
+    long long done_at, updated;
+    size_t n;
+    char *name[EXCHANGE_MAX_FIELDS];
+    char *json[EXCHANGE_MAX_FIELDS];
+};
+
+static void exchange_side_free(struct exchange_side *s)
+{
+    for (size_t i = 0; i < s->n; i++) {
+        free(s->name[i]);
+        free(s->json[i]);
+    }
+    s->n = 0;
+}
+
+static int exchange_side_add(struct exchange_side *s, const char *name, char *json)
+{
+    char *n = strdup(name);
+    if (!n || !json || s->n == EXCHANGE_MAX_FIELDS) {
+        free(n);
+        free(json);
+        return s->n == EXCHANGE_MAX_FIELDS ? 0 : -ENOMEM;
+    }
+    s->name[s->n] = n;
+    s->json[s->n++] = json;
+    return 0;
+}
+
+static const char *exchange_side_get(const struct exchange_side *s, const char *name)
+{
+    for (size_t i = 0; i < s->n; i++)
+        if (!strcmp(s->name[i], name))
+            return s->json[i];
+    return NULL;
+}
+
+/* Whether two field texts hold the same JSON (the store may have spaced it differently). */
+static bool exchange_same_json(const char *a, const char *b)
+{
+    cJSON *x = cJSON_Parse(a), *y = cJSON_Parse(b);
+    bool same = x && y && cJSON_Compare(x, y, 1);
+    cJSON_Delete(x);
+    cJSON_Delete(y);
+    return same;
+}
+
+static bool exchange_same(const struct exchange_side *a, const struct exchange_side *b)
+{
+    if (a->done != b->done || a->updated != b->updated || a->n != b->n)
+        return false;
+    for (size_t i = 0; i < a->n; i++) {
+        const char *o = exchange_side_get(b, a->name[i]);
+        if (!o || !exchange_same_json(a->json[i], o))
+            return false;
+    }
+    return true;
+}
+
+static long long exchange_earliest(long long a, long long b)
+{
+    return !a ? b : !b ? a : a < b ? a : b;
+}
+
+/* Merges one step of the file into the store; counts what happened in res. */
+static int exchange_merge_step(struct progress *p, const char *pack, const cJSON *s,
+                               struct exchange_import_result *res, FILE *log)
+{
+    const char *key = cJSON_GetObjectItemCaseSensitive(s, "step")->valuestring;
+    char lesson[256];
+    snprintf(lesson, sizeof lesson, "%.*s", (int)(strchr(key, '/') - key), key);
+    const char *step = strchr(key, '/') + 1;
+
+    struct exchange_side mine = {0}, theirs = {0}, out = {0};
+    const struct progress_record *r = progress_record_find(p, pack, lesson, step);
+    mine.done = progress_is_done(p, pack, lesson, step);
+    bool had = r || mine.done;
+    int rc = 0;
+    if (r) {
+        mine.done_at = r->done_at;
+        mine.updated = r->updated;
+        for (size_t i = 0; i < r->nfields && rc == 0; i++)
+            rc = exchange_side_add(&mine, r->fields[i].name, strdup(r->fields[i].json));
+    }
+    theirs.done = cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(s, "done"));
+    theirs.done_at = (long long)cJSON_GetObjectItemCaseSensitive(s, "done_at")->valuedouble;
+    theirs.updated = (long long)cJSON_GetObjectItemCaseSensitive(s, "updated")->valuedouble;
+    const cJSON *f;
+    cJSON_ArrayForEach(f, cJSON_GetObjectItemCaseSensitive(s, "fields"))
+    {
+        if (rc == 0)
+            rc = exchange_side_add(&theirs, f->string, cJSON_PrintUnformatted(f));
+    }
+    /* The record changed last wins; the other side's fields it lacks are added to it. */
+    bool file_wins = !had || theirs.updated > mine.updated;
+    const struct exchange_side *first = file_wins ? &theirs : &mine,
+                               *second = file_wins ? &mine : &theirs;
+    for (size_t i = 0; i < first->n && rc == 0; i++)
+        rc = exchange_side_add(&out, first->name[i], strdup(first->json[i]));
+    for (size_t i = 0; i < second->n && rc == 0; i++)
+        if (!exchange_side_get(&out, second->name[i]))
+            rc = exchange_side_add(&out, second->name[i], strdup(second->json[i]));
+    out.done = mine.done || theirs.done; /* done is never undone */
+    out.updated = mine.updated > theirs.updated ? mine.updated : theirs.updated;
+    out.done_at =
+        out.done ? exchange_earliest(mine.done ? mine.done_at : 0, theirs.done ? theirs.done_at : 0)
+                 : 0;
+    const char *what = NULL;
+    if (rc == 0 && !had) {
+        res->added++;
+        what = "new";
+    } else if (rc == 0 && exchange_same(&mine, &out)) {
+        res->unchanged++;
+    } else if (rc == 0) {
+        if (file_wins)
+            res->taken++;
+        else
+            res->kept++;
+        what = file_wins ? "newer" : "merged";
+    }
+    if (what) {
+        if (out.done && !mine.done) {
+            res->now_done++;
+            rc = progress_mark_done(p, pack, lesson, step);
+        }
+        struct progress_field fields[EXCHANGE_MAX_FIELDS];
+        for (size_t i = 0; i < out.n; i++)
+            fields[i] = (struct progress_field){.name = out.name[i], .json = out.json[i]};
+        struct progress_record rec = {.step = (char *)key,
+                                      .updated = out.updated,
+                                      .done_at = out.done_at,
+                                      .fields = fields,
+                                      .nfields = out.n};
+        if (rc == 0)
+            rc = progress_record_put(p, pack, &rec);
+        if (rc == 0 && log)
+            fprintf(log, "  %-7s %s/%s%s\n", what, pack, key,
+                    out.done && !mine.done ? " (now done)" : "");
+    }
+    exchange_side_free(&mine);
+    exchange_side_free(&theirs);
+    exchange_side_free(&out);
+    return rc;
+}
+
+int exchange_import(struct progress *p, const char *text, size_t len,
+                    struct exchange_import_result *res, FILE *log, char *why, size_t whylen)
+{
+    memset(res, 0, sizeof *res);
+    cJSON *root = exchange_parse(text, len, why, whylen);
+    if (!root)
+        return -EINVAL;
+    snprintf(res->learner, sizeof res->learner, "%s",
+             cJSON_GetObjectItemCaseSensitive(root, "learner")->valuestring);
+    int rc = 0;
+    const cJSON *pk;
+    cJSON_ArrayForEach(pk, cJSON_GetObjectItemCaseSensitive(root, "packs"))
+    {
+        const char *id = cJSON_GetObjectItemCaseSensitive(pk, "id")->valuestring;
+        const cJSON *s;
+        cJSON_ArrayForEach(s, cJSON_GetObjectItemCaseSensitive(pk, "steps"))
+        {
+            res->steps++;
+            if (rc == 0)
+                rc = exchange_merge_step(p, id, s, res, log);
+        }
+    }
+    cJSON_Delete(root);
+    if (rc < 0)
+        snprintf(why, whylen, "%s", strerror(-rc));
+    return rc;
+}
+
+/* ---- summary ------------------------------------------------------------------------------ */
+
+struct exchange_cell {
+    bool present, done, solution;
+    long long tries;
+};
+
+/* Tries of a step: the quiz's checks over its questions, and the exercise's attempts. */
+static long long exchange_tries(const cJSON *fields)
+{
+    long long n = 0;
+    const cJSON *qs = cJSON_GetObjectItemCaseSensitive(
+        cJSON_GetObjectItemCaseSensitive(fields, "quiz"), "questions");
+    const cJSON *q;
+    cJSON_ArrayForEach(q, qs)
+    {
+        const cJSON *t = cJSON_GetObjectItemCaseSensitive(q, "tries");
+        if (cJSON_IsNumber(t) && t->valuedouble > 0)
+            n += (long long)t->valuedouble;
+    }
+    const cJSON *a = cJSON_GetObjectItemCaseSensitive(
+        cJSON_GetObjectItemCaseSensitive(fields, "exercise"), "attempts");
+    if (cJSON_IsNumber(a) && a->valuedouble > 0)
+        n += (long long)a->valuedouble;
+    return n;
+}
+
+static bool exchange_solution_viewed(const cJSON *fields)
+{
+    const cJSON *v = cJSON_GetObjectItemCaseSensitive(
+        cJSON_GetObjectItemCaseSensitive(fields, "exercise"), "solution_viewed");
+    return cJSON_IsTrue(v) || (cJSON_IsNumber(v) && v->valuedouble > 0);
+}
+
+/* Index of column "pack\tstep" in cols, added when new; -1 when out of memory. */
+static long exchange_column(char ***cols, size_t *n, const char *pack, const char *step)
+{
+    char *key = NULL;
+    if (asprintf(&key, "%s\t%s", pack, step) < 0)
+        return -1;
+    for (size_t i = 0; i < *n; i++)
+        if (!strcmp((*cols)[i], key)) {
+            free(key);
+            return (long)i;
+        }
+    char **v = realloc(*cols, (*n + 1) * sizeof *v);
+    if (!v) {
+        free(key);
+        return -1;
+    }
+    *cols = v;
+    v[*n] = key;
+    return (long)(*n)++;
+}
+
+/* A CSV field: quoted when it holds a comma, a quote or a line break. */
+static void exchange_csv(FILE *out, const char *s)
+{
+    if (!strpbrk(s, ",\"\r\n")) {
+        fputs(s, out);
+        return;
+    }
+    fputc('"', out);
+    for (; *s; s++) {
+        if (*s == '"')
+            fputc('"', out);
+        fputc(*s, out);
+    }
+    fputc('"', out);
+}
+
+static void exchange_cell_text(const struct exchange_cell *c, char *buf, size_t len)
+{
+    if (!c->present) {
+        snprintf(buf, len, "-");
+        return;
+    }
+    snprintf(buf, len, "%s", c->done ? "done" : "started");
+    size_t used = strlen(buf);
+    if (c->tries)
+        used += (size_t)snprintf(buf + used, len - used, " %lldx", c->tries);
+    if (c->solution)
+        snprintf(buf + used, len - used, " +solution");
+}
+
+/* The column's title: the step, with its pack when the table holds several packs. */
+static const char *exchange_title(const char *col, bool packs, char *buf, size_t len)
+{
+    const char *tab = strchr(col, '\t');
+    if (packs)
+        snprintf(buf, len, "%.*s:%s", (int)(tab - col), col, tab + 1);
+    else
+        snprintf(buf, len, "%s", tab + 1);
+    return buf;
+}
+
+static void exchange_print(FILE *out, const char *const *learners, size_t n, char **cols,
+                           size_t ncols, const struct exchange_cell *cells, bool csv)
+{
+    bool packs = false;
+    for (size_t c = 1; c < ncols; c++)
+        packs |= strncmp(cols[c], cols[0], strcspn(cols[0], "\t") + 1) != 0;
+    char title[512], cell[64];
+    if (csv) {
+        fputs("learner", out);
+        for (size_t c = 0; c < ncols; c++) {
+            exchange_title(cols[c], packs, title, sizeof title);
+            static const char *const what[] = {" done", " tries", " solution viewed"};
+            for (size_t k = 0; k < 3; k++) {
+                char head[600];
+                snprintf(head, sizeof head, "%s%s", title, what[k]);
+                fputc(',', out);
+                exchange_csv(out, head);
+            }
+        }
+        fputc('\n', out);
+        for (size_t l = 0; l < n; l++) {
+            exchange_csv(out, learners[l]);
+            for (size_t c = 0; c < ncols; c++) {
+                const struct exchange_cell *x = &cells[l * ncols + c];
+                fprintf(out, ",%d,%lld,%d", x->done, x->tries, x->solution);
+            }
+            fputc('\n', out);
+        }
+        return;
+    }
+    /* Text: learners down, steps across, each column as wide as its widest entry. */
+    size_t lw = strlen("learner");
+    for (size_t l = 0; l < n; l++)
+        lw = strlen(learners[l]) > lw ? strlen(learners[l]) : lw;
+    size_t *w = calloc(ncols + 1, sizeof *w);
+    if (!w)
+        return;
+    for (size_t c = 0; c < ncols; c++) {
+        w[c] = strlen(exchange_title(cols[c], packs, title, sizeof title));
+        for (size_t l = 0; l < n; l++) {
+            exchange_cell_text(&cells[l * ncols + c], cell, sizeof cell);
+            w[c] = strlen(cell) > w[c] ? strlen(cell) : w[c];
+        }
+    }
+    /* The last column is not padded: no line ends in spaces. */
+    fprintf(out, "%-*s", ncols ? (int)lw : 0, "learner");
+    for (size_t c = 0; c < ncols; c++)
+        fprintf(out, "  %-*s", c + 1 < ncols ? (int)w[c] : 0,
+                exchange_title(cols[c], packs, title, sizeof title));
+    fputc('\n', out);
+    for (size_t l = 0; l < n; l++) {
+        fprintf(out, "%-*s", ncols ? (int)lw : 0, learners[l]);
+        for (size_t c = 0; c < ncols; c++) {
+            exchange_cell_text(&cells[l * ncols + c], cell, sizeof cell);
+            fprintf(out, "  %-*s", c + 1 < ncols ? (int)w[c] : 0, cell);
+        }
+        fputc('\n', out);
+    }
+    fprintf(out,
+            "\n%zu learner%s, %zu step%s. done: the step is done; started: it has a record "
+            "but is not done; Nx: N tries (quiz checks, exercise attempts); +solution: the "
+            "exercise's solution was viewed; -: nothing recorded.\n",
+            n, n == 1 ? "" : "s", ncols, ncols == 1 ? "" : "s");
+    free(w);
+}
+
+int exchange_summary(FILE *out, const char *const *files, const char *const *texts, size_t n,
+                     bool csv, char *why, size_t whylen)
+{
+    cJSON **roots = calloc(n + 1, sizeof *roots);
+    const char **learners = calloc(n + 1, sizeof *learners);
+    char **cols = NULL;
+    size_t ncols = 0;
+    struct exchange_cell *cells = NULL;
+    int rc = roots && learners ? 0 : -ENOMEM;
+    for (size_t i = 0; i < n && rc == 0; i++) {
+        char w[400];
+        if (!(roots[i] = exchange_parse(texts[i], strlen(texts[i]), w, sizeof w))) {
+            snprintf(why, whylen, "%s: %s", files[i], w);
+            rc = -EINVAL;
+            break;
+        }
+        learners[i] = cJSON_GetObjectItemCaseSensitive(roots[i], "learner")->valuestring;
+        const cJSON *pk;
+        cJSON_ArrayForEach(pk, cJSON_GetObjectItemCaseSensitive(roots[i], "packs"))
+        {
+            const cJSON *s;
+            cJSON_ArrayForEach(s, cJSON_GetObjectItemCaseSensitive(pk, "steps"))
+            {
+                if (exchange_column(&cols, &ncols,
+                                    cJSON_GetObjectItemCaseSensitive(pk, "id")->valuestring,
+                                    cJSON_GetObjectItemCaseSensitive(s, "step")->valuestring) < 0)
+                    rc = -ENOMEM;
+            }
+        }
+    }
+    if (rc == 0 && !(cells = calloc(n * ncols + 1, sizeof *cells)))
+        rc = -ENOMEM;
+    for (size_t i = 0; i < n && rc == 0; i++) {
+        const cJSON *pk;
+        cJSON_ArrayForEach(pk, cJSON_GetObjectItemCaseSensitive(roots[i], "packs"))
+        {
+            const cJSON *s;
+            cJSON_ArrayForEach(s, cJSON_GetObjectItemCaseSensitive(pk, "steps"))
+            {
+                long c = exchange_column(&cols, &ncols,
+                                         cJSON_GetObjectItemCaseSensitive(pk, "id")->valuestring,
+                                         cJSON_GetObjectItemCaseSensitive(s, "step")->valuestring);
+                if (c < 0)
+                    continue;
+                struct exchange_cell *x = &cells[i * ncols + (size_t)c];
+                const cJSON *fields = cJSON_GetObjectItemCaseSensitive(s, "fields");
+                x->present = true;
+                x->done |= cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(s, "done"));
+                x->tries += exchange_tries(fields);
+                x->solution |= exchange_solution_viewed(fields);
+            }
+        }
+    }
+    if (rc == 0)
+        exchange_print(out, learners, n, cols, ncols, cells, csv);
+    else if (rc == -ENOMEM)
+        snprintf(why, whylen, "out of memory");
+    for (size_t i = 0; i < n && roots; i++)
+        cJSON_Delete(roots[i]);
+    for (size_t i = 0; i < ncols; i++)
+        free(cols[i]);
+    free(cols);
+    free(cells);
+    free(roots);
+    free(learners);
+    return rc;
+}

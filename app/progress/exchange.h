@@ -1,0 +1,68 @@
+/*
+ * exchange: progress as a file that travels, from a learner to an instructor and from one
+ * machine to another (`iolab progress --export / --import / --summary`).
+ *
+ * An export is one JSON object (lessons/README.md, "Progress that travels"):
+ *   {"iolab_progress": 1, "learner": "alice", "exported_at": T,
+ *    "packs": [{"id", "version", "title",
+ *               "steps": [{"step": "lesson/step", "done": true, "done_at": T, "updated": T,
+ *                          "fields": {"quiz": {...}, "exercise": {...}}}]}]}
+ * Times are seconds since the epoch (0: unknown). `fields` are the store's per-step records
+ * (progress.h), verbatim: whatever a feature keeps travels without a change here.
+ *
+ * An import merges per step and never loses what is there: a step done stays done (the earlier
+ * done time is kept), the record changed last wins, and a field only the other side has is
+ * added to it. A file that is not an export is refused whole, before anything changes.
+ */
+#ifndef IOLAB_EXCHANGE_H
+#define IOLAB_EXCHANGE_H
+
+#include "progress.h"
+
+#include <stdio.h>
+
+#define EXCHANGE_FORMAT 1 /* "iolab_progress": the version of the export format */
+
+/* What an export says of a pack beyond the store: its version and title, and its steps in the
+   order learners meet them (the export lists steps in that order; others after). */
+struct exchange_pack_info {
+    const char *id;
+    const char *version;
+    const char *title;
+    const char *const *steps; /* "lesson/step" */
+    size_t nsteps;
+};
+
+/* The export of every pack in p as JSON text (malloc'ed; NULL when out of memory). */
+char *exchange_export(const struct progress *p, const char *learner, long long now,
+                      const struct exchange_pack_info *info, size_t ninfo);
+
+/* What an import did, step by step (counts) and for the summary it prints. */
+struct exchange_import_result {
+    char learner[128];
+    size_t steps;     /* steps in the file */
+    size_t added;     /* steps the store did not have */
+    size_t taken;     /* the file's record was newer: it won (the store's extra fields kept) */
+    size_t kept;      /* the store's record was newer: it stayed (the file's extra fields added) */
+    size_t unchanged; /* the same on both sides */
+    size_t now_done;  /* steps done by the import that were not done before */
+};
+
+/*
+ * Merges an export (text, len bytes followed by a NUL) into p, and writes one line per step it
+ * changed to log (when not NULL). 0; -EINVAL when the text is not an export (why says where and
+ * what, and p is unchanged); -ENOMEM.
+ */
+int exchange_import(struct progress *p, const char *text, size_t len,
+                    struct exchange_import_result *res, FILE *log, char *why, size_t whylen);
+
+/*
+ * An instructor's table of learners by steps from several exports: for each step whether it is
+ * done, the tries it took (quiz checks and exercise attempts) and whether the solution was
+ * viewed. texts[i] is the content of files[i] (NUL-terminated). csv: comma-separated, three
+ * columns per step. 0, or -EINVAL with why naming the file that is not an export.
+ */
+int exchange_summary(FILE *out, const char *const *files, const char *const *texts, size_t n,
+                     bool csv, char *why, size_t whylen);
+
+#endif

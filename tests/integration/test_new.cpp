@@ -1,0 +1,120 @@
+// iolab new: the pack it writes lints clean, follows the schemas, starts (iolab check --pack),
+// its exercise's solution passes and its starter fails; it never writes over anything. And
+// iolab check --pack reports, one sentence each, a server that never prints its ready text and a
+// program that cannot start in one mode.
+#include "helpers.hpp"
+
+#include <catch2/catch.hpp>
+#include <fstream>
+#include <sstream>
+
+using namespace iolab_test;
+
+namespace
+{
+
+std::string slurp(const std::string &path)
+{
+    std::ifstream f(path);
+    std::stringstream s;
+    s << f.rdbuf();
+    return s.str();
+}
+
+struct Env {
+    TempDir tmp;
+    std::vector<std::string> env = {"XDG_CACHE_HOME=" + (tmp / "cache"),
+                                    "XDG_STATE_HOME=" + (tmp / "state"),
+                                    "XDG_DATA_HOME=" + (tmp / "data")};
+};
+
+} // namespace
+
+TEST_CASE("new: the pack it writes lints clean, follows the schema and passes iolab check")
+{
+    Env e;
+    std::string pack = e.tmp / "week-5";
+    auto [code, out] = run({bin("iolab"), "new", pack, "--title", "Week \"5\": I/O"}, e.env);
+    INFO(out);
+    REQUIRE(code == 0);
+    CHECK(out.find("id week-5") != std::string::npos);
+    std::string pj = slurp(pack + "/pack.json");
+    CHECK(pj.find("\"id\": \"week-5\"") != std::string::npos);
+    CHECK(pj.find("\"title\": \"Week \\\"5\\\": I/O\"") != std::string::npos);
+    CHECK(pj.find("\"$schema\": \"" + build_dir() + "/share/iolab/schema/pack.schema.json\"") !=
+          std::string::npos);
+    CHECK(slurp(pack + "/README.md").find("iolab lint " + pack) != std::string::npos);
+
+    auto [lcode, lout] = run({bin("iolab"), "lint", pack}, e.env, 120);
+    INFO(lout);
+    CHECK(lcode == 0);
+    CHECK(lout.find("no problems") != std::string::npos);
+
+    auto [scode, sout] =
+        run({"/usr/bin/python3", source_dir() + "/tests/schema/schema_check.py",
+             build_dir() + "/share/iolab/schema", "valid", pack});
+    INFO(sout);
+    CHECK(scode == 0);
+
+    auto [ccode, cout_] = run({bin("iolab"), "check", "--pack", pack}, e.env, 120);
+    INFO(cout_);
+    CHECK(ccode == 0);
+    CHECK(cout_.find("first/watch mode iterative: starts") != std::string::npos);
+    CHECK(cout_.find("first/watch mode epoll: starts") != std::string::npos);
+    CHECK(cout_.find("2 starts: every program started") != std::string::npos);
+
+    auto [xcode, xout] = run({bin("iolab"), "check", "--pack", pack, "--solutions"}, e.env, 180);
+    INFO(xout);
+    CHECK(xcode == 0);
+    CHECK(xout.find("first/your-echo: solution pass; starter fail") != std::string::npos);
+}
+
+TEST_CASE("new: never writes over anything, and says so in one sentence")
+{
+    Env e;
+    std::string full = e.tmp / "full";
+    REQUIRE(mkdir(full.c_str(), 0755) == 0);
+    std::ofstream(full + "/notes.txt") << "mine\n";
+    auto [code, out] = run({bin("iolab"), "new", full}, e.env);
+    CHECK(code == 1);
+    CHECK(out == "iolab: " + full +
+                     " is not empty; iolab new never overwrites anything: name a new directory.\n");
+    CHECK(slurp(full + "/notes.txt") == "mine\n");
+
+    // An empty directory is fine; an id that is not one is refused before anything is written.
+    std::string empty = e.tmp / "Empty Dir";
+    REQUIRE(mkdir(empty.c_str(), 0755) == 0);
+    auto [bcode, bout] = run({bin("iolab"), "new", empty, "--id", "Bad Id"}, e.env);
+    CHECK(bcode == 2);
+    CHECK(bout.find("'Bad Id' is not a pack id") != std::string::npos);
+    auto [ecode, eout] = run({bin("iolab"), "new", empty}, e.env);
+    INFO(eout);
+    CHECK(ecode == 0);
+    CHECK(slurp(empty + "/pack.json").find("\"id\": \"empty-dir\"") != std::string::npos);
+}
+
+TEST_CASE("check --pack: a server that never gets ready and a mode that cannot start are named")
+{
+    Env e;
+    std::string pack = e.tmp / "broken";
+    REQUIRE(run({bin("iolab"), "new", pack}, e.env).first == 0);
+    std::string lesson = slurp(pack + "/first.json");
+    auto swap = [&](const std::string &from, const std::string &to) {
+        auto at = lesson.find(from);
+        REQUIRE(at != std::string::npos);
+        lesson.replace(at, from.size(), to);
+    };
+    swap("\"ready\": \"listening\"", "\"ready\": \"never printed\"");
+    swap("\"args\": [\"--mode\", \"epoll\"]", "\"args\": [\"--mode\", \"epol\"]");
+    std::ofstream(pack + "/first.json", std::ios::trunc) << lesson;
+    REQUIRE(run({bin("iolab"), "lint", pack}, e.env).first == 0); // lint cannot know either
+
+    auto [code, out] = run({bin("iolab"), "check", "--pack", pack}, e.env, 120);
+    INFO(out);
+    CHECK(code == 1);
+    CHECK(out.find("first/watch mode iterative: does not start: the server did not print 'never "
+                   "printed' within 5 s") != std::string::npos);
+    CHECK(out.find("first/watch mode epoll: does not start: the server (echo-server) exited with "
+                   "status 2") != std::string::npos);
+    CHECK(out.find("2 starts: problems above") != std::string::npos);
+}
