@@ -37,6 +37,7 @@
 #include <unistd.h>
 
 #define CHECK_LOG_SHOWN 4000 /* bytes of compiler output printed in the text output */
+#define CHECK_TAIL      8    /* last lines of the learner's program kept for the report */
 
 /* One exercise, built and run once. */
 struct attempt {
@@ -61,13 +62,25 @@ struct attempt {
     bool timer_on;
     char error[1024]; /* nothing could be judged: why */
     bool done;
+    uint64_t t0;            /* uv_hrtime() when the attempt started */
+    double build_verdict_s; /* from t0 to the learner's build verdict */
+    double decided_s;       /* from t0 to every check decided; 0: not (yet) */
+    /* The learner's program's last lines of output, oldest first from tail_next: its own words
+       often say what a check cannot ("copy differs at byte 4096"). */
+    char tail[CHECK_TAIL][256];
+    size_t ntail, tail_next;
 };
+
+static double check_since(const struct attempt *a)
+{
+    return (double)(uv_hrtime() - a->t0) / 1e9;
+}
 
 static int check_build(struct attempt *a, const char *src, build_done_fn done)
 {
-    const char *def[] = {BUILD_DEFAULT_COMMAND, NULL};
+    const char *cmd[BUILD_MAX_ARGS];
     struct build_spec spec = {
-        .command = a->ex->command ? (const char *const *)a->ex->command : def,
+        .command = exercise_command(a->ex, cmd, BUILD_MAX_ARGS),
         .src_dir = src,
         .files = (const char *const *)a->ex->files,
         .nfiles = a->ex->nfiles,
@@ -76,6 +89,8 @@ static int check_build(struct attempt *a, const char *src, build_done_fn done)
         .cache_dir = a->cache,
         .sandbox = a->sandbox,
     };
+    if (!spec.command)
+        return -E2BIG; /* a build command of more than BUILD_MAX_ARGS words */
     return build_start(a->loop, &spec, done, a, &a->build);
 }
 
@@ -87,10 +102,45 @@ static void check_finish(struct attempt *a)
     a->done = true;
 }
 
+/* Every check is decided: the run has shown what it had to; stop it now rather than at the end
+   of its time. */
+static void check_maybe_decided(struct attempt *a)
+{
+    if (a->decided_s > 0 || !grade_decided(&a->grader))
+        return;
+    a->decided_s = check_since(a);
+    grade_finish(&a->grader);
+    if (a->engine &&
+        (engine_state(a->engine) == ENGINE_RUNNING || engine_state(a->engine) == ENGINE_STARTING))
+        engine_stop(a->engine);
+}
+
 static void check_on_snapshot(void *data, const struct snapshot *snap)
 {
     struct attempt *a = data;
     grade_update(&a->grader, snap);
+    check_maybe_decided(a);
+}
+
+static void check_on_line(void *data, size_t prog, enum engine_stream stream, const char *line,
+                          size_t len)
+{
+    struct attempt *a = data;
+    (void)stream;
+    grade_line(&a->grader, prog, line);
+    if (prog == a->ex->learner) {
+        snprintf(a->tail[a->tail_next], sizeof a->tail[0], "%.*s", (int)len, line);
+        a->tail_next = (a->tail_next + 1) % CHECK_TAIL;
+        a->ntail += a->ntail < CHECK_TAIL;
+    }
+    check_maybe_decided(a);
+}
+
+static void check_on_exit(void *data, size_t prog, int status, bool expected)
+{
+    struct attempt *a = data;
+    grade_exit(&a->grader, prog, status, expected);
+    check_maybe_decided(a);
 }
 
 static void check_on_state(void *data, enum engine_state state)
@@ -100,15 +150,47 @@ static void check_on_state(void *data, enum engine_state state)
         snprintf(a->error, sizeof a->error, "the scenario could not start: %s",
                  engine_error(a->engine));
     if (state == ENGINE_STOPPED || state == ENGINE_FAILED) {
+        if (a->grader_ready && !a->grader.over) {
+            grade_finish(&a->grader); /* the time is up: what is undecided is decided now */
+            a->decided_s = check_since(a);
+        }
+        const struct lesson_program *lp = &a->ex->sc->programs[a->ex->learner];
+        if (a->grader_ready && !a->grader.measured && !a->error[0] && lp->ready)
+            snprintf(a->error, sizeof a->error,
+                     "no check could be judged: your %s did not print a line containing \"%s\" "
+                     "within %g s, so the scenario never started; it must bind(), listen() and "
+                     "then print that line",
+                     lp->name, lp->ready, a->seconds);
         engine_free(a->engine);
         a->engine = NULL;
         check_finish(a);
     }
 }
 
+/* Seconds the learner's program has run in its mode (its start-up excluded). */
+static double check_mode_seconds(const struct attempt *a)
+{
+    struct check_facts f;
+    session_facts(&a->grader.session, &f);
+    for (size_t i = 0; i < f.nmodes; i++)
+        if (f.modes[i].mode == EXERCISE_MODE_YOURS)
+            return f.modes[i].seconds;
+    return 0;
+}
+
+#define CHECK_STARTUP_GRACE_S 10 /* a loaded machine's start-up, beyond the run's own time */
+
 static void check_time_up(uv_timer_t *t)
 {
     struct attempt *a = t->data;
+    /* The run's time counts from the program's start, not from the sandbox's: on a loaded
+       machine start-up may take a while, and the checks' time limits must get their time. */
+    double ran = check_mode_seconds(a), left = a->seconds - ran;
+    if (a->engine && a->grader_ready && a->grader.measured && left > 0.05 &&
+        check_since(a) < a->seconds + CHECK_STARTUP_GRACE_S) {
+        uv_timer_start(&a->timer, check_time_up, (uint64_t)(left * 1000) + 200, 0);
+        return;
+    }
     if (a->engine &&
         (engine_state(a->engine) == ENGINE_RUNNING || engine_state(a->engine) == ENGINE_STARTING))
         engine_stop(a->engine);
@@ -124,8 +206,11 @@ static void check_start_run(struct attempt *a)
     }
     a->run_ready = a->grader_ready = true;
     struct engine_options eo = {.mode = "yours", .seconds = a->seconds, .tick_hz = 10};
-    struct engine_callbacks cb = {
-        .data = a, .on_snapshot = check_on_snapshot, .on_state = check_on_state};
+    struct engine_callbacks cb = {.data = a,
+                                  .on_snapshot = check_on_snapshot,
+                                  .on_state = check_on_state,
+                                  .on_line = check_on_line,
+                                  .on_exit = check_on_exit};
     int rc = engine_create(&a->engine, a->loop, &a->run.step, &eo, &cb);
     if (rc == 0)
         rc = engine_start(a->engine);
@@ -150,6 +235,7 @@ static void check_mine_built(void *data, const struct build_result *r)
     a->mine_log = strdup(r->log ? r->log : "");
     a->mine.log = NULL;
     a->mine_ok = r->status == BUILD_OK;
+    a->build_verdict_s = check_since(a);
     if (!a->mine_ok) {
         snprintf(a->error, sizeof a->error, "%s",
                  r->status == BUILD_FAILED ? "your program does not build: the compiler's "
@@ -188,6 +274,7 @@ static void check_attempt(struct attempt *a)
     uv_loop_t loop;
     uv_loop_init(&loop);
     a->loop = &loop;
+    a->t0 = uv_hrtime();
     uv_timer_init(&loop, &a->timer);
     a->timer.data = a;
     a->timer_on = true;
@@ -239,12 +326,19 @@ static void check_print_text(const struct attempt *a)
         const struct lesson_scenario *sc = &a->run.sc;
         printf("checks (%zu of %zu hold):\n", a->grader.nholding, sc->nchecks);
         for (size_t i = 0; i < sc->nchecks; i++) {
-            char msg[256];
+            char msg[768];
             grade_message(&a->grader, i, msg, sizeof msg);
             printf("  [%s] %s: %s\n", a->grader.results[i].holds ? "ok" : "--", sc->checks[i].text,
                    msg);
         }
     }
+    if (a->ntail) {
+        printf("your %s's last lines:\n", a->ex->sc->programs[a->ex->learner].name);
+        for (size_t i = 0; i < a->ntail; i++)
+            printf("  | %s\n", a->tail[(a->tail_next + CHECK_TAIL - a->ntail + i) % CHECK_TAIL]);
+    }
+    if (a->grader_ready && grade_report(&a->grader))
+        printf("the sanitizer's report:\n%s", grade_report(&a->grader));
     if (a->error[0])
         printf("error: %s\n", a->error);
     printf("%s\n", check_status(a));
@@ -268,11 +362,21 @@ static void check_print_json(const struct attempt *a, struct json_out *j)
     if (a->grader_ready) {
         grade_json(&a->grader, j, "checks");
         grade_expect_json(&a->grader, j, "expected");
+        json_string(j, "report", grade_report(&a->grader));
+        json_array(j, "output"); /* the learner's program's last lines */
+        for (size_t i = 0; i < a->ntail; i++)
+            json_string(j, NULL, a->tail[(a->tail_next + CHECK_TAIL - a->ntail + i) % CHECK_TAIL]);
+        json_end(j);
     } else {
         json_array(j, "checks");
         json_end(j);
     }
     json_string(j, "error", a->error[0] ? a->error : NULL);
+    /* Seconds from the start of the check: to the build's verdict, to every check decided. */
+    json_object(j, "timing");
+    json_double(j, "build_verdict_s", a->build_verdict_s, 3);
+    json_double(j, "checks_decided_s", a->decided_s, 3);
+    json_end(j);
     json_end(j);
 }
 
@@ -323,12 +427,15 @@ static int check_solutions(const struct lesson_pack *pack, bool json, double sec
                 continue;
             nex++;
             /* The solution, as the learner's program: it must pass. */
-            struct attempt sol = {.lesson = l, .step = st, .ex = ex, .seconds = seconds};
+            /* Each exercise runs as long as it says (--seconds overrides): the checks decide
+               early when they can, so only a starter waits out its time limits. */
+            double secs = seconds > 0 ? seconds : ex->sc->seconds > 0 ? ex->sc->seconds : 3;
+            struct attempt sol = {.lesson = l, .step = st, .ex = ex, .seconds = secs};
             check_paths(&sol);
             snprintf(sol.dir, sizeof sol.dir, "%s", ex->dir);
             check_attempt(&sol);
             /* The starter, generated into a fresh directory: it must build and fail. */
-            struct attempt start = {.lesson = l, .step = st, .ex = ex, .seconds = seconds};
+            struct attempt start = {.lesson = l, .step = st, .ex = ex, .seconds = secs};
             check_paths(&start);
             char tmpl[PATH_MAX];
             const char *tmp = getenv("TMPDIR");
@@ -595,7 +702,7 @@ static int cmd_check_exec(int argc, char **argv)
         return status;
     }
     if (solutions) {
-        status = check_solutions(pack, json, seconds > 0 ? seconds : 2);
+        status = check_solutions(pack, json, seconds);
         lesson_pack_free(pack);
         return status;
     }

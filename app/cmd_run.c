@@ -167,6 +167,7 @@ static void run_last_lines(struct run *r, size_t prog, char *buf, size_t len)
 static void run_on_exit(void *data, size_t prog, int status, bool expected)
 {
     struct run *r = data;
+    grade_exit(&r->grader, prog, status, expected); /* exit checks */
     if (expected || engine_state(r->engine) != ENGINE_RUNNING)
         return;
     const struct lesson_program *p = &r->sc->programs[prog];
@@ -187,6 +188,7 @@ static void run_on_line(void *data, size_t prog, enum engine_stream stream, cons
                         size_t len)
 {
     struct run *r = data;
+    grade_line(&r->grader, prog, line); /* output checks */
     if (stream == ENGINE_STDERR && prog < SNAPSHOT_MAX_PROGS && len)
         snprintf(r->last_err[prog], sizeof r->last_err[prog], "%.*s", (int)len, line);
 }
@@ -280,6 +282,42 @@ static void run_segment_latency(const struct run_segment *seg, struct snapshot_l
 /* One figure of a segment: its growth from the segment's first snapshot to its last. */
 #define RUN_D(field) stats_delta(fb->field, fa->field)
 
+/* A split call's counts by kind of descriptor: "fd": {"file": 1000, "socket": 24}, or for a call
+   between two descriptors {"file>socket": 10}. Kinds with no call are left out. */
+static void run_json_fd(struct json_out *j, const struct snapshot_figures *fa,
+                        const struct snapshot_figures *fb, unsigned c)
+{
+    int one = iolab_split_one_index(c), two = iolab_split_two_index(c);
+    if (one < 0 && two < 0)
+        return;
+    json_object(j, "fd");
+    for (int k = 0; k < IOLAB_NFDKINDS; k++)
+        for (int t = 0; t < (two >= 0 ? IOLAB_NFDKINDS : 1); t++) {
+            uint64_t n = one >= 0 ? RUN_D(fd.one[one][k]) : RUN_D(fd.two[two][k][t]);
+            char key[32];
+            snprintf(key, sizeof key, two >= 0 ? "%s>%s" : "%s", iolab_fd_kind_name[k],
+                     iolab_fd_kind_name[t]);
+            if (n)
+                json_u64(j, key, n);
+        }
+    json_end(j);
+}
+
+/* What fault injection did to the program (IOLAB_FAULTS): present only when it was asked for. */
+static void run_json_faults(struct json_out *j, const struct snapshot_figures *fa,
+                            const struct snapshot_figures *fb)
+{
+    uint64_t any = 0;
+    for (int i = 0; i < IOLAB_NFAULTS; i++)
+        any |= fb->fd.faults[i];
+    if (!any)
+        return;
+    json_object(j, "faults_injected");
+    for (int i = 0; i < IOLAB_NFAULTS; i++)
+        json_u64(j, iolab_fault_name[i], RUN_D(fd.faults[i]));
+    json_end(j);
+}
+
 static void run_json_process(struct json_out *j, const struct run_segment *seg, uint32_t i)
 {
     const struct snapshot_prog *p = &seg->last.progs[i];
@@ -303,9 +341,11 @@ static void run_json_process(struct json_out *j, const struct run_segment *seg, 
         json_u64(j, "count", n);
         json_u64(j, "bytes", RUN_D(calls[c].bytes));
         json_u64(j, "ns", RUN_D(calls[c].ns));
+        run_json_fd(j, fa, fb, c);
         json_end(j);
     }
     json_end(j);
+    run_json_faults(j, fa, fb);
     json_object(j, "cpu");
     json_double(j, "user_s", fmax(0, fb->cpu_user_s - fa->cpu_user_s), 3);
     json_double(j, "sys_s", fmax(0, fb->cpu_sys_s - fa->cpu_sys_s), 3);

@@ -499,18 +499,35 @@ static void engine_ready_timeout(uv_timer_t *t)
     }
 }
 
+/* The mode that changes program c now, or NULL. */
+static const struct lesson_mode *engine_child_mode(const struct engine *e,
+                                                   const struct engine_child *c)
+{
+    if (e->mode >= 0 && e->sc->modes[e->mode].program == c->idx)
+        return &e->sc->modes[e->mode];
+    return NULL;
+}
+
+/* AddressSanitizer in a counted program: the shim is preloaded before its runtime, and an error
+   aborts, so that the run names the signal and the report stands in the program's stderr. */
+#define ENGINE_ASAN_OPTIONS                                                                        \
+    "ASAN_OPTIONS=verify_asan_link_order=0:detect_leaks=0:abort_on_error=1:halt_on_error=1"
+
 /* Builds the child's environment: ours, plus the counter page and the shim. */
-static char **engine_env(struct engine_child *c, const char *shim)
+static char **engine_env(const struct engine *e, struct engine_child *c, const char *shim)
 {
     size_t n = 0;
     while (environ[n])
         n++;
-    char **env = calloc(n + 5, sizeof *env);
+    char **env = calloc(n + 7, sizeof *env);
     if (!env)
         return NULL;
     size_t k = 0;
+    const struct lesson_mode *m = engine_child_mode(e, c);
+    bool asan = m && m->sanitized;
     for (size_t i = 0; i < n; i++) {
-        if (!strncmp(environ[i], "IOLAB_", 6))
+        if (!strncmp(environ[i], "IOLAB_", 6) ||
+            (asan && !strncmp(environ[i], "ASAN_OPTIONS=", 13)))
             continue;
         env[k++] = strdup(environ[i]);
     }
@@ -519,6 +536,11 @@ static char **engine_env(struct engine_child *c, const char *shim)
     asprintf(&env[k++], "%s=3", IOLAB_ENV_FD);
     asprintf(&env[k++], "%s=%zu", IOLAB_ENV_PROG, c->idx);
     asprintf(&env[k++], "%s=%u", IOLAB_ENV_RUN, c->run);
+    /* Fault injection, for the one program whose lesson asks for it (iolab_counters.h). */
+    if (c->prog->faults)
+        asprintf(&env[k++], "%s=%s", IOLAB_ENV_FAULTS, c->prog->faults);
+    if (asan)
+        env[k++] = strdup(ENGINE_ASAN_OPTIONS);
     for (size_t i = 0; i < k; i++)
         if (!env[i]) {
             for (size_t j = 0; j < k; j++)
@@ -578,13 +600,17 @@ static int engine_spawn(struct engine *e, struct engine_child *c)
     int rc = paths_get(PATHS_SHIM, shim, sizeof shim);
     if (rc < 0)
         return rc;
-    char **argv = engine_argv(e, c), **env = engine_env(c, shim), **jargv = NULL;
+    char **argv = engine_argv(e, c), **env = engine_env(e, c, shim), **jargv = NULL;
     if (!argv || !env) {
         rc = -ENOMEM;
         goto out;
     }
     int keep[] = {3};
-    jargv = jail_argv_report(e->jail, argv, keep, 1, ENGINE_REPORT_FD);
+    /* AddressSanitizer reserves terabytes of address space: no RLIMIT_AS for its programs. */
+    static const char *const asan_opts[] = {"--as", "0", NULL};
+    const struct lesson_mode *m = engine_child_mode(e, c);
+    jargv = jail_argv_opts(e->jail, argv, keep, 1, ENGINE_REPORT_FD,
+                           m && m->sanitized ? asan_opts : NULL);
     if (!jargv) {
         rc = -ENOMEM;
         goto out;

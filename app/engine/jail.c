@@ -217,10 +217,18 @@ char **jail_argv(struct jail *j, char *const *prog_argv, const int *keep_fds, si
 char **jail_argv_report(struct jail *j, char *const *prog_argv, const int *keep_fds, size_t nkeep,
                         int report_fd)
 {
-    size_t n = 0;
+    return jail_argv_opts(j, prog_argv, keep_fds, nkeep, report_fd, NULL);
+}
+
+char **jail_argv_opts(struct jail *j, char *const *prog_argv, const int *keep_fds, size_t nkeep,
+                      int report_fd, const char *const *opts)
+{
+    size_t n = 0, nopts = 0;
     while (prog_argv[n])
         n++;
-    char **argv = calloc(n + 2 * nkeep + 22, sizeof *argv);
+    while (opts && opts[nopts])
+        nopts++;
+    char **argv = calloc(n + nopts + 2 * nkeep + 22, sizeof *argv);
     if (!argv)
         return NULL;
     size_t k = 0;
@@ -245,6 +253,9 @@ char **jail_argv_report(struct jail *j, char *const *prog_argv, const int *keep_
         argv[k - 1] = NULL;
         goto fail;
     }
+    for (size_t i = 0; i < nopts; i++)
+        if (!(argv[k++] = strdup(opts[i])))
+            goto fail;
     if (!(argv[k++] = strdup("--")))
         goto fail;
     for (size_t i = 0; i < n; i++)

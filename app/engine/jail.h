@@ -36,6 +36,11 @@ char **jail_argv(struct jail *j, char *const *prog_argv, const int *keep_fds, si
  * one JSON line on report_fd (iolab-sandbox --report-fd; -1: no report). */
 char **jail_argv_report(struct jail *j, char *const *prog_argv, const int *keep_fds, size_t nkeep,
                         int report_fd);
+
+/* The same, with more iolab-sandbox options before the program (NULL-terminated, or NULL):
+   "--as", "0" for a program that AddressSanitizer must be able to map its shadow memory for. */
+char **jail_argv_opts(struct jail *j, char *const *prog_argv, const int *keep_fds, size_t nkeep,
+                      int report_fd, const char *const *opts);
 void jail_argv_free(char **argv);
 
 /* The TCP port the scenario's servers should use ({port} in lesson arguments). */

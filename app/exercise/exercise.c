@@ -3,6 +3,9 @@
  * has is never touched, even if two iolabs prepare the same workspace at once.
  */
 #include "exercise.h"
+#include "build.h"
+
+#include <cjson/cJSON.h>
 
 #include "lesson/kind.h"
 #include "starter.h"
@@ -141,6 +144,26 @@ int exercise_reset(const struct lesson_exercise *ex, const char *dir, char *move
     return exercise_prepare(ex, dir, why, sizeof why);
 }
 
+const char *const *exercise_command(const struct lesson_exercise *ex, const char **buf, size_t n)
+{
+    static const char *const def[] = {BUILD_DEFAULT_COMMAND, NULL};
+    static const char *const san[] = {EXERCISE_SANITIZE_FLAGS};
+    const char *const *cmd = ex->command ? (const char *const *)ex->command : def;
+    size_t k = 0;
+    for (; cmd[k]; k++) {
+        if (k + 1 >= n)
+            return NULL;
+        buf[k] = cmd[k];
+    }
+    for (size_t i = 0; ex->sanitize && i < sizeof san / sizeof *san; i++) {
+        if (k + 1 >= n)
+            return NULL;
+        buf[k++] = san[i];
+    }
+    buf[k] = NULL;
+    return buf;
+}
+
 int exercise_run_init(struct exercise_run *run, const struct lesson_exercise *ex,
                       const struct lesson_step *step, const char *yours, const char *reference)
 {
@@ -154,7 +177,8 @@ int exercise_run_init(struct exercise_run *run, const struct lesson_exercise *ex
                                              .title = (char *)titles[i],
                                              .key = (char)('1' + i),
                                              .program = ex->learner,
-                                             .path = (char *)paths[i]};
+                                             .path = (char *)paths[i],
+                                             .sanitized = ex->sanitize};
     run->sc.modes = run->modes;
     run->sc.nmodes = 2;
     run->sc.default_mode = EXERCISE_MODE_YOURS;
@@ -191,4 +215,47 @@ void exercise_run_free(struct exercise_run *run)
     free(run->expects);
     run->checks = NULL;
     run->expects = NULL;
+}
+
+int exercise_progress(const char *old, enum exercise_event ev, long long now, char *out, size_t len)
+{
+    cJSON *o = old ? cJSON_Parse(old) : NULL;
+    if (!cJSON_IsObject(o)) {
+        cJSON_Delete(o);
+        o = cJSON_CreateObject();
+        if (!o)
+            return -ENOMEM;
+    }
+    const cJSON *a = cJSON_GetObjectItem(o, "attempts");
+    double attempts = cJSON_IsNumber(a) ? a->valuedouble : 0;
+    bool passed = cJSON_IsNumber(cJSON_GetObjectItem(o, "first_pass"));
+    bool viewed = cJSON_IsTrue(cJSON_GetObjectItem(o, "solution_viewed"));
+    bool before = cJSON_IsTrue(cJSON_GetObjectItem(o, "solution_before_pass"));
+    cJSON *n = cJSON_CreateObject();
+    if (!n) {
+        cJSON_Delete(o);
+        return -ENOMEM;
+    }
+    if (ev == EXERCISE_ATTEMPT)
+        attempts++;
+    cJSON_AddNumberToObject(n, "attempts", attempts);
+    if (passed)
+        cJSON_AddItemToObject(n, "first_pass",
+                              cJSON_Duplicate(cJSON_GetObjectItem(o, "first_pass"), 0));
+    else if (ev == EXERCISE_PASS)
+        cJSON_AddNumberToObject(n, "first_pass", (double)now);
+    if (ev == EXERCISE_SOLUTION && !viewed) {
+        viewed = true;
+        before = !passed;
+    }
+    cJSON_AddBoolToObject(n, "solution_viewed", viewed);
+    cJSON_AddBoolToObject(n, "solution_before_pass", before);
+    char *text = cJSON_PrintUnformatted(n);
+    cJSON_Delete(n);
+    cJSON_Delete(o);
+    if (!text)
+        return -ENOMEM;
+    int rc = snprintf(out, len, "%s", text) >= (int)len ? -ENAMETOOLONG : 0;
+    free(text);
+    return rc;
 }

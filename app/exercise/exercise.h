@@ -33,6 +33,12 @@ void exercise_rmtree(const char *dir);
 /* Moves the workspace aside (its new name in moved) and prepares it afresh. */
 int exercise_reset(const struct lesson_exercise *ex, const char *dir, char *moved, size_t len);
 
+/* The compiler command of an exercise: its "build" or the default, and with "sanitize" the
+   sanitizer flags before its NULL. buf holds up to n entries; returns buf, or NULL when they do
+   not fit. */
+#define EXERCISE_SANITIZE_FLAGS "-fsanitize=address,undefined", "-fno-omit-frame-pointer"
+const char *const *exercise_command(const struct lesson_exercise *ex, const char **buf, size_t n);
+
 /* The scenario that runs the learner's program (yours) and the reference (see above). */
 struct exercise_run {
     struct lesson_scenario sc; /* the derived scenario; its programs are the exercise's */
@@ -49,5 +55,18 @@ struct exercise_run {
 int exercise_run_init(struct exercise_run *run, const struct lesson_exercise *ex,
                       const struct lesson_step *step, const char *yours, const char *reference);
 void exercise_run_free(struct exercise_run *run);
+
+/*
+ * The exercise's progress record (the progress store's field "exercise", a JSON object):
+ *   {"attempts": N, "first_pass": UNIX_SECONDS or absent, "solution_viewed": true|false,
+ *    "solution_before_pass": true|false}
+ * attempts counts the builds of the learner's program (every save is one); first_pass is when
+ * every check first held; solution_before_pass says the solution was shown, after a
+ * confirmation, before that. exercise_progress() applies one event to old (NULL: no record yet)
+ * and writes the new record into out. 0, -ENOMEM or -ENAMETOOLONG.
+ */
+enum exercise_event { EXERCISE_ATTEMPT, EXERCISE_PASS, EXERCISE_SOLUTION };
+int exercise_progress(const char *old, enum exercise_event ev, long long now, char *out,
+                      size_t len);
 
 #endif

@@ -8,22 +8,162 @@
 #include "metrics/stats.h"
 
 #include <errno.h>
+#include <regex.h>
+#include <signal.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#define GRADE_REPORT_MAX 4096 /* bytes of a sanitizer's report kept */
+
 int grade_init(struct grader *g, const struct lesson_scenario *sc)
 {
-    *g = (struct grader){.sc = sc, .ctx = {.loadavg = -1}};
+    *g = (struct grader){.sc = sc,
+                         .ctx = {.loadavg = -1},
+                         .mode = sc->nmodes ? (int)sc->default_mode : -1,
+                         .crash_prog = -1,
+                         .report_prog = -1};
     session_reset(&g->session);
-    if (sc->nchecks && !(g->results = calloc(sc->nchecks, sizeof *g->results)))
+    if (!sc->nchecks)
+        return 0;
+    g->results = calloc(sc->nchecks, sizeof *g->results);
+    g->observed = calloc(sc->nchecks, sizeof *g->observed);
+    regex_t *re = calloc(sc->nchecks, sizeof *re);
+    g->regexes = re;
+    if (!g->results || !g->observed || !re) {
+        grade_free(g);
         return -ENOMEM;
+    }
+    for (size_t i = 0; i < sc->nchecks; i++)
+        if (sc->checks[i].metric == LESSON_METRIC_OUTPUT && sc->checks[i].match &&
+            regcomp(&re[i], sc->checks[i].match, REG_EXTENDED | REG_NOSUB) != 0) {
+            grade_free(g); /* the loader compiled it already: only memory can fail here */
+            return -ENOMEM;
+        }
     return 0;
 }
 
 void grade_free(struct grader *g)
 {
+    regex_t *re = g->regexes;
+    for (size_t i = 0; re && i < g->sc->nchecks; i++)
+        if (g->sc->checks[i].metric == LESSON_METRIC_OUTPUT && g->sc->checks[i].match)
+            regfree(&re[i]);
+    free(re);
     free(g->results);
+    free(g->observed);
+    free(g->report);
+    g->regexes = NULL;
     g->results = NULL;
+    g->observed = NULL;
+    g->report = NULL;
+}
+
+/* Evaluates every check again on the session's facts and what was observed. */
+static void grade_eval(struct grader *g)
+{
+    struct check_facts facts;
+    session_facts(&g->session, &facts);
+    facts.observed = g->observed;
+    facts.over = g->over;
+    g->nholding = g->sc->nchecks ? check_eval_all(g->sc, &facts, g->results) : 0;
+}
+
+/* Whether check c reads what happens in the mode now running. */
+static bool grade_in_mode(const struct grader *g, const struct lesson_check *c)
+{
+    return c->mode < 0 || c->mode == g->mode;
+}
+
+void grade_line(struct grader *g, size_t prog, const char *line)
+{
+    regex_t *re = g->regexes;
+    bool counted = false;
+    for (size_t i = 0; i < g->sc->nchecks; i++) {
+        const struct lesson_check *c = &g->sc->checks[i];
+        if (c->metric != LESSON_METRIC_OUTPUT || c->program != (int)prog || !c->match ||
+            !grade_in_mode(g, c) || g->over)
+            continue;
+        if (regexec(&re[i], line, 0, NULL, 0) == 0) {
+            g->observed[i].value++;
+            counted = true;
+        }
+    }
+    /* A sanitizer report starts with a line we know and runs to the end of the output; only the
+       first report is kept (later ones are usually its consequences). */
+    bool starts = strstr(line, "ERROR: AddressSanitizer") || strstr(line, "ERROR: LeakSanitizer") ||
+                  strstr(line, "runtime error:");
+    if (starts && g->report_prog < 0) {
+        g->report_prog = (int)prog;
+        g->report_open = true;
+    }
+    if (g->report_open && g->report_prog == (int)prog) {
+        size_t n = strlen(line);
+        if (g->report_len + n + 2 > GRADE_REPORT_MAX) {
+            g->report_open = false;
+        } else {
+            char *r = realloc(g->report, g->report_len + n + 2);
+            if (r) {
+                memcpy(r + g->report_len, line, n);
+                r[g->report_len + n] = '\n';
+                g->report_len += n + 1;
+                r[g->report_len] = '\0';
+                g->report = r;
+            }
+        }
+    }
+    if (counted)
+        grade_eval(g);
+}
+
+void grade_exit(struct grader *g, size_t prog, int status, bool expected)
+{
+    if (expected || g->over)
+        return;
+    if (status > 128 && status - 128 != SIGTERM && g->crash_prog < 0) {
+        g->crash_prog = (int)prog;
+        g->crash_signal = status - 128;
+    }
+    for (size_t i = 0; i < g->sc->nchecks; i++) {
+        const struct lesson_check *c = &g->sc->checks[i];
+        if (c->metric == LESSON_METRIC_EXIT && c->program == (int)prog && grade_in_mode(g, c) &&
+            !g->observed[i].seen)
+            g->observed[i] = (struct check_observed){.value = status, .seen = true};
+    }
+    g->report_open = false;
+    grade_eval(g);
+}
+
+void grade_finish(struct grader *g)
+{
+    g->over = true;
+    grade_eval(g);
+}
+
+bool grade_decided(const struct grader *g)
+{
+    if (g->over)
+        return true;
+    size_t open_max = 0;
+    for (size_t i = 0; i < g->sc->nchecks; i++) {
+        const struct lesson_check *c = &g->sc->checks[i];
+        if (g->results[i].decided)
+            continue;
+        bool ratio = !check_monotonic(c) && c->metric != LESSON_METRIC_EXIT;
+        if (ratio && g->results[i].holds)
+            open_max++; /* a ratio that holds now: decided with the rest */
+        else if (!ratio && c->has_max && !c->has_min && c->metric != LESSON_METRIC_EXIT)
+            open_max++; /* holds so far; decided with the rest */
+        else
+            return false;
+    }
+    /* Only maxima are left: they held while the rest was shown, once something has run. */
+    return !open_max || g->measured;
+}
+
+const char *grade_report(const struct grader *g)
+{
+    return g->report;
 }
 
 void grade_reset(struct grader *g)
@@ -34,6 +174,14 @@ void grade_reset(struct grader *g)
         g->results[i] = (struct check_result){0};
     g->nholding = 0;
     g->measured = false;
+    g->over = false;
+    g->crash_prog = g->report_prog = -1;
+    g->report_open = false;
+    free(g->report);
+    g->report = NULL;
+    g->report_len = 0;
+    if (g->observed)
+        memset(g->observed, 0, g->sc->nchecks * sizeof *g->observed);
 }
 
 void grade_new_run(struct grader *g)
@@ -53,9 +201,10 @@ void grade_update(struct grader *g, const struct snapshot *snap)
     if (snap->ncpus)
         g->ctx.ncpus = snap->ncpus;
     g->ctx.loadavg = snap->loadavg;
-    struct check_facts facts;
-    session_facts(&g->session, &facts);
-    g->nholding = check_eval_all(g->sc, &facts, g->results);
+    g->mode = snap->mode;
+    if (g->over)
+        return; /* verdicts are final */
+    grade_eval(g);
 }
 
 bool grade_done(const struct grader *g)
@@ -69,19 +218,35 @@ int grade_message(const struct grader *g, size_t i, char *buf, size_t len)
 {
     if (i >= g->sc->nchecks)
         return snprintf(buf, len, "no such check");
-    return check_describe(&g->sc->checks[i], g->sc, &g->results[i], buf, len);
+    const struct lesson_check *c = &g->sc->checks[i];
+    const struct check_result *r = &g->results[i];
+    bool explain = r->decided && !r->holds && (c->fail || c->within > 0 || g->crash_prog >= 0);
+    if (!explain)
+        return check_describe(c, g->sc, r, buf, len);
+    int n = check_explain(c, g->sc, r, buf, len);
+    if (g->crash_prog >= 0 && n >= 0 && (size_t)n < len) {
+        const char *who = (size_t)g->crash_prog < g->sc->nprograms
+                              ? g->sc->programs[g->crash_prog].name
+                              : "a program";
+        const char *abbrev = sigabbrev_np(g->crash_signal);
+        n += snprintf(buf + n, len - (size_t)n, " (%s was killed by signal %d, SIG%s: %s%s)", who,
+                      g->crash_signal, abbrev ? abbrev : "?", strsignal(g->crash_signal),
+                      g->report ? "; the sanitizer's report is below" : "");
+    }
+    return n;
 }
 
 void grade_json(const struct grader *g, struct json_out *j, const char *key)
 {
     json_array(j, key);
     for (size_t i = 0; i < g->sc->nchecks; i++) {
-        char msg[256];
+        char msg[768];
         grade_message(g, i, msg, sizeof msg);
         json_object(j, NULL);
         json_string(j, "text", g->sc->checks[i].text);
         json_bool(j, "ok", g->results[i].holds);
         json_string(j, "message", msg);
+        json_bool(j, "decided", g->results[i].decided);
         json_end(j);
     }
     json_end(j);

@@ -31,6 +31,16 @@ struct grader {
     struct snapshot_mode_row past[SNAPSHOT_MAX_MODES], now[SNAPSHOT_MAX_MODES];
     uint32_t npast, nnow;
     struct expect_context ctx; /* the machine, for the sentences on outcomes that differ */
+    /* Exercise checks: what the grader observes beyond the counters (grade_line, grade_exit). */
+    struct check_observed *observed; /* per check */
+    void *regexes;                   /* per check: the compiled "match" of output checks */
+    int mode;                        /* the mode of the last snapshot */
+    bool over;                       /* grade_finish(): every check is decided */
+    int crash_prog, crash_signal;    /* a program killed by a signal it did not ask for; -1 */
+    char *report;                    /* a sanitizer's report from a program's output, or NULL */
+    size_t report_len;
+    int report_prog;  /* whose report it is; -1 */
+    bool report_open; /* lines are still being added to it */
 };
 
 /* Prepares a grader for sc, nothing measured yet. 0 or -ENOMEM. */
@@ -45,6 +55,24 @@ void grade_new_run(struct grader *g);
 
 /* Credits a snapshot and evaluates every check again. */
 void grade_update(struct grader *g, const struct snapshot *snap);
+
+/* A line of program prog's output (stdout or stderr): output checks count the lines that match,
+   and a sanitizer's report (AddressSanitizer, LeakSanitizer, UBSan's "runtime error:") is kept. */
+void grade_line(struct grader *g, size_t prog, const char *line);
+
+/* Program prog exited with status (code, or 128+signal); expected: iolab stopped it. Exit checks
+   read it; a signal the program did not get from iolab is named in the failing checks. */
+void grade_exit(struct grader *g, size_t prog, int status, bool expected);
+
+/* The run is over: every check is decided on what was measured. */
+void grade_finish(struct grader *g);
+
+/* Every check's verdict is final (check_result.decided), so a headless run may stop now. Checks
+   that only have a maximum ("no fork") are decided once every other check is. */
+bool grade_decided(const struct grader *g);
+
+/* The sanitizer report seen so far, or NULL. */
+const char *grade_report(const struct grader *g);
 
 /* The step's checks all hold (or, without checks, a run was measured). */
 bool grade_done(const struct grader *g);

@@ -89,6 +89,8 @@ int prediction_describe(const struct lesson_scenario *sc, const struct lesson_pr
         snprintf(said, sizeof said, "you said %s", prediction_num(a->number, n1, sizeof n1));
     else if (a->given)
         snprintf(said, sizeof said, "you chose %s", prediction_mode_id(sc, a->mode));
+    if (!a->given && v->state == EXPECT_UNDECIDED)
+        return snprintf(buf, len, "not predicted yet: Enter asks before the start");
     if (v->state == EXPECT_UNDECIDED && p->kind == LESSON_PREDICT_NUMBER) {
         const char *m = p->figure.mode >= 0 ? prediction_mode_id(sc, p->figure.mode) : NULL;
         return snprintf(buf, len, "%s; not measured yet: run %s for a few seconds", said,

@@ -34,6 +34,16 @@ static uint64_t session_delta(uint64_t now, uint64_t before)
     return now > before ? now - before : 0;
 }
 
+/* m += now - before, field by field (the per-descriptor counts are one run of counters). */
+static void session_fd_delta(struct iolab_fdsplit *m, const struct iolab_fdsplit *now,
+                             const struct iolab_fdsplit *before)
+{
+    uint64_t *to = (uint64_t *)m;
+    const uint64_t *a = (const uint64_t *)now, *b = (const uint64_t *)before;
+    for (size_t k = 0; k < sizeof *m / sizeof(uint64_t); k++)
+        to[k] += session_delta(a[k], b[k]);
+}
+
 void session_update(struct session *s, const struct lesson_scenario *sc,
                     const struct snapshot *snap)
 {
@@ -44,6 +54,10 @@ void session_update(struct session *s, const struct lesson_scenario *sc,
         now[r].bytes = snap->roles[r].app_bytes;
         for (unsigned c = 0; c < IOLAB_NCALLS; c++)
             now[r].calls[c] = snap->roles[r].calls[c].count;
+        now[r].syscr = snap->roles[r].syscr;
+        now[r].syscw = snap->roles[r].syscw;
+        now[r].rchar = snap->roles[r].rchar;
+        now[r].fd = snap->roles[r].fd;
     }
     bool new_run = !s->have_base || snap->elapsed_s < s->base_elapsed;
     if (!new_run) {
@@ -59,6 +73,12 @@ void session_update(struct session *s, const struct lesson_scenario *sc,
                 m->roles[r].bytes += session_delta(now[r].bytes, s->base[r].bytes);
                 for (unsigned c = 0; c < IOLAB_NCALLS; c++)
                     m->roles[r].calls[c] += session_delta(now[r].calls[c], s->base[r].calls[c]);
+                m->roles[r].syscr += session_delta(now[r].syscr, s->base[r].syscr);
+                m->roles[r].syscw += session_delta(now[r].syscw, s->base[r].syscw);
+                m->roles[r].rchar += session_delta(now[r].rchar, s->base[r].rchar);
+                if (snap->roles[r].nprocs > m->roles[r].peak_procs)
+                    m->roles[r].peak_procs = snap->roles[r].nprocs;
+                session_fd_delta(&m->roles[r].fd, &now[r].fd, &s->base[r].fd);
             }
         }
     }

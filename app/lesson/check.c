@@ -14,15 +14,31 @@
 
 struct check_metric_def {
     const char *name;
+    enum lesson_metric metric;
     const char *unit; /* for check_describe() */
 };
 
+/* Every named metric; "calls:NAME" is parsed apart. */
 static const struct check_metric_def check_metrics[] = {
-    [LESSON_METRIC_SECONDS] = {.name = "seconds", .unit = "s"},
-    [LESSON_METRIC_REQUESTS] = {.name = "requests", .unit = "requests"},
-    [LESSON_METRIC_BYTES] = {.name = "bytes", .unit = "bytes"},
+    {"seconds", LESSON_METRIC_SECONDS, "s"},
+    {"requests", LESSON_METRIC_REQUESTS, "requests"},
+    {"bytes", LESSON_METRIC_BYTES, "bytes"},
+    {"exit", LESSON_METRIC_EXIT, "exit status"},
+    {"output", LESSON_METRIC_OUTPUT, "matching lines"},
+    {"syscr", LESSON_METRIC_SYSCR, "read system calls"},
+    {"syscw", LESSON_METRIC_SYSCW, "write system calls"},
+    {"bytes_per_syscr", LESSON_METRIC_READ_SIZE, "bytes per read system call"},
+    {"peak_procs", LESSON_METRIC_PROCS, "processes at once"},
 };
 #define CHECK_NMETRICS (sizeof check_metrics / sizeof *check_metrics)
+
+static const char *check_unit(enum lesson_metric m)
+{
+    for (size_t i = 0; i < CHECK_NMETRICS; i++)
+        if (check_metrics[i].metric == m)
+            return check_metrics[i].unit;
+    return "?";
+}
 
 int check_metric_parse(const char *name, enum lesson_metric *metric, unsigned *call)
 {
@@ -30,7 +46,7 @@ int check_metric_parse(const char *name, enum lesson_metric *metric, unsigned *c
         return -EINVAL;
     for (size_t i = 0; i < CHECK_NMETRICS; i++)
         if (!strcmp(name, check_metrics[i].name)) {
-            *metric = (enum lesson_metric)i;
+            *metric = check_metrics[i].metric;
             *call = 0;
             return 0;
         }
@@ -57,6 +73,37 @@ const char *check_metric_name(size_t i, char *buf, size_t len)
     return buf;
 }
 
+static int check_fd_kind(const char *name, size_t len)
+{
+    for (int k = 0; k < IOLAB_NFDKINDS; k++)
+        if (strlen(iolab_fd_kind_name[k]) == len && !strncmp(name, iolab_fd_kind_name[k], len))
+            return k;
+    return -1;
+}
+
+int check_fd_parse(const char *text, unsigned call, struct lesson_check *c)
+{
+    const char *gt = strchr(text, '>');
+    size_t len = gt ? (size_t)(gt - text) : strlen(text);
+    int kind = check_fd_kind(text, len), to = gt ? check_fd_kind(gt + 1, strlen(gt + 1)) : -1;
+    if (kind < 0 || (gt && to < 0))
+        return -EINVAL;
+    bool two = iolab_split_two_index(call) >= 0;
+    if ((iolab_split_one_index(call) < 0 && !two) || (gt && !two))
+        return -ENOTSUP;
+    c->fd_kind = (unsigned)kind + 1;
+    c->fd_to = gt ? (unsigned)to + 1 : 0;
+    return 0;
+}
+
+/* A role's count of the check's call, on the check's kind of descriptor when it names one. */
+static double check_calls(const struct lesson_check *c, const struct check_role_facts *rf)
+{
+    if (!c->fd_kind)
+        return (double)rf->calls[c->call];
+    return (double)iolab_fdsplit_count(&rf->fd, c->call, (int)c->fd_kind - 1, (int)c->fd_to - 1);
+}
+
 /* The metric's figure in one mode's facts. */
 static double check_mode_value(const struct lesson_check *c, const struct check_mode_facts *f)
 {
@@ -65,7 +112,7 @@ static double check_mode_value(const struct lesson_check *c, const struct check_
     if (c->metric == LESSON_METRIC_CALLS && c->role < 0) {
         double sum = 0;
         for (int r = 0; r < LESSON_NROLES; r++)
-            sum += (double)f->roles[r].calls[c->call];
+            sum += check_calls(c, &f->roles[r]);
         return sum;
     }
     const struct check_role_facts *rf = &f->roles[c->role < 0 ? LESSON_ROLE_CLIENT : c->role];
@@ -74,15 +121,59 @@ static double check_mode_value(const struct lesson_check *c, const struct check_
         return (double)rf->requests;
     case LESSON_METRIC_BYTES:
         return (double)rf->bytes;
+    case LESSON_METRIC_SYSCR:
+        return (double)rf->syscr;
+    case LESSON_METRIC_SYSCW:
+        return (double)rf->syscw;
+    case LESSON_METRIC_PROCS:
+        return (double)rf->peak_procs;
     default:
-        return (double)rf->calls[c->call];
+        return check_calls(c, rf);
     }
+}
+
+/* rchar / syscr over the check's modes: a ratio of sums, not a sum of ratios. */
+static double check_read_size(const struct lesson_check *c, const struct check_facts *facts)
+{
+    double rchar = 0, syscr = 0;
+    for (size_t i = 0; i < facts->nmodes; i++) {
+        const struct check_mode_facts *f = &facts->modes[i];
+        if (c->mode >= 0 && f->mode != c->mode)
+            continue;
+        const struct check_role_facts *rf = &f->roles[c->role < 0 ? LESSON_ROLE_CLIENT : c->role];
+        rchar += (double)rf->rchar;
+        syscr += (double)rf->syscr;
+    }
+    return syscr > 0 ? rchar / syscr : 0;
+}
+
+bool check_monotonic(const struct lesson_check *check)
+{
+    return check->metric != LESSON_METRIC_READ_SIZE && check->metric != LESSON_METRIC_EXIT;
+}
+
+/* Whether the verdict is final (see struct check_result). */
+static bool check_decided(const struct lesson_check *c, const struct check_result *r,
+                          const struct check_observed *obs, bool over)
+{
+    if (over)
+        return true;
+    if (c->within > 0 && r->seconds >= c->within)
+        return true;
+    if (c->metric == LESSON_METRIC_EXIT)
+        return obs && obs->seen;
+    if (!check_monotonic(c))
+        return false;
+    if (c->has_max && r->value > c->max)
+        return true; /* passed the maximum: it can only grow */
+    /* A minimum reached is final only without a maximum, which must hold to the end. */
+    return c->has_min && !c->has_max && r->value >= c->min;
 }
 
 int check_eval(const struct lesson_check *check, const struct check_facts *facts,
                struct check_result *out)
 {
-    if ((unsigned)check->metric > LESSON_METRIC_CALLS || check->role >= LESSON_NROLES ||
+    if ((unsigned)check->metric > LESSON_METRIC_PROCS || check->role >= LESSON_NROLES ||
         (check->metric == LESSON_METRIC_CALLS && check->call >= IOLAB_NCALLS))
         return -EINVAL;
     double value = 0, seconds = 0;
@@ -92,6 +183,16 @@ int check_eval(const struct lesson_check *check, const struct check_facts *facts
             continue;
         value += check_mode_value(check, f);
         seconds += f->seconds;
+    }
+    if (check->metric == LESSON_METRIC_READ_SIZE)
+        value = check_read_size(check, facts);
+    if (check->metric == LESSON_METRIC_PROCS) { /* a maximum over the modes, not a sum */
+        value = 0;
+        for (size_t i = 0; i < facts->nmodes; i++)
+            if (check->mode < 0 || facts->modes[i].mode == check->mode) {
+                double v = check_mode_value(check, &facts->modes[i]);
+                value = v > value ? v : value;
+            }
     }
     bool holds = (!check->has_min || value >= check->min) &&
                  (!check->has_max || (value <= check->max && seconds > 0));
@@ -104,30 +205,68 @@ size_t check_eval_all(const struct lesson_scenario *sc, const struct check_facts
 {
     size_t holding = 0;
     for (size_t i = 0; i < sc->nchecks; i++) {
-        if (check_eval(&sc->checks[i], facts, &results[i]) < 0)
+        const struct lesson_check *c = &sc->checks[i];
+        const struct check_observed *obs = facts->observed ? &facts->observed[i] : NULL;
+        if (c->metric == LESSON_METRIC_EXIT || c->metric == LESSON_METRIC_OUTPUT) {
+            /* Figures the grader observed itself; the mode's seconds say whether it ran. */
+            struct check_result r = {0};
+            struct lesson_check timed = *c;
+            timed.metric = LESSON_METRIC_SECONDS;
+            check_eval(&timed, facts, &r);
+            r.value = obs ? obs->value : 0;
+            if (c->metric == LESSON_METRIC_EXIT) {
+                r.holds = obs && obs->seen && (int)r.value == c->status;
+                if (!obs || !obs->seen)
+                    r.value = -1; /* not exited (yet) */
+            } else
+                r.holds = (!c->has_min || r.value >= c->min) &&
+                          (!c->has_max || (r.value <= c->max && r.seconds > 0));
+            results[i] = r;
+        } else if (check_eval(c, facts, &results[i]) < 0) {
             results[i] = (struct check_result){0};
+        }
+        results[i].decided = check_decided(c, &results[i], obs, facts->over);
         holding += results[i].holds;
     }
     return holding;
+}
+
+/* A check's fd_kind or fd_to (kind + 1) as a word. */
+static const char *check_fd_name(unsigned k)
+{
+    return k >= 1 && k <= IOLAB_NFDKINDS ? iolab_fd_kind_name[k - 1] : "?";
 }
 
 int check_describe(const struct lesson_check *check, const struct lesson_scenario *sc,
                    const struct check_result *r, char *buf, size_t len)
 {
     char unit[64];
-    if (check->metric == LESSON_METRIC_CALLS)
+    if (check->metric == LESSON_METRIC_CALLS && check->fd_kind)
+        snprintf(unit, sizeof unit, "%s calls on a %s%s%s",
+                 check->call < IOLAB_NCALLS ? iolab_call_info[check->call].label : "?",
+                 check_fd_name(check->fd_kind), check->fd_to ? " to a " : "",
+                 check->fd_to ? check_fd_name(check->fd_to) : "");
+    else if (check->metric == LESSON_METRIC_CALLS)
         snprintf(unit, sizeof unit, "%s calls",
                  check->call < IOLAB_NCALLS ? iolab_call_info[check->call].label : "?");
     else
-        snprintf(unit, sizeof unit, "%s",
-                 (unsigned)check->metric < CHECK_NMETRICS ? check_metrics[check->metric].unit
-                                                          : "?");
+        snprintf(unit, sizeof unit, "%s", check_unit(check->metric));
     /* The scope: the check's mode, every mode together, or nothing when there are no modes. */
     char scope[64] = "";
     if (check->mode >= 0 && sc && (size_t)check->mode < sc->nmodes)
         snprintf(scope, sizeof scope, "%s: ", sc->modes[check->mode].id);
     else if (!sc || sc->nmodes > 1)
         snprintf(scope, sizeof scope, "all modes: ");
+    if (check->metric == LESSON_METRIC_EXIT) {
+        const char *who = sc && check->program >= 0 && (size_t)check->program < sc->nprograms
+                              ? sc->programs[check->program].name
+                              : "the program";
+        if (r->value < 0)
+            return snprintf(buf, len, "%s%s has not exited yet (expected status %d)", scope, who,
+                            check->status);
+        return snprintf(buf, len, "%s%s exited with status %.0f, expected %d", scope, who, r->value,
+                        check->status);
+    }
     /* Seconds get one decimal so that progress visibly moves; counts are whole numbers. */
     bool secs = check->metric == LESSON_METRIC_SECONDS;
     if (!check->has_max)
@@ -142,4 +281,32 @@ int check_describe(const struct lesson_check *check, const struct lesson_scenari
     return snprintf(buf, len,
                     secs ? "%s%.1f %s, between %g and %g" : "%s%.0f %s, between %g and %g", scope,
                     r->value, unit, check->min, check->max);
+}
+
+/* "2.0 s" of the check's mode, for the sentences below. */
+static int check_explain_time(const struct check_result *r, char *buf, size_t len)
+{
+    return snprintf(buf, len, " in %.1f s", r->seconds);
+}
+
+int check_explain(const struct lesson_check *check, const struct lesson_scenario *sc,
+                  const struct check_result *r, char *buf, size_t len)
+{
+    char seen[256], when[64] = "", limit[96] = "";
+    check_describe(check, sc, r, seen, sizeof seen);
+    if (check->metric != LESSON_METRIC_EXIT && r->seconds >= 0.05)
+        check_explain_time(r, when, sizeof when);
+    if (check->within > 0 && !r->holds && r->seconds >= check->within) {
+        const char *who = "";
+        char name[64] = "";
+        if (check->program >= 0 && sc && (size_t)check->program < sc->nprograms) {
+            snprintf(name, sizeof name, " from %s", sc->programs[check->program].name);
+            who = name;
+        }
+        snprintf(limit, sizeof limit, "; not within %g s%s", check->within, who);
+    }
+    if (r->holds)
+        return snprintf(buf, len, "%s%s", seen, when);
+    return snprintf(buf, len, "%s%s%s%s%s", seen, when, limit, check->fail ? ": " : "",
+                    check->fail ? check->fail : "");
 }

@@ -23,17 +23,29 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-/* Parses "seconds", "requests", "bytes" or "calls:LABEL" (call set for the last). 0, -EINVAL. */
+/* Parses "seconds", "requests", "bytes", "calls:LABEL" (call set for the last), or an exercise
+   metric: "exit", "output", "syscr", "syscw", "bytes_per_syscr", "peak_procs". 0, -EINVAL. */
 int check_metric_parse(const char *name, enum lesson_metric *metric, unsigned *call);
 
 /* Every metric name check_metric_parse() accepts, by index from 0; NULL past the last. The
  * loader uses it to suggest a spelling. buf holds the result. */
 const char *check_metric_name(size_t i, char *buf, size_t len);
 
+/*
+ * Parses a check's "fd" for call `call`: a kind ("file", "socket", "pipe", "other") or, for a
+ * call between two descriptors (sendfile, splice, copy_file_range), "SOURCE>DESTINATION".
+ * Sets c->fd_kind and c->fd_to. 0; -EINVAL for an unknown kind (why says what is known);
+ * -ENOTSUP for a call not counted by descriptor, or a pair on a one-descriptor call.
+ */
+int check_fd_parse(const char *text, unsigned call, struct lesson_check *c);
+
 struct check_role_facts {
     uint64_t requests;            /* requests completed (iolab_app.requests summed) */
     uint64_t bytes;               /* payload bytes delivered (iolab_app.bytes summed) */
     uint64_t calls[IOLAB_NCALLS]; /* counted calls by enum iolab_call_id */
+    uint64_t syscr, syscw, rchar; /* the kernel's /proc/PID/io figures */
+    uint32_t peak_procs;          /* most processes seen at once (not a sum: a maximum) */
+    struct iolab_fdsplit fd;      /* the same by kind of descriptor (a check's "fd") */
 };
 
 struct check_mode_facts {
@@ -42,22 +54,36 @@ struct check_mode_facts {
     struct check_role_facts roles[LESSON_NROLES];
 };
 
+/* What the grader saw of a program beyond the counters, per check (exit and output checks):
+   lines that matched, or the exit status. */
+struct check_observed {
+    double value; /* output: matching lines; exit: the status */
+    bool seen;    /* exit: the program has exited (in the check's mode) */
+};
+
 struct check_facts {
     const struct check_mode_facts *modes;
     size_t nmodes;
+    const struct check_observed *observed; /* one per check of the scenario, or NULL */
+    bool over;                             /* the run is over: every check is decided */
 };
 
 struct check_result {
     bool holds;     /* the bounds hold (and, with a maximum, the mode has run) */
     double value;   /* the figure measured so far */
     double seconds; /* how long the check's mode (or every mode) has run */
+    /* The verdict cannot change any more: a count reached its minimum or passed its maximum, a
+       program exited, the check's "within" ran out, or the run is over. Deciding early lets a
+       check end as soon as its figure is known. */
+    bool decided;
 };
 
 /* Evaluates one check. 0, or -EINVAL when the check's metric or role is out of range. */
 int check_eval(const struct lesson_check *check, const struct check_facts *facts,
                struct check_result *out);
 
-/* Evaluates every check of a scenario into results[sc->nchecks]; returns how many hold. */
+/* Evaluates every check of a scenario into results[sc->nchecks]; returns how many hold. Exit and
+   output checks read facts->observed[i]. */
 size_t check_eval_all(const struct lesson_scenario *sc, const struct check_facts *facts,
                       struct check_result *results);
 
@@ -65,5 +91,15 @@ size_t check_eval_all(const struct lesson_scenario *sc, const struct check_facts
    calls, at most 0". sc names the mode. Returns snprintf's. */
 int check_describe(const struct lesson_check *check, const struct lesson_scenario *sc,
                    const struct check_result *r, char *buf, size_t len);
+
+/* Whether a check's metric only grows (counts, seconds): then a minimum reached or a maximum
+   passed is final. */
+bool check_monotonic(const struct lesson_check *check);
+
+/* The sentence of a check that is decided and does not hold, for the learner: what was expected,
+   what was seen with its figure, the time limit when there is one, and the check's "fail" (where
+   to look). "yours: 0 of 20 requests in 2.0 s; expected at least 20 within 2 s: see TODO 1". */
+int check_explain(const struct lesson_check *check, const struct lesson_scenario *sc,
+                  const struct check_result *r, char *buf, size_t len);
 
 #endif

@@ -7,10 +7,12 @@
  * pack, the markers generate a starter (exercise/starter.h) with at least one TODO in all, and
  * the learner's program is one of the step's. The UI half is ui/stepview_exercise.c.
  */
+#include "check_load.h"
 #include "exercise/starter.h"
 #include "kind.h"
 #include "load.h"
 
+#include <regex.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
@@ -21,11 +23,12 @@
 
 #define EXERCISE_MAX_FILE (1 << 20) /* a source this large is a mistake */
 
-enum { EX_DIR, EX_FILES, EX_SOURCES, EX_BUILD, EX_HINTS, EX_LEARNER, EX_NFIELDS };
+enum { EX_DIR, EX_FILES, EX_SOURCES, EX_BUILD, EX_HINTS, EX_LEARNER, EX_SANITIZE, EX_NFIELDS };
 static const struct load_field kind_exercise_fields[] = {
     [EX_DIR] = {"dir", LOAD_STRING, 1},          [EX_FILES] = {"workspace", LOAD_STRINGS, 1},
     [EX_SOURCES] = {"sources", LOAD_STRINGS, 0}, [EX_BUILD] = {"build", LOAD_STRINGS, 0},
     [EX_HINTS] = {"hints", LOAD_STRINGS, 0},     [EX_LEARNER] = {"learner", LOAD_STRING, 1},
+    [EX_SANITIZE] = {"sanitize", LOAD_BOOL, 0},
 };
 
 /* A name inside the exercise directory: no path, no dot-file. */
@@ -148,6 +151,8 @@ static void kind_exercise_parse(struct load *ld, const cJSON *const *f, struct l
                       "{sources}).");
     }
     ex->hints = load_strv(ld, f[EX_HINTS], &ex->nhints);
+    ex->sanitize = f[EX_SANITIZE] && cJSON_IsTrue(f[EX_SANITIZE]);
+
     if (f[EX_LEARNER] && ex->sc) {
         size_t p = 0;
         while (p < ex->sc->nprograms &&
@@ -160,6 +165,73 @@ static void kind_exercise_parse(struct load *ld, const cJSON *const *f, struct l
                       f[EX_LEARNER]->valuestring);
         ex->learner = p;
     }
+}
+
+enum { XK_PROGRAM, XK_MATCH, XK_STATUS, XK_WITHIN, XK_FAIL };
+
+void check_load_extra(struct load *ld, const cJSON *obj, const cJSON *const *f,
+                      const struct lesson_scenario *sc, struct lesson_check *c, int metric_ok)
+{
+    bool exit = metric_ok && c->metric == LESSON_METRIC_EXIT;
+    bool output = metric_ok && c->metric == LESSON_METRIC_OUTPUT;
+    if (f[XK_PROGRAM]) {
+        const char *name = f[XK_PROGRAM]->valuestring;
+        size_t p = 0;
+        while (p < sc->nprograms && strcmp(sc->programs[p].name, name))
+            p++;
+        if (p == sc->nprograms)
+            load_diag(ld, f[XK_PROGRAM], 0,
+                      "this check reads program \"%s\", which this step does not have; name one "
+                      "of its \"programs\".",
+                      name);
+        else
+            c->program = (int)p;
+        if (metric_ok && !exit && !output)
+            load_diag(ld, f[XK_PROGRAM], 0,
+                      "\"program\" is for the exit and output metrics; this check reads a role's "
+                      "figures (\"role\").");
+    } else if (exit || output) {
+        load_diag(ld, obj, 0, "an %s check needs \"program\": the name of the program it reads.",
+                  exit ? "exit" : "output");
+    }
+    if (f[XK_MATCH]) {
+        c->match = load_strdup(ld, f[XK_MATCH]->valuestring);
+        regex_t re;
+        int rc = regcomp(&re, f[XK_MATCH]->valuestring, REG_EXTENDED | REG_NOSUB);
+        if (rc != 0) {
+            char why[128];
+            regerror(rc, &re, why, sizeof why);
+            load_diag(ld, f[XK_MATCH], 0, "\"match\" is not an extended regular expression: %s.",
+                      why);
+        } else {
+            regfree(&re);
+        }
+        if (metric_ok && !output)
+            load_diag(ld, f[XK_MATCH], 0, "\"match\" is for the output metric.");
+    } else if (output) {
+        load_diag(ld, obj, 0,
+                  "an output check needs \"match\": a pattern the program's lines must match.");
+    }
+    if (f[XK_STATUS]) {
+        double v = f[XK_STATUS]->valuedouble;
+        c->has_status = true;
+        c->status = (int)v;
+        if (v < 0 || v > 255 || v != (double)(int)v)
+            load_diag(ld, f[XK_STATUS], 0,
+                      "\"status\" is an exit status, a whole number from 0 "
+                      "to 255.");
+        if (metric_ok && !exit)
+            load_diag(ld, f[XK_STATUS], 0, "\"status\" is for the exit metric.");
+    } else if (exit) {
+        load_diag(ld, obj, 0, "an exit check needs \"status\": the exit status it wants.");
+    }
+    if (f[XK_WITHIN]) {
+        c->within = f[XK_WITHIN]->valuedouble;
+        if (!(c->within > 0) || c->within > 3600)
+            load_diag(ld, f[XK_WITHIN], 0, "\"within\" is a number of seconds above 0.");
+    }
+    if (f[XK_FAIL])
+        c->fail = load_strdup(ld, f[XK_FAIL]->valuestring);
 }
 
 static void kind_exercise_strv_free(char **v, size_t n)

@@ -5,6 +5,7 @@
  * ui/stepview_run.c.
  */
 #include "check.h"
+#include "check_load.h"
 #include "kind.h"
 #include "load.h"
 
@@ -15,7 +16,16 @@
 #define LOAD_MAX_SECONDS     3600
 #define LOAD_DEFAULT_SECONDS 10
 
-enum { PROG_NAME, PROG_ROLE, PROG_PROGRAM, PROG_ARGS, PROG_READY, PROG_INTERACTIVE, PROG_NFIELDS };
+enum {
+    PROG_NAME,
+    PROG_ROLE,
+    PROG_PROGRAM,
+    PROG_ARGS,
+    PROG_READY,
+    PROG_INTERACTIVE,
+    PROG_FAULTS,
+    PROG_NFIELDS
+};
 static const struct load_field load_program_fields[] = {
     [PROG_NAME] = {"name", LOAD_STRING, 1},
     [PROG_ROLE] = {"role", LOAD_STRING, 1},
@@ -23,6 +33,7 @@ static const struct load_field load_program_fields[] = {
     [PROG_ARGS] = {"args", LOAD_STRINGS, 0},
     [PROG_READY] = {"ready", LOAD_STRING, 0},
     [PROG_INTERACTIVE] = {"interactive", LOAD_BOOL, 0},
+    [PROG_FAULTS] = {"faults", LOAD_OBJECT, 0},
 };
 
 enum { MODE_ID, MODE_TITLE, MODE_TEXT, MODE_KEY, MODE_PROGRAM, MODE_ARGS, MODE_NFIELDS };
@@ -38,11 +49,23 @@ static const struct load_field load_file_fields[] = {
     [FILE_SIZE] = {"size", LOAD_SIZE, 1},
 };
 
-enum { CHECK_TEXT, CHECK_MODE, CHECK_METRIC, CHECK_ROLE, CHECK_MIN, CHECK_MAX, CHECK_NFIELDS };
+enum {
+    CHECK_TEXT,
+    CHECK_MODE,
+    CHECK_METRIC,
+    CHECK_ROLE,
+    CHECK_MIN,
+    CHECK_MAX,
+    CHECK_FD,
+    CHECK_NFIELDS
+};
 static const struct load_field load_check_fields[] = {
     [CHECK_TEXT] = {"text", LOAD_STRING, 1},     [CHECK_MODE] = {"mode", LOAD_STRING, 0},
     [CHECK_METRIC] = {"metric", LOAD_STRING, 1}, [CHECK_ROLE] = {"role", LOAD_STRING, 0},
     [CHECK_MIN] = {"min", LOAD_NUMBER, 0},       [CHECK_MAX] = {"max", LOAD_NUMBER, 0},
+    [CHECK_FD] = {"fd", LOAD_STRING, 0},
+    /* The exercise keys (program, match, status, within, fail): check_load_extra(). */
+    CHECK_EXTRA_FIELDS,
 };
 
 enum { EXPECT_TEXT, EXPECT_LEFT, EXPECT_OP, EXPECT_RIGHT, EXPECT_VALUE, EXPECT_NFIELDS };
@@ -105,6 +128,49 @@ int load_role(struct load *ld, const cJSON *v, enum lesson_role *out)
     return -EINVAL;
 }
 
+/*
+ * A program's "faults": {"short": P, "eintr": P, "eagain": P, "seed": N}, each probability from
+ * 0 to 1 (0 or absent: never), the seed a whole number (default 1). Returns the value of
+ * IOLAB_FAULTS for the shim (iolab_counters.h), or NULL when nothing would be injected.
+ */
+enum { FAULT_SHORT, FAULT_EINTR, FAULT_EAGAIN, FAULT_SEED, FAULT_NFIELDS };
+static const struct load_field load_fault_fields[] = {
+    [FAULT_SHORT] = {"short", LOAD_NUMBER, 0},
+    [FAULT_EINTR] = {"eintr", LOAD_NUMBER, 0},
+    [FAULT_EAGAIN] = {"eagain", LOAD_NUMBER, 0},
+    [FAULT_SEED] = {"seed", LOAD_INT, 0},
+};
+
+static char *load_faults(struct load *ld, const cJSON *obj)
+{
+    const cJSON *f[FAULT_NFIELDS];
+    if (load_fields(ld, obj, load_fault_fields, FAULT_NFIELDS, "\"faults\"", NULL, f))
+        return NULL;
+    double p[3] = {0, 0, 0};
+    for (int i = FAULT_SHORT; i <= FAULT_EAGAIN; i++) {
+        if (!f[i])
+            continue;
+        p[i] = f[i]->valuedouble;
+        if (!(p[i] >= 0 && p[i] < 1))
+            load_diag(ld, f[i], 0,
+                      "\"%s\" is a probability from 0 up to (not including) 1, such as 0.25.",
+                      load_fault_fields[i].name);
+    }
+    double seed = f[FAULT_SEED] ? f[FAULT_SEED]->valuedouble : 1;
+    if (seed < 0 || seed > 4294967295.0)
+        load_diag(ld, f[FAULT_SEED], 0, "\"seed\" is a whole number from 0 to 4294967295.");
+    if (p[0] <= 0 && p[1] <= 0 && p[2] <= 0) {
+        load_diag(ld, obj, 0,
+                  "\"faults\" injects nothing; give \"short\", \"eintr\" or \"eagain\" a "
+                  "probability above 0, or remove it.");
+        return NULL;
+    }
+    char buf[128];
+    snprintf(buf, sizeof buf, "short=%.6f,eintr=%.6f,eagain=%.6f,seed=%.0f", p[0], p[1], p[2],
+             seed);
+    return load_strdup(ld, buf);
+}
+
 static void load_programs(struct load *ld, const cJSON *arr, struct lesson_scenario *sc)
 {
     size_t n = (size_t)cJSON_GetArraySize(arr);
@@ -143,6 +209,8 @@ static void load_programs(struct load *ld, const cJSON *arr, struct lesson_scena
         p->args = load_strv(ld, f[PROG_ARGS], &p->nargs);
         p->ready = f[PROG_READY] ? load_strdup(ld, f[PROG_READY]->valuestring) : NULL;
         p->interactive = f[PROG_INTERACTIVE] && cJSON_IsTrue(f[PROG_INTERACTIVE]);
+        if (f[PROG_FAULTS])
+            p->faults = load_faults(ld, f[PROG_FAULTS]);
         i++;
     }
     free(names);
@@ -375,6 +443,34 @@ static void load_check_bounds(struct load *ld, const cJSON *obj, const cJSON *mi
     }
 }
 
+/* A check's "fd": which kind of descriptor its calls count (check_fd_parse). */
+static void load_check_fd(struct load *ld, const cJSON *v, struct lesson_check *c)
+{
+    if (c->metric != LESSON_METRIC_CALLS) {
+        load_diag(ld, v, 0, "\"fd\" applies to calls:NAME metrics only; remove it.");
+        return;
+    }
+    int r = check_fd_parse(v->valuestring, c->call, c);
+    if (r == -EINVAL)
+        load_diag(ld, v, 0,
+                  "\"%s\" is not a kind of descriptor; use file, socket, pipe or other (or "
+                  "SOURCE>DESTINATION, such as file>socket, for sendfile, splice and "
+                  "copy_file_range).",
+                  v->valuestring);
+    else if (r == -ENOTSUP && strchr(v->valuestring, '>') && iolab_split_one_index(c->call) >= 0)
+        load_diag(ld, v, 0,
+                  "%s has one descriptor: name its kind alone (\"file\"), not a pair; a pair "
+                  "is for sendfile, splice and copy_file_range.",
+                  iolab_call_info[c->call].label);
+    else if (r == -ENOTSUP)
+        load_diag(ld, v, 0,
+                  "%s is not counted by kind of descriptor; \"fd\" works with the read and "
+                  "write families (read, write, readv, writev, pread64, pwrite64, preadv, "
+                  "pwritev, sendto, sendmsg, recvfrom, recvmsg) and with sendfile, splice and "
+                  "copy_file_range.",
+                  iolab_call_info[c->call].label);
+}
+
 static void load_checks(struct load *ld, const cJSON *arr, struct lesson_scenario *sc)
 {
     size_t n = (size_t)cJSON_GetArraySize(arr);
@@ -386,10 +482,10 @@ static void load_checks(struct load *ld, const cJSON *arr, struct lesson_scenari
     const cJSON *obj;
     cJSON_ArrayForEach(obj, arr)
     {
-        const cJSON *f[CHECK_NFIELDS];
+        const cJSON *f[CHECK_NFIELDS + CHECK_NEXTRA];
         struct lesson_check *c = &sc->checks[sc->nchecks++];
-        *c = (struct lesson_check){.mode = -1, .role = -1};
-        load_fields(ld, obj, load_check_fields, CHECK_NFIELDS, "a check", NULL, f);
+        *c = (struct lesson_check){.mode = -1, .role = -1, .program = -1};
+        load_fields(ld, obj, load_check_fields, CHECK_NFIELDS + CHECK_NEXTRA, "a check", NULL, f);
         c->text = load_strdup(ld, f[CHECK_TEXT] ? f[CHECK_TEXT]->valuestring : "");
         int metric_ok = 0;
         if (f[CHECK_METRIC])
@@ -399,7 +495,11 @@ static void load_checks(struct load *ld, const cJSON *arr, struct lesson_scenari
         if (f[CHECK_ROLE])
             load_check_role(ld, f[CHECK_ROLE], sc, c, metric_ok);
         if (cJSON_IsObject(obj))
+            check_load_extra(ld, obj, f + CHECK_NFIELDS, sc, c, metric_ok);
+        if (cJSON_IsObject(obj) && !(metric_ok && c->metric == LESSON_METRIC_EXIT))
             load_check_bounds(ld, obj, f[CHECK_MIN], f[CHECK_MAX], c);
+        if (f[CHECK_FD] && metric_ok)
+            load_check_fd(ld, f[CHECK_FD], c);
     }
 }
 
@@ -571,6 +671,7 @@ static void kind_run_free(void *data)
         free(p->path);
         kind_run_strv_free(p->args, p->nargs);
         free(p->ready);
+        free(p->faults);
     }
     free(sc->programs);
     for (size_t i = 0; i < sc->nmodes; i++) {
@@ -585,8 +686,11 @@ static void kind_run_free(void *data)
     for (size_t i = 0; i < sc->nfiles; i++)
         free(sc->files[i].name);
     free(sc->files);
-    for (size_t i = 0; i < sc->nchecks; i++)
+    for (size_t i = 0; i < sc->nchecks; i++) {
         free(sc->checks[i].text);
+        free(sc->checks[i].match);
+        free(sc->checks[i].fail);
+    }
     free(sc->checks);
     for (size_t i = 0; i < sc->nexpects; i++)
         free(sc->expects[i].text);

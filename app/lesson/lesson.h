@@ -53,6 +53,8 @@ struct lesson_program {
     size_t nargs;
     char *ready;      /* a server is ready when a line of its output contains this; NULL: at once */
     bool interactive; /* the learner may type into its stdin in the TUI */
+    char *faults;     /* "faults": IOLAB_FAULTS for the shim ("short=0.25,eintr=0.05,eagain=0,
+                         seed=7"), NULL without fault injection */
 };
 
 struct lesson_mode {
@@ -63,8 +65,10 @@ struct lesson_mode {
     size_t program; /* index in lesson_scenario.programs of the program it changes */
     char **args;    /* appended to that program's arguments while the mode is active */
     size_t nargs;
-    char *path; /* the executable that program runs in this mode; NULL: its own (an
-                   exercise's "yours" and "reference" modes set it) */
+    char *path;     /* the executable that program runs in this mode; NULL: its own (an
+                       exercise's "yours" and "reference" modes set it) */
+    bool sanitized; /* path was built with AddressSanitizer (an exercise's "sanitize"): it runs
+                       without an address-space limit, with ASAN_OPTIONS set */
 };
 
 /* A file created in the work directory before the programs start, with deterministic content
@@ -80,6 +84,13 @@ enum lesson_metric {
     LESSON_METRIC_REQUESTS, /* requests the demos published as completed */
     LESSON_METRIC_BYTES,    /* payload bytes the demos published as delivered */
     LESSON_METRIC_CALLS,    /* counted calls of one label: "calls:NAME" */
+    /* Exercise checks (grade.h feeds them): */
+    LESSON_METRIC_EXIT,      /* "exit": a program's exit status, equal to the check's "status" */
+    LESSON_METRIC_OUTPUT,    /* "output": lines of a program's output that match "match" */
+    LESSON_METRIC_SYSCR,     /* "syscr": read-family system calls, as the kernel counts them */
+    LESSON_METRIC_SYSCW,     /* "syscw": write-family system calls, likewise */
+    LESSON_METRIC_READ_SIZE, /* "bytes_per_syscr": the kernel's rchar / syscr: bytes per read */
+    LESSON_METRIC_PROCS,     /* "peak_procs": most processes of the role seen at once */
 };
 
 /*
@@ -96,6 +107,16 @@ struct lesson_check {
     int role;                  /* enum lesson_role whose figures count; -1: the default (check.h) */
     bool has_min, has_max;     /* at least one is set */
     double min, max;           /* holds when min <= value (has_min) and value <= max (has_max) */
+    unsigned fd_kind; /* "fd": 0 any descriptor, else enum iolab_fd_kind + 1 (calls only) */
+    unsigned fd_to;   /* "fd": "src>dst": 0 any destination, else its kind + 1 */
+    /* Exercise checks (see lessons/README.md): */
+    int program;     /* "program": index of the program an exit/output check reads; -1: none */
+    char *match;     /* "match": the extended regular expression an output line must match */
+    bool has_status; /* "status": the exit status an exit check wants */
+    int status;
+    double within; /* "within": seconds the check has to hold, counted from its mode's start;
+                      0: the whole run. Past it the check is decided: failed. */
+    char *fail;    /* "fail": where to look when it fails ("see TODO 2 in main()"), or NULL */
 };
 
 /* A figure of one mode that an expected outcome compares (grade/expect.h computes them). */
@@ -292,6 +313,7 @@ struct lesson_exercise {
     size_t nhints;
     size_t learner; /* index of the learner's program in sc->programs */
     size_t ntodos;  /* TODO markers over all files (at least one) */
+    bool sanitize;  /* "sanitize": built with -fsanitize=address,undefined too, and run so */
 };
 
 /* The exercise of a step, or NULL when its kind has none. */

@@ -208,6 +208,7 @@ static void sampler_raw_add(struct sampler_raw *a, const struct sampler_raw *b)
     a->page.uring_enters += b->page.uring_enters;
     for (unsigned h = 0; h < IOLAB_HIST_BUCKETS; h++)
         a->page.hist[h] += b->page.hist[h];
+    tally_fd_add(&a->page.fd, &b->page.fd);
 }
 
 /* Calls the kernel counts in syscr / syscw, to set the library counts beside them. */
@@ -306,6 +307,7 @@ static void sampler_figures(struct sampler *s, struct snapshot_figures *f,
         f->lib_reads += now->page.calls[sampler_read_family[i]].count;
     for (size_t i = 0; i < sizeof sampler_write_family / sizeof *sampler_write_family; i++)
         f->lib_writes += now->page.calls[sampler_write_family[i]].count;
+    f->fd = now->page.fd;
     f->requests = now->page.requests;
     f->app_bytes = now->page.bytes;
     f->conns_opened = now->page.conns_opened;

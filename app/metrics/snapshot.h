@@ -97,6 +97,8 @@ struct snapshot_figures {
     double app_bytes_rate;                  /* bytes/s over the last tick */
     struct snapshot_latency latency_recent; /* over the last SNAPSHOT_RECENT_S seconds or so */
     struct snapshot_latency latency_total;  /* since the scenario started */
+    struct iolab_fdsplit fd; /* counter page: read/write-family calls by kind of descriptor and
+                                the faults injected (IOLAB_FAULTS), cumulative like calls[] */
     /* How fresh the /proc figures above are (cpu, ctx, io, rss, threads): the sampler reads a
        budgeted slice of the processes and threads each tick (sampler.h), so past about a hundred
        some figures are older than the tick. */

@@ -32,6 +32,9 @@ static uint64_t tally_take(const uint64_t *field, bool *forged)
     return 0;
 }
 
+/* struct iolab_fdsplit is a run of uint64_t counters, summed as one array. */
+#define TALLY_FD_FIELDS (sizeof(struct iolab_fdsplit) / sizeof(uint64_t))
+
 static void tally_scan(const struct iolab_page *page, uint32_t nslots, uint32_t prog, uint32_t run,
                        struct tally_totals *out)
 {
@@ -66,6 +69,10 @@ static void tally_scan(const struct iolab_page *page, uint32_t nslots, uint32_t 
         out->uring_submissions += tally_take(&s->app.uring_submissions, f);
         out->uring_completions += tally_take(&s->app.uring_completions, f);
         out->uring_enters += tally_take(&s->app.uring_enters, f);
+        const uint64_t *from = (const uint64_t *)&s->fd;
+        uint64_t *to = (uint64_t *)&out->fd;
+        for (size_t k = 0; k < TALLY_FD_FIELDS; k++)
+            to[k] += tally_take(&from[k], f);
     }
 }
 
@@ -96,4 +103,12 @@ uint32_t tally_overflow(const struct iolab_page *page)
         return 0;
     return __atomic_load_n(&page->overflow_claims, __ATOMIC_RELAXED) +
            __atomic_load_n(&page->moves_broken, __ATOMIC_RELAXED);
+}
+
+void tally_fd_add(struct iolab_fdsplit *a, const struct iolab_fdsplit *b)
+{
+    uint64_t *to = (uint64_t *)a;
+    const uint64_t *from = (const uint64_t *)b;
+    for (size_t k = 0; k < TALLY_FD_FIELDS; k++)
+        to[k] += from[k];
 }

@@ -26,8 +26,9 @@ struct tally_totals {
     uint64_t hist[IOLAB_HIST_BUCKETS];
     /* io_uring figures the demos publish themselves (the shim cannot see inside a ring) */
     uint64_t uring_submissions, uring_completions, uring_enters;
-    uint32_t slots;     /* slots that contributed (live, dead and retired threads' slots) */
-    uint32_t max_run;   /* highest run seen among them */
+    struct iolab_fdsplit fd; /* calls by kind of descriptor, injected faults */
+    uint32_t slots;          /* slots that contributed (live, dead and retired threads' slots) */
+    uint32_t max_run;        /* highest run seen among them */
     uint32_t unsettled; /* 1 when moves kept overlapping the read: a move may count 0 or 2 times */
     bool forged;        /* values no shim writes were found (and left out): the figures are wrong */
 };
@@ -46,5 +47,8 @@ void tally_sum(const struct iolab_page *page, uint32_t nslots, uint32_t prog, ui
  * short by SIGKILL (one field may count twice).
  */
 uint32_t tally_overflow(const struct iolab_page *page);
+
+/* a += b, field by field, for the per-descriptor counts and faults. */
+void tally_fd_add(struct iolab_fdsplit *a, const struct iolab_fdsplit *b);
 
 #endif

@@ -6,6 +6,7 @@
  * latency percentiles. The comparison view has one row per mode tried in this session.
  */
 #include "counterview.h"
+#include "human.h"
 #include "metrics/stats.h"
 #include "widgets.h"
 
@@ -48,6 +49,56 @@ static void counterview_calls(const struct snapshot_figures *f, const struct sna
         }
         out->id[k] = i;
         out->count[k] = n;
+    }
+}
+
+/*
+ * Where one call's counts since the base went, by kind of descriptor: "file 1,000  socket 24",
+ * or for a call between two descriptors "file>socket 10". Empty when the call is not split.
+ */
+static void counterview_split(const struct snapshot_figures *f, const struct snapshot_figures *base,
+                              unsigned call, char *buf, size_t len)
+{
+    size_t n = 0;
+    buf[0] = '\0';
+    int one = iolab_split_one_index(call), two = iolab_split_two_index(call);
+    for (int k = 0; k < IOLAB_NFDKINDS && (one >= 0 || two >= 0); k++)
+        for (int t = 0; t < (two >= 0 ? IOLAB_NFDKINDS : 1); t++) {
+            uint64_t now = one >= 0 ? f->fd.one[one][k] : f->fd.two[two][k][t];
+            uint64_t was = !base ? 0 : one >= 0 ? base->fd.one[one][k] : base->fd.two[two][k][t];
+            uint64_t d = stats_delta(now, was);
+            char num[32];
+            if (!d || n + 1 >= len)
+                continue;
+            int w = two >= 0 ? snprintf(buf + n, len - n, "%s%s>%s %s", n ? "  " : "",
+                                        iolab_fd_kind_name[k], iolab_fd_kind_name[t],
+                                        human_count(d, num, sizeof num))
+                             : snprintf(buf + n, len - n, "%s%s %s", n ? "  " : "",
+                                        iolab_fd_kind_name[k], human_count(d, num, sizeof num));
+            n += w > 0 && (size_t)w < len - n ? (size_t)w : len - n - 1;
+        }
+}
+
+/* "injected: 312 short writes  5 EINTR" since the base, or "" when no fault was injected. */
+static void counterview_faults(const struct snapshot_figures *f,
+                               const struct snapshot_figures *base, char *buf, size_t len)
+{
+    static const char *const words[IOLAB_NFAULTS] = {
+        [IOLAB_FAULT_SHORT_READ] = "short reads",
+        [IOLAB_FAULT_SHORT_WRITE] = "short writes",
+        [IOLAB_FAULT_EINTR] = "EINTR",
+        [IOLAB_FAULT_EAGAIN] = "EAGAIN",
+    };
+    size_t n = 0;
+    buf[0] = '\0';
+    for (int i = 0; i < IOLAB_NFAULTS && n + 1 < len; i++) {
+        uint64_t d = stats_delta(f->fd.faults[i], base ? base->fd.faults[i] : 0);
+        char num[32];
+        if (!d)
+            continue;
+        int w = snprintf(buf + n, len - n, "%s%s %s",
+                         n ? "  " : "faults injected: ", human_count(d, num, sizeof num), words[i]);
+        n += w > 0 && (size_t)w < len - n ? (size_t)w : len - n - 1;
     }
 }
 
@@ -175,7 +226,14 @@ static int counterview_role(const struct screen_caps *c, const struct snapshot_f
                               v[j]);
         widgets_text(c, x, y + row, w, sc->count_rate > 0 ? A_NORMAL : screen_attr(SCREEN_DIM),
                      line);
+        /* The read and write families on a line of their own: which descriptors they used. */
+        counterview_split(f, base, calls.id[k], line, sizeof line);
+        if (line[0] && row + 1 < h)
+            widgets_printf(c, x, y + ++row, w, screen_attr(SCREEN_DIM), "    on %s", line);
     }
+    counterview_faults(f, base, line, sizeof line);
+    if (line[0] && row < h)
+        widgets_text(c, x + 2, y + row++, w - 2, screen_attr(SCREEN_BAD), line);
     if (calls.n == 0 && row < h)
         widgets_text(c, x + 2, y + row++, w - 2, screen_attr(SCREEN_DIM),
                      f->uncounted ? "not counted (static binary?): the kernel's totals are above"
@@ -365,6 +423,10 @@ static const char *const counterview_legend_lines[] = {
     "calls            calls since the current mode started (t: totals since the start)",
     "calls/s, bytes/s per second over the last sample; share: this call's part of all calls",
     "busy             threads inside this call on average (a call is booked when it returns)",
+    "on file 3  ...   the read and write families by kind of descriptor: file, socket, pipe,",
+    "                 other (terminals, devices, epoll, eventfd); file>socket: from one to other",
+    "faults injected  what the lesson's fault injection did to the program: lengths cut (short",
+    "                 reads and writes), EINTR and EAGAIN returned without making the call",
     "requests/s       what the load completed per second, as the demo published it",
     "latency p50/p99  half / 99 in 100 of the requests of the last seconds were at least as fast",
     "calls/req        comparison (c): the program under study's calls per completed request",

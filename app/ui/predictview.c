@@ -274,13 +274,17 @@ int predictview_foot_rows(const struct predictview *pv)
 }
 
 struct layout_rect predictview_draw_foot(struct predictview *pv, struct view_ctx *vc,
-                                         struct layout_rect r, const struct snapshot_mode_row *rows,
-                                         size_t nrows)
+                                         struct layout_rect r, int others,
+                                         const struct snapshot_mode_row *rows, size_t nrows)
 {
     if (!pv)
         return r;
-    int want = predictview_foot_rows(pv);
-    int h = want < r.h ? want : r.h;
+    /* The checks and outcomes above come first (they say what makes the step done); the
+       predictions take what they leave, and at least their heading and one line. */
+    int want = predictview_foot_rows(pv), share = r.h - others;
+    if (share < 2)
+        share = r.h < 2 ? r.h : 2;
+    int h = want < share ? want : share;
     struct layout_rect left = {r.x, r.y, r.w, r.h - h};
     const struct screen_caps *c = vc->caps;
     int y = r.y + r.h - h, end = r.y + r.h;

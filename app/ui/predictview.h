@@ -33,12 +33,13 @@ int predictview_key(struct predictview *pv, int key);
 /* Draws the question being asked over r (the counters pane); false when none is asked. */
 bool predictview_draw_ask(struct predictview *pv, struct view_ctx *c, struct layout_rect r);
 
-/* Rows wanted under the step's text, and drawing them at the bottom of r: returns what is left
-   of r above them. rows: the grader's per-mode rows. */
+/* Rows wanted under the step's text, and drawing them at the bottom of r, leaving others rows
+   above for the checks and outcomes when r has them: returns what is left of r above. rows:
+   the grader's per-mode rows. */
 int predictview_foot_rows(const struct predictview *pv);
 struct layout_rect predictview_draw_foot(struct predictview *pv, struct view_ctx *c,
-                                         struct layout_rect r, const struct snapshot_mode_row *rows,
-                                         size_t nrows);
+                                         struct layout_rect r, int others,
+                                         const struct snapshot_mode_row *rows, size_t nrows);
 
 /* After every snapshot: keeps a verdict that changed in the progress store. */
 void predictview_update(struct predictview *pv, const struct snapshot_mode_row *rows, size_t nrows);

@@ -27,6 +27,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/wait.h>
+#include <time.h>
 #include <unistd.h>
 
 #define EXVIEW_DEBOUNCE_MS 200
@@ -62,7 +63,31 @@ struct exview {
     bool closing;
     size_t hints; /* hints shown so far */
     bool solution, confirm_solution, confirm_reset;
+    bool pass_recorded, solution_recorded; /* in the progress record already */
 };
+
+/* Applies one event to the step's progress record ("exercise", exercise.h) and saves it. */
+static void exview_progress(struct exview *v, enum exercise_event ev)
+{
+    struct progress *p = v->c->progress;
+    if (!p)
+        return;
+    const char *pack = v->env.pack->id, *lesson = v->env.lesson->id, *step = v->env.step->id;
+    char json[512];
+    if (exercise_progress(progress_field_get(p, pack, lesson, step, "exercise"), ev,
+                          (long long)time(NULL), json, sizeof json) == 0 &&
+        progress_field_set(p, pack, lesson, step, "exercise", json) == 0)
+        view_save_progress(v->c);
+}
+
+/* The solution is on screen: recorded once. */
+static void exview_show_solution(struct exview *v)
+{
+    v->solution = true;
+    if (!v->solution_recorded)
+        exview_progress(v, EXERCISE_SOLUTION);
+    v->solution_recorded = true;
+}
 
 static void exview_rebuild(struct exview *v);
 
@@ -98,12 +123,11 @@ static void exview_ready(struct exview *v)
         keys_find(stepview_run.keys, '\r')->fn(v->rv, v->c, '\r', &(struct view_action){0});
 }
 
-static const char *const exview_default_command[] = {BUILD_DEFAULT_COMMAND, NULL};
-
 static int exview_start_build(struct exview *v, const char *src, build_done_fn done)
 {
+    const char *cmd[BUILD_MAX_ARGS];
     struct build_spec spec = {
-        .command = v->ex->command ? (const char *const *)v->ex->command : exview_default_command,
+        .command = exercise_command(v->ex, cmd, BUILD_MAX_ARGS),
         .src_dir = src,
         .files = (const char *const *)v->ex->files,
         .nfiles = v->ex->nfiles,
@@ -112,6 +136,8 @@ static int exview_start_build(struct exview *v, const char *src, build_done_fn d
         .cache_dir = v->cache,
         .sandbox = v->sandbox,
     };
+    if (!spec.command)
+        return -E2BIG; /* a build command of more than BUILD_MAX_ARGS words */
     return build_start(v->c->loop, &spec, done, v, &v->build);
 }
 
@@ -123,6 +149,7 @@ static void exview_mine_built(void *data, const struct build_result *r)
     v->log = strdup(r->log ? r->log : "");
     v->log_cut = r->log_cut;
     v->builds++;
+    exview_progress(v, EXERCISE_ATTEMPT);
     v->c->dirty = true;
     if (r->status == BUILD_OK) {
         snprintf(v->mine_exe, sizeof v->mine_exe, "%s", r->exe);
@@ -435,7 +462,12 @@ static int exview_key_hint(void *self, struct view_ctx *c, int key, struct view_
 static bool exview_done(void *self)
 {
     struct exview *v = self;
-    return v->rv && stepview_run.done(v->rv);
+    bool done = v->rv && stepview_run.done(v->rv);
+    if (done && !v->pass_recorded) {
+        v->pass_recorded = true;
+        exview_progress(v, EXERCISE_PASS); /* kept only the first time, by the record */
+    }
+    return done;
 }
 
 static int exview_key_solution(void *self, struct view_ctx *c, int key, struct view_action *act)
@@ -445,7 +477,7 @@ static int exview_key_solution(void *self, struct view_ctx *c, int key, struct v
     (void)key;
     (void)act;
     if (exview_done(v) || v->env.done)
-        v->solution = true;
+        exview_show_solution(v);
     else
         v->confirm_solution = true;
     return 0;
@@ -468,7 +500,7 @@ static int exview_key(void *self, struct view_ctx *c, int key)
     if (v->confirm_solution || v->confirm_reset) {
         bool yes = key == 'y' || key == 'Y';
         if (v->confirm_solution && yes)
-            v->solution = true;
+            exview_show_solution(v);
         if (v->confirm_reset && yes) {
             char moved[PATH_MAX + 32];
             exview_stop_run(v);

@@ -64,10 +64,9 @@ static void runview_on_line(void *data, size_t prog, enum engine_stream stream, 
                             size_t len)
 {
     struct runview *v = data;
-    (void)prog;
     (void)stream;
-    (void)line;
     (void)len;
+    grade_line(&v->grader, prog, line); /* output checks */
     /* While the sampler ticks, output is drawn with the next snapshot: a chatty program must not
        make iolab redraw for every line. */
     if (v->est != ENGINE_RUNNING)
@@ -78,6 +77,7 @@ static void runview_on_exit(void *data, size_t prog, int status, bool expected)
 {
     struct runview *v = data;
     const char *name = prog < v->sc->nprograms ? v->sc->programs[prog].name : "a program";
+    grade_exit(&v->grader, prog, status, expected); /* exit checks */
     view_log(v->c, "%s exited with status %d%s", name, status, expected ? " (stopped)" : "");
     if (!expected && status != 0)
         view_status(v->c, true, "%s exited with status %d%s; r restarts the scenario.", name,
@@ -527,10 +527,11 @@ static void runview_draw_text_foot(void *self, struct view_ctx *vc, struct layou
     const struct screen_caps *c = vc->caps;
     if (v->pv) {
         static struct snapshot_mode_row rows[SNAPSHOT_MAX_MODES];
-        r = predictview_draw_foot(v->pv, vc, r, rows, grade_rows(&v->grader, rows));
+        int others = runview_text_foot_rows(v, 1 << 20) - predictview_foot_rows(v->pv);
+        r = predictview_draw_foot(v->pv, vc, r, others, rows, grade_rows(&v->grader, rows));
     }
     int y = r.y;
-    if (v->sc->nexpects)
+    if (v->sc->nexpects && r.h > 0)
         widgets_text(c, r.x, y++, r.w, A_BOLD, "What to expect:");
     for (size_t i = 0; i < v->sc->nexpects && y < r.y + r.h; i++, y++) {
         char msg[512];
@@ -548,7 +549,7 @@ static void runview_draw_text_foot(void *self, struct view_ctx *vc, struct layou
     }
     if (v->sc->nexpects && v->sc->nchecks)
         y++;
-    if (!v->sc->nchecks)
+    if (!v->sc->nchecks || y >= r.y + r.h)
         return;
     widgets_text(c, r.x, y++, r.w, A_BOLD, "To complete this step:");
     for (size_t i = 0; i < v->sc->nchecks && y < r.y + r.h; i++, y++) {

@@ -49,12 +49,14 @@ extern "C" {
 #endif
 
 #define IOLAB_PAGE_MAGIC   0x65676170626c6f69ull /* "iolbpage" */
-#define IOLAB_PAGE_VERSION 2u
+#define IOLAB_PAGE_VERSION 3u
 
 /* Environment understood by the shim. */
 #define IOLAB_ENV_FD   "IOLAB_COUNTERS_FD" /* descriptor of the counter page */
 #define IOLAB_ENV_PROG "IOLAB_PROG"        /* index of the scenario program (0, 1, ...) */
 #define IOLAB_ENV_RUN  "IOLAB_RUN"         /* start generation: bumps on every (re)start */
+/* Fault injection for one program (see "Fault injection" below): "short=0.25,eintr=0.05,..." */
+#define IOLAB_ENV_FAULTS "IOLAB_FAULTS"
 /*
  * The shim's path as iolab hands it to iolab-sandbox. The launcher moves it into LD_PRELOAD only
  * for the final exec of the program, so that the launcher's own calls (its forks, setns, waits)
@@ -181,6 +183,141 @@ struct iolab_app {
     uint64_t uring_enters;      /* io_uring_enter() calls that submitted or waited */
 };
 
+/*
+ * Kinds of descriptor. The shim keeps a byte per descriptor number, set by the calls that make
+ * one (open, socket, accept, pipe, dup, ...) and cleared by close; a descriptor it has not seen
+ * made (inherited, made inside libc, passed over a Unix socket) is classified once by fstat().
+ * A memfd is a file (a regular file to the kernel); "other" is everything else: character
+ * devices and terminals, epoll, eventfd, timerfd, signalfd, and descriptors that are not open.
+ */
+#define IOLAB_FD_KINDS(X)                                                                          \
+    X(FILE, "file")                                                                                \
+    X(SOCKET, "socket")                                                                            \
+    X(PIPE, "pipe")                                                                                \
+    X(OTHER, "other")
+
+enum iolab_fd_kind {
+#define IOLAB_X_KIND(id, name) IOLAB_FD_##id,
+    IOLAB_FD_KINDS(IOLAB_X_KIND)
+#undef IOLAB_X_KIND
+        IOLAB_NFDKINDS
+};
+
+static const char *const iolab_fd_kind_name[IOLAB_NFDKINDS] = {
+#define IOLAB_X_KNAME(id, name) name,
+    IOLAB_FD_KINDS(IOLAB_X_KNAME)
+#undef IOLAB_X_KNAME
+};
+
+/*
+ * Calls counted per kind of the one descriptor they move data through (the read and write
+ * families), and calls counted per pair of kinds, source then destination (sendfile(out, in)
+ * counts as in -> out, like splice and copy_file_range). Each list names IOLAB_CALLS ids; its
+ * order is the page layout.
+ */
+#define IOLAB_SPLIT_ONE(X)                                                                         \
+    X(READ)                                                                                        \
+    X(WRITE) X(READV) X(WRITEV) X(PREAD64) X(PWRITE64) X(PREADV) X(PWRITEV) X(SENDTO) X(SENDMSG)   \
+        X(RECVFROM) X(RECVMSG)
+#define IOLAB_SPLIT_TWO(X) X(SENDFILE) X(SPLICE) X(COPY_FILE_RANGE)
+
+enum iolab_split_one {
+#define IOLAB_X_ONE(id) IOLAB_ONE_##id,
+    IOLAB_SPLIT_ONE(IOLAB_X_ONE)
+#undef IOLAB_X_ONE
+        IOLAB_NSPLIT_ONE
+};
+enum iolab_split_two {
+#define IOLAB_X_TWO(id) IOLAB_TWO_##id,
+    IOLAB_SPLIT_TWO(IOLAB_X_TWO)
+#undef IOLAB_X_TWO
+        IOLAB_NSPLIT_TWO
+};
+
+/* The split index of a call, or -1 when its calls are not split that way. */
+static inline int iolab_split_one_index(unsigned call)
+{
+    static const unsigned ids[] = {
+#define IOLAB_X_ONEID(id) IOLAB_CALL_##id,
+        IOLAB_SPLIT_ONE(IOLAB_X_ONEID)
+#undef IOLAB_X_ONEID
+    };
+    for (int i = 0; i < IOLAB_NSPLIT_ONE; i++)
+        if (ids[i] == call)
+            return i;
+    return -1;
+}
+
+static inline int iolab_split_two_index(unsigned call)
+{
+    static const unsigned ids[] = {
+#define IOLAB_X_TWOID(id) IOLAB_CALL_##id,
+        IOLAB_SPLIT_TWO(IOLAB_X_TWOID)
+#undef IOLAB_X_TWOID
+    };
+    for (int i = 0; i < IOLAB_NSPLIT_TWO; i++)
+        if (ids[i] == call)
+            return i;
+    return -1;
+}
+
+/*
+ * Fault injection (IOLAB_FAULTS, for the program under test): what the shim did instead of, or
+ * to, the program's calls. short_*: a read/write-family call whose length was cut (the call
+ * was made with the shorter length); eintr: a call that failed with EINTR without being made;
+ * eagain: a call on a non-blocking socket that failed with EAGAIN without being made.
+ */
+#define IOLAB_FAULT_KINDS(X)                                                                       \
+    X(SHORT_READ, "short_reads")                                                                   \
+    X(SHORT_WRITE, "short_writes")                                                                 \
+    X(EINTR, "eintr")                                                                              \
+    X(EAGAIN, "eagain")
+
+enum iolab_fault {
+#define IOLAB_X_FAULT(id, name) IOLAB_FAULT_##id,
+    IOLAB_FAULT_KINDS(IOLAB_X_FAULT)
+#undef IOLAB_X_FAULT
+        IOLAB_NFAULTS
+};
+
+static const char *const iolab_fault_name[IOLAB_NFAULTS] = {
+#define IOLAB_X_FNAME(id, name) name,
+    IOLAB_FAULT_KINDS(IOLAB_X_FNAME)
+#undef IOLAB_X_FNAME
+};
+
+/* A slot's counts by kind of descriptor and its injected faults; every field a uint64_t. */
+struct iolab_fdsplit {
+    uint64_t one[IOLAB_NSPLIT_ONE][IOLAB_NFDKINDS];
+    uint64_t two[IOLAB_NSPLIT_TWO][IOLAB_NFDKINDS][IOLAB_NFDKINDS]; /* [source][destination] */
+    uint64_t faults[IOLAB_NFAULTS];
+};
+
+/*
+ * The count of call `call` on descriptors of kind `kind` in s: for a call split by its one
+ * descriptor, that descriptor's kind; for a call moving data between two (sendfile, splice,
+ * copy_file_range), the source's kind, or the exact pair when `to` is a kind (-1: any
+ * destination). 0 for a call that is not split.
+ */
+static inline uint64_t iolab_fdsplit_count(const struct iolab_fdsplit *s, unsigned call, int kind,
+                                           int to)
+{
+    if (kind < 0 || kind >= IOLAB_NFDKINDS || to >= IOLAB_NFDKINDS)
+        return 0;
+    int i = iolab_split_one_index(call);
+    if (i >= 0)
+        return s->one[i][kind];
+    i = iolab_split_two_index(call);
+    if (i < 0)
+        return 0;
+    if (to >= 0)
+        return s->two[i][kind][to];
+    uint64_t n = 0;
+    for (int k = 0; k < IOLAB_NFDKINDS; k++)
+        n += s->two[i][kind][k];
+    return n;
+}
+
 /* A slot's state; a reader counts every slot that is neither FREE nor beyond next_slot. */
 enum iolab_slot_state {
     IOLAB_SLOT_FREE = 0,    /* never used: counts are zero */
@@ -198,6 +335,8 @@ struct iolab_slot {
     uint32_t reserved;
     pthread_mutex_t owner; /* robust, process-shared; held by the owning thread while it lives */
     struct iolab_call calls[IOLAB_MAX_CALLS];
+    struct iolab_fdsplit fd; /* per kind of descriptor (v3); between calls and app: one run of
+                                64-bit counters from calls to the end of app */
     struct iolab_app app;
 };
 

@@ -45,6 +45,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 #include <stdlib.h>
+#include <string.h>
 #include <sys/epoll.h>
 #include <sys/ipc.h>
 #include <sys/mman.h>
@@ -154,7 +155,17 @@ static int shim_tsc_usable;
     X(int, sem_wait, (sem_t *))                                                                    \
     X(int, sem_timedwait, (sem_t *, const struct timespec *))                                      \
     X(int, sem_clockwait, (sem_t *, clockid_t, const struct timespec *))                           \
-    X(int, sem_post, (sem_t *))
+    X(int, sem_post, (sem_t *))                                                                    \
+    X(int, pipe, (int *))                                                                          \
+    X(int, pipe2, (int *, int))                                                                    \
+    X(int, socketpair, (int, int, int, int *))                                                     \
+    X(int, dup, (int))                                                                             \
+    X(int, dup2, (int, int))                                                                       \
+    X(int, dup3, (int, int, int))                                                                  \
+    X(int, memfd_create, (const char *, unsigned))                                                 \
+    X(int, epoll_create, (int))                                                                    \
+    X(int, epoll_create1, (int))                                                                   \
+    X(int, eventfd, (unsigned, int))
 
 #define SHIM_X_PTR(ret, fn, params) static ret(*shim_real_##fn) params;
 SHIM_REALS(SHIM_X_PTR)
@@ -258,10 +269,14 @@ static inline uint64_t shim_elapsed_ns(uint64_t start)
  */
 /* The calls and the app figures of a slot are one run of 64-bit counters (shim_move). */
 #define SHIM_SLOT_FIGURES                                                                          \
-    ((sizeof(struct iolab_call) * IOLAB_MAX_CALLS + sizeof(struct iolab_app)) / sizeof(uint64_t))
-_Static_assert(offsetof(struct iolab_slot, app) ==
-                   offsetof(struct iolab_slot, calls) + sizeof(struct iolab_call) * IOLAB_MAX_CALLS,
-               "calls and app must be contiguous");
+    ((sizeof(struct iolab_slot) - offsetof(struct iolab_slot, calls)) / sizeof(uint64_t))
+_Static_assert(offsetof(struct iolab_slot, fd) == offsetof(struct iolab_slot, calls) +
+                                                      sizeof(struct iolab_call) * IOLAB_MAX_CALLS &&
+                   offsetof(struct iolab_slot, app) ==
+                       offsetof(struct iolab_slot, fd) + sizeof(struct iolab_fdsplit) &&
+                   offsetof(struct iolab_slot, app) + sizeof(struct iolab_app) ==
+                       sizeof(struct iolab_slot),
+               "calls, fd and app must be one run of counters to the end of the slot");
 
 static inline void shim_add(uint64_t *field, uint64_t v)
 {
@@ -477,17 +492,23 @@ static struct iolab_slot *shim_claim(void)
     return s;
 }
 
-/* The counter of call `id` of this thread after counting one call, or NULL when not counting. */
-static inline struct iolab_call *shim_begin(enum iolab_call_id id)
+/* This thread's slot after counting one call `id`, or NULL when not counting. */
+static inline struct iolab_slot *shim_count(enum iolab_call_id id)
 {
     if (SHIM_UNLIKELY(!shim_page))
         return NULL;
     struct iolab_slot *s = shim_slot;
     if (SHIM_UNLIKELY(!s))
         s = shim_claim();
-    struct iolab_call *c = &s->calls[id];
-    shim_add(&c->count, 1);
-    return c;
+    shim_add(&s->calls[id].count, 1);
+    return s;
+}
+
+/* The counter of call `id` of this thread after counting one call, or NULL when not counting. */
+static inline struct iolab_call *shim_begin(enum iolab_call_id id)
+{
+    struct iolab_slot *s = shim_count(id);
+    return s ? &s->calls[id] : NULL;
 }
 
 static inline void shim_end(struct iolab_call *c, uint64_t start, uint64_t bytes)
@@ -498,10 +519,197 @@ static inline void shim_end(struct iolab_call *c, uint64_t start, uint64_t bytes
     shim_add(&c->ns, ns);
 }
 
+/* ---- kinds of descriptor -------------------------------------------------------------------- */
+
+/*
+ * One byte per descriptor number: 0 not known, else enum iolab_fd_kind + 1. The calls that make
+ * a descriptor set it (socket, accept: socket; pipe: pipe; dup: the original's), close clears
+ * it, and a descriptor not known yet (opened by open(), which may name a FIFO or a device;
+ * inherited; made inside libc; received over a Unix socket) is classified by one fstat() on
+ * first sight and remembered. Process-wide (threads share descriptors), inherited by fork with
+ * the descriptors, empty again after exec. Numbers past the table are classified every time.
+ * A descriptor closed inside libc (fclose) and reused by a call the shim does not wrap keeps
+ * the old kind: a known limit, listed in README.md.
+ */
+#define SHIM_FD_TABLE (1u << 20) /* 1 MiB of bss; only the pages of numbers in use are touched */
+static uint8_t shim_fdk[SHIM_FD_TABLE];
+
+static int shim_fd_classify(int fd)
+{
+    int saved = errno;
+    struct stat st;
+    if (syscall(SYS_fstat, fd, &st) < 0) {
+        errno = saved;
+        return IOLAB_FD_OTHER; /* not open: nothing to remember */
+    }
+    errno = saved;
+    int k = S_ISREG(st.st_mode) || S_ISBLK(st.st_mode) ? IOLAB_FD_FILE
+            : S_ISSOCK(st.st_mode)                     ? IOLAB_FD_SOCKET
+            : S_ISFIFO(st.st_mode)                     ? IOLAB_FD_PIPE
+                                                       : IOLAB_FD_OTHER;
+    if ((unsigned)fd < SHIM_FD_TABLE)
+        __atomic_store_n(&shim_fdk[fd], (uint8_t)(k + 1), __ATOMIC_RELAXED);
+    return k;
+}
+
+static inline int shim_fd_kind(int fd)
+{
+    if (SHIM_LIKELY((unsigned)fd < SHIM_FD_TABLE)) {
+        unsigned k = __atomic_load_n(&shim_fdk[fd], __ATOMIC_RELAXED);
+        if (SHIM_LIKELY(k))
+            return (int)k - 1;
+    }
+    return shim_fd_classify(fd);
+}
+
+/* Records what a descriptor is (kind -1: not known, classify on first sight). */
+static inline void shim_fd_set(int fd, int kind)
+{
+    if ((unsigned)fd < SHIM_FD_TABLE)
+        __atomic_store_n(&shim_fdk[fd], (uint8_t)(kind + 1), __ATOMIC_RELAXED);
+}
+
+/* A wrapper's "bytes" expression that records the kind of a descriptor a call made (or, kind
+   -1, forgets what was known of the number); the call moved no bytes. */
+static inline uint64_t shim_made(int fd, int kind)
+{
+    shim_fd_set(fd, kind);
+    return 0;
+}
+
+/* ---- fault injection (IOLAB_FAULTS) -------------------------------------------------------- */
+
+/*
+ * For the program under test only: iolab sets IOLAB_FAULTS="short=P,eintr=P,eagain=P,seed=N"
+ * (P a probability from 0 to 1) for it. On a file, socket or pipe, a read- or write-family call
+ * may then have its length cut (short=: the call is made asking for 1 to n-1 bytes, as a full
+ * socket buffer or a signal would make it return), may fail with EINTR without being made
+ * (eintr=: sockets and pipes only, where a signal can interrupt a call), or fail with EAGAIN
+ * without being made (eagain=: non-blocking sockets only, or MSG_DONTWAIT). Each decision is
+ * drawn from a per-thread xorshift generator seeded from the seed, the thread's order of first
+ * use in its process and the process's place in the fork tree, so the same program under the
+ * same load meets the same faults. What was injected is counted in the slot (iolab_fdsplit).
+ * Faults need the page: without it the shim is a plain pass-through as always.
+ */
+struct shim_faults {
+    uint32_t short_p, eintr_p, eagain_p; /* probability scaled to 2^32 - 1 */
+    uint64_t seed;
+};
+static struct shim_faults shim_faults;
+static int shim_faults_on;
+static uint64_t shim_lineage;         /* this process's place in the fork tree */
+static uint64_t shim_lineage_pending; /* the child's, set just before a fork */
+static uint64_t shim_forks;           /* forks made by this process */
+static uint32_t shim_threads_seen;    /* threads of this process that drew a fault decision */
+static SHIM_TLS uint64_t shim_rng;    /* 0: not seeded yet */
+
+static uint64_t shim_mix(uint64_t x)
+{
+    x += 0x9e3779b97f4a7c15ull; /* splitmix64's finaliser */
+    x = (x ^ (x >> 30)) * 0xbf58476d1ce4e5b9ull;
+    x = (x ^ (x >> 27)) * 0x94d049bb133111ebull;
+    return x ^ (x >> 31);
+}
+
+static uint32_t shim_rand(void)
+{
+    uint64_t x = shim_rng;
+    if (SHIM_UNLIKELY(!x)) {
+        uint32_t t = __atomic_add_fetch(&shim_threads_seen, 1, __ATOMIC_RELAXED);
+        x = shim_mix(shim_faults.seed ^ shim_mix(shim_lineage ^ ((uint64_t)t << 40))) | 1;
+    }
+    x ^= x >> 12; /* xorshift64* */
+    x ^= x << 25;
+    x ^= x >> 27;
+    shim_rng = x;
+    return (uint32_t)((x * 0x2545f4914f6cdd1dull) >> 32);
+}
+
+/* Parses IOLAB_FAULTS; an unknown key or a bad number turns injection off (iolab validated
+   the lesson's values: anything else was not meant for us). */
+static void shim_faults_init(void)
+{
+    const char *v = getenv(IOLAB_ENV_FAULTS);
+    struct shim_faults f = {0};
+    if (!v || !*v)
+        return;
+    while (*v) {
+        const char *eq = strchr(v, '=');
+        if (!eq)
+            return;
+        char *end;
+        size_t klen = (size_t)(eq - v);
+        if (klen == 4 && !strncmp(v, "seed", 4)) {
+            f.seed = strtoull(eq + 1, &end, 10);
+        } else {
+            double p = strtod(eq + 1, &end);
+            if (!(p >= 0 && p <= 1))
+                return;
+            uint32_t q = (uint32_t)(p * 4294967295.0);
+            if (klen == 5 && !strncmp(v, "short", 5))
+                f.short_p = q;
+            else if (klen == 5 && !strncmp(v, "eintr", 5))
+                f.eintr_p = q;
+            else if (klen == 6 && !strncmp(v, "eagain", 6))
+                f.eagain_p = q;
+            else
+                return;
+        }
+        if (end == eq + 1 || (*end && *end != ','))
+            return;
+        v = *end ? end + 1 : end;
+    }
+    shim_faults = f;
+    shim_faults_on = f.short_p || f.eintr_p || f.eagain_p;
+}
+
+static int shim_nonblocking(int fd, int flags)
+{
+    if (flags & MSG_DONTWAIT)
+        return 1;
+    int saved = errno;
+    long fl = syscall(SYS_fcntl, fd, F_GETFL);
+    errno = saved;
+    return fl >= 0 && (fl & O_NONBLOCK);
+}
+
+/*
+ * The injector's decision for one call on fd (of kind `kind`) moving *n bytes: 0 to make the
+ * call, with *n perhaps cut (counted as `cut`), or the errno to fail with instead. flags: the
+ * send/recv flags, 0 for other calls.
+ */
+static int shim_fault(struct iolab_slot *s, int kind, int fd, int flags, size_t *n,
+                      enum iolab_fault cut)
+{
+    if (kind == IOLAB_FD_OTHER)
+        return 0;
+    if (kind != IOLAB_FD_FILE && shim_faults.eintr_p && shim_rand() < shim_faults.eintr_p) {
+        shim_add(&s->fd.faults[IOLAB_FAULT_EINTR], 1);
+        return EINTR;
+    }
+    if (kind == IOLAB_FD_SOCKET && shim_faults.eagain_p && shim_rand() < shim_faults.eagain_p &&
+        shim_nonblocking(fd, flags)) {
+        shim_add(&s->fd.faults[IOLAB_FAULT_EAGAIN], 1);
+        return EAGAIN;
+    }
+    if (*n >= 2 && shim_faults.short_p && shim_rand() < shim_faults.short_p) {
+        *n = 1 + (size_t)(((uint64_t)shim_rand() * (*n - 1)) >> 32);
+        shim_add(&s->fd.faults[cut], 1);
+    }
+    return 0;
+}
+
 static void shim_after_fork_child(void)
 {
     shim_slot = NULL;
     shim_slot_shared = 0;
+    if (shim_lineage_pending) {
+        shim_lineage = shim_lineage_pending;
+        shim_lineage_pending = 0;
+        shim_forks = 0;
+        shim_threads_seen = 0;
+        shim_rng = 0;
+    }
 }
 
 SHIM_EXPORT struct iolab_app *iolab_app_self(void)
@@ -607,6 +815,7 @@ __attribute__((constructor)) static void shim_init(void)
     shim_cal_ns = shim_mono_ns();
     shim_cal_tsc = __rdtsc();
     pthread_atfork(NULL, NULL, shim_after_fork_child);
+    shim_faults_init();
     __atomic_store_n(&shim_page, p, __ATOMIC_RELEASE);
 out:
     errno = saved;
@@ -647,37 +856,142 @@ static long shim_nosys(void)
 
 #define SHIM_SYS(...) syscall(__VA_ARGS__)
 
+/*
+ * SHIM_CALL_ONE: SHIM_CALL for a call of the read or write family, also counted by the kind of
+ * its descriptor `fd`, and open to fault injection: `len` is the length parameter (a size_t
+ * lvalue the args use) the injector may cut, as fault `cut`; `flags` are send/recv flags (0 for
+ * other calls); `recut` runs when the length was cut (the iovec calls shorten their vector).
+ */
+#define SHIM_CALL_ONE(id, type, real, args, fallback, bytes, fd, len, cut, flags, recut)           \
+    do {                                                                                           \
+        if (SHIM_UNLIKELY(!shim_real_##real)) {                                                    \
+            shim_resolve();                                                                        \
+            if (!shim_real_##real)                                                                 \
+                return fallback;                                                                   \
+        }                                                                                          \
+        struct iolab_slot *s_ = shim_count(IOLAB_CALL_##id);                                       \
+        if (!s_)                                                                                   \
+            return shim_real_##real args;                                                          \
+        int k_ = shim_fd_kind(fd);                                                                 \
+        shim_add(&s_->fd.one[IOLAB_ONE_##id][k_], 1);                                              \
+        if (SHIM_UNLIKELY(shim_faults_on)) {                                                       \
+            size_t l0_ = (len);                                                                    \
+            int e_ = shim_fault(s_, k_, fd, flags, &(len), cut);                                   \
+            if (e_) {                                                                              \
+                errno = e_;                                                                        \
+                return (type)-1;                                                                   \
+            }                                                                                      \
+            if ((len) != l0_)                                                                      \
+                recut;                                                                             \
+        }                                                                                          \
+        uint64_t t_ = shim_start();                                                                \
+        type r_ = shim_real_##real args;                                                           \
+        shim_end(&s_->calls[IOLAB_CALL_##id], t_, (uint64_t)(bytes));                              \
+        return r_;                                                                                 \
+    } while (0)
+
+/* SHIM_CALL_ONE for a call moving data from descriptor `in` to `out`: counted by the pair of
+   kinds; the injector judges the destination and cuts `len` as a short write. */
+#define SHIM_CALL_TWO(id, type, real, args, fallback, bytes, in, out, len)                         \
+    do {                                                                                           \
+        if (SHIM_UNLIKELY(!shim_real_##real)) {                                                    \
+            shim_resolve();                                                                        \
+            if (!shim_real_##real)                                                                 \
+                return fallback;                                                                   \
+        }                                                                                          \
+        struct iolab_slot *s_ = shim_count(IOLAB_CALL_##id);                                       \
+        if (!s_)                                                                                   \
+            return shim_real_##real args;                                                          \
+        int ko_ = shim_fd_kind(out);                                                               \
+        shim_add(&s_->fd.two[IOLAB_TWO_##id][shim_fd_kind(in)][ko_], 1);                           \
+        if (SHIM_UNLIKELY(shim_faults_on)) {                                                       \
+            int e_ = shim_fault(s_, ko_, out, 0, &(len), IOLAB_FAULT_SHORT_WRITE);                 \
+            if (e_) {                                                                              \
+                errno = e_;                                                                        \
+                return (type)-1;                                                                   \
+            }                                                                                      \
+        }                                                                                          \
+        uint64_t t_ = shim_start();                                                                \
+        type r_ = shim_real_##real args;                                                           \
+        shim_end(&s_->calls[IOLAB_CALL_##id], t_, (uint64_t)(bytes));                              \
+        return r_;                                                                                 \
+    } while (0)
+
+#define SHIM_NOCUT ((void)0)
+#define SHIM_R     IOLAB_FAULT_SHORT_READ
+#define SHIM_W     IOLAB_FAULT_SHORT_WRITE
+
+/*
+ * The iovec calls: their length is the vector's total (computed only under fault injection),
+ * and a cut length is applied by handing the call a shortened copy of the vector. Vectors
+ * longer than SHIM_IOV_CUT are never cut (EINTR and EAGAIN still apply).
+ */
+#define SHIM_IOV_CUT 64
+
+static size_t shim_iov_len(const struct iovec *iov, int n)
+{
+    size_t len = 0;
+    if (!shim_faults_on || n <= 0 || n > SHIM_IOV_CUT)
+        return 0;
+    for (int i = 0; i < n; i++)
+        len += iov[i].iov_len;
+    return len;
+}
+
+/* Copies the first `keep` bytes' worth of iov into tmp; returns the new count. */
+static int shim_iov_cut(const struct iovec *iov, int n, size_t keep, struct iovec *tmp)
+{
+    int k = 0;
+    for (; k < n && keep; k++) {
+        tmp[k] = iov[k];
+        if (tmp[k].iov_len > keep)
+            tmp[k].iov_len = keep;
+        keep -= tmp[k].iov_len;
+    }
+    return k;
+}
+
 SHIM_EXPORT ssize_t read(int fd, void *buf, size_t n)
 {
-    SHIM_CALL(READ, ssize_t, read, (fd, buf, n), SHIM_SYS(SYS_read, fd, buf, n), SHIM_XFER(r_));
+    SHIM_CALL_ONE(READ, ssize_t, read, (fd, buf, n), SHIM_SYS(SYS_read, fd, buf, n), SHIM_XFER(r_),
+                  fd, n, SHIM_R, 0, SHIM_NOCUT);
 }
 SHIM_EXPORT ssize_t __read(int fd, void *buf, size_t n) __attribute__((alias("read"), copy(read)));
 
 SHIM_EXPORT ssize_t __read_chk(int fd, void *buf, size_t n, size_t buflen)
 {
-    SHIM_CALL(READ, ssize_t, __read_chk, (fd, buf, n, buflen), shim_nosys(), SHIM_XFER(r_));
+    SHIM_CALL_ONE(READ, ssize_t, __read_chk, (fd, buf, n, buflen), shim_nosys(), SHIM_XFER(r_), fd,
+                  n, SHIM_R, 0, SHIM_NOCUT);
 }
 
 SHIM_EXPORT ssize_t write(int fd, const void *buf, size_t n)
 {
-    SHIM_CALL(WRITE, ssize_t, write, (fd, buf, n), SHIM_SYS(SYS_write, fd, buf, n), SHIM_XFER(r_));
+    SHIM_CALL_ONE(WRITE, ssize_t, write, (fd, buf, n), SHIM_SYS(SYS_write, fd, buf, n),
+                  SHIM_XFER(r_), fd, n, SHIM_W, 0, SHIM_NOCUT);
 }
 SHIM_EXPORT ssize_t __write(int fd, const void *buf, size_t n)
     __attribute__((alias("write"), copy(write)));
 
 SHIM_EXPORT ssize_t readv(int fd, const struct iovec *iov, int n)
 {
-    SHIM_CALL(READV, ssize_t, readv, (fd, iov, n), shim_nosys(), SHIM_XFER(r_));
+    struct iovec tmp[SHIM_IOV_CUT];
+    size_t len = shim_iov_len(iov, n);
+    SHIM_CALL_ONE(READV, ssize_t, readv, (fd, iov, n), shim_nosys(), SHIM_XFER(r_), fd, len, SHIM_R,
+                  0, (n = shim_iov_cut(iov, n, len, tmp), iov = tmp));
 }
 
 SHIM_EXPORT ssize_t writev(int fd, const struct iovec *iov, int n)
 {
-    SHIM_CALL(WRITEV, ssize_t, writev, (fd, iov, n), shim_nosys(), SHIM_XFER(r_));
+    struct iovec tmp[SHIM_IOV_CUT];
+    size_t len = shim_iov_len(iov, n);
+    SHIM_CALL_ONE(WRITEV, ssize_t, writev, (fd, iov, n), shim_nosys(), SHIM_XFER(r_), fd, len,
+                  SHIM_W, 0, (n = shim_iov_cut(iov, n, len, tmp), iov = tmp));
 }
 
 SHIM_EXPORT ssize_t pread64(int fd, void *buf, size_t n, off_t off)
 {
-    SHIM_CALL(PREAD64, ssize_t, pread64, (fd, buf, n, off), shim_nosys(), SHIM_XFER(r_));
+    SHIM_CALL_ONE(PREAD64, ssize_t, pread64, (fd, buf, n, off), shim_nosys(), SHIM_XFER(r_), fd, n,
+                  SHIM_R, 0, SHIM_NOCUT);
 }
 SHIM_EXPORT ssize_t pread(int fd, void *buf, size_t n, off_t off)
     __attribute__((alias("pread64"), copy(pread64)));
@@ -686,15 +1000,16 @@ SHIM_EXPORT ssize_t __pread64(int fd, void *buf, size_t n, off_t off)
 
 SHIM_EXPORT ssize_t __pread64_chk(int fd, void *buf, size_t n, off_t off, size_t buflen)
 {
-    SHIM_CALL(PREAD64, ssize_t, __pread64_chk, (fd, buf, n, off, buflen), shim_nosys(),
-              SHIM_XFER(r_));
+    SHIM_CALL_ONE(PREAD64, ssize_t, __pread64_chk, (fd, buf, n, off, buflen), shim_nosys(),
+                  SHIM_XFER(r_), fd, n, SHIM_R, 0, SHIM_NOCUT);
 }
 SHIM_EXPORT ssize_t __pread_chk(int fd, void *buf, size_t n, off_t off, size_t buflen)
     __attribute__((alias("__pread64_chk"), copy(__pread64_chk)));
 
 SHIM_EXPORT ssize_t pwrite64(int fd, const void *buf, size_t n, off_t off)
 {
-    SHIM_CALL(PWRITE64, ssize_t, pwrite64, (fd, buf, n, off), shim_nosys(), SHIM_XFER(r_));
+    SHIM_CALL_ONE(PWRITE64, ssize_t, pwrite64, (fd, buf, n, off), shim_nosys(), SHIM_XFER(r_), fd,
+                  n, SHIM_W, 0, SHIM_NOCUT);
 }
 SHIM_EXPORT ssize_t pwrite(int fd, const void *buf, size_t n, off_t off)
     __attribute__((alias("pwrite64"), copy(pwrite64)));
@@ -703,14 +1018,20 @@ SHIM_EXPORT ssize_t __pwrite64(int fd, const void *buf, size_t n, off_t off)
 
 SHIM_EXPORT ssize_t preadv64(int fd, const struct iovec *iov, int n, off_t off)
 {
-    SHIM_CALL(PREADV, ssize_t, preadv64, (fd, iov, n, off), shim_nosys(), SHIM_XFER(r_));
+    struct iovec tmp[SHIM_IOV_CUT];
+    size_t len = shim_iov_len(iov, n);
+    SHIM_CALL_ONE(PREADV, ssize_t, preadv64, (fd, iov, n, off), shim_nosys(), SHIM_XFER(r_), fd,
+                  len, SHIM_R, 0, (n = shim_iov_cut(iov, n, len, tmp), iov = tmp));
 }
 SHIM_EXPORT ssize_t preadv(int fd, const struct iovec *iov, int n, off_t off)
     __attribute__((alias("preadv64"), copy(preadv64)));
 
 SHIM_EXPORT ssize_t pwritev64(int fd, const struct iovec *iov, int n, off_t off)
 {
-    SHIM_CALL(PWRITEV, ssize_t, pwritev64, (fd, iov, n, off), shim_nosys(), SHIM_XFER(r_));
+    struct iovec tmp[SHIM_IOV_CUT];
+    size_t len = shim_iov_len(iov, n);
+    SHIM_CALL_ONE(PWRITEV, ssize_t, pwritev64, (fd, iov, n, off), shim_nosys(), SHIM_XFER(r_), fd,
+                  len, SHIM_W, 0, (n = shim_iov_cut(iov, n, len, tmp), iov = tmp));
 }
 SHIM_EXPORT ssize_t pwritev(int fd, const struct iovec *iov, int n, off_t off)
     __attribute__((alias("pwritev64"), copy(pwritev64)));
@@ -718,65 +1039,100 @@ SHIM_EXPORT ssize_t pwritev(int fd, const struct iovec *iov, int n, off_t off)
 SHIM_EXPORT ssize_t sendto(int fd, const void *buf, size_t n, int flags,
                            const struct sockaddr *addr, socklen_t alen)
 {
-    SHIM_CALL(SENDTO, ssize_t, sendto, (fd, buf, n, flags, addr, alen), shim_nosys(),
-              SHIM_XFER(r_));
+    SHIM_CALL_ONE(SENDTO, ssize_t, sendto, (fd, buf, n, flags, addr, alen), shim_nosys(),
+                  SHIM_XFER(r_), fd, n, SHIM_W, flags, SHIM_NOCUT);
 }
 
 /* send() is sendto() without an address, as the kernel and strace see it on x86-64. */
 SHIM_EXPORT ssize_t send(int fd, const void *buf, size_t n, int flags)
 {
-    SHIM_CALL(SENDTO, ssize_t, sendto, (fd, buf, n, flags, NULL, 0), shim_nosys(), SHIM_XFER(r_));
+    SHIM_CALL_ONE(SENDTO, ssize_t, sendto, (fd, buf, n, flags, NULL, 0), shim_nosys(),
+                  SHIM_XFER(r_), fd, n, SHIM_W, flags, SHIM_NOCUT);
 }
 SHIM_EXPORT ssize_t __send(int fd, const void *buf, size_t n, int flags)
     __attribute__((alias("send"), copy(send)));
 
+/* The message calls are never cut (their vector sits inside the msghdr); EINTR and EAGAIN
+   apply. */
 SHIM_EXPORT ssize_t sendmsg(int fd, const struct msghdr *msg, int flags)
 {
-    SHIM_CALL(SENDMSG, ssize_t, sendmsg, (fd, msg, flags), shim_nosys(), SHIM_XFER(r_));
+    size_t none = 0;
+    SHIM_CALL_ONE(SENDMSG, ssize_t, sendmsg, (fd, msg, flags), shim_nosys(), SHIM_XFER(r_), fd,
+                  none, SHIM_W, flags, SHIM_NOCUT);
 }
 
 SHIM_EXPORT ssize_t recvfrom(int fd, void *buf, size_t n, int flags, struct sockaddr *addr,
                              socklen_t *alen)
 {
-    SHIM_CALL(RECVFROM, ssize_t, recvfrom, (fd, buf, n, flags, addr, alen), shim_nosys(),
-              SHIM_XFER(r_));
+    SHIM_CALL_ONE(RECVFROM, ssize_t, recvfrom, (fd, buf, n, flags, addr, alen), shim_nosys(),
+                  SHIM_XFER(r_), fd, n, SHIM_R, flags, SHIM_NOCUT);
 }
 
 SHIM_EXPORT ssize_t recv(int fd, void *buf, size_t n, int flags)
 {
-    SHIM_CALL(RECVFROM, ssize_t, recvfrom, (fd, buf, n, flags, NULL, NULL), shim_nosys(),
-              SHIM_XFER(r_));
+    SHIM_CALL_ONE(RECVFROM, ssize_t, recvfrom, (fd, buf, n, flags, NULL, NULL), shim_nosys(),
+                  SHIM_XFER(r_), fd, n, SHIM_R, flags, SHIM_NOCUT);
 }
 
 SHIM_EXPORT ssize_t __recvfrom_chk(int fd, void *buf, size_t n, size_t buflen, int flags,
                                    struct sockaddr *addr, socklen_t *alen)
 {
-    SHIM_CALL(RECVFROM, ssize_t, __recvfrom_chk, (fd, buf, n, buflen, flags, addr, alen),
-              shim_nosys(), SHIM_XFER(r_));
+    SHIM_CALL_ONE(RECVFROM, ssize_t, __recvfrom_chk, (fd, buf, n, buflen, flags, addr, alen),
+                  shim_nosys(), SHIM_XFER(r_), fd, n, SHIM_R, flags, SHIM_NOCUT);
 }
 
 SHIM_EXPORT ssize_t __recv_chk(int fd, void *buf, size_t n, size_t buflen, int flags)
 {
-    SHIM_CALL(RECVFROM, ssize_t, __recvfrom_chk, (fd, buf, n, buflen, flags, NULL, NULL),
-              shim_nosys(), SHIM_XFER(r_));
+    SHIM_CALL_ONE(RECVFROM, ssize_t, __recvfrom_chk, (fd, buf, n, buflen, flags, NULL, NULL),
+                  shim_nosys(), SHIM_XFER(r_), fd, n, SHIM_R, flags, SHIM_NOCUT);
+}
+
+/* Descriptors received with SCM_RIGHTS take numbers whose kind the table may not know. */
+static void shim_forget_rights(const struct msghdr *msg)
+{
+    if (!msg->msg_control || msg->msg_controllen < sizeof(struct cmsghdr))
+        return;
+    for (struct cmsghdr *c = CMSG_FIRSTHDR((struct msghdr *)msg); c;
+         c = CMSG_NXTHDR((struct msghdr *)msg, c)) {
+        if (c->cmsg_level != SOL_SOCKET || c->cmsg_type != SCM_RIGHTS)
+            continue;
+        size_t nfd = (c->cmsg_len - CMSG_LEN(0)) / sizeof(int);
+        for (size_t i = 0; i < nfd; i++) {
+            int fd;
+            memcpy(&fd, CMSG_DATA(c) + i * sizeof fd, sizeof fd);
+            shim_fd_set(fd, -1);
+        }
+    }
+}
+
+/* Counts received bytes and, on the way, forgets the kinds of the descriptors received. */
+static uint64_t shim_recvmsg_done(ssize_t r, const struct msghdr *msg)
+{
+    if (r < 0)
+        return 0;
+    shim_forget_rights(msg);
+    return (uint64_t)r;
 }
 
 SHIM_EXPORT ssize_t recvmsg(int fd, struct msghdr *msg, int flags)
 {
-    SHIM_CALL(RECVMSG, ssize_t, recvmsg, (fd, msg, flags), shim_nosys(), SHIM_XFER(r_));
+    size_t none = 0;
+    SHIM_CALL_ONE(RECVMSG, ssize_t, recvmsg, (fd, msg, flags), shim_nosys(),
+                  shim_recvmsg_done(r_, msg), fd, none, SHIM_R, flags, SHIM_NOCUT);
 }
 
 SHIM_EXPORT ssize_t sendfile64(int out, int in, off_t *off, size_t n)
 {
-    SHIM_CALL(SENDFILE, ssize_t, sendfile64, (out, in, off, n), shim_nosys(), SHIM_XFER(r_));
+    SHIM_CALL_TWO(SENDFILE, ssize_t, sendfile64, (out, in, off, n), shim_nosys(), SHIM_XFER(r_), in,
+                  out, n);
 }
 SHIM_EXPORT ssize_t sendfile(int out, int in, off_t *off, size_t n)
     __attribute__((alias("sendfile64"), copy(sendfile64)));
 
 SHIM_EXPORT ssize_t splice(int in, loff_t *offin, int out, loff_t *offout, size_t n, unsigned flags)
 {
-    SHIM_CALL(SPLICE, ssize_t, splice, (in, offin, out, offout, n, flags), shim_nosys(),
-              SHIM_XFER(r_));
+    SHIM_CALL_TWO(SPLICE, ssize_t, splice, (in, offin, out, offout, n, flags), shim_nosys(),
+                  SHIM_XFER(r_), in, out, n);
 }
 
 SHIM_EXPORT ssize_t tee(int in, int out, size_t n, unsigned flags)
@@ -792,8 +1148,8 @@ SHIM_EXPORT ssize_t vmsplice(int fd, const struct iovec *iov, size_t n, unsigned
 SHIM_EXPORT ssize_t copy_file_range(int in, loff_t *offin, int out, loff_t *offout, size_t n,
                                     unsigned flags)
 {
-    SHIM_CALL(COPY_FILE_RANGE, ssize_t, copy_file_range, (in, offin, out, offout, n, flags),
-              shim_nosys(), SHIM_XFER(r_));
+    SHIM_CALL_TWO(COPY_FILE_RANGE, ssize_t, copy_file_range, (in, offin, out, offout, n, flags),
+                  shim_nosys(), SHIM_XFER(r_), in, out, n);
 }
 
 SHIM_EXPORT void *mmap64(void *addr, size_t len, int prot, int flags, int fd, off_t off)
@@ -813,17 +1169,20 @@ SHIM_EXPORT int munmap(void *addr, size_t len)
 
 SHIM_EXPORT int socket(int domain, int type, int proto)
 {
-    SHIM_CALL(SOCKET, int, socket, (domain, type, proto), (int)shim_nosys(), 0);
+    SHIM_CALL(SOCKET, int, socket, (domain, type, proto), (int)shim_nosys(),
+              shim_made(r_, IOLAB_FD_SOCKET));
 }
 
 SHIM_EXPORT int accept(int fd, struct sockaddr *addr, socklen_t *alen)
 {
-    SHIM_CALL(ACCEPT, int, accept, (fd, addr, alen), (int)shim_nosys(), 0);
+    SHIM_CALL(ACCEPT, int, accept, (fd, addr, alen), (int)shim_nosys(),
+              shim_made(r_, IOLAB_FD_SOCKET));
 }
 
 SHIM_EXPORT int accept4(int fd, struct sockaddr *addr, socklen_t *alen, int flags)
 {
-    SHIM_CALL(ACCEPT4, int, accept4, (fd, addr, alen, flags), (int)shim_nosys(), 0);
+    SHIM_CALL(ACCEPT4, int, accept4, (fd, addr, alen, flags), (int)shim_nosys(),
+              shim_made(r_, IOLAB_FD_SOCKET));
 }
 
 SHIM_EXPORT int connect(int fd, const struct sockaddr *addr, socklen_t alen)
@@ -904,12 +1263,14 @@ static pid_t shim_fork_common(pid_t (*real)(void))
     struct iolab_call *c = shim_begin(IOLAB_CALL_FORK);
     if (!c)
         return real();
+    shim_lineage_pending = shim_mix(shim_lineage ^ ++shim_forks);
     uint64_t t = shim_start();
     pid_t r = real();
     if (r == 0) {
         shim_after_fork_child(); /* _Fork runs no atfork handlers */
         return r;
     }
+    shim_lineage_pending = 0;
     shim_end(c, t, 0);
     return r;
 }
@@ -958,7 +1319,7 @@ SHIM_EXPORT int openat64(int dirfd, const char *path, int flags, ...)
     mode_t mode = 0;
     SHIM_OPEN_MODE(flags, mode, flags);
     SHIM_CALL(OPENAT, int, openat64, (dirfd, path, flags, mode),
-              (int)SHIM_SYS(SYS_openat, dirfd, path, flags, mode), 0);
+              (int)SHIM_SYS(SYS_openat, dirfd, path, flags, mode), shim_made(r_, -1));
 }
 SHIM_EXPORT int openat(int dirfd, const char *path, int flags, ...)
     __attribute__((alias("openat64"), copy(openat64)));
@@ -969,7 +1330,7 @@ SHIM_EXPORT int open64(const char *path, int flags, ...)
     mode_t mode = 0;
     SHIM_OPEN_MODE(flags, mode, flags);
     SHIM_CALL(OPENAT, int, openat64, (AT_FDCWD, path, flags, mode),
-              (int)SHIM_SYS(SYS_openat, AT_FDCWD, path, flags, mode), 0);
+              (int)SHIM_SYS(SYS_openat, AT_FDCWD, path, flags, mode), shim_made(r_, -1));
 }
 SHIM_EXPORT int open(const char *path, int flags, ...)
     __attribute__((alias("open64"), copy(open64)));
@@ -987,7 +1348,7 @@ SHIM_EXPORT int __open64_2(const char *path, int flags)
     if ((flags & (O_CREAT | __O_TMPFILE)) && shim_real___open64_2)
         return shim_real___open64_2(path, flags);
     SHIM_CALL(OPENAT, int, openat64, (AT_FDCWD, path, flags),
-              (int)SHIM_SYS(SYS_openat, AT_FDCWD, path, flags), 0);
+              (int)SHIM_SYS(SYS_openat, AT_FDCWD, path, flags), shim_made(r_, -1));
 }
 SHIM_EXPORT int __open_2(const char *path, int flags)
     __attribute__((alias("__open64_2"), copy(__open64_2)));
@@ -997,21 +1358,21 @@ SHIM_EXPORT int __openat64_2(int dirfd, const char *path, int flags)
     if ((flags & (O_CREAT | __O_TMPFILE)) && shim_real___openat64_2)
         return shim_real___openat64_2(dirfd, path, flags);
     SHIM_CALL(OPENAT, int, openat64, (dirfd, path, flags),
-              (int)SHIM_SYS(SYS_openat, dirfd, path, flags), 0);
+              (int)SHIM_SYS(SYS_openat, dirfd, path, flags), shim_made(r_, -1));
 }
 SHIM_EXPORT int __openat_2(int dirfd, const char *path, int flags)
     __attribute__((alias("__openat64_2"), copy(__openat64_2)));
 
 SHIM_EXPORT int creat64(const char *path, mode_t mode)
 {
-    SHIM_CALL(CREAT, int, creat64, (path, mode), (int)shim_nosys(), 0);
+    SHIM_CALL(CREAT, int, creat64, (path, mode), (int)shim_nosys(), shim_made(r_, IOLAB_FD_FILE));
 }
 SHIM_EXPORT int creat(const char *path, mode_t mode)
     __attribute__((alias("creat64"), copy(creat64)));
 
 SHIM_EXPORT int close(int fd)
 {
-    SHIM_CALL(CLOSE, int, close, (fd), (int)SHIM_SYS(SYS_close, fd), 0);
+    SHIM_CALL(CLOSE, int, close, (fd), (int)SHIM_SYS(SYS_close, fd), shim_made(fd, -1));
 }
 SHIM_EXPORT int __close(int fd) __attribute__((alias("close"), copy(close)));
 
@@ -1023,6 +1384,104 @@ SHIM_EXPORT int fsync(int fd)
 SHIM_EXPORT int fdatasync(int fd)
 {
     SHIM_CALL(FDATASYNC, int, fdatasync, (fd), (int)shim_nosys(), 0);
+}
+
+/* ---- descriptors made by calls that are not counted: their kinds only ---------------------- */
+
+/* Resolves real `fn` or returns the raw system call's result; then records kinds if counting. */
+#define SHIM_MAKER(fn, args, fallback)                                                             \
+    if (SHIM_UNLIKELY(!shim_real_##fn)) {                                                          \
+        shim_resolve();                                                                            \
+        if (!shim_real_##fn)                                                                       \
+            return (int)(fallback);                                                                \
+    }                                                                                              \
+    int r = shim_real_##fn args;                                                                   \
+    if (r < 0 || !shim_page)                                                                       \
+    return r
+
+SHIM_EXPORT int pipe(int fds[2])
+{
+    SHIM_MAKER(pipe, (fds), SHIM_SYS(SYS_pipe2, fds, 0));
+    shim_fd_set(fds[0], IOLAB_FD_PIPE);
+    shim_fd_set(fds[1], IOLAB_FD_PIPE);
+    return r;
+}
+
+SHIM_EXPORT int pipe2(int fds[2], int flags)
+{
+    SHIM_MAKER(pipe2, (fds, flags), SHIM_SYS(SYS_pipe2, fds, flags));
+    shim_fd_set(fds[0], IOLAB_FD_PIPE);
+    shim_fd_set(fds[1], IOLAB_FD_PIPE);
+    return r;
+}
+
+SHIM_EXPORT int socketpair(int domain, int type, int proto, int fds[2])
+{
+    SHIM_MAKER(socketpair, (domain, type, proto, fds),
+               SHIM_SYS(SYS_socketpair, domain, type, proto, fds));
+    shim_fd_set(fds[0], IOLAB_FD_SOCKET);
+    shim_fd_set(fds[1], IOLAB_FD_SOCKET);
+    return r;
+}
+
+/* A duplicate is what its original is (or not known, like it). */
+static void shim_fd_copy(int from, int to)
+{
+    if ((unsigned)from < SHIM_FD_TABLE && (unsigned)to < SHIM_FD_TABLE)
+        __atomic_store_n(&shim_fdk[to], __atomic_load_n(&shim_fdk[from], __ATOMIC_RELAXED),
+                         __ATOMIC_RELAXED);
+    else
+        shim_fd_set(to, -1);
+}
+
+SHIM_EXPORT int dup(int fd)
+{
+    SHIM_MAKER(dup, (fd), SHIM_SYS(SYS_dup, fd));
+    shim_fd_copy(fd, r);
+    return r;
+}
+
+SHIM_EXPORT int dup2(int fd, int to)
+{
+    SHIM_MAKER(dup2, (fd, to), SHIM_SYS(SYS_dup2, fd, to));
+    shim_fd_copy(fd, r);
+    return r;
+}
+SHIM_EXPORT int __dup2(int fd, int to) __attribute__((alias("dup2"), copy(dup2)));
+
+SHIM_EXPORT int dup3(int fd, int to, int flags)
+{
+    SHIM_MAKER(dup3, (fd, to, flags), SHIM_SYS(SYS_dup3, fd, to, flags));
+    shim_fd_copy(fd, r);
+    return r;
+}
+
+SHIM_EXPORT int memfd_create(const char *name, unsigned flags)
+{
+    SHIM_MAKER(memfd_create, (name, flags), SHIM_SYS(SYS_memfd_create, name, flags));
+    shim_fd_set(r, IOLAB_FD_FILE);
+    return r;
+}
+
+SHIM_EXPORT int epoll_create(int size)
+{
+    SHIM_MAKER(epoll_create, (size), SHIM_SYS(SYS_epoll_create1, 0));
+    shim_fd_set(r, IOLAB_FD_OTHER);
+    return r;
+}
+
+SHIM_EXPORT int epoll_create1(int flags)
+{
+    SHIM_MAKER(epoll_create1, (flags), SHIM_SYS(SYS_epoll_create1, flags));
+    shim_fd_set(r, IOLAB_FD_OTHER);
+    return r;
+}
+
+SHIM_EXPORT int eventfd(unsigned init, int flags)
+{
+    SHIM_MAKER(eventfd, (init, flags), SHIM_SYS(SYS_eventfd2, init, flags));
+    shim_fd_set(r, IOLAB_FD_OTHER);
+    return r;
 }
 
 /* ---- IPC objects: recorded when this call created them ------------------------------------- */

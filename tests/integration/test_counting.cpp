@@ -92,11 +92,13 @@ const std::map<std::string, std::set<std::string>> counting_entries = {
 
 struct Tally {
     uint64_t program = 0;                     // the program's own calls
+    std::map<std::string, uint64_t> by_kind;  // the same by descriptor kind ("file", "file>pipe")
     std::map<std::string, uint64_t> internal; // discounted, by the libc function they were in
 };
 
 struct SyscallRecord {
     std::string name, line;
+    std::string kind, kind2; // kinds of the first two descriptor arguments strace -y annotated
     std::vector<std::pair<std::string, std::string>> frames; // {object path, symbol}
 };
 
@@ -125,6 +127,54 @@ std::string entry_of(const SyscallRecord &r)
         last = f.second;
     }
     return "";
+}
+
+// The shim's kind of a descriptor from strace -y's annotation of it: "socket:[123]", "pipe:[4]",
+// "anon_inode:[eventfd]", a path. Character devices (/dev/null, terminals) are "other", files in
+// /dev/shm and memfds ("/memfd:name (deleted)") are files; no annotation (a bad descriptor) is
+// "other", as the shim counts a call on a descriptor it cannot fstat.
+std::string kind_of(const std::string &a)
+{
+    if (a.rfind("socket:", 0) == 0)
+        return "socket";
+    if (a.rfind("pipe:", 0) == 0)
+        return "pipe";
+    if (a.rfind("/dev/shm/", 0) == 0 || a.rfind("/memfd:", 0) == 0)
+        return "file";
+    if (a.empty() || a.rfind("anon_inode:", 0) == 0 || a.rfind("/dev/", 0) == 0 || a[0] != '/')
+        return "other";
+    return "file";
+}
+
+// The first two "N<annotation>" of a call's arguments: the descriptors of the calls the shim
+// splits (for sendfile, splice and copy_file_range, nothing else precedes the second one).
+void fd_kinds(const std::string &line, SyscallRecord &r)
+{
+    size_t at = line.find('(');
+    std::string *out[2] = {&r.kind, &r.kind2};
+    for (int k = 0; k < 2 && at != std::string::npos; k++) {
+        size_t i = at + 1;
+        while (i < line.size() && line[i] == ' ')
+            i++;
+        size_t d = i;
+        while (d < line.size() && (isdigit((unsigned char)line[d]) || line[d] == '-'))
+            d++;
+        std::string ann;
+        if (d < line.size() && line[d] == '<') {
+            size_t end = line.find(">,", d);
+            if (end == std::string::npos)
+                end = line.find(">)", d);
+            if (end != std::string::npos)
+                ann = line.substr(d + 1, end - d - 1);
+        }
+        *out[k] = kind_of(ann);
+        // The next argument: splice and copy_file_range have an offset between the two.
+        at = line.find(", ", d);
+        if (at != std::string::npos && (r.name == "splice" || r.name == "copy_file_range"))
+            at = line.find(", ", at + 2);
+        if (at != std::string::npos)
+            at += 1;
+    }
 }
 
 std::vector<SyscallRecord> parse_strace_file(const std::string &path)
@@ -166,6 +216,7 @@ std::vector<SyscallRecord> parse_strace_file(const std::string &path)
         SyscallRecord r;
         r.name = line.substr(0, paren);
         r.line = line;
+        fd_kinds(line, r);
         out.push_back(r);
         current = (long)out.size() - 1;
         if (line.find("<unfinished ...>") != std::string::npos)
@@ -201,9 +252,16 @@ std::map<std::string, Tally> classify(const std::string &dir)
                 continue;
             }
             auto ce = counting_entries.find(r.name);
-            if (ce != counting_entries.end() && ce->second.count(entry))
+            if (ce != counting_entries.end() && ce->second.count(entry)) {
                 tally.program++;
-            else
+                // sendfile(out, in): the shim splits it source first, like splice.
+                if (r.name == "sendfile")
+                    tally.by_kind[r.kind2 + ">" + r.kind]++;
+                else if (r.name == "splice" || r.name == "copy_file_range")
+                    tally.by_kind[r.kind + ">" + r.kind2]++;
+                else
+                    tally.by_kind[r.kind]++;
+            } else
                 tally.internal[entry.empty() ? "start-up/exit (no frame outside libc)" : entry]++;
         }
     }
@@ -247,10 +305,35 @@ struct Page : CounterPage {
     }
 };
 
+// The shim's counts of one program's split calls by kind ("file", "file>pipe"), by strace name.
+std::map<std::string, std::map<std::string, uint64_t>> kind_counts(const Page &page, int prog)
+{
+    std::map<std::string, std::map<std::string, uint64_t>> c;
+    for (uint32_t i = 0; i + 1 < page.nslots; i++) {
+        const struct iolab_slot *s = iolab_page_slot(page.page, page.nslots, i);
+        if (!s || s->prog != (uint32_t)prog)
+            continue;
+        for (unsigned call = 0; call < IOLAB_NCALLS; call++) {
+            int one = iolab_split_one_index(call), two = iolab_split_two_index(call);
+            std::string sys = iolab_call_info[call].strace_name;
+            for (int k = 0; k < IOLAB_NFDKINDS; k++) {
+                if (one >= 0 && s->fd.one[one][k])
+                    c[sys][iolab_fd_kind_name[k]] += iolab_load(&s->fd.one[one][k]);
+                for (int t = 0; two >= 0 && t < IOLAB_NFDKINDS; t++)
+                    if (s->fd.two[two][k][t])
+                        c[sys][std::string(iolab_fd_kind_name[k]) + ">" + iolab_fd_kind_name[t]] +=
+                            iolab_load(&s->fd.two[two][k][t]);
+            }
+        }
+    }
+    return c;
+}
+
 std::vector<std::string> strace_argv(const std::string &dir, const Page &page, int prog,
                                      const std::vector<std::string> &cmd)
 {
-    std::vector<std::string> a = {"/usr/bin/strace", "-ff", "-k", "-o", dir + "/t"};
+    // -y: every descriptor argument annotated with what it is, for the split by kind.
+    std::vector<std::string> a = {"/usr/bin/strace", "-ff", "-k", "-y", "-o", dir + "/t"};
     auto e = page.strace_env(prog);
     a.insert(a.end(), e.begin(), e.end());
     a.push_back("--");
@@ -278,6 +361,29 @@ uint64_t check_agreement(const std::string &what, const std::string &dir, const 
         CHECK(shim[sys] == expected);
         compared += expected;
     }
+    // The split by kind of descriptor, call by call and kind by kind, as strace -y saw them.
+    auto kinds = kind_counts(page, prog);
+    std::ostringstream split_seen;
+    for (const auto &kv : traced) {
+        if (!kinds.count(kv.first) && kv.second.by_kind.empty())
+            continue;
+        bool split = false;
+        for (unsigned call = 0; call < IOLAB_NCALLS; call++)
+            split |= kv.first == iolab_call_info[call].strace_name &&
+                     (iolab_split_one_index(call) >= 0 || iolab_split_two_index(call) >= 0);
+        if (!split)
+            continue;
+        for (const auto &k : kv.second.by_kind) {
+            INFO(what << ": " << kv.first << " on " << k.first);
+            CHECK(kinds[kv.first][k.first] == k.second);
+            split_seen << " " << kv.first << "/" << k.first << "x" << k.second;
+        }
+        for (const auto &k : kinds[kv.first]) {
+            INFO(what << ": " << kv.first << " on " << k.first << " (shim)");
+            CHECK(kv.second.by_kind.count(k.first) == 1);
+        }
+    }
+    WARN(what << ": by kind of descriptor, as strace -y saw them:" << split_seen.str());
     uint64_t threads = traced.count("clone3") ? traced["clone3"].program : 0;
     INFO(what << ": clone3 (pthread_create)");
     CHECK(shim["clone3"] == threads);

@@ -99,7 +99,7 @@ TEST_CASE("the starter builds, runs and fails where its TODO is", "[exercise]")
     CHECK(ss2.str().find("/* mine */") != std::string::npos); // never overwritten
 }
 
-TEST_CASE("the solution passes; read+send and a truncated transfer fail with their messages",
+TEST_CASE("the solution passes while read+send and a truncated transfer fail with their messages",
           "[exercise]")
 {
     TempDir home, sol, rs, cut;
@@ -139,7 +139,7 @@ TEST_CASE("the solution passes; read+send and a truncated transfer fail with the
     CHECK(message_of(t.json.get(), "complete the TODO").rfind("no: ", 0) == 0);
 }
 
-TEST_CASE("a build error: the learner's file:line:col, exit 2, status error", "[exercise]")
+TEST_CASE("a build error: the learner's file:line:col and exit 2 and status error", "[exercise]")
 {
     TempDir home, bad;
     std::ofstream(bad / "file-server.c") << variant("    return sendfile(sock, file, size;");

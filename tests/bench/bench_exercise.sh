@@ -1,0 +1,46 @@
+#!/usr/bin/env bash
+# Save -> build verdict and save -> all checks decided, for the chat and zero-copy exercises
+# (their reference solutions as the learner's files, built without sanitizers).
+#
+#   tests/bench/bench_exercise.sh BUILD_DIR [RUNS]
+#
+# Each run changes the file (a new comment, so the build cache cannot answer), then runs
+# `iolab check --json` at once: the save is the write, the verdicts are the timings iolab reports
+# from its start (timing.build_verdict_s, timing.checks_decided_s) plus the process start, i.e.
+# the wall time from the write to each verdict. Prints the medians. Targets (issue 17): build
+# verdict <= 0.5 s, all checks decided <= 3 s.
+set -euo pipefail
+build=${1:?usage: bench_exercise.sh BUILD_DIR [RUNS]}
+runs=${2:-7}
+src=$(cd "$(dirname "$0")/../.." && pwd)
+home=$(mktemp -d)
+trap 'rm -rf "$home"' EXIT
+export HOME=$home XDG_DATA_HOME=$home/data XDG_CACHE_HOME=$home/cache
+for spec in chat/write-epoll-server:chat/epoll-server zerocopy/write-sendfile:zerocopy/sendfile; do
+    step=${spec%%:*}
+    dir=$home/${spec##*:}
+    mkdir -p "$dir"
+    cp "$src/lessons/exercises/${spec##*:}"/* "$dir/"
+    file=$(ls "$dir"/*.c | head -1)
+    builds=() decided=()
+    for i in $(seq "$runs"); do
+        echo "/* save $i $RANDOM */" >>"$file"
+        t0=$(date +%s.%N)
+        out=$("$build/bin/iolab" check "$step" --pack "$src/lessons" --dir "$dir" --json || true)
+        t1=$(date +%s.%N)
+        read -r b d st < <(python3 -c '
+import json,sys
+j=json.loads(sys.argv[1]); t=j["timing"]
+print(t["build_verdict_s"], t["checks_decided_s"], j["status"])' "$out")
+        wall=$(python3 -c "print($t1 - $t0)")
+        builds+=("$b") decided+=("$d")
+        printf '%s run %d: status %s, build verdict %.3f s, all checks decided %.3f s (wall, write to exit: %.3f s)\n' \
+            "$step" "$i" "$st" "$b" "$d" "$wall"
+    done
+    python3 - "$step" "${builds[*]}" "${decided[*]}" <<'PY'
+import statistics, sys
+step, b, d = sys.argv[1], list(map(float, sys.argv[2].split())), list(map(float, sys.argv[3].split()))
+print(f"{step}: median build verdict {statistics.median(b):.3f} s (target 0.5), "
+      f"median all checks decided {statistics.median(d):.3f} s (target 3), over {len(b)} runs")
+PY
+done

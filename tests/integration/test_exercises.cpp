@@ -1,0 +1,388 @@
+// The built-in exercises beyond zero-copy, headless (`iolab check --dir`): for each, the starter
+// (the learner's workspace) fails with a message that points at a TODO, and known-wrong programs
+// (a server that forks, a loop that stops early, a reader without a buffer...) fail with the
+// message a learner needs: what was expected, what was seen with its figure, and where to look.
+#include "helpers.hpp"
+
+#include <catch2/catch.hpp>
+#include <chrono>
+#include <cjson/cJSON.h>
+#include <fstream>
+#include <memory>
+#include <sstream>
+
+using namespace iolab_test;
+
+namespace
+{
+
+using Json = std::unique_ptr<cJSON, decltype(&cJSON_Delete)>;
+
+std::string slurp(const std::string &path)
+{
+    std::ifstream f(path);
+    std::stringstream ss;
+    ss << f.rdbuf();
+    return ss.str();
+}
+
+struct Exercise {
+    const char *step;                 // LESSON/STEP
+    const char *dir;                  // under lessons/exercises
+    const char *file;                 // the file the variants change
+    std::vector<const char *> others; // support files copied as they are
+};
+
+const Exercise kOrdered{"ordered/write-server-loop", "ordered/exit-loop", "ordered-server.c", {}};
+const Exercise kChat{
+    "chat/write-epoll-server", "chat/epoll-server", "chat-server.c", {"w_epoll.h"}};
+const Exercise kUpload{
+    "upload/write-fork-server", "upload/fork-server", "upload-server.c", {"upload.h", "w_epoll.h"}};
+const Exercise kCopy{"copying/write-sendfile-copy", "copying/memfd", "copy-memfd.c", {}};
+const Exercise kStdio{"stdio/write-buffered-reader", "stdio/reader", "reader.c", {}};
+
+std::string solution_dir(const Exercise &e)
+{
+    return source_dir() + "/lessons/exercises/" + e.dir;
+}
+
+struct Result {
+    int code = -1;
+    Json json{nullptr, cJSON_Delete};
+    std::string out;
+};
+
+Result check(const TempDir &home, const Exercise &e, const std::vector<std::string> &extra)
+{
+    std::vector<std::string> argv = {bin("iolab"), "check", e.step, "--json"};
+    argv.insert(argv.end(), extra.begin(), extra.end());
+    auto [code, out] = run(argv,
+                           {"HOME=" + home.path, "XDG_DATA_HOME=" + (home / "data"),
+                            "XDG_CACHE_HOME=" + (home / "cache")},
+                           120);
+    Result r;
+    r.code = code;
+    r.out = out;
+    r.json.reset(cJSON_Parse(out.c_str()));
+    return r;
+}
+
+// The solution with `from` replaced by `to` (each must occur), as the learner's files in dir.
+Result variant(const TempDir &home, const Exercise &e,
+               const std::vector<std::pair<std::string, std::string>> &edits)
+{
+    TempDir dir;
+    std::string s = slurp(solution_dir(e) + "/" + e.file);
+    for (const auto &[from, to] : edits) {
+        size_t at = s.find(from);
+        INFO("variant edit not found: " << from);
+        REQUIRE(at != std::string::npos);
+        s.replace(at, from.size(), to);
+    }
+    std::ofstream(dir / e.file) << s;
+    for (const char *o : e.others)
+        std::ofstream(dir / o) << slurp(solution_dir(e) + "/" + o);
+    return check(home, e, {"--dir", dir.path});
+}
+
+// "ok: MESSAGE" or "no: MESSAGE" of the check whose text contains part.
+std::string verdict(const Result &r, const std::string &part)
+{
+    const cJSON *c;
+    cJSON_ArrayForEach(c, cJSON_GetObjectItem(r.json.get(), "checks"))
+    {
+        if (std::string(cJSON_GetObjectItem(c, "text")->valuestring).find(part) !=
+            std::string::npos)
+            return std::string(cJSON_IsTrue(cJSON_GetObjectItem(c, "ok")) ? "ok: " : "no: ") +
+                   cJSON_GetObjectItem(c, "message")->valuestring;
+    }
+    return "(no such check: " + part + ")";
+}
+
+bool has(const std::string &s, const std::string &part)
+{
+    return s.find(part) != std::string::npos;
+}
+
+void expect_fail(const Result &r)
+{
+    INFO(r.out);
+    CHECK(r.code == 1);
+    REQUIRE(r.json);
+    CHECK(std::string(cJSON_GetObjectItem(r.json.get(), "status")->valuestring) == "fail");
+}
+
+// The starter, from the workspace: it builds, runs, fails, and names a TODO.
+void expect_starter_fails(const Exercise &e, const std::string &check_part)
+{
+    TempDir home;
+    Result r = check(home, e, {});
+    expect_fail(r);
+    std::string v = verdict(r, check_part);
+    INFO(r.out);
+    CHECK(v.rfind("no: ", 0) == 0);
+    CHECK(has(v, "TODO"));
+}
+
+} // namespace
+
+TEST_CASE("ordered: the starter fails at its TODO and the solution passes", "[exercises]")
+{
+    expect_starter_fails(kOrdered, "Every line gets its reply");
+    TempDir home;
+    Result ok = check(home, kOrdered, {"--dir", solution_dir(kOrdered)});
+    INFO(ok.out);
+    CHECK(ok.code == 0);
+}
+
+TEST_CASE("ordered: one reply and hang up or a loop that never ends at EOF fail", "[exercises]")
+{
+    TempDir home;
+    Result once = variant(home, kOrdered,
+                          {{"while (read_line(sock, &in, line, sizeof line)) {",
+                            "for (int once = 0; once < 1 && read_line(sock, &in, line, sizeof "
+                            "line); once++) {"}});
+    expect_fail(once);
+    std::string v = verdict(once, "Every line gets its reply");
+    CHECK(has(v, "no: yours: 2 of 4 requests"));
+    CHECK(has(v, "converse()"));
+    CHECK(
+        has(verdict(once, "first client ends cleanly"), "first exited with status 1, expected 0"));
+
+    // "exit" not handled and recv() returning 0 taken for "nothing yet": the server spins and
+    // the second client never gets its turn.
+    Result spin = variant(home, kOrdered,
+                          {{"while (read_line(sock, &in, line, sizeof line)) {",
+                            "for (;;) {\n        if (!read_line(sock, &in, line, sizeof line))\n"
+                            "            continue;"},
+                           {"        if (strcmp(line, \"exit\") == 0)\n            break;\n", ""}});
+    expect_fail(spin);
+    std::string s = verdict(spin, "stops reading");
+    CHECK(has(s, "no: yours: "));
+    CHECK(has(s, "recvfrom calls, at most 40"));
+    CHECK(has(s, "read_line() returns 0"));
+    // The second client never gets its turn (whether its 5 s ran out before the run's end
+    // depends on how fast the server started on this machine).
+    std::string second = verdict(spin, "second client");
+    CHECK(has(second, "no: yours: second has not exited yet"));
+    CHECK(has(second, "converse() must return on \"exit\""));
+}
+
+TEST_CASE("ordered: built with sanitize a heap overflow names its signal and shows the report",
+          "[exercises]")
+{
+    TempDir home;
+    Result r = variant(home, kOrdered,
+                       {{"    unsigned heard = 0;\n", "    unsigned heard = 0;\n"
+                                                      "    volatile char *p = malloc(8);\n"
+                                                      "    p[8] = 'x';\n"
+                                                      "    free((void *)p);\n"}});
+    expect_fail(r);
+    std::string v = verdict(r, "Every line gets its reply");
+    CHECK(has(v, "no: yours: 0 of 4 requests"));
+    CHECK(has(v, "server was killed by signal 6, SIGABRT"));
+    CHECK(has(v, "the sanitizer's report is below"));
+    const cJSON *rep = cJSON_GetObjectItem(r.json.get(), "report");
+    REQUIRE(cJSON_IsString(rep));
+    CHECK(has(rep->valuestring, "ERROR: AddressSanitizer: heap-buffer-overflow"));
+    CHECK(has(rep->valuestring, "ordered-server.c:")); // where: the learner's own file
+}
+
+TEST_CASE("chat: the starter and a forking server and an echo to the sender fail", "[exercises]")
+{
+    expect_starter_fails(kChat, "ana hears ben");
+    TempDir home;
+    Result fork = variant(home, kChat,
+                          {{"            int fd = accept4(lfd, NULL, NULL, SOCK_CLOEXEC);\n",
+                            "            int fd = accept4(lfd, NULL, NULL, SOCK_CLOEXEC);\n"
+                            "            if (fd >= 0 && fork() == 0) {\n"
+                            "                char b[512];\n"
+                            "                while (recv(fd, b, sizeof b, 0) > 0) {\n"
+                            "                }\n"
+                            "                _exit(0);\n"
+                            "            }\n"
+                            "            if (fd >= 0) {\n"
+                            "                close(fd);\n"
+                            "                continue;\n"
+                            "            }\n"}});
+    expect_fail(fork);
+    std::string f = verdict(fork, "No fork()");
+    CHECK(has(f, "no: yours: "));
+    CHECK(has(f, "fork calls, at most 0"));
+    CHECK(has(f, "one epoll loop"));
+    CHECK(has(verdict(fork, "ana hears ben"), "not within 5 s"));
+
+    Result echo = variant(
+        home, kChat, {{"if (clients[i].fd < 0 || &clients[i] == from)", "if (clients[i].fd < 0)"}});
+    expect_fail(echo);
+    std::string e = verdict(echo, "Nobody hears their own");
+    CHECK(has(e, "no: yours: "));
+    CHECK(has(e, "skip the client the line came `from`"));
+    CHECK(has(verdict(echo, "ana hears ben"), "ok: "));
+}
+
+TEST_CASE("upload: serial and fork-and-wait and a short read each fail with their message",
+          "[exercises]")
+{
+    expect_starter_fails(kUpload, "Every upload arrives whole");
+    TempDir home;
+    Result serial = variant(home, kUpload,
+                            {{"    pid_t pid = fork();", "    pid_t pid = 1;\n"
+                                                         "    serve_upload(sock);"}});
+    expect_fail(serial);
+    std::string s = verdict(serial, "served at the same time");
+    CHECK(has(s, "no: yours: 1 of 3 processes at once"));
+    CHECK(has(s, "handle_client()"));
+    CHECK(has(verdict(serial, "A process per upload"), "no: yours: 0 of 4 fork calls"));
+
+    Result wait = variant(home, kUpload,
+                          {{"        _exit(0);\n    }\n    close(sock);\n",
+                            "        _exit(0);\n    }\n    close(sock);\n"
+                            "    waitpid(pid, NULL, 0);\n"}});
+    expect_fail(wait);
+    std::string w = verdict(wait, "served at the same time");
+    CHECK(has(w, "no: yours: "));
+    CHECK(has(w, "without waiting"));
+
+    Result shortr = variant(
+        home, kUpload,
+        {{"    while (got < size) {", "    for (int once = 0; once < 1 && got < size; once++) {"}});
+    expect_fail(shortr);
+    std::string r = verdict(shortr, "Every upload arrives whole");
+    CHECK(has(r, "no: yours: 0 of 4 requests"));
+    CHECK(has(r, "serve_upload() must read until size bytes"));
+}
+
+TEST_CASE("copying: read+write and a copy that ignores short writes fail with their message",
+          "[exercises]")
+{
+    expect_starter_fails(kCopy, "The memfd holds the whole file");
+    TempDir home;
+    Result rw = variant(home, kCopy,
+                        {{"    off_t offset = 0;\n    while (offset < size) {",
+                          "    static char buf[65536];\n"
+                          "    for (off_t left = size; left > 0;) {\n"
+                          "        ssize_t r = read(in, buf, sizeof buf);\n"
+                          "        if (r <= 0 || write(out, buf, (size_t)r) != r)\n"
+                          "            return -1;\n"
+                          "        left -= r;\n"
+                          "    }\n"
+                          "    return 0;\n"
+                          "    off_t offset = 0;\n    while (offset < size) {"}});
+    expect_fail(rw);
+    CHECK(has(verdict(rw, "go with sendfile"), "no: yours: 0 of 1 sendfile calls"));
+    std::string r = verdict(rw, "no read()");
+    CHECK(has(r, "no: yours: "));
+    CHECK(has(r, "sendfile() copies inside the kernel"));
+    // Its write() is cut short too (fault injection), and it does not loop: no copy either.
+    CHECK(has(verdict(rw, "The memfd holds"), "no: "));
+
+    // One sendfile() and no loop: under the exercise's fault injection it is cut short.
+    Result once = variant(home, kCopy,
+                          {{"    off_t offset = 0;\n    while (offset < size) {",
+                            "    off_t offset = 0;\n"
+                            "    return sendfile(out, in, &offset, (size_t)size) < 0 ? -1 : 0;\n"
+                            "    while (offset < size) {"}});
+    expect_fail(once);
+    std::string o = verdict(once, "The memfd holds");
+    CHECK(has(o, "no: yours: 0 of 1 matching lines"));
+    CHECK(has(o, "copy_all() must copy every byte"));
+    // The program's own line, shown beside the checks, has the figure.
+    const cJSON *out = cJSON_GetObjectItem(once.json.get(), "output");
+    REQUIRE(cJSON_GetArraySize(out) >= 1);
+    CHECK(has(cJSON_GetArrayItem(out, 0)->valuestring, "copy differs: the memfd has "));
+    CHECK(has(cJSON_GetArrayItem(out, 0)->valuestring, " of 16777216 bytes"));
+    CHECK(has(verdict(once, "ends with status 0"), "copy exited with status 1, expected 0"));
+}
+
+TEST_CASE("stdio: a small buffer and a refill that drops bytes fail with their message",
+          "[exercises]")
+{
+    expect_starter_fails(kStdio, "At most one read() per 4,096 bytes");
+    TempDir home;
+    Result ok = check(home, kStdio, {"--dir", solution_dir(kStdio)});
+    INFO(ok.out);
+    CHECK(ok.code == 0);
+
+    Result small =
+        variant(home, kStdio, {{"read(r->fd, r->buf, sizeof r->buf)", "read(r->fd, r->buf, 512)"}});
+    expect_fail(small);
+    std::string s = verdict(small, "At most one read()");
+    CHECK(has(s, "no: yours: 5")); // about 512 bytes per read system call
+    CHECK(has(s, "of 4000 bytes per read system call"));
+    CHECK(has(s, "not within 5 s"));
+    CHECK(has(s, "(its TODO)"));
+
+    Result drop =
+        variant(home, kStdio, {{"if (r->pos == r->len) {", "if (r->len - r->pos <= 8) {"}});
+    expect_fail(drop);
+    std::string d = verdict(drop, "No pass loses or doubles");
+    CHECK(has(d, "no: yours: "));
+    CHECK(has(d, "hand out what is left in the buffer before you refill it"));
+}
+
+namespace
+{
+
+// A learner's ordered-server.c that misbehaves, checked headless: it must end, in bounded time,
+// with a verdict or a sentence, never hang.
+Result hostile(const TempDir &home, const std::string &body, double *seconds)
+{
+    TempDir dir;
+    std::ofstream(dir / "ordered-server.c")
+        << "#include <stdio.h>\n#include <stdlib.h>\n#include <string.h>\n#include <unistd.h>\n"
+           "int main(void)\n{\n"
+        << body << "\n}\n";
+    auto t0 = std::chrono::steady_clock::now();
+    Result r = check(home, kOrdered, {"--dir", dir.path});
+    *seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+    return r;
+}
+
+const char *kListening = "    printf(\"listening\\n\");\n    fflush(stdout);\n";
+
+} // namespace
+
+TEST_CASE("safety: a server that never listens or loops or forks or writes 1 GB ends "
+          "with a clear message",
+          "[exercises]")
+{
+    TempDir home;
+    double s = 0;
+    Result quiet = hostile(home, "    for (;;)\n        pause();", &s);
+    INFO(quiet.out);
+    CHECK(quiet.code == 2);
+    REQUIRE(quiet.json);
+    // The engine's start-up limit or the check's own time, whichever ends first, says it.
+    std::string why = cJSON_GetObjectItem(quiet.json.get(), "error")->valuestring;
+    CHECK(has(why, "server did not print"));
+    CHECK(has(why, "listening"));
+    CHECK(has(why, " within "));
+    CHECK(s < 30);
+
+    Result spin = hostile(home, std::string(kListening) + "    for (;;) {\n    }", &s);
+    INFO(spin.out);
+    expect_fail(spin);
+    CHECK(has(verdict(spin, "Every line gets its reply"), "no: yours: 0 of 4 requests"));
+    CHECK(has(verdict(spin, "Every line gets its reply"), "not within 5 s"));
+    CHECK(s < 30);
+
+    Result forks = hostile(home, std::string(kListening) + "    for (;;)\n        fork();", &s);
+    INFO(forks.out);
+    CHECK((forks.code == 1 || forks.code == 2));
+    REQUIRE(forks.json);
+    CHECK(std::string(cJSON_GetObjectItem(forks.json.get(), "status")->valuestring) != "pass");
+    CHECK(s < 60);
+
+    Result flood = hostile(home,
+                           std::string(kListening) +
+                               "    static char line[65536];\n    memset(line, 'x', sizeof line);\n"
+                               "    for (long i = 0; i < 16384; i++)\n"
+                               "        fwrite(line, 1, sizeof line, stdout);\n"
+                               "    for (;;)\n        pause();",
+                           &s);
+    INFO(flood.out);
+    expect_fail(flood);
+    CHECK(has(verdict(flood, "Every line gets its reply"), "not within 5 s"));
+    CHECK(s < 60);
+}

@@ -1,0 +1,125 @@
+// Exercise checks without processes: when a check is decided (a minimum reached, a maximum
+// passed, an exit seen, a time limit over), what its failing message says, the ratio
+// bytes_per_syscr, peak_procs as a maximum, and the progress record an exercise keeps.
+#include <catch2/catch.hpp>
+#include <cjson/cJSON.h>
+#include <string>
+
+extern "C" {
+#include "exercise/exercise.h"
+#include "lesson/check.h"
+}
+
+namespace
+{
+
+lesson_check make(lesson_metric m)
+{
+    lesson_check c{};
+    c.mode = -1;
+    c.role = -1;
+    c.program = -1;
+    c.metric = m;
+    return c;
+}
+
+lesson_scenario scenario(lesson_check *checks, size_t n)
+{
+    lesson_scenario sc{};
+    sc.checks = checks;
+    sc.nchecks = n;
+    return sc;
+}
+
+} // namespace
+
+TEST_CASE("a check is decided as soon as its figure settles it")
+{
+    check_mode_facts m{};
+    m.mode = -1;
+    m.seconds = 1.0;
+    m.roles[LESSON_ROLE_CLIENT].requests = 5;
+    m.roles[LESSON_ROLE_SERVER].calls[IOLAB_CALL_FORK] = 2;
+    lesson_check c[5] = {make(LESSON_METRIC_REQUESTS), make(LESSON_METRIC_REQUESTS),
+                         make(LESSON_METRIC_CALLS), make(LESSON_METRIC_CALLS),
+                         make(LESSON_METRIC_REQUESTS)};
+    c[0].has_min = true, c[0].min = 4;  // reached: decided, holds
+    c[1].has_min = true, c[1].min = 10; // not yet: open
+    c[2].call = IOLAB_CALL_FORK, c[2].role = LESSON_ROLE_SERVER, c[2].has_max = true;
+    c[2].max = 0; // passed: decided, fails
+    c[3].call = IOLAB_CALL_FORK, c[3].role = LESSON_ROLE_SERVER, c[3].has_max = true;
+    c[3].max = 5;                                          // holds so far: open until the end
+    c[4].has_min = true, c[4].min = 10, c[4].within = 0.5; // time is up: decided, fails
+    lesson_scenario sc = scenario(c, 5);
+    check_facts f{&m, 1, nullptr, false};
+    check_result r[5];
+    CHECK(check_eval_all(&sc, &f, r) == 2);
+    CHECK((r[0].holds && r[0].decided));
+    CHECK((!r[1].holds && !r[1].decided));
+    CHECK((!r[2].holds && r[2].decided));
+    CHECK((r[3].holds && !r[3].decided));
+    CHECK((!r[4].holds && r[4].decided));
+    f.over = true;
+    check_eval_all(&sc, &f, r);
+    for (auto &x : r)
+        CHECK(x.decided);
+}
+
+TEST_CASE("a failing message says what was expected, what was seen, the time limit and where "
+          "to look")
+{
+    lesson_check c = make(LESSON_METRIC_REQUESTS);
+    c.has_min = true, c.min = 4, c.within = 3;
+    char fail[] = "converse() must answer every line (its TODO)";
+    c.fail = fail;
+    lesson_scenario sc = scenario(&c, 1);
+    check_result r{false, 1, 3.2, true};
+    char buf[512];
+    check_explain(&c, &sc, &r, buf, sizeof buf);
+    CHECK(std::string(buf) ==
+          "1 of 4 requests in 3.2 s; not within 3 s: converse() must answer every line (its TODO)");
+}
+
+TEST_CASE("exit and output checks read what the grader observed; ratios and maxima")
+{
+    check_mode_facts m{};
+    m.mode = -1;
+    m.seconds = 2;
+    m.roles[LESSON_ROLE_CLIENT].rchar = 4096 * 100;
+    m.roles[LESSON_ROLE_CLIENT].syscr = 101;
+    m.roles[LESSON_ROLE_SERVER].peak_procs = 5;
+    lesson_check c[4] = {make(LESSON_METRIC_EXIT), make(LESSON_METRIC_OUTPUT),
+                         make(LESSON_METRIC_READ_SIZE), make(LESSON_METRIC_PROCS)};
+    c[0].program = 0, c[0].has_status = true, c[0].status = 0;
+    c[1].program = 0, c[1].has_min = true, c[1].min = 2;
+    c[2].has_min = true, c[2].min = 4000;
+    c[3].role = LESSON_ROLE_SERVER, c[3].has_min = true, c[3].min = 3;
+    lesson_scenario sc = scenario(c, 4);
+    check_observed obs[4] = {{1, true}, {2, false}, {}, {}};
+    check_facts f{&m, 1, obs, false};
+    check_result r[4];
+    check_eval_all(&sc, &f, r);
+    CHECK((!r[0].holds && r[0].decided && r[0].value == 1)); // exited with 1, wanted 0
+    CHECK((r[1].holds && r[1].decided));
+    CHECK(r[2].value == Approx(4096.0 * 100 / 101));
+    CHECK((r[2].holds && !r[2].decided)); // a ratio can still move
+    CHECK((r[3].holds && r[3].value == 5));
+}
+
+TEST_CASE("the exercise's progress record: attempts, first pass, solution viewed")
+{
+    char a[256], b[256], c[256], d[256];
+    REQUIRE(exercise_progress(nullptr, EXERCISE_ATTEMPT, 100, a, sizeof a) == 0);
+    REQUIRE(exercise_progress(a, EXERCISE_SOLUTION, 150, b, sizeof b) == 0);
+    REQUIRE(exercise_progress(b, EXERCISE_PASS, 200, c, sizeof c) == 0);
+    REQUIRE(exercise_progress(c, EXERCISE_PASS, 300, d, sizeof d) == 0); // the first pass stays
+    cJSON *j = cJSON_Parse(d);
+    REQUIRE(j);
+    CHECK(cJSON_GetObjectItem(j, "attempts")->valuedouble == 1);
+    CHECK(cJSON_GetObjectItem(j, "first_pass")->valuedouble == 200);
+    CHECK(cJSON_IsTrue(cJSON_GetObjectItem(j, "solution_viewed")));
+    CHECK(cJSON_IsTrue(cJSON_GetObjectItem(j, "solution_before_pass")));
+    cJSON_Delete(j);
+    REQUIRE(exercise_progress("not json", EXERCISE_ATTEMPT, 1, a, sizeof a) == 0);
+    CHECK(std::string(a).find("\"attempts\":1") != std::string::npos);
+}
