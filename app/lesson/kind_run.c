@@ -565,6 +565,7 @@ static const char *const load_figure_names[LESSON_NFIGS] = {
     [LESSON_FIG_CALL_PER_REQ] = "calls:NAME/request",
     [LESSON_FIG_CTX_PER_REQ] = "ctx_per_request",
     [LESSON_FIG_CPU_PCT] = "cpu_pct",
+    [LESSON_FIG_URING_ENTERS_PER_REQ] = "uring_enters_per_request",
 };
 
 void load_expect_figure(struct load *ld, const cJSON *v, struct lesson_expect_side *side)
@@ -590,7 +591,8 @@ void load_expect_figure(struct load *ld, const cJSON *v, struct lesson_expect_si
     load_diag(ld, v, 0, "figure \"%s\" is not known; %s", name,
               load_suggest(why, sizeof why, name, load_figure_names, LESSON_NFIGS,
                            "use requests_per_s, bytes_per_s, calls_per_request, "
-                           "calls:NAME/request, ctx_per_request or cpu_pct."));
+                           "calls:NAME/request, ctx_per_request, cpu_pct or "
+                           "uring_enters_per_request."));
 }
 
 static void load_expect_side(struct load *ld, const cJSON *obj, const struct lesson_scenario *sc,

@@ -145,6 +145,8 @@ enum lesson_figure {
     LESSON_FIG_CALL_PER_REQ,   /* "calls:NAME/request": one call's count per request */
     LESSON_FIG_CTX_PER_REQ,    /* "ctx_per_request": context switches (everyone's) per request */
     LESSON_FIG_CPU_PCT,        /* "cpu_pct": CPU of every program, % of one core */
+    LESSON_FIG_URING_ENTERS_PER_REQ, /* "uring_enters_per_request": a role's io_uring_enter()
+                                        calls per request, as the demo counts them */
     LESSON_NFIGS
 };
 

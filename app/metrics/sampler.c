@@ -216,6 +216,9 @@ static void sampler_raw_add(struct sampler_raw *a, const struct sampler_raw *b)
     a->page.conns_opened += b->page.conns_opened;
     a->page.conns_closed += b->page.conns_closed;
     a->page.errors += b->page.errors;
+    a->page.uring_submissions += b->page.uring_submissions;
+    a->page.uring_completions += b->page.uring_completions;
+    a->page.uring_enters += b->page.uring_enters;
     for (unsigned h = 0; h < IOLAB_HIST_BUCKETS; h++)
         a->page.hist[h] += b->page.hist[h];
     tally_fd_add(&a->page.fd, &b->page.fd);
@@ -323,6 +326,9 @@ static void sampler_figures(struct sampler *s, struct snapshot_figures *f,
     f->conns_opened = now->page.conns_opened;
     f->conns_closed = now->page.conns_closed;
     f->errors = now->page.errors;
+    f->uring_submissions = now->page.uring_submissions;
+    f->uring_completions = now->page.uring_completions;
+    f->uring_enters = now->page.uring_enters;
     f->requests_rate = stats_rate(stats_delta(now->page.requests, prev->page.requests), dt);
     f->app_bytes_rate = stats_rate(stats_delta(now->page.bytes, prev->page.bytes), dt);
     /* Requests still waiting count in both, as long as they have waited so far (waits.h). */
@@ -416,6 +422,7 @@ static void sampler_mode_account(struct sampler *s, double dt)
             r->role_calls[role][c] += d;
         }
         r->role_requests[role] += stats_delta(a->page.requests, b->page.requests);
+        r->role_uring_enters[role] += stats_delta(a->page.uring_enters, b->page.uring_enters);
         r->role_bytes[role] += stats_delta(a->page.bytes, b->page.bytes);
         r->ctx_switches +=
             stats_delta(a->fig.vol, b->fig.vol) + stats_delta(a->fig.invol, b->fig.invol);

@@ -117,6 +117,10 @@ struct snapshot_figures {
        some figures are older than the tick. */
     double proc_age_s;    /* the oldest of them was read this long before the snapshot */
     uint32_t proc_unread; /* processes and threads not read even once yet: not in the sums */
+    /* io_uring, from the demo itself (the shim cannot see the operations inside a ring): */
+    uint64_t uring_submissions; /* operations handed to the kernel */
+    uint64_t uring_completions; /* completions reaped */
+    uint64_t uring_enters;      /* io_uring_enter() system calls */
 };
 
 enum snapshot_prog_state {
@@ -168,6 +172,7 @@ struct snapshot_mode_row {
     uint64_t role_bytes[LESSON_NROLES];
     uint64_t role_calls[LESSON_NROLES][IOLAB_NCALLS];
     uint64_t hist[IOLAB_HIST_BUCKETS]; /* the client's request latencies while this mode ran */
+    uint64_t role_uring_enters[LESSON_NROLES]; /* io_uring_enter() calls the demos published */
 };
 
 struct snapshot {

@@ -83,6 +83,9 @@ static void tally_scan(const struct iolab_page *page, uint32_t nslots, uint32_t 
         out->errors += tally_take(&s->app.errors, f);
         for (unsigned b = 0; b < IOLAB_HIST_BUCKETS; b++)
             out->hist[b] += tally_take(&s->app.hist[b], f);
+        out->uring_submissions += tally_take(&s->app.uring_submissions, f);
+        out->uring_completions += tally_take(&s->app.uring_completions, f);
+        out->uring_enters += tally_take(&s->app.uring_enters, f);
         const uint64_t *from = (const uint64_t *)&s->fd;
         uint64_t *to = (uint64_t *)&out->fd;
         for (size_t k = 0; k < TALLY_FD_FIELDS; k++)

@@ -24,6 +24,8 @@ struct tally_totals {
     struct iolab_call calls[IOLAB_NCALLS];
     uint64_t requests, bytes, conns_opened, conns_closed, errors;
     uint64_t hist[IOLAB_HIST_BUCKETS];
+    /* io_uring figures the demos publish themselves (the shim cannot see inside a ring) */
+    uint64_t uring_submissions, uring_completions, uring_enters;
     struct iolab_fdsplit fd; /* calls by kind of descriptor, injected faults */
     uint32_t slots;          /* slots that contributed (live, dead and retired threads' slots) */
     uint32_t max_run;        /* highest run seen among them */

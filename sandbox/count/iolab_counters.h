@@ -263,6 +263,10 @@ struct iolab_app {
        time): failed[IOLAB_FAIL_FORK][IOLAB_CAUSE_PROCESSES] is "fork failed: no process left". */
     uint64_t failed[IOLAB_FAIL_NCALLS][IOLAB_FAIL_NCAUSES];
     uint64_t shed; /* connections accepted only to be closed at once: a limit left no room */
+    /* io_uring, as the demo itself counts it (the shim cannot see inside the ring): */
+    uint64_t uring_submissions; /* submission queue entries handed to the kernel */
+    uint64_t uring_completions; /* completion queue entries the program reaped */
+    uint64_t uring_enters;      /* io_uring_enter() calls that submitted or waited */
 };
 
 /*

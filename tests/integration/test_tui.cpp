@@ -861,3 +861,21 @@ TEST_CASE("tui: an exercise: edit, build error at its line, rename-on-save, chec
     closedir(d);
     CHECK(kept);
 }
+
+TEST_CASE("tui: the io_uring mode's own figures show, labelled as the demo's")
+{
+    // The shim cannot see inside the ring: the screen must say where the figures come from.
+    TuiSession s({"--pack", source_dir() + "/lessons", "--open", "concurrency/io_uring"});
+    REQUIRE(s.wait_for("the kernel does the waiting"));
+    s.keys({"Enter"});
+    REQUIRE(s.wait_for("running", 20));
+    s.keys({"2"});
+    bool shown = s.wait_for("io_uring, from the demo, not counted by the shim", 20);
+    INFO(s.last());
+    REQUIRE(shown);
+    CHECK(s.last().find("io_uring_enter") != std::string::npos);
+    s.keys({"q"});
+    REQUIRE(s.wait_for("Stop it and quit?"));
+    s.keys({"y"});
+    REQUIRE(s.wait_for("IOLAB-EXITED"));
+}
