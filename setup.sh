@@ -32,10 +32,13 @@ done
 packages=(
     build-essential cmake pkg-config       # the toolchain
     libncurses-dev libuv1-dev libcjson-dev # iolab's libraries
+    liburing-dev                           # the demos' io_uring modes (optional: without it
+                                           # they say they are missing)
 )
 test_packages=(
     catch2                     # the tests (Catch2 v2: Debian 12, Ubuntu 22.04)
     strace tmux curl wrk       # compare with strace, drive a real terminal, load real servers
+    nginx-light                # the production server beside the demo (zerocopy/nginx)
     iproute2 procps util-linux # ip, /proc tools, setpriv
     clang libclang-rt-14-dev   # the libFuzzer targets (tests/fuzz, run by .ci/run)
     python3-jsonschema         # validate pack files against assets/schema (it_schema)

@@ -21,8 +21,8 @@
 #endif
 
 static const struct cmd_entry *const main_commands[] = {
-    &cmd_run_entry,      &cmd_list_entry,  &cmd_lint_entry,
-    &cmd_progress_entry, &cmd_check_entry, &cmd_new_entry,
+    &cmd_run_entry,      &cmd_list_entry,  &cmd_lint_entry,  &cmd_progress_entry,
+    &cmd_check_entry,    &cmd_new_entry,   &cmd_bench_entry,
 };
 
 void cmd_error(const char *fmt, ...)

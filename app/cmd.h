@@ -20,6 +20,7 @@ extern const struct cmd_entry cmd_lint_entry;     /* iolab lint DIR */
 extern const struct cmd_entry cmd_progress_entry; /* iolab progress [--json|--reset] */
 extern const struct cmd_entry cmd_check_entry;    /* iolab check LESSON/STEP ... */
 extern const struct cmd_entry cmd_new_entry;      /* iolab new DIR */
+extern const struct cmd_entry cmd_bench_entry;    /* iolab bench LESSON/STEP ... */
 
 /* The whole command line: what main() runs. Returns the exit status. */
 int cli_main(int argc, char **argv);

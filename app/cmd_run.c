@@ -16,12 +16,15 @@
  * lesson, step or mode; 128+signal after SIGINT/SIGTERM.
  */
 #include "cmd.h"
+#include "cmd_sweep.h"
+#include "engine/sweepio.h"
 #include "engine/engine.h"
 #include "grade.h"
 #include "human.h"
 #include "json.h"
 #include "lesson/lesson.h"
 #include "metrics/stats.h"
+#include "metrics/waits.h"
 #include "paths.h"
 
 #include <errno.h>
@@ -64,6 +67,9 @@ struct run {
     /* Each program's last line on stderr, kept as it comes: the cause a demo gives for the
        errors it counts ("fork failed: ..."), quoted when the run is not clean. */
     char last_err[SNAPSHOT_MAX_PROGS][256];
+    /* Each program's last line saying a call failed at a limit (demo_fail: "fork failed: the
+       sandbox allows ..."), the cause quoted beside the failures it counted. */
+    char last_fail[SNAPSHOT_MAX_PROGS][256];
 };
 
 /* One reason a run was not clean, in a sentence. */
@@ -76,13 +82,24 @@ struct run_problems {
 static void run_usage(FILE *out)
 {
     fputs("usage: iolab run LESSON[/STEP] [--pack DIR] [--mode M[,M...]] [--seconds N] [--json]\n"
-          "                 [--tier full|reduced|minimal]\n\n"
+          "                 [--csv] [--tier full|reduced|minimal]\n\n"
           "Runs a step's scenario without the TUI for N seconds (default: the step's own), then\n"
           "stops it and prints what it cost: calls by name, CPU, context switches, kernel I/O\n"
           "counts, throughput and latency. Several modes separated by commas run one after the\n"
           "other, N seconds each, with the load kept running across the switches.\n"
-          "Exit status 3: the scenario ran, but some calls could not be counted (counts_lost).\n",
+          "Exit status 3: the scenario ran, but some calls could not be counted (counts_lost).\n"
+          "A step with a sweep runs every point instead (N seconds each, default the sweep's)\n"
+          "and prints the table of its figure, or every point with --json or --csv.\n",
           out);
+
+    fprintf(out,
+            "\nEach program runs within the sandbox's limits: %d open files, %d processes and\n"
+            "threads, %d MiB of address space per process, unless the step asks for others in\n"
+            "\"limits\" (open_files, processes, address_space_mb), up to iolab's ceilings of\n"
+            "%d, %d and %d MiB. A program that hits one says which, and the run is not clean.\n",
+            LESSON_LIMIT_DEFAULT_OPEN_FILES, LESSON_LIMIT_DEFAULT_PROCESSES,
+            LESSON_LIMIT_DEFAULT_ADDRESS_SPACE, LESSON_LIMIT_MAX_OPEN_FILES,
+            LESSON_LIMIT_MAX_PROCESSES, LESSON_LIMIT_MAX_ADDRESS_SPACE);
 }
 
 static void run_finish(struct run *r, int code, const char *fmt, ...)
@@ -191,6 +208,9 @@ static void run_on_line(void *data, size_t prog, enum engine_stream stream, cons
     grade_line(&r->grader, prog, line); /* output checks */
     if (stream == ENGINE_STDERR && prog < SNAPSHOT_MAX_PROGS && len)
         snprintf(r->last_err[prog], sizeof r->last_err[prog], "%.*s", (int)len, line);
+
+    if (stream == ENGINE_STDERR && prog < SNAPSHOT_MAX_PROGS && memmem(line, len, " failed: ", 9))
+        snprintf(r->last_fail[prog], sizeof r->last_fail[prog], "%.*s", (int)len, line);
 }
 
 /*
@@ -207,7 +227,21 @@ static void run_problems(const struct run *r, struct run_problems *pr)
         if (!seg->started)
             continue;
         for (uint32_t p = 0; p < seg->last.nprogs && pr->n < RUN_MAX_PROBLEMS; p++) {
-            uint64_t e = stats_delta(seg->last.progs[p].f.errors, seg->first.progs[p].f.errors);
+            const struct snapshot_figures *fa = &seg->first.progs[p].f, *fb = &seg->last.progs[p].f;
+            for (unsigned k = 0; k < IOLAB_FAIL_NCALLS && pr->n < RUN_MAX_PROBLEMS; k++)
+                for (unsigned q = 0; q < IOLAB_FAIL_NCAUSES && pr->n < RUN_MAX_PROBLEMS; q++) {
+                    uint64_t n = stats_delta(fb->failed[k][q], fa->failed[k][q]);
+                    if (!n)
+                        continue;
+                    const char *why = p < SNAPSHOT_MAX_PROGS ? r->last_fail[p] : "";
+                    snprintf(pr->v[pr->n++], sizeof pr->v[0],
+                             "%s%s%s: %s failed %llu time%s (%s)%s%s", seg->last.progs[p].name,
+                             seg->mode >= 0 ? " in mode " : "",
+                             seg->mode >= 0 ? r->sc->modes[seg->mode].id : "",
+                             iolab_fail_call_name[k], (unsigned long long)n, n == 1 ? "" : "s",
+                             iolab_fail_cause_name[q], why[0] ? ": " : "", why);
+                }
+            uint64_t e = stats_delta(fb->errors, fa->errors);
             if (!e)
                 continue;
             const char *why = p < SNAPSHOT_MAX_PROGS ? r->last_err[p] : "";
@@ -271,12 +305,14 @@ static double run_us(uint64_t ns)
     return (double)ns / 1000.0;
 }
 
+/* The segment's latency: the requests answered in it, and those still waiting at its end, each
+   as long as it had waited (waits.h). */
 static void run_segment_latency(const struct run_segment *seg, struct snapshot_latency *lat)
 {
     uint64_t hist[IOLAB_HIST_BUCKETS];
     stats_hist_sub(hist, seg->last.latency_hist[LESSON_ROLE_CLIENT],
                    seg->first.latency_hist[LESSON_ROLE_CLIENT], IOLAB_HIST_BUCKETS);
-    stats_latency(lat, hist);
+    waits_latency(lat, hist, seg->last.in_flight_hist[LESSON_ROLE_CLIENT]);
 }
 
 /* One figure of a segment: its growth from the segment's first snapshot to its last. */
@@ -341,6 +377,8 @@ static void run_json_process(struct json_out *j, const struct run_segment *seg, 
         json_u64(j, "count", n);
         json_u64(j, "bytes", RUN_D(calls[c].bytes));
         json_u64(j, "ns", RUN_D(calls[c].ns));
+        /* ns_sampled: ns is estimated from a sample of the calls (iolab_counters.h). */
+        json_bool(j, "ns_sampled", !iolab_call_time_exact(c));
         run_json_fd(j, fa, fb, c);
         json_end(j);
     }
@@ -369,11 +407,42 @@ static void run_json_process(struct json_out *j, const struct run_segment *seg, 
     json_u64(j, "bytes", RUN_D(app_bytes));
     json_u64(j, "conns_opened", RUN_D(conns_opened));
     json_u64(j, "conns_closed", RUN_D(conns_closed));
+    /* Gauges at the segment's end: connections still waiting for an answer. */
+    json_u64(j, "in_flight", fb->in_flight);
+    json_u64(j, "waiting", fb->waiting);
+    json_double(j, "oldest_wait_us", run_us(fb->in_flight_oldest_ns), 1);
+    json_array(j, "failed");
+    for (unsigned k = 0; k < IOLAB_FAIL_NCALLS; k++)
+        for (unsigned q = 0; q < IOLAB_FAIL_NCAUSES; q++) {
+            uint64_t n = RUN_D(failed[k][q]);
+            if (!n)
+                continue;
+            json_object(j, NULL);
+            json_string(j, "call", iolab_fail_call_name[k]);
+            json_string(j, "cause", iolab_fail_cause_name[q]);
+            json_u64(j, "count", n);
+            json_end(j);
+        }
+    json_end(j);
+    json_u64(j, "shed", RUN_D(shed));
     json_u64(j, "errors", RUN_D(errors));
+    if (RUN_D(uring_enters) || RUN_D(uring_submissions)) {
+        /* The demo's own count of its io_uring ring: the shim cannot see inside it. */
+        json_object(j, "uring");
+        json_string(j, "source", "demo");
+        json_u64(j, "submissions", RUN_D(uring_submissions));
+        json_u64(j, "completions", RUN_D(uring_completions));
+        json_u64(j, "enters", RUN_D(uring_enters));
+        json_end(j);
+    }
     json_end(j);
     json_u64(j, "threads", seg->peak_threads[i]);
     json_u64(j, "processes", seg->peak_procs[i]);
     json_u64(j, "rss_bytes", fb->rss_bytes);
+    /* How fresh the /proc figures were at the segment's end (the sampler reads a slice a tick;
+       a program's totals at its exit are the kernel's own, whatever the age). */
+    json_double(j, "proc_age_s", fb->proc_age_s, 3);
+    json_u64(j, "proc_unread", fb->proc_unread);
     json_end(j);
 }
 
@@ -408,6 +477,8 @@ static void run_json_segment(struct run *r, struct json_out *j, const struct run
     json_end(j);
     json_object(j, "latency_us");
     json_u64(j, "samples", lat.samples);
+    json_u64(j, "waiting", fb->waiting);
+    json_double(j, "oldest_wait_us", run_us(fb->in_flight_oldest_ns), 1);
     json_double(j, "p50", run_us(lat.p50_ns), 1);
     json_double(j, "p99", run_us(lat.p99_ns), 1);
     json_double(j, "p999", run_us(lat.p999_ns), 1);
@@ -445,13 +516,21 @@ static void run_print_text_segment(struct run *r, FILE *out, const struct run_se
         for (unsigned c = 0; c < IOLAB_NCALLS; c++) {
             uint64_t n = RUN_D(calls[c].count);
             if (n)
-                fprintf(out, "    %-16s %12s %12s %12s\n", snapshot_call_label(c),
+                fprintf(out, "    %-16s %12s %12s %12s%s\n", snapshot_call_label(c),
                         human_count(n, h[0], sizeof h[0]),
                         human_bytes((double)RUN_D(calls[c].bytes), h[1], sizeof h[1]),
-                        human_ns((double)RUN_D(calls[c].ns), h[2], sizeof h[2]));
+                        human_ns((double)RUN_D(calls[c].ns), h[2], sizeof h[2]),
+                        iolab_call_time_exact(c) ? "" : " ~");
         }
         if (p->counted == 0)
             fputs("    not counted (static binary?): only the kernel's figures below\n", out);
+        if (RUN_D(uring_enters) || RUN_D(uring_submissions))
+            fprintf(out,
+                    "    io_uring, from the demo, not counted by the shim: %s io_uring_enter, "
+                    "%s submissions, %s completions\n",
+                    human_count(RUN_D(uring_enters), h[0], sizeof h[0]),
+                    human_count(RUN_D(uring_submissions), h[1], sizeof h[1]),
+                    human_count(RUN_D(uring_completions), h[2], sizeof h[2]));
         fprintf(out,
                 "    cpu %.2f s user, %.2f s system; context switches %s voluntary, %s "
                 "involuntary\n",
@@ -481,6 +560,14 @@ static void run_print_text_segment(struct run *r, FILE *out, const struct run_se
                 human_ns((double)lat.p99_ns, h[1], sizeof h[1]),
                 human_ns((double)lat.p999_ns, h[2], sizeof h[2]),
                 human_ns((double)lat.max_ns, h[3], sizeof h[3]));
+    if (fb->waiting)
+        fprintf(out,
+                "  waiting: %s client%s still waiting for an answer (100 ms or more) at the "
+                "end, the oldest for %s;\n"
+                "           the latency counts each as long as it waited, at the pace of the "
+                "answered\n",
+                human_count(fb->waiting, h[0], sizeof h[0]), fb->waiting == 1 ? "" : "s",
+                human_ns((double)fb->in_flight_oldest_ns, h[1], sizeof h[1]));
 }
 
 /* Several modes: one table with a column per mode, the figures a lesson compares. */
@@ -500,7 +587,7 @@ static void run_print_side_by_side(struct run *r, FILE *out)
     for (size_t k = 0; k < n; k++)
         fprintf(out, " %12.12s", r->sc->modes[segs[k]->mode].id);
     fputc('\n', out);
-    enum { SBS_RATE, SBS_BYTES, SBS_CALLS, SBS_CTX, SBS_CPU, SBS_P50, SBS_P99, SBS_N };
+    enum { SBS_RATE, SBS_BYTES, SBS_CALLS, SBS_CTX, SBS_CPU, SBS_P50, SBS_P99, SBS_WAIT, SBS_N };
     for (int row = 0; row < SBS_N; row++) {
         static const char *const names[SBS_N] = {
             [SBS_RATE] = NULL,
@@ -510,6 +597,7 @@ static void run_print_side_by_side(struct run *r, FILE *out)
             [SBS_CPU] = "cpu, % of a core",
             [SBS_P50] = "latency p50",
             [SBS_P99] = "latency p99",
+            [SBS_WAIT] = "clients waiting at end",
         };
         if (row == SBS_RATE)
             snprintf(label, sizeof label, "%s/s", r->sc->unit ? r->sc->unit : "requests");
@@ -560,6 +648,9 @@ static void run_print_side_by_side(struct run *r, FILE *out)
                 snprintf(v, sizeof v, "%.0f%%", dur > 0 ? 100 * cpu / dur : 0);
                 break;
             }
+            case SBS_WAIT:
+                human_count(fb->waiting, v, sizeof v);
+                break;
             default:
                 run_segment_latency(seg, &lat);
                 if (lat.samples)
@@ -632,7 +723,8 @@ static void run_print(struct run *r, const struct run_problems *pr)
             }
         run_print_side_by_side(r, stdout);
         fputs("time in call: wall time the program's threads spent inside the call, counted "
-              "by the shim;\nsyscr/syscw: the kernel's own counts of read-family and "
+              "by the shim;\n~: sampled, estimated from about one call in 16 timed (the calls "
+              "that wait are all timed);\nsyscr/syscw: the kernel's own counts of read-family and "
               "write-family calls, set beside\nthe counted calls it counts the same way.\n\n",
               stdout);
         run_print_checks(r, stdout);
@@ -741,7 +833,7 @@ static int run_parse_modes(struct run *r, const char *arg)
 struct run_args {
     const char *spec, *pack_dir, *modes;
     double seconds; /* 0: the step's own */
-    bool json;
+    bool json, csv;
     enum iolab_tier tier;
 };
 
@@ -757,6 +849,8 @@ static int run_parse_args(int argc, char **argv, struct run_args *o)
             return -1;
         } else if (!strcmp(a, "--json")) {
             o->json = true;
+        } else if (!strcmp(a, "--csv")) {
+            o->csv = true;
         } else if (!strcmp(a, "--pack") && has_val) {
             o->pack_dir = argv[++i];
         } else if (!strcmp(a, "--mode") && has_val) {
@@ -780,10 +874,14 @@ static int run_parse_args(int argc, char **argv, struct run_args *o)
             o->spec = a;
         } else {
             cmd_error("run takes LESSON[/STEP] and --pack DIR, --mode M, --seconds N, --json, "
-                      "--tier T; '%s' is none of them (or lacks its value).",
+                      "--csv, --tier T; '%s' is none of them (or lacks its value).",
                       a);
             return 2;
         }
+    }
+    if (o->json && o->csv) {
+        cmd_error("--json and --csv each choose the output; give one of them.");
+        return 2;
     }
     if (!o->spec) {
         cmd_error("run needs a lesson: `iolab run LESSON[/STEP]`; `iolab list` shows them.");
@@ -831,16 +929,14 @@ static int run_scenario(struct run *r, enum iolab_tier tier)
     if (uv_loop_close(&r->loop) != 0)
         fprintf(stderr, "iolab: internal: handles left open at exit\n");
     int status = r->exit_code < 0 ? 1 : r->exit_code;
-    bool any = false;
-    for (size_t i = 0; i < r->nsegments; i++)
-        any = any || r->segments[i].started;
     if (status > 1 && status != 2)
         return status; /* stopped by a signal: nothing printed */
     /* Whatever was measured is printed, a failure included, with what made it not clean. */
     struct run_problems pr;
     run_problems(r, &pr);
-    if (status == 0 || any)
-        run_print(r, &pr);
+    /* A failure before anything was measured (the load died at once) still prints what there
+       is: the problems, and in --json an object with no modes, so a script always gets one. */
+    run_print(r, &pr);
     uint32_t lost = 0;
     for (size_t i = 0; i < r->nsegments; i++)
         if (r->segments[i].started && r->segments[i].last.overflow_claims > lost)
@@ -857,6 +953,54 @@ static int run_scenario(struct run *r, enum iolab_tier tier)
         cmd_error("the run was not clean: %s%s", pr.v[0], pr.n > 1 ? " (and more, above)" : "");
         status = 1;
     }
+    return status;
+}
+
+/* A step with a sweep: every point of the modes asked for, printed as a table, JSON or CSV. */
+static int run_sweep(struct run *r, const struct run_args *o)
+{
+    int modes[RUN_MAX_MODES];
+    size_t nmodes = 0;
+    for (size_t i = 0; o->modes && i < r->nsegments; i++)
+        modes[nmodes++] = r->segments[i].mode;
+    struct sweep_result *res = calloc(1, sizeof *res);
+    if (!res) {
+        cmd_error("out of memory.");
+        return 1;
+    }
+    struct sweep_cli_opts so = {
+        .step = r->step,
+        .seconds = o->seconds,
+        .modes = nmodes ? modes : NULL,
+        .nmodes = nmodes,
+        .tier = o->tier,
+        .progress = true,
+    };
+    int status = sweep_cli_run(&so, res);
+    if (status == 1) {
+        cmd_error("cannot set up the event loop.");
+    } else if (status == 0 || res->done) {
+        if (o->json) {
+            struct json_out j;
+            json_init(&j, stdout);
+            sweepio_json(&j, NULL, res);
+            fputc('\n', stdout);
+        } else if (o->csv) {
+            sweepio_csv(stdout, res);
+        } else {
+            sweepio_text(stdout, res);
+        }
+        fflush(stdout);
+    }
+    size_t failed = 0;
+    for (size_t k = 0; k < res->done; k++)
+        failed += !res->points[k % res->nmodes][k / res->nmodes].measured;
+    if (status == 0 && failed) {
+        cmd_error("%zu of %zu points could not be measured; their reasons are above.", failed,
+                  res->done);
+        status = 1;
+    }
+    free(res);
     return status;
 }
 
@@ -880,6 +1024,15 @@ static int cmd_run_exec(int argc, char **argv)
     r->json = o.json;
     if (run_resolve(r, pack, o.spec) < 0 || run_parse_modes(r, o.modes) < 0)
         goto out;
+    if (lesson_step_sweep(r->step)) {
+        status = run_sweep(r, &o);
+        goto out;
+    }
+    if (o.csv) {
+        cmd_error("--csv is for a step with a sweep; %s/%s has none (--json works).", r->lesson->id,
+                  r->step->id);
+        goto out;
+    }
     if (grade_init(&r->grader, r->sc) < 0) {
         cmd_error("out of memory.");
         status = 1;

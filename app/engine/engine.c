@@ -887,7 +887,13 @@ int engine_start(struct engine *e)
         what = "could not locate iolab-sandbox";
         goto fail;
     }
-    struct jail_options jo = {.sandbox_path = sandbox, .workdir = e->workdir, .tier = e->opts.tier};
+    /* The step's own limits (lesson_limits), for each of its programs; 0: the sandbox's own. */
+    struct jail_options jo = {.sandbox_path = sandbox,
+                              .workdir = e->workdir,
+                              .tier = e->opts.tier,
+                              .open_files = e->sc->limits.open_files,
+                              .processes = e->sc->limits.processes,
+                              .address_space_mb = e->sc->limits.address_space_mb};
     if ((rc = jail_open(&e->jail, &jo, why, sizeof why)) < 0) {
         e->jail = NULL;
         what = "could not set up the sandbox";

@@ -42,7 +42,10 @@ struct jail {
     char session[64];     /* IOLAB_SESSION, the IPC name prefix */
     char describe[2048];  /* the holder's `sandbox` JSON object */
     char missing[512];    /* one line for the status bar; "" when nothing is missing */
+    long limits[3];       /* --nofile, --nproc, --as of every program; 0: the default */
 };
+
+static const char *const jail_limit_flags[3] = {"--nofile", "--nproc", "--as"};
 
 /* What the status line says each lower tier lacks (the advice sentence follows it). */
 static const char *const jail_tier_lacks[] = {
@@ -140,6 +143,9 @@ int jail_open(struct jail **out, const struct jail_options *opts, char *why, siz
     j->life_fd = -1;
     j->holder = -1;
     j->timeout_s = opts->timeout_s;
+    j->limits[0] = opts->open_files;
+    j->limits[1] = opts->processes;
+    j->limits[2] = opts->address_space_mb;
     snprintf(j->session, sizeof j->session, "iolab-%d-%u-", (int)getpid(), serial++);
     if (pipe2(status, O_CLOEXEC) < 0 || pipe2(life, O_CLOEXEC) < 0) {
         rc = -errno;
@@ -228,7 +234,7 @@ char **jail_argv_opts(struct jail *j, char *const *prog_argv, const int *keep_fd
         n++;
     while (opts && opts[nopts])
         nopts++;
-    char **argv = calloc(n + nopts + 2 * nkeep + 22, sizeof *argv);
+    char **argv = calloc(n + nopts + 2 * nkeep + 28, sizeof *argv);
     if (!argv)
         return NULL;
     size_t k = 0;
@@ -253,6 +259,14 @@ char **jail_argv_opts(struct jail *j, char *const *prog_argv, const int *keep_fd
         argv[k - 1] = NULL;
         goto fail;
     }
+    for (size_t i = 0; i < 3; i++)
+        if (j->limits[i] > 0 && (!(argv[k++] = strdup(jail_limit_flags[i])) ||
+                                 asprintf(&argv[k++], "%ld", j->limits[i]) < 0)) {
+            argv[k - 1] = NULL;
+            goto fail;
+        }
+    /* The caller's own options last: they win over the step's limits (a sanitizer build's
+       "--as 0", say). */
     for (size_t i = 0; i < nopts; i++)
         if (!(argv[k++] = strdup(opts[i])))
             goto fail;

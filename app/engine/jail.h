@@ -19,6 +19,8 @@ struct jail_options {
     const char *workdir;      /* the scenario's work directory (created by the engine) */
     enum iolab_tier tier;     /* IOLAB_TIER_AUTO, or a lower tier to force */
     double timeout_s;         /* wall-clock limit for each program; 0: none */
+    /* Each program's limits (iolab-sandbox --nofile, --nproc, --as); 0: the sandbox's default. */
+    long open_files, processes, address_space_mb;
 };
 
 struct jail;

@@ -15,6 +15,7 @@ static const char *const expect_units[LESSON_NFIGS] = {
     [LESSON_FIG_CALL_PER_REQ] = "per request",
     [LESSON_FIG_CTX_PER_REQ] = "context switches/request",
     [LESSON_FIG_CPU_PCT] = "% CPU",
+    [LESSON_FIG_URING_ENTERS_PER_REQ] = "io_uring_enter/request (from the demo)",
 };
 
 static const struct snapshot_mode_row *expect_row(const struct lesson_scenario *sc, int mode,
@@ -54,6 +55,8 @@ bool expect_figure(const struct lesson_scenario *sc, const struct lesson_expect_
         return false;
     if (side->figure == LESSON_FIG_CTX_PER_REQ) {
         *out = r->ctx_per_request;
+    } else if (side->figure == LESSON_FIG_URING_ENTERS_PER_REQ) {
+        *out = (double)r->role_uring_enters[role] / req;
     } else if (side->figure == LESSON_FIG_CALL_PER_REQ) {
         *out = side->call < IOLAB_NCALLS ? (double)r->role_calls[role][side->call] / req : 0;
     } else {

@@ -8,8 +8,10 @@
 #include "check_load.h"
 #include "kind.h"
 #include "load.h"
+#include "sweep.h"
 
 #include <errno.h>
+#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -89,12 +91,15 @@ enum {
     RUN_DEFAULT_MODE,
     RUN_FILES,
     RUN_SECONDS,
+    RUN_LIMITS,
     RUN_CHECKS,
     RUN_EXPECT,
     RUN_UNIT,
     RUN_STUDY,
     RUN_LATENCY,
     RUN_PREDICT,
+    RUN_SWEEP,
+    RUN_HEADLINE,
     RUN_NFIELDS
 };
 static const struct load_field load_run_fields[] = {
@@ -103,12 +108,15 @@ static const struct load_field load_run_fields[] = {
     [RUN_DEFAULT_MODE] = {"default_mode", LOAD_STRING, 0},
     [RUN_FILES] = {"files", LOAD_ARRAY, 0},
     [RUN_SECONDS] = {"seconds", LOAD_NUMBER, 0},
+    [RUN_LIMITS] = {"limits", LOAD_OBJECT, 0},
     [RUN_CHECKS] = {"checks", LOAD_ARRAY, 0},
     [RUN_EXPECT] = {"expect", LOAD_ARRAY, 0},
     [RUN_UNIT] = {"unit", LOAD_STRING, 0},
     [RUN_STUDY] = {"study", LOAD_STRING, 0},
     [RUN_LATENCY] = {"latency", LOAD_BOOL, 0},
     [RUN_PREDICT] = {"predict", LOAD_ARRAY, 0},
+    [RUN_SWEEP] = {"sweep", LOAD_OBJECT, 0},
+    [RUN_HEADLINE] = {"headline", LOAD_OBJECT, 0},
 };
 
 int load_role(struct load *ld, const cJSON *v, enum lesson_role *out)
@@ -157,17 +165,26 @@ static char *load_faults(struct load *ld, const cJSON *obj)
                       load_fault_fields[i].name);
     }
     double seed = f[FAULT_SEED] ? f[FAULT_SEED]->valuedouble : 1;
-    if (seed < 0 || seed > 4294967295.0)
+    if (seed < 0 || seed > 4294967295.0) {
         load_diag(ld, f[FAULT_SEED], 0, "\"seed\" is a whole number from 0 to 4294967295.");
+        seed = 1;
+    }
     if (p[0] <= 0 && p[1] <= 0 && p[2] <= 0) {
         load_diag(ld, obj, 0,
                   "\"faults\" injects nothing; give \"short\", \"eintr\" or \"eagain\" a "
                   "probability above 0, or remove it.");
         return NULL;
     }
+    /* Written digit by digit, not with %f: iolab runs in the learner's locale (a decimal comma
+       in some), and the shim reads the value before the program has set any locale. */
+    unsigned ppm[3];
+    for (int i = 0; i < 3; i++) {
+        double v = p[i] > 0 ? p[i] * 1e6 + 0.5 : 0;
+        ppm[i] = v < 999999 ? (unsigned)v : 999999;
+    }
     char buf[128];
-    snprintf(buf, sizeof buf, "short=%.6f,eintr=%.6f,eagain=%.6f,seed=%.0f", p[0], p[1], p[2],
-             seed);
+    snprintf(buf, sizeof buf, "short=0.%06u,eintr=0.%06u,eagain=0.%06u,seed=%lu", ppm[0], ppm[1],
+             ppm[2], (unsigned long)seed);
     return load_strdup(ld, buf);
 }
 
@@ -365,6 +382,43 @@ static void load_files(struct load *ld, const cJSON *arr, struct lesson_scenario
 }
 
 /* The metric a check names, typed; reports an unknown name with a suggestion. */
+/* "limits": {"open_files": N, "processes": N, "address_space_mb": N}, each within its ceiling. */
+static void load_limits(struct load *ld, const cJSON *obj, struct lesson_limits *out)
+{
+    static const struct {
+        const char *name;
+        long max;
+        size_t offset;
+    } keys[] = {
+        {"open_files", LESSON_LIMIT_MAX_OPEN_FILES, offsetof(struct lesson_limits, open_files)},
+        {"processes", LESSON_LIMIT_MAX_PROCESSES, offsetof(struct lesson_limits, processes)},
+        {"address_space_mb", LESSON_LIMIT_MAX_ADDRESS_SPACE,
+         offsetof(struct lesson_limits, address_space_mb)},
+    };
+    const cJSON *v;
+    cJSON_ArrayForEach(v, obj)
+    {
+        size_t k = 0;
+        while (k < sizeof keys / sizeof *keys && strcmp(keys[k].name, v->string))
+            k++;
+        if (k == sizeof keys / sizeof *keys) {
+            load_diag(ld, v, 1,
+                      "\"limits\" has no \"%s\"; it takes open_files, processes and "
+                      "address_space_mb.",
+                      v->string);
+            continue;
+        }
+        if (!cJSON_IsNumber(v) || v->valuedouble != (double)(long)v->valuedouble ||
+            v->valuedouble < 1 || v->valuedouble > (double)keys[k].max) {
+            load_diag(ld, v, 0,
+                      "\"%s\" must be a whole number from 1 to %ld (iolab's ceiling); change it.",
+                      keys[k].name, keys[k].max);
+            continue;
+        }
+        *(long *)((char *)out + keys[k].offset) = (long)v->valuedouble;
+    }
+}
+
 static void load_check_metric(struct load *ld, const cJSON *v, struct lesson_check *c, int *ok)
 {
     *ok = check_metric_parse(v->valuestring, &c->metric, &c->call) == 0;
@@ -511,6 +565,7 @@ static const char *const load_figure_names[LESSON_NFIGS] = {
     [LESSON_FIG_CALL_PER_REQ] = "calls:NAME/request",
     [LESSON_FIG_CTX_PER_REQ] = "ctx_per_request",
     [LESSON_FIG_CPU_PCT] = "cpu_pct",
+    [LESSON_FIG_URING_ENTERS_PER_REQ] = "uring_enters_per_request",
 };
 
 void load_expect_figure(struct load *ld, const cJSON *v, struct lesson_expect_side *side)
@@ -536,7 +591,8 @@ void load_expect_figure(struct load *ld, const cJSON *v, struct lesson_expect_si
     load_diag(ld, v, 0, "figure \"%s\" is not known; %s", name,
               load_suggest(why, sizeof why, name, load_figure_names, LESSON_NFIGS,
                            "use requests_per_s, bytes_per_s, calls_per_request, "
-                           "calls:NAME/request, ctx_per_request or cpu_pct."));
+                           "calls:NAME/request, ctx_per_request, cpu_pct or "
+                           "uring_enters_per_request."));
 }
 
 static void load_expect_side(struct load *ld, const cJSON *obj, const struct lesson_scenario *sc,
@@ -609,11 +665,18 @@ static void load_run(struct load *ld, const cJSON *const *f, struct lesson_step 
     }
     step->data = sc;
     ld->bad_role = 0;
+    /* A sweep first: its parameter is a placeholder the programs' arguments may use. */
+    ld->sweep_param = NULL;
+    if (f[RUN_SWEEP])
+        sc->sweep = sweep_parse(ld, f[RUN_SWEEP]);
     if (f[RUN_PROGRAMS])
         load_programs(ld, f[RUN_PROGRAMS], sc);
     if (f[RUN_MODES])
         load_modes(ld, f[RUN_MODES], sc);
     load_default_mode(ld, f[RUN_DEFAULT_MODE], sc);
+    sweep_resolve(ld, f[RUN_SWEEP], sc->sweep, sc);
+    if (f[RUN_HEADLINE])
+        sc->headline = sweep_headline_parse(ld, f[RUN_HEADLINE], sc, sc->sweep);
     if (f[RUN_FILES])
         load_files(ld, f[RUN_FILES], sc);
     sc->seconds = LOAD_DEFAULT_SECONDS;
@@ -623,6 +686,8 @@ static void load_run(struct load *ld, const cJSON *const *f, struct lesson_step 
             load_diag(ld, f[RUN_SECONDS], 0,
                       "\"seconds\" must be above 0 and at most %d; change it.", LOAD_MAX_SECONDS);
     }
+    if (f[RUN_LIMITS])
+        load_limits(ld, f[RUN_LIMITS], &sc->limits);
     if (f[RUN_CHECKS])
         load_checks(ld, f[RUN_CHECKS], sc);
     if (f[RUN_EXPECT])
@@ -695,6 +760,8 @@ static void kind_run_free(void *data)
     free(sc->expects);
     free(sc->unit);
     lesson_predicts_free(sc);
+    sweep_free(sc->sweep);
+    sweep_headline_free(sc->headline);
     free(sc);
 }
 

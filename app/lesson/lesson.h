@@ -71,6 +71,24 @@ struct lesson_mode {
                        without an address-space limit, with ASAN_OPTIONS set */
 };
 
+/*
+ * The limits a run step asks for, each program's own (the sandbox's rlimits): a lesson about
+ * 10,000 connections needs more open files than the default. 0 leaves the sandbox's default
+ * (1,024 open files, 256 processes, 4,096 MiB of address space); a value may not pass the
+ * ceiling iolab states (LESSON_LIMIT_MAX_*), so that no pack can ask for the whole machine.
+ */
+#define LESSON_LIMIT_DEFAULT_OPEN_FILES    1024 /* iolab-sandbox's defaults */
+#define LESSON_LIMIT_DEFAULT_PROCESSES     256
+#define LESSON_LIMIT_DEFAULT_ADDRESS_SPACE 4096
+#define LESSON_LIMIT_MAX_OPEN_FILES        65536
+#define LESSON_LIMIT_MAX_PROCESSES         4096
+#define LESSON_LIMIT_MAX_ADDRESS_SPACE     32768 /* MiB */
+struct lesson_limits {
+    long open_files;       /* RLIMIT_NOFILE of each program */
+    long processes;        /* processes and threads each program may add (RLIMIT_NPROC) */
+    long address_space_mb; /* RLIMIT_AS of each process, MiB */
+};
+
 /* A file created in the work directory before the programs start, with deterministic content
  * (see lesson_file_byte()) so that a client can verify what it downloads. */
 struct lesson_file {
@@ -127,6 +145,8 @@ enum lesson_figure {
     LESSON_FIG_CALL_PER_REQ,   /* "calls:NAME/request": one call's count per request */
     LESSON_FIG_CTX_PER_REQ,    /* "ctx_per_request": context switches (everyone's) per request */
     LESSON_FIG_CPU_PCT,        /* "cpu_pct": CPU of every program, % of one core */
+    LESSON_FIG_URING_ENTERS_PER_REQ, /* "uring_enters_per_request": a role's io_uring_enter()
+                                        calls per request, as the demo counts them */
     LESSON_NFIGS
 };
 
@@ -165,7 +185,8 @@ struct lesson_scenario {
     size_t default_mode; /* index into modes when nmodes > 0 */
     struct lesson_file *files;
     size_t nfiles;
-    double seconds; /* default length of a headless run (`iolab run`) */
+    double seconds;              /* default length of a headless run (`iolab run`) */
+    struct lesson_limits limits; /* what each program may use; 0: the sandbox's default */
     struct lesson_check *checks;
     size_t nchecks;
     struct lesson_expect *expects; /* expected outcomes, judged beside the figures */
@@ -176,6 +197,8 @@ struct lesson_scenario {
     bool latency; /* the step is about waiting: the comparison shows p50 and p99 latency */
     struct lesson_predict *predicts; /* prediction questions asked before it starts (quiz.h) */
     size_t npredicts;
+    struct lesson_sweep *sweep;       /* the step's sweep (sweep.h), or NULL */
+    struct lesson_headline *headline; /* what the step's seed reported (sweep.h), or NULL */
 };
 
 struct lesson_kind;

@@ -746,7 +746,7 @@ void load_placeholders_check(struct load *ld, const cJSON *v)
             size_t k = 0;
             while (k < LOAD_NPLACEHOLDERS && strcmp(name, load_placeholders[k]))
                 k++;
-            if (k < LOAD_NPLACEHOLDERS)
+            if (k < LOAD_NPLACEHOLDERS || (ld->sweep_param && !strcmp(name, ld->sweep_param)))
                 continue;
             const char *c = load_closest(name, load_placeholders, LOAD_NPLACEHOLDERS);
             if (c)

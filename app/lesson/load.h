@@ -37,6 +37,7 @@ struct load {
     int nomem;              /* set when an allocation failed: the result cannot be trusted */
     int bad_role;           /* a program of the current step has an unknown role */
     const struct lesson_pack *pack; /* the pack being loaded: its builds name programs */
+    const char *sweep_param; /* the current step's sweep parameter, a placeholder too; NULL */
 };
 
 enum load_type {

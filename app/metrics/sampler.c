@@ -10,6 +10,7 @@
  */
 #include "procfs.h"
 #include "stats.h"
+#include "waits.h"
 
 #include "sampler_int.h"
 
@@ -43,6 +44,7 @@ int sampler_open(struct sampler **out, const char *proc_root, const struct iolab
             close(dfd);
         goto fail;
     }
+    sampler_fds_init(s);
     sampler_watch_open(s);
     s->rot = (struct rotation){.budget_s = rotation_budget(rotation_share(0), tick_hz),
                                .min_items = SAMPLER_BUDGET_MIN_ITEMS};
@@ -122,6 +124,7 @@ void sampler_set_root(struct sampler *s, uint32_t prog, int pid, uint32_t run)
     }
     s->progs[prog].root = pid;
     s->progs[prog].main_pid = 0;
+    s->progs[prog].t_root = sampler_clock();
     s->progs[prog].run = run;
     /* A pid seen before belonged to another process (or was resolved as a stranger before we
        knew it was ours): forget it so the next scan resolves it again. */
@@ -198,11 +201,24 @@ static void sampler_raw_add(struct sampler_raw *a, const struct sampler_raw *b)
         a->page.calls[c].bytes += b->page.calls[c].bytes;
         a->page.calls[c].ns += b->page.calls[c].ns;
     }
+    a->page.in_flight += b->page.in_flight;
+    a->page.waiting += b->page.waiting;
+    if (b->page.in_flight_oldest_ns > a->page.in_flight_oldest_ns)
+        a->page.in_flight_oldest_ns = b->page.in_flight_oldest_ns;
+    for (unsigned h = 0; h < IOLAB_HIST_BUCKETS; h++)
+        a->page.in_flight_hist[h] += b->page.in_flight_hist[h];
+    for (unsigned c = 0; c < IOLAB_FAIL_NCALLS; c++)
+        for (unsigned k = 0; k < IOLAB_FAIL_NCAUSES; k++)
+            a->page.failed[c][k] += b->page.failed[c][k];
+    a->page.shed += b->page.shed;
     a->page.requests += b->page.requests;
     a->page.bytes += b->page.bytes;
     a->page.conns_opened += b->page.conns_opened;
     a->page.conns_closed += b->page.conns_closed;
     a->page.errors += b->page.errors;
+    a->page.uring_submissions += b->page.uring_submissions;
+    a->page.uring_completions += b->page.uring_completions;
+    a->page.uring_enters += b->page.uring_enters;
     for (unsigned h = 0; h < IOLAB_HIST_BUCKETS; h++)
         a->page.hist[h] += b->page.hist[h];
     tally_fd_add(&a->page.fd, &b->page.fd);
@@ -310,11 +326,24 @@ static void sampler_figures(struct sampler *s, struct snapshot_figures *f,
     f->conns_opened = now->page.conns_opened;
     f->conns_closed = now->page.conns_closed;
     f->errors = now->page.errors;
+    f->uring_submissions = now->page.uring_submissions;
+    f->uring_completions = now->page.uring_completions;
+    f->uring_enters = now->page.uring_enters;
     f->requests_rate = stats_rate(stats_delta(now->page.requests, prev->page.requests), dt);
     f->app_bytes_rate = stats_rate(stats_delta(now->page.bytes, prev->page.bytes), dt);
-    stats_latency(&f->latency_total, now->page.hist);
+    /* Requests still waiting count in both, as long as they have waited so far (waits.h). */
+    waits_latency(&f->latency_total, now->page.hist, now->page.in_flight_hist);
     stats_hist_sub(s->hist_tmp, now->page.hist, recent_base, IOLAB_HIST_BUCKETS);
-    stats_latency(&f->latency_recent, s->hist_tmp);
+    waits_latency(&f->latency_recent, s->hist_tmp, now->page.in_flight_hist);
+    f->in_flight = now->page.in_flight;
+    f->waiting = now->page.waiting;
+    f->in_flight_oldest_ns = now->page.in_flight_oldest_ns;
+    memcpy(f->failed, now->page.failed, sizeof f->failed);
+    f->failed_total = 0;
+    for (unsigned c = 0; c < IOLAB_FAIL_NCALLS; c++)
+        for (unsigned k = 0; k < IOLAB_FAIL_NCAUSES; k++)
+            f->failed_total += now->page.failed[c][k];
+    f->shed = now->page.shed;
 }
 
 /* The oldest checkpoint of a program (the base of its "recent" figures). */
@@ -393,6 +422,7 @@ static void sampler_mode_account(struct sampler *s, double dt)
             r->role_calls[role][c] += d;
         }
         r->role_requests[role] += stats_delta(a->page.requests, b->page.requests);
+        r->role_uring_enters[role] += stats_delta(a->page.uring_enters, b->page.uring_enters);
         r->role_bytes[role] += stats_delta(a->page.bytes, b->page.bytes);
         r->ctx_switches +=
             stats_delta(a->fig.vol, b->fig.vol) + stats_delta(a->fig.invol, b->fig.invol);
@@ -404,6 +434,11 @@ static void sampler_mode_account(struct sampler *s, double dt)
             r->bytes += stats_delta(a->page.bytes, b->page.bytes);
             for (unsigned h = 0; h < IOLAB_HIST_BUCKETS; h++)
                 r->hist[h] += stats_delta(a->page.hist[h], b->page.hist[h]);
+            /* Who waits at the mode's last sample (one client program: lessons have one). */
+            memcpy(r->in_flight_hist, a->page.in_flight_hist, sizeof r->in_flight_hist);
+            r->in_flight = a->page.in_flight;
+            r->waiting = a->page.waiting;
+            r->in_flight_oldest_ns = a->page.in_flight_oldest_ns;
         }
     }
     stats_mode_row_derive(r);
@@ -517,6 +552,8 @@ static double sampler_figures_all(struct sampler *s, struct snapshot *sn, double
         sampler_figures(s, &sn->roles[r], &role_now[r], &role_prev[r], span, role_base[r],
                         &role_cpu[r], now_s);
         memcpy(sn->latency_hist[r], role_now[r].page.hist, sizeof sn->latency_hist[r]);
+        memcpy(sn->in_flight_hist[r], role_now[r].page.in_flight_hist,
+               sizeof sn->in_flight_hist[r]);
         /* Peaks of different programs need not coincide: the sum is an upper bound. */
         sn->roles[r].peak_procs = role_peak_procs[r];
         sn->roles[r].peak_threads = role_peak_threads[r];
@@ -537,6 +574,7 @@ const struct snapshot *sampler_sample(struct sampler *s, double now_s)
     double t_start = sampler_clock();
     s->errors = 0;
     s->nsample++;
+    sampler_budget_begin(s);
     if (sampler_watch(s, now_s) < 0)
         s->errors++;
     sampler_read_programs(s, now_s);

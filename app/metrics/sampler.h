@@ -1,12 +1,17 @@
 /*
  * sampler: turns the counter page and /proc into snapshots (snapshot.h), one per call.
  *
- * Model: the sampler knows, for each scenario program, the pid iolab spawned (its root). On each
- * sample it lists /proc, reads the stat of each pid it has not seen before (once: parent pid and
- * start time), and so keeps every process's membership: a process belongs to a program's tree
- * when it is the root or its parent does. For members only it keeps /proc/PID/{stat,io,status}
- * open and re-reads them with pread (FACTS.md: the cheap way), and sums the context switches of
- * every thread (task/TID/status: the kernel counts them per task).
+ * Model: the sampler knows, for each scenario program, the pid iolab spawned (its root). It finds
+ * the processes born since its last look (the pids handed out since, from /proc/loadavg), reads
+ * the stat of each once (parent pid and start time), and so keeps every process's membership: a
+ * process belongs to a program's tree when it is the root or its parent does. For members only
+ * it keeps /proc/PID/{stat,io} and every thread's task/TID/status open and re-reads them with
+ * pread (FACTS.md: the cheap way), summing the context switches of every thread (the kernel
+ * counts them per task); a pidfd per member says when it exits. Each sample reads a slice of the
+ * members within a budget of CPU time (sampler_set_budget(), rotation.h), so past a hundred or
+ * so processes and threads a figure may be older than the tick: the snapshot says how old
+ * (snapshot_figures.proc_age_s). sampler_procs.c has the details and app/metrics/README.md the
+ * measurements.
  *
  * Exits: when a member disappears, what it did must not vanish from the totals. Its CPU time and
  * io reach its parent's stat (cutime/cstime) and io files once the parent reaps it; so its last
@@ -17,7 +22,10 @@
  * context switches of a process or thread that lived and died between two samples, the last
  * tick of one that exited, CPU that a parent reaped after its own last sample. When a run of a
  * program ends, sampler_set_exit() closes that gap with the kernel's own totals for the run
- * (wait4() rusage, which iolab-sandbox reports): each field is topped up to them, never lowered.
+ * (wait4() rusage and each process's /proc/PID/io at its end, which iolab-sandbox reports): each
+ * field is topped up to them, never lowered. So where /proc cannot say whether a figure is in
+ * another already (a child reaped by a parent that has itself exited since), the sampler leaves
+ * it out rather than count it twice: an undercount is made good at the end, a double count never.
  * Totals are monotonic (a race can make a sum briefly low, never make a total go backwards).
  *
  * Invariants: no allocation while building a snapshot except when the set of processes grows;

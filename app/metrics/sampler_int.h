@@ -46,6 +46,7 @@ struct sampler_proc {
     double t_read;     /* when stat and io were last read; 0: never */
     uint64_t tick;     /* the sample that last read it (a tick reads a process once) */
     bool exited;       /* its pidfd fired: a zombie, read every tick until it is reaped */
+    bool gone;         /* reaped: being taken out of the table */
     int tid_cursor;    /* the last thread read: the next slice of its threads starts after it */
     double t_tasks;    /* when task/ was last listed */
     int lastpid_tasks; /* /proc/loadavg's last pid then: a thread may be born when it moves */
@@ -76,7 +77,8 @@ struct sampler_ckpt {
 
 struct sampler_progstate {
     int root;
-    int main_pid; /* the program's own process below the sandbox's helpers; 0: not found yet */
+    int main_pid;  /* the program's own process below the sandbox's helpers; 0: not found yet */
+    double t_root; /* sampler_clock() when the root was set */
     char exe[PATH_MAX]; /* its executable, to recognise it; "": count the whole tree */
     uint32_t run;
     enum lesson_role role;
@@ -114,6 +116,7 @@ struct sampler {
     uint32_t strangers;   /* entries of other processes added since the last whole listing */
     bool members_changed; /* membership must be looked at again (sampler_find_main) */
     double t_find_main;
+    size_t fds_kept, fd_cap; /* descriptors kept open, and how many may be (sampler_procs.c) */
     struct rotation rot;
     bool budget_fixed; /* sampler_set_budget() was called: the share no longer follows nitems */
     size_t nitems;     /* processes and threads of every program at the last sample */
@@ -158,11 +161,15 @@ void sampler_fig_add(struct sampler_fig *a, const struct sampler_fig *b, bool cp
 int sampler_scan(struct sampler *s);
 /* Births and deaths the cheap way (sampler.h), or a whole listing when it cannot tell. */
 int sampler_watch(struct sampler *s, double now_s);
+/* Starts a tick's budget: what finding births and deaths takes counts against it too (on a busy
+   machine, other programs' births cost a stat read each). */
+void sampler_budget_begin(struct sampler *s);
 /* Reads this tick's slice of the members and folds every program's totals into now/prev. */
 void sampler_read_programs(struct sampler *s, double now_s);
 /* Opens what the cheap way needs (loadavg, pidfds, the listing's offsets); a fake /proc root
    gets none of it and is listed whole every tick. */
 void sampler_watch_open(struct sampler *s);
 double sampler_clock(void);
+void sampler_fds_init(struct sampler *s);
 
 #endif

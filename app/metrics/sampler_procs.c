@@ -31,12 +31,14 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/epoll.h>
+#include <sys/resource.h>
 #include <sys/syscall.h>
 #include <time.h>
 #include <unistd.h>
 
 #define SAMPLER_STRANGERS_MAX 4096 /* other processes' entries before a whole listing prunes */
 #define SAMPLER_TASKS_EVERY_S 1.0  /* a process's task/ listed at most this often (see below) */
+#define SAMPLER_FIND_MAIN_S   1.0  /* how long a program's own process may take to show */
 #define SAMPLER_PID_OFFSET    258  /* fs/proc: FIRST_PROCESS_ENTRY + 2; checked before use */
 
 double sampler_clock(void)
@@ -46,25 +48,53 @@ double sampler_clock(void)
     return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
 }
 
-static void sampler_tid_close(struct sampler_tid *t)
+/*
+ * Descriptors kept open are counted against a cap below iolab's open-file limit (the limit less
+ * an eighth, at least 64, for iolab's own pipes and files): past it, files are opened and closed
+ * for each read instead, and members get no pidfd (then /proc is listed whole every tick).
+ */
+void sampler_fds_init(struct sampler *s)
 {
-    if (t->fd >= 0)
-        close(t->fd);
-    t->fd = -1;
+    struct rlimit rl;
+    long soft = getrlimit(RLIMIT_NOFILE, &rl) == 0 && rl.rlim_cur != RLIM_INFINITY
+                    ? (long)rl.rlim_cur
+                    : 1024;
+    long reserve = soft / 8 > 64 ? soft / 8 : 64;
+    s->fd_cap = soft > reserve ? (size_t)(soft - reserve) : 0;
+}
+
+/* Opens path under /proc to keep, or gives -1 when the cap is reached (or the open failed). */
+static int sampler_open_kept(struct sampler *s, const char *path)
+{
+    if (s->fds_kept >= s->fd_cap)
+        return -1;
+    int fd = openat(s->proc_fd, path, O_RDONLY | O_CLOEXEC);
+    s->fds_kept += fd >= 0;
+    return fd;
+}
+
+static void sampler_close_kept(struct sampler *s, int *fd)
+{
+    if (*fd >= 0) {
+        close(*fd);
+        s->fds_kept--;
+    }
+    *fd = -1;
+}
+
+static void sampler_tid_close(struct sampler *s, struct sampler_tid *t)
+{
+    sampler_close_kept(s, &t->fd);
 }
 
 void sampler_proc_release(struct sampler *s, struct sampler_proc *p)
 {
-    (void)s;
-    if (p->stat_fd >= 0)
-        close(p->stat_fd);
-    if (p->io_fd >= 0)
-        close(p->io_fd);
+    sampler_close_kept(s, &p->stat_fd);
+    sampler_close_kept(s, &p->io_fd);
     /* Closing the pidfd takes it out of the epoll set too (it is its only descriptor). */
-    if (p->pid_fd >= 0)
-        close(p->pid_fd);
+    sampler_close_kept(s, &p->pid_fd);
     for (size_t i = 0; i < p->ntids; i++)
-        sampler_tid_close(&p->tids[i]);
+        sampler_tid_close(s, &p->tids[i]);
     free(p->tids);
     p->stat_fd = p->io_fd = p->pid_fd = -1;
     p->tids = NULL;
@@ -304,7 +334,11 @@ static void sampler_find_main(struct sampler *s)
             continue;
         int main_pid = s->progs[p->prog].main_pid;
         if (!main_pid) {
-            p->inprog = true;
+            /* Not found yet: for its first second (before exec, the process is the sandbox's
+               helper, whose own reads and writes are not the program's) nothing counts; after
+               that (a script runs its interpreter) the whole tree does. */
+            const struct sampler_progstate *ps = &s->progs[p->prog];
+            p->inprog = !ps->exe[0] || sampler_clock() - ps->t_root >= SAMPLER_FIND_MAIN_S;
             continue;
         }
         p->inprog = false;
@@ -349,8 +383,18 @@ static void sampler_vanish(struct sampler *s, struct sampler_proc *p, struct sam
 {
     if (p->prog >= 0 && p->inprog) {
         struct sampler_proc *parent = sampler_find(parents, nparents, p->ppid);
-        bool parent_alive = parent && parent != p && parent->prog == p->prog && parent->inprog;
+        bool parent_alive =
+            parent && parent != p && !parent->gone && parent->prog == p->prog && parent->inprog;
         struct sampler_fig *dead = &s->progs[p->prog].dead;
+        if (parent_alive && parent->exited) {
+            /* Reaped by a parent that has exited since: whether the parent's final figures
+               hold this child's depends on which came first, which /proc does not say. Left
+               out rather than counted twice: the run's end totals (sampler_set_exit) bring
+               back what is missing, and nothing could take back a double count. */
+            sampler_fig_add(dead, &p->last, false);
+            sampler_proc_release(s, p);
+            return;
+        }
         struct sampler_fig *to = parent_alive ? &parent->pending : dead;
         struct sampler_fig cpu_io = p->last;
         cpu_io.vol = cpu_io.invol = 0; /* context switches never reach a parent */
@@ -485,27 +529,30 @@ static void sampler_deaths(struct sampler *s, double now_s)
         for (int i = 0; i < n; i++) {
             struct sampler_proc *p = sampler_find(s->procs, s->nprocs, (int)ev[i].data.u32);
             if (p && p->pid_fd >= 0) {
-                close(p->pid_fd); /* it will not fire again */
-                p->pid_fd = -1;
+                sampler_close_kept(s, &p->pid_fd); /* it will not fire again */
                 p->exited = true;
             }
         }
     } while (n == 64);
-    size_t kept = 0;
+    /* Read them all first, then hand over the gone ones (their parents are looked up in the
+       whole table, still sorted), then take them out. */
+    bool any = false;
     for (size_t i = 0; i < s->nprocs; i++) {
         struct sampler_proc *p = &s->procs[i];
-        if (p->exited && sampler_read_member(s, p, now_s) == -ESRCH) {
-            /* Its parent is found among the entries still in place (not yet compacted). */
-            p->pid = -p->pid;
-            sampler_vanish(s, p, s->procs, s->nprocs);
-            s->members_changed = true;
-            continue;
-        }
-        if (kept != i)
-            s->procs[kept] = *p;
-        kept++;
+        if (p->exited && sampler_read_member(s, p, now_s) == -ESRCH)
+            any = p->gone = true;
     }
+    if (!any)
+        return;
+    for (size_t i = 0; i < s->nprocs; i++)
+        if (s->procs[i].gone)
+            sampler_vanish(s, &s->procs[i], s->procs, s->nprocs);
+    size_t kept = 0;
+    for (size_t i = 0; i < s->nprocs; i++)
+        if (!s->procs[i].gone)
+            s->procs[kept++] = s->procs[i];
     s->nprocs = kept;
+    s->members_changed = true;
 }
 
 /*
@@ -605,7 +652,7 @@ static int sampler_tasks_list(struct sampler *s, struct sampler_proc *p, uint64_
         }
         p->dead_vol += p->tids[i].vol;
         p->dead_invol += p->tids[i].invol;
-        sampler_tid_close(&p->tids[i]);
+        sampler_tid_close(s, &p->tids[i]);
     }
     if (nnow > p->captids) {
         struct sampler_tid *v = realloc(p->tids, nnow * sizeof *v);
@@ -623,6 +670,12 @@ static int sampler_tasks_list(struct sampler *s, struct sampler_proc *p, uint64_
 }
 
 /* Reads one thread's counts. 0, or -ESRCH when the thread has ended. */
+/* A read that failed for want of a descriptor says nothing about the process: it is still there. */
+static bool sampler_out_of_fds(ssize_t rc)
+{
+    return rc == -EMFILE || rc == -ENFILE;
+}
+
 static int sampler_tid_read(struct sampler *s, struct sampler_proc *p, struct sampler_tid *t,
                             double now_s)
 {
@@ -633,10 +686,12 @@ static int sampler_tid_read(struct sampler *s, struct sampler_proc *p, struct sa
     else
         snprintf(path, sizeof path, "%d/task/%d/status", p->pid, t->tid);
     if (t->fd < 0)
-        t->fd = openat(s->proc_fd, path, O_RDONLY | O_CLOEXEC);
-    /* With no descriptor to spare (EMFILE), it is opened and closed for each read. */
+        t->fd = sampler_open_kept(s, path);
+    /* With no descriptor to spare, it is opened and closed for each read. */
     ssize_t len = procfs_read(t->fd, s->proc_fd, path, buf, sizeof buf);
     struct procfs_status st;
+    if (sampler_out_of_fds(len))
+        return (int)len; /* not read, not gone: its last counts stay */
     if (len < 0 || procfs_parse_status(buf, (size_t)len, &st) < 0)
         return -ESRCH;
     t->vol = stats_monotonic(t->vol, st.ctx_voluntary);
@@ -646,9 +701,11 @@ static int sampler_tid_read(struct sampler *s, struct sampler_proc *p, struct sa
 }
 
 /*
- * Reads a slice of p's threads, from the one after its cursor, while the budget lasts; threads
- * that ended leave their last counts in dead_*. Returns 1 when the budget ran out before every
- * thread was read (the next tick goes on from there), else 0.
+ * Reads p's threads from the one after its cursor (by tid, wrapping), while the budget lasts,
+ * and always one at least (so that a process with more threads than a tick's minimum still gets
+ * through them); threads that ended leave their last counts in dead_*. Returns 1 when the
+ * budget ran out before its last thread was read (the next tick goes on from there), 0 when this
+ * pass over its threads reached the last one.
  */
 static int sampler_read_threads(struct sampler *s, struct sampler_proc *p, uint64_t nthreads,
                                 double now_s)
@@ -657,14 +714,17 @@ static int sampler_read_threads(struct sampler *s, struct sampler_proc *p, uint6
         s->errors += p->ntids == 0;
     size_t n = p->ntids, j0 = rotation_start(p->tids, n, sizeof *p->tids, p->tid_cursor), k;
     bool ended = false;
-    for (k = 0; k < n && rotation_may(&s->rot, sampler_clock()); k++) {
+    for (k = 0; k < n && (k == 0 || rotation_may(&s->rot, sampler_clock())); k++) {
         struct sampler_tid *t = &p->tids[(j0 + k) % n];
         p->tid_cursor = t->tid;
         rotation_took(&s->rot);
-        if (sampler_tid_read(s, p, t, now_s) < 0) {
+        int rc = sampler_tid_read(s, p, t, now_s);
+        if (rc < 0 && rc != -ESRCH) {
+            s->errors++; /* said in the pane: "some /proc reads failed" */
+        } else if (rc < 0) {
             p->dead_vol += t->vol;
             p->dead_invol += t->invol;
-            sampler_tid_close(t);
+            sampler_tid_close(s, t);
             t->tid = 0; /* taken out below */
             ended = true;
         }
@@ -683,7 +743,7 @@ static int sampler_read_threads(struct sampler *s, struct sampler_proc *p, uint6
     }
     p->last.vol = stats_monotonic(p->last.vol, vol);
     p->last.invol = stats_monotonic(p->last.invol, invol);
-    return k < n ? 1 : 0;
+    return j0 + k < n ? 1 : 0;
 }
 
 /* A member's first read: its files stay open, and a pidfd tells when it exits. */
@@ -691,17 +751,18 @@ static void sampler_member_open(struct sampler *s, struct sampler_proc *p)
 {
     char path[32];
     snprintf(path, sizeof path, "%d/stat", p->pid);
-    p->stat_fd = openat(s->proc_fd, path, O_RDONLY | O_CLOEXEC);
+    p->stat_fd = sampler_open_kept(s, path);
     snprintf(path, sizeof path, "%d/io", p->pid);
-    p->io_fd = openat(s->proc_fd, path, O_RDONLY | O_CLOEXEC);
+    p->io_fd = sampler_open_kept(s, path);
     if (!s->live || p->exited)
         return;
-    p->pid_fd = (int)syscall(SYS_pidfd_open, p->pid, 0);
+    errno = EMFILE;
+    if (s->fds_kept < s->fd_cap)
+        p->pid_fd = (int)syscall(SYS_pidfd_open, p->pid, 0);
+    s->fds_kept += p->pid_fd >= 0;
     struct epoll_event ev = {.events = EPOLLIN, .data.u32 = (uint32_t)p->pid};
-    if (p->pid_fd >= 0 && epoll_ctl(s->epfd, EPOLL_CTL_ADD, p->pid_fd, &ev) < 0) {
-        close(p->pid_fd);
-        p->pid_fd = -1;
-    }
+    if (p->pid_fd >= 0 && epoll_ctl(s->epfd, EPOLL_CTL_ADD, p->pid_fd, &ev) < 0)
+        sampler_close_kept(s, &p->pid_fd);
     /* Gone already (ESRCH): the stat read says so. Out of descriptors: its death cannot be
        watched, so /proc is listed whole until it is gone. */
     if (p->pid_fd < 0 && errno != ESRCH)
@@ -720,7 +781,12 @@ static int sampler_read_member(struct sampler *s, struct sampler_proc *p, double
         sampler_member_open(s, p);
     struct procfs_stat st;
     p->tick = s->nsample;
-    if (sampler_read_stat(s, p, &st) < 0 || (p->starttime && st.starttime != p->starttime)) {
+    int rc = sampler_read_stat(s, p, &st);
+    if (sampler_out_of_fds(rc)) {
+        s->errors++; /* not read this time; the last figures stay */
+        return 0;
+    }
+    if (rc < 0 || (p->starttime && st.starttime != p->starttime)) {
         p->exited = s->live;
         return -ESRCH;
     }
@@ -732,11 +798,15 @@ static int sampler_read_member(struct sampler *s, struct sampler_proc *p, double
     /* A zombie has no memory and its task directory is empty: keep the last thread counts. */
     p->last.rss_bytes = st.state == 'Z' ? 0 : st.rss_pages * (uint64_t)s->page_size;
     struct procfs_io io;
-    ssize_t n = p->io_fd >= 0 ? procfs_read(p->io_fd, -1, NULL, buf, sizeof buf) : -EBADF;
+    char io_path[32];
+    snprintf(io_path, sizeof io_path, "%d/io", p->pid);
+    ssize_t n = procfs_read(p->io_fd, s->proc_fd, io_path, buf, sizeof buf);
     bool io_ok = n >= 0 && procfs_parse_io(buf, (size_t)n, &io) == 0;
     /* A live process has reaped the children that vanished before this read, so its figures
-       now include theirs. A zombie reaps nothing: its pending children went to another reaper. */
-    if (io_ok && st.state != 'Z')
+       now include theirs. On the real /proc a child is put in pending only while its parent is
+       alive (sampler_vanish), so the parent reaped it and even its zombie's figures hold it; in
+       a recorded tree a zombie's pending children went to another reaper. */
+    if (io_ok && (st.state != 'Z' || s->live))
         p->pending = (struct sampler_fig){0};
     if (io_ok) {
         p->last.syscr = io.syscr;
@@ -779,11 +849,15 @@ static bool sampler_counted(const struct sampler *s, const struct sampler_proc *
  * This tick's reads: members never read first (a new process's figures are missing until
  * then), then the round-robin slice from the process after the cursor, while the budget lasts.
  */
-static void sampler_read_slice(struct sampler *s, double now_s)
+void sampler_budget_begin(struct sampler *s)
 {
     if (!s->budget_fixed)
         s->rot.budget_s = rotation_budget(rotation_share(s->nitems), s->tick_hz);
     rotation_begin(&s->rot, sampler_clock());
+}
+
+static void sampler_read_slice(struct sampler *s, double now_s)
+{
     for (size_t i = 0; i < s->nprocs && rotation_may(&s->rot, sampler_clock()); i++) {
         struct sampler_proc *p = &s->procs[i];
         if (sampler_counted(s, p) && !p->t_read && p->tick != s->nsample)

@@ -92,9 +92,22 @@ struct snapshot_figures {
     uint64_t app_bytes;     /* app: payload bytes delivered */
     uint64_t conns_opened;  /* app: connections accepted (server) or established (client) */
     uint64_t conns_closed;
-    uint64_t errors;                        /* app: failed requests, verification failures */
-    double requests_rate;                   /* requests/s over the last tick */
-    double app_bytes_rate;                  /* bytes/s over the last tick */
+    uint64_t errors; /* app: failed requests, verification failures */
+    /* Who is still waiting, now (gauges the client publishes, its newest run only): requests
+       sent, or connections asked for, with no answer yet. The latency figures above include them
+       (waits_fold in waits.h): each as long as it has waited so far, at the pace of the answered
+       ones, so that clients an iterative server never answers weigh as much as those it does. */
+    uint64_t in_flight;           /* requests out (or connections asked for), no answer yet */
+    uint64_t waiting;             /* of those, out for a sampling interval (100 ms) or more:
+                                     clients waiting their turn rather than a round trip */
+    uint64_t in_flight_oldest_ns; /* how long the oldest of them has waited */
+    /* Calls that failed and cost a connection, by call and cause (iolab_counters.h): what a
+       program could not do, and which limit stood in the way. */
+    uint64_t failed[IOLAB_FAIL_NCALLS][IOLAB_FAIL_NCAUSES];
+    uint64_t failed_total; /* all of failed[][] */
+    uint64_t shed;         /* connections accepted only to be closed at once, at a limit */
+    double requests_rate;  /* requests/s over the last tick */
+    double app_bytes_rate; /* bytes/s over the last tick */
     struct snapshot_latency latency_recent; /* over the last SNAPSHOT_RECENT_S seconds or so */
     struct snapshot_latency latency_total;  /* since the scenario started */
     struct iolab_fdsplit fd; /* counter page: read/write-family calls by kind of descriptor and
@@ -104,6 +117,10 @@ struct snapshot_figures {
        some figures are older than the tick. */
     double proc_age_s;    /* the oldest of them was read this long before the snapshot */
     uint32_t proc_unread; /* processes and threads not read even once yet: not in the sums */
+    /* io_uring, from the demo itself (the shim cannot see the operations inside a ring): */
+    uint64_t uring_submissions; /* operations handed to the kernel */
+    uint64_t uring_completions; /* completions reaped */
+    uint64_t uring_enters;      /* io_uring_enter() system calls */
 };
 
 enum snapshot_prog_state {
@@ -144,12 +161,18 @@ struct snapshot_mode_row {
     double server_calls_per_request; /* the server role's calls only: what a mode changes */
     double ctx_per_request;
     double cpu_pct; /* cpu_s / seconds * 100: % of one core */
+    /* The client's waiting requests at the last sample while this mode ran (their ages), and
+       how many: fold them into hist with waits_fold() for latencies that count them. */
+    uint64_t in_flight_hist[IOLAB_HIST_BUCKETS];
+    uint64_t in_flight, waiting;
+    uint64_t in_flight_oldest_ns;
     /* The same by role (enum lesson_role), for the step checks (check.h): what each role
        published and the calls it made, while this mode ran. */
     uint64_t role_requests[LESSON_NROLES];
     uint64_t role_bytes[LESSON_NROLES];
     uint64_t role_calls[LESSON_NROLES][IOLAB_NCALLS];
     uint64_t hist[IOLAB_HIST_BUCKETS]; /* the client's request latencies while this mode ran */
+    uint64_t role_uring_enters[LESSON_NROLES]; /* io_uring_enter() calls the demos published */
 };
 
 struct snapshot {
@@ -175,6 +198,9 @@ struct snapshot {
     /* Cumulative latency histograms of each role (iolab_hist_bucket() layout): subtract two
        snapshots' to get the percentiles of any interval (stats_hist_sub, stats_latency). */
     uint64_t latency_hist[LESSON_NROLES][IOLAB_HIST_BUCKETS];
+    /* The ages of each role's requests still waiting, now (a gauge, not cumulative): fold them
+       into a difference of latency_hist with waits_fold(). */
+    uint64_t in_flight_hist[LESSON_NROLES][IOLAB_HIST_BUCKETS];
 
     /* Throughput of the client role (published app figures), one entry per whole second, oldest
        first; history_len entries are valid. */

@@ -111,11 +111,17 @@ void stats_mode_rows_merge(struct snapshot_mode_row *into, uint32_t *n, uint32_t
         t->cpu_s += r->cpu_s;
         for (unsigned h = 0; h < IOLAB_HIST_BUCKETS; h++)
             t->hist[h] += r->hist[h];
+        /* Who waited is a moment, not a sum: the latest run's (as the sampler keeps it). */
+        memcpy(t->in_flight_hist, r->in_flight_hist, sizeof t->in_flight_hist);
+        t->in_flight = r->in_flight;
+        t->waiting = r->waiting;
+        t->in_flight_oldest_ns = r->in_flight_oldest_ns;
         for (int role = 0; role < LESSON_NROLES; role++) {
             t->role_requests[role] += r->role_requests[role];
             t->role_bytes[role] += r->role_bytes[role];
             for (unsigned c = 0; c < IOLAB_NCALLS; c++)
                 t->role_calls[role][c] += r->role_calls[role][c];
+            t->role_uring_enters[role] += r->role_uring_enters[role];
         }
         stats_mode_row_derive(t);
     }

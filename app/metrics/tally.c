@@ -51,9 +51,26 @@ static void tally_scan(const struct iolab_page *page, uint32_t nslots, uint32_t 
         if (!s || s->prog != prog || (run != TALLY_ANY_RUN && s->run != run))
             continue;
         out->slots++;
-        if (s->run > out->max_run)
-            out->max_run = s->run;
         bool *f = &out->forged;
+        if (s->run > out->max_run || out->slots == 1) {
+            /* A newer run: the gauges of older runs are what a restarted program left. */
+            out->max_run = s->run;
+            out->in_flight = out->waiting = out->in_flight_oldest_ns = 0;
+            memset(out->in_flight_hist, 0, sizeof out->in_flight_hist);
+        }
+        if (s->run == out->max_run) {
+            out->in_flight += tally_take(&s->app.in_flight, f);
+            out->waiting += tally_take(&s->app.waiting, f);
+            uint64_t oldest = tally_take(&s->app.in_flight_oldest_ns, f);
+            if (oldest > out->in_flight_oldest_ns)
+                out->in_flight_oldest_ns = oldest;
+            for (unsigned b = 0; b < IOLAB_HIST_BUCKETS; b++)
+                out->in_flight_hist[b] += tally_take(&s->app.in_flight_hist[b], f);
+        }
+        for (unsigned c = 0; c < IOLAB_FAIL_NCALLS; c++)
+            for (unsigned k = 0; k < IOLAB_FAIL_NCAUSES; k++)
+                out->failed[c][k] += tally_take(&s->app.failed[c][k], f);
+        out->shed += tally_take(&s->app.shed, f);
         for (unsigned c = 0; c < IOLAB_NCALLS; c++) {
             out->calls[c].count += tally_take(&s->calls[c].count, f);
             out->calls[c].bytes += tally_take(&s->calls[c].bytes, f);
@@ -66,6 +83,9 @@ static void tally_scan(const struct iolab_page *page, uint32_t nslots, uint32_t 
         out->errors += tally_take(&s->app.errors, f);
         for (unsigned b = 0; b < IOLAB_HIST_BUCKETS; b++)
             out->hist[b] += tally_take(&s->app.hist[b], f);
+        out->uring_submissions += tally_take(&s->app.uring_submissions, f);
+        out->uring_completions += tally_take(&s->app.uring_completions, f);
+        out->uring_enters += tally_take(&s->app.uring_enters, f);
         const uint64_t *from = (const uint64_t *)&s->fd;
         uint64_t *to = (uint64_t *)&out->fd;
         for (size_t k = 0; k < TALLY_FD_FIELDS; k++)

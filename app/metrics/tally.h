@@ -24,11 +24,18 @@ struct tally_totals {
     struct iolab_call calls[IOLAB_NCALLS];
     uint64_t requests, bytes, conns_opened, conns_closed, errors;
     uint64_t hist[IOLAB_HIST_BUCKETS];
+    /* io_uring figures the demos publish themselves (the shim cannot see inside a ring) */
+    uint64_t uring_submissions, uring_completions, uring_enters;
     struct iolab_fdsplit fd; /* calls by kind of descriptor, injected faults */
     uint32_t slots;          /* slots that contributed (live, dead and retired threads' slots) */
     uint32_t max_run;        /* highest run seen among them */
     uint32_t unsettled; /* 1 when moves kept overlapping the read: a move may count 0 or 2 times */
     bool forged;        /* values no shim writes were found (and left out): the figures are wrong */
+    /* Gauges (iolab_app.waiting...): summed over the slots of the newest run (max_run) only. */
+    uint64_t in_flight, waiting, in_flight_oldest_ns;
+    uint64_t in_flight_hist[IOLAB_HIST_BUCKETS];
+    uint64_t failed[IOLAB_FAIL_NCALLS][IOLAB_FAIL_NCAUSES];
+    uint64_t shed;
 };
 
 /*

@@ -8,6 +8,7 @@
 #include "counterview.h"
 #include "human.h"
 #include "metrics/stats.h"
+#include "metrics/waits.h"
 #include "widgets.h"
 
 #include <stdlib.h>
@@ -119,6 +120,48 @@ static const int counterview_drop_order[CV_NCOLS] = {CV_COL_BUSY, CV_COL_SHARE, 
                                                      CV_COL_CALLS, CV_COL_RATE};
 #define CV_NAME_W 16
 
+/* The sampler's rate of the snapshot being drawn, for the age marks of counterview_role(). */
+static double counterview_tick_hz = 10;
+
+void counterview_age(char *buf, size_t len, const struct snapshot_figures *f, double tick_hz)
+{
+    /* Half a tick of slack: a figure read at the start of the last tick is not stale. */
+    double tick = tick_hz > 0 ? 1.0 / tick_hz : 0.1;
+    int n = 0;
+    buf[0] = '\0';
+    if (f->proc_age_s > 1.5 * tick)
+        n = snprintf(buf, len, "  oldest %.1f s", f->proc_age_s);
+    if (f->proc_unread && n >= 0 && (size_t)n < len)
+        snprintf(buf + n, len - (size_t)n, "  %u unread", f->proc_unread);
+}
+
+/*
+ * The io_uring line, when a program publishes ring figures: the demo counts its own submissions,
+ * completions and io_uring_enter() calls (since the mode started, like the calls table), since
+ * the operations inside a ring pass no function the shim wraps. The label says so. Returns
+ * whether there was anything to show.
+ */
+static bool counterview_uring(const struct screen_caps *c, const struct snapshot *s,
+                              const struct snapshot *base, int x, int y, int w)
+{
+    uint64_t sub = 0, comp = 0, ent = 0;
+    for (int r = 0; r < LESSON_NROLES; r++) {
+        const struct snapshot_figures *f = &s->roles[r], *b = base ? &base->roles[r] : NULL;
+        sub += stats_delta(f->uring_submissions, b ? b->uring_submissions : 0);
+        comp += stats_delta(f->uring_completions, b ? b->uring_completions : 0);
+        ent += stats_delta(f->uring_enters, b ? b->uring_enters : 0);
+    }
+    if (!sub && !ent)
+        return false;
+    char a[32], bb[32], cc[32];
+    widgets_printf(c, x, y, w, A_NORMAL,
+                   "io_uring, from the demo, not counted by the shim: %s io_uring_enter, %s "
+                   "submitted, %s completed",
+                   widgets_si((double)ent, a, sizeof a), widgets_si((double)sub, bb, sizeof bb),
+                   widgets_si((double)comp, cc, sizeof cc));
+    return true;
+}
+
 /* One role's block; returns the rows used. */
 static int counterview_role(const struct screen_caps *c, const struct snapshot_figures *f,
                             const struct snapshot_figures *base, const char *name, int x, int y,
@@ -128,11 +171,18 @@ static int counterview_role(const struct screen_caps *c, const struct snapshot_f
     int row = 0;
     if (h <= 0)
         return 0;
-    widgets_printf(c, x, y + row, w, screen_attr(SCREEN_HEADING),
-                   "%-6s cpu %5.1f%% user %5.1f%% sys  ctx/s %s (%s vol)  procs %u  threads %u",
-                   name, f->cpu_user_pct, f->cpu_sys_pct,
-                   widgets_si(f->ctx_voluntary_rate + f->ctx_involuntary_rate, a, sizeof a),
-                   widgets_si(f->ctx_voluntary_rate, b, sizeof b), f->nprocs, f->nthreads);
+    int hx = x + widgets_printf(
+                     c, x, y + row, w, screen_attr(SCREEN_HEADING),
+                     "%-6s cpu %5.1f%% user %5.1f%% sys  ctx/s %s (%s vol)  procs %u  threads %u",
+                     name, f->cpu_user_pct, f->cpu_sys_pct,
+                     widgets_si(f->ctx_voluntary_rate + f->ctx_involuntary_rate, a, sizeof a),
+                     widgets_si(f->ctx_voluntary_rate, b, sizeof b), f->nprocs, f->nthreads);
+    /* Past a hundred or so processes and threads the sampler reads a slice a tick: say how
+       old the oldest /proc figure is when it is older than a tick (the legend explains). */
+    char age[48];
+    counterview_age(age, sizeof age, f, counterview_tick_hz);
+    if (age[0] && hx < x + w)
+        widgets_text(c, hx, y + row, x + w - hx, screen_attr(SCREEN_BAD), age);
     if (++row >= h)
         return row;
     /* Like with like: the kernel's counts and the library's over the same span. */
@@ -191,7 +241,9 @@ static int counterview_role(const struct screen_caps *c, const struct snapshot_f
         else
             snprintf(v[CV_COL_BYTES], sizeof v[0], "-");
         snprintf(v[CV_COL_SHARE], sizeof v[0], "%.1f%%", sc->share * 100);
-        snprintf(v[CV_COL_BUSY], sizeof v[0], "%.2f", sc->busy);
+        /* "~": estimated from the sampled calls' time (every call that waits is timed). */
+        snprintf(v[CV_COL_BUSY], sizeof v[0], "%.2f%s", sc->busy,
+                 iolab_call_time_exact(calls.id[k]) ? " " : "~");
         n = snprintf(line, sizeof line, "  %-*s", CV_NAME_W, snapshot_call_label(calls.id[k]));
         for (int j = 0; j < CV_NCOLS; j++)
             if (col[j])
@@ -215,6 +267,35 @@ static int counterview_role(const struct screen_caps *c, const struct snapshot_f
     return row;
 }
 
+/*
+ * The failures the programs published (a limit reached: a connection shed or refused), as one
+ * line: "limit reached: server fork 37x (processes), accept 5x (open files); 5 shed". 0 when none.
+ */
+static int counterview_failures(const struct snapshot *s, char *buf, size_t len)
+{
+    size_t used = 0;
+    buf[0] = '\0';
+    for (uint32_t i = 0; i < s->nprogs; i++) {
+        const struct snapshot_figures *f = &s->progs[i].f;
+        if (!f->failed_total && !f->shed)
+            continue;
+        used += (size_t)snprintf(buf + used, len - used, "%s%s",
+                                 used ? "; " : "limit reached: ", s->progs[i].name);
+        for (unsigned k = 0; k < IOLAB_FAIL_NCALLS && used < len; k++)
+            for (unsigned q = 0; q < IOLAB_FAIL_NCAUSES && used < len; q++)
+                if (f->failed[k][q])
+                    used += (size_t)snprintf(
+                        buf + used, len - used, " %s %llux (%s)", iolab_fail_call_name[k],
+                        (unsigned long long)f->failed[k][q], iolab_fail_cause_name[q]);
+        if (f->shed && used < len)
+            used += (size_t)snprintf(buf + used, len - used, ", %llu shed",
+                                     (unsigned long long)f->shed);
+        if (used >= len)
+            break;
+    }
+    return buf[0] != '\0';
+}
+
 void counterview_draw(const struct screen_caps *c, struct layout_rect r, bool focused,
                       const struct counterview_in *vin)
 {
@@ -234,6 +315,7 @@ void counterview_draw(const struct screen_caps *c, struct layout_rect r, bool fo
         return;
     }
     int x = in.x + 1, w = in.w - 2;
+    counterview_tick_hz = s->tick_hz;
     int bottom = 4; /* two throughput lines, latency, where the numbers come from */
     int avail = in.h - bottom;
     int y = in.y;
@@ -275,7 +357,17 @@ void counterview_draw(const struct screen_caps *c, struct layout_rect r, bool fo
     widgets_sparkline(c, x + lw, yb + 1, sw, s->history_bytes, s->history_len);
     yb++;
     const struct snapshot_latency *lat = &cl->latency_recent;
-    if (lat->samples)
+    char oldest[32];
+    /* Clients waiting for an answer are part of the latency (waits.h), and said by name. */
+    if (lat->samples && cl->waiting)
+        widgets_printf(c, x, yb + 1, w,
+                       cl->in_flight_oldest_ns >= 1000000000u ? screen_attr(SCREEN_BAD) : A_NORMAL,
+                       "latency p50 %s  p99 %s  (last %d s; %llu waiting, oldest %s)",
+                       widgets_ns((double)lat->p50_ns, p50, sizeof p50),
+                       widgets_ns((double)lat->p99_ns, p99, sizeof p99), SNAPSHOT_RECENT_S,
+                       (unsigned long long)cl->waiting,
+                       widgets_ns((double)cl->in_flight_oldest_ns, oldest, sizeof oldest));
+    else if (lat->samples)
         widgets_printf(c, x, yb + 1, w, A_NORMAL, "latency p50 %s  p99 %s  (last %d s, %llu %s)",
                        widgets_ns((double)lat->p50_ns, p50, sizeof p50),
                        widgets_ns((double)lat->p99_ns, p99, sizeof p99), SNAPSHOT_RECENT_S,
@@ -293,12 +385,22 @@ void counterview_draw(const struct screen_caps *c, struct layout_rect r, bool fo
                        s->overflow_claims ? "counter page full, counts lost  " : "",
                        forged ? "a program wrote garbage on its counter page  " : "",
                        s->sample_errors ? "some /proc reads failed in the last sample" : "");
+    else if (counterview_uring(c, s, vin->base, x, yb + 2, w))
+        ; /* the line says where the io_uring figures come from */
     else
         widgets_printf(c, x, yb + 2, w, screen_attr(SCREEN_DIM),
                        "calls: counted in libc (preload)  cpu/ctx/syscr: /proc  %.0f Hz  i: what "
                        "these mean%s%s",
                        s->tick_hz, vin->missing ? "  sandbox: " : "",
                        vin->missing ? vin->missing : "");
+
+    /* A limit reached takes the line unless counts are short or wrong, which says more. */
+    char failed[160];
+    if (!s->overflow_claims && !forged && !s->sample_errors &&
+        counterview_failures(s, failed, sizeof failed)) {
+        widgets_clear((struct layout_rect){.x = x, .y = yb + 2, .w = w, .h = 1});
+        widgets_text(c, x, yb + 2, w, screen_attr(SCREEN_BAD), failed);
+    }
 }
 
 void counterview_compare(const struct screen_caps *c, struct layout_rect r,
@@ -329,7 +431,7 @@ void counterview_compare(const struct screen_caps *c, struct layout_rect r,
         for (unsigned k = 0; k < IOLAB_NCALLS; k++)
             calls += m->role_calls[study_role][k];
         struct snapshot_latency lat;
-        stats_latency(&lat, m->hist);
+        waits_latency(&lat, m->hist, m->in_flight_hist); /* the clients left waiting count too */
         v[i][0] = m->requests_per_s;
         v[i][1] = latency ? (double)lat.p50_ns : m->bytes_per_s;
         v[i][2] = m->requests ? (double)calls / (double)m->requests : 0;
@@ -339,7 +441,16 @@ void counterview_compare(const struct screen_caps *c, struct layout_rect r,
             if (v[i][k] > max[k])
                 max[k] = v[i][k];
     }
+    /* The mode column fits the longest id and its "now" mark (a long id like epoll-whole is
+       not cut), within a quarter of the view; the figures share the rest. */
     int namew = 12;
+    for (uint32_t i = 0; i < nrows && i < SNAPSHOT_MAX_MODES; i++) {
+        int need = (int)strlen(rows[i].id) + 3;
+        if (need > namew)
+            namew = need;
+    }
+    if (namew > (in.w - 2) / 4)
+        namew = (in.w - 2) / 4 > 12 ? (in.w - 2) / 4 : 12;
     int colw = (in.w - 2 - namew) / 5;
     int y = in.y;
     widgets_text(c, in.x + 1, y, namew, A_BOLD, "mode");
@@ -391,18 +502,24 @@ static const char *const counterview_legend_lines[] = {
     "= / mismatch     they agree within 1%, or not: calls inside libc (fread's read), static",
     "                 binaries and raw syscall() reach the kernel but not the shim",
     "disk/s           bytes read from storage per second: page cache misses",
+    "oldest N s       cpu, ctx, procs, syscr are read from /proc a slice a tick (at most about 1%",
+    "  / N unread     of a core): the oldest was read N s ago; unread: not read yet, not in sums",
     "calls            calls since the current mode started (t: totals since the start)",
     "calls/s, bytes/s per second over the last sample; share: this call's part of all calls",
     "busy             threads inside this call on average (a call is booked when it returns)",
-    "on file 3  ...   the read and write families by kind of descriptor: file, socket, pipe,",
-    "                 other (terminals, devices, epoll, eventfd); file>socket: from one to other",
-    "faults injected  what the lesson's fault injection did to the program: lengths cut (short",
-    "                 reads and writes), EINTR and EAGAIN returned without making the call",
+    "busy ~           sampled: one call in 16 timed on average; the calls that wait are all timed",
+    "on file  socket  read/write calls by kind of descriptor (other: devices, epoll; a>b: from a "
+    "to b)",
+    "faults injected  the lesson's fault injection: lengths cut, EINTR and EAGAIN returned",
     "requests/s       what the load completed per second, as the demo published it",
     "latency p50/p99  half / 99 in 100 of the requests of the last seconds were at least as fast",
+    "waiting          clients with no answer yet: latency counts each for as long as it waits",
+    "limit reached    calls that failed at a limit (files, processes, memory): connection lost",
     "calls/req        comparison (c): the program under study's calls per completed request",
     "ctx sw/req       comparison: every program's context switches per completed request",
     "cpu %core        comparison: every program's CPU, % of one core, while the mode ran",
+    "io_uring line    counted by the demo itself, not the shim: io_uring_enter calls, operations",
+    "                 submitted to the ring and completions reaped, since the mode started",
 };
 
 void counterview_legend(const struct screen_caps *c)

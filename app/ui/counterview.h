@@ -39,4 +39,11 @@ void counterview_compare(const struct screen_caps *c, struct layout_rect r,
 /* The legend: what every figure and mark of the counters pane and the comparison means. */
 void counterview_legend(const struct screen_caps *c);
 
+/*
+ * How fresh a role's /proc figures are, as the counters pane says it after the role's header:
+ * "" when every figure was read within the last tick (tick_hz), else "  oldest 1.2 s" and/or
+ * "  3 unread" (processes and threads not read yet: their figures are missing from the sums).
+ */
+void counterview_age(char *buf, size_t len, const struct snapshot_figures *f, double tick_hz);
+
 #endif

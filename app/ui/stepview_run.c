@@ -17,6 +17,7 @@
 #include "metrics/stats.h"
 #include "predictview.h"
 #include "stepview.h"
+#include "sweepview.h"
 #include "widgets.h"
 #include "wrap.h"
 
@@ -39,11 +40,16 @@ struct runview {
     bool totals; /* the counters pane shows the totals since the start instead (t) */
     bool paused, compare;
     bool legend; /* the legend of the figures is open (i); any key closes it */
+    /* The width and terminal the checks were last drawn at: their lines wrap, and the layout
+       asks how many rows they take before they are drawn. */
+    int foot_w;
+    const struct screen_caps *foot_caps;
     struct grader grader;
     int focus; /* 0 the text, 1..nprogs the pane of an interactive program */
     char input[256];
     size_t ninput;
     struct predictview *pv; /* the step's prediction questions; NULL: none */
+    struct sweepview *sweep; /* the step's sweep (sweepview.h); NULL without one */
 };
 
 static size_t runview_nprogs(const struct runview *v)
@@ -139,6 +145,10 @@ static void runview_stop(struct runview *v)
 
 static void runview_start(struct runview *v, int mode)
 {
+    if (sweepview_running(v->sweep)) {
+        view_status(v->c, false, "A sweep is running: w stops it first.");
+        return;
+    }
     runview_stop(v);
     grade_new_run(&v->grader);
     struct engine_options eo = {
@@ -153,7 +163,9 @@ static void runview_start(struct runview *v, int mode)
         .on_snapshot = runview_on_snapshot,
         .on_state = runview_on_state,
     };
-    int rc = engine_create(&v->engine, v->c->loop, v->env.step, &eo, &cb);
+    /* A step with a sweep runs its default value when run plainly. */
+    const struct lesson_step *st = sweepview_plain_step(v->sweep);
+    int rc = engine_create(&v->engine, v->c->loop, st ? st : v->env.step, &eo, &cb);
     if (rc < 0) {
         v->engine = NULL;
         view_status(v->c, true, "The scenario could not be prepared: %s", strerror(-rc));
@@ -206,6 +218,7 @@ static void *runview_open(const struct stepview_env *env, struct view_ctx *c)
         return NULL;
     }
     v->pv = predictview_new(env, c, v->sc);
+    v->sweep = sweepview_open(env, c);
     return v;
 }
 
@@ -215,6 +228,7 @@ static void runview_close(void *self, struct view_ctx *c)
     (void)c;
     runview_stop(v);
     predictview_free(v->pv);
+    sweepview_close(v->sweep);
     grade_free(&v->grader);
     free(v);
 }
@@ -227,14 +241,16 @@ static enum layout_kind runview_layout(void *self, size_t *nprogs)
 
 static bool runview_done(void *self)
 {
-    return grade_done(&((struct runview *)self)->grader);
+    struct runview *v = self;
+    return grade_done(&v->grader) || sweepview_has_result(v->sweep);
 }
 
 static bool runview_busy(void *self)
 {
     struct runview *v = self;
     enum engine_state s = v->engine ? engine_state(v->engine) : ENGINE_IDLE;
-    return s == ENGINE_STARTING || s == ENGINE_RUNNING || s == ENGINE_STOPPING;
+    return s == ENGINE_STARTING || s == ENGINE_RUNNING || s == ENGINE_STOPPING ||
+           sweepview_running(v->sweep);
 }
 
 /* Keys typed into a focused interactive program pane. 0 when taken. */
@@ -394,6 +410,32 @@ static int runview_key_legend(void *self, struct view_ctx *c, int key, struct vi
     return 0;
 }
 
+static int runview_key_sweep(void *self, struct view_ctx *c, int key, struct view_action *act)
+{
+    struct runview *v = self;
+    (void)key;
+    (void)act;
+    if (!v->sweep) {
+        view_status(c, false, "This step has no sweep.");
+        return 0;
+    }
+    runview_stop(v); /* the sweep runs its own programs, point by point */
+    sweepview_toggle(v->sweep, c);
+    return 0;
+}
+
+static int runview_key_sweep_show(void *self, struct view_ctx *c, int key, struct view_action *act)
+{
+    struct runview *v = self;
+    (void)key;
+    (void)act;
+    if (!v->sweep)
+        view_status(c, false, "This step has no sweep.");
+    else
+        sweepview_cycle(v->sweep, c);
+    return 0;
+}
+
 static const struct keybind runview_bindings[] = {
     {.key = '\r',
      .alt = KEY_ENTER,
@@ -448,6 +490,14 @@ static const struct keybind runview_bindings[] = {
      .help = "focus the next pane (Shift-Tab: previous); type into a program that takes input",
      .priority = 60},
     {.key = 27, .name = "Esc", .help = "leave a program's input or the comparison"},
+    {.key = 'w',
+     .name = "w",
+     .help = "a step with a sweep: run every point (w again stops; finished points stay)",
+     .fn = runview_key_sweep},
+    {.key = 'v',
+     .name = "v",
+     .help = "a step with a sweep: its chart, its table, or the counters",
+     .fn = runview_key_sweep_show},
 };
 static const struct keytable runview_keys = KEYTABLE("Run step", runview_bindings);
 
@@ -463,11 +513,12 @@ static size_t runview_footer(void *self, int width, struct keys_item *out, size_
     /* The modes are what a run step is about, but not at the cost of help, quit and next: when
        they would take more than half the footer, one entry stands for them all (? lists them). */
     if (nmodes > 1 && need > width / 2 && max > 0) {
+        size_t n = sweepview_footer(v->sweep, out, max - 1);
         snprintf(range, sizeof range, "%c-%c", v->sc->modes[0].key, v->sc->modes[nmodes - 1].key);
-        out[0] = (struct keys_item){range, "modes (? names them)", 100};
-        return 1;
+        out[n] = (struct keys_item){range, "modes (? names them)", 100};
+        return n + 1;
     }
-    size_t n = 0;
+    size_t n = sweepview_footer(v->sweep, out, max);
     for (size_t i = 0; i < nmodes && n < max; i++) {
         names[i][0] = v->sc->modes[i].key;
         names[i][1] = '\0';
@@ -480,9 +531,18 @@ static size_t runview_help(void *self, char lines[][128], size_t max)
 {
     struct runview *v = self;
     size_t n = 0;
-    for (size_t i = 0; i < v->sc->nmodes && n < max; i++, n++)
-        snprintf(lines[n], 128, "%c\tmode %s: %s", v->sc->modes[i].key, v->sc->modes[i].id,
-                 v->sc->modes[i].title ? v->sc->modes[i].title : "");
+    for (size_t i = 0; i < v->sc->nmodes && n < max; i++, n++) {
+        /* "mode epoll: one thread, ..." once, not "mode epoll: epoll: one thread, ...": many
+           titles start with their mode's name already. */
+        const struct lesson_mode *m = &v->sc->modes[i];
+        size_t idn = strlen(m->id);
+        bool named = m->title && !strncmp(m->title, m->id, idn) && m->title[idn] == ':';
+        snprintf(lines[n], 128, "%c\tmode %s%s%s", m->key, named ? "" : m->id,
+                 named      ? ""
+                 : m->title ? ": "
+                            : "",
+                 m->title ? m->title : "");
+    }
     return n;
 }
 
@@ -512,10 +572,41 @@ static const char *runview_prog_state(enum snapshot_prog_state s)
     return (unsigned)s < sizeof names / sizeof *names ? names[s] : "?";
 }
 
+/* Check i's line: the measured figure first (it is what changes while the learner watches),
+   then the check's own sentence. */
+static void runview_check_line(struct runview *v, size_t i, char *buf, size_t len)
+{
+    char desc[160];
+    grade_message(&v->grader, i, desc, sizeof desc);
+    snprintf(buf, len, "%s  (%s)", desc, v->sc->checks[i].text);
+}
+
+/*
+ * The rows the checks take, their heading included: wrapped whole, with a hanging indent under
+ * their mark, when that fits in `room` rows (a wide terminal); else one row each, cut with the
+ * "more" mark, so that every check stays in sight, which matters more than its end. The width is
+ * the one they were last drawn at (the layout asks before the first draw: one row each then).
+ */
+static int runview_check_rows(struct runview *v, int room, bool *wrap)
+{
+    int one = v->sc->nchecks ? (int)v->sc->nchecks + 2 : 0, rows = one ? 2 : 0;
+    *wrap = false;
+    if (!one || !v->foot_caps || v->foot_w <= 2)
+        return one;
+    char line[768];
+    for (size_t i = 0; i < v->sc->nchecks; i++) {
+        runview_check_line(v, i, line, sizeof line);
+        rows += widgets_wrapped(v->foot_caps, 0, 0, v->foot_w - 2, 2, 0, A_NORMAL, line);
+    }
+    *wrap = rows <= room;
+    return *wrap ? rows : one;
+}
+
 static int runview_text_foot_rows(void *self, int inner_h)
 {
     struct runview *v = self;
-    int rows = v->sc->nchecks ? (int)v->sc->nchecks + 2 : 0;
+    bool wrap; /* checks wrap when, with the rest, they fit in half the pane */
+    int rows = runview_check_rows(v, inner_h / 2 - (int)v->sc->nexpects - 2, &wrap);
     rows += v->sc->nexpects ? (int)v->sc->nexpects + 2 : 0;
     rows += predictview_foot_rows(v->pv);
     return rows > inner_h / 2 ? inner_h / 2 : rows;
@@ -552,15 +643,32 @@ static void runview_draw_text_foot(void *self, struct view_ctx *vc, struct layou
     if (!v->sc->nchecks || y >= r.y + r.h)
         return;
     widgets_text(c, r.x, y++, r.w, A_BOLD, "To complete this step:");
-    for (size_t i = 0; i < v->sc->nchecks && y < r.y + r.h; i++, y++) {
+    v->foot_w = r.w;
+    v->foot_caps = c;
+    bool wrap; /* as runview_text_foot_rows decided, for the rows left here */
+    runview_check_rows(v, r.y + r.h - y + 2, &wrap);
+    for (size_t i = 0; i < v->sc->nchecks && y < r.y + r.h; i++) {
         bool holds = v->grader.results[i].holds;
-        char desc[160];
-        grade_message(&v->grader, i, desc, sizeof desc);
+        char line[768];
+        runview_check_line(v, i, line, sizeof line);
         widgets_text(c, r.x, y, 2, screen_attr(holds ? SCREEN_GOOD : SCREEN_BAD),
                      holds ? c->g->done : c->g->todo);
-        /* The measured figure first: it is what changes while the learner watches. */
-        widgets_printf(c, r.x + 2, y, r.w - 2, A_NORMAL, "%s  (%s)", desc, v->sc->checks[i].text);
+        if (wrap)
+            y += widgets_wrapped(c, r.x + 2, y, r.w - 2, 2, r.y + r.h - y, A_NORMAL, line);
+        else
+            y += widgets_text(c, r.x + 2, y, r.w - 2, A_NORMAL, line) >= 0;
     }
+}
+
+/* Rows [skip, skip + rows) of a wrapped line, drawn from (x, y). */
+static void runview_draw_tail(const struct screen_caps *c, int x, int y, int w, int skip, int rows,
+                              attr_t attr, const char *s)
+{
+    struct wrap_doc d = {0};
+    if (wrap_plain(s, w - 2, c->utf8, &d) == 0)
+        for (int i = 0; i < rows && (size_t)(skip + i) < d.nlines; i++)
+            widgets_text(c, x + 2, y + i, w - 2, attr, d.lines[skip + i].text);
+    wrap_doc_free(&d);
 }
 
 static void runview_draw_prog(struct runview *v, const struct screen_caps *c,
@@ -581,12 +689,27 @@ static void runview_draw_prog(struct runview *v, const struct screen_caps *c,
     if (prompt)
         rows--;
     size_t n = v->engine ? engine_lines(v->engine, i) : 0;
-    size_t first = n > (size_t)rows ? n - (size_t)rows : 0;
+    /* Long lines (a chat message, a demo's sentence about a limit) wrap rather than lose their
+       end: walk back from the newest line until the pane is full, then draw downwards; the
+       oldest line shown may lose its first rows. */
+    size_t first = n;
+    int need = 0;
+    while (first > 0 && need < rows) {
+        need += widgets_wrapped(c, 0, 0, in.w, 2, 0, A_NORMAL,
+                                engine_line(v->engine, i, first - 1, NULL));
+        first--;
+    }
+    int y = in.y + rows - need; /* may start above the pane: those rows are skipped */
     for (size_t k = first; k < n; k++) {
         enum engine_stream stream = ENGINE_STDOUT;
         const char *line = engine_line(v->engine, i, k, &stream);
-        widgets_text(c, in.x, in.y + (int)(k - first), in.w,
-                     stream == ENGINE_STDERR ? screen_attr(SCREEN_STDERR) : A_NORMAL, line);
+        attr_t a = stream == ENGINE_STDERR ? screen_attr(SCREEN_STDERR) : A_NORMAL;
+        int h = widgets_wrapped(c, 0, 0, in.w, 2, 0, a, line);
+        if (y >= in.y)
+            widgets_wrapped(c, in.x, y, in.w, 2, h, a, line);
+        else if (y + h > in.y) /* the oldest line, partly above the pane: its last rows only */
+            runview_draw_tail(c, in.x, in.y, in.w, in.y - y, y + h - in.y, a, line);
+        y += h;
     }
     if (n == 0 && !v->engine)
         widgets_text(c, in.x, in.y, in.w, screen_attr(SCREEN_DIM), "Enter starts it");
@@ -609,6 +732,12 @@ static void runview_draw_counters(struct runview *v, struct view_ctx *vc);
 static void runview_draw(void *self, struct view_ctx *vc)
 {
     struct runview *v = self;
+    if (sweepview_shown(v->sweep)) {
+        sweepview_draw(v->sweep, vc);
+        if (v->legend)
+            counterview_legend(vc->caps);
+        return;
+    }
     for (size_t i = 0; i < vc->layout.nprogs; i++)
         runview_draw_prog(v, vc->caps, vc->layout.progs[i], i);
     if (v->compare) {

@@ -63,6 +63,35 @@ int widgets_text(const struct screen_caps *c, int x, int y, int w, attr_t attr, 
     return used;
 }
 
+int widgets_wrapped(const struct screen_caps *c, int x, int y, int w, int indent, int maxrows,
+                    attr_t attr, const char *s)
+{
+    if (w <= 0 || !s)
+        return 0;
+    if (indent < 0 || indent > w / 2)
+        indent = 0;
+    /* A text that fits is drawn as it is: wrapping would collapse its runs of spaces. */
+    if (!strchr(s, '\n') && wrap_width(s, strlen(s), c->utf8) <= w) {
+        if (maxrows > 0)
+            widgets_text(c, x, y, w, attr, s);
+        return 1;
+    }
+    /* Every line is wrapped at the indented width, the first included, so that each line's
+       words are where the wrapping put them. */
+    struct wrap_doc d = {0};
+    if (wrap_plain(s, w - indent, c->utf8, &d) < 0 || d.nlines == 0) {
+        wrap_doc_free(&d);
+        if (maxrows > 0)
+            widgets_text(c, x, y, w, attr, s);
+        return 1;
+    }
+    int rows = (int)d.nlines;
+    for (int i = 0; i < rows && i < maxrows; i++)
+        widgets_text(c, x + (i ? indent : 0), y + i, w - (i ? indent : 0), attr, d.lines[i].text);
+    wrap_doc_free(&d);
+    return rows;
+}
+
 int widgets_printf(const struct screen_caps *c, int x, int y, int w, attr_t attr, const char *fmt,
                    ...)
 {

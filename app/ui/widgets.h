@@ -26,6 +26,15 @@ int widgets_text(const struct screen_caps *c, int x, int y, int w, attr_t attr, 
 int widgets_printf(const struct screen_caps *c, int x, int y, int w, attr_t attr, const char *fmt,
                    ...) __attribute__((format(printf, 6, 7)));
 
+/*
+ * Plain text wrapped at spaces into w columns (a word longer than w is broken), drawn from
+ * (x, y) on at most maxrows rows, the lines after the first starting `indent` columns further
+ * in (a hanging indent; w shrinks by as much). Returns the rows the whole text takes, drawn or
+ * not, so a caller can size its area with maxrows 0 (which draws nothing) and then draw.
+ */
+int widgets_wrapped(const struct screen_caps *c, int x, int y, int w, int indent, int maxrows,
+                    attr_t attr, const char *s);
+
 /* Wrapped lines from `first`, one per row of r. */
 void widgets_doc(const struct screen_caps *c, struct layout_rect r, const struct wrap_doc *d,
                  size_t first);

@@ -77,9 +77,21 @@ static uint32_t shim_nslots;
 static uint32_t shim_prog = UINT32_MAX;
 static uint32_t shim_run;
 
-/* The calling thread's slot (NULL until its first counted call) and whether it is shared. */
-static SHIM_TLS struct iolab_slot *shim_slot;
-static SHIM_TLS int shim_slot_shared;
+/*
+ * Everything the hot path keeps per thread, in one TLS block: in a shared library each TLS
+ * variable costs a GOT load for its offset before the %fs-relative access, and one block is one
+ * such load for all of them (perf showed the separate loads on the counting path).
+ */
+struct shim_thread {
+    struct iolab_slot *slot; /* NULL until the thread's first counted call */
+    int shared;              /* the slot is the shared overflow slot: atomic adds */
+    uint32_t left;           /* sampled timing: untimed calls before the next timed one */
+    uint32_t gap;            /* calls the next timed one stands for (0: the first) */
+    uint32_t gap_rng;        /* xorshift32 state of the gaps */
+    uint32_t forced;         /* calls still to time one by one after a call that waited */
+    uint64_t rng;            /* fault injection's generator; 0: not seeded yet */
+};
+static SHIM_TLS struct shim_thread shim_self;
 
 /* ns = ticks * shim_tsc_mult >> 32; 0 until calibrated (or when the TSC is not invariant). */
 static uint64_t shim_tsc_mult;
@@ -280,7 +292,7 @@ _Static_assert(offsetof(struct iolab_slot, fd) == offsetof(struct iolab_slot, ca
 
 static inline void shim_add(uint64_t *field, uint64_t v)
 {
-    if (SHIM_UNLIKELY(shim_slot_shared))
+    if (SHIM_UNLIKELY(shim_self.shared))
         __atomic_fetch_add(field, v, __ATOMIC_RELAXED);
     else
         __asm__("addq %1, %0" : "+m"(*field) : "er"(v));
@@ -473,19 +485,19 @@ static struct iolab_slot *shim_claim(void)
     sigset_t all, old;
     sigfillset(&all);
     pthread_sigmask(SIG_BLOCK, &all, &old);
-    struct iolab_slot *s = shim_slot; /* a handler may have claimed before the block */
+    struct iolab_slot *s = shim_self.slot; /* a handler may have claimed before the block */
     if (!s) {
         s = shim_claim_reuse(p);
         if (!s)
             s = shim_claim_fresh(p);
         if (!s)
             s = shim_claim_move(p);
-        shim_slot_shared = !s;
+        shim_self.shared = !s;
         if (!s) {
             __atomic_fetch_add(&p->overflow_claims, 1, __ATOMIC_RELAXED);
             s = &p->slots[shim_nslots - 1];
         }
-        shim_slot = s;
+        shim_self.slot = s;
     }
     pthread_sigmask(SIG_SETMASK, &old, NULL);
     errno = saved;
@@ -497,7 +509,7 @@ static inline struct iolab_slot *shim_count(enum iolab_call_id id)
 {
     if (SHIM_UNLIKELY(!shim_page))
         return NULL;
-    struct iolab_slot *s = shim_slot;
+    struct iolab_slot *s = shim_self.slot;
     if (SHIM_UNLIKELY(!s))
         s = shim_claim();
     shim_add(&s->calls[id].count, 1);
@@ -517,6 +529,85 @@ static inline void shim_end(struct iolab_call *c, uint64_t start, uint64_t bytes
     if (bytes)
         shim_add(&c->bytes, bytes);
     shim_add(&c->ns, ns);
+}
+
+/* iolab_call_time_exact() as a table indexed by a constant in each wrapper: folds away. */
+static const unsigned char shim_time_exact[IOLAB_MAX_CALLS] = {
+#define SHIM_X_EXACT(id) [IOLAB_CALL_##id] = 1,
+    IOLAB_TIME_EXACT(SHIM_X_EXACT)
+#undef SHIM_X_EXACT
+};
+
+/*
+ * Sampled timing (iolab_counters.h says which calls and why): per thread, the calls left before
+ * the next timed one, the calls the next timed one will stand for, and the generator of the
+ * gaps (xorshift32, seeded from the thread's own TLS address: distinct per thread, no clock).
+ */
+
+#define SHIM_GAP_SPAN 31 /* gaps of 1 to 31 calls: one call in 16 timed on average */
+
+/* The timed call's weight, and the next gap drawn. */
+static uint32_t shim_next_gap(void)
+{
+    uint32_t w = shim_self.gap ? shim_self.gap : 1;
+    if (shim_self.forced) { /* after a wait: each call timed, standing for itself */
+        shim_self.forced--;
+        shim_self.left = 0;
+        shim_self.gap = 1;
+        return w;
+    }
+    uint32_t x =
+        shim_self.gap_rng ? shim_self.gap_rng : ((uint32_t)(uintptr_t)&shim_self.gap_rng | 1u);
+    x ^= x << 13;
+    x ^= x >> 17;
+    x ^= x << 5;
+    shim_self.gap_rng = x;
+    shim_self.gap = 1 + x % SHIM_GAP_SPAN;
+    shim_self.left = shim_self.gap - 1;
+    return w;
+}
+
+/* Whether to time this call: 0 not, else how many calls its time stands for. `exact` is a
+   constant in every wrapper (shim_time_exact[] of its label), so the test folds away. */
+static inline uint32_t shim_timed(int exact)
+{
+    if (exact)
+        return 1;
+    if (SHIM_LIKELY(shim_self.left)) {
+        shim_self.left--;
+        return 0;
+    }
+    return shim_next_gap();
+}
+
+/*
+ * A timed call that took this long waited (for a peer, a client, the disk): the thread's next
+ * SHIM_FORCED calls are timed too (each standing for itself), and so on while its calls wait
+ * (the writes between the reads included), so that a
+ * thread blocked in read() call after call (a thread per connection) is timed exactly. The
+ * sampled call itself keeps its weight: it stands for the calls of its gap, which were not
+ * timed, and that keeps the estimate unbiased. A rare long wait among short calls is caught
+ * one time in 16 and then counted for 16: right on average, rough over a second or two.
+ */
+#define SHIM_LONG_NS 20000u
+#define SHIM_FORCED  8u /* calls timed one by one after a wait (a read, then its write, ...) */
+
+/* shim_end for a call timed (weight w >= 1) or not (w 0: no clock read at all); exact: the
+   call's label is always timed (a constant in each wrapper). */
+static inline void shim_end_w(struct iolab_call *c, uint64_t start, uint64_t bytes, uint32_t w,
+                              int exact)
+{
+    if (bytes)
+        shim_add(&c->bytes, bytes);
+    if (!w)
+        return;
+    uint64_t ns = shim_elapsed_ns(start);
+    if (!exact && ns >= SHIM_LONG_NS) {
+        shim_self.forced = SHIM_FORCED; /* time the next calls, each standing for itself */
+        shim_self.left = 0;
+        shim_self.gap = 1;
+    }
+    shim_add(&c->ns, ns * w);
 }
 
 /* ---- kinds of descriptor -------------------------------------------------------------------- */
@@ -601,7 +692,6 @@ static uint64_t shim_lineage;         /* this process's place in the fork tree *
 static uint64_t shim_lineage_pending; /* the child's, set just before a fork */
 static uint64_t shim_forks;           /* forks made by this process */
 static uint32_t shim_threads_seen;    /* threads of this process that drew a fault decision */
-static SHIM_TLS uint64_t shim_rng;    /* 0: not seeded yet */
 
 static uint64_t shim_mix(uint64_t x)
 {
@@ -613,7 +703,7 @@ static uint64_t shim_mix(uint64_t x)
 
 static uint32_t shim_rand(void)
 {
-    uint64_t x = shim_rng;
+    uint64_t x = shim_self.rng;
     if (SHIM_UNLIKELY(!x)) {
         uint32_t t = __atomic_add_fetch(&shim_threads_seen, 1, __ATOMIC_RELAXED);
         x = shim_mix(shim_faults.seed ^ shim_mix(shim_lineage ^ ((uint64_t)t << 40))) | 1;
@@ -621,7 +711,7 @@ static uint32_t shim_rand(void)
     x ^= x >> 12; /* xorshift64* */
     x ^= x << 25;
     x ^= x >> 27;
-    shim_rng = x;
+    shim_self.rng = x;
     return (uint32_t)((x * 0x2545f4914f6cdd1dull) >> 32);
 }
 
@@ -701,14 +791,14 @@ static int shim_fault(struct iolab_slot *s, int kind, int fd, int flags, size_t 
 
 static void shim_after_fork_child(void)
 {
-    shim_slot = NULL;
-    shim_slot_shared = 0;
+    shim_self.slot = NULL;
+    shim_self.shared = 0;
     if (shim_lineage_pending) {
         shim_lineage = shim_lineage_pending;
         shim_lineage_pending = 0;
         shim_forks = 0;
         shim_threads_seen = 0;
-        shim_rng = 0;
+        shim_self.rng = 0;
     }
 }
 
@@ -716,8 +806,8 @@ SHIM_EXPORT struct iolab_app *iolab_app_self(void)
 {
     if (!shim_page)
         return NULL;
-    struct iolab_slot *s = shim_slot ? shim_slot : shim_claim();
-    return shim_slot_shared ? NULL : &s->app;
+    struct iolab_slot *s = shim_self.slot ? shim_self.slot : shim_claim();
+    return shim_self.shared ? NULL : &s->app;
 }
 
 /* ---- start-up ------------------------------------------------------------------------------ */
@@ -838,9 +928,10 @@ out:
         struct iolab_call *c_ = shim_begin(IOLAB_CALL_##id);                                       \
         if (!c_)                                                                                   \
             return shim_real_##real args;                                                          \
-        uint64_t t_ = shim_start();                                                                \
+        uint32_t w_ = shim_timed(shim_time_exact[IOLAB_CALL_##id]);                                \
+        uint64_t t_ = w_ ? shim_start() : 0;                                                       \
         type r_ = shim_real_##real args;                                                           \
-        shim_end(c_, t_, (uint64_t)(bytes));                                                       \
+        shim_end_w(c_, t_, (uint64_t)(bytes), w_, shim_time_exact[IOLAB_CALL_##id]);               \
         return r_;                                                                                 \
     } while (0)
 
@@ -884,9 +975,11 @@ static long shim_nosys(void)
             if ((len) != l0_)                                                                      \
                 recut;                                                                             \
         }                                                                                          \
-        uint64_t t_ = shim_start();                                                                \
+        uint32_t w_ = shim_timed(shim_time_exact[IOLAB_CALL_##id]);                                \
+        uint64_t t_ = w_ ? shim_start() : 0;                                                       \
         type r_ = shim_real_##real args;                                                           \
-        shim_end(&s_->calls[IOLAB_CALL_##id], t_, (uint64_t)(bytes));                              \
+        shim_end_w(&s_->calls[IOLAB_CALL_##id], t_, (uint64_t)(bytes), w_,                         \
+                   shim_time_exact[IOLAB_CALL_##id]);                                              \
         return r_;                                                                                 \
     } while (0)
 
@@ -911,9 +1004,11 @@ static long shim_nosys(void)
                 return (type)-1;                                                                   \
             }                                                                                      \
         }                                                                                          \
-        uint64_t t_ = shim_start();                                                                \
+        uint32_t w_ = shim_timed(shim_time_exact[IOLAB_CALL_##id]);                                \
+        uint64_t t_ = w_ ? shim_start() : 0;                                                       \
         type r_ = shim_real_##real args;                                                           \
-        shim_end(&s_->calls[IOLAB_CALL_##id], t_, (uint64_t)(bytes));                              \
+        shim_end_w(&s_->calls[IOLAB_CALL_##id], t_, (uint64_t)(bytes), w_,                         \
+                   shim_time_exact[IOLAB_CALL_##id]);                                              \
         return r_;                                                                                 \
     } while (0)
 

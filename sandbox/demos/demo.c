@@ -18,6 +18,7 @@
 #include <string.h>
 #include <sys/mman.h>
 #include <sys/prctl.h>
+#include <sys/resource.h>
 #include <sys/socket.h>
 #include <sys/statvfs.h>
 #include <sys/wait.h>
@@ -385,8 +386,114 @@ int demo_server_start(const char *prog, const struct demo_host *host, uint64_t p
     return lfd;
 }
 
+/* ---- limits, said out loud ---- */
+
+/* The rlimit behind each cause, and how to say its value; RLIM_NLIMITS: none. */
+static const struct {
+    int resource;
+    const char *what; /* "the sandbox allows N <what>" */
+    rlim_t unit;      /* the value is shown in these */
+} demo_cause_limit[IOLAB_FAIL_NCAUSES] = {
+    [IOLAB_CAUSE_OPEN_FILES] = {RLIMIT_NOFILE, "open files per process (RLIMIT_NOFILE)", 1},
+    [IOLAB_CAUSE_SYSTEM_FILES] = {RLIM_NLIMITS, NULL, 1},
+    [IOLAB_CAUSE_PROCESSES] = {RLIMIT_NPROC, "processes and threads (RLIMIT_NPROC)", 1},
+    [IOLAB_CAUSE_MEMORY] = {RLIMIT_AS, "MiB of address space per process (RLIMIT_AS)", 1 << 20},
+    [IOLAB_CAUSE_OTHER] = {RLIM_NLIMITS, NULL, 1},
+};
+
+enum iolab_fail_cause demo_fail_cause(enum iolab_fail_call call, int err)
+{
+    switch (err) {
+    case EMFILE:
+        return IOLAB_CAUSE_OPEN_FILES;
+    case ENFILE:
+        return IOLAB_CAUSE_SYSTEM_FILES;
+    case ENOMEM:
+        return IOLAB_CAUSE_MEMORY;
+    case EAGAIN:
+        /* fork() and clone() say EAGAIN when RLIMIT_NPROC is reached; glibc's pthread_create()
+           says it too when the new thread's stack cannot be mapped: try a mapping that size. */
+        if (call == IOLAB_FAIL_THREAD) {
+            void *p = mmap(NULL, DEMO_THREAD_STACK, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+            if (p == MAP_FAILED)
+                return IOLAB_CAUSE_MEMORY;
+            munmap(p, DEMO_THREAD_STACK);
+        }
+        return call == IOLAB_FAIL_ACCEPT ? IOLAB_CAUSE_OTHER : IOLAB_CAUSE_PROCESSES;
+    default:
+        return IOLAB_CAUSE_OTHER;
+    }
+}
+
+void demo_fail_say(const char *prog, enum iolab_fail_call call, int err, char *buf, size_t len)
+{
+    enum iolab_fail_cause cause = demo_fail_cause(call, err);
+    struct rlimit rl;
+    int res = demo_cause_limit[cause].resource;
+    if (res != RLIM_NLIMITS && getrlimit(res, &rl) == 0 && rl.rlim_cur != RLIM_INFINITY)
+        snprintf(buf, len, "%s: %s failed: the sandbox allows %llu %s (%s)", prog,
+                 iolab_fail_call_name[call],
+                 (unsigned long long)(rl.rlim_cur / demo_cause_limit[cause].unit),
+                 demo_cause_limit[cause].what, strerror(err));
+    else
+        snprintf(buf, len, "%s: %s failed: %s", prog, iolab_fail_call_name[call], strerror(err));
+}
+
+void demo_fail(const char *prog, enum iolab_fail_call call, int err)
+{
+    /* One line a second at most: a server at its limit fails for every new connection. The
+       client threads may fail at once: the bookkeeping is atomic, and a race costs one line. */
+    static uint64_t said_at[IOLAB_FAIL_NCALLS], unsaid[IOLAB_FAIL_NCALLS];
+    struct iolab_app *app = iolab_app();
+    if (app)
+        iolab_add(&app->failed[call][demo_fail_cause(call, err)], 1);
+    uint64_t now = demo_now_ns(), last = __atomic_load_n(&said_at[call], __ATOMIC_RELAXED);
+    if ((last && now - last < 1000000000u) ||
+        !__atomic_compare_exchange_n(&said_at[call], &last, now, 0, __ATOMIC_RELAXED,
+                                     __ATOMIC_RELAXED)) {
+        __atomic_add_fetch(&unsaid[call], 1, __ATOMIC_RELAXED);
+        return;
+    }
+    char line[256];
+    demo_fail_say(prog, call, err, line, sizeof line);
+    uint64_t more = __atomic_exchange_n(&unsaid[call], 0, __ATOMIC_RELAXED);
+    if (more)
+        fprintf(stderr, "%s; %llu more since the last such line\n", line, (unsigned long long)more);
+    else
+        fprintf(stderr, "%s\n", line);
+}
+
+/*
+ * The descriptor kept in reserve for EMFILE and ENFILE (a copy of the listening socket, so it
+ * needs no file system): when accept() finds no descriptor left, the connection would stay in
+ * the backlog, the listener would stay readable, and an event loop would wake up for it again at
+ * once, for ever. Closing the reserve makes room to accept the newest connection and close it at
+ * once (the client sees the connection closed, and may try again later), then the reserve is
+ * taken back: the server keeps serving what it has. libuv and others do the same.
+ */
+static int demo_reserve = -1;
+
+static int demo_accept_shed(const char *prog, int lfd, int err)
+{
+    demo_fail(prog, IOLAB_FAIL_ACCEPT, err);
+    if (demo_reserve < 0)
+        return -1;
+    close(demo_reserve);
+    int fd = accept4(lfd, NULL, NULL, SOCK_CLOEXEC);
+    if (fd >= 0) {
+        close(fd);
+        struct iolab_app *app = iolab_app();
+        if (app)
+            iolab_add(&app->shed, 1);
+    }
+    demo_reserve = fcntl(lfd, F_DUPFD_CLOEXEC, 0);
+    return fd >= 0 ? 0 : -1;
+}
+
 int demo_accept(const char *prog, int lfd, int flags)
 {
+    if (demo_reserve < 0)
+        demo_reserve = fcntl(lfd, F_DUPFD_CLOEXEC, 0);
     while (!demo_stop) {
         int fd = accept4(lfd, NULL, NULL, SOCK_CLOEXEC | flags);
         if (fd >= 0)
@@ -395,8 +502,17 @@ int demo_accept(const char *prog, int lfd, int flags)
             continue;
         if (errno == EAGAIN)
             return -1; /* non-blocking listener (epoll): nothing more to accept now */
-        fprintf(stderr, "%s: accept: %s\n", prog, strerror(errno));
-        usleep(10000); /* out of descriptors or memory: back off instead of spinning */
+        int err = errno;
+        if ((err == EMFILE || err == ENFILE) && demo_accept_shed(prog, lfd, err) == 0)
+            continue; /* shed the newest; an event loop returns when the backlog is empty */
+        if (err == EMFILE || err == ENFILE) {
+            /* No reserve either: back off, without stalling an event loop for longer. */
+            if (flags & SOCK_NONBLOCK)
+                return -1;
+        } else {
+            demo_fail(prog, IOLAB_FAIL_ACCEPT, err);
+        }
+        usleep(10000); /* out of memory: back off instead of spinning */
     }
     return -1;
 }
@@ -478,6 +594,7 @@ void demo_fork_per_connection(const char *prog, int lfd, int (*take)(int lfd),
         if (fd < 0)
             continue;
         if (demo_kids_reserve() < 0) {
+            demo_fail(prog, IOLAB_FAIL_FORK, ENOMEM);
             close(fd);
             continue;
         }
@@ -486,11 +603,13 @@ void demo_fork_per_connection(const char *prog, int lfd, int (*take)(int lfd),
             /* The child: serve this one connection and exit. If the parent dies, follow it. */
             prctl(PR_SET_PDEATHSIG, SIGTERM);
             close(lfd);
+            if (demo_reserve >= 0)
+                close(demo_reserve);
             serve(fd);
             _exit(0);
         }
-        if (pid < 0)
-            fprintf(stderr, "%s: fork: %s\n", prog, strerror(errno));
+        if (pid < 0) /* the connection is closed unserved: say why, and count it */
+            demo_fail(prog, IOLAB_FAIL_FORK, errno);
         else
             demo_kids_add(pid);
         close(fd); /* the child owns the connection now */
@@ -504,12 +623,15 @@ static int demo_thread_detached(const char *prog, void *(*fn)(void *), void *arg
     pthread_t t;
     pthread_attr_init(&attr);
     pthread_attr_setdetachstate(&attr, PTHREAD_CREATE_DETACHED);
+    /* Not glibc's default stack (RLIMIT_STACK, 8 MiB): a thousand threads would ask for 8 GiB of
+       address space, past the sandbox's RLIMIT_AS. See DEMO_THREAD_STACK. */
+    pthread_attr_setstacksize(&attr, DEMO_THREAD_STACK);
     demo_signals_mask(SIG_BLOCK); /* the new thread inherits the mask */
     int err = pthread_create(&t, &attr, fn, arg);
     demo_signals_mask(SIG_UNBLOCK);
     pthread_attr_destroy(&attr);
-    if (err)
-        fprintf(stderr, "%s: pthread_create: %s\n", prog, strerror(err));
+    if (err) /* the connection is closed unserved: say why, and count it */
+        demo_fail(prog, IOLAB_FAIL_THREAD, err);
     return -err;
 }
 
@@ -646,6 +768,35 @@ int demo_second_passed(uint64_t *since)
     return 1;
 }
 
+uint64_t demo_waiting_publish(const uint64_t *since, size_t n, size_t stride, uint64_t *oldest_ns)
+{
+    static uint64_t hist[IOLAB_HIST_BUCKETS];
+    uint64_t now = demo_now_ns(), in_flight = 0, waiting = 0;
+    *oldest_ns = 0;
+    memset(hist, 0, sizeof hist);
+    for (size_t i = 0; i < n; i++) {
+        const uint64_t *p = (const uint64_t *)((const char *)since + i * stride);
+        uint64_t t = __atomic_load_n(p, __ATOMIC_RELAXED);
+        if (!t || t > now)
+            continue;
+        uint64_t age = now - t;
+        hist[iolab_hist_bucket(age)]++;
+        in_flight++;
+        waiting += age >= DEMO_WAITING_AFTER_NS;
+        if (age > *oldest_ns)
+            *oldest_ns = age;
+    }
+    struct iolab_app *app = iolab_app();
+    if (app) {
+        for (unsigned b = 0; b < IOLAB_HIST_BUCKETS; b++)
+            __atomic_store_n(&app->in_flight_hist[b], hist[b], __ATOMIC_RELAXED);
+        __atomic_store_n(&app->in_flight, in_flight, __ATOMIC_RELAXED);
+        __atomic_store_n(&app->waiting, waiting, __ATOMIC_RELAXED);
+        __atomic_store_n(&app->in_flight_oldest_ns, *oldest_ns, __ATOMIC_RELAXED);
+    }
+    return waiting;
+}
+
 void demo_publish_request(struct iolab_app *app, uint64_t bytes, uint64_t ns)
 {
     if (!app)
@@ -715,10 +866,14 @@ void demo_summary_print(const struct demo_summary *s, int with_byte_rate)
            s->seconds, (double)s->requests / secs, (unsigned long long)s->bytes);
     if (with_byte_rate)
         printf(" bytes_per_s=%.0f", (double)s->bytes / secs);
-    printf(" p50_us=%llu p99_us=%llu p999_us=%llu max_us=%llu errors=%llu\n",
+    printf(" p50_us=%llu p99_us=%llu p999_us=%llu max_us=%llu errors=%llu",
            (unsigned long long)demo_hist_percentile_us(s->hist, 0.50),
            (unsigned long long)demo_hist_percentile_us(s->hist, 0.99),
            (unsigned long long)demo_hist_percentile_us(s->hist, 0.999),
            (unsigned long long)(s->hist->max_ns / 1000), (unsigned long long)s->errors);
+    if (s->waiting)
+        printf(" waiting=%llu oldest_wait_us=%llu", (unsigned long long)s->waiting,
+               (unsigned long long)(s->oldest_wait_ns / 1000));
+    printf("\n");
     fflush(stdout);
 }

@@ -243,12 +243,36 @@ int demo_server_start(const char *prog, const struct demo_host *host, uint64_t p
 int demo_write_all(int fd, const void *buf, size_t len);
 
 /*
- * accept4(lfd, ..., SOCK_CLOEXEC | flags) that survives EINTR, aborted connections and a
- * transient shortage of descriptors (it backs off 10 ms rather than spin). Returns the
- * connection, or -1 once the server is told to stop or, on a non-blocking listener, when nothing
- * is waiting (EAGAIN).
+ * accept4(lfd, ..., SOCK_CLOEXEC | flags) that survives EINTR and aborted connections. At the
+ * open-file limit (EMFILE, ENFILE) it sheds the newest connection: it closes a descriptor kept
+ * in reserve, accepts the connection and closes it at once, and takes the reserve back, so that
+ * the server keeps serving the connections it has and an event loop never stalls; each such
+ * failure is published and said on stderr (demo_fail). Returns the connection, or -1 once the
+ * server is told to stop or, on a non-blocking listener, when nothing is waiting (EAGAIN).
  */
 int demo_accept(const char *prog, int lfd, int flags);
+
+/*
+ * Limits, said out loud. A call that fails for want of a resource (accept at the open-file limit,
+ * fork or pthread_create at the process limit or out of address space) costs a connection:
+ * demo_fail() counts it in the calling thread's app.failed[call][cause] and says on stderr which
+ * limit was reached and its value, read with getrlimit(): "echo-server: fork failed: the sandbox
+ * allows 264 processes and threads (RLIMIT_NPROC) (Resource temporarily unavailable)". At most
+ * one line a second per call; the lines skipped are counted in the next one.
+ */
+void demo_fail(const char *prog, enum iolab_fail_call call, int err);
+/* The cause of err for call (see iolab_counters.h). */
+enum iolab_fail_cause demo_fail_cause(enum iolab_fail_call call, int err);
+/* The sentence demo_fail() prints, without its newline. */
+void demo_fail_say(const char *prog, enum iolab_fail_call call, int err, char *buf, size_t len);
+
+/*
+ * The stack of a thread per connection: 512 KiB rather than glibc's default (RLIMIT_STACK, 8 MiB),
+ * so that 1,000 connections take 512 MiB of address space, not 8 GiB (the sandbox allows 4 GiB
+ * per process by default). The demos keep their big buffers off the stack (thread-local or
+ * 16 KiB at most), so this is ample.
+ */
+#define DEMO_THREAD_STACK (512u << 10)
 
 /*
  * The two servers that give each connection a worker of its own. take(lfd) returns the next
@@ -325,6 +349,19 @@ int demo_second_passed(uint64_t *since);
  */
 void demo_publish_request(struct iolab_app *app, uint64_t bytes, uint64_t ns);
 
+/*
+ * Who is waiting, for a client whose connections are threads: each thread stores in its `since`
+ * (a uint64_t, atomically) the demo_now_ns() at which its request went out, and 0 once it is
+ * answered; the main thread calls this about every DEMO_WAITING_EVERY_NS with the first
+ * thread's `since` and the distance between two threads' (stride), and it publishes into the
+ * main thread's slot what iolab counts: requests in flight, the ones out for
+ * DEMO_WAITING_AFTER_NS or more (waiting), the oldest age and every age. Returns the waiting
+ * count and the oldest age in *oldest_ns.
+ */
+#define DEMO_WAITING_EVERY_NS 100000000ull /* as often as iolab samples */
+#define DEMO_WAITING_AFTER_NS 100000000ull
+uint64_t demo_waiting_publish(const uint64_t *since, size_t n, size_t stride, uint64_t *oldest_ns);
+
 /* Request latencies in 1 µs buckets up to DEMO_HIST_US; slower ones share the last bucket. */
 #define DEMO_HIST_US 1000000u
 struct demo_hist {
@@ -348,9 +385,13 @@ struct demo_summary {
     uint64_t bytes;
     uint64_t errors;
     const struct demo_hist *hist;
+    uint64_t waiting;        /* connections still waiting for an answer at the end */
+    uint64_t oldest_wait_ns; /* how long the oldest of them had waited */
 };
 
-/* Prints the summary line to stdout; with_byte_rate adds bytes_per_s (the file client). */
+/* Prints the summary line to stdout; with_byte_rate adds bytes_per_s (the file client). The
+   percentiles are the answered requests'; waiting=W oldest_wait_us=A follow at the end when a
+   client was still waiting. */
 void demo_summary_print(const struct demo_summary *s, int with_byte_rate);
 
 #endif

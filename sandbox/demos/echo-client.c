@@ -96,16 +96,31 @@ static void conn_fail(struct conn *c)
         iolab_add(&app->errors, 1);
 }
 
+/* No descriptor for a new connection (the open-file limit): say so, count it, and try again
+   after the backoff, like a connection the server refused. The others carry on. */
+static void conn_no_socket(struct conn *c, int err)
+{
+    demo_fail(PROG, IOLAB_FAIL_CONNECT, err);
+    c->state = WAITING;
+    c->retry_at = demo_now_ns() + c->backoff;
+    c->backoff = c->backoff * 2 < BACKOFF_MAX ? c->backoff * 2 : BACKOFF_MAX;
+    nwaiting++;
+    errors++;
+    if (app)
+        iolab_add(&app->errors, 1);
+}
+
 static void conn_connect(struct conn *c)
 {
     if (c->state == WAITING)
         nwaiting--;
     c->state = CONNECTING;
     c->replies = 0;
+    c->t_start = demo_now_ns(); /* a client waits from the moment it asks to connect */
     c->fd = socket(AF_INET, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
     if (c->fd < 0) {
-        perror(PROG ": socket");
-        exit(1);
+        conn_no_socket(c, errno);
+        return;
     }
     /* Send each message at once rather than waiting for the previous echo to be acknowledged. */
     int one = 1;
@@ -227,6 +242,46 @@ static void conn_event(struct conn *c, uint32_t events)
         conn_fail(c);
 }
 
+/*
+ * Who is waiting: every connection that asked (to connect, or a request) and has no answer yet,
+ * with how long it has waited, published as gauges about ten times a second and once at the
+ * end, so that iolab can count the clients a server leaves waiting (an iterative server answers
+ * one connection at a time: the others' requests sit unanswered) and put their waits into the
+ * latency. A request out for WAITING_AFTER_NS or more counts as waiting its turn; a younger one
+ * is a round trip under way. Connections in the WAITING state (a retry after an error) are not
+ * in it: they count as errors.
+ */
+#define WAITING_EVERY_NS 100000000ull /* 100 ms: as often as iolab samples */
+#define WAITING_AFTER_NS 100000000ull
+
+static uint64_t wait_hist[IOLAB_HIST_BUCKETS];
+
+/* Publishes who is waiting; returns how many have waited WAITING_AFTER_NS or more. */
+static uint64_t waiting_publish(const struct conn *conns, size_t n, uint64_t now, uint64_t *oldest)
+{
+    uint64_t in_flight = 0, waiting = 0;
+    *oldest = 0;
+    memset(wait_hist, 0, sizeof wait_hist);
+    for (size_t i = 0; i < n; i++) {
+        if (conns[i].state != BUSY && conns[i].state != CONNECTING)
+            continue;
+        uint64_t age = now - conns[i].t_start;
+        wait_hist[iolab_hist_bucket(age)]++;
+        in_flight++;
+        waiting += age >= WAITING_AFTER_NS;
+        if (age > *oldest)
+            *oldest = age;
+    }
+    if (app) {
+        for (unsigned b = 0; b < IOLAB_HIST_BUCKETS; b++)
+            __atomic_store_n(&app->in_flight_hist[b], wait_hist[b], __ATOMIC_RELAXED);
+        __atomic_store_n(&app->in_flight, in_flight, __ATOMIC_RELAXED);
+        __atomic_store_n(&app->waiting, waiting, __ATOMIC_RELAXED);
+        __atomic_store_n(&app->in_flight_oldest_ns, *oldest, __ATOMIC_RELAXED);
+    }
+    return waiting;
+}
+
 /* ---- options, the run and main ---- */
 
 static uint64_t port, nconns = 1;
@@ -256,7 +311,9 @@ static const struct demo_cli cli = {
     .opts = opts,
     .footer = "At the end it prints one line:\n"
               "  requests=R seconds=T req_per_s=X bytes=B p50_us=.. p99_us=.. p999_us=.. max_us=.."
-              " errors=E\n"
+              " errors=E [waiting=W oldest_wait_us=A]\n"
+              "The percentiles are the answered requests'; W connections had been waiting 100 ms\n"
+              "or more for an answer at the end, the oldest for A us.\n"
               "Lost connections are retried after 10 ms, doubling up to 200 ms; each counts an "
               "error.\n",
 };
@@ -282,6 +339,7 @@ static int run(void)
     app = iolab_app();
     uint64_t start = demo_now_ns();
     uint64_t deadline = seconds > 0 ? start + (uint64_t)(seconds * 1e9) : 0;
+    uint64_t published = start, oldest = 0;
     for (size_t i = 0; i < nconns; i++) {
         conns[i].backoff = BACKOFF_MIN;
         conns[i].reply = malloc(size);
@@ -302,6 +360,8 @@ static int run(void)
             if (conns[i].state == WAITING && (!wake || conns[i].retry_at < wake))
                 wake = conns[i].retry_at;
         int timeout = wake ? (int)((wake > now ? wake - now : 0) / 1000000 + 1) : -1;
+        if (timeout < 0 || timeout > (int)(WAITING_EVERY_NS / 1000000))
+            timeout = (int)(WAITING_EVERY_NS / 1000000); /* wake up to publish who waits */
 
         int n = epoll_wait(ep, events, (int)nconns, timeout);
         if (n < 0 && errno != EINTR) {
@@ -314,13 +374,21 @@ static int run(void)
         for (size_t i = 0; nwaiting > 0 && i < nconns; i++)
             if (conns[i].state == WAITING && conns[i].retry_at <= now)
                 conn_connect(&conns[i]);
+        if (now - published >= WAITING_EVERY_NS) {
+            waiting_publish(conns, nconns, now, &oldest);
+            published = now;
+        }
     }
+    /* The last word on who waits: those the server never answered. */
+    uint64_t waiting = waiting_publish(conns, nconns, demo_now_ns(), &oldest);
 
     struct demo_summary s = {.requests = completed,
                              .seconds = (double)(demo_now_ns() - start) / 1e9,
                              .bytes = bytes,
                              .errors = errors,
-                             .hist = &hist};
+                             .hist = &hist,
+                             .waiting = waiting,
+                             .oldest_wait_ns = oldest};
     demo_summary_print(&s, 0);
 
     for (size_t i = 0; i < nconns; i++)

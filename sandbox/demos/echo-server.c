@@ -8,6 +8,8 @@
  *              that does not fit in the socket buffer waits for EPOLLOUT.
  *   fork       one child process per connection (fork()); the parent only accepts and reaps.
  *   thread     one detached thread per connection (pthread_create()).
+ *   io_uring   one thread that queues its recv()s and send()s in an io_uring ring and collects
+ *              their completions: one io_uring_enter() submits and waits for a whole batch.
  *
  * Protocol. Plain echo: whatever a read() returns is written back in full; each such read counts
  * as one request, because a stream has no message boundaries the server could see. With
@@ -19,6 +21,7 @@
  * conns_closed, requests (reads answered, or lines answered with --fib), bytes (echoed).
  */
 #include "demo.h"
+#include "demo_uring.h"
 #include "iolab_counters.h"
 
 #include <errno.h>
@@ -235,6 +238,149 @@ static void echo_epoll(int lfd)
     demo_conn_close_all(&open, ep);
 }
 
+/* ---- io_uring: one thread, the kernel does the waiting ---- */
+
+#ifdef IOLAB_HAVE_LIBURING
+/*
+ * Where epoll says "this socket is ready, now call read()", io_uring takes the read itself: the
+ * program queues a recv per connection in the ring's submission queue, and one io_uring_enter()
+ * hands them all over and sleeps until some have completed. A completion carries the result
+ * (the bytes are already in our buffer), and the answer is queued as a send the same way. The
+ * system calls per request drop below one: each enter submits and reaps a batch.
+ */
+enum eu_op { EU_ACCEPT, EU_RECV, EU_SEND }; /* in the low bits of a completion's user_data */
+
+struct eu_conn {
+    struct eu_conn *prev, *next; /* the open connections, to close them when we stop */
+    int fd;
+    size_t have;       /* bytes in buf */
+    size_t reply;      /* bytes at the front of buf being sent back */
+    size_t sent;       /* of those, already sent */
+    uint64_t requests; /* requests that reply answers */
+    char buf[ECHO_BUF];
+};
+
+static struct demo_uring eu_ring;
+static struct eu_conn *eu_open;
+
+static void eu_queue(struct eu_conn *c, enum eu_op op, struct io_uring_sqe *sqe)
+{
+    io_uring_sqe_set_data64(sqe, (uint64_t)(uintptr_t)c | op);
+}
+
+static void eu_accept(int lfd)
+{
+    /* One submission, one completion per connection for as long as IORING_CQE_F_MORE says. */
+    struct io_uring_sqe *sqe = demo_uring_sqe(&eu_ring);
+    io_uring_prep_multishot_accept(sqe, lfd, NULL, NULL, SOCK_CLOEXEC);
+    eu_queue(NULL, EU_ACCEPT, sqe);
+}
+
+static void eu_recv(struct eu_conn *c)
+{
+    struct io_uring_sqe *sqe = demo_uring_sqe(&eu_ring);
+    io_uring_prep_recv(sqe, c->fd, c->buf + c->have, sizeof c->buf - c->have, 0);
+    eu_queue(c, EU_RECV, sqe);
+}
+
+static void eu_send(struct eu_conn *c)
+{
+    /* MSG_WAITALL: the kernel keeps sending until all of it went, however slow the reader. */
+    struct io_uring_sqe *sqe = demo_uring_sqe(&eu_ring);
+    io_uring_prep_send(sqe, c->fd, c->buf + c->sent, c->reply - c->sent,
+                       MSG_NOSIGNAL | MSG_WAITALL);
+    eu_queue(c, EU_SEND, sqe);
+}
+
+static void eu_close(struct eu_conn *c, struct iolab_app *app)
+{
+    close(c->fd);
+    if (c->prev)
+        c->prev->next = c->next;
+    else
+        eu_open = c->next;
+    if (c->next)
+        c->next->prev = c->prev;
+    free(c);
+    echo_publish_conn(app, 0);
+}
+
+/* One completion: what it finished, and what to queue next. */
+static void eu_complete(int lfd, const struct io_uring_cqe *cqe, struct iolab_app *app)
+{
+    uint64_t data = io_uring_cqe_get_data64(cqe);
+    struct eu_conn *c = (struct eu_conn *)(uintptr_t)(data & ~(uint64_t)3);
+    int res = cqe->res;
+    if ((data & 3) == EU_ACCEPT) {
+        if (!(cqe->flags & IORING_CQE_F_MORE))
+            eu_accept(lfd); /* the multishot accept ended (an error): ask again */
+        if (res < 0)
+            return;
+        int one = 1;
+        setsockopt(res, IPPROTO_TCP, TCP_NODELAY, &one, sizeof one);
+        if (!(c = calloc(1, sizeof *c))) {
+            close(res);
+            return;
+        }
+        c->fd = res;
+        c->next = eu_open;
+        if (eu_open)
+            eu_open->prev = c;
+        eu_open = c;
+        echo_publish_conn(app, 1);
+        return eu_recv(c);
+    }
+    if (res < 0 || ((data & 3) == EU_RECV && res == 0))
+        return eu_close(c, app); /* a reset, or (0) the peer closed */
+    if ((data & 3) == EU_RECV) {
+        c->have += (size_t)res;
+        c->reply = echo_answerable(c->buf, c->have, &c->requests);
+        if (c->reply > 0)
+            return eu_send(c);
+        if (c->have == sizeof c->buf)
+            return eu_close(c, app); /* a --fib line longer than the buffer */
+        return eu_recv(c);
+    }
+    c->sent += (size_t)res; /* EU_SEND */
+    if (c->sent < c->reply)
+        return eu_send(c);
+    echo_publish(app, c->requests, c->reply);
+    memmove(c->buf, c->buf + c->reply, c->have - c->reply);
+    c->have -= c->reply;
+    c->reply = c->sent = 0;
+    eu_recv(c);
+}
+
+static void echo_uring(int lfd)
+{
+    struct iolab_app *app = iolab_app();
+    if (demo_uring_init(PROG, &eu_ring, 256) < 0)
+        exit(1);
+    eu_accept(lfd);
+    while (!demo_stop) {
+        if (demo_uring_enter(&eu_ring) < 0) /* submit what is queued, wait for a completion */
+            continue;                       /* a signal: the loop checks demo_stop */
+        struct io_uring_cqe *cqe;
+        unsigned head, n = 0;
+        io_uring_for_each_cqe(&eu_ring.ring, head, cqe)
+        {
+            eu_complete(lfd, cqe, app);
+            n++;
+        }
+        demo_uring_reaped(&eu_ring, n);
+    }
+    while (eu_open)
+        eu_close(eu_open, NULL);
+    demo_uring_exit(&eu_ring);
+}
+#else
+static void echo_uring(int lfd)
+{
+    (void)lfd;
+    demo_uring_check(PROG, 1); /* says the mode is not in this build, and exits 1 */
+}
+#endif
+
 /* ---- modes and main ---- */
 
 static const struct demo_server_mode echo_modes[] = {
@@ -242,6 +388,8 @@ static const struct demo_server_mode echo_modes[] = {
     {.cli = {"epoll", "one thread, non-blocking sockets, epoll_wait()"}, .serve = echo_epoll},
     {.cli = {"fork", "a child process per connection"}, .serve = echo_fork},
     {.cli = {"thread", "a thread per connection"}, .serve = echo_thread},
+    {.cli = {"io_uring", "one thread; recv and send queued in an io_uring ring"},
+     .serve = echo_uring},
 };
 
 static uint64_t echo_port;
@@ -257,7 +405,7 @@ static const struct demo_opt echo_opts[] = {
 
 static const struct demo_cli echo_cli = {
     .prog = PROG,
-    .usage = "--port P [--host 127.0.0.1] --mode iterative|epoll|fork|thread [--fib N]",
+    .usage = "--port P [--host 127.0.0.1] --mode iterative|epoll|fork|thread|io_uring [--fib N]",
     .about = "A TCP echo server. Prints 'listening on HOST:PORT mode=MODE' once it listens.\n",
     .opts = echo_opts,
     DEMO_MODES(echo_modes),

@@ -54,6 +54,7 @@ struct worker {
     uint64_t requests, bytes, errors, wrong; /* wrong: non-200 or mismatching downloads */
     struct demo_hist hist;
     struct iolab_app *app; /* this thread's published figures, or NULL */
+    uint64_t since;        /* when the request out now was sent, 0: none (demo_waiting_publish) */
 };
 
 static int take_request(void)
@@ -92,8 +93,10 @@ static ssize_t read_some(int fd, void *buf, size_t len)
 static int connect_server(void)
 {
     int fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
-    if (fd < 0)
+    if (fd < 0) { /* out of descriptors: say which limit (the caller counts the error) */
+        demo_fail(PROG, IOLAB_FAIL_CONNECT, errno);
         return -1;
+    }
     struct timeval tv = {.tv_usec = 200000}; /* see the top of the file */
     setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof tv);
     if (connect(fd, (struct sockaddr *)&server, sizeof server) < 0) {
@@ -185,7 +188,9 @@ static void *worker_main(void *arg)
         if (!take_request())
             break;
         uint64_t t0 = demo_now_ns();
+        __atomic_store_n(&w->since, t0, __ATOMIC_RELAXED);
         int ok, keep = download(fd, w, body, &ok);
+        __atomic_store_n(&w->since, 0, __ATOMIC_RELAXED);
         if (keep < 0) {
             give_back_request(); /* not answered; it will be asked again */
             if (!finish)
@@ -291,7 +296,7 @@ static int run(void)
         fprintf(stderr, PROG ": out of memory\n");
         return 1;
     }
-    uint64_t start = demo_now_ns();
+    uint64_t start = demo_now_ns(), s_oldest = 0;
     demo_signals_mask(SIG_BLOCK); /* workers inherit it: SIGTERM is this thread's to handle */
     size_t started = 0;
     running = (int)nconns;
@@ -309,14 +314,24 @@ static int run(void)
     /* Wait for the end: the workers ran out of requests, the deadline, or SIGTERM (which cuts
      * the sleep short). */
     uint64_t deadline = seconds > 0 ? start + (uint64_t)(seconds * 1e9) : 0;
+    uint64_t published = start;
     while (!demo_stop && __atomic_load_n(&running, __ATOMIC_RELAXED) > 0 &&
-           (!deadline || demo_now_ns() < deadline))
+           (!deadline || demo_now_ns() < deadline)) {
         demo_sleep_ns(10000000);
+        if (demo_now_ns() - published >= DEMO_WAITING_EVERY_NS) {
+            demo_waiting_publish(&workers[0].since, started, sizeof *workers, &s_oldest);
+            published = demo_now_ns();
+        }
+    }
+    /* The last word on who waits: those the server had not answered at the end. */
+    uint64_t s_waiting =
+        demo_waiting_publish(&workers[0].since, started, sizeof *workers, &s_oldest);
     double elapsed = (double)(demo_now_ns() - start) / 1e9;
     finish = 1;
 
     struct demo_hist all;
-    struct demo_summary s = {.seconds = elapsed, .hist = &all};
+    struct demo_summary s = {
+        .seconds = elapsed, .hist = &all, .waiting = s_waiting, .oldest_wait_ns = s_oldest};
     uint64_t wrong = 0;
     if (demo_hist_init(&all) < 0)
         return 1;

@@ -1,23 +1,37 @@
 /*
- * file-server: a minimal HTTP/1.1 file server whose one variable is how a file's bytes reach the
- * socket, chosen with --mode:
+ * file-server: a minimal HTTP/1.1 file server whose variables are how a file's bytes reach the
+ * socket and how the server waits for its connections, chosen with --mode:
  *
  *   read-send  read() BUFFER bytes of the file into our memory, send() them, repeat: every byte
  *              is copied into the process and out again, and each chunk costs two calls.
  *   sendfile   sendfile() from the file to the socket: the kernel moves the bytes itself,
  *              and one call usually moves the whole file.
+ *   epoll      one thread and non-blocking sockets, the way nginx serves: epoll_wait() says
+ *              which connection can go on; a small file is read and sent with its header in
+ *              one send(), a larger one goes out with sendfile(), and a sendfile() the socket
+ *              cannot take whole is resumed when epoll reports the socket writable again.
+ *   io_uring   one thread that hands its socket reads and writes to the kernel in a ring of
+ *              submissions and collects their completions: see file_uring below.
  *
- * Everything else is kept plain on purpose (the lesson is about the copy, not about
- * concurrency): one thread per connection, blocking sockets. GET and HEAD of a regular file under
- * --root; 200 with Content-Length, 404, 400 (malformed, or a path with a ".." segment), 405 (any
- * other method). Connections are kept alive (HTTP/1.1) unless the request says
+ * read-send and sendfile serve each connection in a thread of its own with blocking sockets, so
+ * that their lesson stays the copy. In every mode the header and the start of the body leave in
+ * one call: read-send puts both in one writev(), sendfile sends the header with MSG_MORE so that
+ * the kernel waits for the body before it builds a packet. --split-head sends the header on its
+ * own instead (two calls and two packets per reply: the lesson of what MSG_MORE saves).
+ *
+ * GET and HEAD of a regular file under --root; 200 with Content-Length, 404, 400 (malformed, or a
+ * path with a ".." segment), 405 (any other method). The headers are about nginx's (Server, Date,
+ * Content-Type, Content-Length, Last-Modified, ETag, Accept-Ranges), so that a comparison with
+ * nginx sends the same bytes. Connections are kept alive (HTTP/1.1) unless the request says
  * "Connection: close" or is HTTP/1.0 without "Connection: keep-alive"; after a 400 or 405 the
  * server closes, since it cannot know where the next request starts.
  *
- * Published figures (the serving thread's slot): requests (responses sent, errors included),
- * bytes (body bytes sent), conns_opened (by the accepting thread), conns_closed.
+ * Published figures: requests (responses sent, errors included), bytes (body bytes sent),
+ * conns_opened, conns_closed; the io_uring mode adds the ring's own figures (uring_*), which the
+ * counting shim cannot see.
  */
 #include "demo.h"
+#include "demo_uring.h"
 #include "iolab_counters.h"
 
 #include <errno.h>
@@ -33,64 +47,31 @@
 #include <sys/sendfile.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
+#include <sys/uio.h>
+#include <time.h>
 #include <unistd.h>
 
 #define PROG         "file-server"
 #define REQUEST_MAX  8192 /* longest request head accepted */
+#define HEAD_MAX     512  /* room for a response head */
 #define BUFFER_MAX   (64u << 20)
 #define BUFFER_DEFLT 65536
+#define SMALL_FILE   16384 /* epoll: a file up to this size goes out in one send() with its head */
 
 static int root_fd; /* --root, opened once; files are opened relative to it */
 static uint64_t buffer_size = BUFFER_DEFLT; /* --buffer: read() size in read-send mode */
+static int split_head;                      /* --split-head: the header in a send() of its own */
 
-/* ---- the two ways to send a body: the subject of the lesson ---- */
+/* ---- HTTP: what to answer ---- */
 
-static int body_read_send(int sock, int file, uint64_t size, char *buf)
-{
-    uint64_t left = size;
-    while (left > 0) {
-        ssize_t n = read(file, buf, left < buffer_size ? left : buffer_size);
-        if (n < 0 && errno == EINTR)
-            continue;
-        if (n <= 0)
-            return n < 0 ? -errno : -EIO; /* 0: the file shrank under us */
-        int err = demo_send_all(sock, buf, (size_t)n);
-        if (err)
-            return err;
-        left -= (uint64_t)n;
-    }
-    return 0;
-}
-
-static int body_sendfile(int sock, int file, uint64_t size, char *buf)
-{
-    (void)buf; /* the bytes never come through our memory */
-    off_t off = 0;
-    while ((uint64_t)off < size) {
-        /* Ask for everything left; the kernel says how much it sent and advances off. */
-        ssize_t n = sendfile(sock, file, &off, size - (uint64_t)off);
-        if (n < 0 && errno == EINTR)
-            continue;
-        if (n <= 0)
-            return n < 0 ? -errno : -EIO;
-    }
-    return 0;
-}
-
-struct file_mode {
-    struct demo_mode cli; /* name and help */
-    int (*send_body)(int sock, int file, uint64_t size, char *buf);
+/* One response: its head (and, for an error, its short text body) and the file to send. */
+struct reply {
+    char head[HEAD_MAX + 64]; /* status line, headers, blank line; an error's body follows */
+    size_t head_len;          /* bytes of head to send, an error's body included */
+    int file;                 /* the file whose bytes follow the head, or -1 */
+    uint64_t size;            /* its size: the body's length when file >= 0 */
+    int keep;                 /* keep the connection open afterwards */
 };
-
-static const struct file_mode file_modes[] = {
-    {.cli = {"read-send", "read() into a buffer, then send() it, in a loop"},
-     .send_body = body_read_send},
-    {.cli = {"sendfile", "sendfile() from the file to the socket"}, .send_body = body_sendfile},
-};
-
-static const struct file_mode *mode;
-
-/* ---- HTTP ---- */
 
 struct status {
     int code;
@@ -100,30 +81,62 @@ struct status {
 static const struct status st_ok = {200, "OK"}, st_bad = {400, "Bad Request"},
                            st_missing = {404, "Not Found"}, st_method = {405, "Method Not Allowed"};
 
-/* Sends the status line and headers. 0 or a negative errno. */
-static int send_head(int sock, struct status st, uint64_t length, int keep_alive)
+/* "Wed, 25 Nov 2026 03:01:02 GMT" for t. */
+static void http_date(time_t t, char *out, size_t len)
 {
-    char head[512];
-    int n =
-        snprintf(head, sizeof head,
-                 "HTTP/1.1 %d %s\r\n"
-                 "Content-Length: %llu\r\n"
-                 "Content-Type: %s\r\n"
-                 "%s"
-                 "Connection: %s\r\n\r\n",
-                 st.code, st.reason, (unsigned long long)length,
-                 st.code == 200 ? "application/octet-stream" : "text/plain",
-                 st.code == 405 ? "Allow: GET, HEAD\r\n" : "", keep_alive ? "keep-alive" : "close");
-    return demo_send_all(sock, head, (size_t)n);
+    struct tm tm;
+    gmtime_r(&t, &tm);
+    strftime(out, len, "%a, %d %b %Y %H:%M:%S GMT", &tm);
 }
 
-/* An error response with a one-line text body (none for HEAD). */
-static int send_error(int sock, struct status st, int head_only, int keep_alive)
+/* The Date header's value, made again once a second: time() reads the vDSO, no system call. */
+static const char *http_now(void)
+{
+    static __thread char now[40];
+    static __thread time_t made;
+    time_t t = time(NULL);
+    if (t != made) {
+        http_date(t, now, sizeof now);
+        made = t;
+    }
+    return now;
+}
+
+/* Writes the status line and headers into r->head. st (a file's stat) is NULL for an error. */
+static void reply_head(struct reply *r, struct status s, uint64_t length, const struct stat *st)
+{
+    char modified[40] = "";
+    if (st)
+        http_date(st->st_mtime, modified, sizeof modified);
+    int n =
+        snprintf(r->head, sizeof r->head,
+                 "HTTP/1.1 %d %s\r\nServer: iolab-file-server\r\nDate: %s\r\nContent-Type: %s\r\n"
+                 "Content-Length: %llu\r\n",
+                 s.code, s.reason, http_now(), st ? "application/octet-stream" : "text/plain",
+                 (unsigned long long)length);
+    if (st) /* what nginx sends for a static file, so that a comparison moves the same bytes */
+        n += snprintf(r->head + n, sizeof r->head - (size_t)n,
+                      "Last-Modified: %s\r\nETag: \"%llx-%llx\"\r\nAccept-Ranges: bytes\r\n",
+                      modified, (unsigned long long)st->st_mtime, (unsigned long long)length);
+    if (s.code == 405)
+        n += snprintf(r->head + n, sizeof r->head - (size_t)n, "Allow: GET, HEAD\r\n");
+    n += snprintf(r->head + n, sizeof r->head - (size_t)n, "Connection: %s\r\n\r\n",
+                  r->keep ? "keep-alive" : "close");
+    r->head_len = (size_t)n;
+}
+
+/* An error response: head and a one-line text body (none for HEAD), no file. */
+static void reply_error(struct reply *r, struct status s, int head_only, int keep)
 {
     char body[64];
-    int n = snprintf(body, sizeof body, "%d %s\n", st.code, st.reason);
-    int err = send_head(sock, st, (uint64_t)n, keep_alive);
-    return err || head_only ? err : demo_send_all(sock, body, (size_t)n);
+    int n = snprintf(body, sizeof body, "%d %s\n", s.code, s.reason);
+    r->keep = keep;
+    r->file = -1;
+    reply_head(r, s, (uint64_t)n, NULL);
+    if (!head_only) {
+        memcpy(r->head + r->head_len, body, (size_t)n);
+        r->head_len += (size_t)n;
+    }
 }
 
 /* Whether a URL path stays under the root: it starts with '/' and no segment is "..". */
@@ -148,44 +161,146 @@ static const char *header_value(const char *head, const char *name)
 }
 
 /*
- * Answers one request whose head (NUL-terminated, without the blank line) is in `head`.
- * Returns 1 to keep the connection, 0 to close it, or a negative errno when sending failed.
+ * Decides the answer to one request whose head (NUL-terminated, without the blank line) is in
+ * `req`: opens the file (openat + fstat), writes the response head. Every mode sends what this
+ * decides, each in its own way.
  */
-static int serve_request(int sock, const char *head, char *buf, struct iolab_app *app)
+static void reply_prepare(const char *req, struct reply *r)
 {
     char method[16], path[1024];
     int major, minor;
-    if (sscanf(head, "%15s %1023s HTTP/%d.%d", method, path, &major, &minor) != 4 || major != 1)
-        return send_error(sock, st_bad, 0, 0); /* 0 (close) or the error */
+    if (sscanf(req, "%15s %1023s HTTP/%d.%d", method, path, &major, &minor) != 4 || major != 1)
+        return reply_error(r, st_bad, 0, 0);
 
-    const char *conn = header_value(head, "Connection");
-    int keep_alive = minor >= 1 ? !(conn && strcasestr(conn, "close"))
-                                : (conn && strcasestr(conn, "keep-alive"));
+    const char *conn = header_value(req, "Connection");
+    int keep = minor >= 1 ? !(conn && strcasestr(conn, "close"))
+                          : (conn && strcasestr(conn, "keep-alive"));
     int head_only = strcmp(method, "HEAD") == 0;
     if (!head_only && strcmp(method, "GET") != 0)
-        return send_error(sock, st_method, 0, 0);
+        return reply_error(r, st_method, 0, 0);
     path[strcspn(path, "?#")] = '\0'; /* a query string does not name a different file */
     if (!path_is_safe(path))
-        return send_error(sock, st_bad, head_only, 0);
+        return reply_error(r, st_bad, head_only, 0);
 
     int file = path[1] ? openat(root_fd, path + 1, O_RDONLY | O_CLOEXEC) : -1;
     struct stat st;
     if (file < 0 || fstat(file, &st) < 0 || !S_ISREG(st.st_mode)) {
         if (file >= 0)
             close(file);
-        int err = send_error(sock, st_missing, head_only, keep_alive);
-        return err ? err : keep_alive;
+        return reply_error(r, st_missing, head_only, keep);
     }
-    int err = send_head(sock, st_ok, (uint64_t)st.st_size, keep_alive);
-    if (!err && !head_only)
-        err = mode->send_body(sock, file, (uint64_t)st.st_size, buf);
-    close(file);
-    if (err)
-        return err;
-    if (app && !head_only)
-        iolab_add(&app->bytes, (uint64_t)st.st_size);
-    return keep_alive;
+    r->keep = keep;
+    r->size = (uint64_t)st.st_size;
+    reply_head(r, st_ok, r->size, &st);
+    r->file = file;
+    if (head_only || r->size == 0) {
+        close(file); /* nothing of it to send */
+        r->file = -1;
+    }
 }
+
+/* The end of a response: the file closed, the request and its body bytes published. */
+static void reply_done(struct reply *r, struct iolab_app *app)
+{
+    if (r->file >= 0) {
+        close(r->file);
+        r->file = -1;
+        if (app)
+            iolab_add(&app->bytes, r->size);
+    }
+    if (app)
+        iolab_add(&app->requests, 1);
+}
+
+/* ---- read-send and sendfile: a thread per connection, blocking sockets ---- */
+
+/* send() all of buf with these flags (MSG_MORE: more follows, do not push a packet yet). */
+static int send_all_flags(int sock, const char *buf, size_t len, int flags)
+{
+    while (len > 0) {
+        ssize_t n = send(sock, buf, len, MSG_NOSIGNAL | flags);
+        if (n < 0 && errno == EINTR && !demo_stop)
+            continue;
+        if (n < 0)
+            return -errno;
+        buf += n;
+        len -= (size_t)n;
+    }
+    return 0;
+}
+
+/* writev() of the head and one chunk of the body, looping over a short write. */
+static int writev_all(int sock, struct iovec *iov, int cnt)
+{
+    while (cnt > 0) {
+        ssize_t n = writev(sock, iov, cnt);
+        if (n < 0 && errno == EINTR && !demo_stop)
+            continue;
+        if (n < 0)
+            return -errno;
+        for (; cnt > 0 && (size_t)n >= iov->iov_len; iov++, cnt--)
+            n -= (ssize_t)iov->iov_len;
+        if (cnt > 0) {
+            iov->iov_base = (char *)iov->iov_base + n;
+            iov->iov_len -= (size_t)n;
+        }
+    }
+    return 0;
+}
+
+/* read() BUFFER bytes, send them, repeat. The head rides with the first chunk in one writev(). */
+static int body_read_send(int sock, struct reply *r, char *buf)
+{
+    uint64_t left = r->size;
+    size_t head = r->head_len;
+    if (split_head || r->file < 0) {
+        int err = send_all_flags(sock, r->head, head, 0);
+        if (err || r->file < 0)
+            return err;
+        head = 0;
+    }
+    while (left > 0) {
+        ssize_t n = read(r->file, buf, left < buffer_size ? left : buffer_size);
+        if (n < 0 && errno == EINTR)
+            continue;
+        if (n <= 0)
+            return n < 0 ? -errno : -EIO; /* 0: the file shrank under us */
+        struct iovec iov[2] = {{r->head, head}, {buf, (size_t)n}};
+        int err = head ? writev_all(sock, iov, 2) : send_all_flags(sock, buf, (size_t)n, 0);
+        if (err)
+            return err;
+        head = 0;
+        left -= (uint64_t)n;
+    }
+    return 0;
+}
+
+/* The head with MSG_MORE (the kernel holds it for the body), then sendfile() until done. */
+static int body_sendfile(int sock, struct reply *r, char *buf)
+{
+    (void)buf; /* the bytes never come through our memory */
+    int more = r->file >= 0 && !split_head ? MSG_MORE : 0;
+    int err = send_all_flags(sock, r->head, r->head_len, more);
+    off_t off = 0;
+    while (!err && r->file >= 0 && (uint64_t)off < r->size) {
+        /* Ask for everything left; the kernel says how much it sent and advances off. */
+        ssize_t n = sendfile(sock, r->file, &off, r->size - (uint64_t)off);
+        if (n < 0 && errno == EINTR && !demo_stop)
+            continue;
+        if (n <= 0)
+            err = n < 0 ? -errno : -EIO;
+    }
+    return err;
+}
+
+struct file_mode {
+    struct demo_mode cli; /* name and help */
+    void (*serve)(int lfd);
+    int (*send_reply)(int sock, struct reply *r, char *buf); /* the thread modes' body loop */
+    int uring;                                               /* needs liburing */
+};
+
+static const struct file_mode *mode;
 
 /* One connection, in its own thread: read a request head, answer it, repeat. */
 static void conn_serve(int sock)
@@ -195,11 +310,13 @@ static void conn_serve(int sock)
     char req[REQUEST_MAX + 1];
     size_t have = 0;
     int keep = buf != NULL;
-    while (keep > 0) {
+    while (keep) {
         char *end;
         while (!(end = memmem(req, have, "\r\n\r\n", 4))) {
             if (have == REQUEST_MAX) {
-                send_error(sock, st_bad, 0, 0); /* a head this long is not one we serve */
+                struct reply r;
+                reply_error(&r, st_bad, 0, 0); /* a head this long is not one we serve */
+                send_all_flags(sock, r.head, r.head_len, 0);
                 goto done;
             }
             ssize_t n = read(sock, req + have, REQUEST_MAX - have);
@@ -210,9 +327,16 @@ static void conn_serve(int sock)
             have += (size_t)n;
         }
         *end = '\0';
-        keep = serve_request(sock, req, buf, app);
-        if (keep >= 0 && app)
-            iolab_add(&app->requests, 1);
+        struct reply r;
+        reply_prepare(req, &r);
+        int err = mode->send_reply(sock, &r, buf);
+        keep = !err && r.keep;
+        if (err && r.file >= 0) {
+            close(r.file);
+            r.file = -1;
+        }
+        if (!err)
+            reply_done(&r, app);
         /* Pipelined requests: whatever followed this head is the start of the next one. */
         size_t used = (size_t)(end + 4 - req);
         memmove(req, req + used, have - used);
@@ -231,7 +355,7 @@ static int conn_accept(int lfd)
     int sock = demo_accept(PROG, lfd, 0); /* accept4(), retried on EINTR */
     if (sock < 0)
         return -1;
-    /* Headers and small bodies go out at once instead of waiting for a delayed ACK. */
+    /* The last packet of a reply goes out at once instead of waiting for a delayed ACK. */
     int one = 1;
     setsockopt(sock, IPPROTO_TCP, TCP_NODELAY, &one, sizeof one);
     struct iolab_app *app = iolab_app();
@@ -240,7 +364,392 @@ static int conn_accept(int lfd)
     return sock;
 }
 
-/* ---- options and main ---- */
+static void file_threads(int lfd)
+{
+    /* pthread_create() per connection: the thread runs conn_serve(), this one accepts. */
+    demo_thread_per_connection(PROG, lfd, conn_accept, conn_serve);
+}
+
+/* ---- epoll: one thread, non-blocking sockets, the way nginx serves ---- */
+
+struct ep_conn {
+    struct demo_conn conn;  /* its socket, in the list of open connections */
+    int want_out;           /* waiting for EPOLLOUT (a reply did not fit) instead of EPOLLIN */
+    size_t have;            /* request bytes in req */
+    size_t used;            /* of those, the request being answered (head and blank line) */
+    size_t out, sent;       /* bytes of the reply's head, and of head and small body sent */
+    size_t small_len;       /* bytes of a small file in small[], sent right after the head */
+    off_t off;              /* how far sendfile() got in a larger file */
+    struct reply r;         /* the reply under way (r.file >= 0: a body still to sendfile) */
+    char small[SMALL_FILE]; /* a small file's bytes, sent right after the head */
+    char req[REQUEST_MAX + 1];
+};
+
+static void ep_watch(int ep, struct ep_conn *c, int want_out)
+{
+    struct epoll_event ev = {.events = want_out ? EPOLLOUT : EPOLLIN, .data.ptr = c};
+    epoll_ctl(ep, EPOLL_CTL_MOD, c->conn.fd, &ev);
+    c->want_out = want_out;
+}
+
+/*
+ * Starts the reply to the request at the front of c->req: a small file is read (pread) right
+ * behind its head, so both leave in one send(); a larger one waits for sendfile().
+ */
+static int ep_start(struct ep_conn *c, char *end)
+{
+    *end = '\0';
+    c->used = (size_t)(end + 4 - c->req);
+    reply_prepare(c->req, &c->r);
+    c->out = c->r.head_len;
+    c->sent = 0;
+    c->off = 0;
+    c->small_len = 0;
+    if (c->r.file >= 0 && c->r.size <= SMALL_FILE) {
+        ssize_t n = pread(c->r.file, c->small, c->r.size, 0);
+        if (n != (ssize_t)c->r.size)
+            return -1; /* the file changed under us: the client would get a wrong length */
+        c->small_len = (size_t)n;
+    }
+    return 0;
+}
+
+/*
+ * Sends as much of the reply as the socket takes. A small file: head and body in one writev().
+ * A larger one: the head with MSG_MORE (held back until the body joins it), then sendfile() of
+ * the rest, resumed where it stopped. 1 when the reply is all sent, 0 when the socket is full
+ * (wait for EPOLLOUT), -1 on an error.
+ */
+static int ep_send(struct ep_conn *c)
+{
+    int large = c->r.file >= 0 && c->small_len == 0;
+    size_t total = c->out + c->small_len; /* what goes out of our memory */
+    while (c->sent < total) {
+        struct iovec iov[2];
+        int cnt = 0;
+        if (c->sent < c->out)
+            iov[cnt++] = (struct iovec){c->r.head + c->sent, c->out - c->sent};
+        if (c->small_len && !(cnt && split_head)) { /* --split-head: the head on its own */
+            size_t from = c->sent > c->out ? c->sent - c->out : 0;
+            iov[cnt++] = (struct iovec){c->small + from, c->small_len - from};
+        }
+        ssize_t n;
+        if (large) /* MSG_MORE: the kernel waits for sendfile's bytes before it sends a packet */
+            n = send(c->conn.fd, iov[0].iov_base, iov[0].iov_len,
+                     MSG_NOSIGNAL | (split_head ? 0 : MSG_MORE));
+        else
+            n = writev(c->conn.fd, iov, cnt);
+        if (n < 0)
+            return errno == EAGAIN || errno == EINTR ? 0 : -1;
+        c->sent += (size_t)n;
+    }
+    while (large && (uint64_t)c->off < c->r.size) {
+        ssize_t n = sendfile(c->conn.fd, c->r.file, &c->off, c->r.size - (uint64_t)c->off);
+        if (n < 0)
+            return errno == EAGAIN || errno == EINTR ? 0 : -1; /* EAGAIN: resume on EPOLLOUT */
+        if (n == 0)
+            return -1; /* the file shrank under us */
+    }
+    return 1;
+}
+
+/* The connection is readable (or writable, when want_out): make progress; 0, or -1 to close. */
+static int ep_step(int ep, struct ep_conn *c, struct iolab_app *app)
+{
+    if (!c->want_out) {
+        ssize_t n = read(c->conn.fd, c->req + c->have, REQUEST_MAX - c->have);
+        if (n < 0 && (errno == EAGAIN || errno == EINTR))
+            return 0;
+        if (n <= 0)
+            return -1; /* 0: the client closed */
+        c->have += (size_t)n;
+    }
+    for (;;) {
+        if (!c->want_out) {
+            char *end = memmem(c->req, c->have, "\r\n\r\n", 4);
+            if (!end) {
+                if (c->have < REQUEST_MAX)
+                    return 0;                     /* the rest of the head is still on its way */
+                reply_error(&c->r, st_bad, 0, 0); /* too long: answer 400 and close */
+                c->out = c->r.head_len;
+                c->sent = c->small_len = 0;
+                c->used = c->have;
+            } else if (ep_start(c, end) < 0)
+                return -1;
+        }
+        int done = ep_send(c);
+        if (done < 0)
+            return -1;
+        if (done == 0) { /* the socket is full: wait until it can take more */
+            if (!c->want_out)
+                ep_watch(ep, c, 1);
+            return 0;
+        }
+        reply_done(&c->r, app);
+        if (c->want_out)
+            ep_watch(ep, c, 0);
+        if (!c->r.keep)
+            return -1;
+        /* Pipelined requests: whatever followed this head is the start of the next one. */
+        memmove(c->req, c->req + c->used, c->have - c->used);
+        c->have -= c->used;
+        if (!memmem(c->req, c->have, "\r\n\r\n", 4))
+            return 0;
+    }
+}
+
+static void file_epoll(int lfd)
+{
+    struct iolab_app *app = iolab_app();
+    /* epoll_create1(), and the listener in the set, non-blocking, as NULL. */
+    int ep = demo_epoll_listener(PROG, lfd, (epoll_data_t){.ptr = NULL});
+    if (ep < 0)
+        return;
+    struct epoll_event events[64];
+    struct demo_conn *open = NULL; /* epoll cannot list its set: keep our own */
+    int n;
+    while (!demo_stop && (n = demo_epoll_wait(PROG, ep, events, 64)) >= 0) {
+        for (int i = 0; i < n; i++) {
+            struct ep_conn *c = events[i].data.ptr;
+            if (c == NULL) { /* the listener: take every connection waiting in the backlog */
+                int fd, one = 1;
+                while ((fd = demo_accept(PROG, lfd, SOCK_NONBLOCK)) >= 0) {
+                    setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof one);
+                    struct ep_conn *nc = demo_conn_open(ep, &open, fd, sizeof *nc);
+                    if (nc) {
+                        nc->r.file = -1;
+                        if (app)
+                            iolab_add(&app->conns_opened, 1);
+                    }
+                }
+            } else if (ep_step(ep, c, app) < 0) {
+                if (c->r.file >= 0)
+                    close(c->r.file);
+                demo_conn_close(&open, &c->conn); /* close() takes it out of the set */
+                if (app)
+                    iolab_add(&app->conns_closed, 1);
+            }
+        }
+    }
+    for (struct demo_conn *c = open; c; c = c->next)
+        if (((struct ep_conn *)c)->r.file >= 0)
+            close(((struct ep_conn *)c)->r.file);
+    demo_conn_close_all(&open, ep);
+}
+
+/* ---- io_uring: one thread, the socket's waiting done by the kernel ---- */
+
+#ifdef IOLAB_HAVE_LIBURING
+/*
+ * Every socket operation is a submission on one ring: a multishot accept that keeps delivering
+ * connections, a recv per request, and per chunk of the body a read of the file linked to the
+ * send of head and chunk (IOSQE_IO_LINK: the send starts only once the read completed whole).
+ * One io_uring_enter() hands over all of them and waits, so many connections cost one call. The
+ * file's openat, fstat and close stay ordinary calls: they never wait for the network. io_uring
+ * has no sendfile(): the body passes through our buffer, as in read-send, with no call of ours.
+ */
+enum ur_op { UR_ACCEPT, UR_RECV, UR_READ, UR_SEND }; /* in the low bits of a CQE's user_data */
+
+struct ur_conn {
+    struct ur_conn *prev, *next; /* the open connections, to close them when we stop */
+    int fd;
+    int read_failed;  /* the linked read came back short: the send after it is cancelled */
+    size_t have;      /* request bytes in req */
+    size_t used;      /* of those, the request being answered */
+    size_t out, sent; /* bytes in buf to send (head and chunk), and sent so far */
+    size_t chunk;     /* of those, the file's bytes the linked read brings */
+    uint64_t off;     /* body bytes read so far */
+    struct reply r;
+    char req[REQUEST_MAX + 1];
+    char buf[]; /* HEAD_MAX + 64 + buffer_size: the head, then one chunk of the body */
+};
+
+static struct demo_uring ur;
+static struct ur_conn *ur_open;
+
+static void ur_submit(struct ur_conn *c, enum ur_op op, struct io_uring_sqe *sqe)
+{
+    io_uring_sqe_set_data64(sqe, (uint64_t)(uintptr_t)c | op);
+}
+
+static void ur_accept(int lfd)
+{
+    /* One submission, a completion per connection, until the kernel says it stopped (no
+       IORING_CQE_F_MORE), when we submit it again. */
+    struct io_uring_sqe *sqe = demo_uring_sqe(&ur);
+    io_uring_prep_multishot_accept(sqe, lfd, NULL, NULL, SOCK_CLOEXEC);
+    ur_submit(NULL, UR_ACCEPT, sqe);
+}
+
+static void ur_recv(struct ur_conn *c)
+{
+    struct io_uring_sqe *sqe = demo_uring_sqe(&ur);
+    io_uring_prep_recv(sqe, c->fd, c->req + c->have, REQUEST_MAX - c->have, 0);
+    ur_submit(c, UR_RECV, sqe);
+}
+
+/* The next piece of the reply: head and/or a chunk of the file, read then sent, linked. */
+static void ur_send_next(struct ur_conn *c, size_t head)
+{
+    size_t chunk = 0;
+    if (c->r.file >= 0 && c->off < c->r.size) {
+        chunk = c->r.size - c->off < buffer_size ? c->r.size - c->off : buffer_size;
+        struct io_uring_sqe *sqe = demo_uring_sqe(&ur);
+        io_uring_prep_read(sqe, c->r.file, c->buf + head, (unsigned)chunk, c->off);
+        sqe->flags |= IOSQE_IO_LINK; /* the send waits for it, and is cancelled if it is short */
+        ur_submit(c, UR_READ, sqe);
+    }
+    c->out = head + chunk;
+    c->chunk = chunk;
+    c->sent = 0;
+    c->off += chunk;
+    struct io_uring_sqe *sqe = demo_uring_sqe(&ur);
+    io_uring_prep_send(sqe, c->fd, c->buf, c->out, MSG_NOSIGNAL | MSG_WAITALL);
+    ur_submit(c, UR_SEND, sqe);
+}
+
+/* Answers the request at the front of req if it is all there, else asks for more of it. */
+static void ur_next_request(struct ur_conn *c)
+{
+    char *end = memmem(c->req, c->have, "\r\n\r\n", 4);
+    if (!end && c->have < REQUEST_MAX)
+        return ur_recv(c);
+    if (end) {
+        *end = '\0';
+        c->used = (size_t)(end + 4 - c->req);
+        reply_prepare(c->req, &c->r); /* openat + fstat: plain calls */
+    } else {                          /* a head this long is not one we serve */
+        reply_error(&c->r, st_bad, 0, 0);
+        c->used = c->have;
+    }
+    memcpy(c->buf, c->r.head, c->r.head_len);
+    c->off = 0;
+    c->read_failed = 0;
+    ur_send_next(c, c->r.head_len);
+}
+
+static void ur_close(struct ur_conn *c, struct iolab_app *app)
+{
+    if (c->r.file >= 0)
+        close(c->r.file);
+    close(c->fd);
+    if (c->prev)
+        c->prev->next = c->next;
+    else
+        ur_open = c->next;
+    if (c->next)
+        c->next->prev = c->prev;
+    free(c);
+    if (app)
+        iolab_add(&app->conns_closed, 1);
+}
+
+/* One completion: what it finished, and what to submit next. */
+static void ur_complete(int lfd, struct io_uring_cqe *cqe, struct iolab_app *app)
+{
+    uint64_t data = io_uring_cqe_get_data64(cqe);
+    struct ur_conn *c = (struct ur_conn *)(uintptr_t)(data & ~(uint64_t)3);
+    int res = cqe->res;
+    switch ((enum ur_op)(data & 3)) {
+    case UR_ACCEPT:
+        if (res >= 0) {
+            int one = 1;
+            setsockopt(res, IPPROTO_TCP, TCP_NODELAY, &one, sizeof one);
+            c = calloc(1, sizeof *c + HEAD_MAX + 64 + buffer_size);
+            if (!c) {
+                close(res);
+                break;
+            }
+            c->fd = res;
+            c->r.file = -1;
+            c->next = ur_open;
+            if (ur_open)
+                ur_open->prev = c;
+            ur_open = c;
+            if (app)
+                iolab_add(&app->conns_opened, 1);
+            ur_recv(c);
+        }
+        if (!(cqe->flags & IORING_CQE_F_MORE))
+            ur_accept(lfd);
+        break;
+    case UR_RECV:
+        if (res <= 0)
+            return ur_close(c, app); /* 0: the client closed */
+        c->have += (size_t)res;
+        ur_next_request(c);
+        break;
+    case UR_READ:
+        c->read_failed = res < 0 || (size_t)res != c->chunk;
+        break;
+    case UR_SEND:
+        if (res < 0 || c->read_failed)
+            return ur_close(c, app); /* a reset, or the file changed under us */
+        c->sent += (size_t)res;
+        if (c->sent < c->out) { /* short even with MSG_WAITALL: send the rest */
+            struct io_uring_sqe *sqe = demo_uring_sqe(&ur);
+            io_uring_prep_send(sqe, c->fd, c->buf + c->sent, c->out - c->sent,
+                               MSG_NOSIGNAL | MSG_WAITALL);
+            ur_submit(c, UR_SEND, sqe);
+        } else if (c->r.file >= 0 && c->off < c->r.size) {
+            ur_send_next(c, 0);
+        } else {
+            reply_done(&c->r, app);
+            if (!c->r.keep)
+                return ur_close(c, app);
+            memmove(c->req, c->req + c->used, c->have - c->used);
+            c->have -= c->used;
+            ur_next_request(c);
+        }
+        break;
+    }
+}
+
+static void file_uring(int lfd)
+{
+    struct iolab_app *app = iolab_app();
+    if (demo_uring_init(PROG, &ur, 256) < 0)
+        exit(1);
+    ur_accept(lfd);
+    while (!demo_stop) {
+        if (demo_uring_enter(&ur) < 0)
+            continue; /* a signal: the loop checks demo_stop */
+        struct io_uring_cqe *cqe;
+        unsigned head, n = 0;
+        io_uring_for_each_cqe(&ur.ring, head, cqe)
+        {
+            ur_complete(lfd, cqe, app);
+            n++;
+        }
+        demo_uring_reaped(&ur, n);
+    }
+    while (ur_open)
+        ur_close(ur_open, NULL);
+    demo_uring_exit(&ur);
+}
+#else
+static void file_uring(int lfd)
+{
+    (void)lfd; /* never reached: demo_uring_check() ends the program first */
+}
+#endif
+
+/* ---- modes, options and main ---- */
+
+static const struct file_mode file_modes[] = {
+    {.cli = {"read-send", "a thread per connection; read() into a buffer, send() it, in a loop"},
+     .serve = file_threads,
+     .send_reply = body_read_send},
+    {.cli = {"sendfile", "a thread per connection; sendfile() from the file to the socket"},
+     .serve = file_threads,
+     .send_reply = body_sendfile},
+    {.cli = {"epoll", "one thread, epoll_wait(), non-blocking sockets; small files in one\n"
+                      "writev() with their head, larger ones by sendfile()"},
+     .serve = file_epoll},
+    {.cli = {"io_uring", "one thread; socket reads and writes through an io_uring ring"},
+     .serve = file_uring,
+     .uring = 1},
+};
 
 static uint64_t file_port;
 static struct demo_host file_host = {.name = "127.0.0.1"};
@@ -251,18 +760,20 @@ static const struct demo_opt file_opts[] = {
     DEMO_OPT_TEXT("root", &file_root, "DIR", "directory whose files are served", .required = 1),
     DEMO_OPT_MODE,
     DEMO_OPT_U64("buffer", &buffer_size, 1, BUFFER_MAX, "BYTES",
-                 "read() size in read-send mode (default 65536)"),
+                 "read() size in read-send and io_uring modes (default 65536)"),
+    DEMO_OPT_FLAG("split-head", &split_head,
+                  "send the response head in a call of its own, before the body"),
     {0},
 };
 
 static const struct demo_cli file_cli = {
     .prog = PROG,
-    .usage = "--port P [--host H] --root DIR --mode read-send|sendfile [--buffer BYTES]",
+    .usage = "--port P [--host H] --root DIR --mode read-send|sendfile|epoll|io_uring\n"
+             "       [--buffer BYTES] [--split-head]",
     .about = "A minimal HTTP/1.1 server for the files under DIR (GET and HEAD, keep-alive).\n"
              "Prints 'listening on HOST:PORT mode=MODE buffer=B' once it listens.\n",
     .opts = file_opts,
     DEMO_MODES(file_modes),
-    .footer = "One thread per connection.\n",
 };
 
 int main(int argc, char **argv)
@@ -272,10 +783,11 @@ int main(int argc, char **argv)
     if (root_fd < 0)
         demo_usage_error(PROG, "--root '%s' is not a directory we can open (%s)", file_root,
                          strerror(errno));
-    int lfd = demo_server_start(PROG, &file_host, file_port, "mode=%s buffer=%llu", mode->cli.name,
-                                (unsigned long long)buffer_size);
-    /* pthread_create() per connection: the thread runs conn_serve(), this one accepts. */
-    demo_thread_per_connection(PROG, lfd, conn_accept, conn_serve);
+    demo_uring_check(PROG, mode->uring); /* io_uring built in, and allowed? */
+    int lfd =
+        demo_server_start(PROG, &file_host, file_port, "mode=%s buffer=%llu%s", mode->cli.name,
+                          (unsigned long long)buffer_size, split_head ? " split-head" : "");
+    mode->serve(lfd);
     close(lfd);
     return 0;
 }

@@ -13,7 +13,15 @@
  * One worker thread per segment, all blocked in mq_receive() on the same queue: the kernel
  * hands each command to exactly one of them. On SIGTERM the main thread sends one quit
  * command per worker, joins them, and unlinks the queue and every segment.
- * Published figures (per worker): requests answered, bytes sent, errors.
+ *
+ * The fix the seed proposed: no copy at all. The cache also listens on a Unix socket
+ * (DIR/ipc-cache.sock); for each file a proxy names there, it opens the file and hands the
+ * proxy the open descriptor itself (sendmsg with SCM_RIGHTS), then closes its own copy. The
+ * bytes never enter either process: the proxy sends them from the page cache with sendfile().
+ * One thread per proxy connection.
+ *
+ * Published figures (per worker): requests answered, bytes sent (none for a passed descriptor:
+ * the cache moves no byte), errors.
  */
 #include "demo.h"
 #include "iolab_counters.h"
@@ -25,7 +33,9 @@
 #include <pthread.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <sys/socket.h>
 #include <sys/stat.h>
+#include <sys/un.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -76,6 +86,7 @@ static int serve(struct ipc_segment *s, const char *file, uint64_t *sent)
         if (n == 0 && want > 0) /* the file shrank under us */
             err = -EIO;
         s->len = err ? err : n;
+        s->total = total;
         off += n > 0 ? (uint64_t)n : 0;
         s->last = err || off >= total;
         sem_post(&s->ready);
@@ -102,12 +113,101 @@ static void *worker(void *arg)
             continue; /* not ours: a proxy that still knows an older, larger cache */
         uint64_t sent = 0;
         int err = serve(segments[req.segment], req.file, &sent);
-        if (app) {
+        if (app && err != -ETIMEDOUT) { /* a proxy that went away mid-file counts its own */
             iolab_add(err ? &app->errors : &app->requests, 1);
             iolab_add(&app->bytes, sent);
         }
     }
     return NULL;
+}
+
+/* ---- the descriptor instead of the bytes ---- */
+
+static int fd_listener = -1; /* the Unix socket proxies connect to */
+static char fd_path[sizeof((struct sockaddr_un){0}.sun_path)];
+
+/* Sends the reply, with the open file as SCM_RIGHTS when there is one. */
+static int fd_reply(int conn, int64_t size, int file)
+{
+    struct ipc_fd_reply reply = {.size = size};
+    struct iovec iov = {&reply, sizeof reply};
+    union { /* aligned room for one descriptor's control message */
+        char buf[CMSG_SPACE(sizeof(int))];
+        struct cmsghdr align;
+    } ctl = {0};
+    struct msghdr msg = {.msg_iov = &iov, .msg_iovlen = 1};
+    if (file >= 0) {
+        msg.msg_control = ctl.buf;
+        msg.msg_controllen = sizeof ctl.buf;
+        struct cmsghdr *cm = CMSG_FIRSTHDR(&msg);
+        cm->cmsg_level = SOL_SOCKET;
+        cm->cmsg_type = SCM_RIGHTS; /* the kernel installs a copy of it in the receiver */
+        cm->cmsg_len = CMSG_LEN(sizeof(int));
+        memcpy(CMSG_DATA(cm), &file, sizeof file);
+    }
+    return sendmsg(conn, &msg, MSG_NOSIGNAL) == (ssize_t)sizeof reply ? 0 : -errno;
+}
+
+/* One proxy connection: a file name in, its open descriptor out, until the proxy hangs up. */
+static void *fd_conn(void *arg)
+{
+    int conn = (int)(intptr_t)arg;
+    struct iolab_app *app = iolab_app();
+    struct ipc_request req;
+    while (!demo_stop) {
+        ssize_t n = recv(conn, &req, sizeof req, MSG_WAITALL);
+        if (n != (ssize_t)sizeof req)
+            break; /* 0: the proxy closed; a short read: not our protocol */
+        req.file[IPC_FILE_MAX] = '\0';
+        int file = strchr(req.file, '/') ? -1 : openat(dir_fd, req.file, O_RDONLY | O_CLOEXEC);
+        struct stat st;
+        int64_t size = file < 0 ? -ENOENT : fstat(file, &st) < 0 ? -errno : st.st_size;
+        int err = fd_reply(conn, size, size >= 0 ? file : -1);
+        if (file >= 0)
+            close(file); /* the proxy has its own copy now */
+        if (app)
+            iolab_add(size < 0 ? &app->errors : &app->requests, 1);
+        if (err)
+            break;
+    }
+    close(conn);
+    return NULL;
+}
+
+/* Accepts proxies on the Unix socket, a detached thread each, until SIGTERM closes it. */
+static void *fd_acceptor(void *arg)
+{
+    (void)arg;
+    for (;;) {
+        int conn = accept4(fd_listener, NULL, NULL, SOCK_CLOEXEC);
+        if (conn < 0) {
+            if (errno == EINTR || errno == ECONNABORTED)
+                continue;
+            break; /* shut down by the main thread */
+        }
+        pthread_t t;
+        if (pthread_create(&t, NULL, fd_conn, (void *)(intptr_t)conn) != 0)
+            close(conn);
+        else
+            pthread_detach(t);
+    }
+    return NULL;
+}
+
+/* The Unix socket in DIR; 0 or a negative errno. */
+static int fd_listen(const char *dir)
+{
+    struct sockaddr_un sa = {.sun_family = AF_UNIX};
+    if ((size_t)snprintf(sa.sun_path, sizeof sa.sun_path, "%s/" IPC_FD_SOCKET, dir) >=
+        sizeof sa.sun_path)
+        return -ENAMETOOLONG;
+    memcpy(fd_path, sa.sun_path, sizeof fd_path);
+    unlink(fd_path); /* a leftover of a killed cache */
+    fd_listener = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
+    if (fd_listener < 0 || bind(fd_listener, (struct sockaddr *)&sa, sizeof sa) < 0 ||
+        listen(fd_listener, 64) < 0)
+        return -errno;
+    return 0;
 }
 
 /* Creates segment k: header page + data, semaphores in their starting state. */
@@ -149,6 +249,8 @@ static void cleanup(void)
         mq_close(queue);
         mq_unlink(queue_name);
     }
+    if (fd_path[0])
+        unlink(fd_path);
 }
 
 /* ---- options and main ---- */
@@ -178,10 +280,11 @@ static const struct demo_cli cli = {
     .prog = PROG,
     .usage = "--dir DIR [--segments N] [--segment-size S]",
     .about = "Serves the files of DIR to ipc-proxy through N shared-memory segments of S bytes,\n"
-             "taking commands from a POSIX message queue (names start with $IOLAB_SESSION).\n",
+             "taking commands from a POSIX message queue (names start with $IOLAB_SESSION),\n"
+             "and hands out open descriptors of them on the Unix socket DIR/" IPC_FD_SOCKET ".\n",
     .opts = opts,
-    .footer =
-        "Prints 'listening on mq NAME segments=N size=S' when ready; SIGTERM removes it all.\n",
+    .footer = "Prints 'listening on mq NAME segments=N size=S fd-socket=PATH' when ready; SIGTERM\n"
+              "removes it all.\n",
     .check = check_args,
 };
 
@@ -202,6 +305,8 @@ static int run(void)
     if (!err && (queue = mq_open(queue_name, O_RDONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0600,
                                  &attr)) == (mqd_t)-1)
         err = -errno;
+    if (!err)
+        err = fd_listen(dir);
     /* The writer end, for the quit commands: opened now, while we surely may. */
     mqd_t self = err ? (mqd_t)-1 : mq_open(queue_name, O_WRONLY | O_CLOEXEC);
     if (err || self == (mqd_t)-1) {
@@ -216,9 +321,11 @@ static int run(void)
     for (; started < nsegments; started++)
         if (pthread_create(&threads[started], NULL, worker, NULL) != 0)
             break;
+    pthread_t acceptor;
+    int accepting = pthread_create(&acceptor, NULL, fd_acceptor, NULL) == 0;
     demo_signals_mask(SIG_UNBLOCK);
-    demo_ready("listening on mq %s segments=%u size=%llu", queue_name, (unsigned)nsegments,
-               (unsigned long long)segment_size);
+    demo_ready("listening on mq %s segments=%u size=%llu fd-socket=%s", queue_name,
+               (unsigned)nsegments, (unsigned long long)segment_size, fd_path);
     while (!demo_stop && started == nsegments)
         pause();
     struct ipc_request quit = {.segment = IPC_QUIT};
@@ -226,6 +333,10 @@ static int run(void)
         mq_send(self, (const char *)&quit, sizeof quit, 1); /* priority 1: before any request */
     for (unsigned i = 0; i < started; i++)
         pthread_join(threads[i], NULL);
+    shutdown(fd_listener, SHUT_RDWR); /* wakes the acceptor's accept() */
+    if (accepting)
+        pthread_join(acceptor, NULL);
+    close(fd_listener);
     mq_close(self);
     cleanup();
     printf("stopped\n");

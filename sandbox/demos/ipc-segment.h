@@ -12,6 +12,12 @@
  * room starts at 1 (the data area is free), ready at 0. A request that fails (no such file)
  * is one chunk with len < 0 (a negative errno). Every name starts with $IOLAB_SESSION, so
  * that the sandbox's sweep finds anything a killed program left behind.
+ *
+ * The other way, which moves no byte through either process: the cache also listens on a Unix
+ * socket (IPC_FD_SOCKET in its --dir). A proxy connects once, sends a struct ipc_request (the
+ * segment is ignored) per file, and gets back one message: a struct ipc_fd_reply (the size, or
+ * a negative errno) carrying the open file itself as SCM_RIGHTS ancillary data. The proxy then
+ * has its own descriptor of the cache's file and sendfile()s or splice()s it to its client.
  */
 #ifndef IOLAB_IPC_SEGMENT_H
 #define IOLAB_IPC_SEGMENT_H
@@ -32,6 +38,16 @@ struct ipc_segment {
     uint32_t nsegments; /* how many segments the cache made: the proxy learns it here */
     uint32_t last;      /* 1 on the last chunk of a request */
     int64_t len;        /* bytes of this chunk, or a negative errno */
+    uint64_t total;     /* the whole file's size, set with every chunk (a proxy in front of a
+                           client needs it for the header before the body) */
+};
+
+/* The descriptor-passing socket's name inside the cache's --dir. */
+#define IPC_FD_SOCKET "ipc-cache.sock"
+
+/* The cache's answer on that socket; the descriptor rides along when size >= 0. */
+struct ipc_fd_reply {
+    int64_t size; /* the file's size, or a negative errno (no descriptor then) */
 };
 
 /* The command: "send FILE through segment SEGMENT" (IPC_QUIT stops a cache worker). */

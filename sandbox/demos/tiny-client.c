@@ -25,6 +25,14 @@
  * Known limit: a client killed while its chunk is in the service leaves a reply behind on that
  * segment; the next request there may then fail verification once (counted in errors).
  *
+ * Two APIs, as in the seed (--api): sync, where each call waits for its own result, and async,
+ * where tf_compress_async() queues the call on a thread pool (one thread by default) that runs
+ * the synchronous path and calls the caller's callback with the result; tf_wait_all_async()
+ * waits for every callback. --batch N makes N calls, then waits for them all, again and again;
+ * an asynchronous call's latency runs from its submission to its callback, the queue included.
+ * On SIGTERM the queued calls are cancelled (called back with -ECANCELED, not counted), the
+ * running one finishes, the pool's threads are joined, and the client leaves as before.
+ *
  * Published figures: requests (inputs compressed and verified), bytes (input bytes), errors
  * (results that did not decompress to the input), conns_opened / conns_closed (joins and
  * leaves), and every request's latency.
@@ -62,9 +70,15 @@ static uint64_t next_seq; /* request numbers written into the segments */
 
 static unsigned char *input;           /* what every request compresses */
 static uint64_t input_len = 64 * 1024; /* --input-size */
-static unsigned char *result;          /* chunk k's output at k * chunk_room */
-static uint32_t *result_len;
-static size_t chunk_room, nchunks;
+static size_t chunk_room, nchunks;     /* a result holds chunk k's output at k * chunk_room */
+
+/* Where one call's compressed chunks go: the synchronous loop has one, every asynchronous call
+   its own (the seed's API hands each callback its own result). */
+struct tf_result {
+    unsigned char *data; /* nchunks * chunk_room bytes */
+    uint32_t *len;       /* nchunks lengths */
+};
+static struct tf_result sync_result;
 
 /* One semaphore operation. A wait gives up every 200 ms to look at demo_stop when may_stop is
  * set; it never does while a chunk is in the service, whose reply must not be left behind. */
@@ -84,7 +98,7 @@ static int sem_do(int set, int i, int delta, short flags, int may_stop)
 }
 
 /* Sends chunk k through segment i and stores its compressed form; 0 or a negative errno. */
-static int chunk_roundtrip(int i, size_t k)
+static int chunk_roundtrip(int i, size_t k, struct tf_result *res)
 {
     size_t off = k * chunk_max, n = input_len - off < chunk_max ? input_len - off : chunk_max;
     int rc = sem_do(TF_SEM_OWN, i, -1, SEM_UNDO, 1);
@@ -102,8 +116,8 @@ static int chunk_roundtrip(int i, size_t k)
             return rc;
     } while (seg[i]->seq != seq);
     uint32_t m = seg[i]->len <= chunk_room ? seg[i]->len : 0;
-    memcpy(result + k * chunk_room, seg[i]->data, m);
-    result_len[k] = m;
+    memcpy(res->data + k * chunk_room, seg[i]->data, m);
+    res->len[k] = m;
     return sem_do(TF_SEM_OWN, i, +1, SEM_UNDO, 0);
 }
 
@@ -112,6 +126,7 @@ struct lane {
     int seg;    /* the segment (and first chunk) of this lane */
     int nlanes; /* the stride */
     int rc;     /* 0 or the first negative errno */
+    struct tf_result *res;
     pthread_t tid;
 };
 
@@ -119,17 +134,17 @@ static void *lane_run(void *arg)
 {
     struct lane *l = arg;
     for (size_t k = (size_t)l->seg; k < nchunks && l->rc == 0; k += (size_t)l->nlanes)
-        l->rc = chunk_roundtrip(l->seg, k);
+        l->rc = chunk_roundtrip(l->seg, k, l->res);
     return NULL;
 }
 
 /* Compresses the input once through the service; 0, -EIDRM (service gone) or -EINTR. */
-static int compress_once(void)
+static int compress_once(struct tf_result *res)
 {
     int nlanes = svc.segments < (int)nchunks ? svc.segments : (int)nchunks;
     struct lane lanes[TF_MAX_SEGMENTS];
     for (int i = 0; i < nlanes; i++)
-        lanes[i] = (struct lane){.seg = i, .nlanes = nlanes};
+        lanes[i] = (struct lane){.seg = i, .nlanes = nlanes, .res = res};
     if (nlanes == 1) {
         lane_run(&lanes[0]);
         return lanes[0].rc;
@@ -151,13 +166,13 @@ static int compress_once(void)
 }
 
 /* Whether the results decompress to the input. */
-static int verify(void)
+static int verify(const struct tf_result *res)
 {
     unsigned char *back = malloc(chunk_max);
     int ok = back != NULL;
     for (size_t k = 0; ok && k < nchunks; k++) {
         size_t off = k * chunk_max, n = input_len - off < chunk_max ? input_len - off : chunk_max;
-        long got = tf_decompress(result + k * chunk_room, result_len[k], back, chunk_max);
+        long got = tf_decompress(res->data + k * chunk_room, res->len[k], back, chunk_max);
         ok = got == (long)n && memcmp(back, input + off, n) == 0;
     }
     free(back);
@@ -210,6 +225,21 @@ static int join_once(void)
     return 0;
 }
 
+static int tf_result_alloc(struct tf_result *r)
+{
+    r->data = malloc(nchunks * chunk_room);
+    r->len = calloc(nchunks, sizeof *r->len);
+    return r->data && r->len ? 0 : -ENOMEM;
+}
+
+static void tf_result_free(struct tf_result *r)
+{
+    free(r->data);
+    free(r->len);
+    r->data = NULL;
+    r->len = NULL;
+}
+
 /* Joins the service, retrying with a growing pause; 0, or -EINTR when stopped or out of time. */
 static int join(uint64_t deadline)
 {
@@ -226,11 +256,155 @@ static int join(uint64_t deadline)
     chunk_max = tf_max_input((size_t)svc.segment_size);
     chunk_room = (size_t)svc.segment_size - sizeof(struct tf_segment);
     nchunks = (input_len + chunk_max - 1) / chunk_max;
-    free(result);
-    free(result_len);
-    result = malloc(nchunks * chunk_room);
-    result_len = calloc(nchunks, sizeof *result_len);
-    return result && result_len ? 0 : -ENOMEM;
+    tf_result_free(&sync_result);
+    return tf_result_alloc(&sync_result);
+}
+
+/* ---- the asynchronous API: tf_compress_async() and tf_wait_all_async() ----
+ *
+ * The seed's design: an asynchronous call is lower priority than a synchronous one, so it is
+ * queued on a small thread pool (one thread by default, --async-threads) that runs the same
+ * synchronous path and then calls the caller's callback with the result. tf_wait_all_async()
+ * waits until every queued call has called back; tf_pool_stop() stops the pool: calls still
+ * queued are called back with -ECANCELED, the running one ends, the threads are joined.
+ */
+
+/* Called on a pool thread: status 0 and the call's result, or a negative errno; waited_ns is
+   the time from the submission to the callback, the queue included. */
+typedef void (*tf_callback)(void *user, int status, const struct tf_result *res,
+                            uint64_t waited_ns);
+
+struct tf_task {
+    struct tf_task *next;
+    tf_callback cb;
+    void *user;
+    uint64_t submitted_ns;
+};
+
+#define TF_MAX_ASYNC_THREADS 16
+
+static struct {
+    pthread_mutex_t mu;
+    pthread_cond_t work; /* a task was queued, or the pool is stopping */
+    pthread_cond_t idle; /* pending reached zero */
+    struct tf_task *head, *tail;
+    size_t pending; /* queued and running */
+    int stopping;
+    pthread_t tid[TF_MAX_ASYNC_THREADS];
+    int nthreads;
+} pool = {.mu = PTHREAD_MUTEX_INITIALIZER,
+          .work = PTHREAD_COND_INITIALIZER,
+          .idle = PTHREAD_COND_INITIALIZER};
+
+static void *pool_worker(void *arg)
+{
+    (void)arg;
+    pthread_mutex_lock(&pool.mu);
+    for (;;) {
+        while (!pool.head && !pool.stopping)
+            pthread_cond_wait(&pool.work, &pool.mu);
+        if (!pool.head)
+            break;
+        struct tf_task *t = pool.head;
+        pool.head = t->next;
+        if (!pool.head)
+            pool.tail = NULL;
+        pthread_mutex_unlock(&pool.mu);
+        struct tf_result res = {0};
+        int rc = tf_result_alloc(&res);
+        if (rc == 0)
+            rc = compress_once(&res);
+        t->cb(t->user, rc, &res, demo_now_ns() - t->submitted_ns);
+        tf_result_free(&res);
+        free(t);
+        pthread_mutex_lock(&pool.mu);
+        if (--pool.pending == 0)
+            pthread_cond_broadcast(&pool.idle);
+    }
+    pthread_mutex_unlock(&pool.mu);
+    return NULL;
+}
+
+/* Starts n threads; 0 or a negative errno. */
+static int tf_pool_start(int n)
+{
+    /* SIGTERM stays with the main thread, which stops the pool. */
+    demo_signals_mask(SIG_BLOCK);
+    int rc = 0;
+    for (pool.nthreads = 0; pool.nthreads < n; pool.nthreads++)
+        if ((rc = -pthread_create(&pool.tid[pool.nthreads], NULL, pool_worker, NULL)) < 0)
+            break;
+    demo_signals_mask(SIG_UNBLOCK);
+    return rc;
+}
+
+/* Queues one compression of the input; cb is called on a pool thread. 0 or a negative errno. */
+static int tf_compress_async(tf_callback cb, void *user)
+{
+    struct tf_task *t = malloc(sizeof *t);
+    if (!t)
+        return -ENOMEM;
+    *t = (struct tf_task){.cb = cb, .user = user, .submitted_ns = demo_now_ns()};
+    pthread_mutex_lock(&pool.mu);
+    if (pool.stopping) {
+        pthread_mutex_unlock(&pool.mu);
+        free(t);
+        return -ESHUTDOWN;
+    }
+    if (pool.tail)
+        pool.tail->next = t;
+    else
+        pool.head = t;
+    pool.tail = t;
+    pool.pending++;
+    pthread_cond_signal(&pool.work);
+    pthread_mutex_unlock(&pool.mu);
+    return 0;
+}
+
+/* Waits until every queued call has called back; -EINTR when SIGTERM came first. */
+static int tf_wait_all_async(void)
+{
+    int rc = 0;
+    pthread_mutex_lock(&pool.mu);
+    while (pool.pending && !demo_stop) {
+        /* A signal does not end a condition wait: look at demo_stop every 100 ms. */
+        struct timespec until;
+        clock_gettime(CLOCK_REALTIME, &until);
+        until.tv_nsec += 100000000;
+        if (until.tv_nsec >= 1000000000) {
+            until.tv_sec++;
+            until.tv_nsec -= 1000000000;
+        }
+        pthread_cond_timedwait(&pool.idle, &pool.mu, &until);
+    }
+    if (pool.pending)
+        rc = -EINTR;
+    pthread_mutex_unlock(&pool.mu);
+    return rc;
+}
+
+/* Stops the pool: queued calls call back with -ECANCELED, the threads end and are joined. */
+static void tf_pool_stop(void)
+{
+    pthread_mutex_lock(&pool.mu);
+    pool.stopping = 1;
+    struct tf_task *t = pool.head;
+    pool.head = pool.tail = NULL;
+    pthread_cond_broadcast(&pool.work);
+    pthread_mutex_unlock(&pool.mu);
+    while (t) {
+        struct tf_task *next = t->next;
+        t->cb(t->user, -ECANCELED, NULL, demo_now_ns() - t->submitted_ns);
+        free(t);
+        pthread_mutex_lock(&pool.mu);
+        pool.pending--;
+        pthread_mutex_unlock(&pool.mu);
+        t = next;
+    }
+    for (int i = 0; i < pool.nthreads; i++)
+        pthread_join(pool.tid[i], NULL);
+    pool.nthreads = 0;
 }
 
 /* The default input: log-like text lines, which repeat enough for LZ77 to find matches. */
@@ -265,11 +439,88 @@ static int load_file(const char *path)
     return input && input_len > 0 ? 0 : -EINVAL;
 }
 
+/* ---- what the calls measured ---- */
+
+/* The run's figures; the asynchronous callbacks add to them from the pool's threads. */
+static struct {
+    pthread_mutex_t mu;
+    struct demo_hist hist;
+    uint64_t done, errors, bytes;
+    int service_gone; /* a call found the service's objects removed: join again */
+} tally = {.mu = PTHREAD_MUTEX_INITIALIZER};
+
+/* One finished call, on whichever thread made it: verified, counted, published. */
+static void tally_call(int status, const struct tf_result *res, uint64_t ns)
+{
+    if (status == -EIDRM) {
+        __atomic_store_n(&tally.service_gone, 1, __ATOMIC_RELAXED);
+        return;
+    }
+    if (status < 0) /* cancelled or stopped: not a request */
+        return;
+    int ok = verify(res);
+    pthread_mutex_lock(&tally.mu);
+    demo_hist_add(&tally.hist, ns);
+    tally.done++;
+    tally.bytes += input_len;
+    tally.errors += !ok;
+    pthread_mutex_unlock(&tally.mu);
+    struct iolab_app *app = iolab_app(); /* this thread's figures */
+    if (app) {
+        iolab_add(&app->requests, 1);
+        iolab_add(&app->bytes, input_len);
+        iolab_add(&app->errors, !ok);
+        iolab_app_latency(app, ns);
+    }
+}
+
+static void async_done(void *user, int status, const struct tf_result *res, uint64_t waited_ns)
+{
+    (void)user;
+    tally_call(status, res, waited_ns);
+}
+
 /* ---- options, the run and main ---- */
 
 static const char *file; /* --file */
 static uint64_t max_requests;
 static double seconds;
+static const char *api = "sync";   /* --api */
+static uint64_t batch = 1;         /* --batch */
+static uint64_t async_threads = 1; /* --async-threads */
+
+/* A batch of calls: one after the other (sync), or all queued then waited for (async). 0,
+   -EIDRM (the service went away: join again), -EINTR or another negative errno. */
+static int run_batch(uint64_t n)
+{
+    if (!strcmp(api, "sync")) {
+        for (uint64_t i = 0; i < n && !demo_stop; i++) {
+            uint64_t t0 = demo_now_ns();
+            int rc = compress_once(&sync_result);
+            if (rc < 0)
+                return rc;
+            tally_call(0, &sync_result, demo_now_ns() - t0);
+        }
+        return 0;
+    }
+    for (uint64_t i = 0; i < n; i++) {
+        int rc = tf_compress_async(async_done, NULL);
+        if (rc < 0)
+            return rc;
+    }
+    int rc = tf_wait_all_async();
+    if (__atomic_exchange_n(&tally.service_gone, 0, __ATOMIC_RELAXED))
+        return -EIDRM;
+    return rc;
+}
+
+static void check_api(void)
+{
+    if (strcmp(api, "sync") && strcmp(api, "async")) {
+        fprintf(stderr, PROG ": --api is sync or async, not '%s'; see " PROG " --help.\n", api);
+        exit(2);
+    }
+}
 
 static const struct demo_opt opts[] = {
     DEMO_OPT_TEXT("file", &file, "PATH", "compress this file (up to 64M)"),
@@ -280,16 +531,25 @@ static const struct demo_opt opts[] = {
     DEMO_OPT_SECONDS(&seconds),
     DEMO_OPT_TEXT("id-file", &id_file, "PATH",
                   "where the service published its queue id (default ./" TF_ID_FILE ")"),
+    DEMO_OPT_TEXT("api", &api, "sync|async",
+                  "sync: each call waits for its result (default); async: calls are queued on\n"
+                  "a thread pool and call back with their result (tf_compress_async)"),
+    DEMO_OPT_U64("batch", &batch, 1, 1000000, "N",
+                 "make N calls, then wait for them all, again and again (default 1)"),
+    DEMO_OPT_U64("async-threads", &async_threads, 1, TF_MAX_ASYNC_THREADS, "K",
+                 "threads of the asynchronous pool (default 1, as in the seed)"),
     {0},
 };
 
 static const struct demo_cli cli = {
     .prog = PROG,
-    .usage = "[--file PATH | --input-size S] [--requests M | --seconds T] [--id-file PATH]",
+    .usage = "[--file PATH | --input-size S] [--requests M | --seconds T] [--id-file PATH]\n"
+             "       [--api sync|async] [--batch N] [--async-threads K]",
     .about = "Load for tiny-service: compresses the same input again and again through the\n"
              "service's shared-memory segments, checks each result by decompressing it, and\n"
              "reports the client-side service time per request.\n",
     .opts = opts,
+    .check = check_api,
 };
 
 /* Loads or makes the input, compresses it until a limit or SIGTERM, prints the summary. */
@@ -305,8 +565,7 @@ static int run(void)
     } else if ((input = malloc(input_len)) != NULL) {
         make_text(input, input_len);
     }
-    struct demo_hist hist;
-    if (!input || demo_hist_init(&hist) < 0) {
+    if (!input || demo_hist_init(&tally.hist) < 0) {
         fprintf(stderr, PROG ": out of memory\n");
         return 1;
     }
@@ -316,20 +575,27 @@ static int run(void)
 
     demo_signals_init();
     struct iolab_app *app = iolab_app();
-    uint64_t start = demo_now_ns(), deadline = 0, done = 0, errors = 0, bytes = 0, rejoins = 0;
+    uint64_t start = demo_now_ns(), deadline = 0, rejoins = 0;
     if (seconds > 0)
         deadline = start + (uint64_t)(seconds * 1e9);
     int rc = 0;
+    if (!strcmp(api, "async") && (rc = tf_pool_start((int)async_threads)) < 0) {
+        fprintf(stderr, PROG ": could not start the asynchronous pool: %s\n", strerror(-rc));
+        tf_pool_stop();
+        return 1;
+    }
     while (!demo_stop && !(deadline && demo_now_ns() >= deadline) &&
-           !(max_requests && done >= max_requests)) {
+           !(max_requests && tally.done >= max_requests)) {
         if (msqid < 0) {
             if ((rc = join(deadline)) < 0)
                 break;
             if (app)
                 iolab_add(&app->conns_opened, 1);
         }
-        uint64_t t0 = demo_now_ns();
-        rc = compress_once();
+        uint64_t n = batch;
+        if (max_requests && max_requests - tally.done < n)
+            n = max_requests - tally.done;
+        rc = run_batch(n);
         if (rc == -EIDRM) { /* the service went away: join the next one, then do it again */
             detach();
             rejoins++;
@@ -339,22 +605,14 @@ static int run(void)
         }
         if (rc < 0)
             break;
-        uint64_t ns = demo_now_ns() - t0;
-        int ok = verify();
-        demo_hist_add(&hist, ns);
-        done++;
-        bytes += input_len;
-        errors += !ok;
-        if (app) {
-            iolab_add(&app->requests, 1);
-            iolab_add(&app->bytes, input_len);
-            iolab_add(&app->errors, !ok);
-            iolab_app_latency(app, ns);
-        }
     }
+    if (!strcmp(api, "async"))
+        tf_pool_stop(); /* before detaching: a running call still uses the segments */
+    if (rc == -EINTR)
+        rc = 0;
     size_t packed = 0;
-    for (size_t k = 0; result_len && k < nchunks; k++)
-        packed += result_len[k];
+    for (size_t k = 0; sync_result.len && k < nchunks; k++)
+        packed += sync_result.len[k];
     if (msqid >= 0) {
         struct tf_hello bye = {.mtype = TF_MSG_DEREGISTER, .token = token};
         msgsnd(msqid, &bye, sizeof bye - sizeof(long), IPC_NOWAIT);
@@ -366,14 +624,15 @@ static int run(void)
         fprintf(stderr, PROG ": %s\n", strerror(-rc));
     printf("input=%zu compressed=%zu chunks=%zu segments=%d segment_size=%d rejoins=%llu\n",
            input_len, packed, nchunks, svc.segments, svc.segment_size, (unsigned long long)rejoins);
-    struct demo_summary sum = {.requests = done,
+    struct demo_summary sum = {.requests = tally.done,
                                .seconds = (double)(demo_now_ns() - start) / 1e9,
-                               .bytes = bytes,
-                               .errors = errors,
-                               .hist = &hist};
+                               .bytes = tally.bytes,
+                               .errors = tally.errors,
+                               .hist = &tally.hist};
     demo_summary_print(&sum, 1);
-    demo_hist_free(&hist);
-    return errors || rc == -ENOMEM || rc == -EAGAIN ? 1 : 0;
+    demo_hist_free(&tally.hist);
+    tf_result_free(&sync_result);
+    return tally.errors || rc == -ENOMEM || rc == -EAGAIN ? 1 : 0;
 }
 
 int main(int argc, char **argv)

@@ -48,7 +48,8 @@ struct uploader {
     int fd;               /* the connection in use, or -1 */
     uint64_t uploads, bytes, errors;
     struct demo_hist hist;
-    int done; /* the thread has returned (atomic) */
+    int done;       /* the thread has returned (atomic) */
+    uint64_t since; /* when the upload under way began, 0: none (demo_waiting_publish) */
 };
 
 static int client_should_stop(void)
@@ -110,9 +111,14 @@ static void *client_uploader(void *arg)
         if (max_uploads && __atomic_fetch_add(&started, 1, __ATOMIC_RELAXED) >= max_uploads)
             break;
         int fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
-        if (fd < 0) {
-            perror(PROG ": socket");
-            break;
+        if (fd < 0) { /* out of descriptors: say which limit, count it, try again later */
+            demo_fail(PROG, IOLAB_FAIL_CONNECT, errno);
+            me->errors++;
+            if (app)
+                iolab_add(&app->errors, 1);
+            client_sleep(backoff);
+            backoff = backoff * 2 < BACKOFF_MAX ? backoff * 2 : BACKOFF_MAX;
+            continue;
         }
         pthread_mutex_lock(&me->lock);
         me->fd = fd;
@@ -123,7 +129,9 @@ static void *client_uploader(void *arg)
         setsockopt(fd, SOL_SOCKET, SO_SNDTIMEO, &tv, sizeof tv);
         setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof tv);
         uint64_t t0 = demo_now_ns();
+        __atomic_store_n(&me->since, t0, __ATOMIC_RELAXED);
         int r = client_upload_once(fd);
+        __atomic_store_n(&me->since, 0, __ATOMIC_RELAXED);
         uint64_t ns = demo_now_ns() - t0;
         int connected = r != -ECONNREFUSED && r != -ENETUNREACH;
         pthread_mutex_lock(&me->lock);
@@ -232,7 +240,12 @@ static int run(void)
     demo_signals_mask(SIG_UNBLOCK);
 
     /* Wait for the deadline, a signal, or every uploader done with --uploads. */
+    uint64_t published = start, oldest = 0;
     for (;;) {
+        if (demo_now_ns() - published >= DEMO_WAITING_EVERY_NS) {
+            demo_waiting_publish(&ups[0].since, nstarted, sizeof *ups, &oldest);
+            published = demo_now_ns();
+        }
         size_t done = 0;
         for (size_t i = 0; i < nstarted; i++)
             done += (size_t)__atomic_load_n(&ups[i].done, __ATOMIC_ACQUIRE);
@@ -240,6 +253,9 @@ static int run(void)
             break;
         nanosleep(&(struct timespec){.tv_nsec = 10000000}, NULL);
     }
+    /* The last word on who waits: the uploads the server had not confirmed at the end. */
+    uint64_t waiting =
+        nstarted ? demo_waiting_publish(&ups[0].since, nstarted, sizeof *ups, &oldest) : 0;
     __atomic_store_n(&finishing, 1, __ATOMIC_RELAXED);
     double seconds_run = (double)(demo_now_ns() - start) / 1e9;
     /* shutdown() wakes an uploader blocked in send() or recv() on its socket at once. */
@@ -251,7 +267,7 @@ static int run(void)
     }
 
     struct demo_hist all;
-    struct demo_summary s = {.hist = &all};
+    struct demo_summary s = {.hist = &all, .waiting = waiting, .oldest_wait_ns = oldest};
     int ok = demo_hist_init(&all) == 0;
     for (size_t i = 0; i < nstarted; i++) {
         pthread_join(ups[i].thread, NULL);

@@ -67,6 +67,26 @@ static _Noreturn void prog_fail(const char *what, const char *prog, int err)
     _exit(127);
 }
 
+/*
+ * A limit above the hard limit this user may raise to (EPERM without CAP_SYS_RESOURCE): the
+ * program runs at the hard limit instead, and says so, so that what it later hits ("the sandbox
+ * allows N open files") is the value in force. 0, or -1 when even that fails.
+ */
+static int prog_limit_clamp(int resource, rlim_t want, const char *prog)
+{
+    struct rlimit cur;
+    if (errno != EPERM || getrlimit(resource, &cur) < 0 || cur.rlim_max >= want)
+        return -1;
+    if (setrlimit(resource, &(struct rlimit){cur.rlim_max, cur.rlim_max}) < 0)
+        return -1;
+    fprintf(stderr,
+            "iolab-sandbox: %s: asked for a limit of %llu (resource %d), but this user may have at "
+            "most %llu: running with %llu\n",
+            prog, (unsigned long long)want, resource, (unsigned long long)cur.rlim_max,
+            (unsigned long long)cur.rlim_max);
+    return 0;
+}
+
 static int prog_open_path(const char *name, char *path, size_t len)
 {
     if (strchr(name, '/')) {
@@ -222,7 +242,8 @@ _Noreturn void prog_exec(const struct cfg *c, enum iolab_tier tier, pid_t parent
             /* At the hard CPU limit the kernel sends SIGKILL, which says nothing; one second
              * more lets SIGXCPU (the soft limit) be the cause the learner sees. */
             rlim_t hard = prog_limits[i].resource == RLIMIT_CPU ? r + 1 : r;
-            if (setrlimit(prog_limits[i].resource, &(struct rlimit){r, hard}) < 0)
+            if (setrlimit(prog_limits[i].resource, &(struct rlimit){r, hard}) < 0 &&
+                prog_limit_clamp(prog_limits[i].resource, r, name) < 0)
                 prog_fail("setrlimit", name, errno);
         }
     }

@@ -483,7 +483,7 @@ TEST_CASE("strace agrees with the shim on echo-server and echo-client", "[counti
         WARN("demo programs not built: skipping");
         return;
     }
-    for (std::string mode : {"iterative", "epoll", "fork", "thread"}) {
+    for (std::string mode : {"iterative", "epoll", "fork", "thread", "io_uring"}) {
         SECTION(mode)
         {
             std::string conns = mode == "iterative" ? "1" : "3";
@@ -507,7 +507,7 @@ TEST_CASE("strace agrees with the shim on file-server and file-client", "[counti
         for (int i = 0; i < 300000; i++)
             f.put((char)('a' + i % 26));
     }
-    for (std::string mode : {"read-send", "sendfile"}) {
+    for (std::string mode : {"read-send", "sendfile", "epoll", "io_uring"}) {
         SECTION(mode)
         {
             check_client_server("file " + mode,

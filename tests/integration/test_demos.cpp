@@ -65,7 +65,7 @@ std::string slurp(const std::string &path)
     return std::string(std::istreambuf_iterator<char>(f), {});
 }
 
-const char *const echo_modes[] = {"iterative", "epoll", "fork", "thread"};
+const char *const echo_modes[] = {"iterative", "epoll", "fork", "thread", "io_uring"};
 
 } // namespace
 
@@ -248,7 +248,7 @@ TEST_CASE("SIGTERM ends every program with status 0 and clients print their summ
             CHECK(exited_zero(server.stop()));
         }
     }
-    for (const char *mode : {"read-send", "sendfile"}) {
+    for (const char *mode : {"read-send", "sendfile", "epoll", "io_uring"}) {
         DYNAMIC_SECTION(std::string("file ") + mode)
         {
             Child server, client;
@@ -268,7 +268,7 @@ TEST_CASE("file-server serves curl: status, length, bytes, keep-alive, 404, ..",
 {
     TempDir dir;
     std::string file = make_file(dir, "f.bin", 3 << 20);
-    for (const char *mode : {"read-send", "sendfile"}) {
+    for (const char *mode : {"read-send", "sendfile", "epoll", "io_uring"}) {
         DYNAMIC_SECTION(mode)
         {
             Child server;
@@ -310,7 +310,7 @@ TEST_CASE("file-server under wrk: keep-alive, only 2xx", "[demos]")
     REQUIRE(access("/usr/bin/wrk", X_OK) == 0);
     TempDir dir;
     make_file(dir, "f.bin", 65536);
-    for (const char *mode : {"read-send", "sendfile"}) {
+    for (const char *mode : {"read-send", "sendfile", "epoll", "io_uring"}) {
         DYNAMIC_SECTION(mode)
         {
             Child server;
@@ -331,7 +331,7 @@ TEST_CASE("a large file reaches a slow reader whole", "[demos]")
     TempDir dir;
     const size_t size = 24 << 20;
     std::string file = make_file(dir, "big.bin", size);
-    for (const char *mode : {"read-send", "sendfile"}) {
+    for (const char *mode : {"read-send", "sendfile", "epoll", "io_uring"}) {
         DYNAMIC_SECTION(mode)
         {
             Child server;

@@ -290,3 +290,52 @@ TEST_CASE("lint: a bad \"fd\" or \"faults\" is one sentence at its place", "[fau
         CHECK(out.find("l.json:") != std::string::npos);
     }
 }
+
+TEST_CASE("tui: the counters pane shows the calls by descriptor and the faults injected",
+          "[faults][tui]")
+{
+    TempDir dir;
+    TempDir pack;
+    write_pack(pack,
+               R"({"name": "server", "role": "server", "program": "file-server",
+                   "args": ["--port", "{port}", "--host", "{host}", "--root", "{workdir}",
+                            "--mode", "read-send", "--buffer", "16384"],
+                   "ready": "listening", "faults": {"short": 0.25, "eintr": 0.05, "seed": 7}})",
+               R"({"text": "no read() of a pipe", "metric": "calls:read", "fd": "pipe",
+                   "role": "server", "max": 0})");
+    std::string sock = "iolab-faults-" + std::to_string(getpid());
+    std::string script = "export HOME='" + dir.path + "' XDG_STATE_HOME='" + (dir / "state") +
+                         "' XDG_DATA_HOME='" + (dir / "data") + "' XDG_CACHE_HOME='" +
+                         (dir / "cache") + "' TERM=xterm-256color\n'" + bin("iolab") +
+                         "' --pack '" + pack.path +
+                         "' --open l/s\necho IOLAB-EXITED\nexec sleep 600\n";
+    std::ofstream(dir / "run.sh") << script;
+    auto tmux = [&](std::vector<std::string> args) {
+        args.insert(args.begin(), {"/usr/bin/tmux", "-L", sock});
+        return run(args);
+    };
+    REQUIRE(tmux({"-f", "/dev/null", "new-session", "-d", "-x", "160", "-y", "48",
+                  "sh " + (dir / "run.sh")})
+                .first == 0);
+    auto wait_for = [&](const std::string &what, double secs) {
+        for (int i = 0; i < secs * 10; i++) {
+            if (tmux({"capture-pane", "-p"}).second.find(what) != std::string::npos)
+                return true;
+            usleep(100000);
+        }
+        return false;
+    };
+    REQUIRE(wait_for("Enter", 15));
+    tmux({"send-keys", "Enter"});
+    bool split = wait_for("on file", 30), faults = wait_for("faults injected:", 30);
+    std::string screen = tmux({"capture-pane", "-p"}).second;
+    INFO(screen);
+    CHECK(split);
+    CHECK(faults);
+    CHECK(screen.find("short writes") != std::string::npos);
+    tmux({"send-keys", "q"});
+    if (wait_for("quit?", 5))
+        tmux({"send-keys", "y"});
+    CHECK(wait_for("IOLAB-EXITED", 15));
+    tmux({"kill-server"});
+}

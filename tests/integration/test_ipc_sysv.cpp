@@ -223,3 +223,83 @@ TEST_CASE("bad arguments: one sentence, status 2; --help: status 0")
         CHECK(r.second.find("usage:") == 0);
     }
 }
+
+TEST_CASE("the asynchronous API: every call's result decompresses to its input")
+{
+    TempDir dir;
+    std::string random = dir / "random.bin";
+    REQUIRE(run({"/bin/sh", "-c", "head -c 20000 /dev/urandom > " + random}).first == 0);
+    struct setting {
+        int segments;
+        const char *size, *threads;
+    };
+    for (auto s : {setting{1, "1K", "1"}, setting{3, "4K", "3"}}) {
+        INFO("segments=" << s.segments << " size=" << s.size << " threads=" << s.threads);
+        Child svc;
+        svc.start(service_argv(dir, s.segments, s.size));
+        REQUIRE(svc.read_until("listening on msgq", 10));
+        // 200 calls queued 50 at a time; each callback checks its own result.
+        auto text =
+            run({demo("tiny-client"), "--id-file", dir / "tinyfile.id", "--api", "async", "--batch",
+                 "50", "--requests", "200", "--input-size", "12000", "--async-threads", s.threads});
+        INFO(text.second);
+        CHECK(text.first == 0);
+        CHECK(field(text.second, "requests") == 200);
+        CHECK(field(text.second, "errors") == 0);
+        auto rnd =
+            run({demo("tiny-client"), "--id-file", dir / "tinyfile.id", "--api", "async", "--batch",
+                 "7", "--requests", "20", "--file", random, "--async-threads", s.threads});
+        INFO(rnd.second);
+        CHECK(rnd.first == 0);
+        CHECK(field(rnd.second, "requests") == 20);
+        CHECK(field(rnd.second, "errors") == 0);
+        int st = svc.stop();
+        CHECK((WIFEXITED(st) && WEXITSTATUS(st) == 0));
+        // Every chunk of every call went through the service, none twice.
+        CHECK(field(svc.output(), "chunks") ==
+              200 * field(text.second, "chunks") + 20 * field(rnd.second, "chunks"));
+    }
+}
+
+TEST_CASE("SIGTERM to an asynchronous client with thousands of calls queued: nothing left")
+{
+    TempDir dir;
+    auto shm0 = sysv_ids("shm"), sem0 = sysv_ids("sem"), msg0 = sysv_ids("msg");
+    Child svc;
+    svc.start(service_argv(dir, 1, "512"));
+    REQUIRE(svc.read_until("listening on msgq", 10));
+    // The service's objects: the ones that appeared with it.
+    std::set<long> mine[3];
+    const char *kinds[3] = {"shm", "sem", "msg"};
+    const std::set<long> *before[3] = {&shm0, &sem0, &msg0};
+    for (int k = 0; k < 3; k++)
+        for (long id : sysv_ids(kinds[k]))
+            if (!before[k]->count(id))
+                mine[k].insert(id);
+    CHECK(mine[0].size() >= 1);
+    Child client;
+    client.start({demo("tiny-client"), "--id-file", dir / "tinyfile.id", "--api", "async",
+                  "--batch", "5000", "--input-size", "64K"});
+    std::this_thread::sleep_for(std::chrono::milliseconds(700));
+    pid_t pid = client.pid();
+    int st = client.stop(10); // SIGTERM first
+    INFO(client.output());
+    CHECK((WIFEXITED(st) && WEXITSTATUS(st) == 0));
+    CHECK(field(client.output(), "errors") == 0);
+    struct stat sb;
+    CHECK(stat(("/proc/" + std::to_string(pid)).c_str(), &sb) != 0); // reaped, threads and all
+    // The segment was handed back with no reply left on it: a new client gets its own data.
+    auto after = run({demo("tiny-client"), "--id-file", dir / "tinyfile.id", "--requests", "3"});
+    INFO(after.second);
+    CHECK(after.first == 0);
+    CHECK(field(after.second, "errors") == 0);
+    st = svc.stop();
+    CHECK((WIFEXITED(st) && WEXITSTATUS(st) == 0));
+    CHECK(field(svc.output(), "registrations") == 2);
+    CHECK(field(svc.output(), "deregistrations") == 2);
+    for (int k = 0; k < 3; k++) {
+        auto now = sysv_ids(kinds[k]);
+        for (long id : mine[k])
+            CHECK(now.count(id) == 0);
+    }
+}

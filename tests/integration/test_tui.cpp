@@ -608,6 +608,87 @@ TEST_CASE("tui: a step with 40 checks is completed when all of them hold")
     REQUIRE(s.wait_for("IOLAB-EXITED"));
 }
 
+TEST_CASE("tui: at 160x48 checks, help, mode titles and program lines wrap instead of losing "
+          "their end; at 80x24 every check keeps its row")
+{
+    TempDir pack;
+    mkdir((pack / "p").c_str(), 0755);
+    spit((pack / "p") + "/pack.json", R"({"format_version": 1, "id": "wrap", "title": "W",
+        "version": "1", "lessons": ["l"]})");
+    // A server that prints one long line: its end must be on screen, wrapped in its pane.
+    spit((pack / "p") + "/l.json", R"({"id": "l", "title": "L", "summary": "s", "steps": [
+      {"id": "s", "title": "S", "kind": "run", "text": ["Short text."],
+       "programs": [
+         {"name": "server", "role": "server", "program": "/bin/sh",
+          "args": ["-c", "echo listening; echo a server line long enough to need three rows of a narrow pane and the end of it is TAILWORD; exec sleep 60"],
+          "ready": "listening"}],
+       "modes": [
+         {"id": "slow", "title": "slow: a mode whose title goes on for a long while before it finally ends with MODEEND", "key": "1", "program": "server"},
+         {"id": "fast", "title": "fast", "key": "2", "program": "server"}],
+       "checks": [
+         {"text": "Run the slow mode for a while, long enough to read the whole sentence to CHECKEND", "mode": "slow", "metric": "seconds", "min": 600},
+         {"text": "Run the fast mode too, so that the comparison has a second row to show", "mode": "fast", "metric": "seconds", "min": 600},
+         {"text": "A third check, so that three rows must stay in sight at 80x24", "mode": "fast", "metric": "seconds", "min": 600}]}
+    ]})");
+    TuiSession t({"--pack", pack / "p", "--open", "l/s"});
+    t.resize(160, 48);
+    REQUIRE(t.wait_for("To complete this step"));
+    t.keys({"Enter"});
+    // The check's last word and the program line's last word: on main both were cut.
+    CHECK(t.wait_for("CHECKEND"));
+    CHECK(t.wait_for("TAILWORD"));
+    t.keys({"?"});
+    REQUIRE(t.wait_for("Keys (any key closes this help)"));
+    INFO(t.last());
+    CHECK(t.last().find("MODEEND") != std::string::npos);
+    CHECK(t.last().find("the load keeps running") != std::string::npos);
+    // "mode slow: slow: ..." says the name once.
+    CHECK(t.last().find("mode slow: slow") == std::string::npos);
+    t.keys({"Escape"});
+    REQUIRE(t.wait([](const std::string &s) {
+        return s.find("Keys (any key closes this help)") == std::string::npos;
+    }));
+    // At 80x24 the checks do not fit wrapped: one row each, every one in sight, the footer whole.
+    t.resize(80, 24);
+    REQUIRE(t.wait([](const std::string &s) {
+        int marks = 0;
+        for (size_t at = s.find("\u2717"); at != std::string::npos; at = s.find("\u2717", at + 1))
+            marks++;
+        return marks == 3 && s.find("? help") != std::string::npos &&
+               s.find("q quit") != std::string::npos;
+    }));
+    t.keys({"q"});
+}
+
+TEST_CASE("tui: a server at its open-file limit: the counters pane and its own pane say which "
+          "limit, and it keeps serving")
+{
+    TempDir pack;
+    mkdir((pack / "p").c_str(), 0755);
+    spit((pack / "p") + "/pack.json", R"({"format_version": 1, "id": "lim", "title": "L",
+        "version": "1", "lessons": ["l"]})");
+    spit((pack / "p") + "/l.json", R"({"id": "l", "title": "L", "summary": "s", "steps": [
+      {"id": "s", "title": "S", "kind": "run", "text": ["Short text."],
+       "programs": [
+         {"name": "server", "role": "server", "program": "/bin/bash",
+          "args": ["-c", "ulimit -n 40; exec )" +
+                                       demo("echo-server") +
+                                       R"( --port {port} --host {host} --mode epoll"],
+          "ready": "listening"},
+         {"name": "load", "role": "client", "program": "echo-client",
+          "args": ["--port", "{port}", "--host", "{host}", "--connections", "60"]}]}
+    ]})");
+    TuiSession t({"--pack", pack / "p", "--open", "l/s"});
+    t.resize(160, 48);
+    REQUIRE(t.wait_for("Short text."));
+    t.keys({"Enter"});
+    // The pane names the call and the cause; the server's own pane says the limit and its value.
+    CHECK(t.wait_for("limit reached: server accept", 30));
+    CHECK(t.wait_for("(open files)", 5));
+    CHECK(t.wait_for("RLIMIT_NOFILE", 10));
+    t.keys({"q"});
+}
+
 TEST_CASE("tui: at 80x24 a run step's footer keeps its modes and the keys that matter most")
 {
     TuiSession s({"--open", "echo/watch"});
@@ -779,4 +860,22 @@ TEST_CASE("tui: an exercise: edit, build error at its line, rename-on-save, chec
         kept |= std::string(e->d_name).rfind("write-sendfile.old-", 0) == 0;
     closedir(d);
     CHECK(kept);
+}
+
+TEST_CASE("tui: the io_uring mode's own figures show, labelled as the demo's")
+{
+    // The shim cannot see inside the ring: the screen must say where the figures come from.
+    TuiSession s({"--pack", source_dir() + "/lessons", "--open", "concurrency/io_uring"});
+    REQUIRE(s.wait_for("the kernel does the waiting"));
+    s.keys({"Enter"});
+    REQUIRE(s.wait_for("running", 20));
+    s.keys({"2"});
+    bool shown = s.wait_for("io_uring, from the demo, not counted by the shim", 20);
+    INFO(s.last());
+    REQUIRE(shown);
+    CHECK(s.last().find("io_uring_enter") != std::string::npos);
+    s.keys({"q"});
+    REQUIRE(s.wait_for("Stop it and quit?"));
+    s.keys({"y"});
+    REQUIRE(s.wait_for("IOLAB-EXITED"));
 }

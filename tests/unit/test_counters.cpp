@@ -294,3 +294,32 @@ TEST_CASE("errors reach the program with the real errno", "[shim]")
     REQUIRE(m != nullptr);
     CHECK(count(m, IOLAB_CALL_READ) == 1 + 1 + 1 + 1);
 }
+
+TEST_CASE("time in call: sampled calls that wait are timed call by call, counts stay exact",
+          "[shim][timing]")
+{
+    // cat reads a pipe whose writer pauses 10 ms before each line: every read() waits about
+    // that long. read() is a sampled call, but a timed call that waited makes the next one timed
+    // too, so the time inside read() is the whole of the waits, not a sixteenth of them; and
+    // the count is exact whatever is timed. (Lower bounds only: a wait is never shorter than
+    // the writer's pause, whatever the machine's load.)
+    Page pg(16);
+    auto [code, out] = run({"/bin/sh", "-c",
+                            "i=0; while [ $i -lt 20 ]; do sleep 0.01; echo x; i=$((i+1)); done "
+                            "| cat"},
+                           pg.env(5));
+    INFO(out);
+    REQUIRE(code == 0);
+    uint64_t reads = 0, ns = 0;
+    for (uint32_t i = 0; i + 1 < pg.nslots; i++)
+        if (const struct iolab_slot *s = iolab_page_slot(pg.page, pg.nslots, i))
+            if (s->prog == 5) {
+                reads += count(s, IOLAB_CALL_READ);
+                ns += iolab_load(&s->calls[IOLAB_CALL_READ].ns);
+            }
+    CHECK(reads >= 21);            // 20 lines and the end of the pipe, at least
+    CHECK(ns >= 19 * 10000000ull); // 19 of the 20 pauses, at least
+    CHECK(!iolab_call_time_exact(IOLAB_CALL_READ));
+    CHECK(iolab_call_time_exact(IOLAB_CALL_EPOLL_WAIT));
+    CHECK(iolab_call_time_exact(IOLAB_CALL_SENDFILE));
+}

@@ -1,0 +1,450 @@
+/*
+ * iolab bench LESSON/STEP [--pack DIR] [--mode a,b,...] [--repeat N] [--seconds S]
+ *                         [--json|--csv] [--tier T]
+ *
+ * Model: a round runs every point once (a step without a sweep is one point), each point in
+ * every mode one after the other, so a machine that drifts moves all modes of a round together.
+ * N rounds give each mode N figures per point: their median, minimum and maximum, and the ratio
+ * to the first mode as the median of the per-round ratios (benchmath.h). The step's headline
+ * (what its seed reported, lesson/sweep.h) is printed beside this machine's ratio, with its
+ * `why` when the two differ by more than a fifth. The JSON is what tests/bench/readme-table.sh
+ * turns into the README's table of lesson results.
+ *
+ * Exit: 0; 1 when a point could not be measured in any round or the pack is bad; 2 for a bad
+ * command line; 128+signal when interrupted (nothing printed).
+ */
+#include "cmd.h"
+#include "cmd_sweep.h"
+#include "engine/benchmath.h"
+#include "engine/sweepio.h"
+#include "json.h"
+#include "lesson/lesson.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/utsname.h>
+#include <time.h>
+#include <unistd.h>
+
+#define BENCH_MAX_ROUNDS 64
+#define BENCH_DIFFERS    0.2 /* a ratio this far (a fifth) from the seed's is worth a sentence */
+
+struct bench_args {
+    const char *spec, *pack_dir, *modes;
+    int repeat;
+    double seconds;
+    bool json, csv;
+    enum iolab_tier tier;
+};
+
+struct bench {
+    const struct lesson *lesson;
+    const struct lesson_step *step; /* with a sweep (the wrapped one for a plain step) */
+    const struct lesson_scenario *sc;
+    const struct lesson_sweep *sw;
+    const struct lesson_headline *hl;
+    bool plain; /* the step has no sweep of its own */
+    struct sweep_cli_wrap wrap;
+    int modes[SWEEP_MAX_MODES];
+    size_t nmodes;
+    int rounds;
+    double fig[BENCH_MAX_ROUNDS][SWEEP_MAX_MODES][SWEEP_MAX_VALUES]; /* NaN: not measured */
+    struct benchmath_summary sum[SWEEP_MAX_MODES][SWEEP_MAX_VALUES];
+    double ratio[SWEEP_MAX_MODES][SWEEP_MAX_VALUES];
+    char tier[16];
+    double seconds, took_s;
+};
+
+static void bench_usage(FILE *out)
+{
+    fputs("usage: iolab bench LESSON/STEP [--pack DIR] [--mode M[,M...]] [--repeat N]\n"
+          "                   [--seconds S] [--json|--csv] [--tier full|reduced|minimal]\n\n"
+          "Measures a step N times (default 3), S seconds per mode and per point of its sweep,\n"
+          "the modes alternating in every round, and prints per mode the median figure with its\n"
+          "minimum and maximum, and its ratio to the first mode (the median of the per-round\n"
+          "ratios). The step's seed headline is printed beside this machine's ratio.\n",
+          out);
+}
+
+static int bench_parse_args(int argc, char **argv, struct bench_args *o)
+{
+    *o = (struct bench_args){.repeat = 3, .tier = IOLAB_TIER_AUTO};
+    for (int i = 1; i < argc; i++) {
+        const char *a = argv[i];
+        bool has_val = i + 1 < argc;
+        char *end;
+        if (!strcmp(a, "--help") || !strcmp(a, "-h")) {
+            bench_usage(stdout);
+            return -1;
+        } else if (!strcmp(a, "--json")) {
+            o->json = true;
+        } else if (!strcmp(a, "--csv")) {
+            o->csv = true;
+        } else if (!strcmp(a, "--pack") && has_val) {
+            o->pack_dir = argv[++i];
+        } else if (!strcmp(a, "--mode") && has_val) {
+            o->modes = argv[++i];
+        } else if (!strcmp(a, "--repeat") && has_val) {
+            long n = strtol(argv[++i], &end, 10);
+            if (*end || n < 1 || n > BENCH_MAX_ROUNDS) {
+                cmd_error("--repeat takes a whole number from 1 to %d, not '%s'.", BENCH_MAX_ROUNDS,
+                          argv[i]);
+                return 2;
+            }
+            o->repeat = (int)n;
+        } else if (!strcmp(a, "--seconds") && has_val) {
+            o->seconds = strtod(argv[++i], &end);
+            if (*end || !(o->seconds >= 0.2) || o->seconds > 3600) {
+                cmd_error("--seconds takes a number of seconds from 0.2 to 3600, not '%s'.",
+                          argv[i]);
+                return 2;
+            }
+        } else if (!strcmp(a, "--tier") && has_val) {
+            int k = iolab_tier_parse(argv[++i]);
+            if (k < 0 || k == IOLAB_TIER_AUTO) {
+                cmd_error("--tier is full, reduced or minimal, not '%s'.", argv[i]);
+                return 2;
+            }
+            o->tier = (enum iolab_tier)k;
+        } else if (a[0] != '-' && !o->spec) {
+            o->spec = a;
+        } else {
+            cmd_error("bench takes LESSON/STEP and --pack DIR, --mode M, --repeat N, --seconds "
+                      "S, --json, --csv, --tier T; '%s' is none of them (or lacks its value).",
+                      a);
+            return 2;
+        }
+    }
+    if (o->json && o->csv) {
+        cmd_error("--json and --csv each choose the output; give one of them.");
+        return 2;
+    }
+    if (!o->spec) {
+        cmd_error("bench needs a step: `iolab bench LESSON/STEP`; `iolab list` shows them.");
+        return 2;
+    }
+    return 0;
+}
+
+static int bench_resolve(struct bench *b, const struct lesson_pack *pack,
+                         const struct bench_args *o)
+{
+    char why[256];
+    if (lesson_resolve(pack, o->spec, &b->lesson, &b->step, why, sizeof why) < 0) {
+        cmd_error("%s", why);
+        return -1;
+    }
+    b->sc = lesson_step_scenario(b->step);
+    if (!b->sc) {
+        cmd_error("'%s' is not a step that runs anything; `iolab list` shows the run steps.",
+                  o->spec);
+        return -1;
+    }
+    b->hl = b->sc->headline;
+    if (!b->sc->sweep) {
+        b->plain = true;
+        sweep_cli_wrap(b->step, b->hl ? b->hl->figure : SWEEP_FIG_REQUESTS_PER_S, &b->wrap);
+        b->step = &b->wrap.step;
+        b->sc = &b->wrap.sc;
+    }
+    b->sw = b->sc->sweep;
+    if (!o->modes) {
+        b->nmodes = b->sw->nmodes;
+        memcpy(b->modes, b->sw->modes, sizeof b->modes);
+        return 0;
+    }
+    if (!b->sc->nmodes) {
+        cmd_error("%s has no modes to choose from; leave out --mode.", o->spec);
+        return -1;
+    }
+    char buf[1024];
+    snprintf(buf, sizeof buf, "%s", o->modes);
+    char *save = NULL;
+    for (char *t = strtok_r(buf, ",", &save); t; t = strtok_r(NULL, ",", &save)) {
+        int m = lesson_mode_find(b->sc, t);
+        if (m < 0) {
+            cmd_error("'%s' is not a mode of %s; `iolab list` shows its modes.", t, o->spec);
+            return -1;
+        }
+        if (b->nmodes == SWEEP_MAX_MODES) {
+            cmd_error("at most %d modes in one bench.", SWEEP_MAX_MODES);
+            return -1;
+        }
+        b->modes[b->nmodes++] = m;
+    }
+    return b->nmodes ? 0 : -1;
+}
+
+/* Runs the rounds; 0, or the status to end with. */
+static int bench_measure(struct bench *b, const struct bench_args *o)
+{
+    struct sweep_result *res = calloc(1, sizeof *res);
+    if (!res)
+        return 1;
+    struct timespec t0, t1;
+    clock_gettime(CLOCK_MONOTONIC, &t0);
+    for (int r = 0; r < o->repeat; r++) {
+        struct sweep_cli_opts so = {
+            .step = b->step,
+            .seconds = o->seconds,
+            .modes = b->modes,
+            .nmodes = b->nmodes,
+            .tier = o->tier,
+            .progress = true,
+        };
+        if (isatty(STDERR_FILENO))
+            fprintf(stderr, "\rround %d of %d\n", r + 1, o->repeat);
+        int status = sweep_cli_run(&so, res);
+        if (status) {
+            free(res);
+            return status;
+        }
+        for (size_t m = 0; m < b->nmodes; m++)
+            for (size_t v = 0; v < b->sw->nvalues; v++) {
+                const struct sweep_point *p = &res->points[m][v];
+                b->fig[r][m][v] = p->measured && p->has_figure ? p->figure : NAN;
+            }
+        snprintf(b->tier, sizeof b->tier, "%s", res->tier);
+        b->seconds = res->seconds;
+        b->rounds = r + 1;
+    }
+    clock_gettime(CLOCK_MONOTONIC, &t1);
+    b->took_s = (double)(t1.tv_sec - t0.tv_sec) + (double)(t1.tv_nsec - t0.tv_nsec) / 1e9;
+    free(res);
+    for (size_t m = 0; m < b->nmodes; m++)
+        for (size_t v = 0; v < b->sw->nvalues; v++) {
+            double a[BENCH_MAX_ROUNDS], base[BENCH_MAX_ROUNDS];
+            for (int r = 0; r < b->rounds; r++) {
+                a[r] = b->fig[r][m][v];
+                base[r] = b->fig[r][0][v];
+            }
+            benchmath_summarize(a, (size_t)b->rounds, &b->sum[m][v]);
+            b->ratio[m][v] = benchmath_ratio(a, base, (size_t)b->rounds);
+        }
+    return 0;
+}
+
+/* The headline's mode / base on this machine: at its value, or the median over the values. */
+static double bench_headline_here(const struct bench *b)
+{
+    const struct lesson_headline *h = b->hl;
+    size_t mi = SIZE_MAX, bi = SIZE_MAX;
+    for (size_t m = 0; m < b->nmodes; m++) {
+        if (b->modes[m] == h->mode)
+            mi = m;
+        if (b->modes[m] == h->base)
+            bi = m;
+    }
+    if (mi == SIZE_MAX || bi == SIZE_MAX)
+        return NAN;
+    double r[SWEEP_MAX_VALUES];
+    size_t n = 0;
+    for (size_t v = 0; v < b->sw->nvalues; v++) {
+        if (h->at >= 0 && (size_t)h->at != v)
+            continue;
+        double a[BENCH_MAX_ROUNDS], base[BENCH_MAX_ROUNDS];
+        for (int k = 0; k < b->rounds; k++) {
+            a[k] = b->fig[k][mi][v];
+            base[k] = b->fig[k][bi][v];
+        }
+        r[n++] = benchmath_ratio(a, base, (size_t)b->rounds);
+    }
+    return benchmath_median(r, n);
+}
+
+/* "seed 000: sendfile 1.94x faster than read+send; here 1.2x (why)". */
+static void bench_headline_sentence(const struct bench *b, double here, char *buf, size_t len)
+{
+    const struct lesson_headline *h = b->hl;
+    if (isnan(here)) {
+        snprintf(buf, len,
+                 "seed %s: %s (ratio %.3gx); not measured here (its modes %s and %s "
+                 "were not both run)",
+                 h->seed, h->text, h->ratio, b->sc->modes[h->mode].id, b->sc->modes[h->base].id);
+        return;
+    }
+    bool differs = benchmath_differs(here, h->ratio, BENCH_DIFFERS);
+    snprintf(buf, len, "seed %s: %s (%s/%s %.3gx); here %.3gx%s%s%s%s", h->seed, h->text,
+             b->sc->modes[h->mode].id, b->sc->modes[h->base].id, h->ratio, here,
+             differs ? "" : ", as in the seed", differs && h->why ? " (" : "",
+             differs && h->why ? h->why : "", differs && h->why ? ")" : "");
+}
+
+static void bench_machine(char *host, size_t hlen, char *kernel, size_t klen)
+{
+    struct utsname u;
+    if (uname(&u) == 0) {
+        snprintf(host, hlen, "%s %s", u.nodename, u.machine);
+        snprintf(kernel, klen, "%s %s", u.sysname, u.release);
+    } else {
+        snprintf(host, hlen, "unknown");
+        snprintf(kernel, klen, "unknown");
+    }
+}
+
+static const char *bench_mode(const struct bench *b, size_t m)
+{
+    return b->modes[m] >= 0 ? b->sc->modes[b->modes[m]].id : "run";
+}
+
+static void bench_print_json(const struct bench *b)
+{
+    char host[160], kernel[160];
+    bench_machine(host, sizeof host, kernel, sizeof kernel);
+    struct json_out j;
+    json_init(&j, stdout);
+    json_object(&j, NULL);
+    json_string(&j, "lesson", b->lesson->id);
+    json_string(&j, "step", b->step->id);
+    json_string(&j, "machine", host);
+    json_string(&j, "kernel", kernel);
+    json_int(&j, "cpus", sysconf(_SC_NPROCESSORS_ONLN));
+    json_string(&j, "tier", b->tier);
+    json_int(&j, "repeat", b->rounds);
+    json_double(&j, "seconds", b->seconds, 2);
+    json_double(&j, "duration_s", b->took_s, 1);
+    json_string(&j, "figure", sweep_figure_name(b->sw->figure));
+    json_string(&j, "unit", sweep_figure_unit(b->sw->figure));
+    json_string(&j, "param", b->plain ? NULL : b->sw->param);
+    json_array(&j, "values");
+    for (size_t v = 0; !b->plain && v < b->sw->nvalues; v++)
+        json_string(&j, NULL, b->sw->text[v]);
+    json_end(&j);
+    json_array(&j, "modes");
+    for (size_t m = 0; m < b->nmodes; m++) {
+        json_object(&j, NULL);
+        json_string(&j, "mode", bench_mode(b, m));
+        json_array(&j, "points");
+        for (size_t v = 0; v < b->sw->nvalues; v++) {
+            const struct benchmath_summary *s = &b->sum[m][v];
+            json_object(&j, NULL);
+            json_string(&j, "value", b->plain ? NULL : b->sw->text[v]);
+            json_u64(&j, "n", s->n);
+            json_double(&j, "median", s->median, 4);
+            json_double(&j, "min", s->min, 4);
+            json_double(&j, "max", s->max, 4);
+            json_double(&j, "ratio", b->ratio[m][v], 4);
+            json_array(&j, "rounds");
+            for (int r = 0; r < b->rounds; r++)
+                json_double(&j, NULL, b->fig[r][m][v], 4);
+            json_end(&j);
+            json_end(&j);
+        }
+        json_end(&j);
+        json_end(&j);
+    }
+    json_end(&j);
+    if (b->hl) {
+        double here = bench_headline_here(b);
+        char sentence[768];
+        bench_headline_sentence(b, here, sentence, sizeof sentence);
+        json_object(&j, "headline");
+        json_string(&j, "seed", b->hl->seed);
+        json_string(&j, "text", b->hl->text);
+        json_string(&j, "mode", b->sc->modes[b->hl->mode].id);
+        json_string(&j, "base", b->sc->modes[b->hl->base].id);
+        json_string(&j, "at", b->hl->at >= 0 ? b->sw->text[b->hl->at] : NULL);
+        json_double(&j, "seed_ratio", b->hl->ratio, 4);
+        json_double(&j, "here_ratio", here, 4);
+        json_bool(&j, "differs", benchmath_differs(here, b->hl->ratio, BENCH_DIFFERS));
+        json_string(&j, "sentence", sentence);
+        json_end(&j);
+    } else {
+        json_null(&j, "headline");
+    }
+    json_end(&j);
+    fputc('\n', stdout);
+}
+
+static void bench_print_csv(const struct bench *b)
+{
+    printf("mode,value,n,median,min,max,ratio\n");
+    for (size_t m = 0; m < b->nmodes; m++)
+        for (size_t v = 0; v < b->sw->nvalues; v++) {
+            const struct benchmath_summary *s = &b->sum[m][v];
+            printf("%s,%s,%zu,%.6g,%.6g,%.6g,%.6g\n", bench_mode(b, m),
+                   b->plain ? "" : b->sw->text[v], s->n, s->median, s->min, s->max, b->ratio[m][v]);
+        }
+}
+
+static void bench_print_text(const struct bench *b)
+{
+    char host[160], kernel[160];
+    bench_machine(host, sizeof host, kernel, sizeof kernel);
+    printf("%s/%s on %s (%ld CPUs), %s, sandbox %s: %d round%s, %.3g s per mode%s, took %.1f s\n",
+           b->lesson->id, b->step->id, host, sysconf(_SC_NPROCESSORS_ONLN), kernel, b->tier,
+           b->rounds, b->rounds == 1 ? "" : "s", b->seconds, b->plain ? "" : " and point",
+           b->took_s);
+    printf("figure: %s (%s); ratio: each mode's figure over %s's, the median of the rounds' "
+           "ratios\n\n",
+           sweep_figure_name(b->sw->figure), sweep_figure_unit(b->sw->figure), bench_mode(b, 0));
+    for (size_t v = 0; v < b->sw->nvalues; v++) {
+        if (!b->plain)
+            printf("%s = %s\n", b->sw->param, b->sw->text[v]);
+        for (size_t m = 0; m < b->nmodes; m++) {
+            const struct benchmath_summary *s = &b->sum[m][v];
+            char med[32], lo[32], hi[32];
+            enum sweep_figure f = b->sw->figure;
+            printf("  %-18s median %-12s min %-12s max %-12s ratio %.3gx%s\n", bench_mode(b, m),
+                   sweepio_figure_text(f, s->median, med, sizeof med),
+                   sweepio_figure_text(f, s->min, lo, sizeof lo),
+                   sweepio_figure_text(f, s->max, hi, sizeof hi), b->ratio[m][v],
+                   s->n < (size_t)b->rounds ? "  (some rounds measured nothing)" : "");
+        }
+    }
+    if (b->hl) {
+        char sentence[768];
+        bench_headline_sentence(b, bench_headline_here(b), sentence, sizeof sentence);
+        printf("\n%s\n", sentence);
+    }
+}
+
+static int cmd_bench_exec(int argc, char **argv)
+{
+    struct bench_args o;
+    int status = bench_parse_args(argc, argv, &o);
+    if (status)
+        return status < 0 ? 0 : status;
+    struct lesson_pack *pack = cmd_load_pack(o.pack_dir);
+    if (!pack)
+        return 1;
+    struct bench *b = calloc(1, sizeof *b);
+    status = 2;
+    if (!b) {
+        cmd_error("out of memory.");
+        status = 1;
+    } else if (bench_resolve(b, pack, &o) == 0) {
+        status = bench_measure(b, &o);
+        if (status == 0) {
+            if (o.json)
+                bench_print_json(b);
+            else if (o.csv)
+                bench_print_csv(b);
+            else
+                bench_print_text(b);
+            fflush(stdout);
+            for (size_t m = 0; m < b->nmodes; m++)
+                for (size_t v = 0; v < b->sw->nvalues; v++)
+                    if (!b->sum[m][v].n && status == 0) {
+                        cmd_error("%s%s%s was not measured in any round; `iolab run %s/%s "
+                                  "--mode %s` says why.",
+                                  bench_mode(b, m), b->plain ? "" : " at ",
+                                  b->plain ? "" : b->sw->text[v], b->lesson->id, b->step->id,
+                                  bench_mode(b, m));
+                        status = 1;
+                    }
+        }
+    }
+    free(b);
+    lesson_pack_free(pack);
+    return status;
+}
+
+const struct cmd_entry cmd_bench_entry = {
+    .name = "bench",
+    .usage = "LESSON/STEP [--mode M] [--repeat N] [--seconds S] [--json|--csv]",
+    .summary = "measure a step's modes N times, alternating them: medians, ranges, ratios",
+    .exec = cmd_bench_exec,
+};

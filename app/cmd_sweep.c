@@ -1,0 +1,123 @@
+/*
+ * cmd_sweep: see cmd_sweep.h. One loop, one runner, the signals that stop it; the progress line
+ * goes to stderr (only on a terminal, so a pipe of --json or --csv stays clean).
+ */
+#include "cmd_sweep.h"
+
+#include "lesson/kind.h"
+
+#include <signal.h>
+#include <stdio.h>
+#include <string.h>
+#include <unistd.h>
+
+struct sweep_cli {
+    uv_loop_t loop;
+    struct sweeprun *run;
+    uv_signal_t sigint, sigterm;
+    uv_timer_t tick;
+    struct sweep_result *res;
+    int status;
+    bool progress, closed;
+};
+
+static void sweep_cli_close(struct sweep_cli *c)
+{
+    if (c->closed)
+        return;
+    c->closed = true;
+    *c->res = *sweeprun_result(c->run);
+    uv_close((uv_handle_t *)&c->sigint, NULL);
+    uv_close((uv_handle_t *)&c->sigterm, NULL);
+    uv_close((uv_handle_t *)&c->tick, NULL);
+    sweeprun_free(c->run);
+}
+
+static void sweep_cli_on_done(void *data, const struct sweep_result *res)
+{
+    struct sweep_cli *c = data;
+    (void)res;
+    if (c->progress)
+        fputs("\r\033[K", stderr);
+    sweep_cli_close(c);
+}
+
+static void sweep_cli_on_signal(uv_signal_t *s, int sig)
+{
+    struct sweep_cli *c = s->data;
+    c->status = 128 + sig;
+    sweeprun_stop(c->run); /* on_done closes */
+}
+
+static void sweep_cli_on_tick(uv_timer_t *t)
+{
+    struct sweep_cli *c = t->data;
+    size_t s, v;
+    if (!sweeprun_current(c->run, &s, &v))
+        return;
+    const struct sweep_result *r = sweeprun_result(c->run);
+    int width = 30, filled = (int)(sweeprun_progress(c->run) * width + 0.5);
+    char bar[64];
+    for (int i = 0; i < width; i++)
+        bar[i] = i < filled ? '#' : '.';
+    bar[width] = '\0';
+    fprintf(stderr, "\r\033[Ksweep [%s] %zu/%zu  %s=%s  %s", bar, r->done + 1,
+            r->nmodes * r->nvalues, r->sw->param, r->sw->text[v],
+            r->mode_ids[s][0] ? r->mode_ids[s] : "");
+}
+
+int sweep_cli_run(const struct sweep_cli_opts *o, struct sweep_result *res)
+{
+    struct sweep_cli c = {.res = res, .progress = o->progress && isatty(STDERR_FILENO)};
+    if (uv_loop_init(&c.loop) < 0)
+        return 1;
+    struct sweeprun_options so = {
+        .seconds = o->seconds,
+        .modes = o->modes,
+        .nmodes = o->nmodes,
+        .tick_hz = 10,
+        .tier = o->tier,
+    };
+    struct sweeprun_callbacks cb = {.data = &c, .on_done = sweep_cli_on_done};
+    if (sweeprun_create(&c.run, &c.loop, o->step, &so, &cb) < 0) {
+        uv_loop_close(&c.loop);
+        return 1;
+    }
+    uv_signal_init(&c.loop, &c.sigint);
+    uv_signal_init(&c.loop, &c.sigterm);
+    uv_timer_init(&c.loop, &c.tick);
+    c.sigint.data = c.sigterm.data = c.tick.data = &c;
+    uv_signal_start(&c.sigint, sweep_cli_on_signal, SIGINT);
+    uv_signal_start(&c.sigterm, sweep_cli_on_signal, SIGTERM);
+    if (c.progress)
+        uv_timer_start(&c.tick, sweep_cli_on_tick, 200, 200);
+    if (sweeprun_start(c.run) < 0)
+        sweep_cli_close(&c);
+    uv_run(&c.loop, UV_RUN_DEFAULT);
+    if (uv_loop_close(&c.loop) != 0)
+        fprintf(stderr, "iolab: internal: handles left open after the sweep\n");
+    return c.status;
+}
+
+void sweep_cli_wrap(const struct lesson_step *step, enum sweep_figure fig, struct sweep_cli_wrap *w)
+{
+    memset(w, 0, sizeof *w);
+    w->sc = *lesson_step_scenario(step);
+    w->step = *step;
+    w->step.kind = &lesson_kind_run;
+    w->step.data = &w->sc;
+    w->sc.sweep = &w->sw;
+    /* A parameter no argument uses: the one point runs the step as it is. */
+    w->sw.param = (char *)"iolab_bench_point";
+    w->sw.nvalues = 1;
+    w->sw.text[0] = (char *)"-";
+    w->sw.x[0] = 1;
+    w->sw.figure = fig;
+    w->sw.role = w->sc.study >= 0 ? (int)w->sc.programs[w->sc.study].role : LESSON_ROLE_SERVER;
+    w->sw.seconds = w->sc.seconds > 0 ? w->sc.seconds : 5;
+    if (w->sc.nmodes)
+        for (size_t m = 0; m < w->sc.nmodes && w->sw.nmodes < SWEEP_MAX_MODES; m++)
+            w->sw.modes[w->sw.nmodes++] = (int)m;
+    else
+        w->sw.modes[w->sw.nmodes++] = -1;
+}

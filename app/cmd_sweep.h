@@ -1,0 +1,35 @@
+/*
+ * cmd_sweep: a sweep run headless, for `iolab run` (a step with a sweep) and `iolab bench` (every
+ * step: one without a sweep is measured as a sweep of one point). Private to the subcommands.
+ */
+#ifndef IOLAB_CMD_SWEEP_H
+#define IOLAB_CMD_SWEEP_H
+
+#include "engine/sweeprun.h"
+
+struct sweep_cli_opts {
+    const struct lesson_step *step; /* has a sweep (or is wrapped by sweep_cli_wrap) */
+    double seconds;                 /* per point; 0: the sweep's */
+    const int *modes;               /* the series; NULL: the sweep's */
+    size_t nmodes;
+    enum iolab_tier tier;
+    bool progress; /* a progress line on stderr, when it is a terminal */
+};
+
+/*
+ * Runs every point on a loop of its own and fills *res (copied out of the runner). Returns 0 when
+ * every point ran, 128+signal when SIGINT/SIGTERM stopped it (res keeps the finished points), 1
+ * when the loop could not be set up.
+ */
+int sweep_cli_run(const struct sweep_cli_opts *o, struct sweep_result *res);
+
+/* A step without a sweep as a sweep of one point, measured by fig. Keeps pointers into step. */
+struct sweep_cli_wrap {
+    struct lesson_step step;
+    struct lesson_scenario sc;
+    struct lesson_sweep sw;
+};
+void sweep_cli_wrap(const struct lesson_step *step, enum sweep_figure fig,
+                    struct sweep_cli_wrap *w);
+
+#endif

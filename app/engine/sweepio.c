@@ -1,0 +1,299 @@
+/*
+ * sweepio: see sweepio.h. Writing goes through the one JSON writer (json.h); reading back uses
+ * cJSON, as the progress store does, and copies into the plain result struct.
+ */
+#include "sweepio.h"
+
+#include <cjson/cJSON.h>
+#include <errno.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+static const char *sweepio_mode(const struct sweep_result *res, size_t s)
+{
+    return res->mode_ids[s][0] ? res->mode_ids[s] : "run";
+}
+
+void sweepio_json(struct json_out *j, const char *key, const struct sweep_result *res)
+{
+    const struct lesson_sweep *sw = res->sw;
+    json_object(j, key);
+    json_string(j, "param", sw->param);
+    json_string(j, "figure", sweep_figure_name(sw->figure));
+    json_string(j, "unit", sweep_figure_unit(sw->figure));
+    json_double(j, "seconds_per_point", res->seconds, 2);
+    json_string(j, "scale", sw->log_x ? "log" : "linear");
+    json_string(j, "tier", res->tier);
+    json_bool(j, "finished", res->finished);
+    json_bool(j, "stopped", res->stopped);
+    json_u64(j, "points_done", res->done);
+    json_array(j, "values");
+    for (size_t v = 0; v < res->nvalues; v++)
+        json_string(j, NULL, sw->text[v]);
+    json_end(j);
+    json_array(j, "modes");
+    for (size_t s = 0; s < res->nmodes; s++)
+        json_string(j, NULL, sweepio_mode(res, s));
+    json_end(j);
+    json_array(j, "points");
+    for (size_t k = 0; k < res->done && k < res->nmodes * res->nvalues; k++) {
+        size_t s = k % res->nmodes, v = k / res->nmodes;
+        const struct sweep_point *p = &res->points[s][v];
+        json_object(j, NULL);
+        json_string(j, "mode", sweepio_mode(res, s));
+        json_string(j, "value", sw->text[v]);
+        json_double(j, "x", sw->x[v], 0);
+        json_bool(j, "measured", p->measured);
+        if (p->has_figure)
+            json_double(j, "figure", p->figure, 4);
+        else
+            json_null(j, "figure");
+        json_double(j, "seconds", p->seconds, 3);
+        json_u64(j, "requests", p->requests);
+        json_u64(j, "bytes", p->bytes);
+        json_u64(j, "errors", p->errors);
+        json_u64(j, "connections", p->conns);
+        json_u64(j, "waiting", p->waiting);
+        json_u64(j, "failed", p->failed);
+        json_double(j, "requests_per_s", p->requests_per_s, 2);
+        json_double(j, "bytes_per_s", p->bytes_per_s, 0);
+        json_double(j, "calls_per_request", p->calls_per_request, 4);
+        json_double(j, "syscr_per_request", p->syscr_per_request, 4);
+        json_double(j, "bytes_per_syscr", p->bytes_per_syscr, 1);
+        json_double(j, "ctx_per_request", p->ctx_per_request, 4);
+        json_double(j, "cpu_pct", p->cpu_pct, 1);
+        json_double(j, "p50_ms", p->p50_ms, 4);
+        json_double(j, "p99_ms", p->p99_ms, 4);
+        json_string(j, "problem", p->problem[0] ? p->problem : NULL);
+        json_end(j);
+    }
+    json_end(j);
+    json_end(j);
+}
+
+char *sweepio_json_text(const struct sweep_result *res)
+{
+    char *buf = NULL;
+    size_t len = 0;
+    FILE *f = open_memstream(&buf, &len);
+    if (!f)
+        return NULL;
+    struct json_out j;
+    json_init(&j, f);
+    sweepio_json(&j, NULL, res);
+    if (fclose(f) != 0) {
+        free(buf);
+        return NULL;
+    }
+    return buf;
+}
+
+/* A CSV field: quoted when it holds a comma, a quote or a newline. */
+static void sweepio_csv_field(FILE *f, const char *s)
+{
+    if (!strpbrk(s, ",\"\n")) {
+        fputs(s, f);
+        return;
+    }
+    fputc('"', f);
+    for (; *s; s++) {
+        if (*s == '"')
+            fputc('"', f);
+        fputc(*s, f);
+    }
+    fputc('"', f);
+}
+
+void sweepio_csv(FILE *f, const struct sweep_result *res)
+{
+    const struct lesson_sweep *sw = res->sw;
+    fprintf(f,
+            "mode,%s,x,%s,measured,seconds,requests,bytes,errors,connections,waiting,failed,"
+            "requests_per_s,"
+            "bytes_per_s,calls_per_request,syscr_per_request,bytes_per_syscr,ctx_per_request,"
+            "cpu_pct,p50_ms,"
+            "p99_ms,problem\n",
+            sw->param, sweep_figure_name(sw->figure));
+    for (size_t k = 0; k < res->done && k < res->nmodes * res->nvalues; k++) {
+        size_t s = k % res->nmodes, v = k / res->nmodes;
+        const struct sweep_point *p = &res->points[s][v];
+        sweepio_csv_field(f, sweepio_mode(res, s));
+        fputc(',', f);
+        sweepio_csv_field(f, sw->text[v]);
+        fprintf(f, ",%.0f,", sw->x[v]);
+        if (p->has_figure)
+            fprintf(f, "%.6g", p->figure);
+        fprintf(
+            f,
+            ",%d,%.3f,%llu,%llu,%llu,%llu,%llu,%llu,%.2f,%.0f,%.4f,%.4f,%.1f,%.4f,%.1f,%.4f,%.4f,",
+            p->measured, p->seconds, (unsigned long long)p->requests, (unsigned long long)p->bytes,
+            (unsigned long long)p->errors, (unsigned long long)p->conns,
+            (unsigned long long)p->waiting, (unsigned long long)p->failed, p->requests_per_s,
+            p->bytes_per_s, p->calls_per_request, p->syscr_per_request, p->bytes_per_syscr,
+            p->ctx_per_request, p->cpu_pct, p->p50_ms, p->p99_ms);
+        sweepio_csv_field(f, p->problem);
+        fputc('\n', f);
+    }
+}
+
+const char *sweepio_figure_text(enum sweep_figure fig, double v, char *buf, size_t len)
+{
+    static const char *const sfx[] = {"", "k", "M", "G", "T"};
+    double a = v;
+    int i = 0;
+    switch (fig) {
+    case SWEEP_FIG_BYTES_PER_S:
+        while (a >= 1000 && i < 4) {
+            a /= 1000;
+            i++;
+        }
+        snprintf(buf, len, "%.3g %sB/s", a, sfx[i]);
+        break;
+    case SWEEP_FIG_REQUESTS_PER_S:
+        while (a >= 1000 && i < 4) {
+            a /= 1000;
+            i++;
+        }
+        snprintf(buf, len, "%.3g%s/s", a, sfx[i]);
+        break;
+    case SWEEP_FIG_P50_MS:
+    case SWEEP_FIG_P99_MS:
+        snprintf(buf, len, "%.3g ms", a);
+        break;
+    case SWEEP_FIG_CPU_PCT:
+        snprintf(buf, len, "%.0f%%", a);
+        break;
+    default:
+        snprintf(buf, len, "%.3g", a);
+        break;
+    }
+    return buf;
+}
+
+void sweepio_text(FILE *f, const struct sweep_result *res)
+{
+    const struct lesson_sweep *sw = res->sw;
+    fprintf(f, "sweep of {%s}: %s (%s) per point, %.3g s each, sandbox %s%s\n", sw->param,
+            sweep_figure_name(sw->figure), sweep_figure_unit(sw->figure), res->seconds, res->tier,
+            res->stopped ? "; STOPPED before the end" : "");
+    fprintf(f, "%10s", sw->param);
+    for (size_t s = 0; s < res->nmodes; s++)
+        fprintf(f, "  %16.16s", sweepio_mode(res, s));
+    fputc('\n', f);
+    for (size_t v = 0; v < res->nvalues; v++) {
+        fprintf(f, "%10s", sw->text[v]);
+        for (size_t s = 0; s < res->nmodes; s++) {
+            const struct sweep_point *p = &res->points[s][v];
+            char num[32] = "-";
+            if (v * res->nmodes + s < res->done) {
+                if (p->has_figure)
+                    sweepio_figure_text(sw->figure, p->figure, num, sizeof num);
+                else
+                    snprintf(num, sizeof num, "%s", p->measured ? "no requests" : "failed");
+                if (p->problem[0])
+                    strncat(num, " !", sizeof num - strlen(num) - 1);
+            }
+            fprintf(f, "  %16s", num);
+        }
+        fputc('\n', f);
+    }
+    fputs("\nper point: requests/s, calls per request, bytes per kernel read call (syscr), p99 "
+          "latency, CPU\n",
+          f);
+    for (size_t k = 0; k < res->done && k < res->nmodes * res->nvalues; k++) {
+        size_t s = k % res->nmodes, v = k / res->nmodes;
+        const struct sweep_point *p = &res->points[s][v];
+        fprintf(f,
+                "  %-16s %8s  %10.4g req/s  %8.3g calls/req  %8.4g B/syscr  p99 %8.3g ms  "
+                "cpu %5.0f%%  waiting %llu%s%s\n",
+                sweepio_mode(res, s), sw->text[v], p->requests_per_s, p->calls_per_request,
+                p->bytes_per_syscr, p->p99_ms, p->cpu_pct, (unsigned long long)p->waiting,
+                p->problem[0] ? "  ! " : "", p->problem);
+    }
+    fputs("! marks a point that was not clean (errors counted, a program failed): its figure "
+          "is shown\nbut does not stand for the mode.\n",
+          f);
+}
+
+static double sweepio_num(const cJSON *o, const char *k)
+{
+    const cJSON *v = cJSON_GetObjectItemCaseSensitive(o, k);
+    return cJSON_IsNumber(v) ? v->valuedouble : 0;
+}
+
+int sweepio_parse(const char *json, const struct lesson_scenario *sc, struct sweep_result *out)
+{
+    const struct lesson_sweep *sw = sc ? sc->sweep : NULL;
+    if (!sw || !json)
+        return -EINVAL;
+    cJSON *root = cJSON_Parse(json);
+    const cJSON *points = root ? cJSON_GetObjectItemCaseSensitive(root, "points") : NULL;
+    const cJSON *modes = root ? cJSON_GetObjectItemCaseSensitive(root, "modes") : NULL;
+    if (!cJSON_IsArray(points) || !cJSON_IsArray(modes)) {
+        cJSON_Delete(root);
+        return -EINVAL;
+    }
+    memset(out, 0, sizeof *out);
+    out->sw = sw;
+    out->nvalues = sw->nvalues;
+    out->seconds = sweepio_num(root, "seconds_per_point");
+    const cJSON *tier = cJSON_GetObjectItemCaseSensitive(root, "tier");
+    snprintf(out->tier, sizeof out->tier, "%s", cJSON_IsString(tier) ? tier->valuestring : "-");
+    const cJSON *m;
+    cJSON_ArrayForEach(m, modes)
+    {
+        if (!cJSON_IsString(m) || out->nmodes >= SWEEP_MAX_MODES)
+            continue;
+        int idx = sc->nmodes ? lesson_mode_find(sc, m->valuestring) : -1;
+        if (sc->nmodes && idx < 0)
+            continue;
+        out->modes[out->nmodes] = idx;
+        snprintf(out->mode_ids[out->nmodes], sizeof out->mode_ids[0], "%s",
+                 idx >= 0 ? sc->modes[idx].id : "");
+        out->nmodes++;
+    }
+    /* Points are kept in run order; a point whose mode or value is gone ends what is kept, since
+       "done" counts points in that order. */
+    const cJSON *p;
+    cJSON_ArrayForEach(p, points)
+    {
+        const cJSON *mode = cJSON_GetObjectItemCaseSensitive(p, "mode");
+        const cJSON *value = cJSON_GetObjectItemCaseSensitive(p, "value");
+        if (!out->nmodes || !cJSON_IsString(mode) || !cJSON_IsString(value))
+            break;
+        size_t k = out->done, s = k % out->nmodes, v = k / out->nmodes;
+        if (v >= sw->nvalues || strcmp(value->valuestring, sw->text[v]) ||
+            strcmp(mode->valuestring, sweepio_mode(out, s)))
+            break;
+        struct sweep_point *pt = &out->points[s][v];
+        const cJSON *fig = cJSON_GetObjectItemCaseSensitive(p, "figure");
+        pt->has_figure = cJSON_IsNumber(fig);
+        pt->figure = pt->has_figure ? fig->valuedouble : 0;
+        pt->measured = cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(p, "measured"));
+        pt->seconds = sweepio_num(p, "seconds");
+        pt->requests = (uint64_t)sweepio_num(p, "requests");
+        pt->bytes = (uint64_t)sweepio_num(p, "bytes");
+        pt->errors = (uint64_t)sweepio_num(p, "errors");
+        pt->conns = (uint64_t)sweepio_num(p, "connections");
+        pt->waiting = (uint64_t)sweepio_num(p, "waiting");
+        pt->failed = (uint64_t)sweepio_num(p, "failed");
+        pt->requests_per_s = sweepio_num(p, "requests_per_s");
+        pt->bytes_per_s = sweepio_num(p, "bytes_per_s");
+        pt->calls_per_request = sweepio_num(p, "calls_per_request");
+        pt->syscr_per_request = sweepio_num(p, "syscr_per_request");
+        pt->bytes_per_syscr = sweepio_num(p, "bytes_per_syscr");
+        pt->ctx_per_request = sweepio_num(p, "ctx_per_request");
+        pt->cpu_pct = sweepio_num(p, "cpu_pct");
+        pt->p50_ms = sweepio_num(p, "p50_ms");
+        pt->p99_ms = sweepio_num(p, "p99_ms");
+        const cJSON *why = cJSON_GetObjectItemCaseSensitive(p, "problem");
+        if (cJSON_IsString(why))
+            snprintf(pt->problem, sizeof pt->problem, "%s", why->valuestring);
+        out->done++;
+    }
+    out->stopped = cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(root, "stopped"));
+    out->finished = out->done == out->nmodes * out->nvalues && out->done > 0;
+    cJSON_Delete(root);
+    return 0;
+}

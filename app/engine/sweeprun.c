@@ -1,0 +1,439 @@
+/*
+ * sweeprun: see sweeprun.h. One engine at a time; the runner moves to the next point from a
+ * zero-delay timer, never from inside the engine's own callbacks, so an engine is always freed
+ * from outside itself. The clients get a {seconds} longer than the point so that the load never
+ * ends by itself before the point is measured.
+ */
+#include "sweeprun.h"
+
+#include "engine.h"
+#include "metrics/stats.h"
+#include "metrics/waits.h"
+
+#include <errno.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define SWEEPRUN_LOAD_MARGIN_S 30 /* extra {seconds} for the clients beyond the point */
+
+struct sweeprun {
+    uv_loop_t *loop;
+    const struct lesson_step *step;
+    const struct lesson_scenario *sc;
+    struct sweeprun_options opts;
+    struct sweeprun_callbacks cb;
+    struct sweep_result res;
+    /* The steps of the running point and of the one before: an engine keeps pointers into its
+       step until its handles have closed, a loop turn or two after engine_free(). */
+    struct sweep_derived derived[2];
+    bool have_derived[2];
+    struct engine *engine;
+    uv_timer_t point_timer; /* the point's length, from its first running snapshot */
+    uv_timer_t next_timer;  /* moves on to the next point from outside the engine's callbacks */
+    size_t k;               /* run-order index of the running point */
+    bool running, started, measuring, point_over;
+    uint64_t t0_ms; /* when the point started measuring (loop time) */
+    struct snapshot first, last;
+    int closing; /* handles still to close after sweeprun_free */
+    bool freeing;
+};
+
+/* ---- pure ---- */
+
+void sweep_point_measure(const struct lesson_sweep *sw, const struct snapshot *a,
+                         const struct snapshot *b, struct sweep_point *p)
+{
+    int role = sw && sw->role >= 0 && sw->role < LESSON_NROLES ? sw->role : LESSON_ROLE_SERVER;
+    const struct snapshot_figures *ca = &a->roles[LESSON_ROLE_CLIENT],
+                                  *cb = &b->roles[LESSON_ROLE_CLIENT];
+    const struct snapshot_figures *ra = &a->roles[role], *rb = &b->roles[role];
+    /* A scenario without a client (one program) publishes its figures as the server. */
+    bool no_client =
+        !cb->requests && !cb->app_bytes &&
+        (b->roles[LESSON_ROLE_SERVER].requests || b->roles[LESSON_ROLE_SERVER].app_bytes);
+    if (no_client) {
+        ca = &a->roles[LESSON_ROLE_SERVER];
+        cb = &b->roles[LESSON_ROLE_SERVER];
+    }
+    p->seconds = fmax(0, b->elapsed_s - a->elapsed_s);
+    p->requests = stats_delta(cb->requests, ca->requests);
+    p->bytes = stats_delta(cb->app_bytes, ca->app_bytes);
+    p->conns = stats_delta(cb->conns_opened, ca->conns_opened);
+    p->errors = 0;
+    p->failed = 0;
+    uint64_t ctx = 0;
+    double cpu = 0;
+    for (int r = 0; r < LESSON_NROLES; r++) {
+        const struct snapshot_figures *fa = &a->roles[r], *fb = &b->roles[r];
+        p->errors += stats_delta(fb->errors, fa->errors);
+        p->failed +=
+            stats_delta(fb->failed_total, fa->failed_total) + stats_delta(fb->shed, fa->shed);
+        ctx += stats_delta(fb->ctx_voluntary, fa->ctx_voluntary) +
+               stats_delta(fb->ctx_involuntary, fa->ctx_involuntary);
+        cpu += fmax(0, fb->cpu_user_s - fa->cpu_user_s) + fmax(0, fb->cpu_sys_s - fa->cpu_sys_s);
+    }
+    double req = (double)p->requests;
+    p->requests_per_s = stats_rate(p->requests, p->seconds);
+    p->bytes_per_s = stats_rate(p->bytes, p->seconds);
+    p->calls_per_request = req ? (double)stats_delta(rb->calls_total, ra->calls_total) / req : 0;
+    p->syscr_per_request = req ? (double)stats_delta(rb->syscr, ra->syscr) / req : 0;
+    p->ctx_per_request = req ? (double)ctx / req : 0;
+    uint64_t syscr = stats_delta(rb->syscr, ra->syscr);
+    p->bytes_per_syscr = syscr ? (double)p->bytes / (double)syscr : 0;
+    p->cpu_pct = p->seconds > 0 ? cpu / p->seconds * 100 : 0;
+    uint64_t hist[IOLAB_HIST_BUCKETS];
+    stats_hist_sub(hist, b->latency_hist[LESSON_ROLE_CLIENT], a->latency_hist[LESSON_ROLE_CLIENT],
+                   IOLAB_HIST_BUCKETS);
+    /* The clients still waiting at the end count as long as they waited, capped at the
+       point's length (a fresh run per point: none can have waited longer; a larger age is a
+       stale gauge, counted as a timeout at the point's length), so a server that answers one
+       client in a thousand never shows a small p99. */
+    p->waiting = b->roles[LESSON_ROLE_CLIENT].waiting;
+    uint64_t waits[IOLAB_HIST_BUCKETS];
+    memcpy(waits, b->in_flight_hist[LESSON_ROLE_CLIENT], sizeof waits);
+    unsigned cap = iolab_hist_bucket((uint64_t)(fmax(p->seconds, 0.001) * 1e9));
+    for (unsigned k = cap + 1; k < IOLAB_HIST_BUCKETS; k++) {
+        waits[cap] += waits[k];
+        waits[k] = 0;
+    }
+    struct snapshot_latency lat;
+    waits_latency(&lat, hist, waits);
+    p->p50_ms = (double)lat.p50_ns / 1e6;
+    p->p99_ms = (double)lat.p99_ns / 1e6;
+    if (sw && sw->figure == SWEEP_FIG_CALL_PER_REQ)
+        p->figure =
+            req && sw->call < IOLAB_NCALLS
+                ? (double)stats_delta(rb->calls[sw->call].count, ra->calls[sw->call].count) / req
+                : 0;
+    p->has_figure = sweep_point_figure(sw, p, &p->figure);
+}
+
+bool sweep_point_figure(const struct lesson_sweep *sw, const struct sweep_point *p, double *out)
+{
+    if (!sw || p->seconds <= 0)
+        return false;
+    bool per_req = p->requests > 0;
+    switch (sw->figure) {
+    case SWEEP_FIG_REQUESTS_PER_S:
+        *out = p->requests_per_s;
+        return true;
+    case SWEEP_FIG_BYTES_PER_S:
+        *out = p->bytes_per_s;
+        return true;
+    case SWEEP_FIG_CPU_PCT:
+        *out = p->cpu_pct;
+        return true;
+    case SWEEP_FIG_CALLS_PER_REQ:
+        *out = p->calls_per_request;
+        return per_req;
+    case SWEEP_FIG_CALL_PER_REQ:
+        /* computed by sweep_point_measure from the call's own counts, kept in figure */
+        *out = p->figure;
+        return per_req;
+    case SWEEP_FIG_SYSCR_PER_REQ:
+        *out = p->syscr_per_request;
+        return per_req;
+    case SWEEP_FIG_BYTES_PER_SYSCR:
+        *out = p->bytes_per_syscr;
+        return p->bytes_per_syscr > 0;
+    case SWEEP_FIG_CTX_PER_REQ:
+        *out = p->ctx_per_request;
+        return per_req;
+    case SWEEP_FIG_P50_MS:
+        *out = p->p50_ms;
+        return per_req;
+    case SWEEP_FIG_P99_MS:
+        *out = p->p99_ms;
+        return per_req;
+    default:
+        return false;
+    }
+}
+
+/* ---- running ---- */
+
+static size_t sweeprun_total(const struct sweeprun *r)
+{
+    return r->res.nmodes * r->res.nvalues;
+}
+
+static void sweeprun_end(struct sweeprun *r, bool stopped)
+{
+    if (!r->running)
+        return;
+    r->running = false;
+    r->res.stopped = stopped;
+    r->res.finished = !stopped && r->res.done == sweeprun_total(r);
+    if (r->cb.on_done)
+        r->cb.on_done(r->cb.data, &r->res);
+}
+
+static void sweeprun_point_start(struct sweeprun *r);
+
+static void sweeprun_release_point(struct sweeprun *r)
+{
+    if (r->engine) {
+        engine_free(r->engine);
+        r->engine = NULL;
+    }
+    /* The engine keeps pointers into the derived step until its handles close: the derived
+       step is freed when the next one replaces it, or with the runner, after the loop ran. */
+}
+
+static void sweeprun_next(uv_timer_t *t)
+{
+    struct sweeprun *r = t->data;
+    sweeprun_release_point(r);
+    if (!r->running)
+        return;
+    if (++r->k >= sweeprun_total(r)) {
+        sweeprun_end(r, false);
+        return;
+    }
+    sweeprun_point_start(r);
+}
+
+/* The running point is over (measured, failed or cut short): record it, move on. */
+static void sweeprun_point_done(struct sweeprun *r, const char *problem)
+{
+    if (r->point_over)
+        return;
+    r->point_over = true;
+    uv_timer_stop(&r->point_timer);
+    size_t series = r->k % r->res.nmodes, value = r->k / r->res.nmodes;
+    struct sweep_point *p = &r->res.points[series][value];
+    memset(p, 0, sizeof *p);
+    if (r->measuring) {
+        sweep_point_measure(r->sc->sweep, &r->first, &r->last, p);
+        /* A point whose program died was not measured, whatever it managed before. */
+        p->measured = p->seconds > 0 && !(problem && problem[0]);
+    }
+    if (problem && problem[0])
+        snprintf(p->problem, sizeof p->problem, "%s", problem);
+    else if (p->errors || p->failed)
+        snprintf(p->problem, sizeof p->problem,
+                 "%llu error%s counted (refused, reset or failed), %llu call%s failed at a limit, "
+                 "%llu still waiting at the end",
+                 (unsigned long long)p->errors, p->errors == 1 ? "" : "s",
+                 (unsigned long long)p->failed, p->failed == 1 ? "" : "s",
+                 (unsigned long long)p->waiting);
+    r->res.done++;
+    if (r->cb.on_point)
+        r->cb.on_point(r->cb.data, &r->res, series, value);
+    if (r->engine &&
+        (engine_state(r->engine) == ENGINE_RUNNING || engine_state(r->engine) == ENGINE_STARTING))
+        engine_stop(r->engine); /* ENGINE_STOPPED then moves on */
+    else
+        uv_timer_start(&r->next_timer, sweeprun_next, 0, 0);
+}
+
+static void sweeprun_point_timeout(uv_timer_t *t)
+{
+    sweeprun_point_done(t->data, NULL);
+}
+
+static void sweeprun_on_snapshot(void *data, const struct snapshot *snap)
+{
+    struct sweeprun *r = data;
+    if (r->point_over)
+        return;
+    if (snap->mode_running && !r->measuring) {
+        r->measuring = true;
+        r->first = *snap;
+        r->t0_ms = uv_now(r->loop);
+        uv_timer_start(&r->point_timer, sweeprun_point_timeout, (uint64_t)(r->res.seconds * 1000),
+                       0);
+    }
+    if (r->measuring)
+        r->last = *snap;
+    if (r->cb.on_tick)
+        r->cb.on_tick(r->cb.data, snap);
+}
+
+static void sweeprun_on_exit(void *data, size_t prog, int status, bool expected)
+{
+    struct sweeprun *r = data;
+    if (expected || r->point_over)
+        return;
+    const struct lesson_program *p = prog < r->sc->nprograms ? &r->sc->programs[prog] : NULL;
+    /* A client that finished its work ends the point early; anything else is a failure. */
+    if (status == 0 && p && p->role == LESSON_ROLE_CLIENT)
+        return;
+    char why[200];
+    size_t n = engine_lines(r->engine, prog);
+    const char *last = n ? engine_line(r->engine, prog, n - 1, NULL) : "(no output)";
+    snprintf(why, sizeof why, "%s exited with status %d: %s", p ? p->name : "a program", status,
+             last);
+    sweeprun_point_done(r, why);
+}
+
+static void sweeprun_on_state(void *data, enum engine_state state)
+{
+    struct sweeprun *r = data;
+    if (state == ENGINE_RUNNING && engine_jail(r->engine))
+        snprintf(r->res.tier, sizeof r->res.tier, "%s",
+                 jail_tier_name(jail_tier(engine_jail(r->engine))));
+    if (state == ENGINE_FAILED) {
+        sweeprun_point_done(r, engine_error(r->engine));
+        uv_timer_start(&r->next_timer, sweeprun_next, 0, 0);
+    } else if (state == ENGINE_STOPPED) {
+        /* every program exited by itself, or the stop after the point */
+        sweeprun_point_done(r, NULL);
+        uv_timer_start(&r->next_timer, sweeprun_next, 0, 0);
+    }
+}
+
+static void sweeprun_point_start(struct sweeprun *r)
+{
+    size_t series = r->k % r->res.nmodes, value = r->k / r->res.nmodes;
+    r->measuring = r->point_over = false;
+    struct sweep_derived *d = &r->derived[r->k % 2];
+    if (r->have_derived[r->k % 2])
+        sweep_derived_free(d);
+    r->have_derived[r->k % 2] = false;
+    int rc = sweep_derive(r->step, value, d);
+    char why[160];
+    if (rc < 0) {
+        snprintf(why, sizeof why, "could not prepare the point: %s", strerror(-rc));
+        sweeprun_point_done(r, why);
+        return;
+    }
+    r->have_derived[r->k % 2] = true;
+    int mode = r->res.modes[series];
+    struct engine_options eo = {
+        .mode = mode >= 0 ? r->sc->modes[mode].id : NULL,
+        .seconds = r->res.seconds + SWEEPRUN_LOAD_MARGIN_S,
+        .tick_hz = r->opts.tick_hz,
+        .tier = r->opts.tier,
+    };
+    struct engine_callbacks cb = {
+        .data = r,
+        .on_exit = sweeprun_on_exit,
+        .on_snapshot = sweeprun_on_snapshot,
+        .on_state = sweeprun_on_state,
+    };
+    rc = engine_create(&r->engine, r->loop, &d->step, &eo, &cb);
+    if (rc < 0) {
+        r->engine = NULL;
+        snprintf(why, sizeof why, "could not prepare the point: %s", strerror(-rc));
+        sweeprun_point_done(r, why);
+        return;
+    }
+    if (engine_start(r->engine) < 0)
+        sweeprun_point_done(r, engine_error(r->engine));
+}
+
+int sweeprun_create(struct sweeprun **out, uv_loop_t *loop, const struct lesson_step *step,
+                    const struct sweeprun_options *opts, const struct sweeprun_callbacks *cb)
+{
+    const struct lesson_scenario *sc = lesson_step_scenario(step);
+    *out = NULL;
+    if (!sc || !sc->sweep)
+        return -EINVAL;
+    struct sweeprun *r = calloc(1, sizeof *r);
+    if (!r)
+        return -ENOMEM;
+    r->loop = loop;
+    r->step = step;
+    r->sc = sc;
+    if (opts)
+        r->opts = *opts;
+    if (cb)
+        r->cb = *cb;
+    const struct lesson_sweep *sw = sc->sweep;
+    r->res.sw = sw;
+    r->res.nvalues = sw->nvalues;
+    r->res.seconds = r->opts.seconds > 0 ? r->opts.seconds : sw->seconds;
+    const int *modes = r->opts.modes && r->opts.nmodes ? r->opts.modes : sw->modes;
+    size_t nmodes = r->opts.modes && r->opts.nmodes ? r->opts.nmodes : sw->nmodes;
+    for (size_t i = 0; i < nmodes && i < SWEEP_MAX_MODES; i++) {
+        r->res.modes[i] = modes[i];
+        snprintf(r->res.mode_ids[i], sizeof r->res.mode_ids[i], "%s",
+                 modes[i] >= 0 && (size_t)modes[i] < sc->nmodes ? sc->modes[modes[i]].id : "");
+        r->res.nmodes++;
+    }
+    snprintf(r->res.tier, sizeof r->res.tier, "-");
+    uv_timer_init(loop, &r->point_timer);
+    uv_timer_init(loop, &r->next_timer);
+    r->point_timer.data = r->next_timer.data = r;
+    *out = r;
+    return 0;
+}
+
+int sweeprun_start(struct sweeprun *r)
+{
+    if (r->running || r->started)
+        return -EBUSY;
+    if (!sweeprun_total(r))
+        return -EINVAL;
+    r->started = r->running = true;
+    r->k = 0;
+    sweeprun_point_start(r);
+    return 0;
+}
+
+void sweeprun_stop(struct sweeprun *r)
+{
+    if (!r->running)
+        return;
+    uv_timer_stop(&r->point_timer);
+    uv_timer_stop(&r->next_timer);
+    r->point_over = true; /* the point that was running is dropped */
+    sweeprun_release_point(r);
+    sweeprun_end(r, true);
+}
+
+bool sweeprun_running(const struct sweeprun *r)
+{
+    return r && r->running;
+}
+
+const struct sweep_result *sweeprun_result(const struct sweeprun *r)
+{
+    return &r->res;
+}
+
+double sweeprun_progress(const struct sweeprun *r)
+{
+    size_t total = sweeprun_total(r);
+    if (!total)
+        return 0;
+    double part = 0;
+    if (r->running && r->measuring && !r->point_over && r->res.seconds > 0)
+        part = fmin(1, (double)(uv_now(r->loop) - r->t0_ms) / 1000.0 / r->res.seconds);
+    return fmin(1, ((double)r->res.done + part) / (double)total);
+}
+
+bool sweeprun_current(const struct sweeprun *r, size_t *series, size_t *value)
+{
+    if (!r->running || !r->res.nmodes)
+        return false;
+    *series = r->k % r->res.nmodes;
+    *value = r->k / r->res.nmodes;
+    return true;
+}
+
+static void sweeprun_closed(uv_handle_t *h)
+{
+    struct sweeprun *r = h->data;
+    if (--r->closing == 0) {
+        for (int i = 0; i < 2; i++)
+            if (r->have_derived[i])
+                sweep_derived_free(&r->derived[i]);
+        free(r);
+    }
+}
+
+void sweeprun_free(struct sweeprun *r)
+{
+    if (!r || r->freeing)
+        return;
+    r->freeing = true;
+    r->running = false;
+    sweeprun_release_point(r);
+    r->closing = 2;
+    uv_close((uv_handle_t *)&r->point_timer, sweeprun_closed);
+    uv_close((uv_handle_t *)&r->next_timer, sweeprun_closed);
+}

@@ -1,0 +1,117 @@
+/*
+ * sweep: a run step's sweep and headline, as plain data (the run kind's "sweep" and "headline"
+ * keys; lessons/README.md documents both).
+ *
+ * A sweep names a parameter ("size") that the step's program and mode arguments use as a
+ * placeholder ("{size}"), the values it takes (each kept as written, which is what the program
+ * gets, and as a number for the chart's x axis), the figure a point is measured by (the y axis),
+ * how long each point runs and which modes take part. A point is one value in one mode: the
+ * scenario with the placeholder replaced (sweep_derive() builds that step), run for `seconds`.
+ *
+ * A headline is what the step's seed reported, as data: "sendfile 1.94x faster than read+send"
+ * is {seed, text, mode: sendfile, base: read-send, figure: bytes_per_s, ratio: 1.94, why}.
+ * `iolab bench` prints it beside this machine's ratio, with `why` when the two differ.
+ *
+ * Invariants after a load without diagnostics: 1 <= nvalues <= SWEEP_MAX_VALUES, every x > 0,
+ * the x are in increasing order; modes[] are valid mode indices (every mode when the sweep names
+ * none; one pseudo-mode -1 when the step has no modes); the parameter is used by at least one
+ * argument and is not a built-in placeholder.
+ */
+#ifndef IOLAB_SWEEP_H
+#define IOLAB_SWEEP_H
+
+#include "lesson.h"
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#define SWEEP_MAX_VALUES 32
+#define SWEEP_MAX_MODES  16
+
+/* The figure a point is measured by: the expected outcomes' figures, and latency. */
+enum sweep_figure {
+    SWEEP_FIG_REQUESTS_PER_S,  /* the client's completed requests (the step's unit) per second */
+    SWEEP_FIG_BYTES_PER_S,     /* the client's payload bytes per second */
+    SWEEP_FIG_CALLS_PER_REQ,   /* the role's counted calls per request */
+    SWEEP_FIG_CALL_PER_REQ,    /* one counted call per request: "calls:NAME/request" */
+    SWEEP_FIG_SYSCR_PER_REQ,   /* the kernel's read-family system calls per request (syscr) */
+    SWEEP_FIG_BYTES_PER_SYSCR, /* the client's payload bytes per kernel read call: the size of
+                                  the reads the kernel really saw, whoever made them */
+    SWEEP_FIG_CTX_PER_REQ,     /* context switches per request */
+    SWEEP_FIG_CPU_PCT,         /* CPU of every program, % of one core */
+    SWEEP_FIG_P50_MS,          /* median request latency, ms */
+    SWEEP_FIG_P99_MS,          /* 99th percentile request latency, ms */
+    SWEEP_NFIGS
+};
+
+struct lesson_sweep {
+    char *param;                  /* "size": used as {size} in arguments */
+    size_t nvalues;               /* points per mode */
+    char *text[SWEEP_MAX_VALUES]; /* each value as written: "4K", "1000" (the labels); the
+                                     programs get the number: "4096" */
+    double x[SWEEP_MAX_VALUES];   /* and as a number: 4096, 1000 */
+    enum sweep_figure figure;     /* the y axis */
+    unsigned call;                /* enum iolab_call_id for SWEEP_FIG_CALL_PER_REQ */
+    int role;                     /* whose calls the per-request figures count (server) */
+    double seconds;               /* each point's length */
+    int modes[SWEEP_MAX_MODES];   /* the modes swept, in order; -1: the step has none */
+    size_t nmodes;
+    bool log_x;           /* the x axis is logarithmic */
+    bool bytes_x;         /* the values are sizes: label them 4K, 1M */
+    size_t default_value; /* the value a plain run (Enter, `iolab run`) uses */
+};
+
+struct lesson_headline {
+    char *seed; /* "000": the seed file's number */
+    char *text; /* "sendfile 1.94x faster than read+send" */
+    int mode;   /* the mode the claim is about */
+    int base;   /* the mode it is compared with */
+    enum sweep_figure figure;
+    unsigned call;
+    double ratio; /* the seed's mode / base */
+    char *why;    /* the sentence that explains a difference; may be NULL */
+    int at;       /* for a sweep step: the value index compared; -1 every point's median */
+};
+
+/* The sweep of a step, or NULL. */
+const struct lesson_sweep *lesson_step_sweep(const struct lesson_step *step);
+/* The headline of a step, or NULL. */
+const struct lesson_headline *lesson_step_headline(const struct lesson_step *step);
+
+/* The figure's name as a lesson writes it ("bytes_per_s") and its unit ("B/s"). */
+const char *sweep_figure_name(enum sweep_figure f);
+const char *sweep_figure_unit(enum sweep_figure f);
+/* Whether more is better (throughput) or worse (latency, calls). */
+bool sweep_figure_higher_better(enum sweep_figure f);
+
+/*
+ * A step that runs one value of the sweep: the same scenario with {param} replaced by the
+ * value's text in every program's and mode's arguments. The derived step borrows everything
+ * else from the original (which must outlive it); free it with sweep_derived_free().
+ */
+struct sweep_derived {
+    struct lesson_step step;
+    struct lesson_scenario sc;
+    struct lesson_program *programs;
+    struct lesson_mode *modes;
+};
+int sweep_derive(const struct lesson_step *step, size_t value, struct sweep_derived *out);
+void sweep_derived_free(struct sweep_derived *d);
+
+/* "4K", "64K", "1M" for a byte count, the number otherwise ("1000"); into buf. */
+const char *sweep_x_label(const struct lesson_sweep *sw, double x, char *buf, size_t len);
+
+/* The run kind's hooks (kind_run.c): parse "sweep" and "headline", free them. */
+struct load;
+struct cJSON;
+struct lesson_sweep *sweep_parse(struct load *ld, const struct cJSON *v);
+/* After the programs and modes are known: resolves mode names, checks the parameter is used. */
+void sweep_resolve(struct load *ld, const struct cJSON *v, struct lesson_sweep *sw,
+                   const struct lesson_scenario *sc);
+struct lesson_headline *sweep_headline_parse(struct load *ld, const struct cJSON *v,
+                                             const struct lesson_scenario *sc,
+                                             const struct lesson_sweep *sw);
+void sweep_free(struct lesson_sweep *sw);
+void sweep_headline_free(struct lesson_headline *h);
+
+#endif

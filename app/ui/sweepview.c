@@ -1,0 +1,456 @@
+/*
+ * sweepview: see sweepview.h. The runner's result is read in place while it runs (the runner
+ * outlives every frame), and copied when it ends; a frame never waits on anything.
+ */
+#include "sweepview.h"
+
+#include "chart.h"
+#include "engine/sweepio.h"
+#include "engine/sweeprun.h"
+#include "widgets.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+enum sweepview_show { SWEEPVIEW_OFF, SWEEPVIEW_CHART, SWEEPVIEW_TABLE };
+
+struct sweepview {
+    struct stepview_env env;
+    const struct lesson_scenario *sc;
+    const struct lesson_sweep *sw;
+    struct view_ctx *c;
+    struct sweeprun *run;    /* while a sweep runs (and until the next starts) */
+    struct sweep_result res; /* the last result: the running one is copied in as it grows */
+    bool have_res;
+    enum sweepview_show show;
+    uv_timer_t tick; /* redraws the progress bar while a point runs */
+    bool tick_open;
+    struct sweep_derived plain; /* the default value's step, for a plain run */
+    bool have_plain;
+};
+
+/* Markers per series in ASCII, and colours (pairs above the screen roles' ones). */
+static const char sweepview_marks[] = "*o+x#@%&";
+static const short sweepview_colours[] = {COLOR_GREEN, COLOR_YELLOW, COLOR_MAGENTA, COLOR_CYAN,
+                                          COLOR_RED,   COLOR_BLUE,   COLOR_WHITE,   COLOR_GREEN};
+#define SWEEPVIEW_PAIR0 32
+
+static attr_t sweepview_series_attr(const struct screen_caps *c, size_t s)
+{
+    if (!c->colour)
+        return s % 2 ? A_NORMAL : A_BOLD;
+    short pair = (short)(SWEEPVIEW_PAIR0 + s % 8);
+    init_pair(pair, sweepview_colours[s % 8], -1);
+    return (attr_t)COLOR_PAIR(pair) | A_BOLD;
+}
+
+static void sweepview_save(struct sweepview *s)
+{
+    if (!s->c->progress || !s->res.done)
+        return;
+    char *json = sweepio_json_text(&s->res);
+    if (!json)
+        return;
+    if (progress_field_set(s->c->progress, s->env.pack->id, s->env.lesson->id, s->env.step->id,
+                           "sweep", json) == 0)
+        view_save_progress(s->c);
+    free(json);
+}
+
+static void sweepview_on_point(void *data, const struct sweep_result *res, size_t series,
+                               size_t value)
+{
+    struct sweepview *s = data;
+    s->res = *res;
+    s->have_res = true;
+    s->c->dirty = true;
+    const struct sweep_point *p = &res->points[series][value];
+    if (p->problem[0])
+        view_status(s->c, !p->measured, "%s %s=%s: %s", res->mode_ids[series], s->sw->param,
+                    s->sw->text[value], p->problem);
+}
+
+static void sweepview_on_done(void *data, const struct sweep_result *res)
+{
+    struct sweepview *s = data;
+    s->res = *res;
+    s->have_res = true;
+    s->c->dirty = true;
+    if (s->tick_open)
+        uv_timer_stop(&s->tick);
+    sweepview_save(s);
+    if (res->stopped)
+        view_status(s->c, false, "Sweep stopped: %zu of %zu points kept; w runs it again.",
+                    res->done, res->nmodes * res->nvalues);
+    else
+        view_status(s->c, false, "Sweep done: %zu points. v shows the table.", res->done);
+}
+
+static void sweepview_on_tick(uv_timer_t *t)
+{
+    struct sweepview *s = t->data;
+    s->c->dirty = true;
+}
+
+struct sweepview *sweepview_open(const struct stepview_env *env, struct view_ctx *c)
+{
+    const struct lesson_scenario *sc = lesson_step_scenario(env->step);
+    if (!sc || !sc->sweep)
+        return NULL;
+    struct sweepview *s = calloc(1, sizeof *s);
+    if (!s)
+        return NULL;
+    s->env = *env;
+    s->sc = sc;
+    s->sw = sc->sweep;
+    s->c = c;
+    s->have_plain = sweep_derive(env->step, s->sw->default_value, &s->plain) == 0;
+    uv_timer_init(c->loop, &s->tick);
+    s->tick.data = s;
+    s->tick_open = true;
+    const char *rec = c->progress ? progress_field_get(c->progress, env->pack->id, env->lesson->id,
+                                                       env->step->id, "sweep")
+                                  : NULL;
+    if (rec && sweepio_parse(rec, sc, &s->res) == 0 && s->res.done) {
+        s->have_res = true;
+        s->show = SWEEPVIEW_CHART;
+    }
+    return s;
+}
+
+static void sweepview_timer_closed(uv_handle_t *h)
+{
+    struct sweepview *s = h->data;
+    if (s->have_plain)
+        sweep_derived_free(&s->plain);
+    free(s);
+}
+
+void sweepview_close(struct sweepview *s)
+{
+    if (!s)
+        return;
+    if (s->run) {
+        bool was = sweeprun_running(s->run);
+        sweeprun_free(s->run); /* a running point is dropped: it is not measured */
+        s->run = NULL;
+        if (was && s->res.done)
+            sweepview_save(s);
+    }
+    /* The plain step may still be in use by the run view's engine until its handles close:
+       those close before this timer's callback runs (they were closed first). */
+    uv_close((uv_handle_t *)&s->tick, sweepview_timer_closed);
+}
+
+void sweepview_toggle(struct sweepview *s, struct view_ctx *c)
+{
+    if (s->run && sweeprun_running(s->run)) {
+        sweeprun_stop(s->run); /* on_done keeps and saves the finished points */
+        return;
+    }
+    if (s->run) {
+        sweeprun_free(s->run);
+        s->run = NULL;
+    }
+    struct sweeprun_options o = {.tick_hz = c->tick_hz, .tier = IOLAB_TIER_AUTO};
+    struct sweeprun_callbacks cb = {
+        .data = s, .on_point = sweepview_on_point, .on_done = sweepview_on_done};
+    if (sweeprun_create(&s->run, c->loop, s->env.step, &o, &cb) < 0) {
+        view_status(c, true, "The sweep could not be prepared (out of memory?).");
+        return;
+    }
+    memset(&s->res, 0, sizeof s->res);
+    s->res = *sweeprun_result(s->run);
+    s->have_res = true;
+    s->show = s->show == SWEEPVIEW_OFF ? SWEEPVIEW_CHART : s->show;
+    if (sweeprun_start(s->run) < 0) {
+        view_status(c, true, "The sweep could not start.");
+        return;
+    }
+    uv_timer_start(&s->tick, sweepview_on_tick, 250, 250);
+    const struct sweep_result *r = sweeprun_result(s->run);
+    view_status(c, false, "Sweeping {%s}: %zu points of %.3g s; w stops (finished points stay).",
+                s->sw->param, r->nmodes * r->nvalues, r->seconds);
+}
+
+void sweepview_cycle(struct sweepview *s, struct view_ctx *c)
+{
+    s->show = s->show == SWEEPVIEW_CHART   ? SWEEPVIEW_TABLE
+              : s->show == SWEEPVIEW_TABLE ? SWEEPVIEW_OFF
+                                           : SWEEPVIEW_CHART;
+    if (s->show != SWEEPVIEW_OFF && !s->have_res)
+        view_status(c, false, "No sweep yet: w runs one.");
+}
+
+bool sweepview_shown(const struct sweepview *s)
+{
+    return s && s->show != SWEEPVIEW_OFF;
+}
+
+bool sweepview_running(const struct sweepview *s)
+{
+    return s && s->run && sweeprun_running(s->run);
+}
+
+bool sweepview_has_result(const struct sweepview *s)
+{
+    return s && s->have_res && s->res.finished;
+}
+
+const struct lesson_step *sweepview_plain_step(struct sweepview *s)
+{
+    return s && s->have_plain ? &s->plain.step : NULL;
+}
+
+size_t sweepview_footer(const struct sweepview *s, struct keys_item *out, size_t max)
+{
+    size_t n = 0;
+    if (!s)
+        return 0;
+    if (n < max)
+        out[n++] = (struct keys_item){"w", sweepview_running(s) ? "stop sweep" : "sweep", 95};
+    if (n < max)
+        out[n++] = (struct keys_item){"v",
+                                      s->show == SWEEPVIEW_CHART   ? "table"
+                                      : s->show == SWEEPVIEW_TABLE ? "counters"
+                                                                   : "chart",
+                                      75};
+    return n;
+}
+
+/* ---- drawing ---- */
+
+/* The right side of the run layout: every program pane and the counters pane. */
+static struct layout_rect sweepview_area(const struct layout *L)
+{
+    struct layout_rect r = L->counters;
+    for (size_t i = 0; i < L->nprogs; i++) {
+        struct layout_rect p = L->progs[i];
+        int x0 = p.x < r.x ? p.x : r.x, y0 = p.y < r.y ? p.y : r.y;
+        int x1 = p.x + p.w > r.x + r.w ? p.x + p.w : r.x + r.w;
+        int y1 = p.y + p.h > r.y + r.h ? p.y + p.h : r.y + r.h;
+        r = (struct layout_rect){x0, y0, x1 - x0, y1 - y0};
+    }
+    return r;
+}
+
+static bool sweepview_point_ok(const struct sweep_result *r, size_t s, size_t v)
+{
+    return v * r->nmodes + s < r->done && r->points[s][v].has_figure;
+}
+
+static const char *sweepview_mode(const struct sweep_result *r, size_t s)
+{
+    return r->mode_ids[s][0] ? r->mode_ids[s] : "run";
+}
+
+/* The progress bar and what runs now, on one row. */
+static void sweepview_progress(struct sweepview *s, const struct screen_caps *c, int x, int y,
+                               int w)
+{
+    size_t series, value;
+    if (!s->run || !sweeprun_current(s->run, &series, &value))
+        return;
+    const struct sweep_result *r = sweeprun_result(s->run);
+    char label[96];
+    snprintf(label, sizeof label, " %zu/%zu %s=%s %s", r->done + 1, r->nmodes * r->nvalues,
+             s->sw->param, s->sw->text[value], sweepview_mode(r, series));
+    int lw = (int)strlen(label);
+    int bw = w - lw > 10 ? w - lw : 10;
+    widgets_text(c, x, y, 1, A_NORMAL, "[");
+    widgets_bar(c, x + 1, y, bw - 2, sweeprun_progress(s->run), 1);
+    widgets_text(c, x + bw - 1, y, 1, A_NORMAL, "]");
+    widgets_text(c, x + bw, y, w - bw, A_BOLD, label);
+}
+
+static void sweepview_draw_chart(struct sweepview *s, const struct screen_caps *c,
+                                 struct layout_rect in, int rows)
+{
+    const struct sweep_result *r = &s->res;
+    const struct lesson_sweep *sw = s->sw;
+    double ys[SWEEP_MAX_MODES][SWEEP_MAX_VALUES];
+    bool have[SWEEP_MAX_MODES][SWEEP_MAX_VALUES];
+    struct chart_series ser[SWEEP_MAX_MODES];
+    for (size_t m = 0; m < r->nmodes; m++) {
+        for (size_t v = 0; v < r->nvalues; v++) {
+            have[m][v] = sweepview_point_ok(r, m, v);
+            ys[m][v] = have[m][v] ? r->points[m][v].figure : 0;
+        }
+        ser[m] = (struct chart_series){ys[m], have[m]};
+    }
+    double ymax = chart_ymax(ser, r->nmodes, r->nvalues);
+    /* Crossings of the first series with each other one, named under the chart. */
+    char cross[3][128];
+    size_t ncross = 0;
+    for (size_t m = 1; m < r->nmodes && ncross < 3; m++) {
+        size_t at[4];
+        size_t k = chart_crossings(&ser[0], &ser[m], r->nvalues, at, 4);
+        for (size_t i = 0; i < k && ncross < 3; i++) {
+            size_t a = at[i], b = a + 1;
+            while (b < r->nvalues && !(have[0][b] && have[m][b]))
+                b++;
+            if (b >= r->nvalues)
+                continue;
+            bool first_wins_after = ys[0][b] > ys[m][b];
+            bool hb = sweep_figure_higher_better(sw->figure);
+            snprintf(cross[ncross++], sizeof cross[0], "%s %s %s between %s=%s and %s",
+                     sweepview_mode(r, first_wins_after == hb ? 0 : m), "overtakes",
+                     sweepview_mode(r, first_wins_after == hb ? m : 0), sw->param, sw->text[a],
+                     sw->text[b]);
+        }
+    }
+    int chart_h = rows - (int)ncross;
+    char lab[32];
+    int label_w = 1;
+    struct chart_geom g;
+    chart_compute(&g, in.x, in.y, in.w, chart_h, sw->x, r->nvalues, sw->log_x, ymax, 1);
+    for (size_t k = 0; k < g.nticks; k++) {
+        int lw = (int)strlen(sweepio_figure_text(sw->figure, g.tick_v[k], lab, sizeof lab));
+        label_w = lw > label_w ? lw : label_w;
+    }
+    chart_compute(&g, in.x, in.y, in.w, chart_h, sw->x, r->nvalues, sw->log_x, ymax, label_w);
+    if (!g.ok) {
+        widgets_text(c, in.x, in.y, in.w, screen_attr(SCREEN_DIM),
+                     "(too small for the chart: v shows the table)");
+        return;
+    }
+    /* Legend on the top row. */
+    int x = in.x;
+    for (size_t m = 0; m < r->nmodes && x < in.x + in.w; m++) {
+        char item[64];
+        snprintf(item, sizeof item, "%c %s  ", sweepview_marks[m % 8], sweepview_mode(r, m));
+        x += widgets_text(c, x, in.y, in.x + in.w - x, sweepview_series_attr(c, m), item);
+    }
+    if (x < in.x + in.w - 4) {
+        char unit[64];
+        snprintf(unit, sizeof unit, "(%s%s)", sweep_figure_unit(sw->figure),
+                 sw->log_x ? ", x log" : "");
+        widgets_text(c, x, in.y, in.x + in.w - x, screen_attr(SCREEN_DIM), unit);
+    }
+    /* Axes and their labels. */
+    attr_t axis = screen_attr(SCREEN_BORDER);
+    for (int row = g.plot_y; row < g.axis_row; row++)
+        widgets_text(c, g.axis_col, row, 1, axis, "|");
+    for (int col = g.axis_col; col < g.plot_x + g.plot_w; col++)
+        widgets_text(c, col, g.axis_row, 1, axis, col == g.axis_col ? "+" : "-");
+    for (size_t k = 0; k < g.nticks; k++) {
+        sweepio_figure_text(sw->figure, g.tick_v[k], lab, sizeof lab);
+        int lw = (int)strlen(lab);
+        widgets_text(c, in.x + label_w - lw, g.tick_row[k], lw, screen_attr(SCREEN_DIM), lab);
+    }
+    int last_end = -1;
+    for (size_t v = 0; v < r->nvalues; v++) {
+        widgets_text(c, g.xcol[v], g.axis_row, 1, axis, "+");
+        sweep_x_label(sw, sw->x[v], lab, sizeof lab);
+        int lw = (int)strlen(lab), lx = g.xcol[v] - lw / 2;
+        if (lx <= last_end)
+            continue; /* labels that would touch are left out; the table has them all */
+        if (lx + lw > in.x + in.w)
+            lx = in.x + in.w - lw;
+        widgets_text(c, lx, g.axis_row + 1, lw, A_NORMAL, lab);
+        last_end = lx + lw;
+    }
+    /* Lines first (dots between points), then the points over them. */
+    for (size_t m = 0; m < r->nmodes; m++) {
+        attr_t a = sweepview_series_attr(c, m);
+        for (size_t v = 0; v + 1 < r->nvalues; v++) {
+            if (!have[m][v] || !have[m][v + 1])
+                continue;
+            int x0 = g.xcol[v], x1 = g.xcol[v + 1];
+            int r0 = chart_row(&g, ys[m][v]), r1 = chart_row(&g, ys[m][v + 1]);
+            for (int col = x0 + 1; col < x1; col++) {
+                int row = r0 + (int)lround((double)(r1 - r0) * (col - x0) / (x1 - x0));
+                widgets_text(c, col, row, 1, a, ".");
+            }
+        }
+    }
+    for (size_t m = 0; m < r->nmodes; m++) {
+        attr_t a = sweepview_series_attr(c, m);
+        char mk[2] = {sweepview_marks[m % 8], 0};
+        for (size_t v = 0; v < r->nvalues; v++)
+            if (have[m][v])
+                widgets_text(c, g.xcol[v], chart_row(&g, ys[m][v]), 1, a, mk);
+    }
+    for (size_t k = 0; k < ncross; k++)
+        widgets_text(c, in.x, in.y + chart_h + (int)k, in.w, A_BOLD, cross[k]);
+}
+
+static void sweepview_draw_table(struct sweepview *s, const struct screen_caps *c,
+                                 struct layout_rect in, int rows)
+{
+    const struct sweep_result *r = &s->res;
+    const struct lesson_sweep *sw = s->sw;
+    int y = in.y;
+    int colw = r->nmodes ? (in.w - 8) / (int)r->nmodes : in.w;
+    if (colw > 22)
+        colw = 22;
+    widgets_printf(c, in.x, y, 8, screen_attr(SCREEN_HEADING), "%s", sw->param);
+    for (size_t m = 0; m < r->nmodes; m++)
+        widgets_text(c, in.x + 8 + (int)m * colw, y, colw - 1,
+                     sweepview_series_attr(c, m) | A_UNDERLINE, sweepview_mode(r, m));
+    y++;
+    /* Each value: the sweep's figure; under it the point's other figures in dim. */
+    bool two = rows >= 1 + (int)r->nvalues * 2;
+    for (size_t v = 0; v < r->nvalues && y < in.y + rows; v++) {
+        widgets_text(c, in.x, y, 7, A_BOLD, sw->text[v]);
+        for (size_t m = 0; m < r->nmodes; m++) {
+            const struct sweep_point *p = &r->points[m][v];
+            char cell[64] = "-", fig[32];
+            bool done = v * r->nmodes + m < r->done;
+            if (done && p->has_figure)
+                snprintf(cell, sizeof cell, "%s%s",
+                         sweepio_figure_text(sw->figure, p->figure, fig, sizeof fig),
+                         p->problem[0] ? " !" : "");
+            else if (done)
+                snprintf(cell, sizeof cell, "%s", p->measured ? "no requests" : "failed");
+            widgets_text(c, in.x + 8 + (int)m * colw, y, colw - 1,
+                         p->problem[0] ? screen_attr(SCREEN_BAD) : A_NORMAL, cell);
+            if (two && done && y + 1 < in.y + rows) {
+                char more[64];
+                if (p->bytes_per_syscr > 0)
+                    snprintf(more, sizeof more, "%.4g B/syscr", p->bytes_per_syscr);
+                else
+                    snprintf(more, sizeof more, "p99 %.3g ms%s", p->p99_ms,
+                             p->errors || p->failed || p->waiting ? " !" : "");
+                widgets_text(c, in.x + 8 + (int)m * colw, y + 1, colw - 1, screen_attr(SCREEN_DIM),
+                             more);
+            }
+        }
+        y += two ? 2 : 1;
+    }
+    if (y < in.y + rows)
+        widgets_text(c, in.x, y, in.w, screen_attr(SCREEN_DIM),
+                     "! not clean (errors counted or a program failed): see iolab run --json");
+}
+
+void sweepview_draw(struct sweepview *s, struct view_ctx *vc)
+{
+    const struct screen_caps *c = vc->caps;
+    struct layout_rect area = sweepview_area(&vc->layout);
+    widgets_clear(area);
+    char title[128];
+    snprintf(title, sizeof title, "sweep {%s}: %s%s", s->sw->param,
+             sweep_figure_name(s->sw->figure),
+             sweepview_running(s)             ? ", running"
+             : s->res.stopped                 ? ", stopped"
+             : s->have_res && s->res.finished ? ", done"
+                                              : "");
+    struct layout_rect in = widgets_box(c, area, title, false);
+    int rows = in.h;
+    if (sweepview_running(s)) {
+        sweepview_progress(s, c, in.x, in.y + in.h - 1, in.w);
+        rows--;
+    }
+    if (s->run && sweeprun_running(s->run))
+        s->res = *sweeprun_result(s->run);
+    if (!s->have_res || !s->res.nmodes) {
+        widgets_text(c, in.x, in.y, in.w, screen_attr(SCREEN_DIM),
+                     "No sweep yet: w runs every point, v switches chart and table.");
+        return;
+    }
+    if (s->show == SWEEPVIEW_TABLE)
+        sweepview_draw_table(s, c, in, rows);
+    else
+        sweepview_draw_chart(s, c, in, rows);
+}

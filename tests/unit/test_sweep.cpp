@@ -1,0 +1,235 @@
+// Sweeps without processes: the "sweep" and "headline" keys as the loader reads them (and the
+// sentences it gives for bad ones), the derived step of one value, a point's figures from two
+// recorded snapshots, and a result written as JSON and read back.
+#include <catch2/catch.hpp>
+
+#include "helpers.hpp"
+
+extern "C" {
+#include "engine/sweepio.h"
+#include "engine/sweeprun.h"
+#include "lesson/lesson.h"
+#include "lesson/sweep.h"
+}
+
+#include <cstdlib>
+#include <string>
+#include <vector>
+
+using namespace iolab_test;
+
+namespace
+{
+
+const char *pack_json = R"({"format_version": 1, "id": "t", "title": "T", "version": "1",
+  "lessons": ["l"]})";
+
+std::string lesson_with(const std::string &step_extra, const std::string &arg = "{size}")
+{
+    return R"({"id": "l", "title": "L", "summary": "s", "steps": [{"id": "s", "title": "S",
+      "kind": "run", "text": "x",
+      "programs": [{"name": "p", "role": "client", "program": "/bin/true",
+                    "args": ["--size", ")" +
+           arg + R"("]}],
+      "modes": [{"id": "a", "title": "A", "program": "p"}, {"id": "b", "title": "B", "program": "p"}])" +
+           step_extra + "}]}";
+}
+
+struct Loaded {
+    lesson_pack *pack = nullptr;
+    lesson_diags diags = {};
+    int rc;
+    explicit Loaded(const std::string &lesson)
+    {
+        lesson_mem_file files[2] = {{"pack.json", pack_json, strlen(pack_json)},
+                                    {"l.json", lesson.data(), lesson.size()}};
+        lesson_load_options opts = {};
+        rc = lesson_pack_load_mem("mem", files, 2, &opts, &pack, &diags);
+    }
+    ~Loaded()
+    {
+        lesson_pack_free(pack);
+        lesson_diags_free(&diags);
+    }
+    std::string messages() const
+    {
+        std::string s;
+        for (size_t i = 0; i < diags.n; i++)
+            s += std::string(diags.v[i].file) + ":" + std::to_string(diags.v[i].line) + ":" +
+                 std::to_string(diags.v[i].col) + ": " + diags.v[i].message + "\n";
+        return s;
+    }
+    const lesson_step *step() const
+    {
+        return &pack->lessons[0].steps[0];
+    }
+};
+
+const std::string good_sweep = R"(, "sweep": {"param": "size", "values": ["8", "64", "4K", "64K"],
+  "figure": "bytes_per_s", "seconds": 1},
+  "headline": {"seed": "002", "text": "fread wins small", "mode": "b", "base": "a",
+               "figure": "bytes_per_s", "ratio": 21, "at": "8", "why": "a call per transfer"})";
+
+} // namespace
+
+TEST_CASE("a sweep and a headline load as data")
+{
+    Loaded l(lesson_with(good_sweep));
+    INFO(l.messages());
+    REQUIRE(l.rc == 0);
+    const lesson_sweep *sw = lesson_step_sweep(l.step());
+    REQUIRE(sw);
+    CHECK(std::string(sw->param) == "size");
+    REQUIRE(sw->nvalues == 4);
+    CHECK(sw->x[2] == 4096);
+    CHECK(sw->x[3] == 65536);
+    CHECK(sw->log_x); // 8 to 64K spans far more than a factor of 16
+    CHECK(sw->bytes_x);
+    CHECK(sw->figure == SWEEP_FIG_BYTES_PER_S);
+    REQUIRE(sw->nmodes == 2); // every mode when the sweep names none
+    CHECK(sw->modes[0] == 0);
+    CHECK(sw->modes[1] == 1);
+    const lesson_headline *h = lesson_step_headline(l.step());
+    REQUIRE(h);
+    CHECK(h->mode == 1);
+    CHECK(h->base == 0);
+    CHECK(h->at == 0);
+    CHECK(h->ratio == 21);
+
+    // The point's step: {size} replaced by the number in every argument, nothing else changed.
+    sweep_derived d;
+    REQUIRE(sweep_derive(l.step(), 2, &d) == 0);
+    const lesson_scenario *sc = lesson_step_scenario(&d.step);
+    REQUIRE(sc);
+    CHECK(std::string(sc->programs[0].args[1]) == "4096");
+    CHECK(sc->sweep == nullptr);
+    CHECK(std::string(lesson_step_scenario(l.step())->programs[0].args[1]) == "{size}");
+    sweep_derived_free(&d);
+
+    char buf[32];
+    CHECK(std::string(sweep_x_label(sw, 65536, buf, sizeof buf)) == "64K");
+    CHECK(std::string(sweep_x_label(sw, 8, buf, sizeof buf)) == "8");
+}
+
+TEST_CASE("bad sweeps are reported at their place with what to do")
+{
+    struct Case {
+        std::string extra, arg, expect;
+    } cases[] = {
+        {R"(, "sweep": {"param": "size", "values": ["8", "4"], "figure": "bytes_per_s"})", "{size}",
+         "from the smallest to the largest"},
+        {R"(, "sweep": {"param": "size", "values": ["8", "4X"], "figure": "bytes_per_s"})",
+         "{size}", "is not a positive whole number"},
+        {R"(, "sweep": {"param": "size", "values": ["8"], "figure": "bytes_per_sec"})", "{size}",
+         "did you mean \"bytes_per_s\""},
+        {R"(, "sweep": {"param": "port", "values": ["8"], "figure": "bytes_per_s"})", "{port}",
+         "not a built-in placeholder"},
+        {R"(, "sweep": {"param": "size", "values": ["8"], "figure": "bytes_per_s"})", "8",
+         "appears in no program's or mode's arguments"},
+        {R"(, "sweep": {"param": "size", "values": ["8"], "figure": "bytes_per_s",
+             "modes": ["c"]})",
+         "{size}", "mode \"c\" is not one of this step's modes"},
+        {"", "{size}", "{size} is not a placeholder"},
+        {R"(, "sweep": {"param": "size", "values": ["8"], "figure": "bytes_per_s", "seconds": 0})",
+         "{size}", "between 0.2 and"},
+    };
+    for (const auto &c : cases) {
+        Loaded l(lesson_with(c.extra, c.arg));
+        INFO(c.extra << "\n" << l.messages());
+        CHECK(l.rc == -EINVAL);
+        CHECK(l.messages().find(c.expect) != std::string::npos);
+        CHECK(l.messages().find("mem/l.json:") != std::string::npos);
+    }
+}
+
+TEST_CASE("a point's figures are the growth between its two snapshots")
+{
+    static snapshot a, b;
+    a = snapshot{};
+    b = snapshot{};
+    a.elapsed_s = 1;
+    b.elapsed_s = 3; // two seconds
+    a.roles[LESSON_ROLE_CLIENT].requests = 100;
+    b.roles[LESSON_ROLE_CLIENT].requests = 2100; // 2000 requests: 1000/s
+    b.roles[LESSON_ROLE_CLIENT].app_bytes = 4096 * 2000;
+    b.roles[LESSON_ROLE_SERVER].calls_total = 6000; // 3 per request
+    b.roles[LESSON_ROLE_SERVER].syscr = 1000;       // 8192 payload bytes per read
+    b.roles[LESSON_ROLE_SERVER].errors = 2;
+    b.roles[LESSON_ROLE_CLIENT].cpu_user_s = 0.5; // 25% of one core over 2 s
+    lesson_sweep sw = {};
+    sw.role = LESSON_ROLE_SERVER;
+    sw.figure = SWEEP_FIG_REQUESTS_PER_S;
+    sweep_point p = {};
+    sweep_point_measure(&sw, &a, &b, &p);
+    CHECK(p.seconds == Approx(2));
+    CHECK(p.requests == 2000);
+    CHECK(p.requests_per_s == Approx(1000));
+    CHECK(p.bytes_per_s == Approx(4096 * 1000));
+    CHECK(p.calls_per_request == Approx(3));
+    CHECK(p.bytes_per_syscr == Approx(8192));
+    CHECK(p.errors == 2);
+    CHECK(p.cpu_pct == Approx(25));
+    CHECK(p.has_figure);
+    CHECK(p.figure == Approx(1000));
+
+    // Clients left waiting count in the percentiles (paced as waits.h says), and a stale age
+    // counts as a timeout at the point's length: 2000 answered in 1 ms and 100 waiting "for an
+    // hour" give a p99 of the point's 2 s, not an hour and not 1 ms.
+    b.latency_hist[LESSON_ROLE_CLIENT][iolab_hist_bucket(1000000)] = 2000;
+    b.in_flight_hist[LESSON_ROLE_CLIENT][iolab_hist_bucket(3600ull * 1000000000)] = 100;
+    b.roles[LESSON_ROLE_CLIENT].waiting = 100;
+    sweep_point_measure(&sw, &a, &b, &p);
+    CHECK(p.waiting == 100);
+    CHECK(p.p99_ms > 1000);
+    CHECK(p.p99_ms < 2600);
+
+    // Per-request figures need requests.
+    sw.figure = SWEEP_FIG_P99_MS;
+    b.roles[LESSON_ROLE_CLIENT].requests = 100;
+    sweep_point_measure(&sw, &a, &b, &p);
+    CHECK_FALSE(p.has_figure);
+}
+
+TEST_CASE("a result written as JSON reads back point for point")
+{
+    Loaded l(lesson_with(good_sweep));
+    REQUIRE(l.rc == 0);
+    const lesson_scenario *sc = lesson_step_scenario(l.step());
+    static sweep_result r, back;
+    r = sweep_result{};
+    r.sw = sc->sweep;
+    r.nmodes = 2;
+    r.modes[0] = 0;
+    r.modes[1] = 1;
+    strcpy(r.mode_ids[0], "a");
+    strcpy(r.mode_ids[1], "b");
+    r.nvalues = 4;
+    r.seconds = 1;
+    r.done = 5; // stopped during the sixth point: value index 2, mode b
+    r.stopped = true;
+    strcpy(r.tier, "full");
+    for (size_t k = 0; k < r.done; k++) {
+        sweep_point &p = r.points[k % 2][k / 2];
+        p.measured = p.has_figure = true;
+        p.figure = 100.0 * (double)(k + 1);
+        p.seconds = 1;
+        p.requests = k;
+    }
+    strcpy(r.points[0][1].problem, "2 errors counted");
+    char *json = sweepio_json_text(&r);
+    REQUIRE(json);
+    REQUIRE(sweepio_parse(json, sc, &back) == 0);
+    free(json);
+    CHECK(back.done == 5);
+    CHECK(back.stopped);
+    CHECK_FALSE(back.finished);
+    CHECK(back.nmodes == 2);
+    CHECK(std::string(back.mode_ids[1]) == "b");
+    for (size_t k = 0; k < r.done; k++) {
+        INFO("point " << k);
+        CHECK(back.points[k % 2][k / 2].figure == Approx(r.points[k % 2][k / 2].figure));
+    }
+    CHECK(std::string(back.points[0][1].problem) == "2 errors counted");
+    CHECK(sweepio_parse("{\"points\": 3}", sc, &back) == -EINVAL);
+    CHECK(sweepio_parse("not json", sc, &back) == -EINVAL);
+}
