@@ -8,11 +8,12 @@ _iolab()
 {
     local cur=${COMP_WORDS[COMP_CWORD]} cmd=${COMP_WORDS[1]}
     if [ "$COMP_CWORD" -eq 1 ]; then
-        COMPREPLY=($(compgen -W "run list lint progress check new --pack --tick-hz --open --help --version" -- "$cur"))
+        COMPREPLY=($(compgen -W "run bench list lint progress check new --pack --tick-hz --open --help --version" -- "$cur"))
         return
     fi
     case "$cmd" in
     run) COMPREPLY=($(compgen -W "$(_iolab_ids) --mode --seconds --json --pack --tier --help" -- "$cur")) ;;
+    bench) COMPREPLY=($(compgen -W "$(_iolab_ids) --mode --repeat --seconds --json --csv --pack --tier --help" -- "$cur")) ;;
     list) COMPREPLY=($(compgen -W "--pack --json --help" -- "$cur")) ;;
     lint) COMPREPLY=($(compgen -d -- "$cur")) ;;
     progress)
