@@ -65,6 +65,7 @@ struct attempt {
     uint64_t t0;            /* uv_hrtime() when the attempt started */
     double build_verdict_s; /* from t0 to the learner's build verdict */
     double decided_s;       /* from t0 to every check decided; 0: not (yet) */
+    bool dying;             /* decided, waiting for a program that is writing a sanitizer report */
     /* The learner's program's last lines of output, oldest first from tail_next: its own words
        often say what a check cannot ("copy differs at byte 4096"). */
     char tail[CHECK_TAIL][256];
@@ -102,17 +103,43 @@ static void check_finish(struct attempt *a)
     a->done = true;
 }
 
-/* Every check is decided: the run has shown what it had to; stop it now rather than at the end
-   of its time. */
-static void check_maybe_decided(struct attempt *a)
+static void check_stop(struct attempt *a)
 {
-    if (a->decided_s > 0 || !grade_decided(&a->grader))
-        return;
-    a->decided_s = check_since(a);
-    grade_finish(&a->grader);
     if (a->engine &&
         (engine_state(a->engine) == ENGINE_RUNNING || engine_state(a->engine) == ENGINE_STARTING))
         engine_stop(a->engine);
+}
+
+#define CHECK_DYING_GRACE_S 5 /* for a program that is writing a sanitizer's report to exit */
+
+static void check_dying_late(uv_timer_t *t)
+{
+    check_stop(t->data);
+}
+
+/* Every check is decided: the run has shown what it had to; stop it now rather than at the end
+   of its time. A program that is in the middle of a sanitizer's report is dying already (the
+   report ends in abort()): it is let finish, so its signal and its whole report are told, which
+   the verdict of the client that lost its server usually precedes. */
+static void check_maybe_decided(struct attempt *a)
+{
+    if (a->decided_s > 0) {
+        if (a->dying && !grade_reporting(&a->grader)) {
+            a->dying = false;
+            check_stop(a);
+        }
+        return;
+    }
+    if (!grade_decided(&a->grader))
+        return;
+    a->decided_s = check_since(a);
+    grade_finish(&a->grader);
+    if (grade_reporting(&a->grader) && a->engine) {
+        a->dying = true;
+        uv_timer_start(&a->timer, check_dying_late, CHECK_DYING_GRACE_S * 1000, 0);
+        return;
+    }
+    check_stop(a);
 }
 
 static void check_on_snapshot(void *data, const struct snapshot *snap)
@@ -191,9 +218,7 @@ static void check_time_up(uv_timer_t *t)
         uv_timer_start(&a->timer, check_time_up, (uint64_t)(left * 1000) + 200, 0);
         return;
     }
-    if (a->engine &&
-        (engine_state(a->engine) == ENGINE_RUNNING || engine_state(a->engine) == ENGINE_STARTING))
-        engine_stop(a->engine);
+    check_stop(a);
 }
 
 static void check_start_run(struct attempt *a)

@@ -95,7 +95,7 @@ void grade_line(struct grader *g, size_t prog, const char *line)
                   strstr(line, "runtime error:");
     if (starts && g->report_prog < 0) {
         g->report_prog = (int)prog;
-        g->report_open = true;
+        g->report_open = g->report_live = true;
     }
     if (g->report_open && g->report_prog == (int)prog) {
         size_t n = strlen(line);
@@ -118,19 +118,24 @@ void grade_line(struct grader *g, size_t prog, const char *line)
 
 void grade_exit(struct grader *g, size_t prog, int status, bool expected)
 {
+    if (g->report_prog == (int)prog)
+        g->report_open = g->report_live = false;
+    /* SIGTERM and SIGKILL are how iolab stops a program; any other signal is the program's own,
+       whenever it comes. */
+    int sig = status > 128 ? status - 128 : 0;
+    bool own = sig && sig != SIGTERM && !(expected && sig == SIGKILL);
+    if (own && g->crash_prog < 0) {
+        g->crash_prog = (int)prog;
+        g->crash_signal = sig;
+    }
     if (expected || g->over)
         return;
-    if (status > 128 && status - 128 != SIGTERM && g->crash_prog < 0) {
-        g->crash_prog = (int)prog;
-        g->crash_signal = status - 128;
-    }
     for (size_t i = 0; i < g->sc->nchecks; i++) {
         const struct lesson_check *c = &g->sc->checks[i];
         if (c->metric == LESSON_METRIC_EXIT && c->program == (int)prog && grade_in_mode(g, c) &&
             !g->observed[i].seen)
             g->observed[i] = (struct check_observed){.value = status, .seen = true};
     }
-    g->report_open = false;
     grade_eval(g);
 }
 
@@ -161,6 +166,11 @@ bool grade_decided(const struct grader *g)
     return !open_max || g->measured;
 }
 
+bool grade_reporting(const struct grader *g)
+{
+    return g->report_live;
+}
+
 const char *grade_report(const struct grader *g)
 {
     return g->report;
@@ -176,7 +186,7 @@ void grade_reset(struct grader *g)
     g->measured = false;
     g->over = false;
     g->crash_prog = g->report_prog = -1;
-    g->report_open = false;
+    g->report_open = g->report_live = false;
     free(g->report);
     g->report = NULL;
     g->report_len = 0;

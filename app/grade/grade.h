@@ -41,6 +41,7 @@ struct grader {
     size_t report_len;
     int report_prog;  /* whose report it is; -1 */
     bool report_open; /* lines are still being added to it */
+    bool report_live; /* report_prog has not exited yet: it is still dying */
 };
 
 /* Prepares a grader for sc, nothing measured yet. 0 or -ENOMEM. */
@@ -61,7 +62,9 @@ void grade_update(struct grader *g, const struct snapshot *snap);
 void grade_line(struct grader *g, size_t prog, const char *line);
 
 /* Program prog exited with status (code, or 128+signal); expected: iolab stopped it. Exit checks
-   read it; a signal the program did not get from iolab is named in the failing checks. */
+   read it; a signal the program did not get from iolab is named in the failing checks, even when
+   it arrives after the verdicts (a sanitizer aborts only once its report is written, and iolab
+   may have asked the program to stop meanwhile: SIGABRT is still the program's own). */
 void grade_exit(struct grader *g, size_t prog, int status, bool expected);
 
 /* The run is over: every check is decided on what was measured. */
@@ -70,6 +73,10 @@ void grade_finish(struct grader *g);
 /* Every check's verdict is final (check_result.decided), so a headless run may stop now. Checks
    that only have a maximum ("no fork") are decided once every other check is. */
 bool grade_decided(const struct grader *g);
+
+/* A program has begun a sanitizer's report and has not exited yet: a headless run that is
+   decided should let it finish dying, so its signal and its whole report are known. */
+bool grade_reporting(const struct grader *g);
 
 /* The sanitizer report seen so far, or NULL. */
 const char *grade_report(const struct grader *g);

@@ -52,8 +52,8 @@ static bool exchange_add_step(cJSON *arr, const struct progress_pack *pk, const 
     }
     cJSON_AddStringToObject(s, "step", key);
     cJSON_AddBoolToObject(s, "done", done);
-    cJSON_AddNumberToObject(s, "done_at", r ? (double)r->done_at : 0);
-    cJSON_AddNumberToObject(s, "updated", r ? (double)r->updated : 0);
+    progress_add_time(s, "done_at", r ? r->done_at : 0);
+    progress_add_time(s, "updated", r ? r->updated : 0);
     cJSON_AddItemToObject(s, "fields", fields);
     /* The store checked each field is a JSON object: it goes out as it is. */
     for (size_t i = 0; r && i < r->nfields; i++)
@@ -219,8 +219,7 @@ static int exchange_check(const cJSON *root, char *why, size_t len)
                 bad = "\"step\" must be \"lesson/step\"";
             else if (!cJSON_IsBool(done))
                 bad = "\"done\" must be true or false";
-            else if (!cJSON_IsNumber(at) || at->valuedouble < 0 || !cJSON_IsNumber(up) ||
-                     up->valuedouble < 0)
+            else if (!progress_time_ok(at) || !progress_time_ok(up))
                 bad = "\"done_at\" and \"updated\" must be times (seconds since 1970, 0 unknown)";
             else if (fields && !cJSON_IsObject(fields))
                 bad = "\"fields\" must be an object";

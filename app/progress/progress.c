@@ -432,8 +432,8 @@ static int progress_records_to_json(cJSON *o, const struct progress_pack *pk)
         const struct progress_record *r = &pk->records[j];
         cJSON *ro = cJSON_AddObjectToObject(steps, r->step);
         cJSON *fields = ro ? cJSON_AddObjectToObject(ro, "fields") : NULL;
-        if (!fields || !cJSON_AddNumberToObject(ro, "updated", (double)r->updated) ||
-            !cJSON_AddNumberToObject(ro, "done_at", (double)r->done_at))
+        if (!fields || !progress_add_time(ro, "updated", r->updated) ||
+            !progress_add_time(ro, "done_at", r->done_at))
             return -ENOMEM;
         for (size_t k = 0; k < r->nfields; k++) {
             cJSON *f = cJSON_Parse(r->fields[k].json);
@@ -559,13 +559,25 @@ static bool progress_key_ok(const char *key)
 }
 
 /* A time in a record: a whole number of seconds from 0 to 2^53 (JSON numbers are doubles). */
+bool progress_time_ok(const cJSON *v)
+{
+    return cJSON_IsNumber(v) && v->valuedouble >= 0 && v->valuedouble <= 9007199254740992.0 &&
+           v->valuedouble == (double)(long long)v->valuedouble;
+}
+
+bool progress_add_time(cJSON *o, const char *name, long long t)
+{
+    char digits[24];
+    snprintf(digits, sizeof digits, "%lld", t);
+    return cJSON_AddRawToObject(o, name, digits) != NULL;
+}
+
 static bool progress_take_time(const cJSON *ro, const char *name, long long *out)
 {
     const cJSON *v = cJSON_GetObjectItemCaseSensitive(ro, name);
     if (!v)
         return true;
-    if (!cJSON_IsNumber(v) || v->valuedouble < 0 || v->valuedouble > 9007199254740992.0 ||
-        v->valuedouble != (double)(long long)v->valuedouble)
+    if (!progress_time_ok(v))
         return false;
     *out = (long long)v->valuedouble;
     return true;

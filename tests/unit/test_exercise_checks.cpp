@@ -3,10 +3,12 @@
 // bytes_per_syscr, peak_procs as a maximum, and the progress record an exercise keeps.
 #include <catch2/catch.hpp>
 #include <cjson/cJSON.h>
+#include <csignal>
 #include <string>
 
 extern "C" {
 #include "exercise/exercise.h"
+#include "grade.h"
 #include "lesson/check.h"
 }
 
@@ -104,6 +106,47 @@ TEST_CASE("exit and output checks read what the grader observed; ratios and maxi
     CHECK(r[2].value == Approx(4096.0 * 100 / 101));
     CHECK((r[2].holds && !r[2].decided)); // a ratio can still move
     CHECK((r[3].holds && r[3].value == 5));
+}
+
+TEST_CASE("a server that aborts after the verdicts still has its signal and its report told")
+{
+    // The client that lost its server often exits first, deciding every check; the server is
+    // still writing its sanitizer's report, and iolab may have asked it to stop meanwhile.
+    lesson_check c = make(LESSON_METRIC_REQUESTS);
+    c.has_min = true, c.min = 4;
+    lesson_program progs[2]{};
+    char server[] = "server", client[] = "client";
+    progs[0].name = server;
+    progs[1].name = client;
+    lesson_scenario sc = scenario(&c, 1);
+    sc.programs = progs;
+    sc.nprograms = 2;
+    grader g;
+    REQUIRE(grade_init(&g, &sc) == 0);
+    grade_line(&g, 0, "==7==ERROR: AddressSanitizer: heap-buffer-overflow on address 0x602");
+    CHECK(grade_reporting(&g));
+    grade_exit(&g, 1, 1, false); // the client gives up
+    grade_finish(&g);
+    CHECK(grade_reporting(&g)); // the server has not exited: a headless run waits for it
+    grade_line(&g, 0, "    #0 0x401234 in converse ordered-server.c:42");
+    grade_exit(&g, 0, 128 + SIGABRT, true); // it dies of its own abort(), though asked to stop
+    CHECK_FALSE(grade_reporting(&g));
+    char msg[768];
+    grade_message(&g, 0, msg, sizeof msg);
+    std::string m = msg;
+    CHECK(m.find("server was killed by signal 6, SIGABRT") != std::string::npos);
+    CHECK(m.find("the sanitizer's report is below") != std::string::npos);
+    CHECK(std::string(grade_report(&g)).find("ordered-server.c:42") != std::string::npos);
+    grade_free(&g);
+
+    // Stopped by iolab (SIGTERM, or SIGKILL when it would not stop) is not a crash.
+    REQUIRE(grade_init(&g, &sc) == 0);
+    grade_finish(&g);
+    grade_exit(&g, 0, 128 + SIGKILL, true);
+    grade_exit(&g, 1, 128 + SIGTERM, true);
+    grade_message(&g, 0, msg, sizeof msg);
+    CHECK(std::string(msg).find("killed") == std::string::npos);
+    grade_free(&g);
 }
 
 TEST_CASE("the exercise's progress record: attempts, first pass, solution viewed")

@@ -127,6 +127,19 @@ TEST_CASE("progress: a step's records survive a save, each feature's field on it
     CHECK(progress_record_put(p, "core", &wrong) == -EINVAL);
     CHECK(progress_record_find(p, "core", "files", "x") == nullptr);
 
+    // A time of 16 digits is kept to the second (the fuzzer found 8820150033333329 coming back
+    // as ...330 when it went out through cJSON's 15-digit number printer).
+    struct progress_record far = {(char *)"files/far", 8820150033333329LL, 9007199254740992LL,
+                                  nullptr, 0};
+    REQUIRE(progress_record_put(p, "core", &far) == 0);
+    REQUIRE(progress_save(p) == 0);
+    progress_free(p);
+    REQUIRE(progress_load(path.c_str(), &p) == 0);
+    r = progress_record_find(p, "core", "files", "far");
+    REQUIRE(r);
+    CHECK(r->updated == 8820150033333329LL);
+    CHECK(r->done_at == 9007199254740992LL);
+
     // Resetting a lesson forgets its records, and only its.
     CHECK(progress_reset(p, "core", "echo") >= 2);
     CHECK(progress_record_find(p, "core", "echo", "quiz") == nullptr);
