@@ -180,18 +180,19 @@ static void engine_last_lines(const struct engine_child *c, size_t n, char *buf,
 static void engine_fail(struct engine *e, const char *fmt, ...)
     __attribute__((format(printf, 2, 3)));
 
-static void engine_on_line(struct engine_child *c, enum engine_stream stream, const char *text,
+/* text is the child's partial-line buffer (ENGINE_LINE_MAX bytes, len < ENGINE_LINE_MAX): it is
+   terminated here, so that every reader of the line stops at its end and never reads on into
+   what a longer earlier line left in the buffer. */
+static void engine_on_line(struct engine_child *c, enum engine_stream stream, char *text,
                            size_t len)
 {
     struct engine *e = c->e;
+    text[len] = '\0';
     engine_line_push(c, stream, text, len);
     if (e->cb.on_line && !e->freeing)
         e->cb.on_line(e->cb.data, c->idx, stream, text, len);
     if (!c->ready && c->prog->ready && !c->stopping) {
-        char tmp[ENGINE_LINE_MAX];
-        memcpy(tmp, text, len);
-        tmp[len] = '\0';
-        if (strstr(tmp, c->prog->ready)) {
+        if (strstr(text, c->prog->ready)) {
             c->ready = true;
             uv_timer_stop(&e->start_timer);
             if (e->sampler)
@@ -512,6 +513,10 @@ static const struct lesson_mode *engine_child_mode(const struct engine *e,
    aborts, so that the run names the signal and the report stands in the program's stderr. */
 #define ENGINE_ASAN_OPTIONS                                                                        \
     "ASAN_OPTIONS=verify_asan_link_order=0:detect_leaks=0:abort_on_error=1:halt_on_error=1"
+/* UndefinedBehaviorSanitizer reports with its stack and carries on, as the build's default is:
+   a memory error that follows still gets AddressSanitizer's fuller report. Fixed here, so that a
+   UBSAN_OPTIONS of the caller's (CI's halt_on_error=1, say) does not change what a learner sees. */
+#define ENGINE_UBSAN_OPTIONS "UBSAN_OPTIONS=print_stacktrace=1"
 
 /* Builds the child's environment: ours, plus the counter page and the shim. */
 static char **engine_env(const struct engine *e, struct engine_child *c, const char *shim)
@@ -519,7 +524,7 @@ static char **engine_env(const struct engine *e, struct engine_child *c, const c
     size_t n = 0;
     while (environ[n])
         n++;
-    char **env = calloc(n + 7, sizeof *env);
+    char **env = calloc(n + 8, sizeof *env); /* ours, 7 of iolab's at most, the NULL */
     if (!env)
         return NULL;
     size_t k = 0;
@@ -527,7 +532,8 @@ static char **engine_env(const struct engine *e, struct engine_child *c, const c
     bool asan = m && m->sanitized;
     for (size_t i = 0; i < n; i++) {
         if (!strncmp(environ[i], "IOLAB_", 6) ||
-            (asan && !strncmp(environ[i], "ASAN_OPTIONS=", 13)))
+            (asan && (!strncmp(environ[i], "ASAN_OPTIONS=", 13) ||
+                      !strncmp(environ[i], "UBSAN_OPTIONS=", 14))))
             continue;
         env[k++] = strdup(environ[i]);
     }
@@ -539,8 +545,10 @@ static char **engine_env(const struct engine *e, struct engine_child *c, const c
     /* Fault injection, for the one program whose lesson asks for it (iolab_counters.h). */
     if (c->prog->faults)
         asprintf(&env[k++], "%s=%s", IOLAB_ENV_FAULTS, c->prog->faults);
-    if (asan)
+    if (asan) {
         env[k++] = strdup(ENGINE_ASAN_OPTIONS);
+        env[k++] = strdup(ENGINE_UBSAN_OPTIONS);
+    }
     for (size_t i = 0; i < k; i++)
         if (!env[i]) {
             for (size_t j = 0; j < k; j++)

@@ -65,8 +65,8 @@ struct engine_options {
 
 struct engine_callbacks {
     void *data; /* passed back to every callback */
-    /* One line of a program's output, without its newline (a partial last line is flushed when
-       the program exits). */
+    /* One line of a program's output, without its newline and NUL-terminated at len (a partial
+       last line is flushed when the program exits). */
     void (*on_line)(void *data, size_t prog, enum engine_stream stream, const char *line,
                     size_t len);
     /* A program exited: status is its exit code, or 128+signal. expected is true when the
