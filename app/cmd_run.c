@@ -41,6 +41,7 @@
 struct run_segment {
     int mode; /* scenario mode index, -1 without modes */
     bool started, ended;
+    bool after_switch;           /* a mode switch restarted a program right before it began */
     struct snapshot first, last; /* the segment's bounds */
     uint32_t peak_threads[SNAPSHOT_MAX_PROGS];
     uint32_t peak_procs[SNAPSHOT_MAX_PROGS];
@@ -153,6 +154,7 @@ static void run_on_snapshot(void *data, const struct snapshot *snap)
     struct run_segment *seg = &r->segments[r->current];
     if (!seg->started) {
         seg->started = true;
+        seg->after_switch = r->current > 0;
         seg->first = *snap;
         uv_timer_start(&r->segment_timer, run_segment_end, (uint64_t)(r->seconds * 1000), 0);
     }
@@ -214,6 +216,25 @@ static void run_on_line(void *data, size_t prog, enum engine_stream stream, cons
 }
 
 /*
+ * A load's errors that the switch into this segment caused. Restarting the server breaks the
+ * connections the load had open to it; the load counts one error for each as it notices, which
+ * on a busy machine can be after the new server is ready and the segment has begun. At most one
+ * error per connection that was open when the segment began and closed during it.
+ */
+static uint64_t run_switch_breaks(const struct run_segment *seg, uint32_t p)
+{
+    const struct snapshot_prog *last = &seg->last.progs[p];
+    const struct snapshot_figures *fa = &seg->first.progs[p].f, *fb = &last->f;
+    if (!seg->after_switch || last->role != LESSON_ROLE_CLIENT)
+        return 0;
+    uint64_t open = stats_delta(fa->conns_opened, fa->conns_closed);
+    uint64_t closed = stats_delta(fb->conns_closed, fa->conns_closed);
+    uint64_t errors = stats_delta(fb->errors, fa->errors);
+    uint64_t n = open < closed ? open : closed;
+    return n < errors ? n : errors;
+}
+
+/*
  * What made a run not clean: the error it ended with, and every program that counted errors in
  * a segment (with its last word on stderr). Partial figures are still printed beside them.
  */
@@ -241,7 +262,7 @@ static void run_problems(const struct run *r, struct run_problems *pr)
                              iolab_fail_call_name[k], (unsigned long long)n, n == 1 ? "" : "s",
                              iolab_fail_cause_name[q], why[0] ? ": " : "", why);
                 }
-            uint64_t e = stats_delta(fb->errors, fa->errors);
+            uint64_t e = stats_delta(fb->errors, fa->errors) - run_switch_breaks(seg, p);
             if (!e)
                 continue;
             const char *why = p < SNAPSHOT_MAX_PROGS ? r->last_err[p] : "";
@@ -426,6 +447,8 @@ static void run_json_process(struct json_out *j, const struct run_segment *seg, 
     json_end(j);
     json_u64(j, "shed", RUN_D(shed));
     json_u64(j, "errors", RUN_D(errors));
+    /* Of those errors, the connections the switch into this mode broke (not the mode's doing). */
+    json_u64(j, "broken_by_switch", run_switch_breaks(seg, i));
     if (RUN_D(uring_enters) || RUN_D(uring_submissions)) {
         /* The demo's own count of its io_uring ring: the shim cannot see inside it. */
         json_object(j, "uring");

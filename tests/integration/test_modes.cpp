@@ -154,4 +154,8 @@ TEST_CASE("read-send reads once per buffer and sendfile sends the body without r
     // The body is never read into the server: read bytes are at most headers.
     CHECK(num(srv2, "calls.read.bytes") < 0.01 * num(srv2, "app.bytes"));
     CHECK(num(proc(sf, "client"), "app.requests") > 0);
+    // The switch restarted the server: the load's errors in the new mode are at most the
+    // connections it broke, each said as such (and not a problem of the run: exit 0 above).
+    CHECK(num(proc(sf, "client"), "app.errors") == num(proc(sf, "client"), "app.broken_by_switch"));
+    CHECK(num(proc(sf, "client"), "app.broken_by_switch") <= 2);
 }
