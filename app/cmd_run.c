@@ -45,6 +45,7 @@ struct run_segment {
     struct snapshot first, last; /* the segment's bounds */
     uint32_t peak_threads[SNAPSHOT_MAX_PROGS];
     uint32_t peak_procs[SNAPSHOT_MAX_PROGS];
+    uint64_t proc_read_failures; /* /proc reads that failed, summed over the segment's ticks */
 };
 
 struct run {
@@ -159,6 +160,7 @@ static void run_on_snapshot(void *data, const struct snapshot *snap)
         uv_timer_start(&r->segment_timer, run_segment_end, (uint64_t)(r->seconds * 1000), 0);
     }
     seg->last = *snap;
+    seg->proc_read_failures += snap->sample_errors;
     for (uint32_t i = 0; i < snap->nprogs; i++) {
         if (snap->progs[i].f.nthreads > seg->peak_threads[i])
             seg->peak_threads[i] = snap->progs[i].f.nthreads;
@@ -486,6 +488,9 @@ static void run_json_segment(struct run *r, struct json_out *j, const struct run
        the time a mode switch took until the new server was ready. */
     json_double(j, "started_s", a->elapsed_s, 3);
     json_double(j, "ended_s", b->elapsed_s, 3);
+    /* /proc reads that failed while the mode ran: a process that ends between the listing and
+       the read is normal; many of them say that some figures of that tick were not read. */
+    json_u64(j, "proc_read_failures", seg->proc_read_failures);
     json_array(j, "processes");
     for (uint32_t i = 0; i < b->nprogs; i++)
         run_json_process(j, seg, i);

@@ -269,10 +269,14 @@ int check_describe(const struct lesson_check *check, const struct lesson_scenari
     }
     /* Seconds get one decimal so that progress visibly moves; counts are whole numbers. */
     bool secs = check->metric == LESSON_METRIC_SECONDS;
+    /* Below the minimum it reads as progress ("3 of 5 requests"); past it, as what was seen
+       against the bound ("8 fork calls, at least 1"), never "8 of 1". */
+    if (!check->has_max && secs)
+        return snprintf(buf, len, "%s%.1f %s of %g %s", scope, r->value, unit, check->min, unit);
+    if (!check->has_max && r->value < check->min)
+        return snprintf(buf, len, "%s%.0f of %g %s", scope, r->value, check->min, unit);
     if (!check->has_max)
-        return secs ? snprintf(buf, len, "%s%.1f %s of %g %s", scope, r->value, unit, check->min,
-                               unit)
-                    : snprintf(buf, len, "%s%.0f of %g %s", scope, r->value, check->min, unit);
+        return snprintf(buf, len, "%s%.0f %s, at least %g", scope, r->value, unit, check->min);
     if (r->seconds <= 0)
         return snprintf(buf, len, "%snot run yet (%s, at most %g)", scope, unit, check->max);
     if (!check->has_min)

@@ -4,6 +4,7 @@
 #include <catch2/catch.hpp>
 
 #include <cjson/cJSON.h>
+#include <regex>
 
 using namespace iolab_test;
 
@@ -158,4 +159,29 @@ TEST_CASE("read-send reads once per buffer and sendfile sends the body without r
     // connections it broke, each said as such (and not a problem of the run: exit 0 above).
     CHECK(num(proc(sf, "client"), "app.errors") == num(proc(sf, "client"), "app.broken_by_switch"));
     CHECK(num(proc(sf, "client"), "app.broken_by_switch") <= 2);
+}
+
+TEST_CASE("iolab run's text: units and separators, one side-by-side table, time in call explained")
+{
+    auto [code, out] =
+        run({bin("iolab"), "run", "concurrency/compare", "--mode", "epoll,fork", "--seconds", "1"},
+            {}, 90);
+    INFO(out);
+    REQUIRE(code == 0);
+    // Each mode gets its own block, then one table with a column per mode.
+    CHECK(out.find("concurrency/compare mode epoll:") != std::string::npos);
+    CHECK(out.find("concurrency/compare mode fork:") != std::string::npos);
+    size_t side = out.find("side by side");
+    REQUIRE(side != std::string::npos);
+    CHECK(out.find("side by side", side + 1) == std::string::npos);
+    CHECK(std::regex_search(out.substr(side), std::regex(R"(\n +epoll +fork\n)")));
+    CHECK(std::regex_search(out.substr(side), std::regex(R"(requests/s +[0-9.]+k? +[0-9.]+k?)")));
+    CHECK(std::regex_search(out.substr(side), std::regex(R"(latency p99 +[0-9.]+ [mu]?s)")));
+    // Counts with thousands separators, bytes and times with their units.
+    CHECK(std::regex_search(out, std::regex(R"(read +[0-9]{1,3}(,[0-9]{3})+ +[0-9.]+ [kMG]?B )")));
+    CHECK(std::regex_search(out,
+                            std::regex(R"(throughput: [0-9.]+k? requests/s, [0-9.]+ [kMG]?B/s)")));
+    // The column a learner could misread is explained in words.
+    CHECK(out.find("time in call: wall time the program's threads spent inside the call") !=
+          std::string::npos);
 }

@@ -103,7 +103,7 @@ TEST_CASE("checks read the mode, role and metric they name")
     REQUIRE(check_eval(&forks, &f, &r) == 0);
     CHECK(r.holds);
     check_describe(&forks, &sc3, &r, line, sizeof line);
-    CHECK(std::string(line) == "fork: 8 of 1 fork calls");
+    CHECK(std::string(line) == "fork: 8 fork calls, at least 1");
 
     auto none = make("thread", "seconds", nullptr, 1);
     REQUIRE(check_eval(&none, &f, &r) == 0);
