@@ -136,14 +136,22 @@ TEST_CASE("an epoll server at its open-file limit keeps serving and names the li
     CHECK(cJSON_IsFalse(cJSON_GetObjectItem(j.get(), "clean")));
 }
 
-TEST_CASE("a fork that fails is counted with its cause, in --json and in the exit status",
+TEST_CASE("a fork or a pthread_create that fails is counted with its cause, in --json and in "
+          "the exit status",
           "[limits][fork]")
 {
+    // RLIMIT_NPROC counts threads as well as processes: the thread mode's pthread_create meets
+    // the same limit as the fork mode's fork.
+    auto [mode, call] =
+        GENERATE(std::make_pair(std::string("fork"), std::string("fork")),
+                 std::make_pair(std::string("thread"), std::string("pthread_create")));
+    INFO(mode);
     TempDir pack;
     // One process allowed for the uid in the jail: the server itself. Every fork fails.
     write_pack(pack, R"({"name": "server", "role": "server", "program": "/bin/bash",
                          "args": ["-c", "ulimit -u 1; exec )" +
-                         demo("echo-server") + R"( --port {port} --host {host} --mode fork"],
+                         demo("echo-server") + " --port {port} --host {host} --mode " + mode +
+                         R"("],
                          "ready": "listening"},
                         {"name": "load", "role": "client", "program": "echo-client",
                          "args": ["--port", "{port}", "--host", "{host}", "--connections", "2"]})");
@@ -155,9 +163,9 @@ TEST_CASE("a fork that fails is counted with its cause, in --json and in the exi
     REQUIRE(j);
     const cJSON *server = process(j.get(), "server");
     REQUIRE(server);
-    CHECK(failed(server, "fork", "processes") > 0);
+    CHECK(failed(server, call, "processes") > 0);
     std::string why = problems(j.get());
-    CHECK(why.find("fork failed") != std::string::npos);
+    CHECK(why.find(call + " failed") != std::string::npos);
     CHECK(why.find("(RLIMIT_NPROC)") != std::string::npos);
     CHECK(cJSON_IsFalse(cJSON_GetObjectItem(j.get(), "clean")));
 }
