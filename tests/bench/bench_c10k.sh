@@ -3,12 +3,13 @@
 # echo server outside iolab (no sandbox, no counting), with the CPU each used; then the same
 # server and client inside iolab (the concurrency/c10k step: 10,000 connections, counted,
 # sandboxed). The client is not the bottleneck when its CPU share stays well under one core.
-# Usage: tests/bench/bench_c10k.sh [BUILD_DIR] [CONNECTIONS] [SECONDS]
+# Usage: [MODE=epoll|io_uring] tests/bench/bench_c10k.sh [BUILD_DIR] [CONNECTIONS] [SECONDS]
 set -eu
 src=$(cd "$(dirname "$0")/../.." && pwd)
 build=$(cd "${1:-$src/build}" && pwd)
 conns=${2:-10000}
 secs=${3:-10}
+mode=${MODE:-epoll}
 demos=$build/libexec/iolab
 tmp=$(mktemp -d)
 server_pid=
@@ -21,7 +22,7 @@ trap cleanup EXIT INT TERM
 # Each connection is a descriptor in the server and in the client.
 ulimit -n $((conns + 1024))
 ticks=$(getconf CLK_TCK)
-"$demos/echo-server" --port 0 --mode epoll >"$tmp/server.out" 2>&1 &
+"$demos/echo-server" --port 0 --mode "$mode" >"$tmp/server.out" 2>&1 &
 server_pid=$!
 i=0
 until grep -q listening "$tmp/server.out"; do
@@ -41,7 +42,7 @@ while kill -0 "$client_pid" 2>/dev/null; do
 done
 wait "$client_pid" || true
 s1=$(cpu "$server_pid")
-echo "outside iolab, $conns connections, $secs s (load average: $(cut -d' ' -f1 /proc/loadavg)):"
+echo "outside iolab, $mode, $conns connections, $secs s (load average: $(cut -d' ' -f1 /proc/loadavg)):"
 echo "  client: $(cat "$tmp/client.out")"
 awk -v c="$c_last" -v s=$((s1 - s0)) -v t="$ticks" -v secs="$secs" 'BEGIN {
     printf "  client CPU %.0f%% of a core (at least; its last ticks are not seen), server CPU %.0f%%\n",
@@ -50,8 +51,8 @@ kill "$server_pid"
 wait "$server_pid" 2>/dev/null || true
 server_pid=
 
-echo "inside iolab (iolab run concurrency/c10k --seconds $secs --json):"
-"$build/bin/iolab" run concurrency/c10k --seconds "$secs" --json >"$tmp/run.json" || true
+echo "inside iolab (iolab run concurrency/c10k --mode $mode --seconds $secs --json):"
+"$build/bin/iolab" run concurrency/c10k --mode "$mode" --seconds "$secs" --json >"$tmp/run.json" || true
 python3 - "$tmp/run.json" <<'EOF'
 import json, sys
 d = json.load(open(sys.argv[1]))
