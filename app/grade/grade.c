@@ -85,7 +85,8 @@ void grade_line(struct grader *g, size_t prog, const char *line)
             !grade_in_mode(g, c) || g->over)
             continue;
         if (regexec(&re[i], line, 0, NULL, 0) == 0) {
-            g->observed[i].value++;
+            if (!g->observed[i].value++)
+                snprintf(g->observed[i].first, sizeof g->observed[i].first, "%s", line);
             counted = true;
         }
     }
@@ -234,6 +235,14 @@ int grade_message(const struct grader *g, size_t i, char *buf, size_t len)
     if (!explain)
         return check_describe(c, g->sc, r, buf, len);
     int n = check_explain(c, g->sc, r, buf, len);
+    /* A line that must not appear did: quote it, it usually says what went wrong and where. */
+    if (c->metric == LESSON_METRIC_OUTPUT && c->has_max && g->observed[i].first[0] && n >= 0 &&
+        (size_t)n < len) {
+        const char *who = c->program >= 0 && (size_t)c->program < g->sc->nprograms
+                              ? g->sc->programs[c->program].name
+                              : "a program";
+        n += snprintf(buf + n, len - (size_t)n, " (%s said: \"%s\")", who, g->observed[i].first);
+    }
     if (g->crash_prog >= 0 && n >= 0 && (size_t)n < len) {
         const char *who = (size_t)g->crash_prog < g->sc->nprograms
                               ? g->sc->programs[g->crash_prog].name

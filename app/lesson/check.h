@@ -57,8 +57,9 @@ struct check_mode_facts {
 /* What the grader saw of a program beyond the counters, per check (exit and output checks):
    lines that matched, or the exit status. */
 struct check_observed {
-    double value; /* output: matching lines; exit: the status */
-    bool seen;    /* exit: the program has exited (in the check's mode) */
+    double value;    /* output: matching lines; exit: the status */
+    bool seen;       /* exit: the program has exited (in the check's mode) */
+    char first[160]; /* output: the first matching line (cut), quoted when a maximum fails */
 };
 
 struct check_facts {

@@ -6,7 +6,8 @@
  *
  * Plain blocking I/O, one thread per connection: the client is there to pull bytes, not to be
  * studied. Each socket has a 200 ms receive timeout only so that a thread notices the end of the
- * run while it waits for a server that has gone quiet.
+ * run while it waits for a server that has gone quiet (and, mid-body, to say once per run how far
+ * a stalled download got).
  *
  * A connection that breaks (refused, reset, closed mid-response) counts one error and is
  * re-established after 10 ms, doubling up to 200 ms: the engine restarts the server when the
@@ -90,6 +91,35 @@ static ssize_t read_some(int fd, void *buf, size_t len)
     }
 }
 
+/* Set once a stalled download has been said: one line a run tells the learner enough. */
+static int said_stall;
+
+/*
+ * read_some() for a body: a server that stops sending before its Content-Length (a send loop
+ * that gave up after a short send) leaves the download waiting for ever, so after a second of
+ * silence mid-body the client says how far it got, once per run, and keeps waiting.
+ */
+static ssize_t read_body(int fd, void *buf, size_t len, uint64_t got, uint64_t length)
+{
+    uint64_t quiet_since = 0;
+    for (;;) {
+        ssize_t n = read(fd, buf, len);
+        if (n >= 0 || (errno != EINTR && errno != EAGAIN) || finish)
+            return n;
+        if (errno != EAGAIN)
+            continue;
+        uint64_t now = demo_now_ns();
+        if (!quiet_since)
+            quiet_since = now;
+        else if (now - quiet_since >= 1000000000u &&
+                 !__atomic_exchange_n(&said_stall, 1, __ATOMIC_RELAXED))
+            fprintf(stderr,
+                    PROG ": a download stalled at %llu of %llu bytes: the server sent nothing "
+                         "more for 1 s, short of its Content-Length\n",
+                    (unsigned long long)got, (unsigned long long)length);
+    }
+}
+
 static int connect_server(void)
 {
     int fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
@@ -149,7 +179,7 @@ static int download(int fd, struct worker *w, char *body, int *ok)
             extra = 0;
         } else {
             uint64_t want = length - got < BODY_CHUNK ? length - got : BODY_CHUNK;
-            ssize_t r = read_some(fd, body, (size_t)want);
+            ssize_t r = read_body(fd, body, (size_t)want, got, length);
             if (r <= 0)
                 return -1;
             p = body;
