@@ -215,10 +215,30 @@ TEST_CASE("chat: the starter and a forking server and an echo to the sender fail
     Result echo = variant(
         home, kChat, {{"if (clients[i].fd < 0 || &clients[i] == from)", "if (clients[i].fd < 0)"}});
     expect_fail(echo);
-    std::string e = verdict(echo, "Nobody hears their own");
-    CHECK(has(e, "no: yours: "));
-    CHECK(has(e, "skip the client the line came `from`"));
+    for (const char *who : {"ana", "ben", "cy"}) {
+        std::string e = verdict(echo, std::string(who) + "'s own lines never come back");
+        CHECK(has(e, "no: yours: "));
+        CHECK(has(e, "skip the client the line came `from`"));
+    }
     CHECK(has(verdict(echo, "ana hears ben"), "ok: "));
+
+    // Each line to one other client only: whoever joined first hears everyone, the others
+    // miss lines, and the checks of every pair say who missed whom.
+    Result first =
+        variant(home, kChat,
+                {{"        send_all(clients[i].fd, msg, (size_t)n);\n",
+                  "        send_all(clients[i].fd, msg, (size_t)n);\n        break;\n"}});
+    expect_fail(first);
+    int missed = 0;
+    for (const char *pair : {"ana hears ben", "ana hears cy", "ben hears ana", "ben hears cy",
+                             "cy hears ana", "cy hears ben"}) {
+        std::string v = verdict(first, pair);
+        if (has(v, "no: ")) {
+            missed++;
+            CHECK(has(v, "relay()"));
+        }
+    }
+    CHECK(missed >= 2); // of three clients, each line reaches one: two of six pairs at least fail
 }
 
 TEST_CASE("upload: serial and fork-and-wait and a short read each fail with their message",
