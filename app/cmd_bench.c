@@ -29,7 +29,7 @@
 #include <unistd.h>
 
 #define BENCH_MAX_ROUNDS 64
-#define BENCH_DIFFERS    0.2 /* a ratio this far (a fifth) from the seed's is worth a sentence */
+#define BENCH_DIFFERS    BENCHMATH_HEADLINE_DIFFERS /* the sentence's, so JSON and text agree */
 
 struct bench_args {
     const char *spec, *pack_dir, *modes;
@@ -239,37 +239,22 @@ static double bench_headline_here(const struct bench *b)
     }
     if (mi == SIZE_MAX || bi == SIZE_MAX)
         return NAN;
-    double r[SWEEP_MAX_VALUES];
-    size_t n = 0;
-    for (size_t v = 0; v < b->sw->nvalues; v++) {
-        if (h->at >= 0 && (size_t)h->at != v)
-            continue;
-        double a[BENCH_MAX_ROUNDS], base[BENCH_MAX_ROUNDS];
-        for (int k = 0; k < b->rounds; k++) {
-            a[k] = b->fig[k][mi][v];
-            base[k] = b->fig[k][bi][v];
+    double a[SWEEP_MAX_VALUES * BENCH_MAX_ROUNDS], base[SWEEP_MAX_VALUES * BENCH_MAX_ROUNDS];
+    size_t nr = (size_t)b->rounds;
+    for (size_t v = 0; v < b->sw->nvalues; v++)
+        for (size_t k = 0; k < nr; k++) {
+            a[v * nr + k] = b->fig[k][mi][v];
+            base[v * nr + k] = b->fig[k][bi][v];
         }
-        r[n++] = benchmath_ratio(a, base, (size_t)b->rounds);
-    }
-    return benchmath_median(r, n);
+    return benchmath_headline_ratio(a, base, b->sw->nvalues, nr, h->at);
 }
 
 /* "seed 000: sendfile 1.94x faster than read+send; here 1.2x (why)". */
 static void bench_headline_sentence(const struct bench *b, double here, char *buf, size_t len)
 {
     const struct lesson_headline *h = b->hl;
-    if (isnan(here)) {
-        snprintf(buf, len,
-                 "seed %s: %s (ratio %.3gx); not measured here (its modes %s and %s "
-                 "were not both run)",
-                 h->seed, h->text, h->ratio, b->sc->modes[h->mode].id, b->sc->modes[h->base].id);
-        return;
-    }
-    bool differs = benchmath_differs(here, h->ratio, BENCH_DIFFERS);
-    snprintf(buf, len, "seed %s: %s (%s/%s %.3gx); here %.3gx%s%s%s%s", h->seed, h->text,
-             b->sc->modes[h->mode].id, b->sc->modes[h->base].id, h->ratio, here,
-             differs ? "" : ", as in the seed", differs && h->why ? " (" : "",
-             differs && h->why ? h->why : "", differs && h->why ? ")" : "");
+    benchmath_headline_sentence(h, b->sc->modes[h->mode].id, b->sc->modes[h->base].id, here, buf,
+                                len);
 }
 
 static void bench_machine(char *host, size_t hlen, char *kernel, size_t klen)

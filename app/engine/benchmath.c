@@ -3,7 +3,10 @@
  */
 #include "benchmath.h"
 
+#include "lesson/sweep.h"
+
 #include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -58,4 +61,35 @@ bool benchmath_differs(double a, double b, double tol)
         return false;
     double big = fmax(fabs(a), fabs(b));
     return big > 0 && fabs(a - b) > tol * big;
+}
+
+double benchmath_headline_ratio(const double *mode, const double *base, size_t nvalues,
+                                size_t nrounds, int at)
+{
+    double r[256];
+    size_t n = 0;
+    for (size_t v = 0; v < nvalues && n < sizeof r / sizeof *r; v++) {
+        if (at >= 0 && (size_t)at != v)
+            continue;
+        r[n++] = benchmath_ratio(mode + v * nrounds, base + v * nrounds, nrounds);
+    }
+    /* A value whose ratio is NaN (nothing to compare) is left out of the median. */
+    return benchmath_median(r, n);
+}
+
+void benchmath_headline_sentence(const struct lesson_headline *h, const char *mode_id,
+                                 const char *base_id, double here, char *buf, size_t len)
+{
+    if (isnan(here)) {
+        snprintf(buf, len,
+                 "seed %s: %s (ratio %.3gx); not measured here (its modes %s and %s "
+                 "were not both run)",
+                 h->seed, h->text, h->ratio, mode_id, base_id);
+        return;
+    }
+    bool differs = benchmath_differs(here, h->ratio, BENCHMATH_HEADLINE_DIFFERS);
+    snprintf(buf, len, "seed %s: %s (%s/%s %.3gx); here %.3gx%s%s%s%s", h->seed, h->text, mode_id,
+             base_id, h->ratio, here, differs ? "" : ", as in the seed",
+             differs && h->why ? " (" : "", differs && h->why ? h->why : "",
+             differs && h->why ? ")" : "");
 }
