@@ -170,6 +170,9 @@ struct lesson_sweep *sweep_parse(struct load *ld, const cJSON *v)
     }
     sw->role = LESSON_ROLE_SERVER;
     sw->seconds = SWEEP_DEFAULT_SECONDS;
+    /* No figure until one parses, so that a headline is not also blamed for differing from a
+       figure that was already reported as missing or unknown. */
+    sw->figure = SWEEP_NFIGS;
     if (f[SW_PARAM]) {
         static const char *const builtin[] = {LESSON_PLACEHOLDERS};
         const char *p = f[SW_PARAM]->valuestring;
@@ -294,6 +297,28 @@ void sweep_resolve(struct load *ld, const cJSON *v, struct lesson_sweep *sw,
     }
 }
 
+/*
+ * A sweep step's headline is compared in the sweep's figure (`iolab bench` and the chart measure
+ * only that one), so a headline in another figure would set the seed's ratio beside a ratio of
+ * something else; it is reported rather than silently compared.
+ */
+static void sweep_headline_figure(struct load *ld, const cJSON *v, const struct lesson_headline *h,
+                                  const struct lesson_sweep *sw)
+{
+    if (h->figure != sw->figure)
+        load_diag(ld, v, 0,
+                  "the headline's figure \"%s\" is not its sweep's (%s): the sweep measures only "
+                  "its own, so the seed's ratio would stand beside another figure; use the "
+                  "sweep's.",
+                  v->valuestring, sweep_figure_name(sw->figure));
+    else if (h->figure == SWEEP_FIG_CALL_PER_REQ && h->call != sw->call)
+        load_diag(ld, v, 0,
+                  "the headline's figure \"%s\" counts another call than its sweep's: the sweep "
+                  "measures only its own, so the seed's ratio would stand beside another figure; "
+                  "name the sweep's call.",
+                  v->valuestring);
+}
+
 struct lesson_headline *sweep_headline_parse(struct load *ld, const cJSON *v,
                                              const struct lesson_scenario *sc,
                                              const struct lesson_sweep *sw)
@@ -314,8 +339,9 @@ struct lesson_headline *sweep_headline_parse(struct load *ld, const cJSON *v,
         h->mode = sweep_mode(ld, f[HL_MODE], f[HL_MODE]->valuestring, sc);
     if (f[HL_BASE])
         h->base = sweep_mode(ld, f[HL_BASE], f[HL_BASE]->valuestring, sc);
-    if (f[HL_FIGURE])
-        sweep_figure_parse(ld, f[HL_FIGURE], &h->figure, &h->call);
+    if (f[HL_FIGURE] && sweep_figure_parse(ld, f[HL_FIGURE], &h->figure, &h->call) == 0 && sw &&
+        sw->figure < SWEEP_NFIGS)
+        sweep_headline_figure(ld, f[HL_FIGURE], h, sw);
     if (f[HL_RATIO]) {
         h->ratio = f[HL_RATIO]->valuedouble;
         if (!(h->ratio > 0))

@@ -10,12 +10,14 @@
  *
  * A headline is what the step's seed reported, as data: "sendfile 1.94x faster than read+send"
  * is {seed, text, mode: sendfile, base: read-send, figure: bytes_per_s, ratio: 1.94, why}.
- * `iolab bench` prints it beside this machine's ratio, with `why` when the two differ.
+ * `iolab bench` and the TUI's sweep view set it beside this machine's ratio, with `why` when the
+ * two differ (engine/benchmath.h words it for both).
  *
  * Invariants after a load without diagnostics: 1 <= nvalues <= SWEEP_MAX_VALUES, every x > 0,
  * the x are in increasing order; modes[] are valid mode indices (every mode when the sweep names
  * none; one pseudo-mode -1 when the step has no modes); the parameter is used by at least one
- * argument and is not a built-in placeholder.
+ * argument and is not a built-in placeholder. A sweep step's headline has the sweep's figure (the
+ * only one its points measure), at the same call for calls:NAME/request.
  */
 #ifndef IOLAB_SWEEP_H
 #define IOLAB_SWEEP_H
