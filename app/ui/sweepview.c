@@ -5,11 +5,13 @@
 #include "sweepview.h"
 
 #include "chart.h"
+#include "engine/benchmath.h"
 #include "engine/sweepio.h"
 #include "engine/sweeprun.h"
 #include "widgets.h"
 
 #include <math.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -35,6 +37,11 @@ static const char sweepview_marks[] = "*o+x#@%&";
 static const short sweepview_colours[] = {COLOR_GREEN, COLOR_YELLOW, COLOR_MAGENTA, COLOR_CYAN,
                                           COLOR_RED,   COLOR_BLUE,   COLOR_WHITE,   COLOR_GREEN};
 #define SWEEPVIEW_PAIR0 32
+
+/* The seed's headline takes at most this many rows under the chart, and only rows the chart can
+   spare: below SWEEPVIEW_CHART_MIN_ROWS the curves stop being readable, and they come first. */
+#define SWEEPVIEW_HEADLINE_ROWS  3
+#define SWEEPVIEW_CHART_MIN_ROWS 10
 
 static attr_t sweepview_series_attr(const struct screen_caps *c, size_t s)
 {
@@ -264,6 +271,65 @@ static void sweepview_progress(struct sweepview *s, const struct screen_caps *c,
     widgets_text(c, x + bw, y, w - bw, A_BOLD, label);
 }
 
+/*
+ * The step's headline beside this sweep's own ratio, in the sentence `iolab bench` prints
+ * (benchmath.h), into buf; false, and nothing to say, when the step has no headline, or its mode
+ * or base was not swept, or either lacks a measured point at a value the headline compares (its
+ * "at", or every value for the median). A sweep is one round, so the ratio is the points' own.
+ */
+static bool sweepview_headline(const struct sweepview *s, char *buf, size_t len)
+{
+    const struct lesson_headline *h = s->sc->headline;
+    const struct sweep_result *r = &s->res;
+    if (!h || h->mode < 0 || h->base < 0)
+        return false;
+    size_t mi = SIZE_MAX, bi = SIZE_MAX;
+    for (size_t m = 0; m < r->nmodes; m++) {
+        if (r->modes[m] == h->mode)
+            mi = m;
+        if (r->modes[m] == h->base)
+            bi = m;
+    }
+    if (mi == SIZE_MAX || bi == SIZE_MAX)
+        return false;
+    double mode[SWEEP_MAX_VALUES], base[SWEEP_MAX_VALUES];
+    for (size_t v = 0; v < r->nvalues; v++) {
+        const struct sweep_point *pm = &r->points[mi][v], *pb = &r->points[bi][v];
+        bool ok_m = v * r->nmodes + mi < r->done && pm->measured && pm->has_figure;
+        bool ok_b = v * r->nmodes + bi < r->done && pb->measured && pb->has_figure;
+        mode[v] = ok_m ? pm->figure : NAN;
+        base[v] = ok_b ? pb->figure : NAN;
+        /* Half a comparison is none: a median over the values measured so far would change as
+           the sweep runs and is not the seed's claim. */
+        if ((h->at < 0 || (size_t)h->at == v) && !(ok_m && ok_b))
+            return false;
+    }
+    double here = benchmath_headline_ratio(mode, base, r->nvalues, 1, h->at);
+    if (isnan(here))
+        return false; /* the base measured nothing to divide by */
+    benchmath_headline_sentence(h, s->sc->modes[h->mode].id, s->sc->modes[h->base].id, here, buf,
+                                len);
+    return true;
+}
+
+/*
+ * The headline wrapped into the rows from y, at most maxrows; a sentence longer than that ends
+ * with the "more" glyph, so a cut is seen as one.
+ */
+static void sweepview_draw_headline(const struct screen_caps *c, const struct wrap_doc *d, int x,
+                                    int y, int w, int maxrows)
+{
+    int n = (int)d->nlines < maxrows ? (int)d->nlines : maxrows;
+    for (int i = 0; i < n; i++) {
+        const struct wrap_line *l = &d->lines[i];
+        bool cut = i == n - 1 && n < (int)d->nlines;
+        int used = widgets_text(c, x, y + i, cut ? w - 1 : w, A_NORMAL, l->text);
+        /* A row as wide as the area was already cut and marked by widgets_text(). */
+        if (cut && l->width < w)
+            widgets_text(c, x + used, y + i, 1, A_NORMAL, c->g->more);
+    }
+}
+
 static void sweepview_draw_chart(struct sweepview *s, const struct screen_caps *c,
                                  struct layout_rect in, int rows)
 {
@@ -300,7 +366,17 @@ static void sweepview_draw_chart(struct sweepview *s, const struct screen_caps *
                      sw->text[b]);
         }
     }
-    int chart_h = rows - (int)ncross;
+    /* The seed's headline under the crossings, in the rows the chart can spare. */
+    char head[768];
+    struct wrap_doc hd = {0};
+    int head_rows = 0;
+    if (sweepview_headline(s, head, sizeof head) && wrap_plain(head, in.w, c->utf8, &hd) == 0) {
+        int spare = rows - (int)ncross - SWEEPVIEW_CHART_MIN_ROWS;
+        head_rows =
+            (int)hd.nlines < SWEEPVIEW_HEADLINE_ROWS ? (int)hd.nlines : SWEEPVIEW_HEADLINE_ROWS;
+        head_rows = head_rows < spare ? head_rows : spare > 0 ? spare : 0;
+    }
+    int chart_h = rows - (int)ncross - head_rows;
     char lab[32];
     int label_w = 1;
     struct chart_geom g;
@@ -313,6 +389,7 @@ static void sweepview_draw_chart(struct sweepview *s, const struct screen_caps *
     if (!g.ok) {
         widgets_text(c, in.x, in.y, in.w, screen_attr(SCREEN_DIM),
                      "(too small for the chart: v shows the table)");
+        wrap_doc_free(&hd);
         return;
     }
     /* Legend on the top row. */
@@ -374,6 +451,9 @@ static void sweepview_draw_chart(struct sweepview *s, const struct screen_caps *
     }
     for (size_t k = 0; k < ncross; k++)
         widgets_text(c, in.x, in.y + chart_h + (int)k, in.w, A_BOLD, cross[k]);
+    if (head_rows > 0)
+        sweepview_draw_headline(c, &hd, in.x, in.y + chart_h + (int)ncross, in.w, head_rows);
+    wrap_doc_free(&hd);
 }
 
 static void sweepview_draw_table(struct sweepview *s, const struct screen_caps *c,

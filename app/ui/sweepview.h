@@ -4,7 +4,9 @@
  * (restored from the progress record "sweep" when the step opens, saved there when a sweep
  * ends, finished or stopped), and draws it over the right side of the run layout: a chart
  * (chart.h: x the swept value, y the sweep's figure, one series per mode, legend, crossings named
- * under it) or a table of the figures, with a progress bar while it runs.
+ * under it, then the seed's headline beside this sweep's own ratio, worded as `iolab bench` words
+ * it, once both of its modes are measured where it compares them) or a table of the figures,
+ * with a progress bar while it runs.
  */
 #ifndef IOLAB_SWEEPVIEW_H
 #define IOLAB_SWEEPVIEW_H
