@@ -1,17 +1,20 @@
 // Sweeps without processes: the "sweep" and "headline" keys as the loader reads them (and the
-// sentences it gives for bad ones), the derived step of one value, a point's figures from two
-// recorded snapshots, and a result written as JSON and read back.
+// sentences it gives for bad ones), the headline's ratio and sentence that bench and the sweep
+// view share, the derived step of one value, a point's figures from two recorded snapshots, and
+// a result written as JSON and read back.
 #include <catch2/catch.hpp>
 
 #include "helpers.hpp"
 
 extern "C" {
+#include "engine/benchmath.h"
 #include "engine/sweepio.h"
 #include "engine/sweeprun.h"
 #include "lesson/lesson.h"
 #include "lesson/sweep.h"
 }
 
+#include <cmath>
 #include <cstdlib>
 #include <string>
 #include <vector>
@@ -132,6 +135,15 @@ TEST_CASE("bad sweeps are reported at their place with what to do")
         {"", "{size}", "{size} is not a placeholder"},
         {R"(, "sweep": {"param": "size", "values": ["8"], "figure": "bytes_per_s", "seconds": 0})",
          "{size}", "between 0.2 and"},
+        // The sweep measures only its figure: a headline in another one cannot be compared.
+        {R"(, "sweep": {"param": "size", "values": ["8"], "figure": "bytes_per_s"},
+             "headline": {"seed": "002", "text": "t", "mode": "b", "base": "a",
+                          "figure": "requests_per_s", "ratio": 2})",
+         "{size}", "the headline's figure \"requests_per_s\" is not its sweep's (bytes_per_s)"},
+        {R"(, "sweep": {"param": "size", "values": ["8"], "figure": "calls:read/request"},
+             "headline": {"seed": "002", "text": "t", "mode": "b", "base": "a",
+                          "figure": "calls:write/request", "ratio": 2})",
+         "{size}", "counts another call than its sweep's"},
     };
     for (const auto &c : cases) {
         Loaded l(lesson_with(c.extra, c.arg));
@@ -140,6 +152,63 @@ TEST_CASE("bad sweeps are reported at their place with what to do")
         CHECK(l.messages().find(c.expect) != std::string::npos);
         CHECK(l.messages().find("mem/l.json:") != std::string::npos);
     }
+}
+
+TEST_CASE("a headline is compared in its sweep's figure and one bad figure is reported once")
+{
+    // The same figure, or the same call per request, is fine.
+    Loaded same(lesson_with(R"(, "sweep": {"param": "size", "values": ["8"],
+        "figure": "calls:read/request"}, "headline": {"seed": "002", "text": "t", "mode": "b",
+        "base": "a", "figure": "calls:read/request", "ratio": 2})"));
+    INFO(same.messages());
+    CHECK(same.rc == 0);
+    // An unknown sweep figure is the only complaint: the headline is not also said to differ.
+    Loaded bad(lesson_with(R"(, "sweep": {"param": "size", "values": ["8"],
+        "figure": "bytes_per_sec"}, "headline": {"seed": "002", "text": "t", "mode": "b",
+        "base": "a", "figure": "bytes_per_s", "ratio": 2})"));
+    INFO(bad.messages());
+    CHECK(bad.diags.n == 1);
+    CHECK(bad.messages().find("did you mean \"bytes_per_s\"") != std::string::npos);
+    // A plain step's headline names its own figure: there is no sweep to agree with.
+    Loaded plain(lesson_with(R"(, "headline": {"seed": "000", "text": "t", "mode": "b",
+        "base": "a", "figure": "p99_ms", "ratio": 2})",
+                             "8"));
+    INFO(plain.messages());
+    CHECK(plain.rc == 0);
+}
+
+TEST_CASE("the headline beside this machine's ratio as bench and the sweep view word it")
+{
+    // Two values, three rounds, laid out value by value: mode[v * nrounds + r].
+    const double mode[] = {10, 20, 30, /* value 1 */ 400, NAN, 600};
+    const double base[] = {5, 10, 10, /* value 1 */ 100, 100, 200};
+    // Value 0: rounds' ratios 2, 2, 3 -> 2; value 1: 4, (no figure), 3 -> 3.5.
+    CHECK(benchmath_headline_ratio(mode, base, 2, 3, 0) == Approx(2));
+    CHECK(benchmath_headline_ratio(mode, base, 2, 3, 1) == Approx(3.5));
+    CHECK(benchmath_headline_ratio(mode, base, 2, 3, -1) == Approx(2.75)); // median of 2, 3.5
+    // One round, as a sweep in the TUI is: the points' own ratio.
+    const double one_m[] = {30, 90}, one_b[] = {10, 10};
+    CHECK(benchmath_headline_ratio(one_m, one_b, 2, 1, 1) == Approx(9));
+    const double zero[] = {0, 0};
+    CHECK(std::isnan(benchmath_headline_ratio(one_m, zero, 2, 1, -1)));
+    CHECK(std::isnan(benchmath_headline_ratio(one_m, one_b, 2, 1, 5))); // no such value
+
+    char seed[] = "000", text[] = "sendfile 1.94x faster than read+send",
+         why[] = "sendfile saves a copy";
+    lesson_headline h = {};
+    h.seed = seed;
+    h.text = text;
+    h.why = why;
+    h.ratio = 1.94;
+    char buf[512];
+    benchmath_headline_sentence(&h, "sendfile", "read-send", 1.2, buf, sizeof buf);
+    CHECK(std::string(buf) == "seed 000: sendfile 1.94x faster than read+send "
+                              "(sendfile/read-send 1.94x); here 1.2x (sendfile saves a copy)");
+    benchmath_headline_sentence(&h, "sendfile", "read-send", 1.8, buf, sizeof buf);
+    CHECK(std::string(buf) == "seed 000: sendfile 1.94x faster than read+send "
+                              "(sendfile/read-send 1.94x); here 1.8x, as in the seed");
+    benchmath_headline_sentence(&h, "sendfile", "read-send", NAN, buf, sizeof buf);
+    CHECK(std::string(buf).find("not measured here") != std::string::npos);
 }
 
 TEST_CASE("a point's figures are the growth between its two snapshots")
