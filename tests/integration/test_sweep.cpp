@@ -1,8 +1,9 @@
 // Sweeps end to end with a fake client whose figure is known (tests/progs/sweep_fake.c: flat
 // 1000 requests/s, linear 10*N requests/s): `iolab run` headless (CSV and JSON), a sweep stopped
-// half-way that keeps its finished points, `iolab bench --json` (shape and ratios), and the
-// chart drawn in a real terminal (tmux) at 80x24 and 160x48, in colour and in ASCII, kept
-// across a restart.
+// half-way that keeps its finished points (headless by SIGINT, and in the TUI by its key),
+// `iolab bench --json` (shape and ratios), and the chart drawn in a real terminal (tmux) at
+// 80x24 and 160x48, in colour and in ASCII, kept across a restart, with the seed's headline
+// beside this machine's ratio under it.
 #include <catch2/catch.hpp>
 
 #include "helpers.hpp"
@@ -32,8 +33,14 @@ void spit(const std::string &path, const std::string &text)
     std::ofstream(path) << text;
 }
 
+// The seed's claim about the fake: linear / flat is 10 at N = 1000 by construction.
+const char *const default_headline =
+    R"({"seed": "999", "text": "linear is 10x flat at 1000", "mode": "linear", "base": "flat",
+        "figure": "requests_per_s", "ratio": 10, "at": "1000", "why": "a fake"})";
+
 // A pack with one sweep step over the fake client: N = 10, 30, 300, 1000, modes flat and linear.
-std::string write_pack(const TempDir &t, const std::string &extra_args = "", double secs = 0.5)
+std::string write_pack(const TempDir &t, const std::string &extra_args = "", double secs = 0.5,
+                       const std::string &headline = default_headline)
 {
     std::string dir = t / "pack";
     mkdir(dir.c_str(), 0755);
@@ -50,9 +57,8 @@ std::string write_pack(const TempDir &t, const std::string &extra_args = "", dou
         "sweep": {"param": "n", "values": ["10", "30", "300", "1000"],
                   "figure": "requests_per_s", "seconds": )" +
                                  std::to_string(secs) + R"(},
-        "headline": {"seed": "999", "text": "linear is 10x flat at 1000", "mode": "linear",
-                     "base": "flat", "figure": "requests_per_s", "ratio": 10, "at": "1000",
-                     "why": "a fake"}}]})");
+        "headline": )" + headline +
+                                 "}]}");
     return dir;
 }
 
@@ -72,7 +78,7 @@ double num(const cJSON *o, const char *k)
 
 } // namespace
 
-TEST_CASE("iolab run on a sweep step measures every point; the figures are the known ones")
+TEST_CASE("iolab run on a sweep step measures every point: the figures are the known ones")
 {
     TempDir t;
     std::string pack = write_pack(t);
@@ -102,7 +108,7 @@ TEST_CASE("iolab run on a sweep step measures every point; the figures are the k
     CHECK(rows == 8);
 }
 
-TEST_CASE("a sweep stopped half-way keeps its finished points; a failing point says why")
+TEST_CASE("a sweep stopped half-way keeps its finished points and a failing point says why")
 {
     TempDir t;
     std::string pack = write_pack(t, R"(, "--fail-at", "10")", 1.0);
@@ -302,4 +308,176 @@ TEST_CASE("the sweep's chart in a real terminal: axes, legend, series, crossing,
         s.keys("q");
         s.wait_for("IOLAB-EXITED", 10);
     }
+}
+
+namespace
+{
+
+// The sweep pane's rows: what follows the step pane's right border and the sweep pane's left
+// one on each screen row, without the right border and trailing blanks (UTF-8 or ASCII boxes).
+std::vector<std::string> sweep_pane(const std::string &screen)
+{
+    std::vector<std::string> rows;
+    std::stringstream ss(screen);
+    std::string line;
+    while (std::getline(ss, line)) {
+        size_t at = line.rfind("\u2502\u2502"), skip = 6;
+        if (at == std::string::npos) {
+            at = line.rfind("||");
+            skip = 2;
+        }
+        if (at == std::string::npos)
+            continue;
+        std::string row = line.substr(at + skip);
+        for (const char *border : {"\u2502", "|"})
+            if (row.size() >= strlen(border) &&
+                row.compare(row.size() - strlen(border), strlen(border), border) == 0) {
+                row.erase(row.size() - strlen(border));
+                break;
+            }
+        row.erase(row.find_last_not_of(' ') + 1);
+        rows.push_back(row);
+    }
+    return rows;
+}
+
+} // namespace
+
+TEST_CASE("sweep view: the seed's headline and this machine's ratio under the chart once measured")
+{
+    // The seed's ratio (3) is far from the fake's (10), so the sentence gives its long why,
+    // longer than the rows an 80x24 terminal can spare: it is cut, and says so.
+    TempDir t;
+    std::string pack = write_pack(
+        t, "", 0.4,
+        R"({"seed": "999", "text": "linear is 3x flat at 1000", "mode": "linear", "base": "flat",
+            "figure": "requests_per_s", "ratio": 3, "at": "1000",
+            "why": "the seed's machine answered fewer requests at a thousand, for reasons )"
+        R"(this fake does not have, and this goes on long enough not to fit in three rows"})");
+    {
+        Tmux s(t, pack, 80, 24, "");
+        REQUIRE(s.wait_for("Fake sweep", 10));
+        s.keys("Enter");
+        REQUIRE(s.wait_for("Known curve", 10));
+        s.keys("w");
+        REQUIRE(s.wait_for("n=", 10));
+        // While N = 1000 is not measured in both modes there is nothing to compare: no headline.
+        CHECK(s.screen().find("seed 999") == std::string::npos);
+        REQUIRE(s.wait_for("sweep {n}: requests_per_s, done", 40));
+        std::string sc = s.screen();
+        INFO(sc);
+        std::vector<std::string> rows = sweep_pane(sc);
+        size_t cross = 0, head = 0;
+        for (size_t i = 0; i < rows.size(); i++) {
+            if (rows[i].find("linear overtakes flat") == 0)
+                cross = i;
+            if (rows[i].find("seed 999: ") == 0)
+                head = i;
+        }
+        // Under the chart and its crossing, on the pane's last three rows (above its border).
+        REQUIRE(cross > 0);
+        REQUIRE(head == cross + 1);
+        REQUIRE(head + 3 == rows.size());
+        std::string sentence;
+        for (size_t i = head; i < head + 3; i++)
+            sentence += (i > head ? " " : "") + rows[i];
+        INFO(sentence);
+        CHECK(sentence.find("seed 999: linear is 3x flat at 1000 (linear/flat 3x); here ") == 0);
+        // This machine's ratio is the sweep's own points' linear / flat at 1000: 10 by
+        // construction, within a third on a starved machine (as the figures above).
+        size_t here = sentence.find("; here ");
+        REQUIRE(here != std::string::npos);
+        double ratio = std::stod(sentence.substr(here + 7));
+        CHECK(ratio == Approx(10).epsilon(0.35));
+        CHECK(sentence.find("x (the seed's machine answered fewer") != std::string::npos);
+        // Cut at the third row with the "more" mark, never drawn past the pane.
+        const std::string &last = rows[head + 2];
+        bool marked = last.size() >= 3 &&
+                      (last.compare(last.size() - 3, 3, "\u2026") == 0 || last.back() == '>');
+        CHECK(marked);
+        CHECK(sentence.find("three rows") == std::string::npos);
+        s.keys("q");
+        s.keys("q");
+        s.wait_for("IOLAB-EXITED", 10);
+    }
+
+    // Kept with the sweep: after a restart it is there again without running anything.
+    Tmux again(t, pack, 80, 24, "");
+    REQUIRE(again.wait_for("Fake sweep", 10));
+    again.keys("Enter");
+    CHECK(again.wait_for("seed 999: linear is 3x flat", 10));
+    again.keys("q");
+    again.keys("q");
+    again.wait_for("IOLAB-EXITED", 10);
+}
+
+TEST_CASE("sweep view: w stops a sweep half-way and keeps the finished points across a restart")
+{
+    TempDir t;
+    std::string pack = write_pack(t, "", 1.0);
+    int kept = -1;
+    {
+        Tmux s(t, pack, 80, 24, "");
+        REQUIRE(s.wait_for("Fake sweep", 10));
+        s.keys("Enter");
+        REQUIRE(s.wait_for("Known curve", 10));
+        s.keys("w");
+        // The third point of eight running: two are finished, six are not.
+        REQUIRE(s.wait_for(" 3/8 n=30", 20));
+        s.keys("w");
+        REQUIRE(s.wait_for("Sweep stopped: ", 10));
+        std::string sc = s.screen();
+        INFO(sc);
+        size_t at = sc.find("Sweep stopped: ");
+        kept = std::stoi(sc.substr(at + 15));
+        CHECK(sc.find(" of 8 points kept") != std::string::npos);
+        CHECK(sc.find("sweep {n}: requests_per_s, stopped") != std::string::npos);
+        // Nothing runs any more: no progress bar, the key starts a sweep again.
+        std::this_thread::sleep_for(std::chrono::milliseconds(1500));
+        sc = s.screen();
+        CHECK(sc.find("/8 n=") == std::string::npos);
+        CHECK(sc.find("w sweep") != std::string::npos);
+        // The chart has the finished points: n = 10 in both modes, and its label.
+        CHECK(sc.find("* flat") != std::string::npos);
+        s.keys("q");
+        s.keys("q");
+        s.wait_for("IOLAB-EXITED", 10);
+    }
+    // The point that was running is dropped, the finished ones are kept.
+    CHECK(kept >= 2);
+    CHECK(kept < 8);
+    // Saved for the learner as a stopped sweep with exactly those points, each measured.
+    std::string progress = slurp(t / "state/iolab/progress.json");
+    INFO(progress);
+    cJSON *j = cJSON_Parse(progress.c_str());
+    REQUIRE(j);
+    const cJSON *rec = cJSON_GetObjectItem(
+        cJSON_GetObjectItem(
+            cJSON_GetObjectItem(
+                cJSON_GetObjectItem(
+                    cJSON_GetObjectItem(cJSON_GetObjectItem(j, "packs"), "sweep-test"), "steps"),
+                "fake/sweep"),
+            "fields"),
+        "sweep");
+    REQUIRE(cJSON_IsObject(rec));
+    CHECK(cJSON_IsTrue(cJSON_GetObjectItem(rec, "stopped")));
+    CHECK_FALSE(cJSON_IsTrue(cJSON_GetObjectItem(rec, "finished")));
+    CHECK(num(rec, "points_done") == kept);
+    const cJSON *points = cJSON_GetObjectItem(rec, "points");
+    REQUIRE(cJSON_GetArraySize(points) == kept);
+    const cJSON *p;
+    cJSON_ArrayForEach(p, points)
+    {
+        CHECK(cJSON_IsTrue(cJSON_GetObjectItem(p, "measured")));
+        CHECK(num(p, "figure") > 0);
+    }
+    cJSON_Delete(j);
+    // And after a restart the stopped sweep is drawn again.
+    Tmux s(t, pack, 80, 24, "");
+    REQUIRE(s.wait_for("Fake sweep", 10));
+    s.keys("Enter");
+    CHECK(s.wait_for("sweep {n}: requests_per_s, stopped", 10));
+    s.keys("q");
+    s.keys("q");
+    s.wait_for("IOLAB-EXITED", 10);
 }
