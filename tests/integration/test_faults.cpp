@@ -173,7 +173,7 @@ TEST_CASE("echo-server under faults answers every request: short sends, EINTR an
     }
 }
 
-TEST_CASE("iolab run: a faulted file-server still serves every byte; the JSON says what was "
+TEST_CASE("iolab run: a faulted file-server still serves every byte, the JSON says what was "
           "injected and where the calls went",
           "[faults]")
 {

@@ -82,7 +82,7 @@ TEST_CASE("a step with 40 checks: every one is judged and reported", "[grade]")
     CHECK(text.find("[ok] no fork 38: epoll: 0 fork calls, at most 0") != std::string::npos);
 }
 
-TEST_CASE("verdicts that fail say what was measured; several modes carry them beside the modes",
+TEST_CASE("verdicts that fail say what was measured, several modes carry them beside the modes",
           "[grade]")
 {
     TempDir pack;

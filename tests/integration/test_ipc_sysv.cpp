@@ -198,7 +198,7 @@ TEST_CASE("a client joins the next service after a restart and carries on")
     CHECK(field(svc2.output(), "chunks") > 0);
 }
 
-TEST_CASE("bad arguments: one sentence, status 2; --help: status 0")
+TEST_CASE("bad arguments: one sentence, status 2, --help: status 0")
 {
     const std::vector<std::vector<std::string>> bad = {
         {demo("tiny-service"), "--segments", "0"},

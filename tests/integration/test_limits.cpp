@@ -191,7 +191,7 @@ void write_scale_pack(const TempDir &dir)
 
 } // namespace
 
-TEST_CASE("1,000 connections run cleanly in every echo mode; iterative clients wait, not lost",
+TEST_CASE("1,000 connections run cleanly in every echo mode, iterative clients wait, not lost",
           "[limits][scale]")
 {
     TempDir pack;

@@ -102,7 +102,7 @@ TEST_CASE("5,000 short-lived processes (exit, _exit, SIGKILL, SIGTERM): every ca
     CHECK(pg.page->next_slot <= 17);
 }
 
-TEST_CASE("programs and runs take over each other's slots; a reader never sees a move twice "
+TEST_CASE("programs and runs take over each other's slots, a reader never sees a move twice "
           "or not at all",
           "[slots]")
 {

@@ -186,7 +186,7 @@ TEST_CASE("an upload cut short gets no reply and the server carries on", "[uploa
     }
 }
 
-TEST_CASE("epoll-whole leaves a second upload unread until the first is complete; epoll does not",
+TEST_CASE("epoll-whole leaves a second upload unread until the first is complete, epoll does not",
           "[upload]")
 {
     // Upload A is started (the server has read its first bytes) but not complete; upload B is

@@ -55,7 +55,7 @@ TEST_CASE("a chart fits its rectangle at the smallest and a large terminal")
     }
 }
 
-TEST_CASE("linear x spacing is proportional; a rectangle too small says so")
+TEST_CASE("linear x spacing is proportional, a rectangle too small says so")
 {
     const double xs[] = {1, 3, 5};
     chart_geom g;

@@ -82,7 +82,7 @@ TEST_CASE("a failing message says what was expected, what was seen, the time lim
           "1 of 4 requests in 3.2 s; not within 3 s: converse() must answer every line (its TODO)");
 }
 
-TEST_CASE("exit and output checks read what the grader observed; ratios and maxima")
+TEST_CASE("exit and output checks read what the grader observed, ratios and maxima")
 {
     check_mode_facts m{};
     m.mode = -1;
@@ -97,7 +97,9 @@ TEST_CASE("exit and output checks read what the grader observed; ratios and maxi
     c[2].has_min = true, c[2].min = 4000;
     c[3].role = LESSON_ROLE_SERVER, c[3].has_min = true, c[3].min = 3;
     lesson_scenario sc = scenario(c, 4);
-    check_observed obs[4] = {{1, true}, {2, false}, {}, {}};
+    check_observed obs[4] = {};
+    obs[0].value = 1, obs[0].seen = true;
+    obs[1].value = 2;
     check_facts f{&m, 1, obs, false};
     check_result r[4];
     check_eval_all(&sc, &f, r);

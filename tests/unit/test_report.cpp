@@ -6,7 +6,7 @@ extern "C" {
 #include "engine/report.h"
 }
 
-TEST_CASE("report lines give their fields; damaged or partial lines give nothing")
+TEST_CASE("report lines give their fields, damaged or partial lines give nothing")
 {
     struct report *r = report_parse(
         R"({"pid":4242,"sandbox":{"tier":"reduced","advice":"see --probe","missing":[]}})");

@@ -76,7 +76,7 @@ TEST_CASE("rotation: a tick stops at its budget, resumes where it stopped and st
     CHECK(ticks[1].front() == (ticks[0].back() + 1) % cost.size());
 }
 
-TEST_CASE("rotation: a slow machine still reads min_items a tick; no budget reads everything")
+TEST_CASE("rotation: a slow machine still reads min_items a tick, no budget reads everything")
 {
     // Recorded on a loaded machine: one read took 2 ms, far over the budget.
     std::vector<double> cost(100, 2e-3);

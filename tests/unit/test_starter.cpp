@@ -30,7 +30,7 @@ Result gen(const std::string &src)
 
 } // namespace
 
-TEST_CASE("TODO keeps its comment and removes the answer; REPLACE and REMOVE do their part")
+TEST_CASE("TODO keeps its comment and removes the answer, REPLACE and REMOVE do their part")
 {
     std::string solution = "int main(void)\n"
                            "{\n"
@@ -88,7 +88,7 @@ TEST_CASE("bad markers are reported at their line")
     CHECK(std::string(nested.diag.message).find("still has a marker") != std::string::npos);
 }
 
-TEST_CASE("a marker must be alone on its line; code around a comment is not a marker")
+TEST_CASE("a marker must be alone on its line, code around a comment is not a marker")
 {
     Result r = gen("int a; /* TODO 1: not a marker */\nint b;\n");
     REQUIRE(r.rc == 0);

@@ -75,7 +75,7 @@ TEST_CASE("slots are summed by program, across runs or for one run, never the un
     close(fd);
 }
 
-TEST_CASE("retired and moving slots count; a read that overlaps a move is retried or flagged")
+TEST_CASE("retired and moving slots count, a read that overlaps a move is retried or flagged")
 {
     int fd = -1;
     struct iolab_page *page = nullptr;

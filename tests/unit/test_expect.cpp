@@ -1,0 +1,184 @@
+// A step's expected outcomes judged against measured per-mode rows: the latency figures (p50_ms,
+// p99_ms) are the comparison's, waiting clients included, so "iterative's p99 is far above
+// epoll's" holds when an iterative server leaves clients waiting; a figure not measured yet
+// leaves the outcome undecided; the loader takes the figures' names and names them when one is
+// misspelled.
+#include <catch2/catch.hpp>
+#include <cstring>
+#include <string>
+
+extern "C" {
+#include "grade/expect.h"
+#include "lesson/lesson.h"
+}
+
+namespace
+{
+
+struct Fixture {
+    lesson_mode modes[2] = {};
+    lesson_scenario sc = {};
+    snapshot_mode_row rows[2] = {};
+    Fixture()
+    {
+        const char *ids[] = {"iterative", "epoll"};
+        for (int i = 0; i < 2; i++) {
+            modes[i].id = (char *)ids[i];
+            strcpy(rows[i].id, ids[i]);
+            rows[i].seconds = 3;
+        }
+        sc.modes = modes;
+        sc.nmodes = 2;
+        // Both answer their requests in about 50 us; iterative answers 1,000 of them (one
+        // client of eight), epoll 100,000.
+        rows[0].requests = 1000;
+        rows[0].hist[iolab_hist_bucket(50000)] = 1000;
+        rows[1].requests = 100000;
+        rows[1].hist[iolab_hist_bucket(50000)] = 100000;
+    }
+    // The seven other clients of the iterative server, unanswered for 2 s when it stopped.
+    void leave_waiting()
+    {
+        rows[0].in_flight = rows[0].waiting = 7;
+        rows[0].in_flight_hist[iolab_hist_bucket(2000000000ull)] = 7;
+    }
+    static lesson_expect compare(lesson_figure fig, int left, lesson_cmp op, int right)
+    {
+        lesson_expect e = {};
+        e.text = (char *)"iterative keeps clients waiting";
+        e.left = {left, fig, 0, LESSON_ROLE_SERVER};
+        e.right = {right, fig, 0, LESSON_ROLE_SERVER};
+        e.has_right = true;
+        e.op = op;
+        return e;
+    }
+    std::string say(const lesson_expect &e)
+    {
+        expect_verdict v = expect_judge(&sc, &e, rows, 2);
+        expect_context ctx = {2, 0.5, "full"};
+        char buf[512];
+        expect_describe(&sc, &e, &v, &ctx, buf, sizeof buf);
+        return buf;
+    }
+};
+
+} // namespace
+
+TEST_CASE("expect: p99_ms counts the clients left waiting, as the comparison does")
+{
+    Fixture f;
+    lesson_expect e = Fixture::compare(LESSON_FIG_P99_MS, 0, LESSON_CMP_GT, 1);
+    // Answered requests only: the two modes look alike and the outcome does not hold.
+    expect_verdict v = expect_judge(&f.sc, &e, f.rows, 2);
+    CHECK(v.state == EXPECT_DIFFERS);
+    CHECK(v.left == Approx(v.right));
+    CHECK(v.left > 0.04);
+    CHECK(v.left < 0.07);
+    // Seven clients unanswered for 2 s: iterative's p99 is theirs, epoll's stays at 50 us.
+    f.leave_waiting();
+    v = expect_judge(&f.sc, &e, f.rows, 2);
+    CHECK(v.state == EXPECT_AGREES);
+    CHECK(v.left > 1000); // ms: a second or more
+    CHECK(v.right < 0.07);
+    std::string s = f.say(e);
+    INFO(s);
+    CHECK(s.rfind("iterative p99 latency ", 0) == 0);
+    CHECK(s.find(" s > epoll p99 latency ") != std::string::npos);
+    CHECK(s.find(" us, as expected") != std::string::npos);
+    // The other way round is said to differ, with this machine beside it.
+    e.op = LESSON_CMP_LT;
+    CHECK(expect_judge(&f.sc, &e, f.rows, 2).state == EXPECT_DIFFERS);
+    CHECK(f.say(e).find("not this time: iterative p99 latency") == 0);
+}
+
+TEST_CASE("expect: p50_ms against a bound in milliseconds")
+{
+    Fixture f;
+    f.leave_waiting();
+    lesson_expect e = {};
+    e.text = (char *)"half of epoll's requests take under a millisecond";
+    e.left = {1, LESSON_FIG_P50_MS, 0, LESSON_ROLE_SERVER};
+    e.op = LESSON_CMP_LT;
+    e.value = 1;
+    expect_verdict v = expect_judge(&f.sc, &e, f.rows, 2);
+    CHECK(v.state == EXPECT_AGREES);
+    CHECK(v.left < 0.07);
+    std::string s = f.say(e);
+    INFO(s);
+    CHECK(s.rfind("epoll p50 latency ", 0) == 0);
+    CHECK(s.find(" us < 1 ms, as expected") != std::string::npos); // the bound has its unit
+    // Iterative's median is the waiting clients' too: each stands for the requests its
+    // connection would have sent meanwhile at the answered ones' pace (waits.h), which outnumber
+    // the 1,000 answered.
+    e.left.mode = 0;
+    v = expect_judge(&f.sc, &e, f.rows, 2);
+    CHECK(v.state == EXPECT_DIFFERS);
+    CHECK(v.left > 100);
+}
+
+TEST_CASE("expect: a latency is undecided until the mode ran long enough with requests")
+{
+    Fixture f;
+    lesson_expect e = Fixture::compare(LESSON_FIG_P99_MS, 0, LESSON_CMP_GT, 1);
+    f.rows[1].seconds = EXPECT_MIN_SECONDS / 2;
+    CHECK(expect_judge(&f.sc, &e, f.rows, 2).state == EXPECT_UNDECIDED);
+    CHECK(f.say(e) == "not measured yet: run iterative and epoll for a few seconds");
+    // Long enough, but no request answered nor waiting: nothing to take a percentile of.
+    f.rows[1].seconds = 3;
+    memset(f.rows[1].hist, 0, sizeof f.rows[1].hist);
+    CHECK(expect_judge(&f.sc, &e, f.rows, 2).state == EXPECT_UNDECIDED);
+    // Only waiting clients: they are the latency.
+    f.rows[1].in_flight_hist[iolab_hist_bucket(300000000)] = 4;
+    expect_verdict v = expect_judge(&f.sc, &e, f.rows, 2);
+    CHECK(v.state != EXPECT_UNDECIDED);
+    CHECK(v.right > 200);
+    // A mode that never ran has no row.
+    CHECK(expect_judge(&f.sc, &e, f.rows, 1).state == EXPECT_UNDECIDED);
+}
+
+TEST_CASE("expect: the loader takes p50_ms and p99_ms and names them for a misspelling")
+{
+    const char *pack = R"({"format_version": 1, "id": "p", "title": "P", "version": "1",
+        "lessons": ["l"]})";
+    auto lesson = [](const std::string &figure) {
+        return R"({"id": "l", "title": "L", "summary": "s", "steps": [
+          {"id": "s", "title": "S", "kind": "run", "text": "t",
+           "programs": [{"name": "server", "role": "server", "program": "sh",
+                         "args": ["-c", "echo listening; exec sleep 1"], "ready": "listening"}],
+           "modes": [{"id": "iterative", "title": "I", "program": "server"},
+                     {"id": "epoll", "title": "E", "program": "server"}],
+           "expect": [{"text": "iterative keeps clients waiting",
+                       "left": {"mode": "iterative", "figure": ")" +
+               figure + R"("}, "op": ">",
+                       "right": {"mode": "epoll", "figure": "p99_ms"}},
+                      {"text": "epoll answers within a millisecond",
+                       "left": {"mode": "epoll", "figure": "p50_ms"}, "op": "<", "value": 1}]}]})";
+    };
+    for (const std::string fig : {"p99_ms", "p98_ms"}) {
+        std::string l = lesson(fig);
+        lesson_mem_file files[2] = {{"pack.json", pack, strlen(pack)},
+                                    {"l.json", l.data(), l.size()}};
+        lesson_pack *p = nullptr;
+        lesson_diags diags = {};
+        int rc = lesson_pack_load_mem("mem", files, 2, nullptr, &p, &diags);
+        std::string msgs;
+        for (size_t i = 0; i < diags.n; i++)
+            msgs += std::string(diags.v[i].message) + "\n";
+        INFO(msgs);
+        if (fig == "p99_ms") {
+            REQUIRE(rc == 0);
+            const lesson_scenario *sc = lesson_step_scenario(&p->lessons[0].steps[0]);
+            REQUIRE(sc->nexpects == 2);
+            CHECK(sc->expects[0].left.figure == LESSON_FIG_P99_MS);
+            CHECK(sc->expects[0].right.figure == LESSON_FIG_P99_MS);
+            CHECK(sc->expects[1].left.figure == LESSON_FIG_P50_MS);
+        } else {
+            CHECK(rc == -EINVAL);
+            REQUIRE(diags.n == 1);
+            CHECK(msgs.find("figure \"p98_ms\" is not known; did you mean \"p99_ms\"?") !=
+                  std::string::npos);
+        }
+        lesson_pack_free(p);
+        lesson_diags_free(&diags);
+    }
+}
