@@ -3,6 +3,8 @@
  * ran in this step (across restarts) counts, and nothing of the start-up or the switches does.
  */
 #include "expect.h"
+#include "human.h"
+#include "metrics/waits.h"
 
 #include <stdio.h>
 #include <string.h>
@@ -16,7 +18,14 @@ static const char *const expect_units[LESSON_NFIGS] = {
     [LESSON_FIG_CTX_PER_REQ] = "context switches/request",
     [LESSON_FIG_CPU_PCT] = "% CPU",
     [LESSON_FIG_URING_ENTERS_PER_REQ] = "io_uring_enter/request (from the demo)",
+    [LESSON_FIG_P50_MS] = "p50 latency",
+    [LESSON_FIG_P99_MS] = "p99 latency",
 };
+
+static bool expect_is_latency(enum lesson_figure f)
+{
+    return f == LESSON_FIG_P50_MS || f == LESSON_FIG_P99_MS;
+}
 
 static const struct snapshot_mode_row *expect_row(const struct lesson_scenario *sc, int mode,
                                                   const struct snapshot_mode_row *rows,
@@ -47,6 +56,18 @@ bool expect_figure(const struct lesson_scenario *sc, const struct lesson_expect_
     case LESSON_FIG_CPU_PCT:
         *out = r->cpu_pct;
         return true;
+    case LESSON_FIG_P50_MS:
+    case LESSON_FIG_P99_MS: {
+        /* The comparison's latencies exactly: the requests still waiting when the mode ended
+           count as long as they had waited, or an iterative server that answers one client of
+           eight would show that client's fast round trips only (waits.h). */
+        struct snapshot_latency lat;
+        waits_latency(&lat, r->hist, r->in_flight_hist);
+        if (!lat.samples)
+            return false;
+        *out = (double)(side->figure == LESSON_FIG_P50_MS ? lat.p50_ns : lat.p99_ns) / 1e6;
+        return true;
+    }
     default:
         break;
     }
@@ -94,13 +115,24 @@ static const char *expect_num(double v, char *buf, size_t len)
     return buf;
 }
 
-/* "epoll 182k requests/s" for one side (the mode's name left out without modes). */
+/* A value of figure f: latencies (in ms) with the unit that keeps three figures ("812 ms",
+   "1.5 s", "41 us"), since an SI suffix on milliseconds would read as "1.5k ms". */
+static const char *expect_value(enum lesson_figure f, double v, char *buf, size_t len)
+{
+    return expect_is_latency(f) ? human_ns(v * 1e6, buf, len) : expect_num(v, buf, len);
+}
+
+/* "epoll 182k requests/s" or "iterative p99 latency 1.5 s" for one side (the mode's name left
+   out without modes). */
 static void expect_side_text(const struct lesson_scenario *sc, const struct lesson_expect_side *s,
                              double v, char *buf, size_t len)
 {
     char num[32];
     const char *mode = s->mode >= 0 && (size_t)s->mode < sc->nmodes ? sc->modes[s->mode].id : "";
-    if (s->figure == LESSON_FIG_CALL_PER_REQ)
+    if (expect_is_latency(s->figure))
+        snprintf(buf, len, "%s%s%s %s", mode, *mode ? " " : "", expect_units[s->figure],
+                 expect_value(s->figure, v, num, sizeof num));
+    else if (s->figure == LESSON_FIG_CALL_PER_REQ)
         snprintf(buf, len, "%s%s%s %s/request", mode, *mode ? " " : "",
                  expect_num(v, num, sizeof num),
                  s->call < IOLAB_NCALLS ? iolab_call_info[s->call].label : "?");
@@ -126,8 +158,8 @@ int expect_describe(const struct lesson_scenario *sc, const struct lesson_expect
     expect_side_text(sc, &e->left, v->left, l, sizeof l);
     if (e->has_right)
         expect_side_text(sc, &e->right, v->right, r, sizeof r);
-    else
-        expect_num(v->right, r, sizeof r);
+    else /* a bound is in the left figure's unit */
+        expect_value(e->left.figure, v->right, r, sizeof r);
     const char *op = e->op == LESSON_CMP_GT ? ">" : "<";
     if (v->state == EXPECT_AGREES)
         return snprintf(buf, len, "%s %s %s, as expected", l, op, r);

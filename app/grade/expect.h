@@ -3,7 +3,8 @@
  * runs measured (snapshot_mode_row), with one sentence each: what was seen beside what the
  * lesson expects and, when this run disagrees, what on this machine may explain it (its cores,
  * its load, the sandbox tier). An outcome is undecided until the modes it compares have run for
- * long enough and, for per-request figures, answered requests.
+ * long enough and, for per-request figures, answered requests; for latencies (p50_ms, p99_ms,
+ * the comparison's figures), requests answered or still waiting.
  */
 #ifndef IOLAB_EXPECT_H
 #define IOLAB_EXPECT_H

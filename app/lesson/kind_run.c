@@ -566,6 +566,8 @@ static const char *const load_figure_names[LESSON_NFIGS] = {
     [LESSON_FIG_CTX_PER_REQ] = "ctx_per_request",
     [LESSON_FIG_CPU_PCT] = "cpu_pct",
     [LESSON_FIG_URING_ENTERS_PER_REQ] = "uring_enters_per_request",
+    [LESSON_FIG_P50_MS] = "p50_ms",
+    [LESSON_FIG_P99_MS] = "p99_ms",
 };
 
 void load_expect_figure(struct load *ld, const cJSON *v, struct lesson_expect_side *side)
@@ -591,8 +593,8 @@ void load_expect_figure(struct load *ld, const cJSON *v, struct lesson_expect_si
     load_diag(ld, v, 0, "figure \"%s\" is not known; %s", name,
               load_suggest(why, sizeof why, name, load_figure_names, LESSON_NFIGS,
                            "use requests_per_s, bytes_per_s, calls_per_request, "
-                           "calls:NAME/request, ctx_per_request, cpu_pct or "
-                           "uring_enters_per_request."));
+                           "calls:NAME/request, ctx_per_request, cpu_pct, "
+                           "uring_enters_per_request, p50_ms or p99_ms."));
 }
 
 static void load_expect_side(struct load *ld, const cJSON *obj, const struct lesson_scenario *sc,

@@ -147,6 +147,9 @@ enum lesson_figure {
     LESSON_FIG_CPU_PCT,        /* "cpu_pct": CPU of every program, % of one core */
     LESSON_FIG_URING_ENTERS_PER_REQ, /* "uring_enters_per_request": a role's io_uring_enter()
                                         calls per request, as the demo counts them */
+    LESSON_FIG_P50_MS, /* "p50_ms": the client's median request latency, ms, the requests left
+                          waiting included (the comparison's p50) */
+    LESSON_FIG_P99_MS, /* "p99_ms": likewise its 99th percentile */
     LESSON_NFIGS
 };
 
