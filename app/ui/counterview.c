@@ -11,6 +11,7 @@
 #include "metrics/waits.h"
 #include "widgets.h"
 
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -490,44 +491,170 @@ void counterview_compare(const struct screen_caps *c, struct layout_rect r,
                         : "Figures cover only the time the scenario ran, every run of it.");
 }
 
-/* What every figure of the counters pane and the comparison means, for the legend (i). */
-static const char *const counterview_legend_lines[] = {
-    "cpu user / sys   CPU time in user mode and in the kernel, % of one core, over the last second",
-    "ctx/s (vol)      context switches per second; voluntary ones: the thread waited (I/O, a lock)",
-    "procs, threads   processes and threads of the role's programs now",
-    "kernel syscr     read-family system calls the kernel counted (/proc/PID/io): read, readv,",
-    "                 pread64, preadv, sendfile, copy_file_range; send/recv, splice, mmap are not "
-    "in",
-    "vs library       the calls the counting shim saw that the kernel counts the same way",
-    "= / mismatch     they agree within 1%, or not: calls inside libc (fread's read), static",
-    "                 binaries and raw syscall() reach the kernel but not the shim",
-    "disk/s           bytes read from storage per second: page cache misses",
-    "oldest N s       cpu, ctx, procs, syscr are read from /proc a slice a tick (at most about 1%",
-    "  / N unread     of a core): the oldest was read N s ago; unread: not read yet, not in sums",
-    "calls            calls since the current mode started (t: totals since the start)",
-    "calls/s, bytes/s per second over the last sample; share: this call's part of all calls",
-    "busy             threads inside this call on average (a call is booked when it returns)",
-    "busy ~           sampled: one call in 16 timed on average; the calls that wait are all timed",
-    "on file  socket  read/write calls by kind of descriptor (other: devices, epoll; a>b: from a "
-    "to b)",
-    "faults injected  the lesson's fault injection: lengths cut, EINTR and EAGAIN returned",
-    "requests/s       what the load completed per second, as the demo published it",
-    "latency p50/p99  half / 99 in 100 of the requests of the last seconds were at least as fast",
-    "waiting          clients with no answer yet: latency counts each for as long as it waits",
-    "limit reached    calls that failed at a limit (files, processes, memory): connection lost",
-    "calls/req        comparison (c): the program under study's calls per completed request",
-    "ctx sw/req       comparison: every program's context switches per completed request",
-    "cpu %core        comparison: every program's CPU, % of one core, while the mode ran",
-    "io_uring line    counted by the demo itself, not the shim: io_uring_enter calls, operations",
-    "                 submitted to the ring and completions reaped, since the mode started",
+/* The term of the mismatch mark's entry, which the terminal's mark follows ("!" in ASCII). */
+static const char counterview_legend_mark[] = "= / ";
+
+/*
+ * What every figure and mark of the counters pane and the comparison means, for the legend (i),
+ * each checked against the code that computes it (metrics/sampler.c, snapshot.h). An entry with
+ * no term is a heading. The text wraps to the box, so a terminal of any width shows all of it,
+ * and the box scrolls when it is taller than the terminal.
+ */
+static const struct counterview_legend_entry {
+    const char *term; /* the label as the pane shows it; NULL: text is a heading */
+    const char *text;
+} counterview_legend_entries[] = {
+    {NULL, "Each role (server, client): its programs' processes and threads together"},
+    {"cpu user / sys", "CPU time in user mode and in the kernel, % of one core (100% is one core "
+                       "busy), over about the last second"},
+    {"ctx/s (vol)", "context switches per second of every thread, over the last 1 to 2 s like "
+                    "calls/s; vol: the voluntary ones, where a thread waited (for I/O, a peer, a "
+                    "lock) rather than being preempted"},
+    {"procs, threads", "processes and threads of the role's programs now"},
+    {"kernel syscr", "read-family system calls as the kernel counts them (/proc/PID/io), since "
+                     "the mode started like the calls: read, readv, pread64 and preadv on any "
+                     "descriptor (a socket too), sendfile and copy_file_range; recv, splice and "
+                     "mmap are not in it"},
+    {"syscw", "likewise for writes: write, writev, pwrite64, pwritev, sendfile and "
+              "copy_file_range; send is not in it"},
+    {"vs library", "the same calls as the counting shim saw them, over the same span"},
+    {counterview_legend_mark,
+     "the kernel's count and the library's agree, or they differ by more than 1% and more "
+     "than 2 calls: calls made inside libc (fread's own read), a static binary or raw "
+     "syscall() reach the kernel but not the shim"},
+    {"disk/s", "bytes read from storage per second (/proc read_bytes): page cache misses; a "
+               "read served from the cache adds nothing"},
+    {"oldest N s", "past a hundred or so processes and threads, /proc is read a slice a tick "
+                   "(under 2% of a core): the oldest figure shown was read N s ago"},
+    {"N unread", "processes and threads not read even once yet: their figures are not in the "
+                 "sums"},
+    {"calls", "calls since the current mode started (t: totals since the scenario started), "
+              "failed ones included"},
+    {"calls/s, bytes/s", "per second over the last 1 to 2 s, or since the mode started when that "
+                         "is shorter; bytes: what the successful calls moved"},
+    {"share", "this call's part of all the role's calls over the same time"},
+    {"busy", "time inside this call per second: threads inside it on average (1.00: one thread "
+             "all the time); a call is booked when it returns, so one long call can push it past "
+             "the number of threads"},
+    {"busy ~", "estimated: about one call in 16 is timed (and every call after a slow one); "
+               "the calls that wait (epoll_wait, poll, accept, fork, fsync...) and those that "
+               "move a whole file (sendfile, splice, copy_file_range) are always timed"},
+    {"on file  socket", "the read and write calls by kind of descriptor: file, socket, pipe, "
+                        "other (devices, epoll); a>b: from a to b"},
+    {"faults injected", "the lesson's fault injection: lengths cut short, EINTR and EAGAIN "
+                        "returned"},
+    {"not counted", "the counting shim is not in that program (a static binary?): no calls, "
+                    "the kernel's figures still hold"},
+    {NULL, "Under the roles: the client's figures"},
+    {"requests/s", "what the load completed per second over the same 1 to 2 s, as the demo "
+                   "published it (a step may count copies, uploads...); below 10/s the count "
+                   "too: \"2.0, 6 in 3.0 s\""},
+    {"bytes/s", "the payload the load moved per second"},
+    {"sparklines", "the last minute of both, one column per second"},
+    {"latency p50/p99", "half, or 99 in 100, of the requests of the last 5 s took at most this "
+                        "long (within about 19%), the clients still waiting included"},
+    {"waiting, oldest", "requests out for 100 ms or more with no answer yet, and the longest "
+                        "wait: each counts in the latency for as long as it has waited, and for "
+                        "the requests its connection would have sent meanwhile"},
+    {"limit reached", "calls that failed at a limit (open files, processes, memory) and cost a "
+                      "connection; shed: connections accepted only to be closed at once"},
+    {"incomplete", "counts lost (the counter page was full), garbage on a counter page, or "
+                   "/proc reads that failed: those figures are short or wrong"},
+    {"io_uring line", "counted by the demo itself, not the shim: io_uring_enter calls, "
+                      "operations submitted to the ring and completions reaped, since the mode "
+                      "started"},
+    {NULL, "The comparison (c): one row per mode tried, over only the time it ran"},
+    {"calls/req", "the calls of the studied program's role (the server's unless the lesson names "
+                  "another) per completed request"},
+    {"ctx sw/req", "every program's context switches per completed request"},
+    {"cpu %core", "every program's CPU while the mode ran, % of one core"},
+    {"p50, p99", "a step about waiting shows these instead of bytes/s and cpu: the latency of "
+                 "all the mode's requests, the clients left waiting included"},
 };
 
-void counterview_legend(const struct screen_caps *c)
+#define CV_TERM_W 17 /* the terms' column, a space included */
+
+/*
+ * The legend as rows of the box's width: the term on an entry's first row, its text wrapped
+ * beside it. Calls fn for each row in [first, first + n) with its index; returns the row count.
+ */
+static int counterview_legend_rows(const struct screen_caps *c, int textw, int first, int n,
+                                   void (*fn)(const struct screen_caps *, void *, int row,
+                                              const char *term, const char *text, bool heading),
+                                   void *arg)
 {
-    size_t n = sizeof counterview_legend_lines / sizeof *counterview_legend_lines;
-    struct layout_rect r = layout_center(COLS, LINES, 98, (int)n + 3);
+    size_t ne = sizeof counterview_legend_entries / sizeof *counterview_legend_entries;
+    int row = 0;
+    for (size_t i = 0; i < ne; i++) {
+        const struct counterview_legend_entry *e = &counterview_legend_entries[i];
+        bool heading = !e->term;
+        /* A heading after the first gets a blank row above it: the sections read apart. */
+        if (heading && i > 0)
+            row++;
+        char term[48];
+        snprintf(term, sizeof term, "%s%s", e->term ? e->term : "",
+                 e->term == counterview_legend_mark ? c->g->mismatch : "");
+        struct wrap_doc d = {0};
+        if (wrap_plain(e->text, heading ? textw + CV_TERM_W : textw, c->utf8, &d) < 0)
+            continue;
+        for (size_t k = 0; k < d.nlines; k++, row++)
+            if (fn && row >= first && row < first + n)
+                fn(c, arg, row - first, k == 0 ? term : "", d.lines[k].text, heading);
+        wrap_doc_free(&d);
+    }
+    return row;
+}
+
+struct counterview_legend_at {
+    int x, y, w;
+};
+
+static void counterview_legend_row(const struct screen_caps *c, void *arg, int row,
+                                   const char *term, const char *text, bool heading)
+{
+    const struct counterview_legend_at *at = arg;
+    if (heading) {
+        widgets_text(c, at->x, at->y + row, at->w, A_BOLD, text);
+        return;
+    }
+    widgets_text(c, at->x, at->y + row, CV_TERM_W - 1, screen_attr(SCREEN_HEADING), term);
+    widgets_text(c, at->x + CV_TERM_W, at->y + row, at->w - CV_TERM_W, A_NORMAL, text);
+}
+
+int counterview_legend(const struct screen_caps *c, int *top)
+{
+    /* 100 columns keep a line of text to a comfortable length; a narrower terminal wraps more. */
+    int w = COLS - 2 < 100 ? COLS - 2 : 100;
+    int textw = w - 4 - CV_TERM_W; /* the border and a column of margin each side */
+    if (textw < 8)
+        textw = 8;
+    int total = counterview_legend_rows(c, textw, 0, 0, NULL, NULL);
+    /* Above the status line and the footer, which are drawn after the step's panes. */
+    struct layout_rect r = layout_center(COLS, LINES - 1, w, total + 2);
     widgets_clear(r);
-    struct layout_rect in = widgets_box(c, r, "What the figures mean (any key closes)", true);
-    for (size_t i = 0; i < n && (int)i < in.h; i++)
-        widgets_text(c, in.x + 1, in.y + (int)i, in.w - 2, A_NORMAL, counterview_legend_lines[i]);
+    bool scrolls = total > r.h - 2;
+    struct layout_rect in =
+        widgets_box(c, r,
+                    scrolls ? "What the figures mean (j/k, arrows, PgUp/PgDn scroll; other keys "
+                              "close)"
+                            : "What the figures mean (any key closes)",
+                    true);
+    int page = in.h > 0 ? in.h : 1;
+    if (*top > total - page)
+        *top = total - page;
+    if (*top < 0)
+        *top = 0;
+    struct counterview_legend_at at = {in.x + 1, in.y, in.w - 2};
+    counterview_legend_rows(c, textw, *top, in.h, counterview_legend_row, &at);
+    /* Where the rest is, on the bottom border (never over the text): the "more" mark. */
+    if (scrolls) {
+        char more[64];
+        bool below = *top + page < total;
+        snprintf(more, sizeof more, " %d-%d of %d%s ", *top + 1, *top + page, total,
+                 below ? ", more: j" : ", top: k");
+        int mw = (int)strlen(more);
+        widgets_text(c, r.x + r.w - 2 - mw, r.y + r.h - 1, mw,
+                     screen_attr(below ? SCREEN_FOCUS : SCREEN_DIM), more);
+    }
+    return page;
 }

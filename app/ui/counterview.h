@@ -36,8 +36,10 @@ void counterview_compare(const struct screen_caps *c, struct layout_rect r,
                          const char *unit, enum lesson_role study_role, const char *study,
                          bool latency);
 
-/* The legend: what every figure and mark of the counters pane and the comparison means. */
-void counterview_legend(const struct screen_caps *c);
+/* The legend: what every figure and mark of the counters pane and the comparison means, wrapped
+   to the terminal and drawn from its row *top, which is clamped to the rows there are. Returns
+   the rows it shows at once (a page, for scrolling). */
+int counterview_legend(const struct screen_caps *c, int *top);
 
 /*
  * How fresh a role's /proc figures are, as the counters pane says it after the role's header:

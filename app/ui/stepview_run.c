@@ -39,7 +39,10 @@ struct runview {
     bool have_base;
     bool totals; /* the counters pane shows the totals since the start instead (t) */
     bool paused, compare;
-    bool legend; /* the legend of the figures is open (i); any key closes it */
+    bool legend;     /* the legend of the figures is open (i); a key that does not scroll it
+                        closes it */
+    int legend_top;  /* its first row shown: it scrolls when taller than the terminal */
+    int legend_page; /* the rows it showed at once, last drawn */
     /* The width and terminal the checks were last drawn at: their lines wrap, and the layout
        asks how many rows they take before they are drawn. */
     int foot_w;
@@ -48,7 +51,7 @@ struct runview {
     int focus; /* 0 the text, 1..nprogs the pane of an interactive program */
     char input[256];
     size_t ninput;
-    struct predictview *pv; /* the step's prediction questions; NULL: none */
+    struct predictview *pv;  /* the step's prediction questions; NULL: none */
     struct sweepview *sweep; /* the step's sweep (sweepview.h); NULL without one */
 };
 
@@ -300,7 +303,22 @@ static int runview_key(void *self, struct view_ctx *c, int key)
 {
     struct runview *v = self;
     if (v->legend) {
-        v->legend = false;
+        /* The legend is taller than 80x24: these keys scroll it, any other closes it. */
+        if (key == KEY_DOWN || key == 'j')
+            v->legend_top++;
+        else if (key == KEY_UP || key == 'k')
+            v->legend_top--;
+        else if (key == KEY_NPAGE)
+            v->legend_top += v->legend_page > 1 ? v->legend_page - 1 : 1;
+        else if (key == KEY_PPAGE)
+            v->legend_top -= v->legend_page > 1 ? v->legend_page - 1 : 1;
+        else if (key == KEY_HOME)
+            v->legend_top = 0;
+        else if (key == KEY_END)
+            v->legend_top = 1 << 20; /* the drawing clamps it to the last page */
+        else
+            v->legend = false;
+        c->dirty = true;
         return 0;
     }
     int pk = predictview_key(v->pv, key); /* the predictions asked before a start */
@@ -407,6 +425,7 @@ static int runview_key_legend(void *self, struct view_ctx *c, int key, struct vi
     (void)key;
     (void)act;
     v->legend = true;
+    v->legend_top = 0;
     return 0;
 }
 
@@ -735,7 +754,7 @@ static void runview_draw(void *self, struct view_ctx *vc)
     if (sweepview_shown(v->sweep)) {
         sweepview_draw(v->sweep, vc);
         if (v->legend)
-            counterview_legend(vc->caps);
+            v->legend_page = counterview_legend(vc->caps, &v->legend_top);
         return;
     }
     for (size_t i = 0; i < vc->layout.nprogs; i++)
@@ -755,7 +774,7 @@ static void runview_draw(void *self, struct view_ctx *vc)
         runview_draw_counters(v, vc);
     }
     if (v->legend)
-        counterview_legend(vc->caps);
+        v->legend_page = counterview_legend(vc->caps, &v->legend_top);
 }
 
 static void runview_draw_counters(struct runview *v, struct view_ctx *vc)

@@ -707,6 +707,36 @@ TEST_CASE("tui: at 80x24 a run step's footer keeps its modes and the keys that m
     REQUIRE(s.wait([](const std::string &sc) {
         return sc.find("What the figures mean") == std::string::npos;
     }));
+    // At 80x24 the legend is taller than the terminal: its lines wrap inside the box instead of
+    // losing their ends, it says there is more, and j scrolls down to its last line.
+    s.keys({"i"});
+    REQUIRE(s.wait_for("more: j"));
+    INFO(s.last());
+    CHECK(s.last().find("Each role (server, client)") != std::string::npos); // the first line
+    CHECK(s.last().find("cpu user / sys") != std::string::npos);
+    CHECK(s.last().find("p50, p99") == std::string::npos); // the last entry: below, for now
+    bool in_box = false;
+    for (const auto &line : lines_of(s.last())) {
+        if (line.find("What the figures mean") != std::string::npos)
+            in_box = true;
+        else if (line.find("more: j") != std::string::npos)
+            in_box = false;
+        else if (in_box)
+            CHECK(line.find("\u2026") == std::string::npos); // no line cut with the "more" mark
+    }
+    s.keys(std::vector<std::string>(100, "j"));
+    REQUIRE(s.wait_for("top: k"));
+    INFO(s.last());
+    CHECK(s.last().find("p50, p99") != std::string::npos);
+    CHECK(s.last().find("left waiting included") != std::string::npos); // its last words
+    CHECK(s.last().find("Each role (server, client)") == std::string::npos);
+    // Up again with PgUp; a key that does not scroll closes it.
+    s.keys({"PPage", "PPage", "PPage", "PPage", "PPage"});
+    REQUIRE(s.wait_for("Each role (server, client)"));
+    s.keys({"x"});
+    REQUIRE(s.wait([](const std::string &sc) {
+        return sc.find("What the figures mean") == std::string::npos;
+    }));
     s.keys({"q"});
     REQUIRE(s.wait_for("IOLAB-EXITED"));
 }
