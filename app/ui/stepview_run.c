@@ -1,9 +1,10 @@
 /*
  * stepview_run: the view of a run step. It owns the step's engine while the step is open: Enter
- * starts the scenario, the lesson's mode keys switch the server while the load keeps running,
- * space pauses the load, r restarts, c shows the comparison of the modes tried; closing the
- * step stops everything. Every snapshot goes to the grader (grade.h), which judges the step's
- * checks exactly as `iolab run` does; the step is done when the grader says so.
+ * starts the scenario, the lesson's mode keys restart the program a mode changes (the server, or
+ * the copy of a one-program step) while the others keep running, space pauses the load, r restarts,
+ * c shows the comparison of the modes tried; closing the step stops everything. Every snapshot goes
+ * to the grader (grade.h), which judges the step's checks exactly as `iolab run` does; the step is
+ * done when the grader says so.
  *
  * Panes: one per program (its output as it comes, from the engine's line ring) and the counters
  * pane. Focus moves with Tab only between the panes that take typed keys: 0 the text (keys are
@@ -67,6 +68,34 @@ static const struct lesson_program *runview_focused_prog(const struct runview *v
     return &v->sc->programs[v->focus - 1];
 }
 
+/*
+ * The program the step's modes restart, when they all restart the same one (the server, the copy
+ * of a one-program step, an exercise's program); NULL when they restart different ones. What the
+ * screen says about modes names it: a step with no server has no "server" to switch.
+ */
+static const struct lesson_program *runview_switched(const struct runview *v)
+{
+    if (!v->sc->nmodes)
+        return NULL;
+    size_t p = v->sc->modes[0].program;
+    for (size_t i = 1; i < v->sc->nmodes; i++)
+        if (v->sc->modes[i].program != p)
+            return NULL;
+    return p < v->sc->nprograms ? &v->sc->programs[p] : NULL;
+}
+
+/* What keeps running while p restarts in another mode: "; the load keeps running" when p is a
+   server with clients, "; the others keep running" when there are other programs, else "". */
+static const char *runview_kept(const struct runview *v, const struct lesson_program *p)
+{
+    if (v->sc->nprograms < 2)
+        return "";
+    for (size_t i = 0; p && p->role == LESSON_ROLE_SERVER && i < v->sc->nprograms; i++)
+        if (v->sc->programs[i].role == LESSON_ROLE_CLIENT)
+            return "; the load keeps running";
+    return "; the others keep running";
+}
+
 /* ---- engine callbacks ---- */
 
 static void runview_on_line(void *data, size_t prog, enum engine_stream stream, const char *line,
@@ -125,10 +154,15 @@ static void runview_on_state(void *data, enum engine_state state)
         view_status(v->c, true, "The scenario could not start: %s", engine_error(v->engine));
     if (state == ENGINE_RUNNING && engine_jail(v->engine))
         grade_set_tier(&v->grader, jail_tier_name(jail_tier(engine_jail(v->engine))));
-    if (state == ENGINE_RUNNING)
-        view_status(v->c, false,
-                    v->sc->nmodes ? "Running. The footer's number keys switch the server's mode."
-                                  : "Running.");
+    /* One mode is nothing to switch between; several name the program they restart. */
+    const struct lesson_program *p = runview_switched(v);
+    if (state == ENGINE_RUNNING && v->sc->nmodes > 1 && p)
+        view_status(v->c, false, "Running. The footer's number keys switch the %s's mode%s.",
+                    p->name, runview_kept(v, p));
+    else if (state == ENGINE_RUNNING && v->sc->nmodes > 1)
+        view_status(v->c, false, "Running. The footer's number keys switch modes.");
+    else if (state == ENGINE_RUNNING)
+        view_status(v->c, false, "Running.");
 }
 
 /* ---- scenario control ---- */
@@ -174,12 +208,12 @@ static void runview_start(struct runview *v, int mode)
         view_status(v->c, true, "The scenario could not be prepared: %s", strerror(-rc));
         return;
     }
-    rc = engine_start(v->engine);
-    if (rc < 0) {
-        view_status(v->c, true, "The scenario could not start: %s", engine_error(v->engine));
-        return;
-    }
+    /* Said before the start: a step without a server is running when engine_start returns, and
+       its "Running" must not be overwritten. */
     view_status(v->c, false, "Starting %s...", v->env.step->title);
+    rc = engine_start(v->engine);
+    if (rc < 0)
+        view_status(v->c, true, "The scenario could not start: %s", engine_error(v->engine));
 }
 
 static void runview_switch(struct runview *v, size_t mode)
@@ -195,8 +229,9 @@ static void runview_switch(struct runview *v, size_t mode)
     else if (rc < 0)
         view_status(v->c, true, "Cannot switch to %s: %s", v->sc->modes[mode].id, strerror(-rc));
     else
-        view_status(v->c, false, "Switching the server to %s; the load keeps running.",
-                    v->sc->modes[mode].id);
+        view_status(v->c, false, "Switching the %s to %s%s.",
+                    v->sc->programs[v->sc->modes[mode].program].name, v->sc->modes[mode].id,
+                    runview_kept(v, &v->sc->programs[v->sc->modes[mode].program]));
 }
 
 static bool runview_live(const struct runview *v)
@@ -471,7 +506,8 @@ static const struct keybind runview_bindings[] = {
     {.key = '\n', .name = "Enter", .fn = runview_key_start},
     {.key = '1',
      .name = "1-9",
-     .help = "switch the server to that mode (the footer lists them); the load keeps running"},
+     .help = "switch to that mode (the footer lists them): only the program it changes "
+             "restarts"},
     {.key = ' ',
      .name = "space",
      .label = "pause",
@@ -550,6 +586,12 @@ static size_t runview_help(void *self, char lines[][128], size_t max)
 {
     struct runview *v = self;
     size_t n = 0;
+    /* What a mode key restarts, named from the step: the table's line cannot know it. */
+    const struct lesson_program *p = runview_switched(v);
+    if (v->sc->nmodes > 1 && max > 0)
+        snprintf(lines[n++], 128, "%c-%c\teach restarts the %s in that mode%s", v->sc->modes[0].key,
+                 v->sc->modes[v->sc->nmodes - 1].key, p ? p->name : "program it changes",
+                 runview_kept(v, p));
     for (size_t i = 0; i < v->sc->nmodes && n < max; i++, n++) {
         /* "mode epoll: one thread, ..." once, not "mode epoll: epoll: one thread, ...": many
            titles start with their mode's name already. */

@@ -281,6 +281,23 @@ double rate_of(const std::string &screen, const std::string &role, const std::st
     return -1;
 }
 
+// Whether the counters pane lists label in a role's call table (at any rate, 0 included).
+bool listed(const std::string &screen, const std::string &role, const std::string &label)
+{
+    bool in_role = false;
+    for (const auto &line : lines_of(screen)) {
+        if (line.find(role + " cpu") != std::string::npos) {
+            in_role = true;
+            continue;
+        }
+        if (in_role && line.find(" cpu ") != std::string::npos)
+            break;
+        if (in_role && line.find("  " + label + " ") != std::string::npos)
+            return true;
+    }
+    return false;
+}
+
 // The "threads N" figure of a role's header line in the counters pane; -1 when not shown.
 long threads_of(const std::string &screen, const std::string &role)
 {
@@ -641,7 +658,9 @@ TEST_CASE("tui: at 160x48 checks, help, mode titles and program lines wrap inste
     REQUIRE(t.wait_for("Keys (any key closes this help)"));
     INFO(t.last());
     CHECK(t.last().find("MODEEND") != std::string::npos);
-    CHECK(t.last().find("the load keeps running") != std::string::npos);
+    // What the mode keys restart, from the step: its server, with no load to keep running.
+    CHECK(t.last().find("each restarts the server in that mode") != std::string::npos);
+    CHECK(t.last().find("the load keeps running") == std::string::npos);
     // "mode slow: slow: ..." says the name once.
     CHECK(t.last().find("mode slow: slow") == std::string::npos);
     t.keys({"Escape"});
@@ -904,6 +923,67 @@ TEST_CASE("tui: the io_uring mode's own figures show, labelled as the demo's")
     INFO(s.last());
     REQUIRE(shown);
     CHECK(s.last().find("io_uring_enter") != std::string::npos);
+    s.keys({"q"});
+    REQUIRE(s.wait_for("Stop it and quit?"));
+    s.keys({"y"});
+    REQUIRE(s.wait_for("IOLAB-EXITED"));
+}
+
+TEST_CASE("tui: after a switch from epoll to fork the counters list fork's calls and no epoll_wait")
+{
+    TuiSession s({"--pack", source_dir() + "/lessons", "--open", "concurrency/compare"});
+    REQUIRE(s.wait_for("Compare them under load"));
+    s.keys({"Enter"});
+    REQUIRE(s.wait_for("Predict before you run")); // the step asks first; Esc skips and starts
+    s.keys({"Escape"});
+    REQUIRE(
+        s.wait([](const std::string &sc) { return rate_of(sc, "server", "epoll_wait") > 0; }, 20));
+    s.keys({"3"});
+    // The pane shows what the current mode did since it started: epoll_wait is not listed at
+    // all, not merely listed at a rate of 0.
+    bool switched = s.wait(
+        [](const std::string &sc) {
+            return sc.find("calls since fork started") != std::string::npos &&
+                   listed(sc, "server", "fork") && rate_of(sc, "server", "read") > 0;
+        },
+        20);
+    INFO(s.last());
+    REQUIRE(switched);
+    CHECK_FALSE(listed(s.last(), "server", "epoll_wait"));
+    // And it stays so while fork runs (a second of samples).
+    std::this_thread::sleep_for(std::chrono::seconds(1));
+    CHECK_FALSE(listed(s.screen(), "server", "epoll_wait"));
+    // The scenario's totals are still there, labelled as such.
+    s.keys({"t"});
+    REQUIRE(s.wait_for("Counters: totals since the start"));
+    CHECK(s.wait([](const std::string &sc) { return listed(sc, "server", "epoll_wait"); }));
+    s.keys({"q"});
+    REQUIRE(s.wait_for("Stop it and quit?"));
+    s.keys({"y"});
+    REQUIRE(s.wait_for("IOLAB-EXITED"));
+}
+
+TEST_CASE("tui: a step whose modes restart a client never speaks of a server")
+{
+    // copying/methods has one program, the copy (a client): the status line, the help and the
+    // counters name it, and nothing on screen says "server".
+    TuiSession s({"--pack", source_dir() + "/lessons", "--open", "copying/methods"});
+    REQUIRE(s.wait_for("Copy 64 MiB"));
+    s.keys({"Enter"});
+    REQUIRE(s.wait_for("switch the copy's mode", 20));
+    INFO(s.last());
+    CHECK(s.last().find("server") == std::string::npos);
+    CHECK(s.last().find("load keeps running") == std::string::npos); // there is no load
+    s.keys({"2"});
+    REQUIRE(s.wait_for("Switching the copy to sendfile."));
+    CHECK(s.last().find("server") == std::string::npos);
+    s.keys({"?"});
+    REQUIRE(s.wait_for("Keys (any key closes"));
+    CHECK(s.last().find("each restarts the copy in that mode") != std::string::npos);
+    CHECK(s.last().find("switch the server") == std::string::npos);
+    s.keys({"Escape"});
+    REQUIRE(s.wait(
+        [](const std::string &sc) { return sc.find("Keys (any key") == std::string::npos; }));
     s.keys({"q"});
     REQUIRE(s.wait_for("Stop it and quit?"));
     s.keys({"y"});
