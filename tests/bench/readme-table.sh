@@ -17,7 +17,10 @@ steps="concurrency/compare|iterative,epoll,fork,thread
 zerocopy/compare|read-send,sendfile
 pagecache/coldwarm|cold,warm
 stdio/sweep|read,fread,fread-setvbuf
-copying/sweep|read-write,sendfile"
+copying/sweep|read-write,sendfile
+concurrency/sweep|iterative,epoll,fork,thread
+tinyfile/sweep|seg1,seg3,seg5
+tinyfile/async|sync,async"
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 echo "| step | figure | median per mode (ratio to the first) | seed's headline | command |"
