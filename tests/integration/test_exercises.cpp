@@ -5,6 +5,7 @@
 #include "helpers.hpp"
 
 #include <catch2/catch.hpp>
+#include <filesystem>
 #include <chrono>
 #include <cjson/cJSON.h>
 #include <fstream>
@@ -405,4 +406,26 @@ TEST_CASE("safety: a server that never listens or loops or forks or writes 1 GB 
     expect_fail(flood);
     CHECK(has(verdict(flood, "Every line gets its reply"), "not within 5 s"));
     CHECK(s < 60);
+}
+
+TEST_CASE("every built-in solution builds without a warning under the default command",
+          "[exercises]")
+{
+    // A learner sees the warnings of a build that succeeds: the reference must have none.
+    namespace fs = std::filesystem;
+    int built = 0;
+    for (const auto &lesson : fs::directory_iterator(source_dir() + "/lessons/exercises"))
+        for (const auto &ex : fs::directory_iterator(lesson.path())) {
+            std::vector<std::string> argv = {"/usr/bin/cc", "-std=gnu17", "-O2",     "-g",
+                                             "-Wall",       "-Wextra",    "-Werror", "-pthread",
+                                             "-o",          "/dev/null"};
+            for (const auto &f : fs::directory_iterator(ex.path()))
+                if (f.path().extension() == ".c")
+                    argv.push_back(f.path().string());
+            auto [code, out] = run(argv, {}, 120);
+            INFO(ex.path().string() << ": " << out);
+            CHECK(code == 0);
+            built++;
+        }
+    CHECK(built >= 6);
 }

@@ -8,6 +8,7 @@
  *
  *   ./chat-server --port P [--host H]       prints "listening on H:P" when ready
  */
+#define _GNU_SOURCE /* accept4() */
 #include "w_epoll.h"
 
 #include <arpa/inet.h>

@@ -9,6 +9,7 @@
  *
  *   ./upload-server --port P [--host H]       prints "listening on H:P" when ready
  */
+#define _GNU_SOURCE /* accept4() */
 #include "upload.h"
 #include "w_epoll.h"
 
