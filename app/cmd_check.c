@@ -26,6 +26,7 @@
 #include "human.h"
 #include "json.h"
 #include "lesson/lesson.h"
+#include "lesson/sweep.h"
 #include "paths.h"
 
 #include <errno.h>
@@ -638,10 +639,17 @@ static int check_starts(const struct lesson_pack *pack, bool json)
             const struct lesson_scenario *sc = lesson_step_scenario(st);
             if (!sc || lesson_step_exercise(st))
                 continue;
+            /* A sweep step starts as a plain run does: at its default value ({size} given). */
+            const struct lesson_sweep *sw = lesson_step_sweep(st);
+            struct sweep_derived plain;
+            const struct lesson_step *run = st;
+            bool derived = sw && sweep_derive(st, sw->default_value, &plain) == 0;
+            if (derived)
+                run = &plain.step;
             for (size_t m = 0; m < (sc->nmodes ? sc->nmodes : 1); m++) {
                 const char *mode = sc->nmodes ? sc->modes[m].id : NULL;
                 char problem[768];
-                start_one(st, mode, problem, sizeof problem);
+                start_one(run, mode, problem, sizeof problem);
                 n++;
                 bad += problem[0] != '\0';
                 if (json) {
@@ -661,6 +669,8 @@ static int check_starts(const struct lesson_pack *pack, bool json)
                 }
                 fflush(stdout);
             }
+            if (derived)
+                sweep_derived_free(&plain);
         }
     if (json) {
         json_end(&j);

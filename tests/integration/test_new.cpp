@@ -7,6 +7,7 @@
 #include <catch2/catch.hpp>
 #include <fstream>
 #include <sstream>
+#include <sys/stat.h>
 
 using namespace iolab_test;
 
@@ -120,4 +121,31 @@ TEST_CASE("check --pack: a server that never gets ready and a mode that cannot s
     CHECK(out.find("first/watch mode epoll: does not start: the server (echo-server) exited with "
                    "status 2") != std::string::npos);
     CHECK(out.find("2 starts: problems above") != std::string::npos);
+}
+
+TEST_CASE("check --pack: a sweep step starts at its default value, its placeholder given")
+{
+    // The built-in pack's sweep steps once failed here: their programs got "{size}" itself.
+    Env e;
+    std::string pack = e.tmp / "swept";
+    mkdir(pack.c_str(), 0755);
+    std::ofstream(pack + "/pack.json") << R"({"format_version": 1, "id": "swept", "title": "S",
+        "version": "1", "lessons": ["s"]})";
+    std::ofstream(pack + "/s.json") << R"({"id": "s", "title": "S", "summary": "s", "steps": [
+        {"id": "sweep", "title": "Sweep", "kind": "run", "text": "x",
+         "files": [{"name": "data.bin", "size": "1M"}],
+         "programs": [{"name": "reader", "role": "client", "program": "read-sizes",
+                       "args": ["--file", "{workdir}/data.bin", "--size", "{size}"]}],
+         "modes": [{"id": "read", "title": "read", "key": "1", "program": "reader",
+                    "args": ["--mode", "read"]}],
+         "sweep": {"param": "size", "values": ["8", "4K", "64K"], "figure": "bytes_per_s",
+                   "seconds": 1, "default": "4K"}}]})";
+    auto [lint, lout] = run({bin("iolab"), "lint", pack}, e.env);
+    INFO(lout);
+    REQUIRE(lint == 0);
+    auto [code, out] = run({bin("iolab"), "check", "--pack", pack}, e.env, 120);
+    INFO(out);
+    CHECK(code == 0);
+    CHECK(out.find("s/sweep mode read: starts") != std::string::npos);
+    CHECK(out.find("1 start: every program started") != std::string::npos);
 }
