@@ -138,6 +138,63 @@ static int build_mkdirs(const char *dir)
     return mkdir(p, 0755) < 0 && errno != EEXIST ? -errno : 0;
 }
 
+/* The compiler's messages as they came (names relative to the work directory, so that the same
+   program built from another src_dir maps them there) beside the cached program: a cache hit
+   still has its warnings to show. Written before the program, so a program found in the cache
+   has its log. A failure only loses the warnings of later hits: 0 or a negative errno. */
+static int build_save_log(const struct build *b)
+{
+    char tmp[PATH_MAX + 16], path[PATH_MAX + 16];
+    snprintf(tmp, sizeof tmp, "%s/log.tmp", b->keydir);
+    snprintf(path, sizeof path, "%s/log", b->keydir);
+    int fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+    if (fd < 0)
+        return -errno;
+    int rc = 0;
+    if (b->raw_len && write(fd, b->raw, b->raw_len) != (ssize_t)b->raw_len)
+        rc = -EIO;
+    if (close(fd) < 0 && !rc)
+        rc = -errno;
+    if (!rc && rename(tmp, path) < 0)
+        rc = -errno;
+    return rc;
+}
+
+/* A cache hit's messages: the log kept beside the program, if any, up to BUILD_LOG_MAX. */
+static void build_load_log(struct build *b)
+{
+    char path[PATH_MAX + 16];
+    snprintf(path, sizeof path, "%s/log", b->keydir);
+    int fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
+    if (fd < 0)
+        return;
+    char *raw = malloc(BUILD_LOG_MAX + 1);
+    ssize_t n = raw ? read(fd, raw, BUILD_LOG_MAX) : -1;
+    close(fd);
+    if (n <= 0) {
+        free(raw);
+        return;
+    }
+    raw[n] = '\0';
+    b->raw = raw;
+    b->raw_len = (size_t)n;
+    b->raw_cut = n == BUILD_LOG_MAX; /* it was kept as cut */
+}
+
+/* Lines of the log that are a warning ("file:line:col: warning: ..."), not its notes. */
+static unsigned build_count_warnings(const char *log)
+{
+    unsigned n = 0;
+    for (const char *s = log; s && *s;) {
+        const char *nl = strchr(s, '\n');
+        size_t len = nl ? (size_t)(nl - s) : strlen(s);
+        const char *w = memmem(s, len, ": warning: ", 11);
+        n += w != NULL;
+        s += len + (nl != NULL);
+    }
+    return n;
+}
+
 /* The compiler's messages with every "NAME:" of a copied file at the start of a line (and
    after "In file included from ") written as src_dir/NAME. */
 static void build_map_log(struct build *b)
@@ -217,6 +274,7 @@ static void build_finish(struct build *b)
             b->r.log = strdup("");
     }
     b->r.log_cut = b->raw_cut;
+    b->r.warnings = build_count_warnings(b->r.log);
     if (!b->cancelled && b->done)
         b->done(b->data, &b->r);
     build_release(b);
@@ -251,6 +309,7 @@ static void build_maybe_done(struct build *b)
         build_mkdirs(b->keydir);
         snprintf(tmp, sizeof tmp, "%s/prog.tmp", b->keydir);
         snprintf(b->r.exe, sizeof b->r.exe, "%s/prog", b->keydir);
+        build_save_log(b);
         int rc = build_copy(built, tmp, 0755);
         if (rc == 0 && rename(tmp, b->r.exe) < 0)
             rc = -errno;
@@ -400,6 +459,7 @@ int build_start(uv_loop_t *loop, const struct build_spec *spec, build_done_fn do
     if (access(b->r.exe, X_OK) == 0) {
         b->r.status = BUILD_OK;
         b->r.cached = true;
+        build_load_log(b);
         return build_answer_soon(b);
     }
     b->r.exe[0] = '\0';

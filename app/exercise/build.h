@@ -8,8 +8,9 @@
  * `#include "/dev/zero"` or a runaway preprocessor ends with a sentence, never a hang. Its
  * messages name the files as the learner knows them (the copies' names are mapped back to
  * src_dir), and are cut at BUILD_LOG_MAX bytes with a visible notice. A successful build is
- * kept under cache_dir/<hash of the command and every file's name and bytes>/, so an unchanged
- * program is not built twice and a changed one always is.
+ * kept under cache_dir/<hash of the command and every file's name and bytes>/ with the compiler's
+ * messages (its warnings), so an unchanged program is not built twice, a changed one always is,
+ * and a program served from the cache still shows the warnings it was built with.
  *
  * Asynchronous on a libuv loop (the TUI stays responsive): build_start() returns at once, the
  * callback runs on the loop with the result. build_cancel() stops a build (its compiler is
@@ -58,6 +59,7 @@ struct build_result {
     char *log;          /* the compiler's output, mapped to the learner's paths; may be "" */
     size_t log_len;
     bool log_cut;      /* more than BUILD_LOG_MAX bytes: the rest was dropped */
+    unsigned warnings; /* lines of the log that are a compiler's "file:line:col: warning:" */
     char message[512]; /* BUILD_ERROR / BUILD_TIMEOUT: one sentence */
     double seconds;    /* how long it took */
 };
