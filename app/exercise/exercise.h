@@ -33,6 +33,17 @@ void exercise_rmtree(const char *dir);
 /* Moves the workspace aside (its new name in moved) and prepares it afresh. */
 int exercise_reset(const struct lesson_exercise *ex, const char *dir, char *moved, size_t len);
 
+/* The files `e` opens in the learner's editor: those whose solution has a TODO marker (what the
+   learner has to write; a support header without one is left closed), in the exercise's order,
+   or every file when none has one. Names point into ex; returns how many were put in out. */
+size_t exercise_edit_files(const struct lesson_exercise *ex, const char **out, size_t max);
+
+/* One file of the reference solution as it runs, for the learner to read: the solution's text
+   with the REPLACE and REMOVE marker lines gone, and the `//` lines under a REPLACE (code only
+   the starter has) gone with them; each TODO comment stays above its answer. 0 with *out
+   malloc'ed, or a negative errno. */
+int exercise_solution_text(const struct lesson_exercise *ex, const char *file, char **out);
+
 /* The compiler command of an exercise: its "build" or the default, and with "sanitize" the
    sanitizer flags before its NULL. buf holds up to n entries; returns buf, or NULL when they do
    not fit. */
