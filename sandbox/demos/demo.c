@@ -102,6 +102,20 @@ static uint64_t demo_parse_u64(const char *prog, const char *name, const char *s
     return v;
 }
 
+/* A size as a person writes it: "64M", "8K", "1000" (the largest unit that divides it). */
+static void demo_size_text(uint64_t v, char *buf, size_t len)
+{
+    static const char units[] = "GMK";
+    for (int i = 0; i < 3; i++) {
+        unsigned shift = 30 - 10 * (unsigned)i;
+        if (v >= (1ull << shift) && v % (1ull << shift) == 0) {
+            snprintf(buf, len, "%llu%c", (unsigned long long)(v >> shift), units[i]);
+            return;
+        }
+    }
+    snprintf(buf, len, "%llu", (unsigned long long)v);
+}
+
 static uint64_t demo_parse_size(const char *prog, const char *name, const char *s, uint64_t max)
 {
     char *end;
@@ -110,10 +124,14 @@ static uint64_t demo_parse_size(const char *prog, const char *name, const char *
     unsigned shift = *end == 'K' ? 10 : *end == 'M' ? 20 : *end == 'G' ? 30 : 0;
     if (shift)
         end++;
-    if (*s < '0' || *s > '9' || *end || errno || v == 0 || v > (max >> shift))
+    if (*s < '0' || *s > '9' || *end || errno || v == 0 || v > (max >> shift)) {
+        char most[32];
+        demo_size_text(max, most, sizeof most);
         demo_usage_error(prog,
-                         "%s wants a size from 1 byte to %lluM such as 65536 or 64M, not '%s'",
-                         name, (unsigned long long)(max >> 20), s);
+                         "%s wants a size from 1 byte to %s, in bytes or with K, M or G (such as "
+                         "4096 or 4K), not '%s'",
+                         name, most, s);
+    }
     return (uint64_t)v << shift;
 }
 
