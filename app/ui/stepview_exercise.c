@@ -13,14 +13,22 @@
  * when the build fails) the compiler's messages stand under the text, with the learner's
  * file:line:col.
  *
- * Keys of its own: e edit, b build now, H the next hint, S the solution (after a pass, or after
- * a confirmation), R reset the workspace (after a confirmation; the old files are kept aside).
+ * Beside them, under the text: which files the workspace holds, the build's warnings (a build
+ * that succeeds can still have something to say, with the learner's file:line:col), and when
+ * the learner's program dies with a sanitizer's report, the lines of that report about the
+ * learner's own code, under the checks that say "the sanitizer's report is below".
+ *
+ * Keys of its own: e edit (every file with a TODO, in one editor), b build now, H the next hint,
+ * S the reference solution's code (after a pass, or after a confirmation), drawn over the text
+ * pane at the screen's full width and scrolled with the text's keys until Esc or S closes it, R
+ * reset the workspace (after a confirmation; the old files are kept aside).
  */
 #include "exercise.h"
 #include "exercise/build.h"
 #include "paths.h"
 #include "stepview.h"
 #include "widgets.h"
+#include "wrap.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -32,6 +40,16 @@
 
 #define EXVIEW_DEBOUNCE_MS 200
 #define EXVIEW_POLL_MS     1000
+#define EXVIEW_WARNINGS    3    /* warnings drawn under the checks; the rest are counted */
+#define EXVIEW_BRIEF_MAX   4096 /* the sanitizer report's lines about the learner's code */
+
+/*
+ * The run view's sanitizer report (its grader's, grade_report()), or NULL. stepview_run.c does
+ * not export it yet: the reference is weak so that this view builds and runs without it (then
+ * the report is not drawn and `iolab check` is where it is read), and draws it as soon as that
+ * file defines the function.
+ */
+extern const char *stepview_run_report(void *self) __attribute__((weak));
 
 enum exview_state { EXVIEW_BUILDING, EXVIEW_FAILED, EXVIEW_READY };
 
@@ -62,8 +80,22 @@ struct exview {
     int open_handles;
     bool closing;
     size_t hints; /* hints shown so far */
-    bool solution, confirm_solution, confirm_reset;
+    bool confirm_solution, confirm_reset;
     bool pass_recorded, solution_recorded; /* in the progress record already */
+    const char *edit[BUILD_MAX_FILES];     /* the files e opens: those with a TODO */
+    size_t nedit;
+    unsigned warnings; /* of the last successful build (its log has them) */
+    /* The reference solution, drawn over the text pane at full width while open: its Markdown,
+       wrapped at the width it was last drawn at, and the first line shown. */
+    bool sheet;
+    char *sheet_md;
+    struct wrap_doc sheet_doc;
+    int sheet_w, sheet_h;
+    size_t sheet_top;
+    /* The width and terminal the rows under the text were last drawn at: they wrap, and the
+       lesson screen asks how many rows they take before they are drawn. */
+    int foot_w, inner_h;
+    const struct screen_caps *foot_caps;
 };
 
 /* Applies one event to the step's progress record ("exercise", exercise.h) and saves it. */
@@ -80,10 +112,59 @@ static void exview_progress(struct exview *v, enum exercise_event ev)
         view_save_progress(v->c);
 }
 
-/* The solution is on screen: recorded once. */
+/* The reference solution as Markdown: each file the learner writes (the ones with a TODO), its
+   solution as it runs in a code block. NULL when out of memory. */
+static char *exview_solution_md(const struct exview *v)
+{
+    char *md = NULL;
+    size_t len = 0;
+    FILE *f = open_memstream(&md, &len);
+    if (!f)
+        return NULL;
+    fprintf(f, "# The reference solution: `%s`\n\n", v->ex->dir);
+    fprintf(f, "Each TODO comment stands above its answer. j and k scroll, Esc or S closes "
+               "this.\n\n");
+    for (size_t i = 0; i < v->nedit; i++) {
+        char *code = NULL;
+        int rc = exercise_solution_text(v->ex, v->edit[i], &code);
+        fprintf(f, "## %s\n\n", v->edit[i]);
+        if (rc < 0)
+            fprintf(f, "(cannot be read: %s)\n\n", strerror(-rc));
+        else
+            fprintf(f, "```\n%s%s```\n\n", code,
+                    code[0] && code[strlen(code) - 1] != '\n' ? "\n" : "");
+        free(code);
+    }
+    if (fclose(f) != 0) {
+        free(md);
+        return NULL;
+    }
+    return md;
+}
+
+static void exview_close_sheet(struct exview *v)
+{
+    v->sheet = false;
+    free(v->sheet_md);
+    v->sheet_md = NULL;
+    wrap_doc_free(&v->sheet_doc);
+    v->sheet_w = -1;
+    v->c->dirty = true;
+}
+
+/* The solution is on screen (recorded once), its code over the text pane. */
 static void exview_show_solution(struct exview *v)
 {
-    v->solution = true;
+    exview_close_sheet(v);
+    v->sheet_md = exview_solution_md(v);
+    if (!v->sheet_md) {
+        view_status(v->c, true, "The reference solution cannot be shown (out of memory): %s",
+                    v->ex->dir);
+        return;
+    }
+    v->sheet = true;
+    v->sheet_top = 0;
+    view_status(v->c, false, "The reference solution: j/k and PgUp/PgDn scroll, Esc or S closes.");
     if (!v->solution_recorded)
         exview_progress(v, EXERCISE_SOLUTION);
     v->solution_recorded = true;
@@ -151,10 +232,15 @@ static void exview_mine_built(void *data, const struct build_result *r)
     v->builds++;
     exview_progress(v, EXERCISE_ATTEMPT);
     v->c->dirty = true;
+    v->warnings = r->status == BUILD_OK ? r->warnings : 0;
     if (r->status == BUILD_OK) {
+        char warned[48] = "";
+        if (r->warnings)
+            snprintf(warned, sizeof warned, ", %u warning%s", r->warnings,
+                     r->warnings == 1 ? "" : "s");
         snprintf(v->mine_exe, sizeof v->mine_exe, "%s", r->exe);
-        snprintf(v->status, sizeof v->status, "Build %u: ok%s (%.2f s). Running your program.",
-                 v->builds, r->cached ? ", unchanged" : "", r->seconds);
+        snprintf(v->status, sizeof v->status, "Build %u: ok%s%s (%.2f s). Running your program.",
+                 v->builds, r->cached ? ", unchanged" : "", warned, r->seconds);
         view_status(v->c, false, "%s", v->status);
         exview_ready(v);
         return;
@@ -247,6 +333,8 @@ static void exview_close_cb(uv_handle_t *h)
     struct exview *v = h->data;
     if (--v->open_handles == 0) {
         free(v->log);
+        free(v->sheet_md);
+        wrap_doc_free(&v->sheet_doc);
         free(v);
     }
 }
@@ -290,6 +378,8 @@ static void *exview_open(const struct stepview_env *env, struct view_ctx *c)
     v->env = *env;
     v->ex = ex;
     v->c = c;
+    v->sheet_w = -1;
+    v->nedit = exercise_edit_files(ex, v->edit, BUILD_MAX_FILES);
     char why[512] = "";
     const char *xdg = getenv("XDG_CACHE_HOME"), *home = getenv("HOME");
     if (xdg && xdg[0] == '/')
@@ -328,46 +418,295 @@ static void exview_close(void *self, struct view_ctx *c)
 static enum layout_kind exview_layout(void *self, size_t *nprogs)
 {
     struct exview *v = self;
+    /* Code needs the width: the solution takes the whole body while the learner reads it, and
+       the run goes on behind it. */
+    if (v->sheet) {
+        *nprogs = 0;
+        return LAYOUT_TEXT;
+    }
     if (v->rv)
         return stepview_run.layout(v->rv, nprogs);
     *nprogs = 0;
     return LAYOUT_TEXT;
 }
 
-/* Rows under the text: the workspace, the build, hints and the log (or the run view's). */
+/* ---- the rows under the text ---- */
+
+/* Where the rows under the text go: counted always, drawn only when draw is set (the lesson
+   screen asks how many there are before it lays the text out). */
+struct exview_pen {
+    const struct screen_caps *c;
+    int x, y, w, end;
+    bool draw;
+};
+
+/* One paragraph, wrapped with a hanging indent; rows past the end are counted, not drawn. */
+static void exview_para(struct exview_pen *p, attr_t attr, const char *s)
+{
+    int room = p->draw && p->end > p->y ? p->end - p->y : 0;
+    p->y += widgets_wrapped(p->c, p->x, p->y, p->w, 2, room, attr, s);
+}
+
+/* line with every "PATH/NAME:" of a workspace file written "NAME:". The screen says where the
+   workspace is, and the text pane is narrow while the run is on: the learner's file:line:col
+   must not be cut off by a path they already know (or by the build's copy, gone anyway). */
+static void exview_shorten(const struct exview *v, const char *line, char *out, size_t len)
+{
+    size_t n = 0, start = 0; /* where the current word began in out */
+    for (const char *s = line; *s && n + 1 < len;) {
+        bool cut = false;
+        for (size_t k = 0; *s == '/' && k < v->ex->nfiles && !cut; k++) {
+            size_t l = strlen(v->ex->files[k]);
+            cut = !strncmp(s + 1, v->ex->files[k], l) && s[1 + l] == ':';
+        }
+        if (cut) {
+            n = start;
+            s++;
+            continue;
+        }
+        if (*s == ' ' || *s == '(')
+            start = n + 1;
+        out[n++] = *s++;
+    }
+    out[n] = '\0';
+}
+
+/* Appends line to the n bytes of out unless it is there already: UBSan and then AddressSanitizer
+   report the same bad access with the same frames, and the second copy teaches nothing. */
+static size_t exview_brief_add(char *out, size_t n, size_t len, const char *line)
+{
+    size_t l = strlen(line);
+    for (const char *s = out; s < out + n; s = strchr(s, '\n') + 1)
+        if (!strncmp(s, line, l) && s[l] == '\n')
+            return n;
+    if (n + l + 2 > len)
+        return n;
+    memcpy(out + n, line, l);
+    out[n + l] = '\n';
+    out[n + l + 1] = '\0';
+    return n + l + 1;
+}
+
+/*
+ * The lines of a sanitizer's report about the learner's code: what went wrong (the ERROR and
+ * "runtime error:" lines, the access, where that memory is), the frames in the workspace's files
+ * without their addresses, and the SUMMARY. The shadow-memory map and the frames of libc and
+ * of the runtime are left out: the whole report is iolab check's to print.
+ */
+static void exview_report_brief(const struct exview *v, const char *report, char *out, size_t len)
+{
+    size_t n = 0;
+    bool shadow = false;
+    out[0] = '\0';
+    for (const char *s = report; *s;) {
+        const char *nl = strchr(s, '\n');
+        int l = nl ? (int)(nl - s) : (int)strlen(s);
+        char line[640], kept[640];
+        snprintf(line, sizeof line, "%.*s", l, s);
+        s += l + (nl != NULL);
+        char *t = line;
+        while (*t == ' ')
+            t++;
+        if (!strncmp(t, "==", 2) && strstr(t + 2, "==")) /* "==1234==ERROR: ..." */
+            t = strstr(t + 2, "==") + 2;
+        bool error = strstr(t, "ERROR: ") || strstr(t, "runtime error:");
+        if (error || !strncmp(t, "SUMMARY:", 8))
+            shadow = false;
+        else if (!strncmp(t, "Shadow bytes", 12))
+            shadow = true;
+        if (shadow)
+            continue;
+        char *pc = strstr(t, " at pc 0x"); /* registers: nothing to learn from */
+        if (error && pc)
+            *pc = '\0';
+        bool keep = error || !strncmp(t, "SUMMARY:", 8) || !strncmp(t, "READ of size", 12) ||
+                    !strncmp(t, "WRITE of size", 13) || strstr(t, " is located ") ||
+                    (strlen(t) > 6 && !strcmp(t + strlen(t) - 6, " here:"));
+        if (t[0] == '#') {
+            /* "#1 0x55d1 in converse /tmp/iolab-build-x/server.c:76": a frame of the learner's
+               code when the shortening finds one of their files in it. */
+            char *in = strstr(t, " in ");
+            exview_shorten(v, t, kept, sizeof kept);
+            if (!in || !strcmp(kept, t))
+                continue;
+            char frame[sizeof line + sizeof kept];
+            *strchr(t, ' ') = '\0';
+            exview_shorten(v, in + 4, kept, sizeof kept);
+            snprintf(frame, sizeof frame, "%s %s", t, kept);
+            n = exview_brief_add(out, n, len, frame);
+            continue;
+        }
+        if (!keep)
+            continue;
+        exview_shorten(v, t, kept, sizeof kept);
+        n = exview_brief_add(out, n, len, kept);
+    }
+}
+
+/* The learner's program's sanitizer report, condensed into buf; NULL when there is none. */
+static const char *exview_report(const struct exview *v, char *buf, size_t len)
+{
+    const char *report = v->rv && stepview_run_report ? stepview_run_report(v->rv) : NULL;
+    if (!report || !*report)
+        return NULL;
+    exview_report_brief(v, report, buf, len);
+    return buf;
+}
+
+/* One row, cut at the pane's edge. */
+static void exview_row(struct exview_pen *p, attr_t attr, const char *s)
+{
+    if (p->draw && p->y < p->end)
+        widgets_text(p->c, p->x, p->y, p->w, attr, s);
+    p->y++;
+}
+
+/* The end of s that fits in w columns, after an ellipsis when cut: a path's last parts are the
+   ones that tell one exercise's workspace from another's. */
+static const char *exview_tail(const struct screen_caps *c, const char *s, int w, char *buf,
+                               size_t len)
+{
+    if (wrap_width(s, strlen(s), c->utf8) <= w)
+        return s;
+    const char *dots = c->utf8 ? "\u2026" : "...";
+    int dw = c->utf8 ? 1 : 3;
+    const char *t = s;
+    while (*t && wrap_width(t, strlen(t), c->utf8) > w - dw)
+        t++;
+    while (((unsigned char)*t & 0xC0) == 0x80) /* not in the middle of a character */
+        t++;
+    snprintf(buf, len, "%s%s", dots, t);
+    return buf;
+}
+
+/* The workspace and its files, the build's status, hints, confirmations. */
+static void exview_foot_top(struct exview *v, struct exview_pen *p)
+{
+    /* Which files the learner has and which of them `e` opens (those with a TODO), then where
+       they are, on one row. */
+    char line[PATH_MAX + 256], tail[PATH_MAX + 8];
+    size_t n = (size_t)snprintf(line, sizeof line, "Your files:");
+    for (size_t i = 0; i < v->ex->nfiles && n < sizeof line; i++)
+        n += (size_t)snprintf(line + n, sizeof line - n, "%s %s", i ? "," : "", v->ex->files[i]);
+    if (n < sizeof line && v->nedit == v->ex->nfiles)
+        snprintf(line + n, sizeof line - n, " (e opens %s)",
+                 v->nedit == 1   ? "it"
+                 : v->nedit == 2 ? "both"
+                                 : "them all");
+    for (size_t i = 0; n < sizeof line && v->nedit < v->ex->nfiles && i < v->nedit; i++)
+        n += (size_t)snprintf(line + n, sizeof line - n, "%s%s%s", i ? ", " : " (e opens ",
+                              v->edit[i], i + 1 == v->nedit ? ": the TODOs)" : "");
+    exview_para(p, screen_attr(SCREEN_DIM), line);
+    snprintf(line, sizeof line, "  in %s", exview_tail(p->c, v->dir, p->w - 5, tail, sizeof tail));
+    exview_row(p, screen_attr(SCREEN_DIM), line);
+    exview_para(p, screen_attr(v->state == EXVIEW_FAILED ? SCREEN_BAD : SCREEN_NORMAL), v->status);
+    /* The newest hint whole; the ones before it on a row each, so that the checks stay in
+       sight in a narrow pane. */
+    for (size_t i = 0; i < v->hints; i++) {
+        snprintf(line, sizeof line, "Hint %zu: %s", i + 1, v->ex->hints[i]);
+        if (i + 1 < v->hints)
+            exview_row(p, screen_attr(SCREEN_HEADING), line);
+        else
+            exview_para(p, screen_attr(SCREEN_HEADING), line);
+    }
+    if (v->confirm_solution)
+        exview_para(p, A_BOLD,
+                    "See the solution before your program passes? y: show it, any key: not yet");
+    if (v->confirm_reset)
+        exview_para(p, A_BOLD, "Reset your files to the starter (yours are kept aside)? y: reset");
+}
+
+/* A successful build's warnings, as the compiler wrote them, at the learner's own lines (the
+   failed build's messages are drawn whole instead). */
+static void exview_foot_warnings(struct exview *v, struct exview_pen *p)
+{
+    if (v->state == EXVIEW_FAILED || !v->warnings || !v->log)
+        return;
+    char line[1024];
+    unsigned shown = 0;
+    /* "file:line:col: message" under a heading that says they are warnings: the location then
+       fits on the first row even when the text pane is at its narrowest. */
+    exview_para(p, A_BOLD,
+                v->warnings == 1 ? "The compiler's warning:" : "The compiler's warnings:");
+    for (const char *s = v->log; *s && shown < EXVIEW_WARNINGS;) {
+        const char *nl = strchr(s, '\n');
+        int len = nl ? (int)(nl - s) : (int)strlen(s);
+        char raw[1024];
+        snprintf(raw, sizeof raw, "%.*s", len, s);
+        s += len + (nl != NULL);
+        char *w = strstr(raw, ": warning: ");
+        if (!w)
+            continue;
+        memmove(w + 2, w + 11, strlen(w + 11) + 1);
+        exview_shorten(v, raw, line, sizeof line);
+        exview_para(p, screen_attr(SCREEN_STDERR), line);
+        shown++;
+    }
+    if (v->warnings > shown) {
+        snprintf(line, sizeof line, "and %u more warning%s (iolab check lists them)",
+                 v->warnings - shown, v->warnings - shown == 1 ? "" : "s");
+        exview_para(p, screen_attr(SCREEN_DIM), line);
+    }
+}
+
+/* The report's rows: its heading and its lines. */
+static void exview_foot_report(struct exview_pen *p, const char *brief)
+{
+    exview_para(p, screen_attr(SCREEN_BAD) | A_BOLD,
+                "Your program's sanitizer report, the lines about your code (iolab check prints "
+                "it whole):");
+    for (const char *s = brief; *s;) {
+        const char *nl = strchr(s, '\n');
+        int len = nl ? (int)(nl - s) : (int)strlen(s);
+        char line[640];
+        snprintf(line, sizeof line, "%.*s", len, s);
+        s += len + (nl != NULL);
+        exview_para(p, screen_attr(SCREEN_STDERR), line);
+    }
+}
+
+/*
+ * From the top: the files, the status, hints; the run's checks; then what the run and the
+ * build had to say: a sanitizer's report, which the checks say is below, and the warnings. The
+ * checks come first because they say whether the program does its job; a report, when there is
+ * one, may take the pane's height, since it says why the program did not.
+ */
 static int exview_text_foot_rows(void *self, int inner_h)
 {
     struct exview *v = self;
-    int mine = 3 + (int)v->hints;
+    int most = inner_h * 2 / 3;
+    v->inner_h = inner_h;
     if (v->state == EXVIEW_FAILED && v->log)
-        mine = inner_h * 2 / 3;
-    int run = v->rv ? stepview_run.text_foot_rows(v->rv, inner_h) : 0;
-    int rows = mine + run;
-    return rows > inner_h * 2 / 3 ? inner_h * 2 / 3 : rows;
+        return most;
+    int run = v->rv ? 1 + stepview_run.text_foot_rows(v->rv, inner_h) : 0;
+    if (!v->foot_caps) /* not drawn yet: one row each, until the first frame says better */
+        return 3 + (int)v->hints + run < most ? 3 + (int)v->hints + run : most;
+    struct exview_pen p = {.c = v->foot_caps, .w = v->foot_w};
+    exview_foot_top(v, &p);
+    p.y += run;
+    static char brief[EXVIEW_BRIEF_MAX];
+    if (exview_report(v, brief, sizeof brief)) {
+        most = inner_h - 2;
+        exview_foot_report(&p, brief);
+    }
+    exview_foot_warnings(v, &p);
+    return p.y < most ? p.y : most;
 }
 
 static void exview_draw_text_foot(void *self, struct view_ctx *vc, struct layout_rect r)
 {
     struct exview *v = self;
     const struct screen_caps *c = vc->caps;
-    int y = r.y, end = r.y + r.h;
-    widgets_printf(c, r.x, y++, r.w, screen_attr(SCREEN_DIM), "Your files: %s", v->dir);
-    widgets_text(c, r.x, y++, r.w,
-                 screen_attr(v->state == EXVIEW_FAILED ? SCREEN_BAD : SCREEN_NORMAL), v->status);
-    for (size_t i = 0; i < v->hints && y < end; i++)
-        widgets_printf(c, r.x, y++, r.w, screen_attr(SCREEN_HEADING), "Hint %zu: %s", i + 1,
-                       v->ex->hints[i]);
-    if (v->solution && y < end)
-        widgets_printf(c, r.x, y++, r.w, screen_attr(SCREEN_HEADING), "The reference solution: %s",
-                       v->ex->dir);
-    if (v->confirm_solution && y < end)
-        widgets_text(c, r.x, y++, r.w, A_BOLD,
-                     "See the solution before your program passes? y: show it, any key: not yet");
-    if (v->confirm_reset && y < end)
-        widgets_text(c, r.x, y++, r.w, A_BOLD,
-                     "Reset your files to the starter (yours are kept aside)? y: reset");
+    if (r.w != v->foot_w || c != v->foot_caps)
+        vc->dirty = true; /* the rows were counted at another width: count again next frame */
+    v->foot_w = r.w;
+    v->foot_caps = c;
+    int end = r.y + r.h;
+    struct exview_pen p = {.c = c, .x = r.x, .y = r.y, .w = r.w, .end = end, .draw = true};
+    exview_foot_top(v, &p);
     if (v->state == EXVIEW_FAILED && v->log) {
         /* The compiler's messages, line by line, as many as fit. */
+        int y = p.y;
         const char *s = v->log;
         while (*s && y < end) {
             const char *nl = strchr(s, '\n');
@@ -380,14 +719,71 @@ static void exview_draw_text_foot(void *self, struct view_ctx *vc, struct layout
                          "(more: iolab check)");
         return;
     }
-    if (v->rv && y < end)
-        stepview_run.draw_text_foot(v->rv, vc, (struct layout_rect){r.x, y + 1, r.w, end - y - 1});
+    static char brief[EXVIEW_BRIEF_MAX];
+    const char *report = exview_report(v, brief, sizeof brief);
+    if (v->rv && p.y + 1 < end) {
+        /* The checks; a report below them keeps a few rows whatever the checks take. */
+        int run = stepview_run.text_foot_rows(v->rv, v->inner_h);
+        int room = end - p.y - 1 - (report ? 4 : 0);
+        if (run > room)
+            run = room;
+        if (run > 0)
+            stepview_run.draw_text_foot(v->rv, vc, (struct layout_rect){r.x, p.y + 1, r.w, run});
+        p.y += 1 + (run > 0 ? run : 0);
+    }
+    if (report)
+        exview_foot_report(&p, report);
+    exview_foot_warnings(v, &p);
+}
+
+/* The reference solution over the text pane, from its first line shown. */
+static void exview_draw_sheet(struct exview *v, struct view_ctx *vc)
+{
+    const struct screen_caps *c = vc->caps;
+    widgets_clear(vc->layout.text);
+    struct layout_rect in = widgets_box(c, vc->layout.text, "Solution", true);
+    struct layout_rect body = {in.x + 1, in.y, in.w - 2, in.h};
+    if (body.w != v->sheet_w) {
+        wrap_doc_free(&v->sheet_doc);
+        wrap_markdown(v->sheet_md, body.w, c->utf8, &v->sheet_doc);
+        v->sheet_w = body.w;
+    }
+    v->sheet_h = body.h;
+    size_t last = v->sheet_doc.nlines > (size_t)body.h ? v->sheet_doc.nlines - (size_t)body.h : 0;
+    if (v->sheet_top > last)
+        v->sheet_top = last;
+    widgets_doc(c, body, &v->sheet_doc, v->sheet_top);
+    if (v->sheet_top < last)
+        widgets_text(c, in.x + in.w - 10, in.y + in.h - 1, 9, screen_attr(SCREEN_DIM), "(more: j)");
+}
+
+/* Scrolls the solution with the text's keys; 0 when the key was one of them. */
+static int exview_sheet_key(struct exview *v, int key)
+{
+    size_t page = v->sheet_h > 2 ? (size_t)v->sheet_h - 2 : 1;
+    size_t n = v->sheet_doc.nlines;
+    if (key == KEY_UP || key == 'k')
+        v->sheet_top -= v->sheet_top > 0;
+    else if (key == KEY_DOWN || key == 'j')
+        v->sheet_top += v->sheet_top + 1 < n; /* the draw keeps the last page full */
+    else if (key == KEY_PPAGE)
+        v->sheet_top = v->sheet_top > page ? v->sheet_top - page : 0;
+    else if (key == KEY_NPAGE)
+        v->sheet_top = v->sheet_top + page < n ? v->sheet_top + page : n;
+    else if (key == 27)
+        exview_close_sheet(v);
+    else
+        return -1;
+    v->c->dirty = true;
+    return 0;
 }
 
 static void exview_draw(void *self, struct view_ctx *vc)
 {
     struct exview *v = self;
-    if (v->rv)
+    if (v->sheet)
+        exview_draw_sheet(v, vc);
+    else if (v->rv)
         stepview_run.draw(v->rv, vc);
 }
 
@@ -400,7 +796,8 @@ static void exview_title_right(void *self, char *buf, size_t len)
         snprintf(buf, len, "%s ", v->state == EXVIEW_BUILDING ? "building" : "not built");
 }
 
-/* Hands the terminal to the learner's editor on their file, then builds what they saved. */
+/* Hands the terminal to the learner's editor on every file they have to write (one invocation,
+   `$EDITOR a.c b.h`, as vi, nano, emacs and code all take), then builds what they saved. */
 static int exview_key_edit(void *self, struct view_ctx *c, int key, struct view_action *act)
 {
     struct exview *v = self;
@@ -411,15 +808,23 @@ static int exview_key_edit(void *self, struct view_ctx *c, int key, struct view_
         ed = getenv("EDITOR");
     if (!ed || !*ed)
         ed = access("/usr/bin/sensible-editor", X_OK) == 0 ? "sensible-editor" : "vi";
-    char path[PATH_MAX * 2];
-    snprintf(path, sizeof path, "%s/%s", v->dir,
-             v->ex->nsources ? v->ex->sources[0] : v->ex->files[0]);
+    /* $EDITOR may carry arguments ("code -w"): the shell splits it, the files stay whole. */
+    const char *argv[BUILD_MAX_FILES + 5] = {"sh", "-c", "exec $0 \"$@\"", ed};
+    char *paths[BUILD_MAX_FILES] = {0};
+    size_t na = 4, np = 0;
+    for (; np < v->nedit; np++) {
+        if (asprintf(&paths[np], "%s/%s", v->dir, v->edit[np]) < 0) {
+            paths[np] = NULL;
+            break;
+        }
+        argv[na++] = paths[np];
+    }
+    argv[na] = NULL;
     exview_stop_run(v); /* nothing runs unseen while the editor has the screen */
     screen_suspend();
-    pid_t pid = fork();
+    pid_t pid = np ? fork() : -1;
     if (pid == 0) {
-        /* $EDITOR may carry arguments ("code -w"): let the shell split it. */
-        execl("/bin/sh", "sh", "-c", "exec $0 \"$1\"", ed, path, (char *)NULL);
+        execv("/bin/sh", (char *const *)argv);
         _exit(127);
     }
     int st = 0;
@@ -428,9 +833,11 @@ static int exview_key_edit(void *self, struct view_ctx *c, int key, struct view_
     screen_resume();
     if (pid < 0 || !WIFEXITED(st) || WEXITSTATUS(st) == 127)
         view_status(c, true,
-                    "The editor (%s) could not be started; set $EDITOR, or edit %s in "
-                    "another window.",
-                    ed, path);
+                    "The editor (%s) could not be started; set $EDITOR, or edit the files in %s "
+                    "in another window.",
+                    ed, v->dir);
+    for (size_t i = 0; i < np; i++)
+        free(paths[i]);
     exview_rebuild(v);
     return 0;
 }
@@ -476,7 +883,9 @@ static int exview_key_solution(void *self, struct view_ctx *c, int key, struct v
     (void)c;
     (void)key;
     (void)act;
-    if (exview_done(v) || v->env.done)
+    if (v->sheet)
+        exview_close_sheet(v);
+    else if (exview_done(v) || v->env.done)
         exview_show_solution(v);
     else
         v->confirm_solution = true;
@@ -492,6 +901,8 @@ static int exview_key_reset(void *self, struct view_ctx *c, int key, struct view
     v->confirm_reset = true;
     return 0;
 }
+
+static const struct keytable exview_keys;
 
 /* Answers to the confirmations, then the run view's own keys. */
 static int exview_key(void *self, struct view_ctx *c, int key)
@@ -514,6 +925,12 @@ static int exview_key(void *self, struct view_ctx *c, int key)
         v->confirm_solution = v->confirm_reset = false;
         return 0;
     }
+    if (v->sheet && exview_sheet_key(v, key) == 0)
+        return 0;
+    /* The exercise's other keys (edit, build, hint, reset) act on what the solution covers: it
+       makes way for them. Mode keys and help leave it open; the run goes on behind it. */
+    if (v->sheet && key != 'S' && keys_find(&exview_keys, key))
+        exview_close_sheet(v);
     if (v->rv && stepview_run.key(v->rv, c, key) == 0)
         return 0;
     if (v->rv) {
@@ -528,7 +945,8 @@ static const struct keybind exview_bindings[] = {
     {.key = 'e',
      .name = "e",
      .label = "edit",
-     .help = "edit your file in $VISUAL or $EDITOR (saving builds and runs it)",
+     .help = "edit your files in $VISUAL or $EDITOR, each one with a TODO (saving builds and "
+             "runs it)",
      .priority = 96,
      .fn = exview_key_edit},
     {.key = 'b', .name = "b", .help = "build and run again now", .fn = exview_key_build},
@@ -540,7 +958,7 @@ static const struct keybind exview_bindings[] = {
      .fn = exview_key_hint},
     {.key = 'S',
      .name = "S",
-     .help = "where the reference solution is (asks first before you pass)",
+     .help = "the reference solution's code (asks first before you pass); S or Esc closes it",
      .fn = exview_key_solution},
     {.key = 'R',
      .name = "R",
@@ -582,7 +1000,7 @@ static bool exview_busy(void *self)
 static bool exview_text_focused(void *self)
 {
     struct exview *v = self;
-    return !v->rv || stepview_run.text_focused(v->rv);
+    return v->sheet || !v->rv || stepview_run.text_focused(v->rv);
 }
 
 const struct stepview_kind stepview_exercise = {
