@@ -1,7 +1,9 @@
-// Exercises in a real terminal (tmux) with hostile learner code: a program that floods its
-// output, one that spins and one that forks without end. Each is built and run on save, and the
-// TUI answers keys throughout (a hint appears at once); quitting leaves no process behind, and
-// the progress record counts the attempts.
+// Exercises in a real terminal (tmux). Hostile learner code: a program that floods its output,
+// one that spins and one that forks without end, a compiler fed /dev/zero, a server that never
+// listens; each is built and run on save, and the TUI answers keys throughout; quitting leaves no
+// process behind, and the progress record counts the attempts. And what the learner sees: `e`
+// opens every file with a TODO in one editor, the solution's code after a confirmation, the
+// warnings of a build that succeeds, a sanitizer's report, "yours" beside "reference".
 #include "helpers.hpp"
 
 #include <catch2/catch.hpp>
@@ -10,6 +12,7 @@
 #include <cstdio>
 #include <dirent.h>
 #include <fstream>
+#include <regex>
 #include <set>
 #include <sstream>
 #include <sys/stat.h>
@@ -58,19 +61,32 @@ bool gone(pid_t pid)
            (paren != std::string::npos && paren + 2 < st.size() && st[paren + 2] == 'Z');
 }
 
-// iolab in a pane of a private tmux server.
+// A workspace's file set before iolab opens the step: its name and its text.
+using Seed = std::vector<std::pair<std::string, std::string>>;
+
+// iolab in a pane of a private tmux server; env is more `NAME='value'` to export, seed the
+// learner's files to find in the workspace (which iolab never overwrites).
 class Tui
 {
   public:
-    explicit Tui(const std::string &step)
+    explicit Tui(const std::string &step, const std::vector<std::string> &env = {},
+                 const Seed &seed = {})
     {
         static int counter;
         sock_ = "iolab-ex-" + std::to_string(getpid()) + "-" + std::to_string(counter++);
-        std::string script =
-            "cd '" + dir_.path + "'\nexport HOME='" + dir_.path + "' XDG_STATE_HOME='" +
-            (dir_ / "state") + "' XDG_DATA_HOME='" + (dir_ / "data") + "' XDG_CACHE_HOME='" +
-            (dir_ / "cache") + "' TERM=xterm-256color\n'" + bin("iolab") + "' --pack '" +
-            source_dir() + "/lessons' --open '" + step + "'\necho IOLAB-EXITED\nexec sleep 600\n";
+        std::string ws = dir_ / ("data/iolab/work/linux-io/" + step);
+        if (!seed.empty())
+            run({"mkdir", "-p", ws});
+        for (const auto &[name, text] : seed)
+            spit(ws + "/" + name, text);
+        std::string script = "cd '" + dir_.path + "'\nexport HOME='" + dir_.path +
+                             "' XDG_STATE_HOME='" + (dir_ / "state") + "' XDG_DATA_HOME='" +
+                             (dir_ / "data") + "' XDG_CACHE_HOME='" + (dir_ / "cache") +
+                             "' TERM=xterm-256color\n";
+        for (const auto &e : env)
+            script += "export " + e + "\n";
+        script += "'" + bin("iolab") + "' --pack '" + source_dir() + "/lessons' --open '" + step +
+                  "'\necho IOLAB-EXITED\nexec sleep 600\n";
         spit(dir_ / "run.sh", script);
         auto [code, out] = run({tmux_, "-L", sock_, "-f", "/dev/null", "new-session", "-d", "-x",
                                 "120", "-y", "40", "sh " + (dir_ / "run.sh")});
@@ -198,4 +214,235 @@ TEST_CASE("tui: hostile learner code (a flood, an endless loop, a fork loop) lea
     CHECK(cJSON_IsFalse(cJSON_GetObjectItem(ex, "solution_viewed")));
     CHECK(!cJSON_GetObjectItem(ex, "first_pass"));
     cJSON_Delete(p);
+}
+
+namespace
+{
+
+const std::string kOrderedStep = "ordered/write-server-loop";
+
+std::string workspace(const Tui &t, const std::string &step)
+{
+    return t.dir() / ("data/iolab/work/linux-io/" + step);
+}
+
+// Saves text as the learner's file by rename, as vim does: the watcher rebuilds.
+void save(const std::string &file, const std::string &text)
+{
+    spit(file + ".tmp", text);
+    REQUIRE(rename((file + ".tmp").c_str(), file.c_str()) == 0);
+}
+
+// text with its first `from` replaced by `to` (which must be there).
+std::string edited(std::string text, const std::string &from, const std::string &to)
+{
+    size_t at = text.find(from);
+    REQUIRE(at != std::string::npos);
+    return text.replace(at, from.size(), to);
+}
+
+void quit(Tui &t)
+{
+    t.keys("q");
+    if (t.wait_for("quit?", 5))
+        t.keys("y");
+    REQUIRE(t.wait_for("IOLAB-EXITED", 20));
+}
+
+// Seconds until needle is on screen after keys k were sent; a negative value when it never came.
+double answer_time(Tui &t, const std::string &k, const std::string &needle, double timeout_s)
+{
+    auto t0 = std::chrono::steady_clock::now();
+    t.keys(k);
+    bool seen = t.wait_for(needle, timeout_s);
+    double took = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+    return seen ? took : -1;
+}
+
+// The mode ids with a row in the comparison view on screen (as test_tui.cpp reads them).
+std::set<std::string> compare_rows(const std::string &screen)
+{
+    static const std::regex row("(?:\u2502|\\|) ([a-z0-9_-]+)(?: \\*)? +[0-9]");
+    std::set<std::string> ids;
+    bool below = false;
+    std::stringstream ss(screen);
+    for (std::string line; std::getline(ss, line);) {
+        if (line.find("Comparison of the modes tried") != std::string::npos) {
+            below = true;
+            continue;
+        }
+        std::smatch m;
+        if (below && std::regex_search(line, m, row))
+            ids.insert(m[1]);
+    }
+    return ids;
+}
+
+} // namespace
+
+TEST_CASE("tui: e opens every file with a TODO in one editor, and the screen names the files")
+{
+    // A fake editor that writes down the arguments it was given, one a line.
+    TempDir tools;
+    std::string args = tools / "args";
+    spit(tools / "ed.sh",
+         "#!/bin/sh\nfor a in \"$@\"; do printf '%s\\n' \"$a\"; done > '" + args + "'\n");
+    chmod((tools / "ed.sh").c_str(), 0755);
+    Tui t("chat/write-epoll-server", {"EDITOR='" + (tools / "ed.sh") + "'", "VISUAL="});
+    REQUIRE(t.wait_for("Build 1: ok", 60));
+    // The workspace's files are named, and which of them e opens (both have a TODO).
+    CHECK(t.wait_for("Your files: chat-server.c,", 5));
+    CHECK(t.wait_for("e opens both", 5));
+    t.keys("e");
+    REQUIRE(t.wait_for("Build 2", 30)); // back from the editor: the saved files build again
+    std::string ws = workspace(t, "chat/write-epoll-server");
+    CHECK(slurp(args) == ws + "/chat-server.c\n" + ws + "/w_epoll.h\n");
+    quit(t);
+}
+
+TEST_CASE("tui: S before a pass asks first, then shows the solution's code, scrolled with the "
+          "text's keys")
+{
+    Tui t(kOrderedStep);
+    REQUIRE(t.wait_for("Build 1: ok", 60));
+    REQUIRE(t.wait_for("yours: 0 of 4", 30)); // the starter fails
+    t.keys("S");
+    REQUIRE(t.wait_for("See the solution before", 5));
+    INFO(t.last());
+    CHECK(t.last().find("The reference solution:") == std::string::npos);
+    t.keys("y");
+    REQUIRE(t.wait_for("The reference solution:", 5));
+    // The answer to the TODO is further down: PgDn scrolls the solution, not the step's text.
+    const std::string answer = "while (read_line(sock, &in, line, sizeof line)) {";
+    bool found = t.wait_for(answer, 1);
+    for (int i = 0; i < 10 && !found; i++) {
+        t.keys("NPage");
+        found = t.wait_for(answer, 1);
+    }
+    INFO(t.last());
+    REQUIRE(found);
+    CHECK(t.last().find("/* TODO 10:") != std::string::npos); // the TODO above its answer
+    CHECK(t.last().find("REPLACE") == std::string::npos);     // the starter's own lines are not
+    // Esc closes it: the run's panes and the learner's files are back.
+    t.keys("Escape");
+    REQUIRE(t.wait_for("Your files:", 5));
+    CHECK(t.last().find(answer) == std::string::npos);
+    quit(t);
+    // The progress record says the solution was seen, and before a pass.
+    std::string progress = slurp(t.dir() / "state/iolab/progress.json");
+    INFO(progress);
+    cJSON *p = cJSON_Parse(progress.c_str());
+    REQUIRE(p);
+    const cJSON *steps = cJSON_GetObjectItem(
+        cJSON_GetObjectItem(cJSON_GetObjectItem(p, "packs"), "linux-io"), "steps");
+    const cJSON *ex = cJSON_GetObjectItem(
+        cJSON_GetObjectItem(cJSON_GetObjectItem(steps, kOrderedStep.c_str()), "fields"),
+        "exercise");
+    REQUIRE(ex);
+    CHECK(cJSON_IsTrue(cJSON_GetObjectItem(ex, "solution_viewed")));
+    CHECK(cJSON_IsTrue(cJSON_GetObjectItem(ex, "solution_before_pass")));
+    cJSON_Delete(p);
+}
+
+TEST_CASE("tui: a build that succeeds with a warning shows it at the learner's file:line:col")
+{
+    Tui t(kOrderedStep);
+    REQUIRE(t.wait_for("Build 1: ok", 60));
+    std::string file = workspace(t, kOrderedStep) + "/ordered-server.c";
+    std::string text = edited(slurp(file), "    unsigned heard = 0;\n",
+                              "    unsigned heard = 0;\n    int never_used = 1;\n");
+    int line = 1;
+    for (size_t i = 0; i < text.find("    int never_used"); i++)
+        line += text[i] == '\n';
+    save(file, text);
+    bool built = t.wait_for("Build 2: ok", 60);
+    INFO(t.last());
+    REQUIRE(built);
+    // The starter's own (its unused helpers) and this one, counted in the status.
+    CHECK(std::regex_search(t.last(), std::regex("Build 2: ok, [0-9]+ warnings")));
+    std::string at = "ordered-server.c:" + std::to_string(line) + ":9: unused";
+    CHECK(t.wait_for(at, 5));
+    CHECK(t.last().find("The compiler's warnings:") != std::string::npos);
+    CHECK(t.last().find("never_used") != std::string::npos);
+    quit(t);
+}
+
+// [!mayfail] until stepview_run.c exports stepview_run_report(), which the exercise view reads
+// the report through (the view's weak reference explains why): then this must pass, and the tag
+// goes.
+TEST_CASE("tui: a sanitizer's report is shown, with the lines in the learner's code", "[!mayfail]")
+{
+    Tui t(kOrderedStep);
+    REQUIRE(t.wait_for("Build 1: ok", 60));
+    std::string file = workspace(t, kOrderedStep) + "/ordered-server.c";
+    save(file, edited(slurp(file), "    unsigned heard = 0;\n",
+                      "    unsigned heard = 0;\n    volatile char *p = malloc(8);\n"
+                      "    p[8] = 'x';\n    free((void *)p);\n"));
+    REQUIRE(t.wait_for("Build 2: ok", 60));
+    bool shown = t.wait_for("AddressSanitizer", 40);
+    INFO(t.last());
+    CHECK(shown);
+    CHECK(t.wait_for("converse ordered-server.c:", 5)); // a frame of the learner's function
+    quit(t);
+}
+
+TEST_CASE("tui: keys are answered while a compiler reads /dev/zero and while the learner's "
+          "server never listens")
+{
+    Tui t(kOrderedStep);
+    REQUIRE(t.wait_for("Build 1: ok", 60));
+    std::string file = workspace(t, kOrderedStep) + "/ordered-server.c";
+    save(file, "#include \"/dev/zero\"\nint main(void) { return 0; }\n");
+    REQUIRE(t.wait_for("Building", 10));
+    std::this_thread::sleep_for(std::chrono::milliseconds(1000)); // the compiler is eating
+    double took = answer_time(t, "?", "Keys (any key closes", 5);
+    INFO(t.last());
+    CHECK(took >= 0);
+    CHECK(took < 3);
+    t.keys("?"); // closes the help
+    // The compiler ends within its limits, and says so; the TUI did not wait for it.
+    REQUIRE(t.wait_for("Build 2", 60));
+    CHECK(t.last().find("Build 2: ok") == std::string::npos);
+
+    // A server that never prints its ready line: the start waits for it, keys do not.
+    save(file, "#include <unistd.h>\nint main(void)\n{\n    for (;;)\n        pause();\n}\n");
+    REQUIRE(t.wait_for("Build 3: ok", 60));
+    took = answer_time(t, "?", "Keys (any key closes", 5);
+    INFO(t.last());
+    CHECK(took >= 0);
+    CHECK(took < 3);
+    t.keys("?");
+    CHECK(t.wait_for("did not print", 30)); // then the start gives up and says why
+    quit(t);
+}
+
+TEST_CASE("tui: the mode keys switch between yours and the reference under the same load, and "
+          "the comparison shows both")
+{
+    // The learner's files are the solution's: both modes run a working server.
+    std::string sol = source_dir() + "/lessons/exercises/chat/epoll-server/";
+    Tui t(
+        "chat/write-epoll-server", {},
+        {{"chat-server.c", slurp(sol + "chat-server.c")}, {"w_epoll.h", slurp(sol + "w_epoll.h")}});
+    REQUIRE(t.wait_for("Build 1: ok", 60));
+    REQUIRE(t.wait_for("mode: yours", 30));
+    t.keys("2");
+    bool ref = t.wait_for("mode: reference", 30);
+    INFO(t.last());
+    REQUIRE(ref);
+    std::this_thread::sleep_for(std::chrono::milliseconds(1500)); // the reference is measured
+    t.keys("c");
+    REQUIRE(t.wait_for("Comparison of the modes tried", 10));
+    bool both = false;
+    for (int i = 0; i < 50 && !both; i++) {
+        std::set<std::string> rows = compare_rows(t.last());
+        both = rows.count("yours") && rows.count("reference");
+        if (!both) {
+            std::this_thread::sleep_for(std::chrono::milliseconds(200));
+            t.wait_for("Comparison of the modes tried", 1);
+        }
+    }
+    INFO(t.last());
+    CHECK(both);
+    quit(t);
 }
