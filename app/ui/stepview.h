@@ -72,6 +72,9 @@ const struct stepview_kind *stepview_find(const char *name);
 
 extern const struct stepview_kind stepview_text;
 extern const struct stepview_kind stepview_run;
+/* The sanitizer's report of a run view's programs so far (its grader's, grade_report()), or
+   NULL: an exercise's view shows it under the checks. self is what stepview_run.open returned. */
+const char *stepview_run_report(void *self);
 extern const struct stepview_kind stepview_exercise;
 extern const struct stepview_kind stepview_quiz;
 

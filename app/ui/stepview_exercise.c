@@ -43,14 +43,6 @@
 #define EXVIEW_WARNINGS    3    /* warnings drawn under the checks; the rest are counted */
 #define EXVIEW_BRIEF_MAX   4096 /* the sanitizer report's lines about the learner's code */
 
-/*
- * The run view's sanitizer report (its grader's, grade_report()), or NULL. stepview_run.c does
- * not export it yet: the reference is weak so that this view builds and runs without it (then
- * the report is not drawn and `iolab check` is where it is read), and draws it as soon as that
- * file defines the function.
- */
-extern const char *stepview_run_report(void *self) __attribute__((weak));
-
 enum exview_state { EXVIEW_BUILDING, EXVIEW_FAILED, EXVIEW_READY };
 
 struct exview {
@@ -546,7 +538,7 @@ static void exview_report_brief(const struct exview *v, const char *report, char
 /* The learner's program's sanitizer report, condensed into buf; NULL when there is none. */
 static const char *exview_report(const struct exview *v, char *buf, size_t len)
 {
-    const char *report = v->rv && stepview_run_report ? stepview_run_report(v->rv) : NULL;
+    const char *report = v->rv ? stepview_run_report(v->rv) : NULL;
     if (!report || !*report)
         return NULL;
     exview_report_brief(v, report, buf, len);

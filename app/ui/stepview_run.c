@@ -854,6 +854,12 @@ static bool runview_text_focused(void *self)
     return ((struct runview *)self)->focus == 0;
 }
 
+const char *stepview_run_report(void *self)
+{
+    struct runview *v = self;
+    return grade_report(&v->grader);
+}
+
 const struct stepview_kind stepview_run = {
     .name = "run",
     .open = runview_open,

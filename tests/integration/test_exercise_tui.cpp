@@ -367,10 +367,7 @@ TEST_CASE("tui: a build that succeeds with a warning shows it at the learner's f
     quit(t);
 }
 
-// [!mayfail] until stepview_run.c exports stepview_run_report(), which the exercise view reads
-// the report through (the view's weak reference explains why): then this must pass, and the tag
-// goes.
-TEST_CASE("tui: a sanitizer's report is shown, with the lines in the learner's code", "[!mayfail]")
+TEST_CASE("tui: a sanitizer's report is shown, with the lines in the learner's code")
 {
     Tui t(kOrderedStep);
     REQUIRE(t.wait_for("Build 1: ok", 60));
