@@ -134,26 +134,6 @@ size_t exercise_edit_files(const struct lesson_exercise *ex, const char **out, s
     return n ? n : (ex->nfiles < max ? ex->nfiles : max);
 }
 
-/* A REPLACE or REMOVE marker alone on its line ("/" "*" REPLACE 3 "*" "/"), as starter.c reads
-   them: its count, or 0 when the line is not one. */
-static long exercise_marker_count(const char *s, size_t len, bool *replace)
-{
-    char line[256];
-    if (len >= sizeof line)
-        return 0;
-    memcpy(line, s, len);
-    line[len] = '\0';
-    while (len > 0 && (line[len - 1] == ' ' || line[len - 1] == '\t' || line[len - 1] == '\r'))
-        line[--len] = '\0';
-    char word[8];
-    long count = 0;
-    if (len < 4 || strcmp(line + len - 2, "*/") ||
-        sscanf(line, " /* %7[A-Z] %ld", word, &count) < 2 || count <= 0)
-        return 0;
-    *replace = !strcmp(word, "REPLACE");
-    return *replace || !strcmp(word, "REMOVE") ? count : 0;
-}
-
 int exercise_solution_text(const struct lesson_exercise *ex, const char *file, char **out)
 {
     char path[PATH_MAX * 2], *text = NULL;
@@ -162,37 +142,9 @@ int exercise_solution_text(const struct lesson_exercise *ex, const char *file, c
     int rc = exercise_read(path, &text, &len);
     if (rc < 0)
         return rc;
-    /* The result is never longer than the solution: lines are only dropped. */
-    char *o = malloc(len + 1);
-    if (!o) {
-        free(text);
-        return -ENOMEM;
-    }
-    size_t n = 0;
-    long skip = 0;
-    for (size_t pos = 0; pos < len;) {
-        const char *s = text + pos;
-        const char *nl = memchr(s, '\n', len - pos);
-        size_t llen = nl ? (size_t)(nl - s) : len - pos, full = nl ? llen + 1 : llen;
-        pos += full;
-        bool replace = false;
-        long count;
-        if (skip > 0) {
-            skip--;
-            continue;
-        }
-        if ((count = exercise_marker_count(s, llen, &replace)) > 0) {
-            /* A REMOVE's lines are the solution's own code: only its marker goes. */
-            skip = replace ? count : 0;
-            continue;
-        }
-        memcpy(o + n, s, full);
-        n += full;
-    }
-    o[n] = '\0';
+    rc = starter_solution(text, len, out);
     free(text);
-    *out = o;
-    return 0;
+    return rc;
 }
 
 static int exercise_rm_one(const char *path, const struct stat *st, int flag, struct FTW *ftw)

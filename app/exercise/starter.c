@@ -210,3 +210,36 @@ nomem:
     free(o.v);
     return -ENOMEM;
 }
+
+int starter_solution(const char *src, size_t len, char **out)
+{
+    struct starter_out o = {0};
+    long skip = 0;
+    for (size_t pos = 0; pos < len;) {
+        const char *s = src + pos;
+        const char *nl = memchr(s, '\n', len - pos);
+        size_t llen = nl ? (size_t)(nl - s) : len - pos;
+        size_t full = nl ? llen + 1 : llen;
+        pos += full;
+        if (skip > 0) {
+            skip--;
+            continue;
+        }
+        enum starter_kind kind;
+        long count;
+        if (starter_marker(s, llen, &kind, &count) && kind != STARTER_TODO) {
+            /* REPLACE: its `// code` lines are the starter's alone; REMOVE: only its marker goes,
+               its lines are the solution's own code. */
+            skip = kind == STARTER_REPLACE && count > 0 ? count : 0;
+            continue;
+        }
+        starter_put(&o, s, full);
+    }
+    starter_put(&o, "", 0);
+    if (o.nomem) {
+        free(o.v);
+        return -ENOMEM;
+    }
+    *out = o.v;
+    return 0;
+}

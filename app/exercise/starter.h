@@ -32,4 +32,11 @@ struct starter_diag {
 int starter_generate(const char *src, size_t len, char **out, size_t *ntodo,
                      struct starter_diag *diag);
 
+/*
+ * The solution as a learner reads it: every TODO comment above its answer, REPLACE markers and
+ * their `// code` lines (the starter's alone) gone, REMOVE markers gone with their lines kept.
+ * 0 with *out (malloc'ed); -ENOMEM. Markers are read as starter_generate() reads them.
+ */
+int starter_solution(const char *src, size_t len, char **out);
+
 #endif

@@ -95,3 +95,28 @@ TEST_CASE("a marker must be alone on its line, code around a comment is not a ma
     CHECK(r.todos == 0);
     CHECK(r.text == "int a; /* TODO 1: not a marker */\nint b;\n");
 }
+
+TEST_CASE("the solution as a learner reads it: each TODO above its answer, no other marker")
+{
+    std::string solution = "int main(void)\n"
+                           "{\n"
+                           "    /* TODO 1: send the file with sendfile() */\n"
+                           "    sendfile(out, in, &off, size);\n"
+                           "    /* REPLACE 1 */\n"
+                           "    // (void)in;\n"
+                           "    /* REMOVE 1 */\n"
+                           "    check_the_answer();\n"
+                           "    return 0;\n"
+                           "}";
+    char *out = nullptr;
+    REQUIRE(starter_solution(solution.data(), solution.size(), &out) == 0);
+    std::string text = out;
+    free(out);
+    CHECK(text == "int main(void)\n"
+                  "{\n"
+                  "    /* TODO 1: send the file with sendfile() */\n"
+                  "    sendfile(out, in, &off, size);\n"
+                  "    check_the_answer();\n"
+                  "    return 0;\n"
+                  "}");
+}
