@@ -62,9 +62,12 @@ enum {
     CHECK_NFIELDS
 };
 static const struct load_field load_check_fields[] = {
-    [CHECK_TEXT] = {"text", LOAD_STRING, 1},     [CHECK_MODE] = {"mode", LOAD_STRING, 0},
-    [CHECK_METRIC] = {"metric", LOAD_STRING, 1}, [CHECK_ROLE] = {"role", LOAD_STRING, 0},
-    [CHECK_MIN] = {"min", LOAD_NUMBER, 0},       [CHECK_MAX] = {"max", LOAD_NUMBER, 0},
+    [CHECK_TEXT] = {"text", LOAD_STRING, 1},
+    [CHECK_MODE] = {"mode", LOAD_STRING, 0},
+    [CHECK_METRIC] = {"metric", LOAD_STRING, 1},
+    [CHECK_ROLE] = {"role", LOAD_STRING, 0},
+    [CHECK_MIN] = {"min", LOAD_NUMBER, 0},
+    [CHECK_MAX] = {"max", LOAD_NUMBER, 0},
     [CHECK_FD] = {"fd", LOAD_STRING, 0},
     /* The exercise keys (program, match, status, within, fail): check_load_extra(). */
     CHECK_EXTRA_FIELDS,
