@@ -3,7 +3,7 @@
 // message that points at its TODO, the solution passes, and the usual wrong loops (send
 // everything first, no recv at all, stop at the first reply, wait for a reply to "exit", spin on
 // recv() returning 0) each fail with the message a learner needs.
-#include "helpers.hpp"
+#include "exercise_helpers.hpp"
 
 #include <catch2/catch.hpp>
 #include <cjson/cJSON.h>
@@ -16,86 +16,7 @@ using namespace iolab_test;
 namespace
 {
 
-using Json = std::unique_ptr<cJSON, decltype(&cJSON_Delete)>;
-
-const char *kStep = "ordered/write-client-loop";
-const char *kFile = "ordered-client.c";
-
-std::string slurp(const std::string &path)
-{
-    std::ifstream f(path);
-    std::stringstream ss;
-    ss << f.rdbuf();
-    return ss.str();
-}
-
-std::string solution_dir()
-{
-    return source_dir() + "/lessons/exercises/ordered/client-loop";
-}
-
-struct Result {
-    int code = -1;
-    Json json{nullptr, cJSON_Delete};
-    std::string out;
-};
-
-Result check(const TempDir &home, const std::vector<std::string> &extra)
-{
-    std::vector<std::string> argv = {bin("iolab"), "check", kStep, "--json"};
-    argv.insert(argv.end(), extra.begin(), extra.end());
-    auto [code, out] = run(argv,
-                           {"HOME=" + home.path, "XDG_DATA_HOME=" + (home / "data"),
-                            "XDG_CACHE_HOME=" + (home / "cache")},
-                           120);
-    Result r;
-    r.code = code;
-    r.out = out;
-    r.json.reset(cJSON_Parse(out.c_str()));
-    return r;
-}
-
-// The solution with `from` replaced by `to` (each must occur), checked as the learner's file.
-Result variant(const TempDir &home, const std::vector<std::pair<std::string, std::string>> &edits)
-{
-    TempDir dir;
-    std::string s = slurp(solution_dir() + "/" + kFile);
-    for (const auto &[from, to] : edits) {
-        size_t at = s.find(from);
-        INFO("variant edit not found: " << from);
-        REQUIRE(at != std::string::npos);
-        s.replace(at, from.size(), to);
-    }
-    std::ofstream(dir / kFile) << s;
-    return check(home, {"--dir", dir.path});
-}
-
-// "ok: MESSAGE" or "no: MESSAGE" of the check whose text contains part.
-std::string verdict(const Result &r, const std::string &part)
-{
-    const cJSON *c;
-    cJSON_ArrayForEach(c, cJSON_GetObjectItem(r.json.get(), "checks"))
-    {
-        if (std::string(cJSON_GetObjectItem(c, "text")->valuestring).find(part) !=
-            std::string::npos)
-            return std::string(cJSON_IsTrue(cJSON_GetObjectItem(c, "ok")) ? "ok: " : "no: ") +
-                   cJSON_GetObjectItem(c, "message")->valuestring;
-    }
-    return "(no such check: " + part + ")";
-}
-
-bool has(const std::string &s, const std::string &part)
-{
-    return s.find(part) != std::string::npos;
-}
-
-void expect_fail(const Result &r)
-{
-    INFO(r.out);
-    CHECK(r.code == 1);
-    REQUIRE(r.json);
-    CHECK(std::string(cJSON_GetObjectItem(r.json.get(), "status")->valuestring) == "fail");
-}
+const Exercise kClient{"ordered/write-client-loop", "ordered/client-loop", "ordered-client.c", {}};
 
 // The loop's lines in the solution, as the variants cut them.
 const char *kExitReturn = "        if (strcmp(line, \"exit\") == 0)\n"
@@ -113,7 +34,7 @@ const char *kPrintReply = "        printf(\"server: %s\\n\", reply);\n"
 TEST_CASE("ordered client: the starter fails at its TODO and the solution passes", "[exercises]")
 {
     TempDir home;
-    Result starter = check(home, {});
+    Result starter = check(home, kClient, {});
     expect_fail(starter);
     std::string v = verdict(starter, "Every line gets its reply");
     INFO(starter.out);
@@ -122,7 +43,7 @@ TEST_CASE("ordered client: the starter fails at its TODO and the solution passes
     CHECK(has(v, "(its TODO)"));
     CHECK(has(verdict(starter, "The server hears exit"), "no: yours: 0 of 1 matching lines"));
 
-    Result ok = check(home, {"--dir", solution_dir()});
+    Result ok = check(home, kClient, {"--dir", solution_dir(kClient)});
     INFO(ok.out);
     CHECK(ok.code == 0);
     REQUIRE(ok.json);
@@ -135,12 +56,13 @@ TEST_CASE("ordered client: sending every line before reading the replies fails",
     TempDir home;
     // Every line first, then the replies: they wait together in the socket and one recv()
     // takes them all, so the client cannot tell which answers which.
-    Result first = variant(home, {{std::string(kExitReturn) + kReadReply + kPrintReply,
-                                   "    }\n"
-                                   "    while (read_line(sock, &in, reply, sizeof reply)) {\n"
-                                   "        printf(\"server: %s\\n\", reply);\n"
-                                   "        fflush(stdout);\n"
-                                   "    }\n"}});
+    Result first = variant(home, kClient,
+                           {{std::string(kExitReturn) + kReadReply + kPrintReply,
+                             "    }\n"
+                             "    while (read_line(sock, &in, reply, sizeof reply)) {\n"
+                             "        printf(\"server: %s\\n\", reply);\n"
+                             "        fflush(stdout);\n"
+                             "    }\n"}});
     expect_fail(first);
     std::string r = verdict(first, "A recv() for each reply");
     CHECK(has(r, "no: yours: "));
@@ -148,9 +70,10 @@ TEST_CASE("ordered client: sending every line before reading the replies fails",
     CHECK(has(r, "right after its send_line()"));
 
     // No recv() at all: not one reply is printed.
-    Result deaf = variant(home, {{std::string(kReadReply) + "        printf(\"server: %s\\n\", "
-                                                            "reply);\n",
-                                  "        (void)in, (void)reply;\n"}});
+    Result deaf = variant(home, kClient,
+                          {{std::string(kReadReply) + "        printf(\"server: %s\\n\", "
+                                                      "reply);\n",
+                            "        (void)in, (void)reply;\n"}});
     expect_fail(deaf);
     std::string d = verdict(deaf, "Every line gets its reply");
     CHECK(has(d, "no: yours: 0 of 3 matching lines"));
@@ -164,9 +87,9 @@ TEST_CASE("ordered client: stopping at the first reply or waiting for a reply to
 {
     TempDir home;
     // One line, one reply, and the client hangs up without "exit".
-    Result once =
-        variant(home, {{"while ((line = next_line(s))) {",
-                        "for (int once = 0; once < 1 && (line = next_line(s)); once++) {"}});
+    Result once = variant(home, kClient,
+                          {{"while ((line = next_line(s))) {",
+                            "for (int once = 0; once < 1 && (line = next_line(s)); once++) {"}});
     expect_fail(once);
     CHECK(has(verdict(once, "Every line gets its reply"), "no: yours: 1 of 3 matching lines"));
     std::string e = verdict(once, "The server hears exit");
@@ -174,7 +97,7 @@ TEST_CASE("ordered client: stopping at the first reply or waiting for a reply to
     CHECK(has(e, "exit included"));
 
     // "exit" sent like any other line: the server does not answer it but hangs up.
-    Result waits = variant(home, {{kExitReturn, ""}});
+    Result waits = variant(home, kClient, {{kExitReturn, ""}});
     expect_fail(waits);
     std::string w = verdict(waits, "ends with status 0 after exit");
     CHECK(has(w, "no: yours: client exited with status 1, expected 0"));
@@ -187,9 +110,10 @@ TEST_CASE("ordered client: a loop that spins on recv() returning 0 fails", "[exe
     TempDir home;
     // recv() returning 0 taken for "nothing yet", and no stop after "exit": once the server
     // hangs up, the client calls recv() forever.
-    Result spin = variant(home, {{std::string(kExitReturn) + kReadReply,
-                                  "        while (!read_line(sock, &in, reply, sizeof reply))\n"
-                                  "            continue; /* nothing yet: try again */\n"}});
+    Result spin = variant(home, kClient,
+                          {{std::string(kExitReturn) + kReadReply,
+                            "        while (!read_line(sock, &in, reply, sizeof reply))\n"
+                            "            continue; /* nothing yet: try again */\n"}});
     expect_fail(spin);
     std::string s = verdict(spin, "stops reading when the server hangs up");
     CHECK(has(s, "no: yours: "));

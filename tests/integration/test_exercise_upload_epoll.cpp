@@ -4,7 +4,7 @@
 // a loop that reads one upload to its end before the next (it waits forever on the client that
 // goes quiet), and reads that take EAGAIN for the end or a short read for a full one (the
 // exercise injects both into the learner's server).
-#include "helpers.hpp"
+#include "exercise_helpers.hpp"
 
 #include <catch2/catch.hpp>
 #include <cjson/cJSON.h>
@@ -17,89 +17,10 @@ using namespace iolab_test;
 namespace
 {
 
-using Json = std::unique_ptr<cJSON, decltype(&cJSON_Delete)>;
-
-const char *kStep = "upload/write-epoll-server";
-const char *kFile = "upload-server.c";
-const char *kSupport[] = {"upload.h", "w_epoll.h"};
-
-std::string slurp(const std::string &path)
-{
-    std::ifstream f(path);
-    std::stringstream ss;
-    ss << f.rdbuf();
-    return ss.str();
-}
-
-std::string solution_dir()
-{
-    return source_dir() + "/lessons/exercises/upload/epoll-server";
-}
-
-struct Result {
-    int code = -1;
-    Json json{nullptr, cJSON_Delete};
-    std::string out;
-};
-
-Result check(const TempDir &home, const std::vector<std::string> &extra)
-{
-    std::vector<std::string> argv = {bin("iolab"), "check", kStep, "--json"};
-    argv.insert(argv.end(), extra.begin(), extra.end());
-    auto [code, out] = run(argv,
-                           {"HOME=" + home.path, "XDG_DATA_HOME=" + (home / "data"),
-                            "XDG_CACHE_HOME=" + (home / "cache")},
-                           120);
-    Result r;
-    r.code = code;
-    r.out = out;
-    r.json.reset(cJSON_Parse(out.c_str()));
-    return r;
-}
-
-// The solution with each `from` replaced by its `to` (each must occur), checked as the learner's.
-Result variant(const TempDir &home, const std::vector<std::pair<std::string, std::string>> &edits)
-{
-    TempDir dir;
-    std::string s = slurp(solution_dir() + "/" + kFile);
-    for (const auto &[from, to] : edits) {
-        size_t at = s.find(from);
-        INFO("variant edit not found: " << from);
-        REQUIRE(at != std::string::npos);
-        s.replace(at, from.size(), to);
-    }
-    std::ofstream(dir / kFile) << s;
-    for (const char *o : kSupport)
-        std::ofstream(dir / o) << slurp(solution_dir() + "/" + o);
-    return check(home, {"--dir", dir.path});
-}
-
-// "ok: MESSAGE" or "no: MESSAGE" of the check whose text contains part.
-std::string verdict(const Result &r, const std::string &part)
-{
-    const cJSON *c;
-    cJSON_ArrayForEach(c, cJSON_GetObjectItem(r.json.get(), "checks"))
-    {
-        if (std::string(cJSON_GetObjectItem(c, "text")->valuestring).find(part) !=
-            std::string::npos)
-            return std::string(cJSON_IsTrue(cJSON_GetObjectItem(c, "ok")) ? "ok: " : "no: ") +
-                   cJSON_GetObjectItem(c, "message")->valuestring;
-    }
-    return "(no such check: " + part + ")";
-}
-
-bool has(const std::string &s, const std::string &part)
-{
-    return s.find(part) != std::string::npos;
-}
-
-void expect_fail(const Result &r)
-{
-    INFO(r.out);
-    CHECK(r.code == 1);
-    REQUIRE(r.json);
-    CHECK(std::string(cJSON_GetObjectItem(r.json.get(), "status")->valuestring) == "fail");
-}
+const Exercise kEpoll{"upload/write-epoll-server",
+                      "upload/epoll-server",
+                      "upload-server.c",
+                      {"upload.h", "w_epoll.h"}};
 
 // The checks' texts, as upload.json names them.
 const char *kWhole = "Every upload arrives whole";
@@ -113,7 +34,7 @@ const char *kNoThread = "No thread";
 TEST_CASE("upload epoll: the starter fails at its TODO and the solution passes", "[exercises]")
 {
     TempDir home;
-    Result starter = check(home, {}); // the workspace, created from the starter
+    Result starter = check(home, kEpoll, {}); // the workspace, created from the starter
     expect_fail(starter);
     std::string w = verdict(starter, kWhole);
     INFO(starter.out);
@@ -124,7 +45,7 @@ TEST_CASE("upload epoll: the starter fails at its TODO and the solution passes",
     // The starter hangs up at once: it waits for no one, and is one thread.
     CHECK(has(verdict(starter, kNoFork), "ok: "));
 
-    Result ok = check(home, {"--dir", solution_dir()});
+    Result ok = check(home, kEpoll, {"--dir", solution_dir(kEpoll)});
     INFO(ok.out);
     CHECK(ok.code == 0);
     REQUIRE(ok.json);
@@ -137,25 +58,26 @@ TEST_CASE("upload epoll: a process per client without epoll fails on fork and ep
           "[exercises]")
 {
     TempDir home;
-    Result fork = variant(home, {{"    for (;;) {\n        struct epoll_event events[64];",
-                                  "    signal(SIGCHLD, SIG_IGN);\n"
-                                  "    for (;;) {\n"
-                                  "        int sock = accept4(lfd, NULL, NULL, SOCK_CLOEXEC);\n"
-                                  "        if (sock < 0)\n"
-                                  "            continue;\n"
-                                  "        if (fork() == 0) {\n"
-                                  "            struct conn c = {.fd = sock};\n"
-                                  "            int r;\n"
-                                  "            while ((r = on_readable(&c)) == 0) {\n"
-                                  "            }\n"
-                                  "            if (r == 1)\n"
-                                  "                send_reply(sock, c.got, "
-                                  "upload_sum_value(&c.sum));\n"
-                                  "            _exit(0);\n"
-                                  "        }\n"
-                                  "        close(sock);\n"
-                                  "    }\n"
-                                  "    for (;;) {\n        struct epoll_event events[64];"}});
+    Result fork = variant(home, kEpoll,
+                          {{"    for (;;) {\n        struct epoll_event events[64];",
+                            "    signal(SIGCHLD, SIG_IGN);\n"
+                            "    for (;;) {\n"
+                            "        int sock = accept4(lfd, NULL, NULL, SOCK_CLOEXEC);\n"
+                            "        if (sock < 0)\n"
+                            "            continue;\n"
+                            "        if (fork() == 0) {\n"
+                            "            struct conn c = {.fd = sock};\n"
+                            "            int r;\n"
+                            "            while ((r = on_readable(&c)) == 0) {\n"
+                            "            }\n"
+                            "            if (r == 1)\n"
+                            "                send_reply(sock, c.got, "
+                            "upload_sum_value(&c.sum));\n"
+                            "            _exit(0);\n"
+                            "        }\n"
+                            "        close(sock);\n"
+                            "    }\n"
+                            "    for (;;) {\n        struct epoll_event events[64];"}});
     expect_fail(fork);
     std::string f = verdict(fork, kNoFork);
     CHECK(has(f, "no: yours: "));
@@ -174,11 +96,12 @@ TEST_CASE("upload epoll: a loop that reads one upload to its end waits forever o
     TempDir home;
     // Blocking sockets, and on_readable() called until the upload is complete: the seed's first
     // server. The quiet client's header never completes, and the loop never comes back.
-    Result serial = variant(home, {{"SOCK_NONBLOCK | SOCK_CLOEXEC", "SOCK_CLOEXEC"},
-                                   {"            int r = on_readable(c);\n",
-                                    "            int r;\n"
-                                    "            while ((r = on_readable(c)) == 0) {\n"
-                                    "            }\n"}});
+    Result serial = variant(home, kEpoll,
+                            {{"SOCK_NONBLOCK | SOCK_CLOEXEC", "SOCK_CLOEXEC"},
+                             {"            int r = on_readable(c);\n",
+                              "            int r;\n"
+                              "            while ((r = on_readable(c)) == 0) {\n"
+                              "            }\n"}});
     expect_fail(serial);
     std::string s = verdict(serial, kSameTime);
     CHECK(has(s, "no: yours: "));
@@ -196,10 +119,11 @@ TEST_CASE("upload epoll: reads that end on EAGAIN or take a short read for a ful
     TempDir home;
     // EAGAIN and EINTR taken for the client's end: the connection is closed mid-upload.
     Result again = variant(
-        home, {{"    if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK || errno == EINTR))\n"
-                "        return 0; /* nothing after all, or interrupted: epoll_wait() reports the "
-                "socket again */\n",
-                ""}});
+        home, kEpoll,
+        {{"    if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK || errno == EINTR))\n"
+          "        return 0; /* nothing after all, or interrupted: epoll_wait() reports the "
+          "socket again */\n",
+          ""}});
     expect_fail(again);
     std::string a = verdict(again, kWhole);
     CHECK(has(a, "no: yours: 0 of 4 requests"));
@@ -208,10 +132,11 @@ TEST_CASE("upload epoll: reads that end on EAGAIN or take a short read for a ful
     CHECK(has(verdict(again, kSameTime), "ok: "));
 
     // recv() taken to have filled what it was asked for: the byte count and checksum are off.
-    Result shortr = variant(home, {{"        upload_sum_add(&c->sum, buf, (size_t)n);\n"
-                                    "        c->got += (size_t)n;\n",
-                                    "        upload_sum_add(&c->sum, buf, want);\n"
-                                    "        c->got += want;\n"}});
+    Result shortr = variant(home, kEpoll,
+                            {{"        upload_sum_add(&c->sum, buf, (size_t)n);\n"
+                              "        c->got += (size_t)n;\n",
+                              "        upload_sum_add(&c->sum, buf, want);\n"
+                              "        c->got += want;\n"}});
     expect_fail(shortr);
     std::string r = verdict(shortr, kWhole);
     CHECK(has(r, "no: yours: 0 of 4 requests"));
