@@ -140,8 +140,11 @@ TEST_CASE("iolab run: switches of children that no sample saw are in the program
             REQUIRE(p);
             // Each child's sleeps are voluntary switches; a sampler at 10 Hz sees a child of
             // ~15 ms at most once, and never its last moments: without the exit's rusage most
-            // of these are lost (about 400 of 4,000 remain).
-            CHECK(number(p, "ctx_switches.voluntary") >= kChildren * kSleeps);
+            // of these are lost (about 400 of 4,000 remain). The segment starts at the first
+            // snapshot, and on a loaded machine the first child may have slept a few dozen times
+            // before it: those are rightly not the segment's, hence 90%, which still tells the
+            // exit's totals (about 4,000) from the samples alone (about 400).
+            CHECK(number(p, "ctx_switches.voluntary") >= 0.9 * kChildren * kSleeps);
             CHECK(number(p, "cpu.user_s") + number(p, "cpu.sys_s") >= kChildren * 0.002 - 0.01);
             CHECK(number(j, "duration_s") < 20); // the segment ended with the program
             cJSON_Delete(j);
