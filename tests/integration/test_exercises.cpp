@@ -65,6 +65,7 @@ TEST_CASE("ordered: one reply and hang up or a loop that never ends at EOF fail"
     // The second client never gets its turn (whether its 5 s ran out before the run's end
     // depends on how fast the server started on this machine).
     std::string second = verdict(spin, "second client");
+    INFO(spin.out);
     CHECK(has(second, "no: yours: second has not exited yet"));
     CHECK(has(second, "converse() must return on \"exit\""));
 }
