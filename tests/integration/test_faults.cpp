@@ -4,6 +4,7 @@
 // and `iolab run --json` and the step's checks say what was injected and where the calls went.
 #include "counter_page.hpp"
 #include "helpers.hpp"
+#include "tmux_helpers.hpp"
 
 #include <catch2/catch.hpp>
 #include <cjson/cJSON.h>
@@ -303,39 +304,15 @@ TEST_CASE("tui: the counters pane shows the calls by descriptor and the faults i
                    "ready": "listening", "faults": {"short": 0.25, "eintr": 0.05, "seed": 7}})",
                R"({"text": "no read() of a pipe", "metric": "calls:read", "fd": "pipe",
                    "role": "server", "max": 0})");
-    std::string sock = "iolab-faults-" + std::to_string(getpid());
-    std::string script = "export HOME='" + dir.path + "' XDG_STATE_HOME='" + (dir / "state") +
-                         "' XDG_DATA_HOME='" + (dir / "data") + "' XDG_CACHE_HOME='" +
-                         (dir / "cache") + "' TERM=xterm-256color\n'" + bin("iolab") +
-                         "' --pack '" + pack.path +
-                         "' --open l/s\necho IOLAB-EXITED\nexec sleep 600\n";
-    std::ofstream(dir / "run.sh") << script;
-    auto tmux = [&](std::vector<std::string> args) {
-        args.insert(args.begin(), {"/usr/bin/tmux", "-L", sock});
-        return run(args);
-    };
-    REQUIRE(tmux({"-f", "/dev/null", "new-session", "-d", "-x", "160", "-y", "48",
-                  "sh " + (dir / "run.sh")})
-                .first == 0);
-    auto wait_for = [&](const std::string &what, double secs) {
-        for (int i = 0; i < secs * 10; i++) {
-            if (tmux({"capture-pane", "-p"}).second.find(what) != std::string::npos)
-                return true;
-            usleep(100000);
-        }
-        return false;
-    };
-    REQUIRE(wait_for("Enter", 15));
-    tmux({"send-keys", "Enter"});
-    bool split = wait_for("on file", 30), faults = wait_for("faults injected:", 30);
-    std::string screen = tmux({"capture-pane", "-p"}).second;
+    IolabTerm t(dir, "--pack '" + pack.path + "' --open l/s");
+    REQUIRE(t.started());
+    REQUIRE(t.wait_for("Enter", 15));
+    t.keys("Enter");
+    bool split = t.wait_for("on file", 30), faults = t.wait_for("faults injected:", 30);
+    std::string screen = t.screen();
     INFO(screen);
     CHECK(split);
     CHECK(faults);
     CHECK(screen.find("short writes") != std::string::npos);
-    tmux({"send-keys", "q"});
-    if (wait_for("quit?", 5))
-        tmux({"send-keys", "y"});
-    CHECK(wait_for("IOLAB-EXITED", 15));
-    tmux({"kill-server"});
+    CHECK(t.quit());
 }

@@ -14,6 +14,7 @@
 
 #include "counter_page.hpp"
 #include "helpers.hpp"
+#include "tmux_helpers.hpp"
 
 extern "C" {
 #include "metrics/tally.h"
@@ -286,41 +287,16 @@ TEST_CASE("a page too small for the live threads: the counters pane says counts 
     // The same page as above, seen by a learner: the thread mode of the queueing step in a real
     // terminal, where the pane must say that its figures are short.
     TempDir dir;
-    std::string sock = "iolab-slots-" + std::to_string(getpid());
-    std::ofstream(dir / "run.sh") << "export HOME='" + dir.path + "' XDG_STATE_HOME='" +
-                                         (dir / "state") + "' XDG_DATA_HOME='" + (dir / "data") +
-                                         "' XDG_CACHE_HOME='" + (dir / "cache") +
-                                         "' TERM=xterm-256color IOLAB_PAGE_SLOTS=4\n'" +
-                                         bin("iolab") +
-                                         "' --open concurrency/queueing\necho IOLAB-EXITED\n"
-                                         "exec sleep 600\n";
-    auto tmux = [&](std::vector<std::string> args) {
-        args.insert(args.begin(), {"/usr/bin/tmux", "-L", sock});
-        return run(args);
-    };
-    REQUIRE(tmux({"-f", "/dev/null", "new-session", "-d", "-x", "120", "-y", "40",
-                  "sh " + (dir / "run.sh")})
-                .first == 0);
-    auto wait_for = [&](const std::string &what, double secs) {
-        for (int i = 0; i < secs * 10; i++) {
-            if (tmux({"capture-pane", "-p"}).second.find(what) != std::string::npos)
-                return true;
-            usleep(100000);
-        }
-        return false;
-    };
-    CHECK(wait_for("Enter starts the scenario", 15));
-    tmux({"send-keys", "Enter"});
-    CHECK(wait_for("Running", 15));
-    tmux({"send-keys", "3"}); // thread: a thread per connection, more than the page holds
-    bool said = wait_for("counter page full, counts lost", 20);
-    INFO(tmux({"capture-pane", "-p"}).second);
+    IolabTerm t(dir, "--open concurrency/queueing", "IOLAB_PAGE_SLOTS=4", 120, 40);
+    REQUIRE(t.started());
+    CHECK(t.wait_for("Enter starts the scenario", 15));
+    t.keys("Enter");
+    CHECK(t.wait_for("Running", 15));
+    t.keys("3"); // thread: a thread per connection, more than the page holds
+    bool said = t.wait_for("counter page full, counts lost", 20);
+    INFO(t.screen());
     CHECK(said);
-    tmux({"send-keys", "q"});
-    if (wait_for("quit?", 5))
-        tmux({"send-keys", "y"});
-    CHECK(wait_for("IOLAB-EXITED", 15));
-    tmux({"kill-server"});
+    CHECK(t.quit());
 }
 
 TEST_CASE("a move cut short by SIGKILL is finished by the next claimer and counted as broken",
