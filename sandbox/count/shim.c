@@ -11,8 +11,9 @@
  * - Without a valid page (IOLAB_COUNTERS_FD unset, not a page, another layout) every wrapper is
  *   a plain call of the real function: nothing printed, nothing written, nothing else changed.
  * - A wrapper never changes what the program sees: it returns the real result, errno is the
- *   real call's errno (the slow paths save and restore it), the real function is the one that
- *   blocks, so cancellation points and EINTR behave as without the shim.
+ *   real call's errno (the slow paths save and restore it), and the call that blocks is the one
+ *   libc would make, so cancellation points and EINTR behave as without the shim. (The hot
+ *   calls are made by the shim itself, as libc makes them; see "Direct calls".)
  * - A thread writes only its own slot, claimed on its first counted call, with single
  *   instructions (one non-locked `add` per field: a signal handler that counts in between
  *   cannot lose an update, and another thread never sees a torn value). The exceptions are off
@@ -54,6 +55,7 @@
 #include <sys/select.h>
 #include <sys/sendfile.h>
 #include <sys/shm.h>
+#include <sys/single_threaded.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
@@ -948,12 +950,59 @@ static long shim_nosys(void)
 #define SHIM_SYS(...) syscall(__VA_ARGS__)
 
 /*
+ * Direct calls. Every stack frame between a system call and the program costs about 8 ns on
+ * the way back on these machines (the return after the kernel is mispredicted; README.md has
+ * the measurement), and a wrapper that calls libc's read() is one frame more than the program
+ * alone. So the hot calls of the read, write, send and receive family are made here with the
+ * syscall instruction, doing what libc's own wrappers do around it (glibc 2.34 and later):
+ * nothing while the process has one thread, and once it has more (__libc_single_threaded,
+ * which never turns back) the same cancellation point libc makes, by the public API: the
+ * thread's cancel type is asynchronous while it is in the call, so that a thread blocked in it
+ * is cancelled by pthread_cancel() at once, and restored after.
+ * SHIM_DIRECTn(nr, args...): the call's number and arguments; SHIM_NO_DIRECT: always libc (the
+ * _chk variants, which check their buffer first, and the rare vector calls with offsets).
+ */
+#define SHIM_DIRECT3(nr, a, b, c)    (nr, (long)(a), (long)(b), (long)(c), 0L, 0L, 0L)
+#define SHIM_DIRECT4(nr, a, b, c, d) (nr, (long)(a), (long)(b), (long)(c), (long)(d), 0L, 0L)
+#define SHIM_DIRECT6(nr, a, b, c, d, e, f)                                                         \
+    (nr, (long)(a), (long)(b), (long)(c), (long)(d), (long)(e), (long)(f))
+#define SHIM_NO_DIRECT          (-1L, 0L, 0L, 0L, 0L, 0L, 0L)
+#define SHIM_DIRECT_NR(nr, ...) (nr)
+#define SHIM_DIRECT_ARGS(...)   (__VA_ARGS__)
+
+static inline long shim_direct(long nr, long a, long b, long c, long d, long e, long f)
+{
+    int threads = !__libc_single_threaded, type = PTHREAD_CANCEL_DEFERRED;
+    if (SHIM_UNLIKELY(threads)) /* acts on a cancellation already pending, as libc does */
+        pthread_setcanceltype(PTHREAD_CANCEL_ASYNCHRONOUS, &type);
+    register long r10 __asm__("r10") = d;
+    register long r8 __asm__("r8") = e;
+    register long r9 __asm__("r9") = f;
+    long r;
+    __asm__ volatile("syscall"
+                     : "=a"(r)
+                     : "0"(nr), "D"(a), "S"(b), "d"(c), "r"(r10), "r"(r8), "r"(r9)
+                     : "rcx", "r11", "memory");
+    if (SHIM_UNLIKELY(threads) && type != PTHREAD_CANCEL_ASYNCHRONOUS)
+        pthread_setcanceltype(type, &type);
+    if (SHIM_UNLIKELY((unsigned long)r > -4096ul)) {
+        errno = (int)-r;
+        return -1;
+    }
+    return r;
+}
+
+/* The real call of a wrapper: direct (see above) when it has a direct form, else libc's. */
+#define SHIM_MAKE(type, real, args, direct)                                                        \
+    (SHIM_DIRECT_NR direct >= 0 ? (type)shim_direct SHIM_DIRECT_ARGS direct : shim_real_##real args)
+
+/*
  * SHIM_CALL_ONE: SHIM_CALL for a call of the read or write family, also counted by the kind of
  * its descriptor `fd`, and open to fault injection: `len` is the length parameter (a size_t
  * lvalue the args use) the injector may cut, as fault `cut`; `flags` are send/recv flags (0 for
  * other calls); `recut` runs when the length was cut (the iovec calls shorten their vector).
  */
-#define SHIM_CALL_ONE(id, type, real, args, fallback, bytes, fd, len, cut, flags, recut)           \
+#define SHIM_CALL_ONE(id, type, real, args, direct, fallback, bytes, fd, len, cut, flags, recut)   \
     do {                                                                                           \
         if (SHIM_UNLIKELY(!shim_real_##real)) {                                                    \
             shim_resolve();                                                                        \
@@ -977,7 +1026,7 @@ static long shim_nosys(void)
         }                                                                                          \
         uint32_t w_ = shim_timed(shim_time_exact[IOLAB_CALL_##id]);                                \
         uint64_t t_ = w_ ? shim_start() : 0;                                                       \
-        type r_ = shim_real_##real args;                                                           \
+        type r_ = SHIM_MAKE(type, real, args, direct);                                             \
         shim_end_w(&s_->calls[IOLAB_CALL_##id], t_, (uint64_t)(bytes), w_,                         \
                    shim_time_exact[IOLAB_CALL_##id]);                                              \
         return r_;                                                                                 \
@@ -985,7 +1034,7 @@ static long shim_nosys(void)
 
 /* SHIM_CALL_ONE for a call moving data from descriptor `in` to `out`: counted by the pair of
    kinds; the injector judges the destination and cuts `len` as a short write. */
-#define SHIM_CALL_TWO(id, type, real, args, fallback, bytes, in, out, len)                         \
+#define SHIM_CALL_TWO(id, type, real, args, direct, fallback, bytes, in, out, len)                 \
     do {                                                                                           \
         if (SHIM_UNLIKELY(!shim_real_##real)) {                                                    \
             shim_resolve();                                                                        \
@@ -1006,7 +1055,7 @@ static long shim_nosys(void)
         }                                                                                          \
         uint32_t w_ = shim_timed(shim_time_exact[IOLAB_CALL_##id]);                                \
         uint64_t t_ = w_ ? shim_start() : 0;                                                       \
-        type r_ = shim_real_##real args;                                                           \
+        type r_ = SHIM_MAKE(type, real, args, direct);                                             \
         shim_end_w(&s_->calls[IOLAB_CALL_##id], t_, (uint64_t)(bytes), w_,                         \
                    shim_time_exact[IOLAB_CALL_##id]);                                              \
         return r_;                                                                                 \
@@ -1048,21 +1097,21 @@ static int shim_iov_cut(const struct iovec *iov, int n, size_t keep, struct iove
 
 SHIM_EXPORT ssize_t read(int fd, void *buf, size_t n)
 {
-    SHIM_CALL_ONE(READ, ssize_t, read, (fd, buf, n), SHIM_SYS(SYS_read, fd, buf, n), SHIM_XFER(r_),
-                  fd, n, SHIM_R, 0, SHIM_NOCUT);
+    SHIM_CALL_ONE(READ, ssize_t, read, (fd, buf, n), SHIM_DIRECT3(SYS_read, fd, buf, n),
+                  SHIM_SYS(SYS_read, fd, buf, n), SHIM_XFER(r_), fd, n, SHIM_R, 0, SHIM_NOCUT);
 }
 SHIM_EXPORT ssize_t __read(int fd, void *buf, size_t n) __attribute__((alias("read"), copy(read)));
 
 SHIM_EXPORT ssize_t __read_chk(int fd, void *buf, size_t n, size_t buflen)
 {
-    SHIM_CALL_ONE(READ, ssize_t, __read_chk, (fd, buf, n, buflen), shim_nosys(), SHIM_XFER(r_), fd,
-                  n, SHIM_R, 0, SHIM_NOCUT);
+    SHIM_CALL_ONE(READ, ssize_t, __read_chk, (fd, buf, n, buflen), SHIM_NO_DIRECT, shim_nosys(),
+                  SHIM_XFER(r_), fd, n, SHIM_R, 0, SHIM_NOCUT);
 }
 
 SHIM_EXPORT ssize_t write(int fd, const void *buf, size_t n)
 {
-    SHIM_CALL_ONE(WRITE, ssize_t, write, (fd, buf, n), SHIM_SYS(SYS_write, fd, buf, n),
-                  SHIM_XFER(r_), fd, n, SHIM_W, 0, SHIM_NOCUT);
+    SHIM_CALL_ONE(WRITE, ssize_t, write, (fd, buf, n), SHIM_DIRECT3(SYS_write, fd, buf, n),
+                  SHIM_SYS(SYS_write, fd, buf, n), SHIM_XFER(r_), fd, n, SHIM_W, 0, SHIM_NOCUT);
 }
 SHIM_EXPORT ssize_t __write(int fd, const void *buf, size_t n)
     __attribute__((alias("write"), copy(write)));
@@ -1071,21 +1120,24 @@ SHIM_EXPORT ssize_t readv(int fd, const struct iovec *iov, int n)
 {
     struct iovec tmp[SHIM_IOV_CUT];
     size_t len = shim_iov_len(iov, n);
-    SHIM_CALL_ONE(READV, ssize_t, readv, (fd, iov, n), shim_nosys(), SHIM_XFER(r_), fd, len, SHIM_R,
-                  0, (n = shim_iov_cut(iov, n, len, tmp), iov = tmp));
+    SHIM_CALL_ONE(READV, ssize_t, readv, (fd, iov, n), SHIM_DIRECT3(SYS_readv, fd, iov, n),
+                  shim_nosys(), SHIM_XFER(r_), fd, len, SHIM_R, 0,
+                  (n = shim_iov_cut(iov, n, len, tmp), iov = tmp));
 }
 
 SHIM_EXPORT ssize_t writev(int fd, const struct iovec *iov, int n)
 {
     struct iovec tmp[SHIM_IOV_CUT];
     size_t len = shim_iov_len(iov, n);
-    SHIM_CALL_ONE(WRITEV, ssize_t, writev, (fd, iov, n), shim_nosys(), SHIM_XFER(r_), fd, len,
-                  SHIM_W, 0, (n = shim_iov_cut(iov, n, len, tmp), iov = tmp));
+    SHIM_CALL_ONE(WRITEV, ssize_t, writev, (fd, iov, n), SHIM_DIRECT3(SYS_writev, fd, iov, n),
+                  shim_nosys(), SHIM_XFER(r_), fd, len, SHIM_W, 0,
+                  (n = shim_iov_cut(iov, n, len, tmp), iov = tmp));
 }
 
 SHIM_EXPORT ssize_t pread64(int fd, void *buf, size_t n, off_t off)
 {
-    SHIM_CALL_ONE(PREAD64, ssize_t, pread64, (fd, buf, n, off), shim_nosys(), SHIM_XFER(r_), fd, n,
+    SHIM_CALL_ONE(PREAD64, ssize_t, pread64, (fd, buf, n, off),
+                  SHIM_DIRECT4(SYS_pread64, fd, buf, n, off), shim_nosys(), SHIM_XFER(r_), fd, n,
                   SHIM_R, 0, SHIM_NOCUT);
 }
 SHIM_EXPORT ssize_t pread(int fd, void *buf, size_t n, off_t off)
@@ -1095,16 +1147,17 @@ SHIM_EXPORT ssize_t __pread64(int fd, void *buf, size_t n, off_t off)
 
 SHIM_EXPORT ssize_t __pread64_chk(int fd, void *buf, size_t n, off_t off, size_t buflen)
 {
-    SHIM_CALL_ONE(PREAD64, ssize_t, __pread64_chk, (fd, buf, n, off, buflen), shim_nosys(),
-                  SHIM_XFER(r_), fd, n, SHIM_R, 0, SHIM_NOCUT);
+    SHIM_CALL_ONE(PREAD64, ssize_t, __pread64_chk, (fd, buf, n, off, buflen), SHIM_NO_DIRECT,
+                  shim_nosys(), SHIM_XFER(r_), fd, n, SHIM_R, 0, SHIM_NOCUT);
 }
 SHIM_EXPORT ssize_t __pread_chk(int fd, void *buf, size_t n, off_t off, size_t buflen)
     __attribute__((alias("__pread64_chk"), copy(__pread64_chk)));
 
 SHIM_EXPORT ssize_t pwrite64(int fd, const void *buf, size_t n, off_t off)
 {
-    SHIM_CALL_ONE(PWRITE64, ssize_t, pwrite64, (fd, buf, n, off), shim_nosys(), SHIM_XFER(r_), fd,
-                  n, SHIM_W, 0, SHIM_NOCUT);
+    SHIM_CALL_ONE(PWRITE64, ssize_t, pwrite64, (fd, buf, n, off),
+                  SHIM_DIRECT4(SYS_pwrite64, fd, buf, n, off), shim_nosys(), SHIM_XFER(r_), fd, n,
+                  SHIM_W, 0, SHIM_NOCUT);
 }
 SHIM_EXPORT ssize_t pwrite(int fd, const void *buf, size_t n, off_t off)
     __attribute__((alias("pwrite64"), copy(pwrite64)));
@@ -1115,8 +1168,9 @@ SHIM_EXPORT ssize_t preadv64(int fd, const struct iovec *iov, int n, off_t off)
 {
     struct iovec tmp[SHIM_IOV_CUT];
     size_t len = shim_iov_len(iov, n);
-    SHIM_CALL_ONE(PREADV, ssize_t, preadv64, (fd, iov, n, off), shim_nosys(), SHIM_XFER(r_), fd,
-                  len, SHIM_R, 0, (n = shim_iov_cut(iov, n, len, tmp), iov = tmp));
+    SHIM_CALL_ONE(PREADV, ssize_t, preadv64, (fd, iov, n, off), SHIM_NO_DIRECT, shim_nosys(),
+                  SHIM_XFER(r_), fd, len, SHIM_R, 0,
+                  (n = shim_iov_cut(iov, n, len, tmp), iov = tmp));
 }
 SHIM_EXPORT ssize_t preadv(int fd, const struct iovec *iov, int n, off_t off)
     __attribute__((alias("preadv64"), copy(preadv64)));
@@ -1125,8 +1179,9 @@ SHIM_EXPORT ssize_t pwritev64(int fd, const struct iovec *iov, int n, off_t off)
 {
     struct iovec tmp[SHIM_IOV_CUT];
     size_t len = shim_iov_len(iov, n);
-    SHIM_CALL_ONE(PWRITEV, ssize_t, pwritev64, (fd, iov, n, off), shim_nosys(), SHIM_XFER(r_), fd,
-                  len, SHIM_W, 0, (n = shim_iov_cut(iov, n, len, tmp), iov = tmp));
+    SHIM_CALL_ONE(PWRITEV, ssize_t, pwritev64, (fd, iov, n, off), SHIM_NO_DIRECT, shim_nosys(),
+                  SHIM_XFER(r_), fd, len, SHIM_W, 0,
+                  (n = shim_iov_cut(iov, n, len, tmp), iov = tmp));
 }
 SHIM_EXPORT ssize_t pwritev(int fd, const struct iovec *iov, int n, off_t off)
     __attribute__((alias("pwritev64"), copy(pwritev64)));
@@ -1134,15 +1189,17 @@ SHIM_EXPORT ssize_t pwritev(int fd, const struct iovec *iov, int n, off_t off)
 SHIM_EXPORT ssize_t sendto(int fd, const void *buf, size_t n, int flags,
                            const struct sockaddr *addr, socklen_t alen)
 {
-    SHIM_CALL_ONE(SENDTO, ssize_t, sendto, (fd, buf, n, flags, addr, alen), shim_nosys(),
+    SHIM_CALL_ONE(SENDTO, ssize_t, sendto, (fd, buf, n, flags, addr, alen),
+                  SHIM_DIRECT6(SYS_sendto, fd, buf, n, flags, addr, alen), shim_nosys(),
                   SHIM_XFER(r_), fd, n, SHIM_W, flags, SHIM_NOCUT);
 }
 
 /* send() is sendto() without an address, as the kernel and strace see it on x86-64. */
 SHIM_EXPORT ssize_t send(int fd, const void *buf, size_t n, int flags)
 {
-    SHIM_CALL_ONE(SENDTO, ssize_t, sendto, (fd, buf, n, flags, NULL, 0), shim_nosys(),
-                  SHIM_XFER(r_), fd, n, SHIM_W, flags, SHIM_NOCUT);
+    SHIM_CALL_ONE(SENDTO, ssize_t, sendto, (fd, buf, n, flags, NULL, 0),
+                  SHIM_DIRECT6(SYS_sendto, fd, buf, n, flags, NULL, 0), shim_nosys(), SHIM_XFER(r_),
+                  fd, n, SHIM_W, flags, SHIM_NOCUT);
 }
 SHIM_EXPORT ssize_t __send(int fd, const void *buf, size_t n, int flags)
     __attribute__((alias("send"), copy(send)));
@@ -1152,20 +1209,23 @@ SHIM_EXPORT ssize_t __send(int fd, const void *buf, size_t n, int flags)
 SHIM_EXPORT ssize_t sendmsg(int fd, const struct msghdr *msg, int flags)
 {
     size_t none = 0;
-    SHIM_CALL_ONE(SENDMSG, ssize_t, sendmsg, (fd, msg, flags), shim_nosys(), SHIM_XFER(r_), fd,
-                  none, SHIM_W, flags, SHIM_NOCUT);
+    SHIM_CALL_ONE(SENDMSG, ssize_t, sendmsg, (fd, msg, flags),
+                  SHIM_DIRECT3(SYS_sendmsg, fd, msg, flags), shim_nosys(), SHIM_XFER(r_), fd, none,
+                  SHIM_W, flags, SHIM_NOCUT);
 }
 
 SHIM_EXPORT ssize_t recvfrom(int fd, void *buf, size_t n, int flags, struct sockaddr *addr,
                              socklen_t *alen)
 {
-    SHIM_CALL_ONE(RECVFROM, ssize_t, recvfrom, (fd, buf, n, flags, addr, alen), shim_nosys(),
+    SHIM_CALL_ONE(RECVFROM, ssize_t, recvfrom, (fd, buf, n, flags, addr, alen),
+                  SHIM_DIRECT6(SYS_recvfrom, fd, buf, n, flags, addr, alen), shim_nosys(),
                   SHIM_XFER(r_), fd, n, SHIM_R, flags, SHIM_NOCUT);
 }
 
 SHIM_EXPORT ssize_t recv(int fd, void *buf, size_t n, int flags)
 {
-    SHIM_CALL_ONE(RECVFROM, ssize_t, recvfrom, (fd, buf, n, flags, NULL, NULL), shim_nosys(),
+    SHIM_CALL_ONE(RECVFROM, ssize_t, recvfrom, (fd, buf, n, flags, NULL, NULL),
+                  SHIM_DIRECT6(SYS_recvfrom, fd, buf, n, flags, NULL, NULL), shim_nosys(),
                   SHIM_XFER(r_), fd, n, SHIM_R, flags, SHIM_NOCUT);
 }
 
@@ -1173,13 +1233,13 @@ SHIM_EXPORT ssize_t __recvfrom_chk(int fd, void *buf, size_t n, size_t buflen, i
                                    struct sockaddr *addr, socklen_t *alen)
 {
     SHIM_CALL_ONE(RECVFROM, ssize_t, __recvfrom_chk, (fd, buf, n, buflen, flags, addr, alen),
-                  shim_nosys(), SHIM_XFER(r_), fd, n, SHIM_R, flags, SHIM_NOCUT);
+                  SHIM_NO_DIRECT, shim_nosys(), SHIM_XFER(r_), fd, n, SHIM_R, flags, SHIM_NOCUT);
 }
 
 SHIM_EXPORT ssize_t __recv_chk(int fd, void *buf, size_t n, size_t buflen, int flags)
 {
     SHIM_CALL_ONE(RECVFROM, ssize_t, __recvfrom_chk, (fd, buf, n, buflen, flags, NULL, NULL),
-                  shim_nosys(), SHIM_XFER(r_), fd, n, SHIM_R, flags, SHIM_NOCUT);
+                  SHIM_NO_DIRECT, shim_nosys(), SHIM_XFER(r_), fd, n, SHIM_R, flags, SHIM_NOCUT);
 }
 
 /* Descriptors received with SCM_RIGHTS take numbers whose kind the table may not know. */
@@ -1212,21 +1272,24 @@ static uint64_t shim_recvmsg_done(ssize_t r, const struct msghdr *msg)
 SHIM_EXPORT ssize_t recvmsg(int fd, struct msghdr *msg, int flags)
 {
     size_t none = 0;
-    SHIM_CALL_ONE(RECVMSG, ssize_t, recvmsg, (fd, msg, flags), shim_nosys(),
+    SHIM_CALL_ONE(RECVMSG, ssize_t, recvmsg, (fd, msg, flags),
+                  SHIM_DIRECT3(SYS_recvmsg, fd, msg, flags), shim_nosys(),
                   shim_recvmsg_done(r_, msg), fd, none, SHIM_R, flags, SHIM_NOCUT);
 }
 
 SHIM_EXPORT ssize_t sendfile64(int out, int in, off_t *off, size_t n)
 {
-    SHIM_CALL_TWO(SENDFILE, ssize_t, sendfile64, (out, in, off, n), shim_nosys(), SHIM_XFER(r_), in,
-                  out, n);
+    SHIM_CALL_TWO(SENDFILE, ssize_t, sendfile64, (out, in, off, n),
+                  SHIM_DIRECT4(SYS_sendfile, out, in, off, n), shim_nosys(), SHIM_XFER(r_), in, out,
+                  n);
 }
 SHIM_EXPORT ssize_t sendfile(int out, int in, off_t *off, size_t n)
     __attribute__((alias("sendfile64"), copy(sendfile64)));
 
 SHIM_EXPORT ssize_t splice(int in, loff_t *offin, int out, loff_t *offout, size_t n, unsigned flags)
 {
-    SHIM_CALL_TWO(SPLICE, ssize_t, splice, (in, offin, out, offout, n, flags), shim_nosys(),
+    SHIM_CALL_TWO(SPLICE, ssize_t, splice, (in, offin, out, offout, n, flags),
+                  SHIM_DIRECT6(SYS_splice, in, offin, out, offout, n, flags), shim_nosys(),
                   SHIM_XFER(r_), in, out, n);
 }
 
@@ -1244,7 +1307,8 @@ SHIM_EXPORT ssize_t copy_file_range(int in, loff_t *offin, int out, loff_t *offo
                                     unsigned flags)
 {
     SHIM_CALL_TWO(COPY_FILE_RANGE, ssize_t, copy_file_range, (in, offin, out, offout, n, flags),
-                  shim_nosys(), SHIM_XFER(r_), in, out, n);
+                  SHIM_DIRECT6(SYS_copy_file_range, in, offin, out, offout, n, flags), shim_nosys(),
+                  SHIM_XFER(r_), in, out, n);
 }
 
 SHIM_EXPORT void *mmap64(void *addr, size_t len, int prot, int flags, int fd, off_t off)

@@ -10,10 +10,13 @@
  *         through libc directly, interleaved in blocks, enough of them that the median
  *         difference per call is known to well under a nanosecond; the same program without
  *         the shim is the control (its difference should be 0). The counted reads are then
- *         summed from the page and must equal the number made: counts stay exact.
+ *         summed from the page and must equal the number made: counts stay exact. Measured
+ *         twice: in a process with one thread and in one with two, where the call is also a
+ *         cancellation point (shim.c, "Direct calls").
  *
  * usage: bench_counting [--runs N] [--seconds S] [--copy-mib M] [--pairs P] [--only path]
- *        (defaults 5, 2, 256, 20000; --only path skips the echo and copy workloads)
+ *        (defaults 5, 2, 256, 20000; N runs of each workload, the path included; --only path
+ *        skips the echo and copy workloads)
  * Not a test: it never fails on a number. Build dir is found from the executable's location.
  */
 #include <errno.h>
@@ -142,12 +145,12 @@ struct bench_path {
     double diff, lo, hi, plain;
 };
 
-static int bench_path_run(int counted, long pairs, struct bench_path *out)
+static int bench_path_run(int counted, int threaded, long pairs, struct bench_path *out)
 {
     char prog[PATH_MAX + 64], np[32], line[512];
     snprintf(prog, sizeof prog, "%s/bin/count_cost", bench_build);
     snprintf(np, sizeof np, "%ld", pairs);
-    char *argv[] = {prog, "--pairs", np, NULL};
+    char *argv[] = {prog, "--pairs", np, "--threaded", threaded ? "1" : "0", NULL};
     setenv("IOLAB_PROG", "7", 1);
     int fd;
     pid_t pid = bench_spawn(argv, counted, &fd);
@@ -176,25 +179,6 @@ static uint64_t bench_page_reads(const struct iolab_page *page)
     return n;
 }
 
-/* The counting path's cost per call, measured in one process, with the control beside it. */
-static int bench_path(const struct iolab_page *page, long pairs)
-{
-    struct bench_path c, u;
-    uint64_t before = bench_page_reads(page);
-    if (bench_path_run(1, pairs, &c) < 0 || bench_path_run(0, pairs, &u) < 0) {
-        fprintf(stderr, "bench_counting: count_cost failed (is it built?)\n");
-        return -1;
-    }
-    uint64_t counted = bench_page_reads(page) - before;
-    printf("path  the counting path adds %.2f ns per call (95%% interval %.2f to %.2f; %ld "
-           "pairs of %d calls),\n      around a zero-length read() that costs %.1f ns "
-           "uncounted; control without the shim: %.2f ns (%.2f to %.2f)\n",
-           c.diff, c.lo, c.hi, pairs, 256, c.plain, u.diff, u.lo, u.hi);
-    printf("path  counts: %llu read() calls counted of %ld made: %s\n", (unsigned long long)counted,
-           c.calls, counted == (uint64_t)c.calls ? "exact" : "WRONG");
-    return 0;
-}
-
 static int bench_cmp(const void *a, const void *b)
 {
     double x = *(const double *)a, y = *(const double *)b;
@@ -205,6 +189,47 @@ static double bench_median(double *v, int n)
 {
     qsort(v, (size_t)n, sizeof *v, bench_cmp);
     return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
+}
+
+/* The counting path's cost per call, measured in one process, with the control beside it: `runs`
+   runs of each, alternated, since the machine's state moves the figure between runs far more
+   than the spread inside one. */
+static int bench_path(const struct iolab_page *page, long pairs, int runs)
+{
+    for (int threaded = 0; threaded < 2; threaded++) {
+        double diff[50], ctl[50], plain[50], width = 0;
+        long calls = 0;
+        uint64_t before = bench_page_reads(page);
+        for (int r = 0; r < runs; r++) {
+            struct bench_path c, u;
+            if (bench_path_run(1, threaded, pairs, &c) < 0 ||
+                bench_path_run(0, threaded, pairs, &u) < 0) {
+                fprintf(stderr, "bench_counting: count_cost failed (is it built?)\n");
+                return -1;
+            }
+            diff[r] = c.diff;
+            ctl[r] = u.diff;
+            plain[r] = c.plain;
+            calls += c.calls;
+            if (c.hi - c.lo > width)
+                width = c.hi - c.lo;
+        }
+        uint64_t counted = bench_page_reads(page) - before;
+        double lo = diff[0], hi = diff[0];
+        for (int r = 1; r < runs; r++) {
+            lo = diff[r] < lo ? diff[r] : lo;
+            hi = diff[r] > hi ? diff[r] : hi;
+        }
+        printf("path  %s: the counting path adds %.2f ns per call (median of %d runs, %.2f to "
+               "%.2f;\n      each run %ld pairs of 256 calls, 95%% interval at most %.2f ns wide), "
+               "around a zero-length\n      read() that costs %.1f ns uncounted; control without "
+               "the shim: %.2f ns\n",
+               threaded ? "two threads" : "one thread", bench_median(diff, runs), runs, lo, hi,
+               pairs, width, bench_median(plain, runs), bench_median(ctl, runs));
+        printf("path  counts: %llu read() calls counted of %ld made: %s\n",
+               (unsigned long long)counted, calls, counted == (uint64_t)calls ? "exact" : "WRONG");
+    }
+    return 0;
 }
 
 static void bench_report(const char *what, const char *unit, double *a, double *b, int n)
@@ -260,7 +285,7 @@ int main(int argc, char **argv)
     }
     bench_page_fd = fcntl(fd, F_DUPFD, 100); /* inheritable: the page's own fd is CLOEXEC */
 
-    if (bench_path(page, pairs) < 0)
+    if (bench_path(page, pairs, runs) < 0)
         return 1;
     if (only_path)
         return 0;

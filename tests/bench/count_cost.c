@@ -12,7 +12,12 @@
  * about the noise's shape). Without the shim both ways are libc's, and the difference is the
  * measurement's own bias, which should be zero within its interval.
  *
- *   count_cost [--pairs P] [--block K] [--cpu N]    (defaults 4000, 256, the CPU it starts on)
+ *   count_cost [--pairs P] [--block K] [--cpu N] [--threaded 1]
+ *   (defaults 4000, 256, the CPU it starts on, one thread)
+ *
+ * --threaded 1 first starts a thread that sleeps until the end: in a process with threads libc
+ * and the shim make read() a cancellation point (shim.c, "Direct calls"), so this measures the
+ * path a threaded program takes.
  *
  * Prints one line: "pairs=P block=K calls=N diff_ns=D lo_ns=L hi_ns=H plain_ns=T", where T is
  * the median cost of one uncounted call (for scale) and N the counted calls made (P*K).
@@ -23,6 +28,7 @@
 #include <dlfcn.h>
 #include <fcntl.h>
 #include <math.h>
+#include <pthread.h>
 #include <sched.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -37,6 +43,15 @@ static double cost_now_ns(void)
     return (double)ts.tv_sec * 1e9 + (double)ts.tv_nsec;
 }
 
+/* The second thread of --threaded: it only exists. */
+static void *cost_idle(void *arg)
+{
+    (void)arg;
+    for (;;)
+        pause();
+    return NULL;
+}
+
 static int cost_cmp(const void *a, const void *b)
 {
     double x = *(const double *)a, y = *(const double *)b;
@@ -45,7 +60,7 @@ static int cost_cmp(const void *a, const void *b)
 
 int main(int argc, char **argv)
 {
-    long pairs = 4000, block = 256, cpu = -1;
+    long pairs = 4000, block = 256, cpu = -1, threaded = 0;
     for (int i = 1; i + 1 < argc; i += 2) {
         if (!strcmp(argv[i], "--pairs"))
             pairs = atol(argv[i + 1]);
@@ -53,10 +68,18 @@ int main(int argc, char **argv)
             block = atol(argv[i + 1]);
         else if (!strcmp(argv[i], "--cpu"))
             cpu = atol(argv[i + 1]);
+        else if (!strcmp(argv[i], "--threaded"))
+            threaded = atol(argv[i + 1]);
     }
     if (pairs < 20 || pairs > 1000000 || block < 1 || block > 100000) {
-        fprintf(stderr, "usage: count_cost [--pairs 20..1000000] [--block 1..100000] [--cpu N]\n");
+        fprintf(stderr, "usage: count_cost [--pairs 20..1000000] [--block 1..100000] [--cpu N] "
+                        "[--threaded 1]\n");
         return 2;
+    }
+    pthread_t idle;
+    if (threaded && pthread_create(&idle, NULL, cost_idle, NULL) != 0) {
+        fprintf(stderr, "count_cost: cannot start the second thread\n");
+        return 1;
     }
     /* One CPU: a migration in the middle of a block would cost both ways alike, but adds noise. */
     cpu_set_t set;

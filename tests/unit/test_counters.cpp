@@ -323,3 +323,24 @@ TEST_CASE("time in call: sampled calls that wait are timed call by call, counts 
     CHECK(iolab_call_time_exact(IOLAB_CALL_EPOLL_WAIT));
     CHECK(iolab_call_time_exact(IOLAB_CALL_SENDFILE));
 }
+
+TEST_CASE("a thread blocked in a counted call can be cancelled", "[shim]")
+{
+    // The shim makes these calls itself while the process has one thread, and through libc once
+    // it has more, so that libc's cancellation still reaches a thread that blocks in them. Each
+    // run cancels a thread 100 ms into a call that would block forever; the program exits 1 if
+    // the thread is still blocked 3 s later.
+    const std::string prog = build_dir() + "/lib/iolab/iolab-cancel-blocked";
+    for (const char *call : {"read", "recv", "recvmsg", "write"}) {
+        INFO(call);
+        Page pg(8);
+        auto res = run({prog, call}, pg.env(0), 20);
+        INFO(res.second);
+        CHECK(res.first == 0);
+        CHECK(res.second.find("cancelled") != std::string::npos);
+        // and the calls were counted, the single-threaded read among them
+        const struct iolab_slot *m = iolab_page_slot(pg.page, pg.nslots, 0);
+        REQUIRE(m != nullptr);
+        CHECK(count(m, IOLAB_CALL_READ) >= 1);
+    }
+}
