@@ -72,12 +72,14 @@
 #define SHIM_LIKELY(x)   __builtin_expect(!!(x), 1)
 #define SHIM_UNLIKELY(x) __builtin_expect(!!(x), 0)
 #define SHIM_TLS         __thread __attribute__((tls_model("initial-exec")))
+#define SHIM_COLD        __attribute__((cold, noinline))
 
 /* The page as validated at start-up; the header is never trusted again after that. */
 static struct iolab_page *shim_page;
 static uint32_t shim_nslots;
 static uint32_t shim_prog = UINT32_MAX;
 static uint32_t shim_run;
+static int shim_faults_on; /* IOLAB_FAULTS asks for faults (see "fault injection") */
 
 /*
  * Everything the hot path keeps per thread, in one TLS block: in a shared library each TLS
@@ -85,8 +87,10 @@ static uint32_t shim_run;
  * such load for all of them (perf showed the separate loads on the counting path).
  */
 struct shim_thread {
-    struct iolab_slot *slot; /* NULL until the thread's first counted call */
+    struct iolab_slot *slot; /* NULL until the thread's first counted call (or never, when the
+                                process has no page): the hot path asks nothing else */
     int shared;              /* the slot is the shared overflow slot: atomic adds */
+    int faults;              /* fault injection is on (shim_faults_on, copied at the claim) */
     uint32_t left;           /* sampled timing: untimed calls before the next timed one */
     uint32_t gap;            /* calls the next timed one stands for (0: the first) */
     uint32_t gap_rng;        /* xorshift32 state of the gaps */
@@ -292,12 +296,19 @@ _Static_assert(offsetof(struct iolab_slot, fd) == offsetof(struct iolab_slot, ca
                        sizeof(struct iolab_slot),
                "calls, fd and app must be one run of counters to the end of the slot");
 
-static inline void shim_add(uint64_t *field, uint64_t v)
+/* shim_add with the thread's `shared` read once by the caller: the compiler cannot know that an
+   add to the page leaves the TLS flag alone, and would load it again before every add. */
+static inline void shim_add_as(int shared, uint64_t *field, uint64_t v)
 {
-    if (SHIM_UNLIKELY(shim_self.shared))
+    if (SHIM_UNLIKELY(shared))
         __atomic_fetch_add(field, v, __ATOMIC_RELAXED);
     else
         __asm__("addq %1, %0" : "+m"(*field) : "er"(v));
+}
+
+static inline void shim_add(uint64_t *field, uint64_t v)
+{
+    shim_add_as(shim_self.shared, field, v);
 }
 
 /*
@@ -480,7 +491,7 @@ static struct iolab_slot *shim_claim_move(struct iolab_page *p)
  * the thread's first counted call in the middle would start a second claim inside glibc's
  * robust-list bookkeeping, and only SIGKILL can then cut a move short.
  */
-static struct iolab_slot *shim_claim(void)
+static SHIM_COLD struct iolab_slot *shim_claim(void)
 {
     struct iolab_page *p = shim_page;
     int saved = errno;
@@ -499,6 +510,7 @@ static struct iolab_slot *shim_claim(void)
             __atomic_fetch_add(&p->overflow_claims, 1, __ATOMIC_RELAXED);
             s = &p->slots[shim_nslots - 1];
         }
+        shim_self.faults = shim_faults_on;
         shim_self.slot = s;
     }
     pthread_sigmask(SIG_SETMASK, &old, NULL);
@@ -506,16 +518,25 @@ static struct iolab_slot *shim_claim(void)
     return s;
 }
 
-/* This thread's slot after counting one call `id`, or NULL when not counting. */
+/* This thread's slot after counting one call `id`, or NULL when not counting; *shared: whether
+   the slot is the shared overflow slot (its adds are locked). */
+static inline struct iolab_slot *shim_count_as(enum iolab_call_id id, int *shared)
+{
+    struct iolab_slot *s = shim_self.slot;
+    if (SHIM_UNLIKELY(!s)) {
+        if (!shim_page)
+            return NULL;
+        s = shim_claim();
+    }
+    *shared = shim_self.shared;
+    shim_add_as(*shared, &s->calls[id].count, 1);
+    return s;
+}
+
 static inline struct iolab_slot *shim_count(enum iolab_call_id id)
 {
-    if (SHIM_UNLIKELY(!shim_page))
-        return NULL;
-    struct iolab_slot *s = shim_self.slot;
-    if (SHIM_UNLIKELY(!s))
-        s = shim_claim();
-    shim_add(&s->calls[id].count, 1);
-    return s;
+    int shared;
+    return shim_count_as(id, &shared);
 }
 
 /* The counter of call `id` of this thread after counting one call, or NULL when not counting. */
@@ -596,11 +617,11 @@ static inline uint32_t shim_timed(int exact)
 
 /* shim_end for a call timed (weight w >= 1) or not (w 0: no clock read at all); exact: the
    call's label is always timed (a constant in each wrapper). */
-static inline void shim_end_w(struct iolab_call *c, uint64_t start, uint64_t bytes, uint32_t w,
-                              int exact)
+static inline void shim_end_w_as(int shared, struct iolab_call *c, uint64_t start, uint64_t bytes,
+                                 uint32_t w, int exact)
 {
     if (bytes)
-        shim_add(&c->bytes, bytes);
+        shim_add_as(shared, &c->bytes, bytes);
     if (!w)
         return;
     uint64_t ns = shim_elapsed_ns(start);
@@ -609,7 +630,13 @@ static inline void shim_end_w(struct iolab_call *c, uint64_t start, uint64_t byt
         shim_self.left = 0;
         shim_self.gap = 1;
     }
-    shim_add(&c->ns, ns * w);
+    shim_add_as(shared, &c->ns, ns * w);
+}
+
+static inline void shim_end_w(struct iolab_call *c, uint64_t start, uint64_t bytes, uint32_t w,
+                              int exact)
+{
+    shim_end_w_as(shim_self.shared, c, start, bytes, w, exact);
 }
 
 /* ---- kinds of descriptor -------------------------------------------------------------------- */
@@ -627,7 +654,7 @@ static inline void shim_end_w(struct iolab_call *c, uint64_t start, uint64_t byt
 #define SHIM_FD_TABLE (1u << 20) /* 1 MiB of bss; only the pages of numbers in use are touched */
 static uint8_t shim_fdk[SHIM_FD_TABLE];
 
-static int shim_fd_classify(int fd)
+static SHIM_COLD int shim_fd_classify(int fd)
 {
     int saved = errno;
     struct stat st;
@@ -689,7 +716,6 @@ struct shim_faults {
     uint64_t seed;
 };
 static struct shim_faults shim_faults;
-static int shim_faults_on;
 static uint64_t shim_lineage;         /* this process's place in the fork tree */
 static uint64_t shim_lineage_pending; /* the child's, set just before a fork */
 static uint64_t shim_forks;           /* forks made by this process */
@@ -770,8 +796,8 @@ static int shim_nonblocking(int fd, int flags)
  * call, with *n perhaps cut (counted as `cut`), or the errno to fail with instead. flags: the
  * send/recv flags, 0 for other calls.
  */
-static int shim_fault(struct iolab_slot *s, int kind, int fd, int flags, size_t *n,
-                      enum iolab_fault cut)
+static SHIM_COLD int shim_fault(struct iolab_slot *s, int kind, int fd, int flags, size_t *n,
+                                enum iolab_fault cut)
 {
     if (kind == IOLAB_FD_OTHER)
         return 0;
@@ -996,6 +1022,18 @@ static inline long shim_direct(long nr, long a, long b, long c, long d, long e, 
 #define SHIM_MAKE(type, real, args, direct)                                                        \
     (SHIM_DIRECT_NR direct >= 0 ? (type)shim_direct SHIM_DIRECT_ARGS direct : shim_real_##real args)
 
+/* Makes sure the real function is known (calls may arrive before our constructor): returns
+   `fallback` from the wrapper when it cannot be found (yet). A direct call needs it only when
+   not counting. */
+#define SHIM_NEED_REAL(real, fallback)                                                             \
+    do {                                                                                           \
+        if (SHIM_UNLIKELY(!shim_real_##real)) {                                                    \
+            shim_resolve();                                                                        \
+            if (!shim_real_##real)                                                                 \
+                return fallback;                                                                   \
+        }                                                                                          \
+    } while (0)
+
 /*
  * SHIM_CALL_ONE: SHIM_CALL for a call of the read or write family, also counted by the kind of
  * its descriptor `fd`, and open to fault injection: `len` is the length parameter (a size_t
@@ -1004,17 +1042,17 @@ static inline long shim_direct(long nr, long a, long b, long c, long d, long e, 
  */
 #define SHIM_CALL_ONE(id, type, real, args, direct, fallback, bytes, fd, len, cut, flags, recut)   \
     do {                                                                                           \
-        if (SHIM_UNLIKELY(!shim_real_##real)) {                                                    \
-            shim_resolve();                                                                        \
-            if (!shim_real_##real)                                                                 \
-                return fallback;                                                                   \
-        }                                                                                          \
-        struct iolab_slot *s_ = shim_count(IOLAB_CALL_##id);                                       \
-        if (!s_)                                                                                   \
+        if (SHIM_DIRECT_NR direct < 0)                                                             \
+            SHIM_NEED_REAL(real, fallback);                                                        \
+        int sh_ = 0;                                                                               \
+        struct iolab_slot *s_ = shim_count_as(IOLAB_CALL_##id, &sh_);                              \
+        if (!s_) {                                                                                 \
+            SHIM_NEED_REAL(real, fallback);                                                        \
             return shim_real_##real args;                                                          \
+        }                                                                                          \
         int k_ = shim_fd_kind(fd);                                                                 \
-        shim_add(&s_->fd.one[IOLAB_ONE_##id][k_], 1);                                              \
-        if (SHIM_UNLIKELY(shim_faults_on)) {                                                       \
+        shim_add_as(sh_, &s_->fd.one[IOLAB_ONE_##id][k_], 1);                                      \
+        if (SHIM_UNLIKELY(shim_self.faults)) {                                                     \
             size_t l0_ = (len);                                                                    \
             int e_ = shim_fault(s_, k_, fd, flags, &(len), cut);                                   \
             if (e_) {                                                                              \
@@ -1027,8 +1065,8 @@ static inline long shim_direct(long nr, long a, long b, long c, long d, long e, 
         uint32_t w_ = shim_timed(shim_time_exact[IOLAB_CALL_##id]);                                \
         uint64_t t_ = w_ ? shim_start() : 0;                                                       \
         type r_ = SHIM_MAKE(type, real, args, direct);                                             \
-        shim_end_w(&s_->calls[IOLAB_CALL_##id], t_, (uint64_t)(bytes), w_,                         \
-                   shim_time_exact[IOLAB_CALL_##id]);                                              \
+        shim_end_w_as(sh_, &s_->calls[IOLAB_CALL_##id], t_, (uint64_t)(bytes), w_,                 \
+                      shim_time_exact[IOLAB_CALL_##id]);                                           \
         return r_;                                                                                 \
     } while (0)
 
@@ -1036,17 +1074,17 @@ static inline long shim_direct(long nr, long a, long b, long c, long d, long e, 
    kinds; the injector judges the destination and cuts `len` as a short write. */
 #define SHIM_CALL_TWO(id, type, real, args, direct, fallback, bytes, in, out, len)                 \
     do {                                                                                           \
-        if (SHIM_UNLIKELY(!shim_real_##real)) {                                                    \
-            shim_resolve();                                                                        \
-            if (!shim_real_##real)                                                                 \
-                return fallback;                                                                   \
-        }                                                                                          \
-        struct iolab_slot *s_ = shim_count(IOLAB_CALL_##id);                                       \
-        if (!s_)                                                                                   \
+        if (SHIM_DIRECT_NR direct < 0)                                                             \
+            SHIM_NEED_REAL(real, fallback);                                                        \
+        int sh_ = 0;                                                                               \
+        struct iolab_slot *s_ = shim_count_as(IOLAB_CALL_##id, &sh_);                              \
+        if (!s_) {                                                                                 \
+            SHIM_NEED_REAL(real, fallback);                                                        \
             return shim_real_##real args;                                                          \
+        }                                                                                          \
         int ko_ = shim_fd_kind(out);                                                               \
-        shim_add(&s_->fd.two[IOLAB_TWO_##id][shim_fd_kind(in)][ko_], 1);                           \
-        if (SHIM_UNLIKELY(shim_faults_on)) {                                                       \
+        shim_add_as(sh_, &s_->fd.two[IOLAB_TWO_##id][shim_fd_kind(in)][ko_], 1);                   \
+        if (SHIM_UNLIKELY(shim_self.faults)) {                                                     \
             int e_ = shim_fault(s_, ko_, out, 0, &(len), IOLAB_FAULT_SHORT_WRITE);                 \
             if (e_) {                                                                              \
                 errno = e_;                                                                        \
@@ -1056,8 +1094,8 @@ static inline long shim_direct(long nr, long a, long b, long c, long d, long e, 
         uint32_t w_ = shim_timed(shim_time_exact[IOLAB_CALL_##id]);                                \
         uint64_t t_ = w_ ? shim_start() : 0;                                                       \
         type r_ = SHIM_MAKE(type, real, args, direct);                                             \
-        shim_end_w(&s_->calls[IOLAB_CALL_##id], t_, (uint64_t)(bytes), w_,                         \
-                   shim_time_exact[IOLAB_CALL_##id]);                                              \
+        shim_end_w_as(sh_, &s_->calls[IOLAB_CALL_##id], t_, (uint64_t)(bytes), w_,                 \
+                      shim_time_exact[IOLAB_CALL_##id]);                                           \
         return r_;                                                                                 \
     } while (0)
 

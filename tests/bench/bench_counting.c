@@ -5,7 +5,10 @@
  *
  *   echo: echo-server --mode epoll and echo-client --connections 8 --size 16 --seconds S; the
  *         figure is the client's own req_per_s (the shim counts in both programs).
- *   copy: dd bs=4096 copying a cached file to /dev/null; the figure is bytes per second.
+ *   copy: dd bs=4096 copying a cached file to /dev/null; the figure is bytes per second. Then
+ *         the same loop inside one process (count_cost --copy), counted and uncounted blocks
+ *         interleaved as for the path: whole runs of dd spread by 15% here, the interleaved
+ *         blocks by a fraction of a percent.
  *   path: count_cost (count_cost.c) inside one process: zero-length reads through the shim and
  *         through libc directly, interleaved in blocks, enough of them that the median
  *         difference per call is known to well under a nanosecond; the same program without
@@ -14,9 +17,10 @@
  *         twice: in a process with one thread and in one with two, where the call is also a
  *         cancellation point (shim.c, "Direct calls").
  *
- * usage: bench_counting [--runs N] [--seconds S] [--copy-mib M] [--pairs P] [--only path]
- *        (defaults 5, 2, 256, 20000; N runs of each workload, the path included; --only path
- *        skips the echo and copy workloads)
+ * usage: bench_counting [--runs N] [--seconds S] [--copy-mib M] [--pairs P]
+ *                       [--only path|echo|copy]
+ *        (defaults 5, 2, 256, 20000; N runs of each workload, the path included; --only runs
+ *        one workload)
  * Not a test: it never fails on a number. Build dir is found from the executable's location.
  */
 #include <errno.h>
@@ -142,15 +146,26 @@ static double bench_copy(int counted, const char *file, int mib)
 /* One count_cost run (counted: under the shim as program 7 of the page); its line, parsed. */
 struct bench_path {
     long calls;
-    double diff, lo, hi, plain;
+    double diff, lo, hi, plain, ratio, ratio_lo, ratio_hi;
 };
 
-static int bench_path_run(int counted, int threaded, long pairs, struct bench_path *out)
+/* copy: the file of the in-process copy loop, or NULL for the zero-length read. */
+static int bench_path_run(int counted, int threaded, long pairs, const char *copy,
+                          struct bench_path *out)
 {
     char prog[PATH_MAX + 64], np[32], line[512];
     snprintf(prog, sizeof prog, "%s/bin/count_cost", bench_build);
     snprintf(np, sizeof np, "%ld", pairs);
-    char *argv[] = {prog, "--pairs", np, "--threaded", threaded ? "1" : "0", NULL};
+    char *argv[] = {prog,
+                    "--pairs",
+                    np,
+                    "--threaded",
+                    threaded ? "1" : "0",
+                    "--block",
+                    copy ? "64" : "256",
+                    copy ? "--copy" : NULL,
+                    (char *)copy,
+                    NULL};
     setenv("IOLAB_PROG", "7", 1);
     int fd;
     pid_t pid = bench_spawn(argv, counted, &fd);
@@ -161,8 +176,11 @@ static int bench_path_run(int counted, int threaded, long pairs, struct bench_pa
     waitpid(pid, &st, 0);
     char *l = strstr(line, "calls=");
     if (!WIFEXITED(st) || WEXITSTATUS(st) != 0 || !l ||
-        sscanf(l, "calls=%ld diff_ns=%lf lo_ns=%lf hi_ns=%lf plain_ns=%lf", &out->calls, &out->diff,
-               &out->lo, &out->hi, &out->plain) != 5)
+        sscanf(l,
+               "calls=%ld diff_ns=%lf lo_ns=%lf hi_ns=%lf plain_ns=%lf ratio=%lf ratio_lo=%lf "
+               "ratio_hi=%lf",
+               &out->calls, &out->diff, &out->lo, &out->hi, &out->plain, &out->ratio,
+               &out->ratio_lo, &out->ratio_hi) != 8)
         return -1;
     return 0;
 }
@@ -202,8 +220,8 @@ static int bench_path(const struct iolab_page *page, long pairs, int runs)
         uint64_t before = bench_page_reads(page);
         for (int r = 0; r < runs; r++) {
             struct bench_path c, u;
-            if (bench_path_run(1, threaded, pairs, &c) < 0 ||
-                bench_path_run(0, threaded, pairs, &u) < 0) {
+            if (bench_path_run(1, threaded, pairs, NULL, &c) < 0 ||
+                bench_path_run(0, threaded, pairs, NULL, &u) < 0) {
                 fprintf(stderr, "bench_counting: count_cost failed (is it built?)\n");
                 return -1;
             }
@@ -232,6 +250,39 @@ static int bench_path(const struct iolab_page *page, long pairs, int runs)
     return 0;
 }
 
+/* The 4 KiB copy loop inside one process, counted and uncounted blocks interleaved (count_cost
+   --copy): its speed counted as a fraction of its speed uncounted, run by run, with the control
+   (the same program without the shim, whose "ratio" should be 1). */
+static int bench_copy_loop(const char *file, long pairs, int runs)
+{
+    double r[50], ctl[50], plain[50], width = 0;
+    for (int i = 0; i < runs; i++) {
+        struct bench_path c, u;
+        if (bench_path_run(1, 0, pairs, file, &c) < 0 ||
+            bench_path_run(0, 0, pairs, file, &u) < 0) {
+            fprintf(stderr, "bench_counting: count_cost --copy failed\n");
+            return -1;
+        }
+        r[i] = c.ratio;
+        ctl[i] = u.ratio;
+        plain[i] = c.plain;
+        if (c.ratio_hi - c.ratio_lo > width)
+            width = c.ratio_hi - c.ratio_lo;
+    }
+    double lo = r[0], hi = r[0];
+    for (int i = 1; i < runs; i++) {
+        lo = r[i] < lo ? r[i] : lo;
+        hi = r[i] > hi ? r[i] : hi;
+    }
+    printf("loop  4 KiB read()+write() copy loop in one process, counted and uncounted blocks "
+           "interleaved:\n      counted/uncounted speed %.4f (median of %d runs, %.4f to %.4f; "
+           "each run %ld pairs of 64 copies,\n      95%% interval at most %.4f wide), a copy "
+           "costing %.0f ns uncounted; control without the shim: %.4f\n",
+           bench_median(r, runs), runs, lo, hi, pairs, width, bench_median(plain, runs),
+           bench_median(ctl, runs));
+    return 0;
+}
+
 static void bench_report(const char *what, const char *unit, double *a, double *b, int n)
 {
     printf("%-5s runs:", what);
@@ -250,7 +301,8 @@ static void bench_report(const char *what, const char *unit, double *a, double *
 
 int main(int argc, char **argv)
 {
-    int runs = 5, seconds = 2, mib = 256, only_path = 0;
+    int runs = 5, seconds = 2, mib = 256;
+    const char *only = NULL; /* --only: one workload of path, echo, copy */
     long pairs = 20000;
     for (int i = 1; i + 1 < argc; i += 2) {
         if (!strcmp(argv[i], "--runs"))
@@ -262,11 +314,12 @@ int main(int argc, char **argv)
         else if (!strcmp(argv[i], "--pairs"))
             pairs = atol(argv[i + 1]);
         else if (!strcmp(argv[i], "--only"))
-            only_path = !strcmp(argv[i + 1], "path") ? 1 : -1;
+            only = argv[i + 1];
     }
-    if (runs < 1 || runs > 50 || seconds < 1 || mib < 1 || pairs < 20 || only_path < 0) {
+    int bad_only = only && strcmp(only, "path") && strcmp(only, "echo") && strcmp(only, "copy");
+    if (runs < 1 || runs > 50 || seconds < 1 || mib < 1 || pairs < 20 || bad_only) {
         fprintf(stderr, "usage: bench_counting [--runs N] [--seconds S] [--copy-mib M] "
-                        "[--pairs P] [--only path]\n");
+                        "[--pairs P] [--only path|echo|copy]\n");
         return 2;
     }
     /* <build>/bin/bench_counting -> <build> */
@@ -285,32 +338,35 @@ int main(int argc, char **argv)
     }
     bench_page_fd = fcntl(fd, F_DUPFD, 100); /* inheritable: the page's own fd is CLOEXEC */
 
-    if (bench_path(page, pairs, runs) < 0)
+    if ((!only || !strcmp(only, "path")) && bench_path(page, pairs, runs) < 0)
         return 1;
-    if (only_path)
-        return 0;
     double a[50], b[50];
-    for (int i = 0; i < runs; i++) {
-        a[i] = bench_echo(0, seconds);
-        b[i] = bench_echo(1, seconds);
+    if (!only || !strcmp(only, "echo")) {
+        for (int i = 0; i < runs; i++) {
+            a[i] = bench_echo(0, seconds);
+            b[i] = bench_echo(1, seconds);
+        }
+        bench_report("echo", "req/s", a, b, runs);
     }
-    bench_report("echo", "req/s", a, b, runs);
-
-    char file[] = "/tmp/iolab-bench-XXXXXX";
-    int tfd = mkstemp(file);
-    static char block[1 << 20];
-    memset(block, 'x', sizeof block);
-    for (int i = 0; i < mib; i++)
-        if (write(tfd, block, sizeof block) != (ssize_t)sizeof block)
+    if (!only || !strcmp(only, "copy")) {
+        char file[] = "/tmp/iolab-bench-XXXXXX";
+        int tfd = mkstemp(file);
+        static char block[1 << 20];
+        memset(block, 'x', sizeof block);
+        for (int i = 0; i < mib; i++)
+            if (write(tfd, block, sizeof block) != (ssize_t)sizeof block)
+                return 1;
+        close(tfd);
+        bench_copy(0, file, mib); /* warm the page cache */
+        for (int i = 0; i < runs; i++) {
+            a[i] = bench_copy(0, file, mib);
+            b[i] = bench_copy(1, file, mib);
+        }
+        bench_report("copy", "MiB/s", a, b, runs);
+        if (bench_copy_loop(file, pairs / 10 < 20 ? 20 : pairs / 10, runs) < 0)
             return 1;
-    close(tfd);
-    bench_copy(0, file, mib); /* warm the page cache */
-    for (int i = 0; i < runs; i++) {
-        a[i] = bench_copy(0, file, mib);
-        b[i] = bench_copy(1, file, mib);
+        unlink(file);
     }
-    bench_report("copy", "MiB/s", a, b, runs);
-    unlink(file);
     printf("page: %u slots claimed\n", page->next_slot);
     return 0;
 }
