@@ -80,6 +80,7 @@ static uint32_t shim_nslots;
 static uint32_t shim_prog = UINT32_MAX;
 static uint32_t shim_run;
 static int shim_faults_on; /* IOLAB_FAULTS asks for faults (see "fault injection") */
+static int shim_direct_ok; /* the wrappers may make their calls themselves ("Direct calls") */
 
 /*
  * Everything the hot path keeps per thread, in one TLS block: in a shared library each TLS
@@ -91,6 +92,7 @@ struct shim_thread {
                                 process has no page): the hot path asks nothing else */
     int shared;              /* the slot is the shared overflow slot: atomic adds */
     int faults;              /* fault injection is on (shim_faults_on, copied at the claim) */
+    int direct_ok;           /* the direct calls may be made (shim_direct_ok, copied likewise) */
     uint32_t left;           /* sampled timing: untimed calls before the next timed one */
     uint32_t gap;            /* calls the next timed one stands for (0: the first) */
     uint32_t gap_rng;        /* xorshift32 state of the gaps */
@@ -511,6 +513,7 @@ static SHIM_COLD struct iolab_slot *shim_claim(void)
             s = &p->slots[shim_nslots - 1];
         }
         shim_self.faults = shim_faults_on;
+        shim_self.direct_ok = shim_direct_ok;
         shim_self.slot = s;
     }
     pthread_sigmask(SIG_SETMASK, &old, NULL);
@@ -901,6 +904,31 @@ static long shim_env_num(const char *name)
 }
 
 /*
+ * Whether the wrappers may make their calls themselves ("Direct calls", below). A direct call
+ * skips whatever sits between the shim and libc: AddressSanitizer's interceptors (which check
+ * that read() has room for what it asks, and which a learner's sanitized program runs under
+ * the shim with), or another preloaded library's wrappers. So the direct calls are made only
+ * when, for every entry point that makes one, the next definition after the shim is libc's
+ * own; otherwise every call goes to the next definition, as before.
+ */
+static const char *const shim_direct_names[] = {
+    "read",     "write",   "readv",      "writev",   "pread64",  "pread",
+    "pwrite64", "pwrite",  "sendto",     "send",     "recvfrom", "recv",
+    "sendmsg",  "recvmsg", "sendfile64", "sendfile", "splice",   "copy_file_range"};
+
+static int shim_direct_check(void)
+{
+    void *libc = dlopen("libc.so.6", RTLD_LAZY | RTLD_NOLOAD);
+    if (!libc)
+        return 0;
+    int ok = 1;
+    for (size_t i = 0; ok && i < sizeof shim_direct_names / sizeof shim_direct_names[0]; i++)
+        ok = dlsym(RTLD_NEXT, shim_direct_names[i]) == dlsym(libc, shim_direct_names[i]);
+    dlclose(libc);
+    return ok;
+}
+
+/*
  * Maps the page named by IOLAB_COUNTERS_FD. Any problem leaves the shim transparent and
  * silent: a program must behave and print exactly as it does without iolab. The page is
  * mapped with a raw system call, so our own mmap wrapper never counts it (strace sees it as
@@ -934,6 +962,7 @@ __attribute__((constructor)) static void shim_init(void)
     shim_cal_tsc = __rdtsc();
     pthread_atfork(NULL, NULL, shim_after_fork_child);
     shim_faults_init();
+    shim_direct_ok = shim_direct_check();
     __atomic_store_n(&shim_page, p, __ATOMIC_RELEASE);
 out:
     errno = saved;
@@ -1018,9 +1047,13 @@ static inline long shim_direct(long nr, long a, long b, long c, long d, long e, 
     return r;
 }
 
-/* The real call of a wrapper: direct (see above) when it has a direct form, else libc's. */
+/* The real call of a wrapper: direct (see above) when it has a direct form and may (or when
+   there is no next definition to call), else the next definition's (libc's, or a sanitizer's
+   in front of it). */
 #define SHIM_MAKE(type, real, args, direct)                                                        \
-    (SHIM_DIRECT_NR direct >= 0 ? (type)shim_direct SHIM_DIRECT_ARGS direct : shim_real_##real args)
+    (SHIM_DIRECT_NR direct >= 0 && (SHIM_LIKELY(shim_self.direct_ok) || !shim_real_##real)         \
+         ? (type)shim_direct SHIM_DIRECT_ARGS direct                                               \
+         : shim_real_##real args)
 
 /* Makes sure the real function is known (calls may arrive before our constructor): returns
    `fallback` from the wrapper when it cannot be found (yet). A direct call needs it only when

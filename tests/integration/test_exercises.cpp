@@ -90,6 +90,26 @@ TEST_CASE("ordered: built with sanitize a heap overflow names its signal and sho
     CHECK(has(rep->valuestring, "ordered-server.c:")); // where: the learner's own file
 }
 
+TEST_CASE("ordered: built with sanitize a recv() past its buffer is reported, under counting",
+          "[exercises]")
+{
+    // The overflow is the kernel's, inside recv(): only AddressSanitizer's recv interceptor can
+    // see it, so the counting shim in front of it must call it (and not make the call itself).
+    TempDir home;
+    Result r = variant(home, kOrdered,
+                       {{"        ssize_t n = recv(sock, b->v + b->n, sizeof b->v - b->n, 0);\n",
+                         "        char *tiny = malloc(4);\n"
+                         "        ssize_t n = recv(sock, tiny, 64, 0);\n"
+                         "        free(tiny);\n"}});
+    expect_fail(r);
+    const cJSON *rep = cJSON_GetObjectItem(r.json.get(), "report");
+    INFO(r.out);
+    REQUIRE(cJSON_IsString(rep));
+    CHECK(has(rep->valuestring, "ERROR: AddressSanitizer: heap-buffer-overflow"));
+    CHECK(has(rep->valuestring, "recv"));
+    CHECK(has(rep->valuestring, "ordered-server.c:"));
+}
+
 TEST_CASE("chat: the starter and a forking server and an echo to the sender fail", "[exercises]")
 {
     expect_starter_fails(kChat, "ana hears ben");
