@@ -52,7 +52,7 @@ struct CounterPage {
         for (uint32_t i = 0; i < nslots; i++)
             if (const struct iolab_slot *s = iolab_page_slot(page, nslots, i))
                 for (int k = 0; k < IOLAB_NCALLS; k++)
-                    c[iolab_call_info[k].label] += iolab_load(&s->calls[k].count);
+                    c[iolab_call_info[k].label] += iolab_slot_calls(s, k);
         return c;
     }
 };

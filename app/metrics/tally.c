@@ -91,6 +91,9 @@ static void tally_scan(const struct iolab_page *page, uint32_t nslots, uint32_t 
         for (size_t k = 0; k < TALLY_FD_FIELDS; k++)
             to[k] += tally_take(&from[k], f);
     }
+    /* A call split by kind of descriptor is counted in its kinds only (iolab_fdsplit_total). */
+    for (unsigned c = 0; c < IOLAB_NCALLS; c++)
+        out->calls[c].count += iolab_fdsplit_total(&out->fd, c);
 }
 
 /*

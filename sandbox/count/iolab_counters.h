@@ -153,7 +153,8 @@ static const struct iolab_call_info iolab_call_info[IOLAB_NCALLS] = {
 };
 
 struct iolab_call {
-    uint64_t count; /* calls made, failed ones included */
+    uint64_t count; /* calls made, failed ones included; in a slot, for a call split by kind of
+                       descriptor, only those not counted by kind: see iolab_slot_calls() */
     uint64_t bytes; /* bytes moved by the calls that succeeded (length for mmap/munmap) */
     uint64_t ns;    /* wall time spent inside the calls, CLOCK_MONOTONIC: exact for the calls
                        iolab_call_time_exact() names, else estimated from a sample (below) */
@@ -174,9 +175,10 @@ struct iolab_call {
 #define IOLAB_TIME_EXACT(X)                                                                        \
     X(EPOLL_WAIT)                                                                                  \
     X(EPOLL_PWAIT)                                                                                 \
-    X(POLL) X(PPOLL) X(SELECT) X(PSELECT6) X(ACCEPT) X(ACCEPT4) X(CONNECT) X(FORK)                 \
-        X(PTHREAD_CREATE) X(FSYNC) X(FDATASYNC) X(MQ_TIMEDRECEIVE) X(MSGRCV) X(SEMOP) X(SEM_WAIT)  \
-            X(SENDFILE) X(SPLICE) X(TEE) X(COPY_FILE_RANGE)
+    X(POLL)                                                                                        \
+    X(PPOLL) X(SELECT) X(PSELECT6) X(ACCEPT) X(ACCEPT4) X(CONNECT) X(FORK) X(PTHREAD_CREATE)       \
+        X(FSYNC) X(FDATASYNC) X(MQ_TIMEDRECEIVE) X(MSGRCV) X(SEMOP) X(SEM_WAIT) X(SENDFILE)        \
+            X(SPLICE) X(TEE) X(COPY_FILE_RANGE)
 
 /* 1 when the ns of call `call` is measured on every call, 0 when it is sampled. */
 static inline int iolab_call_time_exact(unsigned call)
@@ -305,8 +307,8 @@ static const char *const iolab_fd_kind_name[IOLAB_NFDKINDS] = {
     X(READ)                                                                                        \
     X(WRITE)                                                                                       \
     X(READV)                                                                                       \
-    X(WRITEV) X(PREAD64) X(PWRITE64) X(PREADV) X(PWRITEV) X(SENDTO) X(SENDMSG) X(RECVFROM)         \
-        X(RECVMSG)
+    X(WRITEV)                                                                                      \
+    X(PREAD64) X(PWRITE64) X(PREADV) X(PWRITEV) X(SENDTO) X(SENDMSG) X(RECVFROM) X(RECVMSG)
 #define IOLAB_SPLIT_TWO(X) X(SENDFILE) X(SPLICE) X(COPY_FILE_RANGE)
 
 enum iolab_split_one {
@@ -481,6 +483,34 @@ static inline void iolab_add(uint64_t *field, uint64_t v)
 static inline uint64_t iolab_load(const uint64_t *field)
 {
     return __atomic_load_n(field, __ATOMIC_RELAXED);
+}
+
+/*
+ * The calls of `call` counted by kind of descriptor in f (0 for a call not split by kind). The
+ * shim counts a call that is split (IOLAB_SPLIT_ONE, IOLAB_SPLIT_TWO) in its kind's counter
+ * only, one add per call, so that a call's count and its kinds always agree: in a snapshot
+ * taken between two of a thread's adds, and after a thread killed in the middle of a call.
+ * A slot's calls[call].count holds the calls counted without a kind (all of them for the other
+ * calls): the calls are the two together (iolab_slot_calls; the app's tally adds them).
+ */
+static inline uint64_t iolab_fdsplit_total(const struct iolab_fdsplit *f, unsigned call)
+{
+    uint64_t n = 0;
+    int i = iolab_split_one_index(call);
+    if (i >= 0)
+        for (int k = 0; k < IOLAB_NFDKINDS; k++)
+            n += iolab_load(&f->one[i][k]);
+    i = iolab_split_two_index(call);
+    if (i >= 0)
+        for (int k = 0; k < IOLAB_NFDKINDS; k++)
+            for (int j = 0; j < IOLAB_NFDKINDS; j++)
+                n += iolab_load(&f->two[i][k][j]);
+    return n;
+}
+
+static inline uint64_t iolab_slot_calls(const struct iolab_slot *s, unsigned call)
+{
+    return iolab_load(&s->calls[call].count) + iolab_fdsplit_total(&s->fd, call);
 }
 
 /*

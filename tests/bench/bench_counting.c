@@ -192,7 +192,7 @@ static uint64_t bench_page_reads(const struct iolab_page *page)
     for (uint32_t i = 0; i + 1 < page->nslots; i++) {
         const struct iolab_slot *s = iolab_page_slot(page, page->nslots, i);
         if (s && s->prog == 7)
-            n += iolab_load(&s->calls[IOLAB_CALL_READ].count);
+            n += iolab_slot_calls(s, IOLAB_CALL_READ);
     }
     return n;
 }
@@ -209,43 +209,58 @@ static double bench_median(double *v, int n)
     return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
 }
 
+/* `runs` runs of count_cost under the shim, each followed by its control (the same program
+   without the shim): per run the counted figure (copy: the speed ratio; else the ns added per
+   call), the control's and the uncounted cost; the figures' range and the widest interval. */
+struct bench_runs {
+    double fig[50], ctl[50], plain[50], lo, hi, width;
+    long calls;
+};
+
+static int bench_path_runs(int threaded, long pairs, const char *copy, int runs,
+                           struct bench_runs *out)
+{
+    out->calls = 0;
+    out->width = 0;
+    for (int r = 0; r < runs; r++) {
+        struct bench_path c, u;
+        if (bench_path_run(1, threaded, pairs, copy, &c) < 0 ||
+            bench_path_run(0, threaded, pairs, copy, &u) < 0) {
+            fprintf(stderr, "bench_counting: count_cost failed (is it built?)\n");
+            return -1;
+        }
+        out->fig[r] = copy ? c.ratio : c.diff;
+        out->ctl[r] = copy ? u.ratio : u.diff;
+        out->plain[r] = c.plain;
+        out->calls += c.calls;
+        double w = copy ? c.ratio_hi - c.ratio_lo : c.hi - c.lo;
+        out->width = w > out->width ? w : out->width;
+        out->lo = r == 0 || out->fig[r] < out->lo ? out->fig[r] : out->lo;
+        out->hi = r == 0 || out->fig[r] > out->hi ? out->fig[r] : out->hi;
+    }
+    return 0;
+}
+
 /* The counting path's cost per call, measured in one process, with the control beside it: `runs`
    runs of each, alternated, since the machine's state moves the figure between runs far more
    than the spread inside one. */
 static int bench_path(const struct iolab_page *page, long pairs, int runs)
 {
     for (int threaded = 0; threaded < 2; threaded++) {
-        double diff[50], ctl[50], plain[50], width = 0;
-        long calls = 0;
+        struct bench_runs b;
         uint64_t before = bench_page_reads(page);
-        for (int r = 0; r < runs; r++) {
-            struct bench_path c, u;
-            if (bench_path_run(1, threaded, pairs, NULL, &c) < 0 ||
-                bench_path_run(0, threaded, pairs, NULL, &u) < 0) {
-                fprintf(stderr, "bench_counting: count_cost failed (is it built?)\n");
-                return -1;
-            }
-            diff[r] = c.diff;
-            ctl[r] = u.diff;
-            plain[r] = c.plain;
-            calls += c.calls;
-            if (c.hi - c.lo > width)
-                width = c.hi - c.lo;
-        }
+        if (bench_path_runs(threaded, pairs, NULL, runs, &b) < 0)
+            return -1;
         uint64_t counted = bench_page_reads(page) - before;
-        double lo = diff[0], hi = diff[0];
-        for (int r = 1; r < runs; r++) {
-            lo = diff[r] < lo ? diff[r] : lo;
-            hi = diff[r] > hi ? diff[r] : hi;
-        }
         printf("path  %s: the counting path adds %.2f ns per call (median of %d runs, %.2f to "
                "%.2f;\n      each run %ld pairs of 256 calls, 95%% interval at most %.2f ns wide), "
                "around a zero-length\n      read() that costs %.1f ns uncounted; control without "
                "the shim: %.2f ns\n",
-               threaded ? "two threads" : "one thread", bench_median(diff, runs), runs, lo, hi,
-               pairs, width, bench_median(plain, runs), bench_median(ctl, runs));
+               threaded ? "two threads" : "one thread", bench_median(b.fig, runs), runs, b.lo, b.hi,
+               pairs, b.width, bench_median(b.plain, runs), bench_median(b.ctl, runs));
         printf("path  counts: %llu read() calls counted of %ld made: %s\n",
-               (unsigned long long)counted, calls, counted == (uint64_t)calls ? "exact" : "WRONG");
+               (unsigned long long)counted, b.calls,
+               counted == (uint64_t)b.calls ? "exact" : "WRONG");
     }
     return 0;
 }
@@ -255,31 +270,15 @@ static int bench_path(const struct iolab_page *page, long pairs, int runs)
    (the same program without the shim, whose "ratio" should be 1). */
 static int bench_copy_loop(const char *file, long pairs, int runs)
 {
-    double r[50], ctl[50], plain[50], width = 0;
-    for (int i = 0; i < runs; i++) {
-        struct bench_path c, u;
-        if (bench_path_run(1, 0, pairs, file, &c) < 0 ||
-            bench_path_run(0, 0, pairs, file, &u) < 0) {
-            fprintf(stderr, "bench_counting: count_cost --copy failed\n");
-            return -1;
-        }
-        r[i] = c.ratio;
-        ctl[i] = u.ratio;
-        plain[i] = c.plain;
-        if (c.ratio_hi - c.ratio_lo > width)
-            width = c.ratio_hi - c.ratio_lo;
-    }
-    double lo = r[0], hi = r[0];
-    for (int i = 1; i < runs; i++) {
-        lo = r[i] < lo ? r[i] : lo;
-        hi = r[i] > hi ? r[i] : hi;
-    }
+    struct bench_runs b;
+    if (bench_path_runs(0, pairs, file, runs, &b) < 0)
+        return -1;
     printf("loop  4 KiB read()+write() copy loop in one process, counted and uncounted blocks "
            "interleaved:\n      counted/uncounted speed %.4f (median of %d runs, %.4f to %.4f; "
            "each run %ld pairs of 64 copies,\n      95%% interval at most %.4f wide), a copy "
            "costing %.0f ns uncounted; control without the shim: %.4f\n",
-           bench_median(r, runs), runs, lo, hi, pairs, width, bench_median(plain, runs),
-           bench_median(ctl, runs));
+           bench_median(b.fig, runs), runs, b.lo, b.hi, pairs, b.width, bench_median(b.plain, runs),
+           bench_median(b.ctl, runs));
     return 0;
 }
 

@@ -35,7 +35,7 @@ struct Page : CounterPage {
 
 uint64_t count(const struct iolab_slot *s, enum iolab_call_id id)
 {
-    return iolab_load(&s->calls[id].count);
+    return iolab_slot_calls(s, id);
 }
 
 } // namespace
