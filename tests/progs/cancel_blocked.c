@@ -1,8 +1,9 @@
 /*
  * cancel-blocked: a thread blocked in a call is cancelled, as POSIX says it must be at a
- * cancellation point. The shim makes the hot calls itself while a process has one thread and
- * through libc once it has more (shim.c, "Direct calls"); test_counting.cpp runs this under the
- * shim to prove that a blocked thread can still be cancelled.
+ * cancellation point. The shim makes the hot calls itself, and in a process with threads it
+ * must make them cancellation points as libc does (shim.c, "Direct calls"); test_counters.cpp
+ * runs this under the shim to prove that a blocked thread can still be cancelled. Built without
+ * sanitizers (tests/CMakeLists.txt), so that the shim's direct calls are the ones tested.
  *
  *   iolab-cancel-blocked read|recv|recvmsg|write
  *
@@ -65,7 +66,7 @@ int main(int argc, char **argv)
             ;
         fcntl(fds[1], F_SETFL, 0);
     }
-    /* This read is made while the process has one thread: the direct path, before the switch. */
+    /* This read is made while the process has one thread: no cancellation point needed. */
     char none;
     if (read(fds[0], &none, 0) < 0)
         return perror("read"), 1;

@@ -326,10 +326,10 @@ TEST_CASE("time in call: sampled calls that wait are timed call by call, counts 
 
 TEST_CASE("a thread blocked in a counted call can be cancelled", "[shim]")
 {
-    // The shim makes these calls itself while the process has one thread, and through libc once
-    // it has more, so that libc's cancellation still reaches a thread that blocks in them. Each
-    // run cancels a thread 100 ms into a call that would block forever; the program exits 1 if
-    // the thread is still blocked 3 s later.
+    // The shim makes these calls itself; in a process with threads it must make each one a
+    // cancellation point, as libc does, so that pthread_cancel still reaches a thread blocked in
+    // it. Each run cancels a thread 100 ms into a call that would block forever; the program
+    // exits 1 if the thread is still blocked 3 s later.
     const std::string prog = build_dir() + "/lib/iolab/iolab-cancel-blocked";
     for (const char *call : {"read", "recv", "recvmsg", "write"}) {
         INFO(call);
