@@ -715,10 +715,23 @@ TEST_CASE("tui: at 80x24 a run step's footer keeps its modes and the keys that m
     TuiSession s({"--open", "echo/watch"});
     s.resize(80, 24);
     REQUIRE(s.wait_for("Watch the calls"));
-    std::string footer = lines_of(s.last()).back();
+    // A capture can fall in the middle of the frame the resize redraws: wait for a whole footer.
+    const char *keys[] = {"1 epoll", "2 thread",    "n next",   "? help",
+                          "q quit",  "Enter start", "c compare"};
+    auto footer_of = [](const std::string &sc) {
+        auto lines = lines_of(sc);
+        return lines.empty() ? std::string() : lines.back();
+    };
+    s.wait([&](const std::string &sc) {
+        std::string f = footer_of(sc);
+        for (const char *k : keys)
+            if (f.find(k) == std::string::npos)
+                return false;
+        return true;
+    });
+    std::string footer = footer_of(s.last());
     INFO(s.last());
-    for (const char *k :
-         {"1 epoll", "2 thread", "n next", "? help", "q quit", "Enter start", "c compare"})
+    for (const char *k : keys)
         CHECK(footer.find(k) != std::string::npos);
     // Every figure explains itself: i opens the legend, any key closes it.
     s.keys({"i"});
