@@ -99,15 +99,14 @@ TEST_CASE("concurrency modes in one run: each shows its own calls, the load neve
             CHECK(num(srv, "threads") == 1);
         } else if (id == "fork") {
             // A fork per connection the segment saw open (the load's 8 reconnect after the
-            // switch, and on a loaded machine some are in before the segment's first snapshot);
-            // all 8 are served by a process of their own at once.
-            CHECK(forks >= 1);
+            // switch, and on a loaded machine some or all are in before the segment's first
+            // snapshot); all 8 are served by a process of their own at once.
             CHECK(forks == conns);
             CHECK(num(srv, "processes") >= 9);
             CHECK(epolls == 0);
         } else if (id == "thread") {
-            CHECK(threads >= 1);
-            CHECK(threads == conns);
+            CHECK(threads == conns); // as for fork: the connections the segment saw open
+            CHECK(forks == 0);
             CHECK(num(srv, "threads") >= 9);
             CHECK(num(srv, "processes") == 1);
         } else {
