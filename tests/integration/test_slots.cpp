@@ -161,8 +161,7 @@ TEST_CASE("more live threads than slots: the overflow is counted, so iolab can s
     // What the slots miss is exactly what went to the overflow slot.
     const struct iolab_slot *of = iolab_page_slot(pg.page, pg.nslots, pg.nslots - 1);
     REQUIRE(of != nullptr);
-    CHECK(t.calls[IOLAB_CALL_FDATASYNC].count +
-              iolab_slot_calls(of, IOLAB_CALL_FDATASYNC) ==
+    CHECK(t.calls[IOLAB_CALL_FDATASYNC].count + iolab_slot_calls(of, IOLAB_CALL_FDATASYNC) ==
           truth.want.at("fdatasync"));
     CHECK(t.calls[IOLAB_CALL_FDATASYNC].count < truth.want.at("fdatasync"));
 }
