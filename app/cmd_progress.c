@@ -425,8 +425,16 @@ static int cmd_progress_exec(int argc, char **argv)
         return 1;
     }
     struct progress *p = NULL;
+    /* An import is a read-modify-write of the file: under the lock from the load to the save,
+     * so that a TUI saving meanwhile neither loses it nor is lost. */
+    int lock = import_file ? progress_lock(path) : -1;
+    if (import_file && lock < 0) {
+        cmd_error("cannot lock %s.lock: %s; nothing was imported.", path, strerror(-lock));
+        return 1;
+    }
     rc = progress_load(path, &p);
     if (rc < 0) {
+        progress_unlock(lock);
         cmd_progress_load_error(path, rc);
         return 1;
     }
@@ -436,6 +444,7 @@ static int cmd_progress_exec(int argc, char **argv)
     if (export_file || import_file) {
         status = export_file ? cmd_progress_export(p, export_file, learner)
                              : cmd_progress_import(p, import_file);
+        progress_unlock(lock);
         progress_free(p);
         return status;
     }
@@ -473,8 +482,14 @@ static int cmd_progress_exec(int argc, char **argv)
             return 1;
         }
     }
-    size_t removed = progress_reset(p, pack, lesson);
-    rc = progress_save(p);
+    /* The confirmation was asked without the lock (a TUI must not wait on it); what changed on
+     * disk meanwhile is taken in under the lock before the reset is applied and saved. */
+    lock = progress_lock(path);
+    rc = lock < 0 ? lock : progress_sync(p);
+    size_t removed = rc < 0 ? 0 : progress_reset(p, pack, lesson);
+    if (rc >= 0)
+        rc = progress_save(p);
+    progress_unlock(lock);
     if (rc < 0) {
         cmd_error("cannot write %s: %s; nothing was changed.", path, strerror(-rc));
         status = 1;

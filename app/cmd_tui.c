@@ -217,8 +217,12 @@ static int cmd_tui_exec(int argc, char **argv)
     struct progress *progress = NULL;
     rc = progress_default_path(ppath, sizeof ppath);
     opts.log = rc == 0 ? cmd_tui_open_log(ppath) : NULL;
-    if (rc == 0)
+    if (rc == 0) {
+        /* Loaded under the lock: a leftover temporary file of a killed writer goes too. */
+        int lock = progress_lock(ppath);
         rc = progress_load(ppath, &progress);
+        progress_unlock(lock);
+    }
     if (rc < 0 && opts.log)
         fprintf(opts.log, "progress cannot be loaded from %s: %s\n", ppath, strerror(-rc));
     if (progress && progress->damaged)

@@ -4,6 +4,9 @@
  */
 #include "exchange.h"
 
+#include "jsontext.h"
+#include "strmap.h"
+
 #include <cjson/cJSON.h>
 #include <errno.h>
 #include <stdbool.h>
@@ -14,34 +17,16 @@
 
 /* ---- export ------------------------------------------------------------------------------- */
 
-static bool exchange_is_done(const struct progress_pack *pk, const char *key)
+/* Adds step key to arr unless listed already (seen holds the keys listed); false when out of
+ * memory. */
+static bool exchange_add_step(cJSON *arr, struct strmap *seen, const struct progress_pack *pk,
+                              const char *key)
 {
-    for (size_t i = 0; i < pk->ndone; i++)
-        if (!strcmp(pk->done[i], key))
-            return true;
-    return false;
-}
-
-static const struct progress_record *exchange_record(const struct progress_pack *pk,
-                                                     const char *key)
-{
-    for (size_t i = 0; i < pk->nrecords; i++)
-        if (!strcmp(pk->records[i].step, key))
-            return &pk->records[i];
-    return NULL;
-}
-
-/* Adds step key to arr unless listed already; false when out of memory. */
-static bool exchange_add_step(cJSON *arr, const struct progress_pack *pk, const char *key)
-{
-    const cJSON *e;
-    cJSON_ArrayForEach(e, arr)
-    {
-        if (!strcmp(cJSON_GetObjectItemCaseSensitive(e, "step")->valuestring, key))
-            return true;
-    }
-    const struct progress_record *r = exchange_record(pk, key);
-    bool done = exchange_is_done(pk, key);
+    int fresh = strmap_put(seen, key, 0);
+    if (fresh <= 0)
+        return fresh == 0;
+    const struct progress_record *r = progress_pack_record(pk, key);
+    bool done = progress_pack_is_done(pk, key);
     if (!r && !done)
         return true; /* a step of the pack with nothing recorded: not exported */
     cJSON *s = cJSON_CreateObject(), *fields = cJSON_CreateObject();
@@ -157,12 +142,14 @@ char *exchange_export(const struct progress *p, const char *learner, long long n
         if (in && in->title)
             cJSON_AddStringToObject(o, "title", in->title);
         cJSON_AddItemToObject(o, "steps", steps);
+        struct strmap seen = {0};
         for (size_t k = 0; ok && in && k < in->nsteps; k++)
-            ok = exchange_add_step(steps, pk, in->steps[k]);
+            ok = exchange_add_step(steps, &seen, pk, in->steps[k]);
         for (size_t k = 0; ok && k < pk->ndone; k++)
-            ok = exchange_add_step(steps, pk, pk->done[k]);
+            ok = exchange_add_step(steps, &seen, pk, pk->done[k]);
         for (size_t k = 0; ok && k < pk->nrecords; k++)
-            ok = exchange_add_step(steps, pk, pk->records[k].step);
+            ok = exchange_add_step(steps, &seen, pk, pk->records[k].step);
+        strmap_free(&seen);
     }
     char *text = ok ? exchange_layout(root) : NULL;
     cJSON_Delete(root);
@@ -240,6 +227,22 @@ static int exchange_check(const cJSON *root, char *why, size_t len)
 /* Parses and checks an export; NULL with why set when it is not one. */
 static cJSON *exchange_parse(const char *text, size_t len, char *why, size_t whylen)
 {
+    /* What cJSON would take silently (a NUL, bytes that are not UTF-8) would reach the store and
+     * make the next load call the progress file damaged: refused here, before anything is
+     * merged, with the member it stands in. */
+    size_t at;
+    enum jsontext_problem bad = jsontext_check(text, len, &at);
+    if (bad != JSONTEXT_OK) {
+        int line, col;
+        char path[200];
+        jsontext_where(text, at, &line, &col, path, sizeof path);
+        snprintf(why, whylen, "%d:%d: %s%s%s%s", line, col, path[0] ? "\"" : "", path,
+                 path[0] ? "\" holds " : "",
+                 bad == JSONTEXT_BAD_UTF8     ? "bytes that are not UTF-8"
+                 : bad == JSONTEXT_NUL_ESCAPE ? "a NUL character (\\u0000)"
+                                              : "a NUL byte");
+        return NULL;
+    }
     const char *end = NULL;
     cJSON *root = cJSON_ParseWithLengthOpts(text, len + 1, &end, 1);
     if (!root) {
@@ -417,22 +420,26 @@ int exchange_import(struct progress *p, const char *text, size_t len,
         return -EINVAL;
     snprintf(res->learner, sizeof res->learner, "%s",
              cJSON_GetObjectItemCaseSensitive(root, "learner")->valuestring);
-    int rc = 0;
+    int rc = 0, pi = 0;
     const cJSON *pk;
     cJSON_ArrayForEach(pk, cJSON_GetObjectItemCaseSensitive(root, "packs"))
     {
         const char *id = cJSON_GetObjectItemCaseSensitive(pk, "id")->valuestring;
         const cJSON *s;
+        int si = 0;
         cJSON_ArrayForEach(s, cJSON_GetObjectItemCaseSensitive(pk, "steps"))
         {
             res->steps++;
-            if (rc == 0)
-                rc = exchange_merge_step(p, id, s, res, log);
+            if (rc == 0 && (rc = exchange_merge_step(p, id, s, res, log)) < 0)
+                snprintf(why, whylen, "packs[%d].steps[%d] (\"%s\"): %s", pi, si,
+                         cJSON_GetObjectItemCaseSensitive(s, "step")->valuestring,
+                         rc == -ENOMEM ? "out of memory"
+                                       : "a field of this step is not a JSON object iolab keeps");
+            si++;
         }
+        pi++;
     }
     cJSON_Delete(root);
-    if (rc < 0)
-        snprintf(why, whylen, "%s", strerror(-rc));
     return rc;
 }
 
@@ -470,17 +477,19 @@ static bool exchange_solution_viewed(const cJSON *fields)
     return cJSON_IsTrue(v) || (cJSON_IsNumber(v) && v->valuedouble > 0);
 }
 
-/* Index of column "pack\tstep" in cols, added when new; -1 when out of memory. */
-static long exchange_column(char ***cols, size_t *n, const char *pack, const char *step)
+/* Index of column "pack\tstep" in cols (found through index), added when new; -1 when out of
+ * memory. */
+static long exchange_column(struct strmap *index, char ***cols, size_t *n, const char *pack,
+                            const char *step)
 {
     char *key = NULL;
     if (asprintf(&key, "%s\t%s", pack, step) < 0)
         return -1;
-    for (size_t i = 0; i < *n; i++)
-        if (!strcmp((*cols)[i], key)) {
-            free(key);
-            return (long)i;
-        }
+    long at = strmap_get(index, key);
+    if (at >= 0) {
+        free(key);
+        return at;
+    }
     char **v = realloc(*cols, (*n + 1) * sizeof *v);
     if (!v) {
         free(key);
@@ -488,6 +497,8 @@ static long exchange_column(char ***cols, size_t *n, const char *pack, const cha
     }
     *cols = v;
     v[*n] = key;
+    if (strmap_put(index, key, *n) < 0)
+        return -1; /* the key is in cols: freed with them */
     return (long)(*n)++;
 }
 
@@ -605,6 +616,7 @@ int exchange_summary(FILE *out, const char *const *files, const char *const *tex
     const char **learners = calloc(n + 1, sizeof *learners);
     char **cols = NULL;
     size_t ncols = 0;
+    struct strmap colindex = {0};
     struct exchange_cell *cells = NULL;
     int rc = roots && learners ? 0 : -ENOMEM;
     for (size_t i = 0; i < n && rc == 0; i++) {
@@ -621,7 +633,7 @@ int exchange_summary(FILE *out, const char *const *files, const char *const *tex
             const cJSON *s;
             cJSON_ArrayForEach(s, cJSON_GetObjectItemCaseSensitive(pk, "steps"))
             {
-                if (exchange_column(&cols, &ncols,
+                if (exchange_column(&colindex, &cols, &ncols,
                                     cJSON_GetObjectItemCaseSensitive(pk, "id")->valuestring,
                                     cJSON_GetObjectItemCaseSensitive(s, "step")->valuestring) < 0)
                     rc = -ENOMEM;
@@ -637,7 +649,7 @@ int exchange_summary(FILE *out, const char *const *files, const char *const *tex
             const cJSON *s;
             cJSON_ArrayForEach(s, cJSON_GetObjectItemCaseSensitive(pk, "steps"))
             {
-                long c = exchange_column(&cols, &ncols,
+                long c = exchange_column(&colindex, &cols, &ncols,
                                          cJSON_GetObjectItemCaseSensitive(pk, "id")->valuestring,
                                          cJSON_GetObjectItemCaseSensitive(s, "step")->valuestring);
                 if (c < 0)
@@ -657,6 +669,7 @@ int exchange_summary(FILE *out, const char *const *files, const char *const *tex
         snprintf(why, whylen, "out of memory");
     for (size_t i = 0; i < n && roots; i++)
         cJSON_Delete(roots[i]);
+    strmap_free(&colindex);
     for (size_t i = 0; i < ncols; i++)
         free(cols[i]);
     free(cols);

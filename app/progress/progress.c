@@ -19,6 +19,7 @@
 
 #include "fileread.h"
 #include "jsontext.h"
+#include "strmap.h"
 
 #include <cjson/cJSON.h>
 #include <errno.h>
@@ -28,11 +29,15 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <dirent.h>
+#include <sys/file.h>
 #include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
 
 #define PROGRESS_FORMAT 1
+
+static void progress_remove_temps(const char *path);
 
 int progress_default_path(char *buf, size_t len)
 {
@@ -61,6 +66,62 @@ static void progress_record_clear(struct progress_record *r)
     memset(r, 0, sizeof *r);
 }
 
+/*
+ * The index of a pack: the positions of its done steps and of its records by "lesson/step", so
+ * that an import or a merge of n steps takes time linear in n. The maps borrow the arrays' key
+ * strings, which never move (a record replaced in place keeps its key string). Whatever changes
+ * the arrays other than by appending (a reset) drops the index, and the next look-up builds it
+ * again from the arrays.
+ */
+struct progress_index {
+    struct strmap done, records;
+};
+
+static void progress_index_drop(struct progress_pack *pk)
+{
+    if (!pk->index)
+        return;
+    strmap_free(&pk->index->done);
+    strmap_free(&pk->index->records);
+    free(pk->index);
+    pk->index = NULL;
+}
+
+/* The pack's index, built from its arrays when it has none; NULL on -ENOMEM. A key listed twice
+ * in an array (a file written by hand) is indexed at its first place, as a search would find. */
+static struct progress_index *progress_index_get(const struct progress_pack *cpk)
+{
+    struct progress_pack *pk = (struct progress_pack *)cpk; /* the index is a cache */
+    if (pk->index)
+        return pk->index;
+    if (!(pk->index = calloc(1, sizeof *pk->index)))
+        return NULL;
+    for (size_t i = 0; i < pk->ndone; i++)
+        if (strmap_put(&pk->index->done, pk->done[i], i) < 0)
+            goto fail;
+    for (size_t i = 0; i < pk->nrecords; i++)
+        if (strmap_put(&pk->index->records, pk->records[i].step, i) < 0)
+            goto fail;
+    return pk->index;
+fail:
+    progress_index_drop(pk);
+    return NULL;
+}
+
+/* Room for one more element in an array of *cap, grown geometrically; 0 or -ENOMEM. */
+static int progress_grow(void **v, size_t *cap, size_t n, size_t size)
+{
+    if (n < *cap)
+        return 0;
+    size_t c = *cap ? 2 * *cap : 16;
+    void *nv = realloc(*v, c * size);
+    if (!nv)
+        return -ENOMEM;
+    *v = nv;
+    *cap = c;
+    return 0;
+}
+
 static void progress_pack_clear(struct progress_pack *pk)
 {
     free(pk->id);
@@ -77,6 +138,7 @@ static void progress_pack_clear(struct progress_pack *pk)
     for (size_t i = 0; i < pk->nrecords; i++)
         progress_record_clear(&pk->records[i]);
     free(pk->records);
+    progress_index_drop(pk);
 }
 
 void progress_free(struct progress *p)
@@ -88,6 +150,7 @@ void progress_free(struct progress *p)
     free(p->packs);
     free(p->path);
     free(p->damaged);
+    free(p->base_text);
     free(p);
 }
 
@@ -122,37 +185,60 @@ static char *progress_key(const char *lesson, const char *step)
     return asprintf(&key, "%s/%s", lesson, step) < 0 ? NULL : key;
 }
 
+bool progress_pack_is_done(const struct progress_pack *pk, const char *key)
+{
+    if (!pk)
+        return false;
+    struct progress_index *ix = progress_index_get(pk);
+    if (ix)
+        return strmap_get(&ix->done, key) >= 0;
+    for (size_t i = 0; i < pk->ndone; i++) /* out of memory for the index: search */
+        if (!strcmp(pk->done[i], key))
+            return true;
+    return false;
+}
+
+const struct progress_record *progress_pack_record(const struct progress_pack *pk, const char *key)
+{
+    if (!pk)
+        return NULL;
+    struct progress_index *ix = progress_index_get(pk);
+    if (ix) {
+        long i = strmap_get(&ix->records, key);
+        return i < 0 ? NULL : &pk->records[i];
+    }
+    for (size_t i = 0; i < pk->nrecords; i++)
+        if (!strcmp(pk->records[i].step, key))
+            return &pk->records[i];
+    return NULL;
+}
+
 bool progress_is_done(const struct progress *p, const char *pack, const char *lesson,
                       const char *step)
 {
-    const struct progress_pack *pk = progress_pack_find(p, pack);
-    if (!pk)
-        return false;
-    size_t ll = strlen(lesson);
-    for (size_t i = 0; i < pk->ndone; i++) {
-        const char *d = pk->done[i];
-        if (!strncmp(d, lesson, ll) && d[ll] == '/' && !strcmp(d + ll + 1, step))
-            return true;
-    }
-    return false;
+    char *key = progress_key(lesson, step);
+    bool done = key && progress_pack_is_done(progress_pack_find(p, pack), key);
+    free(key);
+    return done;
 }
 
 /* The step's record in pk, made when it has none (then with no time and no field); NULL on
  * -ENOMEM. key is "lesson/step". */
 static struct progress_record *progress_record_get(struct progress_pack *pk, const char *key)
 {
-    for (size_t i = 0; i < pk->nrecords; i++)
-        if (!strcmp(pk->records[i].step, key))
-            return &pk->records[i];
-    struct progress_record *v = realloc(pk->records, (pk->nrecords + 1) * sizeof *v);
-    if (!v)
+    struct progress_record *found = (struct progress_record *)progress_pack_record(pk, key);
+    if (found)
+        return found;
+    if (progress_grow((void **)&pk->records, &pk->cap_records, pk->nrecords, sizeof *pk->records) <
+        0)
         return NULL;
-    pk->records = v;
-    struct progress_record *r = &v[pk->nrecords];
+    struct progress_record *r = &pk->records[pk->nrecords];
     memset(r, 0, sizeof *r);
     if (!(r->step = strdup(key)))
         return NULL;
     pk->nrecords++;
+    if (pk->index && strmap_put(&pk->index->records, r->step, pk->nrecords - 1) < 0)
+        progress_index_drop(pk); /* rebuilt, or searched, at the next look-up */
     return r;
 }
 
@@ -161,16 +247,14 @@ int progress_mark_done(struct progress *p, const char *pack, const char *lesson,
     if (progress_is_done(p, pack, lesson, step))
         return 0;
     struct progress_pack *pk = progress_pack_get(p, pack);
-    if (!pk)
+    if (!pk || progress_grow((void **)&pk->done, &pk->cap_done, pk->ndone, sizeof *pk->done) < 0)
         return -ENOMEM;
-    char **v = realloc(pk->done, (pk->ndone + 1) * sizeof *v);
-    if (!v)
+    if (!(pk->done[pk->ndone] = progress_key(lesson, step)))
         return -ENOMEM;
-    pk->done = v;
-    if (!(v[pk->ndone] = progress_key(lesson, step)))
-        return -ENOMEM;
-    struct progress_record *r = progress_record_get(pk, v[pk->ndone]);
     pk->ndone++;
+    if (pk->index && strmap_put(&pk->index->done, pk->done[pk->ndone - 1], pk->ndone - 1) < 0)
+        progress_index_drop(pk);
+    struct progress_record *r = progress_record_get(pk, pk->done[pk->ndone - 1]);
     if (!r)
         return -ENOMEM;
     r->updated = r->done_at = (long long)time(NULL);
@@ -180,14 +264,11 @@ int progress_mark_done(struct progress *p, const char *pack, const char *lesson,
 const struct progress_record *progress_record_find(const struct progress *p, const char *pack,
                                                    const char *lesson, const char *step)
 {
-    const struct progress_pack *pk = progress_pack_find(p, pack);
-    size_t ll = strlen(lesson);
-    for (size_t i = 0; pk && i < pk->nrecords; i++) {
-        const char *k = pk->records[i].step;
-        if (!strncmp(k, lesson, ll) && k[ll] == '/' && !strcmp(k + ll + 1, step))
-            return &pk->records[i];
-    }
-    return NULL;
+    char *key = progress_key(lesson, step);
+    const struct progress_record *r =
+        key ? progress_pack_record(progress_pack_find(p, pack), key) : NULL;
+    free(key);
+    return r;
 }
 
 const char *progress_field_get(const struct progress *p, const char *pack, const char *lesson,
@@ -286,6 +367,10 @@ int progress_record_put(struct progress *p, const char *pack, const struct progr
         progress_record_clear(&copy);
         return rc;
     }
+    /* The record keeps its key string: the pack's index points at it. */
+    free(copy.step);
+    copy.step = r->step;
+    r->step = NULL;
     progress_record_clear(r);
     *r = copy;
     return 0;
@@ -411,6 +496,7 @@ size_t progress_reset(struct progress *p, const char *pack, const char *lesson)
                 pk->records[keep++] = pk->records[j];
         }
         pk->nrecords = keep;
+        progress_index_drop(pk); /* positions moved */
         if (pk->last_lesson && !strcmp(pk->last_lesson, lesson)) {
             free(pk->last_lesson);
             free(pk->last_step);
@@ -482,40 +568,6 @@ fail:
 }
 
 /*
- * A set of strings for the load, so that it stays linear: open addressing over FNV-1a hashes,
- * at most half full. The strings belong to the cJSON tree, which outlives the set.
- */
-struct progress_set {
-    const char **v;
-    size_t cap; /* a power of two */
-};
-
-static int progress_set_init(struct progress_set *s, size_t n)
-{
-    s->cap = 16;
-    while (s->cap < 2 * n + 2)
-        s->cap *= 2;
-    s->v = calloc(s->cap, sizeof *s->v);
-    return s->v ? 0 : -ENOMEM;
-}
-
-/* 1 when key was added, 0 when it was there already. */
-static int progress_set_add(struct progress_set *s, const char *key)
-{
-    uint64_t h = 0xcbf29ce484222325ull;
-    for (const unsigned char *c = (const unsigned char *)key; *c; c++)
-        h = (h ^ *c) * 0x100000001b3ull;
-    for (size_t i = (size_t)h & (s->cap - 1);; i = (i + 1) & (s->cap - 1)) {
-        if (!s->v[i]) {
-            s->v[i] = key;
-            return 1;
-        }
-        if (!strcmp(s->v[i], key))
-            return 0;
-    }
-}
-
-/*
  * A key that appears twice in an object is damage: cJSON finds only the first copy, so the
  * second one's records would vanish at the next save without a word.
  */
@@ -523,19 +575,18 @@ static int progress_keys_unique(const cJSON *obj)
 {
     if (!cJSON_IsObject(obj))
         return 0;
-    struct progress_set seen;
-    if (progress_set_init(&seen, (size_t)cJSON_GetArraySize(obj)) < 0)
-        return -ENOMEM;
+    struct strmap seen = {0};
     int rc = 0;
     const cJSON *it;
     cJSON_ArrayForEach(it, obj)
     {
-        if (!progress_set_add(&seen, it->string)) {
-            rc = -EBADMSG;
+        int added = strmap_put(&seen, it->string, 0);
+        if (added <= 0) {
+            rc = added < 0 ? -ENOMEM : -EBADMSG;
             break;
         }
     }
-    free(seen.v);
+    strmap_free(&seen);
     return rc;
 }
 
@@ -596,6 +647,7 @@ static int progress_records_from_json(struct progress_pack *pk, const cJSON *ste
         return rc;
     if (n && !(pk->records = calloc(n, sizeof *pk->records)))
         return -ENOMEM;
+    pk->cap_records = n;
     const cJSON *ro;
     cJSON_ArrayForEach(ro, steps)
     {
@@ -652,11 +704,11 @@ static int progress_pack_from_json(struct progress_pack *pk, const cJSON *po)
         return rc;
     size_t ndone = done ? (size_t)cJSON_GetArraySize(done) : 0;
     size_t nanswers = answers ? (size_t)cJSON_GetArraySize(answers) : 0;
-    struct progress_set seen = {0};
+    struct strmap seen = {0};
     if ((ndone && !(pk->done = calloc(ndone, sizeof *pk->done))) ||
-        (nanswers && !(pk->answers = calloc(nanswers, sizeof *pk->answers))) ||
-        progress_set_init(&seen, ndone) < 0)
+        (nanswers && !(pk->answers = calloc(nanswers, sizeof *pk->answers))))
         return -ENOMEM;
+    pk->cap_done = ndone;
     const cJSON *it;
     cJSON_ArrayForEach(it, done)
     {
@@ -664,7 +716,12 @@ static int progress_pack_from_json(struct progress_pack *pk, const cJSON *po)
             rc = -EBADMSG;
             break;
         }
-        if (!progress_set_add(&seen, it->valuestring))
+        int added = strmap_put(&seen, it->valuestring, 0);
+        if (added < 0) {
+            rc = -ENOMEM;
+            break;
+        }
+        if (!added)
             continue;
         if (!(pk->done[pk->ndone] = strdup(it->valuestring))) {
             rc = -ENOMEM;
@@ -672,7 +729,7 @@ static int progress_pack_from_json(struct progress_pack *pk, const cJSON *po)
         }
         pk->ndone++;
     }
-    free(seen.v);
+    strmap_free(&seen);
     if (rc < 0)
         return rc;
     cJSON_ArrayForEach(it, answers)
@@ -751,6 +808,177 @@ static int progress_move_aside(struct progress *p)
     return 0;
 }
 
+/* The identity of the file at path (device, inode, size, change time), all 0 when absent. */
+static void progress_stamp(const char *path, long long st[4])
+{
+    struct stat sb;
+    memset(st, 0, 4 * sizeof *st);
+    if (stat(path, &sb) == 0) {
+        st[0] = (long long)sb.st_dev;
+        st[1] = (long long)sb.st_ino;
+        st[2] = (long long)sb.st_size;
+        st[3] = (long long)sb.st_mtim.tv_sec * 1000000000LL + sb.st_mtim.tv_nsec;
+    }
+}
+
+/* Makes text (what the file holds now; taken over) p's base for the next sync. */
+static void progress_remember(struct progress *p, char *text)
+{
+    free(p->base_text);
+    p->base_text = text;
+    progress_stamp(p->path, p->stamp);
+}
+
+/* p's base as a store (an empty one when p has none); NULL on -ENOMEM or a damaged base. */
+static struct progress *progress_base(const struct progress *p)
+{
+    struct progress *base = calloc(1, sizeof *base);
+    const char *text = p->base_text ? p->base_text : "{\"format\": 1, \"packs\": {}}";
+    if (base && progress_parse(base, text, strlen(text)) < 0) {
+        progress_free(base);
+        base = NULL;
+    }
+    return base;
+}
+
+/* Removes one step (done, record, answer) from a pack, as a reset elsewhere did. */
+static void progress_forget_step(struct progress_pack *pk, const char *key)
+{
+    size_t keep = 0;
+    for (size_t j = 0; j < pk->ndone; j++) {
+        if (strcmp(pk->done[j], key))
+            pk->done[keep++] = pk->done[j];
+        else
+            free(pk->done[j]);
+    }
+    pk->ndone = keep;
+    keep = 0;
+    for (size_t j = 0; j < pk->nrecords; j++) {
+        if (strcmp(pk->records[j].step, key))
+            pk->records[keep++] = pk->records[j];
+        else
+            progress_record_clear(&pk->records[j]);
+    }
+    pk->nrecords = keep;
+    keep = 0;
+    for (size_t j = 0; j < pk->nanswers; j++) {
+        if (strcmp(pk->answers[j].step, key)) {
+            pk->answers[keep++] = pk->answers[j];
+        } else {
+            free(pk->answers[j].step);
+            free(pk->answers[j].value);
+        }
+    }
+    pk->nanswers = keep;
+    progress_index_drop(pk);
+}
+
+/* Whether a step stands the same in two stores (same done, same record time). */
+static bool progress_step_same(const struct progress_pack *a, const struct progress_pack *b,
+                               const char *key)
+{
+    const struct progress_record *ra = progress_pack_record(a, key),
+                                 *rb = progress_pack_record(b, key);
+    return progress_pack_is_done(a, key) == progress_pack_is_done(b, key) && !ra == !rb &&
+           (!ra || (ra->updated == rb->updated && ra->nfields == rb->nfields));
+}
+
+/* Takes one step that another process changed on disk into p (see progress_sync). */
+static int progress_take_step(struct progress *p, const char *pack,
+                              const struct progress_pack *disk, const char *key, bool *changed)
+{
+    const struct progress_pack *mine = progress_pack_find(p, pack);
+    const struct progress_record *rd = progress_pack_record(disk, key);
+    const struct progress_record *rm = progress_pack_record(mine, key);
+    int rc = 0;
+    if (rd && (!rm || rd->updated >= rm->updated)) {
+        rc = progress_record_put(p, pack, rd);
+        *changed = true;
+    }
+    if (rc == 0 && progress_pack_is_done(disk, key) && !progress_pack_is_done(mine, key)) {
+        /* Marked done elsewhere: done, with the time it was done there. */
+        char lesson[256];
+        snprintf(lesson, sizeof lesson, "%.*s", (int)(strchr(key, '/') - key), key);
+        long long at = rd ? rd->done_at : 0, up = rd ? rd->updated : 0;
+        rc = progress_mark_done(p, pack, lesson, strchr(key, '/') + 1);
+        struct progress_record *r =
+            (struct progress_record *)progress_pack_record(progress_pack_find(p, pack), key);
+        if (rc == 0 && r && rd) {
+            r->done_at = at;
+            r->updated = up > r->updated ? up : r->updated;
+        }
+        *changed = true;
+    }
+    return rc;
+}
+
+int progress_sync(struct progress *p)
+{
+    long long st[4];
+    progress_stamp(p->path, st);
+    if (!memcmp(st, p->stamp, sizeof st))
+        return 0; /* nobody wrote the file since p read or wrote it */
+    struct progress *disk = NULL, *base = progress_base(p);
+    int rc = base ? progress_load(p->path, &disk) : -ENOMEM;
+    if (rc < 0) {
+        progress_free(base);
+        return rc;
+    }
+    bool changed = false;
+    /* What others changed or added: on disk, and not as the base had it. */
+    for (size_t i = 0; i < disk->npacks && rc == 0; i++) {
+        const struct progress_pack *dk = &disk->packs[i];
+        const struct progress_pack *bk = progress_pack_find(base, dk->id);
+        for (size_t j = 0; j < dk->nrecords && rc == 0; j++)
+            if (!bk || !progress_step_same(dk, bk, dk->records[j].step))
+                rc = progress_take_step(p, dk->id, dk, dk->records[j].step, &changed);
+        for (size_t j = 0; j < dk->ndone && rc == 0; j++)
+            if (!progress_pack_is_done(bk, dk->done[j]))
+                rc = progress_take_step(p, dk->id, dk, dk->done[j], &changed);
+        for (size_t j = 0; j < dk->nanswers && rc == 0; j++) {
+            const char *key = dk->answers[j].step;
+            struct progress_pack *mk = (struct progress_pack *)progress_pack_find(p, dk->id);
+            bool have = false;
+            for (size_t k = 0; mk && k < mk->nanswers && !have; k++)
+                have = !strcmp(mk->answers[k].step, key);
+            if (!have) {
+                char lesson[256];
+                snprintf(lesson, sizeof lesson, "%.*s", (int)(strchr(key, '/') - key), key);
+                rc = progress_set_answer(p, dk->id, lesson, strchr(key, '/') + 1,
+                                         dk->answers[j].value);
+                changed = true;
+            }
+        }
+    }
+    /* What others removed (a reset): in the base, gone from disk, and not changed here since. */
+    for (size_t i = 0; i < base->npacks && rc == 0; i++) {
+        const struct progress_pack *bk = &base->packs[i];
+        const struct progress_pack *dk = progress_pack_find(disk, bk->id);
+        struct progress_pack *mk = (struct progress_pack *)progress_pack_find(p, bk->id);
+        for (size_t j = 0; mk && j < bk->nrecords; j++) {
+            const char *key = bk->records[j].step;
+            if (progress_pack_record(dk, key) || progress_pack_is_done(dk, key))
+                continue;
+            const struct progress_record *rm = progress_pack_record(mk, key);
+            if (rm && rm->updated > bk->records[j].updated)
+                continue; /* changed here after the base: this side's work stays */
+            progress_forget_step(mk, key);
+            changed = true;
+        }
+    }
+    if (rc == 0) {
+        /* What the disk holds is the new base; p's own changes are still to be saved. */
+        char *text = progress_to_json(disk);
+        if (text)
+            progress_remember(p, text);
+        else
+            rc = -ENOMEM;
+    }
+    progress_free(disk);
+    progress_free(base);
+    return rc < 0 ? rc : changed;
+}
+
 int progress_parse(struct progress *p, const char *text, size_t len)
 {
     size_t at;
@@ -778,11 +1006,15 @@ int progress_load(const char *path, struct progress **out)
     rc = fileread_regular(path, PROGRESS_MAX_BYTES, &text, &len, NULL);
     if (rc == -ENOENT) {
         *out = p;
-        return 0;
+        return 0; /* no base: the file is empty as far as a sync can tell */
     }
     if (rc < 0)
         goto fail;
     rc = progress_parse(p, text, len);
+    if (rc == 0) {
+        progress_remember(p, text);
+        text = NULL;
+    }
     if (rc == -EBADMSG) {
         /* Start over empty, but keep what was there for the learner to see. */
         for (size_t i = 0; i < p->npacks; i++)
@@ -840,7 +1072,8 @@ static int progress_write_all(int fd, const char *buf, size_t len)
     return 0;
 }
 
-int progress_write_temp(const struct progress *p, char *tmp, size_t tmplen)
+/* progress_write_temp, handing the text written to the caller (free it) when text is not NULL. */
+static int progress_write_text(const struct progress *p, char *tmp, size_t tmplen, char **written)
 {
     int rc = progress_mkdirs(p->path);
     if (rc < 0)
@@ -865,13 +1098,21 @@ int progress_write_temp(const struct progress *p, char *tmp, size_t tmplen)
         rc = -errno;
     if (close(fd) < 0 && rc == 0)
         rc = -errno;
-    free(text);
     if (rc < 0)
         unlink(tmp);
+    if (rc == 0 && written)
+        *written = text;
+    else
+        free(text);
     return rc;
 }
 
-int progress_commit(const struct progress *p, const char *tmp)
+int progress_write_temp(const struct progress *p, char *tmp, size_t tmplen)
+{
+    return progress_write_text(p, tmp, tmplen, NULL);
+}
+
+int progress_commit(struct progress *p, const char *tmp)
 {
     if (rename(tmp, p->path) < 0) {
         int rc = -errno;
@@ -894,9 +1135,73 @@ int progress_commit(const struct progress *p, const char *tmp)
     return rc;
 }
 
-int progress_save(const struct progress *p)
+int progress_save(struct progress *p)
 {
-    char tmp[PATH_MAX];
-    int rc = progress_write_temp(p, tmp, sizeof tmp);
-    return rc < 0 ? rc : progress_commit(p, tmp);
+    char tmp[PATH_MAX], *text = NULL;
+    int rc = progress_write_text(p, tmp, sizeof tmp, &text);
+    if (rc == 0)
+        rc = progress_commit(p, tmp);
+    if (rc == 0) {
+        /* What the file holds now is what p holds: the base of the next sync. */
+        progress_remember(p, text);
+        text = NULL;
+    }
+    free(text);
+    return rc;
+}
+
+int progress_lock(const char *path)
+{
+    char lock[PATH_MAX];
+    if (snprintf(lock, sizeof lock, "%s.lock", path) >= (int)sizeof lock)
+        return -ENAMETOOLONG;
+    int rc = progress_mkdirs(path);
+    if (rc < 0)
+        return rc;
+    int fd = open(lock, O_RDWR | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0600);
+    if (fd < 0)
+        return -errno;
+    while (flock(fd, LOCK_EX) < 0) {
+        if (errno != EINTR) {
+            rc = -errno;
+            close(fd);
+            return rc;
+        }
+    }
+    progress_remove_temps(path);
+    return fd;
+}
+
+void progress_unlock(int fd)
+{
+    if (fd >= 0)
+        close(fd); /* closing the only descriptor of the lock file releases the flock */
+}
+
+/* Removes PATH.tmp-* files: called with the lock held, when no writer can be between its
+ * write and its rename, so every such file is a dead writer's leftover. */
+static void progress_remove_temps(const char *path)
+{
+    char dir[PATH_MAX];
+    snprintf(dir, sizeof dir, "%s", path);
+    char *slash = strrchr(dir, '/');
+    const char *base = slash ? slash + 1 : path;
+    if (slash)
+        *(slash == dir ? slash + 1 : slash) = '\0';
+    else
+        strcpy(dir, ".");
+    char prefix[NAME_MAX + 8];
+    snprintf(prefix, sizeof prefix, "%s.tmp-", base);
+    int dfd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+    DIR *d = dfd >= 0 ? fdopendir(dfd) : NULL;
+    if (!d) {
+        if (dfd >= 0)
+            close(dfd);
+        return;
+    }
+    struct dirent *e;
+    while ((e = readdir(d)))
+        if (!strncmp(e->d_name, prefix, strlen(prefix)))
+            unlinkat(dfd, e->d_name, 0);
+    closedir(d);
 }

@@ -54,6 +54,11 @@ struct progress_pack {
     char *last_step;
     struct progress_record *records; /* one per step that has a time or a field */
     size_t nrecords;
+    /* Private to progress.c: room allocated, and an index of done and records by "lesson/step"
+     * (built on the first look-up, so that an import or a merge of n steps takes time linear in
+     * n, not n squared). */
+    size_t cap_done, cap_records;
+    struct progress_index *index;
 };
 
 struct progress {
@@ -61,6 +66,11 @@ struct progress {
     struct progress_pack *packs;
     size_t npacks;
     char *damaged; /* where a damaged file was moved by the load; NULL when it was fine */
+    /* What the file held when this store last read or wrote it (progress_sync's base, kept as
+     * text and parsed only when a sync needs it), and the file's identity then; private to
+     * progress.c. */
+    char *base_text;
+    long long stamp[4];
 };
 
 /* Writes the default progress file path (XDG_STATE_HOME or HOME) into buf; 0 or -errno. */
@@ -88,7 +98,28 @@ void progress_free(struct progress *p);
 int progress_parse(struct progress *p, const char *text, size_t len);
 
 /* Saves atomically, creating the directory when needed; 0 or a negative errno. */
-int progress_save(const struct progress *p);
+int progress_save(struct progress *p);
+
+/*
+ * Every read-modify-write of the progress file (an import, a reset, the TUI's saves) holds this
+ * lock from before it reads until after it has saved, so that two iolab processes never lose
+ * each other's changes. The lock is an flock() on PATH.lock (the file itself is replaced by each
+ * save, so it cannot carry a lock). It blocks until it is had, then removes temporary files
+ * (PATH.tmp-*) that a writer killed before its rename left behind: under the lock, no save is
+ * under way. Returns the lock's descriptor (give it to progress_unlock) or a negative errno.
+ */
+int progress_lock(const char *path);
+void progress_unlock(int fd);
+
+/*
+ * Takes into p what other iolab processes changed in its file since p last read or wrote it (an
+ * import, a reset, another window's work), so that the next save keeps it: a step changed on
+ * disk replaces p's unless p changed it later; a step removed on disk is removed from p unless
+ * p changed it since; done is never undone by a merge. Call it under progress_lock(), before
+ * progress_save(). 0, or a negative errno (p is then unchanged or partly merged, never broken).
+ * Returns 1 when something changed in p.
+ */
+int progress_sync(struct progress *p);
 
 /*
  * The two halves of progress_save(), exposed so a test can stop between them as a crash would:
@@ -96,7 +127,7 @@ int progress_save(const struct progress *p);
  * progress_commit() renames it into place and fsyncs the directory.
  */
 int progress_write_temp(const struct progress *p, char *tmp, size_t tmplen);
-int progress_commit(const struct progress *p, const char *tmp);
+int progress_commit(struct progress *p, const char *tmp);
 
 /* The pack's record, or NULL when it has none (progress_pack_get creates it). */
 const struct progress_pack *progress_pack_find(const struct progress *p, const char *pack);
@@ -127,6 +158,10 @@ const char *progress_field_get(const struct progress *p, const char *pack, const
  */
 int progress_field_set(struct progress *p, const char *pack, const char *lesson, const char *step,
                        const char *field, const char *json);
+
+/* The same two look-ups by "lesson/step" key within one pack; pk may be NULL. */
+bool progress_pack_is_done(const struct progress_pack *pk, const char *key);
+const struct progress_record *progress_pack_record(const struct progress_pack *pk, const char *key);
 
 /* The step's record, or NULL when it has none. */
 const struct progress_record *progress_record_find(const struct progress *p, const char *pack,

@@ -41,7 +41,15 @@ void view_save_progress(struct view_ctx *c)
 {
     if (!c->progress)
         return;
-    int rc = progress_save(c->progress);
+    /* Under the lock, what another iolab saved meanwhile (an import, a reset) is taken in first,
+     * so that this save keeps it. */
+    int lock = progress_lock(c->progress->path);
+    int rc = lock < 0 ? lock : progress_sync(c->progress);
+    if (rc > 0)
+        view_log(c, "progress: took in what another iolab saved to %s", c->progress->path);
+    if (rc >= 0)
+        rc = progress_save(c->progress);
+    progress_unlock(lock);
     if (rc < 0)
         view_status(c, true, "Could not save progress to %s: %s", c->progress->path, strerror(-rc));
 }

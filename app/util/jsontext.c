@@ -6,6 +6,9 @@
  */
 #include "jsontext.h"
 
+#include <stdio.h>
+#include <string.h>
+
 /* Length of the UTF-8 sequence at s (at most n bytes), or 0 when it is not valid UTF-8. */
 static size_t jsontext_utf8_len(const unsigned char *s, size_t n)
 {
@@ -65,4 +68,84 @@ enum jsontext_problem jsontext_check(const char *text, size_t len, size_t *at)
     }
     *at = len;
     return JSONTEXT_OK;
+}
+
+/* One open container of jsontext_where's scan: an object with its current key, or an array
+ * with its current index. */
+struct jsontext_level {
+    char kind; /* '{' or '[' */
+    long index;
+    char key[64];
+};
+
+void jsontext_where(const char *text, size_t at, int *line, int *col, char *path, size_t len)
+{
+    enum { DEPTH = 32 };
+    struct jsontext_level stack[DEPTH];
+    int depth = 0, l = 1, c = 1;
+    int in_string = 0, want_key = 0;
+    size_t key_from = 0;
+    for (size_t i = 0; i < at && text[i]; i++, c++) {
+        char ch = text[i];
+        if (ch == '\n') {
+            l++;
+            c = 0;
+        }
+        if (in_string) {
+            if (ch == '\\' && i + 1 < at) {
+                i++;
+                c++;
+            } else if (ch == '"') {
+                in_string = 0;
+                if (want_key && depth > 0 && depth <= DEPTH) {
+                    size_t n = i - key_from;
+                    n = n < sizeof stack[0].key ? n : sizeof stack[0].key - 1;
+                    memcpy(stack[depth - 1].key, text + key_from, n);
+                    stack[depth - 1].key[n] = '\0';
+                }
+            }
+            continue;
+        }
+        switch (ch) {
+        case '"':
+            in_string = 1;
+            key_from = i + 1;
+            break;
+        case '{':
+        case '[':
+            if (depth < DEPTH)
+                stack[depth] = (struct jsontext_level){.kind = ch};
+            depth++;
+            want_key = ch == '{';
+            break;
+        case '}':
+        case ']':
+            depth -= depth > 0;
+            want_key = 0;
+            break;
+        case ':':
+            want_key = 0;
+            break;
+        case ',':
+            if (depth > 0 && depth <= DEPTH && stack[depth - 1].kind == '[')
+                stack[depth - 1].index++;
+            want_key = depth > 0 && depth <= DEPTH && stack[depth - 1].kind == '{';
+            break;
+        default:
+            break;
+        }
+    }
+    *line = l;
+    *col = c;
+    size_t used = 0;
+    if (len)
+        path[0] = '\0';
+    for (int d = 0; d < depth && d < DEPTH && used + 1 < len; d++) {
+        int n = stack[d].kind == '['
+                    ? snprintf(path + used, len - used, "[%ld]", stack[d].index)
+                    : snprintf(path + used, len - used, "%s%s", used ? "." : "", stack[d].key);
+        if (n < 0)
+            break;
+        used += (size_t)n < len - used ? (size_t)n : len - used - 1;
+    }
 }

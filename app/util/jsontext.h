@@ -22,4 +22,12 @@ enum jsontext_problem {
 /* Scans text[0..len) and returns the first problem, with its byte offset in *at. */
 enum jsontext_problem jsontext_check(const char *text, size_t len, size_t *at);
 
+/*
+ * Where offset at of text lies, for a message: its line and column (1-based, columns in bytes)
+ * and the path of the member it falls in, as a reader would write it (`packs[0].steps[3].step`;
+ * empty at the top level). The text before at need not be valid JSON: the path is the best
+ * guess of a forgiving scan, and always a NUL-terminated string of at most len - 1 bytes.
+ */
+void jsontext_where(const char *text, size_t at, int *line, int *col, char *path, size_t len);
+
 #endif

@@ -4,6 +4,7 @@
 // never drops a field; an instructor's summary of three exports; a file that is not an export
 // changes nothing.
 #include "helpers.hpp"
+#include "tmux_helpers.hpp"
 
 #include <catch2/catch.hpp>
 #include <cjson/cJSON.h>
@@ -244,4 +245,104 @@ TEST_CASE("exchange: a file that is not an export changes nothing, in one senten
     auto [scode, sout] = run({bin("iolab"), "progress", "--summary"});
     CHECK(scode == 2);
     CHECK(sout.find("--summary needs the exports") != std::string::npos);
+}
+
+TEST_CASE("exchange: an export holding bytes that are not UTF-8 or a NUL is refused whole, with "
+          "its member and position")
+{
+    TempDir t;
+    Learner home(t, "home", alice_progress);
+    std::string before = slurp(home.state + "/iolab/progress.json");
+    std::string bad = t / "bad.json";
+    // A step id with a byte that is not UTF-8, after one good step: nothing at all is merged.
+    std::ofstream(bad)
+        << "{\"iolab_progress\": 1, \"learner\": \"x\", \"packs\": [{\"id\": "
+           "\"linux-io\", \"steps\": [\n"
+           "{\"step\": \"a/good\", \"done\": true, \"done_at\": 1, \"updated\": 1},\n"
+           "{\"step\": \"a/b\xff\", \"done\": true, \"done_at\": 1, \"updated\": 1}]}]}";
+    auto [code, out] = home.iolab({"progress", "--import", bad});
+    CHECK(code == 1);
+    CHECK(out == "iolab: " + bad +
+                     ": 3:14: \"packs[0].steps[1].step\" holds bytes that are not UTF-8; nothing "
+                     "was imported.\n");
+    CHECK(slurp(home.state + "/iolab/progress.json") == before);
+
+    // The same for a pack id with \u0000 (which would cut the id short) and for a field's text.
+    std::ofstream(bad, std::ios::trunc)
+        << R"({"iolab_progress": 1, "learner": "x", "packs": [{"id": "linux-io\u0000x", "steps": []}]})";
+    auto [code2, out2] = home.iolab({"progress", "--import", bad});
+    CHECK(code2 == 1);
+    CHECK(out2.find("\"packs[0].id\" holds a NUL character") != std::string::npos);
+    std::ofstream(bad, std::ios::trunc)
+        << "{\"iolab_progress\": 1, \"learner\": \"x\", \"packs\": [{\"id\": \"linux-io\", "
+           "\"steps\": [{\"step\": \"a/b\", \"done\": false, \"done_at\": 0, \"updated\": 1, "
+           "\"fields\": {\"quiz\": {\"answer\": \"\xc3\x28\"}}}]}]}";
+    auto [code3, out3] = home.iolab({"progress", "--import", bad});
+    CHECK(code3 == 1);
+    CHECK(out3.find("\"packs[0].steps[0].fields.quiz.answer\" holds bytes that are not UTF-8") !=
+          std::string::npos);
+    CHECK(slurp(home.state + "/iolab/progress.json") == before);
+
+    // The store stays readable: the next start finds nothing damaged.
+    auto [pcode, pout] = home.iolab({"progress"});
+    CHECK(pcode == 0);
+    CHECK(pout.find("damaged") == std::string::npos);
+}
+
+TEST_CASE("exchange: a temporary file left by a writer killed before its rename is removed at "
+          "the next import")
+{
+    TempDir t;
+    Learner home(t, "home", alice_progress);
+    std::string left = home.state + "/iolab/progress.json.tmp-Ab12Cd";
+    std::ofstream(left) << "";
+    Learner other(t, "other", alice_progress);
+    std::string exp = t / "alice.json";
+    REQUIRE(other.iolab({"progress", "--export", exp}).first == 0);
+    auto [code, out] = home.iolab({"progress", "--import", exp});
+    CHECK(code == 0);
+    CHECK(access(left.c_str(), F_OK) != 0);
+    CHECK(access((home.state + "/iolab/progress.json").c_str(), F_OK) == 0);
+}
+
+TEST_CASE("exchange: an import while the TUI runs survives the TUI's next save, and a killed "
+          "writer's temporary file is gone when the TUI starts")
+{
+    TempDir t;
+    REQUIRE(system(("mkdir -p '" + (t / "state/iolab") + "'").c_str()) == 0);
+    std::string left = t / "state/iolab/progress.json.tmp-Zz9Yy8";
+    std::ofstream(left) << "";
+    IolabTerm term(t, "");
+    REQUIRE(term.started());
+    REQUIRE(term.wait_for("Continue:", 30));
+    CHECK(access(left.c_str(), F_OK) != 0);
+
+    // Another learner's export, imported from another window while the TUI is open.
+    TempDir o;
+    Learner other(o, "other", R"({"format": 1, "packs": {"linux-io": {"done": ["chat/quiz"],
+        "steps": {"chat/quiz": {"updated": 1764000000, "done_at": 1764000000,
+                                "fields": {"quiz": {"tries": 4}}}}}}})");
+    std::string exp = o / "other.json";
+    REQUIRE(other.iolab({"progress", "--export", exp}).first == 0);
+    std::vector<std::string> env = {"HOME=" + t.path, "XDG_STATE_HOME=" + (t / "state")};
+    auto [code, out] = run({bin("iolab"), "progress", "--import", exp}, env);
+    REQUIRE(code == 0);
+
+    // The TUI then saves (opening a step records the place, moving on marks it done).
+    term.keys("Enter");
+    REQUIRE(term.wait_for("Step 1/", 30));
+    term.keys("n");
+    REQUIRE(term.wait_for("Step 2/", 30));
+    REQUIRE(term.quit());
+    auto [pcode, pout] = run({bin("iolab"), "progress", "--json"}, env);
+    REQUIRE(pcode == 0);
+    cJSON *store = cJSON_Parse(pout.c_str());
+    REQUIRE(store);
+    INFO(pout);
+    CHECK(is_done(store, "linux-io", "chat/quiz")); // imported
+    CHECK(num(cJSON_GetObjectItem(
+                  cJSON_GetObjectItem(step_of(store, "linux-io", "chat/quiz"), "fields"), "quiz"),
+              "tries") == 4);
+    CHECK(is_done(store, "linux-io", "ordered/protocol")); // the TUI's own
+    cJSON_Delete(store);
 }

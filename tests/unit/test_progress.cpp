@@ -471,3 +471,73 @@ TEST_CASE("iolab progress --reset of a lesson or pack with no records is an erro
     CHECK(code == 0);
     CHECK(out.find("(1 record)") != std::string::npos);
 }
+
+TEST_CASE("progress: a save under the lock takes in what another process saved meanwhile")
+{
+    TempDir t;
+    std::string path = t / "iolab/progress.json";
+    // Two iolab processes on one file, as a TUI and `iolab progress --import` would be.
+    struct progress *tui = nullptr, *other = nullptr;
+    REQUIRE(progress_load(path.c_str(), &tui) == 0);
+    REQUIRE(progress_mark_done(tui, "p", "a", "seen") == 0);
+    REQUIRE(progress_save(tui) == 0);
+    REQUIRE(progress_load(path.c_str(), &other) == 0);
+
+    // The other process imports two steps and forgets one the TUI had.
+    REQUIRE(progress_mark_done(other, "p", "b", "imported") == 0);
+    REQUIRE(progress_field_set(other, "p", "b", "quiz", "quiz", "{\"tries\": 3}") == 0);
+    REQUIRE(progress_reset(other, "p", "a") > 0);
+    int lock = progress_lock(path.c_str());
+    REQUIRE(lock >= 0);
+    REQUIRE(progress_save(other) == 0);
+    progress_unlock(lock);
+
+    // The TUI, which never saw those, marks a step of its own and saves the usual way.
+    REQUIRE(progress_mark_done(tui, "p", "c", "mine") == 0);
+    lock = progress_lock(path.c_str());
+    REQUIRE(lock >= 0);
+    CHECK(progress_sync(tui) == 1);
+    REQUIRE(progress_save(tui) == 0);
+    progress_unlock(lock);
+
+    struct progress *after = nullptr;
+    REQUIRE(progress_load(path.c_str(), &after) == 0);
+    CHECK(progress_is_done(after, "p", "b", "imported"));
+    CHECK(progress_field_get(after, "p", "b", "quiz", "quiz") != nullptr);
+    CHECK(progress_is_done(after, "p", "c", "mine"));
+    CHECK_FALSE(progress_is_done(after, "p", "a", "seen")); // the reset elsewhere holds
+    // Nothing changed on disk since: a second sync is a no-op.
+    lock = progress_lock(path.c_str());
+    CHECK(progress_sync(tui) == 0);
+    progress_unlock(lock);
+    progress_free(after);
+    progress_free(tui);
+    progress_free(other);
+}
+
+TEST_CASE("progress: a step changed here after another process reset it stays")
+{
+    TempDir t;
+    std::string path = t / "iolab/progress.json";
+    struct progress *tui = nullptr, *other = nullptr;
+    REQUIRE(progress_load(path.c_str(), &tui) == 0);
+    REQUIRE(progress_field_set(tui, "p", "a", "ex", "exercise", "{\"attempts\": 1}") == 0);
+    REQUIRE(progress_save(tui) == 0);
+    REQUIRE(progress_load(path.c_str(), &other) == 0);
+    REQUIRE(progress_reset(other, "p", "a") > 0);
+    REQUIRE(progress_save(other) == 0);
+    // The TUI records a later attempt: its own newer work is not thrown away by the reset.
+    struct progress_record *r = (struct progress_record *)progress_record_find(tui, "p", "a", "ex");
+    REQUIRE(r);
+    REQUIRE(progress_field_set(tui, "p", "a", "ex", "exercise", "{\"attempts\": 2}") == 0);
+    r = (struct progress_record *)progress_record_find(tui, "p", "a", "ex");
+    r->updated += 10; // later than the base's record, whatever the clock's resolution
+    CHECK(progress_sync(tui) == 0);
+    REQUIRE(progress_save(tui) == 0);
+    struct progress *after = nullptr;
+    REQUIRE(progress_load(path.c_str(), &after) == 0);
+    CHECK(std::string(progress_field_get(after, "p", "a", "ex", "exercise")) == "{\"attempts\":2}");
+    progress_free(after);
+    progress_free(tui);
+    progress_free(other);
+}
