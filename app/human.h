@@ -15,4 +15,11 @@ const char *human_si(double v, char *buf, size_t len);      /* 182k, 4.07M, 0.53
 const char *human_bytes(double v, char *buf, size_t len);   /* 4.07 GB, 512 B */
 const char *human_ns(double ns, char *buf, size_t len);     /* 92.3 ms, 41.0 us, 2.10 s */
 
+/*
+ * Reads a number as a learner types one after reading the screen: "16", "0.5", "16.5k", "4.07M",
+ * "2G", "512 B", "64KiB", "1.5 MiB" (k, M, G decimal as the screen writes them; KiB, MiB, GiB
+ * binary; a trailing B is bytes and changes nothing). 0, or -1 with why set to one sentence.
+ */
+int human_parse(const char *s, double *out, char *why, size_t len);
+
 #endif

@@ -7,6 +7,8 @@
  */
 #include "predictview.h"
 
+#include "human.h"
+
 #include "grade/prediction.h"
 #include "lesson/quiz.h"
 #include "widgets.h"
@@ -193,11 +195,11 @@ int predictview_key(struct predictview *pv, int key)
         return 0;
     }
     if (key == '\r' || key == '\n' || key == KEY_ENTER) {
-        char *end = NULL;
         pv->input[pv->ninput] = '\0';
-        double x = strtod(pv->input, &end);
-        if (!pv->ninput || end == pv->input || *end || !isfinite(x) || x < 0) {
-            view_status(pv->c, true, "Type a number (such as 16 or 0.5), then Enter.");
+        double x;
+        char why[160];
+        if (human_parse(pv->input, &x, why, sizeof why) < 0) {
+            view_status(pv->c, true, "%s", why);
             return 0;
         }
         a->given = true;
@@ -208,7 +210,9 @@ int predictview_key(struct predictview *pv, int key)
         pv->ninput -= pv->ninput > 0;
         return 0;
     }
-    if (((key >= '0' && key <= '9') || key == '.' || key == 'e') &&
+    /* Digits and the units the screen writes figures in (16.5k, 4.07M, 64 KiB): human_parse
+       judges the whole on Enter. */
+    if (key > 0 && key < 128 && strchr("0123456789.ekKMGiB ", key) &&
         pv->ninput < sizeof pv->input - 1) {
         pv->input[pv->ninput++] = (char)key;
         return 0;

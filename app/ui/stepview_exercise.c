@@ -60,6 +60,11 @@ struct exview {
     bool log_cut;
     char status[512]; /* one line about the build */
     unsigned builds;  /* builds of the learner's program so far */
+    /* The content key of the learner's files last built (build_key), so that a save that changes
+       nothing (an editor's second write, the poll seeing the same save again) neither builds nor
+       restarts nor counts as an attempt; and whether the build under way follows a save. */
+    char built_key[32];
+    bool build_after_save;
     struct exercise_run run;
     bool run_ready;
     void *rv; /* the run view on run.step, once built */
@@ -196,10 +201,11 @@ static void exview_ready(struct exview *v)
         keys_find(stepview_run.keys, '\r')->fn(v->rv, v->c, '\r', &(struct view_action){0});
 }
 
-static int exview_start_build(struct exview *v, const char *src, build_done_fn done)
+/* The build of the files in src, as exercise.h defines it; NULL when the command is too long. */
+static const char *const *exview_spec(const struct exview *v, const char *src,
+                                      struct build_spec *spec, const char **cmd)
 {
-    const char *cmd[BUILD_MAX_ARGS];
-    struct build_spec spec = {
+    *spec = (struct build_spec){
         .command = exercise_command(v->ex, cmd, BUILD_MAX_ARGS),
         .src_dir = src,
         .files = (const char *const *)v->ex->files,
@@ -209,7 +215,14 @@ static int exview_start_build(struct exview *v, const char *src, build_done_fn d
         .cache_dir = v->cache,
         .sandbox = v->sandbox,
     };
-    if (!spec.command)
+    return spec->command;
+}
+
+static int exview_start_build(struct exview *v, const char *src, build_done_fn done)
+{
+    const char *cmd[BUILD_MAX_ARGS];
+    struct build_spec spec;
+    if (!exview_spec(v, src, &spec, cmd))
         return -E2BIG; /* a build command of more than BUILD_MAX_ARGS words */
     return build_start(v->c->loop, &spec, done, v, &v->build);
 }
@@ -222,7 +235,12 @@ static void exview_mine_built(void *data, const struct build_result *r)
     v->log = strdup(r->log ? r->log : "");
     v->log_cut = r->log_cut;
     v->builds++;
-    exview_progress(v, EXERCISE_ATTEMPT);
+    /* An attempt is the build of content the learner changed by a save: not the build of what
+       the step opened with, not a cache hit (content built before), not a build the jail stopped
+       for want of resources. */
+    if (v->build_after_save && !r->cached && r->status != BUILD_ERROR)
+        exview_progress(v, EXERCISE_ATTEMPT);
+    v->build_after_save = false;
     v->c->dirty = true;
     v->warnings = r->status == BUILD_OK ? r->warnings : 0;
     if (r->status == BUILD_OK) {
@@ -286,9 +304,32 @@ static void exview_rebuild(struct exview *v)
 
 /* ---- watching the workspace ---- */
 
+/* Records the workspace's content as built; false when it is what was built last. A file that
+   cannot be read (mid-rename) counts as new content: the build then says what is wrong. */
+static bool exview_note_content(struct exview *v)
+{
+    const char *cmd[BUILD_MAX_ARGS];
+    struct build_spec spec;
+    char key[32];
+    if (!exview_spec(v, v->dir, &spec, cmd) || build_key(&spec, key, sizeof key) < 0) {
+        v->built_key[0] = '\0';
+        return true;
+    }
+    if (!strcmp(key, v->built_key))
+        return false;
+    snprintf(v->built_key, sizeof v->built_key, "%s", key);
+    return true;
+}
+
 static void exview_debounced(uv_timer_t *t)
 {
-    exview_rebuild(t->data);
+    struct exview *v = t->data;
+    /* Rename-on-save editors and the poll each report one save twice or more: only content that
+       differs from the last build's starts a build. */
+    if (!exview_note_content(v))
+        return;
+    v->build_after_save = true;
+    exview_rebuild(v);
 }
 
 static void exview_changed(struct exview *v)
@@ -388,6 +429,7 @@ static void *exview_open(const struct stepview_env *env, struct view_ctx *c)
         return NULL;
     }
     exview_watch(v);
+    exview_note_content(v);
     exview_rebuild(v);
     return v;
 }
@@ -830,7 +872,8 @@ static int exview_key_edit(void *self, struct view_ctx *c, int key, struct view_
                     ed, v->dir);
     for (size_t i = 0; i < np; i++)
         free(paths[i]);
-    exview_rebuild(v);
+    /* What the editor saved is built like any other save (once, and only when it changed). */
+    exview_changed(v);
     return 0;
 }
 
@@ -908,6 +951,7 @@ static int exview_key(void *self, struct view_ctx *c, int key)
             char moved[PATH_MAX + 32];
             exview_stop_run(v);
             int rc = exercise_reset(v->ex, v->dir, moved, sizeof moved);
+            exview_note_content(v); /* the starter again: built now, and not an attempt */
             exview_rebuild(v);
             if (rc == 0)
                 view_status(c, false, "The starter is back; your files were kept as %s.", moved);

@@ -235,8 +235,9 @@ TEST_CASE("tui: hostile learner code (a flood, an endless loop, a fork loop) lea
         "fields");
     ex = cJSON_GetObjectItem(ex, "exercise");
     REQUIRE(ex);
-    // The starter and three saves at least (a save by rename may be seen as two changes).
-    CHECK(cJSON_GetObjectItem(ex, "attempts")->valuedouble >= 4);
+    // One attempt per save of changed content: three, however many times the watcher and the
+    // poll saw each save by rename, and the starter's own build is none.
+    CHECK(cJSON_GetObjectItem(ex, "attempts")->valuedouble == 3);
     CHECK(cJSON_IsFalse(cJSON_GetObjectItem(ex, "solution_viewed")));
     CHECK(!cJSON_GetObjectItem(ex, "first_pass"));
     cJSON_Delete(p);
@@ -311,8 +312,9 @@ TEST_CASE("tui: e opens every file with a TODO in one editor, and the screen nam
     // A fake editor that writes down the arguments it was given, one a line.
     TempDir tools;
     std::string args = tools / "args";
-    spit(tools / "ed.sh",
-         "#!/bin/sh\nfor a in \"$@\"; do printf '%s\\n' \"$a\"; done > '" + args + "'\n");
+    // It also adds a comment to the first file, as a learner's edit would: what changed builds.
+    spit(tools / "ed.sh", "#!/bin/sh\nfor a in \"$@\"; do printf '%s\\n' \"$a\"; done > '" + args +
+                              "'\nprintf '/* edited */\\n' >> \"$1\"\n");
     chmod((tools / "ed.sh").c_str(), 0755);
     Tui t("chat/write-epoll-server", {"EDITOR='" + (tools / "ed.sh") + "'", "VISUAL="});
     REQUIRE(t.wait_status("Build 1: ok", 60));
@@ -320,7 +322,7 @@ TEST_CASE("tui: e opens every file with a TODO in one editor, and the screen nam
     CHECK(t.wait_for("Your files: chat-server.c,", 5));
     CHECK(t.wait_for("e opens both", 5));
     t.keys("e");
-    REQUIRE(t.wait_status("Build 2", 30)); // back from the editor: the saved files build again
+    REQUIRE(t.wait_status("Build 2", 30)); // back from the editor: the changed files build again
     std::string ws = workspace(t, "chat/write-epoll-server");
     CHECK(slurp(args) == ws + "/chat-server.c\n" + ws + "/w_epoll.h\n");
     quit(t);
@@ -468,4 +470,40 @@ TEST_CASE("tui: the mode keys switch between yours and the reference under the s
     INFO(t.last());
     CHECK(both);
     quit(t);
+}
+
+TEST_CASE("tui: one save is one build and one attempt, in place or by rename; a save that changes "
+          "nothing is neither")
+{
+    Tui t(kOrderedStep);
+    REQUIRE(t.wait_status("Build 1: ok", 60)); // the starter: built, not an attempt
+    std::string file = workspace(t, kOrderedStep) + "/ordered-server.c";
+    std::string text = slurp(file);
+    spit(file, text + "/* one */\n"); // written in place
+    REQUIRE(t.wait_status("Build 2: ok", 60));
+    save(file, text + "/* two */\n"); // by rename, as vim does
+    REQUIRE(t.wait_status("Build 3: ok", 60));
+    spit(file, text + "/* two */\n"); // the same bytes again, in place and by rename
+    save(file, text + "/* two */\n");
+    save(file, text + "/* three */\n");
+    // The next build is the third change's: the unchanged saves built nothing in between.
+    REQUIRE(t.wait_status("Build 4: ok", 60));
+    CHECK(t.last_status().find("unchanged") == std::string::npos);
+    quit(t);
+    std::string log = slurp(t.dir() / "state/iolab/iolab.log");
+    CHECK(log.find("status: Build 5") == std::string::npos);
+    CHECK(log.find(", unchanged") == std::string::npos);
+    cJSON *p = cJSON_Parse(slurp(t.dir() / "state/iolab/progress.json").c_str());
+    REQUIRE(p);
+    const cJSON *ex = cJSON_GetObjectItem(
+        cJSON_GetObjectItem(
+            cJSON_GetObjectItem(
+                cJSON_GetObjectItem(
+                    cJSON_GetObjectItem(cJSON_GetObjectItem(p, "packs"), "linux-io"), "steps"),
+                kOrderedStep.c_str()),
+            "fields"),
+        "exercise");
+    REQUIRE(ex);
+    CHECK(cJSON_GetObjectItem(ex, "attempts")->valuedouble == 3);
+    cJSON_Delete(p);
 }

@@ -259,8 +259,9 @@ TEST_CASE("predict: asked before the start, then judged beside this machine's me
     REQUIRE(t.wait_for("Type a number"));
     CHECK(t.last().find("Prediction 1 of 2") != std::string::npos);
     t.keys({"Enter"});
-    REQUIRE(t.wait_for("Type a number (such as 16 or 0.5)"));
-    t.keys({"1", "Enter"});
+    REQUIRE(t.wait_for("Type a number such as 16, 0.5 or 16.5k"));
+    // Typed with a unit, as the screen writes its figures (16.5k, 4.07M): 0.001k is 1.
+    t.keys({"0", ".", "0", "0", "1", "k", "Enter"});
     REQUIRE(t.wait_for("Prediction 2 of 2"));
     // A choice: the mode's key. thread makes fewer server calls per request than epoll (no
     // epoll_wait), which the judge must say from the measurement.
