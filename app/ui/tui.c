@@ -43,6 +43,7 @@ struct tui {
     const struct view_ops *ops; /* the current screen: start_ops or lessonview_ops */
     void *self;                 /* its state */
     bool help, confirm_quit;
+    int help_top; /* the help's first row shown */
     bool quitting, frame_drawn;
     int exit_code;
 };
@@ -102,6 +103,7 @@ static void tui_act(struct tui *t, const struct view_action *act)
         break;
     case VIEW_HELP:
         t->help = !t->help;
+        t->help_top = 0;
         break;
     case VIEW_STAY:
         break;
@@ -196,8 +198,14 @@ static void tui_key(struct tui *t, int key)
         return;
     }
     if (t->help) {
-        /* Any key closes the help; ? and Esc are the documented ones. */
-        t->help = false;
+        /* The scrolling keys scroll it (a small terminal shows part of it); any other key closes
+           it, ? and Esc being the documented ones. */
+        int by = help_scroll(key, LINES > 6 ? LINES - 6 : 1);
+        if (by)
+            t->help_top += by > 1 << 19 ? 1 << 19 : by < -(1 << 19) ? -(1 << 19) : by;
+        else
+            t->help = false;
+        t->ctx.dirty = true;
         return;
     }
     struct view_action act = {.kind = VIEW_STAY};
@@ -317,7 +325,7 @@ static void tui_draw_frame(struct tui *t)
         size_t nlines = t->ops == &lessonview_ops
                             ? lessonview_help_extra(t->lesson, lines, TUI_MAX_HELPLINE)
                             : 0;
-        help_draw(&t->caps, tables, ntables, lines, nlines);
+        help_draw(&t->caps, tables, ntables, lines, nlines, &t->help_top);
     }
     if (t->confirm_quit) {
         struct layout_rect r = layout_center(COLS, LINES, 50, 5);
