@@ -31,13 +31,14 @@ static void layout_split_columns(struct layout_rect r, size_t n, struct layout_r
 int layout_compute(enum layout_kind kind, int cols, int rows, size_t nprogs, struct layout *out)
 {
     memset(out, 0, sizeof *out);
-    if (kind > LAYOUT_RUN || nprogs > LAYOUT_MAX_PROGS)
+    if (kind > LAYOUT_RUN_VERDICT || nprogs > LAYOUT_MAX_PROGS)
         return -EINVAL;
+    bool run = kind == LAYOUT_RUN || kind == LAYOUT_RUN_VERDICT;
     out->cols = cols;
     out->rows = rows;
     /* A run step needs room for every program pane beside the text column. */
     int min_cols = LAYOUT_MIN_COLS;
-    if (kind == LAYOUT_RUN && 30 + (int)nprogs * LAYOUT_MIN_PANE_W > min_cols)
+    if (run && 30 + (int)nprogs * LAYOUT_MIN_PANE_W > min_cols)
         min_cols = 30 + (int)nprogs * LAYOUT_MIN_PANE_W;
     if (cols < min_cols || rows < LAYOUT_MIN_ROWS) {
         out->too_small = true;
@@ -54,15 +55,21 @@ int layout_compute(enum layout_kind kind, int cols, int rows, size_t nprogs, str
         out->detail = layout_rect(b.x + lw, b.y, b.w - lw, b.h);
     } else if (kind == LAYOUT_TEXT || nprogs == 0) {
         out->text = b;
-        if (kind == LAYOUT_RUN) {
+        if (run) {
             /* A run step without programs still gets its counters pane. */
             int th = b.h / 2;
             out->text = layout_rect(b.x, b.y, b.w, th);
             out->counters = layout_rect(b.x, b.y + th, b.w, b.h - th);
         }
     } else {
-        /* The text stays readable (about 45 columns) and the counters get the rest. */
+        /* The text stays readable (about 45 columns) and the counters get the rest; a verdict
+           takes half, leaving each program pane its minimum width. */
         int tw = layout_clamp(b.w * 3 / 10, 28, 52);
+        if (kind == LAYOUT_RUN_VERDICT) {
+            tw = layout_clamp(b.w / 2, 28, 70);
+            if (tw > b.w - (int)nprogs * LAYOUT_MIN_PANE_W)
+                tw = b.w - (int)nprogs * LAYOUT_MIN_PANE_W;
+        }
         out->text = layout_rect(b.x, b.y, tw, b.h);
         struct layout_rect right = layout_rect(b.x + tw, b.y, b.w - tw, b.h);
         int ph = layout_clamp(right.h * 3 / 10, 5, 14);

@@ -8,7 +8,10 @@
  *   LAYOUT_START  list of lessons on the left, the selected lesson's summary on the right;
  *   LAYOUT_TEXT   the step's text across the whole body;
  *   LAYOUT_RUN    the step's text in a left column; on the right a row of program panes (one
- *                 per program, side by side) above the counters pane.
+ *                 per program, side by side) above the counters pane;
+ *   LAYOUT_RUN_VERDICT  the same with the text column at half the width (as far as the program
+ *                 panes leave room): an exercise whose checks fail, whose sentences say what to
+ *                 do next and need the width even at 80 columns.
  * Invariants when too_small is false: every rectangle lies inside the screen, the body's panes
  * do not overlap and together cover the body exactly, and no pane is narrower than
  * LAYOUT_MIN_PANE_W columns or shorter than 3 rows (a border and one line).
@@ -28,6 +31,7 @@ enum layout_kind {
     LAYOUT_START,
     LAYOUT_TEXT,
     LAYOUT_RUN,
+    LAYOUT_RUN_VERDICT,
 };
 
 struct layout_rect {
@@ -39,9 +43,9 @@ struct layout {
     int cols, rows;
     struct layout_rect title, body, status, footer;
     struct layout_rect list, detail;            /* LAYOUT_START */
-    struct layout_rect text;                    /* LAYOUT_TEXT and LAYOUT_RUN */
-    struct layout_rect counters;                /* LAYOUT_RUN */
-    struct layout_rect progs[LAYOUT_MAX_PROGS]; /* LAYOUT_RUN, nprogs of them */
+    struct layout_rect text;                    /* LAYOUT_TEXT and both LAYOUT_RUN kinds */
+    struct layout_rect counters;                /* both LAYOUT_RUN kinds */
+    struct layout_rect progs[LAYOUT_MAX_PROGS]; /* both LAYOUT_RUN kinds, nprogs of them */
     size_t nprogs;
 };
 

@@ -347,8 +347,9 @@ static void lessonview_draw(void *self, struct view_ctx *vc)
     if (v->kind && v->kind->title_right)
         v->kind->title_right(v->kv, right, sizeof right);
     int rw = (int)strlen(right);
-    widgets_printf(c, 1, 0, COLS - rw - 2, screen_attr(SCREEN_TITLE) | A_BOLD, "iolab - %s - %s%s",
-                   l->title, st->title, v->done ? "  (done)" : "");
+    /* "(done)" comes first: a long title is cut at its end, and the pass must not be. */
+    widgets_printf(c, 1, 0, COLS - rw - 2, screen_attr(SCREEN_TITLE) | A_BOLD, "iolab%s - %s - %s",
+                   v->done ? " (done)" : "", l->title, st->title);
     widgets_text(c, COLS - rw, 0, rw, screen_attr(SCREEN_TITLE), right);
     lessonview_draw_text(v, vc);
     if (v->kind && v->kind->draw)

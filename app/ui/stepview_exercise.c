@@ -58,6 +58,13 @@ struct exview {
     char ref_exe[PATH_MAX], mine_exe[PATH_MAX];
     char *log; /* the last build's messages (mapped to the workspace's files) */
     bool log_cut;
+    /* A failed build's messages as drawn: each line with the learner's own file names, wrapped
+       at the pane's width (the compiler's source and caret lines cut instead, so that the caret
+       stays under its column), and the first row shown (j/k scroll them). */
+    struct wrap_doc log_doc;
+    int log_w;
+    size_t log_top;
+    int log_h;
     char status[512]; /* one line about the build */
     unsigned builds;  /* builds of the learner's program so far */
     /* The content key of the learner's files last built (build_key), so that a save that changes
@@ -234,6 +241,9 @@ static void exview_mine_built(void *data, const struct build_result *r)
     free(v->log);
     v->log = strdup(r->log ? r->log : "");
     v->log_cut = r->log_cut;
+    wrap_doc_free(&v->log_doc);
+    v->log_w = 0;
+    v->log_top = 0;
     v->builds++;
     /* An attempt is the build of content the learner changed by a save: not the build of what
        the step opened with, not a cache hit (content built before), not a build the jail stopped
@@ -257,8 +267,10 @@ static void exview_mine_built(void *data, const struct build_result *r)
     }
     v->state = EXVIEW_FAILED;
     if (r->status == BUILD_FAILED)
-        snprintf(v->status, sizeof v->status,
-                 "Build %u failed: the compiler's messages are below; fix and save.", v->builds);
+        snprintf(
+            v->status, sizeof v->status,
+            "Build %u failed: the compiler's messages are below (j/k scroll them); fix and save.",
+            v->builds);
     else
         snprintf(v->status, sizeof v->status, "Build %u: %.400s", v->builds, r->message);
     view_status(v->c, true, "%s", v->status);
@@ -368,6 +380,7 @@ static void exview_close_cb(uv_handle_t *h)
         free(v->log);
         free(v->sheet_md);
         wrap_doc_free(&v->sheet_doc);
+        wrap_doc_free(&v->log_doc);
         free(v);
     }
 }
@@ -458,8 +471,11 @@ static enum layout_kind exview_layout(void *self, size_t *nprogs)
         *nprogs = 0;
         return LAYOUT_TEXT;
     }
-    if (v->rv)
-        return stepview_run.layout(v->rv, nprogs);
+    if (v->rv) {
+        enum layout_kind k = stepview_run.layout(v->rv, nprogs);
+        /* While a check fails, its sentence is what the learner reads: the text column widens. */
+        return k == LAYOUT_RUN && !stepview_run.done(v->rv) ? LAYOUT_RUN_VERDICT : k;
+    }
     *nprogs = 0;
     return LAYOUT_TEXT;
 }
@@ -616,6 +632,13 @@ static const char *exview_tail(const struct screen_caps *c, const char *s, int w
 /* The workspace and its files, the build's status, hints, confirmations. */
 static void exview_foot_top(struct exview *v, struct exview_pen *p)
 {
+    /* A pass first: hints and warnings below may push the checks out of a small pane, never
+       this. */
+    if (v->rv && stepview_run.done(v->rv)) {
+        char done[64];
+        snprintf(done, sizeof done, "%s Step done. n: next step", p->c->g->done);
+        exview_row(p, screen_attr(SCREEN_GOOD) | A_BOLD, done);
+    }
     /* Which files the learner has and which of them `e` opens (those with a TODO), then where
        they are, on one row. */
     char line[PATH_MAX + 256], tail[PATH_MAX + 8];
@@ -710,14 +733,23 @@ static int exview_text_foot_rows(void *self, int inner_h)
     struct exview *v = self;
     int most = inner_h * 2 / 3;
     v->inner_h = inner_h;
+    /* The compiler's messages are what the learner must read now: they take the pane, but for
+       two rows of the step's text, which j/k give back once the build succeeds. */
     if (v->state == EXVIEW_FAILED && v->log)
-        return most;
-    int run = v->rv ? 1 + stepview_run.text_foot_rows(v->rv, inner_h) : 0;
-    if (!v->foot_caps) /* not drawn yet: one row each, until the first frame says better */
+        return inner_h > 4 ? inner_h - 2 : inner_h;
+    /* While a check fails, the checks and their sentences say what to do next: the lesson's text
+       keeps two rows (j scrolls it) and the rest is theirs. */
+    bool failing = v->rv && !stepview_run.done(v->rv);
+    if (failing)
+        most = inner_h > 6 ? inner_h - 2 : inner_h;
+    if (!v->foot_caps) { /* not drawn yet: one row each, until the first frame says better */
+        int run = v->rv ? 1 + stepview_run.text_foot_rows(v->rv, inner_h) : 0;
         return 3 + (int)v->hints + run < most ? 3 + (int)v->hints + run : most;
+    }
     struct exview_pen p = {.c = v->foot_caps, .w = v->foot_w};
     exview_foot_top(v, &p);
-    p.y += run;
+    if (v->rv)
+        p.y += 1 + stepview_run_foot_rows_in(v->rv, most - p.y - 1);
     static char brief[EXVIEW_BRIEF_MAX];
     if (exview_report(v, brief, sizeof brief)) {
         most = inner_h - 2;
@@ -725,6 +757,113 @@ static int exview_text_foot_rows(void *self, int inner_h)
     }
     exview_foot_warnings(v, &p);
     return p.y < most ? p.y : most;
+}
+
+/* Whether a compiler line is part of its source excerpt ("   48 |     x = ;" and the caret line
+   "      |       ^"): drawn as it is, never wrapped, so that the caret stays under its column. */
+static bool exview_excerpt(const char *line)
+{
+    while (*line == ' ' || (*line >= '0' && *line <= '9'))
+        line++;
+    return line[0] == '|' && (line[1] == ' ' || line[1] == '\0');
+}
+
+/* Appends one row to doc; false when out of memory. */
+static bool exview_doc_add(struct wrap_doc *doc, const char *text, int width)
+{
+    if (doc->nlines == doc->cap) {
+        size_t cap = doc->cap ? 2 * doc->cap : 32;
+        struct wrap_line *l = realloc(doc->lines, cap * sizeof *l);
+        if (!l)
+            return false;
+        doc->lines = l;
+        doc->cap = cap;
+    }
+    char *t = strdup(text);
+    if (!t)
+        return false;
+    doc->lines[doc->nlines++] = (struct wrap_line){.text = t, .width = width};
+    return true;
+}
+
+/* The failed build's messages as rows of width w: file names shortened to the learner's own,
+   messages wrapped under themselves, source excerpts kept whole. */
+static void exview_log_rows(struct exview *v, const struct screen_caps *c, int w)
+{
+    wrap_doc_free(&v->log_doc);
+    v->log_w = w;
+    for (const char *s = v->log; *s;) {
+        const char *nl = strchr(s, '\n');
+        int len = nl ? (int)(nl - s) : (int)strlen(s);
+        char raw[1024], line[1024];
+        snprintf(raw, sizeof raw, "%.*s", len, s);
+        s += len + (nl != NULL);
+        exview_shorten(v, raw, line, sizeof line);
+        if (exview_excerpt(line) || wrap_width(line, strlen(line), c->utf8) <= w) {
+            if (!exview_doc_add(&v->log_doc, line, wrap_width(line, strlen(line), c->utf8)))
+                return;
+            continue;
+        }
+        struct wrap_doc d = {0};
+        if (wrap_plain(line, w - 2, c->utf8, &d) == 0)
+            for (size_t i = 0; i < d.nlines; i++) {
+                char row[1100];
+                snprintf(row, sizeof row, "%s%s", i ? "  " : "", d.lines[i].text);
+                if (!exview_doc_add(&v->log_doc, row, d.lines[i].width + (i ? 2 : 0)))
+                    break;
+            }
+        wrap_doc_free(&d);
+    }
+    if (v->log_cut)
+        exview_doc_add(&v->log_doc, "(the rest was cut; iolab check prints it whole)", 46);
+}
+
+/* The failed build's messages in r, from the row the learner scrolled to. */
+static void exview_draw_log(struct exview *v, const struct screen_caps *c, struct layout_rect r)
+{
+    if (r.h <= 0)
+        return;
+    if (r.w != v->log_w || !v->log_doc.nlines)
+        exview_log_rows(v, c, r.w);
+    v->log_h = r.h;
+    size_t n = v->log_doc.nlines, h = (size_t)r.h;
+    if (v->log_top + h > n)
+        v->log_top = n > h ? n - h : 0;
+    for (size_t i = 0; i < h && v->log_top + i < n; i++) {
+        const char *t = v->log_doc.lines[v->log_top + i].text;
+        attr_t a = strstr(t, ": error: ")     ? screen_attr(SCREEN_BAD) | A_BOLD
+                   : strstr(t, ": warning: ") ? screen_attr(SCREEN_STDERR)
+                                              : A_NORMAL;
+        widgets_text(c, r.x, r.y + (int)i, r.w, a, t);
+    }
+    char more[48];
+    if (v->log_top + h < n) {
+        snprintf(more, sizeof more, "(%zu more: j)", n - v->log_top - h);
+        int mw = (int)strlen(more);
+        widgets_text(c, r.x + r.w - mw, r.y + r.h - 1, mw, screen_attr(SCREEN_DIM), more);
+    }
+}
+
+/* Scrolls a failed build's messages; 0 when the key was one of the scrolling keys. */
+static int exview_log_key(struct exview *v, int key)
+{
+    size_t page = v->log_h > 2 ? (size_t)v->log_h - 2 : 1;
+    if (key == KEY_UP || key == 'k')
+        v->log_top -= v->log_top > 0;
+    else if (key == KEY_DOWN || key == 'j')
+        v->log_top++; /* the draw keeps the last page full */
+    else if (key == KEY_PPAGE)
+        v->log_top = v->log_top > page ? v->log_top - page : 0;
+    else if (key == KEY_NPAGE)
+        v->log_top += page;
+    else if (key == 'g' || key == KEY_HOME)
+        v->log_top = 0;
+    else if (key == 'G' || key == KEY_END)
+        v->log_top = v->log_doc.nlines;
+    else
+        return -1;
+    v->c->dirty = true;
+    return 0;
 }
 
 static void exview_draw_text_foot(void *self, struct view_ctx *vc, struct layout_rect r)
@@ -739,18 +878,7 @@ static void exview_draw_text_foot(void *self, struct view_ctx *vc, struct layout
     struct exview_pen p = {.c = c, .x = r.x, .y = r.y, .w = r.w, .end = end, .draw = true};
     exview_foot_top(v, &p);
     if (v->state == EXVIEW_FAILED && v->log) {
-        /* The compiler's messages, line by line, as many as fit. */
-        int y = p.y;
-        const char *s = v->log;
-        while (*s && y < end) {
-            const char *nl = strchr(s, '\n');
-            int len = nl ? (int)(nl - s) : (int)strlen(s);
-            widgets_printf(c, r.x, y++, r.w, A_NORMAL, "%.*s", len, s);
-            s = nl ? nl + 1 : s + len;
-        }
-        if (*s && y == end)
-            widgets_text(c, r.x + r.w - 24, end - 1, 24, screen_attr(SCREEN_DIM),
-                         "(more: iolab check)");
+        exview_draw_log(v, c, (struct layout_rect){r.x, p.y, r.w, end - p.y});
         return;
     }
     static char brief[EXVIEW_BRIEF_MAX];
@@ -962,6 +1090,9 @@ static int exview_key(void *self, struct view_ctx *c, int key)
         return 0;
     }
     if (v->sheet && exview_sheet_key(v, key) == 0)
+        return 0;
+    /* A failed build's messages have the screen: the text's scrolling keys scroll them. */
+    if (!v->sheet && v->state == EXVIEW_FAILED && v->log && exview_log_key(v, key) == 0)
         return 0;
     /* The exercise's other keys (edit, build, hint, reset) act on what the solution covers: it
        makes way for them. Mode keys and help leave it open; the run goes on behind it. */

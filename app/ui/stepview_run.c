@@ -635,42 +635,107 @@ static const char *runview_prog_state(enum snapshot_prog_state s)
 
 /* Check i's line: the measured figure first (it is what changes while the learner watches),
    then the check's own sentence. */
-static void runview_check_line(struct runview *v, size_t i, char *buf, size_t len)
+/*
+ * The checks under the text. Each check is named by its text, failing ones first (the first
+ * failing check on top), each with its mark; a check that holds says its figure on the same row.
+ * A check that does not hold yet has its sentence (the one `iolab check` prints) wrapped under
+ * its name, indented: every failing one when they all fit in the room the text pane gives them,
+ * else the first failing one only, and the others on one row each, cut. So a learner always
+ * sees which check is which and why the first one fails.
+ */
+enum runview_checks_fit { RUNVIEW_FIT_ROWS, RUNVIEW_FIT_FIRST, RUNVIEW_FIT_ALL };
+
+/* The order the checks are listed in: failing ones first, each group in the step's order. */
+static size_t runview_check_order(const struct runview *v, size_t *order)
 {
-    char desc[160];
-    grade_message(&v->grader, i, desc, sizeof desc);
-    snprintf(buf, len, "%s  (%s)", desc, v->sc->checks[i].text);
+    size_t n = 0;
+    for (int pass = 0; pass < 2; pass++)
+        for (size_t i = 0; i < v->sc->nchecks; i++)
+            if (v->grader.results[i].holds == (pass == 1))
+                order[n++] = i;
+    return n;
 }
 
-/*
- * The rows the checks take, their heading included: wrapped whole, with a hanging indent under
- * their mark, when that fits in `room` rows (a wide terminal); else one row each, cut with the
- * "more" mark, so that every check stays in sight, which matters more than its end. The width is
- * the one they were last drawn at (the layout asks before the first draw: one row each then).
- */
-static int runview_check_rows(struct runview *v, int room, bool *wrap)
+/* Draws (or counts, when c's drawing is off: draw false) the rows of check i from (x, y), at most
+   max rows; with sentence, a failing check's sentence wrapped under it. Returns the rows. */
+static int runview_check_draw(struct runview *v, const struct screen_caps *c, size_t i, int x,
+                              int y, int w, int max, bool sentence, bool draw)
 {
-    int one = v->sc->nchecks ? (int)v->sc->nchecks + 2 : 0, rows = one ? 2 : 0;
-    *wrap = false;
-    if (!one || !v->foot_caps || v->foot_w <= 2)
-        return one;
-    char line[768];
-    for (size_t i = 0; i < v->sc->nchecks; i++) {
-        runview_check_line(v, i, line, sizeof line);
-        rows += widgets_wrapped(v->foot_caps, 0, 0, v->foot_w - 2, 2, 0, A_NORMAL, line);
+    if (max <= 0)
+        return 0;
+    const struct lesson_check *ck = &v->sc->checks[i];
+    bool holds = v->grader.results[i].holds;
+    char msg[768], line[1024];
+    grade_message(&v->grader, i, msg, sizeof msg);
+    if (draw)
+        widgets_text(c, x, y, 2, screen_attr(holds ? SCREEN_GOOD : SCREEN_BAD),
+                     holds ? c->g->done : c->g->todo);
+    if (holds || !sentence) {
+        /* A check that holds shows its figure first (the evidence), then its name. */
+        if (holds)
+            snprintf(line, sizeof line, "%s  (%s)", msg, ck->text);
+        else
+            snprintf(line, sizeof line, "%s: %s", ck->text, msg);
+        if (draw)
+            widgets_text(c, x + 2, y, w - 2, holds ? A_NORMAL : A_BOLD, line);
+        return 1;
     }
-    *wrap = rows <= room;
-    return *wrap ? rows : one;
+    int name = widgets_wrapped(c, x + 2, y, w - 2, 2, draw ? max : 0, A_BOLD, ck->text);
+    int rows = name < max ? name : max;
+    rows += widgets_wrapped(c, x + 4, y + rows, w - 4, 0, draw ? max - rows : 0, A_NORMAL, msg);
+    return rows < max ? rows : max;
+}
+
+/* Rows the checks take, their heading included, and how they fit (see above) in room rows. */
+static int runview_check_rows(struct runview *v, int room, enum runview_checks_fit *fit)
+{
+    size_t n = v->sc->nchecks;
+    int one = n ? (int)n + 1 : 0;
+    *fit = RUNVIEW_FIT_ROWS;
+    if (!n || !v->foot_caps || v->foot_w <= 6)
+        return one;
+    size_t *order = malloc(n * sizeof *order);
+    if (!order)
+        return one;
+    runview_check_order(v, order);
+    int all = 1, first = 1;
+    bool seen_failing = false;
+    for (size_t k = 0; k < n; k++) {
+        bool failing = !v->grader.results[order[k]].holds;
+        int full =
+            runview_check_draw(v, v->foot_caps, order[k], 0, 0, v->foot_w, 1 << 20, failing, false);
+        all += full;
+        first += failing && !seen_failing ? full : 1;
+        seen_failing |= failing;
+    }
+    free(order);
+    if (all <= room) {
+        *fit = RUNVIEW_FIT_ALL;
+        return all;
+    }
+    if (first <= room || seen_failing) {
+        *fit = RUNVIEW_FIT_FIRST;
+        return first <= room ? first : (room > one ? room : one);
+    }
+    return one;
+}
+
+int stepview_run_foot_rows_in(void *self, int room)
+{
+    struct runview *v = self;
+    enum runview_checks_fit fit;
+    int rows = runview_check_rows(v, room - (int)v->sc->nexpects - 2, &fit);
+    rows += v->sc->nexpects ? (int)v->sc->nexpects + 2 : 0;
+    rows += predictview_foot_rows(v->pv);
+    return rows > room ? room : rows;
 }
 
 static int runview_text_foot_rows(void *self, int inner_h)
 {
     struct runview *v = self;
-    bool wrap; /* checks wrap when, with the rest, they fit in half the pane */
-    int rows = runview_check_rows(v, inner_h / 2 - (int)v->sc->nexpects - 2, &wrap);
-    rows += v->sc->nexpects ? (int)v->sc->nexpects + 2 : 0;
-    rows += predictview_foot_rows(v->pv);
-    return rows > inner_h / 2 ? inner_h / 2 : rows;
+    /* The checks may take most of the pane while one fails: they say what to do next. */
+    return stepview_run_foot_rows_in(v, v->grader.nholding < v->sc->nchecks ? inner_h * 2 / 3
+                                                                            : inner_h / 2);
 }
 
 static void runview_draw_text_foot(void *self, struct view_ctx *vc, struct layout_rect r)
@@ -703,22 +768,34 @@ static void runview_draw_text_foot(void *self, struct view_ctx *vc, struct layou
         y++;
     if (!v->sc->nchecks || y >= r.y + r.h)
         return;
-    widgets_text(c, r.x, y++, r.w, A_BOLD, "To complete this step:");
+    if (r.w != v->foot_w || c != v->foot_caps)
+        vc->dirty = true; /* counted at another width: count again for the next frame */
     v->foot_w = r.w;
     v->foot_caps = c;
-    bool wrap; /* as runview_text_foot_rows decided, for the rows left here */
-    runview_check_rows(v, r.y + r.h - y + 2, &wrap);
-    for (size_t i = 0; i < v->sc->nchecks && y < r.y + r.h; i++) {
-        bool holds = v->grader.results[i].holds;
-        char line[768];
-        runview_check_line(v, i, line, sizeof line);
-        widgets_text(c, r.x, y, 2, screen_attr(holds ? SCREEN_GOOD : SCREEN_BAD),
-                     holds ? c->g->done : c->g->todo);
-        if (wrap)
-            y += widgets_wrapped(c, r.x + 2, y, r.w - 2, 2, r.y + r.h - y, A_NORMAL, line);
-        else
-            y += widgets_text(c, r.x + 2, y, r.w - 2, A_NORMAL, line) >= 0;
+    int end = r.y + r.h;
+    enum runview_checks_fit fit; /* as runview_text_foot_rows decided, for the rows left here */
+    runview_check_rows(v, end - y, &fit);
+    size_t *order = malloc(v->sc->nchecks * sizeof *order);
+    if (!order)
+        return;
+    size_t n = runview_check_order(v, order);
+    /* A pass is unmistakable, and stays while the step is open (the status line moves on). */
+    bool all = v->grader.nholding == v->sc->nchecks;
+    char head[96];
+    snprintf(head, sizeof head,
+             all ? "%s Step done. n: next step" : "To complete this step:", c->g->done);
+    widgets_text(c, r.x, y++, r.w, all ? screen_attr(SCREEN_GOOD) | A_BOLD : A_BOLD, head);
+    bool first = true;
+    for (size_t k = 0; k < n && y < end; k++) {
+        bool failing = !v->grader.results[order[k]].holds;
+        bool sentence = failing && (fit == RUNVIEW_FIT_ALL || (fit == RUNVIEW_FIT_FIRST && first));
+        /* Rows kept for the checks after this one, so that each stays in sight. */
+        int keep = sentence && fit != RUNVIEW_FIT_ALL ? (int)(n - k - 1) : 0;
+        int max = end - y - keep > 1 ? end - y - keep : 1;
+        y += runview_check_draw(v, c, order[k], r.x, y, r.w, max, sentence, true);
+        first &= !failing;
     }
+    free(order);
 }
 
 /* Rows [skip, skip + rows) of a wrapped line, drawn from (x, y). */

@@ -262,7 +262,8 @@ static void tui_on_signal(uv_signal_t *h, int signum)
 
 static void tui_draw_too_small(struct tui *t, enum layout_kind kind, size_t nprogs)
 {
-    int need = kind == LAYOUT_RUN && 30 + (int)nprogs * LAYOUT_MIN_PANE_W > LAYOUT_MIN_COLS
+    int need = (kind == LAYOUT_RUN || kind == LAYOUT_RUN_VERDICT) &&
+                       30 + (int)nprogs * LAYOUT_MIN_PANE_W > LAYOUT_MIN_COLS
                    ? 30 + (int)nprogs * LAYOUT_MIN_PANE_W
                    : LAYOUT_MIN_COLS;
     char msg[2][64];

@@ -32,31 +32,32 @@ static void check_partition(const layout &l, const std::vector<layout_rect> &pan
 
 TEST_CASE("layout: run screens partition the body at every size and program count")
 {
-    for (int cols = LAYOUT_MIN_COLS; cols <= 300; cols += 7) {
-        for (int rows = LAYOUT_MIN_ROWS; rows <= 120; rows += 5) {
-            for (size_t n = 0; n <= 4; n++) {
-                layout l;
-                REQUIRE(layout_compute(LAYOUT_RUN, cols, rows, n, &l) == 0);
-                INFO(cols << "x" << rows << " with " << n << " programs");
-                REQUIRE_FALSE(l.too_small);
-                CHECK(l.title.y == 0);
-                CHECK(l.footer.y == rows - 1);
-                CHECK(l.status.y == rows - 2);
-                CHECK(l.body.y + l.body.h == l.status.y);
-                std::vector<layout_rect> panes = {l.text, l.counters};
-                for (size_t i = 0; i < l.nprogs; i++)
-                    panes.push_back(l.progs[i]);
-                check_partition(l, panes);
-                if (n > 0) {
-                    // The text column sits left of everything else, the programs above the
-                    // counters.
-                    CHECK(l.text.x == 0);
-                    CHECK(l.progs[0].y < l.counters.y);
-                    CHECK(l.nprogs == n);
+    for (layout_kind kind : {LAYOUT_RUN, LAYOUT_RUN_VERDICT})
+        for (int cols = LAYOUT_MIN_COLS; cols <= 300; cols += 7) {
+            for (int rows = LAYOUT_MIN_ROWS; rows <= 120; rows += 5) {
+                for (size_t n = 0; n <= 4; n++) {
+                    layout l;
+                    REQUIRE(layout_compute(kind, cols, rows, n, &l) == 0);
+                    INFO(cols << "x" << rows << " with " << n << " programs, kind " << kind);
+                    REQUIRE_FALSE(l.too_small);
+                    CHECK(l.title.y == 0);
+                    CHECK(l.footer.y == rows - 1);
+                    CHECK(l.status.y == rows - 2);
+                    CHECK(l.body.y + l.body.h == l.status.y);
+                    std::vector<layout_rect> panes = {l.text, l.counters};
+                    for (size_t i = 0; i < l.nprogs; i++)
+                        panes.push_back(l.progs[i]);
+                    check_partition(l, panes);
+                    if (n > 0) {
+                        // The text column sits left of everything else, the programs above the
+                        // counters.
+                        CHECK(l.text.x == 0);
+                        CHECK(l.progs[0].y < l.counters.y);
+                        CHECK(l.nprogs == n);
+                    }
                 }
             }
         }
-    }
 }
 
 TEST_CASE("layout: start and text screens")
@@ -96,4 +97,16 @@ TEST_CASE("layout: centred boxes fit the screen")
     CHECK(r.y >= 0);
     CHECK(layout_contains(r, r.x, r.y));
     CHECK_FALSE(layout_contains(r, r.x + r.w, r.y));
+}
+
+TEST_CASE("layout: a failing exercise's verdict gets half the width at 80 columns")
+{
+    layout run, verdict;
+    REQUIRE(layout_compute(LAYOUT_RUN, 80, 24, 2, &run) == 0);
+    REQUIRE(layout_compute(LAYOUT_RUN_VERDICT, 80, 24, 2, &verdict) == 0);
+    CHECK(run.text.w == 28);
+    CHECK(verdict.text.w == 40);
+    // Four programs keep their minimum width: the text gives way.
+    REQUIRE(layout_compute(LAYOUT_RUN_VERDICT, 80, 24, 4, &verdict) == 0);
+    CHECK(verdict.text.w == 80 - 4 * LAYOUT_MIN_PANE_W);
 }
