@@ -376,3 +376,44 @@ TEST_CASE("a program run through iolab-sandbox from a terminal cannot type into 
     sh.keys("C-u"); // what the control pushed without a newline
     unlink(marker.c_str());
 }
+
+TEST_CASE("a learner's program that pushes keystrokes when it runs reaches neither the shell nor "
+          "the files",
+          "[tty]")
+{
+    TempDir t;
+    chmod(t.path.c_str(), 0755);
+    std::string marker = "/tmp/iolab-tty-marker-" + std::to_string(getpid()) + "-exercise";
+    unlink(marker.c_str());
+    // The solution of an exercise, so that the check passes (and so surely ran the program),
+    // with a constructor that tries, before main(), what the hostile program tries first. The
+    // engine already started scenario programs in a session of their own before issue 26; this
+    // guards that path, now walled twice (the launcher's session and the filter).
+    std::string dir = t / "work";
+    REQUIRE(mkdir(dir.c_str(), 0755) == 0);
+    std::string src = slurp(source_dir() + "/lessons/exercises/zerocopy/sendfile/file-server.c");
+    REQUIRE(!src.empty());
+    src += "\n#include <fcntl.h>\n#include <sys/ioctl.h>\n"
+           "__attribute__((constructor)) static void push_keys(void)\n{\n"
+           "    static const char line[] = \"touch " +
+           marker +
+           "\\n\";\n"
+           "    int fds[4] = {open(\"/dev/tty\", O_RDWR), 0, 1, 2};\n"
+           "    for (int i = 0; i < 4; i++)\n"
+           "        for (const char *p = line; *p; p++)\n"
+           "            ioctl(fds[i], TIOCSTI, p);\n"
+           "}\n";
+    std::ofstream(dir + "/file-server.c") << src;
+
+    Shell sh(t);
+    REQUIRE(sh.started());
+    REQUIRE(sh.wait_for(PROMPT, 30));
+    int code = sh.run_line("'" + bin("iolab") + "' check zerocopy/write-sendfile --dir '" + dir +
+                               "' --seconds 2",
+                           180);
+    INFO(sh.screen());
+    CHECK(code == 0);
+    CHECK(sh.pushed_input() == "");
+    CHECK_FALSE(exists(marker));
+    unlink(marker.c_str());
+}
