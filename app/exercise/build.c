@@ -487,10 +487,14 @@ int build_start(uv_loop_t *loop, const struct build_spec *spec, build_done_fn do
         {.flags = UV_INHERIT_FD, .data.fd = fds[1]},
         {.flags = UV_INHERIT_FD, .data.fd = fds[1]},
     };
+    /* Detached: the sandbox and the build start in a session of their own, without iolab's
+       controlling terminal, so a pack's build cannot open /dev/tty and type into the person's
+       shell (the sandbox also makes each program's own session; stdin is /dev/null). */
     uv_process_options_t po = {
         .exit_cb = build_on_exit,
         .file = argv[0],
         .args = (char **)argv,
+        .flags = UV_PROCESS_DETACHED,
         .stdio_count = 3,
         .stdio = stdio,
     };

@@ -46,6 +46,7 @@ enum {
 #define LL_FS_MAKE_SYM    (1ULL << 12)
 #define LL_FS_REFER       (1ULL << 13) /* ABI 2 */
 #define LL_FS_TRUNCATE    (1ULL << 14) /* ABI 3 */
+#define LL_FS_IOCTL_DEV   (1ULL << 15) /* ABI 5: ioctl on character and block devices */
 #define LL_NET_BIND_TCP   (1ULL << 0)  /* ABI 4 */
 #define LL_NET_CONNECT    (1ULL << 1)
 #define LL_SCOPE_SIGNAL   (1ULL << 1) /* ABI 6 */
@@ -63,9 +64,12 @@ struct landlock_place {
 static const struct landlock_place landlock_places[] = {
     {.path = "/dev/shm"},
     {.path = "/dev/mqueue"},
-    {.path = "/dev/null", .access = LL_FS_WRITE_FILE | LL_FS_TRUNCATE},
-    {.path = "/dev/zero", .access = LL_FS_WRITE_FILE},
-    {.path = "/dev/full", .access = LL_FS_WRITE_FILE},
+    {.path = "/dev/null", .access = LL_FS_WRITE_FILE | LL_FS_TRUNCATE | LL_FS_IOCTL_DEV},
+    {.path = "/dev/zero", .access = LL_FS_WRITE_FILE | LL_FS_IOCTL_DEV},
+    {.path = "/dev/full", .access = LL_FS_WRITE_FILE | LL_FS_IOCTL_DEV},
+    /* Terminals may be written (a program's output may go to one it was handed) but never
+       ioctl'd: TIOCSTI on a terminal the program opened would type into the person's shell.
+       The seccomp filter refuses that one request too; this right refuses every other. */
     {.path = "/dev/tty", .access = LL_FS_WRITE_FILE},
     {.path = "/dev/pts", .access = LL_FS_WRITE_FILE},
 };
@@ -90,7 +94,7 @@ static bool landlock_try(const struct landlock_attr *a)
     return true;
 }
 
-void landlock_probe(int *abi, bool *fs, bool *net, bool *signal)
+void landlock_probe(int *abi, bool *fs, bool *net, bool *signal, bool *ioctl_dev)
 {
     *abi = landlock_abi();
     *fs = *abi >= 1 && landlock_try(&(struct landlock_attr){.handled_access_fs = LL_FS_WRITE_V1});
@@ -99,6 +103,8 @@ void landlock_probe(int *abi, bool *fs, bool *net, bool *signal)
                                                                  LL_NET_BIND_TCP | LL_NET_CONNECT});
     *signal = *abi >= 6 && landlock_try(&(struct landlock_attr){.handled_access_fs = LL_FS_WRITE_V1,
                                                                 .scoped = LL_SCOPE_SIGNAL});
+    *ioctl_dev = *abi >= 5 && landlock_try(&(struct landlock_attr){
+                                  .handled_access_fs = LL_FS_WRITE_V1 | LL_FS_IOCTL_DEV});
 }
 
 static int landlock_allow_path(int ruleset, const char *path, uint64_t access)
@@ -118,7 +124,10 @@ int landlock_apply(const char *workdir, bool private_tmp, int port, bool net)
     int abi = landlock_abi();
     if (abi < 1)
         return -EOPNOTSUPP;
-    uint64_t fs = LL_FS_WRITE_V1 | (abi >= 2 ? LL_FS_REFER : 0) | (abi >= 3 ? LL_FS_TRUNCATE : 0);
+    uint64_t fs = LL_FS_WRITE_V1 | (abi >= 2 ? LL_FS_REFER : 0) | (abi >= 3 ? LL_FS_TRUNCATE : 0) |
+                  (abi >= 5 ? LL_FS_IOCTL_DEV : 0);
+    /* The writable places hold files, not devices: device ioctls are granted by name only. */
+    uint64_t files = fs & ~LL_FS_IOCTL_DEV;
     struct landlock_attr a = {.handled_access_fs = fs};
     size_t size = 8;
     if (net && abi >= 4) {
@@ -132,15 +141,15 @@ int landlock_apply(const char *workdir, bool private_tmp, int port, bool net)
     int ruleset = landlock_create(&a, size, 0);
     if (ruleset < 0)
         return -errno;
-    int rc = landlock_allow_path(ruleset, workdir, fs);
+    int rc = landlock_allow_path(ruleset, workdir, files);
     /* A bind mount is its own hierarchy for Landlock: the rule above does not reach it. */
     if (rc == 0 && private_tmp)
-        rc = landlock_allow_path(ruleset, "/tmp", fs);
+        rc = landlock_allow_path(ruleset, "/tmp", files);
     if (rc == 0 && private_tmp)
-        rc = landlock_allow_path(ruleset, "/tmp/.mqueue", fs);
+        rc = landlock_allow_path(ruleset, "/tmp/.mqueue", files);
     for (size_t i = 0; rc == 0 && i < sizeof landlock_places / sizeof *landlock_places; i++) {
         const struct landlock_place *p = &landlock_places[i];
-        rc = landlock_allow_path(ruleset, p->path, (p->access ? p->access : fs) & fs);
+        rc = landlock_allow_path(ruleset, p->path, (p->access ? p->access : files) & fs);
     }
     if (rc == 0 && a.handled_access_net && port > 0) {
         struct landlock_port_rule r = {.allowed_access = LL_NET_BIND_TCP | LL_NET_CONNECT,

@@ -7,6 +7,7 @@
 
 #include "landlock.h"
 #include "ns.h"
+#include "seccomp.h"
 
 #include <errno.h>
 #include <sched.h>
@@ -51,7 +52,9 @@ int probe_run(struct probe *p)
     int rc = probe_namespaces(p->root, &p->user_ns, &p->namespaces);
     if (rc < 0)
         return rc;
-    landlock_probe(&p->landlock_abi, &p->landlock_fs, &p->landlock_net, &p->landlock_signal);
+    landlock_probe(&p->landlock_abi, &p->landlock_fs, &p->landlock_net, &p->landlock_signal,
+                   &p->landlock_ioctl);
+    p->seccomp_tty = seccomp_tty_probe();
     int was = 0;
     p->subreaper = prctl(PR_GET_CHILD_SUBREAPER, &was) == 0;
     int fd = (int)syscall(SYS_pidfd_open, getpid(), 0);
@@ -112,6 +115,14 @@ int probe_json(const struct probe *p, enum iolab_tier tier, char *buf, size_t le
                          ? ",\"POSIX message queues (mount /dev/mqueue: mount -t mqueue none "
                            "/dev/mqueue)\""
                          : "";
+    /* Every tier runs programs in a session of their own with no terminal descriptor; the
+       filter is what still refuses TIOCSTI on a terminal a program manages to open. */
+    const char *sc = p->seccomp_tty
+                         ? ""
+                         : "\"terminal ioctl filter (seccomp): a program that opens a terminal "
+                           "could push keystrokes into it where the kernel allows TIOCSTI\"";
+    const char *sc_sep = *sc && (*g->missing || *mq) ? "," : "";
+    bool ll_ioctl = p->landlock_ioctl && tier != IOLAB_TIER_MINIMAL;
     if (tier != IOLAB_TIER_FULL && full_possible)
         advice = "This machine allows the full sandbox: drop --tier (or IOLAB_SANDBOX_TIER) to "
                  "use it.";
@@ -119,11 +130,16 @@ int probe_json(const struct probe *p, enum iolab_tier tier, char *buf, size_t le
         buf, len,
         "{\"tier\":\"%s\",\"features\":{\"user_ns\":%s,\"namespaces\":%s,"
         "\"landlock_abi\":%d,\"landlock_fs\":%s,\"landlock_net\":%s,"
-        "\"landlock_signal\":%s,\"subreaper\":%s,\"pidfd\":%s,\"root\":%s},"
-        "\"missing\":[%s%s],\"advice\":\"%s\"}",
+        "\"landlock_signal\":%s,\"landlock_ioctl\":%s,\"seccomp_tty\":%s,\"subreaper\":%s,"
+        "\"pidfd\":%s,\"root\":%s},"
+        "\"terminal\":{\"own_session\":true,\"no_terminal_fds\":true,\"seccomp_tiocsti\":%s,"
+        "\"landlock_ioctl\":%s},"
+        "\"missing\":[%s%s%s%s],\"advice\":\"%s\"}",
         probe_tier_name(tier), p->user_ns ? "true" : "false", p->namespaces ? "true" : "false",
         p->landlock_abi, p->landlock_fs ? "true" : "false", p->landlock_net ? "true" : "false",
-        p->landlock_signal ? "true" : "false", p->subreaper ? "true" : "false",
-        p->pidfd ? "true" : "false", p->root ? "true" : "false", g->missing, mq, advice);
+        p->landlock_signal ? "true" : "false", p->landlock_ioctl ? "true" : "false",
+        p->seccomp_tty ? "true" : "false", p->subreaper ? "true" : "false",
+        p->pidfd ? "true" : "false", p->root ? "true" : "false", p->seccomp_tty ? "true" : "false",
+        ll_ioctl ? "true" : "false", g->missing, mq, sc_sep, sc, advice);
     return n < 0 || (size_t)n >= len ? -ENAMETOOLONG : 0;
 }

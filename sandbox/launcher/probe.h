@@ -18,6 +18,8 @@ struct probe {
     bool landlock_fs;     /* file-system write rules */
     bool landlock_net;    /* TCP bind/connect port rules (ABI 4) */
     bool landlock_signal; /* signal scoping (ABI 6) */
+    bool landlock_ioctl;  /* device ioctls can be refused, terminals' included (ABI 5) */
+    bool seccomp_tty;     /* the seccomp filter refusing TIOCSTI and TIOCLINUX works here */
     bool subreaper;       /* PR_SET_CHILD_SUBREAPER */
     bool pidfd;           /* pidfd_open and setns through a pidfd */
     bool root;            /* running as root: programs drop to an unprivileged uid */
@@ -31,7 +33,8 @@ enum iolab_tier probe_tier(const struct probe *p, enum iolab_tier wanted);
 
 const char *probe_tier_name(enum iolab_tier t);
 
-/* {"tier":...,"features":{...},"missing":[...],"advice":"..."} into buf; 0 or -ENAMETOOLONG. */
+/* {"tier":...,"features":{...},"terminal":{...},"missing":[...],"advice":"..."} into buf; 0 or
+ * -ENAMETOOLONG. "terminal" says what the tier in force does against the person's terminal. */
 int probe_json(const struct probe *p, enum iolab_tier tier, char *buf, size_t len);
 
 #endif

@@ -7,6 +7,7 @@
 #include "prog.h"
 
 #include "landlock.h"
+#include "seccomp.h"
 #include "sweep.h"
 
 #include <iolab_counters.h>
@@ -61,9 +62,16 @@ long prog_nproc_limit(const struct cfg *c, enum iolab_tier tier)
     return n + c->nproc;
 }
 
+/*
+ * Where the launcher's own messages go from the program's process: stderr, or, once stderr (a
+ * terminal) has been replaced by /dev/null, a close-on-exec copy of it, so that a program that
+ * cannot start still says why and the program itself never holds the terminal.
+ */
+static int prog_err_fd = 2;
+
 static _Noreturn void prog_fail(const char *what, const char *prog, int err)
 {
-    fprintf(stderr, "iolab-sandbox: cannot run %s: %s: %s\n", prog, what, strerror(err));
+    dprintf(prog_err_fd, "iolab-sandbox: cannot run %s: %s: %s\n", prog, what, strerror(err));
     _exit(127);
 }
 
@@ -79,7 +87,7 @@ static int prog_limit_clamp(int resource, rlim_t want, const char *prog)
         return -1;
     if (setrlimit(resource, &(struct rlimit){cur.rlim_max, cur.rlim_max}) < 0)
         return -1;
-    fprintf(stderr,
+    dprintf(prog_err_fd,
             "iolab-sandbox: %s: asked for a limit of %llu (resource %d), but this user may have at "
             "most %llu: running with %llu\n",
             prog, (unsigned long long)want, resource, (unsigned long long)cur.rlim_max,
@@ -192,6 +200,37 @@ static void prog_close_others(int *keep, int n)
     close_range((unsigned)lo, ~0U, 0);
 }
 
+/*
+ * The terminal is the person's: the program gets a session of its own, so it has no controlling
+ * terminal (/dev/tty answers ENXIO, and no terminal signals it), and every descriptor it would
+ * inherit on a terminal (0, 1, 2 or a kept one) becomes /dev/null. Without this, a pack's build
+ * started from a shell could open /dev/tty and push keystrokes into that shell.
+ */
+static void prog_leave_terminal(const struct cfg *c, const char *name)
+{
+    if (setsid() < 0)
+        prog_fail("a session of its own", name, errno);
+    int fds[3 + CFG_MAX_KEEP], n = 0, null = -1;
+    for (int fd = 0; fd <= 2; fd++)
+        fds[n++] = fd;
+    for (int i = 0; i < c->nkeep; i++)
+        fds[n++] = c->keep[i];
+    int err = isatty(2) ? fcntl(2, F_DUPFD_CLOEXEC, 3) : -1;
+    if (err >= 0)
+        prog_err_fd = err;
+    for (int i = 0; i < n; i++) {
+        if (!isatty(fds[i]))
+            continue;
+        if (null < 0 && (null = open("/dev/null", O_RDWR | O_CLOEXEC)) < 0)
+            prog_fail("/dev/null", name, errno);
+        if (null != fds[i] && dup2(null, fds[i]) < 0)
+            prog_fail("replacing a terminal descriptor", name, errno);
+    }
+    /* Opened into a closed 0, 1 or 2, it stays there: better /dev/null than a hole. */
+    if (null > 2)
+        close(null);
+}
+
 _Noreturn void prog_exec(const struct cfg *c, enum iolab_tier tier, pid_t parent)
 {
     const char *name = c->argv[0];
@@ -215,6 +254,7 @@ _Noreturn void prog_exec(const struct cfg *c, enum iolab_tier tier, pid_t parent
         keep[nkeep++] = c->keep[i];
     keep[nkeep++] = exe;
     prog_close_others(keep, nkeep);
+    prog_leave_terminal(c, name);
 
     const char *wd = c->workdir ? c->workdir : ".";
     if (c->workdir && chdir(c->workdir) < 0)
@@ -261,6 +301,12 @@ _Noreturn void prog_exec(const struct cfg *c, enum iolab_tier tier, pid_t parent
         if (rc < 0 && !(tier == IOLAB_TIER_FULL && rc == -EOPNOTSUPP))
             prog_fail("Landlock", name, -rc);
     }
+    /* Last, so that nothing above runs under it; in every tier, since the minimal one has no
+       other wall. A kernel without seccomp filters runs the program without it (the probe
+       lists it as missing); any other failure stops the program rather than run it unguarded. */
+    int rc = seccomp_tty_apply();
+    if (rc < 0 && rc != -EOPNOTSUPP)
+        prog_fail("the terminal ioctl filter", name, -rc);
     extern char **environ;
     syscall(SYS_execveat, exe, "", c->argv, environ, AT_EMPTY_PATH);
     /* A script run through an O_PATH descriptor cannot name itself to its interpreter. */

@@ -1,8 +1,9 @@
 /*
  * prog: the last steps in the child before the program runs, in an order that matters: open the
  * executable and the preload libraries while still privileged (the unprivileged uid may not be
- * able to reach a build tree under /root), set the rlimits, drop to the unprivileged uid, apply
- * Landlock, exec. Never returns.
+ * able to reach a build tree under /root), leave the terminal (a session of its own, terminal
+ * descriptors replaced by /dev/null), set the rlimits, drop to the unprivileged uid, apply
+ * Landlock, install the seccomp filter against terminal ioctls, exec. Never returns.
  */
 #ifndef SBX_PROG_H
 #define SBX_PROG_H
