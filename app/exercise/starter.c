@@ -108,6 +108,35 @@ static bool starter_uncomment(struct starter_out *o, const char *s, size_t len)
     return true;
 }
 
+/*
+ * A TODO marker's line as the learner reads it: its count (how many solution lines it stands
+ * for, which means nothing to the learner and read like a numbering) replaced by the TODO's
+ * ordinal in its file, the way check messages name it ("TODO 2 of w_epoll.h").
+ */
+static void starter_put_todo(struct starter_out *o, const char *s, size_t llen, size_t full,
+                             size_t ordinal)
+{
+    const char *word = NULL;
+    for (size_t i = 0; i + 4 <= llen && !word; i++)
+        if (!strncmp(s + i, "TODO", 4))
+            word = s + i + 4;
+    const char *digits = word;
+    while (digits && digits < s + llen && *digits == ' ')
+        digits++;
+    const char *after = digits;
+    while (after && after < s + llen && isdigit((unsigned char)*after))
+        after++;
+    if (!word || after == digits) { /* starter_marker() accepted it: not reached */
+        starter_put(o, s, full);
+        return;
+    }
+    char num[24];
+    int n = snprintf(num, sizeof num, "%zu", ordinal);
+    starter_put(o, s, (size_t)(digits - s));
+    starter_put(o, num, (size_t)n);
+    starter_put(o, after, full - (size_t)(after - s));
+}
+
 int starter_generate(const char *src, size_t len, char **out, size_t *ntodo,
                      struct starter_diag *diag)
 {
@@ -165,7 +194,7 @@ int starter_generate(const char *src, size_t len, char **out, size_t *ntodo,
         marker_line = line;
         if (kind == STARTER_TODO) {
             todos++;
-            starter_put(&o, s, full);
+            starter_put_todo(&o, s, llen, full, todos);
         }
     }
     if (left > 0) {
@@ -215,6 +244,7 @@ int starter_solution(const char *src, size_t len, char **out)
 {
     struct starter_out o = {0};
     long skip = 0;
+    size_t todos = 0;
     for (size_t pos = 0; pos < len;) {
         const char *s = src + pos;
         const char *nl = memchr(s, '\n', len - pos);
@@ -233,7 +263,10 @@ int starter_solution(const char *src, size_t len, char **out)
             skip = kind == STARTER_REPLACE && count > 0 ? count : 0;
             continue;
         }
-        starter_put(&o, s, full);
+        if (starter_marker(s, llen, &kind, &count) && kind == STARTER_TODO && count > 0)
+            starter_put_todo(&o, s, llen, full, ++todos); /* numbered as the starter numbers it */
+        else
+            starter_put(&o, s, full);
     }
     starter_put(&o, "", 0);
     if (o.nomem) {

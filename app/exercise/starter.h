@@ -4,7 +4,9 @@
  * from). A marker is a C comment alone on its line:
  *
  *   /\* TODO n: what to do *\/   kept as the learner's instruction; the n lines after it (the
- *                               solution's answer) are removed
+ *                               solution's answer) are removed. The learner reads the TODO's
+ *                               ordinal in its file instead of n ("TODO 2: ..."), the number
+ *                               check messages use ("TODO 2 of w_epoll.h")
  *   /\* REPLACE n *\/            removed; the n lines after it are `// code` comments in the
  *                               solution (code only the starter has) and are uncommented
  *   /\* REMOVE n *\/             removed with the n lines after it (support only the solution

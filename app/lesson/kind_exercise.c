@@ -37,13 +37,14 @@ static bool kind_exercise_plain(const char *name)
     return name[0] && name[0] != '.' && !strchr(name, '/');
 }
 
-/* Reads a solution file and checks its markers; adds its TODOs to ex->ntodos. */
-static void kind_exercise_file(struct load *ld, const cJSON *v, struct lesson_exercise *ex)
+/* Reads a solution file and checks its markers; adds its TODOs to ex->ntodos and returns how
+   many it has. */
+static size_t kind_exercise_file(struct load *ld, const cJSON *v, struct lesson_exercise *ex)
 {
     const char *name = v->valuestring;
     if (!kind_exercise_plain(name)) {
         load_diag(ld, v, 0, "file \"%s\" must be a plain name in the exercise's directory.", name);
-        return;
+        return 0;
     }
     char path[PATH_MAX];
     snprintf(path, sizeof path, "%s/%s", ex->dir, name);
@@ -54,7 +55,7 @@ static void kind_exercise_file(struct load *ld, const cJSON *v, struct lesson_ex
                   ex->rel_dir, name);
         if (fd >= 0)
             close(fd);
-        return;
+        return 0;
     }
     char *text = malloc((size_t)st.st_size + 1);
     ssize_t n = text ? read(fd, text, (size_t)st.st_size) : -1;
@@ -62,7 +63,7 @@ static void kind_exercise_file(struct load *ld, const cJSON *v, struct lesson_ex
     if (n < 0) {
         free(text);
         ld->nomem = !text;
-        return;
+        return 0;
     }
     char *starter = NULL;
     size_t todos = 0;
@@ -75,6 +76,56 @@ static void kind_exercise_file(struct load *ld, const cJSON *v, struct lesson_ex
     ex->ntodos += todos;
     free(starter);
     free(text);
+    return todos;
+}
+
+/*
+ * A check's sentence that names "TODO n of FILE" (or "in FILE") must name a TODO the learner's
+ * FILE has: the starter numbers the TODOs of each file 1, 2, 3 in file order, and a sentence that
+ * points at TODO 3 of a file with two sends the learner nowhere. The checks are members of the
+ * step's object, which the exercise's own fields sit beside.
+ */
+static void kind_exercise_todo_refs(struct load *ld, const cJSON *member,
+                                    const struct lesson_exercise *ex, const size_t *todos)
+{
+    while (member && member->prev && member->prev->next) /* cJSON: the first's prev is the last */
+        member = member->prev;
+    const cJSON *checks = NULL;
+    for (const cJSON *m = member; m && !checks; m = m->next)
+        if (m->string && !strcmp(m->string, "checks"))
+            checks = m;
+    const cJSON *c;
+    cJSON_ArrayForEach(c, checks)
+    {
+        const cJSON *fail = cJSON_GetObjectItemCaseSensitive(c, "fail");
+        if (!cJSON_IsString(fail))
+            continue;
+        for (const char *s = strstr(fail->valuestring, "TODO "); s; s = strstr(s + 5, "TODO ")) {
+            char *end;
+            long n = strtol(s + 5, &end, 10);
+            if (end == s + 5 || (strncmp(end, " of ", 4) && strncmp(end, " in ", 4)))
+                continue;
+            char name[128];
+            if (sscanf(end + 4, "%127[A-Za-z0-9_.-]", name) != 1)
+                continue;
+            size_t l = strlen(name);
+            while (l && (name[l - 1] == '.' || name[l - 1] == ','))
+                name[--l] = '\0'; /* the sentence's own full stop */
+            size_t k = 0;
+            while (k < ex->nfiles && strcmp(ex->files[k], name))
+                k++;
+            if (k == ex->nfiles)
+                load_diag(ld, fail, 0,
+                          "this sentence names TODO %ld of %s, which is not a file of this "
+                          "exercise's \"workspace\".",
+                          n, name);
+            else if (n < 1 || (size_t)n > todos[k])
+                load_diag(ld, fail, 0,
+                          "this sentence names TODO %ld of %s, which has %zu TODO%s; the learner "
+                          "reads them numbered 1 to %zu in file order.",
+                          n, name, todos[k], todos[k] == 1 ? "" : "s", todos[k]);
+        }
+    }
 }
 
 static void kind_exercise_parse(struct load *ld, const cJSON *const *f, struct lesson_step *step)
@@ -106,8 +157,17 @@ static void kind_exercise_parse(struct load *ld, const cJSON *const *f, struct l
     }
     ex->files = load_strv(ld, f[EX_FILES], &ex->nfiles);
     if (ex->dir && f[EX_FILES]) {
+        size_t *todos = calloc(ex->nfiles + 1, sizeof *todos), i = 0;
         const cJSON *v;
-        cJSON_ArrayForEach(v, f[EX_FILES]) kind_exercise_file(ld, v, ex);
+        cJSON_ArrayForEach(v, f[EX_FILES])
+        {
+            size_t n = kind_exercise_file(ld, v, ex);
+            if (todos && i < ex->nfiles)
+                todos[i++] = n;
+        }
+        if (todos)
+            kind_exercise_todo_refs(ld, f[EX_FILES], ex, todos);
+        free(todos);
         if (ex->ntodos == 0)
             load_diag(ld, f[EX_FILES], 0,
                       "no file of this exercise has a TODO marker; mark what the learner writes "

@@ -96,6 +96,7 @@ struct exview {
     struct wrap_doc sheet_doc;
     int sheet_w, sheet_h;
     size_t sheet_top;
+    bool sheet_seek; /* scroll to the first TODO at the next draw */
     /* The width and terminal the rows under the text were last drawn at: they wrap, and the
        lesson screen asks how many rows they take before they are drawn. */
     int foot_w, inner_h;
@@ -168,6 +169,7 @@ static void exview_show_solution(struct exview *v)
     }
     v->sheet = true;
     v->sheet_top = 0;
+    v->sheet_seek = true; /* opens at the first TODO, once it is wrapped */
     view_status(v->c, false, "The reference solution: j/k and PgUp/PgDn scroll, Esc or S closes.");
     if (!v->solution_recorded)
         exview_progress(v, EXERCISE_SOLUTION);
@@ -903,13 +905,22 @@ static void exview_draw_sheet(struct exview *v, struct view_ctx *vc)
 {
     const struct screen_caps *c = vc->caps;
     widgets_clear(vc->layout.text);
-    struct layout_rect in = widgets_box(c, vc->layout.text, "Solution", true);
+    struct layout_rect in =
+        widgets_box(c, vc->layout.text, "The reference solution: j/k scroll, Esc closes", true);
     struct layout_rect body = {in.x + 1, in.y, in.w - 2, in.h};
     if (body.w != v->sheet_w) {
         wrap_doc_free(&v->sheet_doc);
         wrap_markdown(v->sheet_md, body.w, c->utf8, &v->sheet_doc);
         v->sheet_w = body.w;
     }
+    /* The answer the learner looks for is under a TODO: the sheet opens there, one line of
+       context above it (j/k and the page keys go anywhere from there). */
+    for (size_t i = 0; v->sheet_seek && i < v->sheet_doc.nlines; i++)
+        if (strstr(v->sheet_doc.lines[i].text, "/* TODO ")) {
+            v->sheet_top = i > 0 ? i - 1 : 0;
+            v->sheet_seek = false;
+        }
+    v->sheet_seek = false;
     v->sheet_h = body.h;
     size_t last = v->sheet_doc.nlines > (size_t)body.h ? v->sheet_doc.nlines - (size_t)body.h : 0;
     if (v->sheet_top > last)

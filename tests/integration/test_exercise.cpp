@@ -91,7 +91,7 @@ TEST_CASE("the starter builds, runs and fails where its TODO is", "[exercise]")
     std::ifstream f(ws);
     std::stringstream ss;
     ss << f.rdbuf();
-    CHECK(ss.str().find("/* TODO 9: send the file with sendfile(") != std::string::npos);
+    CHECK(ss.str().find("/* TODO 1: send the file with sendfile(") != std::string::npos);
     std::ofstream(ws, std::ios::app) << "/* mine */\n";
     check(home, {});
     std::ifstream g(ws);

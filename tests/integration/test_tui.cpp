@@ -912,7 +912,7 @@ TEST_CASE("tui: an exercise: edit, build error at its line, rename-on-save, chec
     std::ifstream back(file);
     std::stringstream bs;
     bs << back.rdbuf();
-    CHECK(bs.str().find("/* TODO 9:") != std::string::npos);
+    CHECK(bs.str().find("/* TODO 1:") != std::string::npos);
     s.keys({"q"});
     if (s.wait_for("Stop it and quit?", 3))
         s.keys({"y"});

@@ -46,12 +46,29 @@ TEST_CASE("TODO keeps its comment and removes the answer, REPLACE and REMOVE do 
     Result r = gen(solution);
     REQUIRE(r.rc == 0);
     CHECK(r.todos == 1);
+    // The learner reads the TODO's ordinal in the file, not the count of lines it stands for.
     CHECK(r.text == "int main(void)\n"
                     "{\n"
-                    "    /* TODO 2: send the file with sendfile() */\n"
+                    "    /* TODO 1: send the file with sendfile() */\n"
                     "    (void)in; /* the starter compiles without warnings */\n"
                     "    return 0;\n"
                     "}\n");
+}
+
+TEST_CASE("TODOs are numbered 1, 2, 3 in file order, in the starter and in the solution shown")
+{
+    std::string solution = "/* TODO 3: accept */\na();\nb();\nc();\n"
+                           "/* TODO 1: wait */\nd();\n"
+                           "  /* TODO 5: relay */\ne();\nf();\ng();\nh();\ni();\n";
+    Result r = gen(solution);
+    REQUIRE(r.rc == 0);
+    CHECK(r.todos == 3);
+    CHECK(r.text == "/* TODO 1: accept */\n/* TODO 2: wait */\n  /* TODO 3: relay */\n");
+    char *shown = nullptr;
+    REQUIRE(starter_solution(solution.data(), solution.size(), &shown) == 0);
+    CHECK(std::string(shown) == "/* TODO 1: accept */\na();\nb();\nc();\n/* TODO 2: wait */\nd();\n"
+                                "  /* TODO 3: relay */\ne();\nf();\ng();\nh();\ni();\n");
+    free(shown);
 }
 
 TEST_CASE("a file without markers is its own starter, with no TODO")
