@@ -193,3 +193,16 @@ void lesson_diags_free(struct lesson_diags *diags)
     free(diags->v);
     *diags = (struct lesson_diags){0};
 }
+
+const char *lesson_mode_label(const struct lesson_mode *m, char *buf, size_t len)
+{
+    size_t idn = strlen(m->id);
+    bool named = m->title && !strncmp(m->title, m->id, idn) && m->title[idn] == ':';
+    if (named)
+        snprintf(buf, len, "%s", m->title);
+    else if (m->title)
+        snprintf(buf, len, "%s: %s", m->id, m->title);
+    else
+        snprintf(buf, len, "%s", m->id);
+    return buf;
+}

@@ -340,6 +340,10 @@ struct lesson_exercise {
     bool sanitize;  /* "sanitize": built with -fsanitize=address,undefined too, and run so */
 };
 
+/* A mode as one label: "epoll: one thread, ready sockets only", its id once even when its title
+   starts with it already (many do: "iterative: one connection at a time"). */
+const char *lesson_mode_label(const struct lesson_mode *m, char *buf, size_t len);
+
 /* The exercise of a step, or NULL when its kind has none. */
 const struct lesson_exercise *lesson_step_exercise(const struct lesson_step *step);
 

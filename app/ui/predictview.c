@@ -258,8 +258,9 @@ bool predictview_draw_ask(struct predictview *pv, struct view_ctx *vc, struct la
     } else {
         for (size_t i = 0; i < p->nmodes && y < end; i++) {
             const struct lesson_mode *m = &pv->sc->modes[p->modes[i]];
-            widgets_printf(c, x, y++, w, A_NORMAL, "%c  %s: %s", m->key, m->id,
-                           m->title ? m->title : "");
+            char label[200];
+            widgets_printf(c, x, y++, w, A_NORMAL, "%c  %s", m->key,
+                           lesson_mode_label(m, label, sizeof label));
         }
         y += y < end;
         predictview_para(vc, x, &y, end, w, screen_attr(SCREEN_DIM),

@@ -593,16 +593,9 @@ static size_t runview_help(void *self, char lines[][128], size_t max)
                  v->sc->modes[v->sc->nmodes - 1].key, p ? p->name : "program it changes",
                  runview_kept(v, p));
     for (size_t i = 0; i < v->sc->nmodes && n < max; i++, n++) {
-        /* "mode epoll: one thread, ..." once, not "mode epoll: epoll: one thread, ...": many
-           titles start with their mode's name already. */
-        const struct lesson_mode *m = &v->sc->modes[i];
-        size_t idn = strlen(m->id);
-        bool named = m->title && !strncmp(m->title, m->id, idn) && m->title[idn] == ':';
-        snprintf(lines[n], 128, "%c\tmode %s%s%s", m->key, named ? "" : m->id,
-                 named      ? ""
-                 : m->title ? ": "
-                            : "",
-                 m->title ? m->title : "");
+        char label[200];
+        snprintf(lines[n], 128, "%c\tmode %s", v->sc->modes[i].key,
+                 lesson_mode_label(&v->sc->modes[i], label, sizeof label));
     }
     return n;
 }
