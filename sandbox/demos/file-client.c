@@ -17,9 +17,11 @@
  * What went wrong is said at once, the first time each kind happens in a run, in one line an
  * exercise's checks match: the first byte that differs from --verify FILE ("bytes differ from
  * the file at offset N"), a wrong status or length, and a connection the server closed in the
- * middle of a response ("the connection dropped after N of M bytes"). A server that closes
- * mid-response because it was stopped (the engine restarts it on a mode switch) closes its
- * listening socket too: only a drop after which the client connects again at once is said.
+ * middle of a response ("the connection dropped after N of M bytes", with --whole). A server
+ * that closes mid-response because it was stopped (the engine restarts it on a mode switch)
+ * closes its listening socket too: only a drop after which the client connects again at once is
+ * said, and only with --whole, since a demo server that is stopping may close its connections
+ * before its listening socket.
  *
  * Ends after --requests M downloads, after --seconds T, or on SIGTERM/SIGINT, and prints one
  * summary line (demo_summary_print, with bytes_per_s). Published figures (each thread's slot):
@@ -54,6 +56,7 @@ static size_t request_len;
 static const unsigned char *expect; /* --verify FILE, mapped; NULL without --verify */
 static uint64_t expect_size;
 static uint64_t budget;     /* --requests left to hand out; UINT64_MAX: no limit */
+static int whole;           /* --whole: a response the server cut short is a wrong download */
 static volatile int finish; /* set by main: the run is over */
 static int running;         /* workers that have not returned yet */
 
@@ -273,7 +276,7 @@ static void *worker_main(void *arg)
         w->cut_len = 0;
         int ok, keep = download(fd, w, body, &ok);
         __atomic_store_n(&w->since, 0, __ATOMIC_RELAXED);
-        if (keep < 0 && w->cut_len && !finish) {
+        if (keep < 0 && w->cut_len && !finish && whole) {
             /* Cut mid-response. A server that is still there chose to close (a send loop that
                gave up); one that was stopped refuses the new connection. */
             close(fd);
@@ -342,6 +345,9 @@ static const struct demo_opt opts[] = {
     DEMO_OPT_SECONDS(&seconds),
     DEMO_OPT_TEXT("verify", &verify, "FILE",
                   "compare every byte with FILE; exit 1 if any download differed"),
+    DEMO_OPT_FLAG("whole", &whole,
+                  "a response the server closes before its end (and still listens) is wrong:"
+                  " say so at once and exit 1 (for an exercise; a mode switch is not one)"),
     {0},
 };
 
@@ -355,7 +361,7 @@ static void check_path(void)
 static const struct demo_cli cli = {
     .prog = PROG,
     .usage = "--port P [--host H] --path /NAME [--connections N] [--requests M | --seconds T]"
-             " [--verify FILE]",
+             " [--verify FILE] [--whole]",
     .about = "Load for file-server: N keep-alive connections, a thread each, downloading /NAME\n"
              "again and again and discarding the bytes.\n",
     .opts = opts,
