@@ -1,5 +1,6 @@
 /* expect: pass */
-/* No offset and no size: sendfile() from the file position until it returns 0, the end of the file. */
+/* No offset and no size: sendfile() from the file position until it returns 0, the end of the file.
+ */
 /*
  * Copies a file into a memfd (a file that lives only in memory) with sendfile(), then checks
  * the copy byte for byte.

@@ -1,5 +1,6 @@
 /* expect: pass */
-/* Another buffering: when fewer bytes than asked are buffered, move them to the front and top the buffer up. */
+/* Another buffering: when fewer bytes than asked are buffered, move them to the front and top the
+ * buffer up. */
 /*
  * Reads a file in small pieces, 7 and 13 bytes in turn, the way a parser asks for them, through a
  * buffered reader of your own: one read() system call fills a 4 KiB buffer, and the small requests

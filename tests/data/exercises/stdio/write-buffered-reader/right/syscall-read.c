@@ -1,5 +1,6 @@
 /* expect: pass */
-/* The reference loop, but each refill is the system call itself, syscall(SYS_read, ...), not the libc wrapper. */
+/* The reference loop, but each refill is the system call itself, syscall(SYS_read, ...), not the
+ * libc wrapper. */
 /*
  * Reads a file in small pieces, 7 and 13 bytes in turn, the way a parser asks for them, through a
  * buffered reader of your own: one read() system call fills a 4 KiB buffer, and the small requests

@@ -1,5 +1,6 @@
 /* expect: pass */
-/* A do/while over the file position: no offset pointer, lseek() to the start, a count of what is left. */
+/* A do/while over the file position: no offset pointer, lseek() to the start, a count of what is
+ * left. */
 /*
  * A small HTTP file server, one thread per connection: it answers GET /NAME with the file NAME
  * from its root directory, keep-alive, as many requests per connection as the client sends.

@@ -1,5 +1,6 @@
 /* expect: fail: each sendfile() must go on from the offset the last one reached */
-/* Adds n to offset although sendfile() already moved it: after a short send the bytes skip ahead. */
+/* Adds n to offset although sendfile() already moved it: after a short send the bytes skip ahead.
+ */
 /*
  * A small HTTP file server, one thread per connection: it answers GET /NAME with the file NAME
  * from its root directory, keep-alive, as many requests per connection as the client sends.

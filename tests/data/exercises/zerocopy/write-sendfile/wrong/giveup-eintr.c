@@ -1,5 +1,6 @@
 /* expect: fail: the connection dropped after */
-/* A loop that takes every -1 for the end: an interrupted sendfile() (EINTR) cuts the download short. */
+/* A loop that takes every -1 for the end: an interrupted sendfile() (EINTR) cuts the download
+ * short. */
 /*
  * A small HTTP file server, one thread per connection: it answers GET /NAME with the file NAME
  * from its root directory, keep-alive, as many requests per connection as the client sends.

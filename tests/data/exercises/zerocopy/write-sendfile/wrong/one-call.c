@@ -1,5 +1,6 @@
 /* expect: fail: loop until offset reaches size */
-/* One sendfile() for the whole file, EINTR retried, but no loop over a short send: the download stalls. */
+/* One sendfile() for the whole file, EINTR retried, but no loop over a short send: the download
+ * stalls. */
 /*
  * A small HTTP file server, one thread per connection: it answers GET /NAME with the file NAME
  * from its root directory, keep-alive, as many requests per connection as the client sends.

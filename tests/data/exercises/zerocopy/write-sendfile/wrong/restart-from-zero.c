@@ -1,5 +1,6 @@
 /* expect: fail: bytes differ from the file at offset */
-/* Counts what was sent but starts every sendfile() again at offset 0: the right length, the wrong bytes. */
+/* Counts what was sent but starts every sendfile() again at offset 0: the right length, the wrong
+ * bytes. */
 /*
  * A small HTTP file server, one thread per connection: it answers GET /NAME with the file NAME
  * from its root directory, keep-alive, as many requests per connection as the client sends.
