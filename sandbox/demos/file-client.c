@@ -236,7 +236,7 @@ static int download(int fd, struct worker *w, char *body, int *ok)
         }
         if (expect && same && memcmp(p, expect + got, n) != 0) {
             size_t at = 0;
-            while (p[at] == expect[got + at])
+            while ((unsigned char)p[at] == expect[got + at])
                 at++;
             say_wrong(WRONG_BYTES, got + at, length);
             same = 0;
