@@ -137,12 +137,18 @@ TEST_CASE("chat: the starter and a forking server and an echo to the sender fail
     Result echo = variant(
         home, kChat, {{"if (clients[i].fd < 0 || &clients[i] == from)", "if (clients[i].fd < 0)"}});
     expect_fail(echo);
+    // The first line that comes back to its sender decides the run (a failure that is certain
+    // is told at once): that check names the fix, the others are failed the same way or, still
+    // open when the run stopped, not judged; none sends the learner elsewhere.
+    int named = 0;
     for (const char *who : {"ana", "ben", "cy"}) {
         std::string e = verdict(echo, std::string(who) + "'s own lines never come back");
-        CHECK(has(e, "no: yours: "));
-        CHECK(has(e, "skip the client the line came `from`"));
+        named += has(e, "no: yours: ") && has(e, "skip the client the line came `from`");
+        CHECK((has(e, "skip the client the line came `from`") || has(e, "not judged")));
     }
-    CHECK(has(verdict(echo, "ana hears ben"), "ok: "));
+    CHECK(named >= 1);
+    std::string heard = verdict(echo, "ana hears ben");
+    CHECK((has(heard, "ok: ") || has(heard, "not judged")));
 
     // Each line to one other client only: whoever joined first hears everyone, the others
     // miss lines, and the checks of every pair say who missed whom.
