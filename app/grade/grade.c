@@ -28,9 +28,10 @@ int grade_init(struct grader *g, const struct lesson_scenario *sc)
         return 0;
     g->results = calloc(sc->nchecks, sizeof *g->results);
     g->observed = calloc(sc->nchecks, sizeof *g->observed);
+    g->cut = calloc(sc->nchecks, sizeof *g->cut);
     regex_t *re = calloc(sc->nchecks, sizeof *re);
     g->regexes = re;
-    if (!g->results || !g->observed || !re) {
+    if (!g->results || !g->observed || !g->cut || !re) {
         grade_free(g);
         return -ENOMEM;
     }
@@ -52,7 +53,9 @@ void grade_free(struct grader *g)
     free(re);
     free(g->results);
     free(g->observed);
+    free(g->cut);
     free(g->report);
+    g->cut = NULL;
     g->regexes = NULL;
     g->results = NULL;
     g->observed = NULL;
@@ -140,15 +143,30 @@ void grade_exit(struct grader *g, size_t prog, int status, bool expected)
     grade_eval(g);
 }
 
+/* A program said what must not be said (an output check's maximum passed: a client rejected a
+   download, a program found its own bytes wrong): the step cannot pass in this run, and that
+   line names the cause better than any check still waiting for its time limit. */
+static bool grade_failed(const struct grader *g)
+{
+    for (size_t i = 0; i < g->sc->nchecks; i++)
+        if (g->sc->checks[i].metric == LESSON_METRIC_OUTPUT && g->sc->checks[i].has_max &&
+            g->results[i].decided && !g->results[i].holds)
+            return true;
+    return false;
+}
+
 void grade_finish(struct grader *g)
 {
+    if (!g->over && g->cut && grade_failed(g))
+        for (size_t i = 0; i < g->sc->nchecks; i++)
+            g->cut[i] = !g->results[i].decided;
     g->over = true;
     grade_eval(g);
 }
 
 bool grade_decided(const struct grader *g)
 {
-    if (g->over)
+    if (g->over || grade_failed(g))
         return true;
     size_t open_max = 0;
     for (size_t i = 0; i < g->sc->nchecks; i++) {
@@ -193,6 +211,8 @@ void grade_reset(struct grader *g)
     g->report_len = 0;
     if (g->observed)
         memset(g->observed, 0, g->sc->nchecks * sizeof *g->observed);
+    if (g->cut)
+        memset(g->cut, 0, g->sc->nchecks * sizeof *g->cut);
 }
 
 void grade_new_run(struct grader *g)
@@ -231,6 +251,13 @@ int grade_message(const struct grader *g, size_t i, char *buf, size_t len)
         return snprintf(buf, len, "no such check");
     const struct lesson_check *c = &g->sc->checks[i];
     const struct check_result *r = &g->results[i];
+    if (g->cut && g->cut[i]) {
+        int n = check_describe(c, g->sc, r, buf, len);
+        if (n >= 0 && (size_t)n < len)
+            n += snprintf(buf + n, len - (size_t)n,
+                          " (not judged: the run stopped at a check that failed)");
+        return n;
+    }
     bool explain = r->decided && !r->holds && (c->fail || c->within > 0 || g->crash_prog >= 0);
     if (!explain)
         return check_describe(c, g->sc, r, buf, len);
@@ -265,7 +292,7 @@ void grade_json(const struct grader *g, struct json_out *j, const char *key)
         json_string(j, "text", g->sc->checks[i].text);
         json_bool(j, "ok", g->results[i].holds);
         json_string(j, "message", msg);
-        json_bool(j, "decided", g->results[i].decided);
+        json_bool(j, "decided", g->results[i].decided && !(g->cut && g->cut[i]));
         json_end(j);
     }
     json_end(j);

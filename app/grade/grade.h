@@ -36,8 +36,9 @@ struct grader {
     void *regexes;                   /* per check: the compiled "match" of output checks */
     int mode;                        /* the mode of the last snapshot */
     bool over;                       /* grade_finish(): every check is decided */
-    int crash_prog, crash_signal;    /* a program killed by a signal it did not ask for; -1 */
-    char *report;                    /* a sanitizer's report from a program's output, or NULL */
+    bool *cut; /* per check: still open when a failure made the verdict certain, so not judged */
+    int crash_prog, crash_signal; /* a program killed by a signal it did not ask for; -1 */
+    char *report;                 /* a sanitizer's report from a program's output, or NULL */
     size_t report_len;
     int report_prog;  /* whose report it is; -1 */
     bool report_open; /* lines are still being added to it */
@@ -67,11 +68,15 @@ void grade_line(struct grader *g, size_t prog, const char *line);
    may have asked the program to stop meanwhile: SIGABRT is still the program's own). */
 void grade_exit(struct grader *g, size_t prog, int status, bool expected);
 
-/* The run is over: every check is decided on what was measured. */
+/* The run is over: every check is decided on what was measured. When a program had already
+   said what must not be said (see grade_decided), the checks still open are not judged
+   (grade_message says so) rather than failed with a sentence that would send the learner to
+   another fix. */
 void grade_finish(struct grader *g);
 
-/* Every check's verdict is final (check_result.decided), so a headless run may stop now. Checks
-   that only have a maximum ("no fork") are decided once every other check is. */
+/* Every check's verdict is final (check_result.decided), or an output check's maximum was
+   passed (a client rejected a download: the step cannot pass), so a headless run may stop now.
+   Checks that only have a maximum ("no fork") are decided once every other check is. */
 bool grade_decided(const struct grader *g);
 
 /* A program has begun a sanitizer's report and has not exited yet: a headless run that is

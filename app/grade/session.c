@@ -60,7 +60,15 @@ void session_update(struct session *s, const struct lesson_scenario *sc,
         now[r].fd = snap->roles[r].fd;
     }
     bool new_run = !s->have_base || snap->elapsed_s < s->base_elapsed;
-    if (!new_run) {
+    /* The very first snapshot of a session: its counts start from zero, and a program that did
+       all its work before the first tick (a copy that takes 5 ms) must not lose it, nor the
+       time it ran (a check with a maximum holds only once its mode has run). */
+    bool first = !s->have_base && s->nmodes == 0;
+    if (first) {
+        memset(s->base, 0, sizeof s->base);
+        s->base_elapsed = 0;
+    }
+    if (!new_run || first) {
         int mode = snap->mode >= 0 && (size_t)snap->mode < sc->nmodes ? snap->mode : -1;
         struct check_mode_facts *m = session_mode(s, mode);
         if (m) {

@@ -29,6 +29,8 @@ static const struct check_metric_def check_metrics[] = {
     {"syscw", LESSON_METRIC_SYSCW, "write system calls"},
     {"bytes_per_syscr", LESSON_METRIC_READ_SIZE, "bytes per read system call"},
     {"peak_procs", LESSON_METRIC_PROCS, "processes at once"},
+    {"bytes_per_uncut_syscr", LESSON_METRIC_READ_FILL,
+     "bytes per read system call not cut short on purpose"},
 };
 #define CHECK_NMETRICS (sizeof check_metrics / sizeof *check_metrics)
 
@@ -132,7 +134,9 @@ static double check_mode_value(const struct lesson_check *c, const struct check_
     }
 }
 
-/* rchar / syscr over the check's modes: a ratio of sums, not a sum of ratios. */
+/* rchar / syscr over the check's modes: a ratio of sums, not a sum of ratios. For
+   bytes_per_uncut_syscr the reads that fault injection cut short leave the count: each brought
+   less than its buffer because it was told to, and the next read fills again. */
 static double check_read_size(const struct lesson_check *c, const struct check_facts *facts)
 {
     double rchar = 0, syscr = 0;
@@ -143,13 +147,16 @@ static double check_read_size(const struct lesson_check *c, const struct check_f
         const struct check_role_facts *rf = &f->roles[c->role < 0 ? LESSON_ROLE_CLIENT : c->role];
         rchar += (double)rf->rchar;
         syscr += (double)rf->syscr;
+        if (c->metric == LESSON_METRIC_READ_FILL)
+            syscr -= (double)rf->fd.faults[IOLAB_FAULT_SHORT_READ];
     }
     return syscr > 0 ? rchar / syscr : 0;
 }
 
 bool check_monotonic(const struct lesson_check *check)
 {
-    return check->metric != LESSON_METRIC_READ_SIZE && check->metric != LESSON_METRIC_EXIT;
+    return check->metric != LESSON_METRIC_READ_SIZE && check->metric != LESSON_METRIC_READ_FILL &&
+           check->metric != LESSON_METRIC_EXIT;
 }
 
 /* Whether the verdict is final (see struct check_result). */
@@ -173,7 +180,7 @@ static bool check_decided(const struct lesson_check *c, const struct check_resul
 int check_eval(const struct lesson_check *check, const struct check_facts *facts,
                struct check_result *out)
 {
-    if ((unsigned)check->metric > LESSON_METRIC_PROCS || check->role >= LESSON_NROLES ||
+    if ((unsigned)check->metric > LESSON_METRIC_READ_FILL || check->role >= LESSON_NROLES ||
         (check->metric == LESSON_METRIC_CALLS && check->call >= IOLAB_NCALLS))
         return -EINVAL;
     double value = 0, seconds = 0;
@@ -184,7 +191,7 @@ int check_eval(const struct lesson_check *check, const struct check_facts *facts
         value += check_mode_value(check, f);
         seconds += f->seconds;
     }
-    if (check->metric == LESSON_METRIC_READ_SIZE)
+    if (check->metric == LESSON_METRIC_READ_SIZE || check->metric == LESSON_METRIC_READ_FILL)
         value = check_read_size(check, facts);
     if (check->metric == LESSON_METRIC_PROCS) { /* a maximum over the modes, not a sum */
         value = 0;
@@ -277,7 +284,9 @@ int check_describe(const struct lesson_check *check, const struct lesson_scenari
         return snprintf(buf, len, "%s%.0f of %g %s", scope, r->value, check->min, unit);
     if (!check->has_max)
         return snprintf(buf, len, "%s%.0f %s, at least %g", scope, r->value, unit, check->min);
-    if (r->seconds <= 0)
+    /* A maximum passed before the first snapshot of the mode (a line the client printed at
+       once) has been seen: say the figure, not "not run yet". */
+    if (r->seconds <= 0 && r->value <= check->max)
         return snprintf(buf, len, "%snot run yet (%s, at most %g)", scope, unit, check->max);
     if (!check->has_min)
         return snprintf(buf, len, secs ? "%s%.1f %s, at most %g" : "%s%.0f %s, at most %g", scope,

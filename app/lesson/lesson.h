@@ -109,6 +109,9 @@ enum lesson_metric {
     LESSON_METRIC_SYSCW,     /* "syscw": write-family system calls, likewise */
     LESSON_METRIC_READ_SIZE, /* "bytes_per_syscr": the kernel's rchar / syscr: bytes per read */
     LESSON_METRIC_PROCS,     /* "peak_procs": most processes of the role seen at once */
+    /* "bytes_per_uncut_syscr": rchar / (syscr - the read calls fault injection cut short): bytes
+       per read the kernel was let fill, so a buffered reader is judged fairly under short reads */
+    LESSON_METRIC_READ_FILL,
 };
 
 /*

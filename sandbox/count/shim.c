@@ -711,7 +711,9 @@ static inline uint64_t shim_made(int fd, int kind)
  * (P a probability from 0 to 1) for it. On a file, socket or pipe, a read- or write-family call
  * may then have its length cut (short=: the call is made asking for 1 to n-1 bytes, as a full
  * socket buffer or a signal would make it return), may fail with EINTR without being made
- * (eintr=: sockets and pipes only, where a signal can interrupt a call), or fail with EAGAIN
+ * (eintr=: sockets and pipes, where a signal can interrupt a call, and sendfile, splice and
+ * copy_file_range whatever their destination, since a long copy inside the kernel stops for a
+ * signal too; never a plain read or write of a regular file), or fail with EAGAIN
  * without being made (eagain=: non-blocking sockets only, or MSG_DONTWAIT). Each decision is
  * drawn from a per-thread xorshift generator seeded from the seed, the thread's order of first
  * use in its process and the process's place in the fork tree, so the same program under the
@@ -801,14 +803,16 @@ static int shim_nonblocking(int fd, int flags)
 /*
  * The injector's decision for one call on fd (of kind `kind`) moving *n bytes: 0 to make the
  * call, with *n perhaps cut (counted as `cut`), or the errno to fail with instead. flags: the
- * send/recv flags, 0 for other calls.
+ * send/recv flags, 0 for other calls. copy: a call between two descriptors (sendfile...), which
+ * a signal may interrupt whatever its destination.
  */
 static SHIM_COLD int shim_fault(struct iolab_slot *s, int kind, int fd, int flags, size_t *n,
-                                enum iolab_fault cut)
+                                enum iolab_fault cut, int copy)
 {
     if (kind == IOLAB_FD_OTHER)
         return 0;
-    if (kind != IOLAB_FD_FILE && shim_faults.eintr_p && shim_rand() < shim_faults.eintr_p) {
+    if ((copy || kind != IOLAB_FD_FILE) && shim_faults.eintr_p &&
+        shim_rand() < shim_faults.eintr_p) {
         shim_add(&s->fd.faults[IOLAB_FAULT_EINTR], 1);
         return EINTR;
     }
@@ -1103,7 +1107,7 @@ static inline long shim_direct(long nr, long a, long b, long c, long d, long e, 
         shim_add_as(sh_, &s_->fd.one[IOLAB_ONE_##id][k_], 1);                                      \
         if (SHIM_UNLIKELY(shim_self.faults)) {                                                     \
             size_t l0_ = (len);                                                                    \
-            int e_ = shim_fault(s_, k_, fd, flags, &(len), cut);                                   \
+            int e_ = shim_fault(s_, k_, fd, flags, &(len), cut, 0);                                \
             if (e_) {                                                                              \
                 errno = e_;                                                                        \
                 return (type)-1;                                                                   \
@@ -1128,7 +1132,7 @@ static inline long shim_direct(long nr, long a, long b, long c, long d, long e, 
         int ko_ = shim_fd_kind(out);                                                               \
         shim_add_as(sh_, &s_->fd.two[IOLAB_TWO_##id][shim_fd_kind(in)][ko_], 1);                   \
         if (SHIM_UNLIKELY(shim_self.faults)) {                                                     \
-            int e_ = shim_fault(s_, ko_, out, 0, &(len), IOLAB_FAULT_SHORT_WRITE);                 \
+            int e_ = shim_fault(s_, ko_, out, 0, &(len), IOLAB_FAULT_SHORT_WRITE, 1);              \
             if (e_) {                                                                              \
                 errno = e_;                                                                        \
                 return (type)-1;                                                                   \

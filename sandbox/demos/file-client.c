@@ -14,6 +14,15 @@
  * learner switches modes. A response other than 200, or a body that differs from --verify FILE,
  * counts one error too, and makes the exit status 1.
  *
+ * What went wrong is said at once, the first time each kind happens in a run, in one line an
+ * exercise's checks match: the first byte that differs from --verify FILE ("bytes differ from
+ * the file at offset N"), a wrong status or length, and a connection the server closed in the
+ * middle of a response ("the connection dropped after N of M bytes", with --whole). A server
+ * that closes mid-response because it was stopped (the engine restarts it on a mode switch)
+ * closes its listening socket too: only a drop after which the client connects again at once is
+ * said, and only with --whole, since a demo server that is stopping may close its connections
+ * before its listening socket.
+ *
  * Ends after --requests M downloads, after --seconds T, or on SIGTERM/SIGINT, and prints one
  * summary line (demo_summary_print, with bytes_per_s). Published figures (each thread's slot):
  * requests, bytes (body bytes received), conns_opened, conns_closed, errors, latency.
@@ -47,12 +56,14 @@ static size_t request_len;
 static const unsigned char *expect; /* --verify FILE, mapped; NULL without --verify */
 static uint64_t expect_size;
 static uint64_t budget;     /* --requests left to hand out; UINT64_MAX: no limit */
+static int whole;           /* --whole: a response the server cut short is a wrong download */
 static volatile int finish; /* set by main: the run is over */
 static int running;         /* workers that have not returned yet */
 
 struct worker {
     pthread_t thread;
     uint64_t requests, bytes, errors, wrong; /* wrong: non-200 or mismatching downloads */
+    uint64_t cut_got, cut_len; /* a response that broke mid-way: how far it got (cut_len 0: none) */
     struct demo_hist hist;
     struct iolab_app *app; /* this thread's published figures, or NULL */
     uint64_t since;        /* when the request out now was sent, 0: none (demo_waiting_publish) */
@@ -93,6 +104,37 @@ static ssize_t read_some(int fd, void *buf, size_t len)
 
 /* Set once a stalled download has been said: one line a run tells the learner enough. */
 static int said_stall;
+
+/* What went wrong with a download, said once per run for each kind (see the top). */
+enum wrong_kind { WRONG_BYTES, WRONG_STATUS, WRONG_LENGTH, WRONG_DROP, WRONG_KINDS };
+static int said_wrong[WRONG_KINDS];
+
+static void say_wrong(enum wrong_kind k, unsigned long long a, unsigned long long b)
+{
+    if (__atomic_exchange_n(&said_wrong[k], 1, __ATOMIC_RELAXED))
+        return;
+    switch (k) {
+    case WRONG_BYTES:
+        fprintf(stderr, PROG ": a download's bytes differ from the file at offset %llu of %llu\n",
+                a, b);
+        break;
+    case WRONG_STATUS:
+        fprintf(stderr, PROG ": a response had status %llu, not 200\n", a);
+        break;
+    case WRONG_LENGTH:
+        fprintf(stderr, PROG ": a response said Content-Length: %llu, the file has %llu bytes\n", a,
+                b);
+        break;
+    case WRONG_DROP:
+        fprintf(stderr,
+                PROG ": the connection dropped after %llu of %llu bytes of a download: the "
+                     "server closed it mid-response (is EINTR retried?)\n",
+                a, b);
+        break;
+    default:
+        break;
+    }
+}
 
 /*
  * read_some() for a body: a server that stops sending before its Content-Length (a send loop
@@ -169,6 +211,10 @@ static int download(int fd, struct worker *w, char *body, int *ok)
     /* The body: first what came with the head, then read() until Content-Length bytes. */
     size_t extra = have - (size_t)(end + 4 - head);
     int same = status == 200 && (!expect || length == expect_size);
+    if (status != 200)
+        say_wrong(WRONG_STATUS, (unsigned long long)status, 0);
+    else if (expect && length != expect_size)
+        say_wrong(WRONG_LENGTH, length, (unsigned long long)expect_size);
     uint64_t got = 0;
     while (got < length) {
         const char *p;
@@ -180,13 +226,21 @@ static int download(int fd, struct worker *w, char *body, int *ok)
         } else {
             uint64_t want = length - got < BODY_CHUNK ? length - got : BODY_CHUNK;
             ssize_t r = read_body(fd, body, (size_t)want, got, length);
-            if (r <= 0)
+            if (r <= 0) {
+                w->cut_got = got;
+                w->cut_len = length;
                 return -1;
+            }
             p = body;
             n = (size_t)r;
         }
-        if (expect && same && memcmp(p, expect + got, n) != 0)
+        if (expect && same && memcmp(p, expect + got, n) != 0) {
+            size_t at = 0;
+            while ((unsigned char)p[at] == expect[got + at])
+                at++;
+            say_wrong(WRONG_BYTES, got + at, length);
             same = 0;
+        }
         got += n;
     }
     w->bytes += got;
@@ -219,8 +273,26 @@ static void *worker_main(void *arg)
             break;
         uint64_t t0 = demo_now_ns();
         __atomic_store_n(&w->since, t0, __ATOMIC_RELAXED);
+        w->cut_len = 0;
         int ok, keep = download(fd, w, body, &ok);
         __atomic_store_n(&w->since, 0, __ATOMIC_RELAXED);
+        if (keep < 0 && w->cut_len && !finish && whole) {
+            /* Cut mid-response. A server that is still there chose to close (a send loop that
+               gave up); one that was stopped refuses the new connection. */
+            close(fd);
+            if (w->app)
+                iolab_add(&w->app->conns_closed, 1);
+            fd = connect_server();
+            if (fd >= 0) {
+                say_wrong(WRONG_DROP, w->cut_got, w->cut_len);
+                w->wrong++;
+                if (w->app)
+                    iolab_add(&w->app->conns_opened, 1);
+            }
+            give_back_request(); /* asked again on the new connection (or the next one) */
+            count_error(w);
+            continue;
+        }
         if (keep < 0) {
             give_back_request(); /* not answered; it will be asked again */
             if (!finish)
@@ -273,6 +345,9 @@ static const struct demo_opt opts[] = {
     DEMO_OPT_SECONDS(&seconds),
     DEMO_OPT_TEXT("verify", &verify, "FILE",
                   "compare every byte with FILE; exit 1 if any download differed"),
+    DEMO_OPT_FLAG("whole", &whole,
+                  "a response the server closes before its end (and still listens) is wrong:"
+                  " say so at once and exit 1 (for an exercise; a mode switch is not one)"),
     {0},
 };
 
@@ -286,7 +361,7 @@ static void check_path(void)
 static const struct demo_cli cli = {
     .prog = PROG,
     .usage = "--port P [--host H] --path /NAME [--connections N] [--requests M | --seconds T]"
-             " [--verify FILE]",
+             " [--verify FILE] [--whole]",
     .about = "Load for file-server: N keep-alive connections, a thread each, downloading /NAME\n"
              "again and again and discarding the bytes.\n",
     .opts = opts,
@@ -377,8 +452,8 @@ static int run(void)
     demo_summary_print(&s, 1);
     if (wrong > 0) {
         fprintf(stderr,
-                PROG ": %llu downloads were wrong (status not 200, or bytes not those of"
-                     " --verify FILE).\n",
+                PROG ": %llu downloads were wrong (status not 200, bytes not those of"
+                     " --verify FILE, or closed by the server before their end).\n",
                 (unsigned long long)wrong);
         return 1;
     }

@@ -1,6 +1,8 @@
 #!/usr/bin/env bash
-# Save -> build verdict and save -> all checks decided, for the chat and zero-copy exercises
-# (their reference solutions as the learner's files, built without sanitizers).
+# Save -> build verdict and save -> all checks decided, for the chat, zero-copy, copying and stdio
+# exercises: their reference solutions as the learner's files (built without sanitizers), and,
+# for the last three, a known-wrong program from their table (tests/data/exercises), whose
+# failure must be told as soon as it is certain.
 #
 #   tests/bench/bench_exercise.sh BUILD_DIR [RUNS]
 #
@@ -16,12 +18,21 @@ src=$(cd "$(dirname "$0")/../.." && pwd)
 home=$(mktemp -d)
 trap 'rm -rf "$home"' EXIT
 export HOME=$home XDG_DATA_HOME=$home/data XDG_CACHE_HOME=$home/cache
-for spec in chat/write-epoll-server:chat/epoll-server zerocopy/write-sendfile:zerocopy/sendfile; do
-    step=${spec%%:*}
-    dir=$home/${spec##*:}
+rows=$src/tests/data/exercises
+for spec in chat/write-epoll-server:chat/epoll-server \
+    zerocopy/write-sendfile:zerocopy/sendfile \
+    zerocopy/write-sendfile:zerocopy/sendfile:wrong/giveup-eintr.c \
+    copying/write-sendfile-copy:copying/memfd \
+    copying/write-sendfile-copy:copying/memfd:wrong/giveup-eintr.c \
+    stdio/write-buffered-reader:stdio/reader \
+    stdio/write-buffered-reader:stdio/reader:wrong/drop-leftover.c; do
+    IFS=: read -r step exdir row <<<"$spec"
+    dir=$home/$exdir${row:+-${row//\//-}}
     mkdir -p "$dir"
-    cp "$src/lessons/exercises/${spec##*:}"/* "$dir/"
+    cp "$src/lessons/exercises/$exdir"/* "$dir/"
     file=$(ls "$dir"/*.c | head -1)
+    [ -z "$row" ] || cp "$rows/$step/$row" "$file"
+    step_label=$step${row:+ ($row)}
     builds=() decided=()
     for i in $(seq "$runs"); do
         echo "/* save $i $RANDOM */" >>"$file"
@@ -35,9 +46,9 @@ print(t["build_verdict_s"], t["checks_decided_s"], j["status"])' "$out")
         wall=$(python3 -c "print($t1 - $t0)")
         builds+=("$b") decided+=("$d")
         printf '%s run %d: status %s, build verdict %.3f s, all checks decided %.3f s (wall, write to exit: %.3f s)\n' \
-            "$step" "$i" "$st" "$b" "$d" "$wall"
+            "$step_label" "$i" "$st" "$b" "$d" "$wall"
     done
-    python3 - "$step" "${builds[*]}" "${decided[*]}" <<'PY'
+    python3 - "$step_label" "${builds[*]}" "${decided[*]}" <<'PY'
 import statistics, sys
 step, b, d = sys.argv[1], list(map(float, sys.argv[2].split())), list(map(float, sys.argv[3].split()))
 print(f"{step}: median build verdict {statistics.median(b):.3f} s (target 0.5), "

@@ -137,12 +137,18 @@ TEST_CASE("chat: the starter and a forking server and an echo to the sender fail
     Result echo = variant(
         home, kChat, {{"if (clients[i].fd < 0 || &clients[i] == from)", "if (clients[i].fd < 0)"}});
     expect_fail(echo);
+    // The first line that comes back to its sender decides the run (a failure that is certain
+    // is told at once): that check names the fix, the others are failed the same way or, still
+    // open when the run stopped, not judged; none sends the learner elsewhere.
+    int named = 0;
     for (const char *who : {"ana", "ben", "cy"}) {
         std::string e = verdict(echo, std::string(who) + "'s own lines never come back");
-        CHECK(has(e, "no: yours: "));
-        CHECK(has(e, "skip the client the line came `from`"));
+        named += has(e, "no: yours: ") && has(e, "skip the client the line came `from`");
+        CHECK((has(e, "skip the client the line came `from`") || has(e, "not judged")));
     }
-    CHECK(has(verdict(echo, "ana hears ben"), "ok: "));
+    CHECK(named >= 1);
+    std::string heard = verdict(echo, "ana hears ben");
+    CHECK((has(heard, "ok: ") || has(heard, "not judged")));
 
     // Each line to one other client only: whoever joined first hears everyone, the others
     // miss lines, and the checks of every pair say who missed whom.
@@ -195,10 +201,10 @@ TEST_CASE("upload: serial and fork-and-wait and a short read each fail with thei
     CHECK(has(r, "serve_upload() must read until size bytes"));
 }
 
-TEST_CASE("copying: read+write and a copy that ignores short writes fail with their message",
+TEST_CASE("copying: the starter and a copy through read+write fail with their message",
           "[exercises]")
 {
-    expect_starter_fails(kCopy, "The memfd holds the whole file");
+    expect_starter_fails(kCopy, "copy_all() copies something");
     TempDir home;
     Result rw = variant(home, kCopy,
                         {{"    off_t offset = 0;\n    while (offset < size) {",
@@ -219,28 +225,14 @@ TEST_CASE("copying: read+write and a copy that ignores short writes fail with th
     // Its write() is cut short too (fault injection), and it does not loop: no copy either.
     CHECK(has(verdict(rw, "The memfd holds"), "no: "));
 
-    // One sendfile() and no loop: under the exercise's fault injection it is cut short.
-    Result once = variant(home, kCopy,
-                          {{"    off_t offset = 0;\n    while (offset < size) {",
-                            "    off_t offset = 0;\n"
-                            "    return sendfile(out, in, &offset, (size_t)size) < 0 ? -1 : 0;\n"
-                            "    while (offset < size) {"}});
-    expect_fail(once);
-    std::string o = verdict(once, "The memfd holds");
-    CHECK(has(o, "no: yours: 0 of 1 matching lines"));
-    CHECK(has(o, "copy_all() must copy every byte"));
-    // The program's own line, shown beside the checks, has the figure.
-    const cJSON *out = cJSON_GetObjectItem(once.json.get(), "output");
-    REQUIRE(cJSON_GetArraySize(out) >= 1);
-    CHECK(has(cJSON_GetArrayItem(out, 0)->valuestring, "copy differs: the memfd has "));
-    CHECK(has(cJSON_GetArrayItem(out, 0)->valuestring, " of 16777216 bytes"));
-    CHECK(has(verdict(once, "ends with status 0"), "copy exited with status 1, expected 0"));
+    // The other known-wrong copies (no loop, EINTR taken for a failure, a restart at offset 0,
+    // an offset moved twice) are rows of tests/data/exercises/copying (test_exercise_table.cpp).
 }
 
 TEST_CASE("stdio: a small buffer and a refill that drops bytes fail with their message",
           "[exercises]")
 {
-    expect_starter_fails(kStdio, "At most one read() per 4,096 bytes");
+    expect_starter_fails(kStdio, "One read() per 4 KiB the kernel fills");
     TempDir home;
     Result ok = check(home, kStdio, {"--dir", solution_dir(kStdio)});
     INFO(ok.out);
@@ -249,18 +241,18 @@ TEST_CASE("stdio: a small buffer and a refill that drops bytes fail with their m
     Result small =
         variant(home, kStdio, {{"read(r->fd, r->buf, sizeof r->buf)", "read(r->fd, r->buf, 512)"}});
     expect_fail(small);
-    std::string s = verdict(small, "At most one read()");
-    CHECK(has(s, "no: yours: 5")); // about 512 bytes per read system call
-    CHECK(has(s, "of 4000 bytes per read system call"));
-    CHECK(has(s, "not within 5 s"));
+    std::string s = verdict(small, "One read() per 4 KiB");
+    CHECK(has(s, "no: yours: 6")); // about 512 bytes per read, and more for the cut ones
+    CHECK(has(s, "of 4000 bytes per read system call not cut short on purpose"));
+    CHECK(has(s, "not within 3 s"));
     CHECK(has(s, "(its TODO)"));
 
     Result drop =
         variant(home, kStdio, {{"if (r->pos == r->len) {", "if (r->len - r->pos <= 8) {"}});
     expect_fail(drop);
-    std::string d = verdict(drop, "No pass loses or doubles");
+    std::string d = verdict(drop, "No byte is lost, doubled or changed");
     CHECK(has(d, "no: yours: "));
-    CHECK(has(d, "hand out what is left in the buffer before you refill it"));
+    CHECK(has(d, "a refill must keep the bytes still in the buffer"));
 }
 
 namespace

@@ -51,7 +51,7 @@ TEST_CASE("metrics parse, and every listed name parses")
         CHECK(check_metric_parse(name, &m, &call) == 0);
         n++;
     }
-    CHECK(n == 9 + IOLAB_NCALLS); // 3 for any step, 6 for exercises (exit, output, syscr...)
+    CHECK(n == 10 + IOLAB_NCALLS); // 3 for any step, 7 for exercises (exit, output, syscr...)
 }
 
 TEST_CASE("checks read the mode, role and metric they name")

@@ -168,3 +168,65 @@ TEST_CASE("the exercise's progress record: attempts, first pass, solution viewed
     REQUIRE(exercise_progress("not json", EXERCISE_ATTEMPT, 1, a, sizeof a) == 0);
     CHECK(std::string(a).find("\"attempts\":1") != std::string::npos);
 }
+
+TEST_CASE("bytes per uncut read: reads fault injection cut short leave the count")
+{
+    // A buffered reader under short reads: 800 reads filled the 4 KiB buffer, 350 were cut
+    // short on purpose (about 2 KiB each), one found the end of the file.
+    check_mode_facts m{};
+    m.mode = -1;
+    m.seconds = 1;
+    m.roles[LESSON_ROLE_CLIENT].rchar = 4096 * 800 + 2048 * 350;
+    m.roles[LESSON_ROLE_CLIENT].syscr = 800 + 350 + 1;
+    m.roles[LESSON_ROLE_CLIENT].fd.faults[IOLAB_FAULT_SHORT_READ] = 350;
+    lesson_check c[2] = {make(LESSON_METRIC_READ_FILL), make(LESSON_METRIC_READ_SIZE)};
+    c[0].has_min = c[1].has_min = true;
+    c[0].min = c[1].min = 4000;
+    lesson_scenario sc = scenario(c, 2);
+    check_facts f{&m, 1, nullptr, false};
+    check_result r[2];
+    check_eval_all(&sc, &f, r);
+    CHECK(r[0].value == Approx((4096.0 * 800 + 2048 * 350) / 801));
+    CHECK(r[0].holds);         // every read it was let fill brought 4 KiB
+    CHECK_FALSE(r[1].holds);   // plain bytes per read blames the reader for the cuts
+    CHECK_FALSE(r[0].decided); // a ratio can still move
+    char buf[256];
+    check_describe(&c[0], &sc, &r[0], buf, sizeof buf);
+    CHECK(std::string(buf).find("bytes per read system call not cut short on purpose") !=
+          std::string::npos);
+}
+
+TEST_CASE("a program that says what must not be said decides the run; the rest is not judged")
+{
+    // A client rejected a download: the step cannot pass, and the check still waiting for its
+    // requests must not be failed with a sentence about another fix.
+    lesson_check c[2] = {make(LESSON_METRIC_REQUESTS), make(LESSON_METRIC_OUTPUT)};
+    c[0].has_min = true, c[0].min = 20, c[0].within = 5;
+    c[0].fail = (char *)"send_file() must send all size bytes (its TODO)";
+    c[1].program = 0, c[1].has_max = true, c[1].max = 0;
+    c[1].match = (char *)"bytes differ from the file";
+    c[1].fail = (char *)"each sendfile() must go on from the offset the last one reached";
+    lesson_program progs[1]{};
+    char load[] = "load";
+    progs[0].name = load;
+    lesson_scenario sc = scenario(c, 2);
+    sc.programs = progs;
+    sc.nprograms = 1;
+    grader g;
+    REQUIRE(grade_init(&g, &sc) == 0);
+    CHECK_FALSE(grade_decided(&g));
+    grade_line(&g, 0,
+               "file-client: a download's bytes differ from the file at offset 4096 of 1048576");
+    CHECK(grade_decided(&g));
+    grade_finish(&g);
+    CHECK_FALSE(grade_done(&g));
+    char msg[768];
+    grade_message(&g, 1, msg, sizeof msg);
+    CHECK(std::string(msg).find("1 matching lines, at most 0") != std::string::npos);
+    CHECK(std::string(msg).find("go on from the offset") != std::string::npos);
+    CHECK(std::string(msg).find("at offset 4096") != std::string::npos);
+    grade_message(&g, 0, msg, sizeof msg);
+    CHECK(std::string(msg).find("not judged") != std::string::npos);
+    CHECK(std::string(msg).find("must send all size bytes") == std::string::npos);
+    grade_free(&g);
+}
