@@ -19,7 +19,9 @@
 #include "supervise.h"
 #include "sweep.h"
 
+#include <dirent.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -52,6 +54,59 @@ struct main_option {
     const char *help; /* one line */
     int (*set)(struct cfg *c, const char *v);
 };
+
+/*
+ * A standalone run with --remove-workdir (iolab's builds) removes its work directory when it
+ * ends, but only if iolab, its parent, is gone by then: a live iolab still has the product to
+ * collect and removes the directory itself. The directory's parent is opened before any
+ * namespace is entered, because the full tier's private /tmp hides a work directory under the
+ * host's /tmp from this process afterwards.
+ */
+static pid_t main_parent;
+static int main_workdir_up = -1;
+static const char *main_workdir_name;
+
+/* Deeper trees are left in place: each level holds a descriptor while it is emptied. */
+#define MAIN_RM_DEPTH 128
+
+/* Removes name in dirfd without following a link: a file at once, a directory after its
+   entries, each level opened with O_NOFOLLOW (the program could write links there). */
+static void main_rm_at(int dirfd, const char *name, int depth)
+{
+    if (unlinkat(dirfd, name, 0) == 0 || errno != EISDIR || depth >= MAIN_RM_DEPTH)
+        return;
+    int fd = openat(dirfd, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+    DIR *d = fd >= 0 ? fdopendir(fd) : NULL;
+    if (!d) {
+        if (fd >= 0)
+            close(fd);
+        return;
+    }
+    for (struct dirent *e; (e = readdir(d));)
+        if (strcmp(e->d_name, ".") && strcmp(e->d_name, ".."))
+            main_rm_at(fd, e->d_name, depth + 1);
+    closedir(d);
+    unlinkat(dirfd, name, AT_REMOVEDIR);
+}
+
+/* Opens the work directory's parent while it can still be seen (before the namespaces). */
+static void main_own_workdir(const struct cfg *c)
+{
+    static char up[PATH_MAX];
+    const char *slash = strrchr(c->workdir, '/');
+    main_workdir_name = slash ? slash + 1 : c->workdir;
+    snprintf(up, sizeof up, "%.*s", slash ? (int)(slash == c->workdir ? 1 : slash - c->workdir) : 1,
+             slash ? c->workdir : ".");
+    if (main_workdir_name[0] && strcmp(main_workdir_name, ".") && strcmp(main_workdir_name, ".."))
+        main_workdir_up = open(up, O_PATH | O_DIRECTORY | O_CLOEXEC);
+}
+
+/* At the end of a standalone run: the work directory goes if iolab has died meanwhile. */
+static void main_remove_orphaned(void)
+{
+    if (main_workdir_up >= 0 && getppid() != main_parent)
+        main_rm_at(main_workdir_up, main_workdir_name, 0);
+}
 
 static int main_long(const char *v, long *out)
 {
@@ -225,7 +280,8 @@ static const struct main_option main_options[] = {
     {"--hold", "SFD,LFD", "build a scenario jail, report on SFD, hold it until EOF on LFD",
      set_hold},
     {"--join", "PID", "run the program in the jail held by PID (from --hold's report)", set_join},
-    {"--remove-workdir", NULL, "with --hold: remove the work directory when the jail ends",
+    {"--remove-workdir", NULL,
+     "remove the work directory when the jail ends (without --hold: if the parent is gone)",
      set_remove},
     {"--help", NULL, "this text", set_help},
 };
@@ -353,10 +409,13 @@ static int main_join(struct cfg *c)
 static int main_run(struct cfg *c)
 {
     char tmp[4096] = "";
+    if (c->workdir && c->remove_workdir)
+        main_own_workdir(c);
     if (c->workdir) {
         int rc = hold_prepare_workdir(c);
         if (rc < 0) {
             fprintf(stderr, "iolab-sandbox: cannot prepare %s: %s\n", c->workdir, strerror(-rc));
+            main_remove_orphaned();
             return 127;
         }
         snprintf(tmp, sizeof tmp, "%s/tmp", c->workdir);
@@ -365,14 +424,18 @@ static int main_run(struct cfg *c)
         int rc = ns_create(c->root, tmp[0] ? tmp : NULL);
         if (rc < 0) {
             fprintf(stderr, "iolab-sandbox: cannot build the namespaces: %s\n", strerror(-rc));
+            main_remove_orphaned();
             return 127;
         }
-        return main_launch(c);
+        rc = main_launch(c);
+        main_remove_orphaned();
+        return rc;
     }
     struct sweep reg;
     sweep_begin(&reg, c->workdir);
     int rc = main_launch(c);
     sweep_ipc(&reg, c->root ? c->run_uid : getuid(), c->session);
+    main_remove_orphaned();
     return rc;
 }
 
@@ -410,6 +473,7 @@ int main(int argc, char **argv)
     /* The launcher dies with iolab: SIGKILL when init carries the cleanup, SIGPWR when this
      * process must kill the subtree itself. */
     pid_t parent = getppid();
+    main_parent = parent;
     struct probe p;
     if (c.mode != CFG_MODE_JOIN || c.tier == IOLAB_TIER_AUTO) {
         if (probe_run(&p) < 0) {
@@ -426,9 +490,17 @@ int main(int argc, char **argv)
     }
     if (c.mode == CFG_MODE_HOLD)
         return hold_run(&c, &p);
-    prctl(PR_SET_PDEATHSIG, c.tier == IOLAB_TIER_FULL ? SIGKILL : SIGPWR);
-    if (getppid() != parent)
+    /* A run that owns its work directory must outlive iolab long enough to remove it: SIGPWR
+       has it kill its program's tree (the full tier's init with it) and then clean up. */
+    bool owns_workdir = c.mode == CFG_MODE_RUN && c.remove_workdir && c.workdir;
+    prctl(PR_SET_PDEATHSIG, c.tier == IOLAB_TIER_FULL && !owns_workdir ? SIGKILL : SIGPWR);
+    if (getppid() != parent) {
+        if (owns_workdir) {
+            main_own_workdir(&c);
+            main_remove_orphaned();
+        }
         return 137;
+    }
     c.nproc_limit = prog_nproc_limit(&c, c.tier);
     int rc = prog_open(&c);
     if (rc < 0) {
