@@ -15,6 +15,7 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
+#include <sys/sysmacros.h>
 #include <unistd.h>
 
 /* Deeper trees than this are left in place: each level holds a descriptor while it is emptied. */
@@ -122,13 +123,20 @@ void safeopen_escape(const char *dir, const char *rel, char *buf, size_t len)
     }
 }
 
-/* Removes name in dirfd: a file or link at once, a directory after its entries. */
-static int safeopen_rm_at(int dirfd, const char *name, int depth)
+/* Removes name in dirfd: a file or link at once, a directory after its entries, but never a
+   directory on another mount than dev's (a mount point under it is left alone, with its parent). */
+static int safeopen_rm_at(int dirfd, const char *name, dev_t dev, int depth)
 {
     if (unlinkat(dirfd, name, 0) == 0 || errno == ENOENT)
         return 0;
     if (errno != EISDIR || depth >= SAFEOPEN_MAX_DEPTH)
         return -errno;
+    struct statx sx;
+    if (statx(dirfd, name, AT_SYMLINK_NOFOLLOW, STATX_TYPE, &sx) < 0)
+        return -errno;
+    if ((sx.stx_attributes_mask & sx.stx_attributes & STATX_ATTR_MOUNT_ROOT) ||
+        makedev(sx.stx_dev_major, sx.stx_dev_minor) != dev)
+        return -EBUSY;
     int fd = openat(dirfd, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
     if (fd < 0)
         return -errno;
@@ -142,7 +150,7 @@ static int safeopen_rm_at(int dirfd, const char *name, int depth)
     for (struct dirent *e; (e = readdir(d));) {
         if (!strcmp(e->d_name, ".") || !strcmp(e->d_name, ".."))
             continue;
-        int r = safeopen_rm_at(fd, e->d_name, depth + 1);
+        int r = safeopen_rm_at(fd, e->d_name, dev, depth + 1);
         if (r < 0 && !rc)
             rc = r;
     }
@@ -168,7 +176,10 @@ int safeopen_rmtree(const char *path)
     int dirfd = open(slash ? parent : ".", O_PATH | O_DIRECTORY | O_CLOEXEC);
     if (dirfd < 0)
         return -errno;
-    int rc = safeopen_rm_at(dirfd, base, 0);
+    struct stat st;
+    int rc = fstatat(dirfd, base, &st, AT_SYMLINK_NOFOLLOW) < 0 ? -errno : 0;
+    if (rc == 0)
+        rc = S_ISDIR(st.st_mode) ? safeopen_rm_at(dirfd, base, st.st_dev, 0) : -ENOTDIR;
     close(dirfd);
     return rc;
 }

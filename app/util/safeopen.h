@@ -41,7 +41,8 @@ void safeopen_escape(const char *dir, const char *rel, char *buf, size_t len);
 /*
  * Removes the directory path and everything in it without following a link anywhere: each
  * level is opened with O_NOFOLLOW relative to the one above, so that a link planted in it
- * (by a program that could write there) is removed, never followed. 0 or a negative errno.
+ * (by a program that could write there) is removed, never followed, and nothing on another
+ * mount (a mount point inside it) is entered. 0 or a negative errno.
  */
 int safeopen_rmtree(const char *path);
 
