@@ -341,8 +341,7 @@ static const struct main_option main_options[] = {
      set_hold},
     {"--join", "PID", "run the program in the jail held by PID (from --hold's report)", set_join},
     {"--remove-workdir", NULL,
-     "remove the work directory when the jail ends (without --hold: if the parent is gone)",
-     set_remove},
+     "remove the work directory at the end (without --hold: if the parent died)", set_remove},
     {"--help", NULL, "this text", set_help},
 };
 
