@@ -383,6 +383,15 @@ TEST_CASE("a build whose product is a link to a root-only file fails and caches 
     CHECK(holding_secret(p.cache()).empty());
     // Nothing named prog was kept.
     CHECK(named_under(p.cache(), "prog").empty());
+
+    // A second name of another file is not a program the build made either.
+    Outcome h = build_it({"sh", "-c", "ln \"$1\" \"$0\"", "{out}", "{sources}"}, "", src.path,
+                         {"main.c"}, {"main.c"}, p.cache());
+    INFO(h.r.message << h.log);
+    CHECK(h.r.status == BUILD_ERROR);
+    CHECK(std::string(h.r.message).find("a second name (a hard link) of another file") !=
+          std::string::npos);
+    CHECK(named_under(p.cache(), "prog").empty());
 }
 
 namespace
