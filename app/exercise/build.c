@@ -473,7 +473,7 @@ static int build_prepare(struct build *b, const struct build_spec *spec, const c
         return -errno;
     for (size_t i = 0; i < spec->nfiles; i++) {
         int in = build_open_source(spec, spec->files[i]);
-        int rc = in < 0 ? in : build_copy_fd(in, b->wfd, spec->files[i], O_EXCL, 0644);
+        int rc = in < 0 ? in : build_copy_fd(in, b->wfd, spec->files[i], O_TRUNC, 0644);
         if (rc < 0)
             return rc;
     }
@@ -566,7 +566,14 @@ int build_start(uv_loop_t *loop, const struct build_spec *spec, build_done_fn do
     rc = build_prepare(b, spec, argv, strs, sizeof strs);
     if (rc < 0) {
         b->r.status = BUILD_ERROR;
-        snprintf(b->r.message, sizeof b->r.message, "cannot prepare the build: %s", strerror(-rc));
+        if (rc == -EXDEV)
+            snprintf(b->r.message, sizeof b->r.message,
+                     "a file of the program in %.300s became a link that leads out of its "
+                     "directory while the build started; iolab does not follow it",
+                     spec->src_dir);
+        else
+            snprintf(b->r.message, sizeof b->r.message, "cannot prepare the build: %s",
+                     strerror(-rc));
         return build_answer_soon(b);
     }
     /* One pipe for stdout and stderr, so the messages keep their order. */
