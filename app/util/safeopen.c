@@ -76,6 +76,10 @@ int safeopen_beneath_at(int dirfd, const char *dir_path, const char *rel, int fl
     if (rel[0] == '/')
         return -EXDEV;
     int fd = safeopen_openat2(dirfd, rel, flags);
+    /* EPERM too: a container's seccomp filter may answer so for a system call it does not know,
+       and a real EPERM comes back from the fallback's own open() as well. */
+    if (fd == -EPERM)
+        fd = -ENOSYS;
     if (fd != -ENOSYS && fd != -EXDEV)
         return fd;
     /* Either no openat2, or a link it refused: where does the name really lead? */

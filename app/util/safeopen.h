@@ -11,7 +11,8 @@
  * accepted too, after realpath() shows where it leads. iolab keeps its own rights, so a pack
  * under a private home directory still works when iolab runs as that home's owner.
  *
- * Where the kernel has no openat2() (before Linux 5.6, ENOSYS), the fallback resolves the path
+ * Where the kernel has no openat2() (before Linux 5.6, ENOSYS; or a seccomp filter that answers
+ * EPERM), the fallback resolves the path
  * with realpath(), checks that it lies under the directory's own real path, and opens that
  * resolved path with O_NOFOLLOW. It refuses the same links, but leaves a window in which a
  * directory of the path could be swapped for a link between the check and the open.
