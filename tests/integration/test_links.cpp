@@ -384,6 +384,23 @@ TEST_CASE("a build whose product is a link to a root-only file fails and caches 
     // Nothing named prog was kept.
     CHECK(named_under(p.cache(), "prog").empty());
 
+    // Lint says so for a pack whose build command does it, at the build entry.
+    std::string pack = copy_own_pack(p);
+    std::string pj = slurp(pack + "/pack.json");
+    std::string from = "\"sources\": [\"tools/slow-echo.c\", \"tools/slow.h\"]";
+    size_t at = pj.find(from);
+    REQUIRE(at != std::string::npos);
+    pj.insert(at + from.size(), ", \"command\": [\"sh\", \"-c\", \"ln -s '" + p.secret +
+                                    "' \\\"$0\\\"\", \"{out}\", \"{sources}\"]");
+    std::ofstream(pack + "/pack.json", std::ios::trunc) << pj;
+    auto [code, out] = run({bin("iolab"), "lint", pack}, p.env, 120);
+    INFO(out);
+    CHECK(code != 0);
+    CHECK(out.find(pack + "/pack.json:" + position_of(pack + "/pack.json", "{\"program\"") +
+                   ": program \"tools/slow-echo\" was not built: the build left a symbolic link "
+                   "where its program should be") != std::string::npos);
+    CHECK(holding_secret(p.cache()).empty());
+
     // A second name of another file is not a program the build made either.
     Outcome h = build_it({"sh", "-c", "ln \"$1\" \"$0\"", "{out}", "{sources}"}, "", src.path,
                          {"main.c"}, {"main.c"}, p.cache());
