@@ -420,10 +420,14 @@ const char *const SLOW = "[\"sh\", \"-c\", \"touch started; exec sleep 600\", \"
 
 // Starts iolab (argv) and waits until a build of it runs; checks the build directory's mode and
 // owner; stops iolab with sig; then waits for every iolab-build-* directory to be gone.
-void stop_during_build(const Place &p, const std::vector<std::string> &argv, int sig)
+void stop_during_build(const Place &p, const std::vector<std::string> &argv, int sig,
+                       const std::string &tier = "")
 {
     Child c;
-    c.start(argv, p.env);
+    std::vector<std::string> env = p.env;
+    if (!tier.empty())
+        env.push_back("IOLAB_SANDBOX_TIER=" + tier);
+    c.start(argv, env);
     std::string started;
     bool running = wait_for(
         [&] {
@@ -467,6 +471,13 @@ TEST_CASE("a pack build stopped by any signal of iolab leaves no build directory
         DYNAMIC_SECTION("iolab lint, signal " << sig)
         {
             stop_during_build(p, {bin("iolab"), "lint", pack}, sig);
+        }
+    }
+    // The lower tiers have no namespaces and a launcher that is a subreaper: the same holds.
+    for (const char *tier : {"reduced", "minimal"}) {
+        DYNAMIC_SECTION("iolab lint, SIGKILL, tier " << tier)
+        {
+            stop_during_build(p, {bin("iolab"), "lint", pack}, SIGKILL, tier);
         }
     }
 }
