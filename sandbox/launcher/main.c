@@ -145,10 +145,14 @@ static void main_start_cleaner(const struct cfg *c)
         int null = open("/dev/null", O_RDWR | O_CLOEXEC);
         for (int fd = 0; fd < 3 && null >= 0; fd++)
             dup2(null, fd);
-        long max = sysconf(_SC_OPEN_MAX);
-        for (int fd = 3; fd < (max > 0 && max < 65536 ? max : 65536); fd++)
-            if (fd != p[0] && fd != up && fd != iolab)
+        DIR *open_fds = opendir("/proc/self/fd");
+        for (struct dirent *e; open_fds && (e = readdir(open_fds));) {
+            int fd = atoi(e->d_name);
+            if (fd > 2 && fd != dirfd(open_fds) && fd != p[0] && fd != up && fd != iolab)
                 close(fd);
+        }
+        if (open_fds)
+            closedir(open_fds);
         char b;
         while (read(p[0], &b, 1) < 0 && errno == EINTR) {
         }
