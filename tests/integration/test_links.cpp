@@ -366,6 +366,23 @@ TEST_CASE("an exercise file that links out is named by lint and never copied to 
     CHECK(holding_secret(dir).empty());
 }
 
+TEST_CASE("a learner's file that links out is not built: iolab check says which and why", "[links]")
+{
+    Place p;
+    std::string pack = exercise_pack(p, "");
+    TempDir learner;
+    std::ofstream(learner / "prog.c") << "#include \"extra.h\"\nint main(void) { return 0; }\n";
+    REQUIRE(symlink(p.secret.c_str(), (learner / "extra.h").c_str()) == 0);
+    auto [code, out] =
+        run({bin("iolab"), "check", "a/ex", "--pack", pack, "--dir", learner.path}, p.env, 120);
+    INFO(out);
+    CHECK(code != 0);
+    CHECK(out.find(learner.path + "/extra.h is a link that leads out of " + learner.path + " (to " +
+                   p.secret + "); iolab does not follow it") != std::string::npos);
+    CHECK(holding_secret(p.cache()).empty());
+    CHECK(holding_secret(p.tmpdir).empty());
+}
+
 TEST_CASE("a build whose product is a link to a root-only file fails and caches nothing", "[links]")
 {
     Place p;
