@@ -148,6 +148,7 @@ static int packprog_one(struct lesson_pack *pack, struct lesson_build *b, FILE *
     struct build_spec spec = {
         .command = argv,
         .src_dir = b->src_dir,
+        .root = pack->dir, /* a source may link elsewhere in the pack, never out of it */
         .files = (const char *const *)b->files,
         .nfiles = b->nfiles,
         .sources = (const char *const *)b->sources,

@@ -5,7 +5,9 @@
  * move the program into the cache. Everything is released on one path (build_finish).
  */
 #include "build.h"
+#include "safeopen.h"
 
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <ftw.h>
@@ -29,7 +31,9 @@ struct build {
     int64_t exit_status;
     int term_signal;
     char workdir[PATH_MAX];
+    int wfd; /* the work directory, opened: the product is looked up in it, not by path */
     char keydir[PATH_MAX - 32]; /* room for "/prog" in the result's exe */
+    char tmp[PATH_MAX];         /* keydir/prog.tmp: the product on its way into the cache */
     char src_dir[PATH_MAX];
     char *names[BUILD_MAX_FILES]; /* the sources' names, for mapping messages back */
     size_t nnames;
@@ -51,7 +55,40 @@ static uint64_t build_fnv(uint64_t h, const void *p, size_t n)
     return h;
 }
 
-int build_key(const struct build_spec *spec, char *hex, size_t len)
+/* Where one of the spec's files is: its root directory, and its path relative to that root. */
+static int build_source_path(const struct build_spec *spec, const char *name, char *root,
+                             size_t rootlen, char *rel, size_t rellen)
+{
+    const char *sub = "";
+    size_t n = spec->root ? strlen(spec->root) : 0;
+    if (spec->root && !strncmp(spec->src_dir, spec->root, n) && spec->src_dir[n] == '/')
+        sub = spec->src_dir + n + 1;
+    snprintf(root, rootlen, "%s", *sub ? spec->root : spec->src_dir);
+    return snprintf(rel, rellen, "%s%s%s", sub, *sub ? "/" : "", name) >= (int)rellen
+               ? -ENAMETOOLONG
+               : 0;
+}
+
+/* Opens one of the spec's files under its root, and only a regular file. fd or -errno. */
+static int build_open_source(const struct build_spec *spec, const char *name)
+{
+    char root[PATH_MAX], rel[PATH_MAX];
+    int rc = build_source_path(spec, name, root, sizeof root, rel, sizeof rel);
+    if (rc < 0)
+        return rc;
+    int fd = safeopen_beneath(root, rel, O_RDONLY | O_NONBLOCK | O_NOCTTY);
+    if (fd < 0)
+        return fd;
+    struct stat st;
+    if (fstat(fd, &st) < 0 || !S_ISREG(st.st_mode)) {
+        close(fd);
+        return -EINVAL;
+    }
+    return fd;
+}
+
+/* build_key, and which file could not be read (*bad) when it fails. */
+static int build_hash(const struct build_spec *spec, char *hex, size_t len, size_t *bad)
 {
     uint64_t h = 0xcbf29ce484222325ull;
     for (const char *const *a = spec->command; *a; a++)
@@ -59,16 +96,10 @@ int build_key(const struct build_spec *spec, char *hex, size_t len)
     for (size_t i = 0; i < spec->nsources; i++)
         h = build_fnv(h, spec->sources[i], strlen(spec->sources[i]) + 1);
     for (size_t i = 0; i < spec->nfiles; i++) {
-        char path[PATH_MAX];
-        snprintf(path, sizeof path, "%s/%s", spec->src_dir, spec->files[i]);
-        int fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
+        *bad = i;
+        int fd = build_open_source(spec, spec->files[i]);
         if (fd < 0)
-            return -errno;
-        struct stat st;
-        if (fstat(fd, &st) < 0 || !S_ISREG(st.st_mode)) {
-            close(fd);
-            return -EINVAL;
-        }
+            return fd;
         h = build_fnv(h, spec->files[i], strlen(spec->files[i]) + 1);
         char buf[8192];
         ssize_t n;
@@ -82,12 +113,16 @@ int build_key(const struct build_spec *spec, char *hex, size_t len)
     return 0;
 }
 
-static int build_copy(const char *from, const char *to, mode_t mode)
+int build_key(const struct build_spec *spec, char *hex, size_t len)
 {
-    int in = open(from, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
-    if (in < 0)
-        return -errno;
-    int out = open(to, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, mode);
+    size_t bad = 0;
+    return build_hash(spec, hex, len, &bad);
+}
+
+/* Copies the open file in into a new file to (created with mode); in is closed. */
+static int build_copy_fd(int in, int todir, const char *to, int oflags, mode_t mode)
+{
+    int out = openat(todir, to, O_WRONLY | O_CREAT | O_NOFOLLOW | O_CLOEXEC | oflags, mode);
     if (out < 0) {
         int e = -errno;
         close(in);
@@ -103,26 +138,46 @@ static int build_copy(const char *from, const char *to, mode_t mode)
         }
     if (n < 0)
         rc = -errno;
+    if (fchmod(out, mode) < 0 && !rc)
+        rc = -errno;
     close(in);
     if (close(out) < 0 && !rc)
         rc = -errno;
-    fchmodat(AT_FDCWD, to, mode, 0);
     return rc;
-}
-
-static int build_rm_one(const char *path, const struct stat *st, int flag, struct FTW *ftw)
-{
-    (void)st;
-    (void)flag;
-    (void)ftw;
-    remove(path);
-    return 0;
 }
 
 static void build_rmtree(const char *dir)
 {
     if (dir[0])
-        nftw(dir, build_rm_one, 16, FTW_DEPTH | FTW_PHYS);
+        safeopen_rmtree(dir);
+}
+
+/*
+ * Removes the work directories that an iolab which is gone left behind (killed during a build
+ * at a moment the sandbox could not clean up after it). Each is named after its iolab's pid; one
+ * whose iolab still runs is another build in progress and stays. Old names without a pid stay.
+ */
+static void build_sweep_stale(const char *tmp)
+{
+    DIR *d = opendir(tmp);
+    if (!d)
+        return;
+    for (struct dirent *e; (e = readdir(d));) {
+        char *end;
+        if (strncmp(e->d_name, "iolab-build-", 12))
+            continue;
+        long pid = strtol(e->d_name + 12, &end, 10);
+        if (end == e->d_name + 12 || *end != '-' || pid <= 0 || pid == getpid())
+            continue;
+        if (kill((pid_t)pid, 0) == 0 || errno != ESRCH)
+            continue;
+        struct stat st;
+        char path[PATH_MAX];
+        snprintf(path, sizeof path, "%s/%s", tmp, e->d_name);
+        if (lstat(path, &st) == 0 && S_ISDIR(st.st_mode))
+            safeopen_rmtree(path);
+    }
+    closedir(d);
 }
 
 static int build_mkdirs(const char *dir)
@@ -238,6 +293,8 @@ static void build_close_cb(uv_handle_t *h)
 {
     struct build *b = h->data;
     if (--b->open_handles == 0) {
+        if (b->wfd >= 0)
+            close(b->wfd);
         build_rmtree(b->workdir);
         for (size_t i = 0; i < b->nnames; i++)
             free(b->names[i]);
@@ -291,9 +348,18 @@ static void build_maybe_done(struct build *b)
     if (!b->exited || !b->eof)
         return;
     b->r.exit_status = b->term_signal ? 128 + b->term_signal : (int)b->exit_status;
-    char built[PATH_MAX + 8];
-    snprintf(built, sizeof built, "%s/prog", b->workdir);
+    /* The product as the build left it, never through a link: a build command that put a link to
+       another file (or a second name of one) in its place must not have iolab copy that file. */
+    int prog = -ENOENT;
     struct stat st;
+    if (b->r.exit_status == 0) {
+        prog = openat(b->wfd, "prog", O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_NOCTTY | O_CLOEXEC);
+        prog = prog < 0 ? -errno : prog;
+        if (prog >= 0 && fstat(prog, &st) < 0) {
+            close(prog);
+            prog = -EIO;
+        }
+    }
     if (b->r.exit_status == 124 || b->r.exit_status == 128 + SIGTERM ||
         b->r.exit_status == 128 + SIGKILL || b->r.exit_status == 128 + SIGXCPU) {
         b->r.status = BUILD_TIMEOUT;
@@ -301,19 +367,30 @@ static void build_maybe_done(struct build *b)
                  "the compiler did not finish within its limits (status %d); look for an "
                  "#include of something that never ends, or a huge generated file",
                  b->r.exit_status);
-    } else if (b->r.exit_status != 0 || stat(built, &st) < 0) {
+    } else if (b->r.exit_status != 0 || prog == -ENOENT) {
         b->r.status = BUILD_FAILED;
+    } else if (prog < 0 || !S_ISREG(st.st_mode) || st.st_nlink != 1) {
+        b->r.status = BUILD_ERROR;
+        snprintf(b->r.message, sizeof b->r.message,
+                 "the build left %s where its program should be; iolab keeps only a regular "
+                 "file the build wrote itself, so the build command must write {out} as a file, "
+                 "not a link to one",
+                 prog == -ELOOP         ? "a symbolic link"
+                 : prog < 0             ? "something it cannot open"
+                 : !S_ISREG(st.st_mode) ? "something that is not a regular file"
+                                        : "a second name (a hard link) of another file");
     } else {
         /* Into the cache: a copy owned by iolab, executable by the sandbox's user. */
-        char tmp[PATH_MAX + 16];
         build_mkdirs(b->keydir);
-        snprintf(tmp, sizeof tmp, "%s/prog.tmp", b->keydir);
         snprintf(b->r.exe, sizeof b->r.exe, "%s/prog", b->keydir);
         build_save_log(b);
-        int rc = build_copy(built, tmp, 0755);
-        if (rc == 0 && rename(tmp, b->r.exe) < 0)
+        int rc = build_copy_fd(prog, AT_FDCWD, b->tmp, O_TRUNC, 0755);
+        prog = -1;
+        if (rc == 0 && rename(b->tmp, b->r.exe) < 0)
             rc = -errno;
         if (rc < 0) {
+            unlink(b->tmp);
+            b->r.exe[0] = '\0';
             b->r.status = BUILD_ERROR;
             snprintf(b->r.message, sizeof b->r.message,
                      "cannot keep the built program in %.300s: %s", b->keydir, strerror(-rc));
@@ -321,6 +398,8 @@ static void build_maybe_done(struct build *b)
             b->r.status = BUILD_OK;
         }
     }
+    if (prog >= 0)
+        close(prog);
     build_finish(b);
 }
 
@@ -379,18 +458,22 @@ static int build_prepare(struct build *b, const struct build_spec *spec, const c
                          char *strs, size_t strs_len)
 {
     const char *tmp = getenv("TMPDIR");
-    snprintf(b->workdir, sizeof b->workdir, "%s/iolab-build-XXXXXX", tmp && *tmp ? tmp : "/tmp");
+    tmp = tmp && *tmp ? tmp : "/tmp";
+    build_sweep_stale(tmp);
+    /* mkdtemp() makes it 0700: only iolab, and the jail's uid once the sandbox hands it over,
+       may look in, since it holds the learner's sources. */
+    snprintf(b->workdir, sizeof b->workdir, "%s/iolab-build-%ld-XXXXXX", tmp, (long)getpid());
     if (!mkdtemp(b->workdir)) {
         int e = -errno;
         b->workdir[0] = '\0';
         return e;
     }
-    chmod(b->workdir, 0755);
+    b->wfd = open(b->workdir, O_PATH | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+    if (b->wfd < 0)
+        return -errno;
     for (size_t i = 0; i < spec->nfiles; i++) {
-        char from[PATH_MAX * 2], to[PATH_MAX * 2];
-        snprintf(from, sizeof from, "%s/%s", spec->src_dir, spec->files[i]);
-        snprintf(to, sizeof to, "%s/%s", b->workdir, spec->files[i]);
-        int rc = build_copy(from, to, 0644);
+        int in = build_open_source(spec, spec->files[i]);
+        int rc = in < 0 ? in : build_copy_fd(in, b->wfd, spec->files[i], O_TRUNC, 0644);
         if (rc < 0)
             return rc;
     }
@@ -398,9 +481,9 @@ static int build_prepare(struct build *b, const struct build_spec *spec, const c
     size_t na = 0, used = 0;
     char tbuf[32];
     snprintf(tbuf, sizeof tbuf, "%.0f", spec->timeout_s > 0 ? spec->timeout_s : 30);
-    const char *pre[] = {spec->sandbox, "--workdir", b->workdir, "--timeout", NULL,
-                         "--cpu",       NULL,        "--fsize",  "64",        "--nproc",
-                         "64",          "--quiet",   "--"};
+    const char *pre[] = {spec->sandbox, "--workdir", b->workdir,         "--timeout", NULL,
+                         "--cpu",       NULL,        "--fsize",          "64",        "--nproc",
+                         "64",          "--quiet",   "--remove-workdir", "--"};
     size_t npre = sizeof pre / sizeof *pre;
     for (size_t i = 0; i < npre; i++) {
         const char *v = pre[i];
@@ -432,6 +515,7 @@ int build_start(uv_loop_t *loop, const struct build_spec *spec, build_done_fn do
     if (!b)
         return -ENOMEM;
     b->loop = loop;
+    b->wfd = -1;
     b->done = done;
     b->data = data;
     clock_gettime(CLOCK_MONOTONIC, &b->t0);
@@ -445,7 +529,20 @@ int build_start(uv_loop_t *loop, const struct build_spec *spec, build_done_fn do
     *out = b;
 
     char key[32];
-    int rc = build_key(spec, key, sizeof key);
+    size_t bad = 0;
+    int rc = build_hash(spec, key, sizeof key, &bad);
+    if (rc == -EXDEV) {
+        char root[PATH_MAX], rel[PATH_MAX], to[PATH_MAX];
+        to[0] = '\0';
+        if (build_source_path(spec, spec->files[bad], root, sizeof root, rel, sizeof rel) == 0)
+            safeopen_escape(root, rel, to, sizeof to);
+        b->r.status = BUILD_ERROR;
+        snprintf(b->r.message, sizeof b->r.message,
+                 "%.120s/%.60s is a link that leads out of %.120s%s%.120s%s; iolab does not "
+                 "follow it: put the file itself there",
+                 spec->src_dir, spec->files[bad], root, to[0] ? " (to " : "", to, to[0] ? ")" : "");
+        return build_answer_soon(b);
+    }
     if (rc < 0) {
         b->r.status = BUILD_ERROR;
         snprintf(b->r.message, sizeof b->r.message,
@@ -456,6 +553,7 @@ int build_start(uv_loop_t *loop, const struct build_spec *spec, build_done_fn do
     }
     snprintf(b->keydir, sizeof b->keydir, "%s/%s", spec->cache_dir, key);
     snprintf(b->r.exe, sizeof b->r.exe, "%s/prog", b->keydir);
+    snprintf(b->tmp, sizeof b->tmp, "%s/prog.tmp", b->keydir);
     if (access(b->r.exe, X_OK) == 0) {
         b->r.status = BUILD_OK;
         b->r.cached = true;
@@ -468,7 +566,14 @@ int build_start(uv_loop_t *loop, const struct build_spec *spec, build_done_fn do
     rc = build_prepare(b, spec, argv, strs, sizeof strs);
     if (rc < 0) {
         b->r.status = BUILD_ERROR;
-        snprintf(b->r.message, sizeof b->r.message, "cannot prepare the build: %s", strerror(-rc));
+        if (rc == -EXDEV)
+            snprintf(b->r.message, sizeof b->r.message,
+                     "a file of the program in %.300s became a link that leads out of its "
+                     "directory while the build started; iolab does not follow it",
+                     spec->src_dir);
+        else
+            snprintf(b->r.message, sizeof b->r.message, "cannot prepare the build: %s",
+                     strerror(-rc));
         return build_answer_soon(b);
     }
     /* One pipe for stdout and stderr, so the messages keep their order. */

@@ -3,14 +3,20 @@
  *
  * Model: the sources (the learner's files, an exercise's solution, a pack's own program) are
  * copied into a fresh work directory under $TMPDIR, where the sandbox's unprivileged user may
- * read and write them whatever the permissions of the learner's own directory; the compiler runs
+ * read and write them whatever the permissions of the learner's own directory. Each source is
+ * opened without following a link out of its directory (spec->root, or src_dir), because iolab
+ * reads it with its own rights, which may be root's. The work directory is private (0700, handed
+ * to the jail's uid by the sandbox), named iolab-build-PID-XXXXXX after the iolab that made it;
+ * the sandbox removes it if iolab dies during the build, and a build removes what a dead iolab
+ * left behind. The compiler runs
  * there through iolab-sandbox with a time, CPU, file-size and process limit, so a compiler fed
  * `#include "/dev/zero"` or a runaway preprocessor ends with a sentence, never a hang. Its
  * messages name the files as the learner knows them (the copies' names are mapped back to
- * src_dir), and are cut at BUILD_LOG_MAX bytes with a visible notice. A successful build is
- * kept under cache_dir/<hash of the command and every file's name and bytes>/ with the compiler's
- * messages (its warnings), so an unchanged program is not built twice, a changed one always is,
- * and a program served from the cache still shows the warnings it was built with.
+ * src_dir), and are cut at BUILD_LOG_MAX bytes with a visible notice. A successful build (a
+ * regular file the compiler wrote, never a link it left in its place) is kept under cache_dir/<hash
+ * of the command and every file's name and bytes>/ with the compiler's messages (its warnings), so
+ * an unchanged program is not built twice, a changed one always is, and a program served from the
+ * cache still shows the warnings it was built with.
  *
  * Asynchronous on a libuv loop (the TUI stays responsive): build_start() returns at once, the
  * callback runs on the loop with the result. build_cancel() stops a build (its compiler is
@@ -35,6 +41,7 @@
 struct build_spec {
     const char *const *command; /* argv with {out} and {sources}; NULL-terminated */
     const char *src_dir;        /* where the files are, as messages name them */
+    const char *root;           /* no file is read from outside it (a pack); NULL: src_dir */
     const char *const *files;   /* names in src_dir to copy (sources and headers) */
     size_t nfiles;
     const char *const *sources; /* the names among files that {sources} expands to */
@@ -75,7 +82,7 @@ int build_start(uv_loop_t *loop, const struct build_spec *spec, build_done_fn do
 void build_cancel(struct build *b);
 
 /* The cache key of a spec: a hash of the command and every file's name and bytes, in hex.
-   0, or a negative errno when a file cannot be read. */
+   0, or a negative errno when a file cannot be read (-EXDEV: a link leads out of its root). */
 int build_key(const struct build_spec *spec, char *hex, size_t len);
 
 #endif

@@ -7,12 +7,13 @@
 
 #include <cjson/cJSON.h>
 
+#include "fileread.h"
+#include "safeopen.h"
 #include "lesson/kind.h"
 #include "starter.h"
 
 #include <errno.h>
 #include <fcntl.h>
-#include <ftw.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -48,27 +49,15 @@ static int exercise_mkdirs(const char *dir)
     return mkdir(p, 0755) < 0 && errno != EEXIST ? -errno : 0;
 }
 
-static int exercise_read(const char *path, char **text, size_t *len)
+/*
+ * Reads one of the exercise's files from its directory, never through a link that leads out of
+ * it: the bytes become the learner's workspace, which anyone may be able to read, and iolab
+ * reads with its own rights. -EXDEV says a link would have led out.
+ */
+static int exercise_read(const struct lesson_exercise *ex, const char *name, char **text,
+                         size_t *len)
 {
-    int fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
-    if (fd < 0)
-        return -errno;
-    struct stat st;
-    if (fstat(fd, &st) < 0 || !S_ISREG(st.st_mode) || st.st_size > (1 << 20)) {
-        close(fd);
-        return -EINVAL;
-    }
-    char *t = malloc((size_t)st.st_size + 1);
-    ssize_t n = t ? read(fd, t, (size_t)st.st_size) : -1;
-    close(fd);
-    if (n < 0) {
-        free(t);
-        return t ? -EIO : -ENOMEM;
-    }
-    t[n] = '\0';
-    *text = t;
-    *len = (size_t)n;
-    return 0;
+    return fileread_beneath(ex->dir, name, 1 << 20, text, len, NULL);
 }
 
 int exercise_prepare(const struct lesson_exercise *ex, const char *dir, char *why, size_t len)
@@ -79,15 +68,21 @@ int exercise_prepare(const struct lesson_exercise *ex, const char *dir, char *wh
         return rc;
     }
     for (size_t i = 0; i < ex->nfiles; i++) {
-        char from[PATH_MAX * 2], to[PATH_MAX * 2];
-        snprintf(from, sizeof from, "%s/%s", ex->dir, ex->files[i]);
+        char to[PATH_MAX * 2];
         snprintf(to, sizeof to, "%s/%s", dir, ex->files[i]);
         if (access(to, F_OK) == 0)
             continue; /* the learner's: never overwritten */
         char *text = NULL, *starter = NULL;
         size_t tlen = 0, todos = 0;
         struct starter_diag d;
-        rc = exercise_read(from, &text, &tlen);
+        rc = exercise_read(ex, ex->files[i], &text, &tlen);
+        if (rc == -EXDEV) {
+            snprintf(why, len,
+                     "%s/%s is a link that leads out of the exercise's directory; iolab does not "
+                     "copy it into your workspace (ask the pack's author for the file itself)",
+                     ex->dir, ex->files[i]);
+            return rc;
+        }
         if (rc == 0)
             rc = starter_generate(text, tlen, &starter, &todos, &d);
         free(text);
@@ -118,12 +113,11 @@ size_t exercise_edit_files(const struct lesson_exercise *ex, const char **out, s
 {
     size_t n = 0;
     for (size_t i = 0; i < ex->nfiles && n < max; i++) {
-        char path[PATH_MAX * 2], *text = NULL, *starter = NULL;
+        char *text = NULL, *starter = NULL;
         size_t tlen = 0, todos = 0;
         struct starter_diag d;
-        snprintf(path, sizeof path, "%s/%s", ex->dir, ex->files[i]);
         /* The starter's own count, so that a TODO means here what lint and the starter mean. */
-        if (exercise_read(path, &text, &tlen) == 0 &&
+        if (exercise_read(ex, ex->files[i], &text, &tlen) == 0 &&
             starter_generate(text, tlen, &starter, &todos, &d) == 0 && todos > 0)
             out[n++] = ex->files[i];
         free(text);
@@ -136,10 +130,9 @@ size_t exercise_edit_files(const struct lesson_exercise *ex, const char **out, s
 
 int exercise_solution_text(const struct lesson_exercise *ex, const char *file, char **out)
 {
-    char path[PATH_MAX * 2], *text = NULL;
+    char *text = NULL;
     size_t len = 0;
-    snprintf(path, sizeof path, "%s/%s", ex->dir, file);
-    int rc = exercise_read(path, &text, &len);
+    int rc = exercise_read(ex, file, &text, &len);
     if (rc < 0)
         return rc;
     rc = starter_solution(text, len, out);
@@ -147,19 +140,11 @@ int exercise_solution_text(const struct lesson_exercise *ex, const char *file, c
     return rc;
 }
 
-static int exercise_rm_one(const char *path, const struct stat *st, int flag, struct FTW *ftw)
-{
-    (void)st;
-    (void)flag;
-    (void)ftw;
-    remove(path);
-    return 0;
-}
-
 void exercise_rmtree(const char *dir)
 {
+    /* Never through a link: the directory holds what the learner's programs could write. */
     if (dir && dir[0])
-        nftw(dir, exercise_rm_one, 16, FTW_DEPTH | FTW_PHYS);
+        safeopen_rmtree(dir);
 }
 
 int exercise_reset(const struct lesson_exercise *ex, const char *dir, char *moved, size_t len)

@@ -23,11 +23,12 @@ int exercise_workspace(const char *pack, const char *lesson, const char *step, c
                        size_t len);
 
 /* Creates the workspace (and its parents) and writes every file that is missing: the starter
-   generated from the solution's markers, or the file as it is. 0 or a negative errno; why says
-   what failed. */
+   generated from the solution's markers, or the file as it is. The solution's files are read
+   beneath ex->dir (util/safeopen.h): -EXDEV when one is a link that leads out of it, which is
+   never copied. 0 or a negative errno; why says what failed. */
 int exercise_prepare(const struct lesson_exercise *ex, const char *dir, char *why, size_t len);
 
-/* Removes a directory tree (a starter written for a check). */
+/* Removes a directory tree (a starter written for a check), following no link in it. */
 void exercise_rmtree(const char *dir);
 
 /* Moves the workspace aside (its new name in moved) and prepares it afresh. */

@@ -11,6 +11,7 @@
 #include "exercise/starter.h"
 #include "kind.h"
 #include "load.h"
+#include "safeopen.h"
 
 #include <regex.h>
 #include <errno.h>
@@ -46,9 +47,18 @@ static size_t kind_exercise_file(struct load *ld, const cJSON *v, struct lesson_
         load_diag(ld, v, 0, "file \"%s\" must be a plain name in the exercise's directory.", name);
         return 0;
     }
-    char path[PATH_MAX];
-    snprintf(path, sizeof path, "%s/%s", ex->dir, name);
-    int fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
+    /* exercise.c copies this file into the learner's workspace with iolab's rights: a link out
+       of the exercise's directory would copy a file the pack's author may not read. */
+    int fd = safeopen_beneath(ex->dir, name, O_RDONLY | O_NONBLOCK | O_NOCTTY);
+    if (fd == -EXDEV) {
+        char to[PATH_MAX];
+        safeopen_escape(ex->dir, name, to, sizeof to);
+        load_diag(ld, v, 0,
+                  "%s/%s is a link that leads out of the exercise's directory%s%s%s; iolab does "
+                  "not follow it: put the file itself there.",
+                  ex->rel_dir, name, to[0] ? " (to " : "", to, to[0] ? ")" : "");
+        return;
+    }
     struct stat st;
     if (fd < 0 || fstat(fd, &st) < 0 || !S_ISREG(st.st_mode) || st.st_size > EXERCISE_MAX_FILE) {
         load_diag(ld, v, 0, "%s/%s is not a readable file of at most 1 MiB; add it to the pack.",
@@ -149,7 +159,17 @@ static void kind_exercise_parse(struct load *ld, const cJSON *const *f, struct l
             char path[PATH_MAX];
             snprintf(path, sizeof path, "%s/%s", ld->dir, rel);
             struct stat st;
-            if (stat(path, &st) < 0 || !S_ISDIR(st.st_mode))
+            int fd = safeopen_beneath(ld->dir, rel, O_PATH | O_DIRECTORY);
+            if (fd >= 0)
+                close(fd);
+            if (fd == -EXDEV) {
+                char to[PATH_MAX];
+                safeopen_escape(ld->dir, rel, to, sizeof to);
+                load_diag(ld, f[EX_DIR], 0,
+                          "the exercise's directory %s is a link that leads out of the pack%s%s%s; "
+                          "iolab does not follow it: put the directory itself in the pack.",
+                          rel, to[0] ? " (to " : "", to, to[0] ? ")" : "");
+            } else if (stat(path, &st) < 0 || !S_ISDIR(st.st_mode))
                 load_diag(ld, f[EX_DIR], 0, "the exercise's directory %s is not in the pack.", rel);
             else
                 ex->dir = realpath(path, NULL);

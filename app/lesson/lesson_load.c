@@ -18,6 +18,7 @@
 #include "lesson.h"
 
 #include "fileread.h"
+#include "safeopen.h"
 #include "jsontext.h"
 #include "kind.h"
 #include "load.h"
@@ -25,6 +26,7 @@
 #include <cjson/cJSON.h>
 #include <dirent.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <math.h>
 #include <stdarg.h>
 #include <stdlib.h>
@@ -994,6 +996,20 @@ static void load_build_sources(struct load *ld, const cJSON *arr, struct lesson_
         char path[4096];
         struct stat st;
         snprintf(path, sizeof path, "%s/%s", ld->dir, rel);
+        /* The build reads a source with iolab's rights: a link out of the pack would hand it a
+           file the pack's author may not read (build.c refuses it too). */
+        int fd = ld->opts && ld->opts->files ? -ENOENT : safeopen_beneath(ld->dir, rel, O_PATH);
+        if (fd >= 0)
+            close(fd);
+        if (fd == -EXDEV) {
+            char to[4096];
+            safeopen_escape(ld->dir, rel, to, sizeof to);
+            load_diag(ld, v, 0,
+                      "source %s is a link that leads out of the pack%s%s%s; iolab does not "
+                      "follow it: copy the file itself into the pack.",
+                      rel, to[0] ? " (to " : "", to, to[0] ? ")" : "");
+            continue;
+        }
         if (!(ld->opts && ld->opts->files) && (stat(path, &st) < 0 || !S_ISREG(st.st_mode))) {
             load_diag(ld, v, 0, "source %s is not a file of this pack; add it or fix the name.",
                       rel);

@@ -4,6 +4,7 @@
  * that grows while it is read is still cut at the bound, never read on without limit.
  */
 #include "fileread.h"
+#include "safeopen.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -30,14 +31,9 @@ const char *fileread_kind(mode_t mode)
     return (mode & S_IFMT) == S_IFREG ? "a regular file" : "not a file iolab knows";
 }
 
-int fileread_regular(const char *path, size_t max, char **text, size_t *len, mode_t *mode)
+/* Reads the open descriptor fd whole (see fileread_regular) and closes it. */
+static int fileread_fd(int fd, size_t max, char **text, size_t *len, mode_t *mode)
 {
-    *text = NULL;
-    *len = 0;
-    /* O_NONBLOCK: opening a FIFO for reading would otherwise wait for a writer for ever. */
-    int fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC | O_NOCTTY);
-    if (fd < 0)
-        return -errno;
     struct stat st;
     if (fstat(fd, &st) < 0) {
         int rc = -errno;
@@ -88,4 +84,26 @@ int fileread_regular(const char *path, size_t max, char **text, size_t *len, mod
     *text = buf;
     *len = n;
     return 0;
+}
+
+int fileread_regular(const char *path, size_t max, char **text, size_t *len, mode_t *mode)
+{
+    *text = NULL;
+    *len = 0;
+    /* O_NONBLOCK: opening a FIFO for reading would otherwise wait for a writer for ever. */
+    int fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC | O_NOCTTY);
+    if (fd < 0)
+        return -errno;
+    return fileread_fd(fd, max, text, len, mode);
+}
+
+int fileread_beneath(const char *dir, const char *rel, size_t max, char **text, size_t *len,
+                     mode_t *mode)
+{
+    *text = NULL;
+    *len = 0;
+    int fd = safeopen_beneath(dir, rel, O_RDONLY | O_NONBLOCK | O_NOCTTY);
+    if (fd < 0)
+        return fd;
+    return fileread_fd(fd, max, text, len, mode);
 }

@@ -19,7 +19,9 @@
 #include "supervise.h"
 #include "sweep.h"
 
+#include <dirent.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -29,6 +31,7 @@
 #include <sys/file.h>
 #include <sys/syscall.h>
 #include <sys/stat.h>
+#include <sys/sysmacros.h>
 #include <sys/prctl.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -52,6 +55,122 @@ struct main_option {
     const char *help; /* one line */
     int (*set)(struct cfg *c, const char *v);
 };
+
+/*
+ * A standalone run with --remove-workdir (iolab's builds) has its work directory removed when it
+ * ends, but only if iolab, its parent, is gone by then: a live iolab still has the product to
+ * collect and removes the directory itself. The removal is done by a cleaner forked before any
+ * namespace is entered, so that it sees the host's mounts: inside the full tier's mount
+ * namespace the work directory is also mounted inside itself (under the private /tmp), and a
+ * removal from there would walk into those mounts.
+ */
+static pid_t main_parent;
+
+/* Deeper trees are left in place: each level holds a descriptor while it is emptied. */
+#define MAIN_RM_DEPTH 128
+
+/* Removes name in dirfd without following a link or entering a mount: a file at once, a
+   directory after its entries, each level opened with O_NOFOLLOW (the program could write links
+   there) and checked to be on the same mount as the work directory. */
+static void main_rm_at(int dirfd, const char *name, dev_t dev, int depth)
+{
+    if (unlinkat(dirfd, name, 0) == 0 || errno != EISDIR || depth >= MAIN_RM_DEPTH)
+        return;
+    struct statx sx;
+    if (statx(dirfd, name, AT_SYMLINK_NOFOLLOW, STATX_TYPE, &sx) < 0 ||
+        (sx.stx_attributes_mask & STATX_ATTR_MOUNT_ROOT & sx.stx_attributes) ||
+        makedev(sx.stx_dev_major, sx.stx_dev_minor) != dev)
+        return;
+    int fd = openat(dirfd, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+    DIR *d = fd >= 0 ? fdopendir(fd) : NULL;
+    if (!d) {
+        if (fd >= 0)
+            close(fd);
+        return;
+    }
+    for (struct dirent *e; (e = readdir(d));)
+        if (strcmp(e->d_name, ".") && strcmp(e->d_name, ".."))
+            main_rm_at(fd, e->d_name, dev, depth + 1);
+    closedir(d);
+    unlinkat(dirfd, name, AT_REMOVEDIR);
+}
+
+/* Removes the work directory now, through its parent directory up (named name in it). */
+static void main_rm_workdir(int up, const char *name)
+{
+    struct stat st;
+    if (name[0] && strcmp(name, ".") && strcmp(name, "..") &&
+        fstatat(up, name, &st, AT_SYMLINK_NOFOLLOW) == 0 && S_ISDIR(st.st_mode))
+        main_rm_at(up, name, st.st_dev, 0);
+}
+
+/* Splits the work directory into its parent (opened) and its last component. */
+static int main_workdir_parent(const struct cfg *c, const char **name)
+{
+    char up[PATH_MAX];
+    const char *slash = strrchr(c->workdir, '/');
+    *name = slash ? slash + 1 : c->workdir;
+    snprintf(up, sizeof up, "%.*s", slash ? (int)(slash == c->workdir ? 1 : slash - c->workdir) : 1,
+             slash ? c->workdir : ".");
+    return open(up, O_PATH | O_DIRECTORY | O_CLOEXEC);
+}
+
+/*
+ * Starts the cleaner: a grandchild (so that no subreaper sweep of this launcher kills it, and it
+ * is nobody's business to wait for) in a session of its own (Ctrl-C of iolab's terminal is not
+ * for it), holding only the read end of a pipe whose write end this launcher (and its init,
+ * which dies with it) holds. At EOF it removes the work directory if iolab has ended.
+ */
+static void main_start_cleaner(const struct cfg *c)
+{
+    const char *name;
+    int up = main_workdir_parent(c, &name);
+    int iolab = (int)syscall(SYS_pidfd_open, main_parent, 0);
+    int p[2] = {-1, -1};
+    if (up < 0 || pipe2(p, O_CLOEXEC) < 0) {
+        if (up >= 0)
+            close(up);
+        if (iolab >= 0)
+            close(iolab);
+        return;
+    }
+    pid_t first = fork();
+    if (first == 0) {
+        if (fork() != 0)
+            _exit(0);
+        setsid();
+        prctl(PR_SET_NAME, "iolab-sbx-clean");
+        /* Nothing of the launcher's but its own three descriptors: holding iolab's output pipe
+           would delay the end of the build's output. */
+        int null = open("/dev/null", O_RDWR | O_CLOEXEC);
+        for (int fd = 0; fd < 3 && null >= 0; fd++)
+            dup2(null, fd);
+        DIR *open_fds = opendir("/proc/self/fd");
+        for (struct dirent *e; open_fds && (e = readdir(open_fds));) {
+            int fd = atoi(e->d_name);
+            if (fd > 2 && fd != dirfd(open_fds) && fd != p[0] && fd != up && fd != iolab)
+                close(fd);
+        }
+        if (open_fds)
+            closedir(open_fds);
+        char b;
+        while (read(p[0], &b, 1) < 0 && errno == EINTR) {
+        }
+        bool gone = iolab >= 0 ? poll(&(struct pollfd){.fd = iolab, .events = POLLIN}, 1, 0) > 0
+                               : kill(main_parent, 0) < 0 && errno == ESRCH;
+        if (gone)
+            main_rm_workdir(up, name);
+        _exit(0);
+    }
+    close(p[0]);
+    close(up);
+    if (iolab >= 0)
+        close(iolab);
+    if (first > 0)
+        while (waitpid(first, NULL, 0) < 0 && errno == EINTR) {
+        }
+    /* p[1] stays open, unused, until this launcher ends: its closing is the cleaner's cue. */
+}
 
 static int main_long(const char *v, long *out)
 {
@@ -225,8 +344,8 @@ static const struct main_option main_options[] = {
     {"--hold", "SFD,LFD", "build a scenario jail, report on SFD, hold it until EOF on LFD",
      set_hold},
     {"--join", "PID", "run the program in the jail held by PID (from --hold's report)", set_join},
-    {"--remove-workdir", NULL, "with --hold: remove the work directory when the jail ends",
-     set_remove},
+    {"--remove-workdir", NULL,
+     "remove the work directory at the end (without --hold: if the parent died)", set_remove},
     {"--help", NULL, "this text", set_help},
 };
 
@@ -353,6 +472,8 @@ static int main_join(struct cfg *c)
 static int main_run(struct cfg *c)
 {
     char tmp[4096] = "";
+    if (c->workdir && c->remove_workdir)
+        main_start_cleaner(c);
     if (c->workdir) {
         int rc = hold_prepare_workdir(c);
         if (rc < 0) {
@@ -410,6 +531,7 @@ int main(int argc, char **argv)
     /* The launcher dies with iolab: SIGKILL when init carries the cleanup, SIGPWR when this
      * process must kill the subtree itself. */
     pid_t parent = getppid();
+    main_parent = parent;
     struct probe p;
     if (c.mode != CFG_MODE_JOIN || c.tier == IOLAB_TIER_AUTO) {
         if (probe_run(&p) < 0) {
@@ -426,9 +548,19 @@ int main(int argc, char **argv)
     }
     if (c.mode == CFG_MODE_HOLD)
         return hold_run(&c, &p);
-    prctl(PR_SET_PDEATHSIG, c.tier == IOLAB_TIER_FULL ? SIGKILL : SIGPWR);
-    if (getppid() != parent)
+    /* A run that owns its work directory must outlive iolab long enough to remove it: SIGPWR
+       has it kill its program's tree (the full tier's init with it) and then clean up. */
+    bool owns_workdir = c.mode == CFG_MODE_RUN && c.remove_workdir && c.workdir;
+    prctl(PR_SET_PDEATHSIG, c.tier == IOLAB_TIER_FULL && !owns_workdir ? SIGKILL : SIGPWR);
+    if (getppid() != parent) {
+        const char *name;
+        int up = owns_workdir ? main_workdir_parent(&c, &name) : -1;
+        if (up >= 0) {
+            main_rm_workdir(up, name);
+            close(up);
+        }
         return 137;
+    }
     c.nproc_limit = prog_nproc_limit(&c, c.tier);
     int rc = prog_open(&c);
     if (rc < 0) {
