@@ -57,7 +57,7 @@ static size_t kind_exercise_file(struct load *ld, const cJSON *v, struct lesson_
                   "%s/%s is a link that leads out of the exercise's directory%s%s%s; iolab does "
                   "not follow it: put the file itself there.",
                   ex->rel_dir, name, to[0] ? " (to " : "", to, to[0] ? ")" : "");
-        return;
+        return 0;
     }
     struct stat st;
     if (fd < 0 || fstat(fd, &st) < 0 || !S_ISREG(st.st_mode) || st.st_size > EXERCISE_MAX_FILE) {
