@@ -182,6 +182,17 @@ TEST_CASE("headless escape: lint, list, run, its CSV and check show a hostile pa
     CHECK(sout.find("loud,1,1,") != std::string::npos);
     CHECK(sout.find("server exited with status 1: ^[]0;pwned") != std::string::npos);
 
+    // bench, text and CSV: its stderr repeats the cached build's warning, escaped.
+    for (bool csv : {false, true}) {
+        std::vector<std::string> args = {"bench",    "evil/watch", "--pack",    p.dir,
+                                         "--repeat", "1",          "--seconds", "0.5"};
+        if (csv)
+            args.push_back("--csv");
+        auto [bcode, bout] = run_inert(args, p.env);
+        CHECK(bcode == 1); // the loud mode measures nothing
+        CHECK(bout.find("#warning \"^[]0;pwned-build^G ^[[2J\"") != std::string::npos);
+    }
+
     // check --pack starts every mode of every run step: the loud one's output is the reason.
     auto [ccode, cout] = run_inert({"check", "--pack", p.dir}, p.env);
     CHECK(ccode == 1);
