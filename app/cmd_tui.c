@@ -286,46 +286,6 @@ static int cmd_tui_exec(int argc, char **argv)
 
 #else
 
-/* The installed packs the TUI shows, which it builds when the learner opens one. */
-struct cmd_tui_installed {
-    struct lesson_pack *owned[CMD_TUI_MAX_PACKS];
-    size_t n;
-    FILE *log; /* iolab.log: the compiler's messages and the problems; may be NULL */
-};
-
-static bool cmd_tui_announce(void *data, const struct lesson_pack *pack, char *say, size_t len)
-{
-    (void)data;
-    return packprog_announce(pack, say, len);
-}
-
-/* Builds an installed pack's programs (a cache hit when built before); the opened pack was
-   built before the screen was taken. Messages go to iolab.log, never to the terminal. */
-static int cmd_tui_build_installed(void *data, const struct lesson_pack *pack, char *why,
-                                   size_t len)
-{
-    struct cmd_tui_installed *k = data;
-    for (size_t i = 0; i < k->n; i++) {
-        if (k->owned[i] != pack)
-            continue;
-        struct lesson_diags d = {0};
-        int rc = packprog_build(k->owned[i], k->log, &d);
-        if (rc < 0) {
-            if (k->log) {
-                lesson_diags_print(k->log, &d);
-                fflush(k->log);
-            }
-            snprintf(why, len,
-                     "The programs of pack \"%s\" do not build (%zu problem%s, in iolab.log); "
-                     "`iolab lint %s` shows them.",
-                     pack->title, d.n, d.n == 1 ? "" : "s", pack->dir);
-        }
-        lesson_diags_free(&d);
-        return rc;
-    }
-    return 0;
-}
-
 static int cmd_tui_exec(int argc, char **argv)
 {
     (void)argc;
