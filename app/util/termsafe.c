@@ -133,22 +133,6 @@ static size_t termsafe_run(struct termsafe_sink *k, const unsigned char *s, size
     return n;
 }
 
-bool termsafe_clean(const char *s, size_t n)
-{
-    const unsigned char *u = (const unsigned char *)s;
-    for (size_t i = 0; i < n;) {
-        if ((u[i] >= 0x20 && u[i] < 0x7f) || u[i] == '\n' || u[i] == '\t') {
-            i++;
-            continue;
-        }
-        int len = termsafe_utf8_len(u + i, n - i);
-        if (len < 2 || (u[i] == 0xc2 && u[i + 1] < 0xa0))
-            return false;
-        i += (size_t)len;
-    }
-    return true;
-}
-
 const char *termsafe_str(const char *s, char *buf, size_t len)
 {
     struct termsafe_sink k = {.buf = buf, .len = len};

@@ -27,9 +27,6 @@
 /* The most bytes one input byte can become (\xNN). */
 #define TERMSAFE_MAX_GROWTH 4
 
-/* True when s[0..n) would print unchanged. */
-bool termsafe_clean(const char *s, size_t n);
-
 /* Escapes s into buf (always terminated when len > 0), cut at a whole escape; returns buf. */
 const char *termsafe_str(const char *s, char *buf, size_t len);
 
