@@ -201,6 +201,27 @@ TEST_CASE("headless escape: lint, list, run, its CSV and check show a hostile pa
     CHECK(cout.find("^[]0;pwned-out^G") != std::string::npos);
 }
 
+TEST_CASE("headless escape: check shows a learner's build log and program output escaped")
+{
+    HostilePack p;
+    std::string ws = p.tmp / "mine";
+    REQUIRE(system(("mkdir -p '" + ws + "'").c_str()) == 0);
+    std::ifstream in(source_dir() + "/lessons/exercises/zerocopy/sendfile/file-server.c");
+    std::string src((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+    const std::string head = "static int send_file(int sock, int file, off_t size)\n{";
+    size_t at = src.find(head);
+    REQUIRE(at != std::string::npos);
+    // The solution, with a #warning of raw sequences and a stderr line of them per download.
+    src.insert(at + head.size(),
+               "\n    fprintf(stderr, \"\\033]0;pwned-learner\\007 \\x9b\" \"2J\\n\");");
+    spit(ws + "/file-server.c", "#warning \"\x1b]0;pwned-learner-build\x07 \x1b[2J\"\n" + src);
+    auto [code, out] =
+        run_inert({"check", "zerocopy/write-sendfile", "--dir", ws, "--seconds", "2"}, p.env);
+    CHECK(code <= 1); // built and judged (the verdict is it_exercise's business)
+    CHECK(out.find("#warning \"^[]0;pwned-learner-build^G ^[[2J\"") != std::string::npos);
+    CHECK(out.find("  | ^[]0;pwned-learner^G \\x9b2J\n") != std::string::npos);
+}
+
 TEST_CASE("headless escape: lint's messages quote a pack's keys and values escaped")
 {
     HostilePack p;
