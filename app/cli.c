@@ -8,6 +8,7 @@
 #include "lesson/lesson.h"
 #include "packprog.h"
 #include "paths.h"
+#include "termsafe.h"
 
 #include <limits.h>
 
@@ -21,16 +22,17 @@
 #endif
 
 static const struct cmd_entry *const main_commands[] = {
-    &cmd_run_entry,      &cmd_list_entry,  &cmd_lint_entry,  &cmd_progress_entry,
-    &cmd_check_entry,    &cmd_new_entry,   &cmd_bench_entry,
+    &cmd_run_entry,   &cmd_list_entry, &cmd_lint_entry,  &cmd_progress_entry,
+    &cmd_check_entry, &cmd_new_entry,  &cmd_bench_entry,
 };
 
+/* Messages often quote a pack's ids or a program's last words: the sentence is escaped. */
 void cmd_error(const char *fmt, ...)
 {
     va_list ap;
     va_start(ap, fmt);
     fputs("iolab: ", stderr);
-    vfprintf(stderr, fmt, ap);
+    termsafe_vfprintf(stderr, fmt, ap);
     fputc('\n', stderr);
     va_end(ap);
 }
@@ -57,6 +59,16 @@ static void main_usage(FILE *out)
     fputs("\n`iolab COMMAND --help` tells more about one command. Without a command:\n\n", out);
 }
 
+int cmd_build_pack(struct lesson_pack *pack, FILE *log, struct lesson_diags *diags)
+{
+    char say[512];
+    if (packprog_announce(pack, say, sizeof say)) {
+        termsafe_fprintf(stderr, "iolab: %s\n", say);
+        fflush(stderr);
+    }
+    return packprog_build(pack, log, diags);
+}
+
 struct lesson_pack *cmd_load_pack(const char *pack_dir)
 {
     char builtin[PATH_MAX], libexec[PATH_MAX];
@@ -73,7 +85,7 @@ struct lesson_pack *cmd_load_pack(const char *pack_dir)
     struct lesson_pack *pack = NULL;
     struct lesson_diags diags = {0};
     if (lesson_pack_load(pack_dir, &lo, &pack, &diags) < 0 ||
-        packprog_build(pack, stderr, &diags) < 0) {
+        cmd_build_pack(pack, stderr, &diags) < 0) {
         lesson_pack_free(pack);
         lesson_diags_print(stderr, &diags);
         cmd_error("the pack in %s has the problems above; `iolab lint %s` checks it.", pack_dir,

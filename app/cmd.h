@@ -6,6 +6,8 @@
 #ifndef IOLAB_CMD_H
 #define IOLAB_CMD_H
 
+#include <stdio.h>
+
 struct cmd_entry {
     const char *name;    /* the word typed after `iolab` */
     const char *usage;   /* one line: the arguments it takes */
@@ -30,7 +32,13 @@ struct lesson_pack;
    its problems and returns NULL. */
 struct lesson_pack *cmd_load_pack(const char *pack_dir);
 
-/* Prints `iolab: MESSAGE` to stderr in one line; for command-line and input errors. */
+struct lesson_diags;
+/* Builds a loaded pack's own programs (packprog.h), first saying on stderr when that compiles
+   something (a first build), with the compiler's messages to log. Returns packprog_build's. */
+int cmd_build_pack(struct lesson_pack *pack, FILE *log, struct lesson_diags *diags);
+
+/* Prints `iolab: MESSAGE` to stderr in one line, escaped as termsafe.h says; for command-line
+   and input errors. */
 void cmd_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 
 #endif

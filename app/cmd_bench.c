@@ -19,6 +19,7 @@
 #include "engine/sweepio.h"
 #include "json.h"
 #include "lesson/lesson.h"
+#include "termsafe.h"
 
 #include <math.h>
 #include <stdio.h>
@@ -349,40 +350,47 @@ static void bench_print_csv(const struct bench *b)
     for (size_t m = 0; m < b->nmodes; m++)
         for (size_t v = 0; v < b->sw->nvalues; v++) {
             const struct benchmath_summary *s = &b->sum[m][v];
-            printf("%s,%s,%zu,%.6g,%.6g,%.6g,%.6g\n", bench_mode(b, m),
-                   b->plain ? "" : b->sw->text[v], s->n, s->median, s->min, s->max, b->ratio[m][v]);
+            /* The mode and the value are the pack's: quoted and escaped as sweepio's CSV. */
+            sweepio_csv_field(stdout, bench_mode(b, m));
+            fputc(',', stdout);
+            sweepio_csv_field(stdout, b->plain ? "" : b->sw->text[v]);
+            printf(",%zu,%.6g,%.6g,%.6g,%.6g\n", s->n, s->median, s->min, s->max, b->ratio[m][v]);
         }
 }
 
+/* Ids, values and the headline's sentence are the pack's text: every line is printed escaped. */
 static void bench_print_text(const struct bench *b)
 {
     char host[160], kernel[160];
     bench_machine(host, sizeof host, kernel, sizeof kernel);
-    printf("%s/%s on %s (%ld CPUs), %s, sandbox %s: %d round%s, %.3g s per mode%s, took %.1f s\n",
-           b->lesson->id, b->step->id, host, sysconf(_SC_NPROCESSORS_ONLN), kernel, b->tier,
-           b->rounds, b->rounds == 1 ? "" : "s", b->seconds, b->plain ? "" : " and point",
-           b->took_s);
-    printf("figure: %s (%s); ratio: each mode's figure over %s's, the median of the rounds' "
-           "ratios\n\n",
-           sweep_figure_name(b->sw->figure), sweep_figure_unit(b->sw->figure), bench_mode(b, 0));
+    termsafe_fprintf(
+        stdout,
+        "%s/%s on %s (%ld CPUs), %s, sandbox %s: %d round%s, %.3g s per mode%s, took %.1f s\n",
+        b->lesson->id, b->step->id, host, sysconf(_SC_NPROCESSORS_ONLN), kernel, b->tier, b->rounds,
+        b->rounds == 1 ? "" : "s", b->seconds, b->plain ? "" : " and point", b->took_s);
+    termsafe_fprintf(
+        stdout,
+        "figure: %s (%s); ratio: each mode's figure over %s's, the median of the rounds' "
+        "ratios\n\n",
+        sweep_figure_name(b->sw->figure), sweep_figure_unit(b->sw->figure), bench_mode(b, 0));
     for (size_t v = 0; v < b->sw->nvalues; v++) {
         if (!b->plain)
-            printf("%s = %s\n", b->sw->param, b->sw->text[v]);
+            termsafe_fprintf(stdout, "%s = %s\n", b->sw->param, b->sw->text[v]);
         for (size_t m = 0; m < b->nmodes; m++) {
             const struct benchmath_summary *s = &b->sum[m][v];
             char med[32], lo[32], hi[32];
             enum sweep_figure f = b->sw->figure;
-            printf("  %-18s median %-12s min %-12s max %-12s ratio %.3gx%s\n", bench_mode(b, m),
-                   sweepio_figure_text(f, s->median, med, sizeof med),
-                   sweepio_figure_text(f, s->min, lo, sizeof lo),
-                   sweepio_figure_text(f, s->max, hi, sizeof hi), b->ratio[m][v],
-                   s->n < (size_t)b->rounds ? "  (some rounds measured nothing)" : "");
+            termsafe_fprintf(stdout, "  %-18s median %-12s min %-12s max %-12s ratio %.3gx%s\n",
+                             bench_mode(b, m), sweepio_figure_text(f, s->median, med, sizeof med),
+                             sweepio_figure_text(f, s->min, lo, sizeof lo),
+                             sweepio_figure_text(f, s->max, hi, sizeof hi), b->ratio[m][v],
+                             s->n < (size_t)b->rounds ? "  (some rounds measured nothing)" : "");
         }
     }
     if (b->hl) {
         char sentence[768];
         bench_headline_sentence(b, bench_headline_here(b), sentence, sizeof sentence);
-        printf("\n%s\n", sentence);
+        termsafe_fprintf(stdout, "\n%s\n", sentence);
     }
 }
 

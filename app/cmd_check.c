@@ -28,6 +28,7 @@
 #include "lesson/lesson.h"
 #include "lesson/sweep.h"
 #include "paths.h"
+#include "termsafe.h"
 
 #include <errno.h>
 #include <limits.h>
@@ -332,42 +333,46 @@ static const char *check_status(const struct attempt *a)
     return grade_done(&a->grader) ? "pass" : "fail";
 }
 
+/* The build log, the checks, the program's last lines and its ids are text iolab did not write:
+   every line is printed escaped (termsafe.h). */
 static void check_print_text(const struct attempt *a)
 {
-    printf("%s/%s: building %s\n", a->lesson->id, a->step->id, a->dir);
+    termsafe_fprintf(stdout, "%s/%s: building %s\n", a->lesson->id, a->step->id, a->dir);
     if (a->mine_log && a->mine_log[0]) {
         size_t n = strlen(a->mine_log);
-        printf("%.*s%s", (int)(n > CHECK_LOG_SHOWN ? CHECK_LOG_SHOWN : n), a->mine_log,
-               n && a->mine_log[(n > CHECK_LOG_SHOWN ? CHECK_LOG_SHOWN : n) - 1] == '\n' ? ""
-                                                                                         : "\n");
+        termsafe_fprintf(
+            stdout, "%.*s%s", (int)(n > CHECK_LOG_SHOWN ? CHECK_LOG_SHOWN : n), a->mine_log,
+            n && a->mine_log[(n > CHECK_LOG_SHOWN ? CHECK_LOG_SHOWN : n) - 1] == '\n' ? "" : "\n");
         if (n > CHECK_LOG_SHOWN || a->mine.log_cut)
-            printf("[the compiler said more: %zu bytes shown of %zu%s]\n",
-                   (size_t)CHECK_LOG_SHOWN < n ? (size_t)CHECK_LOG_SHOWN : n, n,
-                   a->mine.log_cut ? " and more that was not kept" : "");
+            termsafe_fprintf(stdout, "[the compiler said more: %zu bytes shown of %zu%s]\n",
+                             (size_t)CHECK_LOG_SHOWN < n ? (size_t)CHECK_LOG_SHOWN : n, n,
+                             a->mine.log_cut ? " and more that was not kept" : "");
     }
     if (a->mine_ok)
-        printf("build: ok%s (%.2f s)\n", a->mine.cached ? ", unchanged since the last build" : "",
-               a->mine.seconds);
+        termsafe_fprintf(stdout, "build: ok%s (%.2f s)\n",
+                         a->mine.cached ? ", unchanged since the last build" : "", a->mine.seconds);
     if (a->grader_ready) {
         const struct lesson_scenario *sc = &a->run.sc;
-        printf("checks (%zu of %zu hold):\n", a->grader.nholding, sc->nchecks);
+        termsafe_fprintf(stdout, "checks (%zu of %zu hold):\n", a->grader.nholding, sc->nchecks);
         for (size_t i = 0; i < sc->nchecks; i++) {
             char msg[768];
             grade_message(&a->grader, i, msg, sizeof msg);
-            printf("  [%s] %s: %s\n", a->grader.results[i].holds ? "ok" : "--", sc->checks[i].text,
-                   msg);
+            termsafe_fprintf(stdout, "  [%s] %s: %s\n", a->grader.results[i].holds ? "ok" : "--",
+                             sc->checks[i].text, msg);
         }
     }
     if (a->ntail) {
-        printf("your %s's last lines:\n", a->ex->sc->programs[a->ex->learner].name);
+        termsafe_fprintf(stdout, "your %s's last lines:\n",
+                         a->ex->sc->programs[a->ex->learner].name);
         for (size_t i = 0; i < a->ntail; i++)
-            printf("  | %s\n", a->tail[(a->tail_next + CHECK_TAIL - a->ntail + i) % CHECK_TAIL]);
+            termsafe_fprintf(stdout, "  | %s\n",
+                             a->tail[(a->tail_next + CHECK_TAIL - a->ntail + i) % CHECK_TAIL]);
     }
     if (a->grader_ready && grade_report(&a->grader))
-        printf("the sanitizer's report:\n%s", grade_report(&a->grader));
+        termsafe_fprintf(stdout, "the sanitizer's report:\n%s", grade_report(&a->grader));
     if (a->error[0])
-        printf("error: %s\n", a->error);
-    printf("%s\n", check_status(a));
+        termsafe_fprintf(stdout, "error: %s\n", a->error);
+    termsafe_fprintf(stdout, "%s\n", check_status(a));
 }
 
 static void check_print_json(const struct attempt *a, struct json_out *j)
@@ -485,11 +490,12 @@ static int check_solutions(const struct lesson_pack *pack, bool json, double sec
                 json_bool(&j, "ok", sol_ok && start_ok);
                 json_end(&j);
             } else {
-                printf("%s/%s: solution %s%s%s; starter %s%s%s\n", l->id, st->id,
-                       check_status(&sol), sol_ok ? "" : " (must pass: ",
-                       sol_ok ? "" : (sol.error[0] ? sol.error : "a check fails)"),
-                       check_status(&start), start_ok ? "" : " (must build and fail: ",
-                       start_ok ? "" : (start.error[0] ? start.error : "every check holds)"));
+                termsafe_fprintf(stdout, "%s/%s: solution %s%s%s; starter %s%s%s\n", l->id, st->id,
+                                 check_status(&sol), sol_ok ? "" : " (must pass: ",
+                                 sol_ok ? "" : (sol.error[0] ? sol.error : "a check fails)"),
+                                 check_status(&start), start_ok ? "" : " (must build and fail: ",
+                                 start_ok ? ""
+                                          : (start.error[0] ? start.error : "every check holds)"));
             }
             char cmd[PATH_MAX + 16];
             snprintf(cmd, sizeof cmd, "%s", tmpl);
@@ -661,11 +667,11 @@ static int check_starts(const struct lesson_pack *pack, bool json)
                     json_string(&j, "problem", problem[0] ? problem : NULL);
                     json_end(&j);
                 } else if (problem[0]) {
-                    printf("%s/%s%s%s: does not start: %s.\n", l->id, st->id, mode ? " mode " : "",
-                           mode ? mode : "", problem);
+                    termsafe_fprintf(stdout, "%s/%s%s%s: does not start: %s.\n", l->id, st->id,
+                                     mode ? " mode " : "", mode ? mode : "", problem);
                 } else {
-                    printf("%s/%s%s%s: starts\n", l->id, st->id, mode ? " mode " : "",
-                           mode ? mode : "");
+                    termsafe_fprintf(stdout, "%s/%s%s%s: starts\n", l->id, st->id,
+                                     mode ? " mode " : "", mode ? mode : "");
                 }
                 fflush(stdout);
             }

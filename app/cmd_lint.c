@@ -1,12 +1,14 @@
 /*
  * iolab lint DIR: loads a pack exactly as `iolab --pack DIR` would and prints every problem as
  * `file:line:col: message`, so an instructor (or an editor's quickfix list) can walk them.
+ * The messages and the compiler's output quote the pack: they are printed escaped (termsafe.h).
  * Exit status: 0 clean, 1 problems found, 2 bad command line.
  */
 #include "cmd.h"
 #include "lesson/lesson.h"
 #include "packprog.h"
 #include "paths.h"
+#include "termsafe.h"
 
 #include <errno.h>
 
@@ -51,22 +53,22 @@ static int cmd_lint_exec(int argc, char **argv)
     struct lesson_diags diags = {0};
     int rc = lesson_pack_load(dir, &opts, &pack, &diags);
     /* A program the pack builds must build: the compiler's messages, then the verdict. */
-    if (rc == 0 && packprog_build(pack, stdout, &diags) < 0) {
+    if (rc == 0 && cmd_build_pack(pack, stdout, &diags) < 0) {
         lesson_pack_free(pack);
         pack = NULL;
         rc = -EINVAL;
     }
     lesson_diags_print(stdout, &diags);
     if (rc < 0) {
-        fprintf(stdout, "%s: %zu problem%s\n", dir, diags.n, diags.n == 1 ? "" : "s");
+        termsafe_fprintf(stdout, "%s: %zu problem%s\n", dir, diags.n, diags.n == 1 ? "" : "s");
         lesson_diags_free(&diags);
         return 1;
     }
     size_t steps = 0;
     for (size_t i = 0; i < pack->nlessons; i++)
         steps += pack->lessons[i].nsteps;
-    printf("%s: pack %s, %zu lesson%s, %zu step%s: no problems\n", dir, pack->id, pack->nlessons,
-           pack->nlessons == 1 ? "" : "s", steps, steps == 1 ? "" : "s");
+    termsafe_fprintf(stdout, "%s: pack %s, %zu lesson%s, %zu step%s: no problems\n", dir, pack->id,
+                     pack->nlessons, pack->nlessons == 1 ? "" : "s", steps, steps == 1 ? "" : "s");
     lesson_pack_free(pack);
     lesson_diags_free(&diags);
     return 0;

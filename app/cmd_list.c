@@ -2,7 +2,8 @@
  * iolab list [--pack DIR] [--json]: every pack iolab can see (the built-in one, --pack DIRs, and
  * packs installed under $XDG_DATA_HOME/iolab/packs/), with their lessons and steps named the way
  * `iolab run` takes them (concurrency/compare). A pack that does not load is reported on stderr
- * and makes the exit status 1; the others are still listed.
+ * and makes the exit status 1; the others are still listed. Listing never builds a pack's own
+ * programs (pack.json "build"): that waits until a pack is run, checked or opened.
  *
  * The JSON goes through json.h, the one writer of iolab's output.
  */
@@ -10,6 +11,7 @@
 #include "json.h"
 #include "lesson/lesson.h"
 #include "paths.h"
+#include "termsafe.h"
 
 #include <limits.h>
 #include <stdbool.h>
@@ -82,6 +84,7 @@ static void cmd_list_json_pack(struct json_out *j, const struct lesson_pack *p)
     json_end(j);
 }
 
+/* Titles, summaries and mode ids are the pack's own text: out escapes them (termsafe.h). */
 static void cmd_list_text_pack(FILE *out, const struct lesson_pack *p)
 {
     fprintf(out, "%s: %s (version %s, %s)\n", p->id, p->title, p->version, p->dir);
@@ -156,9 +159,18 @@ static int cmd_list_exec(int argc, char **argv)
         if (json) {
             cmd_list_json_pack(&j, pack);
         } else {
+            FILE *out = termsafe_open(stdout);
+            if (!out) {
+                cmd_error("out of memory.");
+                status = 1;
+                lesson_pack_free(pack);
+                lesson_diags_free(&diags);
+                break;
+            }
             if (shown)
-                fputc('\n', stdout);
-            cmd_list_text_pack(stdout, pack);
+                fputc('\n', out);
+            cmd_list_text_pack(out, pack);
+            fclose(out);
         }
         shown++;
         lesson_pack_free(pack);

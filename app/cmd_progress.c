@@ -12,6 +12,7 @@
 #include "lesson/lesson.h"
 #include "paths.h"
 #include "progress.h"
+#include "termsafe.h"
 
 #include <errno.h>
 #include <pwd.h>
@@ -24,22 +25,24 @@
 #include <time.h>
 #include <unistd.h>
 
-static void cmd_progress_print(const struct progress *p)
+/* Ids, steps and answers come from the progress file, which an import fills from another
+   person's export: out escapes them (termsafe.h). */
+static void cmd_progress_print(FILE *out, const struct progress *p)
 {
     if (p->npacks == 0) {
-        printf("No progress yet: `iolab` opens the lessons.\n");
+        fprintf(out, "No progress yet: `iolab` opens the lessons.\n");
         return;
     }
     for (size_t i = 0; i < p->npacks; i++) {
         const struct progress_pack *pk = &p->packs[i];
-        printf("pack %s: %zu step%s done", pk->id, pk->ndone, pk->ndone == 1 ? "" : "s");
+        fprintf(out, "pack %s: %zu step%s done", pk->id, pk->ndone, pk->ndone == 1 ? "" : "s");
         if (pk->last_lesson)
-            printf(", last at %s/%s", pk->last_lesson, pk->last_step ? pk->last_step : "");
-        putchar('\n');
+            fprintf(out, ", last at %s/%s", pk->last_lesson, pk->last_step ? pk->last_step : "");
+        fputc('\n', out);
         for (size_t j = 0; j < pk->ndone; j++)
-            printf("  done  %s\n", pk->done[j]);
+            fprintf(out, "  done  %s\n", pk->done[j]);
         for (size_t j = 0; j < pk->nanswers; j++)
-            printf("  answer %s: %s\n", pk->answers[j].step, pk->answers[j].value);
+            fprintf(out, "  answer %s: %s\n", pk->answers[j].step, pk->answers[j].value);
     }
 }
 
@@ -129,7 +132,7 @@ static bool cmd_progress_unknown(const struct progress *p, const char *pack, con
 /* Asks on the terminal; true only for an explicit yes. */
 static bool cmd_progress_confirm(const char *what)
 {
-    fprintf(stderr, "Forget %s? This cannot be undone. [y/N] ", what);
+    termsafe_fprintf(stderr, "Forget %s? This cannot be undone. [y/N] ", what);
     fflush(stderr);
     char line[16];
     if (!fgets(line, sizeof line, stdin))
@@ -273,8 +276,8 @@ static int cmd_progress_export(const struct progress *p, const char *file, const
         size_t steps = 0;
         for (size_t i = 0; i < p->npacks; i++)
             steps += p->packs[i].ndone;
-        fprintf(stderr, "Wrote %s: %zu pack%s, %zu step%s done.\n", file, p->npacks,
-                p->npacks == 1 ? "" : "s", steps, steps == 1 ? "" : "s");
+        termsafe_fprintf(stderr, "Wrote %s: %zu pack%s, %zu step%s done.\n", file, p->npacks,
+                         p->npacks == 1 ? "" : "s", steps, steps == 1 ? "" : "s");
     }
     return 0;
 }
@@ -299,10 +302,13 @@ static int cmd_progress_import(struct progress *p, const char *file)
         cmd_error("cannot import %s: %s; nothing was changed.", file, strerror(-rc));
         return 1;
     }
-    printf("Imported %s's progress from %s: %zu step%s: %zu new, %zu newer than yours (taken), "
-           "%zu older (yours kept, with what it added), %zu unchanged; %zu step%s now done.\n",
-           r.learner, file, r.steps, r.steps == 1 ? "" : "s", r.added, r.taken, r.kept, r.unchanged,
-           r.now_done, r.now_done == 1 ? "" : "s");
+    /* The export is another person's file: the learner's name is shown escaped. */
+    termsafe_fprintf(
+        stdout,
+        "Imported %s's progress from %s: %zu step%s: %zu new, %zu newer than yours (taken), "
+        "%zu older (yours kept, with what it added), %zu unchanged; %zu step%s now done.\n",
+        r.learner, file, r.steps, r.steps == 1 ? "" : "s", r.added, r.taken, r.kept, r.unchanged,
+        r.now_done, r.now_done == 1 ? "" : "s");
     return 0;
 }
 
@@ -456,8 +462,13 @@ static int cmd_progress_exec(int argc, char **argv)
             status = text ? 0 : 1;
             free(text);
         } else {
-            printf("%s\n", path);
-            cmd_progress_print(p);
+            FILE *out = termsafe_open(stdout);
+            if (out) {
+                fprintf(out, "%s\n", path);
+                cmd_progress_print(out, p);
+                fclose(out);
+            }
+            status = out ? 0 : 1;
         }
         progress_free(p);
         return status;
@@ -494,7 +505,8 @@ static int cmd_progress_exec(int argc, char **argv)
         cmd_error("cannot write %s: %s; nothing was changed.", path, strerror(-rc));
         status = 1;
     } else {
-        printf("Forgot %s (%zu record%s).\n", what, removed, removed == 1 ? "" : "s");
+        termsafe_fprintf(stdout, "Forgot %s (%zu record%s).\n", what, removed,
+                         removed == 1 ? "" : "s");
     }
     progress_free(p);
     return status;

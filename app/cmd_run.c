@@ -26,6 +26,7 @@
 #include "metrics/stats.h"
 #include "metrics/waits.h"
 #include "paths.h"
+#include "termsafe.h"
 
 #include <errno.h>
 #include <limits.h>
@@ -744,22 +745,30 @@ static void run_print(struct run *r, const struct run_problems *pr)
         }
         fputc('\n', stdout);
     } else {
+        /* Program names, mode ids, checks and the programs' last words are the pack's and the
+           programs' text: the whole report goes through the escaping stream. */
+        FILE *out = termsafe_open(stdout);
+        if (!out) {
+            cmd_error("out of memory.");
+            return;
+        }
         for (size_t i = 0; i < r->nsegments; i++)
             if (r->segments[i].started) {
-                run_print_text_segment(r, stdout, &r->segments[i]);
-                fputc('\n', stdout);
+                run_print_text_segment(r, out, &r->segments[i]);
+                fputc('\n', out);
             }
-        run_print_side_by_side(r, stdout);
+        run_print_side_by_side(r, out);
         fputs("time in call: wall time the program's threads spent inside the call, counted "
               "by the shim;\n~: sampled, estimated from about one call in 16 timed (the calls "
               "that wait are all timed);\nsyscr/syscw: the kernel's own counts of read-family and "
               "write-family calls, set beside\nthe counted calls it counts the same way.\n\n",
-              stdout);
-        run_print_checks(r, stdout);
+              out);
+        run_print_checks(r, out);
         if (pr->n)
-            fputs("problems (the run was not clean):\n", stdout);
+            fputs("problems (the run was not clean):\n", out);
         for (size_t i = 0; i < pr->n; i++)
-            fprintf(stdout, "  %s\n", pr->v[i]);
+            fprintf(out, "  %s\n", pr->v[i]);
+        fclose(out);
     }
     fflush(stdout);
 }

@@ -5,6 +5,7 @@
 #include "cmd_sweep.h"
 
 #include "lesson/kind.h"
+#include "termsafe.h"
 
 #include <signal.h>
 #include <stdio.h>
@@ -61,9 +62,10 @@ static void sweep_cli_on_tick(uv_timer_t *t)
     for (int i = 0; i < width; i++)
         bar[i] = i < filled ? '#' : '.';
     bar[width] = '\0';
-    fprintf(stderr, "\r\033[Ksweep [%s] %zu/%zu  %s=%s  %s", bar, r->done + 1,
-            r->nmodes * r->nvalues, r->sw->param, r->sw->text[v],
-            r->mode_ids[s][0] ? r->mode_ids[s] : "");
+    /* The line is redrawn with iolab's own \r and erase; what it names is the pack's, escaped. */
+    fprintf(stderr, "\r\033[Ksweep [%s] %zu/%zu  ", bar, r->done + 1, r->nmodes * r->nvalues);
+    termsafe_fprintf(stderr, "%s=%s  %s", r->sw->param, r->sw->text[v],
+                     r->mode_ids[s][0] ? r->mode_ids[s] : "");
 }
 
 int sweep_cli_run(const struct sweep_cli_opts *o, struct sweep_result *res)

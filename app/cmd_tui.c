@@ -3,11 +3,13 @@
  *
  * Everything that can fail before the screen is taken is checked first (the terminal, the pack,
  * the progress file), with a one-sentence message on stderr; once curses runs, messages go to
- * the status line and to $XDG_STATE_HOME/iolab/iolab.log, never to the terminal.
+ * the status line and to $XDG_STATE_HOME/iolab/iolab.log, never to the terminal. The opened pack
+ * is built before the screen is taken; the installed ones only when a lesson of one is opened.
  */
 #include "cmd.h"
 #include "packprog.h"
 #include "paths.h"
+#include "termsafe.h"
 
 #ifdef IOLAB_HAVE_TUI
 #include "lesson/lesson.h"
@@ -127,7 +129,7 @@ static struct lesson_pack *cmd_tui_pack(const char *pack_dir, const struct lesso
     struct lesson_pack *pack = NULL;
     struct lesson_diags diags = {0};
     if (lesson_pack_load(pack_dir, lo, &pack, &diags) < 0 ||
-        packprog_build(pack, stderr, &diags) < 0) {
+        cmd_build_pack(pack, stderr, &diags) < 0) {
         lesson_pack_free(pack);
         lesson_diags_print(stderr, &diags);
         lesson_diags_free(&diags);
@@ -144,8 +146,9 @@ static struct lesson_pack *cmd_tui_pack(const char *pack_dir, const struct lesso
     return pack;
 }
 
-/* Installed packs join the start screen; one that does not load is named and left out.
-   Returns how many went into owned[]. */
+/* Installed packs join the start screen, loaded but not built: a stranger's pack runs nothing
+   until the learner opens one of its lessons (cmd_tui_build_installed). One that does not load
+   is named and left out. Returns how many went into owned[]. */
 static size_t cmd_tui_installed(const struct lesson_pack *pack,
                                 const struct lesson_load_options *lo, struct lesson_pack **owned)
 {
@@ -155,21 +158,21 @@ static size_t cmd_tui_installed(const struct lesson_pack *pack,
     for (size_t i = 0; i < ndirs; i++) {
         struct lesson_pack *p = NULL;
         struct lesson_diags d = {0};
-        if (lesson_pack_load(dirs[i], lo, &p, &d) < 0 || packprog_build(p, NULL, &d) < 0) {
+        if (lesson_pack_load(dirs[i], lo, &p, &d) < 0) {
             lesson_pack_free(p);
             p = NULL;
-            fprintf(stderr,
-                    "iolab: the pack in %s is left out: it has %zu problem%s; `iolab lint "
-                    "%s` lists them.\n",
-                    dirs[i], d.n, d.n == 1 ? "" : "s", dirs[i]);
+            termsafe_fprintf(stderr,
+                             "iolab: the pack in %s is left out: it has %zu problem%s; `iolab lint "
+                             "%s` lists them.\n",
+                             dirs[i], d.n, d.n == 1 ? "" : "s", dirs[i]);
         } else if (!strcmp(p->id, pack->id) || p->nlessons == 0) {
             /* The opened pack itself (iolab --pack on an installed one), or one that would
                share its progress: progress is kept by pack id. */
             if (p->nlessons && strcmp(p->dir, pack->dir))
-                fprintf(stderr,
-                        "iolab: the pack in %s is left out: its id '%s' is the opened "
-                        "pack's too.\n",
-                        dirs[i], p->id);
+                termsafe_fprintf(stderr,
+                                 "iolab: the pack in %s is left out: its id '%s' is the opened "
+                                 "pack's too.\n",
+                                 dirs[i], p->id);
             lesson_pack_free(p);
             p = NULL;
         }
@@ -179,6 +182,46 @@ static size_t cmd_tui_installed(const struct lesson_pack *pack,
             owned[n++] = p;
     }
     return n;
+}
+
+/* The installed packs the TUI shows, which it builds when the learner opens one. */
+struct cmd_tui_installed {
+    struct lesson_pack *owned[CMD_TUI_MAX_PACKS];
+    size_t n;
+    FILE *log; /* iolab.log: the compiler's messages and the problems; may be NULL */
+};
+
+static bool cmd_tui_announce(void *data, const struct lesson_pack *pack, char *say, size_t len)
+{
+    (void)data;
+    return packprog_announce(pack, say, len);
+}
+
+/* Builds an installed pack's programs (a cache hit when built before); the opened pack was
+   built before the screen was taken. Messages go to iolab.log, never to the terminal. */
+static int cmd_tui_build_installed(void *data, const struct lesson_pack *pack, char *why,
+                                   size_t len)
+{
+    struct cmd_tui_installed *k = data;
+    for (size_t i = 0; i < k->n; i++) {
+        if (k->owned[i] != pack)
+            continue;
+        struct lesson_diags d = {0};
+        int rc = packprog_build(k->owned[i], k->log, &d);
+        if (rc < 0) {
+            if (k->log) {
+                lesson_diags_print(k->log, &d);
+                fflush(k->log);
+            }
+            snprintf(why, len,
+                     "The programs of pack \"%s\" do not build (%zu problem%s, in iolab.log); "
+                     "`iolab lint %s` shows them.",
+                     pack->title, d.n, d.n == 1 ? "" : "s", pack->dir);
+        }
+        lesson_diags_free(&d);
+        return rc;
+    }
+    return 0;
 }
 
 static int cmd_tui_exec(int argc, char **argv)
@@ -206,17 +249,20 @@ static int cmd_tui_exec(int argc, char **argv)
     if (!pack)
         return 1;
     const struct lesson_pack *extra[CMD_TUI_MAX_PACKS];
-    struct lesson_pack *owned[CMD_TUI_MAX_PACKS];
-    size_t nextra = cmd_tui_installed(pack, &lo, owned);
+    struct cmd_tui_installed installed = {.n = 0};
+    size_t nextra = installed.n = cmd_tui_installed(pack, &lo, installed.owned);
     for (size_t i = 0; i < nextra; i++)
-        extra[i] = owned[i];
+        extra[i] = installed.owned[i];
     opts.extra_packs = extra;
     opts.nextra = nextra;
+    opts.pack_announce = cmd_tui_announce;
+    opts.pack_build = cmd_tui_build_installed;
+    opts.pack_data = &installed;
 
     char ppath[PATH_MAX];
     struct progress *progress = NULL;
     rc = progress_default_path(ppath, sizeof ppath);
-    opts.log = rc == 0 ? cmd_tui_open_log(ppath) : NULL;
+    opts.log = installed.log = rc == 0 ? cmd_tui_open_log(ppath) : NULL;
     if (rc == 0) {
         /* Loaded under the lock: a leftover temporary file of a killed writer goes too. */
         int lock = progress_lock(ppath);
@@ -226,7 +272,8 @@ static int cmd_tui_exec(int argc, char **argv)
     if (rc < 0 && opts.log)
         fprintf(opts.log, "progress cannot be loaded from %s: %s\n", ppath, strerror(-rc));
     if (progress && progress->damaged)
-        fprintf(stderr, "iolab: %s was damaged; it was kept as %s.\n", ppath, progress->damaged);
+        termsafe_fprintf(stderr, "iolab: %s was damaged; it was kept as %s.\n", ppath,
+                         progress->damaged);
 
     /* A write to a program that has just exited must be an error, not the end of iolab. */
     signal(SIGPIPE, SIG_IGN);
@@ -234,7 +281,7 @@ static int cmd_tui_exec(int argc, char **argv)
     int status = tui_run(pack, progress, &opts);
     progress_free(progress);
     for (size_t i = 0; i < nextra; i++)
-        lesson_pack_free(owned[i]);
+        lesson_pack_free(installed.owned[i]);
     lesson_pack_free(pack);
     if (opts.log)
         fclose(opts.log);

@@ -6,6 +6,7 @@
 
 #include "exercise/build.h"
 #include "paths.h"
+#include "termsafe.h"
 
 #include <errno.h>
 #include <limits.h>
@@ -13,6 +14,7 @@
 #include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 #include <uv.h>
 
 struct packprog_wait {
@@ -135,17 +137,13 @@ static int packprog_command(const struct lesson_build *b, const char *include, c
     return 0;
 }
 
-static int packprog_one(struct lesson_pack *pack, struct lesson_build *b, FILE *log,
-                        struct lesson_diags *diags, const char *cache, const char *sandbox,
-                        const char *include)
+/* The build of b as build.h takes it; argv and store hold its command. */
+static int packprog_spec(const struct lesson_pack *pack, const struct lesson_build *b,
+                         const char *cache, const char *sandbox, const char *include,
+                         const char **argv, char *store, size_t len, struct build_spec *spec)
 {
-    const char *argv[BUILD_MAX_ARGS + 1];
-    char store[PATH_MAX * 2];
-    if (packprog_command(b, include, argv, BUILD_MAX_ARGS + 1, store, sizeof store) < 0) {
-        packprog_diag(diags, b, "the build command of \"%s\" is too long; shorten it.", b->program);
-        return -EINVAL;
-    }
-    struct build_spec spec = {
+    int rc = packprog_command(b, include, argv, BUILD_MAX_ARGS + 1, store, len);
+    *spec = (struct build_spec){
         .command = argv,
         .src_dir = b->src_dir,
         .root = pack->dir, /* a source may link elsewhere in the pack, never out of it */
@@ -156,6 +154,20 @@ static int packprog_one(struct lesson_pack *pack, struct lesson_build *b, FILE *
         .cache_dir = cache,
         .sandbox = sandbox,
     };
+    return rc;
+}
+
+static int packprog_one(struct lesson_pack *pack, struct lesson_build *b, FILE *log,
+                        struct lesson_diags *diags, const char *cache, const char *sandbox,
+                        const char *include)
+{
+    const char *argv[BUILD_MAX_ARGS + 1];
+    char store[PATH_MAX * 2];
+    struct build_spec spec;
+    if (packprog_spec(pack, b, cache, sandbox, include, argv, store, sizeof store, &spec) < 0) {
+        packprog_diag(diags, b, "the build command of \"%s\" is too long; shorten it.", b->program);
+        return -EINVAL;
+    }
     uv_loop_t loop;
     if (uv_loop_init(&loop) < 0)
         return -ENOMEM;
@@ -172,8 +184,9 @@ static int packprog_one(struct lesson_pack *pack, struct lesson_build *b, FILE *
         free(w.log);
         return -EINVAL;
     }
+    /* The compiler's messages quote the pack's sources: printed with their controls escaped. */
     if (log && w.log && w.log[0])
-        fprintf(log, "%s%s", w.log, w.log[strlen(w.log) - 1] == '\n' ? "" : "\n");
+        termsafe_fprintf(log, "%s%s", w.log, w.log[strlen(w.log) - 1] == '\n' ? "" : "\n");
     free(w.log);
     switch (w.r.status) {
     case BUILD_OK:
@@ -197,14 +210,61 @@ static int packprog_one(struct lesson_pack *pack, struct lesson_build *b, FILE *
     return -EINVAL;
 }
 
+/* Where builds are kept, the sandbox that runs them and iolab's header directory. */
+static int packprog_dirs(char *cache, char *sandbox, char *include)
+{
+    return paths_cache("build", cache, PATH_MAX) < 0 ||
+                   paths_get(PATHS_SANDBOX, sandbox, PATH_MAX) < 0 ||
+                   paths_get(PATHS_INCLUDE, include, PATH_MAX) < 0
+               ? -ENOENT
+               : 0;
+}
+
+size_t packprog_pending(const struct lesson_pack *pack)
+{
+    char cache[PATH_MAX], sandbox[PATH_MAX], include[PATH_MAX];
+    size_t n = 0;
+    if (!pack->nbuilds || packprog_dirs(cache, sandbox, include) < 0)
+        return 0;
+    for (size_t i = 0; i < pack->nbuilds; i++) {
+        const struct lesson_build *b = &pack->builds[i];
+        const char *argv[BUILD_MAX_ARGS + 1];
+        char store[PATH_MAX * 2], key[32], exe[PATH_MAX + 40];
+        struct build_spec spec;
+        if (b->exe ||
+            packprog_spec(pack, b, cache, sandbox, include, argv, store, sizeof store, &spec) < 0 ||
+            build_key(&spec, key, sizeof key) < 0)
+            continue; /* built, or it fails before any compiler runs */
+        /* build.c keeps a program at <cache>/<key>/prog. */
+        snprintf(exe, sizeof exe, "%s/%s/prog", cache, key);
+        if (access(exe, X_OK) != 0)
+            n++;
+    }
+    return n;
+}
+
+bool packprog_announce(const struct lesson_pack *pack, char *buf, size_t len)
+{
+    size_t n = packprog_pending(pack);
+    if (len)
+        buf[0] = '\0';
+    if (!n)
+        return false;
+    /* The cache is keyed by content, not by pack: a program missing from it is either new or
+       changed, and either way this is the first build of what the pack holds now. */
+    snprintf(buf, len,
+             "Building %zu program%s of pack \"%s\" (the first build of %s sources; later runs "
+             "take %s from the cache).",
+             n, n == 1 ? "" : "s", pack->title, n == 1 ? "its" : "their", n == 1 ? "it" : "them");
+    return true;
+}
+
 int packprog_build(struct lesson_pack *pack, FILE *log, struct lesson_diags *diags)
 {
     if (!pack->nbuilds)
         return 0;
     char cache[PATH_MAX], sandbox[PATH_MAX], include[PATH_MAX];
-    if (paths_cache("build", cache, sizeof cache) < 0 ||
-        paths_get(PATHS_SANDBOX, sandbox, sizeof sandbox) < 0 ||
-        paths_get(PATHS_INCLUDE, include, sizeof include) < 0) {
+    if (packprog_dirs(cache, sandbox, include) < 0) {
         packprog_diag(diags, &pack->builds[0],
                       "cannot find iolab's sandbox or a cache directory to build this pack's "
                       "programs; set HOME or XDG_CACHE_HOME.");

@@ -3,6 +3,7 @@
  * cJSON, as the progress store does, and copies into the plain result struct.
  */
 #include "sweepio.h"
+#include "termsafe.h"
 
 #include <cjson/cJSON.h>
 #include <errno.h>
@@ -89,32 +90,38 @@ char *sweepio_json_text(const struct sweep_result *res)
     return buf;
 }
 
-/* A CSV field: quoted when it holds a comma, a quote or a newline. */
-static void sweepio_csv_field(FILE *f, const char *s)
+/*
+ * A CSV field: quoted when it holds a comma, a quote or a newline. Mode ids, values and problems
+ * come from the pack and the programs: their controls are shown escaped (termsafe.h), which adds
+ * no comma, quote or newline, so the quoting is decided on the text as it is.
+ */
+void sweepio_csv_field(FILE *f, const char *s)
 {
     if (!strpbrk(s, ",\"\n")) {
-        fputs(s, f);
+        termsafe_fputs(s, f);
         return;
     }
     fputc('"', f);
-    for (; *s; s++) {
-        if (*s == '"')
-            fputc('"', f);
-        fputc(*s, f);
+    for (const char *q; (q = strchr(s, '"')); s = q + 1) {
+        termsafe_write(f, s, (size_t)(q - s));
+        fputs("\"\"", f);
     }
+    termsafe_fputs(s, f);
     fputc('"', f);
 }
 
 void sweepio_csv(FILE *f, const struct sweep_result *res)
 {
     const struct lesson_sweep *sw = res->sw;
+    fputs("mode,", f);
+    sweepio_csv_field(f, sw->param);
     fprintf(f,
-            "mode,%s,x,%s,measured,seconds,requests,bytes,errors,connections,waiting,failed,"
+            ",x,%s,measured,seconds,requests,bytes,errors,connections,waiting,failed,"
             "requests_per_s,"
             "bytes_per_s,calls_per_request,syscr_per_request,bytes_per_syscr,ctx_per_request,"
             "cpu_pct,p50_ms,"
             "p99_ms,problem\n",
-            sw->param, sweep_figure_name(sw->figure));
+            sweep_figure_name(sw->figure));
     for (size_t k = 0; k < res->done && k < res->nmodes * res->nvalues; k++) {
         size_t s = k % res->nmodes, v = k / res->nmodes;
         const struct sweep_point *p = &res->points[s][v];
@@ -174,15 +181,17 @@ const char *sweepio_figure_text(enum sweep_figure fig, double v, char *buf, size
 void sweepio_text(FILE *f, const struct sweep_result *res)
 {
     const struct lesson_sweep *sw = res->sw;
-    fprintf(f, "sweep of {%s}: %s (%s) per point, %.3g s each, sandbox %s%s\n", sw->param,
-            sweep_figure_name(sw->figure), sweep_figure_unit(sw->figure), res->seconds, res->tier,
-            res->stopped ? "; STOPPED before the end" : "");
-    fprintf(f, "%10s", sw->param);
+    /* The parameter, the values, the mode ids and the problems are the pack's and the
+       programs' words: every line that holds one is printed escaped. */
+    termsafe_fprintf(f, "sweep of {%s}: %s (%s) per point, %.3g s each, sandbox %s%s\n", sw->param,
+                     sweep_figure_name(sw->figure), sweep_figure_unit(sw->figure), res->seconds,
+                     res->tier, res->stopped ? "; STOPPED before the end" : "");
+    termsafe_fprintf(f, "%10s", sw->param);
     for (size_t s = 0; s < res->nmodes; s++)
-        fprintf(f, "  %16.16s", sweepio_mode(res, s));
+        termsafe_fprintf(f, "  %16.16s", sweepio_mode(res, s));
     fputc('\n', f);
     for (size_t v = 0; v < res->nvalues; v++) {
-        fprintf(f, "%10s", sw->text[v]);
+        termsafe_fprintf(f, "%10s", sw->text[v]);
         for (size_t s = 0; s < res->nmodes; s++) {
             const struct sweep_point *p = &res->points[s][v];
             char num[32] = "-";
@@ -204,12 +213,12 @@ void sweepio_text(FILE *f, const struct sweep_result *res)
     for (size_t k = 0; k < res->done && k < res->nmodes * res->nvalues; k++) {
         size_t s = k % res->nmodes, v = k / res->nmodes;
         const struct sweep_point *p = &res->points[s][v];
-        fprintf(f,
-                "  %-16s %8s  %10.4g req/s  %8.3g calls/req  %8.4g B/syscr  p99 %8.3g ms  "
-                "cpu %5.0f%%  waiting %llu%s%s\n",
-                sweepio_mode(res, s), sw->text[v], p->requests_per_s, p->calls_per_request,
-                p->bytes_per_syscr, p->p99_ms, p->cpu_pct, (unsigned long long)p->waiting,
-                p->problem[0] ? "  ! " : "", p->problem);
+        termsafe_fprintf(f,
+                         "  %-16s %8s  %10.4g req/s  %8.3g calls/req  %8.4g B/syscr  p99 %8.3g ms  "
+                         "cpu %5.0f%%  waiting %llu%s%s\n",
+                         sweepio_mode(res, s), sw->text[v], p->requests_per_s, p->calls_per_request,
+                         p->bytes_per_syscr, p->p99_ms, p->cpu_pct, (unsigned long long)p->waiting,
+                         p->problem[0] ? "  ! " : "", p->problem);
     }
     fputs("! marks a point that was not clean (errors counted, a program failed): its figure "
           "is shown\nbut does not stand for the mode.\n",

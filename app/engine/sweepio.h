@@ -16,8 +16,11 @@
 void sweepio_json(struct json_out *j, const char *key, const struct sweep_result *res);
 /* The same as text; free() it. NULL when out of memory. */
 char *sweepio_json_text(const struct sweep_result *res);
-/* Header and one row per point measured, in run order. */
+/* Header and one row per point measured, in run order; text from the pack and the programs
+   (mode ids, values, problems) is shown with its controls escaped (util/termsafe.h). */
 void sweepio_csv(FILE *f, const struct sweep_result *res);
+/* One CSV field: quoted when it holds a comma, a quote or a newline, its controls escaped. */
+void sweepio_csv_field(FILE *f, const char *s);
 /* A table: one row per value, one column per mode, the sweep's figure; then the other figures. */
 void sweepio_text(FILE *f, const struct sweep_result *res);
 /*

@@ -5,6 +5,7 @@
  */
 #include "lesson.h"
 #include "kind.h"
+#include "termsafe.h"
 
 #include <errno.h>
 #include <stdlib.h>
@@ -176,11 +177,12 @@ void lesson_pack_free(struct lesson_pack *pack)
     free(pack);
 }
 
+/* A message quotes the pack's own text (a key, an id, a compiler's word): printed escaped. */
 void lesson_diags_print(FILE *out, const struct lesson_diags *diags)
 {
     for (size_t i = 0; i < diags->n; i++) {
         const struct lesson_diag *d = &diags->v[i];
-        fprintf(out, "%s:%d:%d: %s\n", d->file, d->line, d->col, d->message);
+        termsafe_fprintf(out, "%s:%d:%d: %s\n", d->file, d->line, d->col, d->message);
     }
 }
 

@@ -304,6 +304,7 @@ int lesson_pack_load_mem(const char *name, const struct lesson_mem_file *files, 
                          struct lesson_diags *diags);
 void lesson_pack_free(struct lesson_pack *pack);
 
+/* Prints each problem as file:line:col: message, controls shown escaped (util/termsafe.h). */
 void lesson_diags_print(FILE *out, const struct lesson_diags *diags);
 void lesson_diags_free(struct lesson_diags *diags);
 

@@ -3,6 +3,7 @@
  * progress.h (progress_mark_done, progress_record_put), after the whole file has been checked.
  */
 #include "exchange.h"
+#include "termsafe.h"
 
 #include "jsontext.h"
 #include "strmap.h"
@@ -401,9 +402,10 @@ static int exchange_merge_step(struct progress *p, const char *pack, const cJSON
                                       .nfields = out.n};
         if (rc == 0)
             rc = progress_record_put(p, pack, &rec);
+        /* The pack and the step are the export's words: shown escaped (termsafe.h). */
         if (rc == 0 && log)
-            fprintf(log, "  %-7s %s/%s%s\n", what, pack, key,
-                    out.done && !mine.done ? " (now done)" : "");
+            termsafe_fprintf(log, "  %-7s %s/%s%s\n", what, pack, key,
+                             out.done && !mine.done ? " (now done)" : "");
     }
     exchange_side_free(&mine);
     exchange_side_free(&theirs);
@@ -502,19 +504,21 @@ static long exchange_column(struct strmap *index, char ***cols, size_t *n, const
     return (long)(*n)++;
 }
 
-/* A CSV field: quoted when it holds a comma, a quote or a line break. */
+/* A CSV field: quoted when it holds a comma, a quote or a line break. Learners, packs and steps
+   are the exports' words: their controls are shown escaped (termsafe.h), which adds no comma,
+   quote or line break. */
 static void exchange_csv(FILE *out, const char *s)
 {
     if (!strpbrk(s, ",\"\r\n")) {
-        fputs(s, out);
+        termsafe_fputs(s, out);
         return;
     }
     fputc('"', out);
-    for (; *s; s++) {
-        if (*s == '"')
-            fputc('"', out);
-        fputc(*s, out);
+    for (const char *q; (q = strchr(s, '"')); s = q + 1) {
+        termsafe_write(out, s, (size_t)(q - s));
+        fputs("\"\"", out);
     }
+    termsafe_fputs(s, out);
     fputc('"', out);
 }
 
@@ -587,14 +591,15 @@ static void exchange_print(FILE *out, const char *const *learners, size_t n, cha
             w[c] = strlen(cell) > w[c] ? strlen(cell) : w[c];
         }
     }
-    /* The last column is not padded: no line ends in spaces. */
+    /* The last column is not padded: no line ends in spaces. Titles and learners are printed
+       escaped; a column holding a control is then a little wider than the others think. */
     fprintf(out, "%-*s", ncols ? (int)lw : 0, "learner");
     for (size_t c = 0; c < ncols; c++)
-        fprintf(out, "  %-*s", c + 1 < ncols ? (int)w[c] : 0,
-                exchange_title(cols[c], packs, title, sizeof title));
+        termsafe_fprintf(out, "  %-*s", c + 1 < ncols ? (int)w[c] : 0,
+                         exchange_title(cols[c], packs, title, sizeof title));
     fputc('\n', out);
     for (size_t l = 0; l < n; l++) {
-        fprintf(out, "%-*s", ncols ? (int)lw : 0, learners[l]);
+        termsafe_fprintf(out, "%-*s", ncols ? (int)lw : 0, learners[l]);
         for (size_t c = 0; c < ncols; c++) {
             exchange_cell_text(&cells[l * ncols + c], cell, sizeof cell);
             fprintf(out, "  %-*s", c + 1 < ncols ? (int)w[c] : 0, cell);

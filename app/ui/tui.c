@@ -79,13 +79,47 @@ static void tui_home(struct tui *t, const char *status)
         view_status(&t->ctx, false, "%s", status);
 }
 
+static void tui_draw_frame(struct tui *t);
+
+/*
+ * Builds the pack's own programs before one of its lessons opens. A build that compiles (the
+ * pack's first) is announced on the status line, drawn before it starts, because the build
+ * holds the loop until it ends (keys wait in the terminal meanwhile). said keeps the sentence.
+ */
+static int tui_build_pack(struct tui *t, const struct lesson_pack *pack, char *said, size_t len)
+{
+    said[0] = '\0';
+    if (!t->opts.pack_build)
+        return 0;
+    if (t->opts.pack_announce && t->opts.pack_announce(t->opts.pack_data, pack, said, len)) {
+        view_status(&t->ctx, false, "%s", said);
+        tui_draw_frame(t);
+        refresh();
+    }
+    char why[512];
+    if (t->opts.pack_build(t->opts.pack_data, pack, why, sizeof why) < 0) {
+        view_status(&t->ctx, true, "%s", why);
+        return -1;
+    }
+    return 0;
+}
+
 static void tui_open(struct tui *t, const struct lesson_pack *pack, size_t lesson, size_t step)
 {
+    char said[256];
+    if (tui_build_pack(t, pack, said, sizeof said) < 0)
+        return;
     if (t->ops != &lessonview_ops && t->ops->leave)
         t->ops->leave(t->self, &t->ctx);
     if (lessonview_open(t->lesson, &t->ctx, pack, lesson, step) == 0) {
         t->ops = &lessonview_ops;
         t->self = t->lesson;
+        if (said[0]) {
+            /* The step's own hint stays, after the word that the build is over. */
+            char hint[sizeof t->ctx.status];
+            snprintf(hint, sizeof hint, "%s", t->ctx.status);
+            view_status(&t->ctx, t->ctx.status_bad, "%s Done. %s", said, hint);
+        }
     }
 }
 

@@ -29,6 +29,15 @@ struct tui_options {
     /* Packs installed under $XDG_DATA_HOME/iolab/packs/, listed after the one iolab opened. */
     const struct lesson_pack *const *extra_packs;
     size_t nextra;
+    /*
+     * A pack's own programs are built when a lesson of it is first opened (cmd_tui.c builds the
+     * installed packs only then). pack_announce fills a sentence and returns true when the build
+     * will compile something, to be shown before it starts; pack_build returns 0, or a negative
+     * errno with the status line's sentence in why. Both NULL: nothing is built on opening.
+     */
+    bool (*pack_announce)(void *data, const struct lesson_pack *pack, char *say, size_t len);
+    int (*pack_build)(void *data, const struct lesson_pack *pack, char *why, size_t len);
+    void *pack_data;
 };
 
 /* Runs the TUI until the learner quits; returns the exit status. The pack must outlive it. */

@@ -67,6 +67,7 @@ struct OwnPack {
 };
 
 struct ServerFigures {
+    bool announced = false; // stderr said a build would compile first
     bool counted = false;
     double reads = 0, requests = 0, app_requests = 0;
 };
@@ -79,9 +80,11 @@ ServerFigures run_step(const OwnPack &p)
             p.env, 120);
     INFO(out);
     REQUIRE(code == 0);
-    cJSON *root = cJSON_Parse(out.c_str());
+    // stderr's announcement of a build, when there is one, comes before the JSON.
+    cJSON *root = cJSON_Parse(out.c_str() + out.find('{'));
     REQUIRE(root);
     ServerFigures f;
+    f.announced = out.find("iolab: Building 1 program of pack") != std::string::npos;
     const cJSON *proc;
     cJSON_ArrayForEach(proc, cJSON_GetObjectItem(root, "processes"))
     {
@@ -108,7 +111,9 @@ TEST_CASE("packprog: a pack's own C program is built, counted, run, and rebuilt 
     auto [lcode, lout] = run({bin("iolab"), "lint", p.pack}, p.env, 120);
     INFO(lout);
     REQUIRE(lcode == 0);
-    CHECK(entries(p.cache()) == 1); // lint built it
+    CHECK(entries(p.cache()) == 1); // lint built it, and said so first
+    CHECK(lout.find("iolab: Building 1 program of pack \"A pack that brings its own server\" (the "
+                    "first build of its sources") != std::string::npos);
 
     // One byte per read(): the 16-byte messages take about 16 reads each.
     ServerFigures one = run_step(p);
@@ -117,6 +122,7 @@ TEST_CASE("packprog: a pack's own C program is built, counted, run, and rebuilt 
     CHECK(one.reads / one.requests > 8);
     CHECK(one.app_requests > 0);    // published by the program itself, through iolab_counters.h
     CHECK(entries(p.cache()) == 1); // unchanged: the cached build served the run
+    CHECK_FALSE(one.announced);
 
     // An edit of a header it includes rebuilds it, and the new program is what runs.
     replace_in(p.pack + "/tools/slow.h", "#define SLOW_CHUNK 1", "#define SLOW_CHUNK 4096");
@@ -124,6 +130,7 @@ TEST_CASE("packprog: a pack's own C program is built, counted, run, and rebuilt 
     REQUIRE(big.requests > 0);
     CHECK(big.reads / big.requests < 4);
     CHECK(entries(p.cache()) == 2);
+    CHECK(big.announced); // the edited sources had never been built
 }
 
 TEST_CASE("packprog: a build error names the pack's own file:line:col and lint fails")
