@@ -184,11 +184,12 @@ static int ns_private_tmp(const struct ns_fs *fs)
     for (int i = 0; rc == 0 && i < nro; i++) {
         if (ro_fd[i] < 0)
             continue;
-        /* The path as given, and where its links lead, when that differs. */
-        if (!ns_same(ro_fd[i], fs->ro[i]))
-            rc = ns_bind_ro(ro_fd[i], fs->ro[i]);
-        if (rc == 0 && ro_real[i] && !ns_same(ro_fd[i], ro_real[i]))
+        /* Where its links lead first: a path as given that holds a link (say /tmp/x/lessons
+           -> ../src/lessons, inside an earlier read-only bind) then resolves, and needs none. */
+        if (ro_real[i] && !ns_same(ro_fd[i], ro_real[i]))
             rc = ns_bind_ro(ro_fd[i], ro_real[i]);
+        if (rc == 0 && !ns_same(ro_fd[i], fs->ro[i]))
+            rc = ns_bind_ro(ro_fd[i], fs->ro[i]);
     }
     if (rc == 0 && !ns_same(wfd, fs->workdir)) {
         char from[64];
