@@ -69,7 +69,9 @@ struct TmpTree {
                                     "XDG_DATA_HOME=" + (tmp / "data")};
     TmpTree()
     {
-        sh("cmake --install '" + build_dir() + "' --prefix '" + prefix + "' >/dev/null");
+        // One install at a time: each writes the build's install_manifest.txt.
+        sh("flock '" + build_dir() + "/.it_anywhere.lock' cmake --install '" + build_dir() +
+           "' --prefix '" + prefix + "' >/dev/null");
         std::string header = prefix + "/share/iolab/include/iolab_counters.h";
         sh("mkdir '" + (tmp / "src") + "' && mv '" + header + "' '" + (tmp / "src") +
            "/' && ln -s '" + (tmp / "src/iolab_counters.h") + "' '" + header + "'");
