@@ -103,6 +103,9 @@ TEST_CASE("anywhere: a pack under /tmp whose program is a shell script runs, and
                                          "' --mode epoll \"$@\"\n");
     REQUIRE(chmod((t.pack + "/tools/serve.sh").c_str(), 0755) == 0);
     replace_in(t.pack + "/slow.json", "\"./tools/slow-echo\"", "\"./tools/serve.sh\"");
+    // Nothing to build: only the script's own paths are at stake here.
+    spit(t.pack + "/pack.json", R"({"format_version": 1, "id": "own-program", "title": "T",
+        "version": "1", "lessons": ["slow"]})");
     auto [code, out] =
         run({t.iolab(), "run", "slow/watch", "--pack", t.pack, "--seconds", "1"}, t.env, 120);
     INFO(out);
