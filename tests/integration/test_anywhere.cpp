@@ -165,6 +165,27 @@ TEST_CASE("anywhere: a program writing past the jail's /tmp cap gets ENOSPC, is 
     CHECK(access(("/tmp/" + name).c_str(), F_OK) != 0);
     CHECK(access((work / ("tmp/" + name)).c_str(), F_OK) != 0);
 
+    SECTION("the lower tiers say that their /tmp is the host's, not private and not capped")
+    {
+        for (const char *tier : {"reduced", "minimal"}) {
+            auto [pcode, probe] = run({bin("iolab-sandbox"), "--tier", tier, "--probe"});
+            INFO(probe);
+            CHECK(pcode == 0);
+            CHECK(probe.find("private /tmp (/tmp is the host's, shared and not capped") !=
+                  std::string::npos);
+        }
+        // What that means: TMPDIR is the work directory's tmp/, on the host's disk, uncapped.
+        auto [rcode, rout] = run({bin("iolab-sandbox"), "--tier", "reduced", "--workdir", work.path,
+                                  "--tmp-size", "8", "--", "/bin/sh", "-c",
+                                  "dd if=/dev/zero of=\"$TMPDIR/big\" bs=1M count=12 status=none"});
+        INFO(rout);
+        CHECK(rcode == 0);
+        struct stat st {
+        };
+        CHECK(stat((work / "tmp/big").c_str(), &st) == 0);
+        CHECK(st.st_size == 12 << 20);
+    }
+
     SECTION("through iolab, a step's own limit, and the message where iolab reports the failure")
     {
         TmpTree t;
