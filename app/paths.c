@@ -105,3 +105,66 @@ void paths_installed_packs(char **dirs, size_t *n, size_t max)
     }
     free(names);
 }
+
+/* True when path is list[i] or lies beneath a list entry that is its own real path. */
+static int paths_jail_listed(const char *path, char **list, size_t n)
+{
+    for (size_t i = 0; i < n; i++) {
+        size_t l = strlen(list[i]);
+        if (!strcmp(path, list[i]))
+            return 1;
+        char real[PATH_MAX];
+        if (!strncmp(path, list[i], l) && path[l] == '/' && realpath(list[i], real) &&
+            !strcmp(real, list[i]))
+            return 1;
+    }
+    return 0;
+}
+
+static void paths_jail_push(const char *path, char **list, size_t *n, size_t max)
+{
+    if (*n >= max || path[0] != '/' || !strcmp(path, "/") || paths_jail_listed(path, list, *n))
+        return;
+    char *copy = strdup(path);
+    if (copy)
+        list[(*n)++] = copy;
+}
+
+void paths_jail_add(const char *path, int links, char **list, size_t *n, size_t max)
+{
+    char real[PATH_MAX];
+    if (!path || !realpath(path, real))
+        return; /* nothing there: nothing to show */
+    paths_jail_push(path, list, n, max);
+    paths_jail_push(real, list, n, max);
+    DIR *d = links ? opendir(real) : NULL;
+    struct dirent *e;
+    while (d && (e = readdir(d))) {
+        char entry[PATH_MAX], target[PATH_MAX];
+        struct stat st;
+        if (snprintf(entry, sizeof entry, "%s/%s", real, e->d_name) >= (int)sizeof entry ||
+            lstat(entry, &st) < 0 || !S_ISLNK(st.st_mode) || !realpath(entry, target))
+            continue;
+        /* The directory holding the target, so that what sits beside it (and includes it by a
+           relative path) is there too. */
+        if (stat(target, &st) == 0 && !S_ISDIR(st.st_mode)) {
+            char *slash = strrchr(target, '/');
+            if (slash && slash != target)
+                *slash = '\0';
+        }
+        paths_jail_push(target, list, n, max);
+    }
+    if (d)
+        closedir(d);
+}
+
+void paths_jail_tree(char **list, size_t *n, size_t max)
+{
+    static const enum paths_part parts[] = {PATHS_PREFIX,  PATHS_LIBEXEC, PATHS_PACK,
+                                            PATHS_INCLUDE, PATHS_SCHEMA,  PATHS_TEMPLATE};
+    for (size_t i = 0; i < sizeof parts / sizeof *parts; i++) {
+        char path[PATH_MAX];
+        if (paths_get(parts[i], path, sizeof path) == 0)
+            paths_jail_add(path, parts[i] == PATHS_INCLUDE, list, n, max);
+    }
+}

@@ -36,4 +36,16 @@ int paths_cache(const char *sub, char *buf, size_t len);
  */
 void paths_installed_packs(char **dirs, size_t *n, size_t max);
 
+/*
+ * What a jailed program must see at the same path even where the full tier's private /tmp hides
+ * the host's (iolab-sandbox --ro). paths_jail_add() appends path and its real path and, with
+ * links, where each link directly inside the directory leads (the directory of its target): a
+ * build tree's include/iolab_counters.h is a link into the source tree. paths_jail_tree() adds
+ * iolab's own tree (PREFIX) and the real places of its parts (a build tree's lessons, schema and
+ * template are links into the source tree). The strings are allocated; a path already inside a
+ * listed real directory, or one listed already, is not added again; at most max in all.
+ */
+void paths_jail_add(const char *path, int links, char **list, size_t *n, size_t max);
+void paths_jail_tree(char **list, size_t *n, size_t max);
+
 #endif

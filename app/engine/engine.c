@@ -771,6 +771,23 @@ static void engine_release_metrics(struct engine *e)
     }
 }
 
+/* The directories of the step's programs (and of its modes' own), NULL-terminated, allocated;
+   NULL when out of memory, and the jail then shows only iolab's own tree. */
+static char **engine_program_dirs(const struct engine *e)
+{
+    size_t max = e->sc->nprograms + e->sc->nmodes, n = 0;
+    char **dirs = calloc(max + 1, sizeof *dirs);
+    for (size_t i = 0; dirs && i < max; i++) {
+        const char *p = i < e->sc->nprograms ? e->sc->programs[i].path
+                                             : e->sc->modes[i - e->sc->nprograms].path;
+        const char *slash = p && p[0] == '/' ? strrchr(p, '/') : NULL;
+        if (slash && slash != p)
+            dirs[n] = strndup(p, (size_t)(slash - p));
+        n += dirs[n] != NULL;
+    }
+    return dirs;
+}
+
 static int engine_make_file(const char *dir, const struct lesson_file *f)
 {
     char path[PATH_MAX];
@@ -895,14 +912,22 @@ int engine_start(struct engine *e)
         what = "could not locate iolab-sandbox";
         goto fail;
     }
+    /* Every program's directory stays visible under the jail's private /tmp (a pack there). */
+    char **visible = engine_program_dirs(e);
     /* The step's own limits (lesson_limits), for each of its programs; 0: the sandbox's own. */
     struct jail_options jo = {.sandbox_path = sandbox,
+                              .tmp_mb = e->sc->limits.tmp_mb,
+                              .visible = (const char *const *)visible,
                               .workdir = e->workdir,
                               .tier = e->opts.tier,
                               .open_files = e->sc->limits.open_files,
                               .processes = e->sc->limits.processes,
                               .address_space_mb = e->sc->limits.address_space_mb};
-    if ((rc = jail_open(&e->jail, &jo, why, sizeof why)) < 0) {
+    rc = jail_open(&e->jail, &jo, why, sizeof why);
+    for (char **v = visible; v && *v; v++)
+        free(*v);
+    free(visible);
+    if (rc < 0) {
         e->jail = NULL;
         what = "could not set up the sandbox";
         goto fail;

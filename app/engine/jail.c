@@ -10,6 +10,7 @@
  * that a ^C at the terminal reaches iolab, which stops the programs in order, and not the jail.
  */
 #include "jail.h"
+#include "paths.h"
 #include "report.h"
 
 #include <arpa/inet.h>
@@ -29,6 +30,7 @@
 
 #define JAIL_FULL_PORT   8000 /* in the private network namespace nothing else can hold it */
 #define JAIL_REPORT_WAIT 5000 /* ms for the holder's report; it normally takes a few */
+#define JAIL_MAX_VISIBLE 24   /* paths shown read-only under the private /tmp (--ro) */
 
 struct jail {
     pid_t holder;         /* iolab-sandbox --hold */
@@ -50,8 +52,10 @@ static const char *const jail_limit_flags[3] = {"--nofile", "--nproc", "--as"};
 /* What the status line says each lower tier lacks (the advice sentence follows it). */
 static const char *const jail_tier_lacks[] = {
     [IOLAB_TIER_FULL] = "",
-    [IOLAB_TIER_REDUCED] = "no private network, IPC or PID namespace",
-    [IOLAB_TIER_MINIMAL] = "no namespaces and no Landlock: only rlimits and reaping",
+    [IOLAB_TIER_REDUCED] = "no private network, IPC or PID namespace, and /tmp is the host's "
+                           "(not private, not capped)",
+    [IOLAB_TIER_MINIMAL] = "no namespaces and no Landlock: only rlimits and reaping; /tmp is "
+                           "the host's (not private, not capped)",
     [IOLAB_TIER_AUTO] = "",
 };
 
@@ -105,17 +109,36 @@ static int jail_read_line(int fd, char *buf, size_t len)
 static pid_t jail_spawn_holder(struct jail *j, const struct jail_options *opts, int status_w,
                                int life_r)
 {
-    char fds[32];
+    char fds[32], tmp_mb[32];
     snprintf(fds, sizeof fds, "%d,%d", status_w, life_r);
-    const char *argv[16] = {j->sandbox, "--hold",    fds,        "--workdir",
-                            j->workdir, "--session", j->session, "--remove-workdir"};
+    snprintf(tmp_mb, sizeof tmp_mb, "%ld", opts->tmp_mb);
+    const char *argv[16 + 2 * JAIL_MAX_VISIBLE] = {j->sandbox,  "--hold",          fds,
+                                                   "--workdir", j->workdir,        "--session",
+                                                   j->session,  "--remove-workdir"};
     size_t n = 8;
     if (opts->tier != IOLAB_TIER_AUTO) {
         argv[n++] = "--tier";
         argv[n++] = iolab_tier_name(opts->tier);
     }
+    if (opts->tmp_mb > 0) {
+        argv[n++] = "--tmp-size";
+        argv[n++] = tmp_mb;
+    }
+    /* The holder builds the mount namespace every program joins: what must stay visible under
+       the private /tmp (iolab's tree, the pack) is named here, once per scenario. */
+    char *visible[JAIL_MAX_VISIBLE];
+    size_t nvisible = 0;
+    paths_jail_tree(visible, &nvisible, JAIL_MAX_VISIBLE);
+    for (const char *const *v = opts->visible; v && *v; v++)
+        paths_jail_add(*v, 0, visible, &nvisible, JAIL_MAX_VISIBLE);
+    for (size_t i = 0; i < nvisible; i++) {
+        argv[n++] = "--ro";
+        argv[n++] = visible[i];
+    }
     argv[n] = NULL;
     pid_t pid = fork();
+    for (size_t i = 0; pid != 0 && i < nvisible; i++)
+        free(visible[i]);
     if (pid != 0)
         return pid < 0 ? -errno : pid;
     setsid();

@@ -21,6 +21,10 @@ struct jail_options {
     double timeout_s;         /* wall-clock limit for each program; 0: none */
     /* Each program's limits (iolab-sandbox --nofile, --nproc, --as); 0: the sandbox's default. */
     long open_files, processes, address_space_mb;
+    long tmp_mb; /* size of the full tier's private /tmp (iolab-sandbox --tmp-size); 0: default */
+    /* Host directories the programs must see where they are, /tmp included (a pack's); iolab's
+       own tree is always added (iolab-sandbox --ro). NULL-terminated, or NULL. */
+    const char *const *visible;
 };
 
 struct jail;

@@ -5,6 +5,7 @@
  * move the program into the cache. Everything is released on one path (build_finish).
  */
 #include "build.h"
+#include "paths.h"
 #include "safeopen.h"
 
 #include <dirent.h>
@@ -454,6 +455,8 @@ static int build_answer_soon(struct build *b)
     return 0;
 }
 
+#define BUILD_MAX_VISIBLE 8 /* --ro paths: the fixed options and these leave BUILD_MAX_ARGS */
+
 static int build_prepare(struct build *b, const struct build_spec *spec, const char **argv,
                          char *strs, size_t strs_len)
 {
@@ -483,7 +486,7 @@ static int build_prepare(struct build *b, const struct build_spec *spec, const c
     snprintf(tbuf, sizeof tbuf, "%.0f", spec->timeout_s > 0 ? spec->timeout_s : 30);
     const char *pre[] = {spec->sandbox, "--workdir", b->workdir,         "--timeout", NULL,
                          "--cpu",       NULL,        "--fsize",          "64",        "--nproc",
-                         "64",          "--quiet",   "--remove-workdir", "--"};
+                         "64",          "--quiet",   "--remove-workdir"};
     size_t npre = sizeof pre / sizeof *pre;
     for (size_t i = 0; i < npre; i++) {
         const char *v = pre[i];
@@ -494,9 +497,26 @@ static int build_prepare(struct build *b, const struct build_spec *spec, const c
         }
         argv[na++] = v;
     }
-    for (const char *const *a = spec->command; *a && na < BUILD_MAX_ARGS + 16; a++) {
+    /* iolab's tree, its include directory and where their links lead stay visible to the
+       compiler under the jail's private /tmp, read-only: an iolab tree under /tmp included.
+       They do not change while iolab runs, so they are found once. */
+    static char *visible[BUILD_MAX_VISIBLE];
+    static size_t nvisible;
+    static bool found;
+    if (!found) {
+        paths_jail_tree(visible, &nvisible, BUILD_MAX_VISIBLE);
+        found = true;
+    }
+    for (size_t i = 0; i < nvisible; i++) {
+        argv[na++] = "--ro";
+        argv[na++] = visible[i];
+    }
+    argv[na++] = "--";
+    /* The caller's array holds BUILD_MAX_ARGS + 32: room for the command's BUILD_MAX_ARGS after
+       the launcher's options above, and the NULL. */
+    for (const char *const *a = spec->command; *a && na < BUILD_MAX_ARGS + 31; a++) {
         if (!strcmp(*a, "{sources}")) {
-            for (size_t k = 0; k < spec->nsources && na < BUILD_MAX_ARGS + 16; k++)
+            for (size_t k = 0; k < spec->nsources && na < BUILD_MAX_ARGS + 31; k++)
                 argv[na++] = spec->sources[k];
         } else if (!strcmp(*a, "{out}")) {
             argv[na++] = "prog";

@@ -385,7 +385,8 @@ static void load_files(struct load *ld, const cJSON *arr, struct lesson_scenario
 }
 
 /* The metric a check names, typed; reports an unknown name with a suggestion. */
-/* "limits": {"open_files": N, "processes": N, "address_space_mb": N}, each within its ceiling. */
+/* "limits": {"open_files": N, "processes": N, "address_space_mb": N, "tmp_mb": N}, each within
+   its ceiling. */
 static void load_limits(struct load *ld, const cJSON *obj, struct lesson_limits *out)
 {
     static const struct {
@@ -397,6 +398,7 @@ static void load_limits(struct load *ld, const cJSON *obj, struct lesson_limits 
         {"processes", LESSON_LIMIT_MAX_PROCESSES, offsetof(struct lesson_limits, processes)},
         {"address_space_mb", LESSON_LIMIT_MAX_ADDRESS_SPACE,
          offsetof(struct lesson_limits, address_space_mb)},
+        {"tmp_mb", LESSON_LIMIT_MAX_TMP, offsetof(struct lesson_limits, tmp_mb)},
     };
     const cJSON *v;
     cJSON_ArrayForEach(v, obj)
@@ -406,8 +408,8 @@ static void load_limits(struct load *ld, const cJSON *obj, struct lesson_limits 
             k++;
         if (k == sizeof keys / sizeof *keys) {
             load_diag(ld, v, 1,
-                      "\"limits\" has no \"%s\"; it takes open_files, processes and "
-                      "address_space_mb.",
+                      "\"limits\" has no \"%s\"; it takes open_files, processes, "
+                      "address_space_mb and tmp_mb.",
                       v->string);
             continue;
         }

@@ -83,10 +83,13 @@ struct lesson_mode {
 #define LESSON_LIMIT_MAX_OPEN_FILES        65536
 #define LESSON_LIMIT_MAX_PROCESSES         4096
 #define LESSON_LIMIT_MAX_ADDRESS_SPACE     32768 /* MiB */
+#define LESSON_LIMIT_DEFAULT_TMP           256   /* MiB: the full tier's private /tmp */
+#define LESSON_LIMIT_MAX_TMP               4096  /* MiB */
 struct lesson_limits {
     long open_files;       /* RLIMIT_NOFILE of each program */
     long processes;        /* processes and threads each program may add (RLIMIT_NPROC) */
     long address_space_mb; /* RLIMIT_AS of each process, MiB */
+    long tmp_mb;           /* the jail's private /tmp (a tmpfs, full tier), MiB, all programs */
 };
 
 /* A file created in the work directory before the programs start, with deterministic content

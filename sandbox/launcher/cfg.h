@@ -11,8 +11,10 @@
 #include <stdbool.h>
 #include <sys/types.h>
 
-#define CFG_MAX_KEEP    16
-#define CFG_MAX_PRELOAD 8 /* LD_PRELOAD libraries opened ahead of the jail */
+#define CFG_MAX_KEEP       16
+#define CFG_MAX_PRELOAD    8   /* LD_PRELOAD libraries opened ahead of the jail */
+#define CFG_MAX_RO         32  /* paths shown read-only inside the full tier's mount namespace */
+#define CFG_DEFAULT_TMP_MB 256 /* the full tier's private /tmp, a tmpfs of this size */
 
 enum cfg_mode { CFG_MODE_RUN, CFG_MODE_PROBE, CFG_MODE_HOLD, CFG_MODE_JOIN, CFG_MODE_HELP };
 
@@ -46,7 +48,10 @@ struct cfg {
     int exe_fd;             /* the program, opened (O_PATH) before any namespace is entered */
     int preload_fd[CFG_MAX_PRELOAD]; /* LD_PRELOAD libraries, opened at the same moment */
     int npreload;
-    char exe_path[4096]; /* where it was found */
+    char exe_path[4096];        /* where it was found */
+    long tmp_mb;                /* size of the full tier's private /tmp (a tmpfs), MiB */
+    const char *ro[CFG_MAX_RO]; /* full tier: host paths visible read-only at the same path */
+    int nro;
 };
 
 #endif

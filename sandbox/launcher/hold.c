@@ -125,14 +125,13 @@ static void hold_report(const struct cfg *c, const struct probe *p, pid_t pid)
  */
 static int hold_full(struct cfg *c, const struct probe *p)
 {
-    char tmp[4096];
-    snprintf(tmp, sizeof tmp, "%s/tmp", c->workdir);
+    struct ns_fs fs = {.workdir = c->workdir, .tmp_mb = c->tmp_mb, .ro = c->ro, .nro = c->nro};
     pid_t builder = fork();
     if (builder < 0)
         return 1;
     if (builder == 0) {
         prctl(PR_SET_PDEATHSIG, SIGKILL);
-        int rc = ns_create(c->root, tmp);
+        int rc = ns_create(c->root, &fs);
         if (rc < 0) {
             fprintf(stderr, "iolab-sandbox: cannot build the namespaces: %s\n", strerror(-rc));
             _exit(1);

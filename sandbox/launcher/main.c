@@ -31,6 +31,7 @@
 #include <sys/file.h>
 #include <sys/syscall.h>
 #include <sys/stat.h>
+#include <sys/statvfs.h>
 #include <sys/sysmacros.h>
 #include <sys/prctl.h>
 #include <sys/wait.h>
@@ -247,6 +248,27 @@ static int set_nofile(struct cfg *c, const char *v)
 {
     return main_long(v, &c->nofile);
 }
+static int set_tmp_size(struct cfg *c, const char *v)
+{
+    long n;
+    if (main_long(v, &n) < 0 || n < 1 || n > 1024 * 1024)
+        return -EINVAL;
+    c->tmp_mb = n;
+    return 0;
+}
+/* An absolute path other than / and /tmp themselves: showing either read-only would take the
+   jail's private /tmp away. */
+static int set_ro(struct cfg *c, const char *v)
+{
+    if (v[0] != '/' || c->nro == CFG_MAX_RO)
+        return -EINVAL;
+    char real[PATH_MAX];
+    const char *r = realpath(v, real) ? real : v;
+    if (!strcmp(r, "/") || !strcmp(r, "/tmp") || !strcmp(r, "/tmp/"))
+        return -EINVAL;
+    c->ro[c->nro++] = v;
+    return 0;
+}
 static int set_uid(struct cfg *c, const char *v)
 {
     long n;
@@ -334,6 +356,12 @@ static const struct main_option main_options[] = {
     {"--cpu", "S", "CPU seconds per process (default: 600)", set_cpu},
     {"--fsize", "MIB", "largest file a process may write, MiB (default: 256)", set_fsize},
     {"--nofile", "N", "open files per process (default: 1024)", set_nofile},
+    {"--tmp-size", "MIB",
+     "full tier: size of the jail's private /tmp, a tmpfs (default: " MAIN_STR(
+         CFG_DEFAULT_TMP_MB) ")",
+     set_tmp_size},
+    {"--ro", "PATH", "full tier: show PATH read-only at its own path, under /tmp too (repeatable)",
+     set_ro},
     {"--uid", "UID", "when run as root: the uid programs run as (default: 65534)", set_uid},
     {"--keep-fd", "N", "a descriptor the program inherits (repeatable)", set_keep},
     {"--session", "NAME", "IOLAB_SESSION: the prefix of the session's IPC names", set_session},
@@ -399,6 +427,24 @@ static int main_parse(struct cfg *c, int argc, char **argv)
     return 0;
 }
 
+/*
+ * After a program failed in the full tier: when the jail's private /tmp (this launcher is in the
+ * jail's mount namespace) has less than 64 KiB left, its writes got ENOSPC there, most likely the
+ * cause; one line says so, where iolab shows a program's last words. Said even with --quiet: it
+ * is not a stop by the launcher but the reason the program's own error names.
+ */
+static void main_tmp_full(const struct cfg *c)
+{
+    struct statvfs sv;
+    if (statvfs("/tmp", &sv) < 0 || (unsigned long long)sv.f_bavail * sv.f_frsize >= 64 * 1024)
+        return;
+    unsigned long long mib = (unsigned long long)sv.f_blocks * sv.f_frsize >> 20;
+    fprintf(stderr,
+            "iolab-sandbox: %s failed with the jail's /tmp full: it reached the jail's /tmp limit "
+            "(%llu MiB; a step may ask for more with \"limits\": {\"tmp_mb\": N}).\n",
+            c->argv[0], mib);
+}
+
 /* Forks the program (full tier: forks the init that forks it) and supervises it. */
 static int main_launch(struct cfg *c)
 {
@@ -443,6 +489,8 @@ static int main_launch(struct cfg *c)
        for, the program included) or, in the lower tiers, the program and each orphan. */
     struct report rep = {0};
     int status = supervise_run(c, child, SUPERVISE_OUTER, !full, c->report_fd >= 0 ? &rep : NULL);
+    if (full && c->workdir && status != 0)
+        main_tmp_full(c);
     if (c->report_fd >= 0)
         report_write(c->report_fd, &rep, status);
     return status;
@@ -471,7 +519,6 @@ static int main_join(struct cfg *c)
 /* A jail for one program: the full tier's namespaces, or the lower tiers' own sweep. */
 static int main_run(struct cfg *c)
 {
-    char tmp[4096] = "";
     if (c->workdir && c->remove_workdir)
         main_start_cleaner(c);
     if (c->workdir) {
@@ -480,10 +527,10 @@ static int main_run(struct cfg *c)
             fprintf(stderr, "iolab-sandbox: cannot prepare %s: %s\n", c->workdir, strerror(-rc));
             return 127;
         }
-        snprintf(tmp, sizeof tmp, "%s/tmp", c->workdir);
     }
     if (c->tier == IOLAB_TIER_FULL) {
-        int rc = ns_create(c->root, tmp[0] ? tmp : NULL);
+        struct ns_fs fs = {.workdir = c->workdir, .tmp_mb = c->tmp_mb, .ro = c->ro, .nro = c->nro};
+        int rc = ns_create(c->root, &fs);
         if (rc < 0) {
             fprintf(stderr, "iolab-sandbox: cannot build the namespaces: %s\n", strerror(-rc));
             return 127;
@@ -507,6 +554,7 @@ int main(int argc, char **argv)
         .as_mb = MAIN_DEFAULT_AS_MB,
         .cpu_s = 600,
         .fsize_mb = 256,
+        .tmp_mb = CFG_DEFAULT_TMP_MB,
         .nofile = 1024,
         .run_uid = 65534,
         .run_gid = 65534,

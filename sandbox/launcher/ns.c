@@ -7,16 +7,19 @@
 #include "ns.h"
 
 #include <errno.h>
+#include <stdbool.h>
 #include <fcntl.h>
 #include <net/if.h>
 #include <sched.h>
 #include <signal.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/ioctl.h>
 #include <sys/mount.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
+#include <sys/statvfs.h>
 #include <sys/syscall.h>
 #include <unistd.h>
 
@@ -67,7 +70,8 @@ static int ns_loopback_up(void)
     return rc;
 }
 
-/* mkdir -p for the mount point of a work directory inside the private /tmp. */
+/* mkdir -p for a mount point inside the private /tmp; an existing one (already shown by an
+ * earlier bind, even a read-only one) is fine: mkdir() reports EEXIST before EROFS. */
 static int ns_mkdirs(const char *path)
 {
     char p[4096];
@@ -81,39 +85,129 @@ static int ns_mkdirs(const char *path)
     return mkdir(p, 0755) < 0 && errno != EEXIST ? -errno : 0;
 }
 
-/*
- * Binds <workdir>/tmp over /tmp. The work directory itself usually lives under /tmp, where the
- * bind would hide it, so it is bound again at its own path inside the new /tmp (the mount point
- * is an empty directory in <workdir>/tmp, removed with the work directory).
- */
-static int ns_private_tmp(const char *private_tmp)
+/* A mount point of the same kind as what is shown there: a directory, or an empty file. */
+static int ns_mount_point(const char *path, bool dir)
 {
-    char workdir[4096];
-    snprintf(workdir, sizeof workdir, "%s", private_tmp);
-    char *slash = strrchr(workdir, '/');
-    if (!slash || slash == workdir)
-        return -EINVAL;
-    *slash = 0;
-    int wfd = open(workdir, O_PATH | O_DIRECTORY | O_CLOEXEC);
+    if (dir)
+        return ns_mkdirs(path);
+    char parent[4096];
+    snprintf(parent, sizeof parent, "%s", path);
+    char *slash = strrchr(parent, '/');
+    if (slash && slash != parent) {
+        *slash = 0;
+        int rc = ns_mkdirs(parent);
+        if (rc < 0)
+            return rc;
+    }
+    int fd = open(path, O_WRONLY | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0644);
+    if (fd < 0)
+        return errno == EEXIST || errno == EROFS || errno == EISDIR ? 0 : -errno;
+    close(fd);
+    return 0;
+}
+
+/* What statvfs() says of a mount, as the flags a remount must keep: in a user namespace the
+ * kernel refuses to clear nosuid, nodev, noexec or an atime flag that the host's mount has. */
+static unsigned long ns_locked_flags(const char *path)
+{
+    struct statvfs sv;
+    if (statvfs(path, &sv) < 0)
+        return 0;
+    static const struct {
+        unsigned long st, ms;
+    } map[] = {{ST_NOSUID, MS_NOSUID},         {ST_NODEV, MS_NODEV},
+               {ST_NOEXEC, MS_NOEXEC},         {ST_NOATIME, MS_NOATIME},
+               {ST_NODIRATIME, MS_NODIRATIME}, {ST_RELATIME, MS_RELATIME}};
+    unsigned long ms = 0;
+    for (size_t i = 0; i < sizeof map / sizeof *map; i++)
+        if (sv.f_flag & map[i].st)
+            ms |= map[i].ms;
+    return ms;
+}
+
+/* Binds what fd names (opened before /tmp was replaced) at path, then makes it read-only. */
+static int ns_bind_ro(int fd, const char *path)
+{
+    struct stat st;
+    if (fstat(fd, &st) < 0)
+        return -errno;
+    int rc = ns_mount_point(path, S_ISDIR(st.st_mode));
+    if (rc < 0)
+        return rc;
+    char from[64];
+    snprintf(from, sizeof from, "/proc/self/fd/%d", fd);
+    if (mount(from, path, NULL, MS_BIND | MS_REC, NULL) < 0)
+        return -errno;
+    unsigned long flags = MS_REMOUNT | MS_BIND | MS_RDONLY | MS_NOSUID | MS_NODEV;
+    if (mount(NULL, path, NULL, flags | ns_locked_flags(path), NULL) < 0)
+        return -errno;
+    return 0;
+}
+
+/* True when path is what fd names (same inode), and writable when fd's mount is. */
+static bool ns_same(int fd, const char *path)
+{
+    struct stat want, now;
+    struct statvfs was, is;
+    if (fstat(fd, &want) < 0 || stat(path, &now) < 0 || now.st_ino != want.st_ino ||
+        now.st_dev != want.st_dev)
+        return false;
+    return fstatvfs(fd, &was) < 0 || statvfs(path, &is) < 0 ||
+           (is.f_flag & ST_RDONLY) == (was.f_flag & ST_RDONLY);
+}
+
+/*
+ * Mounts a tmpfs of fs->tmp_mb MiB on /tmp: the jail's own /tmp, which no program can grow past
+ * its size (ENOSPC) and which vanishes with the mount namespace. The host's /tmp is hidden, so
+ * the work directory and the ro paths, which usually live under it, are opened first and bound
+ * again at their own paths inside the new /tmp (the mount points are directories in the tmpfs).
+ * The ro paths come first and the work directory last, so that a work directory inside one of
+ * them stays writable.
+ */
+static int ns_private_tmp(const struct ns_fs *fs)
+{
+    int wfd = open(fs->workdir, O_PATH | O_DIRECTORY | O_CLOEXEC);
     if (wfd < 0)
         return -errno;
-    int rc = 0;
-    if (mount(private_tmp, "/tmp", NULL, MS_BIND | MS_REC, NULL) < 0)
+    int ro_fd[64];
+    char *ro_real[64] = {0};
+    int nro = fs->nro < 64 ? fs->nro : 64, rc = 0;
+    for (int i = 0; i < nro; i++) {
+        /* A path that does not exist on the host is left out: there is nothing to show. */
+        ro_fd[i] = open(fs->ro[i], O_PATH | O_CLOEXEC);
+        ro_real[i] = ro_fd[i] >= 0 ? realpath(fs->ro[i], NULL) : NULL;
+    }
+    char opts[64];
+    snprintf(opts, sizeof opts, "mode=1777,size=%ldm", fs->tmp_mb > 0 ? fs->tmp_mb : 1);
+    if (mount("iolab-tmp", "/tmp", "tmpfs", MS_NOSUID | MS_NODEV, opts) < 0)
         rc = -errno;
-    struct stat want, now;
-    if (rc == 0 && fstat(wfd, &want) == 0 &&
-        (stat(workdir, &now) < 0 || now.st_ino != want.st_ino || now.st_dev != want.st_dev)) {
+    for (int i = 0; rc == 0 && i < nro; i++) {
+        if (ro_fd[i] < 0)
+            continue;
+        /* Where its links lead first: a path as given that holds a link (say /tmp/x/lessons
+           -> ../src/lessons, inside an earlier read-only bind) then resolves, and needs none. */
+        if (ro_real[i] && !ns_same(ro_fd[i], ro_real[i]))
+            rc = ns_bind_ro(ro_fd[i], ro_real[i]);
+        if (rc == 0 && !ns_same(ro_fd[i], fs->ro[i]))
+            rc = ns_bind_ro(ro_fd[i], fs->ro[i]);
+    }
+    if (rc == 0 && !ns_same(wfd, fs->workdir)) {
         char from[64];
         snprintf(from, sizeof from, "/proc/self/fd/%d", wfd);
-        rc = ns_mkdirs(workdir);
-        if (rc == 0 && mount(from, workdir, NULL, MS_BIND | MS_REC, NULL) < 0)
+        rc = ns_mkdirs(fs->workdir);
+        if (rc == 0 && mount(from, fs->workdir, NULL, MS_BIND | MS_REC, NULL) < 0)
             rc = -errno;
+    }
+    for (int i = 0; i < nro; i++) {
+        if (ro_fd[i] >= 0)
+            close(ro_fd[i]);
+        free(ro_real[i]);
     }
     close(wfd);
     return rc;
 }
 
-int ns_create(bool root, const char *private_tmp)
+int ns_create(bool root, const struct ns_fs *fs)
 {
     int rc = root ? 0 : ns_user();
     if (rc < 0)
@@ -131,12 +225,12 @@ int ns_create(bool root, const char *private_tmp)
     if (access("/dev/mqueue", F_OK) == 0 &&
         mount("mqueue", "/dev/mqueue", "mqueue", MS_NOSUID | MS_NODEV, NULL) < 0)
         return -errno;
-    if (private_tmp && (rc = ns_private_tmp(private_tmp)) < 0)
+    if (fs && fs->workdir && (rc = ns_private_tmp(fs)) < 0)
         return rc;
     /* Landlock confines by path, and mq_open() goes through the IPC namespace's internal
      * mqueue mount, which has none: a visible mount of the same file system gives the rule
      * (landlock_apply) something to name. */
-    if (private_tmp && access("/dev/mqueue", F_OK) < 0 &&
+    if (fs && fs->workdir && access("/dev/mqueue", F_OK) < 0 &&
         ((mkdir("/tmp/.mqueue", 01777) < 0 && errno != EEXIST) ||
          mount("mqueue", "/tmp/.mqueue", "mqueue", MS_NOSUID | MS_NODEV, NULL) < 0))
         return -errno;

@@ -87,7 +87,9 @@ static const struct probe_gap probe_gaps[] = {
     [IOLAB_TIER_REDUCED] = {.missing =
                                 "\"private network (ports are allocated on the host loopback)\","
                                 "\"private IPC (the objects the programs recorded are swept)\","
-                                "\"PID namespace (descendants are found by subreaper)\"",
+                                "\"PID namespace (descendants are found by subreaper)\","
+                                "\"private /tmp (/tmp is the host's, shared and not capped; "
+                                "TMPDIR is the work directory's tmp/)\"",
                             .advice =
                                 "Allow unprivileged user namespaces (Ubuntu: sysctl "
                                 "kernel.apparmor_restrict_unprivileged_userns=0; Debian: sysctl "
@@ -97,7 +99,9 @@ static const struct probe_gap probe_gaps[] = {
                     "\"private IPC (the objects the programs recorded are swept)\","
                     "\"PID namespace (descendants are found by subreaper)\","
                     "\"file-system confinement (programs can write where you can)\","
-                    "\"port confinement\"",
+                    "\"port confinement\","
+                    "\"private /tmp (/tmp is the host's, shared and not capped; TMPDIR is the "
+                    "work directory's tmp/)\"",
          .advice = "Allow unprivileged user namespaces (sysctl "
                    "kernel.apparmor_restrict_unprivileged_userns=0 or "
                    "kernel.unprivileged_userns_clone=1) or use a kernel with Landlock ABI 4 "
