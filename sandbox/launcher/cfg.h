@@ -4,9 +4,10 @@
  * joining program agree on the same limits, work directory and tier without a second channel.
  */
 #ifndef SBX_CFG_H
-#include "tier.h"
-
 #define SBX_CFG_H
+
+#include "cgroup.h"
+#include "tier.h"
 
 #include <stdbool.h>
 #include <sys/types.h>
@@ -47,6 +48,14 @@ struct cfg {
     int preload_fd[CFG_MAX_PRELOAD]; /* LD_PRELOAD libraries, opened at the same moment */
     int npreload;
     char exe_path[4096]; /* where it was found */
+    /* The jail's own budget (cgroup.h): created by the holder or a standalone run, opened from
+       --cgroup by a joining launcher; version 0 when the jail has none. */
+    struct cgroup cgroup;
+    long jail_pids; /* --pids: the jail's processes and threads together; 0: derived */
+    long memory_mb; /* --memory: the jail's memory, all its processes together; 0: none */
+    const char *cgroup_paths[CGROUP_NCTL]; /* --cgroup (join) */
+    int ncgroup_paths;
+    bool own_uid; /* no cgroup, as root: run_uid is this jail's own, from a locked range */
 };
 
 #endif

@@ -58,7 +58,32 @@ int probe_run(struct probe *p)
     p->pidfd = fd >= 0;
     if (fd >= 0)
         close(fd);
+    cgroup_probe(&p->cgroup);
+    p->budget = PROBE_BUDGET_PROCESS; /* set by probe_budget() once the tier is known */
     return 0;
+}
+
+static const char *const probe_budget_names[] = {
+    [PROBE_BUDGET_CGROUP] = "cgroup",
+    [PROBE_BUDGET_USERNS] = "user_namespace",
+    [PROBE_BUDGET_UID] = "uid",
+    [PROBE_BUDGET_PROCESS] = "per_process",
+};
+
+const char *probe_budget_name(enum probe_budget b)
+{
+    return (unsigned)b < sizeof probe_budget_names / sizeof *probe_budget_names
+               ? probe_budget_names[b]
+               : "?";
+}
+
+enum probe_budget probe_budget(const struct probe *p, enum iolab_tier tier)
+{
+    if (p->cgroup.pids)
+        return PROBE_BUDGET_CGROUP;
+    if (tier == IOLAB_TIER_FULL && !p->root)
+        return PROBE_BUDGET_USERNS;
+    return p->root ? PROBE_BUDGET_UID : PROBE_BUDGET_PROCESS;
 }
 
 enum iolab_tier probe_tier(const struct probe *p, enum iolab_tier wanted)
@@ -112,18 +137,34 @@ int probe_json(const struct probe *p, enum iolab_tier tier, char *buf, size_t le
                          ? ",\"POSIX message queues (mount /dev/mqueue: mount -t mqueue none "
                            "/dev/mqueue)\""
                          : "";
+    /* The jail's own budget: what it lacks is said in the same list. */
+    const char *no_pids =
+        p->budget == PROBE_BUDGET_PROCESS
+            ? ",\"a process budget of its own (no cgroup: the programs share their uid's process "
+              "count with every other session, and each has only per-process limits)\""
+            : "";
+    const char *no_memory = p->cgroup.memory ? ""
+                                             : ",\"a memory cap for the whole jail (no cgroup "
+                                               "memory controller: only each process's "
+                                               "address-space limit)\"";
+    char missing[2048];
+    snprintf(missing, sizeof missing, "%s%s%s%s", g->missing, mq, no_pids, no_memory);
+    const char *list = missing[0] == ',' ? missing + 1 : missing;
     if (tier != IOLAB_TIER_FULL && full_possible)
         advice = "This machine allows the full sandbox: drop --tier (or IOLAB_SANDBOX_TIER) to "
                  "use it.";
-    int n = snprintf(
-        buf, len,
-        "{\"tier\":\"%s\",\"features\":{\"user_ns\":%s,\"namespaces\":%s,"
-        "\"landlock_abi\":%d,\"landlock_fs\":%s,\"landlock_net\":%s,"
-        "\"landlock_signal\":%s,\"subreaper\":%s,\"pidfd\":%s,\"root\":%s},"
-        "\"missing\":[%s%s],\"advice\":\"%s\"}",
-        probe_tier_name(tier), p->user_ns ? "true" : "false", p->namespaces ? "true" : "false",
-        p->landlock_abi, p->landlock_fs ? "true" : "false", p->landlock_net ? "true" : "false",
-        p->landlock_signal ? "true" : "false", p->subreaper ? "true" : "false",
-        p->pidfd ? "true" : "false", p->root ? "true" : "false", g->missing, mq, advice);
+    int n = snprintf(buf, len,
+                     "{\"tier\":\"%s\",\"features\":{\"user_ns\":%s,\"namespaces\":%s,"
+                     "\"landlock_abi\":%d,\"landlock_fs\":%s,\"landlock_net\":%s,"
+                     "\"landlock_signal\":%s,\"subreaper\":%s,\"pidfd\":%s,\"root\":%s,"
+                     "\"cgroup_version\":%d,\"cgroup_pids\":%s,\"cgroup_memory\":%s},"
+                     "\"budget\":\"%s\",\"missing\":[%s],\"advice\":\"%s\"}",
+                     probe_tier_name(tier), p->user_ns ? "true" : "false",
+                     p->namespaces ? "true" : "false", p->landlock_abi,
+                     p->landlock_fs ? "true" : "false", p->landlock_net ? "true" : "false",
+                     p->landlock_signal ? "true" : "false", p->subreaper ? "true" : "false",
+                     p->pidfd ? "true" : "false", p->root ? "true" : "false", p->cgroup.version,
+                     p->cgroup.pids ? "true" : "false", p->cgroup.memory ? "true" : "false",
+                     probe_budget_name(p->budget), list, advice);
     return n < 0 || (size_t)n >= len ? -ENAMETOOLONG : 0;
 }

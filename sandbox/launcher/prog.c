@@ -6,6 +6,7 @@
  */
 #include "prog.h"
 
+#include "cgroup.h"
 #include "landlock.h"
 #include "sweep.h"
 
@@ -214,6 +215,10 @@ _Noreturn void prog_exec(const struct cfg *c, enum iolab_tier tier, pid_t parent
     for (int i = 0; i < c->nkeep; i++)
         keep[nkeep++] = c->keep[i];
     keep[nkeep++] = exe;
+    /* Into the jail's own cgroup while still privileged, through descriptors opened before any
+     * namespace; everything the program starts is counted there. */
+    if (cgroup_enter(&c->cgroup) < 0)
+        prog_fail("joining the jail's cgroup", name, errno);
     prog_close_others(keep, nkeep);
 
     const char *wd = c->workdir ? c->workdir : ".";
@@ -247,7 +252,9 @@ _Noreturn void prog_exec(const struct cfg *c, enum iolab_tier tier, pid_t parent
                 prog_fail("setrlimit", name, errno);
         }
     }
-    if (c->nproc > 0) {
+    /* With the jail's own pids.max, RLIMIT_NPROC would only add the uid's shared count, which
+     * other sessions move: it is left as it is. */
+    if (c->nproc > 0 && c->cgroup.pids_max == 0) {
         rlim_t r = (rlim_t)c->nproc_limit;
         if (setrlimit(RLIMIT_NPROC, &(struct rlimit){r, r}) < 0)
             prog_fail("setrlimit", name, errno);
