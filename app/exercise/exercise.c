@@ -250,6 +250,11 @@ void exercise_run_free(struct exercise_run *run)
     run->expects = NULL;
 }
 
+bool exercise_build_is_attempt(const struct build_result *r)
+{
+    return r->status != BUILD_LIMIT;
+}
+
 int exercise_progress(const char *old, enum exercise_event ev, long long now, char *out, size_t len)
 {
     cJSON *o = old ? cJSON_Parse(old) : NULL;

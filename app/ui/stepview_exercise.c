@@ -222,7 +222,8 @@ static void exview_mine_built(void *data, const struct build_result *r)
     v->log = strdup(r->log ? r->log : "");
     v->log_cut = r->log_cut;
     v->builds++;
-    exview_progress(v, EXERCISE_ATTEMPT);
+    if (exercise_build_is_attempt(r))
+        exview_progress(v, EXERCISE_ATTEMPT);
     v->c->dirty = true;
     v->warnings = r->status == BUILD_OK ? r->warnings : 0;
     if (r->status == BUILD_OK) {
