@@ -548,7 +548,8 @@ void cgroup_events(const struct cgroup *cg, struct cgroup_events *ev)
 }
 
 enum cgroup_limit cgroup_explain(const struct cgroup *cg, const struct cgroup_events *before,
-                                 const struct cgroup_events *after, char *text, size_t len)
+                                 const struct cgroup_events *after, bool alone, char *text,
+                                 size_t len)
 {
     if (after->oom_kill > before->oom_kill) {
         snprintf(text, len,
@@ -560,8 +561,11 @@ enum cgroup_limit cgroup_explain(const struct cgroup *cg, const struct cgroup_ev
     }
     if (after->pids_max > before->pids_max) {
         snprintf(text, len,
-                 "reached the jail's process limit (%ld processes and threads, cgroup "
-                 "pids.max): a fork or a new thread failed with EAGAIN",
+                 alone ? "reached the jail's process limit (%ld processes and threads, cgroup "
+                         "pids.max): a fork or a new thread failed with EAGAIN"
+                       : "failed while its jail was at its process limit (%ld processes and "
+                         "threads of all its programs, cgroup pids.max): a fork or a new thread "
+                         "in the jail failed with EAGAIN",
                  cg->pids_max);
         return CGROUP_LIMIT_PIDS;
     }

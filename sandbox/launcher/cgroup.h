@@ -24,6 +24,10 @@
 
 enum cgroup_ctl { CGROUP_PIDS, CGROUP_MEMORY, CGROUP_NCTL };
 
+/* The jail's pids.max, handed to every program so that one that fails to fork can say which
+   limit it met and its value (sandbox/demos/demo.c reads it). Unset when the jail has none. */
+#define CGROUP_ENV_PIDS "IOLAB_JAIL_PIDS"
+
 struct cgroup {
     int version;                  /* 1 or 2; 0: the jail has no cgroup */
     bool owner;                   /* created here: removed by cgroup_destroy() */
@@ -73,9 +77,11 @@ int cgroup_enter(const struct cgroup *cg);
 void cgroup_events(const struct cgroup *cg, struct cgroup_events *ev);
 
 /* Which limit stopped something between before and after (memory first), and what it did, to
-   follow the program's name ("was stopped: the jail used up its memory limit (...)"). */
+   follow the program's name ("was stopped: the jail used up its memory limit (...)"); alone:
+   the program is the jail's only one, so the fork that failed was its own. */
 enum cgroup_limit cgroup_explain(const struct cgroup *cg, const struct cgroup_events *before,
-                                 const struct cgroup_events *after, char *text, size_t len);
+                                 const struct cgroup_events *after, bool alone, char *text,
+                                 size_t len);
 
 /* "pids" or "memory" (NULL for none): the report's typed "limit" field. */
 const char *cgroup_limit_name(enum cgroup_limit l);

@@ -360,7 +360,12 @@ static int main_launch(struct cfg *c)
     int status = supervise_run(c, child, SUPERVISE_OUTER, !full, c->report_fd >= 0 ? &rep : NULL);
     cgroup_events(&c->cgroup, &after);
     char why[300];
-    enum cgroup_limit hit = cgroup_explain(&c->cgroup, &before, &after, why, sizeof why);
+    /* A standalone jail is this program's alone; a scenario's is shared by its programs, so
+       there a limit is told only to one that failed meanwhile (the one it may explain). */
+    bool alone = c->mode != CFG_MODE_JOIN;
+    enum cgroup_limit hit = cgroup_explain(&c->cgroup, &before, &after, alone, why, sizeof why);
+    if (!alone && status == 0)
+        hit = CGROUP_LIMIT_NONE;
     if (hit != CGROUP_LIMIT_NONE && !c->quiet)
         fprintf(stderr, "iolab-sandbox: %s %s.\n", c->argv[0], why);
     rep.limit = cgroup_limit_name(hit);

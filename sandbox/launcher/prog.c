@@ -254,10 +254,20 @@ _Noreturn void prog_exec(const struct cfg *c, enum iolab_tier tier, pid_t parent
     }
     /* With the jail's own pids.max, RLIMIT_NPROC would only add the uid's shared count, which
      * other sessions move: it is left as it is. */
+    char jail_pids[32];
+    snprintf(jail_pids, sizeof jail_pids, "%ld", c->cgroup.pids_max);
+    if (c->cgroup.pids_max > 0)
+        setenv(CGROUP_ENV_PIDS, jail_pids, 1);
+    else
+        unsetenv(CGROUP_ENV_PIDS);
     if (c->nproc > 0 && c->cgroup.pids_max == 0) {
         rlim_t r = (rlim_t)c->nproc_limit;
         if (setrlimit(RLIMIT_NPROC, &(struct rlimit){r, r}) < 0)
             prog_fail("setrlimit", name, errno);
+    } else if (c->cgroup.pids_max > 0 && c->root) {
+        /* Root's own RLIMIT_NPROC would follow the programs to the shared uid: the jail's
+           pids.max is the one process limit in force. */
+        setrlimit(RLIMIT_NPROC, &(struct rlimit){RLIM_INFINITY, RLIM_INFINITY});
     }
     if (drop && (setgroups(0, NULL) < 0 || setresgid(c->run_gid, c->run_gid, c->run_gid) < 0 ||
                  setresuid(c->run_uid, c->run_uid, c->run_uid) < 0))
