@@ -55,7 +55,6 @@ struct cfg {
     long memory_mb; /* --memory: the jail's memory, all its processes together; 0: none */
     const char *cgroup_paths[CGROUP_NCTL]; /* --cgroup (join) */
     int ncgroup_paths;
-    bool own_uid; /* no cgroup, as root: run_uid is this jail's own, from a locked range */
 };
 
 #endif

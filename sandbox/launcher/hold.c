@@ -73,20 +73,18 @@ void hold_budget(struct cfg *c, struct probe *p)
 {
     char why[300];
     static int uid_lock = -1; /* held until exit: the uid stays this jail's */
-    if (cgroup_create(&c->cgroup, c->jail_pids, c->memory_mb, why, sizeof why) == 0) {
-        p->budget = PROBE_BUDGET_CGROUP;
-        p->cgroup.pids = c->cgroup.pids_max > 0;
-        p->cgroup.memory = c->cgroup.memory_mb > 0;
-        return;
-    }
-    p->cgroup.pids = p->cgroup.memory = false;
+    bool made = cgroup_create(&c->cgroup, c->jail_pids, c->memory_mb, why, sizeof why) == 0;
+    /* A cgroup with a memory cap but no pids.max still leaves the process count shared. */
+    p->cgroup.pids = made && c->cgroup.pids_max > 0;
+    p->cgroup.memory = made && c->cgroup.memory_mb > 0;
     p->budget = probe_budget(p, c->tier);
+    if (p->budget == PROBE_BUDGET_CGROUP)
+        return;
     unsigned uid;
     if (p->budget == PROBE_BUDGET_UID && c->run_uid == 65534 &&
         cgroup_take_uid(&uid, &uid_lock) == 0) {
         c->run_uid = (uid_t)uid;
         c->run_gid = (gid_t)uid;
-        c->own_uid = true;
         return;
     }
     if (p->budget == PROBE_BUDGET_UID)

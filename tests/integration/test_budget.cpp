@@ -16,6 +16,7 @@
 #include <dirent.h>
 #include <fstream>
 #include <functional>
+#include <map>
 #include <set>
 #include <sstream>
 #include <sys/stat.h>
@@ -486,4 +487,63 @@ TEST_CASE("budget: iolab check uses the tier IOLAB_SANDBOX_TIER asks for", "[bud
     INFO(best.out);
     REQUIRE(best.json);
     CHECK(best.str("tier") == probed_tier());
+}
+
+TEST_CASE("budget: a scenario's programs run in the jail's cgroup, or as the jail's own uid "
+          "without one, and its sandbox object says which",
+          "[budget]")
+{
+    TempDir packdir;
+    std::ofstream(packdir / "pack.json") << R"({"format_version": 1, "id": "budgetuid",
+        "title": "Budget", "version": "1", "lessons": ["u"]})";
+    std::ofstream(packdir / "u.json") << R"({"id": "u", "title": "Who runs", "summary": "s",
+        "steps": [{"id": "s", "title": "S", "kind": "run", "text": "t", "seconds": 1,
+          "programs": [{"name": "p", "role": "server", "program": "/bin/sh",
+            "args": ["-c", "echo uid=$(id -u) jail=$IOLAB_JAIL_PIDS; cat /proc/self/cgroup; echo ready; sleep 2"],
+            "ready": "ready"}],
+          "checks": [
+            {"text": "own uid", "metric": "output", "program": "p", "match": "uid=655(2[0-9]|3[0-3]) ", "min": 1},
+            {"text": "jail pids", "metric": "output", "program": "p", "match": "jail=[0-9]+", "min": 1},
+            {"text": "in its cgroup", "metric": "output", "program": "p", "match": "/iolab-[0-9]+-[0-9]+$", "min": 1}]}]})";
+    Probe p = probe();
+    std::vector<std::string> variants = {""};
+    if (geteuid() == 0)
+        variants.push_back("IOLAB_SANDBOX_CGROUP=off");
+    for (const auto &env : variants) {
+        DYNAMIC_SECTION("environment '" << env << "'")
+        {
+            TempDir home;
+            std::vector<std::string> e = {"HOME=" + home.path};
+            if (!env.empty())
+                e.push_back(env);
+            auto r = run({bin("iolab"), "run", "u/s", "--pack", packdir.path, "--json"}, e, 60);
+            INFO(r.second);
+            cJSON *j = cJSON_Parse(r.second.c_str());
+            REQUIRE(j);
+            std::map<std::string, bool> ok;
+            const cJSON *c;
+            cJSON_ArrayForEach(c, cJSON_GetObjectItem(j, "checks"))
+            {
+                ok[cJSON_GetObjectItem(c, "text")->valuestring] =
+                    cJSON_IsTrue(cJSON_GetObjectItem(c, "ok"));
+            }
+            const cJSON *budget = cJSON_GetObjectItem(cJSON_GetObjectItem(j, "sandbox"), "budget");
+            std::string b = cJSON_IsString(budget) ? budget->valuestring : "";
+            if (env.empty() && p.budget == "cgroup") {
+                CHECK(b == "cgroup");
+                CHECK(ok["in its cgroup"]);
+                CHECK(ok["jail pids"]);
+                CHECK(!ok["own uid"]);
+            } else if (!env.empty()) {
+                CHECK(b == "uid");
+                CHECK(ok["own uid"]);
+                CHECK(!ok["in its cgroup"]);
+                CHECK(!ok["jail pids"]);
+            } else {
+                WARN("budget here: " << b);
+                CHECK(b == p.budget);
+            }
+            cJSON_Delete(j);
+        }
+    }
 }
