@@ -479,8 +479,9 @@ int main(int argc, char **argv)
     }
     if (c.jail_pids == 0)
         c.jail_pids = c.mode == CFG_MODE_HOLD ? MAIN_DEFAULT_JAIL_PIDS : c.nproc + 1;
-    /* The launcher dies with iolab: SIGKILL when init carries the cleanup, SIGPWR when this
-     * process must kill the subtree itself. */
+    /* The launcher dies with iolab: SIGKILL when a joined launcher's init carries the cleanup,
+     * SIGPWR when this process must kill the subtree itself, or (a standalone run in any tier)
+     * must still remove the jail's cgroup after its init is gone. */
     pid_t parent = getppid();
     struct probe p;
     if (c.mode != CFG_MODE_JOIN || c.tier == IOLAB_TIER_AUTO) {
@@ -500,7 +501,8 @@ int main(int argc, char **argv)
     }
     if (c.mode == CFG_MODE_HOLD)
         return hold_run(&c, &p);
-    prctl(PR_SET_PDEATHSIG, c.tier == IOLAB_TIER_FULL ? SIGKILL : SIGPWR);
+    prctl(PR_SET_PDEATHSIG,
+          c.tier == IOLAB_TIER_FULL && c.mode == CFG_MODE_JOIN ? SIGKILL : SIGPWR);
     if (getppid() != parent)
         return 137;
     if (c.mode == CFG_MODE_RUN)

@@ -310,6 +310,29 @@ TEST_CASE("budget: a jail's cgroup is gone when the jail ends, after SIGKILL of 
         CHECK(within(30, [&] { return all_gone(dirs); }));
     }
 
+    SECTION("a standalone run (a build's form) whose parent is SIGKILLed removes its cgroup")
+    {
+        TempDir wd;
+        chmod(wd.path.c_str(), 0777);
+        std::string tag = new_tag();
+        // The shell stays the launcher's parent (the trailing command keeps it from exec'ing).
+        Child parent;
+        parent.start({"/bin/sh", "-c",
+                      "'" + sandbox() + "' --workdir '" + wd.path +
+                          "' -- /bin/sh -c 'cat /proc/self/cgroup; echo END; exec sleep 120'; :"},
+                     {"TEST_TAG_IOLAB=" + tag});
+        bool listed = parent.read_until("END", 30);
+        INFO(parent.output());
+        REQUIRE(listed);
+        std::set<std::string> dirs = jail_cgroups(parent.output());
+        REQUIRE(!dirs.empty());
+        for (const auto &d : dirs)
+            CHECK(access(d.c_str(), F_OK) == 0);
+        kill(parent.pid(), SIGKILL);
+        CHECK(within(30, [&] { return all_gone(dirs); }));
+        CHECK(within(30, [&] { return tagged(tag) == 0; }));
+    }
+
     // A scenario whose one program prints where it is and then sleeps.
     TempDir packdir;
     std::ofstream(packdir / "pack.json") << R"({"format_version": 1, "id": "budgetrun",
