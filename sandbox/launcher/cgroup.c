@@ -45,7 +45,7 @@ void cgroup_init(struct cgroup *cg)
 {
     memset(cg, 0, sizeof *cg);
     for (int i = 0; i < CGROUP_NCTL; i++)
-        cg->dir[i] = cg->parent[i] = cg->procs[i] = -1;
+        cg->dir[i] = cg->parent[i] = cg->procs[i] = cg->home[i] = -1;
 }
 
 /* ---- small file helpers (cgroup files are tiny and read whole) ---- */
@@ -337,7 +337,7 @@ static int cgroup_kill_members(int dirfd, const char *dir)
         long pid = strtol(p, &end, 10);
         if (end == p)
             break;
-        if (pid > 0) {
+        if (pid > 0 && pid != getpid()) { /* a launcher that could not leave stays alive */
             kill((pid_t)pid, SIGKILL);
             n++;
         }
@@ -401,6 +401,19 @@ static void cgroup_sweep_stale(const char *parent)
     closedir(d);
 }
 
+/* This process's own cgroup.procs in the hierarchy of controller i, for cgroup_leave(). */
+static int cgroup_open_home(int version, int i)
+{
+    char own[4000], path[4100];
+    int rc = version == 2 ? cgroup_own_dir("cgroup2", NULL, own, sizeof own)
+                          : cgroup_own_dir("cgroup", cgroup_ctl_names[i], own, sizeof own);
+    if (rc < 0)
+        return rc;
+    snprintf(path, sizeof path, "%s/cgroup.procs", own);
+    int fd = open(path, O_WRONLY | O_CLOEXEC);
+    return fd < 0 ? -errno : fd;
+}
+
 /* Writes the limits into the jail's directory for controller i. */
 static void cgroup_set_limits(struct cgroup *cg, int i, long pids_max, long memory_mb)
 {
@@ -451,8 +464,9 @@ int cgroup_create(struct cgroup *cg, long pids_max, long memory_mb, char *why, s
         bool shared = i > 0 && !strcmp(cg->path[i], cg->path[0]); /* v2: one directory */
         if (cg->parent[i] < 0 || (!shared && mkdirat(cg->parent[i], cg->name, 0755) < 0) ||
             (cg->dir[i] = openat(cg->parent[i], cg->name, O_PATH | O_DIRECTORY | O_CLOEXEC)) < 0 ||
-            (cg->procs[i] = openat(cg->dir[i], "cgroup.procs", O_WRONLY | O_CLOEXEC)) < 0) {
-            rc = -errno;
+            (cg->procs[i] = openat(cg->dir[i], "cgroup.procs", O_WRONLY | O_CLOEXEC)) < 0 ||
+            (cg->home[i] = cgroup_open_home(cg->version, i)) < 0) {
+            rc = cg->home[i] < -1 ? cg->home[i] : -errno;
             snprintf(why, whylen, "cannot create the cgroup %s: %s", cg->path[i], strerror(-rc));
             break;
         }
@@ -502,8 +516,8 @@ int cgroup_open(struct cgroup *cg, const char *const *paths, int npaths)
             cg->version = v2 ? 2 : 1;
             snprintf(cg->path[i], sizeof cg->path[i], "%s", paths[k]);
             cg->procs[i] = openat(cg->dir[i], "cgroup.procs", O_WRONLY | O_CLOEXEC);
-            if (cg->procs[i] < 0) {
-                int e = -errno;
+            if (cg->procs[i] < 0 || (cg->home[i] = cgroup_open_home(cg->version, i)) < 0) {
+                int e = cg->procs[i] < 0 ? -errno : cg->home[i];
                 cgroup_destroy(cg);
                 return e;
             }
@@ -518,16 +532,27 @@ int cgroup_open(struct cgroup *cg, const char *const *paths, int npaths)
     return 0;
 }
 
-int cgroup_enter(const struct cgroup *cg)
+/* Writes the calling process into each distinct cgroup.procs of fds. */
+static int cgroup_move(const struct cgroup *cg, const int *fds)
 {
     for (int i = 0; i < CGROUP_NCTL; i++) {
-        if (cg->procs[i] < 0 || (i > 0 && !strcmp(cg->path[i], cg->path[0])))
+        if (fds[i] < 0 || (i > 0 && !strcmp(cg->path[i], cg->path[0])))
             continue;
         /* "0" is the writer itself, in whatever PID namespace it is. */
-        if (write(cg->procs[i], "0", 1) < 0)
+        if (write(fds[i], "0", 1) < 0)
             return -errno;
     }
     return 0;
+}
+
+int cgroup_enter(const struct cgroup *cg)
+{
+    return cgroup_move(cg, cg->procs);
+}
+
+int cgroup_leave(const struct cgroup *cg)
+{
+    return cgroup_move(cg, cg->home);
 }
 
 void cgroup_events(const struct cgroup *cg, struct cgroup_events *ev)
@@ -613,11 +638,13 @@ void cgroup_destroy(struct cgroup *cg)
             cgroup_remove(cg->parent[i], NULL, cg->name, CGROUP_KILL_MS);
         if (cg->procs[i] >= 0)
             close(cg->procs[i]);
+        if (cg->home[i] >= 0)
+            close(cg->home[i]);
         if (cg->dir[i] >= 0)
             close(cg->dir[i]);
         if (cg->parent[i] >= 0)
             close(cg->parent[i]);
-        cg->procs[i] = cg->dir[i] = cg->parent[i] = -1;
+        cg->procs[i] = cg->dir[i] = cg->parent[i] = cg->home[i] = -1;
     }
     cg->owner = false;
 }

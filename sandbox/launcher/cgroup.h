@@ -36,6 +36,7 @@ struct cgroup {
     int dir[CGROUP_NCTL];         /* and opened (O_PATH); -1: none */
     int parent[CGROUP_NCTL];      /* owner: the iolab parent, for the final rmdir */
     int procs[CGROUP_NCTL];       /* cgroup.procs, opened for writing; -1: none */
+    int home[CGROUP_NCTL];        /* this process's own cgroup.procs, to leave the jail's */
     long pids_max;                /* in force; 0: no process limit */
     long memory_mb;               /* in force; 0: no memory cap */
 };
@@ -70,8 +71,14 @@ int cgroup_create(struct cgroup *cg, long pids_max, long memory_mb, char *why, s
  */
 int cgroup_open(struct cgroup *cg, const char *const *paths, int npaths);
 
-/* Moves the calling process into the jail's cgroup (every controller). 0 or a negative errno. */
+/*
+ * Moves the calling process into the jail's cgroup (every controller), and back to where it was.
+ * A launcher forks between the two, so that its child starts inside the jail without one system
+ * call of its own: the program's kernel I/O totals (syscw, wchar) stay exactly its own. 0 or a
+ * negative errno; with no cgroup, 0.
+ */
 int cgroup_enter(const struct cgroup *cg);
+int cgroup_leave(const struct cgroup *cg);
 
 /* Reads the counters; missing files read as 0. */
 void cgroup_events(const struct cgroup *cg, struct cgroup_events *ev);

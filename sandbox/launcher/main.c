@@ -235,7 +235,7 @@ static const struct main_option main_options[] = {
     {"--fsize", "MIB", "largest file a process may write, MiB (default: 256)", set_fsize},
     {"--nofile", "N", "open files per process (default: 1024)", set_nofile},
     {"--pids", "N",
-     "processes and threads of the whole jail (its cgroup's pids.max; default: --nproc + 1, "
+     "processes and threads of the whole jail (its cgroup's pids.max; default: --nproc + 2, "
      "with --hold 1024)",
      set_pids},
     {"--memory", "MIB",
@@ -324,8 +324,20 @@ static int main_launch(struct cfg *c)
         prctl(PR_SET_CHILD_SUBREAPER, 1);
     pid_t self = getpid();
     int self_fd = full ? (int)syscall(SYS_pidfd_open, self, 0) : -1;
+    /* The child is born in the jail's cgroup (its init too, in the full tier): the launcher
+       steps in for the fork and out again, so the program never writes a byte to get there. */
+    int rc = cgroup_enter(&c->cgroup);
+    if (rc < 0) {
+        fprintf(stderr, "iolab-sandbox: cannot run %s: joining the jail's cgroup: %s\n", c->argv[0],
+                strerror(-rc));
+        return 127;
+    }
     pid_t child = full ? ns_fork_init() : fork();
+    int fork_errno = errno;
+    if (child != 0 && (rc = cgroup_leave(&c->cgroup)) < 0)
+        fprintf(stderr, "iolab-sandbox: cannot leave the jail's cgroup: %s\n", strerror(-rc));
     if (child < 0) {
+        errno = fork_errno;
         perror("iolab-sandbox: fork");
         return 127;
     }
@@ -478,7 +490,7 @@ int main(int argc, char **argv)
         c.memory_mb = half > 0 && half < MAIN_DEFAULT_MEMORY_MB ? half : MAIN_DEFAULT_MEMORY_MB;
     }
     if (c.jail_pids == 0)
-        c.jail_pids = c.mode == CFG_MODE_HOLD ? MAIN_DEFAULT_JAIL_PIDS : c.nproc + 1;
+        c.jail_pids = c.mode == CFG_MODE_HOLD ? MAIN_DEFAULT_JAIL_PIDS : c.nproc + 2; /* +init */
     /* The launcher dies with iolab: SIGKILL when a joined launcher's init carries the cleanup,
      * SIGPWR when this process must kill the subtree itself, or (a standalone run in any tier)
      * must still remove the jail's cgroup after its init is gone. */

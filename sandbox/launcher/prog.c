@@ -215,10 +215,6 @@ _Noreturn void prog_exec(const struct cfg *c, enum iolab_tier tier, pid_t parent
     for (int i = 0; i < c->nkeep; i++)
         keep[nkeep++] = c->keep[i];
     keep[nkeep++] = exe;
-    /* Into the jail's own cgroup while still privileged, through descriptors opened before any
-     * namespace; everything the program starts is counted there. */
-    if (cgroup_enter(&c->cgroup) < 0)
-        prog_fail("joining the jail's cgroup", name, errno);
     prog_close_others(keep, nkeep);
 
     const char *wd = c->workdir ? c->workdir : ".";
