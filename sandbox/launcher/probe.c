@@ -137,7 +137,8 @@ int probe_json(const struct probe *p, enum iolab_tier tier, char *buf, size_t le
                          ? ",\"POSIX message queues (mount /dev/mqueue: mount -t mqueue none "
                            "/dev/mqueue)\""
                          : "";
-    /* The jail's own budget: what it lacks is said in the same list. */
+    /* The jail's own budget: what it lacks has a list of its own, so that "missing" stays what
+       the tier lacks (empty in the full tier). */
     const char *no_pids =
         p->budget == PROBE_BUDGET_PROCESS
             ? ",\"a process budget of its own (no cgroup: the programs share their uid's process "
@@ -147,24 +148,23 @@ int probe_json(const struct probe *p, enum iolab_tier tier, char *buf, size_t le
                                              : ",\"a memory cap for the whole jail (no cgroup "
                                                "memory controller: only each process's "
                                                "address-space limit)\"";
-    char missing[2048];
-    snprintf(missing, sizeof missing, "%s%s%s%s", g->missing, mq, no_pids, no_memory);
-    const char *list = missing[0] == ',' ? missing + 1 : missing;
+    char lacks[512];
+    snprintf(lacks, sizeof lacks, "%s%s", no_pids, no_memory);
     if (tier != IOLAB_TIER_FULL && full_possible)
         advice = "This machine allows the full sandbox: drop --tier (or IOLAB_SANDBOX_TIER) to "
                  "use it.";
-    int n = snprintf(buf, len,
-                     "{\"tier\":\"%s\",\"features\":{\"user_ns\":%s,\"namespaces\":%s,"
-                     "\"landlock_abi\":%d,\"landlock_fs\":%s,\"landlock_net\":%s,"
-                     "\"landlock_signal\":%s,\"subreaper\":%s,\"pidfd\":%s,\"root\":%s,"
-                     "\"cgroup_version\":%d,\"cgroup_pids\":%s,\"cgroup_memory\":%s},"
-                     "\"budget\":\"%s\",\"missing\":[%s],\"advice\":\"%s\"}",
-                     probe_tier_name(tier), p->user_ns ? "true" : "false",
-                     p->namespaces ? "true" : "false", p->landlock_abi,
-                     p->landlock_fs ? "true" : "false", p->landlock_net ? "true" : "false",
-                     p->landlock_signal ? "true" : "false", p->subreaper ? "true" : "false",
-                     p->pidfd ? "true" : "false", p->root ? "true" : "false", p->cgroup.version,
-                     p->cgroup.pids ? "true" : "false", p->cgroup.memory ? "true" : "false",
-                     probe_budget_name(p->budget), list, advice);
+    int n = snprintf(
+        buf, len,
+        "{\"tier\":\"%s\",\"features\":{\"user_ns\":%s,\"namespaces\":%s,"
+        "\"landlock_abi\":%d,\"landlock_fs\":%s,\"landlock_net\":%s,"
+        "\"landlock_signal\":%s,\"subreaper\":%s,\"pidfd\":%s,\"root\":%s,"
+        "\"cgroup_version\":%d,\"cgroup_pids\":%s,\"cgroup_memory\":%s},"
+        "\"budget\":\"%s\",\"budget_missing\":[%s],\"missing\":[%s%s],\"advice\":\"%s\"}",
+        probe_tier_name(tier), p->user_ns ? "true" : "false", p->namespaces ? "true" : "false",
+        p->landlock_abi, p->landlock_fs ? "true" : "false", p->landlock_net ? "true" : "false",
+        p->landlock_signal ? "true" : "false", p->subreaper ? "true" : "false",
+        p->pidfd ? "true" : "false", p->root ? "true" : "false", p->cgroup.version,
+        p->cgroup.pids ? "true" : "false", p->cgroup.memory ? "true" : "false",
+        probe_budget_name(p->budget), lacks[0] ? lacks + 1 : "", g->missing, mq, advice);
     return n < 0 || (size_t)n >= len ? -ENAMETOOLONG : 0;
 }

@@ -49,7 +49,8 @@ enum iolab_tier probe_tier(const struct probe *p, enum iolab_tier wanted);
 
 const char *probe_tier_name(enum iolab_tier t);
 
-/* {"tier":...,"features":{...},"missing":[...],"advice":"..."} into buf; 0 or -ENAMETOOLONG. */
+/* {"tier":...,"features":{...},"budget":...,"budget_missing":[...],"missing":[...],
+   "advice":"..."} into buf; 0 or -ENAMETOOLONG. */
 int probe_json(const struct probe *p, enum iolab_tier tier, char *buf, size_t len);
 
 #endif
