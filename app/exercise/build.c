@@ -512,7 +512,14 @@ int build_start(uv_loop_t *loop, const struct build_spec *spec, build_done_fn do
     }
     /* One pipe for stdout and stderr, so the messages keep their order. */
     int fds[2];
-    if (pipe2(fds, O_CLOEXEC) < 0) {
+    /* And the sandbox's report (fd 3 in it): which limit of the jail, if any, stopped the build.
+       Read once the build has exited, so only this end need not block. */
+    int rep[2] = {-1, -1};
+    if (pipe2(rep, O_CLOEXEC) < 0 || pipe2(fds, O_CLOEXEC) < 0) {
+        if (rep[0] >= 0) {
+            close(rep[0]);
+            close(rep[1]);
+        }
         b->r.status = BUILD_ERROR;
         snprintf(b->r.message, sizeof b->r.message, "cannot start the build: %s", strerror(errno));
         return build_answer_soon(b);
@@ -521,15 +528,13 @@ int build_start(uv_loop_t *loop, const struct build_spec *spec, build_done_fn do
     b->out.data = b;
     b->have_pipe = true;
     uv_pipe_open(&b->out, fds[0]);
-    /* The sandbox's report (fd 3 in it): which limit of the jail, if any, stopped the build. */
-    int rep[2] = {-1, -1};
-    if (pipe2(rep, O_CLOEXEC | O_NONBLOCK) == 0)
-        b->report_fd = rep[0];
+    b->report_fd = rep[0];
+    fcntl(rep[0], F_SETFL, O_NONBLOCK);
     uv_stdio_container_t stdio[4] = {
         {.flags = UV_IGNORE},
         {.flags = UV_INHERIT_FD, .data.fd = fds[1]},
         {.flags = UV_INHERIT_FD, .data.fd = fds[1]},
-        {.flags = rep[1] >= 0 ? UV_INHERIT_FD : UV_IGNORE, .data.fd = rep[1]},
+        {.flags = UV_INHERIT_FD, .data.fd = rep[1]},
     };
     uv_process_options_t po = {
         .exit_cb = build_on_exit,
@@ -541,8 +546,7 @@ int build_start(uv_loop_t *loop, const struct build_spec *spec, build_done_fn do
     b->proc.data = b;
     rc = uv_spawn(loop, &b->proc, &po);
     close(fds[1]); /* the child has it: end of output comes when the compiler's side closes */
-    if (rep[1] >= 0)
-        close(rep[1]);
+    close(rep[1]);
     if (rc < 0) {
         /* The pipe was initialised: it closes with the timer. */
         b->r.status = BUILD_ERROR;
