@@ -325,6 +325,13 @@ static unsigned long long cgroup_start_time(int pid)
     return start;
 }
 
+/* This process's PID namespace, by inode: part of a jail's name, since pids are per namespace. */
+static unsigned long long cgroup_pid_ns(void)
+{
+    struct stat st;
+    return stat("/proc/self/ns/pid", &st) == 0 ? (unsigned long long)st.st_ino : 0;
+}
+
 /* SIGKILLs every process listed in dir's cgroup.procs; returns how many were listed. */
 static int cgroup_kill_members(int dirfd, const char *dir)
 {
@@ -392,7 +399,11 @@ static void cgroup_sweep_stale(const char *parent)
         int pid;
         unsigned long long start;
         char tail;
-        if (sscanf(e->d_name, "iolab-%d-%llu%c", &pid, &start, &tail) != 2 || pid <= 0)
+        unsigned long long ns;
+        if (sscanf(e->d_name, "iolab-%d-%llu-%llu%c", &pid, &start, &ns, &tail) != 3 || pid <= 0)
+            continue;
+        /* A pid means something only in its own PID namespace: another's jails are theirs. */
+        if (ns != cgroup_pid_ns())
             continue;
         if (cgroup_start_time(pid) == start)
             continue; /* its creator is alive and removes it itself */
@@ -446,8 +457,8 @@ int cgroup_create(struct cgroup *cg, long pids_max, long memory_mb, char *why, s
     }
     cg->version = pl.version;
     cg->owner = true;
-    snprintf(cg->name, sizeof cg->name, "iolab-%d-%llu", (int)getpid(),
-             cgroup_start_time((int)getpid()));
+    snprintf(cg->name, sizeof cg->name, "iolab-%d-%llu-%llu", (int)getpid(),
+             cgroup_start_time((int)getpid()), cgroup_pid_ns());
     int rc = 0;
     for (int i = 0; i < CGROUP_NCTL && rc == 0; i++) {
         if (!pl.dir[i][0])

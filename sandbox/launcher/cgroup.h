@@ -1,9 +1,9 @@
 /*
  * cgroup: each jail's own budget of processes and memory. A jail (a scenario's holder, or one
- * standalone run such as a build) gets a control group of its own, named iolab-PID-START (the
- * creator's pid and start time) under a parent named iolab, with pids.max and a memory cap; every
- * program joins it before its exec, so that what one jail forks or allocates is counted against
- * that jail alone, never against another session running under the same uid.
+ * standalone run such as a build) gets a control group of its own, named iolab-PID-START-NS (the
+ * creator's pid, start time and PID namespace) under a parent named iolab, with pids.max and a
+ * memory cap; every program joins it before its exec, so that what one jail forks or allocates is
+ * counted against that jail alone, never against another session running under the same uid.
  *
  * Where: cgroup v2 when the unified hierarchy offers the pids or memory controller in a subtree
  * this process may write (root, or a delegated subtree such as a systemd user scope); otherwise
@@ -11,7 +11,8 @@
  *
  * Invariants: the creator removes the jail's directories when the jail ends (after killing what
  * is left in them); a directory whose creator is dead (its pid gone, or reused by a process that
- * started later) is removed by the next creation under the same parent. Every descriptor is
+ * started later; only judged from the same PID namespace) is removed by the next creation under
+ * the same parent. Every descriptor is
  * opened before any namespace is entered, so that a private mount namespace never stands between
  * a program and its cgroup.
  */
@@ -31,7 +32,7 @@ enum cgroup_ctl { CGROUP_PIDS, CGROUP_MEMORY, CGROUP_NCTL };
 struct cgroup {
     int version;                  /* 1 or 2; 0: the jail has no cgroup */
     bool owner;                   /* created here: removed by cgroup_destroy() */
-    char name[64];                /* iolab-PID-START */
+    char name[80];                /* iolab-PID-START-NS */
     char path[CGROUP_NCTL][4096]; /* the jail's directory per controller; "": none */
     int dir[CGROUP_NCTL];         /* and opened (O_PATH); -1: none */
     int parent[CGROUP_NCTL];      /* owner: the iolab parent, for the final rmdir */

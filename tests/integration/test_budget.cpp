@@ -540,7 +540,7 @@ TEST_CASE("budget: a scenario's programs run in the jail's cgroup, or as the jai
           "checks": [
             {"text": "own uid", "metric": "output", "program": "p", "match": "uid=655(2[0-9]|3[0-3]) ", "min": 1},
             {"text": "jail pids", "metric": "output", "program": "p", "match": "jail=[0-9]+", "min": 1},
-            {"text": "in its cgroup", "metric": "output", "program": "p", "match": "/iolab-[0-9]+-[0-9]+$", "min": 1}]}]})";
+            {"text": "in its cgroup", "metric": "output", "program": "p", "match": "/iolab-[0-9]+-[0-9]+-[0-9]+$", "min": 1}]}]})";
     Probe p = probe();
     std::vector<std::string> variants = {""};
     if (geteuid() == 0)
