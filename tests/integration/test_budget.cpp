@@ -583,3 +583,53 @@ TEST_CASE("budget: a scenario's programs run in the jail's cgroup, or as the jai
         }
     }
 }
+
+TEST_CASE("budget: without a cgroup, a uid or a user namespace, the probe and the step's status "
+          "say the jail has no budget of its own",
+          "[budget]")
+{
+    if (geteuid() != 0) {
+        WARN("not root: cannot run iolab as another user to see the fallback");
+        return;
+    }
+    // As uid 65534 the cgroup hierarchies here are not writable and no uid of a range can be
+    // taken; the minimal tier has no user namespace: per-process limits only.
+    TempDir home, packdir;
+    chmod(home.path.c_str(), 0777);
+    chmod(packdir.path.c_str(), 0755);
+    std::ofstream(packdir / "pack.json") << R"({"format_version": 1, "id": "budgetnone",
+        "title": "Budget", "version": "1", "lessons": ["n"]})";
+    std::ofstream(packdir / "n.json") << R"({"id": "n", "title": "None", "summary": "s",
+        "steps": [{"id": "s", "title": "S", "kind": "run", "text": "t", "seconds": 1,
+          "programs": [{"name": "p", "role": "server", "program": "/bin/sh",
+            "args": ["-c", "echo going; exit 3"], "ready": "ready"}]}]})";
+    chmod((packdir / "pack.json").c_str(), 0644);
+    chmod((packdir / "n.json").c_str(), 0644);
+    std::vector<std::string> as_nobody = {"/usr/bin/setpriv",
+                                          "--reuid",
+                                          "65534",
+                                          "--regid",
+                                          "65534",
+                                          "--clear-groups",
+                                          "/usr/bin/env",
+                                          "HOME=" + home.path,
+                                          "IOLAB_SANDBOX_TIER=minimal"};
+    auto probe_argv = as_nobody;
+    probe_argv.push_back(sandbox());
+    probe_argv.push_back("--probe");
+    auto pr = run(probe_argv);
+    INFO(pr.second);
+    CHECK(pr.second.find("\"budget\":\"per_process\"") != std::string::npos);
+    CHECK(pr.second.find("\"budget_missing\":[\"a process budget of its own") != std::string::npos);
+
+    // The step's status says it beside what the tier lacks (here, as the program dies at start).
+    auto run_argv = as_nobody;
+    for (const std::string &a : {bin("iolab"), std::string("run"), std::string("n/s"),
+                                 std::string("--pack"), packdir.path})
+        run_argv.push_back(a);
+    auto r = run(run_argv, {}, 60);
+    INFO(r.second);
+    CHECK(r.first != 0);
+    CHECK(r.second.find("minimal tier") != std::string::npos);
+    CHECK(r.second.find("no process or memory budget of its own") != std::string::npos);
+}
