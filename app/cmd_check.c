@@ -169,6 +169,17 @@ static void check_on_line(void *data, size_t prog, enum engine_stream stream, co
 static void check_on_exit(void *data, size_t prog, int status, bool expected)
 {
     struct attempt *a = data;
+    /* A program stopped by the jail's own limit says nothing about the learner's code: the
+       attempt is not judged, and the sentence names the limit. */
+    char limit[16];
+    if (!expected && !a->error[0] && engine_limit(a->engine, prog, limit, sizeof limit))
+        snprintf(a->error, sizeof a->error,
+                 "the %s (%s) was stopped by the jail's %s limit (%s), not judged: this run says "
+                 "nothing about your code",
+                 a->ex->sc->programs[prog].name,
+                 prog == a->ex->learner ? "your program" : "one of the exercise's own programs",
+                 !strcmp(limit, "pids") ? "process" : "memory",
+                 !strcmp(limit, "pids") ? "its cgroup's pids.max" : "its cgroup's memory cap");
     grade_exit(&a->grader, prog, status, expected);
     check_maybe_decided(a);
 }

@@ -633,3 +633,37 @@ TEST_CASE("budget: without a cgroup, a uid or a user namespace, the probe and th
     CHECK(r.second.find("minimal tier") != std::string::npos);
     CHECK(r.second.find("no process or memory budget of its own") != std::string::npos);
 }
+
+TEST_CASE("budget: a scenario's program stopped by its jail's process limit makes iolab check "
+          "name the limit instead of judging the code",
+          "[budget]")
+{
+    Probe p = probe();
+    if (p.budget != "cgroup") {
+        WARN("no cgroup here (budget: " << p.budget << "): nothing tells the jail's limit");
+        return;
+    }
+    TempDir home;
+    std::string pack = new_pack(home, false);
+    // The jail's budget is 4 x 1 + 64 = 68 processes and threads.
+    std::string path = pack + "/first.json", json = slurp(path);
+    size_t at = json.find("\"learner\": \"server\",");
+    REQUIRE(at != std::string::npos);
+    json.insert(at, "\"limits\": {\"processes\": 1},\n      ");
+    std::ofstream(path) << json;
+    TempDir mine;
+    std::ofstream(mine / "echo.c") << "#include <stdio.h>\n#include <unistd.h>\n"
+                                      "int main(void)\n{\n    printf(\"listening\\n\");\n"
+                                      "    fflush(stdout);\n    for (;;) {\n"
+                                      "        pid_t p = fork();\n        if (p == 0) {\n"
+                                      "            pause();\n            _exit(0);\n        }\n"
+                                      "        if (p < 0)\n            return 1;\n    }\n}\n";
+    Check c;
+    check_step(c, home, pack, mine.path);
+    INFO(c.out);
+    REQUIRE(c.json);
+    CHECK(c.code == 2);
+    CHECK(c.str("status") == "error");
+    CHECK(c.str("error").find("was stopped by the jail's process limit") != std::string::npos);
+    CHECK(c.str("error").find("not judged") != std::string::npos);
+}
