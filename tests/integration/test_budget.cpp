@@ -184,6 +184,45 @@ void check_step(Check &c, const TempDir &home, const std::string &pack, const st
     c.json = cJSON_Parse(r.second.c_str());
 }
 
+// iolab's TUI on the budget pack's exercise in a private tmux server, the learner's echo.c seeded
+// in the workspace; every status also goes to iolab's log, where a test cannot miss it.
+struct Tui {
+    TempDir dir;
+    std::string sock;
+    Tui(const std::string &pack, const std::string &echo_c)
+    {
+        static int n;
+        sock = "iolab-budget-" + std::to_string(getpid()) + "-" + std::to_string(n++);
+        if (run({"/bin/mkdir", "-p", workspace()}).first != 0)
+            throw std::runtime_error("cannot create the workspace");
+        std::ofstream(workspace() + "/echo.c") << echo_c;
+        std::ofstream(dir / "run.sh")
+            << "cd '" + dir.path + "'\nexport HOME='" + dir.path + "' XDG_STATE_HOME='" +
+                   (dir / "state") + "' XDG_DATA_HOME='" + (dir / "data") + "' XDG_CACHE_HOME='" +
+                   (dir / "cache") + "' TERM=xterm-256color\n'" + bin("iolab") + "' --pack '" +
+                   pack + "' --open first/your-echo\nexec sleep 600\n";
+        if (run({"/usr/bin/tmux", "-L", sock, "-f", "/dev/null", "new-session", "-d", "-x", "120",
+                 "-y", "40", "sh " + (dir / "run.sh")})
+                .first != 0)
+            throw std::runtime_error("tmux new-session failed");
+    }
+    ~Tui()
+    {
+        run({"/usr/bin/tmux", "-L", sock, "kill-server"});
+    }
+    std::string workspace() const
+    {
+        return dir / "data/iolab/work/budget/first/your-echo";
+    }
+    bool status(const std::string &start, double seconds = 90)
+    {
+        return within(seconds, [&] {
+            return slurp(dir / "state/iolab/iolab.log").find("status: " + start) !=
+                   std::string::npos;
+        });
+    }
+};
+
 } // namespace
 
 TEST_CASE("budget: the probe says in typed fields which budget a jail gets", "[budget]")
@@ -447,36 +486,13 @@ TEST_CASE("budget: a build stopped by its jail's process limit says which limit,
     CHECK(c.out.find("does not build") == std::string::npos);
 
     // In the TUI: the learner's build stopped by the limit is not an attempt; the next one is.
-    TempDir t;
-    std::string ws = t / "data/iolab/work/budget/first/your-echo";
-    REQUIRE(run({"/bin/mkdir", "-p", ws}).first == 0);
-    std::ofstream(ws + "/echo.c") << source << "/* FORKMANY */\n";
-    std::string sock = "iolab-budget-" + std::to_string(getpid());
-    std::string script = "cd '" + t.path + "'\nexport HOME='" + t.path + "' XDG_STATE_HOME='" +
-                         (t / "state") + "' XDG_DATA_HOME='" + (t / "data") + "' XDG_CACHE_HOME='" +
-                         (t / "cache") + "' TERM=xterm-256color\n'" + bin("iolab") + "' --pack '" +
-                         pack + "' --open first/your-echo\nexec sleep 600\n";
-    std::ofstream(t / "run.sh") << script;
-    auto started = run({"/usr/bin/tmux", "-L", sock, "-f", "/dev/null", "new-session", "-d", "-x",
-                        "120", "-y", "40", "sh " + (t / "run.sh")});
-    REQUIRE(started.first == 0);
-    struct Kill {
-        std::string sock;
-        ~Kill()
-        {
-            run({"/usr/bin/tmux", "-L", sock, "kill-server"});
-        }
-    } kill_server{sock};
-    // Every status goes to iolab's log, where a test cannot miss it.
-    std::string log = t / "state/iolab/iolab.log";
-    bool stopped = within(90, [&] {
-        return slurp(log).find("status: Build 1: the build was stopped by its jail's process "
-                               "limit") != std::string::npos;
-    });
+    Tui tui(pack, source + "/* FORKMANY */\n");
+    std::string ws = tui.workspace(), log = tui.dir / "state/iolab/iolab.log";
+    bool stopped = tui.status("Build 1: the build was stopped by its jail's process limit");
     INFO(slurp(log));
     REQUIRE(stopped);
     auto attempts = [&]() -> double {
-        cJSON *j = cJSON_Parse(slurp(t / "state/iolab/progress.json").c_str());
+        cJSON *j = cJSON_Parse(slurp(tui.dir / "state/iolab/progress.json").c_str());
         double n = 0;
         std::function<void(const cJSON *)> find = [&](const cJSON *o) {
             for (const cJSON *c = o ? o->child : nullptr; c; c = c->next) {
@@ -501,9 +517,7 @@ TEST_CASE("budget: a build stopped by its jail's process limit says which limit,
     // Saved without the marker (by rename, as an editor does): it builds, and that one counts.
     std::ofstream(ws + "/echo.c.tmp") << source;
     REQUIRE(rename((ws + "/echo.c.tmp").c_str(), (ws + "/echo.c").c_str()) == 0);
-    bool built =
-        within(90, [&] { return slurp(log).find("status: Build 2: ok") != std::string::npos; });
-    REQUIRE(built);
+    REQUIRE(tui.status("Build 2: ok"));
     CHECK(within(30, [&] { return attempts() == 1; }));
 }
 
@@ -666,4 +680,11 @@ TEST_CASE("budget: a scenario's program stopped by its jail's process limit make
     CHECK(c.str("status") == "error");
     CHECK(c.str("error").find("was stopped by the jail's process limit") != std::string::npos);
     CHECK(c.str("error").find("not judged") != std::string::npos);
+
+    // In the TUI the step's status names the limit too.
+    Tui tui(pack, slurp(mine / "echo.c"));
+    bool said = tui.status("server was stopped by the jail's process limit (its cgroup's "
+                           "pids.max");
+    INFO(slurp(tui.dir / "state/iolab/iolab.log"));
+    CHECK(said);
 }
