@@ -234,13 +234,9 @@ static const struct main_option main_options[] = {
     {"--cpu", "S", "CPU seconds per process (default: 600)", set_cpu},
     {"--fsize", "MIB", "largest file a process may write, MiB (default: 256)", set_fsize},
     {"--nofile", "N", "open files per process (default: 1024)", set_nofile},
-    {"--pids", "N",
-     "processes and threads of the whole jail (its cgroup's pids.max; default: --nproc + 2, "
-     "with --hold 1024)",
+    {"--pids", "N", "processes and threads of the whole jail (default: --nproc + 2; --hold: 1024)",
      set_pids},
-    {"--memory", "MIB",
-     "memory of the whole jail, all processes together (its cgroup's cap; default: 4096, at "
-     "most half the machine's; 0: none)",
+    {"--memory", "MIB", "memory of the whole jail (default: 4096, at most half the RAM; 0: none)",
      set_memory},
     {"--cgroup", "DIR",
      "with --join: the jail's cgroup directory, from --hold's report (repeatable)", set_cgroup},
