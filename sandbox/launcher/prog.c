@@ -1,8 +1,9 @@
 /*
- * prog: RLIMIT_NPROC counts every process of the uid outside a user namespace, so the limit is
- * set relative to what the uid already runs, measured by the parent before the fork; inside the
- * full tier's user namespace the count starts afresh. Root ignores RLIMIT_NPROC altogether,
- * hence the drop to an unprivileged uid when iolab runs as root (CI).
+ * prog: RLIMIT_NPROC counts every thread of the uid outside a user namespace, so the limit is
+ * set relative to what the uid already runs (its threads), measured by the parent before the
+ * fork; inside the full tier's user namespace the count starts afresh. Root ignores RLIMIT_NPROC
+ * altogether, hence the drop to an unprivileged uid when iolab runs as root (CI). A jail with a
+ * cgroup of its own needs none of this: its pids.max counts that jail alone.
  */
 #include "prog.h"
 
@@ -42,6 +43,30 @@ static const struct prog_limit prog_limits[] = {
     {.resource = RLIMIT_NOFILE, .offset = offsetof(struct cfg, nofile), .unit = 1},
 };
 
+/* The threads of one process (/proc/PID/stat field 20): RLIMIT_NPROC counts every one. */
+static long prog_threads(int procfd, const char *pid)
+{
+    char path[300], buf[1024];
+    snprintf(path, sizeof path, "%s/stat", pid);
+    int fd = openat(procfd, path, O_RDONLY | O_CLOEXEC);
+    if (fd < 0)
+        return 1;
+    ssize_t n = read(fd, buf, sizeof buf - 1);
+    close(fd);
+    if (n <= 0)
+        return 1;
+    buf[n] = '\0';
+    const char *p = strrchr(buf, ')');
+    long threads = 1;
+    /* After the name: state is field 3, num_threads field 20. */
+    if (!p ||
+        sscanf(p + 2, "%*c %*d %*d %*d %*d %*d %*u %*u %*u %*u %*u %*u %*u %*d %*d %*d %*d %ld",
+               &threads) != 1 ||
+        threads < 1)
+        return 1;
+    return threads;
+}
+
 long prog_nproc_limit(const struct cfg *c, enum iolab_tier tier)
 {
     if (tier == IOLAB_TIER_FULL && !c->root)
@@ -56,7 +81,7 @@ long prog_nproc_limit(const struct cfg *c, enum iolab_tier tier)
         struct stat st;
         if (e->d_name[0] >= '1' && e->d_name[0] <= '9' &&
             fstatat(dirfd(d), e->d_name, &st, 0) == 0 && st.st_uid == uid)
-            n++;
+            n += prog_threads(dirfd(d), e->d_name); /* the kernel counts threads, not processes */
     }
     closedir(d);
     return n + c->nproc;

@@ -688,3 +688,35 @@ TEST_CASE("budget: a scenario's program stopped by its jail's process limit make
     INFO(slurp(tui.dir / "state/iolab/iolab.log"));
     CHECK(said);
 }
+
+TEST_CASE("budget: without a cgroup, the process limit counts the uid's threads, not only its "
+          "processes",
+          "[budget]")
+{
+    if (geteuid() != 0) {
+        WARN("not root: the programs run as this user, whose other threads are not the test's");
+        return;
+    }
+    // A uid of the test's own (--uid: no uid from the range), whose one process holds 50
+    // threads. The next program of that uid asks for 5 more: a limit set from its processes (1
+    // + 5) made its exec fail with EAGAIN after the drop, as a learner's `cc` did.
+    std::vector<std::string> env = {"IOLAB_SANDBOX_CGROUP=off"};
+    TempDir wa, wb;
+    chmod(wa.path.c_str(), 0777);
+    chmod(wb.path.c_str(), 0777);
+    std::string uid = std::to_string(40000 + getpid() % 10000);
+    Child a;
+    a.start({sandbox(), "--tier", "minimal", "--uid", uid, "--nproc", "100", "--workdir", wa.path,
+             "--", hostile("threadhold"), "50"},
+            env);
+    bool holding = a.read_until("holding 50 threads", 30);
+    INFO(a.output());
+    REQUIRE(holding);
+    auto b = run({sandbox(), "--tier", "minimal", "--uid", uid, "--nproc", "5", "--workdir",
+                  wb.path, "--", "/bin/sh", "-c", "echo started"},
+                 env);
+    INFO(b.second);
+    CHECK(b.first == 0);
+    CHECK(b.second.find("started") != std::string::npos);
+    CHECK(a.stop(10) != -1);
+}
