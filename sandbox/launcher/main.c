@@ -21,6 +21,7 @@
 #include "sweep.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -320,6 +321,10 @@ static int main_launch(struct cfg *c)
         prctl(PR_SET_CHILD_SUBREAPER, 1);
     pid_t self = getpid();
     int self_fd = full ? (int)syscall(SYS_pidfd_open, self, 0) : -1;
+    /* Why the program could not start, if it could not: its set-up writes the errno here. */
+    int setup[2] = {-1, -1};
+    if (pipe2(setup, O_CLOEXEC) == 0)
+        c->setup_fd = setup[1];
     /* The child is born in the jail's cgroup (its init too, in the full tier): the launcher
        steps in for the fork and out again, so the program never writes a byte to get there. */
     int rc = cgroup_enter(&c->cgroup);
@@ -337,11 +342,17 @@ static int main_launch(struct cfg *c)
         perror("iolab-sandbox: fork");
         return 127;
     }
+    if (setup[1] >= 0 && child != 0) {
+        close(setup[1]);
+        c->setup_fd = -1;
+    }
     if (child == 0) {
         /* The report is the launcher's alone: the program never sees it, and its end of file
            must not wait for the init. */
         if (c->report_fd >= 0)
             close(c->report_fd);
+        if (setup[0] >= 0)
+            close(setup[0]);
         if (!full)
             prog_exec(c, c->tier, self);
         /* PID 1 of the program's namespace: dies with the launcher, kills all on exit. Its
@@ -374,6 +385,21 @@ static int main_launch(struct cfg *c)
     enum cgroup_limit hit = cgroup_explain(&c->cgroup, &before, &after, alone, why, sizeof why);
     if (!alone && status == 0)
         hit = CGROUP_LIMIT_NONE;
+    /* Every write end is closed by now (the exec closed the program's, the init has exited). */
+    int err = 0;
+    if (setup[0] >= 0 && read(setup[0], &err, sizeof err) == sizeof err && err == EAGAIN &&
+        hit == CGROUP_LIMIT_NONE) {
+        /* Only RLIMIT_NPROC refuses a set-up with EAGAIN (the exec after the drop): the uid's
+           count, which a jail without a cgroup of its own shares with the uid's other
+           programs. */
+        hit = CGROUP_LIMIT_PIDS;
+        snprintf(why, sizeof why,
+                 "could not start: its uid had reached its process limit (RLIMIT_NPROC %ld, "
+                 "counted over every program of that uid)",
+                 c->nproc_limit);
+    }
+    if (setup[0] >= 0)
+        close(setup[0]);
     if (hit != CGROUP_LIMIT_NONE && !c->quiet)
         fprintf(stderr, "iolab-sandbox: %s %s.\n", c->argv[0], why);
     rep.limit = cgroup_limit_name(hit);
@@ -467,6 +493,7 @@ int main(int argc, char **argv)
         .exe_fd = -1,
         .holder_fd = -1,
         .report_fd = -1,
+        .setup_fd = -1,
         .memory_mb = -1,
     };
     cgroup_init(&c.cgroup);

@@ -87,9 +87,15 @@ long prog_nproc_limit(const struct cfg *c, enum iolab_tier tier)
     return n + c->nproc;
 }
 
+/* The launcher's pipe for why the program could not start (cfg.h setup_fd); -1: none. */
+static int prog_setup_fd = -1;
+
 static _Noreturn void prog_fail(const char *what, const char *prog, int err)
 {
     fprintf(stderr, "iolab-sandbox: cannot run %s: %s: %s\n", prog, what, strerror(err));
+    if (prog_setup_fd >= 0 && write(prog_setup_fd, &err, sizeof err) < 0) {
+        /* The launcher then only sees the exit status 127. */
+    }
     _exit(127);
 }
 
@@ -234,12 +240,16 @@ _Noreturn void prog_exec(const struct cfg *c, enum iolab_tier tier, pid_t parent
     int exe = c->exe_fd;
     const char *path = c->exe_path;
     bool drop = c->root && c->run_uid != 0;
-    int keep[CFG_MAX_KEEP + CFG_MAX_PRELOAD + 1], nkeep = 0;
+    int keep[CFG_MAX_KEEP + CFG_MAX_PRELOAD + 2], nkeep = 0;
     for (int i = 0; i < c->npreload; i++)
         keep[nkeep++] = c->preload_fd[i];
     for (int i = 0; i < c->nkeep; i++)
         keep[nkeep++] = c->keep[i];
     keep[nkeep++] = exe;
+    /* Close-on-exec: open until the exec, so that a failure on the way can say why. */
+    prog_setup_fd = c->setup_fd;
+    if (prog_setup_fd >= 0)
+        keep[nkeep++] = prog_setup_fd;
     prog_close_others(keep, nkeep);
 
     const char *wd = c->workdir ? c->workdir : ".";

@@ -720,3 +720,36 @@ TEST_CASE("budget: without a cgroup, the process limit counts the uid's threads,
     CHECK(b.second.find("started") != std::string::npos);
     CHECK(a.stop(10) != -1);
 }
+
+TEST_CASE("budget: without a budget of its own, a program whose uid is at its process limit "
+          "cannot start, and the launcher says which limit",
+          "[budget]")
+{
+    if (geteuid() != 0) {
+        WARN("not root: cannot give another program the uid to fill");
+        return;
+    }
+    // 50 threads of real uid U that /proc lists under another owner (their effective uid), so
+    // the launcher cannot see them when it sets the limit, and the kernel, counting real uids,
+    // refuses the exec after the drop: the shared count's failure, now told as such.
+    std::string uid = std::to_string(50000 + getpid() % 10000);
+    std::string other = std::to_string(60000 + getpid() % 5000);
+    Child hidden;
+    hidden.start({"/usr/bin/setpriv", "--ruid", uid, "--euid", other, "--regid", uid,
+                  "--clear-groups", hostile("threadhold"), "50"});
+    bool holding = hidden.read_until("holding 50 threads", 30);
+    INFO(hidden.output());
+    REQUIRE(holding);
+    TempDir wd;
+    chmod(wd.path.c_str(), 0777);
+    auto r = run({"/bin/sh", "-c",
+                  "'" + sandbox() + "' --tier minimal --uid " + uid + " --nproc 5 --workdir '" +
+                      wd.path + "' --report-fd 3 -- /bin/true 3>&1"},
+                 {"IOLAB_SANDBOX_CGROUP=off"});
+    INFO(r.second);
+    CHECK(r.first == 127);
+    CHECK(r.second.find("\"limit\":\"pids\"") != std::string::npos);
+    CHECK(r.second.find("could not start: its uid had reached its process limit "
+                        "(RLIMIT_NPROC 5") != std::string::npos);
+    CHECK(hidden.stop(10) != -1);
+}
