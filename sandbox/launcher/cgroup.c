@@ -423,7 +423,7 @@ static const char *cgroup_move_file(int version)
     return version == 1 ? "tasks" : "cgroup.procs";
 }
 
-/* This process's own cgroup.procs in the hierarchy of controller i, for cgroup_leave(). */
+/* The move file of this process's own cgroup in the hierarchy of controller i (cgroup_leave). */
 static int cgroup_open_home(int version, int i)
 {
     char own[4000], path[4100];
