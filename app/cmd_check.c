@@ -20,6 +20,7 @@
  */
 #include "cmd.h"
 #include "engine/engine.h"
+#include "engine/jail.h"
 #include "exercise.h"
 #include "exercise/build.h"
 #include "grade.h"
@@ -63,6 +64,7 @@ struct attempt {
     uv_timer_t timer;
     bool timer_on;
     char error[1024]; /* nothing could be judged: why */
+    char tier[16];    /* the sandbox tier the scenario ran in; "": it did not start */
     bool done;
     uint64_t t0;            /* uv_hrtime() when the attempt started */
     double build_verdict_s; /* from t0 to the learner's build verdict */
@@ -168,6 +170,17 @@ static void check_on_line(void *data, size_t prog, enum engine_stream stream, co
 static void check_on_exit(void *data, size_t prog, int status, bool expected)
 {
     struct attempt *a = data;
+    /* A program stopped by the jail's own limit says nothing about the learner's code: the
+       attempt is not judged, and the sentence names the limit. */
+    char limit[16];
+    if (!expected && !a->error[0] && engine_limit(a->engine, prog, limit, sizeof limit))
+        snprintf(a->error, sizeof a->error,
+                 "the %s (%s) was stopped by the jail's %s limit (%s), not judged: this run says "
+                 "nothing about your code",
+                 a->ex->sc->programs[prog].name,
+                 prog == a->ex->learner ? "your program" : "one of the exercise's own programs",
+                 !strcmp(limit, "pids") ? "process" : "memory",
+                 !strcmp(limit, "pids") ? "its cgroup's pids.max" : "its cgroup's memory cap");
     grade_exit(&a->grader, prog, status, expected);
     check_maybe_decided(a);
 }
@@ -175,6 +188,11 @@ static void check_on_exit(void *data, size_t prog, int status, bool expected)
 static void check_on_state(void *data, enum engine_state state)
 {
     struct attempt *a = data;
+    if (state == ENGINE_RUNNING && engine_jail(a->engine)) {
+        enum iolab_tier t = jail_tier(engine_jail(a->engine));
+        snprintf(a->tier, sizeof a->tier, "%s", jail_tier_name(t));
+        grade_set_tier(&a->grader, jail_tier_name(t));
+    }
     if (state == ENGINE_FAILED && !a->error[0])
         snprintf(a->error, sizeof a->error, "the scenario could not start: %s",
                  engine_error(a->engine));
@@ -232,7 +250,9 @@ static void check_start_run(struct attempt *a)
         return;
     }
     a->run_ready = a->grader_ready = true;
-    struct engine_options eo = {.mode = "yours", .seconds = a->seconds, .tick_hz = 10};
+    /* IOLAB_TIER_AUTO: the sandbox then honours IOLAB_SANDBOX_TIER, as for `iolab run`. */
+    struct engine_options eo = {
+        .mode = "yours", .seconds = a->seconds, .tick_hz = 10, .tier = IOLAB_TIER_AUTO};
     struct engine_callbacks cb = {.data = a,
                                   .on_snapshot = check_on_snapshot,
                                   .on_state = check_on_state,
@@ -382,8 +402,11 @@ static void check_print_json(const struct attempt *a, struct json_out *j)
     json_string(j, "step", a->step->id);
     json_string(j, "status", check_status(a));
     json_string(j, "dir", a->dir);
+    json_string(j, "tier", a->tier[0] ? a->tier : NULL);
     json_object(j, "build");
     json_bool(j, "ok", a->mine_ok);
+    /* A limit of the build's jail ("pids", "memory") that stopped it: not the learner's code. */
+    json_string(j, "limit", a->mine.status == BUILD_LIMIT ? a->mine.limit : NULL);
     json_bool(j, "cached", a->mine.cached);
     json_double(j, "seconds", a->mine.seconds, 3);
     json_string(j, "log", a->mine_log ? a->mine_log : "");
@@ -599,7 +622,7 @@ static void start_one(const struct lesson_step *st, const char *mode, char *prob
     uv_timer_init(&loop, &t.settle);
     uv_timer_init(&loop, &t.guard);
     t.settle.data = t.guard.data = &t;
-    struct engine_options eo = {.mode = mode, .seconds = 2, .tick_hz = 5};
+    struct engine_options eo = {.mode = mode, .seconds = 2, .tick_hz = 5, .tier = IOLAB_TIER_AUTO};
     struct engine_callbacks cb = {.data = &t, .on_exit = start_on_exit, .on_state = start_on_state};
     int rc = engine_create(&t.engine, &loop, st, &eo, &cb);
     if (rc == 0 && (rc = engine_start(t.engine)) < 0)

@@ -204,6 +204,7 @@ static int packprog_one(struct lesson_pack *pack, struct lesson_build *b, FILE *
         break;
     case BUILD_ERROR:
     case BUILD_TIMEOUT:
+    case BUILD_LIMIT:
         packprog_diag(diags, b, "program \"%s\" was not built: %s.", b->program, w.r.message);
         break;
     }

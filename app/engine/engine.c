@@ -1094,6 +1094,16 @@ const struct jail *engine_jail(const struct engine *e)
     return e->jail;
 }
 
+bool engine_limit(const struct engine *e, size_t prog, char *out, size_t len)
+{
+    if (prog >= e->nchildren || !e->children[prog].report_len)
+        return false;
+    struct report *r = report_parse(e->children[prog].report);
+    bool hit = report_string(r, "limit", out, len);
+    report_free(r);
+    return hit;
+}
+
 size_t engine_lines(const struct engine *e, size_t prog)
 {
     return prog < e->nchildren ? e->children[prog].ring_len : 0;

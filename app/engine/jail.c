@@ -42,12 +42,31 @@ struct jail {
     char *sandbox;        /* iolab-sandbox */
     char *workdir;        /* the scenario's work directory */
     char session[64];     /* IOLAB_SESSION, the IPC name prefix */
-    char describe[2048];  /* the holder's `sandbox` JSON object */
-    char missing[512];    /* one line for the status bar; "" when nothing is missing */
+    char describe[4096];  /* the holder's `sandbox` JSON object */
+    char missing[768];    /* one line for the status bar; "" when nothing is missing */
+    char cgroup[2][4096]; /* the jail's cgroup directories (pids, memory); "": none */
+    char uid[16];         /* the uid the programs run as (--uid); "": the sandbox's default */
     long limits[3];       /* --nofile, --nproc, --as of every program; 0: the default */
 };
 
 static const char *const jail_limit_flags[3] = {"--nofile", "--nproc", "--as"};
+
+/* The whole jail's processes and threads (its cgroup's pids.max): every program's own budget
+   several times over, since a scenario runs a server and its clients side by side. */
+#define JAIL_PIDS_PER_PROGRAM 4
+#define JAIL_PIDS_SLACK       64
+#define JAIL_DEFAULT_NPROC    256 /* iolab-sandbox's --nproc default */
+
+/* What the status line says the jail's budget lacks, by the holder's "budget" field. */
+static const char *jail_budget_lacks(const char *budget, bool memory)
+{
+    if (!strcmp(budget, "per_process"))
+        return "no process or memory budget of its own: its programs share their uid's process "
+               "count with other sessions (per-process limits only)";
+    if (!memory)
+        return "no memory cap for the whole jail (per-process limits only)";
+    return "";
+}
 
 /* What the status line says each lower tier lacks (the advice sentence follows it). */
 static const char *const jail_tier_lacks[] = {
@@ -112,10 +131,13 @@ static pid_t jail_spawn_holder(struct jail *j, const struct jail_options *opts, 
     char fds[32], tmp_mb[32];
     snprintf(fds, sizeof fds, "%d,%d", status_w, life_r);
     snprintf(tmp_mb, sizeof tmp_mb, "%ld", opts->tmp_mb);
-    const char *argv[16 + 2 * JAIL_MAX_VISIBLE] = {j->sandbox,  "--hold",          fds,
-                                                   "--workdir", j->workdir,        "--session",
-                                                   j->session,  "--remove-workdir"};
-    size_t n = 8;
+    char pids[32];
+    long each = opts->processes > 0 ? opts->processes : JAIL_DEFAULT_NPROC;
+    snprintf(pids, sizeof pids, "%ld", each * JAIL_PIDS_PER_PROGRAM + JAIL_PIDS_SLACK);
+    const char *argv[20 + 2 * JAIL_MAX_VISIBLE] = {
+        j->sandbox, "--hold",           fds,      "--workdir", j->workdir, "--session",
+        j->session, "--remove-workdir", "--pids", pids};
+    size_t n = 10;
     if (opts->tier != IOLAB_TIER_AUTO) {
         argv[n++] = "--tier";
         argv[n++] = iolab_tier_name(opts->tier);
@@ -186,7 +208,7 @@ int jail_open(struct jail **out, const struct jail_options *opts, char *why, siz
     }
     j->life_fd = life[1];
     life[1] = -1;
-    char line[2600];
+    char line[12800];
     rc = jail_read_line(status[0], line, sizeof line);
     if (rc == 0 && line[0] != '{') {
         snprintf(why, whylen, "the sandbox could not be built: %s", line);
@@ -212,12 +234,26 @@ int jail_open(struct jail **out, const struct jail_options *opts, char *why, siz
     struct report *rl = report_parse(line);
     uint64_t pid = 0;
     j->join_pid = report_u64(rl, "pid", &pid) && pid > 0 ? (pid_t)pid : -1;
+    /* The jail's own budget: its cgroup (each program joins it) or its own uid. */
+    uint64_t uid = 0;
+    if (report_u64(rl, "uid", &uid))
+        snprintf(j->uid, sizeof j->uid, "%llu", (unsigned long long)uid);
+    report_string(rl, "pids", j->cgroup[0], sizeof j->cgroup[0]);
+    report_string(rl, "memory", j->cgroup[1], sizeof j->cgroup[1]);
+    if (!strcmp(j->cgroup[0], j->cgroup[1]))
+        j->cgroup[1][0] = '\0'; /* cgroup v2: one directory for both */
+    char budget[32] = "";
+    report_string(rl, "budget", budget, sizeof budget);
+    const char *lacks = jail_budget_lacks(budget, strstr(j->describe, "\"cgroup_memory\":true"));
     report_free(rl);
     /* The launcher names POSIX message queues when its Landlock rules cannot allow them. */
     bool no_mq = strstr(j->describe, "POSIX message queues") != NULL;
     if (j->tier != IOLAB_TIER_FULL)
-        snprintf(j->missing, sizeof j->missing, "%s%s. %s", jail_tier_lacks[j->tier],
-                 no_mq ? "; no POSIX message queues until /dev/mqueue is mounted" : "", advice);
+        snprintf(j->missing, sizeof j->missing, "%s%s%s%s. %s", jail_tier_lacks[j->tier],
+                 no_mq ? "; no POSIX message queues until /dev/mqueue is mounted" : "",
+                 lacks[0] ? "; " : "", lacks, advice);
+    else if (lacks[0])
+        snprintf(j->missing, sizeof j->missing, "%s.", lacks);
     j->port = j->tier == IOLAB_TIER_FULL ? JAIL_FULL_PORT : jail_free_port();
     if (j->port < 0 || j->join_pid <= 0) {
         rc = j->port < 0 ? j->port : -EPROTO;
@@ -257,7 +293,7 @@ char **jail_argv_opts(struct jail *j, char *const *prog_argv, const int *keep_fd
         n++;
     while (opts && opts[nopts])
         nopts++;
-    char **argv = calloc(n + nopts + 2 * nkeep + 28, sizeof *argv);
+    char **argv = calloc(n + nopts + 2 * nkeep + 34, sizeof *argv);
     if (!argv)
         return NULL;
     size_t k = 0;
@@ -271,6 +307,13 @@ char **jail_argv_opts(struct jail *j, char *const *prog_argv, const int *keep_fd
     for (size_t i = 0; i < sizeof fixed / sizeof *fixed; i++)
         if (!(argv[k++] = strdup(fixed[i])))
             goto fail;
+    /* The jail's budget: its cgroup directories, and the uid when it is the jail's own. */
+    for (size_t i = 0; i < 2; i++)
+        if (j->cgroup[i][0] &&
+            (!(argv[k++] = strdup("--cgroup")) || !(argv[k++] = strdup(j->cgroup[i]))))
+            goto fail;
+    if (j->uid[0] && (!(argv[k++] = strdup("--uid")) || !(argv[k++] = strdup(j->uid))))
+        goto fail;
     for (size_t i = 0; i < nkeep; i++) {
         if (!(argv[k++] = strdup("--keep-fd")) || asprintf(&argv[k++], "%d", keep_fds[i]) < 0) {
             argv[k - 1] = NULL;

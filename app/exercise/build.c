@@ -29,6 +29,7 @@ struct build {
     uv_timer_t later; /* a cache hit or an early error answers on the next loop turn */
     int open_handles;
     bool have_pipe, spawned, exited, eof, cancelled, answered;
+    int report_fd; /* the sandbox's --report-fd line (its "limit"), read at exit; -1: none */
     int64_t exit_status;
     int term_signal;
     char workdir[PATH_MAX];
@@ -296,6 +297,8 @@ static void build_close_cb(uv_handle_t *h)
     if (--b->open_handles == 0) {
         if (b->wfd >= 0)
             close(b->wfd);
+        if (b->report_fd >= 0)
+            close(b->report_fd);
         build_rmtree(b->workdir);
         for (size_t i = 0; i < b->nnames; i++)
             free(b->names[i]);
@@ -343,6 +346,27 @@ static void build_later_cb(uv_timer_t *t)
     build_finish(t->data);
 }
 
+/* The build's processes and threads together (its jail's pids.max), as iolab-sandbox takes it. */
+#define BUILD_PIDS "64"
+
+/*
+ * The limit of the build's own jail that stopped it, from the sandbox's report line (written
+ * before it exited, so it is in the pipe by now): "pids", "memory", or NULL.
+ */
+static const char *build_limit_hit(struct build *b)
+{
+    char line[1024];
+    ssize_t n = b->report_fd >= 0 ? read(b->report_fd, line, sizeof line - 1) : -1;
+    if (n <= 0)
+        return NULL;
+    line[n] = '\0';
+    if (strstr(line, "\"limit\":\"pids\""))
+        return "pids";
+    if (strstr(line, "\"limit\":\"memory\""))
+        return "memory";
+    return NULL;
+}
+
 /* Both the exit and the end of the output: decide and answer. */
 static void build_maybe_done(struct build *b)
 {
@@ -361,8 +385,22 @@ static void build_maybe_done(struct build *b)
             prog = -EIO;
         }
     }
-    if (b->r.exit_status == 124 || b->r.exit_status == 128 + SIGTERM ||
-        b->r.exit_status == 128 + SIGKILL || b->r.exit_status == 128 + SIGXCPU) {
+    const char *limit = build_limit_hit(b);
+    if (limit && b->r.exit_status != 0) {
+        /* The jail's limit, not the learner's code: said as such, and not an attempt. */
+        b->r.status = BUILD_LIMIT;
+        b->r.limit = limit;
+        snprintf(b->r.message, sizeof b->r.message, "%s",
+                 !strcmp(limit, "pids")
+                     ? "the build was stopped by its jail's process limit (" BUILD_PIDS
+                       " processes and threads, cgroup pids.max), not by your code: a fork in the "
+                       "compiler or the build command failed; this build is not counted as an "
+                       "attempt"
+                     : "the build was stopped by its jail's memory limit (cgroup memory cap), not "
+                       "by your code: the kernel ended the compiler; this build is not counted as "
+                       "an attempt");
+    } else if (b->r.exit_status == 124 || b->r.exit_status == 128 + SIGTERM ||
+               b->r.exit_status == 128 + SIGKILL || b->r.exit_status == 128 + SIGXCPU) {
         b->r.status = BUILD_TIMEOUT;
         snprintf(b->r.message, sizeof b->r.message,
                  "the compiler did not finish within its limits (status %d); look for an "
@@ -484,9 +522,23 @@ static int build_prepare(struct build *b, const struct build_spec *spec, const c
     size_t na = 0, used = 0;
     char tbuf[32];
     snprintf(tbuf, sizeof tbuf, "%.0f", spec->timeout_s > 0 ? spec->timeout_s : 30);
-    const char *pre[] = {spec->sandbox, "--workdir", b->workdir,         "--timeout", NULL,
-                         "--cpu",       NULL,        "--fsize",          "64",        "--nproc",
-                         "64",          "--quiet",   "--remove-workdir"};
+    const char *pre[] = {spec->sandbox,
+                         "--workdir",
+                         b->workdir,
+                         "--timeout",
+                         NULL,
+                         "--cpu",
+                         NULL,
+                         "--fsize",
+                         "64",
+                         "--nproc",
+                         "64",
+                         "--pids",
+                         BUILD_PIDS,
+                         "--report-fd",
+                         "3",
+                         "--quiet",
+                         "--remove-workdir"};
     size_t npre = sizeof pre / sizeof *pre;
     for (size_t i = 0; i < npre; i++) {
         const char *v = pre[i];
@@ -512,11 +564,11 @@ static int build_prepare(struct build *b, const struct build_spec *spec, const c
         argv[na++] = visible[i];
     }
     argv[na++] = "--";
-    /* The caller's array holds BUILD_MAX_ARGS + 32: room for the command's BUILD_MAX_ARGS after
+    /* The caller's array holds BUILD_MAX_ARGS + 40: room for the command's BUILD_MAX_ARGS after
        the launcher's options above, and the NULL. */
-    for (const char *const *a = spec->command; *a && na < BUILD_MAX_ARGS + 31; a++) {
+    for (const char *const *a = spec->command; *a && na < BUILD_MAX_ARGS + 39; a++) {
         if (!strcmp(*a, "{sources}")) {
-            for (size_t k = 0; k < spec->nsources && na < BUILD_MAX_ARGS + 31; k++)
+            for (size_t k = 0; k < spec->nsources && na < BUILD_MAX_ARGS + 39; k++)
                 argv[na++] = spec->sources[k];
         } else if (!strcmp(*a, "{out}")) {
             argv[na++] = "prog";
@@ -536,6 +588,7 @@ int build_start(uv_loop_t *loop, const struct build_spec *spec, build_done_fn do
         return -ENOMEM;
     b->loop = loop;
     b->wfd = -1;
+    b->report_fd = -1;
     b->done = done;
     b->data = data;
     clock_gettime(CLOCK_MONOTONIC, &b->t0);
@@ -581,7 +634,7 @@ int build_start(uv_loop_t *loop, const struct build_spec *spec, build_done_fn do
         return build_answer_soon(b);
     }
     b->r.exe[0] = '\0';
-    const char *argv[BUILD_MAX_ARGS + 32];
+    const char *argv[BUILD_MAX_ARGS + 40];
     char strs[128];
     rc = build_prepare(b, spec, argv, strs, sizeof strs);
     if (rc < 0) {
@@ -598,7 +651,14 @@ int build_start(uv_loop_t *loop, const struct build_spec *spec, build_done_fn do
     }
     /* One pipe for stdout and stderr, so the messages keep their order. */
     int fds[2];
-    if (pipe2(fds, O_CLOEXEC) < 0) {
+    /* And the sandbox's report (fd 3 in it): which limit of the jail, if any, stopped the build.
+       Read once the build has exited, so only this end need not block. */
+    int rep[2] = {-1, -1};
+    if (pipe2(rep, O_CLOEXEC) < 0 || pipe2(fds, O_CLOEXEC) < 0) {
+        if (rep[0] >= 0) {
+            close(rep[0]);
+            close(rep[1]);
+        }
         b->r.status = BUILD_ERROR;
         snprintf(b->r.message, sizeof b->r.message, "cannot start the build: %s", strerror(errno));
         return build_answer_soon(b);
@@ -607,10 +667,13 @@ int build_start(uv_loop_t *loop, const struct build_spec *spec, build_done_fn do
     b->out.data = b;
     b->have_pipe = true;
     uv_pipe_open(&b->out, fds[0]);
-    uv_stdio_container_t stdio[3] = {
+    b->report_fd = rep[0];
+    fcntl(rep[0], F_SETFL, O_NONBLOCK);
+    uv_stdio_container_t stdio[4] = {
         {.flags = UV_IGNORE},
         {.flags = UV_INHERIT_FD, .data.fd = fds[1]},
         {.flags = UV_INHERIT_FD, .data.fd = fds[1]},
+        {.flags = UV_INHERIT_FD, .data.fd = rep[1]},
     };
     /* Detached: the sandbox and the build start in a session of their own, without iolab's
        controlling terminal, so a pack's build cannot open /dev/tty and type into the person's
@@ -620,12 +683,13 @@ int build_start(uv_loop_t *loop, const struct build_spec *spec, build_done_fn do
         .file = argv[0],
         .args = (char **)argv,
         .flags = UV_PROCESS_DETACHED,
-        .stdio_count = 3,
+        .stdio_count = 4,
         .stdio = stdio,
     };
     b->proc.data = b;
     rc = uv_spawn(loop, &b->proc, &po);
     close(fds[1]); /* the child has it: end of output comes when the compiler's side closes */
+    close(rep[1]);
     if (rc < 0) {
         /* The pipe was initialised: it closes with the timer. */
         b->r.status = BUILD_ERROR;

@@ -235,6 +235,13 @@ void exercise_run_free(struct exercise_run *run)
     run->expects = NULL;
 }
 
+bool exercise_build_is_attempt(const struct build_result *r)
+{
+    /* A build of content compiled before (a cache hit), one the jail stopped for want of
+       resources, or one that could not run at all says nothing of the learner's work. */
+    return !r->cached && r->status != BUILD_LIMIT && r->status != BUILD_ERROR;
+}
+
 int exercise_progress(const char *old, enum exercise_event ev, long long now, char *out, size_t len)
 {
     cJSON *o = old ? cJSON_Parse(old) : NULL;

@@ -16,6 +16,7 @@
 #include "lesson/lesson.h"
 
 #include <limits.h>
+#include <stdbool.h>
 #include <stddef.h>
 
 /* The workspace directory of a step. 0 or -ENAMETOOLONG / -ENOENT (no HOME). */
@@ -78,6 +79,11 @@ void exercise_run_free(struct exercise_run *run);
  * and writes the new record into out. 0, -ENOMEM or -ENAMETOOLONG.
  */
 enum exercise_event { EXERCISE_ATTEMPT, EXERCISE_PASS, EXERCISE_SOLUTION };
+
+/* Whether a finished build of the learner's program is an attempt: every build is, except one
+   that a limit of its jail stopped (BUILD_LIMIT), which says nothing about the learner's code. */
+struct build_result;
+bool exercise_build_is_attempt(const struct build_result *r);
 int exercise_progress(const char *old, enum exercise_event ev, long long now, char *out,
                       size_t len);
 

@@ -248,9 +248,8 @@ static void exview_mine_built(void *data, const struct build_result *r)
     v->log_top = 0;
     v->builds++;
     /* An attempt is the build of content the learner changed by a save: not the build of what
-       the step opened with, not a cache hit (content built before), not a build the jail stopped
-       for want of resources. */
-    if (v->build_after_save && !r->cached && r->status != BUILD_ERROR)
+       the step opened with, nor what exercise_build_is_attempt() rules out. */
+    if (v->build_after_save && exercise_build_is_attempt(r))
         exview_progress(v, EXERCISE_ATTEMPT);
     v->build_after_save = false;
     v->c->dirty = true;

@@ -448,7 +448,16 @@ void demo_fail_say(const char *prog, enum iolab_fail_call call, int err, char *b
     enum iolab_fail_cause cause = demo_fail_cause(call, err);
     struct rlimit rl;
     int res = demo_cause_limit[cause].resource;
-    if (res != RLIM_NLIMITS && getrlimit(res, &rl) == 0 && rl.rlim_cur != RLIM_INFINITY)
+    /* A jail with a cgroup of its own counts processes there (pids.max, which iolab-sandbox
+       passes in IOLAB_JAIL_PIDS), unless a tighter RLIMIT_NPROC was set inside it. */
+    const char *jail = cause == IOLAB_CAUSE_PROCESSES ? getenv("IOLAB_JAIL_PIDS") : NULL;
+    if (jail && getrlimit(RLIMIT_NPROC, &rl) == 0 &&
+        (rl.rlim_cur == RLIM_INFINITY || rl.rlim_cur > strtoull(jail, NULL, 10)))
+        snprintf(buf, len,
+                 "%s: %s failed: the sandbox allows %llu processes and threads in the whole jail "
+                 "(cgroup pids.max) (%s)",
+                 prog, iolab_fail_call_name[call], strtoull(jail, NULL, 10), strerror(err));
+    else if (res != RLIM_NLIMITS && getrlimit(res, &rl) == 0 && rl.rlim_cur != RLIM_INFINITY)
         snprintf(buf, len, "%s: %s failed: the sandbox allows %llu %s (%s)", prog,
                  iolab_fail_call_name[call],
                  (unsigned long long)(rl.rlim_cur / demo_cause_limit[cause].unit),

@@ -4,9 +4,10 @@
  * joining program agree on the same limits, work directory and tier without a second channel.
  */
 #ifndef SBX_CFG_H
-#include "tier.h"
-
 #define SBX_CFG_H
+
+#include "cgroup.h"
+#include "tier.h"
 
 #include <stdbool.h>
 #include <sys/types.h>
@@ -19,29 +20,30 @@
 enum cfg_mode { CFG_MODE_RUN, CFG_MODE_PROBE, CFG_MODE_HOLD, CFG_MODE_JOIN, CFG_MODE_HELP };
 
 struct cfg {
-    enum cfg_mode mode;     /* what this invocation does */
-    enum iolab_tier tier;   /* requested (AUTO) or forced tier; after set-up, the tier in force */
-    const char *workdir;    /* the only writable place (with its tmp/); NULL: the current dir */
-    const char *session;    /* IOLAB_SESSION: the per-session IPC name prefix */
-    int port;               /* the scenario's TCP port (Landlock net rules); 0: none */
-    double timeout_s;       /* wall-clock limit of the program; 0: none */
-    double grace_s;         /* SIGTERM to SIGKILL of the whole subtree */
-    long nproc;             /* processes the program may add */
-    long nproc_limit;       /* the RLIMIT_NPROC value that allows it (computed) */
-    long as_mb;             /* address space per process, MiB */
-    long cpu_s;             /* CPU seconds per process */
-    long fsize_mb;          /* largest file a process may write, MiB */
-    long nofile;            /* open descriptors per process */
-    uid_t run_uid;          /* when started as root: the unprivileged uid programs run as */
-    gid_t run_gid;          /* and its gid */
-    bool root;              /* started with euid 0 */
-    bool remove_workdir;    /* hold: remove the work directory when the jail ends */
-    bool quiet;             /* no report line on stderr when the program is stopped */
-    int holder_fd;          /* join, full tier: pidfd of the holder; its exit ends the program */
-    pid_t join_pid;         /* join: the holder's init (full tier) or holder (others) */
-    int status_fd;          /* hold: one JSON line about the jail goes here */
-    int life_fd;            /* hold: EOF here (iolab gone or done) ends the jail */
-    int report_fd;          /* the subtree's rusage goes here as one JSON line; -1: none */
+    enum cfg_mode mode;   /* what this invocation does */
+    enum iolab_tier tier; /* requested (AUTO) or forced tier; after set-up, the tier in force */
+    const char *workdir;  /* the only writable place (with its tmp/); NULL: the current dir */
+    const char *session;  /* IOLAB_SESSION: the per-session IPC name prefix */
+    int port;             /* the scenario's TCP port (Landlock net rules); 0: none */
+    double timeout_s;     /* wall-clock limit of the program; 0: none */
+    double grace_s;       /* SIGTERM to SIGKILL of the whole subtree */
+    long nproc;           /* processes the program may add */
+    long nproc_limit;     /* the RLIMIT_NPROC value that allows it (computed) */
+    long as_mb;           /* address space per process, MiB */
+    long cpu_s;           /* CPU seconds per process */
+    long fsize_mb;        /* largest file a process may write, MiB */
+    long nofile;          /* open descriptors per process */
+    uid_t run_uid;        /* when started as root: the unprivileged uid programs run as */
+    gid_t run_gid;        /* and its gid */
+    bool root;            /* started with euid 0 */
+    bool remove_workdir;  /* hold: remove the work directory when the jail ends */
+    bool quiet;           /* no report line on stderr when the program is stopped */
+    int holder_fd;        /* join, full tier: pidfd of the holder; its exit ends the program */
+    pid_t join_pid;       /* join: the holder's init (full tier) or holder (others) */
+    int status_fd;        /* hold: one JSON line about the jail goes here */
+    int life_fd;          /* hold: EOF here (iolab gone or done) ends the jail */
+    int report_fd;        /* the subtree's rusage goes here as one JSON line; -1: none */
+    int setup_fd; /* the child's errno when its set-up failed before the exec goes here; -1 */
     int keep[CFG_MAX_KEEP]; /* descriptors the program inherits besides 0, 1, 2 */
     int nkeep;              /* how many of them */
     char **argv;            /* the program and its arguments */
@@ -52,6 +54,13 @@ struct cfg {
     long tmp_mb;                /* size of the full tier's private /tmp (a tmpfs), MiB */
     const char *ro[CFG_MAX_RO]; /* full tier: host paths visible read-only at the same path */
     int nro;
+    /* The jail's own budget (cgroup.h): created by the holder or a standalone run, opened from
+       --cgroup by a joining launcher; version 0 when the jail has none. */
+    struct cgroup cgroup;
+    long jail_pids; /* --pids: the jail's processes and threads together; 0: derived */
+    long memory_mb; /* --memory: the jail's memory, all its processes together; 0: none */
+    const char *cgroup_paths[CGROUP_NCTL]; /* --cgroup (join) */
+    int ncgroup_paths;
 };
 
 #endif

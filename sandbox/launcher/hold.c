@@ -6,6 +6,7 @@
  */
 #include "hold.h"
 
+#include "cgroup.h"
 #include "ns.h"
 #include "sweep.h"
 
@@ -63,6 +64,33 @@ int hold_prepare_workdir(const struct cfg *c)
     return 0;
 }
 
+/*
+ * The jail's own budget, before the namespaces: a cgroup where one can be had; as root without
+ * one, a uid of its own; else the per-process limits alone, which the probe's budget field and
+ * the missing list say (one line on stderr too, unless --quiet).
+ */
+void hold_budget(struct cfg *c, struct probe *p)
+{
+    char why[300];
+    static int uid_lock = -1; /* held until exit: the uid stays this jail's */
+    bool made = cgroup_create(&c->cgroup, c->jail_pids, c->memory_mb, why, sizeof why) == 0;
+    /* A cgroup with a memory cap but no pids.max still leaves the process count shared. */
+    p->cgroup.pids = made && c->cgroup.pids_max > 0;
+    p->cgroup.memory = made && c->cgroup.memory_mb > 0;
+    p->budget = probe_budget(p, c->tier);
+    if (p->budget == PROBE_BUDGET_CGROUP)
+        return;
+    unsigned uid;
+    if (p->budget == PROBE_BUDGET_UID && c->run_uid == 65534 &&
+        cgroup_take_uid(&uid, &uid_lock) == 0) {
+        c->run_uid = (uid_t)uid;
+        c->run_gid = (gid_t)uid;
+        return;
+    }
+    if (p->budget == PROBE_BUDGET_UID)
+        p->budget = PROBE_BUDGET_PROCESS; /* every uid of the range is taken, or --uid given */
+}
+
 /* Blocks until EOF (or an error) on the life pipe, or SIGTERM/SIGINT/SIGHUP; reaps meanwhile. */
 static void hold_wait_life(int life_fd)
 {
@@ -107,11 +135,16 @@ static void hold_wait_launchers(int lock)
 
 static void hold_report(const struct cfg *c, const struct probe *p, pid_t pid)
 {
-    char sandbox[2048], line[2600];
+    char sandbox[4096], cgroup[8400], line[12800];
     probe_json(p, c->tier, sandbox, sizeof sandbox);
+    cgroup_json(&c->cgroup, cgroup, sizeof cgroup);
+    /* "uid": who the programs run as (a jail's own uid when it has no cgroup, as root);
+       "cgroup": where each --join launcher puts its program. */
     int n =
-        snprintf(line, sizeof line, "{\"pid\":%d,\"port\":%d,\"session\":\"%s\",\"sandbox\":%s}\n",
-                 pid, c->port, c->session ? c->session : "", sandbox);
+        snprintf(line, sizeof line,
+                 "{\"pid\":%d,\"port\":%d,\"session\":\"%s\",\"uid\":%u,\"cgroup\":%s,"
+                 "\"sandbox\":%s}\n",
+                 pid, c->port, c->session ? c->session : "", (unsigned)c->run_uid, cgroup, sandbox);
     if (write(c->status_fd, line, (size_t)n) < 0) {
         /* iolab is gone already; the life pipe's EOF ends the jail. */
     }
@@ -162,6 +195,9 @@ static int hold_full(struct cfg *c, const struct probe *p)
     int st;
     while (waitpid(builder, &st, 0) < 0 && errno == EINTR) {
     }
+    /* The programs' launchers end with the holder's init, a moment later: whatever is still in
+       the jail's cgroup is killed there before it goes. */
+    cgroup_destroy(&c->cgroup);
     if (c->remove_workdir)
         sweep_tree(c->workdir);
     return WIFEXITED(st) ? WEXITSTATUS(st) : 1;
@@ -176,21 +212,26 @@ static int hold_other(struct cfg *c, const struct probe *p)
     hold_wait_life(c->life_fd);
     if (lock >= 0)
         hold_wait_launchers(lock);
+    cgroup_destroy(&c->cgroup);
     sweep_ipc(&reg, c->root ? c->run_uid : getuid(), c->session);
     if (c->remove_workdir)
         sweep_tree(c->workdir);
     return 0;
 }
 
-int hold_run(struct cfg *c, const struct probe *p)
+int hold_run(struct cfg *c, const struct probe *probe)
 {
     if (!c->workdir) {
         fprintf(stderr, "iolab-sandbox: --hold needs --workdir\n");
         return 2;
     }
+    /* Before the work directory is handed over: the uid may be the jail's own. */
+    struct probe copy = *probe, *p = &copy;
+    hold_budget(c, p);
     int rc = hold_prepare_workdir(c);
     if (rc < 0) {
         fprintf(stderr, "iolab-sandbox: cannot prepare %s: %s\n", c->workdir, strerror(-rc));
+        cgroup_destroy(&c->cgroup);
         return 1;
     }
     prctl(PR_SET_NAME, "iolab-jail");

@@ -12,10 +12,17 @@
 
 /* Builds the jail, reports it on c->status_fd, waits for EOF on c->life_fd; returns the exit
  * status. */
-int hold_run(struct cfg *c, const struct probe *p);
+int hold_run(struct cfg *c, const struct probe *probe);
 
 /* Creates <workdir>/tmp and, as root, hands the tree to the unprivileged uid; 0 or -errno. */
 int hold_prepare_workdir(const struct cfg *c);
+
+/*
+ * Gives the jail its own budget of processes and memory (a holder's or a standalone run's):
+ * c->cgroup, or as root without one a uid of its own, or neither; p's budget and cgroup fields
+ * then say which the jail got.
+ */
+void hold_budget(struct cfg *c, struct probe *p);
 
 /* The lock every joined launcher holds shared while it lives: <workdir>/.iolab-jail.lock. */
 int hold_lock_open(const char *workdir);

@@ -11,6 +11,7 @@
  * Options are data (a table below); each one sets one field of struct cfg.
  */
 #include "cfg.h"
+#include "cgroup.h"
 #include "hold.h"
 #include "ns.h"
 #include "probe.h"
@@ -47,8 +48,10 @@
 #else
 #define MAIN_DEFAULT_AS_MB 4096
 #endif
-#define MAIN_STR_(x) #x
-#define MAIN_STR(x)  MAIN_STR_(x)
+#define MAIN_DEFAULT_MEMORY_MB 4096 /* a jail's memory, all its processes together */
+#define MAIN_DEFAULT_JAIL_PIDS 1024 /* a scenario jail's processes and threads together */
+#define MAIN_STR_(x)           #x
+#define MAIN_STR(x)            MAIN_STR_(x)
 
 struct main_option {
     const char *name;
@@ -278,6 +281,22 @@ static int set_uid(struct cfg *c, const char *v)
     c->run_gid = (gid_t)n;
     return 0;
 }
+static int set_pids(struct cfg *c, const char *v)
+{
+    return main_long(v, &c->jail_pids);
+}
+static int set_memory(struct cfg *c, const char *v)
+{
+    return main_long(v, &c->memory_mb);
+}
+static int set_cgroup(struct cfg *c, const char *v)
+{
+    const char *base = strrchr(v, '/');
+    if (!base || strncmp(base + 1, "iolab-", 6) || c->ncgroup_paths == CGROUP_NCTL)
+        return -EINVAL;
+    c->cgroup_paths[c->ncgroup_paths++] = v;
+    return 0;
+}
 static int set_keep(struct cfg *c, const char *v)
 {
     long n;
@@ -362,6 +381,12 @@ static const struct main_option main_options[] = {
      set_tmp_size},
     {"--ro", "PATH", "full tier: show PATH read-only at its own path, under /tmp too (repeatable)",
      set_ro},
+    {"--pids", "N", "processes and threads of the whole jail (default: --nproc + 2; --hold: 1024)",
+     set_pids},
+    {"--memory", "MIB", "memory of the whole jail (default: 4096, at most half the RAM; 0: none)",
+     set_memory},
+    {"--cgroup", "DIR",
+     "with --join: the jail's cgroup directory, from --hold's report (repeatable)", set_cgroup},
     {"--uid", "UID", "when run as root: the uid programs run as (default: 65534)", set_uid},
     {"--keep-fd", "N", "a descriptor the program inherits (repeatable)", set_keep},
     {"--session", "NAME", "IOLAB_SESSION: the prefix of the session's IPC names", set_session},
@@ -391,7 +416,9 @@ static void main_help(FILE *f)
         fprintf(f, "  %-22s %s\n", left, main_options[i].help);
     }
     fprintf(f, "\nThe environment (LD_PRELOAD, IOLAB_*) passes through. As root, programs run as\n"
-               "an unprivileged uid. IOLAB_SANDBOX_TIER forces a tier like --tier.\n");
+               "an unprivileged uid. IOLAB_SANDBOX_TIER forces a tier like --tier.\n"
+               "Each jail gets a cgroup of its own for --pids and --memory where one can be had;\n"
+               "IOLAB_SANDBOX_CGROUP=off refuses it (the fallbacks: see --probe's \"budget\").\n");
 }
 
 static int main_parse(struct cfg *c, int argc, char **argv)
@@ -451,20 +478,45 @@ static int main_launch(struct cfg *c)
     sigset_t old;
     supervise_block(&old);
     bool full = c->tier == IOLAB_TIER_FULL;
+    /* The jail's counters before this program: what grows meanwhile happened while it ran. */
+    struct cgroup_events before, after;
+    cgroup_events(&c->cgroup, &before);
     if (!full)
         prctl(PR_SET_CHILD_SUBREAPER, 1);
     pid_t self = getpid();
     int self_fd = full ? (int)syscall(SYS_pidfd_open, self, 0) : -1;
+    /* Why the program could not start, if it could not: its set-up writes the errno here. */
+    int setup[2] = {-1, -1};
+    if (pipe2(setup, O_CLOEXEC) == 0)
+        c->setup_fd = setup[1];
+    /* The child is born in the jail's cgroup (its init too, in the full tier): the launcher
+       steps in for the fork and out again, so the program never writes a byte to get there. */
+    int rc = cgroup_enter(&c->cgroup);
+    if (rc < 0) {
+        fprintf(stderr, "iolab-sandbox: cannot run %s: joining the jail's cgroup: %s\n", c->argv[0],
+                strerror(-rc));
+        return 127;
+    }
     pid_t child = full ? ns_fork_init() : fork();
+    int fork_errno = errno;
+    if (child != 0 && (rc = cgroup_leave(&c->cgroup)) < 0)
+        fprintf(stderr, "iolab-sandbox: cannot leave the jail's cgroup: %s\n", strerror(-rc));
     if (child < 0) {
+        errno = fork_errno;
         perror("iolab-sandbox: fork");
         return 127;
+    }
+    if (setup[1] >= 0 && child != 0) {
+        close(setup[1]);
+        c->setup_fd = -1;
     }
     if (child == 0) {
         /* The report is the launcher's alone: the program never sees it, and its end of file
            must not wait for the init. */
         if (c->report_fd >= 0)
             close(c->report_fd);
+        if (setup[0] >= 0)
+            close(setup[0]);
         if (!full)
             prog_exec(c, c->tier, self);
         /* PID 1 of the program's namespace: dies with the launcher, kills all on exit. Its
@@ -491,6 +543,32 @@ static int main_launch(struct cfg *c)
     int status = supervise_run(c, child, SUPERVISE_OUTER, !full, c->report_fd >= 0 ? &rep : NULL);
     if (full && c->workdir && status != 0)
         main_tmp_full(c);
+    cgroup_events(&c->cgroup, &after);
+    char why[300];
+    /* A standalone jail is this program's alone; a scenario's is shared by its programs, so
+       there a limit is told only to one that failed meanwhile (the one it may explain). */
+    bool alone = c->mode != CFG_MODE_JOIN;
+    enum cgroup_limit hit = cgroup_explain(&c->cgroup, &before, &after, alone, why, sizeof why);
+    if (!alone && status == 0)
+        hit = CGROUP_LIMIT_NONE;
+    /* Every write end is closed by now (the exec closed the program's, the init has exited). */
+    int err = 0;
+    if (setup[0] >= 0 && read(setup[0], &err, sizeof err) == sizeof err && err == EAGAIN &&
+        hit == CGROUP_LIMIT_NONE) {
+        /* Only RLIMIT_NPROC refuses a set-up with EAGAIN (the exec after the drop): the uid's
+           count, which a jail without a cgroup of its own shares with the uid's other
+           programs. */
+        hit = CGROUP_LIMIT_PIDS;
+        snprintf(why, sizeof why,
+                 "could not start: its uid had reached its process limit (RLIMIT_NPROC %ld, "
+                 "counted over every program of that uid)",
+                 c->nproc_limit);
+    }
+    if (setup[0] >= 0)
+        close(setup[0]);
+    if (hit != CGROUP_LIMIT_NONE && !c->quiet)
+        fprintf(stderr, "iolab-sandbox: %s %s.\n", c->argv[0], why);
+    rep.limit = cgroup_limit_name(hit);
     if (c->report_fd >= 0)
         report_write(c->report_fd, &rep, status);
     return status;
@@ -498,10 +576,17 @@ static int main_launch(struct cfg *c)
 
 static int main_join(struct cfg *c)
 {
+    /* Opened here, in the host's namespaces: the jail's mounts need not show /sys/fs/cgroup. */
+    int rc = cgroup_open(&c->cgroup, c->cgroup_paths, c->ncgroup_paths);
+    if (rc < 0) {
+        fprintf(stderr, "iolab-sandbox: cannot join the jail's cgroup %s: %s\n", c->cgroup_paths[0],
+                strerror(-rc));
+        return 127;
+    }
     if (c->tier == IOLAB_TIER_FULL) {
         /* Opened before the setns(), while the holder's pid is still the one we were given. */
         c->holder_fd = (int)syscall(SYS_pidfd_open, c->join_pid, 0);
-        int rc = c->holder_fd < 0 ? -errno : ns_join(c->join_pid, c->root);
+        rc = c->holder_fd < 0 ? -errno : ns_join(c->join_pid, c->root);
         if (rc < 0) {
             fprintf(stderr, "iolab-sandbox: cannot join the jail of pid %d: %s\n", c->join_pid,
                     strerror(-rc));
@@ -535,13 +620,25 @@ static int main_run(struct cfg *c)
             fprintf(stderr, "iolab-sandbox: cannot build the namespaces: %s\n", strerror(-rc));
             return 127;
         }
-        return main_launch(c);
+        rc = main_launch(c);
+        cgroup_destroy(&c->cgroup);
+        return rc;
     }
     struct sweep reg;
     sweep_begin(&reg, c->workdir);
     int rc = main_launch(c);
+    cgroup_destroy(&c->cgroup);
     sweep_ipc(&reg, c->root ? c->run_uid : getuid(), c->session);
     return rc;
+}
+
+/* Half the machine's memory in MiB (0 when unknown): no jail's default cap goes above it. */
+static long main_half_memory_mb(void)
+{
+    long pages = sysconf(_SC_PHYS_PAGES), size = sysconf(_SC_PAGESIZE);
+    return pages > 0 && size > 0
+               ? (long)((unsigned long long)pages * (unsigned long long)size / 2 / (1024 * 1024))
+               : 0;
 }
 
 int main(int argc, char **argv)
@@ -564,7 +661,10 @@ int main(int argc, char **argv)
         .exe_fd = -1,
         .holder_fd = -1,
         .report_fd = -1,
+        .setup_fd = -1,
+        .memory_mb = -1,
     };
+    cgroup_init(&c.cgroup);
     const char *env_tier = getenv("IOLAB_SANDBOX_TIER");
     if (env_tier && *env_tier && set_tier(&c, env_tier) < 0) {
         fprintf(stderr, "iolab-sandbox: IOLAB_SANDBOX_TIER must be full, reduced or minimal\n");
@@ -576,8 +676,15 @@ int main(int argc, char **argv)
         main_help(stdout);
         return 0;
     }
-    /* The launcher dies with iolab: SIGKILL when init carries the cleanup, SIGPWR when this
-     * process must kill the subtree itself. */
+    if (c.memory_mb < 0) {
+        long half = main_half_memory_mb();
+        c.memory_mb = half > 0 && half < MAIN_DEFAULT_MEMORY_MB ? half : MAIN_DEFAULT_MEMORY_MB;
+    }
+    if (c.jail_pids == 0)
+        c.jail_pids = c.mode == CFG_MODE_HOLD ? MAIN_DEFAULT_JAIL_PIDS : c.nproc + 2; /* +init */
+    /* The launcher dies with iolab: SIGKILL when a joined launcher's init carries the cleanup,
+     * SIGPWR when this process must kill the subtree itself, or (a standalone run in any tier)
+     * must still remove the jail's cgroup after its init is gone. */
     pid_t parent = getppid();
     main_parent = parent;
     struct probe p;
@@ -588,18 +695,22 @@ int main(int argc, char **argv)
         }
         c.tier = probe_tier(&p, c.tier);
     }
+    if (c.mode != CFG_MODE_JOIN)
+        p.budget = probe_budget(&p, c.tier);
     if (c.mode == CFG_MODE_PROBE) {
-        char json[2048];
+        char json[4096];
         probe_json(&p, c.tier, json, sizeof json);
         printf("%s\n", json);
         return 0;
     }
     if (c.mode == CFG_MODE_HOLD)
         return hold_run(&c, &p);
-    /* A run that owns its work directory must outlive iolab long enough to remove it: SIGPWR
-       has it kill its program's tree (the full tier's init with it) and then clean up. */
+    /* A run that owns its work directory must outlive iolab long enough to remove it, and a
+       holder or a standalone run its cgroup: SIGPWR has it kill its program's tree (the full
+       tier's init with it) and then clean up. A joining launcher has nothing of its own. */
     bool owns_workdir = c.mode == CFG_MODE_RUN && c.remove_workdir && c.workdir;
-    prctl(PR_SET_PDEATHSIG, c.tier == IOLAB_TIER_FULL && !owns_workdir ? SIGKILL : SIGPWR);
+    prctl(PR_SET_PDEATHSIG,
+          c.tier == IOLAB_TIER_FULL && c.mode == CFG_MODE_JOIN ? SIGKILL : SIGPWR);
     if (getppid() != parent) {
         const char *name;
         int up = owns_workdir ? main_workdir_parent(&c, &name) : -1;
@@ -609,10 +720,13 @@ int main(int argc, char **argv)
         }
         return 137;
     }
+    if (c.mode == CFG_MODE_RUN)
+        hold_budget(&c, &p);
     c.nproc_limit = prog_nproc_limit(&c, c.tier);
     int rc = prog_open(&c);
     if (rc < 0) {
         fprintf(stderr, "iolab-sandbox: cannot run %s: %s\n", c.argv[0], strerror(-rc));
+        cgroup_destroy(&c.cgroup);
         return 127;
     }
     return c.mode == CFG_MODE_JOIN ? main_join(&c) : main_run(&c);

@@ -61,7 +61,32 @@ int probe_run(struct probe *p)
     p->pidfd = fd >= 0;
     if (fd >= 0)
         close(fd);
+    cgroup_probe(&p->cgroup);
+    p->budget = PROBE_BUDGET_PROCESS; /* set by probe_budget() once the tier is known */
     return 0;
+}
+
+static const char *const probe_budget_names[] = {
+    [PROBE_BUDGET_CGROUP] = "cgroup",
+    [PROBE_BUDGET_USERNS] = "user_namespace",
+    [PROBE_BUDGET_UID] = "uid",
+    [PROBE_BUDGET_PROCESS] = "per_process",
+};
+
+const char *probe_budget_name(enum probe_budget b)
+{
+    return (unsigned)b < sizeof probe_budget_names / sizeof *probe_budget_names
+               ? probe_budget_names[b]
+               : "?";
+}
+
+enum probe_budget probe_budget(const struct probe *p, enum iolab_tier tier)
+{
+    if (p->cgroup.pids)
+        return PROBE_BUDGET_CGROUP;
+    if (tier == IOLAB_TIER_FULL && !p->root)
+        return PROBE_BUDGET_USERNS;
+    return p->root ? PROBE_BUDGET_UID : PROBE_BUDGET_PROCESS;
 }
 
 enum iolab_tier probe_tier(const struct probe *p, enum iolab_tier wanted)
@@ -127,6 +152,19 @@ int probe_json(const struct probe *p, enum iolab_tier tier, char *buf, size_t le
                            "could push keystrokes into it where the kernel allows TIOCSTI\"";
     const char *sc_sep = *sc && (*g->missing || *mq) ? "," : "";
     bool ll_ioctl = p->landlock_ioctl && tier != IOLAB_TIER_MINIMAL;
+    /* The jail's own budget: what it lacks has a list of its own, so that "missing" stays what
+       the tier lacks (empty in the full tier). */
+    const char *no_pids =
+        p->budget == PROBE_BUDGET_PROCESS
+            ? ",\"a process budget of its own (no cgroup: the programs share their uid's process "
+              "count with every other session, and each has only per-process limits)\""
+            : "";
+    const char *no_memory = p->cgroup.memory ? ""
+                                             : ",\"a memory cap for the whole jail (no cgroup "
+                                               "memory controller: only each process's "
+                                               "address-space limit)\"";
+    char lacks[512];
+    snprintf(lacks, sizeof lacks, "%s%s", no_pids, no_memory);
     if (tier != IOLAB_TIER_FULL && full_possible)
         advice = "This machine allows the full sandbox: drop --tier (or IOLAB_SANDBOX_TIER) to "
                  "use it.";
@@ -135,15 +173,18 @@ int probe_json(const struct probe *p, enum iolab_tier tier, char *buf, size_t le
         "{\"tier\":\"%s\",\"features\":{\"user_ns\":%s,\"namespaces\":%s,"
         "\"landlock_abi\":%d,\"landlock_fs\":%s,\"landlock_net\":%s,"
         "\"landlock_signal\":%s,\"landlock_ioctl\":%s,\"seccomp_tty\":%s,\"subreaper\":%s,"
-        "\"pidfd\":%s,\"root\":%s},"
+        "\"pidfd\":%s,\"root\":%s,\"cgroup_version\":%d,\"cgroup_pids\":%s,\"cgroup_memory\":%s},"
         "\"terminal\":{\"own_session\":true,\"no_terminal_fds\":true,\"seccomp_tiocsti\":%s,"
         "\"landlock_ioctl\":%s},"
-        "\"missing\":[%s%s%s%s],\"advice\":\"%s\"}",
+        "\"budget\":\"%s\",\"budget_missing\":[%s],\"missing\":[%s%s%s%s],\"advice\":\"%s\"}",
         probe_tier_name(tier), p->user_ns ? "true" : "false", p->namespaces ? "true" : "false",
         p->landlock_abi, p->landlock_fs ? "true" : "false", p->landlock_net ? "true" : "false",
         p->landlock_signal ? "true" : "false", p->landlock_ioctl ? "true" : "false",
         p->seccomp_tty ? "true" : "false", p->subreaper ? "true" : "false",
-        p->pidfd ? "true" : "false", p->root ? "true" : "false", p->seccomp_tty ? "true" : "false",
-        ll_ioctl ? "true" : "false", g->missing, mq, sc_sep, sc, advice);
+        p->pidfd ? "true" : "false", p->root ? "true" : "false", p->cgroup.version,
+        p->cgroup.pids ? "true" : "false", p->cgroup.memory ? "true" : "false",
+        p->seccomp_tty ? "true" : "false", ll_ioctl ? "true" : "false",
+        probe_budget_name(p->budget), lacks[0] ? lacks + 1 : "", g->missing, mq, sc_sep, sc,
+        advice);
     return n < 0 || (size_t)n >= len ? -ENAMETOOLONG : 0;
 }

@@ -7,9 +7,25 @@
 #define SBX_PROBE_H
 
 #include "cfg.h"
+#include "cgroup.h"
 
 #include <stdbool.h>
 #include <stddef.h>
+
+struct probe;
+
+/* Each jail's own budget of processes (and memory), from the best to none. */
+enum probe_budget {
+    PROBE_BUDGET_CGROUP,  /* a cgroup of its own: pids.max (and a memory cap) */
+    PROBE_BUDGET_USERNS,  /* the full tier's user namespace: RLIMIT_NPROC counts afresh */
+    PROBE_BUDGET_UID,     /* as root without cgroups: a uid of its own from a range */
+    PROBE_BUDGET_PROCESS, /* per-process rlimits only: the uid's count is shared */
+};
+
+const char *probe_budget_name(enum probe_budget b);
+
+/* The budget a jail of this tier gets, as far as the probe can tell. */
+enum probe_budget probe_budget(const struct probe *p, enum iolab_tier tier);
 
 struct probe {
     bool user_ns;         /* an unprivileged user namespace with a uid map (not needed as root) */
@@ -23,6 +39,8 @@ struct probe {
     bool subreaper;       /* PR_SET_CHILD_SUBREAPER */
     bool pidfd;           /* pidfd_open and setns through a pidfd */
     bool root;            /* running as root: programs drop to an unprivileged uid */
+    struct cgroup_probe cgroup; /* where a jail's own cgroup can go */
+    enum probe_budget budget;   /* what keeps one jail's processes from another's count */
 };
 
 /* Probes everything; 0 or a negative errno (only when the probe itself could not run). */
@@ -33,8 +51,9 @@ enum iolab_tier probe_tier(const struct probe *p, enum iolab_tier wanted);
 
 const char *probe_tier_name(enum iolab_tier t);
 
-/* {"tier":...,"features":{...},"terminal":{...},"missing":[...],"advice":"..."} into buf; 0 or
- * -ENAMETOOLONG. "terminal" says what the tier in force does against the person's terminal. */
+/* {"tier":...,"features":{...},"terminal":{...},"budget":...,"budget_missing":[...],
+   "missing":[...],"advice":"..."} into buf; 0 or -ENAMETOOLONG. "terminal" says what the tier in
+   force does against the person's terminal. */
 int probe_json(const struct probe *p, enum iolab_tier tier, char *buf, size_t len);
 
 #endif

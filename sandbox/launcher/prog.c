@@ -1,11 +1,13 @@
 /*
- * prog: RLIMIT_NPROC counts every process of the uid outside a user namespace, so the limit is
- * set relative to what the uid already runs, measured by the parent before the fork; inside the
- * full tier's user namespace the count starts afresh. Root ignores RLIMIT_NPROC altogether,
- * hence the drop to an unprivileged uid when iolab runs as root (CI).
+ * prog: RLIMIT_NPROC counts every thread of the uid outside a user namespace, so the limit is
+ * set relative to what the uid already runs (its threads), measured by the parent before the
+ * fork; inside the full tier's user namespace the count starts afresh. Root ignores RLIMIT_NPROC
+ * altogether, hence the drop to an unprivileged uid when iolab runs as root (CI). A jail with a
+ * cgroup of its own needs none of this: its pids.max counts that jail alone.
  */
 #include "prog.h"
 
+#include "cgroup.h"
 #include "landlock.h"
 #include "seccomp.h"
 #include "sweep.h"
@@ -42,6 +44,30 @@ static const struct prog_limit prog_limits[] = {
     {.resource = RLIMIT_NOFILE, .offset = offsetof(struct cfg, nofile), .unit = 1},
 };
 
+/* The threads of one process (/proc/PID/stat field 20): RLIMIT_NPROC counts every one. */
+static long prog_threads(int procfd, const char *pid)
+{
+    char path[300], buf[1024];
+    snprintf(path, sizeof path, "%s/stat", pid);
+    int fd = openat(procfd, path, O_RDONLY | O_CLOEXEC);
+    if (fd < 0)
+        return 1;
+    ssize_t n = read(fd, buf, sizeof buf - 1);
+    close(fd);
+    if (n <= 0)
+        return 1;
+    buf[n] = '\0';
+    const char *p = strrchr(buf, ')');
+    long threads = 1;
+    /* After the name: state is field 3, num_threads field 20. */
+    if (!p ||
+        sscanf(p + 2, "%*c %*d %*d %*d %*d %*d %*u %*u %*u %*u %*u %*u %*u %*d %*d %*d %*d %ld",
+               &threads) != 1 ||
+        threads < 1)
+        return 1;
+    return threads;
+}
+
 long prog_nproc_limit(const struct cfg *c, enum iolab_tier tier)
 {
     if (tier == IOLAB_TIER_FULL && !c->root)
@@ -56,7 +82,7 @@ long prog_nproc_limit(const struct cfg *c, enum iolab_tier tier)
         struct stat st;
         if (e->d_name[0] >= '1' && e->d_name[0] <= '9' &&
             fstatat(dirfd(d), e->d_name, &st, 0) == 0 && st.st_uid == uid)
-            n++;
+            n += prog_threads(dirfd(d), e->d_name); /* the kernel counts threads, not processes */
     }
     closedir(d);
     return n + c->nproc;
@@ -69,9 +95,15 @@ long prog_nproc_limit(const struct cfg *c, enum iolab_tier tier)
  */
 static int prog_err_fd = 2;
 
+/* The launcher's pipe for why the program could not start (cfg.h setup_fd); -1: none. */
+static int prog_setup_fd = -1;
+
 static _Noreturn void prog_fail(const char *what, const char *prog, int err)
 {
     dprintf(prog_err_fd, "iolab-sandbox: cannot run %s: %s: %s\n", prog, what, strerror(err));
+    if (prog_setup_fd >= 0 && write(prog_setup_fd, &err, sizeof err) < 0) {
+        /* The launcher then only sees the exit status 127. */
+    }
     _exit(127);
 }
 
@@ -247,12 +279,16 @@ _Noreturn void prog_exec(const struct cfg *c, enum iolab_tier tier, pid_t parent
     int exe = c->exe_fd;
     const char *path = c->exe_path;
     bool drop = c->root && c->run_uid != 0;
-    int keep[CFG_MAX_KEEP + CFG_MAX_PRELOAD + 1], nkeep = 0;
+    int keep[CFG_MAX_KEEP + CFG_MAX_PRELOAD + 2], nkeep = 0;
     for (int i = 0; i < c->npreload; i++)
         keep[nkeep++] = c->preload_fd[i];
     for (int i = 0; i < c->nkeep; i++)
         keep[nkeep++] = c->keep[i];
     keep[nkeep++] = exe;
+    /* Close-on-exec: open until the exec, so that a failure on the way can say why. */
+    prog_setup_fd = c->setup_fd;
+    if (prog_setup_fd >= 0)
+        keep[nkeep++] = prog_setup_fd;
     prog_close_others(keep, nkeep);
     prog_leave_terminal(c, name);
 
@@ -287,10 +323,22 @@ _Noreturn void prog_exec(const struct cfg *c, enum iolab_tier tier, pid_t parent
                 prog_fail("setrlimit", name, errno);
         }
     }
-    if (c->nproc > 0) {
+    /* With the jail's own pids.max, RLIMIT_NPROC would only add the uid's shared count, which
+     * other sessions move: it is left as it is. */
+    char jail_pids[32];
+    snprintf(jail_pids, sizeof jail_pids, "%ld", c->cgroup.pids_max);
+    if (c->cgroup.pids_max > 0)
+        setenv(CGROUP_ENV_PIDS, jail_pids, 1);
+    else
+        unsetenv(CGROUP_ENV_PIDS);
+    if (c->nproc > 0 && c->cgroup.pids_max == 0) {
         rlim_t r = (rlim_t)c->nproc_limit;
         if (setrlimit(RLIMIT_NPROC, &(struct rlimit){r, r}) < 0)
             prog_fail("setrlimit", name, errno);
+    } else if (c->cgroup.pids_max > 0 && c->root) {
+        /* Root's own RLIMIT_NPROC would follow the programs to the shared uid: the jail's
+           pids.max is the one process limit in force. */
+        setrlimit(RLIMIT_NPROC, &(struct rlimit){RLIM_INFINITY, RLIM_INFINITY});
     }
     if (drop && (setgroups(0, NULL) < 0 || setresgid(c->run_gid, c->run_gid, c->run_gid) < 0 ||
                  setresuid(c->run_uid, c->run_uid, c->run_uid) < 0))

@@ -122,7 +122,9 @@ void report_sub_helper(struct report *r, pid_t pid)
 
 int report_write(int fd, const struct report *r, int status)
 {
-    char line[512], io[256] = "";
+    char line[600], io[256] = "", limit[48] = "";
+    if (r->limit)
+        snprintf(limit, sizeof limit, ",\"limit\":\"%s\"", r->limit);
     const struct report_io *a = &r->io, *b = &r->own_io;
     if (!r->io_missing)
         snprintf(io, sizeof io,
@@ -134,10 +136,10 @@ int report_write(int fd, const struct report *r, int status)
                  report_sub(a->write_bytes, b->write_bytes));
     int n = snprintf(line, sizeof line,
                      "{\"utime_us\":%" PRIu64 ",\"stime_us\":%" PRIu64 ",\"nvcsw\":%" PRIu64
-                     ",\"nivcsw\":%" PRIu64 ",\"maxrss_kb\":%" PRIu64 "%s,\"status\":%d}\n",
+                     ",\"nivcsw\":%" PRIu64 ",\"maxrss_kb\":%" PRIu64 "%s%s,\"status\":%d}\n",
                      report_sub(r->utime_us, r->own_utime_us),
                      report_sub(r->stime_us, r->own_stime_us), report_sub(r->nvcsw, r->own_nvcsw),
-                     report_sub(r->nivcsw, r->own_nivcsw), r->maxrss_kb, io, status);
+                     report_sub(r->nivcsw, r->own_nivcsw), r->maxrss_kb, io, limit, status);
     int rc = 0;
     for (int off = 0; off < n && rc == 0;) {
         ssize_t w = write(fd, line + off, (size_t)(n - off));

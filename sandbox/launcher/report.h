@@ -33,6 +33,7 @@ struct report {
        its rusage and io hold the program's tree and its own share. */
     uint64_t own_utime_us, own_stime_us, own_nvcsw, own_nivcsw;
     struct report_io own_io;
+    const char *limit; /* a limit of the jail's own that was hit meanwhile ("pids", "memory") */
 };
 
 /* Adds the io of pid, an exited child not reaped yet, to r (or counts it as missing). */
@@ -48,7 +49,8 @@ void report_add(struct report *r, const struct rusage *ru);
 void report_sub_helper(struct report *r, pid_t pid);
 
 /* Writes the one JSON line (status: the exit status passed on) to fd and closes fd: the rusage
-   fields, and rchar, wchar, syscr, syscw, read_bytes and write_bytes unless io_missing. */
+   fields, "limit" when the jail's cgroup stopped something (cgroup.h), and rchar, wchar, syscr,
+   syscw, read_bytes and write_bytes unless io_missing. */
 int report_write(int fd, const struct report *r, int status);
 
 #endif
