@@ -78,8 +78,12 @@ if [ "$mode" = test ]; then
         export UBSAN_OPTIONS="print_stacktrace=1:halt_on_error=1"
     fi
     # One test more than cores: most integration tests wait on processes, terminals and time
-    # windows rather than compute, and the suite must fit CI's time on a 2-core machine.
-    exec ctest --test-dir "$build" --output-on-failure -j "$((jobs + 1))" --timeout 300
+    # windows rather than compute, and the suite must fit CI's time on a 2-core machine. The
+    # sanitized build runs what exercises memory (every unit test and the tests labelled
+    # "memory": tests/README.md says which and why); the normal build runs everything.
+    labels=()
+    [ "$sanitize" = 1 ] && labels=(-L 'unit|memory')
+    exec ctest --test-dir "$build" --output-on-failure -j "$((jobs + 1))" --timeout 300 "${labels[@]}"
 fi
 
 if [ -t 0 ] && [ -t 1 ]; then
