@@ -109,6 +109,9 @@ enum lesson_metric {
     LESSON_METRIC_SYSCW,     /* "syscw": write-family system calls, likewise */
     LESSON_METRIC_READ_SIZE, /* "bytes_per_syscr": the kernel's rchar / syscr: bytes per read */
     LESSON_METRIC_PROCS,     /* "peak_procs": most processes of the role seen at once */
+    LESSON_METRIC_THREADS,   /* "peak_threads": most threads (of every process) seen at once */
+    LESSON_METRIC_ZOMBIES,   /* "zombies": most children left unreaped for 1 s, seen at once */
+    LESSON_METRIC_SPAWNS,    /* "spawns": fork() and pthread_create() calls together */
 };
 
 /*
