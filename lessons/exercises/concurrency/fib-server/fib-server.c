@@ -68,8 +68,7 @@ static void serve_request(int sock)
 /* Serves the client on sock without holding up the next one; the caller goes back to accept(). */
 static void handle_client(int sock)
 {
-    /* TODO 9: fork(); the child serves the request, closes sock and exits; the parent closes sock
-     * and returns at once */
+    /* TODO 9: fork(): the child serves, closes sock, exits; the parent closes sock, returns */
     pid_t pid = fork();
     if (pid < 0) {
         perror("fib-server: fork");
