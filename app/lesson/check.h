@@ -43,7 +43,7 @@ int check_fd_parse(const char *text, unsigned call, struct lesson_check *c);
 /* How long a "zombies" check with only a maximum watches before it is decided with the rest: a
    child counts as left unreaped once it has been a zombie for a second (the sampler's
    SAMPLER_ZOMBIE_S), and the first children of a run take a while to end. */
-#define CHECK_ZOMBIE_WATCH_S 3.0
+#define CHECK_ZOMBIE_WATCH_S 2.5
 
 struct check_role_facts {
     uint64_t requests;            /* requests completed (iolab_app.requests summed) */

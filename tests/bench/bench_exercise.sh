@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Save -> build verdict and save -> all checks decided, for the chat, zero-copy, fib server and
 # residency exercises (their reference solutions as the learner's files, built without
-# sanitizers). The fib server's "no zombie" check watches for 3 s before it is decided with the
+# sanitizers). The fib server's "no zombie" check watches for 2.5 s before it is decided with the
 # rest (a child counts as left unreaped after a second as a zombie), so its checks take that long.
 #
 #   tests/bench/bench_exercise.sh BUILD_DIR [RUNS]
