@@ -82,13 +82,14 @@ static uint64_t client_fib(uint64_t n)
 }
 
 /* Says what was wrong with one answer, for the first few. */
-static void client_report_wrong(const char *reply, size_t len)
+static void client_report_wrong(const char *reply, size_t len, int newline)
 {
     uint64_t k = __atomic_fetch_add(&wrong_total, 1, __ATOMIC_RELAXED);
     if (k < WRONG_SHOWN)
         fprintf(stderr,
-                "wrong answer: fib(%" PRIu64 ") is %" PRIu64 ", the server answered \"%.*s\"\n",
-                fib_n, fib_expected, (int)len, reply);
+                "wrong answer: fib(%" PRIu64 ") is %" PRIu64 ", the server answered \"%.*s\"%s\n",
+                fib_n, fib_expected, (int)len, reply,
+                newline ? "" : " and closed without the newline that ends a reply");
     else if (k == WRONG_SHOWN)
         fprintf(stderr, "wrong answer: more wrong answers follow; only counted from now on\n");
 }
@@ -130,7 +131,7 @@ static int client_request_once(int fd)
     errno = 0;
     unsigned long long v = strtoull(reply, &end, 10);
     if (!nl || line == 0 || *end != '\0' || errno || v != fib_expected) {
-        client_report_wrong(reply, line);
+        client_report_wrong(reply, line, nl != NULL);
         return -EBADMSG;
     }
     return (int)got;
