@@ -174,6 +174,10 @@ bool grade_decided(const struct grader *g)
         if (g->results[i].decided)
             continue;
         bool ratio = !check_monotonic(c) && c->metric != LESSON_METRIC_EXIT;
+        /* A child counts as left unreaped only after a second as a zombie: "no zombie" has
+           shown nothing before the run has lasted long enough for one to be seen. */
+        if (c->metric == LESSON_METRIC_ZOMBIES && g->results[i].seconds < CHECK_ZOMBIE_WATCH_S)
+            return false;
         if (ratio && g->results[i].holds)
             open_max++; /* a ratio that holds now: decided with the rest */
         else if (!ratio && c->has_max && !c->has_min && c->metric != LESSON_METRIC_EXIT)

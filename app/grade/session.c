@@ -86,6 +86,10 @@ void session_update(struct session *s, const struct lesson_scenario *sc,
                 m->roles[r].rchar += session_delta(now[r].rchar, s->base[r].rchar);
                 if (snap->roles[r].nprocs > m->roles[r].peak_procs)
                     m->roles[r].peak_procs = snap->roles[r].nprocs;
+                if (snap->roles[r].nthreads > m->roles[r].peak_threads)
+                    m->roles[r].peak_threads = snap->roles[r].nthreads;
+                if (snap->roles[r].zombies > m->roles[r].peak_zombies)
+                    m->roles[r].peak_zombies = snap->roles[r].zombies;
                 session_fd_delta(&m->roles[r].fd, &now[r].fd, &s->base[r].fd);
             }
         }

@@ -31,6 +31,9 @@ static const struct check_metric_def check_metrics[] = {
     {"peak_procs", LESSON_METRIC_PROCS, "processes at once"},
     {"bytes_per_uncut_syscr", LESSON_METRIC_READ_FILL,
      "bytes per read system call not cut short on purpose"},
+    {"peak_threads", LESSON_METRIC_THREADS, "threads at once"},
+    {"zombies", LESSON_METRIC_ZOMBIES, "unreaped children at once"},
+    {"spawns", LESSON_METRIC_SPAWNS, "fork and pthread_create calls"},
 };
 #define CHECK_NMETRICS (sizeof check_metrics / sizeof *check_metrics)
 
@@ -129,6 +132,12 @@ static double check_mode_value(const struct lesson_check *c, const struct check_
         return (double)rf->syscw;
     case LESSON_METRIC_PROCS:
         return (double)rf->peak_procs;
+    case LESSON_METRIC_THREADS:
+        return (double)rf->peak_threads;
+    case LESSON_METRIC_ZOMBIES:
+        return (double)rf->peak_zombies;
+    case LESSON_METRIC_SPAWNS: /* a process or a thread per request: either one counts */
+        return (double)(rf->calls[IOLAB_CALL_FORK] + rf->calls[IOLAB_CALL_PTHREAD_CREATE]);
     default:
         return check_calls(c, rf);
     }
@@ -180,7 +189,7 @@ static bool check_decided(const struct lesson_check *c, const struct check_resul
 int check_eval(const struct lesson_check *check, const struct check_facts *facts,
                struct check_result *out)
 {
-    if ((unsigned)check->metric > LESSON_METRIC_READ_FILL || check->role >= LESSON_NROLES ||
+    if ((unsigned)check->metric > LESSON_METRIC_SPAWNS || check->role >= LESSON_NROLES ||
         (check->metric == LESSON_METRIC_CALLS && check->call >= IOLAB_NCALLS))
         return -EINVAL;
     double value = 0, seconds = 0;
@@ -193,7 +202,8 @@ int check_eval(const struct lesson_check *check, const struct check_facts *facts
     }
     if (check->metric == LESSON_METRIC_READ_SIZE || check->metric == LESSON_METRIC_READ_FILL)
         value = check_read_size(check, facts);
-    if (check->metric == LESSON_METRIC_PROCS) { /* a maximum over the modes, not a sum */
+    if (check->metric == LESSON_METRIC_PROCS || check->metric == LESSON_METRIC_THREADS ||
+        check->metric == LESSON_METRIC_ZOMBIES) { /* a maximum over the modes, not a sum */
         value = 0;
         for (size_t i = 0; i < facts->nmodes; i++)
             if (check->mode < 0 || facts->modes[i].mode == check->mode) {

@@ -24,7 +24,8 @@
 #include <stdint.h>
 
 /* Parses "seconds", "requests", "bytes", "calls:LABEL" (call set for the last), or an exercise
-   metric: "exit", "output", "syscr", "syscw", "bytes_per_syscr", "peak_procs". 0, -EINVAL. */
+   metric: "exit", "output", "syscr", "syscw", "bytes_per_syscr", "peak_procs", "peak_threads",
+   "zombies", "spawns". 0, -EINVAL. */
 int check_metric_parse(const char *name, enum lesson_metric *metric, unsigned *call);
 
 /* Every metric name check_metric_parse() accepts, by index from 0; NULL past the last. The
@@ -39,12 +40,20 @@ const char *check_metric_name(size_t i, char *buf, size_t len);
  */
 int check_fd_parse(const char *text, unsigned call, struct lesson_check *c);
 
+/* How long a "zombies" check with only a maximum watches before it is decided with the rest: a
+   child counts as left unreaped once it has been a zombie for a second (the sampler's
+   SAMPLER_ZOMBIE_S), and the first children of a run take a while to end. */
+#define CHECK_ZOMBIE_WATCH_S 2.5
+
 struct check_role_facts {
     uint64_t requests;            /* requests completed (iolab_app.requests summed) */
     uint64_t bytes;               /* payload bytes delivered (iolab_app.bytes summed) */
     uint64_t calls[IOLAB_NCALLS]; /* counted calls by enum iolab_call_id */
     uint64_t syscr, syscw, rchar; /* the kernel's /proc/PID/io figures */
     uint32_t peak_procs;          /* most processes seen at once (not a sum: a maximum) */
+    uint32_t peak_threads;        /* most threads seen at once, each process counting one at
+                                     least: a thread or a process per request both show */
+    uint32_t peak_zombies;        /* most children left unreaped a second or more, at once */
     struct iolab_fdsplit fd;      /* the same by kind of descriptor (a check's "fd") */
 };
 

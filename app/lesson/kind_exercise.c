@@ -113,8 +113,21 @@ static void kind_exercise_todo_refs(struct load *ld, const cJSON *member,
         for (const char *s = strstr(fail->valuestring, "TODO "); s; s = strstr(s + 5, "TODO ")) {
             char *end;
             long n = strtol(s + 5, &end, 10);
-            if (end == s + 5 || (strncmp(end, " of ", 4) && strncmp(end, " in ", 4)))
+            if (end == s + 5)
                 continue;
+            if (strncmp(end, " of ", 4) && strncmp(end, " in ", 4)) {
+                /* "TODO 2" alone: some file of the exercise must have a second TODO. */
+                size_t most = 0;
+                for (size_t k = 0; k < ex->nfiles; k++)
+                    most = todos[k] > most ? todos[k] : most;
+                if (n < 1 || (size_t)n > most)
+                    load_diag(ld, fail, 0,
+                              "this sentence names TODO %ld, and no file of this exercise has "
+                              "that many; the learner reads each file's TODOs numbered 1 to %zu "
+                              "(name the file: \"TODO 1 of server.c\").",
+                              n, most);
+                continue;
+            }
             char name[128];
             if (sscanf(end + 4, "%127[A-Za-z0-9_.-]", name) != 1)
                 continue;

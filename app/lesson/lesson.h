@@ -115,6 +115,9 @@ enum lesson_metric {
     /* "bytes_per_uncut_syscr": rchar / (syscr - the read calls fault injection cut short): bytes
        per read the kernel was let fill, so a buffered reader is judged fairly under short reads */
     LESSON_METRIC_READ_FILL,
+    LESSON_METRIC_THREADS,   /* "peak_threads": most threads (of every process) seen at once */
+    LESSON_METRIC_ZOMBIES,   /* "zombies": most children left unreaped for 1 s, seen at once */
+    LESSON_METRIC_SPAWNS,    /* "spawns": fork() and pthread_create() calls together */
 };
 
 /*

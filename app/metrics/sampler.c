@@ -196,6 +196,7 @@ static void sampler_raw_add(struct sampler_raw *a, const struct sampler_raw *b)
     a->fig.rss_bytes += b->fig.rss_bytes;
     a->fig.threads += b->fig.threads;
     a->nprocs += b->nprocs;
+    a->zombies += b->zombies;
     for (unsigned c = 0; c < IOLAB_NCALLS; c++) {
         a->page.calls[c].count += b->page.calls[c].count;
         a->page.calls[c].bytes += b->page.calls[c].bytes;
@@ -304,6 +305,7 @@ static void sampler_figures(struct sampler *s, struct snapshot_figures *f,
     f->ctx_voluntary_rate = stats_rate(stats_delta(now->fig.vol, prev->fig.vol), dt);
     f->ctx_involuntary_rate = stats_rate(stats_delta(now->fig.invol, prev->fig.invol), dt);
     f->nprocs = now->nprocs;
+    f->zombies = now->zombies;
     f->nthreads = (uint32_t)now->fig.threads;
     f->rss_bytes = now->fig.rss_bytes;
     f->syscr = now->fig.syscr;

@@ -17,6 +17,9 @@
 #define SAMPLER_NONE    (-1)
 #define SAMPLER_UNKNOWN (-2)
 #define SAMPLER_CKPTS   (SNAPSHOT_RECENT_S + 1) /* per-second checkpoints kept */
+/* A zombie older than this, whose parent in the tree lives, counts as left unreaped: longer than
+   any server that reaps takes to get to its next waitpid(), and a few sampling ticks long. */
+#define SAMPLER_ZOMBIE_S 1.0
 
 /* Raw figures of a process (ticks, counts, bytes) or the sums of a program. */
 struct sampler_fig {
@@ -47,6 +50,7 @@ struct sampler_proc {
     uint64_t tick;     /* the sample that last read it (a tick reads a process once) */
     bool exited;       /* its pidfd fired: a zombie, read every tick until it is reaped */
     bool gone;         /* reaped: being taken out of the table */
+    double t_zombie;   /* when a read first found it a zombie (state Z); 0: not one */
     int tid_cursor;    /* the last thread read: the next slice of its threads starts after it */
     double t_tasks;    /* when task/ was last listed */
     int lastpid_tasks; /* /proc/loadavg's last pid then: a thread may be born when it moves */
@@ -65,6 +69,7 @@ struct sampler_proc {
 struct sampler_raw {
     struct sampler_fig fig;
     uint32_t nprocs;
+    uint32_t zombies; /* members left unreaped by a live parent of the tree (SAMPLER_ZOMBIE_S) */
     struct tally_totals page;
 };
 

@@ -819,6 +819,8 @@ static int sampler_read_member(struct sampler *s, struct sampler_proc *p, double
     p->t_read = now_s;
     if (st.state == 'Z') {
         p->exited = s->live;
+        if (!p->t_zombie)
+            p->t_zombie = now_s;
         return 0;
     }
     return sampler_read_threads(s, p, st.num_threads, now_s);
@@ -895,6 +897,21 @@ static double sampler_proc_oldest(const struct sampler_proc *p, uint32_t *unread
     return oldest;
 }
 
+/*
+ * Whether p is a zombie its parent has left unreaped: dead for SAMPLER_ZOMBIE_S or more while
+ * the parent, a member of the same program, lives on. A server that reaps its children leaves
+ * each one a zombie only until its next waitpid() (or none at all with SIGCHLD ignored); one
+ * that never reaps leaves them all. A child whose parent died is the sandbox's to reap.
+ */
+static bool sampler_zombie_left(struct sampler *s, const struct sampler_proc *p, double now_s)
+{
+    if (!p->t_zombie || now_s - p->t_zombie < SAMPLER_ZOMBIE_S)
+        return false;
+    const struct sampler_proc *parent = sampler_find(s->procs, s->nprocs, p->ppid);
+    return parent && parent->prog == p->prog && parent->inprog && !parent->t_zombie &&
+           !parent->gone;
+}
+
 /* Reads this tick's slice and folds every member's last figures into each program's totals
    (now), keeping the previous totals (prev), the peaks and the age of the figures. */
 void sampler_read_programs(struct sampler *s, double now_s)
@@ -919,6 +936,8 @@ void sampler_read_programs(struct sampler *s, double now_s)
         r->fig.rss_bytes += p->last.rss_bytes;
         r->fig.threads += p->last.threads;
         r->nprocs++;
+        if (sampler_zombie_left(s, p, now_s))
+            r->zombies++;
         s->nitems += p->ntids > 1 ? p->ntids : 1;
         double t = sampler_proc_oldest(p, &s->unread_n[p->prog]);
         if (t > 0 && t < oldest[p->prog])

@@ -73,6 +73,8 @@ struct snapshot_figures {
     double ctx_involuntary_rate;
     uint32_t nprocs;       /* processes of the tree now */
     uint32_t nthreads;     /* threads of the tree now (a process counts as one at least) */
+    uint32_t zombies;      /* children dead for a second or more that a live parent of the
+                              tree has not reaped (waitpid), now */
     uint32_t uncounted;    /* programs the counting shim is not in (static binary?): no calls */
     uint32_t peak_procs;   /* most processes seen at once */
     uint32_t peak_threads; /* most threads seen at once */

@@ -126,8 +126,11 @@ static void probe_file_io(void)
     if (read(p[0], buf, 16) != 16)
         probe_fail("read");
     void *m = mmap(NULL, 8192, PROT_READ, MAP_SHARED, fd, 0);
-    if (m == MAP_FAILED || munmap(m, 8192) < 0)
-        probe_fail("mmap/munmap");
+    unsigned char vec[2];
+    if (m == MAP_FAILED || mincore(m, 8192, vec) < 0 || munmap(m, 8192) < 0)
+        probe_fail("mmap/mincore/munmap");
+    if (posix_fadvise(fd, 0, 0, POSIX_FADV_WILLNEED) != 0 || readahead(fd, 0, 8192) < 0)
+        probe_fail("posix_fadvise/readahead");
     int dfd = open(probe_dir, O_RDONLY | O_DIRECTORY);
     if (dfd < 0)
         probe_fail("open dir");

@@ -156,6 +156,9 @@ static int shim_tsc_usable;
     X(int, close, (int))                                                                           \
     X(int, fsync, (int))                                                                           \
     X(int, fdatasync, (int))                                                                       \
+    X(int, mincore, (void *, size_t, unsigned char *))                                             \
+    X(int, posix_fadvise64, (int, off_t, off_t, int))                                              \
+    X(ssize_t, readahead, (int, off_t, size_t))                                                    \
     X(int, creat64, (const char *, mode_t))                                                        \
     X(int, shmget, (key_t, size_t, int))                                                           \
     X(int, msgget, (key_t, int))                                                                   \
@@ -1621,6 +1624,28 @@ SHIM_EXPORT int fsync(int fd)
 SHIM_EXPORT int fdatasync(int fd)
 {
     SHIM_CALL(FDATASYNC, int, fdatasync, (fd), (int)shim_nosys(), 0);
+}
+
+/* The page cache's calls: which pages are resident, advice on what to keep, read ahead. */
+SHIM_EXPORT int mincore(void *addr, size_t len, unsigned char *vec)
+{
+    SHIM_CALL(MINCORE, int, mincore, (addr, len, vec), (int)SHIM_SYS(SYS_mincore, addr, len, vec),
+              0);
+}
+
+/* posix_fadvise returns an error number instead of setting errno, and so does its fallback. */
+SHIM_EXPORT int posix_fadvise64(int fd, off_t off, off_t len, int advice)
+{
+    SHIM_CALL(POSIX_FADVISE, int, posix_fadvise64, (fd, off, len, advice),
+              SHIM_SYS(SYS_fadvise64, fd, off, len, advice) < 0 ? errno : 0, 0);
+}
+SHIM_EXPORT int posix_fadvise(int fd, off_t off, off_t len, int advice)
+    __attribute__((alias("posix_fadvise64"), copy(posix_fadvise64)));
+
+SHIM_EXPORT ssize_t readahead(int fd, off_t off, size_t count)
+{
+    SHIM_CALL(READAHEAD, ssize_t, readahead, (fd, off, count),
+              (ssize_t)SHIM_SYS(SYS_readahead, fd, off, count), 0);
 }
 
 /* ---- descriptors made by calls that are not counted: their kinds only ---------------------- */

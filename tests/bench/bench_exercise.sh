@@ -1,8 +1,10 @@
 #!/usr/bin/env bash
-# Save -> build verdict and save -> all checks decided, for the chat, zero-copy, copying and stdio
-# exercises: their reference solutions as the learner's files (built without sanitizers), and,
-# for the last three, a known-wrong program from their table (tests/data/exercises), whose
-# failure must be told as soon as it is certain.
+# Save -> build verdict and save -> all checks decided, for the chat, zero-copy, copying, stdio,
+# fib server and residency exercises: their reference solutions as the learner's files (built
+# without sanitizers), and, for zero-copy, copying and stdio, a known-wrong program from their
+# table (tests/data/exercises), whose failure must be told as soon as it is certain. The fib
+# server's "no zombie" check watches for 2.5 s before it is decided with the rest (a child counts
+# as left unreaped after a second as a zombie), so its checks take that long.
 #
 #   tests/bench/bench_exercise.sh BUILD_DIR [RUNS]
 #
@@ -25,7 +27,9 @@ for spec in chat/write-epoll-server:chat/epoll-server \
     copying/write-sendfile-copy:copying/memfd \
     copying/write-sendfile-copy:copying/memfd:wrong/giveup-eintr.c \
     stdio/write-buffered-reader:stdio/reader \
-    stdio/write-buffered-reader:stdio/reader:wrong/drop-leftover.c; do
+    stdio/write-buffered-reader:stdio/reader:wrong/drop-leftover.c \
+    concurrency/write-fib-server:concurrency/fib-server \
+    pagecache/count-resident:pagecache/resident; do
     IFS=: read -r step exdir row <<<"$spec"
     dir=$home/$exdir${row:+-${row//\//-}}
     mkdir -p "$dir"

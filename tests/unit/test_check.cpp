@@ -51,7 +51,8 @@ TEST_CASE("metrics parse, and every listed name parses")
         CHECK(check_metric_parse(name, &m, &call) == 0);
         n++;
     }
-    CHECK(n == 10 + IOLAB_NCALLS); // 3 for any step, 7 for exercises (exit, output, syscr...)
+    // 3 for any step, 10 for exercises (exit, output, syscr, ..., peak_threads, zombies, spawns)
+    CHECK(n == 13 + IOLAB_NCALLS);
 }
 
 TEST_CASE("checks read the mode, role and metric they name")

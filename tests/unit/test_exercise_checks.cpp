@@ -110,6 +110,37 @@ TEST_CASE("exit and output checks read what the grader observed, ratios and maxi
     CHECK((r[3].holds && r[3].value == 5));
 }
 
+TEST_CASE("a process or a thread per request: threads at once, fork and pthread_create "
+          "together, children left unreaped, each a maximum over the modes")
+{
+    check_mode_facts m[2]{};
+    m[0].mode = 0, m[0].seconds = 2;
+    m[1].mode = 1, m[1].seconds = 2;
+    m[0].roles[LESSON_ROLE_SERVER].peak_threads = 9; // eight threads (or children) and main
+    m[1].roles[LESSON_ROLE_SERVER].peak_threads = 2;
+    m[0].roles[LESSON_ROLE_SERVER].calls[IOLAB_CALL_FORK] = 3;
+    m[0].roles[LESSON_ROLE_SERVER].calls[IOLAB_CALL_PTHREAD_CREATE] = 5;
+    m[1].roles[LESSON_ROLE_SERVER].peak_zombies = 4;
+    lesson_check c[3] = {make(LESSON_METRIC_THREADS), make(LESSON_METRIC_SPAWNS),
+                         make(LESSON_METRIC_ZOMBIES)};
+    for (auto &x : c)
+        x.role = LESSON_ROLE_SERVER;
+    c[0].has_min = true, c[0].min = 5;
+    c[1].has_min = true, c[1].min = 8;
+    c[2].has_max = true, c[2].max = 0;
+    lesson_scenario sc = scenario(c, 3);
+    check_facts f{m, 2, nullptr, false};
+    check_result r[3];
+    check_eval_all(&sc, &f, r);
+    CHECK((r[0].holds && r[0].value == 9)); // the larger of the two modes, not their sum
+    CHECK((r[1].holds && r[1].value == 8)); // three forks and five threads
+    CHECK((!r[2].holds && r[2].decided && r[2].value == 4));
+    enum lesson_metric metric;
+    unsigned call;
+    for (const char *name : {"peak_threads", "zombies", "spawns"})
+        CHECK(check_metric_parse(name, &metric, &call) == 0);
+}
+
 TEST_CASE("a server that aborts after the verdicts still has its signal and its report told")
 {
     // The client that lost its server often exits first, deciding every check; the server is

@@ -1,0 +1,327 @@
+/*
+ * fib-client: the load for a fib(n) request/reply server, the seed's client_bench.sh in one
+ * program. N client threads; each one, again and again, connects, sends one request "n\n" (n in
+ * decimal), reads the reply line, checks that it is fib(n) in decimal (fib(0) = 0, fib(1) = 1),
+ * and closes: one request per connection, as the seed's client.py makes.
+ *
+ * The client computes fib(n) itself, once, by iteration, so a wrong answer is caught whatever
+ * the server does. Each wrong answer counts one error and, for the first few, prints
+ *     wrong answer: fib(30) is 832040, the server answered "832041"
+ * so that a check can read it. A server that is not there (the engine restarts it on a mode
+ * switch), a connection lost before the reply, or no reply within --timeout seconds counts one
+ * error too, and the client retries after a backoff that starts at 10 ms and doubles up to
+ * 200 ms.
+ *
+ * Ends after --requests M right answers (in total), after --seconds T, or on SIGTERM/SIGINT, and
+ * prints one summary line (demo_summary_print) and "wrong answers: W". Published figures, from
+ * each client's own slot: requests (right answers only), bytes (reply bytes of right answers),
+ * conns_opened, conns_closed, errors, and every request's time from connect() to the reply as its
+ * latency.
+ */
+#include "demo.h"
+#include "iolab_counters.h"
+
+#include <errno.h>
+#include <inttypes.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <time.h>
+#include <unistd.h>
+
+#define PROG        "fib-client"
+#define BACKOFF_MIN 10000000ull  /* 10 ms */
+#define BACKOFF_MAX 200000000ull /* 200 ms */
+#define REPLY_MAX   64           /* fib(92), the largest that fits in 64 bits, has 19 digits */
+#define WRONG_SHOWN 5            /* wrong answers printed in full; the rest are only counted */
+
+static struct sockaddr_in server;
+static uint64_t fib_n = 30;     /* --n */
+static uint64_t fib_expected;   /* fib(n), computed here */
+static uint64_t max_requests;   /* --requests; 0: no limit */
+static uint64_t timeout_s = 20; /* --timeout */
+static uint64_t started;        /* requests handed out, for --requests (atomic) */
+static uint64_t wrong_total;    /* wrong answers, all clients (atomic) */
+static int finishing;           /* set by main at the end: clients stop (atomic) */
+
+struct client {
+    pthread_t thread;
+    pthread_mutex_t lock; /* guards fd, so that main never shuts down a reused descriptor */
+    int fd;               /* the connection in use, or -1 */
+    uint64_t answers, bytes, errors;
+    struct demo_hist hist;
+    int done;       /* the thread has returned (atomic) */
+    uint64_t since; /* when the request under way began, 0: none (demo_waiting_publish) */
+};
+
+static int client_should_stop(void)
+{
+    return demo_stop || __atomic_load_n(&finishing, __ATOMIC_RELAXED);
+}
+
+/* Sleeps ns, waking early (in 10 ms steps) when the client is told to stop. */
+static void client_sleep(uint64_t ns)
+{
+    uint64_t until = demo_now_ns() + ns;
+    while (!client_should_stop() && demo_now_ns() < until)
+        nanosleep(&(struct timespec){.tv_nsec = 10000000}, NULL);
+}
+
+/* fib(n) by iteration: what the server's answer must be. */
+static uint64_t client_fib(uint64_t n)
+{
+    uint64_t a = 0, b = 1;
+    for (uint64_t i = 0; i < n; i++) {
+        uint64_t t = a + b;
+        a = b;
+        b = t;
+    }
+    return a;
+}
+
+/* Says what was wrong with one answer, for the first few. */
+static void client_report_wrong(const char *reply, size_t len, int newline)
+{
+    uint64_t k = __atomic_fetch_add(&wrong_total, 1, __ATOMIC_RELAXED);
+    if (k < WRONG_SHOWN)
+        fprintf(stderr,
+                "wrong answer: fib(%" PRIu64 ") is %" PRIu64 ", the server answered \"%.*s\"%s\n",
+                fib_n, fib_expected, (int)len, reply,
+                newline ? "" : " and closed without the newline that ends a reply");
+    else if (k == WRONG_SHOWN)
+        fprintf(stderr, "wrong answer: more wrong answers follow; only counted from now on\n");
+}
+
+/*
+ * One request on a fresh connection. The reply's length when the answer was right, 0 when the
+ * client was told to stop in the middle, -EBADMSG for a wrong answer, another negative errno
+ * when the request failed.
+ */
+static int client_request_once(int fd)
+{
+    if (connect(fd, (struct sockaddr *)&server, sizeof server) < 0)
+        return -errno;
+    char req[32];
+    int len = snprintf(req, sizeof req, "%" PRIu64 "\n", fib_n);
+    int err = demo_send_all(fd, req, (size_t)len);
+    if (err)
+        return client_should_stop() ? 0 : err;
+
+    /* The reply is one line: read until its newline, or until the server closes. */
+    char reply[REPLY_MAX + 1];
+    size_t got = 0;
+    while (got < REPLY_MAX && !memchr(reply, '\n', got)) {
+        ssize_t n = recv(fd, reply + got, REPLY_MAX - got, 0);
+        if (n < 0 && errno == EINTR && !client_should_stop())
+            continue;
+        if (n < 0)
+            return client_should_stop() ? 0 : -errno;
+        if (n == 0)
+            break;
+        got += (size_t)n;
+    }
+    char *nl = memchr(reply, '\n', got);
+    if (!nl && got == 0)
+        return -ECONNRESET; /* the server closed without a word */
+    size_t line = nl ? (size_t)(nl - reply) : got;
+    reply[line] = '\0';
+    char *end;
+    errno = 0;
+    unsigned long long v = strtoull(reply, &end, 10);
+    if (!nl || line == 0 || *end != '\0' || errno || v != fib_expected) {
+        client_report_wrong(reply, line, nl != NULL);
+        return -EBADMSG;
+    }
+    return (int)got;
+}
+
+static void *client_thread(void *arg)
+{
+    struct client *me = arg;
+    struct iolab_app *app = iolab_app(); /* this thread's own slot */
+    uint64_t backoff = BACKOFF_MIN;
+    while (!client_should_stop()) {
+        if (max_requests && __atomic_fetch_add(&started, 1, __ATOMIC_RELAXED) >= max_requests)
+            break;
+        int fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+        if (fd < 0) { /* out of descriptors: say which limit, count it, try again later */
+            demo_fail(PROG, IOLAB_FAIL_CONNECT, errno);
+            me->errors++;
+            if (app)
+                iolab_add(&app->errors, 1);
+            client_sleep(backoff);
+            backoff = backoff * 2 < BACKOFF_MAX ? backoff * 2 : BACKOFF_MAX;
+            continue;
+        }
+        pthread_mutex_lock(&me->lock);
+        me->fd = fd;
+        pthread_mutex_unlock(&me->lock);
+        /* A server that never answers must not hang us: the request fails after --timeout. */
+        struct timeval tv = {.tv_sec = (time_t)timeout_s};
+        setsockopt(fd, SOL_SOCKET, SO_SNDTIMEO, &tv, sizeof tv);
+        setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof tv);
+        uint64_t t0 = demo_now_ns();
+        __atomic_store_n(&me->since, t0, __ATOMIC_RELAXED);
+        int r = client_request_once(fd);
+        __atomic_store_n(&me->since, 0, __ATOMIC_RELAXED);
+        uint64_t ns = demo_now_ns() - t0;
+        int connected = r != -ECONNREFUSED && r != -ENETUNREACH;
+        pthread_mutex_lock(&me->lock);
+        me->fd = -1;
+        close(fd);
+        pthread_mutex_unlock(&me->lock);
+        if (r > 0 && client_should_stop())
+            r = 0; /* answered after the end: the summary has already been taken */
+        if (app && connected) {
+            iolab_add(&app->conns_opened, 1);
+            iolab_add(&app->conns_closed, 1);
+        }
+        if (r == 0) {
+            break; /* told to stop mid-request: dropped, not an error */
+        } else if (r > 0) {
+            me->answers++;
+            me->bytes += (uint64_t)r;
+            demo_hist_add(&me->hist, ns);
+            backoff = BACKOFF_MIN;
+            if (app) {
+                iolab_add(&app->requests, 1);
+                iolab_add(&app->bytes, (uint64_t)r);
+                iolab_app_latency(app, ns);
+            }
+        } else {
+            me->errors++;
+            if (app)
+                iolab_add(&app->errors, 1);
+            if (max_requests)
+                __atomic_fetch_sub(&started, 1, __ATOMIC_RELAXED); /* it will be asked again */
+            if (r != -EBADMSG) { /* a wrong answer was an answer: no need to wait */
+                client_sleep(backoff);
+                backoff = backoff * 2 < BACKOFF_MAX ? backoff * 2 : BACKOFF_MAX;
+            }
+        }
+    }
+    __atomic_store_n(&me->done, 1, __ATOMIC_RELEASE);
+    return NULL;
+}
+
+/* ---- options, the run and main ---- */
+
+static uint64_t port, nclients = 8;
+static struct demo_host host = {.name = "127.0.0.1"};
+static double seconds; /* --seconds; 0: no limit */
+
+static const struct demo_opt opts[] = {
+    DEMO_OPTS_CONNECT(&port, &host),
+    DEMO_OPT_U64("clients", &nclients, 1, 256, "N", "concurrent clients (default 8)"),
+    DEMO_OPT_U64("n", &fib_n, 0, 92, "K", "ask for fib(K) (default 30)"),
+    DEMO_OPT_U64("requests", &max_requests, 1, UINT64_MAX / 2, "M",
+                 "stop after M right answers in total", .not_with = "seconds"),
+    DEMO_OPT_SECONDS(&seconds),
+    DEMO_OPT_U64("timeout", &timeout_s, 1, 3600, "S",
+                 "give up on a request with no reply after S seconds (default 20)"),
+    {0},
+};
+
+static const struct demo_cli cli = {
+    .prog = PROG,
+    .usage = "--port P [--host H] [--clients N] [--n K] [--requests M | --seconds T] [--timeout S]",
+    .about = "Load for a fib server: N client threads, each sending \"K\\n\" on a new connection,\n"
+             "checking that the reply line is fib(K) in decimal, and starting over.\n",
+    .opts = opts,
+    .footer =
+        "At the end it prints two lines (latencies are whole requests, connect to reply):\n"
+        "  requests=R seconds=T req_per_s=X bytes=B p50_us=.. p99_us=.. p999_us=.. max_us=..\n"
+        "  errors=E\n"
+        "  wrong answers: W\n"
+        "R counts right answers only. A refused or lost connection is retried after 10 ms,\n"
+        "doubling up to 200 ms; it and every wrong answer count an error.\n",
+};
+
+/* Starts the clients, waits for the end, prints the summary. */
+static int run(void)
+{
+    fib_expected = client_fib(fib_n);
+    struct client *cs = calloc(nclients, sizeof *cs);
+    if (!cs) {
+        fprintf(stderr, PROG ": out of memory\n");
+        return 1;
+    }
+    demo_signals_init();
+    uint64_t start = demo_now_ns();
+    uint64_t deadline = seconds > 0 ? start + (uint64_t)(seconds * 1e9) : 0;
+    size_t nstarted = 0;
+    /* Clients start with SIGTERM blocked, so it always reaches this thread's sleep. */
+    demo_signals_mask(SIG_BLOCK);
+    for (; nstarted < nclients; nstarted++) {
+        struct client *c = &cs[nstarted];
+        c->fd = -1;
+        pthread_mutex_init(&c->lock, NULL);
+        int err = demo_hist_init(&c->hist);
+        if (err == 0 && (err = pthread_create(&c->thread, NULL, client_thread, c)) != 0)
+            demo_hist_free(&c->hist);
+        if (err) {
+            fprintf(stderr, PROG ": cannot start client %zu: %s\n", nstarted, strerror(abs(err)));
+            break;
+        }
+    }
+    demo_signals_mask(SIG_UNBLOCK);
+
+    /* Wait for the deadline, a signal, or every client done with --requests. */
+    uint64_t published = start, oldest = 0;
+    for (;;) {
+        if (demo_now_ns() - published >= DEMO_WAITING_EVERY_NS) {
+            demo_waiting_publish(&cs[0].since, nstarted, sizeof *cs, &oldest);
+            published = demo_now_ns();
+        }
+        size_t done = 0;
+        for (size_t i = 0; i < nstarted; i++)
+            done += (size_t)__atomic_load_n(&cs[i].done, __ATOMIC_ACQUIRE);
+        if (demo_stop || done == nstarted || (deadline && demo_now_ns() >= deadline))
+            break;
+        nanosleep(&(struct timespec){.tv_nsec = 10000000}, NULL);
+    }
+    /* The last word on who waits: the requests the server had not answered at the end. */
+    uint64_t waiting =
+        nstarted ? demo_waiting_publish(&cs[0].since, nstarted, sizeof *cs, &oldest) : 0;
+    __atomic_store_n(&finishing, 1, __ATOMIC_RELAXED);
+    double seconds_run = (double)(demo_now_ns() - start) / 1e9;
+    /* shutdown() wakes a client blocked in send() or recv() on its socket at once. */
+    for (size_t i = 0; i < nstarted; i++) {
+        pthread_mutex_lock(&cs[i].lock);
+        if (cs[i].fd >= 0)
+            shutdown(cs[i].fd, SHUT_RDWR);
+        pthread_mutex_unlock(&cs[i].lock);
+    }
+
+    struct demo_hist all;
+    struct demo_summary s = {.hist = &all, .waiting = waiting, .oldest_wait_ns = oldest};
+    int ok = demo_hist_init(&all) == 0;
+    for (size_t i = 0; i < nstarted; i++) {
+        pthread_join(cs[i].thread, NULL);
+        s.requests += cs[i].answers;
+        s.bytes += cs[i].bytes;
+        s.errors += cs[i].errors;
+        if (ok)
+            demo_hist_merge(&all, &cs[i].hist);
+        demo_hist_free(&cs[i].hist);
+        pthread_mutex_destroy(&cs[i].lock);
+    }
+    s.seconds = seconds_run;
+    if (ok) {
+        demo_summary_print(&s, 0);
+        demo_hist_free(&all);
+    }
+    printf("wrong answers: %" PRIu64 "\n", __atomic_load_n(&wrong_total, __ATOMIC_RELAXED));
+    fflush(stdout);
+    free(cs);
+    return nstarted == nclients && ok ? 0 : 1;
+}
+
+int main(int argc, char **argv)
+{
+    demo_cli_parse(&cli, argc, argv);
+    server = demo_sockaddr(&host, port);
+    return run();
+}
