@@ -34,14 +34,19 @@ struct grader {
     /* Exercise checks: what the grader observes beyond the counters (grade_line, grade_exit). */
     struct check_observed *observed; /* per check */
     void *regexes;                   /* per check: the compiled "match" of output checks */
-    int mode;                        /* the mode of the last snapshot */
-    bool over;                       /* grade_finish(): every check is decided */
-    int crash_prog, crash_signal;    /* a program killed by a signal it did not ask for; -1 */
-    char *report;                    /* a sanitizer's report from a program's output, or NULL */
+    uint64_t *digests; /* per check: the FNV-1a digest of its "digest" file, computed here */
+    int mode;          /* the mode of the last snapshot */
+    bool over;         /* grade_finish(): every check is decided */
+    int crash_prog, crash_signal; /* a program killed by a signal it did not ask for; -1 */
+    char *report;                 /* a sanitizer's report from a program's output, or NULL */
     size_t report_len;
     int report_prog;  /* whose report it is; -1 */
     bool report_open; /* lines are still being added to it */
     bool report_live; /* report_prog has not exited yet: it is still dying */
+    /* Why the counter page's figures cannot be believed ("" while they can): the page was
+       tampered with, or a program's counted calls exceed what the kernel saw it make. Every
+       check that reads the page then fails with this sentence (grade_trust in grade.c). */
+    char untrusted[256];
 };
 
 /* Prepares a grader for sc, nothing measured yet. 0 or -ENOMEM. */
@@ -89,6 +94,9 @@ int grade_message(const struct grader *g, size_t i, char *buf, size_t len);
 
 /* The verdicts as a JSON array under key: [{"text", "ok", "message"}...]. */
 void grade_json(const struct grader *g, struct json_out *j, const char *key);
+
+/* Why the counts of the runs cannot be trusted (a sentence), or NULL while they can. */
+const char *grade_untrusted(const struct grader *g);
 
 /* The sandbox tier the runs are in, named in the sentences on outcomes (NULL: unknown). */
 void grade_set_tier(struct grader *g, const char *tier);

@@ -115,10 +115,13 @@ int main(int argc, char **argv)
             perror("reader: read");
             return 1;
         }
+        /* The digest is checked again by iolab, which computes the file's own. */
         if (h == want && total == (uint64_t)st.st_size)
-            printf("pass %u: %llu bytes, checksum ok\n", pass, (unsigned long long)total);
+            printf("pass %u: %llu bytes, fnv %016llx, checksum ok\n", pass,
+                   (unsigned long long)total, (unsigned long long)h);
         else
-            printf("pass %u: checksum differs: %llu bytes read of %lld\n", pass,
+            printf("pass %u: %llu bytes, fnv %016llx, checksum differs: %llu bytes read of %lld\n",
+                   pass, (unsigned long long)total, (unsigned long long)h,
                    (unsigned long long)total, (long long)st.st_size);
         fflush(stdout);
     }

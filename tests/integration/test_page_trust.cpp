@@ -1,0 +1,260 @@
+// Issue 26 and 27: the counter page is every program's to write, so nothing a learner's program
+// writes there may crash iolab or pass an exercise. A program that cuts the page or scribbles
+// its header gets a run that ends with one sentence, never a SIGBUS or a hang; a "forger" that
+// publishes plausible figures in its own slot without doing the work fails, whichever exercise;
+// a reader that prints its verdict line without the right bytes fails on iolab's own digest; and
+// a correct reader that calls syscall(SYS_read) passes, judged by the kernel's count.
+#include "exercise_helpers.hpp"
+#include "jail_helpers.hpp"
+
+#include <catch2/catch.hpp>
+#include <cstddef>
+#include <fstream>
+#include <string>
+
+extern "C" {
+#include "iolab_counters.h"
+}
+
+using namespace iolab_test;
+
+namespace
+{
+
+const Exercise kZero{"zerocopy/write-sendfile", "zerocopy/sendfile", "file-server.c", {}};
+const Exercise kCopy{"copying/write-sendfile-copy", "copying/memfd", "copy-memfd.c", {}};
+const Exercise kStdio{"stdio/write-buffered-reader", "stdio/reader", "reader.c", {}};
+const Exercise kUpload{
+    "upload/write-fork-server", "upload/fork-server", "upload-server.c", {"upload.h", "w_epoll.h"}};
+const Exercise kOrdered{"ordered/write-server-loop", "ordered/exit-loop", "ordered-server.c", {}};
+
+// C for a learner's file: forge_call() and forge_app() write the calling thread's own slot of
+// the counter page, reached the way the demos reach it (iolab_app_self(), the shim's), at the
+// offsets of this build's iolab_counters.h. No system call is made to back the figures.
+std::string forger_code()
+{
+    return "#include <stdint.h>\n"
+           "void *iolab_app_self(void) __attribute__((weak));\n"
+           "static __attribute__((unused)) void forge_call(unsigned call, uint64_t n)\n"
+           "{\n"
+           "    char *app = iolab_app_self ? (char *)iolab_app_self() : 0;\n"
+           "    if (app)\n"
+           "        *(volatile uint64_t *)(app - " +
+           std::to_string(offsetof(struct iolab_slot, app)) + " + " +
+           std::to_string(offsetof(struct iolab_slot, calls)) + " + call * " +
+           std::to_string(sizeof(struct iolab_call)) +
+           ") = n;\n"
+           "}\n"
+           "static __attribute__((unused)) void forge_app(uint64_t requests, uint64_t bytes)\n"
+           "{\n"
+           "    volatile uint64_t *app = iolab_app_self ? iolab_app_self() : 0;\n"
+           "    if (app) {\n"
+           "        app[" +
+           std::to_string(offsetof(struct iolab_app, requests) / 8) +
+           "] = requests;\n"
+           "        app[" +
+           std::to_string(offsetof(struct iolab_app, bytes) / 8) +
+           "] = bytes;\n"
+           "    }\n"
+           "}\n";
+}
+
+// The forger's code put before `before`, a line of the solution.
+std::pair<std::string, std::string> with_forger(const std::string &before)
+{
+    return {before, forger_code() + before};
+}
+
+void expect_no_crash(const Result &r)
+{
+    INFO(r.out);
+    CHECK(r.code != 0);
+    CHECK(r.code < 128); // not killed by a signal
+    REQUIRE(r.json);
+}
+
+// A run step whose one program is `prog` with `args`.
+void page_pack(const std::string &dir, const std::string &prog, const std::string &args)
+{
+    std::ofstream(dir + "/pack.json") << R"({"format_version": 1, "id": "t", "title": "T",
+        "version": "1", "lessons": ["l"]})";
+    std::ofstream(dir + "/l.json") << R"({"id": "l", "title": "Page lesson", "summary": "s",
+        "steps": [{"id": "s", "title": "Page step", "kind": "run", "text": ["x"],
+        "seconds": 2, "programs": [{"name": "prog", "role": "server", "program": ")"
+                                   << prog << R"(", "args": )" << args << "}]}]}";
+}
+
+} // namespace
+
+TEST_CASE("a program that cuts or scribbles the counter page ends the run with a sentence",
+          "[page]")
+{
+    for (const char *args : {R"([])", R"(["stay"])"}) {
+        TempDir pack;
+        std::string tag = new_tag();
+        page_pack(pack.path, hostile("pagetrunc"), args);
+        INFO("pagetrunc " << args);
+        // JSON: its strings are not wrapped to the terminal's width.
+        auto [code, out] =
+            run({bin("iolab"), "run", "l/s", "--pack", pack.path, "--seconds", "1.5", "--json"},
+                {"TEST_TAG_IOLAB=" + tag}, 60);
+        INFO(out);
+        // The page is sealed: the program cannot change its size, nor add a seal of its own.
+        // (A program that exits during the run has its last line quoted; one that stays has
+        // its output kept to itself.)
+        if (has(args, "stay")) {
+            CHECK_FALSE(has(out, "ftruncate to 0: done"));
+        } else {
+            CHECK(has(out, "ftruncate to 0: Operation not permitted; ftruncate 1 MiB longer: "
+                           "Operation not permitted"));
+            CHECK_FALSE(has(out, "ftruncate to 1 TiB: done"));
+            CHECK(has(out, "ftruncate one byte short: Operation not permitted; add a write "
+                           "seal: Operation not permitted"));
+        }
+        // iolab was neither killed (SIGBUS) nor stopped by the test's deadline (a hang).
+        CHECK(code < 128);
+        CHECK(code != 0);
+        CHECK(has(out, "the counter page was tampered with; counts from this run cannot be "
+                       "trusted"));
+        CHECK(left_after_1s(tag) == 0);
+    }
+}
+
+TEST_CASE("an exercise whose program scribbles the counter page fails with a sentence", "[page]")
+{
+    TempDir home;
+    // The copy is right; the program also cuts the page and scribbles its header.
+    Result r = variant(
+        home, kCopy,
+        {{"    int mem = memfd_create(\"copy\", MFD_CLOEXEC);",
+          "    const char *pv = getenv(\"IOLAB_COUNTERS_FD\");\n"
+          "    if (pv) {\n"
+          "        int pfd = atoi(pv);\n"
+          "        struct stat ps;\n"
+          "        if (ftruncate(pfd, 0) == 0)\n"
+          "            printf(\"the page was cut\\n\");\n"
+          "        if (fstat(pfd, &ps) == 0 && ps.st_size >= 64) {\n"
+          "            uint32_t *h = mmap(NULL, 64, PROT_READ | PROT_WRITE, MAP_SHARED, pfd, 0);\n"
+          "            if (h != MAP_FAILED)\n"
+          "                for (int i = 0; i < 16; i++)\n"
+          "                    h[i] = 0xFFFFFFFFu;\n"
+          "        }\n"
+          "    }\n"
+          "    int mem = memfd_create(\"copy\", MFD_CLOEXEC);"}});
+    expect_no_crash(r);
+    expect_fail(r);
+    CHECK_FALSE(has(r.out, "the page was cut"));
+    std::string v = verdict(r, "go with sendfile");
+    CHECK(has(v, "no: "));
+    CHECK(has(v, "the counter page was tampered with; counts from this run cannot be trusted"));
+}
+
+TEST_CASE("forgers that publish figures in their own slot without doing the work fail", "[page]")
+{
+    TempDir home;
+
+    INFO("zero-copy: a server that sends the header, no body, and claims sendfile() calls and "
+         "downloads");
+    Result zero = variant(home, kZero,
+                          {with_forger("static void *serve(void *arg)"),
+                           {"            rc = send_file(sock, file, st.st_size);",
+                            "            {\n"
+                            "                static uint64_t k;\n"
+                            "                k += 1000;\n"
+                            "                forge_call(" +
+                                std::to_string(IOLAB_CALL_SENDFILE) +
+                                ", k);\n"
+                                "                forge_app(k, k * (uint64_t)st.st_size);\n"
+                                "            }"}});
+    expect_fail(zero);
+    CHECK(has(verdict(zero, "Downloads arrive whole"), "no: yours: 0 of 20 requests"));
+    // The sendfile() calls it claims are more than the kernel saw it make (sendfile counts in
+    // syscr): the counts are not believed.
+    std::string z = verdict(zero, "go out with sendfile");
+    CHECK(has(z, "no: "));
+    CHECK(has(z, "the counts could not be trusted: server's counter page shows"));
+    CHECK(has(z, "(syscr)"));
+
+    INFO("copying: no copy, one claimed sendfile(), and the verdict line with the file's own "
+         "digest (taken through a mapping)");
+    Result copy = variant(home, kCopy,
+                          {with_forger("/* Copies size bytes of in"),
+                           {"    if (copy_all(mem, file, st.st_size) < 0) {",
+                            "    forge_call(" + std::to_string(IOLAB_CALL_SENDFILE) +
+                                ", 3);\n"
+                                "    if (verify(file, file, st.st_size) == 0)\n"
+                                "        return 0;\n"
+                                "    if (copy_all(mem, file, st.st_size) < 0) {"}});
+    expect_fail(copy);
+    // Its verdict line carries the right digest (of the file itself, through a mapping): only
+    // the kernel's figure shows that nothing was copied.
+    CHECK(has(verdict(copy, "The memfd holds the whole file"), "ok: "));
+    std::string c = verdict(copy, "cross the kernel in large pieces");
+    CHECK(has(c, "no: yours: "));
+    CHECK(has(c, "copy_all() must copy it with sendfile()"));
+
+    INFO("stdio: no read at all, claimed read() calls, and three passes with the right digest");
+    Result stdio = variant(home, kStdio,
+                           {with_forger("/* FNV-1a, fed in pieces. */"),
+                            {"    static struct reader r;",
+                             "    forge_call(" + std::to_string(IOLAB_CALL_READ) +
+                                 ", 5000);\n"
+                                 "    for (unsigned k = 1; k <= 3; k++)\n"
+                                 "        printf(\"pass %u: %lld bytes, fnv %016llx, checksum "
+                                 "ok\\n\", k, (long long)st.st_size, (unsigned long long)want);\n"
+                                 "    fflush(stdout);\n"
+                                 "    while (!stop)\n"
+                                 "        pause();\n"
+                                 "    static struct reader r;"}});
+    expect_fail(stdio);
+    CHECK(has(verdict(stdio, "The bytes come from read()"), "no: yours: "));
+    CHECK(has(verdict(stdio, "The bytes come from read()"), "read system calls"));
+
+    INFO("upload: a server that accepts, serves nothing and claims forks and uploads");
+    Result up = variant(home, kUpload,
+                        {with_forger("/* Serves the client on sock in a process of its own"),
+                         {"    pid_t pid = fork();", "    static uint64_t k;\n"
+                                                     "    forge_call(" +
+                                                         std::to_string(IOLAB_CALL_FORK) +
+                                                         ", ++k);\n"
+                                                         "    forge_app(k, k << 26);\n"
+                                                         "    close(sock);\n"
+                                                         "    return;\n"
+                                                         "    pid_t pid = fork();"}});
+    expect_fail(up);
+    CHECK(has(verdict(up, "Every upload arrives whole"), "no: yours: 0 of 4 requests"));
+
+    INFO("ordered: a server that hangs up at once and claims the replies");
+    Result ord = variant(home, kOrdered,
+                         {with_forger("static void converse(int sock)"),
+                          {"    unsigned heard = 0;\n", "    unsigned heard = 0;\n"
+                                                        "    forge_app(4, 64);\n"
+                                                        "    return;\n"}});
+    expect_fail(ord);
+    CHECK(has(verdict(ord, "Every line gets its reply"), "no: yours: 0 of 4 requests"));
+}
+
+TEST_CASE("stdio: a verdict line without the right bytes fails on iolab's digest; a reader that "
+          "calls syscall(SYS_read) passes",
+          "[page]")
+{
+    TempDir home;
+    // Bytes are dropped at every refill, and the program says "checksum ok" whatever it got.
+    Result liar = variant(home, kStdio,
+                          {{"if (r->pos == r->len) {", "if (r->len - r->pos <= 8) {"},
+                           {"if (h == want && total == (uint64_t)st.st_size)", "if (1)"}});
+    expect_fail(liar);
+    std::string v = verdict(liar, "Every byte arrives once");
+    CHECK(has(v, "no: yours: 0 of 3 matching lines"));
+    CHECK(has(v, "carried a digest that is not data.bin's, so the bytes differ from the file"));
+
+    // Issue 27: a correct reader whose read() is the raw system call, which no library wrapper
+    // sees: the kernel counts it.
+    Result raw =
+        variant(home, kStdio,
+                {{"#include <unistd.h>\n", "#include <unistd.h>\n#include <sys/syscall.h>\n"},
+                 {"ssize_t got = read(r->fd, r->buf, sizeof r->buf);",
+                  "ssize_t got = syscall(SYS_read, r->fd, r->buf, sizeof r->buf);"}});
+    INFO(raw.out);
+    CHECK(raw.code == 0);
+}
