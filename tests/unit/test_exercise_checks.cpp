@@ -188,6 +188,8 @@ TEST_CASE("counted calls the kernel did not see fail every check that reads the 
     lesson_scenario sc = scenario(c, 3);
     sc.programs = &prog;
     sc.nprograms = 1;
+    sc.has_learner = true; // the comparison is the learner's program's
+    sc.learner = 0;
     static snapshot s; // large: keep it off the stack
     auto feed = [&](grader &g, double t, uint64_t counted, uint64_t kernel) {
         memset(&s, 0, sizeof s);
