@@ -27,6 +27,12 @@ const Exercise kStdio{"stdio/write-buffered-reader", "stdio/reader", "reader.c",
 const Exercise kUpload{
     "upload/write-fork-server", "upload/fork-server", "upload-server.c", {"upload.h", "w_epoll.h"}};
 const Exercise kOrdered{"ordered/write-server-loop", "ordered/exit-loop", "ordered-server.c", {}};
+const Exercise kEpoll{"upload/write-epoll-server",
+                      "upload/epoll-server",
+                      "upload-server.c",
+                      {"upload.h", "w_epoll.h"}};
+const Exercise kChat{
+    "chat/write-epoll-server", "chat/epoll-server", "chat-server.c", {"w_epoll.h"}};
 
 // C for a learner's file: forge_call() and forge_app() write the calling thread's own slot of
 // the counter page, reached the way the demos reach it (iolab_app_self(), the shim's), at the
@@ -223,6 +229,32 @@ TEST_CASE("forgers that publish figures in their own slot without doing the work
                                                          "    pid_t pid = fork();"}});
     expect_fail(up);
     CHECK(has(verdict(up, "Every upload arrives whole"), "no: yours: 0 of 4 requests"));
+
+    INFO("upload (epoll): a server that reads nothing and claims uploads and epoll_wait() calls");
+    Result ep = variant(
+        home, kEpoll,
+        {with_forger("static int on_readable(struct conn *c)"),
+         {"    static uint8_t buf[UPLOAD_CHUNK];\n", "    static uint8_t buf[UPLOAD_CHUNK];\n"
+                                                     "    static uint64_t k;\n"
+                                                     "    forge_call(" +
+                                                         std::to_string(IOLAB_CALL_EPOLL_WAIT) +
+                                                         ", k += 100);\n"
+                                                         "    forge_app(k / 100, k << 20);\n"
+                                                         "    return 1;\n"}});
+    expect_fail(ep);
+    CHECK(has(verdict(ep, "Every upload arrives whole"), "no: yours: 0 of 4 requests"));
+
+    INFO("chat: a server that relays nothing and claims relayed lines");
+    Result chat = variant(home, kChat,
+                          {with_forger("static void relay(const struct client *from"),
+                           {"    /* TODO 5: send msg to every connected client except `from` (a "
+                            "free slot has fd -1) */\n",
+                            "    static uint64_t k;\n"
+                            "    k++;\n"
+                            "    forge_app(k, k * (uint64_t)n);\n"
+                            "    return;\n"}});
+    expect_fail(chat);
+    CHECK(has(verdict(chat, "ana hears ben"), "no: yours: 0 of 2 matching lines"));
 
     INFO("ordered: a server that hangs up at once and claims the replies");
     Result ord = variant(home, kOrdered,
