@@ -27,6 +27,7 @@ const Exercise kStdio{"stdio/write-buffered-reader", "stdio/reader", "reader.c",
 const Exercise kUpload{
     "upload/write-fork-server", "upload/fork-server", "upload-server.c", {"upload.h", "w_epoll.h"}};
 const Exercise kOrdered{"ordered/write-server-loop", "ordered/exit-loop", "ordered-server.c", {}};
+const Exercise kClient{"ordered/write-client-loop", "ordered/client-loop", "ordered-client.c", {}};
 const Exercise kEpoll{"upload/write-epoll-server",
                       "upload/epoll-server",
                       "upload-server.c",
@@ -255,6 +256,24 @@ TEST_CASE("forgers that publish figures in their own slot without doing the work
                             "    return;\n"}});
     expect_fail(chat);
     CHECK(has(verdict(chat, "ana hears ben"), "no: yours: 0 of 2 matching lines"));
+
+    INFO("ordered (client): a client that never reads the replies, claims its recv() calls and "
+         "prints replies of its own");
+    Result cli = variant(home, kClient,
+                         {with_forger("static int converse(int sock, struct script *s)"),
+                          {"        if (!read_line(sock, &in, reply, sizeof reply))\n"
+                           "            return -1;\n",
+                           "        static uint64_t k;\n"
+                           "        forge_call(" +
+                               std::to_string(IOLAB_CALL_RECVFROM) +
+                               ", ++k);\n"
+                               "        snprintf(reply, sizeof reply, \"got it\");\n"}});
+    expect_fail(cli);
+    CHECK(has(verdict(cli, "Every line gets its reply"), "ok: ")); // its own words
+    CHECK(has(verdict(cli, "A recv() for each reply"), "ok: "));   // its own slot
+    std::string cr = verdict(cli, "Your client reads every reply");
+    CHECK(has(cr, "no: yours: 0 of 1 matching lines"));
+    CHECK(has(cr, "still unread in your socket"));
 
     INFO("ordered: a server that hangs up at once and claims the replies");
     Result ord = variant(home, kOrdered,
