@@ -47,8 +47,12 @@ int grade_init(struct grader *g, const struct lesson_scenario *sc)
     g->observed = calloc(sc->nchecks, sizeof *g->observed);
     regex_t *re = calloc(sc->nchecks, sizeof *re);
     g->regexes = re;
+    if (!g->results || !g->observed || !re) {
+        grade_free(g);
+        return -ENOMEM;
+    }
     g->digests = calloc(sc->nchecks, sizeof *g->digests);
-    if (!g->results || !g->observed || !re || !g->digests) {
+    if (!g->digests) {
         grade_free(g);
         return -ENOMEM;
     }
@@ -353,6 +357,7 @@ const char *grade_report(const struct grader *g)
 
 void grade_reset(struct grader *g)
 {
+    g->untrusted[0] = '\0';
     g->npast = g->nnow = 0;
     session_reset(&g->session);
     for (size_t i = 0; i < g->sc->nchecks; i++)
@@ -367,7 +372,6 @@ void grade_reset(struct grader *g)
     g->report_len = 0;
     if (g->observed)
         memset(g->observed, 0, g->sc->nchecks * sizeof *g->observed);
-    g->untrusted[0] = '\0';
 }
 
 void grade_new_run(struct grader *g)
@@ -407,13 +411,13 @@ int grade_message(const struct grader *g, size_t i, char *buf, size_t len)
         return snprintf(buf, len, "no such check");
     const struct lesson_check *c = &g->sc->checks[i];
     const struct check_result *r = &g->results[i];
+    bool explain = r->decided && !r->holds && (c->fail || c->within > 0 || g->crash_prog >= 0);
     if (g->untrusted[0] && grade_reads_page(c)) {
         int n = check_describe(c, g->sc, r, buf, len);
         if (n >= 0 && (size_t)n < len)
             n += snprintf(buf + n, len - (size_t)n, "; not judged: %s", g->untrusted);
         return n;
     }
-    bool explain = r->decided && !r->holds && (c->fail || c->within > 0 || g->crash_prog >= 0);
     if (!explain)
         return check_describe(c, g->sc, r, buf, len);
     int n = check_explain(c, g->sc, r, buf, len);

@@ -34,18 +34,19 @@ struct grader {
     /* Exercise checks: what the grader observes beyond the counters (grade_line, grade_exit). */
     struct check_observed *observed; /* per check */
     void *regexes;                   /* per check: the compiled "match" of output checks */
-    uint64_t *digests; /* per check: the FNV-1a digest of its "digest" file, computed here */
-    int mode;          /* the mode of the last snapshot */
-    bool over;         /* grade_finish(): every check is decided */
-    int crash_prog, crash_signal; /* a program killed by a signal it did not ask for; -1 */
-    char *report;                 /* a sanitizer's report from a program's output, or NULL */
+    int mode;                        /* the mode of the last snapshot */
+    bool over;                       /* grade_finish(): every check is decided */
+    int crash_prog, crash_signal;    /* a program killed by a signal it did not ask for; -1 */
+    char *report;                    /* a sanitizer's report from a program's output, or NULL */
     size_t report_len;
     int report_prog;  /* whose report it is; -1 */
     bool report_open; /* lines are still being added to it */
     bool report_live; /* report_prog has not exited yet: it is still dying */
+    /* Per check: the FNV-1a digest of its "digest" file, computed here. */
+    uint64_t *digests;
     /* Why the counter page's figures cannot be believed ("" while they can): the page was
-       tampered with, or a program's counted calls exceed what the kernel saw it make. Every
-       check that reads the page then fails with this sentence (grade_trust in grade.c). */
+       tampered with, or the learner's program's counted calls exceed what the kernel saw it
+       make. Every check that reads the page then fails with this sentence (grade_trust). */
     char untrusted[256];
 };
 

@@ -72,6 +72,59 @@ std::pair<std::string, std::string> with_forger(const std::string &before)
     return {before, forger_code() + before};
 }
 
+// `iolab check` on a learner's file written whole (not an edit of the solution), so that it
+// stands whatever the solution's own code looks like.
+Result whole(const TempDir &home, const Exercise &e, const std::string &text)
+{
+    TempDir dir;
+    std::ofstream(dir / e.file) << text;
+    return check(home, e, {"--dir", dir.path});
+}
+
+// The verdict of the first check whose message contains part ("" when none does).
+std::string verdict_saying(const Result &r, const std::string &part)
+{
+    const cJSON *c;
+    cJSON_ArrayForEach(c, cJSON_GetObjectItem(r.json.get(), "checks"))
+    {
+        std::string m = cJSON_GetObjectItem(c, "message")->valuestring;
+        if (has(m, part))
+            return std::string(cJSON_IsTrue(cJSON_GetObjectItem(c, "ok")) ? "ok: " : "no: ") + m;
+    }
+    return "";
+}
+
+// A whole reader.c for stdio: it passes over the file until SIGTERM and prints, per pass, the
+// line iolab checks ("pass N: BYTES bytes, fnv DIGEST, all as in the file") with the digest of
+// the bytes it got. `pass_body` fills `got` and `h` from the open descriptor `fd`.
+std::string stdio_reader(const std::string &helpers, const std::string &pass_body)
+{
+    return "#include <fcntl.h>\n#include <signal.h>\n#include <stdint.h>\n#include <stdio.h>\n"
+           "#include <string.h>\n#include <sys/mman.h>\n#include <sys/stat.h>\n"
+           "#include <sys/syscall.h>\n#include <unistd.h>\n" +
+           forger_code() +
+           "static volatile sig_atomic_t stop;\n"
+           "static void on_term(int sig)\n{\n    (void)sig;\n    stop = 1;\n}\n"
+           "static uint64_t fnv(uint64_t h, const unsigned char *p, size_t n)\n{\n"
+           "    for (size_t i = 0; i < n; i++)\n        h = (h ^ p[i]) * 0x100000001b3ull;\n"
+           "    return h;\n}\n" +
+           helpers +
+           "int main(int argc, char **argv)\n{\n"
+           "    if (argc < 3)\n        return 2;\n"
+           "    signal(SIGTERM, on_term);\n"
+           "    for (unsigned pass = 1; !stop; pass++) {\n"
+           "        int fd = open(argv[2], O_RDONLY);\n"
+           "        if (fd < 0)\n            return 1;\n"
+           "        uint64_t h = 0xcbf29ce484222325ull, got = 0;\n" +
+           pass_body +
+           "        close(fd);\n"
+           "        printf(\"pass %u: %llu bytes, fnv %016llx, all as in the file\\n\", pass,\n"
+           "               (unsigned long long)got, (unsigned long long)h);\n"
+           "        fflush(stdout);\n"
+           "    }\n"
+           "    return 0;\n}\n";
+}
+
 void expect_no_crash(const Result &r)
 {
     INFO(r.out);
@@ -200,22 +253,25 @@ TEST_CASE("forgers that publish figures in their own slot without doing the work
     CHECK(has(c, "no: yours: "));
     CHECK(has(c, "copy_all() must copy it with sendfile()"));
 
-    INFO("stdio: no read at all, claimed read() calls, and three passes with the right digest");
-    Result stdio = variant(home, kStdio,
-                           {with_forger("/* FNV-1a, fed in pieces. */"),
-                            {"    static struct reader r;",
-                             "    forge_call(" + std::to_string(IOLAB_CALL_READ) +
-                                 ", 5000);\n"
-                                 "    for (unsigned k = 1; k <= 3; k++)\n"
-                                 "        printf(\"pass %u: %lld bytes, fnv %016llx, checksum "
-                                 "ok\\n\", k, (long long)st.st_size, (unsigned long long)want);\n"
-                                 "    fflush(stdout);\n"
-                                 "    while (!stop)\n"
-                                 "        pause();\n"
-                                 "    static struct reader r;"}});
+    INFO("stdio: no read at all, claimed read() calls, and passes with the file's own digest "
+         "(taken through a mapping)");
+    Result stdio = whole(home, kStdio,
+                         stdio_reader("", "        struct stat st;\n"
+                                          "        fstat(fd, &st);\n"
+                                          "        const unsigned char *m = mmap(NULL, st.st_size, "
+                                          "PROT_READ, MAP_SHARED, fd, 0);\n"
+                                          "        if (m == MAP_FAILED)\n            return 1;\n"
+                                          "        h = fnv(h, m, st.st_size);\n"
+                                          "        got = st.st_size;\n"
+                                          "        munmap((void *)m, st.st_size);\n"
+                                          "        forge_call(" +
+                                              std::to_string(IOLAB_CALL_READ) +
+                                              ", 1000 * pass);\n"
+                                              "        usleep(100000);\n"));
     expect_fail(stdio);
-    CHECK(has(verdict(stdio, "The bytes come from read()"), "no: yours: "));
-    CHECK(has(verdict(stdio, "The bytes come from read()"), "read system calls"));
+    std::string sr = verdict(stdio, "The bytes come from read()");
+    CHECK(has(sr, "no: yours: "));
+    CHECK(has(sr, "read system calls"));
 
     INFO("upload: a server that accepts, serves nothing and claims forks and uploads");
     Result up = variant(home, kUpload,
@@ -285,27 +341,55 @@ TEST_CASE("forgers that publish figures in their own slot without doing the work
     CHECK(has(verdict(ord, "Every line gets its reply"), "no: yours: 0 of 4 requests"));
 }
 
-TEST_CASE("stdio: a verdict line without the right bytes fails on iolab's digest; a reader that "
-          "calls syscall(SYS_read) passes",
+TEST_CASE("stdio: a verdict line without the right bytes fails on iolab's digest, and a reader "
+          "that calls syscall(SYS_read) passes",
           "[page]")
 {
     TempDir home;
-    // Bytes are dropped at every refill, and the program says "checksum ok" whatever it got.
-    Result liar = variant(home, kStdio,
-                          {{"if (r->pos == r->len) {", "if (r->len - r->pos <= 8) {"},
-                           {"if (h == want && total == (uint64_t)st.st_size)", "if (1)"}});
+    // A buffered reader whose refill drops the last byte of every 4 KiB, and which says every
+    // pass is right: its digest is of the bytes it handed out, and iolab's is of the file.
+    const std::string refill_drop = "        static unsigned char buf[4096];\n"
+                                    "        ssize_t n;\n"
+                                    "        while ((n = read(fd, buf, sizeof buf)) > 0) {\n"
+                                    "            size_t keep = n > 1 ? (size_t)n - 1 : (size_t)n;\n"
+                                    "            h = fnv(h, buf, keep);\n"
+                                    "            got += keep;\n"
+                                    "        }\n";
+    Result liar = whole(home, kStdio, stdio_reader("", refill_drop));
     expect_fail(liar);
-    std::string v = verdict(liar, "Every byte arrives once");
+    std::string v = verdict_saying(liar, "carried a digest that is not data.bin's");
+    INFO(liar.out);
     CHECK(has(v, "no: yours: 0 of 3 matching lines"));
-    CHECK(has(v, "carried a digest that is not data.bin's, so the bytes differ from the file"));
+    CHECK(has(v, "so the bytes differ from the file; the first: \"pass 1: "));
 
-    // Issue 27: a correct reader whose read() is the raw system call, which no library wrapper
-    // sees: the kernel counts it.
+    // Issue 27: a correct buffered reader whose read() is the raw system call, which no library
+    // wrapper sees: 8-byte requests served from a 4 KiB buffer, refilled with syscall(SYS_read).
+    const std::string raw_reader =
+        "static unsigned char buf[4096];\n"
+        "static size_t pos, len;\n"
+        "static ssize_t reader_read(int fd, unsigned char *out, size_t n)\n{\n"
+        "    size_t done = 0;\n"
+        "    while (done < n) {\n"
+        "        if (pos == len) {\n"
+        "            long r = syscall(SYS_read, fd, buf, sizeof buf);\n"
+        "            if (r < 0)\n                return -1;\n"
+        "            if (r == 0)\n                break;\n"
+        "            pos = 0;\n            len = (size_t)r;\n"
+        "        }\n"
+        "        size_t k = len - pos < n - done ? len - pos : n - done;\n"
+        "        memcpy(out + done, buf + pos, k);\n"
+        "        pos += k;\n        done += k;\n"
+        "    }\n"
+        "    return (ssize_t)done;\n}\n";
     Result raw =
-        variant(home, kStdio,
-                {{"#include <unistd.h>\n", "#include <unistd.h>\n#include <sys/syscall.h>\n"},
-                 {"ssize_t got = read(r->fd, r->buf, sizeof r->buf);",
-                  "ssize_t got = syscall(SYS_read, r->fd, r->buf, sizeof r->buf);"}});
+        whole(home, kStdio,
+              stdio_reader(raw_reader, "        unsigned char piece[8];\n"
+                                       "        ssize_t n;\n"
+                                       "        pos = len = 0;\n"
+                                       "        while ((n = reader_read(fd, piece, 8)) > 0) {\n"
+                                       "            h = fnv(h, piece, (size_t)n);\n"
+                                       "            got += (uint64_t)n;\n"
+                                       "        }\n"));
     INFO(raw.out);
     CHECK(raw.code == 0);
 }
