@@ -96,24 +96,6 @@ TEST_CASE("session: increments go to the running mode, across a restart")
     CHECK_FALSE(r.holds);
 }
 
-TEST_CASE("session: paused time does not count, totals that go backwards only set the base")
-{
-    Fixture f;
-    static session s;
-    session_reset(&s);
-    snapshot a = snap_at(0.0, 0, 0, 0);
-    session_update(&s, &f.sc, &a);
-    a = snap_at(1.0, 0, 100, 0);
-    a.paused = true;
-    session_update(&s, &f.sc, &a);
-    a = snap_at(0.5, 0, 5, 0); // elapsed went back without session_new_run: a new run
-    session_update(&s, &f.sc, &a);
-    const check_mode_facts *e = find(s, "epoll");
-    REQUIRE(e);
-    CHECK(e->seconds == 0);
-    CHECK(e->roles[LESSON_ROLE_CLIENT].requests == 100);
-}
-
 // Issue 26: in an exercise what the learner's program publishes about itself counts for nothing;
 // the requests and bytes of a role are those its other (reference) programs published.
 TEST_CASE("session: in an exercise, requests and bytes come from the programs the learner did "
@@ -157,4 +139,22 @@ TEST_CASE("session: in an exercise, requests and bytes come from the programs th
     at(1.0, 3, 5000);
     session_facts(&s, &facts);
     CHECK(facts.modes[0].roles[LESSON_ROLE_CLIENT].requests == 5003);
+}
+
+TEST_CASE("session: paused time does not count, totals that go backwards only set the base")
+{
+    Fixture f;
+    static session s;
+    session_reset(&s);
+    snapshot a = snap_at(0.0, 0, 0, 0);
+    session_update(&s, &f.sc, &a);
+    a = snap_at(1.0, 0, 100, 0);
+    a.paused = true;
+    session_update(&s, &f.sc, &a);
+    a = snap_at(0.5, 0, 5, 0); // elapsed went back without session_new_run: a new run
+    session_update(&s, &f.sc, &a);
+    const check_mode_facts *e = find(s, "epoll");
+    REQUIRE(e);
+    CHECK(e->seconds == 0);
+    CHECK(e->roles[LESSON_ROLE_CLIENT].requests == 100);
 }
