@@ -246,6 +246,9 @@ static void run_problems(const struct run *r, struct run_problems *pr)
     pr->n = 0;
     if (r->exit_code == 1 && r->message[0])
         snprintf(pr->v[pr->n++], sizeof pr->v[0], "%.*s", (int)sizeof pr->v[0] - 1, r->message);
+    if (grade_untrusted(&r->grader)) /* a tampered counter page, counts the kernel denies */
+        snprintf(pr->v[pr->n++], sizeof pr->v[0], "%.*s", (int)sizeof pr->v[0] - 1,
+                 grade_untrusted(&r->grader));
     for (size_t i = 0; i < r->nsegments && pr->n < RUN_MAX_PROBLEMS; i++) {
         const struct run_segment *seg = &r->segments[i];
         if (!seg->started)

@@ -16,6 +16,23 @@
 
 #define GRADE_REPORT_MAX 4096 /* bytes of a sanitizer's report kept */
 
+/*
+ * The FNV-1a (64-bit) digest of the scenario file `name` as the engine makes it
+ * (lesson_file_byte), computed from the step alone: a program that prints it has read the file,
+ * byte for byte and in order, or copied it whole. 0 when the step has no such file.
+ */
+static uint64_t grade_file_digest(const struct lesson_scenario *sc, const char *name)
+{
+    for (size_t i = 0; i < sc->nfiles; i++)
+        if (!strcmp(sc->files[i].name, name)) {
+            uint64_t h = 0xcbf29ce484222325ull;
+            for (uint64_t off = 0; off < sc->files[i].size; off++)
+                h = (h ^ lesson_file_byte(off)) * 0x100000001b3ull;
+            return h;
+        }
+    return 0;
+}
+
 int grade_init(struct grader *g, const struct lesson_scenario *sc)
 {
     *g = (struct grader){.sc = sc,
@@ -35,12 +52,23 @@ int grade_init(struct grader *g, const struct lesson_scenario *sc)
         grade_free(g);
         return -ENOMEM;
     }
-    for (size_t i = 0; i < sc->nchecks; i++)
-        if (sc->checks[i].metric == LESSON_METRIC_OUTPUT && sc->checks[i].match &&
-            regcomp(&re[i], sc->checks[i].match, REG_EXTENDED | REG_NOSUB) != 0) {
+    g->digests = calloc(sc->nchecks, sizeof *g->digests);
+    if (!g->digests) {
+        grade_free(g);
+        return -ENOMEM;
+    }
+    for (size_t i = 0; i < sc->nchecks; i++) {
+        const struct lesson_check *c = &sc->checks[i];
+        if (c->metric != LESSON_METRIC_OUTPUT || !c->match)
+            continue;
+        /* A digest check reads the match's first group; the others need no groups. */
+        if (regcomp(&re[i], c->match, REG_EXTENDED | (c->digest ? 0 : REG_NOSUB)) != 0) {
             grade_free(g); /* the loader compiled it already: only memory can fail here */
             return -ENOMEM;
         }
+        if (c->digest)
+            g->digests[i] = grade_file_digest(sc, c->digest);
+    }
     return 0;
 }
 
@@ -51,6 +79,8 @@ void grade_free(struct grader *g)
         if (g->sc->checks[i].metric == LESSON_METRIC_OUTPUT && g->sc->checks[i].match)
             regfree(&re[i]);
     free(re);
+    free(g->digests);
+    g->digests = NULL;
     free(g->results);
     free(g->observed);
     free(g->cut);
@@ -62,6 +92,28 @@ void grade_free(struct grader *g)
     g->report = NULL;
 }
 
+/*
+ * Whether a check's figure comes from the counter page, which every program of the scenario can
+ * write: counted calls, published requests and bytes (and any figure made of them). The kernel's
+ * figures (syscr, syscw, bytes per syscr, processes), time, and what iolab saw itself (output,
+ * exit) are not.
+ */
+static bool grade_reads_page(const struct lesson_check *c)
+{
+    switch (c->metric) {
+    case LESSON_METRIC_SECONDS:
+    case LESSON_METRIC_EXIT:
+    case LESSON_METRIC_OUTPUT:
+    case LESSON_METRIC_SYSCR:
+    case LESSON_METRIC_SYSCW:
+    case LESSON_METRIC_READ_SIZE:
+    case LESSON_METRIC_PROCS:
+        return false;
+    default:
+        return true;
+    }
+}
+
 /* Evaluates every check again on the session's facts and what was observed. */
 static void grade_eval(struct grader *g)
 {
@@ -70,12 +122,129 @@ static void grade_eval(struct grader *g)
     facts.observed = g->observed;
     facts.over = g->over;
     g->nholding = g->sc->nchecks ? check_eval_all(g->sc, &facts, g->results) : 0;
+    if (!g->untrusted[0])
+        return;
+    /* Counts that cannot be believed decide nothing in the learner's favour. */
+    for (size_t i = 0; i < g->sc->nchecks; i++)
+        if (grade_reads_page(&g->sc->checks[i])) {
+            g->nholding -= g->results[i].holds;
+            g->results[i].holds = false;
+            g->results[i].decided = true;
+        }
+}
+
+/*
+ * The calls of the read (or write) family the kernel counts one for one in /proc/PID/io's syscr
+ * (syscw), as the counter page has them for a program: read, readv, pread64, preadv (write,
+ * writev, pwrite64, pwritev) and sendfile, which adds to both. Calls on a descriptor of kind
+ * "other" are left out: a call on a descriptor that is not open is counted by the shim and
+ * refused by the kernel before it counts it.
+ */
+static const enum iolab_call_id grade_syscr_calls[] = {IOLAB_CALL_READ, IOLAB_CALL_READV,
+                                                       IOLAB_CALL_PREAD64, IOLAB_CALL_PREADV};
+static const enum iolab_call_id grade_syscw_calls[] = {IOLAB_CALL_WRITE, IOLAB_CALL_WRITEV,
+                                                       IOLAB_CALL_PWRITE64, IOLAB_CALL_PWRITEV};
+
+static uint64_t grade_family(const struct snapshot_figures *f, const enum iolab_call_id *ids,
+                             size_t n, bool reads, double *rate)
+{
+    uint64_t sum = 0;
+    *rate = 0;
+    for (size_t i = 0; i < n; i++) {
+        uint64_t c = f->calls[ids[i]].count,
+                 other = iolab_fdsplit_count(&f->fd, ids[i], IOLAB_FD_OTHER, -1);
+        sum += c > other ? c - other : 0;
+        *rate += f->calls[ids[i]].count_rate;
+    }
+    uint64_t c = f->calls[IOLAB_CALL_SENDFILE].count, other = 0;
+    for (int k = 0; k < IOLAB_NFDKINDS; k++)
+        other += reads ? f->fd.two[IOLAB_TWO_SENDFILE][IOLAB_FD_OTHER][k]
+                       : f->fd.two[IOLAB_TWO_SENDFILE][k][IOLAB_FD_OTHER];
+    sum += c > other ? c - other : 0;
+    *rate += f->calls[IOLAB_CALL_SENDFILE].count_rate;
+    return sum;
+}
+
+/*
+ * How many more calls than the kernel's the page may honestly show: the calls the shim failed
+ * itself without making them (injected EINTR and EAGAIN), the calls made between the moment the
+ * kernel's figure was read and the moment the page was (the /proc figures may be a tick or more
+ * older: proc_age_s), and a margin.
+ */
+static double grade_slack(const struct snapshot *snap, const struct snapshot_figures *f,
+                          uint64_t counted, double rate)
+{
+    double skew = snap->dt_s + f->proc_age_s + 0.1;
+    return 64.0 + (double)counted / 8 + rate * skew + (double)f->fd.faults[IOLAB_FAULT_EINTR] +
+           (double)f->fd.faults[IOLAB_FAULT_EAGAIN];
+}
+
+/*
+ * Sets g->untrusted when the counter page cannot be believed: a program wrote values on it that
+ * no counting makes (tally marks them), or the learner's program's counted calls of a family the
+ * kernel counts too are more than the kernel saw it make. Fewer is normal (libc makes calls the
+ * shim cannot see: the read inside fread, syscall(SYS_read)), more is not: the shim counts only
+ * calls that reach the kernel, so only a program writing its own slot makes them.
+ */
+static void grade_trust(struct grader *g, const struct snapshot *snap)
+{
+    if (g->untrusted[0])
+        return;
+    for (uint32_t i = 0; i < snap->nprogs && i < SNAPSHOT_MAX_PROGS; i++) {
+        const struct snapshot_prog *p = &snap->progs[i];
+        if (p->counts_forged) {
+            /* Which program wrote it is unknown: any of them can write any slot. */
+            snprintf(g->untrusted, sizeof g->untrusted,
+                     "the counter page was tampered with; counts from this run cannot be "
+                     "trusted");
+            return;
+        }
+        /* The comparison is the learner's program's: a reference program is iolab's own, and
+           the kernel's figures of a process tree lag its page when children come and go (a
+           child's io reaches its parent's only once reaped), which the slack covers for one
+           program, not for every demo of every lesson. */
+        if (p->counted != 1 || !g->sc->has_learner || i != g->sc->learner)
+            continue;
+        for (int w = 0; w < 2; w++) {
+            double rate;
+            uint64_t counted = w ? grade_family(&p->f, grade_syscw_calls, 4, false, &rate)
+                                 : grade_family(&p->f, grade_syscr_calls, 4, true, &rate);
+            uint64_t kernel = w ? p->f.syscw : p->f.syscr;
+            if ((double)counted <= (double)kernel + grade_slack(snap, &p->f, counted, rate))
+                continue;
+            snprintf(g->untrusted, sizeof g->untrusted,
+                     "the counts could not be trusted: %s's counter page shows %llu %s calls, "
+                     "and the kernel saw it make %llu (%s)",
+                     p->name, (unsigned long long)counted, w ? "write" : "read",
+                     (unsigned long long)kernel, w ? "syscw" : "syscr");
+            return;
+        }
+    }
 }
 
 /* Whether check c reads what happens in the mode now running. */
 static bool grade_in_mode(const struct grader *g, const struct lesson_check *c)
 {
     return c->mode < 0 || c->mode == g->mode;
+}
+
+/* Whether the first group m[1] of a line is the hexadecimal number want (any case, any width). */
+static bool grade_digest_is(const char *line, const regmatch_t *m, uint64_t want)
+{
+    if (m[1].rm_so < 0 || m[1].rm_eo <= m[1].rm_so || m[1].rm_eo - m[1].rm_so > 16)
+        return false;
+    uint64_t v = 0;
+    for (regoff_t k = m[1].rm_so; k < m[1].rm_eo; k++) {
+        char ch = line[k];
+        int d = ch >= '0' && ch <= '9'   ? ch - '0'
+                : ch >= 'a' && ch <= 'f' ? ch - 'a' + 10
+                : ch >= 'A' && ch <= 'F' ? ch - 'A' + 10
+                                         : -1;
+        if (d < 0)
+            return false;
+        v = v << 4 | (uint64_t)d;
+    }
+    return v == want;
 }
 
 void grade_line(struct grader *g, size_t prog, const char *line)
@@ -87,11 +256,20 @@ void grade_line(struct grader *g, size_t prog, const char *line)
         if (c->metric != LESSON_METRIC_OUTPUT || c->program != (int)prog || !c->match ||
             !grade_in_mode(g, c) || g->over)
             continue;
-        if (regexec(&re[i], line, 0, NULL, 0) == 0) {
-            if (!g->observed[i].value++)
-                snprintf(g->observed[i].first, sizeof g->observed[i].first, "%s", line);
+        regmatch_t m[2];
+        if (regexec(&re[i], line, c->digest ? 2 : 0, c->digest ? m : NULL, 0) != 0)
+            continue;
+        struct check_observed *o = &g->observed[i];
+        if (c->digest && !grade_digest_is(line, m, g->digests[i])) {
+            /* The line has the shape the check wants, but not the bytes: say so. */
+            if (!o->wrong++)
+                snprintf(o->wrong_first, sizeof o->wrong_first, "%s", line);
             counted = true;
+            continue;
         }
+        if (!o->value++)
+            snprintf(o->first, sizeof o->first, "%s", line);
+        counted = true;
     }
     /* A sanitizer report starts with a line we know and runs to the end of the output; only the
        first report is kept (later ones are usually its consequences). */
@@ -201,6 +379,7 @@ const char *grade_report(const struct grader *g)
 
 void grade_reset(struct grader *g)
 {
+    g->untrusted[0] = '\0';
     g->npast = g->nnow = 0;
     session_reset(&g->session);
     for (size_t i = 0; i < g->sc->nchecks; i++)
@@ -239,6 +418,7 @@ void grade_update(struct grader *g, const struct snapshot *snap)
     g->mode = snap->mode;
     if (g->over)
         return; /* verdicts are final */
+    grade_trust(g, snap);
     grade_eval(g);
 }
 
@@ -263,6 +443,12 @@ int grade_message(const struct grader *g, size_t i, char *buf, size_t len)
         return n;
     }
     bool explain = r->decided && !r->holds && (c->fail || c->within > 0 || g->crash_prog >= 0);
+    if (g->untrusted[0] && grade_reads_page(c)) {
+        int n = check_describe(c, g->sc, r, buf, len);
+        if (n >= 0 && (size_t)n < len)
+            n += snprintf(buf + n, len - (size_t)n, "; not judged: %s", g->untrusted);
+        return n;
+    }
     if (!explain)
         return check_describe(c, g->sc, r, buf, len);
     int n = check_explain(c, g->sc, r, buf, len);
@@ -273,6 +459,17 @@ int grade_message(const struct grader *g, size_t i, char *buf, size_t len)
                               ? g->sc->programs[c->program].name
                               : "a program";
         n += snprintf(buf + n, len - (size_t)n, " (%s said: \"%s\")", who, g->observed[i].first);
+    }
+    /* Lines of the wanted shape whose digest was wrong: the bytes the program had differ. */
+    if (c->digest && g->observed[i].wrong && n >= 0 && (size_t)n < len) {
+        const char *who = c->program >= 0 && (size_t)c->program < g->sc->nprograms
+                              ? g->sc->programs[c->program].name
+                              : "a program";
+        n += snprintf(buf + n, len - (size_t)n,
+                      " (%u line%s of %s carried a digest that is not %s's, so the bytes differ "
+                      "from the file; the first: \"%s\")",
+                      g->observed[i].wrong, g->observed[i].wrong == 1 ? "" : "s", who, c->digest,
+                      g->observed[i].wrong_first);
     }
     if (g->crash_prog >= 0 && n >= 0 && (size_t)n < len) {
         const char *who = (size_t)g->crash_prog < g->sc->nprograms
@@ -300,6 +497,11 @@ void grade_json(const struct grader *g, struct json_out *j, const char *key)
         json_end(j);
     }
     json_end(j);
+}
+
+const char *grade_untrusted(const struct grader *g)
+{
+    return g->untrusted[0] ? g->untrusted : NULL;
 }
 
 void grade_set_tier(struct grader *g, const char *tier)

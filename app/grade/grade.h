@@ -43,6 +43,12 @@ struct grader {
     int report_prog;  /* whose report it is; -1 */
     bool report_open; /* lines are still being added to it */
     bool report_live; /* report_prog has not exited yet: it is still dying */
+    /* Per check: the FNV-1a digest of its "digest" file, computed here. */
+    uint64_t *digests;
+    /* Why the counter page's figures cannot be believed ("" while they can): the page was
+       tampered with, or the learner's program's counted calls exceed what the kernel saw it
+       make. Every check that reads the page then fails with this sentence (grade_trust). */
+    char untrusted[256];
 };
 
 /* Prepares a grader for sc, nothing measured yet. 0 or -ENOMEM. */
@@ -94,6 +100,9 @@ int grade_message(const struct grader *g, size_t i, char *buf, size_t len);
 
 /* The verdicts as a JSON array under key: [{"text", "ok", "message"}...]. */
 void grade_json(const struct grader *g, struct json_out *j, const char *key);
+
+/* Why the counts of the runs cannot be trusted (a sentence), or NULL while they can. */
+const char *grade_untrusted(const struct grader *g);
 
 /* The sandbox tier the runs are in, named in the sentences on outcomes (NULL: unknown). */
 void grade_set_tier(struct grader *g, const char *tier);

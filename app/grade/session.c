@@ -1,5 +1,10 @@
 /*
  * session: increments between consecutive snapshots, saturating at zero, credited by mode id.
+ *
+ * In an exercise the requests and bytes of a role are those the reference programs published
+ * (every program of the role but the learner's): a program writes its own slot of the counter
+ * page, so what the learner's program says it served proves nothing. What it did shows on the
+ * other side, or in the kernel's counts (grade.c compares those with its counted calls).
  */
 #include "session.h"
 
@@ -52,6 +57,14 @@ void session_update(struct session *s, const struct lesson_scenario *sc,
     for (int r = 0; r < LESSON_NROLES; r++) {
         now[r].requests = snap->roles[r].requests;
         now[r].bytes = snap->roles[r].app_bytes;
+        if (sc->has_learner) {
+            now[r].requests = now[r].bytes = 0;
+            for (uint32_t p = 0; p < snap->nprogs && p < SNAPSHOT_MAX_PROGS; p++)
+                if (p != sc->learner && snap->progs[p].role == (enum lesson_role)r) {
+                    now[r].requests += snap->progs[p].f.requests;
+                    now[r].bytes += snap->progs[p].f.app_bytes;
+                }
+        }
         for (unsigned c = 0; c < IOLAB_NCALLS; c++)
             now[r].calls[c] = snap->roles[r].calls[c].count;
         now[r].syscr = snap->roles[r].syscr;

@@ -10,7 +10,9 @@
  *  - mode set: that mode's entry only (a mode not run yet counts as zero); mode -1: the sum of
  *    every entry;
  *  - role set: that role's figures; role -1: for requests and bytes the client's (what the load
- *    saw completed), for calls the sum of both roles. "seconds" has no role.
+ *    saw completed), for calls the sum of both roles. "seconds" has no role. In an exercise the
+ *    requests and bytes are those of the role's programs the learner did not write (the grader's
+ *    session fills them so): a program's own published figures prove nothing.
  * A check with a maximum ("no fork": calls:fork, max 0) holds only once its mode has run: a
  * server that has not started has not shown that it makes no fork.
  */
@@ -69,6 +71,8 @@ struct check_observed {
     double value;    /* output: matching lines; exit: the status */
     bool seen;       /* exit: the program has exited (in the check's mode) */
     char first[160]; /* output: the first matching line (cut), quoted when a maximum fails */
+    uint32_t wrong;  /* output with "digest": lines that matched with a digest not the file's */
+    char wrong_first[160]; /* the first of them (cut), quoted when the check fails */
 };
 
 struct check_facts {

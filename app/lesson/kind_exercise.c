@@ -257,10 +257,31 @@ static void kind_exercise_parse(struct load *ld, const cJSON *const *f, struct l
                       "program the learner writes.",
                       f[EX_LEARNER]->valuestring);
         ex->learner = p;
+        ex->sc->has_learner = p < ex->sc->nprograms;
+        ex->sc->learner = p;
+    }
+    /* Requests and bytes are read from the reference programs only (grade/session.c): a check
+       on a role that has no other program could never hold. */
+    for (size_t i = 0; ex->sc && ex->sc->has_learner && i < ex->sc->nchecks; i++) {
+        const struct lesson_check *c = &ex->sc->checks[i];
+        if (c->metric != LESSON_METRIC_REQUESTS && c->metric != LESSON_METRIC_BYTES)
+            continue;
+        int role = c->role < 0 ? LESSON_ROLE_CLIENT : c->role;
+        size_t p = 0;
+        while (p < ex->sc->nprograms &&
+               (p == ex->sc->learner || (int)ex->sc->programs[p].role != role))
+            p++;
+        if (p == ex->sc->nprograms)
+            load_diag(ld, f[EX_LEARNER], 0,
+                      "check \"%s\" reads the %s role's %s, and its only program is the "
+                      "learner's: what a program publishes about itself proves nothing; read "
+                      "them from a program the learner does not write.",
+                      c->text ? c->text : "", lesson_role_name((enum lesson_role)role),
+                      c->metric == LESSON_METRIC_REQUESTS ? "requests" : "bytes");
     }
 }
 
-enum { XK_PROGRAM, XK_MATCH, XK_STATUS, XK_WITHIN, XK_FAIL };
+enum { XK_PROGRAM, XK_MATCH, XK_STATUS, XK_WITHIN, XK_FAIL, XK_DIGEST };
 
 void check_load_extra(struct load *ld, const cJSON *obj, const cJSON *const *f,
                       const struct lesson_scenario *sc, struct lesson_check *c, int metric_ok)
@@ -325,6 +346,29 @@ void check_load_extra(struct load *ld, const cJSON *obj, const cJSON *const *f,
     }
     if (f[XK_FAIL])
         c->fail = load_strdup(ld, f[XK_FAIL]->valuestring);
+    if (f[XK_DIGEST]) {
+        /* The digest is iolab's, of a file iolab makes: only then does a line prove anything. */
+        const char *name = f[XK_DIGEST]->valuestring;
+        size_t i = 0;
+        while (i < sc->nfiles && strcmp(sc->files[i].name, name))
+            i++;
+        regex_t re;
+        if (i == sc->nfiles)
+            load_diag(ld, f[XK_DIGEST], 0,
+                      "\"digest\" names file \"%s\", which this step does not make; name one of "
+                      "its \"files\".",
+                      name);
+        else if (metric_ok && !output)
+            load_diag(ld, f[XK_DIGEST], 0, "\"digest\" is for the output metric.");
+        else if (f[XK_MATCH] && regcomp(&re, f[XK_MATCH]->valuestring, REG_EXTENDED) == 0) {
+            if (re.re_nsub < 1)
+                load_diag(ld, f[XK_MATCH], 0,
+                          "with \"digest\", \"match\" needs a group, ([0-9a-f]{16}), around the "
+                          "digest the program prints.");
+            regfree(&re);
+        }
+        c->digest = load_strdup(ld, name);
+    }
 }
 
 static void kind_exercise_strv_free(char **v, size_t n)

@@ -760,6 +760,7 @@ static void kind_run_free(void *data)
         free(sc->checks[i].text);
         free(sc->checks[i].match);
         free(sc->checks[i].fail);
+        free(sc->checks[i].digest);
     }
     free(sc->checks);
     for (size_t i = 0; i < sc->nexpects; i++)

@@ -144,6 +144,8 @@ struct lesson_check {
     double within; /* "within": seconds the check has to hold, counted from its mode's start;
                       0: the whole run. Past it the check is decided: failed. */
     char *fail;    /* "fail": where to look when it fails ("see TODO 2 in main()"), or NULL */
+    char *digest;  /* "digest": output checks count a line only when the first group of match
+                      is this scenario file's FNV-1a digest (grade.c); NULL: any matching line */
 };
 
 /* A figure of one mode that an expected outcome compares (grade/expect.h computes them). */
@@ -207,6 +209,10 @@ struct lesson_scenario {
     int study;    /* the program under study (index), whose calls per request the comparison
                      shows; -1: the first server, or the first program without a server */
     bool latency; /* the step is about waiting: the comparison shows p50 and p99 latency */
+    /* An exercise's program the learner writes (index), when has_learner: what it publishes
+       itself (requests, bytes) never counts for a check (check.h). */
+    bool has_learner;
+    size_t learner;
     struct lesson_predict *predicts; /* prediction questions asked before it starts (quiz.h) */
     size_t npredicts;
     struct lesson_sweep *sweep;       /* the step's sweep (sweep.h), or NULL */

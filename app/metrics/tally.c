@@ -7,11 +7,18 @@
  *
  * One scan (tally_scan) sums the slots; tally_sum repeats it until no move of counts between
  * slots overlapped it (iolab_page_read_begin/end), so a move is seen whole or not at all.
+ *
+ * The header is the creator's: iolab wrote it once, before any program ran, and no shim ever
+ * writes magic, version, sizes or the slot count again. A header that no longer says what iolab
+ * wrote, or a seqlock with more moves under way than the page has slots, was written by a program
+ * on purpose: the totals are marked forged (the page was tampered with), and the seqlock is not
+ * waited on (a program could hold it open for ever).
  */
 #include "tally.h"
 #include "iolab_page.h"
 
 #include <stdbool.h>
+#include <stddef.h>
 #include <string.h>
 
 /*
@@ -35,12 +42,29 @@ static uint64_t tally_take(const uint64_t *field, bool *forged)
 /* struct iolab_fdsplit is a run of uint64_t counters, summed as one array. */
 #define TALLY_FD_FIELDS (sizeof(struct iolab_fdsplit) / sizeof(uint64_t))
 
+/* Whether the header still says what iolab_page_create() wrote for a page of nslots slots. */
+static bool tally_header_intact(const struct iolab_page *page, uint32_t nslots)
+{
+    uint32_t begun = __atomic_load_n(&page->moves_begun, __ATOMIC_RELAXED);
+    uint32_t done = __atomic_load_n(&page->moves_done, __ATOMIC_RELAXED);
+    return __atomic_load_n(&page->magic, __ATOMIC_RELAXED) == IOLAB_PAGE_MAGIC &&
+           __atomic_load_n(&page->version, __ATOMIC_RELAXED) == IOLAB_PAGE_VERSION &&
+           __atomic_load_n(&page->header_size, __ATOMIC_RELAXED) ==
+               offsetof(struct iolab_page, slots) &&
+           __atomic_load_n(&page->slot_size, __ATOMIC_RELAXED) == sizeof(struct iolab_slot) &&
+           __atomic_load_n(&page->nslots, __ATOMIC_RELAXED) == nslots &&
+           __atomic_load_n(&page->ncalls, __ATOMIC_RELAXED) == IOLAB_NCALLS &&
+           begun - done <= nslots; /* each move empties one slot: no more at once */
+}
+
 static void tally_scan(const struct iolab_page *page, uint32_t nslots, uint32_t prog, uint32_t run,
                        struct tally_totals *out)
 {
     memset(out, 0, sizeof *out);
     if (!page || nslots < 2)
         return;
+    if (!tally_header_intact(page, nslots))
+        out->forged = true;
     uint32_t used = __atomic_load_n(&page->next_slot, __ATOMIC_ACQUIRE);
     if (used > nslots - 1) {
         used = nslots - 1;
@@ -100,9 +124,10 @@ static void tally_scan(const struct iolab_page *page, uint32_t nslots, uint32_t 
  * Moves happen only when the page is full and the (prog, run) pairs change, one per claim, so a
  * read that overlaps one is rare and the next is very likely clean. A mover killed half-way
  * leaves the seqlock open until the next claim finishes its move: after TALLY_TRIES the last
- * scan stands and says so (unsettled).
+ * scan stands and says so (unsettled). A program can hold the seqlock open on purpose, so the
+ * tries are few: each is a scan of up to every slot, on every tick, for every program.
  */
-#define TALLY_TRIES 64
+#define TALLY_TRIES 8
 
 void tally_sum(const struct iolab_page *page, uint32_t nslots, uint32_t prog, uint32_t run,
                struct tally_totals *out)
@@ -111,7 +136,7 @@ void tally_sum(const struct iolab_page *page, uint32_t nslots, uint32_t prog, ui
         uint32_t token;
         int begun = page ? iolab_page_read_begin(page, &token) : 0;
         tally_scan(page, nslots, prog, run, out);
-        if (!page || (begun == 0 && iolab_page_read_end(page, token) == 0))
+        if (!page || out->forged || (begun == 0 && iolab_page_read_end(page, token) == 0))
             return;
     }
     out->unsettled = 1;

@@ -9,10 +9,19 @@
  *
  * Every slot's owner mutex is made robust and process-shared here, once, before any program
  * sees the page: the shim only ever trylocks it (iolab_counters.h says why).
+ *
+ * The page is sealed before anyone else sees it: its size can never change again (F_SEAL_SHRINK,
+ * F_SEAL_GROW) and no seal can be added or taken (F_SEAL_SEAL). Every program of a scenario holds
+ * the descriptor, a learner's program included, and a mapping whose file was truncated under it
+ * faults (SIGBUS) on the next access: iolab's reader would crash on a learner's ftruncate(). The
+ * seals are the memfd's own, so they hold for every descriptor and every mapping of it; writes
+ * stay allowed, because the shim writes its counts there (what a program may write, tally.c
+ * refuses to believe).
  */
 #include "iolab_page.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <pthread.h>
 #include <stddef.h>
 #include <string.h>
@@ -44,10 +53,11 @@ int iolab_page_create(uint32_t nslots, int *fd, struct iolab_page **page)
     size_t size = iolab_page_size(nslots);
     int err = 0;
     void *map = MAP_FAILED;
-    int mfd = memfd_create("iolab-counters", MFD_CLOEXEC);
+    int mfd = memfd_create("iolab-counters", MFD_CLOEXEC | MFD_ALLOW_SEALING);
     if (mfd < 0)
         return -errno;
-    if (ftruncate(mfd, (off_t)size) < 0) {
+    if (ftruncate(mfd, (off_t)size) < 0 ||
+        fcntl(mfd, F_ADD_SEALS, IOLAB_PAGE_SEALS | F_SEAL_SEAL) < 0) {
         err = -errno;
         goto fail;
     }
@@ -87,6 +97,10 @@ int iolab_page_map(int fd, struct iolab_page **page, uint32_t *nslots)
         return -errno;
     if (!S_ISREG(st.st_mode))
         return -EINVAL;
+    /* A file whose size may still change could be cut under our mapping: refuse it. */
+    int seals = fcntl(fd, F_GET_SEALS);
+    if (seals < 0 || (seals & IOLAB_PAGE_SEALS) != IOLAB_PAGE_SEALS)
+        return -EPERM;
     memset(&hdr, 0, sizeof hdr);
     ssize_t n = pread(fd, &hdr, sizeof hdr, 0);
     if (n < 0)

@@ -14,6 +14,7 @@
 #ifndef IOLAB_PAGE_H
 #define IOLAB_PAGE_H
 
+#include <fcntl.h>
 #include <stdint.h>
 
 #include "iolab_counters.h"
@@ -22,13 +23,17 @@
 extern "C" {
 #endif
 
+/* The seals every page carries: its size is fixed for good (iolab_page.c says why). */
+#define IOLAB_PAGE_SEALS (F_SEAL_SHRINK | F_SEAL_GROW)
+
 /* Most slots a page may have: a page of 4096 slots is about 8 MiB of (mostly untouched) memory. */
 #define IOLAB_PAGE_MAX_SLOTS 4096u
 
 /*
  * Creates a page of nslots slots (the last is the overflow slot; 2 <= nslots <= MAX_SLOTS) in a
- * close-on-exec memfd named "iolab-counters", with its header initialised, and maps it shared.
- * 0 or a negative errno; on failure nothing is left open.
+ * close-on-exec memfd named "iolab-counters", with its header initialised, sealed against any
+ * change of size (IOLAB_PAGE_SEALS, and F_SEAL_SEAL), and maps it shared. 0 or a negative errno;
+ * on failure nothing is left open.
  */
 int iolab_page_create(uint32_t nslots, int *fd, struct iolab_page **page);
 
@@ -42,7 +47,8 @@ int iolab_page_check(const struct iolab_page *hdr, uint64_t file_size);
 
 /*
  * Validates the page behind fd (a page iolab_page_create() made, possibly in another process)
- * and maps it shared, read-write. *nslots gets the validated slot count. 0 or a negative errno.
+ * and maps it shared, read-write. *nslots gets the validated slot count. 0 or a negative errno:
+ * -EPERM for a file not sealed with IOLAB_PAGE_SEALS (it could shrink under the mapping).
  */
 int iolab_page_map(int fd, struct iolab_page **page, uint32_t *nslots);
 

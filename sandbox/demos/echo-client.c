@@ -265,7 +265,9 @@ static uint64_t waiting_publish(const struct conn *conns, size_t n, uint64_t now
     for (size_t i = 0; i < n; i++) {
         if (conns[i].state != BUSY && conns[i].state != CONNECTING)
             continue;
-        uint64_t age = now - conns[i].t_start;
+        /* A request started after `now` was read (in the caller's loop) has waited 0 ns; a
+           wrapped difference would publish an age no clock gives (tally marks it forged). */
+        uint64_t age = conns[i].t_start < now ? now - conns[i].t_start : 0;
         wait_hist[iolab_hist_bucket(age)]++;
         in_flight++;
         waiting += age >= WAITING_AFTER_NS;

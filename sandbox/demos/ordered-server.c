@@ -17,7 +17,10 @@
  *                     messages in this conversation, so a headless run goes on by itself.
  *
  * Output: `listening on HOST:PORT`, then per conversation `connected`, `client: TEXT` for what
- * arrives, `me: TEXT` for what is sent back, and `conversation over`.
+ * arrives, `me: TEXT` for what is sent back, and `conversation over`. Before it, after `exit`
+ * (the server waits up to a second for the client to hang up): `the client hung up after exit,
+ * every reply read`, or `the client hung up without reading every reply` when it closed with
+ * replies unread in its socket (the kernel then resets the connection instead).
  *
  * Published figures: requests (replies sent), bytes (reply bytes sent), conns_opened,
  * conns_closed.
@@ -30,6 +33,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/socket.h>
+#include <sys/time.h>
 #include <unistd.h>
 
 #define PROG "ordered-server"
@@ -59,13 +63,16 @@ static void converse(int fd, struct iolab_app *app)
     struct demo_line_buf lb = {.have = 0};
     char line[DEMO_LINE_MAX + 1], reply[DEMO_LINE_MAX + 1], out[DEMO_LINE_MAX + 2];
     unsigned long nth = 0;
+    int got = 0, client_exit = 0;
     printf("connected\n");
     fflush(stdout);
-    while (!demo_stop && demo_get_line(fd, 1, &lb, line) == 1) {
+    while (!demo_stop && (got = demo_get_line(fd, 1, &lb, line)) == 1) {
         printf("client: %s\n", line);
         fflush(stdout);
-        if (strcmp(line, "exit") == 0)
+        if (strcmp(line, "exit") == 0) {
+            client_exit = 1;
             break; /* the client ended it; `exit` gets no answer */
+        }
         next_reply(reply, sizeof reply, ++nth);
         if (demo_stop)
             break;
@@ -81,6 +88,24 @@ static void converse(int fd, struct iolab_app *app)
         if (strcmp(reply, "exit") == 0)
             break; /* we ended it */
     }
+    /* After `exit` the client hangs up. One that closes its socket with our replies still unread
+       in it makes the kernel reset the connection instead (ECONNRESET here, not 0): that is how
+       a client that never read the replies shows, whatever it printed. It gets a second. */
+    int reset = got < 0 && errno == ECONNRESET, hung_up = 0;
+    if (client_exit && !demo_stop) {
+        struct timeval second = {.tv_sec = 1};
+        setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &second, sizeof second);
+        char rest[64];
+        ssize_t n = 0;
+        for (int i = 0; i < 16 && (n = recv(fd, rest, sizeof rest, 0)) > 0; i++)
+            ; /* nothing is expected after exit: a client that keeps talking is not waited for */
+        reset = n < 0 && errno == ECONNRESET;
+        hung_up = n == 0;
+    }
+    if (reset)
+        printf("the client hung up without reading every reply (connection reset)\n");
+    else if (hung_up)
+        printf("the client hung up after exit, every reply read\n");
     close(fd);
     if (app)
         iolab_add(&app->conns_closed, 1);

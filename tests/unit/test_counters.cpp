@@ -113,13 +113,44 @@ TEST_CASE("mapping refuses what is not a page of this layout", "[page]")
     }
     SECTION("short file")
     {
-        REQUIRE(ftruncate(fd, (off_t)iolab_page_size(8) - 1) == 0);
-        CHECK(iolab_page_map(fd, &q, &n) == -ENODATA);
+        // A page is sealed; a file of the right kind but one byte short is made by hand.
+        int m = memfd_create("short", MFD_CLOEXEC | MFD_ALLOW_SEALING);
+        REQUIRE(m >= 0);
+        REQUIRE(write(m, p, iolab_page_size(8) - 1) == (ssize_t)iolab_page_size(8) - 1);
+        REQUIRE(fcntl(m, F_ADD_SEALS, F_SEAL_SHRINK | F_SEAL_GROW) == 0);
+        CHECK(iolab_page_map(m, &q, &n) == -ENODATA);
+        close(m);
     }
     SECTION("shorter than a header")
     {
-        REQUIRE(ftruncate(fd, 10) == 0);
-        CHECK(iolab_page_map(fd, &q, &n) == -ENODATA);
+        int m = memfd_create("short", MFD_CLOEXEC | MFD_ALLOW_SEALING);
+        REQUIRE(m >= 0);
+        REQUIRE(write(m, p, 10) == 10);
+        REQUIRE(fcntl(m, F_ADD_SEALS, F_SEAL_SHRINK | F_SEAL_GROW) == 0);
+        CHECK(iolab_page_map(m, &q, &n) == -ENODATA);
+        close(m);
+    }
+    SECTION("a file whose size may still change")
+    {
+        // A mapping of a file that is cut under it faults (SIGBUS): only a sealed page is mapped.
+        int m = memfd_create("unsealed", MFD_CLOEXEC);
+        REQUIRE(m >= 0);
+        REQUIRE(write(m, p, iolab_page_size(8)) == (ssize_t)iolab_page_size(8));
+        CHECK(iolab_page_map(m, &q, &n) == -EPERM);
+        close(m);
+    }
+    SECTION("the page's size can never change, and no seal can be added")
+    {
+        CHECK(ftruncate(fd, 0) == -1);
+        CHECK(errno == EPERM);
+        CHECK(ftruncate(fd, (off_t)iolab_page_size(8) + 4096) == -1);
+        CHECK(errno == EPERM);
+        CHECK(fcntl(fd, F_ADD_SEALS, F_SEAL_WRITE) == -1);
+        CHECK(errno == EPERM);
+        struct stat st;
+        REQUIRE(fstat(fd, &st) == 0);
+        CHECK((size_t)st.st_size == iolab_page_size(8));
+        CHECK(p->magic == IOLAB_PAGE_MAGIC); // still mapped, still readable
     }
     SECTION("not a regular file")
     {
@@ -129,7 +160,6 @@ TEST_CASE("mapping refuses what is not a page of this layout", "[page]")
         close(pp[0]);
         close(pp[1]);
     }
-    // The original mapping survives truncation tests only up to the new size: unmap first.
     iolab_page_unmap(p, 8);
     close(fd);
 }

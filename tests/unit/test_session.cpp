@@ -96,6 +96,51 @@ TEST_CASE("session: increments go to the running mode, across a restart")
     CHECK_FALSE(r.holds);
 }
 
+// Issue 26: in an exercise what the learner's program publishes about itself counts for nothing;
+// the requests and bytes of a role are those its other (reference) programs published.
+TEST_CASE("session: in an exercise, requests and bytes come from the programs the learner did "
+          "not write")
+{
+    Fixture f;
+    f.sc.nmodes = 0;
+    f.sc.has_learner = true;
+    f.sc.learner = 1; // the learner writes the second client
+    static session s;
+    session_reset(&s);
+    static snapshot a;
+    auto at = [&](double t, uint64_t reference, uint64_t learner) {
+        memset(&a, 0, sizeof a);
+        a.elapsed_s = t;
+        a.mode = -1;
+        a.mode_running = true;
+        a.nprogs = 3;
+        a.progs[0].role = LESSON_ROLE_SERVER;
+        a.progs[1].role = a.progs[2].role = LESSON_ROLE_CLIENT;
+        a.progs[1].f.requests = learner; // forged in its own slot
+        a.progs[1].f.app_bytes = learner * 100;
+        a.progs[2].f.requests = reference;
+        a.progs[2].f.app_bytes = reference * 10;
+        a.roles[LESSON_ROLE_CLIENT].requests = reference + learner;
+        a.roles[LESSON_ROLE_CLIENT].app_bytes = reference * 10 + learner * 100;
+        session_update(&s, &f.sc, &a);
+    };
+    at(0.0, 0, 0);
+    at(1.0, 3, 5000);
+    check_facts facts;
+    session_facts(&s, &facts);
+    REQUIRE(facts.nmodes == 1);
+    CHECK(facts.modes[0].roles[LESSON_ROLE_CLIENT].requests == 3);
+    CHECK(facts.modes[0].roles[LESSON_ROLE_CLIENT].bytes == 30);
+
+    // Outside an exercise every program counts.
+    f.sc.has_learner = false;
+    session_reset(&s);
+    at(0.0, 0, 0);
+    at(1.0, 3, 5000);
+    session_facts(&s, &facts);
+    CHECK(facts.modes[0].roles[LESSON_ROLE_CLIENT].requests == 5003);
+}
+
 TEST_CASE("session: paused time does not count, totals that go backwards only set the base")
 {
     Fixture f;

@@ -147,3 +147,55 @@ TEST_CASE("values no shim writes are left out of the sums, which never wrap, and
     iolab_page_unmap(page, 16);
     close(fd);
 }
+
+// Issue 26: a program can write every header field of the page. A header that no longer says
+// what iolab wrote marks the figures forged, and a seqlock held open on purpose is not waited on.
+TEST_CASE("a scribbled header marks the figures forged and a seqlock held open never hangs a read")
+{
+    int fd = -1;
+    struct iolab_page *page = nullptr;
+    REQUIRE(iolab_page_create(16, &fd, &page) == 0);
+    struct iolab_slot *a = claim(page, 0, 1);
+    a->calls[IOLAB_CALL_READ].count = 5;
+    struct tally_totals t;
+    tally_sum(page, 16, 0, TALLY_ANY_RUN, &t);
+    CHECK_FALSE(t.forged);
+
+    SECTION("magic")
+    {
+        page->magic = 0;
+    }
+    SECTION("slot size")
+    {
+        page->slot_size = 1;
+    }
+    SECTION("slot count")
+    {
+        page->nslots = 17;
+    }
+    SECTION("more moves under way than the page has slots")
+    {
+        page->moves_begun = page->moves_done + 17;
+    }
+    tally_sum(page, 16, 0, TALLY_ANY_RUN, &t);
+    CHECK(t.forged);
+    CHECK(t.calls[IOLAB_CALL_READ].count == 5); // the slots are still read, within bounds
+    iolab_page_unmap(page, 16);
+    close(fd);
+}
+
+TEST_CASE("a move that never ends is read a bounded number of times and said to be unsettled")
+{
+    int fd = -1;
+    struct iolab_page *page = nullptr;
+    REQUIRE(iolab_page_create(16, &fd, &page) == 0);
+    claim(page, 0, 1)->calls[IOLAB_CALL_READ].count = 2;
+    page->moves_begun = page->moves_done + 1; // one move open, as a killed mover leaves it
+    struct tally_totals t;
+    tally_sum(page, 16, 0, TALLY_ANY_RUN, &t); // returns: the retries are bounded
+    CHECK(t.unsettled == 1);
+    CHECK_FALSE(t.forged);
+    CHECK(t.calls[IOLAB_CALL_READ].count == 2);
+    iolab_page_unmap(page, 16);
+    close(fd);
+}

@@ -1,0 +1,395 @@
+// Issue 26 and 27: the counter page is every program's to write, so nothing a learner's program
+// writes there may crash iolab or pass an exercise. A program that cuts the page or scribbles
+// its header gets a run that ends with one sentence, never a SIGBUS or a hang; a "forger" that
+// publishes plausible figures in its own slot without doing the work fails, whichever exercise;
+// a reader that prints its verdict line without the right bytes fails on iolab's own digest; and
+// a correct reader that calls syscall(SYS_read) passes, judged by the kernel's count.
+#include "exercise_helpers.hpp"
+#include "jail_helpers.hpp"
+
+#include <catch2/catch.hpp>
+#include <cstddef>
+#include <fstream>
+#include <string>
+
+extern "C" {
+#include "iolab_counters.h"
+}
+
+using namespace iolab_test;
+
+namespace
+{
+
+const Exercise kZero{"zerocopy/write-sendfile", "zerocopy/sendfile", "file-server.c", {}};
+const Exercise kCopy{"copying/write-sendfile-copy", "copying/memfd", "copy-memfd.c", {}};
+const Exercise kStdio{"stdio/write-buffered-reader", "stdio/reader", "reader.c", {}};
+const Exercise kUpload{
+    "upload/write-fork-server", "upload/fork-server", "upload-server.c", {"upload.h", "w_epoll.h"}};
+const Exercise kOrdered{"ordered/write-server-loop", "ordered/exit-loop", "ordered-server.c", {}};
+const Exercise kClient{"ordered/write-client-loop", "ordered/client-loop", "ordered-client.c", {}};
+const Exercise kEpoll{"upload/write-epoll-server",
+                      "upload/epoll-server",
+                      "upload-server.c",
+                      {"upload.h", "w_epoll.h"}};
+const Exercise kChat{
+    "chat/write-epoll-server", "chat/epoll-server", "chat-server.c", {"w_epoll.h"}};
+
+// C for a learner's file: forge_call() and forge_app() write the calling thread's own slot of
+// the counter page, reached the way the demos reach it (iolab_app_self(), the shim's), at the
+// offsets of this build's iolab_counters.h. No system call is made to back the figures.
+std::string forger_code()
+{
+    return "#include <stdint.h>\n"
+           "void *iolab_app_self(void) __attribute__((weak));\n"
+           "static __attribute__((unused)) void forge_call(unsigned call, uint64_t n)\n"
+           "{\n"
+           "    char *app = iolab_app_self ? (char *)iolab_app_self() : 0;\n"
+           "    if (app)\n"
+           "        *(volatile uint64_t *)(app - " +
+           std::to_string(offsetof(struct iolab_slot, app)) + " + " +
+           std::to_string(offsetof(struct iolab_slot, calls)) + " + call * " +
+           std::to_string(sizeof(struct iolab_call)) +
+           ") = n;\n"
+           "}\n"
+           "static __attribute__((unused)) void forge_app(uint64_t requests, uint64_t bytes)\n"
+           "{\n"
+           "    volatile uint64_t *app = iolab_app_self ? iolab_app_self() : 0;\n"
+           "    if (app) {\n"
+           "        app[" +
+           std::to_string(offsetof(struct iolab_app, requests) / 8) +
+           "] = requests;\n"
+           "        app[" +
+           std::to_string(offsetof(struct iolab_app, bytes) / 8) +
+           "] = bytes;\n"
+           "    }\n"
+           "}\n";
+}
+
+// The forger's code put before `before`, a line of the solution.
+std::pair<std::string, std::string> with_forger(const std::string &before)
+{
+    return {before, forger_code() + before};
+}
+
+// `iolab check` on a learner's file written whole (not an edit of the solution), so that it
+// stands whatever the solution's own code looks like.
+Result whole(const TempDir &home, const Exercise &e, const std::string &text)
+{
+    TempDir dir;
+    std::ofstream(dir / e.file) << text;
+    return check(home, e, {"--dir", dir.path});
+}
+
+// The verdict of the first check whose message contains part ("" when none does).
+std::string verdict_saying(const Result &r, const std::string &part)
+{
+    const cJSON *c;
+    cJSON_ArrayForEach(c, cJSON_GetObjectItem(r.json.get(), "checks"))
+    {
+        std::string m = cJSON_GetObjectItem(c, "message")->valuestring;
+        if (has(m, part))
+            return std::string(cJSON_IsTrue(cJSON_GetObjectItem(c, "ok")) ? "ok: " : "no: ") + m;
+    }
+    return "";
+}
+
+// A whole reader.c for stdio: it passes over the file until SIGTERM and prints, per pass, the
+// line iolab checks ("pass N: BYTES bytes, fnv DIGEST, all as in the file") with the digest of
+// the bytes it got. `pass_body` fills `got` and `h` from the open descriptor `fd`.
+std::string stdio_reader(const std::string &helpers, const std::string &pass_body)
+{
+    return "#include <fcntl.h>\n#include <signal.h>\n#include <stdint.h>\n#include <stdio.h>\n"
+           "#include <string.h>\n#include <sys/mman.h>\n#include <sys/stat.h>\n"
+           "#include <sys/syscall.h>\n#include <unistd.h>\n" +
+           forger_code() +
+           "static volatile sig_atomic_t stop;\n"
+           "static void on_term(int sig)\n{\n    (void)sig;\n    stop = 1;\n}\n"
+           "static uint64_t fnv(uint64_t h, const unsigned char *p, size_t n)\n{\n"
+           "    for (size_t i = 0; i < n; i++)\n        h = (h ^ p[i]) * 0x100000001b3ull;\n"
+           "    return h;\n}\n" +
+           helpers +
+           "int main(int argc, char **argv)\n{\n"
+           "    if (argc < 3)\n        return 2;\n"
+           "    signal(SIGTERM, on_term);\n"
+           "    for (unsigned pass = 1; !stop; pass++) {\n"
+           "        int fd = open(argv[2], O_RDONLY);\n"
+           "        if (fd < 0)\n            return 1;\n"
+           "        uint64_t h = 0xcbf29ce484222325ull, got = 0;\n" +
+           pass_body +
+           "        close(fd);\n"
+           "        printf(\"pass %u: %llu bytes, fnv %016llx, all as in the file\\n\", pass,\n"
+           "               (unsigned long long)got, (unsigned long long)h);\n"
+           "        fflush(stdout);\n"
+           "    }\n"
+           "    return 0;\n}\n";
+}
+
+void expect_no_crash(const Result &r)
+{
+    INFO(r.out);
+    CHECK(r.code != 0);
+    CHECK(r.code < 128); // not killed by a signal
+    REQUIRE(r.json);
+}
+
+// A run step whose one program is `prog` with `args`.
+void page_pack(const std::string &dir, const std::string &prog, const std::string &args)
+{
+    std::ofstream(dir + "/pack.json") << R"({"format_version": 1, "id": "t", "title": "T",
+        "version": "1", "lessons": ["l"]})";
+    std::ofstream(dir + "/l.json") << R"({"id": "l", "title": "Page lesson", "summary": "s",
+        "steps": [{"id": "s", "title": "Page step", "kind": "run", "text": ["x"],
+        "seconds": 2, "programs": [{"name": "prog", "role": "server", "program": ")"
+                                   << prog << R"(", "args": )" << args << "}]}]}";
+}
+
+} // namespace
+
+TEST_CASE("a program that cuts or scribbles the counter page ends the run with a sentence",
+          "[page]")
+{
+    for (const char *args : {R"([])", R"(["stay"])"}) {
+        TempDir pack;
+        std::string tag = new_tag();
+        page_pack(pack.path, hostile("pagetrunc"), args);
+        INFO("pagetrunc " << args);
+        // JSON: its strings are not wrapped to the terminal's width.
+        auto [code, out] =
+            run({bin("iolab"), "run", "l/s", "--pack", pack.path, "--seconds", "1.5", "--json"},
+                {"TEST_TAG_IOLAB=" + tag}, 60);
+        INFO(out);
+        // The page is sealed: the program cannot change its size, nor add a seal of its own.
+        // (A program that exits during the run has its last line quoted; one that stays has
+        // its output kept to itself.)
+        if (has(args, "stay")) {
+            CHECK_FALSE(has(out, "ftruncate to 0: done"));
+        } else {
+            CHECK(has(out, "ftruncate to 0: Operation not permitted; ftruncate 1 MiB longer: "
+                           "Operation not permitted"));
+            CHECK_FALSE(has(out, "ftruncate to 1 TiB: done"));
+            CHECK(has(out, "ftruncate one byte short: Operation not permitted; add a write "
+                           "seal: Operation not permitted"));
+        }
+        // iolab was neither killed (SIGBUS) nor stopped by the test's deadline (a hang).
+        CHECK(code < 128);
+        CHECK(code != 0);
+        CHECK(has(out, "the counter page was tampered with; counts from this run cannot be "
+                       "trusted"));
+        CHECK(left_after_1s(tag) == 0);
+    }
+}
+
+TEST_CASE("an exercise whose program scribbles the counter page fails with a sentence", "[page]")
+{
+    TempDir home;
+    // The copy is right; the program also cuts the page and scribbles its header.
+    Result r = variant(
+        home, kCopy,
+        {{"    int mem = memfd_create(\"copy\", MFD_CLOEXEC);",
+          "    const char *pv = getenv(\"IOLAB_COUNTERS_FD\");\n"
+          "    if (pv) {\n"
+          "        int pfd = atoi(pv);\n"
+          "        struct stat ps;\n"
+          "        if (ftruncate(pfd, 0) == 0)\n"
+          "            printf(\"the page was cut\\n\");\n"
+          "        if (fstat(pfd, &ps) == 0 && ps.st_size >= 64) {\n"
+          "            uint32_t *h = mmap(NULL, 64, PROT_READ | PROT_WRITE, MAP_SHARED, pfd, 0);\n"
+          "            if (h != MAP_FAILED)\n"
+          "                for (int i = 0; i < 16; i++)\n"
+          "                    h[i] = 0xFFFFFFFFu;\n"
+          "        }\n"
+          "    }\n"
+          "    int mem = memfd_create(\"copy\", MFD_CLOEXEC);"}});
+    expect_no_crash(r);
+    expect_fail(r);
+    CHECK_FALSE(has(r.out, "the page was cut"));
+    std::string v = verdict(r, "go with sendfile");
+    CHECK(has(v, "no: "));
+    CHECK(has(v, "the counter page was tampered with; counts from this run cannot be trusted"));
+}
+
+TEST_CASE("forgers that publish figures in their own slot without doing the work fail", "[page]")
+{
+    TempDir home;
+
+    INFO("zero-copy: a server that sends the header, no body, and claims sendfile() calls and "
+         "downloads");
+    Result zero = variant(home, kZero,
+                          {with_forger("static void *serve(void *arg)"),
+                           {"            rc = send_file(sock, file, st.st_size);",
+                            "            {\n"
+                            "                static uint64_t k;\n"
+                            "                k += 1000;\n"
+                            "                forge_call(" +
+                                std::to_string(IOLAB_CALL_SENDFILE) +
+                                ", k);\n"
+                                "                forge_app(k, k * (uint64_t)st.st_size);\n"
+                                "            }"}});
+    expect_fail(zero);
+    CHECK(has(verdict(zero, "Downloads arrive whole"), "no: yours: 0 of 20 requests"));
+    // The sendfile() calls it claims are more than the kernel saw it make (sendfile counts in
+    // syscr): the counts are not believed.
+    std::string z = verdict(zero, "go out with sendfile");
+    CHECK(has(z, "no: "));
+    CHECK(has(z, "the counts could not be trusted: server's counter page shows"));
+    CHECK(has(z, "(syscr)"));
+
+    INFO("copying: no copy, one claimed sendfile(), and the verdict line with the file's own "
+         "digest (taken through a mapping)");
+    Result copy = variant(home, kCopy,
+                          {with_forger("/* Copies size bytes of in"),
+                           {"    if (copy_all(mem, file, st.st_size) < 0) {",
+                            "    forge_call(" + std::to_string(IOLAB_CALL_SENDFILE) +
+                                ", 3);\n"
+                                "    if (verify(file, file, st.st_size) == 0)\n"
+                                "        return 0;\n"
+                                "    if (copy_all(mem, file, st.st_size) < 0) {"}});
+    expect_fail(copy);
+    // Its verdict line carries the right digest (of the file itself, through a mapping): only
+    // the kernel's figure shows that nothing was copied.
+    CHECK(has(verdict(copy, "The memfd holds the whole file"), "ok: "));
+    std::string c = verdict(copy, "cross the kernel in large pieces");
+    CHECK(has(c, "no: yours: "));
+    CHECK(has(c, "copy_all() must copy it with sendfile()"));
+
+    INFO("stdio: no read at all, claimed read() calls, and passes with the file's own digest "
+         "(taken through a mapping)");
+    Result stdio = whole(home, kStdio,
+                         stdio_reader("", "        struct stat st;\n"
+                                          "        fstat(fd, &st);\n"
+                                          "        const unsigned char *m = mmap(NULL, st.st_size, "
+                                          "PROT_READ, MAP_SHARED, fd, 0);\n"
+                                          "        if (m == MAP_FAILED)\n            return 1;\n"
+                                          "        h = fnv(h, m, st.st_size);\n"
+                                          "        got = st.st_size;\n"
+                                          "        munmap((void *)m, st.st_size);\n"
+                                          "        forge_call(" +
+                                              std::to_string(IOLAB_CALL_READ) +
+                                              ", 1000 * pass);\n"
+                                              "        usleep(100000);\n"));
+    expect_fail(stdio);
+    std::string sr = verdict(stdio, "The bytes come from read()");
+    CHECK(has(sr, "no: yours: "));
+    CHECK(has(sr, "read system calls"));
+
+    INFO("upload: a server that accepts, serves nothing and claims forks and uploads");
+    Result up = variant(home, kUpload,
+                        {with_forger("/* Serves the client on sock in a process of its own"),
+                         {"    pid_t pid = fork();", "    static uint64_t k;\n"
+                                                     "    forge_call(" +
+                                                         std::to_string(IOLAB_CALL_FORK) +
+                                                         ", ++k);\n"
+                                                         "    forge_app(k, k << 26);\n"
+                                                         "    close(sock);\n"
+                                                         "    return;\n"
+                                                         "    pid_t pid = fork();"}});
+    expect_fail(up);
+    CHECK(has(verdict(up, "Every upload arrives whole"), "no: yours: 0 of 4 requests"));
+
+    INFO("upload (epoll): a server that reads nothing and claims uploads and epoll_wait() calls");
+    Result ep = variant(
+        home, kEpoll,
+        {with_forger("static int on_readable(struct conn *c)"),
+         {"    static uint8_t buf[UPLOAD_CHUNK];\n", "    static uint8_t buf[UPLOAD_CHUNK];\n"
+                                                     "    static uint64_t k;\n"
+                                                     "    forge_call(" +
+                                                         std::to_string(IOLAB_CALL_EPOLL_WAIT) +
+                                                         ", k += 100);\n"
+                                                         "    forge_app(k / 100, k << 20);\n"
+                                                         "    return 1;\n"}});
+    expect_fail(ep);
+    CHECK(has(verdict(ep, "Every upload arrives whole"), "no: yours: 0 of 4 requests"));
+
+    INFO("chat: a server that relays nothing and claims relayed lines");
+    Result chat = variant(home, kChat,
+                          {with_forger("static void relay(const struct client *from"),
+                           {"    /* TODO 5: send msg to every connected client except `from` (a "
+                            "free slot has fd -1) */\n",
+                            "    static uint64_t k;\n"
+                            "    k++;\n"
+                            "    forge_app(k, k * (uint64_t)n);\n"
+                            "    return;\n"}});
+    expect_fail(chat);
+    CHECK(has(verdict(chat, "ana hears ben"), "no: yours: 0 of 2 matching lines"));
+
+    INFO("ordered (client): a client that never reads the replies, claims its recv() calls and "
+         "prints replies of its own");
+    Result cli = variant(home, kClient,
+                         {with_forger("static int converse(int sock, struct script *s)"),
+                          {"        if (!read_line(sock, &in, reply, sizeof reply))\n"
+                           "            return -1;\n",
+                           "        static uint64_t k;\n"
+                           "        forge_call(" +
+                               std::to_string(IOLAB_CALL_RECVFROM) +
+                               ", ++k);\n"
+                               "        snprintf(reply, sizeof reply, \"got it\");\n"}});
+    expect_fail(cli);
+    CHECK(has(verdict(cli, "Every line gets its reply"), "ok: ")); // its own words
+    CHECK(has(verdict(cli, "A recv() for each reply"), "ok: "));   // its own slot
+    std::string cr = verdict(cli, "Your client reads every reply");
+    CHECK(has(cr, "no: yours: 0 of 1 matching lines"));
+    CHECK(has(cr, "still unread in your socket"));
+
+    INFO("ordered: a server that hangs up at once and claims the replies");
+    Result ord = variant(home, kOrdered,
+                         {with_forger("static void converse(int sock)"),
+                          {"    unsigned heard = 0;\n", "    unsigned heard = 0;\n"
+                                                        "    forge_app(4, 64);\n"
+                                                        "    return;\n"}});
+    expect_fail(ord);
+    CHECK(has(verdict(ord, "Every line gets its reply"), "no: yours: 0 of 4 requests"));
+}
+
+TEST_CASE("stdio: a verdict line without the right bytes fails on iolab's digest, and a reader "
+          "that calls syscall(SYS_read) passes",
+          "[page]")
+{
+    TempDir home;
+    // A buffered reader whose refill drops the last byte of every 4 KiB, and which says every
+    // pass is right: its digest is of the bytes it handed out, and iolab's is of the file.
+    const std::string refill_drop = "        static unsigned char buf[4096];\n"
+                                    "        ssize_t n;\n"
+                                    "        while ((n = read(fd, buf, sizeof buf)) > 0) {\n"
+                                    "            size_t keep = n > 1 ? (size_t)n - 1 : (size_t)n;\n"
+                                    "            h = fnv(h, buf, keep);\n"
+                                    "            got += keep;\n"
+                                    "        }\n";
+    Result liar = whole(home, kStdio, stdio_reader("", refill_drop));
+    expect_fail(liar);
+    std::string v = verdict_saying(liar, "carried a digest that is not data.bin's");
+    INFO(liar.out);
+    CHECK(has(v, "no: yours: 0 of 3 matching lines"));
+    CHECK(has(v, "so the bytes differ from the file; the first: \"pass 1: "));
+
+    // Issue 27: a correct buffered reader whose read() is the raw system call, which no library
+    // wrapper sees: 8-byte requests served from a 4 KiB buffer, refilled with syscall(SYS_read).
+    const std::string raw_reader =
+        "static unsigned char buf[4096];\n"
+        "static size_t pos, len;\n"
+        "static ssize_t reader_read(int fd, unsigned char *out, size_t n)\n{\n"
+        "    size_t done = 0;\n"
+        "    while (done < n) {\n"
+        "        if (pos == len) {\n"
+        "            long r = syscall(SYS_read, fd, buf, sizeof buf);\n"
+        "            if (r < 0)\n                return -1;\n"
+        "            if (r == 0)\n                break;\n"
+        "            pos = 0;\n            len = (size_t)r;\n"
+        "        }\n"
+        "        size_t k = len - pos < n - done ? len - pos : n - done;\n"
+        "        memcpy(out + done, buf + pos, k);\n"
+        "        pos += k;\n        done += k;\n"
+        "    }\n"
+        "    return (ssize_t)done;\n}\n";
+    Result raw =
+        whole(home, kStdio,
+              stdio_reader(raw_reader, "        unsigned char piece[8];\n"
+                                       "        ssize_t n;\n"
+                                       "        pos = len = 0;\n"
+                                       "        while ((n = reader_read(fd, piece, 8)) > 0) {\n"
+                                       "            h = fnv(h, piece, (size_t)n);\n"
+                                       "            got += (uint64_t)n;\n"
+                                       "        }\n"));
+    INFO(raw.out);
+    CHECK(raw.code == 0);
+}
