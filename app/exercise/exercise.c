@@ -237,9 +237,10 @@ void exercise_run_free(struct exercise_run *run)
 
 bool exercise_build_is_attempt(const struct build_result *r)
 {
-    /* A build of content compiled before (a cache hit), one the jail stopped for want of
-       resources, or one that could not run at all says nothing of the learner's work. */
-    return !r->cached && r->status != BUILD_LIMIT && r->status != BUILD_ERROR;
+    /* A build the jail stopped for want of resources, or one that could not run at all, says
+       nothing of the learner's work. (Whether the content changed is the caller's to know: a
+       cache hit may be a learner's return to an earlier version, which is an attempt.) */
+    return r->status != BUILD_LIMIT && r->status != BUILD_ERROR;
 }
 
 int exercise_progress(const char *old, enum exercise_event ev, long long now, char *out, size_t len)

@@ -210,10 +210,11 @@ TEST_CASE("residency: the starter fails at its TODO and the solution passes", "[
     INFO(starter.out);
     std::string count = verdict(starter, "Every count is the kernel's");
     CHECK(has(count, "no: yours: 0 of 10 requests"));
-    CHECK(has(count, "(its TODO)"));
     std::string asked = verdict(starter, "mincore()");
     CHECK(has(asked, "no: yours: 0 of 1 mincore calls"));
-    CHECK(has(asked, "(its TODO)"));
+    // The run stops at the first check that is certain to fail (a wrong count), whose sentence
+    // points at the TODO; the checks still open then are "not judged".
+    CHECK(has(starter.out, "(its TODO)"));
     // The starter reads nothing: it does not change the cache, it only answers wrong.
     CHECK(has(verdict(starter, "measured, not changed"), "ok: "));
 
