@@ -75,8 +75,9 @@ static void tui_home(struct tui *t, const char *status)
     view_save_progress(&t->ctx);
     t->ops = &start_ops;
     t->self = t->start;
-    if (status)
-        view_status(&t->ctx, false, "%s", status);
+    /* The step's last status ("Running...", a build's verdict) says nothing about the start
+       screen: it is replaced, by what the step had to say on leaving or the screen's own hint. */
+    view_status(&t->ctx, false, "%s", status ? status : "Enter opens a lesson, ? lists every key.");
 }
 
 static void tui_draw_frame(struct tui *t);
