@@ -198,10 +198,12 @@ static void on_writable(struct client *c)
 
 static void on_listener(int lfd)
 {
-    for (;;) {                                          /* everyone waiting in the backlog */
-        int fd = demo_accept(PROG, lfd, SOCK_NONBLOCK); /* accept4(); -1: backlog empty */
+    while (!demo_stop) { /* everyone waiting in the backlog */
+        int fd = accept4(lfd, NULL, NULL, SOCK_CLOEXEC | SOCK_NONBLOCK);
+        if (fd < 0 && demo_accept_failed(PROG, lfd, errno)) /* a signal, or a limit */
+            continue;
         if (fd < 0)
-            return;
+            return; /* EAGAIN: the backlog is empty */
         struct client *c = calloc(1, sizeof *c);
         if (!c) {
             close(fd);
@@ -258,18 +260,26 @@ static void reap(void)
 static int serve(int lfd, const char *host, unsigned port)
 {
     app = iolab_app();
-    /* epoll_create1(), and the listener in the set as NULL; non-blocking, so that
-     * on_listener() can take the whole backlog and stop at EAGAIN. */
-    ep = demo_epoll_listener(PROG, lfd, (epoll_data_t){.ptr = NULL});
-    if (ep < 0)
+    ep = epoll_create1(EPOLL_CLOEXEC);
+    if (ep < 0) {
+        fprintf(stderr, "%s: epoll_create1: %s\n", PROG, strerror(errno));
         return 1;
+    }
+    /* The listener non-blocking, so that on_listener() can take the whole backlog and stop at
+     * EAGAIN, and in the set with NULL as its data: every other entry is a client. */
+    fcntl(lfd, F_SETFL, fcntl(lfd, F_GETFL) | O_NONBLOCK);
+    struct epoll_event lev = {.events = EPOLLIN, .data.ptr = NULL};
+    epoll_ctl(ep, EPOLL_CTL_ADD, lfd, &lev);
     demo_ready("listening on %s:%u", host, port);
 
     struct epoll_event events[64];
-    int n;
-    while (!demo_stop && (n = demo_epoll_wait(PROG, ep, events, 64)) >= 0) {
-        /* epoll_wait() slept until someone had something. */
-        for (int i = 0; i < n; i++) {
+    while (!demo_stop) {
+        int n = epoll_wait(ep, events, 64, -1); /* sleeps until someone has something */
+        if (n < 0 && errno != EINTR) {
+            fprintf(stderr, "%s: epoll_wait: %s\n", PROG, strerror(errno));
+            break;
+        }
+        for (int i = 0; i < n; i++) { /* n < 0: a signal; the loop checks demo_stop */
             struct client *cl = events[i].data.ptr;
             if (cl == NULL)
                 on_listener(lfd);

@@ -1,8 +1,9 @@
 /*
- * demo: shared plumbing of the demo programs (see demo.h). The system calls made here are the
- * ones a demo would otherwise make itself, one for one (accept4, fork, pthread_create, epoll_ctl,
- * epoll_wait, the write loops), so that moving code here changes no count. Figures are
- * published only by demo_publish_request(), into the slot of the thread that calls it.
+ * demo: shared plumbing of the demo programs (see demo.h). The calls a lesson teaches (accept4,
+ * fork, pthread_create, epoll_wait, sendfile) are made in the demos' own files, not here; what
+ * is here is what surrounds them: the command line, listening, what a failed accept4() costs,
+ * the write loops, publishing figures, the histogram. Figures are published only by
+ * demo_publish_request(), into the slot of the thread that calls it.
  */
 #include "demo.h"
 
@@ -24,6 +25,8 @@
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
+
+static void demo_reserve_make(int lfd);
 
 volatile sig_atomic_t demo_stop;
 
@@ -385,6 +388,7 @@ int demo_listen_or_exit(const char *prog, const struct demo_host *host, uint64_t
                 (unsigned long long)port, strerror(-lfd));
         exit(1);
     }
+    demo_reserve_make(lfd); /* before any accept() can find the descriptors all taken */
     return lfd;
 }
 
@@ -496,9 +500,31 @@ void demo_fail(const char *prog, enum iolab_fail_call call, int err)
  * the backlog, the listener would stay readable, and an event loop would wake up for it again at
  * once, for ever. Closing the reserve makes room to accept the newest connection and close it at
  * once (the client sees the connection closed, and may try again later), then the reserve is
- * taken back: the server keeps serving what it has. libuv and others do the same.
+ * taken back: the server keeps serving what it has. libuv and others do the same. It is made
+ * when the server starts listening; a forked child, which never accepts, drops its copy.
  */
 static int demo_reserve = -1;
+
+static void demo_reserve_drop(void)
+{
+    if (demo_reserve >= 0)
+        close(demo_reserve);
+    demo_reserve = -1;
+}
+
+static void demo_reserve_atfork(void)
+{
+    pthread_atfork(NULL, NULL, demo_reserve_drop); /* a child runs it right after fork() */
+}
+
+static void demo_reserve_make(int lfd)
+{
+    static pthread_once_t once = PTHREAD_ONCE_INIT;
+    if (demo_reserve >= 0)
+        return;
+    demo_reserve = fcntl(lfd, F_DUPFD_CLOEXEC, 0);
+    pthread_once(&once, demo_reserve_atfork); /* before the first fork() */
+}
 
 static int demo_accept_shed(const char *prog, int lfd, int err)
 {
@@ -517,34 +543,39 @@ static int demo_accept_shed(const char *prog, int lfd, int err)
     return fd >= 0 ? 0 : -1;
 }
 
+int demo_accept_failed(const char *prog, int lfd, int err)
+{
+    if (err == EINTR || err == ECONNABORTED)
+        return !demo_stop;
+    if (err == EAGAIN)
+        return 0; /* non-blocking listener (epoll): nothing more to accept now */
+    if ((err == EMFILE || err == ENFILE) && demo_accept_shed(prog, lfd, err) == 0)
+        return !demo_stop; /* shed the newest; an event loop goes on until the backlog is empty */
+    if (err == EMFILE || err == ENFILE) {
+        /* No reserve either: back off, without stalling an event loop for longer. */
+        if (fcntl(lfd, F_GETFL) & O_NONBLOCK)
+            return 0;
+    } else {
+        demo_fail(prog, IOLAB_FAIL_ACCEPT, err);
+    }
+    usleep(10000); /* out of memory: back off instead of spinning */
+    return !demo_stop;
+}
+
 int demo_accept(const char *prog, int lfd, int flags)
 {
-    if (demo_reserve < 0)
-        demo_reserve = fcntl(lfd, F_DUPFD_CLOEXEC, 0);
+    demo_reserve_make(lfd);
     while (!demo_stop) {
         int fd = accept4(lfd, NULL, NULL, SOCK_CLOEXEC | flags);
         if (fd >= 0)
             return fd;
-        if (errno == EINTR || errno == ECONNABORTED)
-            continue;
-        if (errno == EAGAIN)
-            return -1; /* non-blocking listener (epoll): nothing more to accept now */
-        int err = errno;
-        if ((err == EMFILE || err == ENFILE) && demo_accept_shed(prog, lfd, err) == 0)
-            continue; /* shed the newest; an event loop returns when the backlog is empty */
-        if (err == EMFILE || err == ENFILE) {
-            /* No reserve either: back off, without stalling an event loop for longer. */
-            if (flags & SOCK_NONBLOCK)
-                return -1;
-        } else {
-            demo_fail(prog, IOLAB_FAIL_ACCEPT, err);
-        }
-        usleep(10000); /* out of memory: back off instead of spinning */
+        if (!demo_accept_failed(prog, lfd, errno))
+            break;
     }
     return -1;
 }
 
-/* ---- a worker per connection ---- */
+/* ---- the children of a fork server ---- */
 
 static pid_t *demo_kids; /* live children of a fork-per-connection server */
 static size_t demo_nkids, demo_kids_cap;
@@ -554,7 +585,31 @@ static void demo_on_child(int sig)
     (void)sig; /* only here to interrupt accept(), so the loop reaps at once */
 }
 
-static void demo_kids_forget(pid_t pid)
+void demo_children_watch(void)
+{
+    struct sigaction sa = {.sa_handler = demo_on_child}; /* no SA_RESTART, see demo.h */
+    sigemptyset(&sa.sa_mask);
+    sigaction(SIGCHLD, &sa, NULL);
+}
+
+void demo_children_add(const char *prog, pid_t pid)
+{
+    if (demo_nkids == demo_kids_cap) {
+        size_t cap = demo_kids_cap ? 2 * demo_kids_cap : 64;
+        pid_t *kids = realloc(demo_kids, cap * sizeof *kids);
+        if (!kids) { /* a child we could not stop later must not run: end it, say why */
+            kill(pid, SIGKILL);
+            waitpid(pid, NULL, 0);
+            demo_fail(prog, IOLAB_FAIL_FORK, ENOMEM);
+            return;
+        }
+        demo_kids = kids;
+        demo_kids_cap = cap;
+    }
+    demo_kids[demo_nkids++] = pid;
+}
+
+void demo_children_forget(pid_t pid)
 {
     for (size_t i = 0; i < demo_nkids; i++)
         if (demo_kids[i] == pid) {
@@ -563,39 +618,7 @@ static void demo_kids_forget(pid_t pid)
         }
 }
 
-static void demo_kids_begin(void)
-{
-    struct sigaction sa = {.sa_handler = demo_on_child}; /* no SA_RESTART, see demo.h */
-    sigemptyset(&sa.sa_mask);
-    sigaction(SIGCHLD, &sa, NULL);
-}
-
-static int demo_kids_reserve(void)
-{
-    if (demo_nkids < demo_kids_cap)
-        return 0;
-    size_t cap = demo_kids_cap ? 2 * demo_kids_cap : 64;
-    pid_t *kids = realloc(demo_kids, cap * sizeof *kids);
-    if (!kids)
-        return -1;
-    demo_kids = kids;
-    demo_kids_cap = cap;
-    return 0;
-}
-
-static void demo_kids_add(pid_t pid)
-{
-    demo_kids[demo_nkids++] = pid; /* room was made by demo_kids_reserve() */
-}
-
-static void demo_kids_reap(void)
-{
-    pid_t pid;
-    while ((pid = waitpid(-1, NULL, WNOHANG)) > 0)
-        demo_kids_forget(pid);
-}
-
-static void demo_kids_end(void)
+void demo_children_end(void)
 {
     for (size_t i = 0; i < demo_nkids; i++)
         kill(demo_kids[i], SIGTERM);
@@ -604,63 +627,14 @@ static void demo_kids_end(void)
         if (pid < 0 && errno != EINTR)
             break;
         if (pid > 0)
-            demo_kids_forget(pid);
+            demo_children_forget(pid);
     }
     free(demo_kids);
     demo_kids = NULL;
     demo_nkids = demo_kids_cap = 0;
 }
 
-void demo_fork_per_connection(const char *prog, int lfd, int (*take)(int lfd),
-                              void (*serve)(int fd))
-{
-    demo_kids_begin();
-    while (!demo_stop) {
-        demo_kids_reap();
-        int fd = take(lfd);
-        if (fd < 0)
-            continue;
-        if (demo_kids_reserve() < 0) {
-            demo_fail(prog, IOLAB_FAIL_FORK, ENOMEM);
-            close(fd);
-            continue;
-        }
-        pid_t pid = fork();
-        if (pid == 0) {
-            /* The child: serve this one connection and exit. If the parent dies, follow it. */
-            prctl(PR_SET_PDEATHSIG, SIGTERM);
-            close(lfd);
-            if (demo_reserve >= 0)
-                close(demo_reserve);
-            serve(fd);
-            _exit(0);
-        }
-        if (pid < 0) /* the connection is closed unserved: say why, and count it */
-            demo_fail(prog, IOLAB_FAIL_FORK, errno);
-        else
-            demo_kids_add(pid);
-        close(fd); /* the child owns the connection now */
-    }
-    demo_kids_end(); /* SIGTERM to every child, and wait for them: none outlives us */
-}
-
-static int demo_thread_detached(const char *prog, void *(*fn)(void *), void *arg)
-{
-    pthread_attr_t attr;
-    pthread_t t;
-    pthread_attr_init(&attr);
-    pthread_attr_setdetachstate(&attr, PTHREAD_CREATE_DETACHED);
-    /* Not glibc's default stack (RLIMIT_STACK, 8 MiB): a thousand threads would ask for 8 GiB of
-       address space, past the sandbox's RLIMIT_AS. See DEMO_THREAD_STACK. */
-    pthread_attr_setstacksize(&attr, DEMO_THREAD_STACK);
-    demo_signals_mask(SIG_BLOCK); /* the new thread inherits the mask */
-    int err = pthread_create(&t, &attr, fn, arg);
-    demo_signals_mask(SIG_UNBLOCK);
-    pthread_attr_destroy(&attr);
-    if (err) /* the connection is closed unserved: say why, and count it */
-        demo_fail(prog, IOLAB_FAIL_THREAD, err);
-    return -err;
-}
+/* ---- ipc-proxy's thread per connection ---- */
 
 static void (*demo_thread_serve)(int fd); /* serve() of demo_thread_per_connection */
 
@@ -674,70 +648,43 @@ void demo_thread_per_connection(const char *prog, int lfd, int (*take)(int lfd),
                                 void (*serve)(int fd))
 {
     demo_thread_serve = serve;
+    pthread_attr_t attr;
+    pthread_attr_init(&attr);
+    pthread_attr_setdetachstate(&attr, PTHREAD_CREATE_DETACHED);
+    pthread_attr_setstacksize(&attr, DEMO_THREAD_STACK);
     int fd;
-    while ((fd = take(lfd)) >= 0)
-        if (demo_thread_detached(prog, demo_thread_main, (void *)(intptr_t)fd) < 0)
+    while ((fd = take(lfd)) >= 0) {
+        pthread_t t;
+        demo_signals_mask(SIG_BLOCK); /* the new thread inherits the mask */
+        int err = pthread_create(&t, &attr, demo_thread_main, (void *)(intptr_t)fd);
+        demo_signals_mask(SIG_UNBLOCK);
+        if (err) { /* the connection is closed unserved: say why, and count it */
+            demo_fail(prog, IOLAB_FAIL_THREAD, err);
             close(fd);
+        }
+    }
+    pthread_attr_destroy(&attr);
 }
 
-/* ---- epoll servers ---- */
+/* ---- the list of an epoll server's connections ---- */
 
-int demo_epoll_listener(const char *prog, int lfd, epoll_data_t listener)
+void demo_conn_link(struct demo_conn **open, struct demo_conn *c)
 {
-    int ep = epoll_create1(EPOLL_CLOEXEC);
-    if (ep < 0) {
-        fprintf(stderr, "%s: epoll_create1: %s\n", prog, strerror(errno));
-        return -1;
-    }
-    fcntl(lfd, F_SETFL, fcntl(lfd, F_GETFL) | O_NONBLOCK);
-    struct epoll_event ev = {.events = EPOLLIN, .data = listener};
-    epoll_ctl(ep, EPOLL_CTL_ADD, lfd, &ev);
-    return ep;
-}
-
-void *demo_conn_open(int ep, struct demo_conn **open, int fd, size_t size)
-{
-    struct demo_conn *c = calloc(1, size);
-    if (!c) {
-        close(fd);
-        return NULL;
-    }
-    c->fd = fd;
+    c->prev = NULL;
     c->next = *open;
     if (*open)
         (*open)->prev = c;
     *open = c;
-    struct epoll_event ev = {.events = EPOLLIN, .data.ptr = c};
-    epoll_ctl(ep, EPOLL_CTL_ADD, fd, &ev);
-    return c;
 }
 
-void demo_conn_close(struct demo_conn **open, struct demo_conn *c)
+void demo_conn_unlink(struct demo_conn **open, struct demo_conn *c)
 {
-    close(c->fd); /* closing also removes it from the epoll set */
     if (c->prev)
         c->prev->next = c->next;
     else
         *open = c->next;
     if (c->next)
         c->next->prev = c->prev;
-    free(c);
-}
-
-void demo_conn_close_all(struct demo_conn **open, int ep)
-{
-    while (*open)
-        demo_conn_close(open, *open);
-    close(ep);
-}
-
-int demo_epoll_wait(const char *prog, int ep, struct epoll_event *events, int max)
-{
-    int n = epoll_wait(ep, events, max, -1); /* sleeps until a descriptor is ready */
-    if (n >= 0 || errno == EINTR)
-        return n < 0 ? 0 : n;
-    fprintf(stderr, "%s: epoll_wait: %s\n", prog, strerror(errno));
-    return -1;
 }
 
 /* ---- I/O loops, time, figures ---- */

@@ -11,9 +11,11 @@
  * - The command line: options and modes are const tables, parsed by one call that also writes
  *   --help; every bad argument ends the program with one sentence on stderr and status 2.
  * - Starting up: a server's listen and ready line, a client's connect.
- * - Servers: the accept loops that give each connection a child process or a thread, the set-up
- *   of an epoll server and its list of open connections. What a connection does (its read()s,
- *   write()s and the epoll_wait() loop) stays in the demo.
+ * - Servers: what is not the lesson around the calls that are. Each server writes its own
+ *   accept loop, fork(), pthread_create() and epoll loop (and file-server its sendfile()), in
+ *   its own file, even where two servers then repeat a loop: here are only what an accept4()
+ *   failure costs (the reserve descriptor), the list of a fork server's children, and the list
+ *   of an epoll server's connections.
  * - A latency histogram with 1 µs buckets (exact enough to print p50..max in µs), the one
  *   summary line the clients print at the end, and publishing a request into the counter page.
  *
@@ -28,7 +30,7 @@
 #include <signal.h>
 #include <stddef.h>
 #include <stdint.h>
-#include <sys/epoll.h>
+#include <sys/types.h>
 
 /* Set by SIGTERM/SIGINT; every loop in the demos checks it after EINTR. */
 extern volatile sig_atomic_t demo_stop;
@@ -243,12 +245,22 @@ int demo_server_start(const char *prog, const struct demo_host *host, uint64_t p
 int demo_write_all(int fd, const void *buf, size_t len);
 
 /*
- * accept4(lfd, ..., SOCK_CLOEXEC | flags) that survives EINTR and aborted connections. At the
- * open-file limit (EMFILE, ENFILE) it sheds the newest connection: it closes a descriptor kept
- * in reserve, accepts the connection and closes it at once, and takes the reserve back, so that
- * the server keeps serving the connections it has and an event loop never stalls; each such
- * failure is published and said on stderr (demo_fail). Returns the connection, or -1 once the
- * server is told to stop or, on a non-blocking listener, when nothing is waiting (EAGAIN).
+ * What a server does when its accept4() on lfd failed with err, so that its accept loop stays
+ * three lines. EINTR (a signal) and ECONNABORTED (a client gave up in the backlog): nothing.
+ * EAGAIN: nothing, the backlog is empty. EMFILE or ENFILE (no descriptor left): it sheds the
+ * newest connection with a descriptor kept in reserve (see demo.c), so that the server keeps
+ * serving the connections it has and an event loop does not wake up for the same connection
+ * for ever. Anything else (out of memory): a 10 ms pause instead of a spin. Every failure for
+ * want of a resource is published and said (demo_fail). Returns 1 when accept4() may be called
+ * again at once, 0 when a non-blocking listener's backlog is empty (or it cannot shed) or the
+ * server is to stop.
+ */
+int demo_accept_failed(const char *prog, int lfd, int err);
+
+/*
+ * accept4(lfd, ..., SOCK_CLOEXEC | flags) retried through demo_accept_failed(): the connection,
+ * or -1 once the server is to stop or a non-blocking listener's backlog is empty. The servers
+ * of the concurrency lessons call accept4() themselves; this is for ipc-proxy.c's front end.
  */
 int demo_accept(const char *prog, int lfd, int flags);
 
@@ -275,59 +287,45 @@ void demo_fail_say(const char *prog, enum iolab_fail_call call, int err, char *b
 #define DEMO_THREAD_STACK (512u << 10)
 
 /*
- * The two servers that give each connection a worker of its own. take(lfd) returns the next
- * connection (counting it as opened), or -1 once the server is to stop; serve(fd) serves it start
- * to end and closes it.
+ * The children of a fork-per-connection server, remembered so that none outlives it. The server
+ * forks and reaps (waitpid) in its own file; these keep the list.
  *
- * demo_fork_per_connection: fork() per connection; the child serves and exits (and follows the
- * parent if the parent dies first), the parent closes its copy and goes on accepting. SIGCHLD
- * interrupts a blocked accept(); exited children are reaped with waitpid(WNOHANG) before each
- * accept. On SIGTERM it passes SIGTERM on to every child still running and waits for them all.
- *
- * demo_thread_per_connection: pthread_create() of a detached thread per connection, started
- * with SIGTERM and SIGINT blocked so that they always reach the accepting thread. Returning
- * ends the process, and with it the workers mid-connection.
+ * demo_children_watch: a SIGCHLD handler without SA_RESTART, so that a child's exit interrupts
+ * a blocked accept() and the server reaps it at once.
+ * demo_children_add: remembers a child. Out of memory for the list, it ends that child (its
+ * connection goes unserved) and counts a failed fork (demo_fail).
+ * demo_children_forget: the child was reaped.
+ * demo_children_end: SIGTERM to every child still running, and waits for them all.
  */
-void demo_fork_per_connection(const char *prog, int lfd, int (*take)(int lfd),
-                              void (*serve)(int fd));
+void demo_children_watch(void);
+void demo_children_add(const char *prog, pid_t pid);
+void demo_children_forget(pid_t pid);
+void demo_children_end(void);
+
+/*
+ * A thread per connection for ipc-proxy.c's front end: take(lfd) returns the next connection or
+ * -1 once the server is to stop; serve(fd) runs in a detached thread with a DEMO_THREAD_STACK
+ * stack and SIGTERM/SIGINT blocked. The servers of the concurrency lessons write this loop,
+ * pthread_create() included, in their own file.
+ */
 void demo_thread_per_connection(const char *prog, int lfd, int (*take)(int lfd),
                                 void (*serve)(int fd));
 
 /*
- * The start of an epoll server: epoll_create1(), the listener made non-blocking (so that one
- * wake-up can accept the whole backlog, up to EAGAIN) and added for EPOLLIN with the given data.
- * The epoll descriptor, or -1 after saying why on stderr.
- */
-int demo_epoll_listener(const char *prog, int lfd, epoll_data_t listener);
-
-/*
  * A connection of an epoll server, the first member of the program's own connection struct.
- * epoll cannot list its set, so the server keeps its connections in a list (open), to free
- * them when it stops.
+ * epoll cannot list its set, so the server keeps its connections in a list (open), to close
+ * them when it stops. These only link and unlink; the server itself calloc()s, epoll_ctl()s,
+ * close()s and free()s.
  */
 struct demo_conn {
     struct demo_conn *prev, *next; /* the list of open connections */
     int fd;
 };
 
-/*
- * calloc()s a connection of size bytes (a struct that starts with struct demo_conn) for fd,
- * puts it at the front of *open and adds fd to the epoll set for EPOLLIN with the connection
- * as its data (epoll_ctl(EPOLL_CTL_ADD)). NULL, with fd closed, when out of memory.
- */
-void *demo_conn_open(int ep, struct demo_conn **open, int fd, size_t size);
-
-/* Closes the connection (which also takes it out of the epoll set), unlinks and frees it. */
-void demo_conn_close(struct demo_conn **open, struct demo_conn *c);
-
-/* Closes every connection still open, and the epoll set: the end of an epoll server. */
-void demo_conn_close_all(struct demo_conn **open, int ep);
-
-/*
- * epoll_wait() with no timeout: the number of events; 0 when a signal interrupted it (the caller
- * checks demo_stop); -1 after saying why on stderr.
- */
-int demo_epoll_wait(const char *prog, int ep, struct epoll_event *events, int max);
+/* Puts c at the front of *open. */
+void demo_conn_link(struct demo_conn **open, struct demo_conn *c);
+/* Takes c out of *open. */
+void demo_conn_unlink(struct demo_conn **open, struct demo_conn *c);
 
 /* Sends all of buf with send(MSG_NOSIGNAL), looping likewise. 0 or a negative errno. */
 int demo_send_all(int fd, const void *buf, size_t len);

@@ -33,7 +33,9 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/epoll.h>
+#include <sys/prctl.h>
 #include <sys/socket.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #define PROG     "echo-server"
@@ -85,16 +87,16 @@ static void echo_publish_conn(struct iolab_app *app, int opened)
         iolab_add(opened ? &app->conns_opened : &app->conns_closed, 1);
 }
 
-/* A connection from demo_accept(), with Nagle's algorithm off: an echo is written in pieces
+/*
+ * A new connection, counted as opened, with Nagle's algorithm off: an echo is written in pieces
  * when it exceeds the buffer, and without TCP_NODELAY the last small piece waits for the
- * client's delayed ACK (up to 40 ms). */
-static int echo_accept(int lfd, int flags)
+ * client's delayed ACK (up to 40 ms).
+ */
+static void echo_opened(int fd, struct iolab_app *app)
 {
-    int fd = demo_accept(PROG, lfd, flags);
     int one = 1;
-    if (fd >= 0)
-        setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof one);
-    return fd;
+    setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof one);
+    echo_publish_conn(app, 1);
 }
 
 /*
@@ -127,34 +129,82 @@ static void echo_serve_conn(int fd)
     echo_publish_conn(app, 0);
 }
 
-/* The next connection for the blocking modes, counted as opened; -1 once we are to stop. */
-static int echo_take(int lfd)
-{
-    int fd = echo_accept(lfd, 0);
-    if (fd >= 0)
-        echo_publish_conn(iolab_app(), 1);
-    return fd;
-}
-
 static void echo_iterative(int lfd)
 {
-    int fd;
-    while ((fd = echo_take(lfd)) >= 0)
+    while (!demo_stop) {
+        int fd = accept4(lfd, NULL, NULL, SOCK_CLOEXEC); /* sleeps until a client connects */
+        if (fd < 0) {
+            demo_accept_failed(PROG, lfd, errno); /* a signal, or a limit (said and counted) */
+            continue;
+        }
+        echo_opened(fd, iolab_app());
         echo_serve_conn(fd); /* meanwhile the next client waits in the listen backlog */
+    }
 }
 
-/* ---- fork and thread: a child process, or a thread, per connection ---- */
+/* ---- fork: a child process per connection ---- */
 
 static void echo_fork(int lfd)
 {
-    /* fork() per connection: the child runs echo_serve_conn(), the parent accepts and reaps. */
-    demo_fork_per_connection(PROG, lfd, echo_take, echo_serve_conn);
+    demo_children_watch(); /* SIGCHLD interrupts accept(), so an exited child is reaped at once */
+    while (!demo_stop) {
+        pid_t pid;
+        while ((pid = waitpid(-1, NULL, WNOHANG)) > 0) /* reap the children that exited */
+            demo_children_forget(pid);
+        int fd = accept4(lfd, NULL, NULL, SOCK_CLOEXEC);
+        if (fd < 0) {
+            demo_accept_failed(PROG, lfd, errno);
+            continue;
+        }
+        echo_opened(fd, iolab_app());
+        pid = fork(); /* from here on, two processes run this code, each with a copy of fd */
+        if (pid == 0) {
+            /* The child: serve this one connection and exit; if the parent dies, follow it. */
+            prctl(PR_SET_PDEATHSIG, SIGTERM);
+            close(lfd); /* accepting is the parent's job */
+            echo_serve_conn(fd);
+            _exit(0);
+        }
+        if (pid < 0) /* the connection is closed unserved: say why, and count it */
+            demo_fail(PROG, IOLAB_FAIL_FORK, errno);
+        else
+            demo_children_add(PROG, pid);
+        close(fd); /* the parent's copy: the child owns the connection now */
+    }
+    demo_children_end(); /* SIGTERM to every child, and wait for them: none outlives us */
+}
+
+/* ---- thread: a thread per connection ---- */
+
+static void *echo_thread_main(void *arg)
+{
+    echo_serve_conn((int)(intptr_t)arg);
+    return NULL;
 }
 
 static void echo_thread(int lfd)
 {
-    /* pthread_create() per connection: the thread runs echo_serve_conn(), this one accepts. */
-    demo_thread_per_connection(PROG, lfd, echo_take, echo_serve_conn);
+    pthread_attr_t attr;
+    pthread_attr_init(&attr);
+    pthread_attr_setdetachstate(&attr, PTHREAD_CREATE_DETACHED); /* nobody waits for it */
+    pthread_attr_setstacksize(&attr, DEMO_THREAD_STACK);         /* not 8 MiB: see demo.h */
+    while (!demo_stop) {
+        int fd = accept4(lfd, NULL, NULL, SOCK_CLOEXEC);
+        if (fd < 0) {
+            demo_accept_failed(PROG, lfd, errno);
+            continue;
+        }
+        echo_opened(fd, iolab_app());
+        pthread_t t;
+        demo_signals_mask(SIG_BLOCK); /* inherited: SIGTERM keeps coming to this thread */
+        int err = pthread_create(&t, &attr, echo_thread_main, (void *)(intptr_t)fd);
+        demo_signals_mask(SIG_UNBLOCK);
+        if (err) { /* the connection is closed unserved: say why, and count it */
+            demo_fail(PROG, IOLAB_FAIL_THREAD, err);
+            close(fd);
+        }
+    }
+    pthread_attr_destroy(&attr); /* returning ends the process, and the threads mid-connection */
 }
 
 /* ---- epoll: one thread, many connections ---- */
@@ -210,32 +260,70 @@ static int echo_epoll_step(int ep, struct echo_conn *c, struct iolab_app *app)
     return 0;
 }
 
+/* The listener is readable: take every connection waiting in the backlog into the set. */
+static void echo_epoll_accept(int ep, int lfd, struct demo_conn **open, struct iolab_app *app)
+{
+    while (!demo_stop) {
+        int fd = accept4(lfd, NULL, NULL, SOCK_CLOEXEC | SOCK_NONBLOCK);
+        if (fd < 0) {
+            if (demo_accept_failed(PROG, lfd, errno))
+                continue;
+            return; /* EAGAIN: the backlog is empty */
+        }
+        struct echo_conn *c = calloc(1, sizeof *c);
+        if (!c) {
+            close(fd);
+            continue;
+        }
+        c->conn.fd = fd;
+        demo_conn_link(open, &c->conn);
+        struct epoll_event ev = {.events = EPOLLIN, .data.ptr = c};
+        epoll_ctl(ep, EPOLL_CTL_ADD, fd, &ev); /* wake us when it has something to read */
+        echo_opened(fd, app);
+    }
+}
+
+static void echo_epoll_close(struct demo_conn **open, struct echo_conn *c, struct iolab_app *app)
+{
+    close(c->conn.fd); /* closing also takes it out of the epoll set */
+    demo_conn_unlink(open, &c->conn);
+    free(c);
+    echo_publish_conn(app, 0);
+}
+
 static void echo_epoll(int lfd)
 {
     struct iolab_app *app = iolab_app();
-    /* epoll_create1(), and the listener in the set, non-blocking, as NULL. */
-    int ep = demo_epoll_listener(PROG, lfd, (epoll_data_t){.ptr = NULL});
-    if (ep < 0)
+    int ep = epoll_create1(EPOLL_CLOEXEC);
+    if (ep < 0) {
+        fprintf(stderr, "%s: epoll_create1: %s\n", PROG, strerror(errno));
         return;
+    }
+    /* The listener non-blocking, so that one wake-up accepts the whole backlog up to EAGAIN,
+     * and in the set with NULL as its data: every other entry is a connection. */
+    fcntl(lfd, F_SETFL, fcntl(lfd, F_GETFL) | O_NONBLOCK);
+    struct epoll_event ev = {.events = EPOLLIN, .data.ptr = NULL};
+    epoll_ctl(ep, EPOLL_CTL_ADD, lfd, &ev);
 
     struct epoll_event events[64];
     struct demo_conn *open = NULL; /* epoll cannot list its set: keep our own */
-    int n;
-    while (!demo_stop && (n = demo_epoll_wait(PROG, ep, events, 64)) >= 0) {
-        for (int i = 0; i < n; i++) {
+    while (!demo_stop) {
+        int n = epoll_wait(ep, events, 64, -1); /* sleeps until a descriptor is ready */
+        if (n < 0 && errno != EINTR) {
+            fprintf(stderr, "%s: epoll_wait: %s\n", PROG, strerror(errno));
+            break;
+        }
+        for (int i = 0; i < n; i++) { /* n < 0: a signal; the loop checks demo_stop */
             struct echo_conn *c = events[i].data.ptr;
-            if (c == NULL) { /* the listener: take every connection waiting in the backlog */
-                int fd;
-                while ((fd = echo_accept(lfd, SOCK_NONBLOCK)) >= 0)
-                    if (demo_conn_open(ep, &open, fd, sizeof *c)) /* epoll_ctl(EPOLL_CTL_ADD) */
-                        echo_publish_conn(app, 1);
-            } else if (echo_epoll_step(ep, c, app) < 0) {
-                demo_conn_close(&open, &c->conn); /* close() takes it out of the set */
-                echo_publish_conn(app, 0);
-            }
+            if (c == NULL)
+                echo_epoll_accept(ep, lfd, &open, app);
+            else if (echo_epoll_step(ep, c, app) < 0)
+                echo_epoll_close(&open, c, app);
         }
     }
-    demo_conn_close_all(&open, ep);
+    while (open)
+        echo_epoll_close(&open, (struct echo_conn *)open, NULL);
+    close(ep);
 }
 
 /* ---- io_uring: one thread, the kernel does the waiting ---- */

@@ -19,7 +19,8 @@
  * the kernel waits for the body before it builds a packet. --split-head sends the header on its
  * own instead (two calls and two packets per reply: the lesson of what MSG_MORE saves).
  *
- * GET and HEAD of a regular file under --root; 200 with Content-Length, 404, 400 (malformed, or a
+ * The HTTP itself (parsing a request head, writing a response head) is in http.h. GET and HEAD
+ * of a regular file under --root; 200 with Content-Length, 404, 400 (malformed, or a
  * path with a ".." segment), 405 (any other method). The headers are about nginx's (Server, Date,
  * Content-Type, Content-Length, Last-Modified, ETag, Accept-Ranges), so that a comparison with
  * nginx sends the same bytes. Connections are kept alive (HTTP/1.1) unless the request says
@@ -32,6 +33,7 @@
  */
 #include "demo.h"
 #include "demo_uring.h"
+#include "http.h" /* the HTTP: parsing a request, writing a response head */
 #include "iolab_counters.h"
 
 #include <errno.h>
@@ -44,6 +46,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
+#include <sys/epoll.h>
 #include <sys/sendfile.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
@@ -53,7 +56,6 @@
 
 #define PROG         "file-server"
 #define REQUEST_MAX  8192 /* longest request head accepted */
-#define HEAD_MAX     512  /* room for a response head */
 #define BUFFER_MAX   (64u << 20)
 #define BUFFER_DEFLT 65536
 #define SMALL_FILE   16384 /* epoll: a file up to this size goes out in one send() with its head */
@@ -62,145 +64,8 @@ static int root_fd; /* --root, opened once; files are opened relative to it */
 static uint64_t buffer_size = BUFFER_DEFLT; /* --buffer: read() size in read-send mode */
 static int split_head;                      /* --split-head: the header in a send() of its own */
 
-/* ---- HTTP: what to answer ---- */
-
-/* One response: its head (and, for an error, its short text body) and the file to send. */
-struct reply {
-    char head[HEAD_MAX + 64]; /* status line, headers, blank line; an error's body follows */
-    size_t head_len;          /* bytes of head to send, an error's body included */
-    int file;                 /* the file whose bytes follow the head, or -1 */
-    uint64_t size;            /* its size: the body's length when file >= 0 */
-    int keep;                 /* keep the connection open afterwards */
-};
-
-struct status {
-    int code;
-    const char *reason;
-};
-
-static const struct status st_ok = {200, "OK"}, st_bad = {400, "Bad Request"},
-                           st_missing = {404, "Not Found"}, st_method = {405, "Method Not Allowed"};
-
-/* "Wed, 25 Nov 2026 03:01:02 GMT" for t. */
-static void http_date(time_t t, char *out, size_t len)
-{
-    struct tm tm;
-    gmtime_r(&t, &tm);
-    strftime(out, len, "%a, %d %b %Y %H:%M:%S GMT", &tm);
-}
-
-/* The Date header's value, made again once a second: time() reads the vDSO, no system call. */
-static const char *http_now(void)
-{
-    static __thread char now[40];
-    static __thread time_t made;
-    time_t t = time(NULL);
-    if (t != made) {
-        http_date(t, now, sizeof now);
-        made = t;
-    }
-    return now;
-}
-
-/* Writes the status line and headers into r->head. st (a file's stat) is NULL for an error. */
-static void reply_head(struct reply *r, struct status s, uint64_t length, const struct stat *st)
-{
-    char modified[40] = "";
-    if (st)
-        http_date(st->st_mtime, modified, sizeof modified);
-    int n =
-        snprintf(r->head, sizeof r->head,
-                 "HTTP/1.1 %d %s\r\nServer: iolab-file-server\r\nDate: %s\r\nContent-Type: %s\r\n"
-                 "Content-Length: %llu\r\n",
-                 s.code, s.reason, http_now(), st ? "application/octet-stream" : "text/plain",
-                 (unsigned long long)length);
-    if (st) /* what nginx sends for a static file, so that a comparison moves the same bytes */
-        n += snprintf(r->head + n, sizeof r->head - (size_t)n,
-                      "Last-Modified: %s\r\nETag: \"%llx-%llx\"\r\nAccept-Ranges: bytes\r\n",
-                      modified, (unsigned long long)st->st_mtime, (unsigned long long)length);
-    if (s.code == 405)
-        n += snprintf(r->head + n, sizeof r->head - (size_t)n, "Allow: GET, HEAD\r\n");
-    n += snprintf(r->head + n, sizeof r->head - (size_t)n, "Connection: %s\r\n\r\n",
-                  r->keep ? "keep-alive" : "close");
-    r->head_len = (size_t)n;
-}
-
-/* An error response: head and a one-line text body (none for HEAD), no file. */
-static void reply_error(struct reply *r, struct status s, int head_only, int keep)
-{
-    char body[64];
-    int n = snprintf(body, sizeof body, "%d %s\n", s.code, s.reason);
-    r->keep = keep;
-    r->file = -1;
-    reply_head(r, s, (uint64_t)n, NULL);
-    if (!head_only) {
-        memcpy(r->head + r->head_len, body, (size_t)n);
-        r->head_len += (size_t)n;
-    }
-}
-
-/* Whether a URL path stays under the root: it starts with '/' and no segment is "..". */
-static int path_is_safe(const char *path)
-{
-    if (path[0] != '/')
-        return 0;
-    for (const char *seg = path; seg; seg = strchr(seg + 1, '/'))
-        if (strncmp(seg, "/..", 3) == 0 && (seg[3] == '/' || seg[3] == '\0'))
-            return 0;
-    return 1;
-}
-
-/* The value of header `name` in a NUL-terminated request head, or NULL. */
-static const char *header_value(const char *head, const char *name)
-{
-    size_t len = strlen(name);
-    for (const char *line = strstr(head, "\r\n"); line; line = strstr(line + 2, "\r\n"))
-        if (strncasecmp(line + 2, name, len) == 0 && line[2 + len] == ':')
-            return line + 3 + len;
-    return NULL;
-}
-
-/*
- * Decides the answer to one request whose head (NUL-terminated, without the blank line) is in
- * `req`: opens the file (openat + fstat), writes the response head. Every mode sends what this
- * decides, each in its own way.
- */
-static void reply_prepare(const char *req, struct reply *r)
-{
-    char method[16], path[1024];
-    int major, minor;
-    if (sscanf(req, "%15s %1023s HTTP/%d.%d", method, path, &major, &minor) != 4 || major != 1)
-        return reply_error(r, st_bad, 0, 0);
-
-    const char *conn = header_value(req, "Connection");
-    int keep = minor >= 1 ? !(conn && strcasestr(conn, "close"))
-                          : (conn && strcasestr(conn, "keep-alive"));
-    int head_only = strcmp(method, "HEAD") == 0;
-    if (!head_only && strcmp(method, "GET") != 0)
-        return reply_error(r, st_method, 0, 0);
-    path[strcspn(path, "?#")] = '\0'; /* a query string does not name a different file */
-    if (!path_is_safe(path))
-        return reply_error(r, st_bad, head_only, 0);
-
-    int file = path[1] ? openat(root_fd, path + 1, O_RDONLY | O_CLOEXEC) : -1;
-    struct stat st;
-    if (file < 0 || fstat(file, &st) < 0 || !S_ISREG(st.st_mode)) {
-        if (file >= 0)
-            close(file);
-        return reply_error(r, st_missing, head_only, keep);
-    }
-    r->keep = keep;
-    r->size = (uint64_t)st.st_size;
-    reply_head(r, st_ok, r->size, &st);
-    r->file = file;
-    if (head_only || r->size == 0) {
-        close(file); /* nothing of it to send */
-        r->file = -1;
-    }
-}
-
 /* The end of a response: the file closed, the request and its body bytes published. */
-static void reply_done(struct reply *r, struct iolab_app *app)
+static void reply_done(struct http_reply *r, struct iolab_app *app)
 {
     if (r->file >= 0) {
         close(r->file);
@@ -249,7 +114,7 @@ static int writev_all(int sock, struct iovec *iov, int cnt)
 }
 
 /* read() BUFFER bytes, send them, repeat. The head rides with the first chunk in one writev(). */
-static int body_read_send(int sock, struct reply *r, char *buf)
+static int body_read_send(int sock, struct http_reply *r, char *buf)
 {
     uint64_t left = r->size;
     size_t head = r->head_len;
@@ -276,7 +141,7 @@ static int body_read_send(int sock, struct reply *r, char *buf)
 }
 
 /* The head with MSG_MORE (the kernel holds it for the body), then sendfile() until done. */
-static int body_sendfile(int sock, struct reply *r, char *buf)
+static int body_sendfile(int sock, struct http_reply *r, char *buf)
 {
     (void)buf; /* the bytes never come through our memory */
     int more = r->file >= 0 && !split_head ? MSG_MORE : 0;
@@ -296,8 +161,8 @@ static int body_sendfile(int sock, struct reply *r, char *buf)
 struct file_mode {
     struct demo_mode cli; /* name and help */
     void (*serve)(int lfd);
-    int (*send_reply)(int sock, struct reply *r, char *buf); /* the thread modes' body loop */
-    int uring;                                               /* needs liburing */
+    int (*send_reply)(int sock, struct http_reply *r, char *buf); /* the thread modes' body loop */
+    int uring;                                                    /* needs liburing */
 };
 
 static const struct file_mode *mode;
@@ -314,8 +179,8 @@ static void conn_serve(int sock)
         char *end;
         while (!(end = memmem(req, have, "\r\n\r\n", 4))) {
             if (have == REQUEST_MAX) {
-                struct reply r;
-                reply_error(&r, st_bad, 0, 0); /* a head this long is not one we serve */
+                struct http_reply r;
+                http_reply_error(&r, http_bad, 0, 0); /* a head this long is not one we serve */
                 send_all_flags(sock, r.head, r.head_len, 0);
                 goto done;
             }
@@ -327,8 +192,8 @@ static void conn_serve(int sock)
             have += (size_t)n;
         }
         *end = '\0';
-        struct reply r;
-        reply_prepare(req, &r);
+        struct http_reply r;
+        http_reply_prepare(root_fd, req, &r);
         int err = mode->send_reply(sock, &r, buf);
         keep = !err && r.keep;
         if (err && r.file >= 0) {
@@ -349,25 +214,46 @@ done:
         iolab_add(&app->conns_closed, 1);
 }
 
-/* The next connection, counted as opened; -1 once we are to stop. */
-static int conn_accept(int lfd)
+/* A new connection, counted as opened. TCP_NODELAY: the last packet of a reply goes out at once
+   instead of waiting for a delayed ACK. */
+static void conn_opened(int sock, struct iolab_app *app)
 {
-    int sock = demo_accept(PROG, lfd, 0); /* accept4(), retried on EINTR */
-    if (sock < 0)
-        return -1;
-    /* The last packet of a reply goes out at once instead of waiting for a delayed ACK. */
     int one = 1;
     setsockopt(sock, IPPROTO_TCP, TCP_NODELAY, &one, sizeof one);
-    struct iolab_app *app = iolab_app();
     if (app)
         iolab_add(&app->conns_opened, 1);
-    return sock;
 }
 
+static void *conn_thread(void *arg)
+{
+    conn_serve((int)(intptr_t)arg);
+    return NULL;
+}
+
+/* read-send and sendfile: this thread accepts, and a new thread serves each connection. */
 static void file_threads(int lfd)
 {
-    /* pthread_create() per connection: the thread runs conn_serve(), this one accepts. */
-    demo_thread_per_connection(PROG, lfd, conn_accept, conn_serve);
+    pthread_attr_t attr;
+    pthread_attr_init(&attr);
+    pthread_attr_setdetachstate(&attr, PTHREAD_CREATE_DETACHED); /* nobody waits for it */
+    pthread_attr_setstacksize(&attr, DEMO_THREAD_STACK);         /* not 8 MiB: see demo.h */
+    while (!demo_stop) {
+        int sock = accept4(lfd, NULL, NULL, SOCK_CLOEXEC); /* sleeps until a client connects */
+        if (sock < 0) {
+            demo_accept_failed(PROG, lfd, errno); /* a signal, or a limit (said and counted) */
+            continue;
+        }
+        conn_opened(sock, iolab_app());
+        pthread_t t;
+        demo_signals_mask(SIG_BLOCK); /* inherited: SIGTERM keeps coming to this thread */
+        int err = pthread_create(&t, &attr, conn_thread, (void *)(intptr_t)sock);
+        demo_signals_mask(SIG_UNBLOCK);
+        if (err) { /* the connection is closed unserved: say why, and count it */
+            demo_fail(PROG, IOLAB_FAIL_THREAD, err);
+            close(sock);
+        }
+    }
+    pthread_attr_destroy(&attr); /* returning ends the process, and the threads mid-connection */
 }
 
 /* ---- epoll: one thread, non-blocking sockets, the way nginx serves ---- */
@@ -380,7 +266,7 @@ struct ep_conn {
     size_t out, sent;       /* bytes of the reply's head, and of head and small body sent */
     size_t small_len;       /* bytes of a small file in small[], sent right after the head */
     off_t off;              /* how far sendfile() got in a larger file */
-    struct reply r;         /* the reply under way (r.file >= 0: a body still to sendfile) */
+    struct http_reply r;    /* the reply under way (r.file >= 0: a body still to sendfile) */
     char small[SMALL_FILE]; /* a small file's bytes, sent right after the head */
     char req[REQUEST_MAX + 1];
 };
@@ -400,7 +286,7 @@ static int ep_start(struct ep_conn *c, char *end)
 {
     *end = '\0';
     c->used = (size_t)(end + 4 - c->req);
-    reply_prepare(c->req, &c->r);
+    http_reply_prepare(root_fd, c->req, &c->r);
     c->out = c->r.head_len;
     c->sent = 0;
     c->off = 0;
@@ -469,8 +355,8 @@ static int ep_step(int ep, struct ep_conn *c, struct iolab_app *app)
             char *end = memmem(c->req, c->have, "\r\n\r\n", 4);
             if (!end) {
                 if (c->have < REQUEST_MAX)
-                    return 0;                     /* the rest of the head is still on its way */
-                reply_error(&c->r, st_bad, 0, 0); /* too long: answer 400 and close */
+                    return 0; /* the rest of the head is still on its way */
+                http_reply_error(&c->r, http_bad, 0, 0); /* too long: answer 400 and close */
                 c->out = c->r.head_len;
                 c->sent = c->small_len = 0;
                 c->used = c->have;
@@ -498,43 +384,74 @@ static int ep_step(int ep, struct ep_conn *c, struct iolab_app *app)
     }
 }
 
+/* The listener is readable: take every connection waiting in the backlog into the set. */
+static void ep_accept(int ep, int lfd, struct demo_conn **open, struct iolab_app *app)
+{
+    while (!demo_stop) {
+        int fd = accept4(lfd, NULL, NULL, SOCK_CLOEXEC | SOCK_NONBLOCK);
+        if (fd < 0) {
+            if (demo_accept_failed(PROG, lfd, errno))
+                continue;
+            return; /* EAGAIN: the backlog is empty */
+        }
+        struct ep_conn *c = calloc(1, sizeof *c);
+        if (!c) {
+            close(fd);
+            continue;
+        }
+        c->conn.fd = fd;
+        c->r.file = -1;
+        demo_conn_link(open, &c->conn);
+        struct epoll_event ev = {.events = EPOLLIN, .data.ptr = c};
+        epoll_ctl(ep, EPOLL_CTL_ADD, fd, &ev); /* wake us when a request arrives */
+        conn_opened(fd, app);
+    }
+}
+
+static void ep_close(struct demo_conn **open, struct ep_conn *c, struct iolab_app *app)
+{
+    if (c->r.file >= 0)
+        close(c->r.file);
+    close(c->conn.fd); /* closing also takes it out of the epoll set */
+    demo_conn_unlink(open, &c->conn);
+    free(c);
+    if (app)
+        iolab_add(&app->conns_closed, 1);
+}
+
 static void file_epoll(int lfd)
 {
     struct iolab_app *app = iolab_app();
-    /* epoll_create1(), and the listener in the set, non-blocking, as NULL. */
-    int ep = demo_epoll_listener(PROG, lfd, (epoll_data_t){.ptr = NULL});
-    if (ep < 0)
+    int ep = epoll_create1(EPOLL_CLOEXEC);
+    if (ep < 0) {
+        fprintf(stderr, "%s: epoll_create1: %s\n", PROG, strerror(errno));
         return;
+    }
+    /* The listener non-blocking, so that one wake-up accepts the whole backlog up to EAGAIN,
+     * and in the set with NULL as its data: every other entry is a connection. */
+    fcntl(lfd, F_SETFL, fcntl(lfd, F_GETFL) | O_NONBLOCK);
+    struct epoll_event ev = {.events = EPOLLIN, .data.ptr = NULL};
+    epoll_ctl(ep, EPOLL_CTL_ADD, lfd, &ev);
+
     struct epoll_event events[64];
     struct demo_conn *open = NULL; /* epoll cannot list its set: keep our own */
-    int n;
-    while (!demo_stop && (n = demo_epoll_wait(PROG, ep, events, 64)) >= 0) {
-        for (int i = 0; i < n; i++) {
+    while (!demo_stop) {
+        int n = epoll_wait(ep, events, 64, -1); /* sleeps until a descriptor is ready */
+        if (n < 0 && errno != EINTR) {
+            fprintf(stderr, "%s: epoll_wait: %s\n", PROG, strerror(errno));
+            break;
+        }
+        for (int i = 0; i < n; i++) { /* n < 0: a signal; the loop checks demo_stop */
             struct ep_conn *c = events[i].data.ptr;
-            if (c == NULL) { /* the listener: take every connection waiting in the backlog */
-                int fd, one = 1;
-                while ((fd = demo_accept(PROG, lfd, SOCK_NONBLOCK)) >= 0) {
-                    setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof one);
-                    struct ep_conn *nc = demo_conn_open(ep, &open, fd, sizeof *nc);
-                    if (nc) {
-                        nc->r.file = -1;
-                        if (app)
-                            iolab_add(&app->conns_opened, 1);
-                    }
-                }
-            } else if (ep_step(ep, c, app) < 0) {
-                if (c->r.file >= 0)
-                    close(c->r.file);
-                demo_conn_close(&open, &c->conn); /* close() takes it out of the set */
-                if (app)
-                    iolab_add(&app->conns_closed, 1);
-            }
+            if (c == NULL)
+                ep_accept(ep, lfd, &open, app);
+            else if (ep_step(ep, c, app) < 0)
+                ep_close(&open, c, app);
         }
     }
-    for (struct demo_conn *c = open; c; c = c->next)
-        if (((struct ep_conn *)c)->r.file >= 0)
-            close(((struct ep_conn *)c)->r.file);
-    demo_conn_close_all(&open, ep);
+    while (open)
+        ep_close(&open, (struct ep_conn *)open, NULL);
+    close(ep);
 }
 
 /* ---- io_uring: one thread, the socket's waiting done by the kernel ---- */
@@ -559,9 +476,9 @@ struct ur_conn {
     size_t out, sent; /* bytes in buf to send (head and chunk), and sent so far */
     size_t chunk;     /* of those, the file's bytes the linked read brings */
     uint64_t off;     /* body bytes read so far */
-    struct reply r;
+    struct http_reply r;
     char req[REQUEST_MAX + 1];
-    char buf[]; /* HEAD_MAX + 64 + buffer_size: the head, then one chunk of the body */
+    char buf[]; /* HTTP_HEAD_MAX + 64 + buffer_size: the head, then one chunk of the body */
 };
 
 static struct demo_uring ur;
@@ -617,9 +534,9 @@ static void ur_next_request(struct ur_conn *c)
     if (end) {
         *end = '\0';
         c->used = (size_t)(end + 4 - c->req);
-        reply_prepare(c->req, &c->r); /* openat + fstat: plain calls */
-    } else {                          /* a head this long is not one we serve */
-        reply_error(&c->r, st_bad, 0, 0);
+        http_reply_prepare(root_fd, c->req, &c->r); /* openat + fstat: plain calls */
+    } else {                                        /* a head this long is not one we serve */
+        http_reply_error(&c->r, http_bad, 0, 0);
         c->used = c->have;
     }
     memcpy(c->buf, c->r.head, c->r.head_len);
@@ -655,7 +572,7 @@ static void ur_complete(int lfd, struct io_uring_cqe *cqe, struct iolab_app *app
         if (res >= 0) {
             int one = 1;
             setsockopt(res, IPPROTO_TCP, TCP_NODELAY, &one, sizeof one);
-            c = calloc(1, sizeof *c + HEAD_MAX + 64 + buffer_size);
+            c = calloc(1, sizeof *c + HTTP_HEAD_MAX + 64 + buffer_size);
             if (!c) {
                 close(res);
                 break;

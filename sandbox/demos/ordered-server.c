@@ -148,8 +148,12 @@ int main(int argc, char **argv)
     demo_cli_parse(&cli, argc, argv);
     int lfd = demo_server_start(PROG, &host, port, NULL);
     struct iolab_app *app = iolab_app();
-    int fd;
-    while ((fd = demo_accept(PROG, lfd, 0)) >= 0) { /* accept4(): blocks until a client comes */
+    while (!demo_stop) {
+        int fd = accept4(lfd, NULL, NULL, SOCK_CLOEXEC); /* sleeps until a client connects */
+        if (fd < 0) {
+            demo_accept_failed(PROG, lfd, errno); /* a signal, or a limit (said and counted) */
+            continue;
+        }
         if (app)
             iolab_add(&app->conns_opened, 1);
         converse(fd, app);

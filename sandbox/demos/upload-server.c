@@ -33,7 +33,9 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/epoll.h>
+#include <sys/prctl.h>
 #include <sys/socket.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #define PROG "upload-server"
@@ -139,27 +141,95 @@ static void upload_serve_conn(int fd)
     upload_publish_conn(app, 0);
 }
 
-/* ---- fork and thread: a child process, or a thread, per connection ---- */
-
-/* The next connection, counted as opened; -1 once we are to stop. */
-static int upload_accept(int lfd)
-{
-    int fd = demo_accept(PROG, lfd, 0);
-    if (fd >= 0)
-        upload_publish_conn(iolab_app(), 1);
-    return fd;
-}
+/* ---- fork: a child process per upload ---- */
 
 static void upload_fork(int lfd)
 {
-    /* fork() per connection: the child runs upload_serve_conn(), the parent accepts and reaps. */
-    demo_fork_per_connection(PROG, lfd, upload_accept, upload_serve_conn);
+    demo_children_watch(); /* SIGCHLD interrupts accept(), so an exited child is reaped at once */
+    while (!demo_stop) {
+        pid_t pid;
+        while ((pid = waitpid(-1, NULL, WNOHANG)) > 0) /* reap the children that exited */
+            demo_children_forget(pid);
+        int fd = accept4(lfd, NULL, NULL, SOCK_CLOEXEC); /* sleeps until a client connects */
+        if (fd < 0) {
+            demo_accept_failed(PROG, lfd, errno); /* a signal, or a limit (said and counted) */
+            continue;
+        }
+        upload_publish_conn(iolab_app(), 1);
+        pid = fork(); /* from here on, two processes run this code, each with a copy of fd */
+        if (pid == 0) {
+            /* The child: receive this one upload and exit; if the parent dies, follow it. */
+            prctl(PR_SET_PDEATHSIG, SIGTERM);
+            close(lfd); /* accepting is the parent's job */
+            upload_serve_conn(fd);
+            _exit(0);
+        }
+        if (pid < 0) /* the connection is closed unserved: say why, and count it */
+            demo_fail(PROG, IOLAB_FAIL_FORK, errno);
+        else
+            demo_children_add(PROG, pid);
+        close(fd); /* the parent's copy: the child owns the connection now */
+    }
+    demo_children_end(); /* SIGTERM to every child, and wait for them: none outlives us */
+}
+
+/* ---- thread: a thread per upload ---- */
+
+static void *upload_thread_main(void *arg)
+{
+    upload_serve_conn((int)(intptr_t)arg);
+    return NULL;
 }
 
 static void upload_thread(int lfd)
 {
-    /* pthread_create() per connection: the thread runs upload_serve_conn(), this one accepts. */
-    demo_thread_per_connection(PROG, lfd, upload_accept, upload_serve_conn);
+    pthread_attr_t attr;
+    pthread_attr_init(&attr);
+    pthread_attr_setdetachstate(&attr, PTHREAD_CREATE_DETACHED); /* nobody waits for it */
+    pthread_attr_setstacksize(&attr, DEMO_THREAD_STACK);         /* not 8 MiB: see demo.h */
+    while (!demo_stop) {
+        int fd = accept4(lfd, NULL, NULL, SOCK_CLOEXEC);
+        if (fd < 0) {
+            demo_accept_failed(PROG, lfd, errno);
+            continue;
+        }
+        upload_publish_conn(iolab_app(), 1);
+        pthread_t t;
+        demo_signals_mask(SIG_BLOCK); /* inherited: SIGTERM keeps coming to this thread */
+        int err = pthread_create(&t, &attr, upload_thread_main, (void *)(intptr_t)fd);
+        demo_signals_mask(SIG_UNBLOCK);
+        if (err) { /* the connection is closed unserved: say why, and count it */
+            demo_fail(PROG, IOLAB_FAIL_THREAD, err);
+            close(fd);
+        }
+    }
+    pthread_attr_destroy(&attr); /* returning ends the process, and the threads mid-upload */
+}
+
+/* epoll_create1() with the listener in the set for EPOLLIN, non-blocking so that one wake-up
+   accepts the whole backlog up to EAGAIN. The epoll descriptor, or -1 after saying why. */
+static int upload_epoll_create(int lfd, epoll_data_t listener)
+{
+    int ep = epoll_create1(EPOLL_CLOEXEC);
+    if (ep < 0) {
+        fprintf(stderr, "%s: epoll_create1: %s\n", PROG, strerror(errno));
+        return -1;
+    }
+    fcntl(lfd, F_SETFL, fcntl(lfd, F_GETFL) | O_NONBLOCK);
+    struct epoll_event ev = {.events = EPOLLIN, .data = listener};
+    epoll_ctl(ep, EPOLL_CTL_ADD, lfd, &ev);
+    return ep;
+}
+
+/* epoll_wait() with no timeout: the number of events, 0 after a signal (the caller checks
+   demo_stop), -1 after saying why. */
+static int upload_epoll_wait(int ep, struct epoll_event *events, int max)
+{
+    int n = epoll_wait(ep, events, max, -1); /* sleeps until a descriptor is ready */
+    if (n >= 0 || errno == EINTR)
+        return n < 0 ? 0 : n;
+    fprintf(stderr, "%s: epoll_wait: %s\n", PROG, strerror(errno));
+    return -1;
 }
 
 /* ---- epoll-whole: epoll picks the socket, then one whole upload per event ---- */
@@ -174,18 +244,22 @@ static void upload_thread(int lfd)
 static void upload_epoll_whole(int lfd)
 {
     struct iolab_app *app = iolab_app();
-    /* epoll_create1(), and the listener in the set, non-blocking, under its own number. */
-    int ep = demo_epoll_listener(PROG, lfd, (epoll_data_t){.fd = lfd});
+    int ep = upload_epoll_create(lfd, (epoll_data_t){.fd = lfd}); /* the listener by number */
     if (ep < 0)
         return;
 
     struct epoll_event events[64];
     int n;
-    while (!demo_stop && (n = demo_epoll_wait(PROG, ep, events, 64)) >= 0) {
+    while (!demo_stop && (n = upload_epoll_wait(ep, events, 64)) >= 0) {
         for (int i = 0; i < n && !demo_stop; i++) {
             int fd = events[i].data.fd;
             if (fd == lfd) { /* the listener: add every waiting connection to the set */
-                while ((fd = demo_accept(PROG, lfd, 0)) >= 0) {
+                while (!demo_stop) {
+                    fd = accept4(lfd, NULL, NULL, SOCK_CLOEXEC); /* a blocking socket */
+                    if (fd < 0 && demo_accept_failed(PROG, lfd, errno))
+                        continue;
+                    if (fd < 0)
+                        break; /* EAGAIN: the backlog is empty */
                     struct epoll_event cev = {.events = EPOLLIN, .data.fd = fd};
                     epoll_ctl(ep, EPOLL_CTL_ADD, fd, &cev);
                     upload_publish_conn(app, 1);
@@ -207,29 +281,46 @@ struct upload_conn {
     struct upload u;
 };
 
+static void upload_epoll_close(struct demo_conn **open, struct upload_conn *c,
+                               struct iolab_app *app)
+{
+    close(c->conn.fd); /* closing also takes it out of the epoll set */
+    demo_conn_unlink(open, &c->conn);
+    free(c);
+    upload_publish_conn(app, 0);
+}
+
 static void upload_epoll(int lfd)
 {
     static uint8_t buf[UPLOAD_CHUNK];
     struct iolab_app *app = iolab_app();
-    /* epoll_create1(), and the listener in the set, non-blocking, as NULL. */
-    int ep = demo_epoll_listener(PROG, lfd, (epoll_data_t){.ptr = NULL});
+    int ep = upload_epoll_create(lfd, (epoll_data_t){.ptr = NULL}); /* the listener as NULL */
     if (ep < 0)
         return;
 
     struct epoll_event events[64];
     struct demo_conn *open = NULL; /* epoll cannot list its set: keep our own */
     int n;
-    while (!demo_stop && (n = demo_epoll_wait(PROG, ep, events, 64)) >= 0) {
+    while (!demo_stop && (n = upload_epoll_wait(ep, events, 64)) >= 0) {
         for (int i = 0; i < n && !demo_stop; i++) {
             struct upload_conn *c = events[i].data.ptr;
             if (c == NULL) { /* the listener: take every connection waiting in the backlog */
-                int fd;
-                while ((fd = demo_accept(PROG, lfd, SOCK_NONBLOCK)) >= 0) {
-                    uint64_t t_accept = demo_now_ns();
-                    c = demo_conn_open(ep, &open, fd, sizeof *c); /* epoll_ctl(EPOLL_CTL_ADD) */
-                    if (!c)
+                while (!demo_stop) {
+                    int fd = accept4(lfd, NULL, NULL, SOCK_CLOEXEC | SOCK_NONBLOCK);
+                    if (fd < 0 && demo_accept_failed(PROG, lfd, errno))
                         continue;
+                    if (fd < 0)
+                        break; /* EAGAIN: the backlog is empty */
+                    uint64_t t_accept = demo_now_ns();
+                    if (!(c = calloc(1, sizeof *c))) {
+                        close(fd);
+                        continue;
+                    }
+                    c->conn.fd = fd;
                     c->u = (struct upload){.fd = fd, .t_accept = t_accept};
+                    demo_conn_link(&open, &c->conn);
+                    struct epoll_event cev = {.events = EPOLLIN, .data.ptr = c};
+                    epoll_ctl(ep, EPOLL_CTL_ADD, fd, &cev);
                     upload_publish_conn(app, 1);
                 }
                 continue;
@@ -243,12 +334,13 @@ static void upload_epoll(int lfd)
             if (got > 0)
                 upload_answer(&c->u, app);
             else if (app)
-                iolab_add(&app->errors, 1);   /* EOF or reset before the upload was complete */
-            demo_conn_close(&open, &c->conn); /* close() takes it out of the set */
-            upload_publish_conn(app, 0);
+                iolab_add(&app->errors, 1); /* EOF or reset before the upload was complete */
+            upload_epoll_close(&open, c, app);
         }
     }
-    demo_conn_close_all(&open, ep);
+    while (open)
+        upload_epoll_close(&open, (struct upload_conn *)open, NULL);
+    close(ep);
 }
 
 /* ---- modes and main ---- */
