@@ -505,9 +505,11 @@ static size_t load_trailing_comma(const char *t, size_t len)
 /*
  * Reads DIR/NAME (or the in-memory file NAME) into f->text. Returns 0; -ENOENT when there is no
  * such file (not reported); another negative errno after reporting why the file cannot be used.
- * Only a regular file is read (links followed), never waiting on it: a FIFO would block for ever.
+ * Only a regular file is read, never waiting on it (a FIFO would block for ever), and never through a
+ * link that leads out of the pack.
  */
-static int load_file_read(struct load *ld, const char *name, struct load_file *f)
+static int load_file_read(struct load *ld, const char *dir, const char *name,
+                          struct load_file *f)
 {
     const struct lesson_load_options *o = ld->opts;
     mode_t mode = 0;
@@ -524,9 +526,16 @@ static int load_file_read(struct load *ld, const char *name, struct load_file *f
                 }
             }
     } else {
-        rc = fileread_regular(f->path, LOAD_MAX_FILE_BYTES, &f->text, &f->len, &mode);
+        /* Beneath the pack: a lesson file linked out of it (to a file the author may not read,
+           whose text would then show in lint's messages) is refused, one linked within it is
+           read. The pack's own directory may itself be a link (realpath'd by the caller). */
+        rc = fileread_beneath(dir, name, LOAD_MAX_FILE_BYTES, &f->text, &f->len, &mode);
     }
-    if (rc == -EINVAL)
+    if (rc == -EXDEV)
+        load_diag_file(ld, f->path,
+                       "this file is a link that leads out of the pack; iolab does not follow "
+                       "it: copy the file itself into the pack.");
+    else if (rc == -EINVAL)
         load_diag_file(ld, f->path, "not a regular file (%s); make it a regular JSON file.",
                        fileread_kind(mode));
     else if (rc == -EFBIG)
@@ -575,7 +584,7 @@ static int load_file_open(struct load *ld, const char *dir, const char *name, st
         ld->nomem = 1;
         return -ENOMEM;
     }
-    int rc = load_file_read(ld, name, f);
+    int rc = load_file_read(ld, dir, name, f);
     if (rc < 0)
         return rc == -ENOENT || rc == -ENOMEM ? rc : -EINVAL;
     if (!load_text_ok(ld, f))

@@ -472,7 +472,7 @@ TEST_CASE("tui: the mode keys switch between yours and the reference under the s
     quit(t);
 }
 
-TEST_CASE("tui: one save is one build and one attempt, in place or by rename; a save that changes "
+TEST_CASE("tui: one save is one build and one attempt, in place or by rename, a save that changes "
           "nothing is neither")
 {
     Tui t(kOrderedStep);

@@ -227,7 +227,7 @@ TEST_CASE("bytes per uncut read: reads fault injection cut short leave the count
           std::string::npos);
 }
 
-TEST_CASE("a program that says what must not be said decides the run; the rest is not judged")
+TEST_CASE("a program that says what must not be said decides the run, the rest is not judged")
 {
     // A client rejected a download: the step cannot pass, and the check still waiting for its
     // requests must not be failed with a sentence about another fix.

@@ -235,17 +235,32 @@ TEST_CASE("a lesson file that is a FIFO or a directory is refused at once")
               "b.json:1:1: not a regular file (a directory); make it a regular JSON file."});
 }
 
-TEST_CASE("a pack that is a tree of symbolic links loads like the files they point to")
+TEST_CASE("a pack reached through links loads, a lesson file linked out of the pack is refused")
 {
     TempDir t;
     std::string good = data("packs/good");
+    // The pack's directory is a link, and its files are links to files inside it: it loads.
     REQUIRE(mkdir((t / "pack").c_str(), 0700) == 0);
-    for (const char *f : {"pack.json", "a.json", "b.json"})
-        REQUIRE(symlink((good + "/" + f).c_str(), (t / "pack/" + f).c_str()) == 0);
+    REQUIRE(mkdir((t / "pack/real").c_str(), 0700) == 0);
+    for (const char *f : {"pack.json", "a.json", "b.json"}) {
+        REQUIRE(system(("cp '" + good + "/" + f + "' '" + (t / "pack/real/") + f + "'").c_str()) ==
+                0);
+        REQUIRE(symlink((std::string("real/") + f).c_str(), (t / "pack/" + f).c_str()) == 0);
+    }
     REQUIRE(symlink((t / "pack").c_str(), (t / "link").c_str()) == 0);
     Loaded l(t / "link");
     CHECK(l.lines(t / "link") == std::vector<std::string>{});
     CHECK(l.rc == 0);
+    // A lesson file that is a link out of the pack (to a file its author may not read, whose
+    // text would then show in lint's messages) is named and not read.
+    REQUIRE(unlink((t / "pack/b.json").c_str()) == 0);
+    REQUIRE(symlink((good + "/b.json").c_str(), (t / "pack/b.json").c_str()) == 0);
+    Loaded out(t / "pack");
+    CHECK(out.rc == -EINVAL);
+    CHECK(out.lines(t / "pack") ==
+          std::vector<std::string>{"b.json:1:1: this file is a link that leads out of the pack; "
+                                   "iolab does not follow it: copy the file itself into the "
+                                   "pack."});
 }
 
 TEST_CASE("a pack in memory loads exactly as the same files on disk")
