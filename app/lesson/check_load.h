@@ -6,6 +6,7 @@
  *   "status"  exit: the exit status wanted (0..255)
  *   "within"  seconds the check has to hold, from its mode's start; then it is decided
  *   "fail"    one sentence on where to look when the check fails
+ *   "points"  the check's weight in a grade's score (a number from 0 to 1000; 1 when unset)
  * Implemented in kind_exercise.c.
  */
 #ifndef IOLAB_CHECK_LOAD_H
@@ -13,12 +14,12 @@
 
 #include "load.h"
 
-#define CHECK_NEXTRA 5
+#define CHECK_NEXTRA 6
 /* One entry per key, in the order above. */
 // clang-format off
 #define CHECK_EXTRA_FIELDS                                                                         \
     {"program", LOAD_STRING, 0}, {"match", LOAD_STRING, 0}, {"status", LOAD_NUMBER, 0},            \
-    {"within", LOAD_NUMBER, 0}, {"fail", LOAD_STRING, 0}
+    {"within", LOAD_NUMBER, 0}, {"fail", LOAD_STRING, 0}, {"points", LOAD_NUMBER, 0}
 // clang-format on
 
 /* Parses f[0..CHECK_NEXTRA) (in the order above) into c, and checks that they fit its metric. */

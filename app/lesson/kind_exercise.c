@@ -247,7 +247,7 @@ static void kind_exercise_parse(struct load *ld, const cJSON *const *f, struct l
     }
 }
 
-enum { XK_PROGRAM, XK_MATCH, XK_STATUS, XK_WITHIN, XK_FAIL };
+enum { XK_PROGRAM, XK_MATCH, XK_STATUS, XK_WITHIN, XK_FAIL, XK_POINTS };
 
 void check_load_extra(struct load *ld, const cJSON *obj, const cJSON *const *f,
                       const struct lesson_scenario *sc, struct lesson_check *c, int metric_ok)
@@ -312,6 +312,18 @@ void check_load_extra(struct load *ld, const cJSON *obj, const cJSON *const *f,
     }
     if (f[XK_FAIL])
         c->fail = load_strdup(ld, f[XK_FAIL]->valuestring);
+    /* A check weighs 1 unless it says otherwise; 0 is allowed (a check that must hold but
+       scores nothing), a negative weight or a fraction of a point is not. */
+    c->points = 1;
+    if (f[XK_POINTS]) {
+        double v = f[XK_POINTS]->valuedouble;
+        if (v < 0 || v > 1000 || v != (double)(int)v)
+            load_diag(ld, f[XK_POINTS], 0,
+                      "\"points\" is the check's weight in the score, a whole number from 0 to "
+                      "1000.");
+        else
+            c->points = v;
+    }
 }
 
 static void kind_exercise_strv_free(char **v, size_t n)

@@ -141,6 +141,7 @@ struct lesson_check {
     double within; /* "within": seconds the check has to hold, counted from its mode's start;
                       0: the whole run. Past it the check is decided: failed. */
     char *fail;    /* "fail": where to look when it fails ("see TODO 2 in main()"), or NULL */
+    double points; /* "points": the check's weight in a score (check --json, --junit); 1 unset */
 };
 
 /* A figure of one mode that an expected outcome compares (grade/expect.h computes them). */
