@@ -28,6 +28,7 @@
 #include "lesson/lesson.h"
 #include "lesson/sweep.h"
 #include "paths.h"
+#include "progress.h"
 #include "termsafe.h"
 
 #include <errno.h>
@@ -77,6 +78,7 @@ struct attempt {
     double *check_s;
     time_t started;  /* the wall-clock start, for JUnit's timestamp */
     bool for_author; /* --solutions: sentences for the pack's author, not for a learner */
+    bool mine_built; /* the learner's build ran to a result (a->mine is it) */
 };
 
 static double check_since(const struct attempt *a)
@@ -84,10 +86,11 @@ static double check_since(const struct attempt *a)
     return (double)(uv_hrtime() - a->t0) / 1e9;
 }
 
-static int check_build(struct attempt *a, const char *src, build_done_fn done)
+/* The build of the exercise's files in src; NULL when its command has too many words. */
+static const struct build_spec *check_spec(const struct attempt *a, const char *src,
+                                           struct build_spec *spec, const char **cmd)
 {
-    const char *cmd[BUILD_MAX_ARGS];
-    struct build_spec spec = {
+    *spec = (struct build_spec){
         .command = exercise_command(a->ex, cmd, BUILD_MAX_ARGS),
         .src_dir = src,
         .files = (const char *const *)a->ex->files,
@@ -97,7 +100,14 @@ static int check_build(struct attempt *a, const char *src, build_done_fn done)
         .cache_dir = a->cache,
         .sandbox = a->sandbox,
     };
-    if (!spec.command)
+    return spec->command ? spec : NULL;
+}
+
+static int check_build(struct attempt *a, const char *src, build_done_fn done)
+{
+    const char *cmd[BUILD_MAX_ARGS];
+    struct build_spec spec;
+    if (!check_spec(a, src, &spec, cmd))
         return -E2BIG; /* a build command of more than BUILD_MAX_ARGS words */
     return build_start(a->loop, &spec, done, a, &a->build);
 }
@@ -281,6 +291,7 @@ static void check_mine_built(void *data, const struct build_result *r)
     a->mine_log = strdup(r->log ? r->log : "");
     a->mine.log = NULL;
     a->mine_ok = r->status == BUILD_OK;
+    a->mine_built = true;
     a->build_verdict_s = check_since(a);
     if (!a->mine_ok) {
         /* The text output prints the compiler's messages above this sentence; --solutions
@@ -1121,6 +1132,74 @@ static int check_starts(const struct lesson_pack *pack, bool json)
     return bad ? 1 : 0;
 }
 
+/* The learner's files in a->dir are the exercise's starter as generated, byte for byte (the
+   build's key hashes the command and every file's name and bytes): building them is no attempt
+   of the learner's. */
+static bool check_is_starter(const struct attempt *a)
+{
+    char tmpl[PATH_MAX], why[256], mine[128], starter[128];
+    const char *tmp = getenv("TMPDIR");
+    snprintf(tmpl, sizeof tmpl, "%s/iolab-starter-XXXXXX", tmp && *tmp ? tmp : "/tmp");
+    if (!mkdtemp(tmpl))
+        return false;
+    const char *cmd[BUILD_MAX_ARGS];
+    struct build_spec spec;
+    bool same = exercise_prepare(a->ex, tmpl, why, sizeof why) == 0 &&
+                check_spec(a, tmpl, &spec, cmd) && build_key(&spec, starter, sizeof starter) == 0 &&
+                check_spec(a, a->dir, &spec, cmd) && build_key(&spec, mine, sizeof mine) == 0 &&
+                !strcmp(mine, starter);
+    exercise_rmtree(tmpl);
+    return same;
+}
+
+/* Applies one event to the step's "exercise" record. 0 or a negative errno. */
+static int check_record_event(struct progress *p, const char *pk, const char *l, const char *st,
+                              enum exercise_event ev)
+{
+    char json[512];
+    int rc = exercise_progress(progress_field_get(p, pk, l, st, "exercise"), ev,
+                               (long long)time(NULL), json, sizeof json);
+    return rc < 0 ? rc : progress_field_set(p, pk, l, st, "exercise", json);
+}
+
+/*
+ * Records a headless check in the learner's progress as the TUI does (exercise.h): an attempt
+ * when the build compiled content the learner changed (not the starter as generated, not a cache
+ * hit of content built before, not a build the jail stopped for want of resources), and the pass
+ * when every check held, which also marks the step done. The read-modify-write holds the
+ * progress lock, so a TUI open beside it loses nothing. A failure to record is said on stderr;
+ * the verdict stands.
+ */
+static void check_record(const struct lesson_pack *pack, const struct attempt *a, bool starter)
+{
+    bool attempt = a->mine_built && !a->mine.cached && a->mine.status != BUILD_ERROR && !starter;
+    bool pass = !strcmp(check_status(a), "pass");
+    if (!attempt && !pass)
+        return;
+    char path[PATH_MAX];
+    int rc = progress_default_path(path, sizeof path);
+    int lock = rc < 0 ? rc : progress_lock(path);
+    if (lock < 0) {
+        cmd_error("this check is not recorded in your progress: %s.", strerror(-lock));
+        return;
+    }
+    struct progress *p = NULL;
+    rc = progress_load(path, &p);
+    const char *pk = pack->id, *l = a->lesson->id, *st = a->step->id;
+    if (rc == 0 && p->damaged)
+        cmd_error("your progress file could not be read; it was moved to %s.", p->damaged);
+    if (rc == 0 && attempt)
+        rc = check_record_event(p, pk, l, st, EXERCISE_ATTEMPT);
+    if (rc == 0 && pass && (rc = check_record_event(p, pk, l, st, EXERCISE_PASS)) == 0)
+        rc = progress_mark_done(p, pk, l, st);
+    if (rc == 0)
+        rc = progress_save(p);
+    if (rc < 0)
+        cmd_error("this check is not recorded in your progress (%s): %s.", path, strerror(-rc));
+    progress_free(p);
+    progress_unlock(lock);
+}
+
 static int cmd_check_exec(int argc, char **argv)
 {
     const char *spec = NULL, *pack_dir = NULL, *dir = NULL, *junit = NULL;
@@ -1210,7 +1289,9 @@ static int cmd_check_exec(int argc, char **argv)
         lesson_pack_free(pack);
         return 2;
     }
+    bool starter = check_is_starter(&a);
     check_attempt(&a);
+    check_record(pack, &a, starter);
     if (json) {
         struct json_out j;
         json_init(&j, stdout);
