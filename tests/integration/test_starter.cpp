@@ -65,3 +65,24 @@ TEST_CASE("starter: writes what the learner starts from, and never over files")
         {bin("iolab"), "starter", "first/check", "--pack", c.pack, "--out", c.tmp / "q"}, c.env);
     CHECK(notex == 2);
 }
+
+TEST_CASE("lint: a marker error is reported at the C file's line, without a false 'no TODO'")
+{
+    Course c;
+    // REPLACE 3 reaches `close(c);`, a line of code where the starter's `// code` must be.
+    std::string text = slurp(c.solution);
+    size_t at = text.find("/* REPLACE 1 */");
+    REQUIRE(at != std::string::npos);
+    text.replace(at, 15, "/* REPLACE 3 */");
+    std::ofstream(c.solution, std::ios::trunc) << text;
+    int line = 1;
+    for (size_t i = 0; i < at; i++)
+        line += text[i] == '\n';
+    auto [code, out] = run({bin("iolab"), "lint", c.pack}, c.env, 120);
+    INFO(out);
+    CHECK(code != 0);
+    CHECK(out.find(c.solution + ":" + std::to_string(line + 2) + ":5: line " +
+                   std::to_string(line + 2) + " is under a REPLACE marker") != std::string::npos);
+    CHECK(out.find("no file of this exercise has a TODO marker") == std::string::npos);
+    CHECK(out.find("1 problem") != std::string::npos);
+}
