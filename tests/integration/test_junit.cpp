@@ -195,6 +195,15 @@ TEST_CASE("junit: --solutions names the failing check, the starter's wrong pass 
         CHECK(has(r, "case first.your-echo starter/the starter builds and fails a check: failure: "
                      "every check holds"));
     }
+    SECTION("a starter that builds with a warning: the warning is shown, the pack is fine")
+    {
+        edit(p.solution, "// (void)buf;", "// (void)buf; int unused_x;");
+        auto [code, out] = run({bin("iolab"), "check", "--pack", p.dir, "--solutions"}, p.env, 180);
+        INFO(out);
+        CHECK(code == 0);
+        CHECK(has(out, "the starter builds with warnings:"));
+        CHECK(has(out, "unused variable"));
+    }
     SECTION("a starter that does not build: the compiler's messages are shown")
     {
         edit(p.solution, "// (void)buf;", "// (void)buf");
