@@ -97,7 +97,7 @@ TEST_CASE("schema: lint and the schema refuse the same damaged lessons")
     // Each pack has one problem that lint and the schema used to disagree on; expected.txt holds
     // lint's sentences about it (unit_lesson_load compares them whole).
     for (const char *bad : {"agree-empty-text", "agree-quiz-feedback", "agree-unknown-call",
-                            "agree-sweep-zero", "agree-tolerance"}) {
+                            "agree-sweep-zero", "agree-tolerance", "agree-points"}) {
         std::string dir = data(std::string("packs/bad/") + bad);
         auto [scode, sout] = schema_check({"rejects", dir});
         INFO(bad << ": the schema says:\n" << sout);
