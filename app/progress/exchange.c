@@ -450,6 +450,7 @@ int exchange_import(struct progress *p, const char *text, size_t len,
 struct exchange_cell {
     bool present, done, solution;
     long long tries;
+    long long updated; /* the record's time: of two exports of one learner, the newer wins */
 };
 
 /* Tries of a step: the quiz's checks over its questions, and the exercise's attempts. */
@@ -619,19 +620,31 @@ int exchange_summary(FILE *out, const char *const *files, const char *const *tex
 {
     cJSON **roots = calloc(n + 1, sizeof *roots);
     const char **learners = calloc(n + 1, sizeof *learners);
+    size_t *row = calloc(n + 1, sizeof *row), nrows = 0, nread = 0;
     char **cols = NULL;
     size_t ncols = 0;
     struct strmap colindex = {0};
     struct exchange_cell *cells = NULL;
-    int rc = roots && learners ? 0 : -ENOMEM;
+    int rc = roots && learners && row ? 0 : -ENOMEM;
     for (size_t i = 0; i < n && rc == 0; i++) {
         char w[400];
+        /* A file that is not an export (or could not be read: NULL) is named and left out;
+           the others are still summed up. */
+        if (!texts[i])
+            continue;
         if (!(roots[i] = exchange_parse(texts[i], strlen(texts[i]), w, sizeof w))) {
-            snprintf(why, whylen, "%s: %s", files[i], w);
-            rc = -EINVAL;
-            break;
+            termsafe_fprintf(stderr, "iolab: %s: %s; left out of the summary.\n", files[i], w);
+            continue;
         }
-        learners[i] = cJSON_GetObjectItemCaseSensitive(roots[i], "learner")->valuestring;
+        nread++;
+        /* One row per learner: a learner given twice (an older and a newer export) is one. */
+        const char *name = cJSON_GetObjectItemCaseSensitive(roots[i], "learner")->valuestring;
+        size_t r = 0;
+        while (r < nrows && strcmp(learners[r], name))
+            r++;
+        if (r == nrows)
+            learners[nrows++] = name;
+        row[i] = r;
         const cJSON *pk;
         cJSON_ArrayForEach(pk, cJSON_GetObjectItemCaseSensitive(roots[i], "packs"))
         {
@@ -645,9 +658,15 @@ int exchange_summary(FILE *out, const char *const *files, const char *const *tex
             }
         }
     }
-    if (rc == 0 && !(cells = calloc(n * ncols + 1, sizeof *cells)))
+    if (rc == 0 && nread == 0) {
+        snprintf(why, whylen, "none of the files is a progress export");
+        rc = -EINVAL;
+    }
+    if (rc == 0 && !(cells = calloc(nrows * ncols + 1, sizeof *cells)))
         rc = -ENOMEM;
     for (size_t i = 0; i < n && rc == 0; i++) {
+        if (!roots[i])
+            continue;
         const cJSON *pk;
         cJSON_ArrayForEach(pk, cJSON_GetObjectItemCaseSensitive(roots[i], "packs"))
         {
@@ -659,17 +678,30 @@ int exchange_summary(FILE *out, const char *const *files, const char *const *tex
                                          cJSON_GetObjectItemCaseSensitive(s, "step")->valuestring);
                 if (c < 0)
                     continue;
-                struct exchange_cell *x = &cells[i * ncols + (size_t)c];
+                struct exchange_cell *x = &cells[row[i] * ncols + (size_t)c];
                 const cJSON *fields = cJSON_GetObjectItemCaseSensitive(s, "fields");
-                x->present = true;
-                x->done |= cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(s, "done"));
-                x->tries += exchange_tries(fields);
-                x->solution |= exchange_solution_viewed(fields);
+                long long up =
+                    (long long)cJSON_GetObjectItemCaseSensitive(s, "updated")->valuedouble;
+                /* The newer record of the step wins whole (a record counts its tries from the
+                   start, so adding two exports' would count the first ones twice); done stays
+                   done, as an import keeps it. */
+                if (x->present && up < x->updated) {
+                    x->done |= cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(s, "done"));
+                    continue;
+                }
+                bool was_done = x->done;
+                *x = (struct exchange_cell){
+                    .present = true,
+                    .done = was_done || cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(s, "done")),
+                    .tries = exchange_tries(fields),
+                    .solution = exchange_solution_viewed(fields),
+                    .updated = up,
+                };
             }
         }
     }
     if (rc == 0)
-        exchange_print(out, learners, n, cols, ncols, cells, csv);
+        exchange_print(out, learners, nrows, cols, ncols, cells, csv);
     else if (rc == -ENOMEM)
         snprintf(why, whylen, "out of memory");
     for (size_t i = 0; i < n && roots; i++)
@@ -681,5 +713,7 @@ int exchange_summary(FILE *out, const char *const *files, const char *const *tex
     free(cells);
     free(roots);
     free(learners);
-    return rc;
+    free(row);
+    /* 1: the table was printed, but a file was left out. */
+    return rc < 0 ? rc : nread < n;
 }
