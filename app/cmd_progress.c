@@ -324,8 +324,11 @@ static int cmd_progress_summary(char **files, int n, bool csv)
         texts[i] = cmd_progress_read(files[i], &len);
     }
     char why[600];
+    struct progress_packs k = {0};
+    cmd_progress_packs_load(&k);
     int rc = exchange_summary(stdout, (const char *const *)files, (const char *const *)texts,
-                              (size_t)n, csv, why, sizeof why);
+                              (size_t)n, k.info, k.n, csv, why, sizeof why);
+    cmd_progress_packs_free(&k);
     if (rc < 0)
         cmd_error("%s; nothing was summed up.", why);
     int status = rc == 0 ? 0 : 1;

@@ -11,11 +11,14 @@ using namespace iolab_test;
 namespace
 {
 
-// An export of one learner with one pack "course": steps as "STEP:DONE:UPDATED:ATTEMPTS".
-std::string export_of(const std::string &learner, const std::vector<std::string> &steps)
+// An export of one learner with one pack: steps as "STEP:DONE:UPDATED:ATTEMPTS".
+std::string export_of(const std::string &learner, const std::vector<std::string> &steps,
+                      const std::string &version = "1", long exported_at = 1000,
+                      const std::string &pack = "course")
 {
-    std::string out = R"({"iolab_progress": 1, "learner": ")" + learner +
-                      R"(", "packs": [{"id": "course", "version": "1", "steps": [)";
+    std::string out = R"({"iolab_progress": 1, "learner": ")" + learner + R"(", "exported_at": )" +
+                      std::to_string(exported_at) + R"(, "packs": [{"id": ")" + pack +
+                      R"(", "version": ")" + version + R"(", "steps": [)";
     for (size_t i = 0; i < steps.size(); i++) {
         std::string s = steps[i];
         size_t a = s.find(':'), b = s.find(':', a + 1), c = s.find(':', b + 1);
@@ -34,8 +37,9 @@ TEST_CASE("summary: one row per learner, the newer record wins, a bad file is le
     TempDir t;
     std::string old_ann = t / "ann-monday.json", new_ann = t / "ann-friday.json",
                 bob = t / "bob.json", bad = t / "notes.json";
-    std::ofstream(old_ann) << export_of("ann", {"l/ex:false:100:2", "l/other:false:100:1"});
-    std::ofstream(new_ann) << export_of("ann", {"l/ex:true:500:5"});
+    std::ofstream(old_ann) << export_of("ann", {"l/ex:false:100:2", "l/other:false:100:1"}, "1",
+                                        1000);
+    std::ofstream(new_ann) << export_of("ann", {"l/ex:true:500:5"}, "2", 5000);
     std::ofstream(bob) << export_of("bob", {"l/ex:false:300:1"});
     std::ofstream(bad) << "{\"this is\": \"not an export\"}";
 
@@ -49,8 +53,10 @@ TEST_CASE("summary: one row per learner, the newer record wins, a bad file is le
         CHECK(code == 1); // the table, and a file left out
         CHECK(out.find("iolab: " + bad + ": not an iolab progress export") != std::string::npos);
         CHECK(out.find("left out of the summary.") != std::string::npos);
-        CHECK(out.find("ann      done 5x") != std::string::npos);
-        CHECK(out.find("bob      started 1x") != std::string::npos);
+        // The version of ann's newest export, then the steps' newest records.
+        CHECK(out.find("learner  version   l/ex        l/other\n"
+                       "ann      course 2  done 5x     started 1x\n"
+                       "bob      course 1  started 1x  -\n") != std::string::npos);
         CHECK(out.find("2 learners, 2 steps.") != std::string::npos);
     }
 
@@ -61,4 +67,29 @@ TEST_CASE("summary: one row per learner, the newer record wins, a bad file is le
     CHECK(out.find("cannot read " + (t / "missing.json")) != std::string::npos);
     CHECK(out.find("none of the files is a progress export; nothing was summed up.") !=
           std::string::npos);
+}
+
+TEST_CASE("summary: an installed pack's steps are columns in the pack's order, every one")
+{
+    TempDir t;
+    // The built-in pack's steps, listed out of order and only two of them.
+    std::string f = t / "ann.json";
+    std::ofstream(f) << export_of("ann", {"ordered/check:true:200:1", "ordered/watch:false:100:0"},
+                                  "1.0", 1000, "linux-io");
+    auto [code, out] = run({bin("iolab"), "progress", "--summary", f});
+    INFO(out);
+    CHECK(code == 0);
+    size_t protocol = out.find("ordered/protocol"), watch = out.find("ordered/watch"),
+           check = out.find("ordered/check");
+    CHECK(protocol != std::string::npos); // untouched, still a column
+    CHECK(protocol < watch);
+    CHECK(watch < check);
+    // Every step of the pack: as many columns as `iolab list --json` has steps.
+    auto [lcode, list] = run({bin("iolab"), "list", "--json"});
+    REQUIRE(lcode == 0);
+    size_t steps = 0;
+    for (size_t at = 0; (at = list.find("\"id\":\"", at)) != std::string::npos; at++)
+        steps += list.find('/', at) < list.find('"', at + 6);
+    CHECK(steps > 2);
+    CHECK(out.find("1 learner, " + std::to_string(steps) + " steps.") != std::string::npos);
 }
