@@ -23,7 +23,7 @@
 
 static const struct cmd_entry *const main_commands[] = {
     &cmd_run_entry,   &cmd_list_entry, &cmd_lint_entry,  &cmd_progress_entry,
-    &cmd_check_entry, &cmd_new_entry,  &cmd_bench_entry,
+    &cmd_check_entry, &cmd_new_entry,  &cmd_bench_entry, &cmd_starter_entry,
 };
 
 /* Messages often quote a pack's ids or a program's last words: the sentence is escaped. */

@@ -23,6 +23,7 @@ extern const struct cmd_entry cmd_progress_entry; /* iolab progress [--json|--re
 extern const struct cmd_entry cmd_check_entry;    /* iolab check LESSON/STEP ... */
 extern const struct cmd_entry cmd_new_entry;      /* iolab new DIR */
 extern const struct cmd_entry cmd_bench_entry;    /* iolab bench LESSON/STEP ... */
+extern const struct cmd_entry cmd_starter_entry;  /* iolab starter LESSON/STEP --out DIR */
 
 /* The whole command line: what main() runs. Returns the exit status. */
 int cli_main(int argc, char **argv);

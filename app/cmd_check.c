@@ -29,6 +29,7 @@
 #include "lesson/lesson.h"
 #include "lesson/sweep.h"
 #include "paths.h"
+#include "progress.h"
 #include "termsafe.h"
 
 #include <errno.h>
@@ -37,6 +38,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 
 #define CHECK_LOG_SHOWN 4000 /* bytes of compiler output printed in the text output */
@@ -74,6 +76,11 @@ struct attempt {
        often say what a check cannot ("copy differs at byte 4096"). */
     char tail[CHECK_TAIL][256];
     size_t ntail, tail_next;
+    /* Per check: seconds from the run's start to its verdict (JUnit's time); 0 undecided. */
+    double *check_s;
+    time_t started;  /* the wall-clock start, for JUnit's timestamp */
+    bool for_author; /* --solutions: sentences for the pack's author, not for a learner */
+    bool mine_built; /* the learner's build ran to a result (a->mine is it) */
 };
 
 static double check_since(const struct attempt *a)
@@ -81,10 +88,11 @@ static double check_since(const struct attempt *a)
     return (double)(uv_hrtime() - a->t0) / 1e9;
 }
 
-static int check_build(struct attempt *a, const char *src, build_done_fn done)
+/* The build of the exercise's files in src; NULL when its command has too many words. */
+static const struct build_spec *check_spec(const struct attempt *a, const char *src,
+                                           struct build_spec *spec, const char **cmd)
 {
-    const char *cmd[BUILD_MAX_ARGS];
-    struct build_spec spec = {
+    *spec = (struct build_spec){
         .command = exercise_command(a->ex, cmd, BUILD_MAX_ARGS),
         .src_dir = src,
         .files = (const char *const *)a->ex->files,
@@ -94,7 +102,14 @@ static int check_build(struct attempt *a, const char *src, build_done_fn done)
         .cache_dir = a->cache,
         .sandbox = a->sandbox,
     };
-    if (!spec.command)
+    return spec->command ? spec : NULL;
+}
+
+static int check_build(struct attempt *a, const char *src, build_done_fn done)
+{
+    const char *cmd[BUILD_MAX_ARGS];
+    struct build_spec spec;
+    if (!check_spec(a, src, &spec, cmd))
         return -E2BIG; /* a build command of more than BUILD_MAX_ARGS words */
     return build_start(a->loop, &spec, done, a, &a->build);
 }
@@ -125,8 +140,20 @@ static void check_dying_late(uv_timer_t *t)
    of its time. A program that is in the middle of a sanitizer's report is dying already (the
    report ends in abort()): it is let finish, so its signal and its whole report are told, which
    the verdict of the client that lost its server usually precedes. */
+/* Notes when each check got its verdict, for the JUnit report's per-check time. */
+static void check_note_decided(struct attempt *a, bool all)
+{
+    if (!a->grader_ready || !a->check_s)
+        return;
+    double t = check_since(a) - a->build_verdict_s;
+    for (size_t i = 0; i < a->run.sc.nchecks; i++)
+        if (a->check_s[i] == 0 && (all || a->grader.results[i].decided))
+            a->check_s[i] = t > 0 ? t : 1e-6;
+}
+
 static void check_maybe_decided(struct attempt *a)
 {
+    check_note_decided(a, false);
     if (a->decided_s > 0) {
         if (a->dying && !grade_reporting(&a->grader)) {
             a->dying = false;
@@ -201,6 +228,7 @@ static void check_on_state(void *data, enum engine_state state)
             grade_finish(&a->grader); /* the time is up: what is undecided is decided now */
             a->decided_s = check_since(a);
         }
+        check_note_decided(a, true);
         const struct lesson_program *lp = &a->ex->sc->programs[a->ex->learner];
         if (a->grader_ready && !a->grader.measured && !a->error[0] && lp->ready)
             snprintf(a->error, sizeof a->error,
@@ -250,6 +278,7 @@ static void check_start_run(struct attempt *a)
         return;
     }
     a->run_ready = a->grader_ready = true;
+    a->check_s = calloc(a->run.sc.nchecks + 1, sizeof *a->check_s);
     /* IOLAB_TIER_AUTO: the sandbox then honours IOLAB_SANDBOX_TIER, as for `iolab run`. */
     struct engine_options eo = {
         .mode = "yours", .seconds = a->seconds, .tick_hz = 10, .tier = IOLAB_TIER_AUTO};
@@ -282,12 +311,16 @@ static void check_mine_built(void *data, const struct build_result *r)
     a->mine_log = strdup(r->log ? r->log : "");
     a->mine.log = NULL;
     a->mine_ok = r->status == BUILD_OK;
+    a->mine_built = true;
     a->build_verdict_s = check_since(a);
     if (!a->mine_ok) {
+        /* The text output prints the compiler's messages above this sentence; --solutions
+           prints them below it, and speaks to the pack's author. */
         snprintf(a->error, sizeof a->error, "%s",
-                 r->status == BUILD_FAILED ? "your program does not build: the compiler's "
-                                             "messages are above"
-                                           : r->message);
+                 r->status != BUILD_FAILED ? r->message
+                 : a->for_author           ? "it does not build (the compiler's messages follow)"
+                                           : "your program does not build (the compiler's "
+                                             "messages are above)");
         check_finish(a);
         return;
     }
@@ -322,6 +355,7 @@ static void check_attempt(struct attempt *a)
     uv_loop_init(&loop);
     a->loop = &loop;
     a->t0 = uv_hrtime();
+    a->started = time(NULL);
     uv_timer_init(&loop, &a->timer);
     a->timer.data = a;
     a->timer_on = true;
@@ -343,6 +377,7 @@ static void check_attempt_free(struct attempt *a)
     if (a->run_ready)
         exercise_run_free(&a->run);
     free(a->mine_log);
+    free(a->check_s);
 }
 
 /* "pass", "fail" or "error" for an attempt. */
@@ -351,6 +386,251 @@ static const char *check_status(const struct attempt *a)
     if (a->error[0] || !a->grader_ready)
         return "error";
     return grade_done(&a->grader) ? "pass" : "fail";
+}
+
+/* The score: the points of the checks that hold, of the points of every check (a check weighs
+   1 unless its "points" say otherwise). Nothing holds when nothing could be judged. */
+static void check_score(const struct attempt *a, double *got, double *max)
+{
+    const struct lesson_scenario *sc = a->ex->sc;
+    *got = *max = 0;
+    bool judged = a->grader_ready && !a->error[0];
+    for (size_t i = 0; i < sc->nchecks; i++) {
+        *max += sc->checks[i].points;
+        if (judged && a->grader.results[i].holds)
+            *got += sc->checks[i].points;
+    }
+}
+
+/* ---- JUnit XML (--junit FILE): what GitLab CI, Jenkins and GitHub's test reporters read ---- */
+
+/* Writes s[0..n) as XML character data or an attribute value: the five special characters as
+   entities, a control character that XML 1.0 cannot carry (ESC of a coloured compiler message)
+   as a visible \xNN, and a byte that is not part of UTF-8 as U+FFFD, so that no learner's
+   output can make the report unreadable to the CI's parser. */
+static void junit_escape(FILE *f, const char *str, size_t n)
+{
+    const unsigned char *s = (const unsigned char *)str;
+    for (size_t i = 0; i < n;) {
+        unsigned char c = s[i];
+        if (c < 0x80) {
+            if (c == '&')
+                fputs("&amp;", f);
+            else if (c == '<')
+                fputs("&lt;", f);
+            else if (c == '>')
+                fputs("&gt;", f);
+            else if (c == '"')
+                fputs("&quot;", f);
+            else if (c == '\'')
+                fputs("&apos;", f);
+            else if (c == '\n' || c == '\t')
+                fputc(c, f);
+            else if (c < 0x20 || c == 0x7f)
+                fprintf(f, "\\x%02x", c);
+            else
+                fputc(c, f);
+            i++;
+            continue;
+        }
+        /* A UTF-8 sequence: its length from the lead byte, then its continuation bytes, with
+           the overlong forms, the surrogates, code points past U+10FFFF and the non-characters
+           U+FFFE and U+FFFF refused (XML forbids the last ones too). */
+        size_t len = c >= 0xc2 && c <= 0xdf   ? 2
+                     : c >= 0xe0 && c <= 0xef ? 3
+                     : c >= 0xf0 && c <= 0xf4 ? 4
+                                              : 0;
+        bool ok = len && i + len <= n;
+        for (size_t k = 1; ok && k < len; k++)
+            ok = (s[i + k] & 0xc0) == 0x80;
+        if (ok && len == 3) {
+            ok = !(c == 0xe0 && s[i + 1] < 0xa0) && !(c == 0xed && s[i + 1] >= 0xa0) &&
+                 !(c == 0xef && s[i + 1] == 0xbf && s[i + 2] >= 0xbe);
+        } else if (ok && len == 4) {
+            ok = !(c == 0xf0 && s[i + 1] < 0x90) && !(c == 0xf4 && s[i + 1] >= 0x90);
+        }
+        if (!ok) {
+            fputs("\xef\xbf\xbd", f);
+            i++;
+            continue;
+        }
+        fwrite(s + i, 1, len, f);
+        i += len;
+    }
+}
+
+static void junit_text(FILE *f, const char *s)
+{
+    junit_escape(f, s ? s : "", s ? strlen(s) : 0);
+}
+
+/* Counts of one test suite, for its attributes and the whole report's. */
+struct junit_counts {
+    size_t tests, failures, errors;
+    double seconds, score, max_score;
+};
+
+/* One test case; kind is NULL (passed), "failure" or "error"; body may be NULL. */
+static void junit_case(FILE *f, struct junit_counts *n, const char *classname, const char *name,
+                       double seconds, const char *kind, const char *message, const char *body)
+{
+    n->tests++;
+    fputs("    <testcase classname=\"", f);
+    junit_text(f, classname);
+    fputs("\" name=\"", f);
+    junit_text(f, name);
+    fprintf(f, "\" time=\"%.3f\"", seconds > 0 ? seconds : 0);
+    if (!kind) {
+        fputs("/>\n", f);
+        return;
+    }
+    if (!strcmp(kind, "failure"))
+        n->failures++;
+    else
+        n->errors++;
+    fprintf(f, ">\n      <%s message=\"", kind);
+    junit_text(f, message);
+    fprintf(f, "\" type=\"%s\">", !strcmp(kind, "failure") ? "check" : "build");
+    junit_text(f, body ? body : message);
+    fprintf(f, "</%s>\n    </testcase>\n", kind);
+}
+
+/* The suite of one attempt: a test case for the build (an error with the compiler's messages
+   when it does not build, its warnings as output when it does), then one per check, named by
+   its text and its points: a failure with the grader's sentence when it does not hold, an
+   error when it could not be judged. suffix names the attempt ("", " solution", " starter"). */
+static void junit_attempt(FILE *f, struct junit_counts *n, const struct attempt *a,
+                          const char *suffix)
+{
+    char cls[512], name[640];
+    snprintf(cls, sizeof cls, "%s.%s%s", a->lesson->id, a->step->id, suffix);
+    const char *log = a->mine_log ? a->mine_log : "";
+    if (a->mine_ok) {
+        n->tests++;
+        fprintf(f, "    <testcase classname=\"");
+        junit_text(f, cls);
+        fprintf(f, "\" name=\"build\" time=\"%.3f\"", a->mine.seconds);
+        if (log[0]) {
+            fputs(">\n      <system-out>", f);
+            junit_text(f, log);
+            fputs("</system-out>\n    </testcase>\n", f);
+        } else {
+            fputs("/>\n", f);
+        }
+    } else {
+        junit_case(f, n, cls, "build", a->mine.seconds, "error",
+                   a->error[0] ? a->error : "the program does not build",
+                   log[0] ? log : (a->error[0] ? a->error : NULL));
+    }
+    const struct lesson_scenario *sc = a->ex->sc;
+    for (size_t i = 0; i < sc->nchecks; i++) {
+        const struct lesson_check *c = &sc->checks[i];
+        snprintf(name, sizeof name, "%s [%g point%s]", c->text, c->points,
+                 c->points == 1 ? "" : "s");
+        if (!a->mine_ok) {
+            junit_case(f, n, cls, name, 0, "error", "not judged: the program does not build", NULL);
+            continue;
+        }
+        if (!a->grader_ready || a->error[0]) {
+            char why[1100];
+            snprintf(why, sizeof why, "not judged: %s", a->error[0] ? a->error : "no run");
+            junit_case(f, n, cls, name, 0, "error", why, NULL);
+            continue;
+        }
+        char msg[768], body[1400];
+        grade_message(&a->grader, i, msg, sizeof msg);
+        double t = a->check_s ? a->check_s[i] : 0;
+        if (a->grader.results[i].holds) {
+            junit_case(f, n, cls, name, t, NULL, NULL, NULL);
+        } else {
+            snprintf(body, sizeof body, "%s%s%s", msg, c->fail ? "\n" : "", c->fail ? c->fail : "");
+            junit_case(f, n, cls, name, t, "failure", msg, body);
+        }
+    }
+    double got, max;
+    check_score(a, &got, &max);
+    n->score += got;
+    n->max_score += max;
+    n->seconds += (a->decided_s > 0 ? a->decided_s : check_since(a));
+}
+
+/* Wraps suites (already written into body) in <testsuites> and writes the report to path
+   through a temporary file renamed over it, so a CI never reads half a report. 0 or -1 (said). */
+static int junit_write(const char *path, const char *suites, const struct junit_counts *n)
+{
+    char tmp[PATH_MAX + 16];
+    snprintf(tmp, sizeof tmp, "%s.tmp-%d", path, (int)getpid());
+    FILE *f = fopen(tmp, "w");
+    if (!f) {
+        cmd_error("cannot write the JUnit report %s: %s.", path, strerror(errno));
+        return -1;
+    }
+    fprintf(f,
+            "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n"
+            "<testsuites name=\"iolab check\" tests=\"%zu\" failures=\"%zu\" errors=\"%zu\" "
+            "time=\"%.3f\">\n%s</testsuites>\n",
+            n->tests, n->failures, n->errors, n->seconds, suites);
+    bool bad = ferror(f);
+    if (fclose(f) != 0 || bad || rename(tmp, path) != 0) {
+        cmd_error("cannot write the JUnit report %s: %s.", path, strerror(errno));
+        unlink(tmp);
+        return -1;
+    }
+    return 0;
+}
+
+/* Opens one <testsuite> into out (a memory stream) after its cases were written to cases. */
+static void junit_suite(FILE *out, const char *name, const struct junit_counts *n,
+                        const char *cases, time_t started)
+{
+    char stamp[32] = "";
+    struct tm tm;
+    if (gmtime_r(&started, &tm))
+        strftime(stamp, sizeof stamp, "%Y-%m-%dT%H:%M:%S", &tm);
+    fputs("  <testsuite name=\"", out);
+    junit_text(out, name);
+    fprintf(out,
+            "\" tests=\"%zu\" failures=\"%zu\" errors=\"%zu\" skipped=\"0\" time=\"%.3f\" "
+            "timestamp=\"%s\">\n"
+            "    <properties>\n"
+            "      <property name=\"score\" value=\"%g\"/>\n"
+            "      <property name=\"max_score\" value=\"%g\"/>\n"
+            "    </properties>\n%s  </testsuite>\n",
+            n->tests, n->failures, n->errors, n->seconds, stamp, n->score, n->max_score, cases);
+}
+
+/* The report of one `iolab check LESSON/STEP`. */
+static int junit_single(const char *path, const struct attempt *a)
+{
+    char *cases = NULL, *suites = NULL;
+    size_t clen = 0, slen = 0;
+    FILE *cf = open_memstream(&cases, &clen);
+    if (!cf)
+        return -1;
+    struct junit_counts n = {0};
+    junit_attempt(cf, &n, a, "");
+    if (a->ntail) {
+        fputs("    <system-out>", cf);
+        for (size_t i = 0; i < a->ntail; i++) {
+            junit_text(cf, a->tail[(a->tail_next + CHECK_TAIL - a->ntail + i) % CHECK_TAIL]);
+            fputc('\n', cf);
+        }
+        fputs("</system-out>\n", cf);
+    }
+    fclose(cf);
+    FILE *sf = open_memstream(&suites, &slen);
+    if (!sf) {
+        free(cases);
+        return -1;
+    }
+    char name[512];
+    snprintf(name, sizeof name, "%s/%s", a->lesson->id, a->step->id);
+    junit_suite(sf, name, &n, cases, a->started);
+    fclose(sf);
+    int rc = junit_write(path, suites, &n);
+    free(cases);
+    free(suites);
+    return rc;
 }
 
 /* The build log, the checks, the program's last lines and its ids are text iolab did not write:
@@ -392,6 +672,9 @@ static void check_print_text(const struct attempt *a)
         termsafe_fprintf(stdout, "the sanitizer's report:\n%s", grade_report(&a->grader));
     if (a->error[0])
         termsafe_fprintf(stdout, "error: %s\n", a->error);
+    double got, max;
+    check_score(a, &got, &max);
+    termsafe_fprintf(stdout, "score: %g of %g point%s\n", got, max, max == 1 ? "" : "s");
     termsafe_fprintf(stdout, "%s\n", check_status(a));
 }
 
@@ -426,6 +709,12 @@ static void check_print_json(const struct attempt *a, struct json_out *j)
         json_end(j);
     }
     json_string(j, "error", a->error[0] ? a->error : NULL);
+    double got, max;
+    check_score(a, &got, &max);
+    json_object(j, "score"); /* the points of the checks that hold, of every check's */
+    json_double(j, "points", got, 0);
+    json_double(j, "max", max, 0);
+    json_end(j);
     /* Seconds from the start of the check: to the build's verdict, to every check decided. */
     json_object(j, "timing");
     json_double(j, "build_verdict_s", a->build_verdict_s, 3);
@@ -437,14 +726,17 @@ static void check_print_json(const struct attempt *a, struct json_out *j)
 static void check_usage(FILE *out)
 {
     fputs("usage: iolab check LESSON/STEP [--pack DIR] [--dir DIR] [--seconds N] [--json]\n"
-          "       iolab check --pack DIR --solutions [--json]\n"
+          "                   [--junit FILE]\n"
+          "       iolab check --pack DIR --solutions [--json] [--junit FILE]\n"
           "       iolab check --pack DIR [--json]\n\n"
           "Builds an exercise's program from your workspace (or DIR) in the sandbox, runs it\n"
           "against the reference programs and judges every check, as the TUI does. Exit 0: every\n"
           "check holds; 1: one does not; 2: nothing could be judged (a build error).\n"
           "--solutions (for authors): every solution passes, every starter builds and fails.\n"
           "--pack DIR alone (for authors): every mode of every run step starts briefly; a\n"
-          "program that does not start or never prints its ready text is one line each, exit 1.\n",
+          "program that does not start or never prints its ready text is one line each, exit 1.\n"
+          "--junit FILE also writes the verdicts as JUnit XML for a CI (GitLab, Jenkins, GitHub):\n"
+          "one test case per check, the build as one more; the score as a property.\n",
           out);
 }
 
@@ -461,8 +753,101 @@ static int check_paths(struct attempt *a)
     return paths_get(PATHS_SANDBOX, a->sandbox, sizeof a->sandbox);
 }
 
+/* The checks of an attempt that hold (holding) or do not, as "\"TEXT\" (MESSAGE)" joined by
+   "; " into buf; how many there are. */
+static size_t check_list(const struct attempt *a, bool holding, char *buf, size_t len)
+{
+    size_t n = 0, at = 0;
+    buf[0] = '\0';
+    if (!a->grader_ready)
+        return 0;
+    for (size_t i = 0; i < a->run.sc.nchecks; i++) {
+        if (a->grader.results[i].holds != holding)
+            continue;
+        char msg[768];
+        grade_message(&a->grader, i, msg, sizeof msg);
+        if (at < len)
+            at += (size_t)snprintf(buf + at, len - at, "%s\"%s\" (%s)", n ? "; " : "",
+                                   a->run.sc.checks[i].text, msg);
+        n++;
+    }
+    return n;
+}
+
+/* An author's sentence on why an attempt is not what it must be (solution: pass; starter:
+   build and fail), naming the checks. */
+static void check_author_why(const struct attempt *a, bool solution, char *buf, size_t len)
+{
+    char list[2048];
+    if (a->error[0]) {
+        snprintf(buf, len, "%s", a->error);
+    } else if (solution) {
+        size_t n = check_list(a, false, list, sizeof list);
+        snprintf(buf, len, "%zu check%s fail%s: %s", n, n == 1 ? "" : "s", n == 1 ? "s" : "", list);
+    } else {
+        check_list(a, true, list, sizeof list);
+        snprintf(buf, len, "every check holds, so a learner passes without a change: %s", list);
+    }
+}
+
+/* The compiler's messages of an attempt, indented under a heading (a starter that does not
+   build, a build with warnings). */
+static void check_print_log(const struct attempt *a, const char *heading)
+{
+    const char *log = a->mine_log ? a->mine_log : "";
+    if (!log[0])
+        return;
+    termsafe_fprintf(stdout, "  %s\n", heading);
+    size_t shown = 0;
+    for (const char *p = log; *p && shown < CHECK_LOG_SHOWN;) {
+        const char *nl = strchr(p, '\n');
+        size_t n = nl ? (size_t)(nl - p) : strlen(p);
+        termsafe_fprintf(stdout, "  | %.*s\n", (int)n, p);
+        shown += n + 1;
+        p += n + (nl != NULL);
+    }
+    if (shown < strlen(log) || a->mine.log_cut)
+        termsafe_fprintf(stdout, "  [the compiler said more]\n");
+}
+
+/* An attempt of --solutions in JSON: its status, the sentence, the build and every check. */
+static void check_author_json(struct json_out *j, const char *key, const struct attempt *a,
+                              bool solution, bool ok)
+{
+    char why[2200];
+    check_author_why(a, solution, why, sizeof why);
+    json_object(j, key);
+    json_string(j, "status", check_status(a));
+    json_string(j, "problem", ok ? NULL : why);
+    json_object(j, "build");
+    json_bool(j, "ok", a->mine_ok);
+    json_u64(j, "warnings", a->mine.warnings);
+    json_string(j, "log", a->mine_log ? a->mine_log : "");
+    json_end(j);
+    json_array(j, "checks");
+    for (size_t i = 0; a->grader_ready && i < a->run.sc.nchecks; i++) {
+        char msg[768];
+        grade_message(&a->grader, i, msg, sizeof msg);
+        json_object(j, NULL);
+        json_string(j, "text", a->run.sc.checks[i].text);
+        json_bool(j, "ok", a->grader.results[i].holds);
+        json_string(j, "message", msg);
+        json_double(j, "points", a->run.sc.checks[i].points, 0);
+        json_end(j);
+    }
+    json_end(j);
+    double got, max;
+    check_score(a, &got, &max);
+    json_object(j, "score");
+    json_double(j, "points", got, 0);
+    json_double(j, "max", max, 0);
+    json_end(j);
+    json_end(j);
+}
+
 /* The author's check of every exercise: solutions pass, starters build and fail. */
-static int check_solutions(const struct lesson_pack *pack, bool json, double seconds)
+static int check_solutions(const struct lesson_pack *pack, bool json, double seconds,
+                           const char *junit)
 {
     int status = 0;
     size_t nex = 0;
@@ -472,6 +857,10 @@ static int check_solutions(const struct lesson_pack *pack, bool json, double sec
         json_object(&j, NULL);
         json_array(&j, "exercises");
     }
+    char *suites = NULL;
+    size_t slen = 0;
+    FILE *sf = junit ? open_memstream(&suites, &slen) : NULL;
+    struct junit_counts total = {0};
     for (size_t li = 0; li < pack->nlessons; li++) {
         const struct lesson *l = &pack->lessons[li];
         for (size_t si = 0; si < l->nsteps; si++) {
@@ -484,12 +873,14 @@ static int check_solutions(const struct lesson_pack *pack, bool json, double sec
             /* Each exercise runs as long as it says (--seconds overrides): the checks decide
                early when they can, so only a starter waits out its time limits. */
             double secs = seconds > 0 ? seconds : ex->sc->seconds > 0 ? ex->sc->seconds : 3;
-            struct attempt sol = {.lesson = l, .step = st, .ex = ex, .seconds = secs};
+            struct attempt sol = {
+                .lesson = l, .step = st, .ex = ex, .seconds = secs, .for_author = true};
             check_paths(&sol);
             snprintf(sol.dir, sizeof sol.dir, "%s", ex->dir);
             check_attempt(&sol);
             /* The starter, generated into a fresh directory: it must build and fail. */
-            struct attempt start = {.lesson = l, .step = st, .ex = ex, .seconds = secs};
+            struct attempt start = {
+                .lesson = l, .step = st, .ex = ex, .seconds = secs, .for_author = true};
             check_paths(&start);
             char tmpl[PATH_MAX];
             const char *tmp = getenv("TMPDIR");
@@ -504,6 +895,9 @@ static int check_solutions(const struct lesson_pack *pack, bool json, double sec
             bool start_ok = !strcmp(check_status(&start), "fail");
             if (!sol_ok || !start_ok)
                 status = 1;
+            char sol_why[2200], start_why[2200];
+            check_author_why(&sol, true, sol_why, sizeof sol_why);
+            check_author_why(&start, false, start_why, sizeof start_why);
             if (json) {
                 json_object(&j, NULL);
                 json_string(&j, "step", st->id);
@@ -511,14 +905,52 @@ static int check_solutions(const struct lesson_pack *pack, bool json, double sec
                 json_string(&j, "solution", check_status(&sol));
                 json_string(&j, "starter", check_status(&start));
                 json_bool(&j, "ok", sol_ok && start_ok);
+                check_author_json(&j, "solution_report", &sol, true, sol_ok);
+                check_author_json(&j, "starter_report", &start, false, start_ok);
                 json_end(&j);
             } else {
-                termsafe_fprintf(stdout, "%s/%s: solution %s%s%s; starter %s%s%s\n", l->id, st->id,
-                                 check_status(&sol), sol_ok ? "" : " (must pass: ",
-                                 sol_ok ? "" : (sol.error[0] ? sol.error : "a check fails)"),
-                                 check_status(&start), start_ok ? "" : " (must build and fail: ",
-                                 start_ok ? ""
-                                          : (start.error[0] ? start.error : "every check holds)"));
+                termsafe_fprintf(
+                    stdout, "%s/%s: solution %s%s%s%s; starter %s%s%s%s\n", l->id, st->id,
+                    check_status(&sol), sol_ok ? "" : " (must pass: ", sol_ok ? "" : sol_why,
+                    sol_ok ? "" : ")", check_status(&start),
+                    start_ok ? "" : " (must build and fail: ", start_ok ? "" : start_why,
+                    start_ok ? "" : ")");
+                /* The compiler's words: why a build failed, and warnings even when it built. */
+                if (!sol.mine_ok || sol.mine.warnings)
+                    check_print_log(&sol, sol.mine_ok ? "the solution builds with warnings:"
+                                                      : "the solution's compiler messages:");
+                if (!start.mine_ok || start.mine.warnings)
+                    check_print_log(&start, start.mine_ok ? "the starter builds with warnings:"
+                                                          : "the starter's compiler messages:");
+            }
+            if (sf) {
+                char *cases = NULL;
+                size_t clen = 0;
+                FILE *cf = open_memstream(&cases, &clen);
+                struct junit_counts n = {0};
+                if (cf) {
+                    junit_attempt(cf, &n, &sol, " solution");
+                    char cls[512];
+                    snprintf(cls, sizeof cls, "%s.%s starter", l->id, st->id);
+                    junit_case(cf, &n, cls, "the starter builds and fails a check",
+                               start.decided_s > 0 ? start.decided_s : start.build_verdict_s,
+                               start_ok                           ? NULL
+                               : start.mine_ok && !start.error[0] ? "failure"
+                                                                  : "error",
+                               start_why,
+                               !start.mine_ok && start.mine_log && start.mine_log[0]
+                                   ? start.mine_log
+                                   : NULL);
+                    fclose(cf);
+                    char name[512];
+                    snprintf(name, sizeof name, "%s/%s", l->id, st->id);
+                    junit_suite(sf, name, &n, cases ? cases : "", sol.started);
+                    total.tests += n.tests;
+                    total.failures += n.failures;
+                    total.errors += n.errors;
+                    total.seconds += n.seconds;
+                }
+                free(cases);
             }
             char cmd[PATH_MAX + 16];
             snprintf(cmd, sizeof cmd, "%s", tmpl);
@@ -535,6 +967,15 @@ static int check_solutions(const struct lesson_pack *pack, bool json, double sec
         fputc('\n', stdout);
     } else {
         printf("%zu exercise%s: %s\n", nex, nex == 1 ? "" : "s", status ? "problems above" : "ok");
+    }
+    if (sf) {
+        fclose(sf);
+        if (junit_write(junit, suites ? suites : "", &total) < 0)
+            status = 2;
+        free(suites);
+    } else if (junit) {
+        cmd_error("cannot write the JUnit report %s: out of memory.", junit);
+        status = 2;
     }
     return status;
 }
@@ -714,9 +1155,77 @@ static int check_starts(const struct lesson_pack *pack, bool json)
     return bad ? 1 : 0;
 }
 
+/* The learner's files in a->dir are the exercise's starter as generated, byte for byte (the
+   build's key hashes the command and every file's name and bytes): building them is no attempt
+   of the learner's. */
+static bool check_is_starter(const struct attempt *a)
+{
+    char tmpl[PATH_MAX], why[256], mine[128], starter[128];
+    const char *tmp = getenv("TMPDIR");
+    snprintf(tmpl, sizeof tmpl, "%s/iolab-starter-XXXXXX", tmp && *tmp ? tmp : "/tmp");
+    if (!mkdtemp(tmpl))
+        return false;
+    const char *cmd[BUILD_MAX_ARGS];
+    struct build_spec spec;
+    bool same = exercise_prepare(a->ex, tmpl, why, sizeof why) == 0 &&
+                check_spec(a, tmpl, &spec, cmd) && build_key(&spec, starter, sizeof starter) == 0 &&
+                check_spec(a, a->dir, &spec, cmd) && build_key(&spec, mine, sizeof mine) == 0 &&
+                !strcmp(mine, starter);
+    exercise_rmtree(tmpl);
+    return same;
+}
+
+/* Applies one event to the step's "exercise" record. 0 or a negative errno. */
+static int check_record_event(struct progress *p, const char *pk, const char *l, const char *st,
+                              enum exercise_event ev)
+{
+    char json[512];
+    int rc = exercise_progress(progress_field_get(p, pk, l, st, "exercise"), ev,
+                               (long long)time(NULL), json, sizeof json);
+    return rc < 0 ? rc : progress_field_set(p, pk, l, st, "exercise", json);
+}
+
+/*
+ * Records a headless check in the learner's progress as the TUI does (exercise.h): an attempt
+ * when the build compiled content the learner changed (not the starter as generated, not a cache
+ * hit of content built before, not a build the jail stopped for want of resources), and the pass
+ * when every check held, which also marks the step done. The read-modify-write holds the
+ * progress lock, so a TUI open beside it loses nothing. A failure to record is said on stderr;
+ * the verdict stands.
+ */
+static void check_record(const struct lesson_pack *pack, const struct attempt *a, bool starter)
+{
+    bool attempt = a->mine_built && !a->mine.cached && a->mine.status != BUILD_ERROR && !starter;
+    bool pass = !strcmp(check_status(a), "pass");
+    if (!attempt && !pass)
+        return;
+    char path[PATH_MAX];
+    int rc = progress_default_path(path, sizeof path);
+    int lock = rc < 0 ? rc : progress_lock(path);
+    if (lock < 0) {
+        cmd_error("this check is not recorded in your progress: %s.", strerror(-lock));
+        return;
+    }
+    struct progress *p = NULL;
+    rc = progress_load(path, &p);
+    const char *pk = pack->id, *l = a->lesson->id, *st = a->step->id;
+    if (rc == 0 && p->damaged)
+        cmd_error("your progress file could not be read; it was moved to %s.", p->damaged);
+    if (rc == 0 && attempt)
+        rc = check_record_event(p, pk, l, st, EXERCISE_ATTEMPT);
+    if (rc == 0 && pass && (rc = check_record_event(p, pk, l, st, EXERCISE_PASS)) == 0)
+        rc = progress_mark_done(p, pk, l, st);
+    if (rc == 0)
+        rc = progress_save(p);
+    if (rc < 0)
+        cmd_error("this check is not recorded in your progress (%s): %s.", path, strerror(-rc));
+    progress_free(p);
+    progress_unlock(lock);
+}
+
 static int cmd_check_exec(int argc, char **argv)
 {
-    const char *spec = NULL, *pack_dir = NULL, *dir = NULL;
+    const char *spec = NULL, *pack_dir = NULL, *dir = NULL, *junit = NULL;
     bool json = false, solutions = false;
     double seconds = 0;
     for (int i = 1; i < argc; i++) {
@@ -731,6 +1240,8 @@ static int cmd_check_exec(int argc, char **argv)
             solutions = true;
         } else if (!strcmp(a, "--pack") && val) {
             pack_dir = argv[++i];
+        } else if (!strcmp(a, "--junit") && val) {
+            junit = argv[++i];
         } else if (!strcmp(a, "--dir") && val) {
             dir = argv[++i];
         } else if (!strcmp(a, "--seconds") && val) {
@@ -743,13 +1254,18 @@ static int cmd_check_exec(int argc, char **argv)
         } else if (a[0] != '-' && !spec) {
             spec = a;
         } else {
-            cmd_error("check takes LESSON/STEP, --pack DIR, --dir DIR, --seconds N, --json and "
-                      "--solutions; '%s' is none of them (or lacks its value).",
+            cmd_error("check takes LESSON/STEP, --pack DIR, --dir DIR, --seconds N, --json, "
+                      "--junit FILE and --solutions; '%s' is none of them (or lacks its value).",
                       a);
             return 2;
         }
     }
     bool starts = !spec && !solutions && pack_dir; /* iolab check --pack DIR */
+    if (junit && starts) {
+        cmd_error("--junit reports an exercise's checks (LESSON/STEP) or the solutions "
+                  "(--solutions); the starts of run steps have none.");
+        return 2;
+    }
     if (!spec && !solutions && !starts) {
         cmd_error("check needs an exercise (`iolab check LESSON/STEP`), --solutions, or a pack "
                   "whose run steps to start (`iolab check --pack DIR`).");
@@ -766,7 +1282,7 @@ static int cmd_check_exec(int argc, char **argv)
         return status;
     }
     if (solutions) {
-        status = check_solutions(pack, json, seconds);
+        status = check_solutions(pack, json, seconds, junit);
         lesson_pack_free(pack);
         return status;
     }
@@ -796,7 +1312,9 @@ static int cmd_check_exec(int argc, char **argv)
         lesson_pack_free(pack);
         return 2;
     }
+    bool starter = check_is_starter(&a);
     check_attempt(&a);
+    check_record(pack, &a, starter);
     if (json) {
         struct json_out j;
         json_init(&j, stdout);
@@ -807,6 +1325,8 @@ static int cmd_check_exec(int argc, char **argv)
     }
     const char *s = check_status(&a);
     status = !strcmp(s, "pass") ? 0 : !strcmp(s, "fail") ? 1 : 2;
+    if (junit && junit_single(junit, &a) < 0)
+        status = 2;
     check_attempt_free(&a);
     lesson_pack_free(pack);
     return status;
@@ -814,7 +1334,7 @@ static int cmd_check_exec(int argc, char **argv)
 
 const struct cmd_entry cmd_check_entry = {
     .name = "check",
-    .usage = "LESSON/STEP [--dir DIR] [--json] | --pack DIR [--solutions]",
+    .usage = "LESSON/STEP [--dir DIR] [--json] [--junit FILE] | --pack DIR [--solutions]",
     .summary = "build and check an exercise headless, as the TUI does",
     .exec = cmd_check_exec,
 };

@@ -166,6 +166,32 @@ static int cmd_new_file(const char *from, const char *to, const struct new_words
     return rc;
 }
 
+/* s quoted for a POSIX shell when it needs it ("My Pack" -> 'My Pack'), so that the commands
+   printed and written into the README can be pasted as they are. */
+static void cmd_new_quote(const char *s, char *out, size_t len)
+{
+    if (s[0] &&
+        strspn(s, "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_./-+,:@%") ==
+            strlen(s)) {
+        snprintf(out, len, "%s", s);
+        return;
+    }
+    size_t k = 0;
+    if (k + 1 < len)
+        out[k++] = '\'';
+    for (; *s && k + 5 < len; s++) {
+        if (*s == '\'') {
+            memcpy(out + k, "'\\''", 4);
+            k += 4;
+        } else {
+            out[k++] = *s;
+        }
+    }
+    if (k + 1 < len)
+        out[k++] = '\'';
+    out[k] = '\0';
+}
+
 /* Copies the template directory from into to (which exists), recursively. */
 static int cmd_new_tree(const char *from, const char *to, const struct new_words *w, char *why,
                         size_t whylen)
@@ -300,9 +326,28 @@ static int cmd_new_exec(int argc, char **argv)
         return 1;
     }
     chmod(tmp, 0755);
-    struct new_words w = {.id = id, .title = title, .schema_dir = schema, .pack_dir = dir};
+    /* The pack carries a copy of iolab's schemas in schema/ and names them by a path relative
+       to its own files: the pack travels (to another machine, another iolab, a repository)
+       and an editor still finds them; an absolute path of this iolab would not. */
+    char qdir[PATH_MAX * 4 + 3];
+    cmd_new_quote(dir, qdir, sizeof qdir);
+    struct new_words w = {.id = id, .title = title, .schema_dir = "schema", .pack_dir = qdir};
     char why[PATH_MAX * 2 + 64] = "";
     int rc = cmd_new_tree(tmpl, tmp, &w, why, sizeof why);
+    static const char *const schemas[] = {"pack.schema.json", "lesson.schema.json"};
+    char sdir[PATH_MAX + 8];
+    snprintf(sdir, sizeof sdir, "%s/schema", tmp);
+    if (rc == 0 && mkdir(sdir, 0755) < 0) {
+        rc = -errno;
+        snprintf(why, sizeof why, "cannot create %s: %s", sdir, strerror(errno));
+    }
+    for (size_t i = 0; rc == 0 && i < sizeof schemas / sizeof *schemas; i++) {
+        char src[PATH_MAX * 2], dst[PATH_MAX * 2];
+        snprintf(src, sizeof src, "%s/%s", schema, schemas[i]);
+        snprintf(dst, sizeof dst, "%s/%s", sdir, schemas[i]);
+        if ((rc = cmd_new_file(src, dst, &w)) < 0)
+            snprintf(why, sizeof why, "cannot copy the schema %s: %s", src, strerror(-rc));
+    }
     /* rename() replaces an empty directory: DIR becomes the whole pack at once. */
     if (rc == 0 && rename(tmp, dir) < 0) {
         rc = -errno;
@@ -315,9 +360,13 @@ static int cmd_new_exec(int argc, char **argv)
     }
     printf("Wrote the pack \"%s\" (id %s) in %s:\n"
            "  pack.json, first.json (a text step, a run step, a quiz, an exercise),\n"
-           "  exercises/first/echo/echo.c (the exercise's solution), README.md\n"
-           "Next: iolab lint %s; iolab check --pack %s; iolab --pack %s\n",
-           title, id, dir, dir, dir, dir);
+           "  exercises/first/echo/echo.c (the exercise's solution), README.md,\n"
+           "  schema/ (iolab's JSON Schemas, which the files name for an editor)\n"
+           "Next:\n"
+           "  iolab lint %s\n"
+           "  iolab check --pack %s --solutions\n"
+           "  iolab --pack %s\n",
+           title, id, dir, qdir, qdir, qdir);
     return 0;
 }
 

@@ -315,19 +315,23 @@ static int cmd_progress_import(struct progress *p, const char *file)
 static int cmd_progress_summary(char **files, int n, bool csv)
 {
     char **texts = calloc((size_t)n + 1, sizeof *texts);
-    int status = texts ? 0 : 1;
-    for (int i = 0; i < n && status == 0; i++) {
+    if (!texts)
+        return 1;
+    /* A file that cannot be read is named (cmd_progress_read) and left out, as one that is not
+       an export: the others are still summed up, and the exit status says one was missing. */
+    for (int i = 0; i < n; i++) {
         size_t len;
-        if (!(texts[i] = cmd_progress_read(files[i], &len)))
-            status = 1;
+        texts[i] = cmd_progress_read(files[i], &len);
     }
     char why[600];
-    if (status == 0 &&
-        exchange_summary(stdout, (const char *const *)files, (const char *const *)texts, (size_t)n,
-                         csv, why, sizeof why) < 0) {
+    struct progress_packs k = {0};
+    cmd_progress_packs_load(&k);
+    int rc = exchange_summary(stdout, (const char *const *)files, (const char *const *)texts,
+                              (size_t)n, k.info, k.n, csv, why, sizeof why);
+    cmd_progress_packs_free(&k);
+    if (rc < 0)
         cmd_error("%s; nothing was summed up.", why);
-        status = 1;
-    }
+    int status = rc == 0 ? 0 : 1;
     for (int i = 0; texts && i < n; i++)
         free(texts[i]);
     free(texts);

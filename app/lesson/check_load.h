@@ -8,6 +8,7 @@
  *   "fail"    one sentence on where to look when the check fails
  *   "digest"  output: a file of the step; a line counts only when the first group of "match" is
  *             that file's FNV-1a digest, which iolab computes itself (grade.c)
+ *   "points"  the check's weight in a grade's score (a number from 0 to 1000; 1 when unset)
  * Implemented in kind_exercise.c.
  */
 #ifndef IOLAB_CHECK_LOAD_H
@@ -15,12 +16,13 @@
 
 #include "load.h"
 
-#define CHECK_NEXTRA 6
+#define CHECK_NEXTRA 7
 /* One entry per key, in the order above. */
 // clang-format off
 #define CHECK_EXTRA_FIELDS                                                                         \
     {"program", LOAD_STRING, 0}, {"match", LOAD_STRING, 0}, {"status", LOAD_NUMBER, 0},            \
-    {"within", LOAD_NUMBER, 0}, {"fail", LOAD_STRING, 0}, {"digest", LOAD_STRING, 0}
+    {"within", LOAD_NUMBER, 0}, {"fail", LOAD_STRING, 0}, {"digest", LOAD_STRING, 0},              \
+    {"points", LOAD_NUMBER, 0}
 // clang-format on
 
 /* Parses f[0..CHECK_NEXTRA) (in the order above) into c, and checks that they fit its metric. */

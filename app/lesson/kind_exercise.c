@@ -39,8 +39,10 @@ static bool kind_exercise_plain(const char *name)
 }
 
 /* Reads a solution file and checks its markers; adds its TODOs to ex->ntodos and returns how
-   many it has. */
-static size_t kind_exercise_file(struct load *ld, const cJSON *v, struct lesson_exercise *ex)
+   many it has. A marker error is reported at the C file's own line and column (where an editor
+   jumps), and sets *marker_error: the file's TODOs are then unknown, not absent. */
+static size_t kind_exercise_file(struct load *ld, const cJSON *v, struct lesson_exercise *ex,
+                                 bool *marker_error)
 {
     const char *name = v->valuestring;
     if (!kind_exercise_plain(name)) {
@@ -79,9 +81,20 @@ static size_t kind_exercise_file(struct load *ld, const cJSON *v, struct lesson_
     size_t todos = 0;
     struct starter_diag d;
     int rc = starter_generate(text, (size_t)n, &starter, &todos, &d);
-    if (rc == -EINVAL)
-        load_diag(ld, v, 0, "%s/%s:%d: %s.", ex->rel_dir, name, d.line, d.message);
-    else if (rc < 0)
+    if (rc == -EINVAL) {
+        /* The column: the line's first character that is not blank, where the marker or the
+           line at fault begins. */
+        const char *p = text, *end = text + n;
+        for (int line = 1; line < d.line && p < end; p++)
+            line += *p == '\n';
+        int col = 1;
+        while (p < end && (*p == ' ' || *p == '\t'))
+            p++, col++;
+        char path[PATH_MAX];
+        snprintf(path, sizeof path, "%s/%s/%s", ld->dir, ex->rel_dir, name);
+        load_diag_at(ld, path, d.line > 0 ? d.line : 1, col, "%s.", d.message);
+        *marker_error = true;
+    } else if (rc < 0)
         ld->nomem = 1;
     ex->ntodos += todos;
     free(starter);
@@ -191,17 +204,18 @@ static void kind_exercise_parse(struct load *ld, const cJSON *const *f, struct l
     ex->files = load_strv(ld, f[EX_FILES], &ex->nfiles);
     if (ex->dir && f[EX_FILES]) {
         size_t *todos = calloc(ex->nfiles + 1, sizeof *todos), i = 0;
+        bool marker_error = false;
         const cJSON *v;
         cJSON_ArrayForEach(v, f[EX_FILES])
         {
-            size_t n = kind_exercise_file(ld, v, ex);
+            size_t n = kind_exercise_file(ld, v, ex, &marker_error);
             if (todos && i < ex->nfiles)
                 todos[i++] = n;
         }
         if (todos)
             kind_exercise_todo_refs(ld, f[EX_FILES], ex, todos);
         free(todos);
-        if (ex->ntodos == 0)
+        if (ex->ntodos == 0 && !marker_error)
             load_diag(ld, f[EX_FILES], 0,
                       "no file of this exercise has a TODO marker; mark what the learner writes "
                       "with /* TODO n: ... */.");
@@ -281,7 +295,7 @@ static void kind_exercise_parse(struct load *ld, const cJSON *const *f, struct l
     }
 }
 
-enum { XK_PROGRAM, XK_MATCH, XK_STATUS, XK_WITHIN, XK_FAIL, XK_DIGEST };
+enum { XK_PROGRAM, XK_MATCH, XK_STATUS, XK_WITHIN, XK_FAIL, XK_DIGEST, XK_POINTS };
 
 void check_load_extra(struct load *ld, const cJSON *obj, const cJSON *const *f,
                       const struct lesson_scenario *sc, struct lesson_check *c, int metric_ok)
@@ -368,6 +382,18 @@ void check_load_extra(struct load *ld, const cJSON *obj, const cJSON *const *f,
             regfree(&re);
         }
         c->digest = load_strdup(ld, name);
+    }
+    /* A check weighs 1 unless it says otherwise; 0 is allowed (a check that must hold but
+       scores nothing), a negative weight or a fraction of a point is not. */
+    c->points = 1;
+    if (f[XK_POINTS]) {
+        double v = f[XK_POINTS]->valuedouble;
+        if (v < 0 || v > 1000 || v != (double)(int)v)
+            load_diag(ld, f[XK_POINTS], 0,
+                      "\"points\" is the check's weight in the score, a whole number from 0 to "
+                      "1000.");
+        else
+            c->points = v;
     }
 }
 

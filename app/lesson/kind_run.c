@@ -434,11 +434,16 @@ static void load_check_metric(struct load *ld, const cJSON *v, struct lesson_che
     size_t k = 0;
     while (k < 64 && (names[k] = check_metric_name(k, bufs[k], sizeof bufs[k])))
         k++;
-    char why[128];
+    /* The hint names every metric but the calls, from the same table the parser reads. */
+    char hint[512] = "use ", why[640];
+    size_t at = strlen(hint);
+    for (size_t i = 0; i < k; i++)
+        if (strncmp(names[i], "calls:", 6) && at < sizeof hint)
+            at += (size_t)snprintf(hint + at, sizeof hint - at, "%s, ", names[i]);
+    if (at < sizeof hint)
+        snprintf(hint + at, sizeof hint - at, "or calls:NAME with a counted call's name.");
     load_diag(ld, v, 0, "metric \"%s\" is not known; %s", v->valuestring,
-              load_suggest(why, sizeof why, v->valuestring, names, k,
-                           "use seconds, requests, bytes or calls:NAME with a counted call's "
-                           "name."));
+              load_suggest(why, sizeof why, v->valuestring, names, k, hint));
 }
 
 static void load_check_mode(struct load *ld, const cJSON *v, const struct lesson_scenario *sc,

@@ -146,6 +146,7 @@ struct lesson_check {
     char *fail;    /* "fail": where to look when it fails ("see TODO 2 in main()"), or NULL */
     char *digest;  /* "digest": output checks count a line only when the first group of match
                       is this scenario file's FNV-1a digest (grade.c); NULL: any matching line */
+    double points; /* "points": the check's weight in a score (check --json, --junit); 1 unset */
 };
 
 /* A figure of one mode that an expected outcome compares (grade/expect.h computes them). */

@@ -358,6 +358,10 @@ size_t load_fields(struct load *ld, const cJSON *obj, const struct load_field *f
                       load_type_names[fields[i].type], load_json_type(v));
         else if (ok > 0 && fields[i].type == LOAD_STRING && !v->valuestring[0])
             load_diag(ld, v, 0, "\"%s\" is empty; write something there or remove it.", v->string);
+        /* A text of nothing ("" or []) would show a blank screen; the schema refuses it too. */
+        else if (ok > 0 && fields[i].type == LOAD_TEXT &&
+                 (cJSON_IsString(v) ? !v->valuestring[0] : cJSON_GetArraySize(v) == 0))
+            load_diag(ld, v, 0, "\"%s\" is empty; write something there or remove it.", v->string);
         else if (ok > 0)
             out[i] = v;
     }

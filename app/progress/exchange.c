@@ -450,6 +450,7 @@ int exchange_import(struct progress *p, const char *text, size_t len,
 struct exchange_cell {
     bool present, done, solution;
     long long tries;
+    long long updated; /* the record's time: of two exports of one learner, the newer wins */
 };
 
 /* Tries of a step: the quiz's checks over its questions, and the exercise's attempts. */
@@ -547,15 +548,20 @@ static const char *exchange_title(const char *col, bool packs, char *buf, size_t
     return buf;
 }
 
-static void exchange_print(FILE *out, const char *const *learners, size_t n, char **cols,
-                           size_t ncols, const struct exchange_cell *cells, bool csv)
+static void exchange_print(FILE *out, const char *const *learners, const char *const *versions,
+                           size_t n, char **cols, size_t ncols, const struct exchange_cell *cells,
+                           bool csv)
 {
+    /* The pack version each learner's newest export was made with, when any export says. */
+    bool vcol = false;
+    for (size_t l = 0; l < n; l++)
+        vcol |= versions[l] != NULL;
     bool packs = false;
     for (size_t c = 1; c < ncols; c++)
         packs |= strncmp(cols[c], cols[0], strcspn(cols[0], "\t") + 1) != 0;
     char title[512], cell[64];
     if (csv) {
-        fputs("learner", out);
+        fputs(vcol ? "learner,version" : "learner", out);
         for (size_t c = 0; c < ncols; c++) {
             exchange_title(cols[c], packs, title, sizeof title);
             static const char *const what[] = {" done", " tries", " solution viewed"};
@@ -569,6 +575,10 @@ static void exchange_print(FILE *out, const char *const *learners, size_t n, cha
         fputc('\n', out);
         for (size_t l = 0; l < n; l++) {
             exchange_csv(out, learners[l]);
+            if (vcol) {
+                fputc(',', out);
+                exchange_csv(out, versions[l] ? versions[l] : "");
+            }
             for (size_t c = 0; c < ncols; c++) {
                 const struct exchange_cell *x = &cells[l * ncols + c];
                 fprintf(out, ",%d,%lld,%d", x->done, x->tries, x->solution);
@@ -578,9 +588,12 @@ static void exchange_print(FILE *out, const char *const *learners, size_t n, cha
         return;
     }
     /* Text: learners down, steps across, each column as wide as its widest entry. */
-    size_t lw = strlen("learner");
-    for (size_t l = 0; l < n; l++)
+    size_t lw = strlen("learner"), vw = strlen("version");
+    for (size_t l = 0; l < n; l++) {
         lw = strlen(learners[l]) > lw ? strlen(learners[l]) : lw;
+        if (versions[l] && strlen(versions[l]) > vw)
+            vw = strlen(versions[l]);
+    }
     size_t *w = calloc(ncols + 1, sizeof *w);
     if (!w)
         return;
@@ -593,13 +606,17 @@ static void exchange_print(FILE *out, const char *const *learners, size_t n, cha
     }
     /* The last column is not padded: no line ends in spaces. Titles and learners are printed
        escaped; a column holding a control is then a little wider than the others think. */
-    fprintf(out, "%-*s", ncols ? (int)lw : 0, "learner");
+    fprintf(out, "%-*s", ncols || vcol ? (int)lw : 0, "learner");
+    if (vcol)
+        fprintf(out, "  %-*s", ncols ? (int)vw : 0, "version");
     for (size_t c = 0; c < ncols; c++)
         termsafe_fprintf(out, "  %-*s", c + 1 < ncols ? (int)w[c] : 0,
                          exchange_title(cols[c], packs, title, sizeof title));
     fputc('\n', out);
     for (size_t l = 0; l < n; l++) {
-        termsafe_fprintf(out, "%-*s", ncols ? (int)lw : 0, learners[l]);
+        termsafe_fprintf(out, "%-*s", ncols || vcol ? (int)lw : 0, learners[l]);
+        if (vcol)
+            termsafe_fprintf(out, "  %-*s", ncols ? (int)vw : 0, versions[l] ? versions[l] : "-");
         for (size_t c = 0; c < ncols; c++) {
             exchange_cell_text(&cells[l * ncols + c], cell, sizeof cell);
             fprintf(out, "  %-*s", c + 1 < ncols ? (int)w[c] : 0, cell);
@@ -615,26 +632,72 @@ static void exchange_print(FILE *out, const char *const *learners, size_t n, cha
 }
 
 int exchange_summary(FILE *out, const char *const *files, const char *const *texts, size_t n,
-                     bool csv, char *why, size_t whylen)
+                     const struct exchange_pack_info *info, size_t ninfo, bool csv, char *why,
+                     size_t whylen)
 {
     cJSON **roots = calloc(n + 1, sizeof *roots);
     const char **learners = calloc(n + 1, sizeof *learners);
+    size_t *row = calloc(n + 1, sizeof *row), nrows = 0, nread = 0;
+    /* Per row: the packs' versions of the learner's newest export, and its time. */
+    char **versions = calloc(n + 1, sizeof *versions);
+    double *newest = calloc(n + 1, sizeof *newest);
+    bool *seeded = calloc(ninfo + 1, sizeof *seeded);
     char **cols = NULL;
     size_t ncols = 0;
     struct strmap colindex = {0};
     struct exchange_cell *cells = NULL;
-    int rc = roots && learners ? 0 : -ENOMEM;
+    int rc = roots && learners && row && versions && newest && seeded ? 0 : -ENOMEM;
     for (size_t i = 0; i < n && rc == 0; i++) {
         char w[400];
+        /* A file that is not an export (or could not be read: NULL) is named and left out;
+           the others are still summed up. */
+        if (!texts[i])
+            continue;
         if (!(roots[i] = exchange_parse(texts[i], strlen(texts[i]), w, sizeof w))) {
-            snprintf(why, whylen, "%s: %s", files[i], w);
-            rc = -EINVAL;
-            break;
+            termsafe_fprintf(stderr, "iolab: %s: %s; left out of the summary.\n", files[i], w);
+            continue;
         }
-        learners[i] = cJSON_GetObjectItemCaseSensitive(roots[i], "learner")->valuestring;
+        nread++;
+        /* One row per learner: a learner given twice (an older and a newer export) is one. */
+        const char *name = cJSON_GetObjectItemCaseSensitive(roots[i], "learner")->valuestring;
+        size_t r = 0;
+        while (r < nrows && strcmp(learners[r], name))
+            r++;
+        if (r == nrows) {
+            learners[nrows++] = name;
+            newest[r] = -1;
+        }
+        row[i] = r;
+        const cJSON *at = cJSON_GetObjectItemCaseSensitive(roots[i], "exported_at");
+        double when = cJSON_IsNumber(at) ? at->valuedouble : 0;
+        bool newer = when >= newest[r];
+        if (newer) {
+            newest[r] = when;
+            free(versions[r]);
+            versions[r] = NULL;
+        }
         const cJSON *pk;
         cJSON_ArrayForEach(pk, cJSON_GetObjectItemCaseSensitive(roots[i], "packs"))
         {
+            const char *id = cJSON_GetObjectItemCaseSensitive(pk, "id")->valuestring;
+            const cJSON *ver = cJSON_GetObjectItemCaseSensitive(pk, "version");
+            if (newer && cJSON_IsString(ver)) {
+                char *v = NULL;
+                if (asprintf(&v, "%s%s%s %s", versions[r] ? versions[r] : "",
+                             versions[r] ? ", " : "", id, ver->valuestring) < 0)
+                    rc = -ENOMEM;
+                free(versions[r]);
+                versions[r] = v;
+            }
+            /* An installed pack's steps are columns in the pack's order, every one of them
+               (untouched ones too), from the first export that names the pack. */
+            for (size_t k = 0; k < ninfo; k++)
+                if (!seeded[k] && !strcmp(info[k].id, id)) {
+                    seeded[k] = true;
+                    for (size_t st = 0; st < info[k].nsteps; st++)
+                        if (exchange_column(&colindex, &cols, &ncols, id, info[k].steps[st]) < 0)
+                            rc = -ENOMEM;
+                }
             const cJSON *s;
             cJSON_ArrayForEach(s, cJSON_GetObjectItemCaseSensitive(pk, "steps"))
             {
@@ -645,9 +708,15 @@ int exchange_summary(FILE *out, const char *const *files, const char *const *tex
             }
         }
     }
-    if (rc == 0 && !(cells = calloc(n * ncols + 1, sizeof *cells)))
+    if (rc == 0 && nread == 0) {
+        snprintf(why, whylen, "none of the files is a progress export");
+        rc = -EINVAL;
+    }
+    if (rc == 0 && !(cells = calloc(nrows * ncols + 1, sizeof *cells)))
         rc = -ENOMEM;
     for (size_t i = 0; i < n && rc == 0; i++) {
+        if (!roots[i])
+            continue;
         const cJSON *pk;
         cJSON_ArrayForEach(pk, cJSON_GetObjectItemCaseSensitive(roots[i], "packs"))
         {
@@ -659,17 +728,31 @@ int exchange_summary(FILE *out, const char *const *files, const char *const *tex
                                          cJSON_GetObjectItemCaseSensitive(s, "step")->valuestring);
                 if (c < 0)
                     continue;
-                struct exchange_cell *x = &cells[i * ncols + (size_t)c];
+                struct exchange_cell *x = &cells[row[i] * ncols + (size_t)c];
                 const cJSON *fields = cJSON_GetObjectItemCaseSensitive(s, "fields");
-                x->present = true;
-                x->done |= cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(s, "done"));
-                x->tries += exchange_tries(fields);
-                x->solution |= exchange_solution_viewed(fields);
+                long long up =
+                    (long long)cJSON_GetObjectItemCaseSensitive(s, "updated")->valuedouble;
+                /* The newer record of the step wins whole (a record counts its tries from the
+                   start, so adding two exports' would count the first ones twice); done stays
+                   done, as an import keeps it. */
+                if (x->present && up < x->updated) {
+                    x->done |= cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(s, "done"));
+                    continue;
+                }
+                bool was_done = x->done;
+                *x = (struct exchange_cell){
+                    .present = true,
+                    .done = was_done || cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(s, "done")),
+                    .tries = exchange_tries(fields),
+                    .solution = exchange_solution_viewed(fields),
+                    .updated = up,
+                };
             }
         }
     }
     if (rc == 0)
-        exchange_print(out, learners, n, cols, ncols, cells, csv);
+        exchange_print(out, learners, (const char *const *)versions, nrows, cols, ncols, cells,
+                       csv);
     else if (rc == -ENOMEM)
         snprintf(why, whylen, "out of memory");
     for (size_t i = 0; i < n && roots; i++)
@@ -681,5 +764,12 @@ int exchange_summary(FILE *out, const char *const *files, const char *const *tex
     free(cells);
     free(roots);
     free(learners);
-    return rc;
+    free(row);
+    for (size_t r = 0; versions && r < n; r++)
+        free(versions[r]);
+    free(versions);
+    free(newest);
+    free(seeded);
+    /* 1: the table was printed, but a file was left out. */
+    return rc < 0 ? rc : nread < n;
 }

@@ -59,10 +59,17 @@ int exchange_import(struct progress *p, const char *text, size_t len,
 /*
  * An instructor's table of learners by steps from several exports: for each step whether it is
  * done, the tries it took (quiz checks and exercise attempts) and whether the solution was
- * viewed. texts[i] is the content of files[i] (NUL-terminated). csv: comma-separated, three
- * columns per step. 0, or -EINVAL with why naming the file that is not an export.
+ * viewed. texts[i] is the content of files[i] (NUL-terminated), or NULL when it could not be
+ * read (the caller said so). A file that is not an export is named on stderr and left out; a
+ * learner given in several files is one row, each step's newer record winning. csv:
+ * comma-separated, three columns per step. 0; 1 when the table was printed but a file was left
+ * out; -EINVAL (why) when no file is an export; -ENOMEM. The steps of a pack in info (the
+ * installed packs) are columns in the pack's order, every one of them; the steps of a pack iolab
+ * does not know follow the order the exports list them in. A "version" column gives the packs'
+ * versions of each learner's newest export, when any export names one.
  */
 int exchange_summary(FILE *out, const char *const *files, const char *const *texts, size_t n,
-                     bool csv, char *why, size_t whylen);
+                     const struct exchange_pack_info *info, size_t ninfo, bool csv, char *why,
+                     size_t whylen);
 
 #endif

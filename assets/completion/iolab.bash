@@ -8,7 +8,7 @@ _iolab()
 {
     local cur=${COMP_WORDS[COMP_CWORD]} cmd=${COMP_WORDS[1]}
     if [ "$COMP_CWORD" -eq 1 ]; then
-        COMPREPLY=($(compgen -W "run bench list lint progress check new --pack --tick-hz --open --help --version" -- "$cur"))
+        COMPREPLY=($(compgen -W "run bench list lint progress check new starter --pack --tick-hz --open --help --version" -- "$cur"))
         return
     fi
     case "$cmd" in
@@ -22,6 +22,8 @@ _iolab()
         *) COMPREPLY=($(compgen -f -- "$cur")) ;;
         esac
         ;;
+    check) COMPREPLY=($(compgen -W "$(_iolab_ids) --pack --dir --seconds --json --junit --solutions --help" -- "$cur")) ;;
+    starter) COMPREPLY=($(compgen -W "$(_iolab_ids) --pack --out --help" -- "$cur")) ;;
     new) COMPREPLY=($(compgen -d -W "--id --title --help" -- "$cur")) ;;
     --pack) COMPREPLY=($(compgen -d -- "$cur")) ;;
     esac

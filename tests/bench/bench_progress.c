@@ -117,7 +117,8 @@ static int bench_exchange(const char *dir, const char *text, long n, int runs, d
         FILE *devnull = fopen("/dev/null", "w");
         const char *files[] = {"export.json"}, *texts[] = {text};
         t0 = bench_clock(CLOCK_MONOTONIC);
-        rc = devnull ? exchange_summary(devnull, files, texts, 1, false, why, sizeof why) : -1;
+        rc = devnull ? exchange_summary(devnull, files, texts, 1, NULL, 0, false, why, sizeof why)
+                     : -1;
         ts[r] = bench_clock(CLOCK_MONOTONIC) - t0;
         if (devnull)
             fclose(devnull);

@@ -42,8 +42,12 @@ TEST_CASE("new: the pack it writes lints clean, follows the schema and passes io
     std::string pj = slurp(pack + "/pack.json");
     CHECK(pj.find("\"id\": \"week-5\"") != std::string::npos);
     CHECK(pj.find("\"title\": \"Week \\\"5\\\": I/O\"") != std::string::npos);
-    CHECK(pj.find("\"$schema\": \"" + build_dir() + "/share/iolab/schema/pack.schema.json\"") !=
+    // The schemas travel with the pack: a copy in schema/, named by a relative path.
+    CHECK(pj.find("\"$schema\": \"schema/pack.schema.json\"") != std::string::npos);
+    CHECK(slurp(pack + "/first.json").find("\"$schema\": \"schema/lesson.schema.json\"") !=
           std::string::npos);
+    CHECK(slurp(pack + "/schema/lesson.schema.json") ==
+          slurp(build_dir() + "/share/iolab/schema/lesson.schema.json"));
     CHECK(slurp(pack + "/README.md").find("iolab lint " + pack) != std::string::npos);
 
     auto [lcode, lout] = run({bin("iolab"), "lint", pack}, e.env, 120);
@@ -71,6 +75,25 @@ TEST_CASE("new: the pack it writes lints clean, follows the schema and passes io
     INFO(xout);
     CHECK(xcode == 0);
     CHECK(xout.find("first/your-echo: solution pass; starter fail") != std::string::npos);
+}
+
+TEST_CASE("new: a directory with a space is quoted in the commands it prints and writes")
+{
+    Env e;
+    auto [code, out] = run(
+        {"/bin/sh", "-c", "cd \"$0\" && \"$1\" new 'My Pack'", e.tmp / "", bin("iolab")}, e.env);
+    INFO(out);
+    REQUIRE(code == 0);
+    CHECK(out.find("  iolab lint 'My Pack'\n") != std::string::npos);
+    CHECK(out.find("  iolab --pack 'My Pack'\n") != std::string::npos);
+    CHECK(slurp(e.tmp / "My Pack/README.md").find("iolab lint 'My Pack'") != std::string::npos);
+    // The printed command works as pasted into a shell.
+    auto [lcode, lout] =
+        run({"/bin/sh", "-c", "cd \"$0\" && PATH=\"$1:$PATH\" && iolab lint 'My Pack'", e.tmp / "",
+             build_dir() + "/bin"},
+            e.env, 120);
+    INFO(lout);
+    CHECK(lcode == 0);
 }
 
 TEST_CASE("new: never writes over anything, and says so in one sentence")

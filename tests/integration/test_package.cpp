@@ -1,7 +1,7 @@
 // The Debian package (cmake/packaging.cmake): `cpack -G DEB` builds it from the build tree; it
 // declares the shared libraries iolab links and a C compiler with the C library's headers, holds
 // the whole relocatable tree under /usr and nothing else, and that tree, unpacked anywhere,
-// lints the built-in pack and writes and lints a new one.
+// lints the built-in pack and writes and lints a new one. lintian finds no error in it.
 #include "helpers.hpp"
 
 #include <catch2/catch.hpp>
@@ -34,8 +34,8 @@ TEST_CASE("package: cpack -G DEB builds iolab's package with its files and depen
     CHECK(fields.find("Package: iolab\n") != std::string::npos);
     std::string depends = fields.substr(fields.find("Depends: "));
     depends = depends.substr(0, depends.find('\n'));
-    for (const char *dep :
-         {"gcc | c-compiler", "libc6-dev", "libc6 ", "libuv1 ", "libcjson1 ", "libncursesw6 "})
+    for (const char *dep : {"gcc | c-compiler", "libc6-dev", "sensible-utils", "libc6 ", "libuv1 ",
+                            "libcjson1 ", "libncursesw6 "})
         CHECK(depends.find(dep) != std::string::npos);
 
     auto [ccode, contents] = run({"/usr/bin/dpkg-deb", "-c", deb});
@@ -48,7 +48,8 @@ TEST_CASE("package: cpack -G DEB builds iolab's package with its files and depen
           "./usr/share/iolab/schema/pack.schema.json\n",
           "./usr/share/iolab/schema/lesson.schema.json\n",
           "./usr/share/iolab/include/iolab_counters.h\n", "./usr/share/iolab/template/pack.json\n",
-          "./usr/share/man/man1/iolab.1\n", "./usr/share/bash-completion/completions/iolab\n"}) {
+          "./usr/share/man/man1/iolab.1.gz\n", "./usr/share/bash-completion/completions/iolab\n",
+          "./usr/share/doc/iolab/copyright\n", "./usr/share/doc/iolab/changelog.gz\n"}) {
         INFO(f);
         CHECK(contents.find(f) != std::string::npos);
     }
@@ -57,6 +58,18 @@ TEST_CASE("package: cpack -G DEB builds iolab's package with its files and depen
     CHECK(contents.find("it_") == std::string::npos);
     CHECK(contents.find(" ./usr/local") == std::string::npos);
     CHECK(contents.find(" ./etc") == std::string::npos);
+
+    // Debian's own checker: no error (stripped binaries, a copyright file, a changelog, a
+    // compressed man page, a real maintainer address, every program iolab runs depended on).
+    auto [lintcode, lintout] = run({"/bin/sh", "-c",
+                                    "command -v lintian >/dev/null || { echo 'lintian is not "
+                                    "installed: apt-get install lintian'; exit 99; }; lintian "
+                                    "--fail-on error \"$0\"",
+                                    deb},
+                                   {}, 600);
+    INFO(lintout);
+    CHECK(lintcode == 0);
+    CHECK(lintout.find("E: ") == std::string::npos);
 
     // Unpacked anywhere, the tree finds its own parts.
     std::string root = t / "root";

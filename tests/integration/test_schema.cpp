@@ -5,6 +5,7 @@
 #include "helpers.hpp"
 
 extern "C" {
+#include "lesson/check.h"
 #include "lesson/kind.h"
 #include "lesson/load.h"
 }
@@ -88,4 +89,66 @@ TEST_CASE("schema: each step kind's keys are the ones iolab's loader takes")
     auto [code, out] = schema_check({"keys", path});
     INFO(out);
     CHECK(code == 0);
+}
+
+TEST_CASE("schema: lint and the schema refuse the same damaged lessons")
+{
+    require_jsonschema();
+    // Each pack has one problem that lint and the schema used to disagree on; expected.txt holds
+    // lint's sentences about it (unit_lesson_load compares them whole).
+    for (const char *bad : {"agree-empty-text", "agree-quiz-feedback", "agree-unknown-call",
+                            "agree-sweep-zero", "agree-tolerance", "agree-points"}) {
+        std::string dir = data(std::string("packs/bad/") + bad);
+        auto [scode, sout] = schema_check({"rejects", dir});
+        INFO(bad << ": the schema says:\n" << sout);
+        CHECK(scode == 0);
+        auto [lcode, lout] = run({bin("iolab"), "lint", dir}, {}, 120);
+        INFO(bad << ": lint says:\n" << lout);
+        CHECK(lcode != 0);
+        std::ifstream f(dir + "/expected.txt");
+        for (std::string line; std::getline(f, line);)
+            CHECK(lout.find(dir + "/" + line) != std::string::npos);
+    }
+}
+
+TEST_CASE("schema: the check metrics it accepts are iolab's own, and lint's hint names them all")
+{
+    require_jsonschema();
+    // Every metric the loader knows, calls included, matches the schema's pattern; a call iolab
+    // does not count does not.
+    std::string names;
+    char buf[64];
+    for (size_t i = 0; check_metric_name(i, buf, sizeof buf); i++)
+        names += std::string(buf) + "\n";
+    names += "calls:reed\n";
+    const char *script = R"PY(
+import json, re, sys
+schema = json.load(open(sys.argv[1]))
+pattern = schema["definitions"]["check"]["properties"]["metric"]["pattern"]
+for name in sys.stdin.read().split():
+    print("%s %s" % (name, "accepted" if re.search(pattern, name) else "refused"))
+)PY";
+    TempDir tmp;
+    std::string list = tmp / "names.txt";
+    std::ofstream(list) << names;
+    auto [code, out] = run({"/bin/sh", "-c", "/usr/bin/python3 -c \"$0\" \"$1\" < \"$2\"", script,
+                            build_dir() + "/share/iolab/schema/lesson.schema.json", list});
+    INFO(out);
+    REQUIRE(code == 0);
+    CHECK(out.find(" refused") == out.rfind(" refused")); // calls:reed alone
+    CHECK(out.find("calls:reed refused") != std::string::npos);
+
+    // Lint's hint for an unknown metric lists every metric that is not a call.
+    std::string pack = tmp / "pack";
+    run({"/bin/cp", "-r", data("packs/bad/agree-unknown-call"), pack});
+    std::ifstream in(pack + "/a.json");
+    std::string lesson((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+    lesson.replace(lesson.find("calls:reed"), 10, "nonsense");
+    std::ofstream(pack + "/a.json", std::ios::trunc) << lesson;
+    auto [lcode, lout] = run({bin("iolab"), "lint", pack}, {}, 120);
+    INFO(lout);
+    CHECK(lcode != 0);
+    for (size_t i = 0; check_metric_name(i, buf, sizeof buf); i++)
+        if (std::string(buf).rfind("calls:", 0) != 0)
+            CHECK(lout.find(std::string(buf) + ",") != std::string::npos);
 }

@@ -1,0 +1,225 @@
+// iolab check --junit FILE: the report a CI reads (GitLab, Jenkins, GitHub's test reporters),
+// read back by a real XML parser (python3's xml.etree): one test case per check and one for the
+// build, a check that fails is a failure with the grader's sentence, a build that fails is an
+// error with the compiler's messages, and the score follows the checks' "points". And
+// --solutions names the check a solution fails and the checks a starter wrongly passes, and
+// shows the compiler's messages of a starter that does not build.
+#include "helpers.hpp"
+
+#include <catch2/catch.hpp>
+#include <fstream>
+#include <sstream>
+
+using namespace iolab_test;
+
+namespace
+{
+
+std::string slurp(const std::string &path)
+{
+    std::ifstream f(path);
+    std::stringstream s;
+    s << f.rdbuf();
+    return s.str();
+}
+
+void spit(const std::string &path, const std::string &text)
+{
+    std::ofstream f(path, std::ios::trunc);
+    f << text;
+}
+
+// Replaces the one occurrence of from in path (the test fails when there is none).
+void edit(const std::string &path, const std::string &from, const std::string &to)
+{
+    std::string s = slurp(path);
+    size_t at = s.find(from);
+    REQUIRE(at != std::string::npos);
+    s.replace(at, from.size(), to);
+    spit(path, s);
+}
+
+// The report as one line per fact, from a real XML parser: the totals, the score, then per test
+// case "case NAME: ok|failure|error: MESSAGE | BODY".
+const char *junit_reader = R"PY(
+import sys, xml.etree.ElementTree as ET
+root = ET.parse(sys.argv[1]).getroot()
+assert root.tag == "testsuites", root.tag
+print("totals tests=%s failures=%s errors=%s" % (root.get("tests"), root.get("failures"), root.get("errors")))
+for suite in root.findall("testsuite"):
+    props = {p.get("name"): p.get("value") for p in suite.find("properties").findall("property")}
+    print("suite %s tests=%s failures=%s errors=%s score=%s of %s" % (suite.get("name"), suite.get("tests"),
+          suite.get("failures"), suite.get("errors"), props["score"], props["max_score"]))
+    for case in suite.findall("testcase"):
+        float(case.get("time"))
+        verdict = "ok"
+        for kind in ("failure", "error"):
+            el = case.find(kind)
+            if el is not None:
+                verdict = "%s: %s | %s" % (kind, el.get("message"), (el.text or "").replace("\n", " / "))
+        print("case %s/%s: %s" % (case.get("classname"), case.get("name"), verdict))
+)PY";
+
+std::string read_junit(const std::string &path)
+{
+    auto [code, out] = run({"/usr/bin/python3", "-c", junit_reader, path});
+    INFO(out);
+    REQUIRE(code == 0);
+    return out;
+}
+
+bool has(const std::string &hay, const std::string &needle)
+{
+    return hay.find(needle) != std::string::npos;
+}
+
+struct Pack {
+    TempDir tmp;
+    std::vector<std::string> env = {"XDG_CACHE_HOME=" + (tmp / "cache"),
+                                    "XDG_STATE_HOME=" + (tmp / "state"),
+                                    "XDG_DATA_HOME=" + (tmp / "data"), "TMPDIR=" + (tmp / "")};
+    std::string dir = tmp / "course";
+    std::string lesson = dir + "/first.json";
+    std::string solution = dir + "/exercises/first/echo/echo.c";
+    Pack()
+    {
+        auto [code, out] = run({bin("iolab"), "new", dir}, env);
+        INFO(out);
+        REQUIRE(code == 0);
+    }
+};
+
+const std::string kEchoCheck =
+    R"J("text": "Clients get their echo: complete the TODO in serve()", "metric": "requests", "min": 20})J";
+
+} // namespace
+
+TEST_CASE("junit: the starter's failing checks are failures, with the score of their points")
+{
+    Pack p;
+    // The echo check weighs 3 points, the read check 1 (unset): 4 in all.
+    edit(
+        p.lesson, kEchoCheck,
+        R"J("text": "Clients get their echo: complete the TODO in serve()", "metric": "requests", "min": 20, "points": 3})J");
+    std::string xml = p.tmp / "report.xml";
+    auto [code, out] =
+        run({bin("iolab"), "check", "first/your-echo", "--pack", p.dir, "--junit", xml, "--json"},
+            p.env, 120);
+    INFO(out);
+    CHECK(code == 1);
+    CHECK(has(out, R"("score":{"points":0,"max":4})"));
+    std::string r = read_junit(xml);
+    INFO(r);
+    CHECK(has(r, "totals tests=3 failures=2 errors=0"));
+    CHECK(has(r, "suite first/your-echo tests=3 failures=2 errors=0 score=0 of 4"));
+    CHECK(has(r, "case first.your-echo/build: ok"));
+    CHECK(has(r, "case first.your-echo/Clients get their echo: complete the TODO in serve() [3 "
+                 "points]: failure: yours: 0 of 20 requests"));
+    CHECK(has(r, "case first.your-echo/Your server reads with read() [1 point]: failure: yours: 0 "
+                 "of 20 read calls"));
+
+    // The learner completes the TODO (the solution as their file): every check holds, 4 of 4.
+    std::string work = p.tmp / "data/iolab/work/course/first/your-echo/echo.c";
+    spit(work, slurp(p.solution));
+    auto [pcode, pout] = run(
+        {bin("iolab"), "check", "first/your-echo", "--pack", p.dir, "--junit", xml}, p.env, 120);
+    INFO(pout);
+    CHECK(pcode == 0);
+    CHECK(has(pout, "score: 4 of 4 points"));
+    std::string r2 = read_junit(xml);
+    INFO(r2);
+    CHECK(has(r2, "totals tests=3 failures=0 errors=0"));
+    CHECK(has(r2, "score=4 of 4"));
+}
+
+TEST_CASE("junit: a build that fails is an error with the compiler's messages, escaped")
+{
+    Pack p;
+    std::string work = p.tmp / "mine";
+    REQUIRE(mkdir(work.c_str(), 0755) == 0);
+    // A learner's file that does not compile, with XML's special characters and an escape byte
+    // in what the compiler quotes back.
+    spit(work + "/echo.c", "int main(void) { return \"<&>\x1b[31m\" }\n");
+    std::string xml = p.tmp / "report.xml";
+    auto [code, out] = run(
+        {bin("iolab"), "check", "first/your-echo", "--pack", p.dir, "--dir", work, "--junit", xml},
+        p.env, 120);
+    INFO(out);
+    CHECK(code == 2);
+    std::string r = read_junit(xml);
+    INFO(r);
+    CHECK(has(r, "totals tests=3 failures=0 errors=3"));
+    CHECK(has(r, "score=0 of 2"));
+    CHECK(has(r, "case first.your-echo/build: error: your program does not build"));
+    CHECK(has(r, "echo.c:1:")); // the compiler's own message, at the learner's file
+    CHECK(has(r, "<&>"));       // given back as the learner wrote it
+    CHECK(has(r, "not judged: the program does not build"));
+}
+
+TEST_CASE("junit: --solutions names the failing check, the starter's wrong pass and its build")
+{
+    Pack p;
+    std::string xml = p.tmp / "solutions.xml";
+    SECTION("a solution that fails a check: the check is named")
+    {
+        edit(p.lesson, kEchoCheck, kEchoCheck + R"(,
+        {"text": "The server never reads", "metric": "calls:read", "role": "server", "max": 0})");
+        auto [code, out] = run(
+            {bin("iolab"), "check", "--pack", p.dir, "--solutions", "--junit", xml}, p.env, 180);
+        INFO(out);
+        CHECK(code == 1);
+        CHECK(has(out, "solution fail (must pass: 1 check fails: \"The server never reads\""));
+        std::string r = read_junit(xml);
+        INFO(r);
+        CHECK(has(r, "case first.your-echo solution/The server never reads [1 point]: failure:"));
+        CHECK(has(r, "case first.your-echo starter/the starter builds and fails a check: ok"));
+        auto [jcode, jout] =
+            run({bin("iolab"), "check", "--pack", p.dir, "--solutions", "--json"}, p.env, 180);
+        INFO(jout);
+        CHECK(has(jout, R"("problem":"1 check fails: \"The server never reads\")"));
+    }
+    SECTION("a starter that passes every check: the checks it passes are named")
+    {
+        // Checks the starter cannot fail: it runs, and it reads at most a million times.
+        edit(p.lesson, R"("metric": "requests", "min": 20})",
+             R"("metric": "seconds", "min": 0.5})");
+        edit(p.lesson, R"("role": "server", "min": 20})", R"("role": "server", "max": 1000000})");
+        auto [code, out] = run(
+            {bin("iolab"), "check", "--pack", p.dir, "--solutions", "--junit", xml}, p.env, 180);
+        INFO(out);
+        CHECK(code == 1);
+        CHECK(has(out, "starter pass (must build and fail: every check holds, so a learner passes "
+                       "without a change: \"Clients get their echo"));
+        std::string r = read_junit(xml);
+        INFO(r);
+        CHECK(has(r, "case first.your-echo starter/the starter builds and fails a check: failure: "
+                     "every check holds"));
+    }
+    SECTION("a starter that builds with a warning: the warning is shown, the pack is fine")
+    {
+        edit(p.solution, "// (void)buf;", "// (void)buf; int unused_x;");
+        auto [code, out] = run({bin("iolab"), "check", "--pack", p.dir, "--solutions"}, p.env, 180);
+        INFO(out);
+        CHECK(code == 0);
+        CHECK(has(out, "the starter builds with warnings:"));
+        CHECK(has(out, "unused variable"));
+    }
+    SECTION("a starter that does not build: the compiler's messages are shown")
+    {
+        edit(p.solution, "// (void)buf;", "// (void)buf");
+        auto [code, out] = run(
+            {bin("iolab"), "check", "--pack", p.dir, "--solutions", "--junit", xml}, p.env, 180);
+        INFO(out);
+        CHECK(code == 1);
+        CHECK(has(out, "solution pass; starter error (must build and fail: it does not build (the "
+                       "compiler's messages follow))"));
+        CHECK(has(out, "the starter's compiler messages:"));
+        CHECK(has(out, "  | "));
+        CHECK(has(out, "echo.c:"));
+        std::string r = read_junit(xml);
+        INFO(r);
+        CHECK(has(r, "case first.your-echo starter/the starter builds and fails a check: error: it "
+                     "does not build"));
+        CHECK(has(r, "echo.c:"));
+    }
+}
