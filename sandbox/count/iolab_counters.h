@@ -78,7 +78,8 @@ extern "C" {
  * makes semop the semtimedop system call on x86-64, hence its strace_name). sem_wait (with
  * sem_timedwait and sem_clockwait) and sem_post are library calls on a shared-memory counter:
  * they enter the kernel (futex) only when a waiter must sleep or be woken, so no system call
- * matches them one for one and their strace_name is "" ("no exact system call").
+ * matches them one for one and their strace_name is "" ("no exact system call"). recvmmsg and
+ * sendmmsg count one call however many messages it moves; their bytes are the messages' lengths.
  * New calls go at the end: the order is the page layout.
  */
 #define IOLAB_CALLS(X)                                                                             \
@@ -127,7 +128,9 @@ extern "C" {
     X(SHMAT, "shmat", "shmat")                                                                     \
     X(SHMDT, "shmdt", "shmdt")                                                                     \
     X(SEM_WAIT, "sem_wait", "")                                                                    \
-    X(SEM_POST, "sem_post", "")
+    X(SEM_POST, "sem_post", "")                                                                    \
+    X(RECVMMSG, "recvmmsg", "recvmmsg")                                                            \
+    X(SENDMMSG, "sendmmsg", "sendmmsg")
 
 enum iolab_call_id {
 #define IOLAB_X_ENUM(id, label, strace) IOLAB_CALL_##id,

@@ -125,6 +125,8 @@ static int shim_tsc_usable;
     X(ssize_t, recvfrom, (int, void *, size_t, int, struct sockaddr *, socklen_t *))               \
     X(ssize_t, __recvfrom_chk, (int, void *, size_t, size_t, int, struct sockaddr *, socklen_t *)) \
     X(ssize_t, recvmsg, (int, struct msghdr *, int))                                               \
+    X(int, recvmmsg, (int, struct mmsghdr *, unsigned, int, struct timespec *))                    \
+    X(int, sendmmsg, (int, struct mmsghdr *, unsigned, int))                                       \
     X(ssize_t, sendfile64, (int, int, off_t *, size_t))                                            \
     X(ssize_t, splice, (int, loff_t *, int, loff_t *, size_t, unsigned))                           \
     X(ssize_t, tee, (int, int, size_t, unsigned))                                                  \
@@ -1357,6 +1359,32 @@ SHIM_EXPORT ssize_t recvmsg(int fd, struct msghdr *msg, int flags)
     SHIM_CALL_ONE(RECVMSG, ssize_t, recvmsg, (fd, msg, flags),
                   SHIM_DIRECT3(SYS_recvmsg, fd, msg, flags), shim_nosys(),
                   shim_recvmsg_done(r_, msg), fd, none, SHIM_R, flags, SHIM_NOCUT);
+}
+
+/* The bytes of the first r messages of a vector (what a multi-message call moved), and, for a
+   receive, the kinds of descriptors they carried forgotten as recvmsg does. */
+static uint64_t shim_mmsg_done(int r, struct mmsghdr *v, int received)
+{
+    uint64_t n = 0;
+    for (int i = 0; i < r; i++) {
+        n += v[i].msg_len;
+        if (received)
+            shim_forget_rights(&v[i].msg_hdr);
+    }
+    return n;
+}
+
+/* The multi-message calls go through libc (no direct call, no fault injection): a lesson
+   counts them, one call per batch, to show how many datagrams one call carries. */
+SHIM_EXPORT int recvmmsg(int fd, struct mmsghdr *v, unsigned n, int flags, struct timespec *t)
+{
+    SHIM_CALL(RECVMMSG, int, recvmmsg, (fd, v, n, flags, t), shim_nosys(),
+              shim_mmsg_done(r_, v, 1));
+}
+
+SHIM_EXPORT int sendmmsg(int fd, struct mmsghdr *v, unsigned n, int flags)
+{
+    SHIM_CALL(SENDMMSG, int, sendmmsg, (fd, v, n, flags), shim_nosys(), shim_mmsg_done(r_, v, 0));
 }
 
 SHIM_EXPORT ssize_t sendfile64(int out, int in, off_t *off, size_t n)
