@@ -109,6 +109,9 @@ enum lesson_metric {
     LESSON_METRIC_SYSCW,     /* "syscw": write-family system calls, likewise */
     LESSON_METRIC_READ_SIZE, /* "bytes_per_syscr": the kernel's rchar / syscr: bytes per read */
     LESSON_METRIC_PROCS,     /* "peak_procs": most processes of the role seen at once */
+    /* "calls_per_request:NAME": the role's counted NAME calls (its `call`, as for
+       LESSON_METRIC_CALLS) over the client's requests */
+    LESSON_METRIC_CALLS_PER_REQUEST,
 };
 
 /*

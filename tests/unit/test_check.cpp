@@ -51,7 +51,14 @@ TEST_CASE("metrics parse, and every listed name parses")
         CHECK(check_metric_parse(name, &m, &call) == 0);
         n++;
     }
-    CHECK(n == 9 + IOLAB_NCALLS); // 3 for any step, 6 for exercises (exit, output, syscr...)
+    // 3 for any step, 6 for exercises (exit, output, syscr...), then calls:NAME and
+    // calls_per_request:NAME for every counted call.
+    CHECK(n == 9 + 2 * IOLAB_NCALLS);
+    REQUIRE(check_metric_parse("calls_per_request:recvmmsg", &m, &call) == 0);
+    CHECK(m == LESSON_METRIC_CALLS_PER_REQUEST);
+    CHECK(call == IOLAB_CALL_RECVMMSG);
+    CHECK(check_metric_parse("calls_per_request:", &m, &call) == -EINVAL);
+    CHECK(check_metric_parse("calls_per_request:io_uring_enter", &m, &call) == -EINVAL);
 }
 
 TEST_CASE("checks read the mode, role and metric they name")
@@ -129,4 +136,42 @@ TEST_CASE("a scenario's checks are counted together")
     CHECK(check_eval_all(&sc, &f, r) == 1);
     CHECK(r[0].holds);
     CHECK_FALSE(r[1].holds);
+}
+
+TEST_CASE("calls_per_request divides a role's calls by the client's requests")
+{
+    check_mode_facts m = {};
+    m.mode = 0;
+    m.seconds = 2;
+    m.roles[LESSON_ROLE_SERVER].calls[IOLAB_CALL_RECVMMSG] = 300;
+    m.roles[LESSON_ROLE_CLIENT].requests = 1000; // datagrams answered
+    check_facts f = {&m, 1, nullptr, false};
+    check_result r;
+    char line[160];
+
+    // "at most 2 calls per datagram": 0.3 holds, and reads as a ratio, not as a count.
+    lesson_check c = make("epoll", "calls_per_request:recvmmsg", "server", 0);
+    c.has_min = false;
+    c.has_max = true;
+    c.max = 2;
+    REQUIRE(check_eval(&c, &f, &r) == 0);
+    CHECK(r.holds);
+    CHECK(r.value == Approx(0.3));
+    CHECK_FALSE(check_monotonic(&c)); // a ratio can go down again: decided at the end
+    check_describe(&c, &sc3, &r, line, sizeof line);
+    CHECK(std::string(line) == "epoll: 0.30 recvmmsg calls per request, at most 2");
+
+    // Five calls a datagram is over the bound.
+    m.roles[LESSON_ROLE_SERVER].calls[IOLAB_CALL_RECVMMSG] = 5000;
+    REQUIRE(check_eval(&c, &f, &r) == 0);
+    CHECK_FALSE(r.holds);
+    CHECK(r.value == Approx(5));
+
+    // No request: no ratio, and a maximum does not hold on nothing.
+    m.roles[LESSON_ROLE_CLIENT].requests = 0;
+    REQUIRE(check_eval(&c, &f, &r) == 0);
+    CHECK_FALSE(r.holds);
+    check_describe(&c, &sc3, &r, line, sizeof line);
+    CHECK(std::string(line) ==
+          "epoll: no request completed, so no recvmmsg calls per request (at most 2)");
 }
