@@ -1,0 +1,49 @@
+// Nothing uncounted is shown as a figure: a server that spends its time in calls iolab does not
+// count is said to, in `iolab run`'s text (its own section and the side-by-side table), and an
+// expected outcome on its calls per request is not judged (never "as expected" on a 0).
+#include "helpers.hpp"
+
+#include <catch2/catch.hpp>
+#include <fstream>
+
+using namespace iolab_test;
+
+TEST_CASE("a server burning system time in uncounted calls is never shown as 0 calls",
+          "[uncounted]")
+{
+    std::string spin = build_dir() + "/lib/iolab/iolab-uncounted-spin";
+    std::string fake = build_dir() + "/lib/iolab/iolab-sweep-fake";
+    TempDir pack;
+    std::ofstream(pack / "pack.json") << R"({"format_version": 1, "id": "u", "title": "U",
+        "version": "1", "lessons": ["l"]})";
+    std::ofstream(pack / "l.json") << R"({"id": "l", "title": "L", "summary": "s", "steps": [
+        {"id": "s", "title": "S", "kind": "run", "text": "x", "seconds": 2,
+         "programs": [
+           {"name": "server", "role": "server", "program": ")" +
+                                          spin + R"(", "ready": "listening"},
+           {"name": "load", "role": "client", "program": ")" +
+                                          fake + R"(", "args": ["--value", "1"]}],
+         "modes": [{"id": "one", "title": "One", "program": "server"},
+                   {"id": "two", "title": "Two", "program": "server"}],
+         "expect": [{"text": "few server calls per request",
+                     "left": {"mode": "one", "figure": "calls_per_request", "role": "server"},
+                     "op": "<", "value": 5}]}]})";
+    auto [code, out] = run(
+        {bin("iolab"), "run", "l/s", "--pack", pack.path, "--mode", "one,two", "--seconds", "1.5"},
+        {}, 90);
+    INFO(out);
+    REQUIRE(code == 0);
+    // Each mode's server section says why it has no counted call.
+    CHECK(out.find("no counted call, yet ") != std::string::npos);
+    CHECK(out.find("it makes calls iolab does not count") != std::string::npos);
+    // The table's call figure is labelled as counted calls and says "uncounted", not 0.00.
+    CHECK(out.find("server counted calls/req") != std::string::npos);
+    size_t row = out.find("server counted calls/req");
+    REQUIRE(row != std::string::npos);
+    std::string line = out.substr(row, out.find('\n', row) - row);
+    CHECK(line.find("uncounted") != std::string::npos);
+    CHECK(line.find("0.00") == std::string::npos);
+    // The expectation is not judged on calls that were not counted.
+    CHECK(out.find("as expected") == std::string::npos);
+    CHECK(out.find("cannot judge: in one the program made no counted call") != std::string::npos);
+}
