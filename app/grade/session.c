@@ -58,6 +58,8 @@ void session_update(struct session *s, const struct lesson_scenario *sc,
         now[r].syscw = snap->roles[r].syscw;
         now[r].rchar = snap->roles[r].rchar;
         now[r].fd = snap->roles[r].fd;
+        double cpu_s = snap->roles[r].cpu_user_s + snap->roles[r].cpu_sys_s;
+        now[r].cpu_us = cpu_s > 0 ? (uint64_t)(cpu_s * 1e6) : 0;
     }
     bool new_run = !s->have_base || snap->elapsed_s < s->base_elapsed;
     if (!new_run) {
@@ -76,6 +78,7 @@ void session_update(struct session *s, const struct lesson_scenario *sc,
                 m->roles[r].syscr += session_delta(now[r].syscr, s->base[r].syscr);
                 m->roles[r].syscw += session_delta(now[r].syscw, s->base[r].syscw);
                 m->roles[r].rchar += session_delta(now[r].rchar, s->base[r].rchar);
+                m->roles[r].cpu_us += session_delta(now[r].cpu_us, s->base[r].cpu_us);
                 if (snap->roles[r].nprocs > m->roles[r].peak_procs)
                     m->roles[r].peak_procs = snap->roles[r].nprocs;
                 session_fd_delta(&m->roles[r].fd, &now[r].fd, &s->base[r].fd);

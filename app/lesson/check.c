@@ -30,6 +30,7 @@ static const struct check_metric_def check_metrics[] = {
     {"syscw", LESSON_METRIC_SYSCW, "write system calls"},
     {"bytes_per_syscr", LESSON_METRIC_READ_SIZE, "bytes per read system call"},
     {"peak_procs", LESSON_METRIC_PROCS, "processes at once"},
+    {"cpu_ms_per_request", LESSON_METRIC_CPU_PER_REQUEST, "ms of CPU per request"},
 };
 #define CHECK_NMETRICS (sizeof check_metrics / sizeof *check_metrics)
 
@@ -141,9 +142,10 @@ static double check_mode_value(const struct lesson_check *c, const struct check_
     }
 }
 
-/* The role's calls over the client's completed requests, in the check's modes: a ratio of
-   sums. The requests are the client's, as every "per request" figure iolab shows; 0 requests
-   leave the ratio undefined (*requests says so). */
+/* The role's calls (or, for cpu_ms_per_request, its CPU ms, the server's by default) over the
+   client's completed requests, in the check's modes: a ratio of sums. The requests are the
+   client's, as every "per request" figure iolab shows; 0 requests leave the ratio undefined
+   (*requests says so). */
 static double check_calls_per_request(const struct lesson_check *c, const struct check_facts *facts,
                                       double *requests)
 {
@@ -153,9 +155,13 @@ static double check_calls_per_request(const struct lesson_check *c, const struct
         const struct check_mode_facts *f = &facts->modes[i];
         if (c->mode >= 0 && f->mode != c->mode)
             continue;
-        struct lesson_check as_calls = *c;
-        as_calls.metric = LESSON_METRIC_CALLS;
-        calls += check_mode_value(&as_calls, f);
+        if (c->metric == LESSON_METRIC_CPU_PER_REQUEST) {
+            calls += (double)f->roles[c->role < 0 ? LESSON_ROLE_SERVER : c->role].cpu_us / 1000;
+        } else {
+            struct lesson_check as_calls = *c;
+            as_calls.metric = LESSON_METRIC_CALLS;
+            calls += check_mode_value(&as_calls, f);
+        }
         *requests += (double)f->roles[LESSON_ROLE_CLIENT].requests;
     }
     return *requests > 0 ? calls / *requests : 0;
@@ -179,7 +185,8 @@ static double check_read_size(const struct lesson_check *c, const struct check_f
 bool check_monotonic(const struct lesson_check *check)
 {
     return check->metric != LESSON_METRIC_READ_SIZE && check->metric != LESSON_METRIC_EXIT &&
-           check->metric != LESSON_METRIC_CALLS_PER_REQUEST;
+           check->metric != LESSON_METRIC_CALLS_PER_REQUEST &&
+           check->metric != LESSON_METRIC_CPU_PER_REQUEST;
 }
 
 /* Whether the verdict is final (see struct check_result). */
@@ -203,7 +210,7 @@ static bool check_decided(const struct lesson_check *c, const struct check_resul
 int check_eval(const struct lesson_check *check, const struct check_facts *facts,
                struct check_result *out)
 {
-    if ((unsigned)check->metric > LESSON_METRIC_CALLS_PER_REQUEST || check->role >= LESSON_NROLES ||
+    if ((unsigned)check->metric > LESSON_METRIC_CPU_PER_REQUEST || check->role >= LESSON_NROLES ||
         ((check->metric == LESSON_METRIC_CALLS ||
           check->metric == LESSON_METRIC_CALLS_PER_REQUEST) &&
          check->call >= IOLAB_NCALLS))
@@ -228,7 +235,8 @@ int check_eval(const struct lesson_check *check, const struct check_facts *facts
     }
     /* A ratio with no request under it says nothing: it holds no bound. */
     double requests = 1;
-    if (check->metric == LESSON_METRIC_CALLS_PER_REQUEST)
+    if (check->metric == LESSON_METRIC_CALLS_PER_REQUEST ||
+        check->metric == LESSON_METRIC_CPU_PER_REQUEST)
         value = check_calls_per_request(check, facts, &requests);
     bool holds = (!check->has_min || value >= check->min) &&
                  (!check->has_max || (value <= check->max && seconds > 0)) && requests > 0;
@@ -327,7 +335,8 @@ int check_describe(const struct lesson_check *check, const struct lesson_scenari
         return snprintf(buf, len, "%s%s exited with status %.0f, expected %d", scope, who, r->value,
                         check->status);
     }
-    if (check->metric == LESSON_METRIC_CALLS_PER_REQUEST)
+    if (check->metric == LESSON_METRIC_CALLS_PER_REQUEST ||
+        check->metric == LESSON_METRIC_CPU_PER_REQUEST)
         return check_describe_ratio(check, r, scope, unit, buf, len);
     /* Seconds get one decimal so that progress visibly moves; counts are whole numbers. */
     bool secs = check->metric == LESSON_METRIC_SECONDS;

@@ -46,6 +46,7 @@ struct check_role_facts {
     uint64_t syscr, syscw, rchar; /* the kernel's /proc/PID/io figures */
     uint32_t peak_procs;          /* most processes seen at once (not a sum: a maximum) */
     struct iolab_fdsplit fd;      /* the same by kind of descriptor (a check's "fd") */
+    uint64_t cpu_us; /* user + system CPU time, the kernel's own count, in microseconds */
 };
 
 struct check_mode_facts {

@@ -586,7 +586,8 @@ static void load_checks(struct load *ld, const cJSON *arr, struct lesson_scenari
             load_check_bounds(ld, obj, f[CHECK_MIN], f[CHECK_MAX], c);
         if (f[CHECK_FD] && metric_ok)
             load_check_fd(ld, f[CHECK_FD], c);
-        if (metric_ok && c->metric == LESSON_METRIC_CALLS_PER_REQUEST)
+        if (metric_ok && (c->metric == LESSON_METRIC_CALLS_PER_REQUEST ||
+                          c->metric == LESSON_METRIC_CPU_PER_REQUEST))
             load_check_per_request(ld, f[CHECK_METRIC], sc);
     }
 }

@@ -112,6 +112,9 @@ enum lesson_metric {
     /* "calls_per_request:NAME": the role's counted NAME calls (its `call`, as for
        LESSON_METRIC_CALLS) over the client's requests */
     LESSON_METRIC_CALLS_PER_REQUEST,
+    /* "cpu_ms_per_request": the role's CPU time (the kernel's utime + stime), in ms, over the
+       client's requests: a server that sleeps between messages spends next to none */
+    LESSON_METRIC_CPU_PER_REQUEST,
 };
 
 /*

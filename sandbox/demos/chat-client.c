@@ -112,7 +112,8 @@ static size_t verify_junk(struct verify *v, const char *p, size_t n)
     }
     if (k && !v->said_junk) {
         v->said_junk = true;
-        problem("a line arrived with %zu bytes after its newline (%s): \"%s\"", k,
+        problem("a line arrived with %zu byte%s after its newline (%s): \"%s\"", k,
+                k == 1 ? "" : "s",
                 nul == k ? "NUL bytes"
                 : nul    ? "NUL bytes and others"
                          : "bytes that are not a line",
@@ -138,7 +139,11 @@ static bool verify_parse(const char *l, size_t len, char *who, uint64_t *num)
         d--;
     if (d == end || d - close < 4 || d[-1] != '#' || d[-2] != ' ')
         return false;
-    *num = strtoull(d, NULL, 10);
+    /* The number ends where the line does: the buffer is not terminated after it. */
+    uint64_t v = 0;
+    for (const char *q = d; q < end && v < UINT64_MAX / 10 - 9; q++)
+        v = v * 10 + (uint64_t)(*q - '0');
+    *num = v;
     return true;
 }
 

@@ -51,9 +51,9 @@ TEST_CASE("metrics parse, and every listed name parses")
         CHECK(check_metric_parse(name, &m, &call) == 0);
         n++;
     }
-    // 3 for any step, 6 for exercises (exit, output, syscr...), then calls:NAME and
+    // 3 for any step, 7 for exercises (exit, output, syscr...), then calls:NAME and
     // calls_per_request:NAME for every counted call.
-    CHECK(n == 9 + 2 * IOLAB_NCALLS);
+    CHECK(n == 10 + 2 * IOLAB_NCALLS);
     REQUIRE(check_metric_parse("calls_per_request:recvmmsg", &m, &call) == 0);
     CHECK(m == LESSON_METRIC_CALLS_PER_REQUEST);
     CHECK(call == IOLAB_CALL_RECVMMSG);
@@ -174,4 +174,31 @@ TEST_CASE("calls_per_request divides a role's calls by the client's requests")
     check_describe(&c, &sc3, &r, line, sizeof line);
     CHECK(std::string(line) ==
           "epoll: no request completed, so no recvmmsg calls per request (at most 2)");
+}
+
+TEST_CASE("cpu_ms_per_request reads the kernel's CPU time of the role per client request")
+{
+    check_mode_facts m = {};
+    m.mode = 0;
+    m.seconds = 4;
+    m.roles[LESSON_ROLE_SERVER].cpu_us = 3000000; // a server that spun for 3 s
+    m.roles[LESSON_ROLE_CLIENT].requests = 200;
+    check_facts f = {&m, 1, nullptr, false};
+    check_result r;
+    char line[160];
+    lesson_check c = make("epoll", "cpu_ms_per_request", "server", 0);
+    c.has_min = false;
+    c.has_max = true;
+    c.max = 1;
+    REQUIRE(check_eval(&c, &f, &r) == 0);
+    CHECK_FALSE(r.holds);
+    CHECK(r.value == Approx(15)); // 3000 ms over 200 requests
+    check_describe(&c, &sc3, &r, line, sizeof line);
+    CHECK(std::string(line) == "epoll: 15.00 ms of CPU per request, at most 1");
+    CHECK_FALSE(check_monotonic(&c));
+
+    m.roles[LESSON_ROLE_SERVER].cpu_us = 8000; // one that slept: 8 ms in all
+    REQUIRE(check_eval(&c, &f, &r) == 0);
+    CHECK(r.holds);
+    CHECK(r.value == Approx(0.04));
 }
