@@ -414,6 +414,16 @@ void counterview_draw(const struct screen_caps *c, struct layout_rect r, bool fo
     }
 }
 
+/* A mode where the studied role made no counted call yet spent system time: its calls per
+   request would read 0.00 for calls that were not counted. */
+static bool counterview_row_uncounted(const struct snapshot_mode_row *m, enum lesson_role role)
+{
+    for (unsigned k = 0; k < IOLAB_NCALLS; k++)
+        if (m->role_calls[role][k])
+            return false;
+    return m->seconds > 0 && m->role_cpu_sys_s[role] >= CV_UNCOUNTED_SYS_PCT / 100 * m->seconds;
+}
+
 void counterview_compare(const struct screen_caps *c, struct layout_rect r,
                          const struct snapshot_mode_row *rows, uint32_t nrows, const char *now_id,
                          const char *unit, enum lesson_role study_role, const char *study,
@@ -481,6 +491,8 @@ void counterview_compare(const struct screen_caps *c, struct layout_rect r,
                 widgets_ns(v[i][k], val, sizeof val);
             else if (k == 1)
                 widgets_bytes(v[i][k], val, sizeof val);
+            else if (k == 2 && counterview_row_uncounted(m, study_role))
+                snprintf(val, sizeof val, "uncounted");
             else if ((k == 2 || k == 3) && v[i][k] < 100)
                 snprintf(val, sizeof val, "%.2f", v[i][k]);
             else if (k == 2 || k == 3)

@@ -2,18 +2,23 @@
 // count is said to, in `iolab run`'s text (its own section and the side-by-side table), and an
 // expected outcome on its calls per request is not judged (never "as expected" on a 0).
 #include "helpers.hpp"
+#include "tmux_helpers.hpp"
 
 #include <catch2/catch.hpp>
 #include <fstream>
 
 using namespace iolab_test;
 
-TEST_CASE("a server burning system time in uncounted calls is never shown as 0 calls",
-          "[uncounted]")
+namespace
+{
+
+// A step whose server spends its time in calls iolab does not count, under a load that
+// completes requests, in two modes so that the comparison has two rows.
+void write_pack(const TempDir &pack)
 {
     std::string spin = build_dir() + "/lib/iolab/iolab-uncounted-spin";
     std::string fake = build_dir() + "/lib/iolab/iolab-sweep-fake";
-    TempDir pack;
+
     std::ofstream(pack / "pack.json") << R"({"format_version": 1, "id": "u", "title": "U",
         "version": "1", "lessons": ["l"]})";
     std::ofstream(pack / "l.json") << R"({"id": "l", "title": "L", "summary": "s", "steps": [
@@ -28,6 +33,15 @@ TEST_CASE("a server burning system time in uncounted calls is never shown as 0 c
          "expect": [{"text": "few server calls per request",
                      "left": {"mode": "one", "figure": "calls_per_request", "role": "server"},
                      "op": "<", "value": 5}]}]})";
+}
+
+} // namespace
+
+TEST_CASE("a server burning system time in uncounted calls is never shown as 0 calls",
+          "[uncounted]")
+{
+    TempDir pack;
+    write_pack(pack);
     auto [code, out] = run(
         {bin("iolab"), "run", "l/s", "--pack", pack.path, "--mode", "one,two", "--seconds", "1.5"},
         {}, 90);
@@ -46,4 +60,21 @@ TEST_CASE("a server burning system time in uncounted calls is never shown as 0 c
     // The expectation is not judged on calls that were not counted.
     CHECK(out.find("as expected") == std::string::npos);
     CHECK(out.find("cannot judge: in one the program made no counted call") != std::string::npos);
+}
+
+TEST_CASE("tui: the counters pane says a program makes calls iolab does not count",
+          "[uncounted][tui]")
+{
+    TempDir dir, pack;
+    write_pack(pack);
+    IolabTerm t(dir, "--pack '" + pack.path + "' --open l/s");
+    REQUIRE(t.started());
+    REQUIRE(t.wait_for("Enter", 15));
+    t.keys("Enter");
+    bool said = t.wait_for("no counted call, yet", 30);
+    std::string screen = t.screen();
+    INFO(screen);
+    CHECK(said);
+    CHECK(screen.find("counted call") != std::string::npos);
+    CHECK(t.quit());
 }
