@@ -1,9 +1,9 @@
-// The chat exercise's table of programs, both ways: each file under
-// tests/data/exercises/chat/write-epoll-server/{wrong,right}/ is a whole chat-server.c (the
-// exercise's other files come from the solution), whose first line says what `iolab check`
-// must conclude: `/* expect: pass */`, or `/* expect: fail: SENTENCE */` where SENTENCE is
-// part of what a failing check tells the learner. The table-driven test of every exercise
-// (test_exercise_table.cpp) reads the same rows; this one runs the chat rows alone.
+// The tables of programs of the chat and ordered-server exercises, both ways: each file under
+// tests/data/exercises/LESSON/STEP/{wrong,right}/ is a whole replacement of the exercise's main
+// file (its other files come from the solution), whose first line says what `iolab check` must
+// conclude: `/* expect: pass */`, or `/* expect: fail: SENTENCE */` where SENTENCE is part of
+// what a failing check tells the learner. The table-driven test of every exercise
+// (test_exercise_table.cpp) reads the same rows; this one runs these two exercises' rows.
 #include "exercise_helpers.hpp"
 
 #include <algorithm>
@@ -18,6 +18,7 @@ namespace
 
 const Exercise kChat{
     "chat/write-epoll-server", "chat/epoll-server", "chat-server.c", {"w_epoll.h"}};
+const Exercise kOrdered{"ordered/write-server-loop", "ordered/exit-loop", "ordered-server.c", {}};
 
 struct Row {
     std::string path;
@@ -43,10 +44,10 @@ Row read_row(const fs::path &p)
     return r;
 }
 
-std::vector<fs::path> rows_in(const std::string &kind)
+std::vector<fs::path> rows_in(const Exercise &ex, const std::string &kind)
 {
     std::vector<fs::path> v;
-    fs::path dir = fs::path(source_dir()) / "tests/data/exercises" / kChat.step / kind;
+    fs::path dir = fs::path(source_dir()) / "tests/data/exercises" / ex.step / kind;
     for (const auto &e : fs::directory_iterator(dir))
         if (e.path().extension() == ".c")
             v.push_back(e.path());
@@ -69,22 +70,20 @@ std::string failures(const Result &r)
     return out;
 }
 
-Result check_row(const TempDir &home, const Row &row)
+Result check_row(const TempDir &home, const Exercise &ex, const Row &row)
 {
     TempDir dir;
-    fs::copy_file(row.path, dir / kChat.file);
-    for (const char *o : kChat.others)
-        fs::copy_file(solution_dir(kChat) + "/" + o, dir / o);
-    return check(home, kChat, {"--dir", dir.path});
+    fs::copy_file(row.path, dir / ex.file);
+    for (const char *o : ex.others)
+        fs::copy_file(solution_dir(ex) + "/" + o, dir / o);
+    return check(home, ex, {"--dir", dir.path});
 }
 
-} // namespace
-
-TEST_CASE("chat table: every known-wrong server fails with the sentence its bug needs",
-          "[exercises][table]")
+// Every known-wrong row of ex fails, and one of its failing checks says the row's sentence.
+void expect_wrong_rows(const Exercise &ex, size_t at_least)
 {
-    auto files = rows_in("wrong");
-    REQUIRE(files.size() >= 5);
+    auto files = rows_in(ex, "wrong");
+    REQUIRE(files.size() >= at_least);
     TempDir home;
     for (const auto &f : files) {
         Row row = read_row(f);
@@ -97,7 +96,7 @@ TEST_CASE("chat table: every known-wrong server fails with the sentence its bug 
         int tries = f.filename() == "et-listener-accepts-once.c" ? 3 : 1;
         Result r;
         for (int t = 0; t < tries; t++) {
-            r = check_row(home, row);
+            r = check_row(home, ex, row);
             if (r.code != 0)
                 break;
             WARN(f.filename().string() << ": run " << t + 1 << " passed; the race did not show");
@@ -111,19 +110,45 @@ TEST_CASE("chat table: every known-wrong server fails with the sentence its bug 
     }
 }
 
-TEST_CASE("chat table: correct servers written differently from the reference pass",
-          "[exercises][table]")
+// Every correct row of ex passes.
+void expect_right_rows(const Exercise &ex)
 {
-    auto files = rows_in("right");
+    auto files = rows_in(ex, "right");
     REQUIRE(files.size() >= 2);
     TempDir home;
     for (const auto &f : files) {
         Row row = read_row(f);
         INFO(f.string());
         REQUIRE(row.pass);
-        Result r = check_row(home, row);
+        Result r = check_row(home, ex, row);
         INFO(r.out);
         INFO(failures(r));
         CHECK(r.code == 0);
     }
+}
+
+} // namespace
+
+TEST_CASE("chat table: every known-wrong server fails with the sentence its bug needs",
+          "[exercises][table]")
+{
+    expect_wrong_rows(kChat, 5);
+}
+
+TEST_CASE("chat table: correct servers written differently from the reference pass",
+          "[exercises][table]")
+{
+    expect_right_rows(kChat);
+}
+
+TEST_CASE("ordered table: every known-wrong server fails with the sentence its bug needs",
+          "[exercises][table]")
+{
+    expect_wrong_rows(kOrdered, 2);
+}
+
+TEST_CASE("ordered table: correct servers written differently from the reference pass",
+          "[exercises][table]")
+{
+    expect_right_rows(kOrdered);
 }
