@@ -62,6 +62,15 @@ void session_update(struct session *s, const struct lesson_scenario *sc,
         now[r].cpu_us = cpu_s > 0 ? (uint64_t)(cpu_s * 1e6) : 0;
     }
     bool new_run = !s->have_base || snap->elapsed_s < s->base_elapsed;
+    /* The first snapshot a run publishes: its counter page started at zero with the run, so
+       what it already holds is growth of this run's first mode, not a base. A program that did
+       all its work before the first sample (a copy that ends in a millisecond) was otherwise
+       counted as having done nothing. No time is credited for it. */
+    if (new_run && snap->seq == 1) {
+        memset(s->base, 0, sizeof s->base);
+        s->base_elapsed = snap->elapsed_s;
+        new_run = false;
+    }
     if (!new_run) {
         int mode = snap->mode >= 0 && (size_t)snap->mode < sc->nmodes ? snap->mode : -1;
         struct check_mode_facts *m = session_mode(s, mode);
