@@ -5,7 +5,11 @@
 #include "tmux_helpers.hpp"
 
 #include <catch2/catch.hpp>
+#include <cjson/cJSON.h>
 #include <fstream>
+#include <set>
+
+#include "iolab_counters.h"
 
 using namespace iolab_test;
 
@@ -77,4 +81,27 @@ TEST_CASE("tui: the counters pane says a program makes calls iolab does not coun
     CHECK(said);
     CHECK(screen.find("counted call") != std::string::npos);
     CHECK(t.quit());
+}
+
+TEST_CASE("iolab list --json lists every counted call, the multi-message ones included",
+          "[uncounted]")
+{
+    auto [code, out] = run({bin("iolab"), "list", "--json"});
+    REQUIRE(code == 0);
+    cJSON *j = cJSON_Parse(out.c_str());
+    REQUIRE(j);
+    const cJSON *calls = cJSON_GetObjectItem(j, "counted_calls");
+    REQUIRE(cJSON_IsArray(calls));
+    CHECK(cJSON_GetArraySize(calls) == IOLAB_NCALLS);
+    std::set<std::string> names;
+    const cJSON *c;
+    cJSON_ArrayForEach(c, calls)
+    {
+        names.insert(cJSON_GetObjectItem(c, "name")->valuestring);
+        CHECK(cJSON_IsString(cJSON_GetObjectItem(c, "system_call")));
+    }
+    for (const char *n : {"read", "recvmsg", "recvmmsg", "sendmmsg", "sendfile", "epoll_wait"})
+        CHECK(names.count(n) == 1);
+    CHECK(names.count("io_uring_enter") == 0); // not counted: the demos report it themselves
+    cJSON_Delete(j);
 }
