@@ -1,8 +1,8 @@
-// The tables of programs of the chat and ordered-server exercises, both ways: each file under
-// tests/data/exercises/LESSON/STEP/{wrong,right}/ is a whole replacement of the exercise's main
-// file (its other files come from the solution), whose first line says what `iolab check` must
-// conclude: `/* expect: pass */`, or `/* expect: fail: SENTENCE */` where SENTENCE is part of
-// what a failing check tells the learner. The table-driven test of every exercise
+// The tables of programs of the chat, ordered-server and fork-upload exercises, both ways: each
+// file under tests/data/exercises/LESSON/STEP/{wrong,right}/ is a whole replacement of the
+// exercise's main file (its other files come from the solution), whose first line says what `iolab
+// check` must conclude: `/* expect: pass */`, or `/* expect: fail: SENTENCE */` where SENTENCE is
+// part of what a failing check tells the learner. The table-driven test of every exercise
 // (test_exercise_table.cpp) reads the same rows; this one runs these two exercises' rows.
 #include "exercise_helpers.hpp"
 
@@ -19,6 +19,8 @@ namespace
 const Exercise kChat{
     "chat/write-epoll-server", "chat/epoll-server", "chat-server.c", {"w_epoll.h"}};
 const Exercise kOrdered{"ordered/write-server-loop", "ordered/exit-loop", "ordered-server.c", {}};
+const Exercise kUpload{
+    "upload/write-fork-server", "upload/fork-server", "upload-server.c", {"upload.h", "w_epoll.h"}};
 
 struct Row {
     std::string path;
@@ -151,4 +153,16 @@ TEST_CASE("ordered table: correct servers written differently from the reference
           "[exercises][table]")
 {
     expect_right_rows(kOrdered);
+}
+
+TEST_CASE("upload table: every known-wrong fork server fails with the sentence its bug needs",
+          "[exercises][table]")
+{
+    expect_wrong_rows(kUpload, 3);
+}
+
+TEST_CASE("upload table: correct fork servers written differently from the reference pass",
+          "[exercises][table]")
+{
+    expect_right_rows(kUpload);
 }
