@@ -127,7 +127,7 @@ TEST_CASE("list: a bad pack is reported on stderr and makes the exit status 1")
     CHECK(hcode == 2);
 }
 
-TEST_CASE("lint: an uncounted call is said to be not counted; calls_per_request is checked")
+TEST_CASE("lint: an uncounted call is said to be not counted, and calls_per_request is checked")
 {
     TempDir pack;
     std::ofstream(pack / "pack.json") << R"({"format_version": 1, "id": "p", "title": "P",
