@@ -281,13 +281,23 @@ static const char *check_fd_name(unsigned k)
     return k >= 1 && k <= IOLAB_NFDKINDS ? iolab_fd_kind_name[k - 1] : "?";
 }
 
+/* Whether a per-request check failed only because no request completed: its ratio is within
+   its bounds, yet does not hold. */
+static bool check_ratio_undefined(const struct lesson_check *check, const struct check_result *r)
+{
+    if (check->metric != LESSON_METRIC_CALLS_PER_REQUEST &&
+        check->metric != LESSON_METRIC_CPU_PER_REQUEST)
+        return false;
+    bool in_bounds =
+        (!check->has_min || r->value >= check->min) && (!check->has_max || r->value <= check->max);
+    return !r->holds && in_bounds && r->seconds > 0;
+}
+
 /* A calls-per-request check: a ratio with two decimals, or why there is none yet (a ratio
    within its bounds that does not hold has no request under it). */
 static int check_describe_ratio(const struct lesson_check *check, const struct check_result *r,
                                 const char *scope, const char *unit, char *buf, size_t len)
 {
-    bool in_bounds =
-        (!check->has_min || r->value >= check->min) && (!check->has_max || r->value <= check->max);
     char bounds[64];
     if (check->has_min && check->has_max)
         snprintf(bounds, sizeof bounds, "between %g and %g", check->min, check->max);
@@ -297,7 +307,7 @@ static int check_describe_ratio(const struct lesson_check *check, const struct c
         snprintf(bounds, sizeof bounds, "at most %g", check->max);
     if (r->seconds <= 0)
         return snprintf(buf, len, "%snot run yet (%s, %s)", scope, unit, bounds);
-    if (!r->holds && in_bounds)
+    if (check_ratio_undefined(check, r))
         return snprintf(buf, len, "%sno request completed, so no %s (%s)", scope, unit, bounds);
     return snprintf(buf, len, "%s%.2f %s, %s", scope, r->value, unit, bounds);
 }
@@ -380,7 +390,9 @@ int check_explain(const struct lesson_check *check, const struct lesson_scenario
         }
         snprintf(limit, sizeof limit, "; not within %g s%s", check->within, who);
     }
-    if (r->holds)
+    /* A per-request ratio with no request under it cannot be judged: the step's "fail" names
+       the cause of a bad ratio, which is not this one, so the sentence stops at why. */
+    if (r->holds || check_ratio_undefined(check, r))
         return snprintf(buf, len, "%s%s", seen, when);
     return snprintf(buf, len, "%s%s%s%s%s", seen, when, limit, check->fail ? ": " : "",
                     check->fail ? check->fail : "");

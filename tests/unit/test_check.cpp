@@ -174,6 +174,14 @@ TEST_CASE("calls_per_request divides a role's calls by the client's requests")
     check_describe(&c, &sc3, &r, line, sizeof line);
     CHECK(std::string(line) ==
           "epoll: no request completed, so no recvmmsg calls per request (at most 2)");
+    // Its "fail" names the cause of a bad ratio, which is not why there is none: left out.
+    c.fail = const_cast<char *>("batch the datagrams");
+    check_explain(&c, &sc3, &r, line, sizeof line);
+    CHECK(std::string(line).find("batch the datagrams") == std::string::npos);
+    m.roles[LESSON_ROLE_CLIENT].requests = 100; // 50 calls a datagram: now it is said
+    REQUIRE(check_eval(&c, &f, &r) == 0);
+    check_explain(&c, &sc3, &r, line, sizeof line);
+    CHECK(std::string(line).find(": batch the datagrams") != std::string::npos);
 }
 
 TEST_CASE("cpu_ms_per_request reads the kernel's CPU time of the role per client request")
