@@ -91,6 +91,7 @@ struct engine {
     bool switching;    /* a mode switch is under way */
     bool mode_up;      /* the current mode's server is up: its interval is being measured */
     bool span_pending; /* a switch waits for the old mode's program to be reaped (its span) */
+    int span_mode;     /* that old mode, which the sampler carries until then */
     bool paused;
     bool freeing;      /* engine_free() was called: nothing new starts */
     size_t next_start; /* the start sequence: programs below it are spawned */
@@ -422,9 +423,11 @@ static void engine_maybe_stopped(struct engine *e)
     engine_release_run(e);
     if (e->state != ENGINE_FAILED && e->sampler && !e->freeing) {
         /* The final figures, reconciled with every program's exit. Marked as outside any mode's
-           interval: shutting down is not part of what a mode is measured on. */
-        sampler_set_mode(e->sampler, e->mode, e->mode >= 0 ? e->sc->modes[e->mode].id : NULL,
-                         false);
+           interval: shutting down is not part of what a mode is measured on. A stop in the middle
+           of a switch leaves them with the old mode, whose program's exit they hold. */
+        int m = e->span_pending ? e->span_mode : e->mode;
+        e->span_pending = false;
+        sampler_set_mode(e->sampler, m, m >= 0 ? e->sc->modes[m].id : NULL, false);
         engine_publish(e);
     }
     if (e->state != ENGINE_FAILED)
@@ -1000,6 +1003,7 @@ int engine_switch_mode(struct engine *e, size_t mode)
     if (c->spawned && old >= 0) {
         sampler_set_mode(e->sampler, old, e->sc->modes[old].id, false);
         e->span_pending = true;
+        e->span_mode = old;
     } else {
         sampler_set_mode(e->sampler, e->mode, e->sc->modes[mode].id, false);
     }
