@@ -21,12 +21,12 @@
  * Checking bots (the exercise's reference side): --verify checks every byte that arrives. A
  * line must be "[NAME] TEXT #N" (or a notice of the room, "* ...") with nothing before it (no
  * NUL padding or junk after the previous newline), and each speaker's numbers must follow one
- * another (a gap is lines the
- * server did not relay). Only verified lines are printed; each problem is printed once, as a
- * line starting "problem: " that says what arrived. --delay MS joins the room late; --crowd N
- * opens N more connections at the same moment (NAME1..NAMEN, listening only), checks that each
- * hears the room, closes them and does it again, --rounds times, then says
- * "crowd: N of N accepted" (or "problem: only K of N clients ... were accepted").
+ * another (a gap is lines the server did not relay). Only verified lines are printed; each
+ * problem is printed once, as a line starting "problem: " that says what arrived. --delay MS
+ * joins the room late. --crowd N, once the client's own connection hears the room, opens N more
+ * connections at the same moment (NAME1..NAMEN, listening only), checks that each hears the
+ * room, closes them and does it again, --rounds times, then says "crowd: N of N ... accepted"
+ * (or "problem: only K of N clients ... were accepted").
  *
  * Published figures: requests (messages received), bytes (bytes received), conns_opened,
  * conns_closed, errors (the server closed the connection).
@@ -364,9 +364,10 @@ struct crowd {
     int fd[CROWD_MAX];
     struct verify v[CROWD_MAX];
     char names[CROWD_MAX][NAME_MAX_LEN + 1];
-    uint64_t round;    /* rounds started */
-    uint64_t deadline; /* demo_now_ns() by which every member must have heard a line */
-    bool done;         /* passed every round, or failed one: no more rounds */
+    uint64_t round;      /* rounds started */
+    uint64_t deadline;   /* demo_now_ns() by which every member must have heard a line */
+    uint64_t main_heard; /* lines the client's own connection had heard when the round began */
+    bool done;           /* passed every round, or failed one: no more rounds */
 };
 
 static void crowd_close(struct crowd *c, int ep)
@@ -405,15 +406,25 @@ static int crowd_start(struct crowd *c, int ep)
         epoll_ctl(ep, EPOLL_CTL_ADD, c->fd[i], &ev);
     }
     c->deadline = demo_now_ns() + crowd_wait_ms * 1000000u;
+    c->main_heard = main_verify.heard;
     return 0;
 }
 
-/* After every event: ends a round whose members all heard the room (and starts the next),
-   or one whose time is up, saying how many were accepted. */
+/* After every event: starts the first round once this client's own connection hears the room
+   (so that its own connect is not part of the crowd's moment, and an unheard member cannot be
+   a broken room), ends a round whose members all heard the room (and starts the next), or one
+   whose time is up, saying how many were accepted. */
 static void crowd_step(struct crowd *c, int ep)
 {
-    if (c->done || !c->round)
+    if (c->done)
         return;
+    if (!c->round) {
+        if (main_verify.heard && crowd_start(c, ep) < 0) {
+            c->done = true;
+            crowd_close(c, ep);
+        }
+        return;
+    }
     uint64_t heard = 0;
     for (uint64_t i = 0; i < crowd; i++)
         heard += c->v[i].heard > 0;
@@ -440,6 +451,11 @@ static void crowd_step(struct crowd *c, int ep)
                 "(round %llu): the others heard nothing in %.1f s",
                 (unsigned long long)heard, (unsigned long long)crowd, (unsigned long long)c->round,
                 (double)crowd_wait_ms / 1000);
+    else if (main_verify.heard > c->main_heard) /* the room talks, to everyone but them */
+        problem("only 0 of %llu clients that connected at the same moment were accepted (round "
+                "%llu): none heard anything in %.1f s, while %s heard the room",
+                (unsigned long long)crowd, (unsigned long long)c->round,
+                (double)crowd_wait_ms / 1000, name);
     else { /* nobody heard anything: the room itself is broken, not only the accepts */
         printf("crowd: none of %llu clients that connected at the same moment heard anything in "
                "%.1f s (round %llu)\n",
@@ -482,8 +498,6 @@ static int chat(void)
     /* data.u32: 0 the room's socket, 1..crowd a crowd member, CROWD_MAX + 1 stdin. */
     struct epoll_event ev = {.events = EPOLLIN, .data.u32 = 0};
     epoll_ctl(ep, EPOLL_CTL_ADD, fd, &ev);
-    if (crowd && crowd_start(&cr, ep) < 0)
-        goto lost;
     if (!say) {
         ev.data.u32 = CROWD_MAX + 1;
         /* EPERM: stdin is a regular file or /dev/null, which epoll cannot watch; for a chat
