@@ -93,7 +93,7 @@ void expect_wrong_rows(const Exercise &ex, size_t at_least)
         REQUIRE(!row.path.empty()); // a row without its verdict line is a broken table
         REQUIRE(!row.pass);
         // The edge-triggered listener loses clients only when they arrive within one wake-up:
-        // the scenario repeats the crowd three times, and a row is tried up to three runs for
+        // the scenario repeats the crowd five times, and a row is tried up to three runs for
         // the race to show (each run either shows it or passes; any other verdict fails here).
         int tries = f.filename() == "et-listener-accepts-once.c" ? 3 : 1;
         Result r;
