@@ -805,6 +805,33 @@ static int shim_nonblocking(int fd, int flags)
  * call, with *n perhaps cut (counted as `cut`), or the errno to fail with instead. flags: the
  * send/recv flags, 0 for other calls.
  */
+/*
+ * Descriptors an epoll instance watches edge-triggered, one bit each. An injected EAGAIN on one
+ * of them would be a lie no kernel tells: with bytes still waiting, the program's drain loop
+ * stops at it and no new edge ever comes, so a correct edge-triggered program would stall. They
+ * get the other faults only (a cut read leaves bytes waiting, which such a loop must drain).
+ */
+static uint8_t shim_fd_et[SHIM_FD_TABLE / 8];
+
+static bool shim_fd_edge(int fd)
+{
+    return (unsigned)fd < SHIM_FD_TABLE &&
+           (__atomic_load_n(&shim_fd_et[(unsigned)fd / 8], __ATOMIC_RELAXED) >> (fd % 8)) & 1;
+}
+
+/* An epoll_ctl() that succeeded: remembers whether fd is now watched edge-triggered. */
+static uint64_t shim_epoll_noted(int r, int op, int fd, const struct epoll_event *ev)
+{
+    if (r < 0 || (unsigned)fd >= SHIM_FD_TABLE)
+        return 0;
+    uint8_t bit = (uint8_t)(1u << (fd % 8));
+    if (op != EPOLL_CTL_DEL && ev && (ev->events & EPOLLET))
+        __atomic_fetch_or(&shim_fd_et[(unsigned)fd / 8], bit, __ATOMIC_RELAXED);
+    else
+        __atomic_fetch_and(&shim_fd_et[(unsigned)fd / 8], (uint8_t)~bit, __ATOMIC_RELAXED);
+    return 0;
+}
+
 static SHIM_COLD int shim_fault(struct iolab_slot *s, int kind, int fd, int flags, size_t *n,
                                 enum iolab_fault cut)
 {
@@ -815,7 +842,7 @@ static SHIM_COLD int shim_fault(struct iolab_slot *s, int kind, int fd, int flag
         return EINTR;
     }
     if (kind == IOLAB_FD_SOCKET && shim_faults.eagain_p && shim_rand() < shim_faults.eagain_p &&
-        shim_nonblocking(fd, flags)) {
+        shim_nonblocking(fd, flags) && !shim_fd_edge(fd)) {
         shim_add(&s->fd.faults[IOLAB_FAULT_EAGAIN], 1);
         return EAGAIN;
     }
@@ -1474,7 +1501,8 @@ SHIM_EXPORT int epoll_pwait(int epfd, struct epoll_event *ev, int max, int timeo
 
 SHIM_EXPORT int epoll_ctl(int epfd, int op, int fd, struct epoll_event *ev)
 {
-    SHIM_CALL(EPOLL_CTL, int, epoll_ctl, (epfd, op, fd, ev), (int)shim_nosys(), 0);
+    SHIM_CALL(EPOLL_CTL, int, epoll_ctl, (epfd, op, fd, ev), (int)shim_nosys(),
+              shim_epoll_noted(r_, op, fd, ev));
 }
 
 SHIM_EXPORT int poll(struct pollfd *fds, nfds_t n, int timeout)

@@ -1,4 +1,4 @@
-// The tables of programs of the chat, ordered-server and fork-upload exercises, both ways: each
+// The tables of programs of the chat, ordered-server and both upload exercises, both ways: each
 // file under tests/data/exercises/LESSON/STEP/{wrong,right}/ is a whole replacement of the
 // exercise's main file (its other files come from the solution), whose first line says what `iolab
 // check` must conclude: `/* expect: pass */`, or `/* expect: fail: SENTENCE */` where SENTENCE is
@@ -21,6 +21,10 @@ const Exercise kChat{
 const Exercise kOrdered{"ordered/write-server-loop", "ordered/exit-loop", "ordered-server.c", {}};
 const Exercise kUpload{
     "upload/write-fork-server", "upload/fork-server", "upload-server.c", {"upload.h", "w_epoll.h"}};
+const Exercise kUploadEpoll{"upload/write-epoll-server",
+                            "upload/epoll-server",
+                            "upload-server.c",
+                            {"upload.h", "w_epoll.h"}};
 
 struct Row {
     std::string path;
@@ -165,4 +169,16 @@ TEST_CASE("upload table: correct fork servers written differently from the refer
           "[exercises][table]")
 {
     expect_right_rows(kUpload);
+}
+
+TEST_CASE("upload table: every known-wrong epoll server fails with the sentence its bug needs",
+          "[exercises][table]")
+{
+    expect_wrong_rows(kUploadEpoll, 3);
+}
+
+TEST_CASE("upload table: correct epoll servers written differently from the reference pass",
+          "[exercises][table]")
+{
+    expect_right_rows(kUploadEpoll);
 }
