@@ -13,6 +13,8 @@
 #include "paths.h"
 #include "termsafe.h"
 
+#include "iolab_counters.h"
+
 #include <limits.h>
 #include <stdbool.h>
 #include <stdio.h>
@@ -108,6 +110,23 @@ static void cmd_list_text_pack(FILE *out, const struct lesson_pack *p)
     }
 }
 
+/*
+ * Every call the counting shim counts, as a check's "calls:NAME" names it, with the system call
+ * strace shows for it ("" for a library call that enters the kernel only sometimes). A call not
+ * in this list is not counted: iolab shows it as "not counted", never as 0.
+ */
+static void cmd_list_json_calls(struct json_out *j)
+{
+    json_array(j, "counted_calls");
+    for (unsigned c = 0; c < IOLAB_NCALLS; c++) {
+        json_object(j, NULL);
+        json_string(j, "name", iolab_call_info[c].label);
+        json_string(j, "system_call", iolab_call_info[c].strace_name);
+        json_end(j);
+    }
+    json_end(j);
+}
+
 static int cmd_list_exec(int argc, char **argv)
 {
     char *dirs[CMD_LIST_MAX_PACKS];
@@ -178,6 +197,7 @@ static int cmd_list_exec(int argc, char **argv)
     }
     if (json) {
         json_end(&j);
+        cmd_list_json_calls(&j);
         json_end(&j);
         fputc('\n', stdout);
     }

@@ -38,6 +38,9 @@
 #include <string.h>
 
 #define RUN_MAX_MODES 16
+/* System time, as a share of the segment, above which a program with no counted call is said
+   to make calls iolab does not count (a program that only waits stays well under 1%). */
+#define RUN_UNCOUNTED_SYS 0.05
 
 struct run_segment {
     int mode; /* scenario mode index, -1 without modes */
@@ -544,7 +547,8 @@ static void run_print_text_segment(struct run *r, FILE *out, const struct run_se
         if (p->counts_forged)
             fprintf(out, "    counts: the program wrote values on its counter page that no "
                          "counting makes; the figures below are wrong\n");
-        fprintf(out, "    %-16s %12s %12s %12s\n", "call", "count", "bytes", "time in call");
+        fprintf(out, "    %-16s %12s %12s %12s\n", "counted call", "count", "bytes",
+                "time in call");
         for (unsigned c = 0; c < IOLAB_NCALLS; c++) {
             uint64_t n = RUN_D(calls[c].count);
             if (n)
@@ -554,8 +558,17 @@ static void run_print_text_segment(struct run *r, FILE *out, const struct run_se
                         human_ns((double)RUN_D(calls[c].ns), h[2], sizeof h[2]),
                         iolab_call_time_exact(c) ? "" : " ~");
         }
+        uint64_t counted = 0;
+        for (unsigned c = 0; c < IOLAB_NCALLS; c++)
+            counted += RUN_D(calls[c].count);
+        double sys_s = fmax(0, fb->cpu_sys_s - fa->cpu_sys_s);
         if (p->counted == 0)
             fputs("    not counted (static binary?): only the kernel's figures below\n", out);
+        else if (!counted && dur > 0 && sys_s >= RUN_UNCOUNTED_SYS * dur)
+            fprintf(out,
+                    "    no counted call, yet %.2f s of system time (%.0f%% of a core): it makes "
+                    "calls iolab does not count (`iolab list --json` lists those it does)\n",
+                    sys_s, 100 * sys_s / dur);
         if (RUN_D(uring_enters) || RUN_D(uring_submissions))
             fprintf(out,
                     "    io_uring, from the demo, not counted by the shim: %s io_uring_enter, "
@@ -634,7 +647,7 @@ static void run_print_side_by_side(struct run *r, FILE *out)
         if (row == SBS_RATE)
             snprintf(label, sizeof label, "%s/s", r->sc->unit ? r->sc->unit : "requests");
         else if (row == SBS_CALLS)
-            snprintf(label, sizeof label, "%s calls/req", study ? study->name : "server");
+            snprintf(label, sizeof label, "%s counted calls/req", study ? study->name : "server");
         else
             snprintf(label, sizeof label, "%s", names[row]);
         fprintf(out, "  %-24s", label);
@@ -657,7 +670,12 @@ static void run_print_side_by_side(struct run *r, FILE *out)
             case SBS_CALLS: {
                 const struct snapshot_figures *sa = &a->roles[srole], *sb = &b->roles[srole];
                 uint64_t calls = stats_delta(sb->calls_total, sa->calls_total);
-                if (req > 0)
+                double sys = fmax(0, sb->cpu_sys_s - sa->cpu_sys_s);
+                /* No counted call while the role burned system time: its calls are ones iolab
+                   does not count, and 0.00 would be a figure for what was not measured. */
+                if (!calls && dur > 0 && sys >= RUN_UNCOUNTED_SYS * dur)
+                    snprintf(v, sizeof v, "uncounted");
+                else if (req > 0)
                     snprintf(v, sizeof v, "%.2f", (double)calls / req);
                 break;
             }

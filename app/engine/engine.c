@@ -87,9 +87,11 @@ struct engine {
     char workdir[PATH_MAX];
     char seconds[32];
     char portstr[16];
-    int mode;       /* current mode, -1 without modes */
-    bool switching; /* a mode switch is under way */
-    bool mode_up;   /* the current mode's server is up: its interval is being measured */
+    int mode;          /* current mode, -1 without modes */
+    bool switching;    /* a mode switch is under way */
+    bool mode_up;      /* the current mode's server is up: its interval is being measured */
+    bool span_pending; /* a switch waits for the old mode's program to be reaped (its span) */
+    int span_mode;     /* that old mode, which the sampler carries until then */
     bool paused;
     bool freeing;      /* engine_free() was called: nothing new starts */
     size_t next_start; /* the start sequence: programs below it are spawned */
@@ -391,6 +393,13 @@ static void engine_child_done(struct engine_child *c)
         engine_maybe_stopped(e);
         return;
     }
+    /* The snapshot above, the first after the old mode's program was reaped, closed its span:
+       from here on, growth is the new mode's. */
+    if (e->span_pending && e->state == ENGINE_RUNNING && e->mode >= 0 &&
+        e->sc->modes[e->mode].program == c->idx) {
+        e->span_pending = false;
+        sampler_set_mode(e->sampler, e->mode, e->sc->modes[e->mode].id, false);
+    }
     if (c->restart && e->state == ENGINE_RUNNING) {
         c->restart = false;
         c->stopping = false;
@@ -414,9 +423,11 @@ static void engine_maybe_stopped(struct engine *e)
     engine_release_run(e);
     if (e->state != ENGINE_FAILED && e->sampler && !e->freeing) {
         /* The final figures, reconciled with every program's exit. Marked as outside any mode's
-           interval: shutting down is not part of what a mode is measured on. */
-        sampler_set_mode(e->sampler, e->mode, e->mode >= 0 ? e->sc->modes[e->mode].id : NULL,
-                         false);
+           interval: shutting down is not part of what a mode is measured on. A stop in the middle
+           of a switch leaves them with the old mode, whose program's exit they hold. */
+        int m = e->span_pending ? e->span_mode : e->mode;
+        e->span_pending = false;
+        sampler_set_mode(e->sampler, m, m >= 0 ? e->sc->modes[m].id : NULL, false);
         engine_publish(e);
     }
     if (e->state != ENGINE_FAILED)
@@ -952,6 +963,7 @@ int engine_start(struct engine *e)
     uv_timer_start(&e->tick, engine_tick, period, period);
     e->next_start = 0;
     e->switching = false;
+    e->span_pending = false;
     e->mode_up = false;
     e->paused = false;
     engine_set_state(e, ENGINE_STARTING);
@@ -1004,11 +1016,23 @@ int engine_switch_mode(struct engine *e, size_t mode)
     /* Close the old mode's interval with a snapshot, then stop counting time for any mode
        until the new server is ready. */
     engine_publish(e);
+    int old = e->mode;
     e->mode = (int)mode;
     e->switching = true;
     e->mode_up = false;
-    sampler_set_mode(e->sampler, e->mode, e->sc->modes[mode].id, false);
-    return engine_restart_child(e, &e->children[e->sc->modes[mode].program]);
+    struct engine_child *c = &e->children[e->sc->modes[mode].program];
+    /* The old mode's span stays open, out of its measured time, until the program that made it
+       has been reaped: what that program does while it stops (the rest of a read loop, its last
+       counters, its exit's top-up) is the old mode's, never the new one's. engine_child_done
+       publishes that final snapshot, then hands the span to the new mode. */
+    if (c->spawned && old >= 0) {
+        sampler_set_mode(e->sampler, old, e->sc->modes[old].id, false);
+        e->span_pending = true;
+        e->span_mode = old;
+    } else {
+        sampler_set_mode(e->sampler, e->mode, e->sc->modes[mode].id, false);
+    }
+    return engine_restart_child(e, c);
 }
 
 int engine_pause(struct engine *e, bool paused)

@@ -33,6 +33,11 @@ struct expect_context {
 struct expect_verdict {
     enum expect_state state;
     double left, right; /* the two figures compared (right: the value for a fixed bound) */
+    /* Undecided because a side's calls are not counted: its role made no counted call while
+       spending this mode's system time (the mode's id, and its system CPU in % of a core). */
+    bool uncounted;
+    int uncounted_mode;
+    double uncounted_sys_pct;
 };
 
 /* The figure a side names, from the rows; false when it cannot be computed yet. */

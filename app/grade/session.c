@@ -71,6 +71,8 @@ void session_update(struct session *s, const struct lesson_scenario *sc,
         now[r].syscw = snap->roles[r].syscw;
         now[r].rchar = snap->roles[r].rchar;
         now[r].fd = snap->roles[r].fd;
+        double cpu_s = snap->roles[r].cpu_user_s + snap->roles[r].cpu_sys_s;
+        now[r].cpu_us = cpu_s > 0 ? (uint64_t)(cpu_s * 1e6) : 0;
     }
     bool new_run = !s->have_base || snap->elapsed_s < s->base_elapsed;
     /* The very first snapshot of a session: its counts start from zero, and a program that did
@@ -97,6 +99,7 @@ void session_update(struct session *s, const struct lesson_scenario *sc,
                 m->roles[r].syscr += session_delta(now[r].syscr, s->base[r].syscr);
                 m->roles[r].syscw += session_delta(now[r].syscw, s->base[r].syscw);
                 m->roles[r].rchar += session_delta(now[r].rchar, s->base[r].rchar);
+                m->roles[r].cpu_us += session_delta(now[r].cpu_us, s->base[r].cpu_us);
                 if (snap->roles[r].nprocs > m->roles[r].peak_procs)
                     m->roles[r].peak_procs = snap->roles[r].nprocs;
                 if (snap->roles[r].nthreads > m->roles[r].peak_threads)

@@ -5,7 +5,8 @@
  * of the scenario (a restart starts the engine's totals from zero; the session keeps counting).
  *
  * Invariants: figures only grow; time is credited only while the mode's server was up and the
- * load was not paused; a snapshot whose totals went backwards (a new run) only sets the base.
+ * load was not paused; a snapshot whose totals went backwards (a new run) only sets the base,
+ * unless it is the run's first (seq 1): then it is growth from zero, credited to its mode.
  */
 #ifndef IOLAB_SESSION_H
 #define IOLAB_SESSION_H

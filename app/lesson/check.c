@@ -11,6 +11,7 @@
 #include <string.h>
 
 #define CHECK_CALLS_PREFIX "calls:"
+#define CHECK_CPR_PREFIX   "calls_per_request:"
 
 struct check_metric_def {
     const char *name;
@@ -34,6 +35,7 @@ static const struct check_metric_def check_metrics[] = {
     {"peak_threads", LESSON_METRIC_THREADS, "threads at once"},
     {"zombies", LESSON_METRIC_ZOMBIES, "unreaped children at once"},
     {"spawns", LESSON_METRIC_SPAWNS, "fork and pthread_create calls"},
+    {"cpu_ms_per_request", LESSON_METRIC_CPU_PER_REQUEST, "ms of CPU per request"},
 };
 #define CHECK_NMETRICS (sizeof check_metrics / sizeof *check_metrics)
 
@@ -55,12 +57,17 @@ int check_metric_parse(const char *name, enum lesson_metric *metric, unsigned *c
             *call = 0;
             return 0;
         }
-    if (strncmp(name, CHECK_CALLS_PREFIX, strlen(CHECK_CALLS_PREFIX)))
-        return -EINVAL;
+    /* "calls_per_request:NAME": the same call names, divided by the requests completed. */
+    enum lesson_metric m = LESSON_METRIC_CALLS;
     const char *label = name + strlen(CHECK_CALLS_PREFIX);
+    if (!strncmp(name, CHECK_CPR_PREFIX, strlen(CHECK_CPR_PREFIX))) {
+        m = LESSON_METRIC_CALLS_PER_REQUEST;
+        label = name + strlen(CHECK_CPR_PREFIX);
+    } else if (strncmp(name, CHECK_CALLS_PREFIX, strlen(CHECK_CALLS_PREFIX)))
+        return -EINVAL;
     for (unsigned c = 0; c < IOLAB_NCALLS; c++)
         if (!strcmp(label, iolab_call_info[c].label)) {
-            *metric = LESSON_METRIC_CALLS;
+            *metric = m;
             *call = c;
             return 0;
         }
@@ -73,6 +80,9 @@ const char *check_metric_name(size_t i, char *buf, size_t len)
         snprintf(buf, len, "%s", check_metrics[i].name);
     else if (i - CHECK_NMETRICS < IOLAB_NCALLS)
         snprintf(buf, len, CHECK_CALLS_PREFIX "%s", iolab_call_info[i - CHECK_NMETRICS].label);
+    else if (i - CHECK_NMETRICS - IOLAB_NCALLS < IOLAB_NCALLS)
+        snprintf(buf, len, CHECK_CPR_PREFIX "%s",
+                 iolab_call_info[i - CHECK_NMETRICS - IOLAB_NCALLS].label);
     else
         return NULL;
     return buf;
@@ -143,6 +153,31 @@ static double check_mode_value(const struct lesson_check *c, const struct check_
     }
 }
 
+/* The role's calls (or, for cpu_ms_per_request, its CPU ms, the server's by default) over the
+   client's completed requests, in the check's modes: a ratio of sums. The requests are the
+   client's, as every "per request" figure iolab shows; 0 requests leave the ratio undefined
+   (*requests says so). */
+static double check_calls_per_request(const struct lesson_check *c, const struct check_facts *facts,
+                                      double *requests)
+{
+    double calls = 0;
+    *requests = 0;
+    for (size_t i = 0; i < facts->nmodes; i++) {
+        const struct check_mode_facts *f = &facts->modes[i];
+        if (c->mode >= 0 && f->mode != c->mode)
+            continue;
+        if (c->metric == LESSON_METRIC_CPU_PER_REQUEST) {
+            calls += (double)f->roles[c->role < 0 ? LESSON_ROLE_SERVER : c->role].cpu_us / 1000;
+        } else {
+            struct lesson_check as_calls = *c;
+            as_calls.metric = LESSON_METRIC_CALLS;
+            calls += check_mode_value(&as_calls, f);
+        }
+        *requests += (double)f->roles[LESSON_ROLE_CLIENT].requests;
+    }
+    return *requests > 0 ? calls / *requests : 0;
+}
+
 /* rchar / syscr over the check's modes: a ratio of sums, not a sum of ratios. For
    bytes_per_uncut_syscr the reads that fault injection cut short leave the count: each brought
    less than its buffer because it was told to, and the next read fills again. */
@@ -165,7 +200,9 @@ static double check_read_size(const struct lesson_check *c, const struct check_f
 bool check_monotonic(const struct lesson_check *check)
 {
     return check->metric != LESSON_METRIC_READ_SIZE && check->metric != LESSON_METRIC_READ_FILL &&
-           check->metric != LESSON_METRIC_EXIT;
+           check->metric != LESSON_METRIC_EXIT &&
+           check->metric != LESSON_METRIC_CALLS_PER_REQUEST &&
+           check->metric != LESSON_METRIC_CPU_PER_REQUEST;
 }
 
 /* Whether the verdict is final (see struct check_result). */
@@ -189,8 +226,10 @@ static bool check_decided(const struct lesson_check *c, const struct check_resul
 int check_eval(const struct lesson_check *check, const struct check_facts *facts,
                struct check_result *out)
 {
-    if ((unsigned)check->metric > LESSON_METRIC_SPAWNS || check->role >= LESSON_NROLES ||
-        (check->metric == LESSON_METRIC_CALLS && check->call >= IOLAB_NCALLS))
+    if ((unsigned)check->metric > LESSON_METRIC_CPU_PER_REQUEST || check->role >= LESSON_NROLES ||
+        ((check->metric == LESSON_METRIC_CALLS ||
+          check->metric == LESSON_METRIC_CALLS_PER_REQUEST) &&
+         check->call >= IOLAB_NCALLS))
         return -EINVAL;
     double value = 0, seconds = 0;
     for (size_t i = 0; i < facts->nmodes; i++) {
@@ -211,8 +250,13 @@ int check_eval(const struct lesson_check *check, const struct check_facts *facts
                 value = v > value ? v : value;
             }
     }
+    /* A ratio with no request under it says nothing: it holds no bound. */
+    double requests = 1;
+    if (check->metric == LESSON_METRIC_CALLS_PER_REQUEST ||
+        check->metric == LESSON_METRIC_CPU_PER_REQUEST)
+        value = check_calls_per_request(check, facts, &requests);
     bool holds = (!check->has_min || value >= check->min) &&
-                 (!check->has_max || (value <= check->max && seconds > 0));
+                 (!check->has_max || (value <= check->max && seconds > 0)) && requests > 0;
     *out = (struct check_result){.holds = holds, .value = value, .seconds = seconds};
     return 0;
 }
@@ -254,6 +298,37 @@ static const char *check_fd_name(unsigned k)
     return k >= 1 && k <= IOLAB_NFDKINDS ? iolab_fd_kind_name[k - 1] : "?";
 }
 
+/* Whether a per-request check failed only because no request completed: its ratio is within
+   its bounds, yet does not hold. */
+static bool check_ratio_undefined(const struct lesson_check *check, const struct check_result *r)
+{
+    if (check->metric != LESSON_METRIC_CALLS_PER_REQUEST &&
+        check->metric != LESSON_METRIC_CPU_PER_REQUEST)
+        return false;
+    bool in_bounds =
+        (!check->has_min || r->value >= check->min) && (!check->has_max || r->value <= check->max);
+    return !r->holds && in_bounds && r->seconds > 0;
+}
+
+/* A calls-per-request check: a ratio with two decimals, or why there is none yet (a ratio
+   within its bounds that does not hold has no request under it). */
+static int check_describe_ratio(const struct lesson_check *check, const struct check_result *r,
+                                const char *scope, const char *unit, char *buf, size_t len)
+{
+    char bounds[64];
+    if (check->has_min && check->has_max)
+        snprintf(bounds, sizeof bounds, "between %g and %g", check->min, check->max);
+    else if (check->has_min)
+        snprintf(bounds, sizeof bounds, "at least %g", check->min);
+    else
+        snprintf(bounds, sizeof bounds, "at most %g", check->max);
+    if (r->seconds <= 0)
+        return snprintf(buf, len, "%snot run yet (%s, %s)", scope, unit, bounds);
+    if (check_ratio_undefined(check, r))
+        return snprintf(buf, len, "%sno request completed, so no %s (%s)", scope, unit, bounds);
+    return snprintf(buf, len, "%s%.2f %s, %s", scope, r->value, unit, bounds);
+}
+
 int check_describe(const struct lesson_check *check, const struct lesson_scenario *sc,
                    const struct check_result *r, char *buf, size_t len)
 {
@@ -265,6 +340,9 @@ int check_describe(const struct lesson_check *check, const struct lesson_scenari
                  check->fd_to ? check_fd_name(check->fd_to) : "");
     else if (check->metric == LESSON_METRIC_CALLS)
         snprintf(unit, sizeof unit, "%s calls",
+                 check->call < IOLAB_NCALLS ? iolab_call_info[check->call].label : "?");
+    else if (check->metric == LESSON_METRIC_CALLS_PER_REQUEST)
+        snprintf(unit, sizeof unit, "%s calls per request",
                  check->call < IOLAB_NCALLS ? iolab_call_info[check->call].label : "?");
     else
         snprintf(unit, sizeof unit, "%s", check_unit(check->metric));
@@ -284,6 +362,9 @@ int check_describe(const struct lesson_check *check, const struct lesson_scenari
         return snprintf(buf, len, "%s%s exited with status %.0f, expected %d", scope, who, r->value,
                         check->status);
     }
+    if (check->metric == LESSON_METRIC_CALLS_PER_REQUEST ||
+        check->metric == LESSON_METRIC_CPU_PER_REQUEST)
+        return check_describe_ratio(check, r, scope, unit, buf, len);
     /* Seconds get one decimal so that progress visibly moves; counts are whole numbers. */
     bool secs = check->metric == LESSON_METRIC_SECONDS;
     /* Below the minimum it reads as progress ("3 of 5 requests"); past it, as what was seen
@@ -328,7 +409,9 @@ int check_explain(const struct lesson_check *check, const struct lesson_scenario
         }
         snprintf(limit, sizeof limit, "; not within %g s%s", check->within, who);
     }
-    if (r->holds)
+    /* A per-request ratio with no request under it cannot be judged: the step's "fail" names
+       the cause of a bad ratio, which is not this one, so the sentence stops at why. */
+    if (r->holds || check_ratio_undefined(check, r))
         return snprintf(buf, len, "%s%s", seen, when);
     return snprintf(buf, len, "%s%s%s%s%s", seen, when, limit, check->fail ? ": " : "",
                     check->fail ? check->fail : "");

@@ -57,6 +57,7 @@ struct check_role_facts {
                                      least: a thread or a process per request both show */
     uint32_t peak_zombies;        /* most children left unreaped a second or more, at once */
     struct iolab_fdsplit fd;      /* the same by kind of descriptor (a check's "fd") */
+    uint64_t cpu_us; /* user + system CPU time, the kernel's own count, in microseconds */
 };
 
 struct check_mode_facts {

@@ -429,19 +429,34 @@ static void load_check_metric(struct load *ld, const cJSON *v, struct lesson_che
     *ok = check_metric_parse(v->valuestring, &c->metric, &c->call) == 0;
     if (*ok)
         return;
-    char bufs[64][48];
-    const char *names[64];
+    char bufs[128][48];
+    const char *names[128];
     size_t k = 0;
-    while (k < 64 && (names[k] = check_metric_name(k, bufs[k], sizeof bufs[k])))
+    while (k < 128 && (names[k] = check_metric_name(k, bufs[k], sizeof bufs[k])))
         k++;
+    char why[640];
+    /* A call iolab does not count is not a typo of one it does: say so first, so that a close
+       name ("recvmsg" for "recvmmsg") reads as a guess, not as the same call. */
+    const char *colon = strchr(v->valuestring, ':');
+    if (colon && (!strncmp(v->valuestring, "calls:", 6) ||
+                  !strncmp(v->valuestring, "calls_per_request:", 18))) {
+        load_diag(ld, v, 0,
+                  "metric \"%s\" names %s, which iolab does not count (the counted calls are "
+                  "listed in lessons/README.md and by `iolab list --json`); a check on it can "
+                  "only be wrong. If it is a typo: %s",
+                  v->valuestring, colon + 1,
+                  load_suggest(why, sizeof why, v->valuestring, names, k, "name a counted call."));
+        return;
+    }
     /* The hint names every metric but the calls, from the same table the parser reads. */
-    char hint[512] = "use ", why[640];
+    char hint[512] = "use ";
     size_t at = strlen(hint);
     for (size_t i = 0; i < k; i++)
-        if (strncmp(names[i], "calls:", 6) && at < sizeof hint)
+        if (!strchr(names[i], ':') && at < sizeof hint)
             at += (size_t)snprintf(hint + at, sizeof hint - at, "%s, ", names[i]);
     if (at < sizeof hint)
-        snprintf(hint + at, sizeof hint - at, "or calls:NAME with a counted call's name.");
+        snprintf(hint + at, sizeof hint - at,
+                 "or calls:NAME or calls_per_request:NAME with a counted call's name.");
     load_diag(ld, v, 0, "metric \"%s\" is not known; %s", v->valuestring,
               load_suggest(why, sizeof why, v->valuestring, names, k, hint));
 }
@@ -510,8 +525,10 @@ static void load_check_bounds(struct load *ld, const cJSON *obj, const cJSON *mi
 /* A check's "fd": which kind of descriptor its calls count (check_fd_parse). */
 static void load_check_fd(struct load *ld, const cJSON *v, struct lesson_check *c)
 {
-    if (c->metric != LESSON_METRIC_CALLS) {
-        load_diag(ld, v, 0, "\"fd\" applies to calls:NAME metrics only; remove it.");
+    if (c->metric != LESSON_METRIC_CALLS && c->metric != LESSON_METRIC_CALLS_PER_REQUEST) {
+        load_diag(ld, v, 0,
+                  "\"fd\" applies to calls:NAME and calls_per_request:NAME metrics only; "
+                  "remove it.");
         return;
     }
     int r = check_fd_parse(v->valuestring, c->call, c);
@@ -533,6 +550,20 @@ static void load_check_fd(struct load *ld, const cJSON *v, struct lesson_check *
                   "pwritev, sendto, sendmsg, recvfrom, recvmsg) and with sendfile, splice and "
                   "copy_file_range.",
                   iolab_call_info[c->call].label);
+}
+
+/* calls_per_request:NAME divides by the requests the client role completes: without a client
+   program the ratio never exists and the check could never pass. */
+static void load_check_per_request(struct load *ld, const cJSON *v,
+                                   const struct lesson_scenario *sc)
+{
+    for (size_t p = 0; p < sc->nprograms; p++)
+        if (sc->programs[p].role == LESSON_ROLE_CLIENT)
+            return;
+    load_diag(ld, v, 0,
+              "\"%s\" divides by the requests the client completes, but this step has no "
+              "client program; use calls:NAME, or add a client.",
+              v->valuestring);
 }
 
 static void load_checks(struct load *ld, const cJSON *arr, struct lesson_scenario *sc)
@@ -564,6 +595,9 @@ static void load_checks(struct load *ld, const cJSON *arr, struct lesson_scenari
             load_check_bounds(ld, obj, f[CHECK_MIN], f[CHECK_MAX], c);
         if (f[CHECK_FD] && metric_ok)
             load_check_fd(ld, f[CHECK_FD], c);
+        if (metric_ok && (c->metric == LESSON_METRIC_CALLS_PER_REQUEST ||
+                          c->metric == LESSON_METRIC_CPU_PER_REQUEST))
+            load_check_per_request(ld, f[CHECK_METRIC], sc);
     }
 }
 

@@ -115,9 +115,15 @@ enum lesson_metric {
     /* "bytes_per_uncut_syscr": rchar / (syscr - the read calls fault injection cut short): bytes
        per read the kernel was let fill, so a buffered reader is judged fairly under short reads */
     LESSON_METRIC_READ_FILL,
-    LESSON_METRIC_THREADS,   /* "peak_threads": most threads (of every process) seen at once */
-    LESSON_METRIC_ZOMBIES,   /* "zombies": most children left unreaped for 1 s, seen at once */
-    LESSON_METRIC_SPAWNS,    /* "spawns": fork() and pthread_create() calls together */
+    LESSON_METRIC_THREADS, /* "peak_threads": most threads (of every process) seen at once */
+    LESSON_METRIC_ZOMBIES, /* "zombies": most children left unreaped for 1 s, seen at once */
+    LESSON_METRIC_SPAWNS,  /* "spawns": fork() and pthread_create() calls together */
+    /* "calls_per_request:NAME": the role's counted NAME calls (its `call`, as for
+       LESSON_METRIC_CALLS) over the client's requests */
+    LESSON_METRIC_CALLS_PER_REQUEST,
+    /* "cpu_ms_per_request": the role's CPU time (the kernel's utime + stime), in ms, over the
+       client's requests: a server that sleeps between messages spends next to none */
+    LESSON_METRIC_CPU_PER_REQUEST,
 };
 
 /*

@@ -425,6 +425,8 @@ static void sampler_mode_account(struct sampler *s, double dt)
         }
         r->role_requests[role] += stats_delta(a->page.requests, b->page.requests);
         r->role_uring_enters[role] += stats_delta(a->page.uring_enters, b->page.uring_enters);
+        r->role_cpu_sys_s[role] +=
+            (double)stats_delta(a->fig.stime, b->fig.stime) / (double)s->tick;
         r->role_bytes[role] += stats_delta(a->page.bytes, b->page.bytes);
         r->ctx_switches +=
             stats_delta(a->fig.vol, b->fig.vol) + stats_delta(a->fig.invol, b->fig.invol);

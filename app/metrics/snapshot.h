@@ -175,6 +175,7 @@ struct snapshot_mode_row {
     uint64_t role_calls[LESSON_NROLES][IOLAB_NCALLS];
     uint64_t hist[IOLAB_HIST_BUCKETS]; /* the client's request latencies while this mode ran */
     uint64_t role_uring_enters[LESSON_NROLES]; /* io_uring_enter() calls the demos published */
+    double role_cpu_sys_s[LESSON_NROLES];      /* CPU time in the kernel, by role */
 };
 
 struct snapshot {

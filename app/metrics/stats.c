@@ -122,6 +122,7 @@ void stats_mode_rows_merge(struct snapshot_mode_row *into, uint32_t *n, uint32_t
             for (unsigned c = 0; c < IOLAB_NCALLS; c++)
                 t->role_calls[role][c] += r->role_calls[role][c];
             t->role_uring_enters[role] += r->role_uring_enters[role];
+            t->role_cpu_sys_s[role] += r->role_cpu_sys_s[role];
         }
         stats_mode_row_derive(t);
     }

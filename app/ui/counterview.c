@@ -120,6 +120,9 @@ static const struct {
 static const int counterview_drop_order[CV_NCOLS] = {CV_COL_BUSY, CV_COL_SHARE, CV_COL_BYTES,
                                                      CV_COL_CALLS, CV_COL_RATE};
 #define CV_NAME_W 16
+/* System CPU, % of a core, above which a program with no counted call is said to make calls
+   iolab does not count (a program that waits spends well under 1%). */
+#define CV_UNCOUNTED_SYS_PCT 5.0
 
 /* The sampler's rate of the snapshot being drawn, for the age marks of counterview_role(). */
 static double counterview_tick_hz = 10;
@@ -219,7 +222,7 @@ static int counterview_role(const struct screen_caps *c, const struct snapshot_f
         need -= 1 + counterview_cols[counterview_drop_order[k]].w;
     }
     char line[256];
-    int n = snprintf(line, sizeof line, "  %-*s", CV_NAME_W, "call");
+    int n = snprintf(line, sizeof line, "  %-*s", CV_NAME_W, "counted call");
     for (int k = 0; k < CV_NCOLS; k++)
         if (col[k])
             n += snprintf(line + n, sizeof line - (size_t)n, " %*s", counterview_cols[k].w,
@@ -260,7 +263,14 @@ static int counterview_role(const struct screen_caps *c, const struct snapshot_f
     counterview_faults(f, base, line, sizeof line);
     if (line[0] && row < h)
         widgets_text(c, x + 2, y + row++, w - 2, screen_attr(SCREEN_BAD), line);
-    if (calls.n == 0 && row < h)
+    /* Time in the kernel with no counted call is calls iolab does not count (or a program it
+       cannot see): said in those words, so that an empty table never reads as "no calls". */
+    if (calls.n == 0 && row < h && !f->uncounted && f->cpu_sys_pct >= CV_UNCOUNTED_SYS_PCT)
+        widgets_printf(c, x + 2, y + row++, w - 2, screen_attr(SCREEN_BAD),
+                       "no counted call, yet %.0f%% system CPU: it makes calls iolab does not "
+                       "count (iolab list --json lists those it does)",
+                       f->cpu_sys_pct);
+    else if (calls.n == 0 && row < h)
         widgets_text(c, x + 2, y + row++, w - 2, screen_attr(SCREEN_DIM),
                      f->uncounted ? "not counted (static binary?): the kernel's totals are above"
                      : base       ? "no calls counted in this mode yet"
@@ -404,6 +414,16 @@ void counterview_draw(const struct screen_caps *c, struct layout_rect r, bool fo
     }
 }
 
+/* A mode where the studied role made no counted call yet spent system time: its calls per
+   request would read 0.00 for calls that were not counted. */
+static bool counterview_row_uncounted(const struct snapshot_mode_row *m, enum lesson_role role)
+{
+    for (unsigned k = 0; k < IOLAB_NCALLS; k++)
+        if (m->role_calls[role][k])
+            return false;
+    return m->seconds > 0 && m->role_cpu_sys_s[role] >= CV_UNCOUNTED_SYS_PCT / 100 * m->seconds;
+}
+
 void counterview_compare(const struct screen_caps *c, struct layout_rect r,
                          const struct snapshot_mode_row *rows, uint32_t nrows, const char *now_id,
                          const char *unit, enum lesson_role study_role, const char *study,
@@ -471,6 +491,8 @@ void counterview_compare(const struct screen_caps *c, struct layout_rect r,
                 widgets_ns(v[i][k], val, sizeof val);
             else if (k == 1)
                 widgets_bytes(v[i][k], val, sizeof val);
+            else if (k == 2 && counterview_row_uncounted(m, study_role))
+                snprintf(val, sizeof val, "uncounted");
             else if ((k == 2 || k == 3) && v[i][k] < 100)
                 snprintf(val, sizeof val, "%.2f", v[i][k]);
             else if (k == 2 || k == 3)
@@ -528,6 +550,8 @@ static const struct counterview_legend_entry {
                    "(under 2% of a core): the oldest figure shown was read N s ago"},
     {"N unread", "processes and threads not read even once yet: their figures are not in the "
                  "sums"},
+    {"counted call", "the calls the counting shim counts (iolab list --json lists them); any "
+                     "other call is not counted and never shows as 0"},
     {"calls", "calls since the current mode started (t: totals since the scenario started), "
               "failed ones included"},
     {"calls/s, bytes/s", "per second over the last 1 to 2 s, or since the mode started when that "
@@ -545,6 +569,8 @@ static const struct counterview_legend_entry {
                         "returned"},
     {"not counted", "the counting shim is not in that program (a static binary?): no calls, "
                     "the kernel's figures still hold"},
+    {"no counted call", "the program spends system CPU on calls iolab does not count: its "
+                        "counted figures say nothing of them"},
     {NULL, "Under the roles: the client's figures"},
     {"requests/s", "what the load completed per second over the same 1 to 2 s, as the demo "
                    "published it (a step may count copies, uploads...); below 10/s the count "

@@ -80,7 +80,8 @@ extern "C" {
  * they enter the kernel (futex) only when a waiter must sleep or be woken, so no system call
  * matches them one for one and their strace_name is "" ("no exact system call"). The page
  * cache's calls: posix_fadvise (and posix_fadvise64) is the fadvise64 system call, labelled by
- * the name a program writes.
+ * the name a program writes. recvmmsg and sendmmsg count one call however many messages it
+ * moves; their bytes are the messages' lengths.
  * New calls go at the end: the order is the page layout.
  */
 #define IOLAB_CALLS(X)                                                                             \
@@ -132,7 +133,9 @@ extern "C" {
     X(SEM_POST, "sem_post", "")                                                                    \
     X(MINCORE, "mincore", "mincore")                                                               \
     X(POSIX_FADVISE, "posix_fadvise", "fadvise64")                                                 \
-    X(READAHEAD, "readahead", "readahead")
+    X(READAHEAD, "readahead", "readahead")                                                         \
+    X(RECVMMSG, "recvmmsg", "recvmmsg")                                                            \
+    X(SENDMMSG, "sendmmsg", "sendmmsg")
 
 enum iolab_call_id {
 #define IOLAB_X_ENUM(id, label, strace) IOLAB_CALL_##id,

@@ -172,6 +172,42 @@ static void probe_splice(void)
 }
 
 /* Loopback TCP: socket, bind, listen, connect, accept and accept4; send/recv in all forms. */
+/* The multi-message calls: three datagrams out in one sendmmsg, back in one recvmmsg, on a
+   loopback UDP pair (a datagram socket keeps the messages apart). */
+static void probe_mmsg(void)
+{
+    int u = socket(AF_INET, SOCK_DGRAM, 0), v = socket(AF_INET, SOCK_DGRAM, 0);
+    struct sockaddr_in sa = {.sin_family = AF_INET, .sin_addr.s_addr = htonl(INADDR_LOOPBACK)};
+    socklen_t slen = sizeof sa;
+    if (u < 0 || v < 0 || bind(u, (struct sockaddr *)&sa, sizeof sa) < 0 ||
+        getsockname(u, (struct sockaddr *)&sa, &slen) < 0 ||
+        connect(v, (struct sockaddr *)&sa, sizeof sa) < 0)
+        probe_fail("udp");
+    char data[3][8] = {"one", "two", "three"}, in[3][8];
+    struct iovec out_iov[3], in_iov[3];
+    struct mmsghdr out[3], got[3];
+    memset(out, 0, sizeof out);
+    memset(got, 0, sizeof got);
+    for (int i = 0; i < 3; i++) {
+        out_iov[i] = (struct iovec){.iov_base = data[i], .iov_len = 4};
+        in_iov[i] = (struct iovec){.iov_base = in[i], .iov_len = sizeof in[i]};
+        out[i].msg_hdr = (struct msghdr){.msg_iov = &out_iov[i], .msg_iovlen = 1};
+        got[i].msg_hdr = (struct msghdr){.msg_iov = &in_iov[i], .msg_iovlen = 1};
+    }
+    if (sendmmsg(v, out, 3, 0) != 3)
+        probe_fail("sendmmsg");
+    /* MSG_WAITFORONE: all three are queued already; the call returns what is there. */
+    int n = 0;
+    while (n < 3) {
+        int r = recvmmsg(u, got + n, (unsigned)(3 - n), MSG_WAITFORONE, NULL);
+        if (r <= 0)
+            probe_fail("recvmmsg");
+        n += r;
+    }
+    close(u);
+    close(v);
+}
+
 static void probe_sockets(void)
 {
     int l = socket(AF_INET, SOCK_STREAM, 0);
@@ -199,6 +235,7 @@ static void probe_sockets(void)
     if (sendmsg(c1, &msg, 0) != 6 || recvmsg(s1, &msg, MSG_WAITALL) != 6)
         probe_fail("sendmsg/recvmsg");
     probe_fortify_sockets(c2, s2);
+    probe_mmsg();
     close(c1);
     close(c2);
     close(s1);

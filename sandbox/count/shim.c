@@ -125,6 +125,8 @@ static int shim_tsc_usable;
     X(ssize_t, recvfrom, (int, void *, size_t, int, struct sockaddr *, socklen_t *))               \
     X(ssize_t, __recvfrom_chk, (int, void *, size_t, size_t, int, struct sockaddr *, socklen_t *)) \
     X(ssize_t, recvmsg, (int, struct msghdr *, int))                                               \
+    X(int, recvmmsg, (int, struct mmsghdr *, unsigned, int, struct timespec *))                    \
+    X(int, sendmmsg, (int, struct mmsghdr *, unsigned, int))                                       \
     X(ssize_t, sendfile64, (int, int, off_t *, size_t))                                            \
     X(ssize_t, splice, (int, loff_t *, int, loff_t *, size_t, unsigned))                           \
     X(ssize_t, tee, (int, int, size_t, unsigned))                                                  \
@@ -809,6 +811,33 @@ static int shim_nonblocking(int fd, int flags)
  * send/recv flags, 0 for other calls. copy: a call between two descriptors (sendfile...), which
  * a signal may interrupt whatever its destination.
  */
+/*
+ * Descriptors an epoll instance watches edge-triggered, one bit each. An injected EAGAIN on one
+ * of them would be a lie no kernel tells: with bytes still waiting, the program's drain loop
+ * stops at it and no new edge ever comes, so a correct edge-triggered program would stall. They
+ * get the other faults only (a cut read leaves bytes waiting, which such a loop must drain).
+ */
+static uint8_t shim_fd_et[SHIM_FD_TABLE / 8];
+
+static bool shim_fd_edge(int fd)
+{
+    return (unsigned)fd < SHIM_FD_TABLE &&
+           (__atomic_load_n(&shim_fd_et[(unsigned)fd / 8], __ATOMIC_RELAXED) >> (fd % 8)) & 1;
+}
+
+/* An epoll_ctl() that succeeded: remembers whether fd is now watched edge-triggered. */
+static uint64_t shim_epoll_noted(int r, int op, int fd, const struct epoll_event *ev)
+{
+    if (r < 0 || (unsigned)fd >= SHIM_FD_TABLE)
+        return 0;
+    uint8_t bit = (uint8_t)(1u << (fd % 8));
+    if (op != EPOLL_CTL_DEL && ev && (ev->events & EPOLLET))
+        __atomic_fetch_or(&shim_fd_et[(unsigned)fd / 8], bit, __ATOMIC_RELAXED);
+    else
+        __atomic_fetch_and(&shim_fd_et[(unsigned)fd / 8], (uint8_t)~bit, __ATOMIC_RELAXED);
+    return 0;
+}
+
 static SHIM_COLD int shim_fault(struct iolab_slot *s, int kind, int fd, int flags, size_t *n,
                                 enum iolab_fault cut, int copy)
 {
@@ -820,7 +849,7 @@ static SHIM_COLD int shim_fault(struct iolab_slot *s, int kind, int fd, int flag
         return EINTR;
     }
     if (kind == IOLAB_FD_SOCKET && shim_faults.eagain_p && shim_rand() < shim_faults.eagain_p &&
-        shim_nonblocking(fd, flags)) {
+        shim_nonblocking(fd, flags) && !shim_fd_edge(fd)) {
         shim_add(&s->fd.faults[IOLAB_FAULT_EAGAIN], 1);
         return EAGAIN;
     }
@@ -1366,6 +1395,32 @@ SHIM_EXPORT ssize_t recvmsg(int fd, struct msghdr *msg, int flags)
                   shim_recvmsg_done(r_, msg), fd, none, SHIM_R, flags, SHIM_NOCUT);
 }
 
+/* The bytes of the first r messages of a vector (what a multi-message call moved), and, for a
+   receive, the kinds of descriptors they carried forgotten as recvmsg does. */
+static uint64_t shim_mmsg_done(int r, struct mmsghdr *v, int received)
+{
+    uint64_t n = 0;
+    for (int i = 0; i < r; i++) {
+        n += v[i].msg_len;
+        if (received)
+            shim_forget_rights(&v[i].msg_hdr);
+    }
+    return n;
+}
+
+/* The multi-message calls go through libc (no direct call, no fault injection): a lesson
+   counts them, one call per batch, to show how many datagrams one call carries. */
+SHIM_EXPORT int recvmmsg(int fd, struct mmsghdr *v, unsigned n, int flags, struct timespec *t)
+{
+    SHIM_CALL(RECVMMSG, int, recvmmsg, (fd, v, n, flags, t), shim_nosys(),
+              shim_mmsg_done(r_, v, 1));
+}
+
+SHIM_EXPORT int sendmmsg(int fd, struct mmsghdr *v, unsigned n, int flags)
+{
+    SHIM_CALL(SENDMMSG, int, sendmmsg, (fd, v, n, flags), shim_nosys(), shim_mmsg_done(r_, v, 0));
+}
+
 SHIM_EXPORT ssize_t sendfile64(int out, int in, off_t *off, size_t n)
 {
     SHIM_CALL_TWO(SENDFILE, ssize_t, sendfile64, (out, in, off, n),
@@ -1453,7 +1508,8 @@ SHIM_EXPORT int epoll_pwait(int epfd, struct epoll_event *ev, int max, int timeo
 
 SHIM_EXPORT int epoll_ctl(int epfd, int op, int fd, struct epoll_event *ev)
 {
-    SHIM_CALL(EPOLL_CTL, int, epoll_ctl, (epfd, op, fd, ev), (int)shim_nosys(), 0);
+    SHIM_CALL(EPOLL_CTL, int, epoll_ctl, (epfd, op, fd, ev), (int)shim_nosys(),
+              shim_epoll_noted(r_, op, fd, ev));
 }
 
 SHIM_EXPORT int poll(struct pollfd *fds, nfds_t n, int timeout)

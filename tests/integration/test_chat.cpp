@@ -251,6 +251,44 @@ TEST_CASE("chat: a client that disconnects mid-line takes the partial line with 
     CHECK(exit_code(server.stop()) == 0);
 }
 
+TEST_CASE("chat: a verifying client checks every byte: numbers, gaps and junk after a newline")
+{
+    // The test is the server: a listening socket of its own, bytes written by hand.
+    int lfd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+    struct sockaddr_in sa = {};
+    sa.sin_family = AF_INET;
+    sa.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+    socklen_t slen = sizeof sa;
+    REQUIRE(bind(lfd, (struct sockaddr *)&sa, sizeof sa) == 0);
+    REQUIRE(listen(lfd, 4) == 0);
+    REQUIRE(getsockname(lfd, (struct sockaddr *)&sa, &slen) == 0);
+    Child me;
+    me.start(chat_client(ntohs(sa.sin_port), "me", {"--verify"}));
+    int fd = accept(lfd, nullptr, nullptr);
+    close(lfd);
+    REQUIRE(fd >= 0);
+    // ben #1, a longer line of someone else, then ben #2: the shorter line sits in a buffer
+    // that still holds the longer one's digits after it, which are not part of its number.
+    send_str(fd, "[ben] x #1\n[zz] 0000000000000 #1\n");
+    send_str(fd, "[ben] x #2\n");
+    REQUIRE(me.read_until("[ben] x #2\n", 10));
+    // A line skipped: said at once, with the numbers around the gap.
+    send_str(fd, "[ben] x #4\n");
+    REQUIRE(me.read_until("problem: me missed ben's lines #3 to #3: heard #2, then #4\n", 10));
+    // NUL padding after a newline: said as soon as it arrives, and never shown as a line.
+    send_str(fd, std::string("[ben] x #5\n\0\0\0", 14));
+    REQUIRE(me.read_until(
+        "problem: a line arrived with 3 bytes after its newline (NUL bytes): \"[ben] x #5\"\n",
+        10));
+    send_str(fd, "[ben] x #6\n");
+    REQUIRE(me.read_until("[ben] x #6\n", 10));
+    // Each problem once; only the gap and the padding were problems.
+    CHECK(count_of(me.output(), "problem: ") == 2);
+    CHECK(me.output().find("#20000000") == std::string::npos);
+    close(fd);
+    me.stop();
+}
+
 TEST_CASE("chat: a client that stops reading is dropped and the others carry on")
 {
     Child server;

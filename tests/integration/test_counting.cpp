@@ -89,6 +89,8 @@ const std::map<std::string, std::set<std::string>> counting_entries = {
     {"mincore", {"mincore"}},
     {"fadvise64", {"posix_fadvise", "posix_fadvise64"}},
     {"readahead", {"readahead"}},
+    {"recvmmsg", {"recvmmsg", "__recvmmsg", "__recvmmsg64"}},
+    {"sendmmsg", {"sendmmsg", "__sendmmsg"}},
 };
 // Labels with no exact system call (strace_name ""): sem_wait and sem_post make a futex call
 // only when a waiter sleeps or must be woken. strace cannot check them; the probe test below

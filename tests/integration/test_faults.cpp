@@ -268,7 +268,7 @@ TEST_CASE("lint: a bad \"fd\" or \"faults\" is one sentence at its place", "[fau
         {"", R"({"text": "t", "metric": "calls:read", "fd": "file>socket", "max": 0})",
          "read has one descriptor"},
         {"", R"({"text": "t", "metric": "requests", "fd": "file", "min": 1})",
-         "\"fd\" applies to calls:NAME metrics only"},
+         "\"fd\" applies to calls:NAME and calls_per_request:NAME metrics only"},
         {R"(, "faults": {"short": 1.5})", R"({"text": "t", "metric": "requests", "min": 1})",
          "\"short\" is a probability"},
         {R"(, "faults": {"shrt": 0.5})", R"({"text": "t", "metric": "requests", "min": 1})",

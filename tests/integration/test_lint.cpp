@@ -126,3 +126,42 @@ TEST_CASE("list: a bad pack is reported on stderr and makes the exit status 1")
     auto [hcode, hout] = run({bin("iolab"), "list", "--bogus"});
     CHECK(hcode == 2);
 }
+
+TEST_CASE("lint: an uncounted call is said to be not counted, and calls_per_request is checked")
+{
+    TempDir pack;
+    std::ofstream(pack / "pack.json") << R"({"format_version": 1, "id": "p", "title": "P",
+        "version": "1", "lessons": ["a"]})";
+    // One step with a client (where calls_per_request is fine) and one without.
+    std::ofstream(pack / "a.json") << R"({
+  "id": "a", "title": "A", "summary": "S.",
+  "steps": [
+    {"id": "ok", "title": "T", "kind": "run", "text": "W.",
+     "programs": [
+       {"name": "load", "role": "client", "program": "/bin/cat", "args": ["/dev/null"]},
+       {"name": "server", "role": "server", "program": "/bin/cat", "args": ["/dev/null"]}],
+     "checks": [
+       {"text": "a", "metric": "calls_per_request:recvmmsg", "role": "server", "max": 2},
+       {"text": "b", "metric": "calls:io_uring_enter", "role": "server", "min": 1},
+       {"text": "c", "metric": "calls_per_request:recvmsgs", "role": "server", "max": 2}]},
+    {"id": "alone", "title": "T", "kind": "run", "text": "W.",
+     "programs": [{"name": "server", "role": "server", "program": "/bin/cat", "args": ["/dev/null"]}],
+     "checks": [
+       {"text": "d", "metric": "calls_per_request:sendmmsg", "role": "server", "max": 1}]}
+  ]})";
+    auto [code, out] = run({bin("iolab"), "lint", pack.path});
+    INFO(out);
+    CHECK(code == 1);
+    // A call iolab does not count: said so, never sent to another call as if it were a typo.
+    CHECK(out.find("a.json:11:") != std::string::npos);
+    CHECK(out.find("names io_uring_enter, which iolab does not count") != std::string::npos);
+    // A typo of a counted call: still not counted, with the counted call as the likely typo.
+    CHECK(out.find("names recvmsgs, which iolab does not count") != std::string::npos);
+    CHECK(out.find("did you mean \"calls_per_request:recvmsg\"?") != std::string::npos);
+    // A ratio over the client's requests in a step with no client.
+    CHECK(out.find("divides by the requests the client completes, but this step has no client "
+                   "program") != std::string::npos);
+    // The good one is not reported.
+    CHECK(out.find("calls_per_request:recvmmsg") == std::string::npos);
+    CHECK(out.find(": 3 problems") != std::string::npos);
+}

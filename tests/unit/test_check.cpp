@@ -51,8 +51,15 @@ TEST_CASE("metrics parse, and every listed name parses")
         CHECK(check_metric_parse(name, &m, &call) == 0);
         n++;
     }
-    // 3 for any step, 10 for exercises (exit, output, syscr, ..., peak_threads, zombies, spawns)
-    CHECK(n == 13 + IOLAB_NCALLS);
+    // 3 for any step, 11 for exercises (exit, output, syscr, ..., spawns, cpu_ms_per_request), then
+    // calls:NAME and
+    // calls_per_request:NAME for every counted call.
+    CHECK(n == 14 + 2 * IOLAB_NCALLS);
+    REQUIRE(check_metric_parse("calls_per_request:recvmmsg", &m, &call) == 0);
+    CHECK(m == LESSON_METRIC_CALLS_PER_REQUEST);
+    CHECK(call == IOLAB_CALL_RECVMMSG);
+    CHECK(check_metric_parse("calls_per_request:", &m, &call) == -EINVAL);
+    CHECK(check_metric_parse("calls_per_request:io_uring_enter", &m, &call) == -EINVAL);
 }
 
 TEST_CASE("checks read the mode, role and metric they name")
@@ -130,4 +137,77 @@ TEST_CASE("a scenario's checks are counted together")
     CHECK(check_eval_all(&sc, &f, r) == 1);
     CHECK(r[0].holds);
     CHECK_FALSE(r[1].holds);
+}
+
+TEST_CASE("calls_per_request divides a role's calls by the client's requests")
+{
+    check_mode_facts m = {};
+    m.mode = 0;
+    m.seconds = 2;
+    m.roles[LESSON_ROLE_SERVER].calls[IOLAB_CALL_RECVMMSG] = 300;
+    m.roles[LESSON_ROLE_CLIENT].requests = 1000; // datagrams answered
+    check_facts f = {&m, 1, nullptr, false};
+    check_result r;
+    char line[160];
+
+    // "at most 2 calls per datagram": 0.3 holds, and reads as a ratio, not as a count.
+    lesson_check c = make("epoll", "calls_per_request:recvmmsg", "server", 0);
+    c.has_min = false;
+    c.has_max = true;
+    c.max = 2;
+    REQUIRE(check_eval(&c, &f, &r) == 0);
+    CHECK(r.holds);
+    CHECK(r.value == Approx(0.3));
+    CHECK_FALSE(check_monotonic(&c)); // a ratio can go down again: decided at the end
+    check_describe(&c, &sc3, &r, line, sizeof line);
+    CHECK(std::string(line) == "epoll: 0.30 recvmmsg calls per request, at most 2");
+
+    // Five calls a datagram is over the bound.
+    m.roles[LESSON_ROLE_SERVER].calls[IOLAB_CALL_RECVMMSG] = 5000;
+    REQUIRE(check_eval(&c, &f, &r) == 0);
+    CHECK_FALSE(r.holds);
+    CHECK(r.value == Approx(5));
+
+    // No request: no ratio, and a maximum does not hold on nothing.
+    m.roles[LESSON_ROLE_CLIENT].requests = 0;
+    REQUIRE(check_eval(&c, &f, &r) == 0);
+    CHECK_FALSE(r.holds);
+    check_describe(&c, &sc3, &r, line, sizeof line);
+    CHECK(std::string(line) ==
+          "epoll: no request completed, so no recvmmsg calls per request (at most 2)");
+    // Its "fail" names the cause of a bad ratio, which is not why there is none: left out.
+    c.fail = const_cast<char *>("batch the datagrams");
+    check_explain(&c, &sc3, &r, line, sizeof line);
+    CHECK(std::string(line).find("batch the datagrams") == std::string::npos);
+    m.roles[LESSON_ROLE_CLIENT].requests = 100; // 50 calls a datagram: now it is said
+    REQUIRE(check_eval(&c, &f, &r) == 0);
+    check_explain(&c, &sc3, &r, line, sizeof line);
+    CHECK(std::string(line).find(": batch the datagrams") != std::string::npos);
+}
+
+TEST_CASE("cpu_ms_per_request reads the kernel's CPU time of the role per client request")
+{
+    check_mode_facts m = {};
+    m.mode = 0;
+    m.seconds = 4;
+    m.roles[LESSON_ROLE_SERVER].cpu_us = 3000000; // a server that spun for 3 s
+    m.roles[LESSON_ROLE_CLIENT].requests = 200;
+    check_facts f = {&m, 1, nullptr, false};
+    check_result r;
+    char line[160];
+    lesson_check c = make("epoll", "cpu_ms_per_request", "server", 0);
+    c.has_min = false;
+    c.has_max = true;
+    c.max = 1;
+    REQUIRE(check_eval(&c, &f, &r) == 0);
+    CHECK_FALSE(r.holds);
+    CHECK(r.value == Approx(15)); // 3000 ms over 200 requests
+    check_describe(&c, &sc3, &r, line, sizeof line);
+    CHECK(std::string(line) == "epoll: 15.00 ms of CPU per request, at most 1");
+    CHECK_FALSE(check_monotonic(&c));
+
+    m.roles[LESSON_ROLE_SERVER].cpu_us = 8000; // one that slept: 8 ms in all
+    REQUIRE(check_eval(&c, &f, &r) == 0);
+    CHECK(r.holds);
+    CHECK(r.value == Approx(0.04));
 }

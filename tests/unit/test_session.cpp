@@ -158,3 +158,30 @@ TEST_CASE("session: paused time does not count, totals that go backwards only se
     CHECK(e->seconds == 0);
     CHECK(e->roles[LESSON_ROLE_CLIENT].requests == 100);
 }
+
+TEST_CASE("session: a run's first snapshot is growth from zero, not a base")
+{
+    // A one-shot program that made its calls before the run's first sample: they are its
+    // mode's, as the counter page started at zero with the run.
+    Fixture f;
+    static session s;
+    session_reset(&s);
+    snapshot a = snap_at(0.05, 0, 3, 2);
+    a.seq = 1;
+    session_update(&s, &f.sc, &a);
+    const check_mode_facts *e = find(s, "epoll");
+    REQUIRE(e);
+    CHECK(e->roles[LESSON_ROLE_SERVER].calls[IOLAB_CALL_FORK] == 2);
+    CHECK(e->roles[LESSON_ROLE_CLIENT].requests == 3);
+    CHECK(e->seconds == 0); // no time for what came before the first sample
+
+    // A grader that joins a run later (its first snapshot is not the run's first) only takes
+    // the base, as before.
+    static session late;
+    session_reset(&late);
+    a = snap_at(3.0, 0, 300, 4);
+    a.seq = 30;
+    session_update(&late, &f.sc, &a);
+    const check_mode_facts *l = find(late, "epoll");
+    CHECK((l == nullptr || l->roles[LESSON_ROLE_SERVER].calls[IOLAB_CALL_FORK] == 0));
+}
