@@ -75,10 +75,12 @@ void session_update(struct session *s, const struct lesson_scenario *sc,
         now[r].cpu_us = cpu_s > 0 ? (uint64_t)(cpu_s * 1e6) : 0;
     }
     bool new_run = !s->have_base || snap->elapsed_s < s->base_elapsed;
-    /* The very first snapshot of a session: its counts start from zero, and a program that did
-       all its work before the first tick (a copy that takes 5 ms) must not lose it, nor the
-       time it ran (a check with a maximum holds only once its mode has run). */
-    bool first = !s->have_base && s->nmodes == 0;
+    /* The first snapshot a run publishes (not merely the first this grader sees: one that joins
+       a run later takes a base): its counter page started at zero with the run, so what it holds
+       is growth of the run's first mode, and a program that did all its work before the first
+       tick (a copy that takes 5 ms) keeps it, with the time the mode ran (a check with a maximum
+       holds only once its mode has run). */
+    bool first = new_run && snap->seq == 1;
     if (first) {
         memset(s->base, 0, sizeof s->base);
         s->base_elapsed = 0;

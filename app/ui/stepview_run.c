@@ -680,7 +680,16 @@ static int runview_check_draw(struct runview *v, const struct screen_caps *c, si
             widgets_text(c, x + 2, y, w - 2, holds ? A_NORMAL : A_BOLD, line);
         return 1;
     }
-    int name = widgets_wrapped(c, x + 2, y, w - 2, 2, draw ? max : 0, A_BOLD, ck->text);
+    /* The name wraps when the name and the sentence fit together; else it keeps one row, cut,
+       and the sentence (what to do) gets the rest. */
+    int name = widgets_wrapped(c, x + 2, y, w - 2, 2, 0, A_BOLD, ck->text);
+    int says = widgets_wrapped(c, x + 4, y, w - 4, 0, 0, A_NORMAL, msg);
+    if (name + says > max)
+        name = 1;
+    if (draw && name == 1)
+        widgets_text(c, x + 2, y, w - 2, A_BOLD, ck->text);
+    else if (draw)
+        widgets_wrapped(c, x + 2, y, w - 2, 2, name, A_BOLD, ck->text);
     int rows = name < max ? name : max;
     rows += widgets_wrapped(c, x + 4, y + rows, w - 4, 0, draw ? max - rows : 0, A_NORMAL, msg);
     return rows < max ? rows : max;

@@ -173,7 +173,7 @@ TEST_CASE("session: a run's first snapshot is growth from zero, not a base")
     REQUIRE(e);
     CHECK(e->roles[LESSON_ROLE_SERVER].calls[IOLAB_CALL_FORK] == 2);
     CHECK(e->roles[LESSON_ROLE_CLIENT].requests == 3);
-    CHECK(e->seconds == 0); // no time for what came before the first sample
+    CHECK(e->seconds == Approx(0.05)); // the mode ran from the run's start to the sample
 
     // A grader that joins a run later (its first snapshot is not the run's first) only takes
     // the base, as before.
