@@ -185,7 +185,8 @@ struct iolab_call {
 #define IOLAB_TIME_EXACT(X)                                                                        \
     X(EPOLL_WAIT) X(EPOLL_PWAIT) X(POLL) X(PPOLL) X(SELECT) X(PSELECT6) X(ACCEPT) X(ACCEPT4)      \
     X(CONNECT) X(FORK) X(PTHREAD_CREATE) X(FSYNC) X(FDATASYNC) X(MQ_TIMEDRECEIVE) X(MSGRCV)       \
-    X(SEMOP) X(SEM_WAIT) X(SENDFILE) X(SPLICE) X(TEE) X(COPY_FILE_RANGE)
+    X(SEMOP) X(SEM_WAIT) X(SENDFILE) X(SPLICE) X(TEE) X(COPY_FILE_RANGE) X(MINCORE)               \
+    X(POSIX_FADVISE) X(READAHEAD) X(RECVMMSG) X(SENDMMSG)
 // clang-format on
 
 /* 1 when the ns of call `call` is measured on every call, 0 when it is sampled. */

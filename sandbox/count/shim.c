@@ -732,8 +732,14 @@ struct shim_faults {
 static struct shim_faults shim_faults;
 static uint64_t shim_lineage;         /* this process's place in the fork tree */
 static uint64_t shim_lineage_pending; /* the child's, set just before a fork */
-static uint64_t shim_forks;           /* forks made by this process */
-static uint32_t shim_threads_seen;    /* threads of this process that drew a fault decision */
+/* Set by the atfork child handler: the child forgot its parent's slot already. The fork wrapper
+   then must not forget again, because another atfork handler (a program's own, which runs after
+   ours) may have made a counted call and claimed the child's slot meanwhile: forgetting that one
+   would leave it held by a live thread for good, and a child that claims twice fills the page
+   twice as fast (a thousand forked servers overflowed it). */
+static int shim_child_forgot;
+static uint64_t shim_forks;        /* forks made by this process */
+static uint32_t shim_threads_seen; /* threads of this process that drew a fault decision */
 
 static uint64_t shim_mix(uint64_t x)
 {
@@ -862,6 +868,7 @@ static SHIM_COLD int shim_fault(struct iolab_slot *s, int kind, int fd, int flag
 
 static void shim_after_fork_child(void)
 {
+    shim_child_forgot = 1;
     shim_self.slot = NULL;
     shim_self.shared = 0;
     if (shim_lineage_pending) {
@@ -1569,9 +1576,11 @@ static pid_t shim_fork_common(pid_t (*real)(void))
         return real();
     shim_lineage_pending = shim_mix(shim_lineage ^ ++shim_forks);
     uint64_t t = shim_start();
+    shim_child_forgot = 0;
     pid_t r = real();
     if (r == 0) {
-        shim_after_fork_child(); /* _Fork runs no atfork handlers */
+        if (!shim_child_forgot)
+            shim_after_fork_child(); /* _Fork runs no atfork handlers */
         return r;
     }
     shim_lineage_pending = 0;
