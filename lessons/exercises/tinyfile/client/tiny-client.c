@@ -193,7 +193,8 @@ static void *client_thread(void *arg)
             exit(1); /* the segment is still ours: SEM_UNDO gives it back as we exit */
         }
         if (rc < 0 && rc != -EIDRM && rc != -EINVAL)
-            say_once(&said_other, "a semaphore operation failed: errno %ld", -rc);
+            say_once(&said_other, "a semaphore operation failed with errno %ld (see errno(3))",
+                     -rc);
         leave(&c);
         if (rc < 0)
             usleep(20000);

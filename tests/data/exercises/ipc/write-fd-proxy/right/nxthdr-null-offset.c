@@ -1,5 +1,6 @@
 /* expect: pass */
-/* Every control message walked with CMSG_NXTHDR; sendfile() from the file position (NULL offset). */
+/* Every control message walked with CMSG_NXTHDR; sendfile() from the file position (NULL offset).
+ */
 /*
  * The proxy of the seed's proxy-and-cache pair, with the fix the seed proposed: instead of
  * copying the file through shared memory, the cache hands over the open file itself over a Unix

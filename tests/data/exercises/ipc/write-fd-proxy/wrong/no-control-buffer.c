@@ -44,8 +44,7 @@ static int receive_file(int unix_fd, int64_t *size)
         char buf[CMSG_SPACE(sizeof(int))];
         struct cmsghdr align;
     } ctl;
-    struct msghdr msg = {
-        .msg_iov = &iov, .msg_iovlen = 1};
+    struct msghdr msg = {.msg_iov = &iov, .msg_iovlen = 1};
     (void)ctl;
     if (recvmsg(unix_fd, &msg, MSG_CMSG_CLOEXEC) != (ssize_t)sizeof reply)
         return -2;
