@@ -79,6 +79,8 @@ extern "C" {
  * sem_timedwait and sem_clockwait) and sem_post are library calls on a shared-memory counter:
  * they enter the kernel (futex) only when a waiter must sleep or be woken, so no system call
  * matches them one for one and their strace_name is "" ("no exact system call").
+ * recvmsg_rights counts the recvmsg() calls (a part of "recvmsg") that brought at least one
+ * descriptor (SCM_RIGHTS): strace prints no such call of its own, hence "".
  * New calls go at the end: the order is the page layout.
  */
 #define IOLAB_CALLS(X)                                                                             \
@@ -127,7 +129,8 @@ extern "C" {
     X(SHMAT, "shmat", "shmat")                                                                     \
     X(SHMDT, "shmdt", "shmdt")                                                                     \
     X(SEM_WAIT, "sem_wait", "")                                                                    \
-    X(SEM_POST, "sem_post", "")
+    X(SEM_POST, "sem_post", "")                                                                    \
+    X(RECVMSG_RIGHTS, "recvmsg_rights", "")
 
 enum iolab_call_id {
 #define IOLAB_X_ENUM(id, label, strace) IOLAB_CALL_##id,

@@ -66,3 +66,57 @@ TEST_CASE("tinyfile: the starter's results are wrong and it says where; the solu
     CHECK(has(verdict(ok, "detaches its segments"), "ok: "));
     CHECK(has(verdict(ok, "Every request gets its reply"), "ok: yours: 0 matching lines"));
 }
+
+namespace
+{
+
+// A process's count of one call label in `iolab run --json`, by the process's program name.
+long run_count(const cJSON *json, const std::string &program, const char *label)
+{
+    const cJSON *p;
+    cJSON_ArrayForEach(p, cJSON_GetObjectItem(json, "processes"))
+    {
+        const cJSON *name = cJSON_GetObjectItem(p, "name");
+        if (!cJSON_IsString(name) || program != name->valuestring)
+            continue;
+        const cJSON *c = cJSON_GetObjectItem(cJSON_GetObjectItem(p, "calls"), label);
+        const cJSON *n = c ? cJSON_GetObjectItem(c, "count") : nullptr;
+        return cJSON_IsNumber(n) ? (long)n->valuedouble : 0;
+    }
+    return -1;
+}
+
+} // namespace
+
+TEST_CASE("recvmsg_rights counts the recvmsg() calls that brought a descriptor, and only those",
+          "[exercises]")
+{
+    // The lesson's demo proxy makes one recvmsg() per file in its descriptor modes, each bringing
+    // the cache's open file; in shm mode it makes none. The count is the shim's reading of the
+    // control data the kernel filled in, so the two figures must agree (within the one call a
+    // snapshot may catch between the two adds).
+    TempDir home;
+    for (const char *mode : {"fd-sendfile", "shm"}) {
+        DYNAMIC_SECTION(mode)
+        {
+            auto [code, out] = run(
+                {bin("iolab"), "run", "ipc/fd-passing", "--mode", mode, "--seconds", "2", "--json"},
+                {"HOME=" + home.path, "XDG_DATA_HOME=" + (home / "data"),
+                 "XDG_CACHE_HOME=" + (home / "cache")},
+                120);
+            INFO(out);
+            REQUIRE(code == 0);
+            JsonPtr j(cJSON_Parse(out.c_str()), cJSON_Delete);
+            REQUIRE(j);
+            long rights = run_count(j.get(), "proxy", "recvmsg_rights");
+            long recvmsg = run_count(j.get(), "proxy", "recvmsg");
+            if (std::string(mode) == "shm") {
+                CHECK(rights == 0);
+                continue;
+            }
+            CHECK(recvmsg >= 20);
+            CHECK(rights >= recvmsg - 1);
+            CHECK(rights <= recvmsg);
+        }
+    }
+}
