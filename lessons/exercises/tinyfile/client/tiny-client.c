@@ -76,10 +76,9 @@ static long roundtrip(struct client *c, int i, const unsigned char *in, size_t n
     memcpy(out, s->data, (size_t)m);
     struct sembuf give = {.sem_num = num, .sem_op = +1, .sem_flg = SEM_UNDO};
     return semop(c->svc.semid[TF_SEM_OWN], &give, 1) < 0 ? -errno : m;
-    /* REPLACE 3 */
-    // (void)s, (void)num, (void)in, (void)out, (void)seq;
-    // memcpy(s->data, in, n);
-    // return 0;
+    /* REPLACE 2 */
+    // (void)s, (void)num, (void)in, (void)n, (void)out, (void)seq;
+    // return 0; /* no chunk has moved: an empty result */
 }
 
 /* Detaches every segment this client attached; then it deregisters. */
@@ -91,8 +90,6 @@ static void leave(struct client *c)
             shmdt(c->seg[i]);
             c->seg[i] = NULL;
         }
-    /* REPLACE 1 */
-    // (void)c;
     struct tf_hello bye = {.mtype = TF_MSG_DEREGISTER, .token = c->token};
     msgsnd(c->msqid, &bye, sizeof bye - sizeof(long), IPC_NOWAIT);
 }
@@ -178,11 +175,14 @@ static void *client_thread(void *arg)
             if (rc == 1) {
                 done[t]++;
             } else if (rc == 0) {
+                /* A wrong result is a broken handshake: say it and stop, before anything
+                   else it breaks (a segment left attached, say) hides it. */
                 wrong[t]++;
                 say_once(&said_wrong,
                          "a result did not decompress to the input it was sent for "
                          "(%ld wrong so far)",
                          (long)wrong[t]);
+                exit(1);
             }
         }
         if (rc == -EAGAIN) {

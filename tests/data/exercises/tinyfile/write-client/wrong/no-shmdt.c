@@ -171,11 +171,14 @@ static void *client_thread(void *arg)
             if (rc == 1) {
                 done[t]++;
             } else if (rc == 0) {
+                /* A wrong result is a broken handshake: say it and stop, before anything
+                   else it breaks (a segment left attached, say) hides it. */
                 wrong[t]++;
                 say_once(&said_wrong,
                          "a result did not decompress to the input it was sent for "
                          "(%ld wrong so far)",
                          (long)wrong[t]);
+                exit(1);
             }
         }
         if (rc == -EAGAIN) {
