@@ -107,14 +107,24 @@ static uint64_t next_seq;                        /* request numbers, all threads
 static int said_wrong, said_timeout, said_other; /* each problem is said once */
 static unsigned long long done[THREADS], wrong[THREADS];
 
+/* Says one line once, whole, in one write; under a lock, so that another thread that then exits
+   cannot cut the line short. */
 static void say_once(int *said, const char *fmt, long a)
 {
-    if (!__atomic_exchange_n(said, 1, __ATOMIC_RELAXED)) {
-        fprintf(stderr, "tiny-client: ");
-        fprintf(stderr, fmt, a);
-        fputc('\n', stderr);
-        fflush(stderr);
+    static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
+    pthread_mutex_lock(&lock);
+    if (!*said) {
+        char line[256];
+        int n = snprintf(line, sizeof line, "tiny-client: ");
+        n += snprintf(line + n, sizeof line - (size_t)n, fmt, a);
+        if (n > (int)sizeof line - 2)
+            n = (int)sizeof line - 2;
+        line[n++] = '\n';
+        if (write(2, line, (size_t)n) < 0)
+            n = 0; /* nowhere to say it */
+        *said = 1;
     }
+    pthread_mutex_unlock(&lock);
 }
 
 /* Registers with the service named in the id file and attaches its segments; 0 or -errno. */
