@@ -1,5 +1,5 @@
-/* expect: fail: TODO 1 of tiny-client.c */
-/* never takes own[i] (gives it back anyway): two clients write one segment. Usually a result is wrong; now and then the run stalls instead; both name TODO 1. */
+/* expect: fail: take own[i] first */
+/* never takes own[i] (and gives it back anyway): the two clients write the same segment. */
 /*
  * A TinyFile client: it hands text to tiny-service, which compresses it, through the service's
  * System V shared-memory segments, and checks every result by decompressing it here.
