@@ -5,10 +5,16 @@
 // that names its TODO, and the solution passes with the figures the checks read (the kernel's
 // and the reference programs', not the learner's). Their known-wrong and other correct programs
 // are rows of tests/data/exercises/{ipc,tinyfile} (test_exercise_table.cpp).
+#include "counter_page.hpp"
 #include "exercise_helpers.hpp"
 
+#include <arpa/inet.h>
 #include <catch2/catch.hpp>
 #include <cjson/cJSON.h>
+#include <csignal>
+#include <fstream>
+#include <netinet/in.h>
+#include <sys/socket.h>
 
 using namespace iolab_test;
 
@@ -119,4 +125,86 @@ TEST_CASE("recvmsg_rights counts the recvmsg() calls that brought a descriptor, 
             CHECK(rights <= recvmsg);
         }
     }
+}
+
+namespace
+{
+
+// A loopback port nobody listens on now (the kernel's pick for a socket bound to port 0).
+int free_port()
+{
+    int fd = socket(AF_INET, SOCK_STREAM, 0);
+    struct sockaddr_in a = {};
+    a.sin_family = AF_INET;
+    a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+    socklen_t len = sizeof a;
+    REQUIRE(bind(fd, (struct sockaddr *)&a, sizeof a) == 0);
+    REQUIRE(getsockname(fd, (struct sockaddr *)&a, &len) == 0);
+    close(fd);
+    return ntohs(a.sin_port);
+}
+
+} // namespace
+
+TEST_CASE("recvmsg_rights agrees with strace: the recvmsg() calls that returned an SCM_RIGHTS "
+          "descriptor",
+          "[exercises]")
+{
+    // ipc-proxy in fd-sendfile mode under strace and the shim, behind it ipc-cache, in front a
+    // client making 40 verified downloads: strace prints each recvmsg() with the control data
+    // the kernel filled in, and the shim's count must be the number of those that carried
+    // SCM_RIGHTS (and recvmsg the number of recvmsg() calls).
+    TempDir dir, trace;
+    {
+        std::ofstream f(dir / "page.bin", std::ios::binary);
+        for (int i = 0; i < 65536; i++)
+            f.put((char)(i * 7 + i / 251));
+    }
+    std::vector<std::string> session = {"IOLAB_SESSION=seed2-rights-" + std::to_string(getpid())};
+    Child cache;
+    cache.start({demo("ipc-cache"), "--dir", dir.path, "--segments", "1"}, session);
+    REQUIRE(cache.read_until("listening on mq", 20));
+    CounterPage page(64);
+    std::vector<std::string> argv = {"/usr/bin/strace", "-f", "-qq",      "-e",
+                                     "trace=recvmsg",   "-o", trace / "t"};
+    for (const auto &e : page.env(0)) {
+        argv.push_back("-E");
+        argv.push_back(e);
+    }
+    argv.push_back("-E");
+    argv.push_back(session[0]);
+    std::string port = std::to_string(free_port());
+    argv.insert(argv.end(),
+                {demo("ipc-proxy"), "--dir", dir.path, "--listen", port, "--via", "fd-sendfile"});
+    Child proxy;
+    proxy.start(argv);
+    REQUIRE(proxy.read_until("listening on", 20));
+    auto [code, out] = run({demo("file-client"), "--port", port, "--path", "/page.bin",
+                            "--connections", "2", "--requests", "40", "--verify", dir / "page.bin"},
+                           {}, 120);
+    INFO(out);
+    REQUIRE(code == 0);
+    proxy.stop();
+    cache.stop();
+
+    std::ifstream t(trace / "t");
+    std::string line;
+    long calls = 0, with_rights = 0;
+    // With several threads strace splits a blocking call: "recvmsg(... <unfinished ...>", then
+    // "<... recvmsg resumed>...) = N" with what the kernel filled in. Each call ends once.
+    while (std::getline(t, line)) {
+        bool whole = line.find("recvmsg(") != std::string::npos &&
+                     line.find("<unfinished") == std::string::npos;
+        bool resumed = line.find("<... recvmsg resumed>") != std::string::npos;
+        if (!whole && !resumed)
+            continue;
+        calls++;
+        if (line.find("SCM_RIGHTS") != std::string::npos)
+            with_rights++;
+    }
+    auto shim = page.calls();
+    INFO("strace: " << calls << " recvmsg, " << with_rights << " with SCM_RIGHTS");
+    CHECK(with_rights >= 40);
+    CHECK((long)shim["recvmsg"] == calls);
+    CHECK((long)shim["recvmsg_rights"] == with_rights);
 }
