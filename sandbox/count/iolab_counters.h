@@ -82,6 +82,8 @@ extern "C" {
  * cache's calls: posix_fadvise (and posix_fadvise64) is the fadvise64 system call, labelled by
  * the name a program writes. recvmmsg and sendmmsg count one call however many messages it
  * moves; their bytes are the messages' lengths.
+ * recvmsg_rights counts the recvmsg() calls (a part of "recvmsg") that brought at least one
+ * descriptor (SCM_RIGHTS): strace prints no such call of its own, hence "".
  * New calls go at the end: the order is the page layout.
  */
 #define IOLAB_CALLS(X)                                                                             \
@@ -135,7 +137,8 @@ extern "C" {
     X(POSIX_FADVISE, "posix_fadvise", "fadvise64")                                                 \
     X(READAHEAD, "readahead", "readahead")                                                         \
     X(RECVMMSG, "recvmmsg", "recvmmsg")                                                            \
-    X(SENDMMSG, "sendmmsg", "sendmmsg")
+    X(SENDMMSG, "sendmmsg", "sendmmsg")                                                            \
+    X(RECVMSG_RIGHTS, "recvmsg_rights", "")
 
 enum iolab_call_id {
 #define IOLAB_X_ENUM(id, label, strace) IOLAB_CALL_##id,

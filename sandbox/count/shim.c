@@ -1367,11 +1367,13 @@ SHIM_EXPORT ssize_t __recv_chk(int fd, void *buf, size_t n, size_t buflen, int f
                   SHIM_NO_DIRECT, shim_nosys(), SHIM_XFER(r_), fd, n, SHIM_R, flags, SHIM_NOCUT);
 }
 
-/* Descriptors received with SCM_RIGHTS take numbers whose kind the table may not know. */
-static void shim_forget_rights(const struct msghdr *msg)
+/* Descriptors received with SCM_RIGHTS take numbers whose kind the table may not know. Returns
+   how many were received. */
+static size_t shim_forget_rights(const struct msghdr *msg)
 {
+    size_t got = 0;
     if (!msg->msg_control || msg->msg_controllen < sizeof(struct cmsghdr))
-        return;
+        return 0;
     for (struct cmsghdr *c = CMSG_FIRSTHDR((struct msghdr *)msg); c;
          c = CMSG_NXTHDR((struct msghdr *)msg, c)) {
         if (c->cmsg_level != SOL_SOCKET || c->cmsg_type != SCM_RIGHTS)
@@ -1382,15 +1384,22 @@ static void shim_forget_rights(const struct msghdr *msg)
             memcpy(&fd, CMSG_DATA(c) + i * sizeof fd, sizeof fd);
             shim_fd_set(fd, -1);
         }
+        got += nfd;
     }
+    return got;
 }
 
-/* Counts received bytes and, on the way, forgets the kinds of the descriptors received. */
-static uint64_t shim_recvmsg_done(ssize_t r, const struct msghdr *msg)
+/* Counts received bytes and, on the way, forgets the kinds of the descriptors received; a call
+   that brought descriptors also counts as one recvmsg_rights (what a lesson checks: a descriptor
+   was received, not only a recvmsg made). No bytes or time of its own: they are recvmsg's. */
+static uint64_t shim_recvmsg_done(ssize_t r, const struct msghdr *msg, struct iolab_slot *s,
+                                  int shared)
 {
     if (r < 0)
         return 0;
-    shim_forget_rights(msg);
+    size_t fds = shim_forget_rights(msg);
+    if (fds)
+        shim_add_as(shared, &s->calls[IOLAB_CALL_RECVMSG_RIGHTS].count, 1);
     return (uint64_t)r;
 }
 
@@ -1399,7 +1408,7 @@ SHIM_EXPORT ssize_t recvmsg(int fd, struct msghdr *msg, int flags)
     size_t none = 0;
     SHIM_CALL_ONE(RECVMSG, ssize_t, recvmsg, (fd, msg, flags),
                   SHIM_DIRECT3(SYS_recvmsg, fd, msg, flags), shim_nosys(),
-                  shim_recvmsg_done(r_, msg), fd, none, SHIM_R, flags, SHIM_NOCUT);
+                  shim_recvmsg_done(r_, msg, s_, sh_), fd, none, SHIM_R, flags, SHIM_NOCUT);
 }
 
 /* The bytes of the first r messages of a vector (what a multi-message call moved), and, for a

@@ -614,11 +614,13 @@ static int run(void)
     for (size_t k = 0; sync_result.len && k < nchunks; k++)
         packed += sync_result.len[k];
     if (msqid >= 0) {
+        /* Detach first: once we have left, the service expects our attachments gone. */
+        int q = msqid;
+        detach();
         struct tf_hello bye = {.mtype = TF_MSG_DEREGISTER, .token = token};
-        msgsnd(msqid, &bye, sizeof bye - sizeof(long), IPC_NOWAIT);
+        msgsnd(q, &bye, sizeof bye - sizeof(long), IPC_NOWAIT);
         if (app)
             iolab_add(&app->conns_closed, 1);
-        detach();
     }
     if (rc == -ENOMEM || rc == -EAGAIN)
         fprintf(stderr, PROG ": %s\n", strerror(-rc));

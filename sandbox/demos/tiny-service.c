@@ -16,6 +16,10 @@
  * semop(), wake up with EIDRM and end, and so do clients waiting on a semaphore, which then
  * register again with the next service. Exit status 0.
  *
+ * It also watches that clients detach when they leave: at each registration, a segment attached
+ * more often than by the service and the clients still registered (shm_nattch, the kernel's own
+ * count) is said once on stderr, "a client that left did not shmdt() it".
+ *
  * Published figures (each segment thread's own slot): requests (chunks compressed), bytes (input
  * bytes compressed); the main thread's conns_opened / conns_closed count registrations.
  */
@@ -142,6 +146,34 @@ static void remove_objects(void)
             shmctl(shmid[i], IPC_RMID, NULL);
 }
 
+/*
+ * A client that leaves must shmdt() what it attached: the kernel counts every attachment of a
+ * segment (shm_nattch), and a client that deregistered without detaching keeps its count up.
+ * When a client registers, each segment should be attached at most once by this service and once
+ * by each client still registered (fewer when one died without saying goodbye: the kernel
+ * detached it). More, at two registrations in a row (a leak stays; a goodbye still in the queue
+ * does not), is a client that left without shmdt(): said once, as the kernel counts it.
+ */
+static void check_attachments(uint64_t still_registered)
+{
+    static int said, seen;
+    int over = -1;
+    unsigned long nattch = 0;
+    for (int i = 0; i < nseg && over < 0; i++) {
+        struct shmid_ds ds;
+        if (shmctl(shmid[i], IPC_STAT, &ds) == 0 && ds.shm_nattch > 1 + still_registered)
+            over = i, nattch = (unsigned long)ds.shm_nattch;
+    }
+    seen = over >= 0 ? seen + 1 : 0;
+    if (seen >= 2 && !said) {
+        said = 1;
+        fprintf(stderr,
+                PROG ": segment %d is attached %lu times, by this service and %llu registered "
+                     "clients: a client that left did not shmdt() it\n",
+                over, nattch, (unsigned long long)still_registered);
+    }
+}
+
 /* ---- options, the service and main ---- */
 
 static uint64_t segments = 1;            /* --segments */
@@ -221,6 +253,7 @@ static int serve(void)
                 iolab_add(&app->conns_closed, 1);
             continue;
         }
+        check_attachments(registered - left);
         struct tf_welcome w = {
             .mtype = hello.token, .segments = nseg, .segment_size = (int32_t)seg_size};
         for (int s = 0; s < TF_NSEMSETS; s++)
