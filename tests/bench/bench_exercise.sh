@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Save -> build verdict and save -> all checks decided, for the chat, zero-copy, copying, stdio,
-# fib server and residency exercises: their reference solutions as the learner's files (built
+# fib server, residency, fd-passing proxy and TinyFile client exercises: their reference solutions as the learner's files (built
 # without sanitizers), and, for zero-copy, copying and stdio, a known-wrong program from their
 # table (tests/data/exercises), whose failure must be told as soon as it is certain. The fib
 # server's "no zombie" check watches for 2.5 s before it is decided with the rest (a child counts
@@ -29,7 +29,9 @@ for spec in chat/write-epoll-server:chat/epoll-server \
     stdio/write-buffered-reader:stdio/reader \
     stdio/write-buffered-reader:stdio/reader:wrong/drop-leftover.c \
     concurrency/write-fib-server:concurrency/fib-server \
-    pagecache/count-resident:pagecache/resident; do
+    pagecache/count-resident:pagecache/resident \
+    ipc/write-fd-proxy:ipc/fd-proxy \
+    tinyfile/write-client:tinyfile/client; do
     IFS=: read -r step exdir row <<<"$spec"
     dir=$home/$exdir${row:+-${row//\//-}}
     mkdir -p "$dir"

@@ -26,7 +26,7 @@ const Exercise kTiny{"tinyfile/write-client", "tinyfile/client", "tiny-client.c"
 
 } // namespace
 
-TEST_CASE("ipc: the starter loses the descriptor and says so; the solution receives it, "
+TEST_CASE("ipc: the starter loses the descriptor and says so, the solution receives it, "
           "sendfile()s it and closes it",
           "[exercises]")
 {
@@ -51,7 +51,7 @@ TEST_CASE("ipc: the starter loses the descriptor and says so; the solution recei
     CHECK(has(verdict(ok, "closed after use"), "ok: yours: 0 matching lines"));
 }
 
-TEST_CASE("tinyfile: the starter's results are wrong and it says where; the solution's chunks "
+TEST_CASE("tinyfile: the starter's results are wrong and it says where, the solution's chunks "
           "reach the service and every client detaches",
           "[exercises]")
 {
