@@ -364,7 +364,8 @@ void check_load_extra(struct load *ld, const cJSON *obj, const cJSON *const *f,
         /* The digest is iolab's, of a file iolab makes: only then does a line prove anything. */
         const char *name = f[XK_DIGEST]->valuestring;
         size_t i = 0;
-        while (i < sc->nfiles && strcmp(sc->files[i].name, name))
+        /* A file entry without a name (reported where it stands) matches nothing. */
+        while (i < sc->nfiles && (!sc->files[i].name || strcmp(sc->files[i].name, name)))
             i++;
         regex_t re;
         if (i == sc->nfiles)

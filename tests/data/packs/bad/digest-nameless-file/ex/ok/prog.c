@@ -1,0 +1,5 @@
+int main(void)
+{
+    /* TODO 1: return 0 */
+    return 0;
+}
