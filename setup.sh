@@ -43,6 +43,7 @@ test_packages=(
     clang libclang-rt-14-dev   # the libFuzzer targets (tests/fuzz, run by .ci/run)
     python3-jsonschema         # validate pack files against assets/schema (it_schema)
     dpkg-dev                   # cpack -G DEB's dpkg-shlibdeps (it_package)
+    ccache                     # the three builds of a test run (normal, fuzz, sanitized) again
 )
 [ "$mode" = test ] && packages+=("${test_packages[@]}")
 
@@ -59,15 +60,22 @@ if [ ${#missing[@]} -gt 0 ]; then
 fi
 
 jobs=$(nproc 2>/dev/null || echo 2)
+# With ccache, a build in another checkout of the same sources (CI clones afresh each time)
+# compiles only what changed: paths are hashed relative to the checkout, not the directory.
+launcher=()
+if command -v ccache >/dev/null 2>&1; then
+    export CCACHE_BASEDIR="$PWD" CCACHE_NOHASHDIR=1
+    launcher=(-DCMAKE_C_COMPILER_LAUNCHER=ccache -DCMAKE_CXX_COMPILER_LAUNCHER=ccache)
+fi
 if [ "$sanitize" = 1 ]; then
     build=build-sanitize
-    cmake -S . -B "$build" -DIOLAB_SANITIZE=ON -DCMAKE_BUILD_TYPE=Debug >/dev/null
+    cmake -S . -B "$build" -DIOLAB_SANITIZE=ON -DCMAKE_BUILD_TYPE=Debug "${launcher[@]}" >/dev/null
 else
     build=build
     # Opening iolab needs no test framework; the test run builds the tests too.
     tests=OFF
     [ "$mode" = test ] && tests=ON
-    cmake -S . -B "$build" -DIOLAB_TESTS=$tests >/dev/null
+    cmake -S . -B "$build" -DIOLAB_TESTS=$tests "${launcher[@]}" >/dev/null
 fi
 cmake --build "$build" -j "$jobs"
 

@@ -12,7 +12,12 @@ build=${1:-build-fuzz}
 seconds=${2:-60}
 runs=${3:--1}
 cd "$root"
-CC=clang CXX=clang++ cmake -S . -B "$build" -DIOLAB_FUZZ=ON -DIOLAB_TESTS=OFF >/dev/null
+launcher=()
+if command -v ccache >/dev/null 2>&1; then # as setup.sh: hits across checkouts
+    export CCACHE_BASEDIR="$PWD" CCACHE_NOHASHDIR=1
+    launcher=(-DCMAKE_C_COMPILER_LAUNCHER=ccache -DCMAKE_CXX_COMPILER_LAUNCHER=ccache)
+fi
+CC=clang CXX=clang++ cmake -S . -B "$build" -DIOLAB_FUZZ=ON -DIOLAB_TESTS=OFF "${launcher[@]}" >/dev/null
 cmake --build "$build" -j "$(nproc 2>/dev/null || echo 2)" --target fuzz_lesson fuzz_progress >/dev/null
 tests/fuzz/make_corpus.sh "$build/corpus" >/dev/null
 mkdir -p "$build/artifacts"
