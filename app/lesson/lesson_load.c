@@ -509,11 +509,10 @@ static size_t load_trailing_comma(const char *t, size_t len)
 /*
  * Reads DIR/NAME (or the in-memory file NAME) into f->text. Returns 0; -ENOENT when there is no
  * such file (not reported); another negative errno after reporting why the file cannot be used.
- * Only a regular file is read, never waiting on it (a FIFO would block for ever), and never through a
- * link that leads out of the pack.
+ * Only a regular file is read, never waiting on it (a FIFO would block for ever), and never through
+ * a link that leads out of the pack.
  */
-static int load_file_read(struct load *ld, const char *dir, const char *name,
-                          struct load_file *f)
+static int load_file_read(struct load *ld, const char *dir, const char *name, struct load_file *f)
 {
     const struct lesson_load_options *o = ld->opts;
     mode_t mode = 0;

@@ -350,7 +350,7 @@ TEST_CASE("tui: S before a pass asks first, then shows the solution's code, scro
     INFO(t.last());
     REQUIRE(found);
     CHECK(t.last().find("/* TODO 1:") != std::string::npos); // the TODO above its answer
-    CHECK(t.last().find("REPLACE") == std::string::npos);     // the starter's own lines are not
+    CHECK(t.last().find("REPLACE") == std::string::npos);    // the starter's own lines are not
     // Esc closes it: the run's panes and the learner's files are back.
     t.keys("Escape");
     REQUIRE(t.wait_for("Your files:", 5));

@@ -85,8 +85,7 @@ static int hear(int i)
             continue;
         size_t tlen = k - start;
         if (!m->named) {
-            snprintf(m->name, sizeof m->name, "%.*s", (int)(tlen < 31 ? tlen : 31),
-                     m->buf + start);
+            snprintf(m->name, sizeof m->name, "%.*s", (int)(tlen < 31 ? tlen : 31), m->buf + start);
             m->named = 1;
         } else {
             say(i, m->buf + start, tlen);
