@@ -422,6 +422,10 @@ static void tui_handles_start(struct tui *t)
     uv_prepare_init(t->loop, &t->draw);
     t->draw.data = t;
     uv_prepare_start(&t->draw, tui_on_draw);
+    /* A resize between the screen's start (which read the size) and the handler just installed
+       sent its SIGWINCH to nobody: read the size once more now that none can be lost. */
+    screen_resize();
+    t->ctx.dirty = true;
 }
 
 static void tui_greet(struct tui *t, struct progress *progress)
