@@ -156,9 +156,11 @@ static int answer(int sock, int unix_fd, const char *name)
                      (long long)size);
     int rc = send_all(sock, head, (size_t)n);
     if (rc == 0)
-        rc = send_file(sock, file, size);
-    /* the descriptor is this process's own copy: close it */
-    close(file);
+        rc = send_file(sock, file, size); /* which closes the descriptor */
+    else
+        close(file); /* closed here only when send_file() never got it: closing it twice would
+                        close another thread's descriptor, received meanwhile under the same
+                        number */
     return rc;
 }
 
