@@ -7,6 +7,8 @@
 #include <catch2/catch.hpp>
 #include <filesystem>
 #include <chrono>
+#include <cstdlib>
+#include <cstring>
 #include <cjson/cJSON.h>
 #include <fstream>
 #include <memory>
@@ -242,7 +244,13 @@ TEST_CASE("stdio: a small buffer and a refill that drops bytes fail with their m
         variant(home, kStdio, {{"read(r->fd, r->buf, sizeof r->buf)", "read(r->fd, r->buf, 512)"}});
     expect_fail(small);
     std::string s = verdict(small, "One read() per 4 KiB");
-    CHECK(has(s, "no: yours: 6")); // about 512 bytes per read, and more for the cut ones
+    // About 512 bytes per read, and a little more for the bytes the cut ones brought; how much
+    // more depends on when in a pass the counters are read, so only the range is the behaviour.
+    INFO(s);
+    CHECK(has(s, "no: yours: "));
+    long per_read = std::strtol(s.c_str() + std::strlen("no: yours: "), nullptr, 10);
+    CHECK(per_read >= 512);
+    CHECK(per_read < 1024);
     CHECK(has(s, "of 4000 bytes per read system call not cut short on purpose"));
     CHECK(has(s, "not within 3 s"));
     CHECK(has(s, "(its TODO)"));
