@@ -77,7 +77,10 @@ else
     [ "$mode" = test ] && tests=ON
     cmake -S . -B "$build" -DIOLAB_TESTS=$tests "${launcher[@]}" >/dev/null
 fi
-cmake --build "$build" -j "$jobs"
+targets=()
+# The sanitized run builds only what it runs (tests/CMakeLists.txt, memory_suite).
+[ "$sanitize" = 1 ] && [ "$mode" = test ] && targets=(--target memory_suite)
+cmake --build "$build" -j "$jobs" "${targets[@]}"
 
 if [ "$mode" = test ]; then
     if [ "$sanitize" = 1 ]; then
