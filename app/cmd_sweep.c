@@ -1,6 +1,7 @@
 /*
- * cmd_sweep: see cmd_sweep.h. One loop, one runner, the signals that stop it; the progress line
- * goes to stderr (only on a terminal, so a pipe of --json or --csv stays clean).
+ * cmd_sweep: see cmd_sweep.h. One loop, one runner, the signals that stop it; progress goes to
+ * stderr, never stdout (a pipe of --json or --csv stays clean): on a terminal a line redrawn in
+ * place, elsewhere (a CI log) one plain line per finished point.
  */
 #include "cmd_sweep.h"
 
@@ -20,6 +21,7 @@ struct sweep_cli {
     struct sweep_result *res;
     int status;
     bool progress, closed;
+    bool log; /* one line per finished point (stderr is not a terminal) */
 };
 
 static void sweep_cli_close(struct sweep_cli *c)
@@ -68,9 +70,22 @@ static void sweep_cli_on_tick(uv_timer_t *t)
                      r->mode_ids[s][0] ? r->mode_ids[s] : "");
 }
 
+static void sweep_cli_on_point(void *data, const struct sweep_result *r, size_t s, size_t v)
+{
+    struct sweep_cli *c = data;
+    if (!c->log)
+        return;
+    const struct sweep_point *p = &r->points[s][v];
+    fprintf(stderr, "sweep: point %zu of %zu done: ", r->done, r->nmodes * r->nvalues);
+    termsafe_fprintf(stderr, "%s=%s%s%s: %s\n", r->sw->param, r->sw->text[v],
+                     r->mode_ids[s][0] ? " " : "", r->mode_ids[s],
+                     p->measured ? "measured" : "not measured");
+}
+
 int sweep_cli_run(const struct sweep_cli_opts *o, struct sweep_result *res)
 {
-    struct sweep_cli c = {.res = res, .progress = o->progress && isatty(STDERR_FILENO)};
+    bool tty = isatty(STDERR_FILENO);
+    struct sweep_cli c = {.res = res, .progress = o->progress && tty, .log = o->progress && !tty};
     if (uv_loop_init(&c.loop) < 0)
         return 1;
     struct sweeprun_options so = {
@@ -80,7 +95,8 @@ int sweep_cli_run(const struct sweep_cli_opts *o, struct sweep_result *res)
         .tick_hz = 10,
         .tier = o->tier,
     };
-    struct sweeprun_callbacks cb = {.data = &c, .on_done = sweep_cli_on_done};
+    struct sweeprun_callbacks cb = {
+        .data = &c, .on_point = sweep_cli_on_point, .on_done = sweep_cli_on_done};
     if (sweeprun_create(&c.run, &c.loop, o->step, &so, &cb) < 0) {
         uv_loop_close(&c.loop);
         return 1;

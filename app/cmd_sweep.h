@@ -13,7 +13,7 @@ struct sweep_cli_opts {
     const int *modes;               /* the series; NULL: the sweep's */
     size_t nmodes;
     enum iolab_tier tier;
-    bool progress; /* a progress line on stderr, when it is a terminal */
+    bool progress; /* progress on stderr: a line redrawn on a terminal, else a line a point */
 };
 
 /*

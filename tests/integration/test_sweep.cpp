@@ -116,9 +116,9 @@ TEST_CASE("a sweep stopped half-way keeps its finished points and a failing poin
     c.start({"/bin/sh", "-c",
              "exec '" + bin("iolab") + "' run fake/sweep --pack '" + pack + "' --json > '" +
                  (t / "out") + "'"});
-    // The first two points (n=10) fail at once, the next ones take a second each: stop after
-    // a few of those, well before the eighth.
-    std::this_thread::sleep_for(std::chrono::milliseconds(3500));
+    // The first two points (n=10) fail at once, the next ones take a second each: stop once
+    // the third has finished (stderr, not a terminal, has a line a point), well before the eighth.
+    REQUIRE(c.read_until("sweep: point 3 of 8 done: n=", 120));
     kill(c.pid(), SIGINT);
     int st = c.wait(30);
     CHECK(WIFEXITED(st));
