@@ -11,6 +11,8 @@
 #include <fstream>
 #include <set>
 #include <sstream>
+#include <thread>
+#include <chrono>
 
 extern "C" {
 #include "../../sandbox/demos/tinyfile.h"
@@ -35,6 +37,27 @@ std::set<long> sysv_ids(const std::string &kind)
             ids.insert(id);
     }
     return ids;
+}
+
+// Waits until a segment the process creator made is attached by at least n processes (the
+// service itself and its clients): the kernel's nattch, not a guess of how long a join takes.
+bool wait_attached(pid_t creator, int n, double timeout_s)
+{
+    auto until = std::chrono::steady_clock::now() + std::chrono::duration<double>(timeout_s);
+    while (std::chrono::steady_clock::now() < until) {
+        std::ifstream f("/proc/sysvipc/shm");
+        std::string line;
+        std::getline(f, line); // the header
+        while (std::getline(f, line)) {
+            std::istringstream in(line);
+            long key, id, perms, size, cpid, lpid, nattch;
+            if ((in >> key >> id >> perms >> size >> cpid >> lpid >> nattch) && cpid == creator &&
+                nattch >= n)
+                return true;
+        }
+        std::this_thread::sleep_for(std::chrono::milliseconds(20));
+    }
+    return false;
 }
 
 std::vector<std::string> service_argv(const TempDir &dir, int segments, const std::string &size)
@@ -157,7 +180,7 @@ TEST_CASE("SIGTERM: the service exits 0 and leaves no System V object behind")
     CHECK(shm.size() >= 3);
     CHECK(sem.size() >= 3);
     CHECK(msg.size() >= 1);
-    std::this_thread::sleep_for(std::chrono::milliseconds(300));
+    REQUIRE(wait_attached(svc.pid(), 2, 30));
     int st = svc.stop();
     CHECK((WIFEXITED(st) && WEXITSTATUS(st) == 0));
     REQUIRE(client.wait(10) != -1);
@@ -179,14 +202,16 @@ TEST_CASE("a client joins the next service after a restart and carries on")
     svc1.start(service_argv(dir, 1, "128"));
     REQUIRE(svc1.read_until("listening on msgq", 10));
     Child client;
-    client.start({demo("tiny-client"), "--id-file", dir / "tinyfile.id", "--seconds", "2.5"});
-    std::this_thread::sleep_for(std::chrono::milliseconds(600));
+    // Stopped by the test once it has joined the second service, however long that takes.
+    client.start({demo("tiny-client"), "--id-file", dir / "tinyfile.id", "--seconds", "120"});
+    REQUIRE(wait_attached(svc1.pid(), 2, 30)); // joined the first service
     svc1.stop();
     std::this_thread::sleep_for(std::chrono::milliseconds(300)); // the client retries meanwhile
     Child svc2;
     svc2.start(service_argv(dir, 5, "8K"));
     REQUIRE(svc2.read_until("listening on msgq", 10));
-    int st = client.wait(20);
+    REQUIRE(wait_attached(svc2.pid(), 2, 30)); // and the second
+    int st = client.stop(10);                  // SIGTERM: it detaches and reports
     INFO(client.output());
     REQUIRE(st != -1);
     CHECK((WIFEXITED(st) && WEXITSTATUS(st) == 0));
