@@ -72,6 +72,17 @@ inline int count_threads(pid_t pid)
     return -1;
 }
 
+// Bytes the process has read through read-family calls (/proc/PID/io rchar), or -1.
+inline long long read_bytes(pid_t pid)
+{
+    std::ifstream f("/proc/" + std::to_string(pid) + "/io");
+    std::string line;
+    while (std::getline(f, line))
+        if (line.rfind("rchar:", 0) == 0)
+            return std::stoll(line.substr(6));
+    return -1;
+}
+
 // Polls cond for up to timeout_s; the wait is bounded, the assertion is on the outcome.
 template <class F> bool eventually(F cond, double timeout_s = 5)
 {

@@ -213,16 +213,20 @@ TEST_CASE("echo-client keeps the load going across a server restart", "[demos]")
     Child first;
     int port = echo_server(first, "epoll");
     Child client;
+    long long idle = read_bytes(first.pid()); // what it read to start (its libraries)
+    // Stopped by the test once the second server has answered, however long that takes.
     client.start({demo("echo-client"), "--port", std::to_string(port), "--connections", "2",
-                  "--seconds", "3"});
-    std::this_thread::sleep_for(std::chrono::milliseconds(500));
+                  "--seconds", "120"});
+    REQUIRE(eventually([&] { return read_bytes(first.pid()) > idle; }, 30)); // it has echoed
     REQUIRE(exited_zero(first.stop()));
-    std::this_thread::sleep_for(std::chrono::milliseconds(200));
+    std::this_thread::sleep_for(std::chrono::milliseconds(200)); // a gap the client runs into
     Child second;
     REQUIRE(echo_server(second, "thread", port) == port);
+    long long idle2 = read_bytes(second.pid());
     // The client's two connections come back: one thread each, besides the main thread.
-    CHECK(eventually([&] { return count_threads(second.pid()) == 3; }, 2));
-    REQUIRE(exited_zero(client.wait(10)));
+    CHECK(eventually([&] { return count_threads(second.pid()) == 3; }, 30));
+    REQUIRE(eventually([&] { return read_bytes(second.pid()) > idle2; }, 30));
+    REQUIRE(exited_zero(client.stop(10)));
     CHECK(field(client.output(), "errors") >= 2); // each lost connection counts
     CHECK(field(client.output(), "requests") > 0);
     CHECK(exited_zero(second.stop()));

@@ -304,14 +304,17 @@ TEST_CASE("upload-client carries on across a server restart", "[upload]")
     Child first;
     int port = upload_server(first, "epoll");
     Child client;
+    // Stopped by the test once the second server has taken an upload, however long that takes.
     client.start({demo("upload-client"), "--port", std::to_string(port), "--clients", "2", "--size",
-                  "1M", "--seconds", "2"});
-    std::this_thread::sleep_for(std::chrono::milliseconds(500));
+                  "1M", "--seconds", "120"});
+    // Each server has read at least one whole upload before it counts as having served.
+    REQUIRE(eventually([&] { return read_bytes(first.pid()) > (1 << 20); }, 30));
     REQUIRE(exited_zero(first.stop()));
-    std::this_thread::sleep_for(std::chrono::milliseconds(200));
+    std::this_thread::sleep_for(std::chrono::milliseconds(200)); // a gap the client runs into
     Child second;
     upload_server(second, "thread", port);
-    int st = client.wait(10);
+    REQUIRE(eventually([&] { return read_bytes(second.pid()) > (1 << 20); }, 30));
+    int st = client.stop(10);
     REQUIRE(exited_zero(st));
     long long before = field(client.output(), "requests");
     CHECK(before > 0);
