@@ -105,7 +105,7 @@ TEST_CASE("ordered: a scripted client and a server without stdin take turns and 
     REQUIRE(exit_code(client.wait(10)) == 0);
     // Strict alternation: each reply comes before the next message is sent.
     CHECK(client.output() == "me: hi\nserver: ack 1\nme: there\nserver: ack 2\nme: exit\n");
-    REQUIRE(server.read_until("conversation over", 5));
+    REQUIRE(server.read_until("conversation over", 30));
     CHECK(server.output().find("client: hi\nme: ack 1\nclient: there\nme: ack 2\nclient: exit\n") !=
           std::string::npos);
 
@@ -125,14 +125,14 @@ TEST_CASE("ordered: the server's replies are what its person types, and exit fro
     Child server;
     keys.start(server, {demo("ordered-server"), "--port", "0"});
     REQUIRE(server.read_until("listening on 127.0.0.1:", 10));
-    REQUIRE(server.read_until("\n", 5));
+    REQUIRE(server.read_until("\n", 30));
     int port = std::stoi(server.output().substr(server.output().find(':') + 1));
 
     Child client;
     client.start(ordered_client(port, {"--script", "one;two;three", "--interval", "0"}));
     REQUIRE(server.read_until("client: one", 10));
     // The client is blocked in recv(): it cannot send "two" before the server answers.
-    REQUIRE(client.read_until("me: one\n", 5));
+    REQUIRE(client.read_until("me: one\n", 30));
     CHECK_FALSE(server.read_until("client: two", 0.3));
     CHECK(client.output() == "me: one\n");
 
@@ -141,7 +141,7 @@ TEST_CASE("ordered: the server's replies are what its person types, and exit fro
     keys.type("exit\n");
     REQUIRE(exit_code(client.wait(10)) == 0);
     CHECK(client.output() == "me: one\nserver: hello from the server\nme: two\nserver: exit\n");
-    REQUIRE(server.read_until("conversation over", 5));
+    REQUIRE(server.read_until("conversation over", 30));
     CHECK(server.output().find("client: three") == std::string::npos);
 
     // Ctrl-D on the server's keyboard: it answers by itself from then on.
@@ -166,7 +166,7 @@ TEST_CASE("ordered: a typing client reads its next line only after the reply and
     CHECK(client.output() == "me: a\nserver: ok\nme: b\nserver: ok\n");
     keys.close_input(); // the end of stdin ends the conversation, status 0
     CHECK(exit_code(client.wait(10)) == 0);
-    CHECK(server.read_until("conversation over", 5));
+    CHECK(server.read_until("conversation over", 30));
     CHECK(exit_code(server.stop()) == 0);
 }
 
@@ -354,7 +354,7 @@ TEST_CASE("conversation demos stop with status 0 on SIGTERM while blocked")
     Child ordered; // blocked reading its person's reply
     keys.start(ordered, {demo("ordered-server"), "--port", "0"});
     REQUIRE(ordered.read_until("listening on 127.0.0.1:", 10));
-    REQUIRE(ordered.read_until("\n", 5));
+    REQUIRE(ordered.read_until("\n", 30));
     int port = std::stoi(ordered.output().substr(ordered.output().find(':') + 1));
     Child client; // blocked in recv()
     client.start(ordered_client(port, {"--script", "anyone?", "--interval", "0"}));

@@ -428,7 +428,7 @@ void check_client_server(const std::string &what, const std::vector<std::string>
     Child srv;
     srv.start(strace_argv(sdir.path, page, 0, server));
     REQUIRE(srv.read_until("listening on", 20));
-    REQUIRE(srv.read_until(" mode=", 5));
+    REQUIRE(srv.read_until(" mode=", 30));
     const std::string &out = srv.output();
     size_t colon = out.find(':', out.find("listening on"));
     std::string port = out.substr(colon + 1, out.find(' ', colon) - colon - 1);

@@ -319,8 +319,8 @@ TEST_CASE("tui: e opens every file with a TODO in one editor, and the screen nam
     Tui t("chat/write-epoll-server", {"EDITOR='" + (tools / "ed.sh") + "'", "VISUAL="});
     REQUIRE(t.wait_status("Build 1: ok", 60));
     // The workspace's files are named, and which of them e opens (both have a TODO).
-    CHECK(t.wait_for("Your files: chat-server.c,", 5));
-    CHECK(t.wait_for("e opens both", 5));
+    CHECK(t.wait_for("Your files: chat-server.c,", 30));
+    CHECK(t.wait_for("e opens both", 30));
     t.keys("e");
     REQUIRE(t.wait_status("Build 2", 30)); // back from the editor: the changed files build again
     std::string ws = workspace(t, "chat/write-epoll-server");
@@ -335,11 +335,11 @@ TEST_CASE("tui: S before a pass asks first, then shows the solution's code, scro
     REQUIRE(t.wait_status("Build 1: ok", 60));
     REQUIRE(t.wait_for("yours: 0 of 4", 30)); // the starter fails
     t.keys("S");
-    REQUIRE(t.wait_for("See the solution before", 5));
+    REQUIRE(t.wait_for("See the solution before", 30));
     INFO(t.last());
     CHECK(t.last().find("The reference solution:") == std::string::npos);
     t.keys("y");
-    REQUIRE(t.wait_for("The reference solution:", 5));
+    REQUIRE(t.wait_for("The reference solution:", 30));
     // The answer to the TODO is further down: PgDn scrolls the solution, not the step's text.
     const std::string answer = "while (read_line(sock, &in, line, sizeof line)) {";
     bool found = t.wait_for(answer, 1);
@@ -353,7 +353,7 @@ TEST_CASE("tui: S before a pass asks first, then shows the solution's code, scro
     CHECK(t.last().find("REPLACE") == std::string::npos);    // the starter's own lines are not
     // Esc closes it: the run's panes and the learner's files are back.
     t.keys("Escape");
-    REQUIRE(t.wait_for("Your files:", 5));
+    REQUIRE(t.wait_for("Your files:", 30));
     CHECK(t.last().find(answer) == std::string::npos);
     quit(t);
     // The progress record says the solution was seen, and before a pass.
@@ -389,7 +389,7 @@ TEST_CASE("tui: a build that succeeds with a warning shows it at the learner's f
     // The starter's own (its unused helpers) and this one, counted in the status.
     CHECK(std::regex_search(t.last_status(), std::regex("Build 2: ok, [0-9]+ warnings")));
     std::string at = "ordered-server.c:" + std::to_string(line) + ":9: unused";
-    CHECK(t.wait_for(at, 5));
+    CHECK(t.wait_for(at, 30));
     CHECK(t.last().find("The compiler's warnings:") != std::string::npos);
     CHECK(t.last().find("never_used") != std::string::npos);
     quit(t);
@@ -407,7 +407,7 @@ TEST_CASE("tui: a sanitizer's report is shown, with the lines in the learner's c
     bool shown = t.wait_for("AddressSanitizer", 40);
     INFO(t.last());
     CHECK(shown);
-    CHECK(t.wait_for("converse ordered-server.c:", 5)); // a frame of the learner's function
+    CHECK(t.wait_for("converse ordered-server.c:", 30)); // a frame of the learner's function
     quit(t);
 }
 

@@ -150,7 +150,7 @@ TEST_CASE("echo-server under faults answers every request: short sends, EINTR an
             Child srv;
             srv.start({demo("echo-server"), "--port", "0", "--mode", mode}, env);
             REQUIRE(srv.read_until("listening on", 20));
-            REQUIRE(srv.read_until(" mode=", 5));
+            REQUIRE(srv.read_until(" mode=", 30));
             const std::string &o = srv.output();
             size_t colon = o.find(':', o.find("listening on"));
             std::string port = o.substr(colon + 1, o.find(' ', colon) - colon - 1);

@@ -270,14 +270,14 @@ TEST_CASE("the sweep's chart in a real terminal: axes, legend, series, crossing,
             // and the help lists the sweep's keys.
             auto t0 = std::chrono::steady_clock::now();
             s.keys("v");
-            CHECK(s.wait_for("! not clean", 3));
+            CHECK(s.wait_for("! not clean", 30));
             CHECK(std::chrono::steady_clock::now() - t0 < std::chrono::seconds(3));
             s.keys("v");
             s.keys("v");
-            CHECK(s.wait_for("* flat", 3));
+            CHECK(s.wait_for("* flat", 30));
             if (rows >= 48) { // the whole help fits
                 s.keys("?");
-                CHECK(s.wait_for("a step with a sweep: run every point", 3));
+                CHECK(s.wait_for("a step with a sweep: run every point", 30));
                 s.keys("Escape");
             }
             REQUIRE(s.wait_for("sweep {n}: requests_per_s, done", 40));
@@ -293,7 +293,7 @@ TEST_CASE("the sweep's chart in a real terminal: axes, legend, series, crossing,
             if (std::string(env).empty())
                 CHECK(coloured.find("\x1b[") != std::string::npos);
             s.keys("v");
-            CHECK(s.wait_for("! not clean", 5)); // the table
+            CHECK(s.wait_for("! not clean", 30)); // the table
             CHECK(s.screen().find("k/s") != std::string::npos);
             s.keys("q");
             s.keys("q");

@@ -709,7 +709,7 @@ TEST_CASE("tui: a server at its open-file limit: the counters pane and its own p
     t.keys({"Enter"});
     // The pane names the call and the cause; the server's own pane says the limit and its value.
     CHECK(t.wait_for("limit reached: server accept", 30));
-    CHECK(t.wait_for("(open files)", 5));
+    CHECK(t.wait_for("(open files)", 30));
     CHECK(t.wait_for("RLIMIT_NOFILE", 10));
     t.keys({"q"});
 }
