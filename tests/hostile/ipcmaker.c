@@ -1,5 +1,6 @@
 /* Hostile: creates one of each IPC object (POSIX shm and mq named with $IOLAB_SESSION, System V
- * shm, semaphore and message queue), prints their names and ids, forks, and sleeps. With
+ * shm, semaphore and message queue), prints their names and ids (the System V ids also into
+ * ./sysv-ids), forks, and sleeps. With
  * TEST_IPC_KEY set it also opens the System V segment of that key with IPC_CREAT, which another
  * program may have created already (then it is not this program's to leave behind), and
  * attaches it. */
@@ -32,6 +33,14 @@ int main(void)
     int mid = msgget(IPC_PRIVATE, IPC_CREAT | 0600);
     int eid = semget(IPC_PRIVATE, 1, IPC_CREAT | 0600);
     printf("posix %s %s sysv %d %d %d\n", shm, mq, sid, mid, eid);
+    /* The ids again in its work directory, where a test finds them among other tests' objects
+       (written whole, then renamed, so that a reader never sees half a line). */
+    FILE *ids = fopen("sysv-ids.tmp", "w");
+    if (ids) {
+        fprintf(ids, "%d %d %d\n", sid, mid, eid);
+        if (fclose(ids) == 0)
+            rename("sysv-ids.tmp", "sysv-ids");
+    }
     const char *key = getenv("TEST_IPC_KEY");
     if (key) {
         int kid = shmget((key_t)strtol(key, NULL, 0), 4096, IPC_CREAT | 0600);
