@@ -6,6 +6,7 @@
  */
 #include "cmd.h"
 #include "lesson/lesson.h"
+#include "packfind.h"
 #include "packprog.h"
 #include "paths.h"
 #include "termsafe.h"
@@ -94,6 +95,69 @@ struct lesson_pack *cmd_load_pack(const char *pack_dir)
     }
     lesson_diags_free(&diags);
     return pack;
+}
+
+/* Says that several packs answer to one name (what: "the id 'x'"), naming their directories. */
+static void cmd_pack_ambiguous(const char *what, const struct packfind *f)
+{
+    char dirs[2048] = "";
+    size_t used = 0;
+    for (size_t i = 0; i < f->n && used < sizeof dirs; i++) {
+        int w = snprintf(dirs + used, sizeof dirs - used, "%s%s",
+                         i == 0         ? ""
+                         : i + 1 < f->n ? ", "
+                                        : " and ",
+                         f->dirs[i]);
+        used += w > 0 ? (size_t)w : 0;
+    }
+    cmd_error("%zu packs have %s, %s; name one with --pack DIR.", f->n, what, dirs);
+}
+
+struct lesson_pack *cmd_load_pack_for(const char *pack, const char *spec)
+{
+    struct packfind f = {0};
+    struct lesson_pack *p = NULL;
+    if (pack && packfind_is_dir(pack))
+        return cmd_load_pack(pack);
+    if (pack) {
+        packfind_by_id(pack, false, &f);
+        char base[PATH_MAX] = "the data directory";
+        paths_packs_dir(base, sizeof base);
+        char what[300];
+        snprintf(what, sizeof what, "the id '%s'", pack);
+        if (f.n == 0)
+            cmd_error("'%s' is neither a directory nor the id of a pack iolab sees (the "
+                      "built-in one, or one installed under %s); `iolab list` shows them.",
+                      pack, base);
+        else if (f.n > 1)
+            cmd_pack_ambiguous(what, &f);
+        else
+            p = cmd_load_pack(f.dirs[0]);
+        packfind_free(&f);
+        return p;
+    }
+    p = cmd_load_pack(NULL);
+    if (!p || !spec)
+        return p;
+    /* A lesson the built-in pack lacks may be an installed pack's: taken when only one has it;
+       otherwise the built-in pack goes on, and the command says the lesson is not there. */
+    char lesson[128];
+    snprintf(lesson, sizeof lesson, "%.*s", (int)strcspn(spec, "/"), spec);
+    if (lesson_find(p, lesson))
+        return p;
+    packfind_by_lesson(lesson, &f);
+    if (f.n == 1) {
+        lesson_pack_free(p);
+        p = cmd_load_pack(f.dirs[0]);
+    } else if (f.n > 1) {
+        char what[300];
+        snprintf(what, sizeof what, "a lesson '%s'", lesson);
+        cmd_pack_ambiguous(what, &f);
+        lesson_pack_free(p);
+        p = NULL;
+    }
+    packfind_free(&f);
+    return p;
 }
 
 /*

@@ -33,6 +33,15 @@ struct lesson_pack;
    its problems and returns NULL. */
 struct lesson_pack *cmd_load_pack(const char *pack_dir);
 
+/*
+ * Loads the pack a command names with --pack (pack: a directory, or the id of the built-in pack
+ * or of one installed under the data directory) for LESSON[/STEP] spec (may be NULL). Without
+ * --pack: the built-in pack, unless spec's lesson is not in it but in exactly one installed
+ * pack. NULL after saying why in one sentence: no such pack, or several packs with that id (or
+ * that lesson), named by their directories.
+ */
+struct lesson_pack *cmd_load_pack_for(const char *pack, const char *spec);
+
 struct lesson_diags;
 /* Builds a loaded pack's own programs (packprog.h), first saying on stderr when that compiles
    something (a first build), with the compiler's messages to log. Returns packprog_build's. */

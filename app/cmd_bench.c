@@ -400,7 +400,7 @@ static int cmd_bench_exec(int argc, char **argv)
     int status = bench_parse_args(argc, argv, &o);
     if (status)
         return status < 0 ? 0 : status;
-    struct lesson_pack *pack = cmd_load_pack(o.pack_dir);
+    struct lesson_pack *pack = cmd_load_pack_for(o.pack_dir, o.spec);
     if (!pack)
         return 1;
     struct bench *b = calloc(1, sizeof *b);

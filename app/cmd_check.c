@@ -1,5 +1,5 @@
 /*
- * iolab check LESSON/STEP [--pack DIR] [--dir DIR] [--seconds N] [--json]
+ * iolab check LESSON/STEP [--pack DIR|ID] [--dir DIR] [--seconds N] [--json]
  * iolab check --pack DIR --solutions [--json]
  * iolab check --pack DIR [--json]
  *
@@ -725,10 +725,10 @@ static void check_print_json(const struct attempt *a, struct json_out *j)
 
 static void check_usage(FILE *out)
 {
-    fputs("usage: iolab check LESSON/STEP [--pack DIR] [--dir DIR] [--seconds N] [--json]\n"
+    fputs("usage: iolab check LESSON/STEP [--pack DIR|ID] [--dir DIR] [--seconds N] [--json]\n"
           "                   [--junit FILE]\n"
-          "       iolab check --pack DIR --solutions [--json] [--junit FILE]\n"
-          "       iolab check --pack DIR [--json]\n\n"
+          "       iolab check --pack DIR|ID --solutions [--json] [--junit FILE]\n"
+          "       iolab check --pack DIR|ID [--json]\n\n"
           "Builds an exercise's program from your workspace (or DIR) in the sandbox, runs it\n"
           "against the reference programs and judges every check, as the TUI does. Exit 0: every\n"
           "check holds; 1: one does not; 2: nothing could be judged (a build error).\n"
@@ -736,7 +736,10 @@ static void check_usage(FILE *out)
           "--pack DIR alone (for authors): every mode of every run step starts briefly; a\n"
           "program that does not start or never prints its ready text is one line each, exit 1.\n"
           "--junit FILE also writes the verdicts as JUnit XML for a CI (GitLab, Jenkins, GitHub):\n"
-          "one test case per check, the build as one more; the score as a property.\n",
+          "one test case per check, the build as one more; the score as a property.\n"
+          "--pack names a pack by its directory or by its id (an installed pack's, under\n"
+          "$XDG_DATA_HOME/iolab/packs/); without it, a lesson the built-in pack lacks is\n"
+          "looked up in the installed packs.\n",
           out);
 }
 
@@ -1271,7 +1274,7 @@ static int cmd_check_exec(int argc, char **argv)
                   "whose run steps to start (`iolab check --pack DIR`).");
         return 2;
     }
-    struct lesson_pack *pack = cmd_load_pack(pack_dir);
+    struct lesson_pack *pack = cmd_load_pack_for(pack_dir, spec);
     if (!pack)
         return 2;
     signal(SIGPIPE, SIG_IGN);

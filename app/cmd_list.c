@@ -28,7 +28,8 @@ static void cmd_list_usage(FILE *out)
     fputs("usage: iolab list [--pack DIR]... [--json]\n\n"
           "Lists the lesson packs (built-in, --pack DIR, and those installed under\n"
           "$XDG_DATA_HOME/iolab/packs/), their lessons and their steps as LESSON/STEP, the\n"
-          "names `iolab run` takes. --json prints one JSON object instead.\n",
+          "names `iolab run` takes. --json prints one JSON object instead. Two packs with one\n"
+          "id are named in a warning: `--pack ID` cannot choose between them.\n",
           out);
 }
 
@@ -127,9 +128,31 @@ static void cmd_list_json_calls(struct json_out *j)
     json_end(j);
 }
 
+/* Whether two names are one directory (the built-in pack given again with --pack). */
+static bool cmd_list_same_dir(const char *a, const char *b)
+{
+    char ra[PATH_MAX], rb[PATH_MAX];
+    return realpath(a, ra) && realpath(b, rb) && !strcmp(ra, rb);
+}
+
+/*
+ * Packs are found by id (`iolab run --pack ID`), so two with one id cannot both be reached that
+ * way: each such pair is named, once, while both are still listed. ids[i] is dirs[i]'s pack's
+ * id, or NULL when it did not load.
+ */
+static void cmd_list_warn_duplicates(char *const *dirs, char *const *ids, size_t n)
+{
+    for (size_t i = 0; i < n; i++)
+        for (size_t j = i + 1; j < n && ids[i]; j++)
+            if (ids[j] && !strcmp(ids[i], ids[j]) && !cmd_list_same_dir(dirs[i], dirs[j]))
+                cmd_error("warning: the packs in %s and %s both have the id '%s', so `--pack "
+                          "%s` cannot tell them apart; change one pack.json's \"id\".",
+                          dirs[i], dirs[j], ids[i], ids[i]);
+}
+
 static int cmd_list_exec(int argc, char **argv)
 {
-    char *dirs[CMD_LIST_MAX_PACKS];
+    char *dirs[CMD_LIST_MAX_PACKS], *ids[CMD_LIST_MAX_PACKS] = {0};
     size_t ndirs = 0;
     bool json = false;
     int status = 0;
@@ -192,6 +215,7 @@ static int cmd_list_exec(int argc, char **argv)
             fclose(out);
         }
         shown++;
+        ids[i] = strdup(pack->id);
         lesson_pack_free(pack);
         lesson_diags_free(&diags);
     }
@@ -201,9 +225,13 @@ static int cmd_list_exec(int argc, char **argv)
         json_end(&j);
         fputc('\n', stdout);
     }
+    fflush(stdout);
+    cmd_list_warn_duplicates(dirs, ids, ndirs);
 out:
-    for (size_t i = 0; i < ndirs; i++)
+    for (size_t i = 0; i < ndirs; i++) {
         free(dirs[i]);
+        free(ids[i]);
+    }
     return status < 0 ? 0 : status;
 }
 

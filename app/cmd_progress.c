@@ -1,6 +1,7 @@
 /*
  * iolab progress [--json] | --reset [LESSON] [--pack ID] [--yes]: shows or forgets what the
- * learner has done. --export FILE [--learner NAME], --import FILE and --summary FILE... [--csv]
+ * learner has done. --export FILE [--learner NAME], --import FILE [--as-mine] and --summary
+ * FILE... [--csv]
  * move it between machines and to an instructor (progress/exchange.h; cmd_progress_exchange()).
  * Reading never changes the file, except that a damaged one is moved aside (and reported here on
  * stderr). A reset asks first on a terminal; without one it needs --yes, so a script cannot wipe
@@ -10,6 +11,7 @@
 #include "fileread.h"
 #include "exchange.h"
 #include "lesson/lesson.h"
+#include "lesson/quiz.h"
 #include "paths.h"
 #include "progress.h"
 #include "termsafe.h"
@@ -151,7 +153,26 @@ struct progress_packs {
     size_t n;
     struct exchange_pack_info info[PROGRESS_MAX_PACKS];
     char **steps[PROGRESS_MAX_PACKS];
+    struct exchange_step_info *step_info[PROGRESS_MAX_PACKS]; /* an import checks records */
 };
+
+/* What a record of step st may hold, for an import to check it against (exchange.h). */
+static void cmd_progress_step_info(const struct lesson_step *st, struct exchange_step_info *si)
+{
+    const struct lesson_quiz *q = lesson_step_quiz(st);
+    const struct lesson_scenario *sc = lesson_step_scenario(st);
+    size_t *nanswers = q ? calloc(q->nquestions + 1, sizeof *nanswers) : NULL;
+    for (size_t i = 0; nanswers && i < q->nquestions; i++)
+        nanswers[i] = q->questions[i].nanswers;
+    *si = (struct exchange_step_info){
+        .kind = lesson_step_kind_name(st),
+        .nquestions = nanswers ? q->nquestions : 0,
+        .nanswers = nanswers,
+        .npredicts = sc ? sc->npredicts : 0,
+        .exercise = lesson_step_exercise(st) != NULL,
+        .sweep = sc && sc->sweep,
+    };
+}
 
 static void cmd_progress_packs_load(struct progress_packs *k)
 {
@@ -173,19 +194,22 @@ static void cmd_progress_packs_load(struct progress_packs *k)
             for (size_t l = 0; l < pk->nlessons; l++)
                 nsteps += pk->lessons[l].nsteps;
             char **steps = calloc(nsteps + 1, sizeof *steps);
+            struct exchange_step_info *si = calloc(nsteps + 1, sizeof *si);
             size_t m = 0;
-            for (size_t l = 0; steps && l < pk->nlessons; l++)
+            for (size_t l = 0; steps && si && l < pk->nlessons; l++)
                 for (size_t s = 0; s < pk->lessons[l].nsteps; s++)
                     if (asprintf(&steps[m], "%s/%s", pk->lessons[l].id,
                                  pk->lessons[l].steps[s].id) >= 0)
-                        m++;
+                        cmd_progress_step_info(&pk->lessons[l].steps[s], &si[m++]);
             k->packs[k->n] = pk;
             k->steps[k->n] = steps;
+            k->step_info[k->n] = si;
             k->info[k->n] = (struct exchange_pack_info){.id = pk->id,
                                                         .version = pk->version,
                                                         .title = pk->title,
                                                         .steps = (const char *const *)steps,
-                                                        .nsteps = steps ? m : 0};
+                                                        .nsteps = steps && si ? m : 0,
+                                                        .step_info = si};
             k->n++;
         } else {
             lesson_pack_free(pk);
@@ -200,7 +224,10 @@ static void cmd_progress_packs_free(struct progress_packs *k)
     for (size_t i = 0; i < k->n; i++) {
         for (size_t s = 0; k->steps[i] && s < k->info[i].nsteps; s++)
             free(k->steps[i][s]);
+        for (size_t s = 0; k->step_info[i] && s < k->info[i].nsteps; s++)
+            free((size_t *)k->step_info[i][s].nanswers);
         free(k->steps[i]);
+        free(k->step_info[i]);
         lesson_pack_free(k->packs[i]);
     }
 }
@@ -282,7 +309,7 @@ static int cmd_progress_export(const struct progress *p, const char *file, const
     return 0;
 }
 
-static int cmd_progress_import(struct progress *p, const char *file)
+static int cmd_progress_import(struct progress *p, const char *file, bool as_mine)
 {
     size_t len = 0;
     char *text = cmd_progress_read(file, &len);
@@ -290,10 +317,31 @@ static int cmd_progress_import(struct progress *p, const char *file)
         return 1;
     struct exchange_import_result r;
     char why[512];
-    int rc = exchange_import(p, text, len, &r, stdout, why, sizeof why);
+    /* Records are checked against the packs installed here: a step removed since the export,
+       or an answer out of range, must not count as done. */
+    struct progress_packs k = {0};
+    cmd_progress_packs_load(&k);
+    const char *me = cmd_progress_login();
+    struct exchange_import_opts o = {.info = k.info,
+                                     .ninfo = k.n,
+                                     .me = me,
+                                     .as_mine = as_mine,
+                                     .file = file,
+                                     .log = stdout,
+                                     .refused = stderr};
+    fflush(stdout);
+    int rc = exchange_import(p, text, len, &o, &r, why, sizeof why);
+    fflush(stderr);
+    cmd_progress_packs_free(&k);
     free(text);
     if (rc == -EINVAL) {
         cmd_error("%s: %s; nothing was imported.", file, why);
+        return 1;
+    }
+    if (rc == -EPERM) {
+        cmd_error("%s is %s's progress, not yours (%s): nothing was imported; --as-mine imports "
+                  "it when it is yours under another name.",
+                  file, r.learner, me);
         return 1;
     }
     if (rc == 0)
@@ -309,6 +357,9 @@ static int cmd_progress_import(struct progress *p, const char *file)
         "%zu older (yours kept, with what it added), %zu unchanged; %zu step%s now done.\n",
         r.learner, file, r.steps, r.steps == 1 ? "" : "s", r.added, r.taken, r.kept, r.unchanged,
         r.now_done, r.now_done == 1 ? "" : "s");
+    if (r.left_out)
+        printf("%zu record%s left out: %s not fit the packs installed here (named above).\n",
+               r.left_out, r.left_out == 1 ? "" : "s", r.left_out == 1 ? "it does" : "they do");
     return 0;
 }
 
@@ -341,19 +392,14 @@ static int cmd_progress_summary(char **files, int n, bool csv)
 static int cmd_progress_exec(int argc, char **argv)
 {
     static const struct option longopts[] = {
-        {"json", no_argument, NULL, 'j'},
-        {"reset", no_argument, NULL, 'r'},
-        {"yes", no_argument, NULL, 'y'},
-        {"pack", required_argument, NULL, 'p'},
-        {"help", no_argument, NULL, 'h'},
-        {"export", required_argument, NULL, 'e'},
-        {"import", required_argument, NULL, 'i'},
-        {"learner", required_argument, NULL, 'l'},
-        {"summary", no_argument, NULL, 's'},
-        {"csv", no_argument, NULL, 'c'},
-        {0},
+        {"json", no_argument, NULL, 'j'},         {"reset", no_argument, NULL, 'r'},
+        {"yes", no_argument, NULL, 'y'},          {"pack", required_argument, NULL, 'p'},
+        {"help", no_argument, NULL, 'h'},         {"export", required_argument, NULL, 'e'},
+        {"import", required_argument, NULL, 'i'}, {"learner", required_argument, NULL, 'l'},
+        {"summary", no_argument, NULL, 's'},      {"csv", no_argument, NULL, 'c'},
+        {"as-mine", no_argument, NULL, 'm'},      {0},
     };
-    bool json = false, reset = false, yes = false, summary = false, csv = false;
+    bool json = false, reset = false, yes = false, summary = false, csv = false, as_mine = false;
     const char *pack = NULL, *lesson = NULL, *export_file = NULL, *import_file = NULL,
                *learner = NULL;
     int c;
@@ -387,18 +433,25 @@ static int cmd_progress_exec(int argc, char **argv)
         case 'c':
             csv = true;
             break;
+        case 'm':
+            as_mine = true;
+            break;
         case 'h':
             printf("usage: iolab progress [--json]\n"
                    "       iolab progress --reset [LESSON] [--pack ID] [--yes]\n"
                    "       iolab progress --export FILE [--learner NAME]\n"
-                   "       iolab progress --import FILE\n"
+                   "       iolab progress --import FILE [--as-mine]\n"
                    "       iolab progress --summary FILE... [--csv]\n\n"
                    "Shows what you have done in each lesson pack, or forgets it (all of it, or\n"
                    "one lesson). --reset asks first; without a terminal it needs --yes.\n"
                    "--export writes your progress to FILE ('-': standard output) for another\n"
                    "machine or your instructor (learner: your login name unless --learner);\n"
                    "--import merges such a file into yours: nothing is lost, the newer record of\n"
-                   "each step wins. --summary prints a table of learners by steps from exports\n"
+                   "each step wins. A record that does not fit the packs installed here (a step\n"
+                   "the pack no longer has, another pack, an answer out of range) is named and\n"
+                   "left out. Another learner's export (its learner is not your login name) is\n"
+                   "refused unless --as-mine says it is yours under another name. --summary prints "
+                   "a table of learners by steps from exports\n"
                    "(done, tries, solution viewed); --csv for a spreadsheet.\n");
             return 0;
         default:
@@ -409,9 +462,10 @@ static int cmd_progress_exec(int argc, char **argv)
         cmd_error("--export, --import, --summary and --reset go one at a time.");
         return 2;
     }
-    if ((learner && !export_file) || (csv && !summary)) {
-        cmd_error("%s", learner ? "--learner names who an --export is from; add --export FILE."
-                                : "--csv is for --summary FILE...");
+    if ((learner && !export_file) || (csv && !summary) || (as_mine && !import_file)) {
+        cmd_error("%s", learner   ? "--learner names who an --export is from; add --export FILE."
+                        : as_mine ? "--as-mine is for --import FILE."
+                                  : "--csv is for --summary FILE...");
         return 2;
     }
     if (summary) {
@@ -453,7 +507,7 @@ static int cmd_progress_exec(int argc, char **argv)
     int status = 0;
     if (export_file || import_file) {
         status = export_file ? cmd_progress_export(p, export_file, learner)
-                             : cmd_progress_import(p, import_file);
+                             : cmd_progress_import(p, import_file, as_mine);
         progress_unlock(lock);
         progress_free(p);
         return status;

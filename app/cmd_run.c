@@ -1,5 +1,5 @@
 /*
- * iolab run LESSON[/STEP] [--pack DIR] [--mode M[,M...]] [--seconds N] [--json] [--tier T]:
+ * iolab run LESSON[/STEP] [--pack DIR|ID] [--mode M[,M...]] [--seconds N] [--json] [--tier T]:
  * a step's scenario, headless, on the same engine the TUI drives.
  *
  * Model: one loop, one engine. Each requested mode is one measured segment: it starts with the
@@ -87,15 +87,18 @@ struct run_problems {
 
 static void run_usage(FILE *out)
 {
-    fputs("usage: iolab run LESSON[/STEP] [--pack DIR] [--mode M[,M...]] [--seconds N] [--json]\n"
-          "                 [--csv] [--tier full|reduced|minimal]\n\n"
+    fputs("usage: iolab run LESSON[/STEP] [--pack DIR|ID] [--mode M[,M...]] [--seconds N]\n"
+          "                 [--json] [--csv] [--tier full|reduced|minimal]\n\n"
           "Runs a step's scenario without the TUI for N seconds (default: the step's own), then\n"
           "stops it and prints what it cost: calls by name, CPU, context switches, kernel I/O\n"
           "counts, throughput and latency. Several modes separated by commas run one after the\n"
           "other, N seconds each, with the load kept running across the switches.\n"
           "Exit status 3: the scenario ran, but some calls could not be counted (counts_lost).\n"
           "A step with a sweep runs every point instead (N seconds each, default the sweep's)\n"
-          "and prints the table of its figure, or every point with --json or --csv.\n",
+          "and prints the table of its figure, or every point with --json or --csv.\n"
+          "--pack names a pack by its directory or by its id (an installed pack's, under\n"
+          "$XDG_DATA_HOME/iolab/packs/); without it, a lesson the built-in pack lacks is\n"
+          "looked up in the installed packs.\n",
           out);
 
     fprintf(out,
@@ -1068,7 +1071,7 @@ static int cmd_run_exec(int argc, char **argv)
     int status = run_parse_args(argc, argv, &o);
     if (status)
         return status < 0 ? 0 : status;
-    struct lesson_pack *pack = cmd_load_pack(o.pack_dir);
+    struct lesson_pack *pack = cmd_load_pack_for(o.pack_dir, o.spec);
     if (!pack)
         return 1;
     struct run *r = calloc(1, sizeof *r);

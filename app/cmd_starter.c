@@ -79,7 +79,7 @@ static int cmd_starter_exec(int argc, char **argv)
                   "DIR`.");
         return 2;
     }
-    struct lesson_pack *pack = cmd_load_pack(pack_dir);
+    struct lesson_pack *pack = cmd_load_pack_for(pack_dir, spec);
     if (!pack)
         return 2;
     const struct lesson *l = NULL;

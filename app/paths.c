@@ -81,15 +81,23 @@ int paths_cache(const char *sub, char *buf, size_t len)
     return n < 0 || (size_t)n >= len ? -ENAMETOOLONG : 0;
 }
 
+int paths_packs_dir(char *buf, size_t len)
+{
+    const char *xdg = getenv("XDG_DATA_HOME"), *home = getenv("HOME");
+    int n;
+    if (xdg && xdg[0] == '/')
+        n = snprintf(buf, len, "%s/iolab/packs", xdg);
+    else if (home && home[0])
+        n = snprintf(buf, len, "%s/.local/share/iolab/packs", home);
+    else
+        return -ENOENT;
+    return n < 0 || (size_t)n >= len ? -ENAMETOOLONG : 0;
+}
+
 void paths_installed_packs(char **dirs, size_t *n, size_t max)
 {
     char base[PATH_MAX];
-    const char *xdg = getenv("XDG_DATA_HOME"), *home = getenv("HOME");
-    if (xdg && xdg[0] == '/')
-        snprintf(base, sizeof base, "%s/iolab/packs", xdg);
-    else if (home && home[0])
-        snprintf(base, sizeof base, "%s/.local/share/iolab/packs", home);
-    else
+    if (paths_packs_dir(base, sizeof base) < 0)
         return;
     struct dirent **names = NULL;
     /* Sorted, so the listing does not depend on the directory's order. */

@@ -29,6 +29,10 @@ int paths_demo(const char *name, char *buf, size_t len);
    (-ENOENT when neither XDG_CACHE_HOME nor HOME is an absolute path). */
 int paths_cache(const char *sub, char *buf, size_t len);
 
+/* Writes where packs are installed, $XDG_DATA_HOME/iolab/packs (default
+   ~/.local/share/iolab/packs), into buf; 0 or -errno (-ENOENT when neither is set). */
+int paths_packs_dir(char *buf, size_t len);
+
 /*
  * Appends to dirs (at most max entries in all, *n of them used) every pack directory installed
  * under $XDG_DATA_HOME/iolab/packs/ (default ~/.local/share/iolab/packs/), sorted by name so

@@ -16,6 +16,12 @@ const char *lesson_step_kind_name(const struct lesson_step *step)
     return step->kind ? step->kind->name : "?";
 }
 
+const char *lesson_step_label(const struct lesson_step *step)
+{
+    const struct lesson_scenario *sc = lesson_step_scenario(step);
+    return sc && sc->sweep ? "sweep" : lesson_step_kind_name(step);
+}
+
 const struct lesson_exercise *lesson_step_exercise(const struct lesson_step *step)
 {
     return step->kind && step->kind->exercise ? step->kind->exercise(step) : NULL;

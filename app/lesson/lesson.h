@@ -343,6 +343,11 @@ int lesson_mode_find(const struct lesson_scenario *sc, const char *id);
 /* "text", "run": the name of the step's kind as the JSON writes it. */
 const char *lesson_step_kind_name(const struct lesson_step *step);
 
+/* What a list of steps says a step is: its kind's name ("text", "run", "exercise", "quiz", or a
+   registered kind's), except "sweep" for a step whose scenario is a sweep (it runs every point,
+   not a mode the learner switches). */
+const char *lesson_step_label(const struct lesson_step *step);
+
 /*
  * An exercise: the learner writes one program of a scenario. The reference solution's files are
  * in dir; the learner's starting point is generated from them by markers (exercise/starter.h).

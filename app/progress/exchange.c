@@ -413,26 +413,155 @@ static int exchange_merge_step(struct progress *p, const char *pack, const cJSON
     return rc;
 }
 
+/* ---- does a record fit the installed pack? ---------------------------------------------- */
+
+static const struct exchange_pack_info *exchange_info_find(const struct exchange_import_opts *o,
+                                                           const char *id)
+{
+    for (size_t i = 0; i < o->ninfo; i++)
+        if (!strcmp(o->info[i].id, id))
+            return &o->info[i];
+    return NULL;
+}
+
+/* Why a quiz record does not fit the step's quiz, or NULL when it does. */
+static const char *exchange_quiz_misfit(const struct exchange_step_info *si, const cJSON *quiz,
+                                        char *buf, size_t len)
+{
+    if (!si->nquestions) {
+        snprintf(buf, len, "it holds quiz answers, and the step is a %s step, not a quiz",
+                 si->kind);
+        return buf;
+    }
+    const cJSON *qs = cJSON_GetObjectItemCaseSensitive(quiz, "questions");
+    size_t nq = (size_t)cJSON_GetArraySize(qs);
+    if (nq > si->nquestions) {
+        snprintf(buf, len, "it answers %zu questions, and the quiz has %zu", nq, si->nquestions);
+        return buf;
+    }
+    size_t qi = 0;
+    const cJSON *q;
+    cJSON_ArrayForEach(q, qs)
+    {
+        const cJSON *c;
+        cJSON_ArrayForEach(c, cJSON_GetObjectItemCaseSensitive(q, "chosen"))
+        {
+            /* Indexes count from 0; the learner counts the answers from 1 (keys 1-9). */
+            if (!cJSON_IsNumber(c) || c->valuedouble < 0 ||
+                c->valuedouble != (double)(long long)c->valuedouble ||
+                c->valuedouble >= (double)si->nanswers[qi]) {
+                char chosen[32] = "?";
+                if (cJSON_IsNumber(c))
+                    snprintf(chosen, sizeof chosen, "%g", c->valuedouble + 1);
+                snprintf(buf, len, "question %zu chose answer %s, and the question has %zu", qi + 1,
+                         chosen, si->nanswers[qi]);
+                return buf;
+            }
+        }
+        qi++;
+    }
+    return NULL;
+}
+
+/*
+ * Why the record s of step key does not fit pack (an export of version `exported`), or NULL
+ * when it does; buf holds the sentence.
+ */
+static const char *exchange_misfit(const struct exchange_import_opts *o, const char *pack,
+                                   const char *exported, const cJSON *s, char *buf, size_t len)
+{
+    const char *key = cJSON_GetObjectItemCaseSensitive(s, "step")->valuestring;
+    const struct exchange_pack_info *in = exchange_info_find(o, pack);
+    if (!in) {
+        snprintf(buf, len, "pack %s is not installed here (`iolab list` shows the packs)", pack);
+        return buf;
+    }
+    size_t k = 0;
+    while (k < in->nsteps && strcmp(in->steps[k], key))
+        k++;
+    if (k == in->nsteps) {
+        const char *now = in->version ? in->version : "?";
+        if (exported && strcmp(exported, now))
+            snprintf(buf, len, "pack %s version %s has no such step (the export is of version %s)",
+                     pack, now, exported);
+        else
+            snprintf(buf, len, "pack %s version %s has no such step", pack, now);
+        return buf;
+    }
+    if (!in->step_info)
+        return NULL;
+    const struct exchange_step_info *si = &in->step_info[k];
+    const cJSON *fields = cJSON_GetObjectItemCaseSensitive(s, "fields");
+    const cJSON *f;
+    cJSON_ArrayForEach(f, fields)
+    {
+        if (!strcmp(f->string, "quiz") && exchange_quiz_misfit(si, f, buf, len))
+            return buf;
+        if (!strcmp(f->string, "predict")) {
+            size_t n =
+                (size_t)cJSON_GetArraySize(cJSON_GetObjectItemCaseSensitive(f, "predictions"));
+            if (!si->npredicts) {
+                snprintf(buf, len, "it holds predictions, and the step asks for none");
+                return buf;
+            }
+            if (n > si->npredicts) {
+                snprintf(buf, len, "it holds %zu predictions, and the step asks for %zu", n,
+                         si->npredicts);
+                return buf;
+            }
+        }
+        if (!strcmp(f->string, "exercise") && !si->exercise) {
+            snprintf(buf, len, "it holds exercise attempts, and the step is a %s step", si->kind);
+            return buf;
+        }
+        if (!strcmp(f->string, "sweep") && !si->sweep) {
+            snprintf(buf, len, "it holds a sweep, and the step has none");
+            return buf;
+        }
+    }
+    return NULL;
+}
+
 int exchange_import(struct progress *p, const char *text, size_t len,
-                    struct exchange_import_result *res, FILE *log, char *why, size_t whylen)
+                    const struct exchange_import_opts *o, struct exchange_import_result *res,
+                    char *why, size_t whylen)
 {
     memset(res, 0, sizeof *res);
     cJSON *root = exchange_parse(text, len, why, whylen);
     if (!root)
         return -EINVAL;
-    snprintf(res->learner, sizeof res->learner, "%s",
-             cJSON_GetObjectItemCaseSensitive(root, "learner")->valuestring);
+    const char *learner = cJSON_GetObjectItemCaseSensitive(root, "learner")->valuestring;
+    snprintf(res->learner, sizeof res->learner, "%s", learner);
+    if (o->me && !o->as_mine && strcmp(learner, o->me)) {
+        snprintf(why, whylen, "the export is %s's progress, not %s's", learner, o->me);
+        cJSON_Delete(root);
+        return -EPERM;
+    }
     int rc = 0, pi = 0;
     const cJSON *pk;
     cJSON_ArrayForEach(pk, cJSON_GetObjectItemCaseSensitive(root, "packs"))
     {
         const char *id = cJSON_GetObjectItemCaseSensitive(pk, "id")->valuestring;
+        const cJSON *ver = cJSON_GetObjectItemCaseSensitive(pk, "version");
         const cJSON *s;
         int si = 0;
         cJSON_ArrayForEach(s, cJSON_GetObjectItemCaseSensitive(pk, "steps"))
         {
+            char misfit[300];
+            if (o->info && exchange_misfit(o, id, cJSON_IsString(ver) ? ver->valuestring : NULL, s,
+                                           misfit, sizeof misfit)) {
+                res->left_out++;
+                /* The pack and the step are the export's words: shown escaped (termsafe.h). */
+                if (o->refused)
+                    termsafe_fprintf(o->refused, "iolab: %s: %s/%s: %s; left out.\n",
+                                     o->file ? o->file : "export", id,
+                                     cJSON_GetObjectItemCaseSensitive(s, "step")->valuestring,
+                                     misfit);
+                si++;
+                continue;
+            }
             res->steps++;
-            if (rc == 0 && (rc = exchange_merge_step(p, id, s, res, log)) < 0)
+            if (rc == 0 && (rc = exchange_merge_step(p, id, s, res, o->log)) < 0)
                 snprintf(why, whylen, "packs[%d].steps[%d] (\"%s\"): %s", pi, si,
                          cJSON_GetObjectItemCaseSensitive(s, "step")->valuestring,
                          rc == -ENOMEM ? "out of memory"

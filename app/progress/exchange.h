@@ -12,7 +12,10 @@
  *
  * An import merges per step and never loses what is there: a step done stays done (the earlier
  * done time is kept), the record changed last wins, and a field only the other side has is
- * added to it. A file that is not an export is refused whole, before anything changes.
+ * added to it. A file that is not an export is refused whole, before anything changes, and so is
+ * another learner's export unless asked. A record that does not fit the packs installed here
+ * (exchange_import_opts) is named and left out, so that a removed step or an answer out of range
+ * never counts as done.
  */
 #ifndef IOLAB_EXCHANGE_H
 #define IOLAB_EXCHANGE_H
@@ -23,6 +26,16 @@
 
 #define EXCHANGE_FORMAT 1 /* "iolab_progress": the version of the export format */
 
+/* What an import checks a step's record against: what the installed pack's step can hold. */
+struct exchange_step_info {
+    const char *kind;       /* the step's kind, as the pack writes it ("quiz", "run", ...) */
+    size_t nquestions;      /* a quiz's questions (0: not a quiz) ... */
+    const size_t *nanswers; /* ... and the answers of each */
+    size_t npredicts;       /* the prediction questions a run step asks */
+    bool exercise;          /* the step sets an exercise */
+    bool sweep;             /* the step runs a sweep */
+};
+
 /* What an export says of a pack beyond the store: its version and title, and its steps in the
    order learners meet them (the export lists steps in that order; others after). */
 struct exchange_pack_info {
@@ -31,6 +44,7 @@ struct exchange_pack_info {
     const char *title;
     const char *const *steps; /* "lesson/step" */
     size_t nsteps;
+    const struct exchange_step_info *step_info; /* steps[i]'s is step_info[i]; NULL: unchecked */
 };
 
 /* The export of every pack in p as JSON text (malloc'ed; NULL when out of memory). */
@@ -40,7 +54,8 @@ char *exchange_export(const struct progress *p, const char *learner, long long n
 /* What an import did, step by step (counts) and for the summary it prints. */
 struct exchange_import_result {
     char learner[128];
-    size_t steps;     /* steps in the file */
+    size_t left_out;  /* records that do not fit the installed packs: named, not merged */
+    size_t steps;     /* steps in the file, merged (those left out not counted) */
     size_t added;     /* steps the store did not have */
     size_t taken;     /* the file's record was newer: it won (the store's extra fields kept) */
     size_t kept;      /* the store's record was newer: it stayed (the file's extra fields added) */
@@ -48,13 +63,29 @@ struct exchange_import_result {
     size_t now_done;  /* steps done by the import that were not done before */
 };
 
+/* What an import takes, and where it tells what it did. */
+struct exchange_import_opts {
+    /* The packs installed here. A well-formed record that does not fit them (a pack not among
+       them, a step its pack does not have, a quiz answer out of range, a prediction for a step
+       that asks none...) is named on refused and left out; the rest is merged. NULL: every
+       record is merged unchecked. */
+    const struct exchange_pack_info *info;
+    size_t ninfo;
+    const char *me;   /* this store's learner: another's export is refused; NULL: not checked */
+    bool as_mine;     /* take an export whose learner is not me as this learner's */
+    const char *file; /* the export's name, in the lines that name a record left out */
+    FILE *log;        /* one line per step changed, or NULL */
+    FILE *refused;    /* one line per record left out ("iolab: FILE: PACK/STEP: why"), or NULL */
+};
+
 /*
- * Merges an export (text, len bytes followed by a NUL) into p, and writes one line per step it
- * changed to log (when not NULL). 0; -EINVAL when the text is not an export (why says where and
- * what, and p is unchanged); -ENOMEM.
+ * Merges an export (text, len bytes followed by a NUL) into p as o says. 0; -EINVAL when the
+ * text is not an export (why says where and what, and p is unchanged); -EPERM when it is another
+ * learner's (res->learner names them, p is unchanged); -ENOMEM.
  */
 int exchange_import(struct progress *p, const char *text, size_t len,
-                    struct exchange_import_result *res, FILE *log, char *why, size_t whylen);
+                    const struct exchange_import_opts *o, struct exchange_import_result *res,
+                    char *why, size_t whylen);
 
 /*
  * An instructor's table of learners by steps from several exports: for each step whether it is

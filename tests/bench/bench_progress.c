@@ -107,7 +107,8 @@ static int bench_exchange(const char *dir, const char *text, long n, int runs, d
         struct exchange_import_result res;
         char why[512];
         double t0 = bench_clock(CLOCK_MONOTONIC), c0 = bench_clock(CLOCK_PROCESS_CPUTIME_ID);
-        int rc = exchange_import(p, text, strlen(text), &res, NULL, why, sizeof why);
+        struct exchange_import_opts o = {.info = NULL};
+        int rc = exchange_import(p, text, strlen(text), &o, &res, why, sizeof why);
         if (rc == 0)
             rc = progress_save(p);
         ti[r] = bench_clock(CLOCK_MONOTONIC) - t0;

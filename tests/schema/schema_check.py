@@ -47,8 +47,21 @@ def problems(schemas, path):
     except (OSError, ValueError) as e:
         return ["not JSON (%s)" % e]
     v = schemas["pack" if os.path.basename(path) == "pack.json" else "lesson"]
-    return ["/".join(str(p) for p in e.absolute_path) + ": " + e.message[:200]
+    return ["/".join(str(p) for p in e.absolute_path) + ": " + message(e)
             for e in v.iter_errors(doc)]
+
+
+def message(e):
+    """The validator's message, except where the schema says the problem in its own words.
+
+    jsonschema reports a failed "contains" by quoting the whole array ("None of [...] are valid
+    under the given schema"), which names no problem; the schema's "contains" carries a
+    "description" that does (lesson.schema.json: a question with no correct answer).
+    """
+    if e.validator == "contains" and isinstance(e.validator_value, dict) and \
+            e.validator_value.get("description"):
+        return e.validator_value["description"]
+    return e.message[:200]
 
 
 def main():
