@@ -9,7 +9,8 @@
 #        POINTS ("SIZE:CONNS ...", e.g. "1M:8 64K:256": only these points, instead of every
 #        SIZE x CONNS), QUICK=1 (a short look: ROUNDS=3, SECONDS_=2, MODES="read-send epoll
 #        io_uring" unless set), RETRY (1: a like-with-like point between 0.95x and 1.0x is
-#        measured once more before it counts as lost; 0: not)
+#        measured once more before it counts as lost; 0: not), RESULTS (a file to keep every
+#        wrk figure in: "ROUND SIZE CONNS SERVER REQ_PER_S" a line)
 #
 # Both servers run outside the sandbox, on loopback, on the same files (in the page cache), with
 # keep-alive; nginx with one worker, access_log off, once with sendfile off and once with it on
@@ -251,6 +252,7 @@ if [ "$retry" = 1 ] && [ -n "$pairs" ]; then
     done <"$tmp/again"
 fi
 load_end=$(load_now)
+[ -n "${RESULTS:-}" ] && cp "$tmp/results" "$RESULTS"
 
 echo
 echo "file-server vs nginx 1 worker; wrk -t1, ${secs}s, $rounds rounds; $("$nginx" -v 2>&1 | sed 's/.*: //')"
