@@ -16,8 +16,12 @@
 # keep-alive; nginx with one worker, access_log off, once with sendfile off and once with it on
 # (two servers of one nginx, on two ports). The load is `wrk -t1 -cN`. In each round every
 # server is measured once per point, the order reversed every other round. Every figure is a
-# median over the rounds (req/s for files up to 64 KiB, body GB/s above), and every ratio the
-# median of the per-round ratios.
+# median over the rounds (req/s for files up to 64 KiB, body GB/s above, and the server's CPU
+# time per request, all its threads, from /proc/PID/stat), and every ratio the median of the
+# per-round ratios. CPU per request moves less with the machine's other load than the rates do,
+# but on loopback the sender's process also does part of the receiver's TCP work (the packets are
+# taken in by a softirq that often runs in the sender's context), so it is a hint, not a verdict;
+# it is counted in clock ticks (10 ms), coarse for short runs of large files.
 #
 # Two tables. The first puts each demo mode against the better of nginx's two settings. The
 # second compares like with like:
@@ -101,9 +105,10 @@ EOF
 ulimit -n 65536 2>/dev/null || true
 "$nginx" -p "$tmp/nginx" -c "$tmp/nginx/nginx.conf" -e "$tmp/nginx/logs/error.log" &
 pids+=($!)
+nginx_master=$!
 
 # The demo's modes, one server each, on ports they pick and print.
-declare -A port
+declare -A port pid
 port[nginx-off]=$port_off
 port[nginx-on]=$port_on
 for m in $modes; do
@@ -111,6 +116,7 @@ for m in $modes; do
     [ "$m" = read-send-4k ] && args=(--mode read-send --buffer 4096)
     "$server" --port 0 --root "$tmp/www" "${args[@]}" >"$tmp/$m.out" 2>&1 &
     pids+=($!)
+    pid[$m]=$!
 done
 for m in $modes; do
     for _ in $(seq 100); do
@@ -125,6 +131,10 @@ for _ in $(seq 100); do
     curl -sf -o /dev/null "http://127.0.0.1:$port_on/f${sizes%% *}.bin" && break
     sleep 0.05
 done
+# nginx's one worker serves both of its ports: its CPU time is the one to read.
+pid[nginx-off]=$(pgrep -P "$nginx_master" | head -1)
+pid[nginx-on]=${pid[nginx-off]}
+[ -n "${pid[nginx-off]}" ] || { echo "bench_nginx: nginx started no worker" >&2; exit 1; }
 
 # Every server must send the right bytes and a head of about nginx's size before we time it.
 for name in nginx-off nginx-on $modes; do
@@ -137,14 +147,23 @@ for name in nginx-off nginx-on $modes; do
         "$(curl -sI "http://127.0.0.1:${port[$name]}/f${sizes%% *}.bin" | wc -c)"
 done
 
-# One wrk run: prints "REQ_PER_S".
+# The CPU time a server has used so far, all its threads (utime + stime, in clock ticks).
+hz=$(getconf CLK_TCK)
+cpu_ticks() { awk '{ sub(/^.*\) /, ""); print $12 + $13 }' "/proc/$1/stat"; }
+# One wrk run: prints "REQ_PER_S SERVER_CPU_US_PER_REQUEST". The server's CPU per request
+# depends less on what else the machine runs than its rate does.
 run_wrk() { # name size conns
-    wrk -t1 -c"$3" -d"${secs}s" "http://127.0.0.1:${port[$1]}/f$2.bin" |
-        awk '/^Requests\/sec:/ {print $2}'
+    local before after
+    before=$(cpu_ticks "${pid[$1]}")
+    wrk -t1 -c"$3" -d"${secs}s" "http://127.0.0.1:${port[$1]}/f$2.bin" >"$tmp/wrk.out"
+    after=$(cpu_ticks "${pid[$1]}")
+    awk -v t=$((after - before)) -v hz="$hz" '
+        / requests in / { n = $1 } /^Requests\/sec:/ { r = $2 }
+        END { printf "%s %.2f\n", r, (n > 0 ? t / hz / n * 1e6 : 0) }' "$tmp/wrk.out"
 }
 
 servers=(nginx-off nginx-on $modes)
-: >"$tmp/results" # round size conns name req_per_s
+: >"$tmp/results" # round size conns name req_per_s cpu_us_per_request
 # One alternated round of these servers at every point: ROUND TAG SERVERS...
 measure_round() {
     local r=$1 tag=$2
@@ -196,28 +215,40 @@ function ratio(tag, key, demo, ref,   r, n, a, b, rat) {
     }
     return n ? median(rat, n) : -1
 }
-{ v[$1 " " $2 " " $3 " " $4] = $5; r = $1; sub(/^[^0-9]*/, "", r); if (r + 0 > R) R = r + 0 }
+# The median over rounds of ref CPU per request / demo CPU per request: above 1, the demo
+# spends less CPU on a request than the reference.
+function cpu_ratio(key, demo, ref,   r, n, a, b, rat) {
+    n = 0
+    for (r = 1; r <= R; r++) {
+        a = u[r " " key " " demo]; b = u[r " " key " " ref]
+        if (a > 0 && b != "") rat[++n] = b / a
+    }
+    return n ? median(rat, n) : -1
+}
+{ v[$1 " " $2 " " $3 " " $4] = $5; u[$1 " " $2 " " $3 " " $4] = $6; r = $1; sub(/^[^0-9]*/, "", r); if (r + 0 > R) R = r + 0 }
 END {
     np = split(points, P, " "); nm = split(modes, M, " "); npair = split(pairs, Q, " ") / 3
     if (what == "table") {
-        printf "%-6s %-6s %-12s %12s %10s %8s\n", "size", "conns", "server", "req/s", "GB/s", "vs best"
+        printf "%-6s %-6s %-12s %12s %10s %8s %12s\n", "size", "conns", "server", "req/s", "GB/s", "vs best", "CPU us/req"
         for (a = 1; a <= np; a++) {
             split(P[a], sc, ":"); key = sc[1] " " sc[2]
             for (k = 0; k <= nm + 1; k++) {
                 name = k == 0 ? "nginx-off" : k == 1 ? "nginx-on" : M[k-1]
-                n = 0; delete fig; delete rat
+                n = 0; delete fig; delete rat; delete cpu
                 for (r = 1; r <= R; r++) {
                     f = v[r " " key " " name]; off = v[r " " key " nginx-off"]; on = v[r " " key " nginx-on"]
                     best = off > on ? off : on
-                    fig[++n] = f; rat[n] = best > 0 ? f / best : 0
+                    fig[++n] = f; rat[n] = best > 0 ? f / best : 0; cpu[n] = u[r " " key " " name]
                 }
-                printf "%-6s %-6s %-12s %12.0f %10.2f %8s\n", sc[1], sc[2], name, median(fig, n),
-                    median(fig, n) * bytes(sc[1]) / 1e9, k < 2 ? "" : sprintf("%.2fx", median(rat, n))
+                printf "%-6s %-6s %-12s %12.0f %10.2f %8s %12.1f\n", sc[1], sc[2], name, median(fig, n),
+                    median(fig, n) * bytes(sc[1]) / 1e9, k < 2 ? "" : sprintf("%.2fx", median(rat, n)),
+                    median(cpu, n)
             }
         }
         if (!npair) exit
-        printf "\nlike with like (median of per-round ratios; a point in [0.95, 1.0) is measured again)\n"
-        printf "%-6s %-6s %-20s %-10s %8s %8s  %s\n", "size", "conns", "pair", "against", "ratio", "again", "verdict"
+        printf "\nlike with like (median of per-round ratios; a point in [0.95, 1.0) is measured again;\n"
+        printf "CPU = CPU per request of the reference over that of the demo, above 1 where the demo spends less)\n"
+        printf "%-6s %-6s %-20s %-10s %8s %8s %6s  %s\n", "size", "conns", "pair", "against", "ratio", "again", "CPU", "verdict"
         won = lost = 0
         for (a = 1; a <= np; a++) for (q = 0; q < npair; q++) {
             split(P[a], sc, ":"); key = sc[1] " " sc[2]
@@ -226,8 +257,8 @@ END {
             final = y >= 0 ? y : x
             verdict = final >= 1 ? "won" : x >= 0.95 && y < 0 && retry ? "undecided" : "lost"
             if (verdict == "won") won++; else lost++
-            printf "%-6s %-6s %-20s %-10s %7.2fx %8s  %s\n", sc[1], sc[2], Q[3*q+1], ref, x,
-                (y >= 0 ? sprintf("%.2fx", y) : ""), verdict
+            printf "%-6s %-6s %-20s %-10s %7.2fx %8s %5.2fx  %s\n", sc[1], sc[2], Q[3*q+1], ref, x,
+                (y >= 0 ? sprintf("%.2fx", y) : ""), cpu_ratio(key, demo, ref), verdict
         }
         printf "like with like: %d of %d points at or above 1.0x\n", won, won + lost
     } else {
