@@ -4,7 +4,8 @@
 # Usage: tests/bench/bench_nginx.sh [BUILD_DIR]
 #   env: ROUNDS (3), SECONDS_ (3, per wrk run),
 #        MODES ("read-send read-send-4k sendfile epoll io_uring"; read-send-4k is read-send with
-#        --buffer 4096, the lesson's small buffer, which must stay visibly worse),
+#        --buffer 4096, the lesson's small buffer, which must stay visibly worse; a mode ending
+#        in -split, such as epoll-split, runs with --split-head: the head without MSG_MORE),
 #        SIZES ("1K 1M"), CONNS ("8 64 256"), NGINX (nginx on PATH or /usr/sbin/nginx),
 #        POINTS ("SIZE:CONNS ...", e.g. "1M:8 64K:256": only these points, instead of every
 #        SIZE x CONNS), QUICK=1 (a short look: ROUNDS=3, SECONDS_=2, MODES="read-send epoll
@@ -114,6 +115,7 @@ port[nginx-on]=$port_on
 for m in $modes; do
     args=(--mode "$m")
     [ "$m" = read-send-4k ] && args=(--mode read-send --buffer 4096)
+    [ "${m%-split}" != "$m" ] && args=(--mode "${m%-split}" --split-head)
     "$server" --port 0 --root "$tmp/www" "${args[@]}" >"$tmp/$m.out" 2>&1 &
     pids+=($!)
     pid[$m]=$!
