@@ -11,7 +11,7 @@
 #        SIZE x CONNS), QUICK=1 (a short look: ROUNDS=3, SECONDS_=2, MODES="read-send epoll
 #        io_uring" unless set), RETRY (1: a like-with-like point between 0.95x and 1.0x is
 #        measured once more before it counts as lost; 0: not), RESULTS (a file to keep every
-#        wrk figure in: "ROUND SIZE CONNS SERVER REQ_PER_S" a line)
+#        wrk figure in: "ROUND SIZE CONNS SERVER REQ_PER_S CPU_US_PER_REQUEST" a line)
 #
 # Both servers run outside the sandbox, on loopback, on the same files (in the page cache), with
 # keep-alive; nginx with one worker, access_log off, once with sendfile off and once with it on
