@@ -19,6 +19,14 @@
  * the kernel waits for the body before it builds a packet. --split-head sends the header on its
  * own instead (two calls and two packets per reply: the lesson of what MSG_MORE saves).
  *
+ * Where the epoll mode differs from nginx, it is on purpose, and each difference is a line of the
+ * zerocopy lesson ("What the demo does differently from nginx"): it sends all a socket takes per
+ * wake-up (one sendfile() of the whole file, where nginx stops at sendfile_max_chunk); it leaves
+ * the socket buffers to the kernel's autotuning, as nginx does; the head goes with MSG_MORE
+ * rather than TCP_CORK; a file up to SMALL_FILE is copied into the head's writev(); and it asks
+ * for EPOLLOUT only while a reply waits for room (level-triggered), where nginx registers both
+ * directions once, edge-triggered.
+ *
  * The HTTP itself (parsing a request head, writing a response head) is in http.h. GET and HEAD
  * of a regular file under --root; 200 with Content-Length, 404, 400 (malformed, or a
  * path with a ".." segment), 405 (any other method). The headers are about nginx's (Server, Date,

@@ -4,26 +4,62 @@
 # Usage: tests/bench/bench_nginx.sh [BUILD_DIR]
 #   env: ROUNDS (3), SECONDS_ (3, per wrk run),
 #        MODES ("read-send read-send-4k sendfile epoll io_uring"; read-send-4k is read-send with
-#        --buffer 4096, the lesson's small buffer, which must stay visibly worse),
-#        SIZES ("1K 1M"), CONNS ("8 64 256"), NGINX (nginx on PATH or /usr/sbin/nginx)
+#        --buffer 4096, the lesson's small buffer, which must stay visibly worse; a mode ending
+#        in -split, such as epoll-split, runs with --split-head: the head without MSG_MORE),
+#        SIZES ("1K 1M"), CONNS ("8 64 256"), NGINX (nginx on PATH or /usr/sbin/nginx),
+#        POINTS ("SIZE:CONNS ...", e.g. "1M:8 64K:256": only these points, instead of every
+#        SIZE x CONNS), QUICK=1 (a short look: ROUNDS=3, SECONDS_=2, MODES="read-send epoll
+#        io_uring" unless set), RETRY (1: a like-with-like point between 0.95x and 1.0x is
+#        measured once more before it counts as lost; 0: not), RESULTS (a file to keep every
+#        wrk figure in: "ROUND SIZE CONNS SERVER REQ_PER_S CPU_US_PER_REQUEST" a line)
 #
 # Both servers run outside the sandbox, on loopback, on the same files (in the page cache), with
 # keep-alive; nginx with one worker, access_log off, once with sendfile off and once with it on
 # (two servers of one nginx, on two ports). The load is `wrk -t1 -cN`. In each round every
-# server is measured once per point, the order reversed every other round; each round's ratio
-# is the demo mode's figure over the better of nginx's two in that round, and the table prints
-# the median of those ratios (req/s for files up to 64 KiB, body GB/s above) with the medians of
-# the figures themselves. The nginx configuration lives in a temporary directory, and only the
-# processes this script started are stopped.
+# server is measured once per point, the order reversed every other round. Every figure is a
+# median over the rounds (req/s for files up to 64 KiB, body GB/s above, and the server's CPU
+# time per request, all its threads, from /proc/PID/stat), and every ratio the median of the
+# per-round ratios. CPU per request moves less with the machine's other load than the rates do,
+# but on loopback the sender's process also does part of the receiver's TCP work (the packets are
+# taken in by a softirq that often runs in the sender's context), so it is a hint, not a verdict;
+# it is counted in clock ticks (10 ms), coarse for short runs of large files.
+#
+# Two tables. The first puts each demo mode against the better of nginx's two settings. The
+# second compares like with like:
+#   epoll     / nginx sending the body the same way: sendfile off for a file the epoll mode
+#               copies (up to 16 KiB, file-server.c's SMALL_FILE), sendfile on above;
+#   read-send / nginx with sendfile off (both copy the file through their own memory);
+#   io_uring  / epoll (the ring against epoll_wait, one thread each).
+# A like-with-like point wins at 1.0x or above; one between 0.95x and 1.0x is measured again
+# (ROUNDS more alternated rounds of just that pair) and the second median decides.
+#
+# The load average is read before the first run and after the last one and printed with the
+# tables: a start above 0.5 per core is flagged "not idle", and its figures are not headlines.
+# The nginx configuration lives in a temporary directory, and only the processes this script
+# started are stopped.
 set -eu
 src=$(cd "$(dirname "$0")/../.." && pwd)
 build=$(cd "${1:-$src/build}" && pwd)
 server="$build/libexec/iolab/file-server"
+quick=${QUICK:-0}
 rounds=${ROUNDS:-3}
-secs=${SECONDS_:-3}
-modes=${MODES:-read-send read-send-4k sendfile epoll io_uring}
+secs=${SECONDS_:-$([ "$quick" = 1 ] && echo 2 || echo 3)}
+modes=${MODES:-$([ "$quick" = 1 ] && echo "read-send epoll io_uring" ||
+    echo "read-send read-send-4k sendfile epoll io_uring")}
 sizes=${SIZES:-1K 1M}
 conns=${CONNS:-8 64 256}
+retry=${RETRY:-1}
+epoll_copy_max=16384 # file-server.c's SMALL_FILE: the epoll mode copies files up to this size
+# The points measured: every SIZE x CONNS, or POINTS as given (their sizes are the files made).
+points=${POINTS:-$(for s in $sizes; do for c in $conns; do echo -n "$s:$c "; done; done)}
+sizes=$(for p in $points; do echo "${p%%:*}"; done | awk '!seen[$0]++' | tr '\n' ' ')
+sizes=${sizes% }
+
+# The load average (1 min) and the number of cores, read before and after the runs.
+cores=$(nproc)
+load_now() { cut -d' ' -f1 /proc/loadavg; }
+load_start=$(load_now)
+awk -v l="$load_start" -v c="$cores" 'BEGIN { if (l / c > 0.5) printf "bench_nginx: load average %s on %d cores: not idle, the figures are indicative only\n", l, c }' >&2
 nginx=${NGINX:-$(command -v nginx || echo /usr/sbin/nginx)}
 
 for tool in wrk curl "$nginx" "$server"; do
@@ -70,16 +106,19 @@ EOF
 ulimit -n 65536 2>/dev/null || true
 "$nginx" -p "$tmp/nginx" -c "$tmp/nginx/nginx.conf" -e "$tmp/nginx/logs/error.log" &
 pids+=($!)
+nginx_master=$!
 
 # The demo's modes, one server each, on ports they pick and print.
-declare -A port
+declare -A port pid
 port[nginx-off]=$port_off
 port[nginx-on]=$port_on
 for m in $modes; do
     args=(--mode "$m")
     [ "$m" = read-send-4k ] && args=(--mode read-send --buffer 4096)
+    [ "${m%-split}" != "$m" ] && args=(--mode "${m%-split}" --split-head)
     "$server" --port 0 --root "$tmp/www" "${args[@]}" >"$tmp/$m.out" 2>&1 &
     pids+=($!)
+    pid[$m]=$!
 done
 for m in $modes; do
     for _ in $(seq 100); do
@@ -94,6 +133,10 @@ for _ in $(seq 100); do
     curl -sf -o /dev/null "http://127.0.0.1:$port_on/f${sizes%% *}.bin" && break
     sleep 0.05
 done
+# nginx's one worker serves both of its ports: its CPU time is the one to read.
+pid[nginx-off]=$(pgrep -P "$nginx_master" | head -1)
+pid[nginx-on]=${pid[nginx-off]}
+[ -n "${pid[nginx-off]}" ] || { echo "bench_nginx: nginx started no worker" >&2; exit 1; }
 
 # Every server must send the right bytes and a head of about nginx's size before we time it.
 for name in nginx-off nginx-on $modes; do
@@ -106,57 +149,149 @@ for name in nginx-off nginx-on $modes; do
         "$(curl -sI "http://127.0.0.1:${port[$name]}/f${sizes%% *}.bin" | wc -c)"
 done
 
-# One wrk run: prints "REQ_PER_S".
+# The CPU time a server has used so far, all its threads (utime + stime, in clock ticks).
+hz=$(getconf CLK_TCK)
+cpu_ticks() { awk '{ sub(/^.*\) /, ""); print $12 + $13 }' "/proc/$1/stat"; }
+# One wrk run: prints "REQ_PER_S SERVER_CPU_US_PER_REQUEST". The server's CPU per request
+# depends less on what else the machine runs than its rate does.
 run_wrk() { # name size conns
-    wrk -t1 -c"$3" -d"${secs}s" "http://127.0.0.1:${port[$1]}/f$2.bin" |
-        awk '/^Requests\/sec:/ {print $2}'
+    local before after
+    before=$(cpu_ticks "${pid[$1]}")
+    wrk -t1 -c"$3" -d"${secs}s" "http://127.0.0.1:${port[$1]}/f$2.bin" >"$tmp/wrk.out"
+    after=$(cpu_ticks "${pid[$1]}")
+    awk -v t=$((after - before)) -v hz="$hz" '
+        / requests in / { n = $1 } /^Requests\/sec:/ { r = $2 }
+        END { printf "%s %.2f\n", r, (n > 0 ? t / hz / n * 1e6 : 0) }' "$tmp/wrk.out"
 }
 
 servers=(nginx-off nginx-on $modes)
-: >"$tmp/results" # round size conns name req_per_s
-for r in $(seq "$rounds"); do
-    order=("${servers[@]}")
+: >"$tmp/results" # round size conns name req_per_s cpu_us_per_request
+# One alternated round of these servers at every point: ROUND TAG SERVERS...
+measure_round() {
+    local r=$1 tag=$2
+    shift 2
+    local order=("$@") point name
     if [ $((r % 2)) -eq 0 ]; then # reversed every other round
         order=()
-        for ((i = ${#servers[@]} - 1; i >= 0; i--)); do order+=("${servers[i]}"); done
+        for ((i = $#; i >= 1; i--)); do order+=("${!i}"); done
     fi
-    for s in $sizes; do
-        cat "$tmp/www/f$s.bin" >/dev/null # keep it in the page cache
-        for c in $conns; do
-            for name in "${order[@]}"; do
-                echo "$r $s $c $name $(run_wrk "$name" "$s" "$c")" >>"$tmp/results"
-            done
+    for point in $points_now; do
+        cat "$tmp/www/f${point%%:*}.bin" >/dev/null # keep it in the page cache
+        for name in "${order[@]}"; do
+            echo "$tag$r ${point%%:*} ${point##*:} $name $(run_wrk "$name" "${point%%:*}" "${point##*:}")" \
+                >>"$tmp/results"
         done
     done
-    echo "round $r of $rounds done" >&2
+}
+points_now=$points
+for r in $(seq "$rounds"); do
+    measure_round "$r" "" "${servers[@]}"
+    echo "round $r of $rounds done (load average $(load_now))" >&2
 done
 
-echo
-echo "file-server vs nginx 1 worker (better of sendfile off/on in each round); wrk -t1, ${secs}s, $rounds rounds"
-echo "ratio = median over rounds of (demo / best nginx); req/s for <= 64 KiB, body GB/s above"
-awk -v sizes="$sizes" -v conns="$conns" -v modes="$modes" '
+# The like-with-like pairs: "NAME DEMO REFERENCE" where REFERENCE "nginx-same" means nginx
+# sending the body as the epoll mode does at that size.
+have() { case " $modes " in *" $1 "*) return 0 ;; esac; return 1; }
+pairs=""
+have epoll && pairs+="epoll/nginx-same epoll nginx-same "
+have read-send && pairs+="read-send/nginx-off read-send nginx-off "
+have io_uring && have epoll && pairs+="io_uring/epoll io_uring epoll "
+
+# awk over the results: "table" prints both tables, "retry" lists the like-with-like points
+# whose median ratio is in [0.95, 1.0) and that were not measured again yet.
+report() { # what
+    awk -v what="$1" -v points="$points" -v modes="$modes" -v pairs="$pairs" \
+        -v copy_max="$epoll_copy_max" -v retry="$retry" '
 function median(arr, n,   i, j, t) {
     for (i = 2; i <= n; i++) for (j = i; j > 1 && arr[j-1] > arr[j]; j--) { t = arr[j]; arr[j] = arr[j-1]; arr[j-1] = t }
     return n % 2 ? arr[(n+1)/2] : (arr[n/2] + arr[n/2+1]) / 2
 }
 function bytes(s) { return s ~ /K$/ ? s * 1024 : s ~ /M$/ ? s * 1048576 : s }
-{ v[$1 " " $2 " " $3 " " $4] = $5; if ($1 > R) R = $1 }
+function ref_of(ref, size) { return ref != "nginx-same" ? ref : bytes(size) <= copy_max ? "nginx-off" : "nginx-on" }
+# The median ratio demo/ref at a point over the rounds tagged tag ("" for the main rounds).
+function ratio(tag, key, demo, ref,   r, n, a, b, rat) {
+    n = 0
+    for (r = 1; r <= R; r++) {
+        a = v[tag r " " key " " demo]; b = v[tag r " " key " " ref]
+        if (a != "" && b > 0) rat[++n] = a / b
+    }
+    return n ? median(rat, n) : -1
+}
+# The median over rounds of ref CPU per request / demo CPU per request: above 1, the demo
+# spends less CPU on a request than the reference.
+function cpu_ratio(key, demo, ref,   r, n, a, b, rat) {
+    n = 0
+    for (r = 1; r <= R; r++) {
+        a = u[r " " key " " demo]; b = u[r " " key " " ref]
+        if (a > 0 && b != "") rat[++n] = b / a
+    }
+    return n ? median(rat, n) : -1
+}
+{ v[$1 " " $2 " " $3 " " $4] = $5; u[$1 " " $2 " " $3 " " $4] = $6; r = $1; sub(/^[^0-9]*/, "", r); if (r + 0 > R) R = r + 0 }
 END {
-    ns = split(sizes, S, " "); nc = split(conns, C, " "); nm = split(modes, M, " ")
-    printf "%-6s %-6s %-12s %12s %10s %8s\n", "size", "conns", "server", "req/s", "GB/s", "ratio"
-    for (a = 1; a <= ns; a++) for (b = 1; b <= nc; b++) {
-        key = S[a] " " C[b]; big = bytes(S[a]) > 65536
-        for (k = 0; k <= nm + 2; k++) {
-            name = k == 0 ? "nginx-off" : k == 1 ? "nginx-on" : M[k-1]
-            if (k > nm + 1) break
-            n = 0; delete fig; delete rat
-            for (r = 1; r <= R; r++) {
-                f = v[r " " key " " name]; off = v[r " " key " nginx-off"]; on = v[r " " key " nginx-on"]
-                best = off > on ? off : on
-                fig[++n] = f; rat[n] = best > 0 ? f / best : 0
+    np = split(points, P, " "); nm = split(modes, M, " "); npair = split(pairs, Q, " ") / 3
+    if (what == "table") {
+        printf "%-6s %-6s %-12s %12s %10s %8s %12s\n", "size", "conns", "server", "req/s", "GB/s", "vs best", "CPU us/req"
+        for (a = 1; a <= np; a++) {
+            split(P[a], sc, ":"); key = sc[1] " " sc[2]
+            for (k = 0; k <= nm + 1; k++) {
+                name = k == 0 ? "nginx-off" : k == 1 ? "nginx-on" : M[k-1]
+                n = 0; delete fig; delete rat; delete cpu
+                for (r = 1; r <= R; r++) {
+                    f = v[r " " key " " name]; off = v[r " " key " nginx-off"]; on = v[r " " key " nginx-on"]
+                    best = off > on ? off : on
+                    fig[++n] = f; rat[n] = best > 0 ? f / best : 0; cpu[n] = u[r " " key " " name]
+                }
+                printf "%-6s %-6s %-12s %12.0f %10.2f %8s %12.1f\n", sc[1], sc[2], name, median(fig, n),
+                    median(fig, n) * bytes(sc[1]) / 1e9, k < 2 ? "" : sprintf("%.2fx", median(rat, n)),
+                    median(cpu, n)
             }
-            printf "%-6s %-6s %-12s %12.0f %10.2f %8s\n", S[a], C[b], name, median(fig, n),
-                median(fig, n) * bytes(S[a]) / 1e9, k < 2 ? "" : sprintf("%.2fx", median(rat, n))
+        }
+        if (!npair) exit
+        printf "\nlike with like (median of per-round ratios; a point in [0.95, 1.0) is measured again;\n"
+        printf "CPU = CPU per request of the reference over that of the demo, above 1 where the demo spends less)\n"
+        printf "%-6s %-6s %-20s %-10s %8s %8s %6s  %s\n", "size", "conns", "pair", "against", "ratio", "again", "CPU", "verdict"
+        won = lost = 0
+        for (a = 1; a <= np; a++) for (q = 0; q < npair; q++) {
+            split(P[a], sc, ":"); key = sc[1] " " sc[2]
+            demo = Q[3*q+2]; ref = ref_of(Q[3*q+3], sc[1])
+            x = ratio("", key, demo, ref); y = ratio("again:" Q[3*q+1] ":", key, demo, ref)
+            final = y >= 0 ? y : x
+            verdict = final >= 1 ? "won" : x >= 0.95 && y < 0 && retry ? "undecided" : "lost"
+            if (verdict == "won") won++; else lost++
+            printf "%-6s %-6s %-20s %-10s %7.2fx %8s %5.2fx  %s\n", sc[1], sc[2], Q[3*q+1], ref, x,
+                (y >= 0 ? sprintf("%.2fx", y) : ""), cpu_ratio(key, demo, ref), verdict
+        }
+        printf "like with like: %d of %d points at or above 1.0x\n", won, won + lost
+    } else {
+        for (a = 1; a <= np; a++) for (q = 0; q < npair; q++) {
+            split(P[a], sc, ":"); key = sc[1] " " sc[2]
+            demo = Q[3*q+2]; ref = ref_of(Q[3*q+3], sc[1])
+            x = ratio("", key, demo, ref)
+            if (x >= 0.95 && x < 1 && ratio("again:" Q[3*q+1] ":", key, demo, ref) < 0)
+                print Q[3*q+1], P[a], demo, ref
         }
     }
 }' "$tmp/results"
+}
+
+# A like-with-like point just short of 1.0x gets a second look: the pair alone, ROUNDS rounds.
+if [ "$retry" = 1 ] && [ -n "$pairs" ]; then
+    report retry >"$tmp/again"
+    while read -r pair point demo ref; do
+        echo "measuring $pair at $point again" >&2
+        points_now=$point
+        for r in $(seq "$rounds"); do measure_round "$r" "again:$pair:" "$demo" "$ref"; done
+    done <"$tmp/again"
+fi
+load_end=$(load_now)
+[ -n "${RESULTS:-}" ] && cp "$tmp/results" "$RESULTS"
+
+echo
+echo "file-server vs nginx 1 worker; wrk -t1, ${secs}s, $rounds rounds; $("$nginx" -v 2>&1 | sed 's/.*: //')"
+idle=$(awk -v l="$load_start" -v c="$cores" 'BEGIN { print l / c <= 0.5 ? "idle" : "NOT IDLE: figures indicative only, never a headline" }')
+printf 'load average (1 min) at start %s (%.2f per core, %s), at end %s (%.2f per core); %s cores\n' \
+    "$load_start" "$(awk -v l="$load_start" -v c="$cores" 'BEGIN { print l / c }')" "$idle" \
+    "$load_end" "$(awk -v l="$load_end" -v c="$cores" 'BEGIN { print l / c }')" "$cores"
+echo "vs best = median over rounds of (demo / better of nginx off and on); req/s for <= 64 KiB, body GB/s above"
+report table
