@@ -42,7 +42,7 @@ test_packages=(
     iproute2 procps util-linux # ip, /proc tools, setpriv
     clang libclang-rt-14-dev   # the libFuzzer targets (tests/fuzz, run by .ci/run)
     python3-jsonschema         # validate pack files against assets/schema (it_schema)
-    dpkg-dev                   # cpack -G DEB's dpkg-shlibdeps (it_package)
+    dpkg-dev lintian           # cpack -G DEB's dpkg-shlibdeps, and Debian's checker (it_package)
     ccache                     # the three builds of a test run (normal, fuzz, sanitized) again
 )
 [ "$mode" = test ] && packages+=("${test_packages[@]}")
