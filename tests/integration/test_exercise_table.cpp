@@ -16,6 +16,8 @@
 #include <cjson/cJSON.h>
 #include <filesystem>
 #include <fstream>
+#include <iterator>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -132,62 +134,122 @@ std::string messages(const Result &res)
     return s;
 }
 
-} // namespace
-
-TEST_CASE("every exercise table row: known-wrong programs fail with their sentence, other correct "
-          "programs pass",
-          "[exercises]")
+// One row: the solution's workspace with the row's file for its one .c file, checked; a wrong
+// row fails with its sentence in a failing check, a right row passes.
+void check_row(const TempDir &home, const Row &r)
 {
-    std::vector<Row> all = rows();
-    REQUIRE(!all.empty());
+    INFO("row " << r.path);
+    REQUIRE(r.problem.empty());
+    std::string dir, why;
+    std::vector<std::string> files;
+    bool found = exercise_of(r, dir, files, why);
+    INFO(why);
+    REQUIRE(found);
+    std::vector<std::string> sources;
+    for (const auto &f : files)
+        if (f.size() > 2 && f.compare(f.size() - 2, 2, ".c") == 0)
+            sources.push_back(f);
+    INFO("the row replaces the workspace's one .c file; this workspace has " << sources.size());
+    REQUIRE(sources.size() == 1);
+    TempDir ws;
+    for (const auto &f : files)
+        std::ofstream(ws / f) << slurp(dir + "/" + f);
+    std::ofstream(ws / sources[0]) << slurp(r.path);
+    Exercise e{nullptr, "", "", {}};
+    std::string step = r.lesson + "/" + r.step;
+    e.step = step.c_str();
+    Result res = check(home, e, {"--dir", ws.path});
+    INFO(res.out);
+    REQUIRE(res.json);
+    std::string status = cJSON_GetObjectItem(res.json.get(), "status")->valuestring;
+    INFO("the checks said:\n" << messages(res));
+    if (r.pass) {
+        CHECK(status == "pass");
+        CHECK(res.code == 0);
+        return;
+    }
+    CHECK(status == "fail");
+    CHECK(res.code == 1);
+    // The sentence is in the message of a check that does not hold.
+    bool said = false;
+    const cJSON *c;
+    cJSON_ArrayForEach(c, cJSON_GetObjectItem(res.json.get(), "checks"))
+    {
+        if (!cJSON_IsTrue(cJSON_GetObjectItem(c, "ok")) &&
+            has(cJSON_GetObjectItem(c, "message")->valuestring, r.sentence))
+            said = true;
+    }
+    INFO("expected a failing check to say: " << r.sentence);
+    CHECK(said);
+}
+
+// Runs every row of one table (LESSON/STEP), each in a section of its own.
+void check_table(const std::string &table)
+{
+    std::vector<Row> all;
+    for (const Row &r : rows())
+        if (r.lesson + "/" + r.step == table)
+            all.push_back(r);
+    // A checker is only as good as the wrong programs it has seen, and a reference alone does
+    // not show that a correct program written another way passes.
+    size_t wrong = std::count_if(all.begin(), all.end(), [](const Row &r) { return !r.pass; });
+    INFO("tests/data/exercises/" << table << ": " << wrong << " wrong rows, " << all.size() - wrong
+                                 << " right rows");
+    REQUIRE(wrong >= 2);
+    REQUIRE(all.size() - wrong >= 2);
     TempDir home;
     for (const Row &r : all) {
         DYNAMIC_SECTION(r.lesson << "/" << r.step << " " << r.name)
         {
-            INFO("row " << r.path);
-            REQUIRE(r.problem.empty());
-            std::string dir, why;
-            std::vector<std::string> files;
-            bool found = exercise_of(r, dir, files, why);
-            INFO(why);
-            REQUIRE(found);
-            std::vector<std::string> sources;
-            for (const auto &f : files)
-                if (f.size() > 2 && f.compare(f.size() - 2, 2, ".c") == 0)
-                    sources.push_back(f);
-            INFO("the row replaces the workspace's one .c file; this workspace has "
-                 << sources.size());
-            REQUIRE(sources.size() == 1);
-            TempDir ws;
-            for (const auto &f : files)
-                std::ofstream(ws / f) << slurp(dir + "/" + f);
-            std::ofstream(ws / sources[0]) << slurp(r.path);
-            Exercise e{nullptr, "", "", {}};
-            std::string step = r.lesson + "/" + r.step;
-            e.step = step.c_str();
-            Result res = check(home, e, {"--dir", ws.path});
-            INFO(res.out);
-            REQUIRE(res.json);
-            std::string status = cJSON_GetObjectItem(res.json.get(), "status")->valuestring;
-            INFO("the checks said:\n" << messages(res));
-            if (r.pass) {
-                CHECK(status == "pass");
-                CHECK(res.code == 0);
-                continue;
-            }
-            CHECK(status == "fail");
-            CHECK(res.code == 1);
-            // The sentence is in the message of a check that does not hold.
-            bool said = false;
-            const cJSON *c;
-            cJSON_ArrayForEach(c, cJSON_GetObjectItem(res.json.get(), "checks"))
-            {
-                if (!cJSON_IsTrue(cJSON_GetObjectItem(c, "ok")) &&
-                    has(cJSON_GetObjectItem(c, "message")->valuestring, r.sentence))
-                    said = true;
-            }
-            INFO("expected a failing check to say: " << r.sentence);
-            CHECK(said);
+            check_row(home, r);
         }
     }
 }
+
+// The tables, one test case each, so that ctest runs them side by side.
+const char *const kTables[] = {
+    "chat/write-epoll-server",   "concurrency/write-fib-server", "copying/write-sendfile-copy",
+    "ipc/write-fd-proxy",        "ordered/write-client-loop",    "ordered/write-server-loop",
+    "pagecache/count-resident",  "stdio/write-buffered-reader",  "tinyfile/write-client",
+    "upload/write-epoll-server", "upload/write-fork-server",     "zerocopy/write-sendfile",
+};
+
+} // namespace
+
+TEST_CASE("every exercise table has its own test case here", "[exercises]")
+{
+    std::set<std::string> listed(std::begin(kTables), std::end(kTables)), found;
+    for (const Row &r : rows())
+        found.insert(r.lesson + "/" + r.step);
+    for (const auto &t : found) {
+        INFO("tests/data/exercises/" << t
+                                     << " is run by no test case: add it to kTables and a "
+                                        "TABLE_CASE in test_exercise_table.cpp");
+        CHECK(listed.count(t) == 1);
+    }
+    for (const auto &t : listed) {
+        INFO(t << " is listed but tests/data/exercises has no row of it");
+        CHECK(found.count(t) == 1);
+    }
+}
+
+#define TABLE_CASE(TABLE)                                                                          \
+    TEST_CASE("exercise table " TABLE ": known-wrong programs fail with their sentence, other "    \
+              "correct programs pass",                                                             \
+              "[exercises]")                                                                       \
+    {                                                                                              \
+        check_table(TABLE);                                                                        \
+    }
+
+TABLE_CASE("chat/write-epoll-server")
+TABLE_CASE("concurrency/write-fib-server")
+TABLE_CASE("copying/write-sendfile-copy")
+TABLE_CASE("ipc/write-fd-proxy")
+TABLE_CASE("ordered/write-client-loop")
+TABLE_CASE("ordered/write-server-loop")
+TABLE_CASE("pagecache/count-resident")
+TABLE_CASE("stdio/write-buffered-reader")
+TABLE_CASE("tinyfile/write-client")
+TABLE_CASE("upload/write-epoll-server")
+TABLE_CASE("upload/write-fork-server")
+TABLE_CASE("zerocopy/write-sendfile")
