@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Save -> build verdict and save -> all checks decided, for the chat, zero-copy, copying, stdio,
-# fib server, residency, fd-passing proxy and TinyFile client exercises: their reference solutions as the learner's files (built
+# fib server, residency, fd-passing proxy and TinyFile client (synchronous and asynchronous)
+# exercises: their reference solutions as the learner's files (built
 # without sanitizers), and, for zero-copy, copying and stdio, a known-wrong program from their
 # table (tests/data/exercises), whose failure must be told as soon as it is certain. The fib
 # server's "no zombie" check watches for 2.5 s before it is decided with the rest (a child counts
@@ -35,7 +36,8 @@ for spec in chat/write-epoll-server:chat/epoll-server \
     concurrency/write-fib-server:concurrency/fib-server \
     pagecache/count-resident:pagecache/resident \
     ipc/write-fd-proxy:ipc/fd-proxy \
-    tinyfile/write-client:tinyfile/client; do
+    tinyfile/write-client:tinyfile/client \
+    tinyfile/write-async:tinyfile/async; do
     IFS=: read -r step exdir row <<<"$spec"
     [ "$only" = "  " ] || [[ $only == *" $step "* ]] || continue
     dir=$home/$exdir${row:+-${row//\//-}}
