@@ -208,6 +208,55 @@ static void probe_mmsg(void)
     close(v);
 }
 
+/*
+ * Control data: one sendmsg() that passes a descriptor (SCM_RIGHTS) over a Unix socket pair and
+ * one recvmsg() that receives it, a recvmsg_rights as the fd-passing exercise counts them; then
+ * one recvmsg() with room for control data that brings none (not a recvmsg_rights).
+ */
+static void probe_rights(void)
+{
+    int sv[2];
+    if (socketpair(AF_UNIX, SOCK_STREAM, 0, sv) < 0)
+        probe_fail("socketpair");
+    char two[2] = "rr";
+    struct iovec iov = {.iov_base = two, .iov_len = 2};
+    union {
+        struct cmsghdr align;
+        char buf[CMSG_SPACE(sizeof(int))];
+    } control;
+    memset(&control, 0, sizeof control);
+    struct msghdr msg = {.msg_iov = &iov,
+                         .msg_iovlen = 1,
+                         .msg_control = control.buf,
+                         .msg_controllen = sizeof control.buf};
+    struct cmsghdr *cm = CMSG_FIRSTHDR(&msg);
+    cm->cmsg_level = SOL_SOCKET;
+    cm->cmsg_type = SCM_RIGHTS;
+    cm->cmsg_len = CMSG_LEN(sizeof(int));
+    memcpy(CMSG_DATA(cm), &sv[0], sizeof(int));
+    if (sendmsg(sv[0], &msg, 0) != 2)
+        probe_fail("sendmsg with SCM_RIGHTS");
+    /* The descriptor travels with the first byte: the second recvmsg() gets the other byte, and
+       no control data. */
+    iov.iov_len = 1;
+    for (int round = 0; round < 2; round++) {
+        memset(&control, 0, sizeof control);
+        msg.msg_controllen = sizeof control.buf;
+        if (recvmsg(sv[1], &msg, 0) != 1)
+            probe_fail("recvmsg");
+        cm = CMSG_FIRSTHDR(&msg);
+        int got = -1;
+        if (cm && cm->cmsg_type == SCM_RIGHTS)
+            memcpy(&got, CMSG_DATA(cm), sizeof got);
+        if ((round == 0) != (got >= 0))
+            probe_fail("recvmsg: SCM_RIGHTS");
+        if (got >= 0)
+            close(got);
+    }
+    close(sv[0]);
+    close(sv[1]);
+}
+
 static void probe_sockets(void)
 {
     int l = socket(AF_INET, SOCK_STREAM, 0);
@@ -236,6 +285,7 @@ static void probe_sockets(void)
         probe_fail("sendmsg/recvmsg");
     probe_fortify_sockets(c2, s2);
     probe_mmsg();
+    probe_rights();
     close(c1);
     close(c2);
     close(s1);

@@ -20,6 +20,15 @@
  * more often than by the service and the clients still registered (shm_nattch, the kernel's own
  * count) is said once on stderr, "a client that left did not shmdt() it".
  *
+ * With --check-text N the service also checks what it was sent, so that a verdict never rests on
+ * a client's word alone: it makes the N-byte test text the exercise's client compresses
+ * (tf_test_text), cut into the chunks that fit its segments, and matches every chunk it receives
+ * against them by FNV-1a and content. A chunk that is none of them is said once on stderr ("...
+ * are no chunk of the test text"); each time every chunk of the text has arrived once more, it
+ * says so on stdout with the digests of the text received and of the replies sent for it
+ * ("test text received whole 3 times: ..."). A client that computes its results itself and
+ * sends the service something else (or nothing) cannot make either line come out right.
+ *
  * Published figures (each segment thread's own slot): requests (chunks compressed), bytes (input
  * bytes compressed); the main thread's conns_opened / conns_closed count registrations.
  */
@@ -48,6 +57,18 @@ static int shmid[TF_MAX_SEGMENTS];
 static struct tf_segment *seg[TF_MAX_SEGMENTS]; /* where each segment is attached here */
 static uint64_t served[TF_MAX_SEGMENTS];        /* chunks each thread compressed */
 
+/* --check-text: the test text as chunks, and how often each has come in (under text_lock). */
+static uint64_t text_len;      /* its size; 0: no check */
+static unsigned char *text;    /* the text itself */
+static size_t text_chunk;      /* bytes per chunk: tf_max_input() of a segment */
+static size_t text_nchunks;    /* chunks in the text, the last one maybe shorter */
+static uint64_t *text_fnv;     /* each chunk's digest */
+static uint64_t *text_seen;    /* how many times each chunk came in */
+static uint64_t text_whole;    /* times every chunk has come in: the least of text_seen[] */
+static uint64_t text_fnv_all;  /* the whole text's digest */
+static uint64_t reply_fnv_all; /* the digest of the replies for the whole text, in order */
+static pthread_mutex_t text_lock = PTHREAD_MUTEX_INITIALIZER;
+
 /* One operation on semaphore i of a set; 0 or a negative errno (EIDRM once the set is gone). */
 static int sem_add(int set, int i, int delta)
 {
@@ -57,6 +78,72 @@ static int sem_add(int set, int i, int delta)
             return -errno;
     }
     return 0;
+}
+
+/* Makes the test text and its chunks' digests; 0 or -ENOMEM. */
+static int text_prepare(void)
+{
+    text_chunk = tf_max_input(seg_size);
+    text_nchunks = (size_t)((text_len + text_chunk - 1) / text_chunk);
+    text = malloc(text_len);
+    text_fnv = calloc(text_nchunks, sizeof *text_fnv);
+    text_seen = calloc(text_nchunks, sizeof *text_seen);
+    unsigned char *out = malloc(text_chunk + text_chunk / 128 + 1);
+    if (!text || !text_fnv || !text_seen || !out) {
+        free(out);
+        return -ENOMEM;
+    }
+    tf_test_text(text, text_len);
+    text_fnv_all = tf_fnv1a(TF_FNV1A_START, text, text_len);
+    reply_fnv_all = TF_FNV1A_START;
+    for (size_t k = 0; k < text_nchunks; k++) {
+        size_t off = k * text_chunk, n = text_len - off < text_chunk ? text_len - off : text_chunk;
+        text_fnv[k] = tf_fnv1a(TF_FNV1A_START, text + off, n);
+        reply_fnv_all = tf_fnv1a(reply_fnv_all, out, tf_compress(text + off, n, out));
+    }
+    free(out);
+    return 0;
+}
+
+/*
+ * Matches one chunk received in segment i (n bytes, digest h) against the test text: a chunk of
+ * the text is counted, anything else is said once. The replies are this service's own
+ * compressions of the chunks, so the digest of those sent for the whole text is known ahead.
+ */
+static void text_received(int i, const unsigned char *in, size_t n, uint64_t h)
+{
+    static int said;
+    size_t k = 0;
+    while (k < text_nchunks) {
+        size_t off = k * text_chunk,
+               len = text_len - off < text_chunk ? text_len - off : text_chunk;
+        if (len == n && text_fnv[k] == h && memcmp(text + off, in, n) == 0)
+            break;
+        k++;
+    }
+    pthread_mutex_lock(&text_lock);
+    if (k == text_nchunks) {
+        if (!said)
+            fprintf(stderr,
+                    PROG ": segment %d carried %zu bytes (fnv1a %016llx) that are no chunk of the "
+                         "%llu-byte test text\n",
+                    i, n, (unsigned long long)h, (unsigned long long)text_len);
+        said = 1;
+    } else {
+        text_seen[k]++;
+        uint64_t least = text_seen[0];
+        for (size_t j = 1; j < text_nchunks; j++)
+            least = text_seen[j] < least ? text_seen[j] : least;
+        if (least > text_whole) {
+            text_whole = least;
+            printf(PROG ": test text received whole %llu times: %llu bytes in %zu chunks, fnv1a "
+                        "%016llx; replies sent for it: fnv1a %016llx\n",
+                   (unsigned long long)text_whole, (unsigned long long)text_len, text_nchunks,
+                   (unsigned long long)text_fnv_all, (unsigned long long)reply_fnv_all);
+            fflush(stdout);
+        }
+    }
+    pthread_mutex_unlock(&text_lock);
 }
 
 /* The thread behind segment i: wait for a request, compress it in place, post the reply. */
@@ -71,6 +158,8 @@ static void *segment_thread(void *arg)
         uint64_t seq = seg[i]->seq;
         size_t n = seg[i]->len <= tf_max_input(seg_size) ? seg[i]->len : 0;
         memcpy(in, seg[i]->data, n);
+        if (text_len)
+            text_received(i, in, n, tf_fnv1a(TF_FNV1A_START, in, n));
         size_t m = tf_compress(in, n, out);
         memcpy(seg[i]->data, out, m);
         seg[i]->len = (uint32_t)m;
@@ -195,12 +284,14 @@ static const struct demo_opt opts[] = {
                   .after = check_seg_size),
     DEMO_OPT_TEXT("id-file", &id_file, "PATH",
                   "where to publish the queue id (default ./" TF_ID_FILE ")"),
+    DEMO_OPT_SIZE("check-text", &text_len, 1 << 24, "N",
+                  "check that the chunks received are the N-byte test text, K suffix allowed"),
     {0},
 };
 
 static const struct demo_cli cli = {
     .prog = PROG,
-    .usage = "[--segments N] [--segment-size S] [--id-file PATH]",
+    .usage = "[--segments N] [--segment-size S] [--id-file PATH] [--check-text N]",
     .about = "A compression service reached through System V IPC: clients register on a message\n"
              "queue, then send data through N shared-memory segments of S bytes, one semaphore\n"
              "handshake per chunk. Run tiny-client against it.\n",
@@ -217,6 +308,8 @@ static int serve(void)
     int nthreads = 0, listening = 0, rc = create_objects();
     struct iolab_app *app = iolab_app();
     uint64_t registered = 0, left = 0;
+    if (rc == 0 && text_len)
+        rc = text_prepare();
     if (rc < 0) {
         fprintf(stderr, PROG ": could not create the System V objects: %s\n", strerror(-rc));
         goto out;
@@ -282,6 +375,9 @@ out:
     for (int i = 0; i < nseg; i++)
         if (seg[i])
             shmdt(seg[i]);
+    free(text);
+    free(text_fnv);
+    free(text_seen);
     return rc < 0 && !demo_stop ? 1 : 0;
 }
 

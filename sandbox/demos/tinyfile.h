@@ -143,4 +143,24 @@ static inline long tf_decompress(const unsigned char *in, size_t n, unsigned cha
     return (long)o;
 }
 
+/*
+ * The exercise's test text, byte for byte as the exercise's tiny-client makes it: log-like text
+ * that repeats enough to compress and differs enough to catch a mix-up. tiny-service
+ * --check-text N makes the same N bytes to tell whether every chunk it received is a part of it.
+ */
+static inline void tf_test_text(unsigned char *buf, size_t len)
+{
+    for (size_t o = 0; o < len; o++)
+        buf[o] = (unsigned char)("GET /lessons/tinyfile HTTP/1.1 200 "[o % 35] + (o / 997) % 7);
+}
+
+/* FNV-1a, 64 bits: the digest the service prints of what it received and sent. */
+static inline uint64_t tf_fnv1a(uint64_t h, const unsigned char *p, size_t n)
+{
+    for (size_t k = 0; k < n; k++)
+        h = (h ^ p[k]) * 0x100000001b3ull;
+    return h;
+}
+#define TF_FNV1A_START 0xcbf29ce484222325ull
+
 #endif

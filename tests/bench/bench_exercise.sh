@@ -1,12 +1,16 @@
 #!/usr/bin/env bash
 # Save -> build verdict and save -> all checks decided, for the chat, zero-copy, copying, stdio,
-# fib server, residency, fd-passing proxy and TinyFile client exercises: their reference solutions as the learner's files (built
+# fib server, residency, fd-passing proxy and TinyFile client (synchronous and asynchronous)
+# exercises: their reference solutions as the learner's files (built
 # without sanitizers), and, for zero-copy, copying and stdio, a known-wrong program from their
 # table (tests/data/exercises), whose failure must be told as soon as it is certain. The fib
 # server's "no zombie" check watches for 2.5 s before it is decided with the rest (a child counts
 # as left unreaped after a second as a zombie), so its checks take that long.
 #
-#   tests/bench/bench_exercise.sh BUILD_DIR [RUNS]
+#   tests/bench/bench_exercise.sh BUILD_DIR [RUNS] [LESSON/STEP...]
+#
+# With steps named, only their rows run (`... build 7 ipc/write-fd-proxy tinyfile/write-client`),
+# to spare a shared machine.
 #
 # Each run changes the file (a new comment, so the build cache cannot answer), then runs
 # `iolab check --json` at once: the save is the write, the verdicts are the timings iolab reports
@@ -14,8 +18,9 @@
 # the wall time from the write to each verdict. Prints the medians. Targets (issue 17): build
 # verdict <= 0.5 s, all checks decided <= 3 s.
 set -euo pipefail
-build=${1:?usage: bench_exercise.sh BUILD_DIR [RUNS]}
+build=${1:?usage: bench_exercise.sh BUILD_DIR [RUNS] [LESSON/STEP...]}
 runs=${2:-7}
+only=" ${*:3} "
 src=$(cd "$(dirname "$0")/../.." && pwd)
 home=$(mktemp -d)
 trap 'rm -rf "$home"' EXIT
@@ -31,8 +36,10 @@ for spec in chat/write-epoll-server:chat/epoll-server \
     concurrency/write-fib-server:concurrency/fib-server \
     pagecache/count-resident:pagecache/resident \
     ipc/write-fd-proxy:ipc/fd-proxy \
-    tinyfile/write-client:tinyfile/client; do
+    tinyfile/write-client:tinyfile/client \
+    tinyfile/write-async:tinyfile/async; do
     IFS=: read -r step exdir row <<<"$spec"
+    [ "$only" = "  " ] || [[ $only == *" $step "* ]] || continue
     dir=$home/$exdir${row:+-${row//\//-}}
     mkdir -p "$dir"
     cp "$src/lessons/exercises/$exdir"/* "$dir/"

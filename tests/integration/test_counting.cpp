@@ -486,6 +486,9 @@ TEST_CASE("strace agrees with the shim on every call of the probe", "[counting][
     CHECK(lib["sem_post"] == 21);
     CHECK(lib["mq_timedsend"] == 21);
     CHECK(lib["semop"] == 2);
+    // One recvmsg() of the two on the Unix socket pair brought the descriptor passed with
+    // SCM_RIGHTS; the sendmsg() that carried it is among the sendmsg calls compared above.
+    CHECK(lib["recvmsg_rights"] == 1);
 }
 
 TEST_CASE("strace agrees with the shim on echo-server and echo-client", "[counting][strace]")

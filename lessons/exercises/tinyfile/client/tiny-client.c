@@ -222,9 +222,8 @@ int main(int argc, char **argv)
     }
     if (input_len == 0 || !(input = malloc(input_len)))
         return 1;
-    /* Log-like text: it repeats enough to compress, and differs enough to catch a mix-up. */
-    for (size_t o = 0; o < input_len; o++)
-        input[o] = (unsigned char)("GET /lessons/tinyfile HTTP/1.1 200 "[o % 35] + (o / 997) % 7);
+    /* The test text (tinyfile.h): tiny-service --check-text knows it too, and checks it. */
+    tf_test_text(input, input_len);
     pthread_t tid[THREADS];
     for (int t = 0; t < THREADS; t++)
         pthread_create(&tid[t], NULL, client_thread, (void *)(intptr_t)t);

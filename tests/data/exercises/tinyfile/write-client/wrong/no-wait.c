@@ -1,4 +1,4 @@
-/* expect: fail: copy it out only after rep[i] is posted */
+/* expect: fail: only after rep[i] is posted */
 /* reads the segment right after posting: the input, not the service's result. */
 /*
  * A TinyFile client: it hands text to tiny-service, which compresses it, through the service's
