@@ -208,10 +208,11 @@ void check_table(const std::string &table)
 
 // The tables, one test case each, so that ctest runs them side by side.
 const char *const kTables[] = {
-    "chat/write-epoll-server",   "concurrency/write-fib-server", "copying/write-sendfile-copy",
-    "ipc/write-fd-proxy",        "ordered/write-client-loop",    "ordered/write-server-loop",
-    "pagecache/count-resident",  "stdio/write-buffered-reader",  "tinyfile/write-client",
-    "upload/write-epoll-server", "upload/write-fork-server",     "zerocopy/write-sendfile",
+    "chat/write-epoll-server",  "concurrency/write-fib-server", "copying/write-sendfile-copy",
+    "ipc/write-fd-proxy",       "ordered/write-client-loop",    "ordered/write-server-loop",
+    "pagecache/count-resident", "stdio/write-buffered-reader",  "tinyfile/write-async",
+    "tinyfile/write-client",    "upload/write-epoll-server",    "upload/write-fork-server",
+    "zerocopy/write-sendfile",
 };
 
 } // namespace
@@ -249,6 +250,7 @@ TABLE_CASE("ordered/write-client-loop")
 TABLE_CASE("ordered/write-server-loop")
 TABLE_CASE("pagecache/count-resident")
 TABLE_CASE("stdio/write-buffered-reader")
+TABLE_CASE("tinyfile/write-async")
 TABLE_CASE("tinyfile/write-client")
 TABLE_CASE("upload/write-epoll-server")
 TABLE_CASE("upload/write-fork-server")
