@@ -1,12 +1,13 @@
 /*
  * json: the one JSON writer of iolab's output (`iolab run --json`, `iolab list --json`, and the
- * commands after them). Only the lesson loader and the progress store read JSON, through cJSON;
+ * commands after them). What iolab reads as JSON (packs, progress, records) it reads with cJSON;
  * output is streamed to a FILE as it is produced, so a large report never sits in memory.
  *
  * Model: a stack of open containers. Each value is written with its key (inside an object) or
  * with key NULL (inside an array, or as the root); the writer puts the commas and escapes the
  * strings, so a caller never writes punctuation by hand. Nesting deeper than JSON_MAX_DEPTH is a
- * programming error and is cut off (the output stays well formed up to that depth).
+ * programming error: the container opened past it is left out with all it holds, and the output
+ * stays well formed.
  */
 #ifndef IOLAB_JSON_H
 #define IOLAB_JSON_H
@@ -22,6 +23,7 @@ struct json_out {
     unsigned depth;                  /* containers open now */
     bool comma[JSON_MAX_DEPTH + 1];  /* the container at this depth has a value already */
     char closer[JSON_MAX_DEPTH + 1]; /* '}' or ']' for the container at this depth */
+    unsigned over;                   /* containers opened past JSON_MAX_DEPTH, not written */
 };
 
 void json_init(struct json_out *j, FILE *f);
@@ -44,7 +46,8 @@ void json_null(struct json_out *j, const char *key);
 void json_raw(struct json_out *j, const char *key, const char *json);
 
 /* Writes s as a JSON string literal: quotes, backslash and control characters escaped, UTF-8
-   passed through. For callers that build JSON text piecewise (json_raw's producers). */
+   passed through and each byte that is not part of well-formed UTF-8 written as U+FFFD. For callers
+   that build JSON text piecewise (json_raw's producers). */
 void json_write_escaped(FILE *f, const char *s);
 
 #endif
