@@ -746,33 +746,44 @@ static struct expect_verdict runview_expect(const struct runview *v, size_t i, c
    the pane, and the why is what says that the step's text does not hold here, and why. */
 #define RUNVIEW_WHY_ROWS 6
 
-/* The why of outcome i wrapped at width w into d when this run differs from it; false (and d
-   empty) otherwise. */
+/*
+ * The outcome whose why is shown: the first this run contradicts that has one. One only, so the
+ * checks keep their rows under it (a second contradiction keeps its "!" row, and the why of
+ * the first usually stands for both). SIZE_MAX when none.
+ */
+static size_t runview_why_index(const struct runview *v)
+{
+    for (size_t i = 0; i < v->sc->nexpects; i++)
+        if (v->sc->expects[i].why && runview_expect(v, i, NULL, 0).state == EXPECT_DIFFERS)
+            return i;
+    return SIZE_MAX;
+}
+
+/* The why of outcome i ("Unlike the text: ...") wrapped at width w into d; false (and d
+   empty) when there is no room. */
 static bool runview_why(const struct runview *v, size_t i, int w, const struct screen_caps *c,
                         struct wrap_doc *d)
 {
-    const struct lesson_expect *e = &v->sc->expects[i];
     *d = (struct wrap_doc){0};
-    if (!e->why || !c || w <= 6 || runview_expect(v, i, NULL, 0).state != EXPECT_DIFFERS)
+    if (!c || w <= 6)
         return false;
     char text[640];
-    snprintf(text, sizeof text, "Unlike the text: %s", e->why);
+    snprintf(text, sizeof text, "Unlike the text: %s", v->sc->expects[i].why);
     return wrap_plain(text, w, c->utf8, d) == 0;
 }
 
-/* The rows the differing outcomes' whys take at the width last drawn, or before the first
-   draw at the text pane's (its box and margins off): an idle screen draws no second frame. */
+/* The rows the why takes at the width last drawn, or before the first draw at the text pane's
+   (its box and margins off): an idle screen draws no second frame. */
 static int runview_why_rows(const struct runview *v)
 {
-    int rows = 0;
+    size_t i = runview_why_index(v);
     int w = v->foot_w ? v->foot_w : v->c->layout.text.w - 4;
     const struct screen_caps *c = v->foot_caps ? v->foot_caps : v->c->caps;
-    for (size_t i = 0; i < v->sc->nexpects; i++) {
-        struct wrap_doc d;
-        if (runview_why(v, i, w - 2, c, &d))
-            rows += (int)d.nlines < RUNVIEW_WHY_ROWS ? (int)d.nlines : RUNVIEW_WHY_ROWS;
-        wrap_doc_free(&d);
-    }
+    struct wrap_doc d = {0};
+    int rows = 0;
+    if (i != SIZE_MAX && runview_why(v, i, w - 2, c, &d))
+        rows = (int)d.nlines < RUNVIEW_WHY_ROWS ? (int)d.nlines : RUNVIEW_WHY_ROWS;
+    wrap_doc_free(&d);
     return rows;
 }
 
@@ -811,6 +822,7 @@ static void runview_draw_text_foot(void *self, struct view_ctx *vc, struct layou
     int y = r.y;
     if (v->sc->nexpects && r.h > 0)
         widgets_text(c, r.x, y++, r.w, A_BOLD, "What to expect:");
+    size_t why = runview_why_index(v);
     for (size_t i = 0; i < v->sc->nexpects && y < r.y + r.h; i++, y++) {
         char msg[768];
         struct expect_verdict ev = runview_expect(v, i, msg, sizeof msg);
@@ -827,7 +839,7 @@ static void runview_draw_text_foot(void *self, struct view_ctx *vc, struct layou
         /* Under a verdict that contradicts the step's text: its why, in the rows counted for
            it at this width (the next frame counts again when the width changed). */
         struct wrap_doc d = {0};
-        if (runview_why(v, i, r.w - 2, c, &d)) {
+        if (i == why && runview_why(v, i, r.w - 2, c, &d)) {
             int n = (int)d.nlines < RUNVIEW_WHY_ROWS ? (int)d.nlines : RUNVIEW_WHY_ROWS;
             for (int k = 0; k < n && y + 1 < r.y + r.h; k++) {
                 bool cut = k == n - 1 && n < (int)d.nlines;
