@@ -183,9 +183,10 @@ void sweepio_text(FILE *f, const struct sweep_result *res)
     const struct lesson_sweep *sw = res->sw;
     /* The parameter, the values, the mode ids and the problems are the pack's and the
        programs' words: every line that holds one is printed escaped. */
-    termsafe_fprintf(f, "sweep of {%s}: %s (%s) per point, %.3g s each, sandbox %s%s\n", sw->param,
-                     sweep_figure_name(sw->figure), sweep_figure_unit(sw->figure), res->seconds,
-                     res->tier, res->stopped ? "; STOPPED before the end" : "");
+    char what[128];
+    termsafe_fprintf(f, "sweep: %s (%s) per point, %.3g s each, sandbox %s%s\n",
+                     sweep_title(sw, what, sizeof what), sweep_figure_unit(sw->figure),
+                     res->seconds, res->tier, res->stopped ? "; STOPPED before the end" : "");
     termsafe_fprintf(f, "%10s", sw->param);
     for (size_t s = 0; s < res->nmodes; s++)
         termsafe_fprintf(f, "  %16.16s", sweepio_mode(res, s));

@@ -110,6 +110,44 @@ void sweep_point_measure(const struct lesson_sweep *sw, const struct snapshot *a
     p->has_figure = sweep_point_figure(sw, p, &p->figure);
 }
 
+bool sweep_point_expect_figure(const struct lesson_sweep *sw, const struct sweep_point *p,
+                               const struct lesson_expect_side *side, double *out)
+{
+    if (!sw || !p->measured)
+        return false;
+    int role = side->role >= 0 && side->role < LESSON_NROLES ? side->role : LESSON_ROLE_SERVER;
+    bool per_req = p->requests > 0;
+    switch (side->figure) {
+    case LESSON_FIG_REQUESTS_PER_S:
+        *out = p->requests_per_s;
+        return true;
+    case LESSON_FIG_BYTES_PER_S:
+        *out = p->bytes_per_s;
+        return true;
+    case LESSON_FIG_CPU_PCT:
+        *out = p->cpu_pct;
+        return true;
+    case LESSON_FIG_CTX_PER_REQ:
+        *out = p->ctx_per_request;
+        return per_req;
+    case LESSON_FIG_P50_MS:
+    case LESSON_FIG_P99_MS:
+        *out = side->figure == LESSON_FIG_P50_MS ? p->p50_ms : p->p99_ms;
+        return per_req || p->waiting;
+    case LESSON_FIG_CALLS_PER_REQ:
+        /* A point counts the calls of the sweep's role only. */
+        *out = p->calls_per_request;
+        return per_req && role == sw->role;
+    case LESSON_FIG_CALL_PER_REQ:
+        /* ... and one call's count only when that call is the sweep's figure. */
+        *out = p->figure;
+        return per_req && p->has_figure && role == sw->role &&
+               sw->figure == SWEEP_FIG_CALL_PER_REQ && side->call == sw->call;
+    default:
+        return false;
+    }
+}
+
 bool sweep_point_figure(const struct lesson_sweep *sw, const struct sweep_point *p, double *out)
 {
     if (!sw || p->seconds <= 0)

@@ -72,6 +72,15 @@ void sweep_point_measure(const struct lesson_sweep *sw, const struct snapshot *f
 /* Pure: the sweep's figure from a point's figures; false when it has none. */
 bool sweep_point_figure(const struct lesson_sweep *sw, const struct sweep_point *p, double *out);
 
+/*
+ * Pure: the figure an expected outcome's side names (lesson.h), from a measured point (the
+ * figures its table and chart show, however short the point); false when the point does not
+ * have it: per-request figures need requests, and a point counts only
+ * the sweep's role's calls (and one call's count only when it is the sweep's figure).
+ */
+bool sweep_point_expect_figure(const struct lesson_sweep *sw, const struct sweep_point *p,
+                               const struct lesson_expect_side *side, double *out);
+
 struct sweeprun_options {
     double seconds;   /* each point's length; 0: the sweep's */
     const int *modes; /* the series, scenario mode indices; NULL: the sweep's */

@@ -116,6 +116,31 @@ static bool expect_uncounted(const struct lesson_scenario *sc, const struct less
     return true;
 }
 
+struct expect_verdict expect_judge_with(const struct lesson_expect *e, expect_figure_fn figure,
+                                        void *data)
+{
+    struct expect_verdict v = {.state = EXPECT_UNDECIDED, .right = e->value};
+    if (!figure(data, &e->left, &v.left))
+        return v;
+    if (e->has_right && !figure(data, &e->right, &v.right))
+        return v;
+    bool holds = e->op == LESSON_CMP_GT ? v.left > v.right : v.left < v.right;
+    v.state = holds ? EXPECT_AGREES : EXPECT_DIFFERS;
+    return v;
+}
+
+struct expect_rows {
+    const struct lesson_scenario *sc;
+    const struct snapshot_mode_row *rows;
+    size_t nrows;
+};
+
+static bool expect_rows_figure(void *data, const struct lesson_expect_side *side, double *out)
+{
+    const struct expect_rows *r = data;
+    return expect_figure(r->sc, side, r->rows, r->nrows, out);
+}
+
 struct expect_verdict expect_judge(const struct lesson_scenario *sc, const struct lesson_expect *e,
                                    const struct snapshot_mode_row *rows, size_t nrows)
 {
@@ -124,13 +149,8 @@ struct expect_verdict expect_judge(const struct lesson_scenario *sc, const struc
     if (expect_uncounted(sc, &e->left, rows, nrows, &v) ||
         (e->has_right && expect_uncounted(sc, &e->right, rows, nrows, &v)))
         return v;
-    if (!expect_figure(sc, &e->left, rows, nrows, &v.left))
-        return v;
-    if (e->has_right && !expect_figure(sc, &e->right, rows, nrows, &v.right))
-        return v;
-    bool holds = e->op == LESSON_CMP_GT ? v.left > v.right : v.left < v.right;
-    v.state = holds ? EXPECT_AGREES : EXPECT_DIFFERS;
-    return v;
+    struct expect_rows r = {sc, rows, nrows};
+    return expect_judge_with(e, expect_rows_figure, &r);
 }
 
 /* 182k, 4.07M, 0.53: three significant figures and an SI suffix. */
@@ -215,6 +235,7 @@ int expect_describe(const struct lesson_scenario *sc, const struct lesson_expect
                               ctx->ncpus && ctx->loadavg > 0.7 * ctx->ncpus ? " (busy)" : "");
     if (ctx && ctx->tier && n < sizeof why)
         snprintf(why + n, sizeof why - n, "%ssandbox %s", n ? ", " : "", ctx->tier);
-    return snprintf(buf, len, "not this time: %s against %s (expected %s); this machine: %s", l, r,
-                    op, why[0] ? why : "unknown");
+    /* The outcome's own why last: what in the scenario can turn the order round. */
+    return snprintf(buf, len, "not this time: %s against %s (expected %s); this machine: %s%s%s", l,
+                    r, op, why[0] ? why : "unknown", e->why ? ". Why: " : "", e->why ? e->why : "");
 }

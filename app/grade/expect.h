@@ -44,12 +44,22 @@ struct expect_verdict {
 bool expect_figure(const struct lesson_scenario *sc, const struct lesson_expect_side *side,
                    const struct snapshot_mode_row *rows, size_t nrows, double *out);
 
+/*
+ * A side's figure from a source other than the rows: a sweep's points at the value a plain run
+ * uses (ui/sweepview.c). false when the source has none for that side (yet).
+ */
+typedef bool (*expect_figure_fn)(void *data, const struct lesson_expect_side *side, double *out);
+/* Judges one outcome on such a source: the same comparison as expect_judge(). */
+struct expect_verdict expect_judge_with(const struct lesson_expect *e, expect_figure_fn figure,
+                                        void *data);
+
 /* Judges one outcome. */
 struct expect_verdict expect_judge(const struct lesson_scenario *sc, const struct lesson_expect *e,
                                    const struct snapshot_mode_row *rows, size_t nrows);
 
 /* The sentence for a verdict: "epoll 182k requests/s > fork 90.1k requests/s", or the same with
-   "not this time" and what may explain it, or what is still to run. Returns snprintf's. */
+   "not this time", what on this machine may explain it and the outcome's why, or what is still to
+   run. Returns snprintf's. */
 int expect_describe(const struct lesson_scenario *sc, const struct lesson_expect *e,
                     const struct expect_verdict *v, const struct expect_context *ctx, char *buf,
                     size_t len);

@@ -73,11 +73,19 @@ static const struct load_field load_check_fields[] = {
     CHECK_EXTRA_FIELDS,
 };
 
-enum { EXPECT_TEXT, EXPECT_LEFT, EXPECT_OP, EXPECT_RIGHT, EXPECT_VALUE, EXPECT_NFIELDS };
+enum {
+    EXPECT_TEXT,
+    EXPECT_LEFT,
+    EXPECT_OP,
+    EXPECT_RIGHT,
+    EXPECT_VALUE,
+    EXPECT_WHY,
+    EXPECT_NFIELDS
+};
 static const struct load_field load_expect_fields[] = {
     [EXPECT_TEXT] = {"text", LOAD_STRING, 1},   [EXPECT_LEFT] = {"left", LOAD_OBJECT, 1},
     [EXPECT_OP] = {"op", LOAD_STRING, 1},       [EXPECT_RIGHT] = {"right", LOAD_OBJECT, 0},
-    [EXPECT_VALUE] = {"value", LOAD_NUMBER, 0},
+    [EXPECT_VALUE] = {"value", LOAD_NUMBER, 0}, [EXPECT_WHY] = {"why", LOAD_STRING, 0},
 };
 
 enum { SIDE_MODE, SIDE_FIGURE, SIDE_ROLE, SIDE_NFIELDS };
@@ -678,6 +686,7 @@ static void load_expects(struct load *ld, const cJSON *arr, struct lesson_scenar
         struct lesson_expect *e = &sc->expects[sc->nexpects++];
         load_fields(ld, obj, load_expect_fields, EXPECT_NFIELDS, "an expected outcome", NULL, f);
         e->text = load_strdup(ld, f[EXPECT_TEXT] ? f[EXPECT_TEXT]->valuestring : "");
+        e->why = f[EXPECT_WHY] ? load_strdup(ld, f[EXPECT_WHY]->valuestring) : NULL;
         if (f[EXPECT_LEFT])
             load_expect_side(ld, f[EXPECT_LEFT], sc, &e->left);
         if (f[EXPECT_OP]) {
@@ -802,8 +811,10 @@ static void kind_run_free(void *data)
         free(sc->checks[i].digest);
     }
     free(sc->checks);
-    for (size_t i = 0; i < sc->nexpects; i++)
+    for (size_t i = 0; i < sc->nexpects; i++) {
         free(sc->expects[i].text);
+        free(sc->expects[i].why);
+    }
     free(sc->expects);
     free(sc->unit);
     lesson_predicts_free(sc);

@@ -190,6 +190,8 @@ enum lesson_cmp { LESSON_CMP_GT, LESSON_CMP_LT };
  */
 struct lesson_expect {
     char *text; /* the outcome in the lesson's words */
+    char *why;  /* when a run differs: what in this scenario can make it so (the step's text
+                   says the expected order; this says when it does not hold); may be NULL */
     struct lesson_expect_side left, right;
     bool has_right; /* right is a figure; otherwise value */
     double value;

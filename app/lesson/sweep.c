@@ -34,20 +34,25 @@ static const struct load_field headline_fields[] = {
     [HL_WHY] = {"why", LOAD_STRING, 0},       [HL_AT] = {"at", LOAD_STRING, 0},
 };
 
+/* Each figure: its name in a lesson, its unit beside a number, and what a learner reads in a
+   title ("requests/s by connections"): words, never the lesson's key. */
 static const struct {
-    const char *name, *unit;
+    const char *name, *unit, *label;
     bool higher_better;
 } sweep_figures[SWEEP_NFIGS] = {
-    [SWEEP_FIG_REQUESTS_PER_S] = {"requests_per_s", "/s", true},
-    [SWEEP_FIG_BYTES_PER_S] = {"bytes_per_s", "B/s", true},
-    [SWEEP_FIG_CALLS_PER_REQ] = {"calls_per_request", "calls/request", false},
-    [SWEEP_FIG_CALL_PER_REQ] = {"calls:NAME/request", "per request", false},
-    [SWEEP_FIG_SYSCR_PER_REQ] = {"syscr_per_request", "syscr/request", false},
-    [SWEEP_FIG_BYTES_PER_SYSCR] = {"bytes_per_syscr", "B per read call", true},
-    [SWEEP_FIG_CTX_PER_REQ] = {"ctx_per_request", "switches/request", false},
-    [SWEEP_FIG_CPU_PCT] = {"cpu_pct", "% CPU", false},
-    [SWEEP_FIG_P50_MS] = {"p50_ms", "ms p50", false},
-    [SWEEP_FIG_P99_MS] = {"p99_ms", "ms p99", false},
+    [SWEEP_FIG_REQUESTS_PER_S] = {"requests_per_s", "/s", "requests/s", true},
+    [SWEEP_FIG_BYTES_PER_S] = {"bytes_per_s", "B/s", "bytes/s", true},
+    [SWEEP_FIG_CALLS_PER_REQ] = {"calls_per_request", "calls/request", "calls per request", false},
+    [SWEEP_FIG_CALL_PER_REQ] = {"calls:NAME/request", "per request", "calls per request", false},
+    [SWEEP_FIG_SYSCR_PER_REQ] = {"syscr_per_request", "syscr/request", "read calls per request",
+                                 false},
+    [SWEEP_FIG_BYTES_PER_SYSCR] = {"bytes_per_syscr", "B per read call", "bytes per read call",
+                                   true},
+    [SWEEP_FIG_CTX_PER_REQ] = {"ctx_per_request", "switches/request",
+                               "context switches per request", false},
+    [SWEEP_FIG_CPU_PCT] = {"cpu_pct", "% CPU", "CPU", false},
+    [SWEEP_FIG_P50_MS] = {"p50_ms", "ms p50", "median latency", false},
+    [SWEEP_FIG_P99_MS] = {"p99_ms", "ms p99", "p99 latency", false},
 };
 
 const char *sweep_figure_name(enum sweep_figure f)
@@ -58,6 +63,18 @@ const char *sweep_figure_name(enum sweep_figure f)
 const char *sweep_figure_unit(enum sweep_figure f)
 {
     return (unsigned)f < SWEEP_NFIGS ? sweep_figures[f].unit : "";
+}
+
+const char *sweep_title(const struct lesson_sweep *sw, char *buf, size_t len)
+{
+    if (sw->figure == SWEEP_FIG_CALL_PER_REQ && sw->call < IOLAB_NCALLS)
+        snprintf(buf, len, "%s calls per request by %s", iolab_call_info[sw->call].label,
+                 sw->param);
+    else
+        snprintf(buf, len, "%s by %s",
+                 (unsigned)sw->figure < SWEEP_NFIGS ? sweep_figures[sw->figure].label : "?",
+                 sw->param);
+    return buf;
 }
 
 bool sweep_figure_higher_better(enum sweep_figure f)

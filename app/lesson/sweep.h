@@ -83,6 +83,9 @@ const struct lesson_headline *lesson_step_headline(const struct lesson_step *ste
 /* The figure's name as a lesson writes it ("bytes_per_s") and its unit ("B/s"). */
 const char *sweep_figure_name(enum sweep_figure f);
 const char *sweep_figure_unit(enum sweep_figure f);
+/* What a sweep shows, for a title: "requests/s by connections", "read calls per request by
+   size" (never the lesson's keys or its placeholder's braces); into buf. */
+const char *sweep_title(const struct lesson_sweep *sw, char *buf, size_t len);
 /* Whether more is better (throughput) or worse (latency, calls). */
 bool sweep_figure_higher_better(enum sweep_figure f);
 

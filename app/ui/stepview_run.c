@@ -729,12 +729,71 @@ static int runview_check_rows(struct runview *v, int room, enum runview_checks_f
     return one;
 }
 
+/*
+ * Expected outcome i with its sentence: the runs' verdict, or, while the runs have not decided
+ * it, the step's sweep's at the value a plain run uses (sweepview_expect()).
+ */
+static struct expect_verdict runview_expect(const struct runview *v, size_t i, char *msg,
+                                            size_t len)
+{
+    struct expect_verdict ev = grade_expect(&v->grader, i, msg, len);
+    if (ev.state == EXPECT_UNDECIDED && !ev.uncounted)
+        sweepview_expect(v->sweep, i, &v->grader.ctx, &ev, msg, len);
+    return ev;
+}
+
+/* A differing outcome's why takes at most this many rows under it: the verdict's row is cut to
+   the pane, and the why is what says that the step's text does not hold here, and why. */
+#define RUNVIEW_WHY_ROWS 6
+
+/*
+ * The outcome whose why is shown: the first this run contradicts that has one. One only, so the
+ * checks keep their rows under it (a second contradiction keeps its "!" row, and the why of
+ * the first usually stands for both). SIZE_MAX when none.
+ */
+static size_t runview_why_index(const struct runview *v)
+{
+    for (size_t i = 0; i < v->sc->nexpects; i++)
+        if (v->sc->expects[i].why && runview_expect(v, i, NULL, 0).state == EXPECT_DIFFERS)
+            return i;
+    return SIZE_MAX;
+}
+
+/* The why of outcome i ("Unlike the text: ...") wrapped at width w into d; false (and d
+   empty) when there is no room. */
+static bool runview_why(const struct runview *v, size_t i, int w, const struct screen_caps *c,
+                        struct wrap_doc *d)
+{
+    *d = (struct wrap_doc){0};
+    if (!c || w <= 6)
+        return false;
+    char text[640];
+    snprintf(text, sizeof text, "Unlike the text: %s", v->sc->expects[i].why);
+    return wrap_plain(text, w, c->utf8, d) == 0;
+}
+
+/* The rows the why takes at the width last drawn, or before the first draw at the text pane's
+   (its box and margins off): an idle screen draws no second frame. */
+static int runview_why_rows(const struct runview *v)
+{
+    size_t i = runview_why_index(v);
+    int w = v->foot_w ? v->foot_w : v->c->layout.text.w - 4;
+    const struct screen_caps *c = v->foot_caps ? v->foot_caps : v->c->caps;
+    struct wrap_doc d = {0};
+    int rows = 0;
+    if (i != SIZE_MAX && runview_why(v, i, w - 2, c, &d))
+        rows = (int)d.nlines < RUNVIEW_WHY_ROWS ? (int)d.nlines : RUNVIEW_WHY_ROWS;
+    wrap_doc_free(&d);
+    return rows;
+}
+
 int stepview_run_foot_rows_in(void *self, int room)
 {
     struct runview *v = self;
     enum runview_checks_fit fit;
-    int rows = runview_check_rows(v, room - (int)v->sc->nexpects - 2, &fit);
-    rows += v->sc->nexpects ? (int)v->sc->nexpects + 2 : 0;
+    int expects = v->sc->nexpects ? (int)v->sc->nexpects + 2 + runview_why_rows(v) : 0;
+    int rows = runview_check_rows(v, room - expects, &fit);
+    rows += expects;
     rows += predictview_foot_rows(v->pv);
     return rows > room ? room : rows;
 }
@@ -756,12 +815,17 @@ static void runview_draw_text_foot(void *self, struct view_ctx *vc, struct layou
         int others = runview_text_foot_rows(v, 1 << 20) - predictview_foot_rows(v->pv);
         r = predictview_draw_foot(v->pv, vc, r, others, rows, grade_rows(&v->grader, rows));
     }
+    if (r.w != v->foot_w || c != v->foot_caps)
+        vc->dirty = true; /* counted at another width: count again for the next frame */
+    v->foot_w = r.w;
+    v->foot_caps = c;
     int y = r.y;
     if (v->sc->nexpects && r.h > 0)
         widgets_text(c, r.x, y++, r.w, A_BOLD, "What to expect:");
+    size_t why = runview_why_index(v);
     for (size_t i = 0; i < v->sc->nexpects && y < r.y + r.h; i++, y++) {
-        char msg[512];
-        struct expect_verdict ev = grade_expect(&v->grader, i, msg, sizeof msg);
+        char msg[768];
+        struct expect_verdict ev = runview_expect(v, i, msg, sizeof msg);
         /* Not a check: a difference is explained, not failed. */
         const char *mark = ev.state == EXPECT_AGREES    ? c->g->done
                            : ev.state == EXPECT_DIFFERS ? "!"
@@ -772,15 +836,25 @@ static void runview_draw_text_foot(void *self, struct view_ctx *vc, struct layou
                                                               : SCREEN_DIM),
                      mark);
         widgets_printf(c, r.x + 2, y, r.w - 2, A_NORMAL, "%s: %s", v->sc->expects[i].text, msg);
+        /* Under a verdict that contradicts the step's text: its why, in the rows counted for
+           it at this width (the next frame counts again when the width changed). */
+        struct wrap_doc d = {0};
+        if (i == why && runview_why(v, i, r.w - 2, c, &d)) {
+            int n = (int)d.nlines < RUNVIEW_WHY_ROWS ? (int)d.nlines : RUNVIEW_WHY_ROWS;
+            for (int k = 0; k < n && y + 1 < r.y + r.h; k++) {
+                bool cut = k == n - 1 && n < (int)d.nlines;
+                int used = widgets_text(c, r.x + 2, ++y, cut ? r.w - 3 : r.w - 2,
+                                        screen_attr(SCREEN_BAD), d.lines[k].text);
+                if (cut && d.lines[k].width < r.w - 2)
+                    widgets_text(c, r.x + 2 + used, y, 1, A_NORMAL, c->g->more);
+            }
+        }
+        wrap_doc_free(&d);
     }
     if (v->sc->nexpects && v->sc->nchecks)
         y++;
     if (!v->sc->nchecks || y >= r.y + r.h)
         return;
-    if (r.w != v->foot_w || c != v->foot_caps)
-        vc->dirty = true; /* counted at another width: count again for the next frame */
-    v->foot_w = r.w;
-    v->foot_caps = c;
     int end = r.y + r.h;
     enum runview_checks_fit fit; /* as runview_text_foot_rows decided, for the rows left here */
     runview_check_rows(v, end - y, &fit);

@@ -177,8 +177,9 @@ void sweepview_toggle(struct sweepview *s, struct view_ctx *c)
     }
     uv_timer_start(&s->tick, sweepview_on_tick, 250, 250);
     const struct sweep_result *r = sweeprun_result(s->run);
-    view_status(c, false, "Sweeping {%s}: %zu points of %.3g s; w stops (finished points stay).",
-                s->sw->param, r->nmodes * r->nvalues, r->seconds);
+    char what[128];
+    view_status(c, false, "Sweeping %s: %zu points of %.3g s; w stops (finished points stay).",
+                sweep_title(s->sw, what, sizeof what), r->nmodes * r->nvalues, r->seconds);
 }
 
 void sweepview_cycle(struct sweepview *s, struct view_ctx *c)
@@ -208,6 +209,41 @@ bool sweepview_has_result(const struct sweepview *s)
 const struct lesson_step *sweepview_plain_step(struct sweepview *s)
 {
     return s && s->have_plain ? &s->plain.step : NULL;
+}
+
+/* The sweep's figures at the value a plain run uses, for an expected outcome. */
+struct sweepview_at {
+    const struct sweep_result *res;
+    size_t value;
+};
+
+static bool sweepview_expect_figure(void *data, const struct lesson_expect_side *side, double *out)
+{
+    const struct sweepview_at *at = data;
+    const struct sweep_result *r = at->res;
+    for (size_t m = 0; m < r->nmodes; m++)
+        if (r->modes[m] == side->mode)
+            return at->value * r->nmodes + m < r->done &&
+                   sweep_point_expect_figure(r->sw, &r->points[m][at->value], side, out);
+    return false;
+}
+
+bool sweepview_expect(const struct sweepview *s, size_t i, const struct expect_context *ctx,
+                      struct expect_verdict *v, char *buf, size_t len)
+{
+    if (!s || !s->have_res || i >= s->sc->nexpects || s->sw->default_value >= s->res.nvalues)
+        return false;
+    const struct lesson_expect *e = &s->sc->expects[i];
+    struct sweepview_at at = {&s->res, s->sw->default_value};
+    struct expect_verdict ev = expect_judge_with(e, sweepview_expect_figure, &at);
+    if (ev.state == EXPECT_UNDECIDED)
+        return false;
+    *v = ev;
+    /* Which points were compared comes first: the sweep's, not a run the learner watched. */
+    int n = snprintf(buf, len, "sweep at %s=%s: ", s->sw->param, s->sw->text[at.value]);
+    if (n > 0 && (size_t)n < len)
+        expect_describe(s->sc, e, &ev, ctx, buf + n, len - (size_t)n);
+    return true;
 }
 
 size_t sweepview_footer(const struct sweepview *s, struct keys_item *out, size_t max)
@@ -456,24 +492,80 @@ static void sweepview_draw_chart(struct sweepview *s, const struct screen_caps *
     wrap_doc_free(&hd);
 }
 
+/*
+ * The table's rows under each value, after the sweep's own figure: each is named in the left
+ * column and explained in one legend line under the table, in the words a learner reads the
+ * figure by. A row repeats no figure the sweep already shows, and the bytes per read call only
+ * appear when some point has them (a scenario whose server reads nothing has none).
+ */
+enum sweepview_extra { SWEEPVIEW_P99, SWEEPVIEW_BYTES_READ, SWEEPVIEW_NEXTRA };
+static const struct {
+    const char *tag;    /* in the left column, under the value */
+    const char *legend; /* one row at 80 columns */
+} sweepview_extras[SWEEPVIEW_NEXTRA] = {
+    [SWEEPVIEW_P99] = {"p99", "p99: 99 in 100 requests answered within this"},
+    [SWEEPVIEW_BYTES_READ] = {"B/read", "B/read: bytes per read call the kernel counted"},
+};
+/* The mark of a point that counted errors or whose program died, and what it means. */
+#define SWEEPVIEW_MARK        "!"
+#define SWEEPVIEW_MARK_LEGEND "! errors here: refused, reset or failed requests"
+#define SWEEPVIEW_TABLE_LEFT  8 /* the values' column */
+
+/* One extra row's cell for point p: "1.2 ms", "16", or "-" without a figure. */
+static void sweepview_extra_cell(enum sweepview_extra e, const struct sweep_point *p, char *buf,
+                                 size_t len)
+{
+    if (e == SWEEPVIEW_P99 && p->p99_ms > 0)
+        widgets_ns(p->p99_ms * 1e6, buf, len);
+    else if (e == SWEEPVIEW_BYTES_READ && p->bytes_per_syscr > 0)
+        snprintf(buf, len, "%.3g", p->bytes_per_syscr);
+    else
+        snprintf(buf, len, "-");
+}
+
+/* Whether the table shows extra row e for this result. */
+static bool sweepview_extra_wanted(const struct sweep_result *r, enum sweepview_extra e)
+{
+    if (e == SWEEPVIEW_P99)
+        return r->sw->figure != SWEEP_FIG_P99_MS;
+    if (r->sw->figure == SWEEP_FIG_BYTES_PER_SYSCR)
+        return false;
+    for (size_t k = 0; k < r->done && k < r->nmodes * r->nvalues; k++)
+        if (r->points[k % r->nmodes][k / r->nmodes].bytes_per_syscr > 0)
+            return true;
+    return false;
+}
+
 static void sweepview_draw_table(struct sweepview *s, const struct screen_caps *c,
                                  struct layout_rect in, int rows)
 {
     const struct sweep_result *r = &s->res;
     const struct lesson_sweep *sw = s->sw;
+    const int left = SWEEPVIEW_TABLE_LEFT;
+    /* The extra rows that fit with the legend: the last ones go first when rows are short. */
+    enum sweepview_extra shown[SWEEPVIEW_NEXTRA];
+    int nshown = 0;
+    for (int e = 0; e < SWEEPVIEW_NEXTRA; e++)
+        if (sweepview_extra_wanted(r, (enum sweepview_extra)e))
+            shown[nshown++] = (enum sweepview_extra)e;
+    while (nshown > 0 && 1 + (int)r->nvalues * (1 + nshown) + nshown + 1 > rows)
+        nshown--;
     int y = in.y;
-    int colw = r->nmodes ? (in.w - 8) / (int)r->nmodes : in.w;
+    int colw = r->nmodes ? (in.w - left) / (int)r->nmodes : in.w;
     if (colw > 22)
         colw = 22;
-    widgets_printf(c, in.x, y, 8, screen_attr(SCREEN_HEADING), "%s", sw->param);
+    widgets_printf(c, in.x, y, left - 1, screen_attr(SCREEN_HEADING), "%s", sw->param);
     for (size_t m = 0; m < r->nmodes; m++)
-        widgets_text(c, in.x + 8 + (int)m * colw, y, colw - 1,
+        widgets_text(c, in.x + left + (int)m * colw, y, colw - 1,
                      sweepview_series_attr(c, m) | A_UNDERLINE, sweepview_mode(r, m));
     y++;
-    /* Each value: the sweep's figure; under it the point's other figures in dim. */
-    bool two = rows >= 1 + (int)r->nvalues * 2;
+    /* Each value: the sweep's figure, marked when the point is not clean; under it the extra
+       rows in dim, each named in the left column. */
     for (size_t v = 0; v < r->nvalues && y < in.y + rows; v++) {
-        widgets_text(c, in.x, y, 7, A_BOLD, sw->text[v]);
+        widgets_text(c, in.x, y, left - 1, A_BOLD, sw->text[v]);
+        for (int e = 0; e < nshown && y + 1 + e < in.y + rows; e++)
+            widgets_printf(c, in.x, y + 1 + e, left - 1, screen_attr(SCREEN_DIM), " %s",
+                           sweepview_extras[shown[e]].tag);
         for (size_t m = 0; m < r->nmodes; m++) {
             const struct sweep_point *p = &r->points[m][v];
             char cell[64] = "-", fig[32];
@@ -481,27 +573,26 @@ static void sweepview_draw_table(struct sweepview *s, const struct screen_caps *
             if (done && p->has_figure)
                 snprintf(cell, sizeof cell, "%s%s",
                          sweepio_figure_text(sw->figure, p->figure, fig, sizeof fig),
-                         p->problem[0] ? " !" : "");
+                         p->problem[0] ? " " SWEEPVIEW_MARK : "");
             else if (done)
                 snprintf(cell, sizeof cell, "%s", p->measured ? "no requests" : "failed");
-            widgets_text(c, in.x + 8 + (int)m * colw, y, colw - 1,
-                         p->problem[0] ? screen_attr(SCREEN_BAD) : A_NORMAL, cell);
-            if (two && done && y + 1 < in.y + rows) {
-                char more[64];
-                if (p->bytes_per_syscr > 0)
-                    snprintf(more, sizeof more, "%.4g B/syscr", p->bytes_per_syscr);
-                else
-                    snprintf(more, sizeof more, "p99 %.3g ms%s", p->p99_ms,
-                             p->errors || p->failed || p->waiting ? " !" : "");
-                widgets_text(c, in.x + 8 + (int)m * colw, y + 1, colw - 1, screen_attr(SCREEN_DIM),
-                             more);
+            int x = in.x + left + (int)m * colw;
+            widgets_text(c, x, y, colw - 1, p->problem[0] ? screen_attr(SCREEN_BAD) : A_NORMAL,
+                         cell);
+            for (int e = 0; done && e < nshown && y + 1 + e < in.y + rows; e++) {
+                char more[32];
+                sweepview_extra_cell(shown[e], p, more, sizeof more);
+                widgets_text(c, x, y + 1 + e, colw - 1, screen_attr(SCREEN_DIM), more);
             }
         }
-        y += two ? 2 : 1;
+        y += 1 + nshown;
     }
+    /* The legend: what each row and the mark mean, as many lines as are left. */
+    for (int e = 0; e < nshown && y < in.y + rows; e++)
+        widgets_text(c, in.x, y++, in.w, screen_attr(SCREEN_DIM),
+                     sweepview_extras[shown[e]].legend);
     if (y < in.y + rows)
-        widgets_text(c, in.x, y, in.w, screen_attr(SCREEN_DIM),
-                     "! not clean (errors counted or a program failed): see iolab run --json");
+        widgets_text(c, in.x, y, in.w, screen_attr(SCREEN_DIM), SWEEPVIEW_MARK_LEGEND);
 }
 
 void sweepview_draw(struct sweepview *s, struct view_ctx *vc)
@@ -509,9 +600,8 @@ void sweepview_draw(struct sweepview *s, struct view_ctx *vc)
     const struct screen_caps *c = vc->caps;
     struct layout_rect area = sweepview_area(&vc->layout);
     widgets_clear(area);
-    char title[128];
-    snprintf(title, sizeof title, "sweep {%s}: %s%s", s->sw->param,
-             sweep_figure_name(s->sw->figure),
+    char title[160], what[128];
+    snprintf(title, sizeof title, "%s%s", sweep_title(s->sw, what, sizeof what),
              sweepview_running(s)             ? ", running"
              : s->res.stopped                 ? ", stopped"
              : s->have_res && s->res.finished ? ", done"

@@ -11,6 +11,7 @@
 #ifndef IOLAB_SWEEPVIEW_H
 #define IOLAB_SWEEPVIEW_H
 
+#include "grade/expect.h"
 #include "keys.h"
 #include "stepview.h"
 
@@ -31,6 +32,14 @@ bool sweepview_has_result(const struct sweepview *s); /* a sweep ran to its end 
 
 /* Draws over the run layout's program and counters panes. */
 void sweepview_draw(struct sweepview *s, struct view_ctx *vc);
+
+/*
+ * Expected outcome i of the step judged on the sweep's points at the value a plain run uses
+ * (the sweep's default), with its sentence ("sweep at connections=8: ..."); false, and nothing
+ * written, while a mode it compares has no measured point there.
+ */
+bool sweepview_expect(const struct sweepview *s, size_t i, const struct expect_context *ctx,
+                      struct expect_verdict *v, char *buf, size_t len);
 
 /* Footer entries (w, v); returns how many. */
 size_t sweepview_footer(const struct sweepview *s, struct keys_item *out, size_t max);

@@ -272,7 +272,7 @@ TEST_CASE("the sweep's chart in a real terminal: axes, legend, series, crossing,
             // and the help lists the sweep's keys.
             auto t0 = std::chrono::steady_clock::now();
             s.keys("v");
-            CHECK(s.wait_for("! not clean", 30));
+            CHECK(s.wait_for("! errors here", 30));
             CHECK(std::chrono::steady_clock::now() - t0 < std::chrono::seconds(3));
             s.keys("v");
             s.keys("v");
@@ -282,7 +282,7 @@ TEST_CASE("the sweep's chart in a real terminal: axes, legend, series, crossing,
                 CHECK(s.wait_for("a step with a sweep: run every point", 30));
                 s.keys("Escape");
             }
-            REQUIRE(s.wait_for("sweep {n}: requests_per_s, done", 40));
+            REQUIRE(s.wait_for("requests/s by n, done", 40));
             std::string sc = s.screen();
             INFO(sc);
             CHECK(sc.find("* flat") != std::string::npos); // legend with each series' marker
@@ -295,7 +295,7 @@ TEST_CASE("the sweep's chart in a real terminal: axes, legend, series, crossing,
             if (std::string(env).empty())
                 CHECK(coloured.find("\x1b[") != std::string::npos);
             s.keys("v");
-            CHECK(s.wait_for("! not clean", 30)); // the table
+            CHECK(s.wait_for("! errors here", 30)); // the table
             CHECK(s.screen().find("k/s") != std::string::npos);
             s.keys("q");
             s.keys("q");
@@ -365,7 +365,7 @@ TEST_CASE("sweep view: the seed's headline and this machine's ratio under the ch
         REQUIRE(s.wait_for("n=", 10));
         // While N = 1000 is not measured in both modes there is nothing to compare: no headline.
         CHECK(s.screen().find("seed 999") == std::string::npos);
-        REQUIRE(s.wait_for("sweep {n}: requests_per_s, done", 40));
+        REQUIRE(s.wait_for("requests/s by n, done", 40));
         std::string sc = s.screen();
         INFO(sc);
         std::vector<std::string> rows = sweep_pane(sc);
@@ -433,7 +433,7 @@ TEST_CASE("sweep view: w stops a sweep half-way and keeps the finished points ac
         size_t at = sc.find("Sweep stopped: ");
         kept = std::stoi(sc.substr(at + 15));
         CHECK(sc.find(" of 8 points kept") != std::string::npos);
-        CHECK(sc.find("sweep {n}: requests_per_s, stopped") != std::string::npos);
+        CHECK(sc.find("requests/s by n, stopped") != std::string::npos);
         // Nothing runs any more: no progress bar, the key starts a sweep again.
         std::this_thread::sleep_for(std::chrono::milliseconds(1500));
         sc = s.screen();
@@ -478,7 +478,7 @@ TEST_CASE("sweep view: w stops a sweep half-way and keeps the finished points ac
     Tmux s(t, pack, 80, 24, "");
     REQUIRE(s.wait_for("Fake sweep", 10));
     s.keys("Enter");
-    CHECK(s.wait_for("sweep {n}: requests_per_s, stopped", 10));
+    CHECK(s.wait_for("requests/s by n, stopped", 10));
     s.keys("q");
     s.keys("q");
     s.wait_for("IOLAB-EXITED", 10);

@@ -2,13 +2,14 @@
  * sweep_fake: a client whose figure is known, for the sweep tests (tests/integration/
  * test_sweep.cpp). It publishes requests into the counter page at a rate its arguments fix:
  *
- *   sweep_fake --value N --mode flat|linear [--fail-at N]
+ *   sweep_fake --value N --mode flat|linear [--fail-at N] [--errors-at N] [--latency-us U]
  *
  * flat: 1000 requests/s whatever N is; linear: 10*N requests/s. Over N = 10, 30, 300, 1000 the
  * linear series starts below flat and ends above it, so a chart shows one crossing between 30
  * and 300. Each request is 100 bytes and takes 1 ms of latency (published). --fail-at N makes the
- * program exit with status 1 at once when its value is N (a point that fails). It runs until
- * SIGTERM.
+ * program exit with status 1 at once when its value is N (a point that fails); --errors-at N
+ * makes it count one failed request in ten when its value is N (a point with errors, measured).
+ * --latency-us U publishes U microseconds of latency instead of 1 ms. It runs until SIGTERM.
  */
 #include "iolab_counters.h"
 
@@ -19,7 +20,7 @@
 
 int main(int argc, char **argv)
 {
-    long value = 1, fail_at = -1;
+    long value = 1, fail_at = -1, errors_at = -1, latency_us = 1000;
     const char *mode = "flat";
     for (int i = 1; i + 1 < argc; i += 2) {
         if (!strcmp(argv[i], "--value"))
@@ -28,6 +29,10 @@ int main(int argc, char **argv)
             mode = argv[i + 1];
         else if (!strcmp(argv[i], "--fail-at"))
             fail_at = atol(argv[i + 1]);
+        else if (!strcmp(argv[i], "--errors-at"))
+            errors_at = atol(argv[i + 1]);
+        else if (!strcmp(argv[i], "--latency-us"))
+            latency_us = atol(argv[i + 1]);
     }
     if (value == fail_at) {
         fprintf(stderr, "sweep_fake: told to fail at %ld\n", value);
@@ -50,7 +55,9 @@ int main(int argc, char **argv)
             if (a) {
                 iolab_add(&a->requests, 1);
                 iolab_add(&a->bytes, 100);
-                iolab_app_latency(a, 1000000);
+                iolab_app_latency(a, (uint64_t)latency_us * 1000);
+                if (value == errors_at && sent % 10 == 0)
+                    iolab_add(&a->errors, 1);
             }
     }
 }
