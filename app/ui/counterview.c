@@ -2,8 +2,10 @@
  * counterview: the counters pane and the comparison view, drawn from the latest snapshot copy
  * (tui.snap). Per role: CPU user vs system, context switches, processes and threads; the
  * kernel's syscr/syscw beside the library-level counts with a mark where they disagree; a table
- * of calls by name. Under the roles: client throughput over the last minute as a sparkline and
- * latency percentiles. The comparison view has one row per mode tried in this session.
+ * of calls by name, the calls the step watches first (a compact list when the table has no room
+ * for all of them). Under the roles: client throughput over the last minute as a sparkline and
+ * latency percentiles, each only once the client has published it. The comparison view has one
+ * row per mode tried in this session, every one of them shown at 80x24 (cvlayout.c decides).
  */
 #include "counterview.h"
 #include "cvlayout.h"
