@@ -111,6 +111,7 @@ enum {
     RUN_PREDICT,
     RUN_SWEEP,
     RUN_HEADLINE,
+    RUN_WATCH,
     RUN_NFIELDS
 };
 static const struct load_field load_run_fields[] = {
@@ -128,6 +129,7 @@ static const struct load_field load_run_fields[] = {
     [RUN_PREDICT] = {"predict", LOAD_ARRAY, 0},
     [RUN_SWEEP] = {"sweep", LOAD_OBJECT, 0},
     [RUN_HEADLINE] = {"headline", LOAD_OBJECT, 0},
+    [RUN_WATCH] = {"watch", LOAD_STRINGS, 0},
 };
 
 int load_role(struct load *ld, const cJSON *v, enum lesson_role *out)
@@ -469,6 +471,36 @@ static void load_check_metric(struct load *ld, const cJSON *v, struct lesson_che
               load_suggest(why, sizeof why, v->valuestring, names, k, hint));
 }
 
+/* "watch": counted calls by name, each once, as check metrics name them after "calls:". */
+static void load_watch(struct load *ld, const cJSON *arr, struct lesson_scenario *sc)
+{
+    const char *names[IOLAB_NCALLS];
+    for (unsigned c = 0; c < IOLAB_NCALLS; c++)
+        names[c] = iolab_call_info[c].label;
+    const cJSON *v;
+    cJSON_ArrayForEach(v, arr)
+    {
+        unsigned c = 0;
+        while (c < IOLAB_NCALLS && strcmp(v->valuestring, names[c]))
+            c++;
+        char why[640];
+        if (c == IOLAB_NCALLS)
+            load_diag(ld, v, 0,
+                      "\"watch\" names %s, which iolab does not count (the counted calls are "
+                      "listed in lessons/README.md and by `iolab list --json`); the pane could "
+                      "never show it. If it is a typo: %s",
+                      v->valuestring,
+                      load_suggest(why, sizeof why, v->valuestring, names, IOLAB_NCALLS,
+                                   "name a counted call."));
+        else if (sc->nwatch >= LESSON_MAX_WATCH)
+            load_diag(ld, v, 0,
+                      "\"watch\" names more than %d calls; name the few the step is about.",
+                      LESSON_MAX_WATCH);
+        else if (!lesson_watch_add(sc, c))
+            load_diag(ld, v, 0, "\"watch\" names %s twice; remove one.", v->valuestring);
+    }
+}
+
 static void load_check_mode(struct load *ld, const cJSON *v, const struct lesson_scenario *sc,
                             struct lesson_check *c)
 {
@@ -768,6 +800,10 @@ static void load_run(struct load *ld, const cJSON *const *f, struct lesson_step 
     }
     if (f[RUN_PREDICT]) /* after the modes and programs it names */
         load_predicts(ld, f[RUN_PREDICT], sc);
+    if (f[RUN_WATCH])
+        load_watch(ld, f[RUN_WATCH], sc);
+    else
+        lesson_watch_derive(sc);
 }
 
 static void kind_run_strv_free(char **v, size_t n)

@@ -94,6 +94,32 @@ int lesson_mode_find(const struct lesson_scenario *sc, const char *id)
     return -1;
 }
 
+bool lesson_watch_add(struct lesson_scenario *sc, unsigned call)
+{
+    for (size_t i = 0; i < sc->nwatch; i++)
+        if (sc->watch[i] == call)
+            return false;
+    if (sc->nwatch >= LESSON_MAX_WATCH)
+        return false;
+    sc->watch[sc->nwatch++] = call;
+    return true;
+}
+
+void lesson_watch_derive(struct lesson_scenario *sc)
+{
+    for (size_t i = 0; i < sc->nchecks; i++)
+        if (sc->checks[i].metric == LESSON_METRIC_CALLS ||
+            sc->checks[i].metric == LESSON_METRIC_CALLS_PER_REQUEST)
+            lesson_watch_add(sc, sc->checks[i].call);
+    for (size_t i = 0; i < sc->nexpects; i++) {
+        const struct lesson_expect *e = &sc->expects[i];
+        if (e->left.figure == LESSON_FIG_CALL_PER_REQ)
+            lesson_watch_add(sc, e->left.call);
+        if (e->has_right && e->right.figure == LESSON_FIG_CALL_PER_REQ)
+            lesson_watch_add(sc, e->right.call);
+    }
+}
+
 int lesson_arg_expand(const char *arg, const struct lesson_vars *vars, char *buf, size_t len)
 {
     const struct {

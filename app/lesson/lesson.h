@@ -200,6 +200,8 @@ struct lesson_expect {
 
 struct lesson_predict;
 
+#define LESSON_MAX_WATCH 8 /* calls a step may name in "watch": the few it is about */
+
 struct lesson_scenario {
     struct lesson_program *programs; /* servers first, in the order they start */
     size_t nprograms;
@@ -218,6 +220,10 @@ struct lesson_scenario {
     int study;    /* the program under study (index), whose calls per request the comparison
                      shows; -1: the first server, or the first program without a server */
     bool latency; /* the step is about waiting: the comparison shows p50 and p99 latency */
+    /* The calls the step is about (enum iolab_call_id), which the counters pane lists first in
+       every role that made them: "watch", else the calls its checks and expectations name. */
+    unsigned watch[LESSON_MAX_WATCH];
+    size_t nwatch;
     /* An exercise's program the learner writes (index), when has_learner: what it publishes
        itself (requests, bytes) never counts for a check (check.h). */
     bool has_learner;
@@ -341,6 +347,15 @@ int lesson_resolve(const struct lesson_pack *pack, const char *spec, const struc
 
 /* Index of the mode with this id in the scenario, or -1. */
 int lesson_mode_find(const struct lesson_scenario *sc, const char *id);
+
+/* Adds a call (enum iolab_call_id) to the scenario's watched calls unless it is there already
+   or the list is full; returns whether it was added. */
+bool lesson_watch_add(struct lesson_scenario *sc, unsigned call);
+
+/* The watched calls of a step without "watch": the calls its checks and expected outcomes name,
+   in the order they are written (a check of calls:fork, calls_per_request:epoll_wait, an
+   outcome on calls:read/request). */
+void lesson_watch_derive(struct lesson_scenario *sc);
 
 /* "text", "run": the name of the step's kind as the JSON writes it. */
 const char *lesson_step_kind_name(const struct lesson_step *step);

@@ -2,10 +2,13 @@
  * counterview: the counters pane and the comparison view, drawn from the latest snapshot copy
  * (tui.snap). Per role: CPU user vs system, context switches, processes and threads; the
  * kernel's syscr/syscw beside the library-level counts with a mark where they disagree; a table
- * of calls by name. Under the roles: client throughput over the last minute as a sparkline and
- * latency percentiles. The comparison view has one row per mode tried in this session.
+ * of calls by name, the calls the step watches first (a compact list when the table has no room
+ * for all of them). Under the roles: client throughput over the last minute as a sparkline and
+ * latency percentiles, each only once the client has published it. The comparison view has one
+ * row per mode tried in this session, every one of them shown at 80x24 (cvlayout.c decides).
  */
 #include "counterview.h"
+#include "cvlayout.h"
 #include "human.h"
 #include "metrics/stats.h"
 #include "metrics/waits.h"
@@ -23,35 +26,26 @@ static bool counterview_disagree(uint64_t kernel, uint64_t lib)
     return d > 2 && d * 100 > big;
 }
 
-/* The calls of one role to list, with their counts since the base (the mode's start). */
+/* The calls of one role to list, with their counts since the base (the mode's start): the
+   calls the step names first (nwatched of them), then the busiest. */
 struct counterview_calls {
     unsigned id[IOLAB_NCALLS];
     uint64_t count[IOLAB_NCALLS];
-    unsigned n;
+    size_t n, nwatched;
 };
 
 static void counterview_calls(const struct snapshot_figures *f, const struct snapshot_figures *base,
-                              struct counterview_calls *out)
+                              const unsigned *watch, size_t nwatch, struct counterview_calls *out)
 {
-    out->n = 0;
+    uint64_t count[IOLAB_NCALLS];
+    double rate[IOLAB_NCALLS];
     for (unsigned i = 0; i < IOLAB_NCALLS; i++) {
-        uint64_t n = stats_delta(f->calls[i].count, base ? base->calls[i].count : 0);
-        if (n == 0)
-            continue;
-        /* Insertion by rate, then count: the busiest calls first. */
-        unsigned k = out->n++;
-        while (k > 0) {
-            const struct snapshot_call *p = &f->calls[out->id[k - 1]];
-            double rp = p->count_rate, rn = f->calls[i].count_rate;
-            if (rp > rn || (rp == rn && out->count[k - 1] >= n))
-                break;
-            out->id[k] = out->id[k - 1];
-            out->count[k] = out->count[k - 1];
-            k--;
-        }
-        out->id[k] = i;
-        out->count[k] = n;
+        count[i] = stats_delta(f->calls[i].count, base ? base->calls[i].count : 0);
+        rate[i] = f->calls[i].count_rate;
     }
+    out->n = cvlayout_order(count, rate, IOLAB_NCALLS, watch, nwatch, out->id, &out->nwatched);
+    for (size_t k = 0; k < out->n; k++)
+        out->count[k] = count[out->id[k]];
 }
 
 /*
@@ -166,30 +160,59 @@ static bool counterview_uring(const struct screen_caps *c, const struct snapshot
     return true;
 }
 
-/* One role's block; returns the rows used. */
-static int counterview_role(const struct screen_caps *c, const struct snapshot_figures *f,
-                            const struct snapshot_figures *base, const char *name, int x, int y,
-                            int w, int h)
+/* A call as the compact list shows it: "epoll_wait 12.4k/s", or "accept 8 calls" when it
+   makes none now. */
+static int counterview_item(char *buf, size_t len, unsigned call, uint64_t count,
+                            const struct snapshot_call *sc)
+{
+    char v[32];
+    if (sc->count_rate > 0 && sc->count_rate < 10)
+        snprintf(v, sizeof v, "%.1f/s", sc->count_rate);
+    else if (sc->count_rate > 0)
+        snprintf(v + strlen(widgets_si(sc->count_rate, v, sizeof v - 2)), 3, "/s");
+    else
+        snprintf(v, sizeof v, "%llu call%s", (unsigned long long)count, count == 1 ? "" : "s");
+    int n = snprintf(buf, len, "%s %s", snapshot_call_label(call), v);
+    return n < 0 ? 0 : n >= (int)len ? (int)len - 1 : n;
+}
+
+/*
+ * The calls as a compact list, several on a line, when the table has too few rows for the calls
+ * the step names: "accept 8 calls  epoll_wait 12.4k/s  read 44.6k/s". The named calls come
+ * first, in bold; the others follow as far as the lines go. Returns the rows used.
+ */
+static int counterview_call_list(const struct screen_caps *c, const struct snapshot_figures *f,
+                                 const struct counterview_calls *calls, int x, int y, int w,
+                                 int lines)
+{
+    char text[IOLAB_NCALLS][64];
+    int iw[IOLAB_NCALLS];
+    for (size_t k = 0; k < calls->n; k++)
+        iw[k] = counterview_item(text[k], sizeof text[k], calls->id[k], calls->count[k],
+                                 &f->calls[calls->id[k]]);
+    size_t fit = cvlayout_pack(iw, calls->n, w - 2, 2, lines);
+    size_t k = 0;
+    int row = 0;
+    for (; row < lines && k < fit; row++) {
+        size_t on = cvlayout_pack(iw + k, fit - k, w - 2, 2, 1);
+        int cx = x + 2;
+        for (size_t j = 0; j < on; j++, k++) {
+            const struct snapshot_call *sc = &f->calls[calls->id[k]];
+            attr_t a = k < calls->nwatched  ? A_BOLD
+                       : sc->count_rate > 0 ? A_NORMAL
+                                            : screen_attr(SCREEN_DIM);
+            cx += widgets_text(c, cx, y + row, x + w - cx, a, text[k]) + 2;
+        }
+    }
+    return row;
+}
+
+/* The kernel's read and write counts beside the library's, like with like over the same span. */
+static void counterview_kernel(const struct screen_caps *c, const struct snapshot_figures *f,
+                               const struct snapshot_figures *base, int x, int y, int w)
 {
     char a[32], b[32], d[32], e[32];
     int row = 0;
-    if (h <= 0)
-        return 0;
-    int hx = x + widgets_printf(
-                     c, x, y + row, w, screen_attr(SCREEN_HEADING),
-                     "%-6s cpu %5.1f%% user %5.1f%% sys  ctx/s %s (%s vol)  procs %u  threads %u",
-                     name, f->cpu_user_pct, f->cpu_sys_pct,
-                     widgets_si(f->ctx_voluntary_rate + f->ctx_involuntary_rate, a, sizeof a),
-                     widgets_si(f->ctx_voluntary_rate, b, sizeof b), f->nprocs, f->nthreads);
-    /* Past a hundred or so processes and threads the sampler reads a slice a tick: say how
-       old the oldest /proc figure is when it is older than a tick (the legend explains). */
-    char age[48];
-    counterview_age(age, sizeof age, f, counterview_tick_hz);
-    if (age[0] && hx < x + w)
-        widgets_text(c, hx, y + row, x + w - hx, screen_attr(SCREEN_BAD), age);
-    if (++row >= h)
-        return row;
-    /* Like with like: the kernel's counts and the library's over the same span. */
     uint64_t kr = stats_delta(f->syscr, base ? base->syscr : 0);
     uint64_t kw = stats_delta(f->syscw, base ? base->syscw : 0);
     uint64_t lr = stats_delta(f->lib_reads, base ? base->lib_reads : 0);
@@ -209,8 +232,16 @@ static int counterview_role(const struct screen_caps *c, const struct snapshot_f
     /* Storage reads are the page cache's misses: the proof that a "cold" read was cold. */
     widgets_printf(c, cx, y + row, x + w - cx, screen_attr(SCREEN_DIM), "   disk %s/s",
                    widgets_si(f->read_bytes_rate, d, sizeof d));
-    if (++row >= h)
-        return row;
+}
+
+/* The calls as a table from row `row` of the block: a heading, then a row per call (and one for
+   where a read or write call's counts went, while rows remain for every named call). Returns
+   the next row. */
+static int counterview_table(const struct screen_caps *c, const struct snapshot_figures *f,
+                             const struct snapshot_figures *base,
+                             const struct counterview_calls *calls, int x, int y, int w, int row,
+                             int h)
+{
     bool col[CV_NCOLS];
     int need = 2 + CV_NAME_W;
     for (int k = 0; k < CV_NCOLS; k++) {
@@ -230,12 +261,10 @@ static int counterview_role(const struct screen_caps *c, const struct snapshot_f
     widgets_text(c, x, y + row, w, A_BOLD, line);
     if (++row >= h)
         return row;
-    struct counterview_calls calls;
-    counterview_calls(f, base, &calls);
-    for (unsigned k = 0; k < calls.n && row < h; k++, row++) {
-        const struct snapshot_call *sc = &f->calls[calls.id[k]];
+    for (size_t k = 0; k < calls->n && row < h; k++, row++) {
+        const struct snapshot_call *sc = &f->calls[calls->id[k]];
         char v[CV_NCOLS][32];
-        snprintf(v[CV_COL_CALLS], sizeof v[0], "%llu", (unsigned long long)calls.count[k]);
+        snprintf(v[CV_COL_CALLS], sizeof v[0], "%llu", (unsigned long long)calls->count[k]);
         if (sc->count_rate > 0 && sc->count_rate < 10)
             snprintf(v[CV_COL_RATE], sizeof v[0], "%.1f", sc->count_rate);
         else
@@ -247,35 +276,98 @@ static int counterview_role(const struct screen_caps *c, const struct snapshot_f
         snprintf(v[CV_COL_SHARE], sizeof v[0], "%.1f%%", sc->share * 100);
         /* "~": estimated from the sampled calls' time (every call that waits is timed). */
         snprintf(v[CV_COL_BUSY], sizeof v[0], "%.2f%s", sc->busy,
-                 iolab_call_time_exact(calls.id[k]) ? " " : "~");
-        n = snprintf(line, sizeof line, "  %-*s", CV_NAME_W, snapshot_call_label(calls.id[k]));
+                 iolab_call_time_exact(calls->id[k]) ? " " : "~");
+        n = snprintf(line, sizeof line, "  %-*s", CV_NAME_W, snapshot_call_label(calls->id[k]));
         for (int j = 0; j < CV_NCOLS; j++)
             if (col[j])
                 n += snprintf(line + n, sizeof line - (size_t)n, " %*s", counterview_cols[j].w,
                               v[j]);
-        widgets_text(c, x, y + row, w, sc->count_rate > 0 ? A_NORMAL : screen_attr(SCREEN_DIM),
+        widgets_text(c, x, y + row, w,
+                     k < calls->nwatched  ? A_BOLD
+                     : sc->count_rate > 0 ? A_NORMAL
+                                          : screen_attr(SCREEN_DIM),
                      line);
-        /* The read and write families on a line of their own: which descriptors they used. */
-        counterview_split(f, base, calls.id[k], line, sizeof line);
-        if (line[0] && row + 1 < h)
+        /* The read and write families on a line of their own: which descriptors they used,
+           when that leaves a row for each named call still to come. */
+        size_t named_left = k + 1 < calls->nwatched ? calls->nwatched - k - 1 : 0;
+        counterview_split(f, base, calls->id[k], line, sizeof line);
+        if (line[0] && row + 1 < h && (size_t)(h - row - 2) >= named_left)
             widgets_printf(c, x, y + ++row, w, screen_attr(SCREEN_DIM), "    on %s", line);
     }
+    return row;
+}
+
+/* Under the calls: the faults injected, or why there is no call to list. Returns the rows. */
+static int counterview_role_end(const struct screen_caps *c, const struct snapshot_figures *f,
+                                const struct snapshot_figures *base,
+                                const struct counterview_calls *calls, int x, int y, int w, int row,
+                                int h)
+{
+    char line[256];
     counterview_faults(f, base, line, sizeof line);
     if (line[0] && row < h)
         widgets_text(c, x + 2, y + row++, w - 2, screen_attr(SCREEN_BAD), line);
     /* Time in the kernel with no counted call is calls iolab does not count (or a program it
        cannot see): said in those words, so that an empty table never reads as "no calls". */
-    if (calls.n == 0 && row < h && !f->uncounted && f->cpu_sys_pct >= CV_UNCOUNTED_SYS_PCT)
+    if (calls->n == 0 && row < h && !f->uncounted && f->cpu_sys_pct >= CV_UNCOUNTED_SYS_PCT)
         widgets_printf(c, x + 2, y + row++, w - 2, screen_attr(SCREEN_BAD),
                        "no counted call, yet %.0f%% system CPU: it makes calls iolab does not "
                        "count (iolab list --json lists those it does)",
                        f->cpu_sys_pct);
-    else if (calls.n == 0 && row < h)
+    else if (calls->n == 0 && row < h)
         widgets_text(c, x + 2, y + row++, w - 2, screen_attr(SCREEN_DIM),
                      f->uncounted ? "not counted (static binary?): the kernel's totals are above"
                      : base       ? "no calls counted in this mode yet"
                                   : "no calls counted yet");
     return row;
+}
+
+/* One role's block; returns the rows used. The calls of watch (the step's) are listed first,
+   and all of them are shown whenever the block has a few rows. */
+static int counterview_role(const struct screen_caps *c, const struct snapshot_figures *f,
+                            const struct snapshot_figures *base, const char *name,
+                            const unsigned *watch, size_t nwatch, int x, int y, int w, int h)
+{
+    char a[32], b[32];
+    int row = 0;
+    if (h <= 0)
+        return 0;
+    int hx = x + widgets_printf(
+                     c, x, y + row, w, screen_attr(SCREEN_HEADING),
+                     "%-6s cpu %5.1f%% user %5.1f%% sys  ctx/s %s (%s vol)  procs %u  threads %u",
+                     name, f->cpu_user_pct, f->cpu_sys_pct,
+                     widgets_si(f->ctx_voluntary_rate + f->ctx_involuntary_rate, a, sizeof a),
+                     widgets_si(f->ctx_voluntary_rate, b, sizeof b), f->nprocs, f->nthreads);
+    /* Past a hundred or so processes and threads the sampler reads a slice a tick: say how
+       old the oldest /proc figure is when it is older than a tick (the legend explains). */
+    char age[48];
+    counterview_age(age, sizeof age, f, counterview_tick_hz);
+    if (age[0] && hx < x + w)
+        widgets_text(c, hx, y + row, x + w - hx, screen_attr(SCREEN_BAD), age);
+    if (++row >= h)
+        return row;
+    struct counterview_calls calls;
+    counterview_calls(f, base, watch, nwatch, &calls);
+    /* The table has a row per call under its heading; when that leaves out a call the step
+       names, the calls go on a compact list instead, and if even that is too long for the rows
+       under the kernel's counts, the list takes their row too. */
+    int iw[IOLAB_NCALLS];
+    char item[64];
+    for (size_t k = 0; k < calls.nwatched; k++)
+        iw[k] = counterview_item(item, sizeof item, calls.id[k], calls.count[k],
+                                 &f->calls[calls.id[k]]);
+    bool compact = h - row - 2 < (int)calls.nwatched;
+    bool kernel = !compact || cvlayout_pack_rows(iw, calls.nwatched, w - 2, 2) <= h - row - 1;
+    if (kernel) {
+        counterview_kernel(c, f, base, x, y + row, w);
+        if (++row >= h)
+            return row;
+    }
+    if (compact)
+        row += counterview_call_list(c, f, &calls, x, y + row, w, h - row);
+    else
+        row = counterview_table(c, f, base, &calls, x, y, w, row, h);
+    return counterview_role_end(c, f, base, &calls, x, y, w, row, h);
 }
 
 /*
@@ -327,7 +419,18 @@ void counterview_draw(const struct screen_caps *c, struct layout_rect r, bool fo
     }
     int x = in.x + 1, w = in.w - 2;
     counterview_tick_hz = s->tick_hz;
-    int bottom = 4; /* two throughput lines, latency, where the numbers come from */
+    const struct snapshot_figures *cl = &s->roles[LESSON_ROLE_CLIENT];
+    /* A figure the client never published in this scenario has no meaning here (a reader that
+       completes no requests): its line is left out rather than read as a zero. */
+    bool has_req = cl->requests > 0, has_bytes = cl->app_bytes > 0;
+    for (size_t i = 0; i < s->history_len && i < SNAPSHOT_HISTORY; i++) {
+        has_req |= s->history_requests[i] > 0;
+        has_bytes |= s->history_bytes[i] > 0;
+    }
+    const struct snapshot_latency *lat = &cl->latency_recent;
+    bool has_lat = has_req || lat->samples || cl->waiting;
+    /* The throughput lines, latency, where the numbers come from. */
+    int bottom = has_req + has_bytes + has_lat + 1;
     int avail = in.h - bottom;
     int y = in.y;
     const struct snapshot *b = vin->base;
@@ -336,19 +439,19 @@ void counterview_draw(const struct screen_caps *c, struct layout_rect r, bool fo
     bool srv = vin->has_role[LESSON_ROLE_SERVER], cli = vin->has_role[LESSON_ROLE_CLIENT];
     if (srv) {
         int hs = cli ? avail * 11 / 20 : avail;
-        y += counterview_role(c, &s->roles[LESSON_ROLE_SERVER],
-                              b ? &b->roles[LESSON_ROLE_SERVER] : NULL,
-                              lesson_role_name(LESSON_ROLE_SERVER), x, y, w, hs);
+        y += counterview_role(
+            c, &s->roles[LESSON_ROLE_SERVER], b ? &b->roles[LESSON_ROLE_SERVER] : NULL,
+            lesson_role_name(LESSON_ROLE_SERVER), vin->watch, vin->nwatch, x, y, w, hs);
         y++;
     }
     if (cli)
         counterview_role(c, &s->roles[LESSON_ROLE_CLIENT], b ? &b->roles[LESSON_ROLE_CLIENT] : NULL,
-                         lesson_role_name(LESSON_ROLE_CLIENT), x, y, w, in.y + avail - y);
+                         lesson_role_name(LESSON_ROLE_CLIENT), vin->watch, vin->nwatch, x, y, w,
+                         in.y + avail - y);
 
-    const struct snapshot_figures *cl = &s->roles[LESSON_ROLE_CLIENT];
     char bb[32], p50[32], p99[32], label[48];
     int yb = in.y + in.h - bottom;
-    /* Two sparklines over the last minute, one column per second, after aligned labels. */
+    /* Sparklines over the last minute, one column per second, after aligned labels. */
     snprintf(label, sizeof label, "%s/s", vin->unit ? vin->unit : "requests");
     /* At a low rate the count itself says more than a rate: "2.0, 3 in 1.5 s". */
     char rate[64];
@@ -358,19 +461,30 @@ void counterview_draw(const struct screen_caps *c, struct layout_rect r, bool fo
                  cl->requests_rate * win, win);
     else
         widgets_si(cl->requests_rate, rate, sizeof rate);
-    int lw = widgets_printf(c, x, yb, w, A_BOLD, "%-11.11s%9s  ", label, rate);
-    widgets_printf(c, x, yb + 1, w, A_BOLD, "%-11s%9s  ", "bytes/s",
-                   widgets_bytes(cl->app_bytes_rate, bb, sizeof bb));
-    int sw = w - lw;
+    char rate_label[96], bytes_label[64];
+    snprintf(rate_label, sizeof rate_label, "%-11.11s%9s  ", label, rate);
+    snprintf(bytes_label, sizeof bytes_label, "%-11s%9s  ", "bytes/s",
+             widgets_bytes(cl->app_bytes_rate, bb, sizeof bb));
+    int lw = (int)strlen(rate_label), sw = w - lw;
     if (sw > SNAPSHOT_HISTORY)
         sw = SNAPSHOT_HISTORY;
-    widgets_sparkline(c, x + lw, yb, sw, s->history_requests, s->history_len);
-    widgets_sparkline(c, x + lw, yb + 1, sw, s->history_bytes, s->history_len);
-    yb++;
-    const struct snapshot_latency *lat = &cl->latency_recent;
+    if (has_req) {
+        widgets_text(c, x, yb, w, A_BOLD, rate_label);
+        widgets_sparkline(c, x + lw, yb, sw, s->history_requests, s->history_len);
+        yb++;
+    }
+    if (has_bytes) {
+        widgets_text(c, x, yb, w, A_BOLD, bytes_label);
+        widgets_sparkline(c, x + lw, yb, sw, s->history_bytes, s->history_len);
+        yb++;
+    }
+    /* yb is the first free line; latency is drawn at yb + 1 and the sources at yb + 2. */
+    yb -= has_lat ? 1 : 2;
     char oldest[32];
     /* Clients waiting for an answer are part of the latency (waits.h), and said by name. */
-    if (lat->samples && cl->waiting)
+    if (!has_lat)
+        ; /* no request was ever timed: no latency line */
+    else if (lat->samples && cl->waiting)
         widgets_printf(c, x, yb + 1, w,
                        cl->in_flight_oldest_ns >= 1000000000u ? screen_attr(SCREEN_BAD) : A_NORMAL,
                        "latency p50 %s  p99 %s  (last %d s; %llu waiting, oldest %s)",
@@ -424,6 +538,27 @@ static bool counterview_row_uncounted(const struct snapshot_mode_row *m, enum le
     return m->seconds > 0 && m->role_cpu_sys_s[role] >= CV_UNCOUNTED_SYS_PCT / 100 * m->seconds;
 }
 
+/* The comparison's figures, in column order. */
+enum { CV_CMP_RATE, CV_CMP_BYTES, CV_CMP_CALLS, CV_CMP_CTX, CV_CMP_CPU, CV_CMP_N };
+
+/* One figure of one mode as the comparison prints it. */
+static void counterview_cmp_value(char *val, size_t len, int k, double v, bool latency,
+                                  bool uncounted)
+{
+    if (latency && (k == CV_CMP_BYTES || k == CV_CMP_CPU))
+        widgets_ns(v, val, len);
+    else if (k == CV_CMP_BYTES)
+        widgets_bytes(v, val, len);
+    else if (k == CV_CMP_CALLS && uncounted)
+        snprintf(val, len, "uncounted");
+    else if ((k == CV_CMP_CALLS || k == CV_CMP_CTX) && v < 100)
+        snprintf(val, len, "%.2f", v);
+    else if (k == CV_CMP_CPU)
+        snprintf(val, len, "%.0f%%", v);
+    else
+        widgets_si(v, val, len);
+}
+
 void counterview_compare(const struct screen_caps *c, struct layout_rect r,
                          const struct snapshot_mode_row *rows, uint32_t nrows, const char *now_id,
                          const char *unit, enum lesson_role study_role, const char *study,
@@ -435,82 +570,166 @@ void counterview_compare(const struct screen_caps *c, struct layout_rect r,
                      "Run the scenario and switch modes; each mode tried gets a row here.");
         return;
     }
-    /* Columns: mode name, then five metrics, each a value and a bar scaled to the column's
-       largest value, so the difference shows at a glance. Calls per request are the program
-       under study's (the server's unless the lesson names another): the load is the same in
-       every mode, so its calls are what a mode changes (2 per request for epoll echo, one per
-       64 KiB for read-send). Context switches and CPU are everything's: what the machine paid. */
-    char rate_head[32];
-    snprintf(rate_head, sizeof rate_head, "%s/s", unit ? unit : "requests");
+    if (nrows > SNAPSHOT_MAX_MODES)
+        nrows = SNAPSHOT_MAX_MODES;
+    /* Columns: mode name, then up to five figures, each a value and (when there is room) a bar
+       scaled to the column's largest value, so the difference shows at a glance. Calls per
+       request are the program under study's (the server's unless the lesson names another): the
+       load is the same in every mode, so its calls are what a mode changes (2 per request for
+       epoll echo, one per 64 KiB for read-send). Context switches and CPU are everything's: what
+       the machine paid. A figure no mode ever measured (no request completed in any: a reader
+       that publishes none) has no column rather than a column of zeros. */
+    const char *u = unit ? unit : "requests";
+    char rate_head[48];
+    snprintf(rate_head, sizeof rate_head, "%s/s", u);
     /* A step about waiting shows the latencies where the others show bytes/s and CPU. */
-    const char *heads[] = {rate_head, latency ? "p50" : "bytes/s", "calls/req", "ctx sw/req",
-                           latency ? "p99" : "cpu %core"};
-    double v[SNAPSHOT_MAX_MODES][5], max[5] = {0};
-    for (uint32_t i = 0; i < nrows && i < SNAPSHOT_MAX_MODES; i++) {
+    const char *full[CV_CMP_N] = {rate_head, latency ? "p50" : "bytes/s", "calls/req", "ctx sw/req",
+                                  latency ? "p99" : "cpu %core"};
+    const char *brief[CV_CMP_N] = {unit ? "done/s" : "req/s", latency ? "p50" : "B/s", "call/r",
+                                   "ctx/r", latency ? "p99" : "cpu%"};
+    double v[SNAPSHOT_MAX_MODES][CV_CMP_N], max[CV_CMP_N] = {0};
+    bool has_req = false, has_bytes = false;
+    for (uint32_t i = 0; i < nrows; i++) {
         const struct snapshot_mode_row *m = &rows[i];
         uint64_t calls = 0;
         for (unsigned k = 0; k < IOLAB_NCALLS; k++)
             calls += m->role_calls[study_role][k];
         struct snapshot_latency lat;
         waits_latency(&lat, m->hist, m->in_flight_hist); /* the clients left waiting count too */
-        v[i][0] = m->requests_per_s;
-        v[i][1] = latency ? (double)lat.p50_ns : m->bytes_per_s;
-        v[i][2] = m->requests ? (double)calls / (double)m->requests : 0;
-        v[i][3] = m->ctx_per_request;
-        v[i][4] = latency ? (double)lat.p99_ns : m->cpu_pct;
-        for (int k = 0; k < 5; k++)
+        v[i][CV_CMP_RATE] = m->requests_per_s;
+        v[i][CV_CMP_BYTES] = latency ? (double)lat.p50_ns : m->bytes_per_s;
+        v[i][CV_CMP_CALLS] = m->requests ? (double)calls / (double)m->requests : 0;
+        v[i][CV_CMP_CTX] = m->ctx_per_request;
+        v[i][CV_CMP_CPU] = latency ? (double)lat.p99_ns : m->cpu_pct;
+        for (int k = 0; k < CV_CMP_N; k++)
             if (v[i][k] > max[k])
                 max[k] = v[i][k];
+        has_req |= m->requests > 0 || lat.samples > 0;
+        has_bytes |= m->bytes > 0;
     }
-    /* The mode column fits the longest id and its "now" mark (a long id like epoll-whole is
-       not cut), within a quarter of the view; the figures share the rest. */
-    int namew = 12;
-    for (uint32_t i = 0; i < nrows && i < SNAPSHOT_MAX_MODES; i++) {
-        int need = (int)strlen(rows[i].id) + 3;
-        if (need > namew)
-            namew = need;
-    }
-    if (namew > (in.w - 2) / 4)
-        namew = (in.w - 2) / 4 > 12 ? (in.w - 2) / 4 : 12;
-    int colw = (in.w - 2 - namew) / 5;
-    int y = in.y;
-    widgets_text(c, in.x + 1, y, namew, A_BOLD, "mode");
-    for (int k = 0; k < 5; k++)
-        widgets_text(c, in.x + 1 + namew + k * colw, y, colw - 1, A_BOLD, heads[k]);
-    y++;
-    for (uint32_t i = 0; i < nrows && i < SNAPSHOT_MAX_MODES && y + 1 < in.y + in.h - 2; i++) {
-        const struct snapshot_mode_row *m = &rows[i];
-        bool now = now_id && !strcmp(now_id, m->id);
-        widgets_printf(c, in.x + 1, y, namew, now ? A_BOLD : A_NORMAL, "%s%s",
-                       m->id[0] ? m->id : "this run", now ? " *" : "");
-        widgets_printf(c, in.x + 1, y + 1, namew, screen_attr(SCREEN_DIM), "%.1f s", m->seconds);
-        for (int k = 0; k < 5; k++) {
-            char val[32];
-            int cx = in.x + 1 + namew + k * colw;
-            if (latency && (k == 1 || k == 4))
-                widgets_ns(v[i][k], val, sizeof val);
-            else if (k == 1)
-                widgets_bytes(v[i][k], val, sizeof val);
-            else if (k == 2 && counterview_row_uncounted(m, study_role))
-                snprintf(val, sizeof val, "uncounted");
-            else if ((k == 2 || k == 3) && v[i][k] < 100)
-                snprintf(val, sizeof val, "%.2f", v[i][k]);
-            else if (k == 2 || k == 3)
-                widgets_si(v[i][k], val, sizeof val);
-            else if (k == 4)
-                snprintf(val, sizeof val, "%.0f%%", v[i][k]);
-            else
-                widgets_si(v[i][k], val, sizeof val);
-            widgets_text(c, cx, y, colw - 1, A_NORMAL, val);
-            widgets_bar(c, cx, y + 1, colw - 2, v[i][k], max[k]);
+    bool shown[CV_CMP_N] = {
+        [CV_CMP_RATE] = has_req,
+        [CV_CMP_BYTES] = latency ? has_req : has_bytes,
+        [CV_CMP_CALLS] = has_req,
+        [CV_CMP_CTX] = has_req,
+        [CV_CMP_CPU] = latency ? has_req : true,
+    };
+    int col[CV_CMP_N], ncols = 0;
+    for (int k = 0; k < CV_CMP_N; k++)
+        if (shown[k])
+            col[ncols++] = k;
+    char val[SNAPSHOT_MAX_MODES][CV_CMP_N][32];
+    int value_w[CV_CMP_N] = {0}, full_w[CV_CMP_N], brief_w[CV_CMP_N];
+    for (int j = 0; j < ncols; j++) {
+        int k = col[j];
+        for (uint32_t i = 0; i < nrows; i++) {
+            counterview_cmp_value(val[i][k], sizeof val[i][k], k, v[i][k], latency,
+                                  k == CV_CMP_CALLS &&
+                                      counterview_row_uncounted(&rows[i], study_role));
+            int vw = (int)strlen(val[i][k]);
+            value_w[j] = vw > value_w[j] ? vw : value_w[j];
         }
-        y += 3;
+        full_w[j] = (int)strlen(full[k]);
+        brief_w[j] = (int)strlen(brief[k]);
     }
-    widgets_printf(c, in.x + 1, in.y + in.h - 2, in.w - 2, screen_attr(SCREEN_DIM),
-                   "calls/req: %s's counted calls / %s done", study, unit ? unit : "requests");
-    widgets_text(c, in.x + 1, in.y + in.h - 1, in.w - 2, screen_attr(SCREEN_DIM),
+    /* The mode column fits the longest id and its "now" mark (a long id like read-64k-work is
+       not cut while the figures can be narrower). */
+    int name_need = 4;
+    for (uint32_t i = 0; i < nrows; i++) {
+        int need = (int)strlen(rows[i].id[0] ? rows[i].id : "this run") + 3; /* " *" */
+        name_need = need > name_need ? need : name_need;
+    }
+    int namew, colw[CV_CMP_N];
+    int w = in.w - 2;
+    bool shorter =
+        cvlayout_compare_cols(w, name_need, value_w, full_w, brief_w, ncols, &namew, colw);
+
+    /* What the columns and marks mean, under the rows: in full words, or the short headers
+       spelled out when they are used (the legend, i, has them too). */
+    char foot[640] = "";
+    if (!shorter) {
+        snprintf(foot, sizeof foot, "%s%s%s%s%s", shown[CV_CMP_CALLS] ? "calls/req: " : "",
+                 shown[CV_CMP_CALLS] ? study : "", shown[CV_CMP_CALLS] ? "'s counted calls / " : "",
+                 shown[CV_CMP_CALLS] ? u : "", shown[CV_CMP_CALLS] ? " done. " : "");
+        size_t fn = strlen(foot);
+        snprintf(foot + fn, sizeof foot - fn, "%s",
                  now_id ? "* the mode running now. Figures cover only the time each mode ran."
                         : "Figures cover only the time the scenario ran, every run of it.");
+    } else {
+        size_t fn = (size_t)snprintf(foot, sizeof foot, "%s",
+                                     now_id ? "* running now; rows cover only their mode's time. "
+                                            : "Rows cover only the time the scenario ran. ");
+        for (int j = 0; j < ncols && fn < sizeof foot; j++) {
+            int k = col[j];
+            char *at = foot + fn;
+            size_t left = sizeof foot - fn;
+            int n = 0;
+            if (k == CV_CMP_RATE)
+                n = snprintf(at, left, "%s: %s/s. ", brief[k], u);
+            else if (k == CV_CMP_BYTES && !latency)
+                n = snprintf(at, left, "%s: bytes/s. ", brief[k]);
+            else if (k == CV_CMP_CALLS)
+                n = snprintf(at, left, "%s: %s's counted calls / %s done. ", brief[k], study, u);
+            else if (k == CV_CMP_CTX)
+                n = snprintf(at, left, "%s: ctx switches/request. ", brief[k]);
+            else if (k == CV_CMP_CPU && !latency)
+                n = snprintf(at, left, "%s: of one core. ", brief[k]);
+            fn += n > 0 ? (size_t)n : 0;
+        }
+        if (fn < sizeof foot)
+            snprintf(foot + fn, sizeof foot - fn, "i: legend.");
+    }
+    struct wrap_doc fd = {0};
+    int foot_rows = 0;
+    if (wrap_plain(foot, w, c->utf8, &fd) == 0)
+        foot_rows = (int)fd.nlines;
+    /* Rows per mode in what is left over at least two rows of footer; the footer then takes
+       what the modes leave. */
+    int avail = in.h - 1 - (foot_rows < 2 ? foot_rows : 2);
+    int per = cvlayout_compare_rows(avail, (int)nrows);
+    size_t fit = (size_t)(avail > 0 ? avail / per : 0);
+    int now = -1;
+    for (uint32_t i = 0; i < nrows && now_id; i++)
+        if (!strcmp(now_id, rows[i].id))
+            now = (int)i;
+    size_t pick[SNAPSHOT_MAX_MODES];
+    size_t npick = cvlayout_compare_pick(nrows, fit, now, pick);
+
+    int y = in.y;
+    widgets_text(c, in.x + 1, y, namew, A_BOLD, "mode");
+    for (int j = 0, cx = in.x + 1 + namew; j < ncols; cx += colw[j], j++)
+        widgets_text(c, cx, y, colw[j] - 1, A_BOLD, shorter ? brief[col[j]] : full[col[j]]);
+    y++;
+    for (size_t p = 0; p < npick; p++) {
+        const struct snapshot_mode_row *m = &rows[pick[p]];
+        bool is_now = (int)pick[p] == now;
+        const char *id = m->id[0] ? m->id : "this run";
+        char secs[32];
+        snprintf(secs, sizeof secs, "%.1f s", m->seconds);
+        /* The mark loses its space before the name loses a letter. */
+        widgets_printf(c, in.x + 1, y, namew - 1, is_now ? A_BOLD : A_NORMAL, "%s%s", id,
+                       !is_now                        ? ""
+                       : (int)strlen(id) + 3 <= namew ? " *"
+                                                      : "*");
+        /* One row a mode has no room for how long it ran; the footer says rows cover only that
+           time. */
+        if (per > 1)
+            widgets_text(c, in.x + 1, y + 1, namew - 1, screen_attr(SCREEN_DIM), secs);
+        for (int j = 0, cx = in.x + 1 + namew; j < ncols; cx += colw[j], j++) {
+            widgets_text(c, cx, y, colw[j] - 1, A_NORMAL, val[pick[p]][col[j]]);
+            if (per > 1)
+                widgets_bar(c, cx, y + 1, colw[j] - 2, v[pick[p]][col[j]], max[col[j]]);
+        }
+        y += per;
+    }
+    /* The footer takes the rows the modes leave, at the bottom, its first lines first. */
+    int used = 1 + (int)npick * per - (per == 3 ? 1 : 0);
+    int rows_left = in.h - used;
+    int nfoot = (int)fd.nlines < rows_left ? (int)fd.nlines : rows_left;
+    for (int k = 0; k < nfoot; k++)
+        widgets_text(c, in.x + 1, in.y + in.h - nfoot + k, w, screen_attr(SCREEN_DIM),
+                     fd.lines[k].text);
+    wrap_doc_free(&fd);
 }
 
 /* The term of the mismatch mark's entry, which the terminal's mark follows ("!" in ASCII). */
@@ -552,6 +771,10 @@ static const struct counterview_legend_entry {
                  "sums"},
     {"counted call", "the calls the counting shim counts (iolab list --json lists them); any "
                      "other call is not counted and never shows as 0"},
+    {"named calls", "the calls the step is about come first, in bold, in every role that made "
+                    "them; when the role has few rows they are listed several to a line: "
+                    "\"epoll_wait 12.4k/s\" is per second now, \"accept4 8 calls\" a count "
+                    "since the mode started of a call not made any more"},
     {"calls", "calls since the current mode started (t: totals since the scenario started), "
               "failed ones included"},
     {"calls/s, bytes/s", "per second over the last 1 to 2 s, or since the mode started when that "
@@ -574,7 +797,8 @@ static const struct counterview_legend_entry {
     {NULL, "Under the roles: the client's figures"},
     {"requests/s", "what the load completed per second over the same 1 to 2 s, as the demo "
                    "published it (a step may count copies, uploads...); below 10/s the count "
-                   "too: \"2.0, 6 in 3.0 s\""},
+                   "too: \"2.0, 6 in 3.0 s\". A figure the programs never published (a reader "
+                   "completes no requests) has no line: it is not a zero"},
     {"bytes/s", "the payload the load moved per second"},
     {"sparklines", "the last minute of both, one column per second"},
     {"latency p50/p99", "half, or 99 in 100, of the requests of the last 5 s took at most this "
@@ -596,6 +820,9 @@ static const struct counterview_legend_entry {
     {"cpu %core", "every program's CPU while the mode ran, % of one core"},
     {"p50, p99", "a step about waiting shows these instead of bytes/s and cpu: the latency of "
                  "all the mode's requests, the clients left waiting included"},
+    {"short headers", "on a narrow terminal: req/s is requests/s (done/s: the step's own unit), "
+                      "B/s bytes/s, call/r calls/req, ctx/r ctx sw/req, cpu% cpu %core; a "
+                      "column no mode measured (no request completed) is left out"},
 };
 
 #define CV_TERM_W 17 /* the terms' column, a space included */

@@ -20,11 +20,14 @@ struct counterview_in {
     bool has_role[LESSON_NROLES]; /* the step has a program of that role: its block is drawn */
     const char *unit;             /* what the load completes: "requests", "copies" */
     const char *mode_name;        /* the current mode's id; NULL without modes */
+    const unsigned *watch;        /* the calls the step is about (enum iolab_call_id), first */
+    size_t nwatch;
 };
 
 /* The counters pane: per role, CPU, context switches, the kernel's read/write counts beside the
-   library's, and the calls since the mode started (or the totals), then throughput and
-   latency. */
+   library's, and the calls since the mode started (or the totals), the step's watched calls
+   first and all of them at any size, then throughput and latency: each of those only once the
+   client has published it (a program that completes no requests has no requests/s line). */
 void counterview_draw(const struct screen_caps *c, struct layout_rect r, bool focused,
                       const struct counterview_in *in);
 

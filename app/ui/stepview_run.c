@@ -990,6 +990,8 @@ static void runview_draw_counters(struct runview *v, struct view_ctx *vc)
         .missing = j ? jail_missing(j) : NULL,
         .unit = v->sc->unit,
         .mode_name = mode >= 0 && (size_t)mode < v->sc->nmodes ? v->sc->modes[mode].id : NULL,
+        .watch = v->sc->watch,
+        .nwatch = v->sc->nwatch,
     };
     for (size_t i = 0; i < v->sc->nprograms; i++)
         in.has_role[v->sc->programs[i].role] = true;

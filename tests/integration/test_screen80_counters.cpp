@@ -1,0 +1,257 @@
+// The counters pane and the comparison at 80x24, in a real terminal (tmux): the calls a step
+// names (its "watch") show for each role that makes them, the comparison has a row for every
+// mode tried with headers that are not cut, and a figure an exercise never measured is not
+// shown as a zero.
+#include "helpers.hpp"
+#include "tmux_helpers.hpp"
+
+#include <catch2/catch.hpp>
+#include <sstream>
+#include <string>
+#include <unistd.h>
+#include <vector>
+
+using namespace iolab_test;
+
+namespace
+{
+
+std::vector<std::string> lines_of(const std::string &screen)
+{
+    std::vector<std::string> rows;
+    std::stringstream ss(screen);
+    for (std::string line; std::getline(ss, line);)
+        rows.push_back(line);
+    return rows;
+}
+
+// The right column of a run step's screen: what follows the text pane's border ("││").
+std::string right_of(const std::string &row)
+{
+    size_t at = row.find("\u2502\u2502");
+    return at == std::string::npos ? "" : row.substr(at + 6);
+}
+
+// One role's block of the counters pane: its rows from the role's header ("server cpu") to the
+// next role's header or the client's throughput lines.
+std::string role_block(const std::string &screen, const std::string &role)
+{
+    std::string out;
+    bool in = false;
+    for (const std::string &row : lines_of(screen)) {
+        std::string r = right_of(row);
+        if (r.find(" " + role + " cpu ") != std::string::npos) {
+            in = true;
+        } else if (in && (r.find(" cpu ") != std::string::npos ||
+                          r.find("requests/s") != std::string::npos ||
+                          r.find("calls: counted") != std::string::npos || r.find("\u2514") == 0)) {
+            break;
+        }
+        if (in)
+            out += r + "\n";
+    }
+    return out;
+}
+
+// Polls until every word is in the role's block; the last block seen is left in *seen.
+bool wait_block(IolabTerm &term, const std::string &role, const std::vector<std::string> &words,
+                double secs, std::string *seen)
+{
+    for (int i = 0; i < secs * 10; i++) {
+        *seen = role_block(term.screen(), role);
+        bool all = !seen->empty();
+        for (const std::string &w : words)
+            all = all && seen->find(w) != std::string::npos;
+        if (all)
+            return true;
+        usleep(100000);
+    }
+    return false;
+}
+
+// The comparison's rows (the right column from its heading row down), and whether a mode's row
+// is among them: "│ ID " or "│ ID *" at the start.
+std::string compare_rows(const std::string &screen)
+{
+    std::string out;
+    bool in = false;
+    for (const std::string &row : lines_of(screen)) {
+        std::string r = right_of(row);
+        if (row.find("Comparison of the modes tried") != std::string::npos)
+            in = true;
+        else if (in)
+            out += r + "\n";
+    }
+    return out;
+}
+
+bool has_row(const std::string &rows, const std::string &id)
+{
+    return rows.find("\n " + id + " ") != std::string::npos ||
+           rows.find("\n " + id + "*") != std::string::npos || rows.rfind(" " + id + " ", 0) == 0 ||
+           rows.rfind(" " + id + "*", 0) == 0;
+}
+
+// Switches to each mode in turn (its key) and waits for its row in the open comparison. A key
+// pressed while the previous switch is still under way is not taken: it is pressed again every
+// 10 s until the mode has its row.
+void try_modes(IolabTerm &term, const std::vector<std::pair<std::string, std::string>> &modes)
+{
+    for (const auto &m : modes) {
+        std::string rows;
+        bool there = false;
+        for (int i = 0; i < 900 && !there; i++) {
+            if (i % 100 == 0)
+                term.keys(m.second);
+            rows = compare_rows(term.screen());
+            there = has_row(rows, m.first);
+            if (!there)
+                usleep(100000);
+        }
+        INFO("mode " << m.first << "\n" << rows);
+        REQUIRE(there);
+    }
+}
+
+// The comparison's heading row, and a check that no header on it is cut ("…").
+std::string heading_row(const std::string &rows)
+{
+    for (const std::string &r : lines_of(rows))
+        if (r.find(" mode ") == 0)
+            return r;
+    return "";
+}
+
+} // namespace
+
+TEST_CASE("counters at 80x24: the calls the concurrency step names show for each role, the "
+          "epoll server's epoll_wait and accept4, then the fork server's fork")
+{
+    TempDir t;
+    IolabTerm term(t, "--open concurrency/compare", "", 80, 24);
+    REQUIRE(term.started());
+    REQUIRE(term.wait_for("1-4 modes (? names them)", 30));
+    term.keys("Enter");
+    REQUIRE(term.wait_for("Predict before you run", 20));
+    term.keys("Escape"); // skips the predictions and starts the scenario (epoll, the default)
+    std::string seen;
+    bool server = wait_block(term, "server", {"epoll_wait", "accept4"}, 60, &seen);
+    INFO("server block:\n" << seen);
+    CHECK(server);
+    // The load is an epoll client: its own epoll_wait shows in its block too.
+    bool client = wait_block(term, "client", {"epoll_wait"}, 30, &seen);
+    INFO("client block:\n" << seen);
+    CHECK(client);
+    // The client publishes its requests: that line is there (the reader exercise has none).
+    CHECK(term.screen().find("requests/s") != std::string::npos);
+    term.keys("3");
+    REQUIRE(term.wait_for("calls since fork started", 30));
+    bool forked = wait_block(term, "server", {"fork ", "accept4"}, 60, &seen);
+    INFO("server block in fork mode:\n" << seen);
+    CHECK(forked);
+    CHECK(term.quit());
+}
+
+TEST_CASE("counters at 80x24: the zerocopy step's sendfile server shows sendfile")
+{
+    TempDir t;
+    IolabTerm term(t, "--open zerocopy/compare", "", 80, 24);
+    REQUIRE(term.started());
+    REQUIRE(term.wait_for("1-3 modes", 30));
+    term.keys("Enter");
+    REQUIRE(term.wait_for("Predict before you run", 20));
+    term.keys("Escape");
+    std::string seen;
+    bool read_send = wait_block(term, "server", {"read", "sendto"}, 60, &seen);
+    INFO("server block in read-send mode:\n" << seen);
+    CHECK(read_send);
+    term.keys("2");
+    REQUIRE(term.wait_for("calls since sendfile started", 30));
+    bool sendfile = wait_block(term, "server", {"sendfile "}, 60, &seen);
+    INFO("server block in sendfile mode:\n" << seen);
+    CHECK(sendfile);
+    CHECK(term.quit());
+}
+
+TEST_CASE("comparison at 80x24: all four modes of concurrency/compare, with headers not cut")
+{
+    TempDir t;
+    IolabTerm term(t, "--open concurrency/compare", "", 80, 24);
+    REQUIRE(term.started());
+    REQUIRE(term.wait_for("1-4 modes (? names them)", 30));
+    term.keys("Enter");
+    REQUIRE(term.wait_for("Predict before you run", 20));
+    term.keys("Escape");
+    REQUIRE(term.wait_for("calls since epoll started", 30));
+    term.keys("c");
+    REQUIRE(term.wait_for("Comparison of the modes tried", 10));
+    try_modes(term, {{"epoll", "2"}, {"iterative", "1"}, {"fork", "3"}, {"thread", "4"}});
+    std::string rows = compare_rows(term.screen());
+    INFO(rows);
+    for (const char *id : {"epoll", "iterative", "fork", "thread"})
+        CHECK(has_row(rows, id));
+    CHECK(rows.find(" thread *") != std::string::npos); // the mode running now, marked
+    std::string head = heading_row(rows);
+    CHECK(head.find("\u2026") == std::string::npos);
+    for (const char *h : {"req/s", "B/s", "call/r", "ctx/r", "cpu%"})
+        CHECK(head.find(h) != std::string::npos);
+    // The short headers are spelled out under the rows, and nothing there is cut.
+    CHECK(rows.find("req/s: requests/s") != std::string::npos);
+    CHECK(rows.find("\u2026") == std::string::npos);
+    CHECK(term.quit());
+}
+
+TEST_CASE("comparison at 80x24: all seven modes of stdio/aio, one row each")
+{
+    TempDir t;
+    IolabTerm term(t, "--open stdio/aio", "", 80, 24);
+    REQUIRE(term.started());
+    REQUIRE(term.wait_for("1-7 modes", 30));
+    term.keys("Enter");
+    REQUIRE(term.wait_for("calls since aio-8 started", 30));
+    term.keys("c");
+    REQUIRE(term.wait_for("Comparison of the modes tried", 10));
+    try_modes(term, {{"aio-8", "1"},
+                     {"read-8", "2"},
+                     {"fread-8", "3"},
+                     {"aio-64k", "4"},
+                     {"read-64k", "5"},
+                     {"aio-64k-work", "6"},
+                     {"read-64k-work", "7"}});
+    std::string rows = compare_rows(term.screen());
+    INFO(rows);
+    for (const char *id :
+         {"aio-8", "read-8", "fread-8", "aio-64k", "read-64k", "aio-64k-work", "read-64k-work"})
+        CHECK(has_row(rows, id));
+    CHECK((rows.find(" read-64k-work *") != std::string::npos ||
+           rows.find(" read-64k-work*") != std::string::npos));
+    // Short headers, or full ones while no request has completed in any mode (the columns per
+    // request are left out then): never cut either way.
+    std::string head = heading_row(rows);
+    CHECK(head.find("\u2026") == std::string::npos);
+    CHECK((head.find("cpu%") != std::string::npos || head.find("cpu %core") != std::string::npos));
+    CHECK(rows.find("\u2026") == std::string::npos); // nor is the footer
+    CHECK(term.quit());
+}
+
+TEST_CASE("counters at 80x24: the stdio reader exercise shows no requests/s, bytes/s or latency "
+          "it never measured, and its read() calls")
+{
+    TempDir t;
+    IolabTerm term(t, "--open stdio/write-buffered-reader", "", 80, 24);
+    REQUIRE(term.started());
+    // The starter builds and runs by itself; its passes are on screen once it has read the file
+    // a few times, long after the first samples.
+    REQUIRE(term.wait_for("pass 3:", 120));
+    std::string seen;
+    bool reads = wait_block(term, "client", {"read "}, 60, &seen);
+    INFO("client block:\n" << seen);
+    CHECK(reads);
+    std::string screen = term.screen();
+    INFO(screen);
+    CHECK(screen.find("client cpu") != std::string::npos);
+    CHECK(screen.find("requests/s") == std::string::npos);
+    CHECK(screen.find("latency") == std::string::npos);
+    CHECK(screen.find("bytes/s        0") == std::string::npos);
+    CHECK(term.quit());
+}
