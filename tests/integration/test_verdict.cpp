@@ -5,6 +5,7 @@
 #include "tmux_helpers.hpp"
 
 #include <catch2/catch.hpp>
+#include <cstdlib>
 #include <fstream>
 #include <sstream>
 #include <sys/stat.h>
@@ -191,4 +192,72 @@ TEST_CASE("verdict: iolab check after a build error ends with the compiler's mes
     for (const auto &l : v)
         CHECK(l != "error");
     CHECK(out.find("file-server.c:") != std::string::npos);
+}
+
+namespace
+{
+
+// The first "kernel syscr K vs library L" line on the screen, as {K, L} ("" when none).
+std::pair<std::string, std::string> syscr_line(const std::string &screen)
+{
+    const std::string k = "kernel syscr ", vs = " vs library ";
+    size_t a = screen.find(k);
+    if (a == std::string::npos)
+        return {"", ""};
+    size_t b = screen.find(vs, a);
+    if (b == std::string::npos)
+        return {"", ""};
+    size_t c = screen.find(' ', b + vs.size());
+    return {screen.substr(a + k.size(), b - a - k.size()),
+            screen.substr(b + vs.size(), c - b - vs.size())};
+}
+
+// "1.41M" -> 1.41e6.
+double si(const std::string &v)
+{
+    if (v.empty())
+        return -1;
+    char *end = nullptr;
+    double x = strtod(v.c_str(), &end);
+    return *end == 'k' ? x * 1e3 : *end == 'M' ? x * 1e6 : *end == 'G' ? x * 1e9 : x;
+}
+
+// Watches the counters of a reading program from its start: every frame that shows reads
+// counted by the library shows the kernel's syscr as more than zero too.
+void check_syscr_from_the_start(IolabTerm &t)
+{
+    int frames = 0;
+    std::string seen;
+    for (int i = 0; i < 600 && frames < 10; i++, usleep(50000)) {
+        auto [kernel, library] = syscr_line(t.screen());
+        if (library.empty() || library == "0" || kernel + "/" + library == seen)
+            continue;
+        seen = kernel + "/" + library;
+        frames++;
+        INFO("frame " << frames << ": kernel syscr " << kernel << " vs library " << library);
+        CHECK(kernel != "0");
+    }
+    CHECK(frames >= 3);
+}
+
+} // namespace
+
+TEST_CASE("verdict: the kernel's syscr counts a reading program from its first samples, on the "
+          "first start and on a restart")
+{
+    TempDir d;
+    IolabTerm t(d, "--pack '" + source_dir() + "/lessons' --open stdio/small", "", 120, 40);
+    REQUIRE(t.started());
+    REQUIRE(t.wait_for("Enter starts the scenario", 60));
+    t.keys("Enter");
+    check_syscr_from_the_start(t);
+    // r starts it again: the counts begin again from zero, and the kernel's from the start too.
+    double before = si(syscr_line(t.screen()).second);
+    t.keys("r");
+    bool again = false;
+    for (int i = 0; i < 600 && !again; i++, usleep(50000))
+        again = si(syscr_line(t.screen()).second) < before;
+    REQUIRE(again);
+    check_syscr_from_the_start(t);
+    CHECK(t.quit());
 }
