@@ -123,6 +123,18 @@ TEST_CASE("verdict: the solution's code at 80x24 is cut at spaces, its continuat
     REQUIRE(t.wait_for("See the solution before", 10));
     t.keys("y");
     REQUIRE(t.wait_for("The reference solution", 10));
+    // Closed, the viewer's hint leaves the status line with it (checked on the first frame
+    // without the viewer: a later status would hide a stale one).
+    t.keys("Escape");
+    std::string closed;
+    for (int i = 0; i < 100 && closed.find("Your files:") == std::string::npos; i++)
+        closed = t.screen();
+    INFO(closed);
+    CHECK(closed.find("Esc or S closes") == std::string::npos);
+    t.keys("S");
+    if (t.wait_for("See the solution before", 5))
+        t.keys("y");
+    REQUIRE(t.wait_for("The reference solution", 10));
     // Page through all of it; every continuation line starts with the mark, and the line it
     // continues ends where a space was, never inside a name.
     std::string src = slurp(source_dir() + "/lessons/exercises/ordered/exit-loop/ordered-server.c");
@@ -159,7 +171,6 @@ TEST_CASE("verdict: the solution's code at 80x24 is cut at spaces, its continuat
         usleep(300000);
     }
     CHECK(conts > 0); // at 80 columns the solution has lines that must be cut
-    t.keys("Escape");
     CHECK(t.quit());
 }
 
@@ -259,5 +270,27 @@ TEST_CASE("verdict: the kernel's syscr counts a reading program from its first s
         again = si(syscr_line(t.screen()).second) < before;
     REQUIRE(again);
     check_syscr_from_the_start(t);
+    CHECK(t.quit());
+}
+
+TEST_CASE("verdict: back on the start screen, the run step's status is gone and stays gone")
+{
+    TempDir d;
+    IolabTerm t(d, "--pack '" + source_dir() + "/lessons' --open stdio/small", "", 120, 40);
+    REQUIRE(t.started());
+    REQUIRE(t.wait_for("Enter starts the scenario", 60));
+    t.keys("Enter");
+    REQUIRE(t.wait_for("kernel syscr", 30));
+    t.keys("h");
+    if (t.wait_for("Leave the step?", 5))
+        t.keys("y");
+    REQUIRE(t.wait_for("Continue:", 30));
+    // The start screen's own hint, for as long as the stopped run could still say something.
+    for (int i = 0; i < 20; i++, usleep(100000)) {
+        auto v = printed(t.screen());
+        REQUIRE(v.size() >= 2);
+        INFO(v[v.size() - 2]);
+        CHECK(v[v.size() - 2].find("Enter opens a lesson") != std::string::npos);
+    }
     CHECK(t.quit());
 }
