@@ -670,12 +670,18 @@ static void check_print_text(const struct attempt *a)
     }
     if (a->grader_ready && grade_report(&a->grader))
         termsafe_fprintf(stdout, "the sanitizer's report:\n%s", grade_report(&a->grader));
-    if (a->error[0])
-        termsafe_fprintf(stdout, "error: %s\n", a->error);
+    /* One closing sentence: the verdict, why, and the score. The verdict word leads it (a
+       script reads it there); a word alone on its own line read as a stray message. */
     double got, max;
     check_score(a, &got, &max);
-    termsafe_fprintf(stdout, "score: %g of %g point%s\n", got, max, max == 1 ? "" : "s");
-    termsafe_fprintf(stdout, "%s\n", check_status(a));
+    const char *status = check_status(a);
+    if (!strcmp(status, "error"))
+        termsafe_fprintf(stdout, "%s: %s; nothing was judged (score: %g of %g point%s).\n", status,
+                         a->error[0] ? a->error : "the checks could not be run", got, max,
+                         max == 1 ? "" : "s");
+    else
+        termsafe_fprintf(stdout, "%s: %zu of %zu checks hold (score: %g of %g point%s).\n", status,
+                         a->grader.nholding, a->run.sc.nchecks, got, max, max == 1 ? "" : "s");
 }
 
 static void check_print_json(const struct attempt *a, struct json_out *j)

@@ -224,11 +224,25 @@ int screen_init(struct screen_caps *caps, char *why, size_t whylen)
     return 0;
 }
 
+/*
+ * Clears the screen before curses lets go of it. On a terminal with an alternate screen this
+ * blanks a screen that is about to be left anyway; on one without (the Linux console, vt220,
+ * some emulators' settings), and whenever the alternate screen was left behind curses' back
+ * (an editor's exit does that on some terminals), the last frame would otherwise stay in the
+ * shell, or under the editor.
+ */
+static void screen_blank(void)
+{
+    clear();
+    refresh();
+}
+
 void screen_restore(void)
 {
     if (screen_on) {
         screen_on = false;
         mousemask(0, NULL);
+        screen_blank();
         endwin();
         if (screen_have_saved)
             tcsetattr(screen_tty, TCSAFLUSH, &screen_saved);
@@ -249,6 +263,7 @@ void screen_suspend(void)
 {
     if (!screen_on)
         return;
+    screen_blank();
     def_prog_mode();
     endwin();
     if (screen_have_saved)

@@ -1,10 +1,11 @@
 /*
  * start: the start screen. The list's rows are a table built from the packs: row 0 is "continue
- * where I left off" in the pack iolab opened (selected by default), then each pack's lessons
- * with their progress marks (done: every step done; in progress; new), under a heading per pack
- * when there is more than one (the packs installed under $XDG_DATA_HOME/iolab/packs/ follow the
- * first). Headings are never selected. The right pane shows the selected lesson's summary and
- * steps, or a pack's description.
+ * where I left off" in the pack iolab opened (selected by default; it reads "Start: <first
+ * lesson>" while that pack has no progress, since there is nothing to continue yet), then each
+ * pack's lessons with their progress marks (done: every step done; in progress; new), under a
+ * heading per pack when there is more than one (the packs installed under
+ * $XDG_DATA_HOME/iolab/packs/ follow the first). Headings are never selected. The right pane shows
+ * the selected lesson's summary and steps, or a pack's description.
  */
 #include "start.h"
 
@@ -99,6 +100,14 @@ static void start_continue_target(const struct startview *t, size_t *lesson, siz
     }
 }
 
+/* Whether the learner has been in the first pack before: a last place or a step done. */
+static bool start_has_progress(const struct startview *t)
+{
+    const struct progress_pack *pp =
+        t->progress ? progress_pack_find(t->progress, t->primary->id) : NULL;
+    return pp && (pp->last_lesson || pp->ndone > 0);
+}
+
 static int start_open(struct startview *t, struct view_action *act)
 {
     struct start_row rows[START_MAX_ROWS];
@@ -185,7 +194,8 @@ static void start_draw(void *self, struct view_ctx *vc)
             size_t l, s;
             start_continue_target(t, &l, &s);
             const struct lesson *ls = t->primary->nlessons ? &t->primary->lessons[l] : NULL;
-            widgets_printf(c, in.x + 1, y, in.w - 2, a | A_BOLD, "%s Continue: %s", c->g->cursor,
+            widgets_printf(c, in.x + 1, y, in.w - 2, a | A_BOLD, "%s %s: %s", c->g->cursor,
+                           start_has_progress(t) ? "Continue" : "Start",
                            ls ? ls->title : "(no lessons)");
             continue;
         }

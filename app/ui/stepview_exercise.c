@@ -92,6 +92,8 @@ struct exview {
     /* The reference solution, drawn over the text pane at full width while open: its Markdown,
        wrapped at the width it was last drawn at, and the first line shown. */
     bool sheet;
+    char sheet_prev[256]; /* the status line the viewer's hint replaced */
+    bool sheet_prev_bad;
     char *sheet_md;
     struct wrap_doc sheet_doc;
     int sheet_w, sheet_h;
@@ -147,14 +149,21 @@ static char *exview_solution_md(const struct exview *v)
     return md;
 }
 
+#define EXVIEW_SHEET_HINT "The reference solution: j/k and PgUp/PgDn scroll, Esc or S closes."
+
 static void exview_close_sheet(struct exview *v)
 {
+    bool was_open = v->sheet;
     v->sheet = false;
     free(v->sheet_md);
     v->sheet_md = NULL;
     wrap_doc_free(&v->sheet_doc);
     v->sheet_w = -1;
     v->c->dirty = true;
+    /* The viewer's own hint ("Esc or S closes") is stale once it is closed: what the status
+       line said before it comes back, unless something newer was said meanwhile. */
+    if (was_open && !strcmp(v->c->status, EXVIEW_SHEET_HINT))
+        view_status(v->c, v->sheet_prev_bad, "%s", v->sheet_prev);
 }
 
 /* The solution is on screen (recorded once), its code over the text pane. */
@@ -170,7 +179,11 @@ static void exview_show_solution(struct exview *v)
     v->sheet = true;
     v->sheet_top = 0;
     v->sheet_seek = true; /* opens at the first TODO, once it is wrapped */
-    view_status(v->c, false, "The reference solution: j/k and PgUp/PgDn scroll, Esc or S closes.");
+    if (strcmp(v->c->status, EXVIEW_SHEET_HINT)) {
+        snprintf(v->sheet_prev, sizeof v->sheet_prev, "%s", v->c->status);
+        v->sheet_prev_bad = v->c->status_bad;
+    }
+    view_status(v->c, false, "%s", EXVIEW_SHEET_HINT);
     if (!v->solution_recorded)
         exview_progress(v, EXERCISE_SOLUTION);
     v->solution_recorded = true;

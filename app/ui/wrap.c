@@ -297,27 +297,48 @@ static int wrap_blank(struct wrap_doc *doc, bool utf8)
     return wrap_emit(doc, "", WRAP_PLAIN, NULL, 0, 0, utf8);
 }
 
+/*
+ * A code line wider than the width is cut, never re-flowed: spaces in code matter. It is cut
+ * after the last space that fits (a word is cut only when no space is left to cut at), and each
+ * continuation starts with a mark, then the line's own indentation, so that a reader never takes
+ * it for a line of its own.
+ */
 static int wrap_code_line(struct wrap_doc *doc, const char *s, size_t n, int width, bool utf8)
 {
     struct wrap_run r = {0};
     int rc = wrap_run_put(&r, s, n, WRAP_CODE);
-    /* Code is cut, never re-flowed: spaces in it matter. Continuations stay indented. */
+    size_t indent = 0;
+    while (indent < r.len && r.text[indent] == ' ')
+        indent++;
+    if ((int)indent > (width - 4) / 2)
+        indent = (size_t)((width - 4) / 2);
+    char cont[64];
+    snprintf(cont, sizeof cont, "%s %*s", utf8 ? "\u21aa" : ">", (int)indent, "");
     size_t i = 0;
     while (rc == 0) {
-        size_t end = i;
+        const char *prefix = i == 0 ? "  " : cont;
+        int room = width - (i == 0 ? 2 : 2 + (int)indent);
+        size_t end = i, cut = 0; /* cut: the last space that fits, after some text */
         int w = 0;
         while (end < r.len) {
             size_t cl = wrap_charlen(r.text + end, r.len - end);
             int cw = wrap_charwidth(r.text + end, cl, utf8);
-            if (w + cw > width - 2)
+            if (w + cw > room)
                 break;
             w += cw;
             end += cl;
+            if (r.text[end - 1] == ' ' && end - 1 > (i == 0 ? indent : i))
+                cut = end - 1;
         }
+        if (end < r.len && cut > i)
+            end = cut;
         if (end == i && i < r.len)
             end = i + wrap_charlen(r.text + i, r.len - i);
-        rc = wrap_emit(doc, "  ", WRAP_CODE, &r, i, end, utf8);
+        rc = wrap_emit(doc, prefix, WRAP_CODE, &r, i, end, utf8);
         i = end;
+        /* The spaces a cut falls on would only push the continuation to the right. */
+        while (i > 0 && i < r.len && r.text[i] == ' ')
+            i++;
         if (i >= r.len)
             break;
     }

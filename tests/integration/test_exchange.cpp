@@ -322,7 +322,7 @@ TEST_CASE("exchange: an import while the TUI runs survives the TUI's next save, 
     std::ofstream(left) << "";
     IolabTerm term(t, "");
     REQUIRE(term.started());
-    REQUIRE(term.wait_for("Continue:", 30));
+    REQUIRE(term.wait_for("Start:", 30));
     CHECK(access(left.c_str(), F_OK) != 0);
 
     // The learner's export from another machine (another login: --as-mine), imported from

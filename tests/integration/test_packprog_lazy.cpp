@@ -91,9 +91,10 @@ TEST_CASE("packprog lazy: an installed pack is built when a lesson of it is open
         CHECK(announced(log) == 1);
         CHECK(count(slurp(log), "from the cache). Done.") == 1);
 
-        // Back to the lessons and in again: built already, nothing said.
+        // Back to the lessons and in again: built already, nothing said. (The first row still
+        // offers to start the opened pack: only a lesson of the installed one was opened.)
         t.keys("h");
-        REQUIRE(t.wait_for("Continue:", 30));
+        REQUIRE(t.wait_for("Start:", 30));
         t.keys("Enter");
         REQUIRE(t.wait_for("bytes per call", 30));
         CHECK(built(dir) == 1);

@@ -172,7 +172,7 @@ TEST_CASE("quiz: answered wrong then right in a real terminal, kept across a res
 {
     QuizTui t;
     t.start();
-    REQUIRE(t.wait_for("Continue"));
+    REQUIRE(t.wait_for("Start:"));
     t.keys({"Enter"}); // the lesson opens on its first step, the run step
     REQUIRE(t.wait_for("Step 1/2"));
     t.keys({"n"});
@@ -225,7 +225,7 @@ TEST_CASE("quiz: answered wrong then right in a real terminal, kept across a res
     t.keys({"q"});
     REQUIRE(t.wait_for("IOLAB-EXITED 0"));
     t.start();
-    REQUIRE(t.wait_for("Continue"));
+    REQUIRE(t.wait_for("Continue:"));
     t.keys({"Enter"}); // continue where the learner was: the quiz
     REQUIRE(t.wait_for("2 of 2 right"));
     CHECK(t.last().find("(done)") != std::string::npos);
@@ -245,7 +245,7 @@ TEST_CASE("predict: asked before the start, then judged beside this machine's me
 {
     QuizTui t;
     t.start();
-    REQUIRE(t.wait_for("Continue"));
+    REQUIRE(t.wait_for("Start:"));
     t.keys({"Enter"});
     REQUIRE(t.wait_for("Step 1/2"));
     REQUIRE(t.wait_for("Your predictions:"));
@@ -305,7 +305,7 @@ TEST_CASE("predict: Esc skips the questions and starts the scenario")
 {
     QuizTui t;
     t.start();
-    REQUIRE(t.wait_for("Continue"));
+    REQUIRE(t.wait_for("Start:"));
     t.keys({"Enter"});
     REQUIRE(t.wait_for("Step 1/2"));
     t.keys({"Enter"});

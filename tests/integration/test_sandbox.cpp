@@ -605,7 +605,7 @@ TEST_CASE("Escape sequences a program prints do not reach the TUI's terminal", "
         auto s = run({tmux, "-L", sock, "display-message", "-p", f}).second;
         return s.substr(0, s.find('\n'));
     };
-    bool started = wait_for("Continue:");
+    bool started = wait_for("Start:");
     if (started) {
         run({tmux, "-L", sock, "send-keys", "Enter"});
         started = wait_for("Enter starts the scenario");

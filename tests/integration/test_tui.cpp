@@ -339,10 +339,11 @@ TEST_CASE("tui: without a terminal iolab points to `iolab run` and exits 2")
 TEST_CASE("tui: a learner's session in a real terminal")
 {
     TuiSession s({});
-    REQUIRE(s.wait_for("Continue:"));
+    REQUIRE(s.wait_for("Start:"));
+    CHECK(s.last().find("Continue:") == std::string::npos); // nothing was started yet
     CHECK(s.last().find("Echo under load") != std::string::npos);
 
-    // Continue (selected by default) opens the first step; n goes to the run step.
+    // Start (selected by default) opens the first step; n goes to the run step.
     s.keys({"Enter"});
     REQUIRE(s.wait_for("Read this, then press n."));
     s.keys({"n"});
@@ -478,7 +479,7 @@ TEST_CASE("tui: packs installed under XDG_DATA_HOME are listed and open, a broke
 TEST_CASE("tui: NO_COLOR and a non-UTF-8 locale render in plain ASCII")
 {
     TuiSession s({}, {"LANG=C", "LC_ALL=C", "NO_COLOR=1"});
-    REQUIRE(s.wait_for("Continue:"));
+    REQUIRE(s.wait_for("Start:"));
     std::string sc = s.last();
     CHECK(sc.find("+- Lessons") != std::string::npos);
     bool ascii = true;

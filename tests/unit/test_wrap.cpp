@@ -120,8 +120,11 @@ TEST_CASE("wrap: headings, emphasis, inline code, lists and code blocks")
     CHECK(found_code);
     CHECK(snake);
     CHECK(numbered);
-    // The code block keeps its spaces, is indented and cut (not re-flowed) at the width.
-    CHECK(v[v.size() - 2] == "  for (;;) { n = epoll_wait(ep");
+    // The code block keeps its spaces, is indented and cut (not re-flowed) at the width, at a
+    // space, and its continuations are marked.
+    CHECK(v[v.size() - 3] == "  for (;;) { n =");
+    CHECK(v[v.size() - 2] == "\u21aa epoll_wait(ep, evs, 64,");
+    CHECK(v[v.size() - 1] == "\u21aa -1); }");
     CHECK((d.lines[d.nlines - 1].spans[0].style & WRAP_CODE));
     wrap_doc_free(&d);
 }
@@ -146,5 +149,27 @@ TEST_CASE("wrap: a word wider than the line is broken, plain text too")
     REQUIRE(wrap_plain("aaaaaaaaaaaaaaaaaaaaaaaaa b", 10, true, &d) == 0);
     check_invariants(d, 10, true);
     CHECK(lines_of(d) == std::vector<std::string>{"aaaaaaaaaa", "aaaaaaaaaa", "aaaaa b"});
+    wrap_doc_free(&d);
+}
+
+TEST_CASE("wrap: a code line is cut at a space, its continuations marked and indented like it")
+{
+    const char *md = "```\n"
+                     "    n = read(fd, buffer_for_the_lines, sizeof buffer_for_the_lines);\n"
+                     "    a_name_far_too_long_to_fit_on_any_line_of_this_width();\n"
+                     "```\n";
+    wrap_doc d = {};
+    REQUIRE(wrap_markdown(md, 32, false, &d) == 0);
+    check_invariants(d, 32, false);
+    auto v = lines_of(d);
+    REQUIRE(v.size() == 7);
+    CHECK(v[0] == "      n = read(fd,");
+    CHECK(v[1] == ">     buffer_for_the_lines,");
+    CHECK(v[2] == ">     sizeof");
+    CHECK(v[3] == ">     buffer_for_the_lines);");
+    // No space to cut at: the word itself is cut, and the cut is marked too.
+    CHECK(v[4] == "      a_name_far_too_long_to_fit");
+    CHECK(v[5] == ">     _on_any_line_of_this_width");
+    CHECK(v[6] == ">     ();");
     wrap_doc_free(&d);
 }
