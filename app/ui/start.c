@@ -11,6 +11,7 @@
 
 #include "widgets.h"
 
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -154,8 +155,14 @@ static void start_draw_lesson(struct startview *t, const struct screen_caps *c,
         bool done = t->progress && progress_is_done(t->progress, pk->id, l->id, l->steps[s].id);
         widgets_text(c, d.x + 1, y, 2, screen_attr(done ? SCREEN_GOOD : SCREEN_DIM),
                      done ? c->g->done : "-");
-        widgets_printf(c, d.x + 4, y, d.w - 5, (long)s == cont_step ? A_BOLD : A_NORMAL, "%s%s",
-                       l->steps[s].title, lesson_step_scenario(&l->steps[s]) ? "  (run)" : "");
+        /* The kind's label stays whole: a long title is cut to make room for it. */
+        char label[32];
+        snprintf(label, sizeof label, "  (%s)", lesson_step_label(&l->steps[s]));
+        int lw = (int)strlen(label), w = d.w - 5;
+        int used = widgets_text(c, d.x + 4, y, w > lw ? w - lw : w,
+                                (long)s == cont_step ? A_BOLD : A_NORMAL, l->steps[s].title);
+        if (w > lw)
+            widgets_text(c, d.x + 4 + used, y, lw, screen_attr(SCREEN_DIM), label);
     }
 }
 

@@ -65,6 +65,12 @@ TEST_CASE("verdict: a first launch offers to start, not to continue")
     REQUIRE(t.started());
     REQUIRE(t.wait_for("Start:", 30));
     CHECK(t.screen().find("Continue:") == std::string::npos);
+    // The lesson's steps are labelled by their kind, an exercise as one.
+    std::string sc = t.screen();
+    INFO(sc);
+    CHECK(sc.find("Watch the turns  (run)") != std::string::npos);
+    CHECK(sc.find("Check yourself  (quiz)") != std::string::npos);
+    CHECK(sc.find("…  (exercise)") != std::string::npos); // a long title is cut, not its kind
     // Once a step was opened, the same row continues from there.
     t.keys("Enter");
     REQUIRE(t.wait_for("Step 1/", 30));
