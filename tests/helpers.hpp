@@ -222,4 +222,26 @@ inline std::pair<int, std::string> run(const std::vector<std::string> &argv,
     return {code, c.output()};
 }
 
+// A file of /proc (another process's cmdline, environ, stat...), read whole with read(2): ""
+// when the process is gone, or went while it was read (ESRCH), never an exception, as an
+// ifstream's rdbuf() throws then.
+inline std::string read_proc(const std::string &path)
+{
+    std::string out;
+    int fd = open(path.c_str(), O_RDONLY | O_CLOEXEC);
+    if (fd < 0)
+        return out;
+    char buf[4096];
+    for (;;) {
+        ssize_t n = read(fd, buf, sizeof buf);
+        if (n < 0 && errno == EINTR)
+            continue;
+        if (n <= 0)
+            break;
+        out.append(buf, (size_t)n);
+    }
+    close(fd);
+    return out;
+}
+
 } // namespace iolab_test

@@ -408,13 +408,11 @@ TEST_CASE("budget: a jail's cgroup is gone when the jail ends, after SIGKILL of 
         DIR *d = opendir("/proc");
         for (struct dirent *e; d && (e = readdir(d));) {
             std::string pid = e->d_name;
-            if (pid[0] < '1' || pid[0] > '9' || slurp("/proc/" + pid + "/comm") != "sleep\n")
+            if (pid[0] < '1' || pid[0] > '9' || read_proc("/proc/" + pid + "/comm") != "sleep\n")
                 continue;
-            std::ifstream f("/proc/" + pid + "/environ", std::ios::binary);
-            std::stringstream ss;
-            ss << f.rdbuf();
-            if (ss.str().find("TEST_TAG_IOLAB=" + tag) != std::string::npos)
-                dirs = jail_cgroups(slurp("/proc/" + pid + "/cgroup"));
+            if (read_proc("/proc/" + pid + "/environ").find("TEST_TAG_IOLAB=" + tag) !=
+                std::string::npos)
+                dirs = jail_cgroups(read_proc("/proc/" + pid + "/cgroup"));
         }
         if (d)
             closedir(d);
@@ -436,10 +434,10 @@ TEST_CASE("budget: a jail's cgroup is gone when the jail ends, after SIGKILL of 
     {
         // The holder is iolab's child named iolab-jail.
         pid_t holder = -1;
-        std::stringstream kids(slurp("/proc/" + std::to_string(iolab.pid()) + "/task/" +
-                                     std::to_string(iolab.pid()) + "/children"));
+        std::stringstream kids(read_proc("/proc/" + std::to_string(iolab.pid()) + "/task/" +
+                                         std::to_string(iolab.pid()) + "/children"));
         for (pid_t k; kids >> k;)
-            if (slurp("/proc/" + std::to_string(k) + "/comm") == "iolab-jail\n")
+            if (read_proc("/proc/" + std::to_string(k) + "/comm") == "iolab-jail\n")
                 holder = k;
         REQUIRE(holder > 0);
         kill(holder, SIGKILL);

@@ -102,10 +102,8 @@ std::set<int> tagged_pids(const std::string &tag)
     for (struct dirent *e; d && (e = readdir(d));) {
         if (e->d_name[0] < '1' || e->d_name[0] > '9')
             continue;
-        std::ifstream f(std::string("/proc/") + e->d_name + "/environ", std::ios::binary);
-        std::stringstream ss;
-        ss << f.rdbuf();
-        if (ss.str().find(needle) != std::string::npos)
+        if (read_proc(std::string("/proc/") + e->d_name + "/environ").find(needle) !=
+            std::string::npos)
             out.insert(atoi(e->d_name));
     }
     if (d)

@@ -55,7 +55,7 @@ void descendants(pid_t pid, std::set<pid_t> &out)
 
 bool gone(pid_t pid)
 {
-    std::string st = slurp("/proc/" + std::to_string(pid) + "/stat");
+    std::string st = read_proc("/proc/" + std::to_string(pid) + "/stat");
     size_t paren = st.rfind(')');
     return st.empty() ||
            (paren != std::string::npos && paren + 2 < st.size() && st[paren + 2] == 'Z');
@@ -215,7 +215,7 @@ TEST_CASE("tui: hostile learner code (a flood, an endless loop, a fork loop) lea
     do {
         left.clear();
         for (pid_t p : t.processes())
-            if (!gone(p) && slurp("/proc/" + std::to_string(p) + "/comm") != "sleep\n")
+            if (!gone(p) && read_proc("/proc/" + std::to_string(p) + "/comm") != "sleep\n")
                 left.insert(p);
         if (left.empty())
             break;

@@ -87,7 +87,7 @@ std::vector<pid_t> processes_mentioning(const std::string &text)
     while (struct dirent *e = readdir(d)) {
         if (e->d_name[0] < '0' || e->d_name[0] > '9')
             continue;
-        std::string cmd = slurp(std::string("/proc/") + e->d_name + "/cmdline");
+        std::string cmd = read_proc(std::string("/proc/") + e->d_name + "/cmdline");
         for (auto &ch : cmd)
             if (ch == '\0')
                 ch = ' ';

@@ -119,7 +119,7 @@ void descendants(pid_t pid, std::set<pid_t> &out)
 // A process is gone when /proc has no entry or only a zombie (no code runs any more).
 bool gone(pid_t pid)
 {
-    std::string st = slurp("/proc/" + std::to_string(pid) + "/stat");
+    std::string st = read_proc("/proc/" + std::to_string(pid) + "/stat");
     if (st.empty())
         return true;
     size_t paren = st.rfind(')');
@@ -128,7 +128,7 @@ bool gone(pid_t pid)
 
 std::string cmdline(pid_t pid)
 {
-    std::string s = slurp("/proc/" + std::to_string(pid) + "/cmdline");
+    std::string s = read_proc("/proc/" + std::to_string(pid) + "/cmdline");
     for (char &c : s)
         if (c == '\0')
             c = ' ';
