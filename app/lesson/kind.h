@@ -19,6 +19,7 @@
 struct load;
 struct load_field;
 struct cJSON;
+struct lesson_record;
 
 #define LESSON_KIND_MAX 16 /* built-in and registered kinds together */
 
@@ -37,6 +38,9 @@ struct lesson_kind {
     /* A kind built on another takes its keys too: base's fields are checked with the kind's
        own, and base's parser runs first (its payload then goes to parse in step->data). */
     const struct lesson_kind *base;
+    /* The progress records the kind's steps keep (record.h), NULL-terminated; NULL: none. An
+       import asks them whether a record fits a step (lesson_record_find()). */
+    const struct lesson_record *const *records;
 };
 
 /* Adds a kind. 0; -EEXIST when its name is taken; -ENOSPC past LESSON_KIND_MAX. */
