@@ -1,9 +1,10 @@
 /*
  * kind: step kinds as a table. A kind is one row: its name in the JSON, the keys its steps take
  * beyond the common ones (id, title, kind, text), the parser that turns them into its payload,
- * the function that frees it, and the capabilities other code may ask a step for (a scenario to
- * run). How a kind is drawn and what its keys do is the UI's half of the row (ui/stepview.h),
- * found by the same name.
+ * the function that frees it, the capabilities other code may ask a step for (a scenario to
+ * run), and the progress records its steps keep (record.h: typed, and checked by an import). How a
+ * kind is drawn and what its keys do is the UI's half of the row (ui/stepview.h), found by the same
+ * name.
  *
  * The built-in kinds are the table in kind.c; lesson_kind_register() adds one (a test's, or one
  * an embedding program brings) before any pack is loaded. A new kind is new files plus a row:
