@@ -27,6 +27,7 @@
 #include "human.h"
 #include "json.h"
 #include "lesson/lesson.h"
+#include "lesson/record.h"
 #include "lesson/sweep.h"
 #include "paths.h"
 #include "progress.h"
@@ -1189,9 +1190,9 @@ static int check_record_event(struct progress *p, const char *pk, const char *l,
                               enum exercise_event ev)
 {
     char json[512];
-    int rc = exercise_progress(progress_field_get(p, pk, l, st, "exercise"), ev,
+    int rc = exercise_progress(progress_field_get(p, pk, l, st, EXERCISE_RECORD_FIELD), ev,
                                (long long)time(NULL), json, sizeof json);
-    return rc < 0 ? rc : progress_field_set(p, pk, l, st, "exercise", json);
+    return rc < 0 ? rc : progress_field_set(p, pk, l, st, EXERCISE_RECORD_FIELD, json);
 }
 
 /*

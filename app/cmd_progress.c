@@ -153,26 +153,8 @@ struct progress_packs {
     size_t n;
     struct exchange_pack_info info[PROGRESS_MAX_PACKS];
     char **steps[PROGRESS_MAX_PACKS];
-    struct exchange_step_info *step_info[PROGRESS_MAX_PACKS]; /* an import checks records */
+    const struct lesson_step **step_defs[PROGRESS_MAX_PACKS]; /* an import checks records */
 };
-
-/* What a record of step st may hold, for an import to check it against (exchange.h). */
-static void cmd_progress_step_info(const struct lesson_step *st, struct exchange_step_info *si)
-{
-    const struct lesson_quiz *q = lesson_step_quiz(st);
-    const struct lesson_scenario *sc = lesson_step_scenario(st);
-    size_t *nanswers = q ? calloc(q->nquestions + 1, sizeof *nanswers) : NULL;
-    for (size_t i = 0; nanswers && i < q->nquestions; i++)
-        nanswers[i] = q->questions[i].nanswers;
-    *si = (struct exchange_step_info){
-        .kind = lesson_step_kind_name(st),
-        .nquestions = nanswers ? q->nquestions : 0,
-        .nanswers = nanswers,
-        .npredicts = sc ? sc->npredicts : 0,
-        .exercise = lesson_step_exercise(st) != NULL,
-        .sweep = sc && sc->sweep,
-    };
-}
 
 static void cmd_progress_packs_load(struct progress_packs *k)
 {
@@ -194,22 +176,23 @@ static void cmd_progress_packs_load(struct progress_packs *k)
             for (size_t l = 0; l < pk->nlessons; l++)
                 nsteps += pk->lessons[l].nsteps;
             char **steps = calloc(nsteps + 1, sizeof *steps);
-            struct exchange_step_info *si = calloc(nsteps + 1, sizeof *si);
+            const struct lesson_step **si = calloc(nsteps + 1, sizeof *si);
             size_t m = 0;
             for (size_t l = 0; steps && si && l < pk->nlessons; l++)
                 for (size_t s = 0; s < pk->lessons[l].nsteps; s++)
                     if (asprintf(&steps[m], "%s/%s", pk->lessons[l].id,
                                  pk->lessons[l].steps[s].id) >= 0)
-                        cmd_progress_step_info(&pk->lessons[l].steps[s], &si[m++]);
+                        si[m++] = &pk->lessons[l].steps[s];
             k->packs[k->n] = pk;
             k->steps[k->n] = steps;
-            k->step_info[k->n] = si;
-            k->info[k->n] = (struct exchange_pack_info){.id = pk->id,
-                                                        .version = pk->version,
-                                                        .title = pk->title,
-                                                        .steps = (const char *const *)steps,
-                                                        .nsteps = steps && si ? m : 0,
-                                                        .step_info = si};
+            k->step_defs[k->n] = si;
+            k->info[k->n] =
+                (struct exchange_pack_info){.id = pk->id,
+                                            .version = pk->version,
+                                            .title = pk->title,
+                                            .steps = (const char *const *)steps,
+                                            .nsteps = steps && si ? m : 0,
+                                            .step_defs = (const struct lesson_step *const *)si};
             k->n++;
         } else {
             lesson_pack_free(pk);
@@ -224,10 +207,8 @@ static void cmd_progress_packs_free(struct progress_packs *k)
     for (size_t i = 0; i < k->n; i++) {
         for (size_t s = 0; k->steps[i] && s < k->info[i].nsteps; s++)
             free(k->steps[i][s]);
-        for (size_t s = 0; k->step_info[i] && s < k->info[i].nsteps; s++)
-            free((size_t *)k->step_info[i][s].nanswers);
         free(k->steps[i]);
-        free(k->step_info[i]);
+        free(k->step_defs[i]);
         lesson_pack_free(k->packs[i]);
     }
 }

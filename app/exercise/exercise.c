@@ -5,11 +5,10 @@
 #include "exercise.h"
 #include "build.h"
 
-#include <cjson/cJSON.h>
-
 #include "fileread.h"
 #include "safeopen.h"
 #include "lesson/kind.h"
+#include "lesson/record.h"
 #include "starter.h"
 
 #include <errno.h>
@@ -245,40 +244,22 @@ bool exercise_build_is_attempt(const struct build_result *r)
 
 int exercise_progress(const char *old, enum exercise_event ev, long long now, char *out, size_t len)
 {
-    cJSON *o = old ? cJSON_Parse(old) : NULL;
-    if (!cJSON_IsObject(o)) {
-        cJSON_Delete(o);
-        o = cJSON_CreateObject();
-        if (!o)
-            return -ENOMEM;
-    }
-    const cJSON *a = cJSON_GetObjectItem(o, "attempts");
-    double attempts = cJSON_IsNumber(a) ? a->valuedouble : 0;
-    bool passed = cJSON_IsNumber(cJSON_GetObjectItem(o, "first_pass"));
-    bool viewed = cJSON_IsTrue(cJSON_GetObjectItem(o, "solution_viewed"));
-    bool before = cJSON_IsTrue(cJSON_GetObjectItem(o, "solution_before_pass"));
-    cJSON *n = cJSON_CreateObject();
-    if (!n) {
-        cJSON_Delete(o);
-        return -ENOMEM;
-    }
+    struct exercise_record r;
+    char why[160];
+    /* A record that is not an exercise's starts afresh, as no record does. */
+    if (exercise_record_parse(old, &r, why, sizeof why) < 0)
+        exercise_record_parse(NULL, &r, why, sizeof why);
     if (ev == EXERCISE_ATTEMPT)
-        attempts++;
-    cJSON_AddNumberToObject(n, "attempts", attempts);
-    if (passed)
-        cJSON_AddItemToObject(n, "first_pass",
-                              cJSON_Duplicate(cJSON_GetObjectItem(o, "first_pass"), 0));
-    else if (ev == EXERCISE_PASS)
-        cJSON_AddNumberToObject(n, "first_pass", (double)now);
-    if (ev == EXERCISE_SOLUTION && !viewed) {
-        viewed = true;
-        before = !passed;
+        r.attempts++;
+    if (!r.passed && ev == EXERCISE_PASS) {
+        r.passed = true;
+        r.first_pass = (double)now;
     }
-    cJSON_AddBoolToObject(n, "solution_viewed", viewed);
-    cJSON_AddBoolToObject(n, "solution_before_pass", before);
-    char *text = cJSON_PrintUnformatted(n);
-    cJSON_Delete(n);
-    cJSON_Delete(o);
+    if (ev == EXERCISE_SOLUTION && !r.solution_viewed) {
+        r.solution_viewed = true;
+        r.solution_before_pass = !r.passed;
+    }
+    char *text = exercise_record_write(&r);
     if (!text)
         return -ENOMEM;
     int rc = snprintf(out, len, "%s", text) >= (int)len ? -ENAMETOOLONG : 0;

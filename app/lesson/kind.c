@@ -5,6 +5,7 @@
  */
 #include "kind.h"
 #include "quiz.h"
+#include "record.h"
 
 #include <errno.h>
 #include <string.h>
@@ -45,4 +46,14 @@ int lesson_kind_register(const struct lesson_kind *kind)
         return -ENOSPC;
     kind_extra[kind_nextra++] = kind;
     return 0;
+}
+
+const struct lesson_record *lesson_record_find(const char *field)
+{
+    const struct lesson_kind *k;
+    for (size_t i = 0; (k = lesson_kind_at(i)); i++)
+        for (size_t r = 0; k->records && k->records[r]; r++)
+            if (!strcmp(k->records[r]->field, field))
+                return k->records[r];
+    return NULL;
 }

@@ -1,9 +1,10 @@
 /*
  * kind: step kinds as a table. A kind is one row: its name in the JSON, the keys its steps take
  * beyond the common ones (id, title, kind, text), the parser that turns them into its payload,
- * the function that frees it, and the capabilities other code may ask a step for (a scenario to
- * run). How a kind is drawn and what its keys do is the UI's half of the row (ui/stepview.h),
- * found by the same name.
+ * the function that frees it, the capabilities other code may ask a step for (a scenario to
+ * run), and the progress records its steps keep (record.h: typed, and checked by an import). How a
+ * kind is drawn and what its keys do is the UI's half of the row (ui/stepview.h), found by the same
+ * name.
  *
  * The built-in kinds are the table in kind.c; lesson_kind_register() adds one (a test's, or one
  * an embedding program brings) before any pack is loaded. A new kind is new files plus a row:
@@ -19,6 +20,7 @@
 struct load;
 struct load_field;
 struct cJSON;
+struct lesson_record;
 
 #define LESSON_KIND_MAX 16 /* built-in and registered kinds together */
 
@@ -37,6 +39,9 @@ struct lesson_kind {
     /* A kind built on another takes its keys too: base's fields are checked with the kind's
        own, and base's parser runs first (its payload then goes to parse in step->data). */
     const struct lesson_kind *base;
+    /* The progress records the kind's steps keep (record.h), NULL-terminated; NULL: none. An
+       import asks them whether a record fits a step (lesson_record_find()). */
+    const struct lesson_record *const *records;
 };
 
 /* Adds a kind. 0; -EEXIST when its name is taken; -ENOSPC past LESSON_KIND_MAX. */

@@ -10,6 +10,7 @@
 #include "check_load.h"
 #include "exercise/starter.h"
 #include "kind.h"
+#include "record.h"
 #include "load.h"
 #include "safeopen.h"
 
@@ -435,6 +436,8 @@ static const struct lesson_scenario *kind_exercise_scenario(const struct lesson_
     return ex ? ex->sc : NULL;
 }
 
+static const struct lesson_record *const kind_exercise_records[] = {&lesson_record_exercise, NULL};
+
 const struct lesson_kind lesson_kind_exercise = {
     .name = "exercise",
     .fields = kind_exercise_fields,
@@ -444,4 +447,5 @@ const struct lesson_kind lesson_kind_exercise = {
     .scenario = kind_exercise_scenario,
     .exercise = kind_exercise_get,
     .base = &lesson_kind_run,
+    .records = kind_exercise_records,
 };

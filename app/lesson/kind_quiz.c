@@ -6,6 +6,7 @@
  * question. The UI half is ui/stepview_quiz.c.
  */
 #include "kind.h"
+#include "record.h"
 #include "load.h"
 #include "quiz.h"
 
@@ -136,12 +137,15 @@ static void kind_quiz_free(void *data)
     free(quiz);
 }
 
+static const struct lesson_record *const kind_quiz_records[] = {&lesson_record_quiz, NULL};
+
 const struct lesson_kind lesson_kind_quiz = {
     .name = "quiz",
     .fields = kind_quiz_fields,
     .nfields = QUIZ_NFIELDS,
     .parse = kind_quiz_parse,
     .free = kind_quiz_free,
+    .records = kind_quiz_records,
 };
 
 const struct lesson_quiz *lesson_step_quiz(const struct lesson_step *step)

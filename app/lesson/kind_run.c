@@ -7,6 +7,7 @@
 #include "check.h"
 #include "check_load.h"
 #include "kind.h"
+#include "record.h"
 #include "load.h"
 #include "sweep.h"
 
@@ -864,6 +865,9 @@ static const struct lesson_scenario *kind_run_scenario(const struct lesson_step 
     return step->data;
 }
 
+static const struct lesson_record *const kind_run_records[] = {&lesson_record_predict,
+                                                               &lesson_record_sweep, NULL};
+
 const struct lesson_kind lesson_kind_run = {
     .name = "run",
     .fields = load_run_fields,
@@ -871,4 +875,5 @@ const struct lesson_kind lesson_kind_run = {
     .parse = load_run,
     .free = kind_run_free,
     .scenario = kind_run_scenario,
+    .records = kind_run_records,
 };

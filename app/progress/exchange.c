@@ -8,6 +8,8 @@
 #include "jsontext.h"
 #include "strmap.h"
 
+#include "lesson/record.h"
+
 #include <cjson/cJSON.h>
 #include <errno.h>
 #include <stdbool.h>
@@ -424,45 +426,6 @@ static const struct exchange_pack_info *exchange_info_find(const struct exchange
     return NULL;
 }
 
-/* Why a quiz record does not fit the step's quiz, or NULL when it does. */
-static const char *exchange_quiz_misfit(const struct exchange_step_info *si, const cJSON *quiz,
-                                        char *buf, size_t len)
-{
-    if (!si->nquestions) {
-        snprintf(buf, len, "it holds quiz answers, and the step is a %s step, not a quiz",
-                 si->kind);
-        return buf;
-    }
-    const cJSON *qs = cJSON_GetObjectItemCaseSensitive(quiz, "questions");
-    size_t nq = (size_t)cJSON_GetArraySize(qs);
-    if (nq > si->nquestions) {
-        snprintf(buf, len, "it answers %zu questions, and the quiz has %zu", nq, si->nquestions);
-        return buf;
-    }
-    size_t qi = 0;
-    const cJSON *q;
-    cJSON_ArrayForEach(q, qs)
-    {
-        const cJSON *c;
-        cJSON_ArrayForEach(c, cJSON_GetObjectItemCaseSensitive(q, "chosen"))
-        {
-            /* Indexes count from 0; the learner counts the answers from 1 (keys 1-9). */
-            if (!cJSON_IsNumber(c) || c->valuedouble < 0 ||
-                c->valuedouble != (double)(long long)c->valuedouble ||
-                c->valuedouble >= (double)si->nanswers[qi]) {
-                char chosen[32] = "?";
-                if (cJSON_IsNumber(c))
-                    snprintf(chosen, sizeof chosen, "%g", c->valuedouble + 1);
-                snprintf(buf, len, "question %zu chose answer %s, and the question has %zu", qi + 1,
-                         chosen, si->nanswers[qi]);
-                return buf;
-            }
-        }
-        qi++;
-    }
-    return NULL;
-}
-
 /*
  * Why the record s of step key does not fit pack (an export of version `exported`), or NULL
  * when it does; buf holds the sentence.
@@ -488,36 +451,15 @@ static const char *exchange_misfit(const struct exchange_import_opts *o, const c
             snprintf(buf, len, "pack %s version %s has no such step", pack, now);
         return buf;
     }
-    if (!in->step_info)
+    if (!in->step_defs || !in->step_defs[k])
         return NULL;
-    const struct exchange_step_info *si = &in->step_info[k];
-    const cJSON *fields = cJSON_GetObjectItemCaseSensitive(s, "fields");
+    /* What a record may hold is its kind's business: each is asked of the step (record.h). */
     const cJSON *f;
-    cJSON_ArrayForEach(f, fields)
+    cJSON_ArrayForEach(f, cJSON_GetObjectItemCaseSensitive(s, "fields"))
     {
-        if (!strcmp(f->string, "quiz") && exchange_quiz_misfit(si, f, buf, len))
+        const struct lesson_record *rec = lesson_record_find(f->string);
+        if (rec && rec->misfit && rec->misfit(in->step_defs[k], f, buf, len))
             return buf;
-        if (!strcmp(f->string, "predict")) {
-            size_t n =
-                (size_t)cJSON_GetArraySize(cJSON_GetObjectItemCaseSensitive(f, "predictions"));
-            if (!si->npredicts) {
-                snprintf(buf, len, "it holds predictions, and the step asks for none");
-                return buf;
-            }
-            if (n > si->npredicts) {
-                snprintf(buf, len, "it holds %zu predictions, and the step asks for %zu", n,
-                         si->npredicts);
-                return buf;
-            }
-        }
-        if (!strcmp(f->string, "exercise") && !si->exercise) {
-            snprintf(buf, len, "it holds exercise attempts, and the step is a %s step", si->kind);
-            return buf;
-        }
-        if (!strcmp(f->string, "sweep") && !si->sweep) {
-            snprintf(buf, len, "it holds a sweep, and the step has none");
-            return buf;
-        }
     }
     return NULL;
 }
@@ -582,31 +524,28 @@ struct exchange_cell {
     long long updated; /* the record's time: of two exports of one learner, the newer wins */
 };
 
-/* Tries of a step: the quiz's checks over its questions, and the exercise's attempts. */
+/* Tries of a step, as its records count them (the quiz's checks over its questions, the
+   exercise's attempts): each kind's record says (lesson/record.h). */
 static long long exchange_tries(const cJSON *fields)
 {
     long long n = 0;
-    const cJSON *qs = cJSON_GetObjectItemCaseSensitive(
-        cJSON_GetObjectItemCaseSensitive(fields, "quiz"), "questions");
-    const cJSON *q;
-    cJSON_ArrayForEach(q, qs)
-    {
-        const cJSON *t = cJSON_GetObjectItemCaseSensitive(q, "tries");
-        if (cJSON_IsNumber(t) && t->valuedouble > 0)
-            n += (long long)t->valuedouble;
+    for (const cJSON *f = fields ? fields->child : NULL; f; f = f->next) {
+        const struct lesson_record *rec = lesson_record_find(f->string);
+        if (rec && rec->tries && cJSON_GetObjectItemCaseSensitive(fields, f->string) == f)
+            n += rec->tries(f);
     }
-    const cJSON *a = cJSON_GetObjectItemCaseSensitive(
-        cJSON_GetObjectItemCaseSensitive(fields, "exercise"), "attempts");
-    if (cJSON_IsNumber(a) && a->valuedouble > 0)
-        n += (long long)a->valuedouble;
     return n;
 }
 
 static bool exchange_solution_viewed(const cJSON *fields)
 {
-    const cJSON *v = cJSON_GetObjectItemCaseSensitive(
-        cJSON_GetObjectItemCaseSensitive(fields, "exercise"), "solution_viewed");
-    return cJSON_IsTrue(v) || (cJSON_IsNumber(v) && v->valuedouble > 0);
+    for (const cJSON *f = fields ? fields->child : NULL; f; f = f->next) {
+        const struct lesson_record *rec = lesson_record_find(f->string);
+        if (rec && rec->solution_viewed &&
+            cJSON_GetObjectItemCaseSensitive(fields, f->string) == f && rec->solution_viewed(f))
+            return true;
+    }
+    return false;
 }
 
 /* Index of column "pack\tstep" in cols (found through index), added when new; -1 when out of

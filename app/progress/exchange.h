@@ -24,17 +24,9 @@
 
 #include <stdio.h>
 
-#define EXCHANGE_FORMAT 1 /* "iolab_progress": the version of the export format */
+struct lesson_step;
 
-/* What an import checks a step's record against: what the installed pack's step can hold. */
-struct exchange_step_info {
-    const char *kind;       /* the step's kind, as the pack writes it ("quiz", "run", ...) */
-    size_t nquestions;      /* a quiz's questions (0: not a quiz) ... */
-    const size_t *nanswers; /* ... and the answers of each */
-    size_t npredicts;       /* the prediction questions a run step asks */
-    bool exercise;          /* the step sets an exercise */
-    bool sweep;             /* the step runs a sweep */
-};
+#define EXCHANGE_FORMAT 1 /* "iolab_progress": the version of the export format */
 
 /* What an export says of a pack beyond the store: its version and title, and its steps in the
    order learners meet them (the export lists steps in that order; others after). */
@@ -44,7 +36,9 @@ struct exchange_pack_info {
     const char *title;
     const char *const *steps; /* "lesson/step" */
     size_t nsteps;
-    const struct exchange_step_info *step_info; /* steps[i]'s is step_info[i]; NULL: unchecked */
+    /* steps[i] in the installed pack, which an import's records are checked against (each
+       record's kind says what fits, lesson/record.h); NULL: unchecked. */
+    const struct lesson_step *const *step_defs;
 };
 
 /* The export of every pack in p as JSON text (malloc'ed; NULL when out of memory). */

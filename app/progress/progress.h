@@ -7,8 +7,9 @@
  * feature keeps for it, each a JSON object owned by one feature ("quiz": answers and tries;
  * "exercise": attempts, first pass, solution viewed; "sweep": a finished sweep; "predict":
  * predictions). The store keeps a field's text verbatim and never looks inside it, so a feature
- * adds what it needs without a change here. The in-memory form is plain C; the JSON file is an
- * implementation detail of progress.c.
+ * adds what it needs without a change here. The in-memory form is plain C (the model,
+ * progress.c); the JSON text is progress_codec.c's and the file, its lock and its sync are
+ * progress_store.c's. A step kind's record is typed where the kind lives (lesson/record.h).
  *
  * Invariants:
  *  - the file on disk is always either the old or the new version, never a mix: a save writes a
@@ -54,9 +55,9 @@ struct progress_pack {
     char *last_step;
     struct progress_record *records; /* one per step that has a time or a field */
     size_t nrecords;
-    /* Private to progress.c: room allocated, and an index of done and records by "lesson/step"
-     * (built on the first look-up, so that an import or a merge of n steps takes time linear in
-     * n, not n squared). */
+    /* Private to the progress files: room allocated, and an index of done and records by
+     * "lesson/step" (built on the first look-up, so that an import or a merge of n steps takes time
+     * linear in n, not n squared). */
     size_t cap_done, cap_records;
     struct progress_index *index;
 };
@@ -68,7 +69,7 @@ struct progress {
     char *damaged; /* where a damaged file was moved by the load; NULL when it was fine */
     /* What the file held when this store last read or wrote it (progress_sync's base, kept as
      * text and parsed only when a sync needs it), and the file's identity then; private to
-     * progress.c. */
+     * progress_store.c. */
     char *base_text;
     long long stamp[4];
 };

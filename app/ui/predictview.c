@@ -1,5 +1,6 @@
 /*
- * predictview: see predictview.h. The progress record (field "predict") is
+ * predictview: see predictview.h. The progress record (field "predict", typed in
+ * lesson/record.h, which reads and writes its JSON) is
  * {"predictions":[{"number":16,"verdict":"right","measured":16.2}, {"mode":"fork"}, {}]}: one
  * object per question in the step's order, empty when not answered; "verdict" ("right" or
  * "wrong") and "measured" are the last judged, kept so that the learner's export says how the
@@ -11,16 +12,14 @@
 
 #include "grade/prediction.h"
 #include "lesson/quiz.h"
+#include "lesson/record.h"
 #include "widgets.h"
 #include "wrap.h"
 
-#include <cjson/cJSON.h>
 #include <errno.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
-
-#define PREDICT_FIELD "predict"
 
 struct predictview {
     struct stepview_env env;
@@ -39,26 +38,29 @@ static void predictview_save(struct predictview *pv)
 {
     if (!pv->c->progress)
         return;
-    cJSON *root = cJSON_CreateObject();
-    cJSON *arr = cJSON_AddArrayToObject(root, "predictions");
-    for (size_t i = 0; arr && i < pv->sc->npredicts; i++) {
+    size_t n = pv->sc->npredicts;
+    struct predict_record rec = {.entries = calloc(n, sizeof *rec.entries), .n = n};
+    for (size_t i = 0; rec.entries && i < n; i++) {
         const struct prediction *a = &pv->answers[i];
-        cJSON *e = cJSON_CreateObject();
-        if (a->given && pv->sc->predicts[i].kind == LESSON_PREDICT_NUMBER)
-            cJSON_AddNumberToObject(e, "number", a->number);
-        else if (a->given)
-            cJSON_AddStringToObject(e, "mode", pv->sc->modes[a->mode].id);
-        if (a->given && pv->saved[i] != EXPECT_UNDECIDED) {
-            cJSON_AddStringToObject(e, "verdict",
-                                    pv->saved[i] == EXPECT_AGREES ? "right" : "wrong");
-            cJSON_AddNumberToObject(e, "measured", pv->saved_measured[i]);
+        struct predict_record_entry *e = &rec.entries[i];
+        if (!a->given)
+            continue;
+        if (pv->sc->predicts[i].kind == LESSON_PREDICT_NUMBER) {
+            e->has_number = true;
+            e->number = a->number;
+        } else {
+            e->mode = pv->sc->modes[a->mode].id; /* borrowed: not freed below */
         }
-        cJSON_AddItemToArray(arr, e);
+        if (pv->saved[i] != EXPECT_UNDECIDED) {
+            e->verdict =
+                pv->saved[i] == EXPECT_AGREES ? PREDICT_RECORD_RIGHT : PREDICT_RECORD_WRONG;
+            e->measured = pv->saved_measured[i];
+        }
     }
-    char *json = cJSON_PrintUnformatted(root);
-    cJSON_Delete(root);
+    char *json = rec.entries ? predict_record_write(&rec) : NULL;
+    free(rec.entries);
     int rc = json ? progress_field_set(pv->c->progress, pv->env.pack->id, pv->env.lesson->id,
-                                       pv->env.step->id, PREDICT_FIELD, json)
+                                       pv->env.step->id, PREDICT_RECORD_FIELD, json)
                   : -ENOMEM;
     free(json);
     if (rc < 0)
@@ -69,37 +71,31 @@ static void predictview_save(struct predictview *pv)
 
 static void predictview_load(struct predictview *pv)
 {
-    const char *json = pv->c->progress
-                           ? progress_field_get(pv->c->progress, pv->env.pack->id,
-                                                pv->env.lesson->id, pv->env.step->id, PREDICT_FIELD)
-                           : NULL;
-    cJSON *root = json ? cJSON_Parse(json) : NULL;
-    const cJSON *arr = cJSON_GetObjectItemCaseSensitive(root, "predictions");
-    size_t i = 0;
-    const cJSON *e;
-    cJSON_ArrayForEach(e, arr)
-    {
-        if (i >= pv->sc->npredicts)
-            break;
+    const char *json =
+        pv->c->progress ? progress_field_get(pv->c->progress, pv->env.pack->id, pv->env.lesson->id,
+                                             pv->env.step->id, PREDICT_RECORD_FIELD)
+                        : NULL;
+    struct predict_record rec;
+    char why[160];
+    /* A record that is not one of predictions is as good as none: the questions are asked. */
+    if (predict_record_parse(json, &rec, why, sizeof why) < 0)
+        return;
+    for (size_t i = 0; i < rec.n && i < pv->sc->npredicts; i++) {
         struct prediction *a = &pv->answers[i];
-        const cJSON *num = cJSON_GetObjectItemCaseSensitive(e, "number");
-        const cJSON *mode = cJSON_GetObjectItemCaseSensitive(e, "mode");
-        if (pv->sc->predicts[i].kind == LESSON_PREDICT_NUMBER && cJSON_IsNumber(num)) {
+        const struct predict_record_entry *e = &rec.entries[i];
+        if (pv->sc->predicts[i].kind == LESSON_PREDICT_NUMBER && e->has_number) {
             a->given = true;
-            a->number = num->valuedouble;
-        } else if (cJSON_IsString(mode)) {
-            a->mode = lesson_mode_find(pv->sc, mode->valuestring);
+            a->number = e->number;
+        } else if (e->mode) {
+            a->mode = lesson_mode_find(pv->sc, e->mode);
             a->given = a->mode >= 0;
         }
-        const cJSON *verdict = cJSON_GetObjectItemCaseSensitive(e, "verdict");
-        const cJSON *measured = cJSON_GetObjectItemCaseSensitive(e, "measured");
-        if (a->given && cJSON_IsString(verdict)) {
-            pv->saved[i] = !strcmp(verdict->valuestring, "right") ? EXPECT_AGREES : EXPECT_DIFFERS;
-            pv->saved_measured[i] = cJSON_IsNumber(measured) ? measured->valuedouble : 0;
+        if (a->given && e->verdict != PREDICT_RECORD_UNJUDGED) {
+            pv->saved[i] = e->verdict == PREDICT_RECORD_RIGHT ? EXPECT_AGREES : EXPECT_DIFFERS;
+            pv->saved_measured[i] = e->measured;
         }
-        i++;
     }
-    cJSON_Delete(root);
+    predict_record_free(&rec);
 }
 
 struct predictview *predictview_new(const struct stepview_env *env, struct view_ctx *c,

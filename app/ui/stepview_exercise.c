@@ -25,6 +25,7 @@
  */
 #include "exercise.h"
 #include "exercise/build.h"
+#include "lesson/record.h"
 #include "paths.h"
 #include "stepview.h"
 #include "widgets.h"
@@ -113,9 +114,9 @@ static void exview_progress(struct exview *v, enum exercise_event ev)
         return;
     const char *pack = v->env.pack->id, *lesson = v->env.lesson->id, *step = v->env.step->id;
     char json[512];
-    if (exercise_progress(progress_field_get(p, pack, lesson, step, "exercise"), ev,
+    if (exercise_progress(progress_field_get(p, pack, lesson, step, EXERCISE_RECORD_FIELD), ev,
                           (long long)time(NULL), json, sizeof json) == 0 &&
-        progress_field_set(p, pack, lesson, step, "exercise", json) == 0)
+        progress_field_set(p, pack, lesson, step, EXERCISE_RECORD_FIELD, json) == 0)
         view_save_progress(v->c);
 }
 

@@ -8,20 +8,18 @@
  * exactly the correct set.
  *
  * Progress keeps, per question, the last choice checked, the number of tries and whether it was
- * answered right (field "quiz": {"questions":[{"chosen":[0,2],"tries":2,"right":true},...]}),
+ * answered right (the record "quiz", typed in lesson/record.h, which also writes its JSON),
  * saved at every check, so a restart shows the quiz as it was left. The step is done when every
  * question has been answered right.
  */
 #include "lesson/quiz.h"
+#include "lesson/record.h"
 #include "stepview.h"
 #include "widgets.h"
 #include "wrap.h"
 
-#include <cjson/cJSON.h>
 #include <stdlib.h>
 #include <string.h>
-
-#define QUIZ_FIELD "quiz" /* the progress record's field name */
 
 /* What the learner did with one question. */
 struct quizview_q {
@@ -61,59 +59,41 @@ static unsigned quizview_correct_set(const struct lesson_question *q)
 static void quizview_load(struct quizview *v)
 {
     const struct lesson_step *st = v->env.step;
-    const char *json = v->c->progress ? progress_field_get(v->c->progress, v->env.pack->id,
-                                                           v->env.lesson->id, st->id, QUIZ_FIELD)
-                                      : NULL;
-    cJSON *root = json ? cJSON_Parse(json) : NULL;
-    const cJSON *qs = cJSON_GetObjectItemCaseSensitive(root, "questions");
-    size_t i = 0;
-    const cJSON *e;
-    cJSON_ArrayForEach(e, qs)
-    {
-        if (i >= v->quiz->nquestions)
-            break;
+    const char *json = v->c->progress
+                           ? progress_field_get(v->c->progress, v->env.pack->id, v->env.lesson->id,
+                                                st->id, QUIZ_RECORD_FIELD)
+                           : NULL;
+    struct quiz_record rec;
+    char why[160];
+    /* A record that is not a quiz's is as good as none: the learner starts the quiz afresh. */
+    if (quiz_record_parse(json, &rec, why, sizeof why) < 0)
+        return;
+    for (size_t i = 0; i < rec.nquestions && i < v->quiz->nquestions; i++) {
         struct quizview_q *q = &v->q[i];
-        const struct lesson_question *lq = &v->quiz->questions[i++];
-        const cJSON *tries = cJSON_GetObjectItemCaseSensitive(e, "tries");
-        const cJSON *chosen = cJSON_GetObjectItemCaseSensitive(e, "chosen");
-        q->tries =
-            cJSON_IsNumber(tries) && tries->valuedouble >= 0 ? (unsigned)tries->valuedouble : 0;
-        const cJSON *k;
-        cJSON_ArrayForEach(k, chosen)
-        {
-            if (cJSON_IsNumber(k) && k->valuedouble >= 0 && k->valuedouble < (double)lq->nanswers)
-                q->chosen |= 1u << (unsigned)k->valuedouble;
-        }
+        const struct lesson_question *lq = &v->quiz->questions[i];
+        q->tries = rec.questions[i].tries;
+        q->chosen = rec.questions[i].chosen & ((1u << lq->nanswers) - 1);
         /* Right only when it still is: an author may have changed the answers since. */
-        q->right = cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(e, "right")) &&
-                   q->chosen == quizview_correct_set(lq);
+        q->right = rec.questions[i].right && q->chosen == quizview_correct_set(lq);
         q->checked = q->chosen;
         q->has_checked = q->tries > 0;
     }
-    cJSON_Delete(root);
+    quiz_record_free(&rec);
 }
 
 static void quizview_save(struct quizview *v)
 {
     if (!v->c->progress)
         return;
-    cJSON *root = cJSON_CreateObject();
-    cJSON *qs = cJSON_AddArrayToObject(root, "questions");
-    for (size_t i = 0; qs && i < v->quiz->nquestions; i++) {
-        const struct quizview_q *q = &v->q[i];
-        cJSON *e = cJSON_CreateObject();
-        cJSON *chosen = cJSON_AddArrayToObject(e, "chosen");
-        for (unsigned k = 0; chosen && k < QUIZ_MAX_ANSWERS; k++)
-            if (q->checked & (1u << k))
-                cJSON_AddItemToArray(chosen, cJSON_CreateNumber(k));
-        cJSON_AddNumberToObject(e, "tries", q->tries);
-        cJSON_AddBoolToObject(e, "right", q->right);
-        cJSON_AddItemToArray(qs, e);
-    }
-    char *json = cJSON_PrintUnformatted(root);
-    cJSON_Delete(root);
+    struct quiz_record rec = {.questions = calloc(v->quiz->nquestions, sizeof *rec.questions),
+                              .nquestions = v->quiz->nquestions};
+    for (size_t i = 0; rec.questions && i < v->quiz->nquestions; i++)
+        rec.questions[i] = (struct quiz_record_answer){
+            .chosen = v->q[i].checked, .tries = v->q[i].tries, .right = v->q[i].right};
+    char *json = rec.questions ? quiz_record_write(&rec) : NULL;
+    quiz_record_free(&rec);
     int rc = json ? progress_field_set(v->c->progress, v->env.pack->id, v->env.lesson->id,
-                                       v->env.step->id, QUIZ_FIELD, json)
+                                       v->env.step->id, QUIZ_RECORD_FIELD, json)
                   : -1;
     free(json);
     if (rc < 0)

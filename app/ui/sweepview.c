@@ -8,6 +8,7 @@
 #include "engine/benchmath.h"
 #include "engine/sweepio.h"
 #include "engine/sweeprun.h"
+#include "lesson/record.h"
 #include "widgets.h"
 
 #include <math.h>
@@ -60,7 +61,7 @@ static void sweepview_save(struct sweepview *s)
     if (!json)
         return;
     if (progress_field_set(s->c->progress, s->env.pack->id, s->env.lesson->id, s->env.step->id,
-                           "sweep", json) == 0)
+                           SWEEP_RECORD_FIELD, json) == 0)
         view_save_progress(s->c);
     free(json);
 }
@@ -117,7 +118,7 @@ struct sweepview *sweepview_open(const struct stepview_env *env, struct view_ctx
     s->tick.data = s;
     s->tick_open = true;
     const char *rec = c->progress ? progress_field_get(c->progress, env->pack->id, env->lesson->id,
-                                                       env->step->id, "sweep")
+                                                       env->step->id, SWEEP_RECORD_FIELD)
                                   : NULL;
     if (rec && sweepio_parse(rec, sc, &s->res) == 0 && s->res.done) {
         s->have_res = true;

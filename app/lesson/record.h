@@ -1,0 +1,120 @@
+/*
+ * record: the progress records of the step kinds, typed. The progress store (progress/) keeps
+ * each feature's record of a step as a JSON object it never looks inside; the kind that writes a
+ * record is the one that knows its shape, so its codec lives with the kind and is found through
+ * the kind table (kind.h: a row's `records`):
+ *
+ *   "quiz"     quiz steps:      {"questions":[{"chosen":[0,2],"tries":1,"right":true}, ...]}
+ *   "predict"  run steps:       {"predictions":[{"number":16,"verdict":"right","measured":16.2},
+ *                                               {"mode":"fork"}, {}]}
+ *   "exercise" exercise steps:  {"attempts":3,"first_pass":T,"solution_viewed":false,
+ *                                "solution_before_pass":false}
+ *   "sweep"    run steps with a sweep: a finished sweep (engine/sweepio.c reads and writes it)
+ *
+ * The typed halves (*_record_parse, *_record_write) are what the views and the exercise
+ * workspace use, so that nothing outside lesson/ and progress/ builds or reads this JSON. A
+ * parse is as lenient as the views always were with a member of the wrong type (it is left
+ * out); a text that is not such a record is refused with a sentence. The checks are what an
+ * import asks of a record against the installed pack's step (progress/exchange.c).
+ */
+#ifndef IOLAB_RECORD_H
+#define IOLAB_RECORD_H
+
+#include "lesson.h"
+
+#include <stdbool.h>
+#include <stddef.h>
+
+struct cJSON;
+
+/* One kind of record: the field it is stored under and what an import asks of it. */
+struct lesson_record {
+    const char *field; /* "quiz", "predict", "exercise", "sweep" */
+    /* Why record (a JSON object) does not fit step, a step of the installed pack, written
+       into why; or NULL when it fits. Called for every step whatever its kind. */
+    const char *(*misfit)(const struct lesson_step *step, const struct cJSON *record, char *why,
+                          size_t len);
+    /* The tries the record counts (quiz checks, exercise attempts), for a summary; NULL: none. */
+    long long (*tries)(const struct cJSON *record);
+    /* Whether the record says the solution was viewed; NULL: it never says so. */
+    bool (*solution_viewed)(const struct cJSON *record);
+};
+
+/* The record stored under field, asked of every kind's row; NULL when no kind keeps one. */
+const struct lesson_record *lesson_record_find(const char *field);
+
+/* ---- quiz answers ("quiz") ---- */
+
+#define QUIZ_RECORD_FIELD "quiz"
+
+struct quiz_record_answer {
+    unsigned chosen; /* bit k: answer k (from 0) was chosen when last checked */
+    unsigned tries;  /* how many times the learner checked this question */
+    bool right;      /* the last check was right */
+};
+
+struct quiz_record {
+    struct quiz_record_answer *questions; /* in the quiz's order */
+    size_t nquestions;
+};
+
+/* Fills r from json (NULL: no record, r empty). 0; -EINVAL (why) when json is not a quiz
+   record (r empty); -ENOMEM. Free with quiz_record_free. */
+int quiz_record_parse(const char *json, struct quiz_record *r, char *why, size_t len);
+/* The record as compact JSON (malloc'ed), or NULL when out of memory. */
+char *quiz_record_write(const struct quiz_record *r);
+void quiz_record_free(struct quiz_record *r);
+
+/* ---- a run step's predictions ("predict") ---- */
+
+#define PREDICT_RECORD_FIELD "predict"
+
+enum predict_record_verdict {
+    PREDICT_RECORD_UNJUDGED, /* not judged yet */
+    PREDICT_RECORD_RIGHT,
+    PREDICT_RECORD_WRONG,
+};
+
+struct predict_record_entry {
+    bool has_number; /* a number was predicted ... */
+    double number;
+    char *mode; /* ... or a mode, by id; NULL: neither (the question was not answered) */
+    enum predict_record_verdict verdict;
+    double measured; /* the figure it was judged against (0 when not judged) */
+};
+
+struct predict_record {
+    struct predict_record_entry *entries; /* one per question, in the step's order */
+    size_t n;
+};
+
+int predict_record_parse(const char *json, struct predict_record *r, char *why, size_t len);
+char *predict_record_write(const struct predict_record *r);
+void predict_record_free(struct predict_record *r);
+
+/* ---- exercise attempts ("exercise") ---- */
+
+#define EXERCISE_RECORD_FIELD "exercise"
+
+struct exercise_record {
+    double attempts;   /* builds that count as attempts */
+    bool passed;       /* it passed once ... */
+    double first_pass; /* ... at this time (seconds since the epoch) */
+    bool solution_viewed;
+    bool solution_before_pass; /* the solution was viewed before the first pass */
+};
+
+int exercise_record_parse(const char *json, struct exercise_record *r, char *why, size_t len);
+char *exercise_record_write(const struct exercise_record *r);
+
+/* ---- a finished sweep ("sweep") ---- */
+
+#define SWEEP_RECORD_FIELD "sweep"
+
+/* The rows of the kinds' records (record.c), named in the kinds' rows. */
+extern const struct lesson_record lesson_record_quiz;
+extern const struct lesson_record lesson_record_predict;
+extern const struct lesson_record lesson_record_exercise;
+extern const struct lesson_record lesson_record_sweep;
+
+#endif
