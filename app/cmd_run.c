@@ -13,13 +13,14 @@
  * Exit: 0 for a clean run; 1 when the pack is bad, a program failed or died early (one sentence
  * with its last lines) or a program counted errors (the run was not clean: the figures are
  * printed all the same, with "clean": false and the problems); 2 for a bad command line,
- * lesson, step or mode; 128+signal after SIGINT/SIGTERM.
+ * lesson, step or mode; 128+signal after SIGINT, SIGTERM or SIGHUP.
  */
 #include "cmd.h"
 #include "cmd_sweep.h"
 #include "engine/sweepio.h"
 #include "engine/engine.h"
 #include "grade.h"
+#include "headless.h"
 #include "human.h"
 #include "json.h"
 #include "lesson/lesson.h"
@@ -31,7 +32,6 @@
 #include <errno.h>
 #include <limits.h>
 #include <math.h>
-#include <signal.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -53,13 +53,12 @@ struct run_segment {
 };
 
 struct run {
-    uv_loop_t loop;
+    struct headless h; /* the loop, its signals and its drain */
     struct engine *engine;
     const struct lesson *lesson;
     const struct lesson_step *step;
     const struct lesson_scenario *sc; /* the step's */
     struct grader grader;             /* the step's checks, judged on every snapshot */
-    uv_signal_t sigint, sigterm;
     uv_timer_t segment_timer;
     double seconds;
     bool json;
@@ -300,8 +299,6 @@ static void run_close_all(struct run *r)
     if (r->done)
         return;
     r->done = true;
-    uv_close((uv_handle_t *)&r->sigint, NULL);
-    uv_close((uv_handle_t *)&r->sigterm, NULL);
     uv_close((uv_handle_t *)&r->segment_timer, NULL);
     engine_free(r->engine);
 }
@@ -323,9 +320,11 @@ static void run_on_state(void *data, enum engine_state state)
     }
 }
 
-static void run_on_signal(uv_signal_t *s, int sig)
+static void run_on_signal(void *data, int sig)
 {
-    struct run *r = s->data;
+    struct run *r = data;
+    if (r->done || !r->engine)
+        return; /* the run has ended: the drain finishes it */
     run_finish(r, 128 + sig, NULL);
     if (engine_state(r->engine) != ENGINE_STOPPING)
         run_close_all(r);
@@ -954,7 +953,8 @@ static int run_parse_args(int argc, char **argv, struct run_args *o)
 /* Runs the resolved scenario to its end on its own loop; returns the exit status. */
 static int run_scenario(struct run *r, enum iolab_tier tier)
 {
-    if (uv_loop_init(&r->loop) < 0) {
+    struct headless_options ho = {.data = r, .on_signal = run_on_signal, .what = "at exit"};
+    if (headless_init(&r->h, &ho) < 0) {
         cmd_error("cannot set up the event loop.");
         return 1;
     }
@@ -970,25 +970,19 @@ static int run_scenario(struct run *r, enum iolab_tier tier)
                                   .on_exit = run_on_exit,
                                   .on_snapshot = run_on_snapshot,
                                   .on_state = run_on_state};
-    int rc = engine_create(&r->engine, &r->loop, r->step, &eo, &cb);
+    int rc = engine_create(&r->engine, &r->h.loop, r->sc, &eo, &cb);
     if (rc < 0) {
         cmd_error("cannot prepare the scenario: %s.", strerror(-rc));
-        uv_loop_close(&r->loop);
+        headless_abandon(&r->h);
         return 1;
     }
-    uv_signal_init(&r->loop, &r->sigint);
-    uv_signal_init(&r->loop, &r->sigterm);
-    uv_timer_init(&r->loop, &r->segment_timer);
-    r->sigint.data = r->sigterm.data = r->segment_timer.data = r;
-    uv_signal_start(&r->sigint, run_on_signal, SIGINT);
-    uv_signal_start(&r->sigterm, run_on_signal, SIGTERM);
+    uv_timer_init(&r->h.loop, &r->segment_timer);
+    r->segment_timer.data = r;
     if (engine_start(r->engine) < 0 && engine_state(r->engine) == ENGINE_FAILED) {
         run_finish(r, 1, "%s", engine_error(r->engine));
         run_close_all(r);
     }
-    uv_run(&r->loop, UV_RUN_DEFAULT);
-    if (uv_loop_close(&r->loop) != 0)
-        fprintf(stderr, "iolab: internal: handles left open at exit\n");
+    headless_run(&r->h); /* a signal is in r->exit_code: the first reason to end wins */
     int status = r->exit_code < 0 ? 1 : r->exit_code;
     if (status > 1 && status != 2)
         return status; /* stopped by a signal: nothing printed */
@@ -1030,7 +1024,7 @@ static int run_sweep(struct run *r, const struct run_args *o)
         return 1;
     }
     struct sweep_cli_opts so = {
-        .step = r->step,
+        .sc = r->sc,
         .seconds = o->seconds,
         .modes = nmodes ? modes : NULL,
         .nmodes = nmodes,
