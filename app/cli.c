@@ -15,6 +15,7 @@
 
 #include <stdarg.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/resource.h>
 
@@ -67,7 +68,11 @@ int cmd_build_pack(struct lesson_pack *pack, FILE *log, struct lesson_diags *dia
         termsafe_fprintf(stderr, "iolab: %s\n", say);
         fflush(stderr);
     }
-    return packprog_build(pack, log, diags);
+    int stopped = 0;
+    int rc = packprog_build(pack, log, diags, &stopped);
+    if (stopped)
+        exit(stopped); /* a signal stopped the build: its directory is gone, the command ends */
+    return rc;
 }
 
 struct lesson_pack *cmd_load_pack(const char *pack_dir)

@@ -44,7 +44,8 @@ struct lesson_pack *cmd_load_pack_for(const char *pack, const char *spec);
 
 struct lesson_diags;
 /* Builds a loaded pack's own programs (packprog.h), first saying on stderr when that compiles
-   something (a first build), with the compiler's messages to log. Returns packprog_build's. */
+   something (a first build), with the compiler's messages to log. Returns packprog_build's;
+   a build stopped by a signal ends the command with 128+signal. */
 int cmd_build_pack(struct lesson_pack *pack, FILE *log, struct lesson_diags *diags);
 
 /* Prints `iolab: MESSAGE` to stderr in one line, escaped as termsafe.h says; for command-line

@@ -42,7 +42,7 @@ struct bench_args {
 
 struct bench {
     const struct lesson *lesson;
-    const struct lesson_step *step; /* with a sweep (the wrapped one for a plain step) */
+    const struct lesson_step *step;
     const struct lesson_scenario *sc;
     const struct lesson_sweep *sw;
     const struct lesson_headline *hl;
@@ -146,8 +146,7 @@ static int bench_resolve(struct bench *b, const struct lesson_pack *pack,
     b->hl = b->sc->headline;
     if (!b->sc->sweep) {
         b->plain = true;
-        sweep_cli_wrap(b->step, b->hl ? b->hl->figure : SWEEP_FIG_REQUESTS_PER_S, &b->wrap);
-        b->step = &b->wrap.step;
+        sweep_cli_wrap(b->sc, b->hl ? b->hl->figure : SWEEP_FIG_REQUESTS_PER_S, &b->wrap);
         b->sc = &b->wrap.sc;
     }
     b->sw = b->sc->sweep;
@@ -188,7 +187,7 @@ static int bench_measure(struct bench *b, const struct bench_args *o)
     clock_gettime(CLOCK_MONOTONIC, &t0);
     for (int r = 0; r < o->repeat; r++) {
         struct sweep_cli_opts so = {
-            .step = b->step,
+            .sc = b->sc,
             .seconds = o->seconds,
             .modes = b->modes,
             .nmodes = b->nmodes,

@@ -24,6 +24,7 @@
 #include "exercise.h"
 #include "exercise/build.h"
 #include "grade.h"
+#include "headless.h"
 #include "human.h"
 #include "json.h"
 #include "lesson/lesson.h"
@@ -82,6 +83,7 @@ struct attempt {
     time_t started;  /* the wall-clock start, for JUnit's timestamp */
     bool for_author; /* --solutions: sentences for the pack's author, not for a learner */
     bool mine_built; /* the learner's build ran to a result (a->mine is it) */
+    int stopped;     /* 128+signal: a signal stopped the attempt (nothing is reported) */
 };
 
 static double check_since(const struct attempt *a)
@@ -288,7 +290,7 @@ static void check_start_run(struct attempt *a)
                                   .on_state = check_on_state,
                                   .on_line = check_on_line,
                                   .on_exit = check_on_exit};
-    int rc = engine_create(&a->engine, a->loop, &a->run.step, &eo, &cb);
+    int rc = engine_create(&a->engine, a->loop, &a->run.sc, &eo, &cb);
     if (rc == 0)
         rc = engine_start(a->engine);
     if (rc < 0) {
@@ -325,6 +327,10 @@ static void check_mine_built(void *data, const struct build_result *r)
         check_finish(a);
         return;
     }
+    if (a->stopped) { /* a signal came as the learner's build ended */
+        check_finish(a);
+        return;
+    }
     check_start_run(a);
 }
 
@@ -343,32 +349,63 @@ static void check_ref_built(void *data, const struct build_result *r)
         check_finish(a);
         return;
     }
+    if (a->stopped) { /* a signal came as the reference's build ended */
+        check_finish(a);
+        return;
+    }
     if (check_build(a, a->dir, check_mine_built) < 0) {
         snprintf(a->error, sizeof a->error, "cannot start the build");
         check_finish(a);
     }
 }
 
-/* Builds and runs one exercise on its own loop, to the end. */
+/* SIGINT, SIGTERM or SIGHUP: the build is cancelled (the sandbox removes its directory) or the
+   scenario stopped; the attempt ends with nothing judged. */
+static void check_on_signal(void *data, int sig)
+{
+    struct attempt *a = data;
+    if (!a->stopped)
+        a->stopped = 128 + sig;
+    if (a->build) {
+        build_cancel(a->build); /* its callback never runs */
+        a->build = NULL;
+        check_finish(a);
+    }
+    check_stop(a);
+}
+
+static void check_attempt_end(void *data)
+{
+    struct attempt *a = data;
+    uv_close((uv_handle_t *)&a->timer, NULL);
+}
+
+/* Builds and runs one exercise on the headless driver, to the end; a->stopped says whether a
+   signal stopped it. */
 static void check_attempt(struct attempt *a)
 {
-    uv_loop_t loop;
-    uv_loop_init(&loop);
-    a->loop = &loop;
+    struct headless h;
+    struct headless_options ho = {.data = a,
+                                  .on_signal = check_on_signal,
+                                  .on_end = check_attempt_end,
+                                  .what = "after the check"};
+    if (headless_init(&h, &ho) < 0) {
+        snprintf(a->error, sizeof a->error, "cannot set up the event loop");
+        a->done = true;
+        return;
+    }
+    a->loop = &h.loop;
     a->t0 = uv_hrtime();
     a->started = time(NULL);
-    uv_timer_init(&loop, &a->timer);
+    uv_timer_init(&h.loop, &a->timer);
     a->timer.data = a;
     a->timer_on = true;
     if (check_build(a, a->ex->dir, check_ref_built) < 0) {
         snprintf(a->error, sizeof a->error, "cannot start the build");
         a->done = true;
     }
-    uv_run(&loop, UV_RUN_DEFAULT);
-    uv_close((uv_handle_t *)&a->timer, NULL);
-    uv_run(&loop, UV_RUN_DEFAULT);
-    if (uv_loop_close(&loop) != 0)
-        fprintf(stderr, "iolab: internal: handles left open after the check\n");
+    headless_run(&h);
+    a->loop = NULL;
 }
 
 static void check_attempt_free(struct attempt *a)
@@ -855,6 +892,17 @@ static void check_author_json(struct json_out *j, const char *key, const struct 
     json_end(j);
 }
 
+/* --solutions stopped by a signal: the exercises so far are printed, the JUnit report is not
+   written (its buffer goes), and the status is 128+signal. */
+static int check_solutions_stopped(FILE *sf, char **suites, int stopped)
+{
+    if (sf)
+        fclose(sf); /* sets *suites */
+    free(*suites);
+    fflush(stdout);
+    return stopped;
+}
+
 /* The author's check of every exercise: solutions pass, starters build and fail. */
 static int check_solutions(const struct lesson_pack *pack, bool json, double seconds,
                            const char *junit)
@@ -888,6 +936,10 @@ static int check_solutions(const struct lesson_pack *pack, bool json, double sec
             check_paths(&sol);
             snprintf(sol.dir, sizeof sol.dir, "%s", ex->dir);
             check_attempt(&sol);
+            if (sol.stopped) {
+                check_attempt_free(&sol);
+                return check_solutions_stopped(sf, &suites, sol.stopped);
+            }
             /* The starter, generated into a fresh directory: it must build and fail. */
             struct attempt start = {
                 .lesson = l, .step = st, .ex = ex, .seconds = secs, .for_author = true};
@@ -901,6 +953,12 @@ static int check_solutions(const struct lesson_pack *pack, bool json, double sec
             snprintf(start.dir, sizeof start.dir, "%s", tmpl);
             if (!start.error[0])
                 check_attempt(&start);
+            if (start.stopped) {
+                exercise_rmtree(tmpl);
+                check_attempt_free(&sol);
+                check_attempt_free(&start);
+                return check_solutions_stopped(sf, &suites, start.stopped);
+            }
             bool sol_ok = !strcmp(check_status(&sol), "pass");
             bool start_ok = !strcmp(check_status(&start), "fail");
             if (!sol_ok || !start_ok)
@@ -1000,7 +1058,7 @@ static int check_solutions(const struct lesson_pack *pack, bool json, double sec
 /* One start of one mode of one run step. */
 struct start_try {
     struct engine *engine;
-    uv_timer_t settle, guard;
+    uv_timer_t settle; /* the guard is the headless driver's deadline */
     const struct lesson_scenario *sc;
     char problem[768]; /* "" when it started */
     bool running;
@@ -1009,7 +1067,6 @@ struct start_try {
 static void start_stop(struct start_try *t)
 {
     uv_timer_stop(&t->settle);
-    uv_timer_stop(&t->guard);
     if (t->engine &&
         (engine_state(t->engine) == ENGINE_RUNNING || engine_state(t->engine) == ENGINE_STARTING))
         engine_stop(t->engine);
@@ -1020,9 +1077,11 @@ static void start_settled(uv_timer_t *h)
     start_stop(h->data);
 }
 
-static void start_guard(uv_timer_t *h)
+static void start_guard(void *data)
 {
-    struct start_try *t = h->data;
+    struct start_try *t = data;
+    if (engine_state(t->engine) == ENGINE_STOPPED || engine_state(t->engine) == ENGINE_FAILED)
+        return; /* it ended in time: the drain is under way */
     if (!t->problem[0])
         snprintf(t->problem, sizeof t->problem,
                  "it did not start within %d s; a server may never print its ready text",
@@ -1058,44 +1117,64 @@ static void start_on_state(void *data, enum engine_state state)
             snprintf(t->problem, sizeof t->problem, "%s", engine_error(t->engine));
         start_stop(t);
     }
-    if (state == ENGINE_STOPPED || state == ENGINE_FAILED) {
+    if (state == ENGINE_STOPPED || state == ENGINE_FAILED)
         uv_timer_stop(&t->settle);
-        uv_timer_stop(&t->guard);
-    }
 }
 
-/* Starts a step in one mode (NULL: its default) for a moment; problem says what went wrong. */
-static void start_one(const struct lesson_step *st, const char *mode, char *problem, size_t len)
+static void start_on_signal(void *data, int sig)
 {
-    uv_loop_t loop;
-    uv_loop_init(&loop);
-    struct start_try t = {.sc = lesson_step_scenario(st)};
-    uv_timer_init(&loop, &t.settle);
-    uv_timer_init(&loop, &t.guard);
-    t.settle.data = t.guard.data = &t;
+    (void)sig; /* the driver keeps 128+sig */
+    start_stop(data);
+}
+
+static void start_end(void *data)
+{
+    struct start_try *t = data;
+    if (t->engine)
+        engine_free(t->engine);
+    t->engine = NULL;
+    uv_close((uv_handle_t *)&t->settle, NULL);
+}
+
+/* Starts a scenario in one mode (NULL: its default) for a moment; problem says what went wrong.
+   Returns 0, or 128+signal when a signal stopped it. */
+static int start_one(const struct lesson_scenario *sc, const char *mode, char *problem, size_t len)
+{
+    struct start_try t = {.sc = sc};
+    struct headless h;
+    struct headless_options ho = {.data = &t,
+                                  .on_signal = start_on_signal,
+                                  .deadline_s = START_GUARD_MS / 1000.0,
+                                  .on_deadline = start_guard,
+                                  .on_end = start_end,
+                                  .what = "after a start"};
+    int rc = headless_init(&h, &ho);
+    if (rc < 0) {
+        snprintf(problem, len, "cannot set up the event loop: %s", strerror(-rc));
+        return 0;
+    }
+    uv_timer_init(&h.loop, &t.settle);
+    t.settle.data = &t;
     struct engine_options eo = {.mode = mode, .seconds = 2, .tick_hz = 5, .tier = IOLAB_TIER_AUTO};
     struct engine_callbacks cb = {.data = &t, .on_exit = start_on_exit, .on_state = start_on_state};
-    int rc = engine_create(&t.engine, &loop, st, &eo, &cb);
+    rc = engine_create(&t.engine, &h.loop, sc, &eo, &cb);
     if (rc == 0 && (rc = engine_start(t.engine)) < 0)
         snprintf(t.problem, sizeof t.problem, "%s", engine_error(t.engine));
     else if (rc < 0)
         snprintf(t.problem, sizeof t.problem, "cannot set the scenario up: %s", strerror(-rc));
+    int stopped = 0;
     if (rc == 0) {
-        uv_timer_start(&t.guard, start_guard, START_GUARD_MS, 0);
-        uv_run(&loop, UV_RUN_DEFAULT);
+        stopped = headless_run(&h);
+    } else {
+        start_end(&t);
+        headless_abandon(&h);
     }
-    if (t.engine)
-        engine_free(t.engine);
-    uv_close((uv_handle_t *)&t.settle, NULL);
-    uv_close((uv_handle_t *)&t.guard, NULL);
-    uv_run(&loop, UV_RUN_DEFAULT);
-    if (uv_loop_close(&loop) != 0)
-        fprintf(stderr, "iolab: internal: handles left open after a start\n");
     /* One sentence: the engine's own ends with a full stop, the caller adds it. */
     size_t pl = strlen(t.problem);
     while (pl && (t.problem[pl - 1] == '.' || t.problem[pl - 1] == ' '))
         t.problem[--pl] = '\0';
     snprintf(problem, len, "%s", t.problem);
+    return stopped;
 }
 
 /*
@@ -1106,6 +1185,7 @@ static void start_one(const struct lesson_step *st, const char *mode, char *prob
 static int check_starts(const struct lesson_pack *pack, bool json)
 {
     size_t n = 0, bad = 0;
+    int stopped;
     struct json_out j;
     json_init(&j, stdout);
     if (json) {
@@ -1122,14 +1202,18 @@ static int check_starts(const struct lesson_pack *pack, bool json)
             /* A sweep step starts as a plain run does: at its default value ({size} given). */
             const struct lesson_sweep *sw = lesson_step_sweep(st);
             struct sweep_derived plain;
-            const struct lesson_step *run = st;
-            bool derived = sw && sweep_derive(st, sw->default_value, &plain) == 0;
+            const struct lesson_scenario *run = sc;
+            bool derived = sw && sweep_derive(sc, sw->default_value, &plain) == 0;
             if (derived)
-                run = &plain.step;
+                run = &plain.sc;
             for (size_t m = 0; m < (sc->nmodes ? sc->nmodes : 1); m++) {
                 const char *mode = sc->nmodes ? sc->modes[m].id : NULL;
                 char problem[768];
-                start_one(run, mode, problem, sizeof problem);
+                if ((stopped = start_one(run, mode, problem, sizeof problem)) != 0) {
+                    if (derived)
+                        sweep_derived_free(&plain);
+                    return stopped; /* a signal: the starts so far are printed, no summary */
+                }
                 n++;
                 bad += problem[0] != '\0';
                 if (json) {
@@ -1324,6 +1408,12 @@ static int cmd_check_exec(int argc, char **argv)
     }
     bool starter = check_is_starter(&a);
     check_attempt(&a);
+    if (a.stopped) { /* a signal: nothing judged, nothing recorded, nothing printed */
+        status = a.stopped;
+        check_attempt_free(&a);
+        lesson_pack_free(pack);
+        return status;
+    }
     check_record(pack, &a, starter);
     if (json) {
         struct json_out j;

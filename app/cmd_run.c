@@ -2,6 +2,9 @@
  * iolab run LESSON[/STEP] [--pack DIR|ID] [--mode M[,M...]] [--seconds N] [--json] [--tier T]:
  * a step's scenario, headless, on the same engine the TUI drives.
  *
+ * Files: cmd_run_args.c reads the command line (options, step, modes); this file runs the
+ * scenario on the headless driver (headless.h) and prints its report.
+ *
  * Model: one loop, one engine. Each requested mode is one measured segment: it starts with the
  * snapshot the engine publishes when the mode's server is ready (and, for the first mode, every
  * program is spawned) and ends with the snapshot published right before the next switch or the
@@ -13,13 +16,15 @@
  * Exit: 0 for a clean run; 1 when the pack is bad, a program failed or died early (one sentence
  * with its last lines) or a program counted errors (the run was not clean: the figures are
  * printed all the same, with "clean": false and the problems); 2 for a bad command line,
- * lesson, step or mode; 128+signal after SIGINT/SIGTERM.
+ * lesson, step or mode; 128+signal after SIGINT, SIGTERM or SIGHUP.
  */
 #include "cmd.h"
+#include "cmd_run_args.h"
 #include "cmd_sweep.h"
 #include "engine/sweepio.h"
 #include "engine/engine.h"
 #include "grade.h"
+#include "headless.h"
 #include "human.h"
 #include "json.h"
 #include "lesson/lesson.h"
@@ -31,13 +36,11 @@
 #include <errno.h>
 #include <limits.h>
 #include <math.h>
-#include <signal.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#define RUN_MAX_MODES 16
 /* System time, as a share of the segment, above which a program with no counted call is said
    to make calls iolab does not count (a program that only waits stays well under 1%). */
 #define RUN_UNCOUNTED_SYS 0.05
@@ -53,13 +56,12 @@ struct run_segment {
 };
 
 struct run {
-    uv_loop_t loop;
+    struct headless h; /* the loop, its signals and its drain */
     struct engine *engine;
     const struct lesson *lesson;
     const struct lesson_step *step;
     const struct lesson_scenario *sc; /* the step's */
     struct grader grader;             /* the step's checks, judged on every snapshot */
-    uv_signal_t sigint, sigterm;
     uv_timer_t segment_timer;
     double seconds;
     bool json;
@@ -84,32 +86,6 @@ struct run_problems {
     char v[RUN_MAX_PROBLEMS][384];
     size_t n;
 };
-
-static void run_usage(FILE *out)
-{
-    fputs("usage: iolab run LESSON[/STEP] [--pack DIR|ID] [--mode M[,M...]] [--seconds N]\n"
-          "                 [--json] [--csv] [--tier full|reduced|minimal]\n\n"
-          "Runs a step's scenario without the TUI for N seconds (default: the step's own), then\n"
-          "stops it and prints what it cost: calls by name, CPU, context switches, kernel I/O\n"
-          "counts, throughput and latency. Several modes separated by commas run one after the\n"
-          "other, N seconds each, with the load kept running across the switches.\n"
-          "Exit status 3: the scenario ran, but some calls could not be counted (counts_lost).\n"
-          "A step with a sweep runs every point instead (N seconds each, default the sweep's)\n"
-          "and prints the table of its figure, or every point with --json or --csv.\n"
-          "--pack names a pack by its directory or by its id (an installed pack's, under\n"
-          "$XDG_DATA_HOME/iolab/packs/); without it, a lesson the built-in pack lacks is\n"
-          "looked up in the installed packs.\n",
-          out);
-
-    fprintf(out,
-            "\nEach program runs within the sandbox's limits: %d open files, %d processes and\n"
-            "threads, %d MiB of address space per process, unless the step asks for others in\n"
-            "\"limits\" (open_files, processes, address_space_mb), up to iolab's ceilings of\n"
-            "%d, %d and %d MiB. A program that hits one says which, and the run is not clean.\n",
-            LESSON_LIMIT_DEFAULT_OPEN_FILES, LESSON_LIMIT_DEFAULT_PROCESSES,
-            LESSON_LIMIT_DEFAULT_ADDRESS_SPACE, LESSON_LIMIT_MAX_OPEN_FILES,
-            LESSON_LIMIT_MAX_PROCESSES, LESSON_LIMIT_MAX_ADDRESS_SPACE);
-}
 
 static void run_finish(struct run *r, int code, const char *fmt, ...)
     __attribute__((format(printf, 3, 4)));
@@ -300,8 +276,6 @@ static void run_close_all(struct run *r)
     if (r->done)
         return;
     r->done = true;
-    uv_close((uv_handle_t *)&r->sigint, NULL);
-    uv_close((uv_handle_t *)&r->sigterm, NULL);
     uv_close((uv_handle_t *)&r->segment_timer, NULL);
     engine_free(r->engine);
 }
@@ -323,9 +297,11 @@ static void run_on_state(void *data, enum engine_state state)
     }
 }
 
-static void run_on_signal(uv_signal_t *s, int sig)
+static void run_on_signal(void *data, int sig)
 {
-    struct run *r = s->data;
+    struct run *r = data;
+    if (r->done || !r->engine)
+        return; /* the run has ended: the drain finishes it */
     run_finish(r, 128 + sig, NULL);
     if (engine_state(r->engine) != ENGINE_STOPPING)
         run_close_all(r);
@@ -797,164 +773,11 @@ static void run_print(struct run *r, const struct run_problems *pr)
     fflush(stdout);
 }
 
-/* ---- command line ---- */
-
-/* "a, b, c" of the ids of a list, for one-sentence errors. */
-static void run_join(char *buf, size_t len, size_t n, const char *(*id)(const void *, size_t),
-                     const void *v)
-{
-    size_t used = 0;
-    buf[0] = '\0';
-    for (size_t i = 0; i < n && used + 1 < len; i++) {
-        int w = snprintf(buf + used, len - used, "%s%s", i ? ", " : "", id(v, i));
-        if (w < 0)
-            break;
-        used += (size_t)w < len - used ? (size_t)w : len - used - 1;
-    }
-}
-
-static const char *run_lesson_id(const void *v, size_t i)
-{
-    return ((const struct lesson_pack *)v)->lessons[i].id;
-}
-
-static const char *run_mode_id(const void *v, size_t i)
-{
-    return ((const struct lesson_scenario *)v)->modes[i].id;
-}
-
-/* Finds LESSON[/STEP] with a sentence naming the valid choices when it fails. */
-static int run_resolve(struct run *r, const struct lesson_pack *pack, const char *spec)
-{
-    char why[256], list[1024];
-    if (lesson_resolve(pack, spec, &r->lesson, &r->step, why, sizeof why) == 0 &&
-        (r->sc = lesson_step_scenario(r->step)) != NULL)
-        return 0;
-    char lid[128];
-    snprintf(lid, sizeof lid, "%.*s", (int)strcspn(spec, "/"), spec);
-    const struct lesson *l = lesson_find(pack, lid);
-    if (!l) {
-        run_join(list, sizeof list, pack->nlessons, run_lesson_id, pack);
-        cmd_error("there is no lesson '%s'; the lessons are: %s.", lid, list);
-        return -ENOENT;
-    }
-    size_t used = 0;
-    list[0] = '\0';
-    for (size_t i = 0; i < l->nsteps; i++)
-        if (lesson_step_scenario(&l->steps[i]) && used + 1 < sizeof list) {
-            int w = snprintf(list + used, sizeof list - used, "%s%s/%s", used ? ", " : "", lid,
-                             l->steps[i].id);
-            used += w > 0 && (size_t)w < sizeof list - used ? (size_t)w : 0;
-        }
-    cmd_error("'%s' is not a step that runs anything; the run steps of '%s' are: %s.", spec, lid,
-              list[0] ? list : "(none)");
-    return -ENOENT;
-}
-
-static int run_parse_modes(struct run *r, const char *arg)
-{
-    const struct lesson_scenario *sc = r->sc;
-    char list[1024];
-    run_join(list, sizeof list, sc->nmodes, run_mode_id, sc);
-    if (!arg) {
-        r->segments[0].mode = sc->nmodes ? (int)sc->default_mode : -1;
-        r->nsegments = 1;
-        return 0;
-    }
-    if (sc->nmodes == 0) {
-        cmd_error("step %s/%s has no modes to choose from; leave out --mode.", r->lesson->id,
-                  r->step->id);
-        return -EINVAL;
-    }
-    char buf[1024];
-    snprintf(buf, sizeof buf, "%s", arg);
-    char *save = NULL;
-    for (char *tok = strtok_r(buf, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
-        int m = lesson_mode_find(sc, tok);
-        if (m < 0) {
-            cmd_error("'%s' is not a mode of %s/%s; its modes are: %s.", tok, r->lesson->id,
-                      r->step->id, list);
-            return -EINVAL;
-        }
-        if (r->nsegments == RUN_MAX_MODES) {
-            cmd_error("at most %d modes in one run.", RUN_MAX_MODES);
-            return -EINVAL;
-        }
-        r->segments[r->nsegments++].mode = m;
-    }
-    if (!r->nsegments) {
-        cmd_error("--mode needs a mode; the modes of %s/%s are: %s.", r->lesson->id, r->step->id,
-                  list);
-        return -EINVAL;
-    }
-    return 0;
-}
-
-/* What the command line asked for. */
-struct run_args {
-    const char *spec, *pack_dir, *modes;
-    double seconds; /* 0: the step's own */
-    bool json, csv;
-    enum iolab_tier tier;
-};
-
-/* Parses the command line: 0 to go on, or the exit status to end with (help printed: 0 as -1). */
-static int run_parse_args(int argc, char **argv, struct run_args *o)
-{
-    *o = (struct run_args){.tier = IOLAB_TIER_AUTO};
-    for (int i = 1; i < argc; i++) {
-        const char *a = argv[i];
-        bool has_val = i + 1 < argc;
-        if (!strcmp(a, "--help") || !strcmp(a, "-h")) {
-            run_usage(stdout);
-            return -1;
-        } else if (!strcmp(a, "--json")) {
-            o->json = true;
-        } else if (!strcmp(a, "--csv")) {
-            o->csv = true;
-        } else if (!strcmp(a, "--pack") && has_val) {
-            o->pack_dir = argv[++i];
-        } else if (!strcmp(a, "--mode") && has_val) {
-            o->modes = argv[++i];
-        } else if (!strcmp(a, "--seconds") && has_val) {
-            char *end;
-            o->seconds = strtod(argv[++i], &end);
-            if (*end || !(o->seconds > 0) || o->seconds > 86400) {
-                cmd_error("--seconds takes a number of seconds above 0, not '%s'.", argv[i]);
-                return 2;
-            }
-        } else if (!strcmp(a, "--tier") && has_val) {
-            const char *t = argv[++i];
-            int k = iolab_tier_parse(t);
-            if (k < 0 || k == IOLAB_TIER_AUTO) {
-                cmd_error("--tier is full, reduced or minimal, not '%s'.", t);
-                return 2;
-            }
-            o->tier = (enum iolab_tier)k;
-        } else if (a[0] != '-' && !o->spec) {
-            o->spec = a;
-        } else {
-            cmd_error("run takes LESSON[/STEP] and --pack DIR, --mode M, --seconds N, --json, "
-                      "--csv, --tier T; '%s' is none of them (or lacks its value).",
-                      a);
-            return 2;
-        }
-    }
-    if (o->json && o->csv) {
-        cmd_error("--json and --csv each choose the output; give one of them.");
-        return 2;
-    }
-    if (!o->spec) {
-        cmd_error("run needs a lesson: `iolab run LESSON[/STEP]`; `iolab list` shows them.");
-        return 2;
-    }
-    return 0;
-}
-
 /* Runs the resolved scenario to its end on its own loop; returns the exit status. */
 static int run_scenario(struct run *r, enum iolab_tier tier)
 {
-    if (uv_loop_init(&r->loop) < 0) {
+    struct headless_options ho = {.data = r, .on_signal = run_on_signal, .what = "at exit"};
+    if (headless_init(&r->h, &ho) < 0) {
         cmd_error("cannot set up the event loop.");
         return 1;
     }
@@ -970,25 +793,19 @@ static int run_scenario(struct run *r, enum iolab_tier tier)
                                   .on_exit = run_on_exit,
                                   .on_snapshot = run_on_snapshot,
                                   .on_state = run_on_state};
-    int rc = engine_create(&r->engine, &r->loop, r->step, &eo, &cb);
+    int rc = engine_create(&r->engine, &r->h.loop, r->sc, &eo, &cb);
     if (rc < 0) {
         cmd_error("cannot prepare the scenario: %s.", strerror(-rc));
-        uv_loop_close(&r->loop);
+        headless_abandon(&r->h);
         return 1;
     }
-    uv_signal_init(&r->loop, &r->sigint);
-    uv_signal_init(&r->loop, &r->sigterm);
-    uv_timer_init(&r->loop, &r->segment_timer);
-    r->sigint.data = r->sigterm.data = r->segment_timer.data = r;
-    uv_signal_start(&r->sigint, run_on_signal, SIGINT);
-    uv_signal_start(&r->sigterm, run_on_signal, SIGTERM);
+    uv_timer_init(&r->h.loop, &r->segment_timer);
+    r->segment_timer.data = r;
     if (engine_start(r->engine) < 0 && engine_state(r->engine) == ENGINE_FAILED) {
         run_finish(r, 1, "%s", engine_error(r->engine));
         run_close_all(r);
     }
-    uv_run(&r->loop, UV_RUN_DEFAULT);
-    if (uv_loop_close(&r->loop) != 0)
-        fprintf(stderr, "iolab: internal: handles left open at exit\n");
+    headless_run(&r->h); /* a signal is in r->exit_code: the first reason to end wins */
     int status = r->exit_code < 0 ? 1 : r->exit_code;
     if (status > 1 && status != 2)
         return status; /* stopped by a signal: nothing printed */
@@ -1030,7 +847,7 @@ static int run_sweep(struct run *r, const struct run_args *o)
         return 1;
     }
     struct sweep_cli_opts so = {
-        .step = r->step,
+        .sc = r->sc,
         .seconds = o->seconds,
         .modes = nmodes ? modes : NULL,
         .nmodes = nmodes,
@@ -1083,8 +900,15 @@ static int cmd_run_exec(int argc, char **argv)
     }
     r->exit_code = -1;
     r->json = o.json;
-    if (run_resolve(r, pack, o.spec) < 0 || run_parse_modes(r, o.modes) < 0)
+    struct run_target t = {0};
+    if (run_resolve(&t, pack, o.spec) < 0 || run_parse_modes(&t, o.modes) < 0)
         goto out;
+    r->lesson = t.lesson;
+    r->step = t.step;
+    r->sc = t.sc;
+    for (size_t i = 0; i < t.nmodes; i++)
+        r->segments[i].mode = t.modes[i];
+    r->nsegments = t.nmodes;
     if (lesson_step_sweep(r->step)) {
         status = run_sweep(r, &o);
         goto out;

@@ -1,25 +1,23 @@
 /*
- * cmd_sweep: see cmd_sweep.h. One loop, one runner, the signals that stop it; progress goes to
+ * cmd_sweep: see cmd_sweep.h. One runner on the headless driver (headless.h), whose signals stop
+ * it; progress goes to
  * stderr, never stdout (a pipe of --json or --csv stays clean): on a terminal a line redrawn in
  * place, elsewhere (a CI log) one plain line per finished point.
  */
 #include "cmd_sweep.h"
+#include "headless.h"
 
-#include "lesson/kind.h"
 #include "termsafe.h"
 
-#include <signal.h>
 #include <stdio.h>
 #include <string.h>
 #include <unistd.h>
 
 struct sweep_cli {
-    uv_loop_t loop;
+    struct headless h;
     struct sweeprun *run;
-    uv_signal_t sigint, sigterm;
     uv_timer_t tick;
     struct sweep_result *res;
-    int status;
     bool progress, closed;
     bool log; /* one line per finished point (stderr is not a terminal) */
 };
@@ -30,8 +28,6 @@ static void sweep_cli_close(struct sweep_cli *c)
         return;
     c->closed = true;
     *c->res = *sweeprun_result(c->run);
-    uv_close((uv_handle_t *)&c->sigint, NULL);
-    uv_close((uv_handle_t *)&c->sigterm, NULL);
     uv_close((uv_handle_t *)&c->tick, NULL);
     sweeprun_free(c->run);
 }
@@ -45,11 +41,12 @@ static void sweep_cli_on_done(void *data, const struct sweep_result *res)
     sweep_cli_close(c);
 }
 
-static void sweep_cli_on_signal(uv_signal_t *s, int sig)
+static void sweep_cli_on_signal(void *data, int sig)
 {
-    struct sweep_cli *c = s->data;
-    c->status = 128 + sig;
-    sweeprun_stop(c->run); /* on_done closes */
+    struct sweep_cli *c = data;
+    (void)sig; /* the driver keeps 128+sig as the status */
+    if (!c->closed)
+        sweeprun_stop(c->run); /* on_done closes */
 }
 
 static void sweep_cli_on_tick(uv_timer_t *t)
@@ -86,7 +83,9 @@ int sweep_cli_run(const struct sweep_cli_opts *o, struct sweep_result *res)
 {
     bool tty = isatty(STDERR_FILENO);
     struct sweep_cli c = {.res = res, .progress = o->progress && tty, .log = o->progress && !tty};
-    if (uv_loop_init(&c.loop) < 0)
+    struct headless_options ho = {
+        .data = &c, .on_signal = sweep_cli_on_signal, .what = "after the sweep"};
+    if (headless_init(&c.h, &ho) < 0)
         return 1;
     struct sweeprun_options so = {
         .seconds = o->seconds,
@@ -97,33 +96,24 @@ int sweep_cli_run(const struct sweep_cli_opts *o, struct sweep_result *res)
     };
     struct sweeprun_callbacks cb = {
         .data = &c, .on_point = sweep_cli_on_point, .on_done = sweep_cli_on_done};
-    if (sweeprun_create(&c.run, &c.loop, o->step, &so, &cb) < 0) {
-        uv_loop_close(&c.loop);
+    if (sweeprun_create(&c.run, &c.h.loop, o->sc, &so, &cb) < 0) {
+        headless_abandon(&c.h);
         return 1;
     }
-    uv_signal_init(&c.loop, &c.sigint);
-    uv_signal_init(&c.loop, &c.sigterm);
-    uv_timer_init(&c.loop, &c.tick);
-    c.sigint.data = c.sigterm.data = c.tick.data = &c;
-    uv_signal_start(&c.sigint, sweep_cli_on_signal, SIGINT);
-    uv_signal_start(&c.sigterm, sweep_cli_on_signal, SIGTERM);
+    uv_timer_init(&c.h.loop, &c.tick);
+    c.tick.data = &c;
     if (c.progress)
         uv_timer_start(&c.tick, sweep_cli_on_tick, 200, 200);
     if (sweeprun_start(c.run) < 0)
         sweep_cli_close(&c);
-    uv_run(&c.loop, UV_RUN_DEFAULT);
-    if (uv_loop_close(&c.loop) != 0)
-        fprintf(stderr, "iolab: internal: handles left open after the sweep\n");
-    return c.status;
+    return headless_run(&c.h);
 }
 
-void sweep_cli_wrap(const struct lesson_step *step, enum sweep_figure fig, struct sweep_cli_wrap *w)
+void sweep_cli_wrap(const struct lesson_scenario *sc, enum sweep_figure fig,
+                    struct sweep_cli_wrap *w)
 {
     memset(w, 0, sizeof *w);
-    w->sc = *lesson_step_scenario(step);
-    w->step = *step;
-    w->step.kind = &lesson_kind_run;
-    w->step.data = &w->sc;
+    w->sc = *sc;
     w->sc.sweep = &w->sw;
     /* A parameter no argument uses: the one point runs the step as it is. */
     w->sw.param = (char *)"iolab_bench_point";

@@ -8,28 +8,27 @@
 #include "engine/sweeprun.h"
 
 struct sweep_cli_opts {
-    const struct lesson_step *step; /* has a sweep (or is wrapped by sweep_cli_wrap) */
-    double seconds;                 /* per point; 0: the sweep's */
-    const int *modes;               /* the series; NULL: the sweep's */
+    const struct lesson_scenario *sc; /* has a sweep (or is wrapped by sweep_cli_wrap) */
+    double seconds;                   /* per point; 0: the sweep's */
+    const int *modes;                 /* the series; NULL: the sweep's */
     size_t nmodes;
     enum iolab_tier tier;
     bool progress; /* progress on stderr: a line redrawn on a terminal, else a line a point */
 };
 
 /*
- * Runs every point on a loop of its own and fills *res (copied out of the runner). Returns 0 when
- * every point ran, 128+signal when SIGINT/SIGTERM stopped it (res keeps the finished points), 1
- * when the loop could not be set up.
+ * Runs every point on a loop of its own (headless.h) and fills *res (copied out of the runner).
+ * Returns 0 when every point ran, 128+signal when SIGINT, SIGTERM or SIGHUP stopped it (res keeps
+ * the finished points), 1 when the loop could not be set up.
  */
 int sweep_cli_run(const struct sweep_cli_opts *o, struct sweep_result *res);
 
-/* A step without a sweep as a sweep of one point, measured by fig. Keeps pointers into step. */
+/* A scenario without a sweep as a sweep of one point, measured by fig. Keeps pointers into sc. */
 struct sweep_cli_wrap {
-    struct lesson_step step;
     struct lesson_scenario sc;
     struct lesson_sweep sw;
 };
-void sweep_cli_wrap(const struct lesson_step *step, enum sweep_figure fig,
+void sweep_cli_wrap(const struct lesson_scenario *sc, enum sweep_figure fig,
                     struct sweep_cli_wrap *w);
 
 #endif

@@ -207,7 +207,7 @@ static int cmd_tui_build_installed(void *data, const struct lesson_pack *pack, c
         if (k->owned[i] != pack)
             continue;
         struct lesson_diags d = {0};
-        int rc = packprog_build(k->owned[i], k->log, &d);
+        int rc = packprog_build(k->owned[i], k->log, &d, NULL);
         if (rc < 0) {
             if (k->log) {
                 lesson_diags_print(k->log, &d);

@@ -5,6 +5,7 @@
 #include "packprog.h"
 
 #include "exercise/build.h"
+#include "headless.h"
 #include "paths.h"
 #include "termsafe.h"
 
@@ -21,6 +22,7 @@ struct packprog_wait {
     struct build_result r;
     char *log;
     bool done;
+    struct build *bd; /* running */
 };
 
 static void packprog_done(void *data, const struct build_result *r)
@@ -30,6 +32,16 @@ static void packprog_done(void *data, const struct build_result *r)
     w->log = r->log ? strdup(r->log) : NULL;
     w->r.log = NULL;
     w->done = true;
+    w->bd = NULL;
+}
+
+/* A signal cancels the build: the sandbox ends the compiler and removes its directory. */
+static void packprog_on_signal(void *data, int sig)
+{
+    struct packprog_wait *w = data;
+    (void)sig; /* the driver keeps 128+sig */
+    build_cancel(w->bd);
+    w->bd = NULL;
 }
 
 /* Appends one diagnostic; a failed allocation drops it (the status still says it failed). */
@@ -159,7 +171,7 @@ static int packprog_spec(const struct lesson_pack *pack, const struct lesson_bui
 
 static int packprog_one(struct lesson_pack *pack, struct lesson_build *b, FILE *log,
                         struct lesson_diags *diags, const char *cache, const char *sandbox,
-                        const char *include)
+                        const char *include, int *stopped)
 {
     const char *argv[BUILD_MAX_ARGS + 1];
     char store[PATH_MAX * 2];
@@ -168,16 +180,19 @@ static int packprog_one(struct lesson_pack *pack, struct lesson_build *b, FILE *
         packprog_diag(diags, b, "the build command of \"%s\" is too long; shorten it.", b->program);
         return -EINVAL;
     }
-    uv_loop_t loop;
-    if (uv_loop_init(&loop) < 0)
-        return -ENOMEM;
     struct packprog_wait w = {0};
-    struct build *bd = NULL;
-    int rc = build_start(&loop, &spec, packprog_done, &w, &bd);
-    if (rc == 0)
-        uv_run(&loop, UV_RUN_DEFAULT);
-    uv_run(&loop, UV_RUN_DEFAULT);
-    uv_loop_close(&loop);
+    struct headless h;
+    struct headless_options ho = {.data = &w, .on_signal = packprog_on_signal};
+    if (headless_init(&h, &ho) < 0)
+        return -ENOMEM;
+    int rc = build_start(&h.loop, &spec, packprog_done, &w, &w.bd);
+    if (rc < 0)
+        w.bd = NULL;
+    *stopped = headless_run(&h);
+    if (*stopped) {
+        free(w.log);
+        return -EINTR;
+    }
     if (rc < 0 || !w.done) {
         packprog_diag(diags, b, "cannot start the build of \"%s\": %s.", b->program,
                       strerror(rc < 0 ? -rc : EIO));
@@ -260,8 +275,12 @@ bool packprog_announce(const struct lesson_pack *pack, char *buf, size_t len)
     return true;
 }
 
-int packprog_build(struct lesson_pack *pack, FILE *log, struct lesson_diags *diags)
+int packprog_build(struct lesson_pack *pack, FILE *log, struct lesson_diags *diags, int *stopped)
 {
+    int sig = 0;
+    if (!stopped)
+        stopped = &sig;
+    *stopped = 0;
     if (!pack->nbuilds)
         return 0;
     char cache[PATH_MAX], sandbox[PATH_MAX], include[PATH_MAX];
@@ -275,7 +294,9 @@ int packprog_build(struct lesson_pack *pack, FILE *log, struct lesson_diags *dia
     for (size_t i = 0; i < pack->nbuilds; i++) {
         if (pack->builds[i].exe)
             continue;
-        int rc = packprog_one(pack, &pack->builds[i], log, diags, cache, sandbox, include);
+        int rc = packprog_one(pack, &pack->builds[i], log, diags, cache, sandbox, include, stopped);
+        if (rc == -EINTR)
+            return rc; /* a signal: the rest is not built */
         if (rc < 0 && (status == 0 || rc == -ENOMEM))
             status = rc;
     }

@@ -29,9 +29,11 @@
  * Builds every program of pack->builds that is not built yet. The compiler's messages (mapped
  * to the pack's files) go to log when not NULL; each program that does not build adds one
  * diagnostic at its entry in pack.json. Returns 0 when every program is built, -EINVAL when
- * one is not (the diagnostics say which), or another negative errno.
+ * one is not (the diagnostics say which), -EINTR when SIGINT, SIGTERM or SIGHUP stopped a build
+ * (*stopped, when not NULL, is then 128+signal; the build's directory is gone), or another
+ * negative errno. The build runs on the headless driver (headless.h).
  */
-int packprog_build(struct lesson_pack *pack, FILE *log, struct lesson_diags *diags);
+int packprog_build(struct lesson_pack *pack, FILE *log, struct lesson_diags *diags, int *stopped);
 
 /* How many of the pack's programs packprog_build() would compile now: neither built in this
    process nor found in the cache. 0: a build would only take them from the cache. */

@@ -78,7 +78,6 @@ struct engine_child {
 
 struct engine {
     uv_loop_t *loop;
-    const struct lesson_step *step;
     const struct lesson_scenario *sc;
     struct engine_options opts;
     struct engine_callbacks cb;
@@ -824,10 +823,9 @@ static int engine_make_file(const char *dir, const struct lesson_file *f)
     return rc;
 }
 
-int engine_create(struct engine **out, uv_loop_t *loop, const struct lesson_step *step,
+int engine_create(struct engine **out, uv_loop_t *loop, const struct lesson_scenario *sc,
                   const struct engine_options *opts, const struct engine_callbacks *cb)
 {
-    const struct lesson_scenario *sc = step ? lesson_step_scenario(step) : NULL;
     if (!sc || sc->nprograms == 0)
         return -EINVAL;
     if (sc->nprograms > SNAPSHOT_MAX_PROGS)
@@ -842,7 +840,6 @@ int engine_create(struct engine **out, uv_loop_t *loop, const struct lesson_step
     if (!e)
         return -ENOMEM;
     e->loop = loop;
-    e->step = step;
     e->sc = sc;
     if (opts)
         e->opts = *opts;

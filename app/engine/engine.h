@@ -23,8 +23,8 @@
  *
  * Invariants: every callback runs on the loop thread, from inside uv_run(). Snapshots handed to
  * on_snapshot stay valid until the next tick; copy them to keep them. Program indices are the
- * scenario's (lesson_scenario.programs). The engine keeps pointers into the step: the lesson
- * pack must outlive the engine.
+ * scenario's (lesson_scenario.programs). The engine keeps pointers into the scenario: it (and the
+ * lesson pack it points into) must outlive the engine.
  */
 #ifndef IOLAB_ENGINE_H
 #define IOLAB_ENGINE_H
@@ -80,8 +80,9 @@ struct engine_callbacks {
 
 struct engine;
 
-/* Prepares an engine for a step with a scenario (lesson_step_scenario()). Starts nothing. */
-int engine_create(struct engine **out, uv_loop_t *loop, const struct lesson_step *step,
+/* Prepares an engine for a scenario (a step's: lesson_step_scenario(); an exercise's: derived by
+   exercise.c; a sweep point's: sweep_derive()). Starts nothing. */
+int engine_create(struct engine **out, uv_loop_t *loop, const struct lesson_scenario *sc,
                   const struct engine_options *opts, const struct engine_callbacks *cb);
 
 /*

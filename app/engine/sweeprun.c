@@ -20,13 +20,12 @@
 
 struct sweeprun {
     uv_loop_t *loop;
-    const struct lesson_step *step;
     const struct lesson_scenario *sc;
     struct sweeprun_options opts;
     struct sweeprun_callbacks cb;
     struct sweep_result res;
-    /* The steps of the running point and of the one before: an engine keeps pointers into its
-       step until its handles have closed, a loop turn or two after engine_free(). */
+    /* The scenarios of the running point and of the one before: an engine keeps pointers into
+       its scenario until its handles have closed, a loop turn or two after engine_free(). */
     struct sweep_derived derived[2];
     bool have_derived[2];
     struct engine *engine;
@@ -216,8 +215,8 @@ static void sweeprun_release_point(struct sweeprun *r)
         engine_free(r->engine);
         r->engine = NULL;
     }
-    /* The engine keeps pointers into the derived step until its handles close: the derived
-       step is freed when the next one replaces it, or with the runner, after the loop ran. */
+    /* The engine keeps pointers into the derived scenario until its handles close: the derived
+       scenario is freed when the next one replaces it, or with the runner, after the loop ran. */
 }
 
 static void sweeprun_next(uv_timer_t *t)
@@ -331,7 +330,7 @@ static void sweeprun_point_start(struct sweeprun *r)
     if (r->have_derived[r->k % 2])
         sweep_derived_free(d);
     r->have_derived[r->k % 2] = false;
-    int rc = sweep_derive(r->step, value, d);
+    int rc = sweep_derive(r->sc, value, d);
     char why[160];
     if (rc < 0) {
         snprintf(why, sizeof why, "could not prepare the point: %s", strerror(-rc));
@@ -352,7 +351,7 @@ static void sweeprun_point_start(struct sweeprun *r)
         .on_snapshot = sweeprun_on_snapshot,
         .on_state = sweeprun_on_state,
     };
-    rc = engine_create(&r->engine, r->loop, &d->step, &eo, &cb);
+    rc = engine_create(&r->engine, r->loop, &d->sc, &eo, &cb);
     if (rc < 0) {
         r->engine = NULL;
         snprintf(why, sizeof why, "could not prepare the point: %s", strerror(-rc));
@@ -363,10 +362,9 @@ static void sweeprun_point_start(struct sweeprun *r)
         sweeprun_point_done(r, engine_error(r->engine));
 }
 
-int sweeprun_create(struct sweeprun **out, uv_loop_t *loop, const struct lesson_step *step,
+int sweeprun_create(struct sweeprun **out, uv_loop_t *loop, const struct lesson_scenario *sc,
                     const struct sweeprun_options *opts, const struct sweeprun_callbacks *cb)
 {
-    const struct lesson_scenario *sc = lesson_step_scenario(step);
     *out = NULL;
     if (!sc || !sc->sweep)
         return -EINVAL;
@@ -374,7 +372,6 @@ int sweeprun_create(struct sweeprun **out, uv_loop_t *loop, const struct lesson_
     if (!r)
         return -ENOMEM;
     r->loop = loop;
-    r->step = step;
     r->sc = sc;
     if (opts)
         r->opts = *opts;

@@ -101,7 +101,7 @@ struct sweeprun_callbacks {
 
 struct sweeprun;
 
-int sweeprun_create(struct sweeprun **out, uv_loop_t *loop, const struct lesson_step *step,
+int sweeprun_create(struct sweeprun **out, uv_loop_t *loop, const struct lesson_scenario *sc,
                     const struct sweeprun_options *opts, const struct sweeprun_callbacks *cb);
 int sweeprun_start(struct sweeprun *r);
 /* Stops the running point (its figures are dropped) and ends the sweep; the finished points are

@@ -55,7 +55,7 @@ const char *const *exercise_command(const struct lesson_exercise *ex, const char
 /* The scenario that runs the learner's program (yours) and the reference (see above). */
 struct exercise_run {
     struct lesson_scenario sc; /* the derived scenario; its programs are the exercise's */
-    struct lesson_step step;   /* a run step holding sc, for the engine */
+    struct lesson_step step;   /* a run step holding sc, for the TUI's run view */
     struct lesson_mode modes[2];
     struct lesson_check *checks;
     struct lesson_expect *expects;

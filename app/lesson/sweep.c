@@ -445,9 +445,8 @@ void sweep_derived_free(struct sweep_derived *d)
     memset(d, 0, sizeof *d);
 }
 
-int sweep_derive(const struct lesson_step *step, size_t value, struct sweep_derived *out)
+int sweep_derive(const struct lesson_scenario *sc, size_t value, struct sweep_derived *out)
 {
-    const struct lesson_scenario *sc = lesson_step_scenario(step);
     memset(out, 0, sizeof *out);
     if (!sc || !sc->sweep || value >= sc->sweep->nvalues)
         return -EINVAL;
@@ -457,9 +456,6 @@ int sweep_derive(const struct lesson_step *step, size_t value, struct sweep_deri
     char text[32];
     snprintf(text, sizeof text, "%.0f", sc->sweep->x[value]);
     out->sc = *sc;
-    out->step = *step;
-    out->step.data = &out->sc;
-    out->step.kind = &lesson_kind_run; /* whatever kind the step is, the point is a plain run */
     out->programs = calloc(sc->nprograms + 1, sizeof *out->programs);
     out->modes = calloc(sc->nmodes + 1, sizeof *out->modes);
     if (!out->programs || !out->modes)
@@ -481,7 +477,7 @@ int sweep_derive(const struct lesson_step *step, size_t value, struct sweep_deri
     for (size_t i = 0; i < sc->nmodes; i++)
         if (!(out->modes[i].args = sweep_args(sc->modes[i].args, sc->modes[i].nargs, ph, text)))
             goto nomem;
-    /* The derived step is a plain run of one value: it has no sweep of its own. */
+    /* The derived scenario is a plain run of one value: it has no sweep of its own. */
     out->sc.sweep = NULL;
     return 0;
 nomem:

@@ -6,7 +6,7 @@
  * placeholder ("{size}"), the values it takes (each kept as written, which is what the program
  * gets, and as a number for the chart's x axis), the figure a point is measured by (the y axis),
  * how long each point runs and which modes take part. A point is one value in one mode: the
- * scenario with the placeholder replaced (sweep_derive() builds that step), run for `seconds`.
+ * scenario with the placeholder replaced (sweep_derive() builds that scenario), run for `seconds`.
  *
  * A headline is what the step's seed reported, as data: "sendfile 1.94x faster than read+send"
  * is {seed, text, mode: sendfile, base: read-send, figure: bytes_per_s, ratio: 1.94, why}.
@@ -90,17 +90,16 @@ const char *sweep_title(const struct lesson_sweep *sw, char *buf, size_t len);
 bool sweep_figure_higher_better(enum sweep_figure f);
 
 /*
- * A step that runs one value of the sweep: the same scenario with {param} replaced by the
- * value's text in every program's and mode's arguments. The derived step borrows everything
- * else from the original (which must outlive it); free it with sweep_derived_free().
+ * The scenario that runs one value of the sweep: the same scenario with {param} replaced by the
+ * value's text in every program's and mode's arguments, and no sweep of its own. It borrows
+ * everything else from the original (which must outlive it); free it with sweep_derived_free().
  */
 struct sweep_derived {
-    struct lesson_step step;
     struct lesson_scenario sc;
     struct lesson_program *programs;
     struct lesson_mode *modes;
 };
-int sweep_derive(const struct lesson_step *step, size_t value, struct sweep_derived *out);
+int sweep_derive(const struct lesson_scenario *sc, size_t value, struct sweep_derived *out);
 void sweep_derived_free(struct sweep_derived *d);
 
 /* "4K", "64K", "1M" for a byte count, the number otherwise ("1000"); into buf. */

@@ -208,8 +208,8 @@ static void runview_start(struct runview *v, int mode)
         .on_state = runview_on_state,
     };
     /* A step with a sweep runs its default value when run plainly. */
-    const struct lesson_step *st = sweepview_plain_step(v->sweep);
-    int rc = engine_create(&v->engine, v->c->loop, st ? st : v->env.step, &eo, &cb);
+    const struct lesson_scenario *sc = sweepview_plain_scenario(v->sweep);
+    int rc = engine_create(&v->engine, v->c->loop, sc ? sc : v->sc, &eo, &cb);
     if (rc < 0) {
         v->engine = NULL;
         view_status(v->c, true, "The scenario could not be prepared: %s", strerror(-rc));

@@ -29,7 +29,7 @@ struct sweepview {
     enum sweepview_show show;
     uv_timer_t tick; /* redraws the progress bar while a point runs */
     bool tick_open;
-    struct sweep_derived plain; /* the default value's step, for a plain run */
+    struct sweep_derived plain; /* the default value's scenario, for a plain run */
     bool have_plain;
 };
 
@@ -113,7 +113,8 @@ struct sweepview *sweepview_open(const struct stepview_env *env, struct view_ctx
     s->sc = sc;
     s->sw = sc->sweep;
     s->c = c;
-    s->have_plain = sweep_derive(env->step, s->sw->default_value, &s->plain) == 0;
+    s->have_plain =
+        sweep_derive(lesson_step_scenario(env->step), s->sw->default_value, &s->plain) == 0;
     uv_timer_init(c->loop, &s->tick);
     s->tick.data = s;
     s->tick_open = true;
@@ -164,7 +165,7 @@ void sweepview_toggle(struct sweepview *s, struct view_ctx *c)
     struct sweeprun_options o = {.tick_hz = c->tick_hz, .tier = IOLAB_TIER_AUTO};
     struct sweeprun_callbacks cb = {
         .data = s, .on_point = sweepview_on_point, .on_done = sweepview_on_done};
-    if (sweeprun_create(&s->run, c->loop, s->env.step, &o, &cb) < 0) {
+    if (sweeprun_create(&s->run, c->loop, lesson_step_scenario(s->env.step), &o, &cb) < 0) {
         view_status(c, true, "The sweep could not be prepared (out of memory?).");
         return;
     }
@@ -207,9 +208,9 @@ bool sweepview_has_result(const struct sweepview *s)
     return s && s->have_res && s->res.finished;
 }
 
-const struct lesson_step *sweepview_plain_step(struct sweepview *s)
+const struct lesson_scenario *sweepview_plain_scenario(struct sweepview *s)
 {
-    return s && s->have_plain ? &s->plain.step : NULL;
+    return s && s->have_plain ? &s->plain.sc : NULL;
 }
 
 /* The sweep's figures at the value a plain run uses, for an expected outcome. */

@@ -44,7 +44,7 @@ bool sweepview_expect(const struct sweepview *s, size_t i, const struct expect_c
 /* Footer entries (w, v); returns how many. */
 size_t sweepview_footer(const struct sweepview *s, struct keys_item *out, size_t max);
 
-/* The step a plain run uses (the sweep's default value), or NULL when the step has no sweep. */
-const struct lesson_step *sweepview_plain_step(struct sweepview *s);
+/* The scenario a plain run uses (the sweep's default value), or NULL when the step has no sweep. */
+const struct lesson_scenario *sweepview_plain_scenario(struct sweepview *s);
 
 #endif

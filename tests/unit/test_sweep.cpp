@@ -1,6 +1,6 @@
 // Sweeps without processes: the "sweep" and "headline" keys as the loader reads them (and the
 // sentences it gives for bad ones), the headline's ratio and sentence that bench and the sweep
-// view share, the derived step of one value, a point's figures from two recorded snapshots, and
+// view share, the derived scenario of one value, a point's figures from two recorded snapshots, and
 // a result written as JSON and read back.
 #include <catch2/catch.hpp>
 
@@ -99,11 +99,10 @@ TEST_CASE("a sweep and a headline load as data")
     CHECK(h->at == 0);
     CHECK(h->ratio == 21);
 
-    // The point's step: {size} replaced by the number in every argument, nothing else changed.
+    // The point's scenario: {size} replaced by the number in every argument, nothing else changed.
     sweep_derived d;
-    REQUIRE(sweep_derive(l.step(), 2, &d) == 0);
-    const lesson_scenario *sc = lesson_step_scenario(&d.step);
-    REQUIRE(sc);
+    REQUIRE(sweep_derive(lesson_step_scenario(l.step()), 2, &d) == 0);
+    const lesson_scenario *sc = &d.sc;
     CHECK(std::string(sc->programs[0].args[1]) == "4096");
     CHECK(sc->sweep == nullptr);
     CHECK(std::string(lesson_step_scenario(l.step())->programs[0].args[1]) == "{size}");

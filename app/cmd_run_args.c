@@ -1,0 +1,178 @@
+/*
+ * cmd_run_args: see cmd_run_args.h.
+ */
+#include "cmd_run_args.h"
+
+#include "cmd.h"
+
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+void run_usage(FILE *out)
+{
+    fputs("usage: iolab run LESSON[/STEP] [--pack DIR|ID] [--mode M[,M...]] [--seconds N]\n"
+          "                 [--json] [--csv] [--tier full|reduced|minimal]\n\n"
+          "Runs a step's scenario without the TUI for N seconds (default: the step's own), then\n"
+          "stops it and prints what it cost: calls by name, CPU, context switches, kernel I/O\n"
+          "counts, throughput and latency. Several modes separated by commas run one after the\n"
+          "other, N seconds each, with the load kept running across the switches.\n"
+          "Exit status 3: the scenario ran, but some calls could not be counted (counts_lost).\n"
+          "A step with a sweep runs every point instead (N seconds each, default the sweep's)\n"
+          "and prints the table of its figure, or every point with --json or --csv.\n"
+          "--pack names a pack by its directory or by its id (an installed pack's, under\n"
+          "$XDG_DATA_HOME/iolab/packs/); without it, a lesson the built-in pack lacks is\n"
+          "looked up in the installed packs.\n",
+          out);
+
+    fprintf(out,
+            "\nEach program runs within the sandbox's limits: %d open files, %d processes and\n"
+            "threads, %d MiB of address space per process, unless the step asks for others in\n"
+            "\"limits\" (open_files, processes, address_space_mb), up to iolab's ceilings of\n"
+            "%d, %d and %d MiB. A program that hits one says which, and the run is not clean.\n",
+            LESSON_LIMIT_DEFAULT_OPEN_FILES, LESSON_LIMIT_DEFAULT_PROCESSES,
+            LESSON_LIMIT_DEFAULT_ADDRESS_SPACE, LESSON_LIMIT_MAX_OPEN_FILES,
+            LESSON_LIMIT_MAX_PROCESSES, LESSON_LIMIT_MAX_ADDRESS_SPACE);
+}
+
+/* "a, b, c" of the ids of a list, for one-sentence errors. */
+static void run_join(char *buf, size_t len, size_t n, const char *(*id)(const void *, size_t),
+                     const void *v)
+{
+    size_t used = 0;
+    buf[0] = '\0';
+    for (size_t i = 0; i < n && used + 1 < len; i++) {
+        int w = snprintf(buf + used, len - used, "%s%s", i ? ", " : "", id(v, i));
+        if (w < 0)
+            break;
+        used += (size_t)w < len - used ? (size_t)w : len - used - 1;
+    }
+}
+
+static const char *run_lesson_id(const void *v, size_t i)
+{
+    return ((const struct lesson_pack *)v)->lessons[i].id;
+}
+
+static const char *run_mode_id(const void *v, size_t i)
+{
+    return ((const struct lesson_scenario *)v)->modes[i].id;
+}
+
+int run_resolve(struct run_target *r, const struct lesson_pack *pack, const char *spec)
+{
+    char why[256], list[1024];
+    if (lesson_resolve(pack, spec, &r->lesson, &r->step, why, sizeof why) == 0 &&
+        (r->sc = lesson_step_scenario(r->step)) != NULL)
+        return 0;
+    char lid[128];
+    snprintf(lid, sizeof lid, "%.*s", (int)strcspn(spec, "/"), spec);
+    const struct lesson *l = lesson_find(pack, lid);
+    if (!l) {
+        run_join(list, sizeof list, pack->nlessons, run_lesson_id, pack);
+        cmd_error("there is no lesson '%s'; the lessons are: %s.", lid, list);
+        return -ENOENT;
+    }
+    size_t used = 0;
+    list[0] = '\0';
+    for (size_t i = 0; i < l->nsteps; i++)
+        if (lesson_step_scenario(&l->steps[i]) && used + 1 < sizeof list) {
+            int w = snprintf(list + used, sizeof list - used, "%s%s/%s", used ? ", " : "", lid,
+                             l->steps[i].id);
+            used += w > 0 && (size_t)w < sizeof list - used ? (size_t)w : 0;
+        }
+    cmd_error("'%s' is not a step that runs anything; the run steps of '%s' are: %s.", spec, lid,
+              list[0] ? list : "(none)");
+    return -ENOENT;
+}
+
+int run_parse_modes(struct run_target *r, const char *arg)
+{
+    const struct lesson_scenario *sc = r->sc;
+    char list[1024];
+    run_join(list, sizeof list, sc->nmodes, run_mode_id, sc);
+    if (!arg) {
+        r->modes[0] = sc->nmodes ? (int)sc->default_mode : -1;
+        r->nmodes = 1;
+        return 0;
+    }
+    if (sc->nmodes == 0) {
+        cmd_error("step %s/%s has no modes to choose from; leave out --mode.", r->lesson->id,
+                  r->step->id);
+        return -EINVAL;
+    }
+    char buf[1024];
+    snprintf(buf, sizeof buf, "%s", arg);
+    char *save = NULL;
+    for (char *tok = strtok_r(buf, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
+        int m = lesson_mode_find(sc, tok);
+        if (m < 0) {
+            cmd_error("'%s' is not a mode of %s/%s; its modes are: %s.", tok, r->lesson->id,
+                      r->step->id, list);
+            return -EINVAL;
+        }
+        if (r->nmodes == RUN_MAX_MODES) {
+            cmd_error("at most %d modes in one run.", RUN_MAX_MODES);
+            return -EINVAL;
+        }
+        r->modes[r->nmodes++] = m;
+    }
+    if (!r->nmodes) {
+        cmd_error("--mode needs a mode; the modes of %s/%s are: %s.", r->lesson->id, r->step->id,
+                  list);
+        return -EINVAL;
+    }
+    return 0;
+}
+
+int run_parse_args(int argc, char **argv, struct run_args *o)
+{
+    *o = (struct run_args){.tier = IOLAB_TIER_AUTO};
+    for (int i = 1; i < argc; i++) {
+        const char *a = argv[i];
+        bool has_val = i + 1 < argc;
+        if (!strcmp(a, "--help") || !strcmp(a, "-h")) {
+            run_usage(stdout);
+            return -1;
+        } else if (!strcmp(a, "--json")) {
+            o->json = true;
+        } else if (!strcmp(a, "--csv")) {
+            o->csv = true;
+        } else if (!strcmp(a, "--pack") && has_val) {
+            o->pack_dir = argv[++i];
+        } else if (!strcmp(a, "--mode") && has_val) {
+            o->modes = argv[++i];
+        } else if (!strcmp(a, "--seconds") && has_val) {
+            char *end;
+            o->seconds = strtod(argv[++i], &end);
+            if (*end || !(o->seconds > 0) || o->seconds > 86400) {
+                cmd_error("--seconds takes a number of seconds above 0, not '%s'.", argv[i]);
+                return 2;
+            }
+        } else if (!strcmp(a, "--tier") && has_val) {
+            const char *t = argv[++i];
+            int k = iolab_tier_parse(t);
+            if (k < 0 || k == IOLAB_TIER_AUTO) {
+                cmd_error("--tier is full, reduced or minimal, not '%s'.", t);
+                return 2;
+            }
+            o->tier = (enum iolab_tier)k;
+        } else if (a[0] != '-' && !o->spec) {
+            o->spec = a;
+        } else {
+            cmd_error("run takes LESSON[/STEP] and --pack DIR, --mode M, --seconds N, --json, "
+                      "--csv, --tier T; '%s' is none of them (or lacks its value).",
+                      a);
+            return 2;
+        }
+    }
+    if (o->json && o->csv) {
+        cmd_error("--json and --csv each choose the output; give one of them.");
+        return 2;
+    }
+    if (!o->spec) {
+        cmd_error("run needs a lesson: `iolab run LESSON[/STEP]`; `iolab list` shows them.");
+        return 2;
+    }
+    return 0;
+}
