@@ -763,7 +763,7 @@ static const struct counterview_legend_entry {
     {"kernel syscr", "read-family system calls as the kernel counts them (/proc/PID/io), since "
                      "the mode started like the calls: read, readv, pread64 and preadv on any "
                      "descriptor (a socket too), sendfile and copy_file_range; recv, splice and "
-                     "mmap are not in it"},
+                     "mmap are not in it; \"...\" until the program's own process has been read"},
     {"syscw", "likewise for writes: write, writev, pwrite64, pwritev, sendfile and "
               "copy_file_range; send is not in it"},
     {"vs library", "the same calls as the counting shim saw them, over the same span"},
