@@ -219,6 +219,14 @@ static void counterview_kernel(const struct screen_caps *c, const struct snapsho
     uint64_t lw = stats_delta(f->lib_writes, base ? base->lib_writes : 0);
     bool rd = counterview_disagree(kr, lr), wr = counterview_disagree(kw, lw);
     int cx = x;
+    if (f->kernel_unread) {
+        /* The program's own process not read yet: a 0 here would be a measurement it is not. */
+        widgets_printf(c, cx, y + row, w, screen_attr(SCREEN_DIM),
+                       "       kernel syscr ... vs library %s   syscw ... vs library %s   (not "
+                       "read yet: its process is starting)",
+                       widgets_si((double)lr, b, sizeof b), widgets_si((double)lw, e, sizeof e));
+        return;
+    }
     cx += widgets_printf(c, cx, y + row, w, screen_attr(SCREEN_DIM),
                          "       kernel syscr %s vs library %s ",
                          widgets_si((double)kr, a, sizeof a), widgets_si((double)lr, b, sizeof b));
@@ -755,7 +763,7 @@ static const struct counterview_legend_entry {
     {"kernel syscr", "read-family system calls as the kernel counts them (/proc/PID/io), since "
                      "the mode started like the calls: read, readv, pread64 and preadv on any "
                      "descriptor (a socket too), sendfile and copy_file_range; recv, splice and "
-                     "mmap are not in it"},
+                     "mmap are not in it; \"...\" until the program's own process has been read"},
     {"syscw", "likewise for writes: write, writev, pwrite64, pwritev, sendfile and "
               "copy_file_range; send is not in it"},
     {"vs library", "the same calls as the counting shim saw them, over the same span"},

@@ -29,7 +29,54 @@ struct lessonview {
     /* A key asked to leave the step while its scenario runs: the action waits for a y. */
     bool confirm;
     struct view_action pending;
+    /* The open step's own context (see lessonview_in), and those of the steps closed before:
+       kept until the screen goes, since a closed step's callbacks may still write there. */
+    struct lessonview_ctx *sc, *closed;
+    unsigned sc_seen; /* the step's status_gen last shown */
 };
+
+/*
+ * A step's view gets a view_ctx of its own, a copy of the screen's: its status line and dirty
+ * mark are its own, and reach the screen's only while it is the open step. A step's callbacks
+ * can run after it was left (an engine's or a sweep's last words, a build's verdict); what they
+ * say then goes where no screen shows it, never onto another step or the lesson list.
+ */
+struct lessonview_ctx {
+    struct view_ctx c;
+    struct lessonview_ctx *next;
+};
+
+/* The step's context, brought up to date with the screen's (layout, terminal) before a call. */
+static struct view_ctx *lessonview_in(struct lessonview *v, struct view_ctx *c)
+{
+    if (!v->sc)
+        return c;
+    struct view_ctx *sc = &v->sc->c, keep = *sc;
+    *sc = *c;
+    memcpy(sc->status, keep.status, sizeof sc->status);
+    sc->status_bad = keep.status_bad;
+    sc->status_gen = keep.status_gen;
+    sc->dirty = keep.dirty;
+    return sc;
+}
+
+/* What the open step said or changed since: onto the screen's status line and dirty mark. */
+static void lessonview_out(struct lessonview *v, struct view_ctx *c)
+{
+    if (!v->sc)
+        return;
+    struct view_ctx *sc = &v->sc->c;
+    if (sc->dirty)
+        c->dirty = true;
+    sc->dirty = false;
+    if (sc->status_gen == v->sc_seen)
+        return;
+    v->sc_seen = sc->status_gen;
+    memcpy(c->status, sc->status, sizeof c->status);
+    c->status_bad = sc->status_bad;
+    c->status_gen++;
+    c->dirty = true;
+}
 
 static const struct lesson_step *lessonview_step(const struct lessonview *v)
 {
@@ -39,10 +86,16 @@ static const struct lesson_step *lessonview_step(const struct lessonview *v)
 
 static void lessonview_close_step(struct lessonview *v, struct view_ctx *c)
 {
+    /* What the step says as it closes is not shown: the screen moves on. */
     if (v->kind && v->kv)
-        v->kind->close(v->kv, c);
+        v->kind->close(v->kv, lessonview_in(v, c));
     v->kind = NULL;
     v->kv = NULL;
+    if (v->sc) {
+        v->sc->next = v->closed;
+        v->closed = v->sc;
+        v->sc = NULL;
+    }
 }
 
 struct lessonview *lessonview_new(void)
@@ -58,6 +111,11 @@ void lessonview_free(struct lessonview *v, struct view_ctx *c)
     if (!v)
         return;
     lessonview_close_step(v, c);
+    while (v->closed) {
+        struct lessonview_ctx *next = v->closed->next;
+        free(v->closed);
+        v->closed = next;
+    }
     wrap_doc_free(&v->text);
     free(v);
 }
@@ -78,9 +136,17 @@ int lessonview_open(struct lessonview *v, struct view_ctx *c, const struct lesso
     const struct lesson_step *st = &l->steps[step];
     v->done = c->progress && progress_is_done(c->progress, pack->id, l->id, st->id);
     v->kind = stepview_find(lesson_step_kind_name(st));
+    /* The step's own context starts with a blank status line: nothing said elsewhere. */
+    v->sc = calloc(1, sizeof *v->sc);
+    v->sc_seen = 0;
+    struct view_ctx *sc = lessonview_in(v, c);
+    if (v->sc) {
+        sc->status[0] = '\0';
+        sc->status_bad = false;
+    }
     if (v->kind) {
         struct stepview_env env = {.pack = pack, .lesson = l, .step = st, .done = v->done};
-        v->kv = v->kind->open(&env, c);
+        v->kv = v->kind->open(&env, sc);
         if (!v->kv)
             v->kind = NULL;
     }
@@ -88,10 +154,11 @@ int lessonview_open(struct lessonview *v, struct view_ctx *c, const struct lesso
         progress_set_last(c->progress, pack->id, l->id, st->id);
         view_save_progress(c);
     }
-    view_status(c, !v->kind, "%s",
+    view_status(sc, !v->kind, "%s",
                 !v->kind ? "This step's kind cannot be shown; n goes on to the next step."
                 : v->kind->open_hint ? v->kind->open_hint
                                      : "n: next step, p: previous, h: back to the lessons.");
+    lessonview_out(v, c);
     view_log(c, "open %s/%s", l->id, st->id);
     c->dirty = true;
     return 0;
@@ -110,6 +177,8 @@ static void lessonview_mark_done(struct lessonview *v, struct view_ctx *c)
 static void lessonview_settle(void *self, struct view_ctx *c)
 {
     struct lessonview *v = self;
+    /* Once a loop turn: what the step's callbacks said since (a snapshot, a build's end). */
+    lessonview_out(v, c);
     if (v->done || !v->kind || !v->kind->done || !v->kind->done(v->kv))
         return;
     lessonview_mark_done(v, c);
@@ -242,11 +311,18 @@ static int lessonview_key(void *self, struct view_ctx *c, int key, struct view_a
             view_status(c, false, "Stayed in the step; the scenario keeps running.");
         return 0;
     }
-    if (v->kind && v->kind->key && v->kind->key(v->kv, c, key) == 0)
-        return 0;
+    if (v->kind && v->kind->key) {
+        int rc = v->kind->key(v->kv, lessonview_in(v, c), key);
+        lessonview_out(v, c);
+        if (rc == 0)
+            return 0;
+    }
     const struct keybind *b = v->kind && v->kind->keys ? keys_find(v->kind->keys, key) : NULL;
-    if (b)
-        return b->fn(v->kv, c, key, act);
+    if (b) {
+        int rc = b->fn(v->kv, lessonview_in(v, c), key, act);
+        lessonview_out(v, c);
+        return rc;
+    }
     if (!(b = keys_find(&lessonview_keys, key)))
         return -1;
     int rc = b->fn(v, c, key, act);
@@ -284,8 +360,10 @@ static void lessonview_click(void *self, struct view_ctx *c, int x, int y, struc
 {
     struct lessonview *v = self;
     (void)act;
-    if (v->kind && v->kind->click)
-        v->kind->click(v->kv, c, x, y);
+    if (v->kind && v->kind->click) {
+        v->kind->click(v->kv, lessonview_in(v, c), x, y);
+        lessonview_out(v, c);
+    }
 }
 
 static void lessonview_leave(void *self, struct view_ctx *c)
@@ -330,7 +408,7 @@ static void lessonview_draw_text(struct lessonview *v, struct view_ctx *vc)
         widgets_text(c, in.x + in.w - 10, in.y + in.h - foot - 1, 9, screen_attr(SCREEN_DIM),
                      "(more: j)");
     if (foot)
-        v->kind->draw_text_foot(v->kv, vc,
+        v->kind->draw_text_foot(v->kv, lessonview_in(v, vc),
                                 (struct layout_rect){in.x + 1, in.y + in.h - foot, in.w - 2, foot});
 }
 
@@ -353,7 +431,9 @@ static void lessonview_draw(void *self, struct view_ctx *vc)
     widgets_text(c, COLS - rw, 0, rw, screen_attr(SCREEN_TITLE), right);
     lessonview_draw_text(v, vc);
     if (v->kind && v->kind->draw)
-        v->kind->draw(v->kv, vc);
+        v->kind->draw(v->kv, lessonview_in(v, vc));
+    /* Drawing may set the status line (a figure first seen): shown next frame. */
+    lessonview_out(v, vc);
     if (v->confirm) {
         struct layout_rect r = layout_center(COLS, LINES, 56, 5);
         widgets_clear(r);

@@ -33,6 +33,7 @@ void view_status(struct view_ctx *c, bool bad, const char *fmt, ...)
     vsnprintf(c->status, sizeof c->status, fmt, ap);
     va_end(ap);
     c->status_bad = bad;
+    c->status_gen++;
     c->dirty = true;
     view_log(c, "status: %s", c->status);
 }

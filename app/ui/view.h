@@ -35,6 +35,7 @@ struct view_ctx {
     FILE *log;                 /* iolab.log; NULL: no log */
     char status[256];          /* the status line */
     bool status_bad;           /* drawn as a problem */
+    unsigned status_gen;       /* how many times it was set: a screen sees what a step said */
     bool dirty;                /* something changed: draw a frame */
 };
 
