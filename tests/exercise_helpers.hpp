@@ -20,14 +20,6 @@ namespace iolab_test
 
 using JsonPtr = std::unique_ptr<cJSON, decltype(&cJSON_Delete)>;
 
-inline std::string slurp(const std::string &path)
-{
-    std::ifstream f(path);
-    std::stringstream ss;
-    ss << f.rdbuf();
-    return ss.str();
-}
-
 struct Exercise {
     const char *step;                 // LESSON/STEP
     const char *dir;                  // under lessons/exercises

@@ -22,10 +22,7 @@ const char *kStep = "zerocopy/write-sendfile";
 
 std::string solution()
 {
-    std::ifstream f(source_dir() + "/lessons/exercises/zerocopy/sendfile/file-server.c");
-    std::stringstream ss;
-    ss << f.rdbuf();
-    return ss.str();
+    return slurp(source_dir() + "/lessons/exercises/zerocopy/sendfile/file-server.c");
 }
 
 // The solution with its send_file() body replaced.
@@ -93,16 +90,10 @@ TEST_CASE("the starter builds, runs and fails where its TODO is", "[exercise]")
           std::string::npos);
     // The workspace now holds the starter, with its TODO, and is the learner's from now on.
     std::string ws = home / "data/iolab/work/linux-io/zerocopy/write-sendfile/file-server.c";
-    std::ifstream f(ws);
-    std::stringstream ss;
-    ss << f.rdbuf();
-    CHECK(ss.str().find("/* TODO 1: send the file with sendfile(") != std::string::npos);
+    CHECK(slurp(ws).find("/* TODO 1: send the file with sendfile(") != std::string::npos);
     std::ofstream(ws, std::ios::app) << "/* mine */\n";
     check(home, {});
-    std::ifstream g(ws);
-    std::stringstream ss2;
-    ss2 << g.rdbuf();
-    CHECK(ss2.str().find("/* mine */") != std::string::npos); // never overwritten
+    CHECK(slurp(ws).find("/* mine */") != std::string::npos); // never overwritten
 }
 
 TEST_CASE("the solution passes while read+send and a truncated transfer fail with their messages",
