@@ -13,6 +13,7 @@
 // wait, a short read. copying/write-sendfile-copy: read+write instead of sendfile.
 // stdio/write-buffered-reader: a refill that drops the bytes left in the buffer.
 // concurrency/write-fib-server, pagecache/count-resident: the starter and the solution only.
+// zerocopy/write-sendfile: read+send, one short sendfile(), one sendfile() without a loop.
 // upload/write-epoll-server: one thread and epoll; the wrong servers fork per client (no epoll),
 // read one upload to its end before the next (waiting forever on the quiet client), take EAGAIN
 // for the end, or take a short read for a full one (the exercise injects both).
@@ -407,6 +408,61 @@ const std::vector<Row> kResidentRows = {
     {"the solution passes", From::kSolution, {}, {}},
 };
 
+// zerocopy/write-sendfile (its starter, whose workspace is the learner's from then on, and a
+// build error are test cases of test_exercise.cpp); its checks run 2 s
+
+const Exercise kSendfile{
+    "zerocopy/write-sendfile", "zerocopy/sendfile", "file-server.c", {}, {"--seconds", "2"}};
+
+// The solution's send_file() body, as the variants replace it.
+const std::string kSendLoop =
+    "    off_t offset = 0;\n"
+    "    while (offset < size) {\n"
+    "        ssize_t n = sendfile(sock, file, &offset, (size_t)(size - offset));\n"
+    "        if (n < 0 && errno == EINTR)\n"
+    "            continue;\n"
+    "        if (n <= 0)\n"
+    "            return -1;\n"
+    "    }\n"
+    "    return 0;\n";
+
+const std::vector<Row> kSendfileRows = {
+    {"the solution passes", From::kSolution, {}, {}},
+    // The forbidden way: read() the file into a buffer and send() it.
+    {"read+send",
+     From::kVariant,
+     {{kSendLoop, "    char buf[65536];\n"
+                  "    for (off_t left = size; left > 0;) {\n"
+                  "        ssize_t n = read(file, buf, sizeof buf);\n"
+                  "        if (n <= 0)\n"
+                  "            return -1;\n"
+                  "        if (send_all(sock, buf, (size_t)n) < 0)\n"
+                  "            return -1;\n"
+                  "        left -= n;\n"
+                  "    }\n"
+                  "    return 0;\n"}},
+     {{"go out with sendfile", {"no: yours: 0 of 20 sendfile calls in "}},
+      {"no read() of the file", {"no: yours: "}}}},
+    // One call and no loop, asking for too little: the downloads never complete.
+    {"one sendfile() of 4 KiB",
+     From::kVariant,
+     {{kSendLoop, "    off_t offset = 0;\n"
+                  "    (void)size;\n"
+                  "    return sendfile(sock, file, &offset, 4096) < 0 ? -1 : 0;\n"}},
+     {{"complete the TODO", {"no: "}}}},
+    // The whole file in one sendfile() and no loop: right until a call is cut short (the
+    // exercise's fault injection does that, as a full socket buffer or a signal would). The
+    // client then says where its download stalled (its own line quoted), and the check says
+    // what to do.
+    {"the whole file in one sendfile() and no loop",
+     From::kVariant,
+     {{kSendLoop, "    off_t offset = 0;\n"
+                  "    return sendfile(sock, file, &offset, (size_t)size) < 0 ? -1 : 0;\n"}},
+     {{"stops half-way",
+       {"no: yours: 1 matching lines", "loop until offset reaches size",
+        "(load said: \"file-client: a download stalled at ", " of 1048576 bytes"}}}},
+};
+
 } // namespace
 
 TEST_CASE("exercise variants ordered/write-client-loop: starter, solution and wrong loops",
@@ -457,4 +513,9 @@ TEST_CASE("exercise variants concurrency/write-fib-server: starter and solution"
 TEST_CASE("exercise variants pagecache/count-resident: starter and solution", "[exercises]")
 {
     run_table(kResident, kResidentRows);
+}
+
+TEST_CASE("exercise variants zerocopy/write-sendfile: solution and wrong transfers", "[exercises]")
+{
+    run_table(kSendfile, kSendfileRows);
 }
