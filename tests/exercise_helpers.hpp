@@ -20,19 +20,12 @@ namespace iolab_test
 
 using JsonPtr = std::unique_ptr<cJSON, decltype(&cJSON_Delete)>;
 
-inline std::string slurp(const std::string &path)
-{
-    std::ifstream f(path);
-    std::stringstream ss;
-    ss << f.rdbuf();
-    return ss.str();
-}
-
 struct Exercise {
-    const char *step;                 // LESSON/STEP
-    const char *dir;                  // under lessons/exercises
-    const char *file;                 // the file the variants change
-    std::vector<const char *> others; // support files copied as they are
+    const char *step;                      // LESSON/STEP
+    const char *dir;                       // under lessons/exercises
+    const char *file;                      // the file the variants change
+    std::vector<const char *> others;      // support files copied as they are
+    std::vector<std::string> options = {}; // more for every `iolab check` ("--seconds", "2")
 };
 
 inline std::string solution_dir(const Exercise &e)
@@ -50,6 +43,7 @@ struct Result {
 inline Result check(const TempDir &home, const Exercise &e, const std::vector<std::string> &extra)
 {
     std::vector<std::string> argv = {bin("iolab"), "check", e.step, "--json"};
+    argv.insert(argv.end(), e.options.begin(), e.options.end());
     argv.insert(argv.end(), extra.begin(), extra.end());
     auto [code, out] = run(argv,
                            {"HOME=" + home.path, "XDG_DATA_HOME=" + (home / "data"),

@@ -4,6 +4,11 @@
 
 #include <cerrno>
 #include <stdexcept>
+#include <dirent.h>
+#include <fstream>
+#include <iterator>
+#include <set>
+#include <sstream>
 #include <chrono>
 #include <csignal>
 #include <cstdio>
@@ -46,6 +51,41 @@ inline std::string shim()
 inline std::string data(const std::string &rel)
 {
     return source_dir() + "/tests/data/" + rel;
+}
+
+// A whole file's bytes ("" when it cannot be read), and a file written with exactly these bytes.
+inline std::string slurp(const std::string &path)
+{
+    std::ifstream f(path, std::ios::binary);
+    return std::string(std::istreambuf_iterator<char>(f), {});
+}
+inline void spit(const std::string &path, const std::string &text)
+{
+    std::ofstream(path, std::ios::binary | std::ios::trunc) << text;
+}
+
+// Every process below pid (children, theirs, ...), from each thread's /proc/PID/task/TID/children.
+inline void descendants(pid_t pid, std::set<pid_t> &out)
+{
+    std::string dir = "/proc/" + std::to_string(pid) + "/task";
+    DIR *d = opendir(dir.c_str());
+    if (!d)
+        return;
+    while (struct dirent *e = readdir(d)) {
+        if (e->d_name[0] == '.')
+            continue;
+        std::stringstream ss(slurp(dir + "/" + e->d_name + "/children"));
+        for (pid_t c; ss >> c;)
+            if (out.insert(c).second)
+                descendants(c, out);
+    }
+    closedir(d);
+}
+inline std::set<pid_t> descendants(pid_t pid)
+{
+    std::set<pid_t> out;
+    descendants(pid, out);
+    return out;
 }
 
 // A temporary directory removed (recursively) when the object goes away.

@@ -15,20 +15,6 @@ using namespace iolab_test;
 namespace
 {
 
-std::string slurp(const std::string &path)
-{
-    std::ifstream f(path);
-    std::stringstream s;
-    s << f.rdbuf();
-    return s.str();
-}
-
-void spit(const std::string &path, const std::string &text)
-{
-    std::ofstream f(path, std::ios::trunc);
-    f << text;
-}
-
 void replace_in(const std::string &path, const std::string &from, const std::string &to)
 {
     std::string t = slurp(path);

@@ -7,6 +7,7 @@
 // `iolab check` uses the tier IOLAB_SANDBOX_TIER asks for. Every jail here is small (at most 68
 // processes and threads), so these tests can run beside others.
 #include "helpers.hpp"
+#include "tmux_helpers.hpp"
 #include "jail_helpers.hpp"
 
 #include <catch2/catch.hpp>
@@ -26,14 +27,6 @@ using namespace iolab_test;
 
 namespace
 {
-
-std::string slurp(const std::string &path)
-{
-    std::ifstream f(path);
-    std::stringstream ss;
-    ss << f.rdbuf();
-    return ss.str();
-}
 
 // Polls cond every 50 ms until it holds or the (generous) deadline passes.
 bool within(double seconds, const std::function<bool()> &cond)
@@ -184,42 +177,24 @@ void check_step(Check &c, const TempDir &home, const std::string &pack, const st
     c.json = cJSON_Parse(r.second.c_str());
 }
 
-// iolab's TUI on the budget pack's exercise in a private tmux server, the learner's echo.c seeded
-// in the workspace; every status also goes to iolab's log, where a test cannot miss it.
-struct Tui {
+// iolab's TUI on the budget pack's exercise in a terminal (tmux_helpers.hpp), the learner's
+// echo.c seeded in the workspace; every status also goes to iolab's log, where a test cannot miss
+// it (IolabTerm::status). The directory is a base before the terminal, so it outlives iolab.
+struct TuiDir {
     TempDir dir;
-    std::string sock;
+};
+struct Tui : TuiDir, IolabTerm {
     Tui(const std::string &pack, const std::string &echo_c)
     {
-        static int n;
-        sock = "iolab-budget-" + std::to_string(getpid()) + "-" + std::to_string(n++);
         if (run({"/bin/mkdir", "-p", workspace()}).first != 0)
             throw std::runtime_error("cannot create the workspace");
-        std::ofstream(workspace() + "/echo.c") << echo_c;
-        std::ofstream(dir / "run.sh")
-            << "cd '" + dir.path + "'\nexport HOME='" + dir.path + "' XDG_STATE_HOME='" +
-                   (dir / "state") + "' XDG_DATA_HOME='" + (dir / "data") + "' XDG_CACHE_HOME='" +
-                   (dir / "cache") + "' TERM=xterm-256color\n'" + bin("iolab") + "' --pack '" +
-                   pack + "' --open first/your-echo\nexec sleep 600\n";
-        if (run({"/usr/bin/tmux", "-L", sock, "-f", "/dev/null", "new-session", "-d", "-x", "120",
-                 "-y", "40", "sh " + (dir / "run.sh")})
-                .first != 0)
+        spit(workspace() + "/echo.c", echo_c);
+        if (!start(dir.path, "--pack '" + pack + "' --open first/your-echo", "", 120, 40))
             throw std::runtime_error("tmux new-session failed");
-    }
-    ~Tui()
-    {
-        run({"/usr/bin/tmux", "-L", sock, "kill-server"});
     }
     std::string workspace() const
     {
         return dir / "data/iolab/work/budget/first/your-echo";
-    }
-    bool status(const std::string &start, double seconds = 90)
-    {
-        return within(seconds, [&] {
-            return slurp(dir / "state/iolab/iolab.log").find("status: " + start) !=
-                   std::string::npos;
-        });
     }
 };
 

@@ -12,14 +12,6 @@ using namespace iolab_test;
 namespace
 {
 
-std::string slurp(const std::string &path)
-{
-    std::ifstream f(path);
-    std::stringstream s;
-    s << f.rdbuf();
-    return s.str();
-}
-
 // The step's exercise record and whether it is done, from a real JSON parser.
 const char *progress_reader = R"PY(
 import sys, json, os

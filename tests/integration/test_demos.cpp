@@ -59,12 +59,6 @@ std::string make_file(const TempDir &dir, const std::string &name, uint64_t size
     return dir / name;
 }
 
-std::string slurp(const std::string &path)
-{
-    std::ifstream f(path, std::ios::binary);
-    return std::string(std::istreambuf_iterator<char>(f), {});
-}
-
 const char *const echo_modes[] = {"iterative", "epoll", "fork", "thread", "io_uring"};
 
 } // namespace

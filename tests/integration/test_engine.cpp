@@ -14,43 +14,6 @@ namespace
 {
 
 // Every descendant of pid now, from /proc/*/stat parent links.
-std::set<int> descendants(int pid)
-{
-    std::map<int, int> parent;
-    DIR *d = opendir("/proc");
-    while (struct dirent *e = readdir(d)) {
-        int p = atoi(e->d_name);
-        if (p <= 0)
-            continue;
-        std::ifstream f("/proc/" + std::to_string(p) + "/stat");
-        std::string line;
-        if (!std::getline(f, line))
-            continue;
-        size_t close = line.rfind(')');
-        if (close == std::string::npos)
-            continue;
-        int ppid = 0;
-        char state;
-        sscanf(line.c_str() + close + 1, " %c %d", &state, &ppid);
-        parent[p] = ppid;
-    }
-    closedir(d);
-    std::set<int> out;
-    for (auto &kv : parent) {
-        for (int q = kv.first, depth = 0; q > 1 && depth < 64; depth++) {
-            auto it = parent.find(q);
-            if (it == parent.end())
-                break;
-            if (it->second == pid) {
-                out.insert(kv.first);
-                break;
-            }
-            q = it->second;
-        }
-    }
-    return out;
-}
-
 bool alive(int pid)
 {
     std::ifstream f("/proc/" + std::to_string(pid) + "/stat");

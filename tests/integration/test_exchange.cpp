@@ -18,14 +18,6 @@ using namespace iolab_test;
 namespace
 {
 
-std::string slurp(const std::string &path)
-{
-    std::ifstream f(path);
-    std::stringstream s;
-    s << f.rdbuf();
-    return s.str();
-}
-
 // A learner's own state directory, with a progress file written as the store writes it.
 struct Learner {
     std::string state;

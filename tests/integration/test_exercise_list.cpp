@@ -21,14 +21,6 @@ namespace
 
 using Json = std::unique_ptr<cJSON, decltype(&cJSON_Delete)>;
 
-std::string slurp(const std::string &path)
-{
-    std::ifstream in(path);
-    std::stringstream ss;
-    ss << in.rdbuf();
-    return ss.str();
-}
-
 // "lesson/step" of every step of kind exercise in one lesson file.
 void exercise_steps(const cJSON *lesson, std::set<std::string> &out)
 {

@@ -5,6 +5,7 @@
 // opens every file with a TODO in one editor, the solution's code after a confirmation, the
 // warnings of a build that succeeds, a sanitizer's report, "yours" beside "reference".
 #include "helpers.hpp"
+#include "tmux_helpers.hpp"
 
 #include <catch2/catch.hpp>
 #include <cjson/cJSON.h>
@@ -23,36 +24,6 @@ using namespace iolab_test;
 namespace
 {
 
-std::string slurp(const std::string &path)
-{
-    std::ifstream f(path);
-    std::stringstream ss;
-    ss << f.rdbuf();
-    return ss.str();
-}
-
-void spit(const std::string &path, const std::string &text)
-{
-    std::ofstream(path) << text;
-}
-
-void descendants(pid_t pid, std::set<pid_t> &out)
-{
-    std::string dir = "/proc/" + std::to_string(pid) + "/task";
-    DIR *d = opendir(dir.c_str());
-    if (!d)
-        return;
-    while (struct dirent *e = readdir(d)) {
-        if (e->d_name[0] == '.')
-            continue;
-        std::stringstream ss(slurp(dir + "/" + e->d_name + "/children"));
-        for (pid_t c; ss >> c;)
-            if (out.insert(c).second)
-                descendants(c, out);
-    }
-    closedir(d);
-}
-
 bool gone(pid_t pid)
 {
     std::string st = read_proc("/proc/" + std::to_string(pid) + "/stat");
@@ -64,103 +35,39 @@ bool gone(pid_t pid)
 // A workspace's file set before iolab opens the step: its name and its text.
 using Seed = std::vector<std::pair<std::string, std::string>>;
 
-// iolab in a pane of a private tmux server; env is more `NAME='value'` to export, seed the
-// learner's files to find in the workspace (which iolab never overwrites).
-class Tui
+// iolab in a terminal (tmux_helpers.hpp) on a step of the built-in pack; env is more
+// `NAME='value'` to export, seed the learner's files to find in the workspace (which iolab never
+// overwrites). A build's status is read from iolab's log (IolabTerm::wait_status). The directory
+// is a base before the terminal, so it outlives iolab.
+struct TuiDir {
+    TempDir dir_;
+};
+class Tui : TuiDir, public IolabTerm
 {
   public:
     explicit Tui(const std::string &step, const std::vector<std::string> &env = {},
                  const Seed &seed = {})
     {
-        static int counter;
-        sock_ = "iolab-ex-" + std::to_string(getpid()) + "-" + std::to_string(counter++);
         std::string ws = dir_ / ("data/iolab/work/linux-io/" + step);
         if (!seed.empty())
             run({"mkdir", "-p", ws});
         for (const auto &[name, text] : seed)
             spit(ws + "/" + name, text);
-        std::string script = "cd '" + dir_.path + "'\nexport HOME='" + dir_.path +
-                             "' XDG_STATE_HOME='" + (dir_ / "state") + "' XDG_DATA_HOME='" +
-                             (dir_ / "data") + "' XDG_CACHE_HOME='" + (dir_ / "cache") +
-                             "' TERM=xterm-256color\n";
+        std::string exports;
         for (const auto &e : env)
-            script += "export " + e + "\n";
-        script += "'" + bin("iolab") + "' --pack '" + source_dir() + "/lessons' --open '" + step +
-                  "'\necho IOLAB-EXITED\nexec sleep 600\n";
-        spit(dir_ / "run.sh", script);
-        auto [code, out] = run({tmux_, "-L", sock_, "-f", "/dev/null", "new-session", "-d", "-x",
-                                "120", "-y", "40", "sh " + (dir_ / "run.sh")});
-        if (code != 0)
-            throw std::runtime_error("tmux new-session failed: " + out);
-        shell_ = (pid_t)std::stol(
-            run({tmux_, "-L", sock_, "display-message", "-p", "#{pane_pid}"}).second);
-    }
-    ~Tui()
-    {
-        run({tmux_, "-L", sock_, "kill-server"});
+            exports += e + " ";
+        if (!start(dir_.path, "--pack '" + source_dir() + "/lessons' --open '" + step + "'",
+                   exports, 120, 40))
+            throw std::runtime_error("tmux new-session failed: " + last());
     }
     bool wait_for(const std::string &needle, double timeout_s = 10)
     {
-        auto deadline = std::chrono::steady_clock::now() + std::chrono::duration<double>(timeout_s);
-        do {
-            last_ = run({tmux_, "-L", sock_, "capture-pane", "-p"}).second;
-            if (last_.find(needle) != std::string::npos)
-                return true;
-            std::this_thread::sleep_for(std::chrono::milliseconds(50));
-        } while (std::chrono::steady_clock::now() < deadline);
-        return false;
-    }
-    // The status line says what just happened and is soon replaced by the next message (the run
-    // a build starts says "Starting..."), so a capture can miss it under load; iolab writes every
-    // status to its log too, where a test cannot miss it. Waits for the next status, after the
-    // one the last call found, that begins with `start`; last_status() is that whole status.
-    bool wait_status(const std::string &start, double timeout_s = 60)
-    {
-        auto deadline = std::chrono::steady_clock::now() + std::chrono::duration<double>(timeout_s);
-        const std::string key = " status: " + start;
-        do {
-            std::string log = slurp(dir_ / "state/iolab/iolab.log");
-            size_t at = log.find(key, log_seen_);
-            if (at != std::string::npos) {
-                size_t end = log.find('\n', at);
-                status_ = log.substr(at + 9, end == std::string::npos ? end : end - at - 9);
-                log_seen_ = end == std::string::npos ? log.size() : end;
-                return true;
-            }
-            std::this_thread::sleep_for(std::chrono::milliseconds(50));
-        } while (std::chrono::steady_clock::now() < deadline);
-        return false;
-    }
-    const std::string &last_status() const
-    {
-        return status_;
-    }
-    void keys(const std::string &k)
-    {
-        run({tmux_, "-L", sock_, "send-keys", k});
-    }
-    std::set<pid_t> processes()
-    {
-        std::set<pid_t> d;
-        descendants(shell_, d);
-        return d;
+        return IolabTerm::wait_for(needle, timeout_s);
     }
     const TempDir &dir() const
     {
         return dir_;
     }
-    const std::string &last() const
-    {
-        return last_;
-    }
-
-  private:
-    TempDir dir_;
-    std::string tmux_ = "/usr/bin/tmux";
-    std::string sock_;
-    pid_t shell_ = -1;
-    std::string last_, status_;
-    size_t log_seen_ = 0;
 };
 
 const char *kHead = "#include <stdio.h>\n#include <string.h>\n#include <unistd.h>\n"

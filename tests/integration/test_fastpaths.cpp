@@ -38,12 +38,6 @@ std::string make_file(const TempDir &dir, const std::string &name, uint64_t size
     return dir / name;
 }
 
-std::string slurp(const std::string &path)
-{
-    std::ifstream f(path, std::ios::binary);
-    return std::string(std::istreambuf_iterator<char>(f), {});
-}
-
 int connect_port(int port)
 {
     int fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);

@@ -35,12 +35,6 @@ std::map<std::string, uint64_t> injected(const CounterPage &page, int prog)
     return out;
 }
 
-std::string slurp(const std::string &path)
-{
-    std::ifstream in(path, std::ios::binary);
-    return std::string(std::istreambuf_iterator<char>(in), {});
-}
-
 void write_file(const std::string &path, size_t n)
 {
     std::ofstream f(path, std::ios::binary);

@@ -41,12 +41,6 @@ double field(const std::string &out, const std::string &prefix, const std::strin
     return -1;
 }
 
-std::string slurp(const std::string &path)
-{
-    std::ifstream in(path, std::ios::binary);
-    return std::string(std::istreambuf_iterator<char>(in), {});
-}
-
 // copy-file's source pattern, as the program writes it.
 bool is_copy_pattern(const std::string &data)
 {

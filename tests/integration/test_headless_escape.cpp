@@ -14,12 +14,6 @@ using namespace iolab_test;
 namespace
 {
 
-void spit(const std::string &path, const std::string &text)
-{
-    std::ofstream f(path, std::ios::trunc | std::ios::binary);
-    f << text;
-}
-
 // A JSON string of the sequences a hostile pack would try: OSC 0 (retitle the window, ended by
 // BEL), CSI 2J (clear the screen), and U+009B, the one-character CSI.
 const std::string evil_json = R"(\u001b]0;pwned\u0007 \u001b[2J \u009b31m)";

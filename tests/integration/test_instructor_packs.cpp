@@ -21,14 +21,6 @@ using namespace iolab_test;
 namespace
 {
 
-std::string slurp(const std::string &path)
-{
-    std::ifstream f(path);
-    std::stringstream s;
-    s << f.rdbuf();
-    return s.str();
-}
-
 // One person's iolab: a state directory (the progress store), a data directory (installed
 // packs) and a login name.
 struct Home {

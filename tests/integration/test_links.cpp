@@ -27,14 +27,6 @@ namespace
 
 const std::string SECRET = "IOLAB-ROOT-ONLY-SECRET-5d41402a";
 
-std::string slurp(const std::string &path)
-{
-    std::ifstream f(path);
-    std::stringstream s;
-    s << f.rdbuf();
-    return s.str();
-}
-
 // Every regular file under dir whose bytes hold the secret (links are not followed).
 std::vector<std::string> holding_secret(const std::string &dir)
 {

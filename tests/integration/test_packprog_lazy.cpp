@@ -14,14 +14,6 @@ using namespace iolab_test;
 namespace
 {
 
-std::string slurp(const std::string &path)
-{
-    std::ifstream f(path);
-    std::stringstream s;
-    s << f.rdbuf();
-    return s.str();
-}
-
 // The programs in the build cache: a build leaves one directory there, nothing else does.
 size_t built(const TempDir &dir)
 {

@@ -3,6 +3,7 @@
 // typed before a run step starts and judged beside the figure this machine measured; the
 // headless commands' view of a quiz step; lint's sentences for bad quizzes and predictions.
 #include "helpers.hpp"
+#include "tmux_helpers.hpp"
 
 #include <catch2/catch.hpp>
 #include <chrono>
@@ -16,74 +17,20 @@ using namespace iolab_test;
 namespace
 {
 
-std::string slurp(const std::string &path)
-{
-    std::ifstream f(path);
-    std::stringstream ss;
-    ss << f.rdbuf();
-    return ss.str();
-}
-
-// iolab on the quiz test pack in a pane of a private tmux server, with its own state directory.
-// start() may be called again after iolab quit: the same state, a new iolab.
-class QuizTui
+// iolab on the quiz test pack in a terminal (tmux_helpers.hpp), with its own state directory.
+// start() may be called again after iolab quit: the same state, a new iolab. The directory is
+// a base before the terminal, so the terminal (and iolab) is gone before the directory is.
+struct QuizDir {
+    TempDir dir_;
+};
+class QuizTui : QuizDir, public IolabTerm
 {
   public:
-    QuizTui()
-    {
-        static int counter;
-        sock_ = "iolab-quiz-" + std::to_string(getpid()) + "-" + std::to_string(counter++);
-    }
-    ~QuizTui()
-    {
-        run({tmux_, "-L", sock_, "kill-server"});
-    }
-
     void start(int cols = 100, int rows = 30)
     {
-        std::string script = "cd '" + dir_.path + "'\nexport HOME='" + dir_.path +
-                             "' XDG_STATE_HOME='" + (dir_ / "state") + "' XDG_DATA_HOME='" +
-                             (dir_ / "data") + "' XDG_CACHE_HOME='" + (dir_ / "cache") +
-                             "' TERM=xterm-256color\n'" + bin("iolab") + "' --pack '" +
-                             data("packs/quiz") + "'\necho IOLAB-EXITED $?\nexec sleep 600\n";
-        std::ofstream(dir_ / "run.sh") << script;
-        run({tmux_, "-L", sock_, "kill-server"});
-        auto [code, out] =
-            run({tmux_, "-L", sock_, "-f", "/dev/null", "new-session", "-d", "-x",
-                 std::to_string(cols), "-y", std::to_string(rows), "sh " + (dir_ / "run.sh")});
-        if (code != 0)
-            throw std::runtime_error("tmux new-session failed: " + out);
-    }
-
-    std::string screen()
-    {
-        return run({tmux_, "-L", sock_, "capture-pane", "-p"}).second;
-    }
-
-    bool wait_for(const std::string &needle, double timeout_s = 15)
-    {
-        auto deadline = std::chrono::steady_clock::now() + std::chrono::duration<double>(timeout_s);
-        do {
-            last_ = screen();
-            if (last_.find(needle) != std::string::npos)
-                return true;
-            std::this_thread::sleep_for(std::chrono::milliseconds(50));
-        } while (std::chrono::steady_clock::now() < deadline);
-        return false;
-    }
-
-    void keys(const std::vector<std::string> &k)
-    {
-        std::vector<std::string> argv = {tmux_, "-L", sock_, "send-keys"};
-        argv.insert(argv.end(), k.begin(), k.end());
-        run(argv);
-    }
-
-    void click(int x, int y)
-    {
-        // An SGR mouse press and release at (x, y), 1-based, as a terminal sends them.
-        std::string at = std::to_string(x + 1) + ";" + std::to_string(y + 1);
-        keys({"-l", "\x1b[<0;" + at + "M\x1b[<0;" + at + "m"});
+        exit_status_shown();
+        if (!IolabTerm::start(dir_.path, "--pack '" + data("packs/quiz") + "'", "", cols, rows))
+            throw std::runtime_error("tmux new-session failed: " + last());
     }
 
     // The progress store's record of a step's field, as JSON text ("" when none).
@@ -107,20 +54,10 @@ class QuizTui
         return out;
     }
 
-    const std::string &last() const
-    {
-        return last_;
-    }
     const TempDir &dir() const
     {
         return dir_;
     }
-
-  private:
-    TempDir dir_;
-    std::string tmux_ = "/usr/bin/tmux";
-    std::string sock_;
-    std::string last_;
 };
 
 // The row of the screen that contains needle, or -1.

@@ -3,6 +3,7 @@
 // after the process that opened it is SIGKILLed. The hostile programs (tests/hostile/*.c) are
 // compiled here, at test time, with the system C compiler.
 #include "helpers.hpp"
+#include "tmux_helpers.hpp"
 #include "jail_helpers.hpp"
 
 #include <catch2/catch.hpp>
@@ -578,48 +579,22 @@ TEST_CASE("Escape sequences a program prints do not reach the TUI's terminal", "
     chmod(t.path.c_str(), 0755);
     REQUIRE(mkdir((t / "pack").c_str(), 0755) == 0);
     hostile_pack(t / "pack", hostile("termescape"), "[]");
-    std::string sock = "iolab-esc-" + std::to_string(getpid());
-    std::string tmux = "/usr/bin/tmux";
-    std::string script = "export HOME='" + t.path + "' XDG_STATE_HOME='" + (t / "state") +
-                         "' TERM=xterm-256color\n'" + bin("iolab") + "' --pack '" + (t / "pack") +
-                         "'\necho IOLAB-EXITED\nexec sleep 600\n";
-    std::ofstream(t / "run.sh") << script;
-    REQUIRE(run({tmux, "-L", sock, "-f", "/dev/null", "new-session", "-d", "-x", "120", "-y", "40",
-                 "sh " + (t / "run.sh")})
-                .first == 0);
-    auto screen = [&](bool escapes = false) {
-        std::vector<std::string> argv = {tmux, "-L", sock, "capture-pane", "-p"};
-        if (escapes)
-            argv.push_back("-e");
-        return run(argv).second;
-    };
-    auto wait_for = [&](const std::string &needle) {
-        for (int i = 0; i < 200; i++) {
-            if (screen().find(needle) != std::string::npos)
-                return true;
-            std::this_thread::sleep_for(std::chrono::milliseconds(50));
-        }
-        return false;
-    };
-    auto format = [&](const std::string &f) {
-        auto s = run({tmux, "-L", sock, "display-message", "-p", f}).second;
-        return s.substr(0, s.find('\n'));
-    };
-    bool started = wait_for("Start:");
+    IolabTerm term(t, "--pack '" + (t / "pack") + "'", "", 120, 40);
+    REQUIRE(term.started());
+    bool started = term.wait_for("Start:", 20);
     if (started) {
-        run({tmux, "-L", sock, "send-keys", "Enter"});
-        started = wait_for("Enter starts the scenario");
+        term.keys("Enter");
+        started = term.wait_for("Enter starts the scenario", 20);
     }
-    std::string title_before = format("#{pane_title}");
+    std::string title_before = term.format("#{pane_title}");
     if (started) {
-        run({tmux, "-L", sock, "send-keys", "Enter"});
-        started = wait_for("ESCAPES-SENT");
+        term.keys("Enter");
+        started = term.wait_for("ESCAPES-SENT", 20);
     }
-    std::string shown = screen(), coloured = screen(true);
-    std::string title = format("#{pane_title}"), alt = format("#{alternate_on}");
-    run({tmux, "-L", sock, "send-keys", "q"});
-    wait_for("IOLAB-EXITED");
-    run({tmux, "-L", sock, "kill-server"});
+    std::string shown = term.screen(), coloured = term.screen(true);
+    std::string title = term.format("#{pane_title}"), alt = term.format("#{alternate_on}");
+    term.keys("q");
+    term.wait_for("IOLAB-EXITED", 20);
     INFO(shown);
     REQUIRE(started);
     CHECK(title.find("PWNED") == std::string::npos); // the window title is untouched

@@ -41,14 +41,6 @@ TEST_CASE("screen at 80x24: the help scrolls to its last line, where the modes a
 namespace
 {
 
-std::string slurp_file(const std::string &path)
-{
-    std::ifstream f(path);
-    std::stringstream ss;
-    ss << f.rdbuf();
-    return ss.str();
-}
-
 // The rows of the text pane (the left column) of an 80x24 screen.
 std::vector<std::string> left_rows(const std::string &screen)
 {
@@ -89,7 +81,7 @@ TEST_CASE("screen at 80x24: an exercise's failing checks are named with the firs
 
     // A typo: the compiler's message is on screen with the learner's own file name, its line
     // and column, and the caret line under the source line.
-    std::string file = ws + "/file-server.c", good = slurp_file(file);
+    std::string file = ws + "/file-server.c", good = slurp(file);
     std::ofstream(file, std::ios::app) << "int oops = ;\n";
     REQUIRE(term.wait_for("failed", 60));
     std::regex at("file-server\\.c:\\d+:\\d+: error: expected expression");
@@ -110,7 +102,7 @@ TEST_CASE("screen at 80x24: an exercise's failing checks are named with the firs
     // The reference solution passes: the pass is on screen, in the title and above the checks,
     // and it stays after the status line has moved on.
     std::ofstream(file, std::ios::trunc)
-        << slurp_file(source_dir() + "/lessons/exercises/zerocopy/sendfile/file-server.c");
+        << slurp(source_dir() + "/lessons/exercises/zerocopy/sendfile/file-server.c");
     REQUIRE(term.wait_for("Step done. n: next", 90));
     CHECK(term.screen().find("iolab (done) - ") != std::string::npos);
     term.keys("H"); // a hint replaces the status line; the pass stays

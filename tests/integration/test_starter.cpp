@@ -12,14 +12,6 @@ using namespace iolab_test;
 namespace
 {
 
-std::string slurp(const std::string &path)
-{
-    std::ifstream f(path);
-    std::stringstream s;
-    s << f.rdbuf();
-    return s.str();
-}
-
 struct Course {
     TempDir tmp;
     std::vector<std::string> env = {"XDG_CACHE_HOME=" + (tmp / "cache"),

@@ -7,6 +7,7 @@
 #include <catch2/catch.hpp>
 
 #include "helpers.hpp"
+#include "tmux_helpers.hpp"
 
 #include <chrono>
 #include <cjson/cJSON.h>
@@ -19,19 +20,6 @@ using namespace iolab_test;
 
 namespace
 {
-
-std::string slurp(const std::string &path)
-{
-    std::ifstream f(path);
-    std::stringstream ss;
-    ss << f.rdbuf();
-    return ss.str();
-}
-
-void spit(const std::string &path, const std::string &text)
-{
-    std::ofstream(path) << text;
-}
 
 // The seed's claim about the fake: linear / flat is 10 at N = 1000 by construction.
 const char *const default_headline =
@@ -207,46 +195,15 @@ TEST_CASE("iolab bench --json: medians, ranges, ratios and the seed's headline")
 namespace
 {
 
-// iolab in a private tmux server's pane, with its own state directory.
-struct Tmux {
-    std::string sock;
-    const TempDir &t;
+// iolab in a terminal (tmux_helpers.hpp) with its state under dir, on the sweep test pack.
+struct Tmux : IolabTerm {
     Tmux(const TempDir &dir, const std::string &pack, int cols, int rows, const std::string &env)
-        : t(dir)
     {
-        static int n;
-        sock = "iolab-sweep-" + std::to_string(getpid()) + "-" + std::to_string(n++);
-        std::string script = "export HOME='" + t.path + "' XDG_STATE_HOME='" + (t / "state") +
-                             "' TERM=xterm-256color " + env + "\n'" + bin("iolab") + "' --pack '" +
-                             pack + "'\necho IOLAB-EXITED\nexec sleep 600\n";
-        spit(t / "run.sh", script);
-        run({"/usr/bin/tmux", "-L", sock, "-f", "/dev/null", "new-session", "-d", "-x",
-             std::to_string(cols), "-y", std::to_string(rows), "sh " + (t / "run.sh")});
-    }
-    ~Tmux()
-    {
-        run({"/usr/bin/tmux", "-L", sock, "kill-server"});
-    }
-    std::string screen(bool colour = false)
-    {
-        std::vector<std::string> a = {"/usr/bin/tmux", "-L", sock, "capture-pane", "-p"};
-        if (colour)
-            a.push_back("-e");
-        return run(a).second;
-    }
-    void keys(const std::string &k)
-    {
-        run({"/usr/bin/tmux", "-L", sock, "send-keys", k});
+        start(dir.path, "--pack '" + pack + "'", env, cols, rows);
     }
     bool wait_for(const std::string &needle, double timeout_s = 30)
     {
-        auto end = std::chrono::steady_clock::now() + std::chrono::duration<double>(timeout_s);
-        do {
-            if (screen().find(needle) != std::string::npos)
-                return true;
-            std::this_thread::sleep_for(std::chrono::milliseconds(100));
-        } while (std::chrono::steady_clock::now() < end);
-        return false;
+        return IolabTerm::wait_for(needle, timeout_s);
     }
 };
 

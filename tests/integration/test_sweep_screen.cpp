@@ -22,11 +22,6 @@ using namespace iolab_test;
 namespace
 {
 
-void spit(const std::string &path, const std::string &text)
-{
-    std::ofstream(path) << text;
-}
-
 const char *const why_text = "the fake's linear mode answers ten per second for each n, so "
                              "below a hundred it trails flat";
 

@@ -6,6 +6,7 @@
 // allows TIOCSTI (dev.tty.legacy_tiocsti=1 here), so a control run outside the jail shows that
 // the attack works and that these tests would see it.
 #include "helpers.hpp"
+#include "tmux_helpers.hpp"
 #include "jail_helpers.hpp"
 
 #include <catch2/catch.hpp>
@@ -20,14 +21,6 @@ using namespace iolab_test;
 
 namespace
 {
-
-std::string slurp(const std::string &path)
-{
-    std::ifstream f(path);
-    std::stringstream s;
-    s << f.rdbuf();
-    return s.str();
-}
 
 bool exists(const std::string &path)
 {
@@ -50,54 +43,22 @@ const char *const PROMPT = "tty-trust$";
 
 // An interactive shell on a real terminal (a private tmux server, stopped by its own socket):
 // what a person types iolab into, and what would run a line pushed into its input.
-class Shell
+class Shell : public IolabTerm
 {
   public:
     explicit Shell(const TempDir &dir)
-        : sock_("iolab-tty-" + std::to_string(getpid()) + "-" + std::to_string(counter()++))
     {
-        std::string cmd = "env HOME='" + dir.path + "' XDG_STATE_HOME='" + (dir / "state") +
-                          "' XDG_DATA_HOME='" + (dir / "data") + "' XDG_CACHE_HOME='" +
-                          (dir / "cache") + "' TERM=xterm-256color PS1='" + PROMPT +
-                          " ' bash --norc --noprofile -i";
-        started_ =
-            tmux({"-f", "/dev/null", "new-session", "-d", "-x", "200", "-y", "60", cmd}).first == 0;
-    }
-    ~Shell()
-    {
-        tmux({"kill-server"});
-    }
-    bool started() const
-    {
-        return started_;
-    }
-    std::pair<int, std::string> tmux(std::vector<std::string> args)
-    {
-        args.insert(args.begin(), {"/usr/bin/tmux", "-L", sock_});
-        return run(args);
-    }
-    std::string screen()
-    {
-        return tmux({"capture-pane", "-p", "-S", "-200"}).second;
+        scrollback(200);
+        launch("env HOME='" + dir.path + "' XDG_STATE_HOME='" + (dir / "state") +
+                   "' XDG_DATA_HOME='" + (dir / "data") + "' XDG_CACHE_HOME='" + (dir / "cache") +
+                   "' TERM=xterm-256color PS1='" + PROMPT + " ' bash --norc --noprofile -i",
+               200, 60);
     }
     // Types a command line literally and presses Enter.
     void type(const std::string &line)
     {
-        tmux({"send-keys", "-l", line});
-        tmux({"send-keys", "Enter"});
-    }
-    void keys(const std::string &k)
-    {
-        tmux({"send-keys", k});
-    }
-    bool wait_for(const std::string &what, double secs)
-    {
-        for (int i = 0; i < secs * 10; i++) {
-            if (screen().find(what) != std::string::npos)
-                return true;
-            usleep(100000);
-        }
-        return false;
+        literal(line);
+        keys("Enter");
     }
     // Runs `cmd` and waits for it to end: its exit status, or -1 when it never ended.
     int run_line(const std::string &cmd, double secs)
@@ -145,8 +106,6 @@ class Shell
         static int n;
         return n;
     }
-    std::string sock_;
-    bool started_ = false;
 };
 
 // What the hostile program reported, line by line.

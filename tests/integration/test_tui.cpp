@@ -4,6 +4,7 @@
 // lesson pack that runs the echo demos, and checks afterwards that the terminal settings are
 // what they were and that no scenario process is left.
 #include "helpers.hpp"
+#include "tmux_helpers.hpp"
 
 #include <catch2/catch.hpp>
 #include <dirent.h>
@@ -16,20 +17,6 @@ using namespace iolab_test;
 
 namespace
 {
-
-std::string slurp(const std::string &path)
-{
-    std::ifstream f(path);
-    std::stringstream ss;
-    ss << f.rdbuf();
-    return ss.str();
-}
-
-void spit(const std::string &path, const std::string &text)
-{
-    std::ofstream f(path);
-    f << text;
-}
 
 // A pack with one lesson: a text step, then a run step (epoll and thread modes, keys 1 and 2).
 void write_pack(const std::string &dir)
@@ -98,24 +85,6 @@ std::vector<std::string> words(const std::string &s)
     return v;
 }
 
-// Every descendant of pid (children files of every thread), recursively.
-void descendants(pid_t pid, std::set<pid_t> &out)
-{
-    std::string dir = "/proc/" + std::to_string(pid) + "/task";
-    DIR *d = opendir(dir.c_str());
-    if (!d)
-        return;
-    while (struct dirent *e = readdir(d)) {
-        if (e->d_name[0] == '.')
-            continue;
-        std::stringstream ss(slurp(dir + "/" + e->d_name + "/children"));
-        for (pid_t c; ss >> c;)
-            if (out.insert(c).second)
-                descendants(c, out);
-    }
-    closedir(d);
-}
-
 // A process is gone when /proc has no entry or only a zombie (no code runs any more).
 bool gone(pid_t pid)
 {
@@ -135,84 +104,44 @@ std::string cmdline(pid_t pid)
     return s;
 }
 
-// iolab running in a pane of a private tmux server, inside a shell that records `stty -g`
-// before and after, and iolab's exit status.
-class TuiSession
+// iolab running in a terminal (tmux_helpers.hpp) on the pack above, inside a shell that records
+// `stty -g` before and after, and iolab's exit status. The directory is a base before the
+// terminal, so it outlives iolab.
+struct SessionDir {
+    TempDir dir_;
+};
+class TuiSession : SessionDir, public IolabTerm
 {
   public:
     TuiSession(const std::vector<std::string> &iolab_args, const std::vector<std::string> &env = {},
-               const std::string &program = "iolab")
+               const std::string &program_name = "iolab")
     {
-        static int counter;
-        sock_ = "iolab-test-" + std::to_string(getpid()) + "-" + std::to_string(counter++);
         write_pack(dir_ / "pack");
-        std::string cmd = "'" + bin(program) + "' --pack '" + (dir_ / "pack") + "'";
+        std::string args = "--pack '" + (dir_ / "pack") + "'";
         for (const auto &a : iolab_args)
-            cmd += " '" + a + "'";
-        std::string script = "cd '" + dir_.path + "'\n" + "export HOME='" + dir_.path +
-                             "' XDG_STATE_HOME='" + (dir_ / "state") + "' XDG_DATA_HOME='" +
-                             (dir_ / "data") + "' XDG_CACHE_HOME='" + (dir_ / "cache") +
-                             "' TERM=xterm-256color\n";
+            args += " '" + a + "'";
+        std::string exports;
         for (const auto &e : env)
-            script += "export " + e + "\n";
-        script += "stty -g > stty.before\n" + cmd +
-                  "\necho $? > status\nstty -g > stty.after\necho IOLAB-EXITED\nexec sleep 600\n";
-        spit(dir_ / "run.sh", script);
-        auto [code, out] = run({tmux_, "-L", sock_, "-f", "/dev/null", "new-session", "-d", "-x",
-                                "120", "-y", "40", "sh " + (dir_ / "run.sh")});
-        if (code != 0)
-            throw std::runtime_error("tmux new-session failed: " + out);
-        auto [c2, pid] = run({tmux_, "-L", sock_, "display-message", "-p", "#{pane_pid}"});
-        shell_ = (pid_t)std::stol(pid);
-    }
-    ~TuiSession()
-    {
-        run({tmux_, "-L", sock_, "kill-server"});
+            exports += e + " ";
+        program(program_name);
+        around("stty -g > stty.before\n", "echo $st > status\nstty -g > stty.after\n");
+        if (!start(dir_.path, args, exports, 120, 40))
+            throw std::runtime_error("tmux new-session failed: " + last());
     }
 
-    std::string screen()
-    {
-        return run({tmux_, "-L", sock_, "capture-pane", "-p"}).second;
-    }
-
-    // Polls the screen until pred holds; returns whether it did within the timeout.
     template <class Pred> bool wait(Pred pred, double timeout_s = 10)
     {
-        auto deadline = std::chrono::steady_clock::now() + std::chrono::duration<double>(timeout_s);
-        do {
-            last_ = screen();
-            if (pred(last_))
-                return true;
-            std::this_thread::sleep_for(std::chrono::milliseconds(50));
-        } while (std::chrono::steady_clock::now() < deadline);
-        return false;
+        return wait_until(pred, timeout_s);
     }
-
     bool wait_for(const std::string &needle, double timeout_s = 10)
     {
-        return wait([&](const std::string &s) { return s.find(needle) != std::string::npos; },
-                    timeout_s);
-    }
-
-    void keys(const std::vector<std::string> &k)
-    {
-        std::vector<std::string> argv = {tmux_, "-L", sock_, "send-keys"};
-        argv.insert(argv.end(), k.begin(), k.end());
-        run(argv);
-    }
-
-    void resize(int cols, int rows)
-    {
-        run({tmux_, "-L", sock_, "resize-window", "-x", std::to_string(cols), "-y",
-             std::to_string(rows)});
+        return IolabTerm::wait_for(needle, timeout_s);
     }
 
     // The iolab process: the shell's child that is not the final sleep.
     pid_t iolab_pid()
     {
-        std::set<pid_t> d;
-        descendants(shell_, d);
-        for (pid_t p : d)
+        for (pid_t p : processes())
             if (cmdline(p).find(bin("iolab") + " ") == 0)
                 return p;
         return -1;
@@ -227,21 +156,10 @@ class TuiSession
         return d;
     }
 
-    const std::string &last() const
-    {
-        return last_;
-    }
     const TempDir &dir() const
     {
         return dir_;
     }
-
-  private:
-    TempDir dir_;
-    std::string tmux_ = "/usr/bin/tmux";
-    std::string sock_;
-    pid_t shell_ = -1;
-    std::string last_;
 };
 
 // The calls/s column (third word) of the first counters row for label under the role header.

@@ -11,14 +11,6 @@ extern "C" {
 
 using namespace iolab_test;
 
-static std::string slurp(const std::string &path)
-{
-    std::ifstream f(path);
-    std::stringstream ss;
-    ss << f.rdbuf();
-    return ss.str();
-}
-
 TEST_CASE("stat with a comm holding spaces and parentheses parses from the last parenthesis")
 {
     std::string s = slurp(data("proc/4242/stat"));

@@ -17,20 +17,6 @@ extern "C" {
 
 using namespace iolab_test;
 
-static std::string slurp(const std::string &path)
-{
-    std::ifstream f(path);
-    std::stringstream ss;
-    ss << f.rdbuf();
-    return ss.str();
-}
-
-static void spit(const std::string &path, const std::string &text)
-{
-    std::ofstream f(path);
-    f << text;
-}
-
 static std::vector<std::string> files_in(const std::string &dir)
 {
     std::vector<std::string> out;

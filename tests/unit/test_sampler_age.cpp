@@ -110,14 +110,6 @@ TEST_CASE("rotation: the share grows with the scenario, within what iolab allows
 namespace
 {
 
-std::string slurp(const std::string &path)
-{
-    std::ifstream f(path);
-    std::stringstream ss;
-    ss << f.rdbuf();
-    return ss.str();
-}
-
 // A copy of the recorded process under pid `pid` with parent `ppid` (its stat's fields 1 and 4
 // rewritten; the comm "a) (b c" stays, so the parser still meets it).
 void put_recorded(const TempDir &root, int pid, int ppid)
