@@ -28,6 +28,7 @@
 #include "human.h"
 #include "json.h"
 #include "lesson/lesson.h"
+#include "metrics/figure.h"
 #include "metrics/stats.h"
 #include "metrics/waits.h"
 #include "paths.h"
@@ -632,24 +633,23 @@ static void run_print_side_by_side(struct run *r, FILE *out)
         fprintf(out, "  %-24s", label);
         for (size_t k = 0; k < n; k++) {
             const struct run_segment *seg = segs[k];
-            const struct snapshot *a = &seg->first, *b = &seg->last;
-            double dur = b->elapsed_s - a->elapsed_s;
-            const struct snapshot_figures *fa = &a->roles[LESSON_ROLE_CLIENT],
-                                          *fb = &b->roles[LESSON_ROLE_CLIENT];
-            double req = (double)RUN_D(requests);
+            struct span sp;
+            span_between(&seg->first, &seg->last, NULL, &sp);
+            const struct span_role *client = &sp.roles[LESSON_ROLE_CLIENT];
+            double dur = sp.seconds;
+            double req = (double)client->requests;
             char v[48] = "-";
             struct snapshot_latency lat;
             switch (row) {
             case SBS_RATE:
-                human_si(stats_rate(RUN_D(requests), dur), v, sizeof v);
+                human_si(stats_rate(client->requests, dur), v, sizeof v);
                 break;
             case SBS_BYTES:
-                human_bytes(stats_rate(RUN_D(app_bytes), dur), v, sizeof v);
+                human_bytes(stats_rate(client->bytes, dur), v, sizeof v);
                 break;
             case SBS_CALLS: {
-                const struct snapshot_figures *sa = &a->roles[srole], *sb = &b->roles[srole];
-                uint64_t calls = stats_delta(sb->calls_total, sa->calls_total);
-                double sys = fmax(0, sb->cpu_sys_s - sa->cpu_sys_s);
+                uint64_t calls = sp.roles[srole].calls_total;
+                double sys = sp.roles[srole].cpu_sys_s;
                 /* No counted call while the role burned system time: its calls are ones iolab
                    does not count, and 0.00 would be a figure for what was not measured. */
                 if (!calls && dur > 0 && sys >= RUN_UNCOUNTED_SYS * dur)
@@ -660,11 +660,8 @@ static void run_print_side_by_side(struct run *r, FILE *out)
             }
             case SBS_CTX: {
                 uint64_t ctx = 0;
-                for (int role = 0; role < LESSON_NROLES; role++) {
-                    const struct snapshot_figures *ra = &a->roles[role], *rb = &b->roles[role];
-                    ctx += stats_delta(rb->ctx_voluntary, ra->ctx_voluntary) +
-                           stats_delta(rb->ctx_involuntary, ra->ctx_involuntary);
-                }
+                for (int role = 0; role < LESSON_NROLES; role++)
+                    ctx += sp.roles[role].ctx;
                 if (req > 0)
                     snprintf(v, sizeof v, "%.2f", (double)ctx / req);
                 break;
@@ -672,13 +669,12 @@ static void run_print_side_by_side(struct run *r, FILE *out)
             case SBS_CPU: {
                 double cpu = 0;
                 for (int role = 0; role < LESSON_NROLES; role++)
-                    cpu += fmax(0, b->roles[role].cpu_user_s - a->roles[role].cpu_user_s) +
-                           fmax(0, b->roles[role].cpu_sys_s - a->roles[role].cpu_sys_s);
+                    cpu += sp.roles[role].cpu_user_s + sp.roles[role].cpu_sys_s;
                 snprintf(v, sizeof v, "%.0f%%", dur > 0 ? 100 * cpu / dur : 0);
                 break;
             }
             case SBS_WAIT:
-                human_count(fb->waiting, v, sizeof v);
+                human_count(client->waiting, v, sizeof v);
                 break;
             default:
                 run_segment_latency(seg, &lat);

@@ -7,6 +7,7 @@
 #include "sweeprun.h"
 
 #include "engine.h"
+#include "metrics/figure.h"
 #include "metrics/stats.h"
 #include "metrics/waits.h"
 
@@ -45,51 +46,36 @@ void sweep_point_measure(const struct lesson_sweep *sw, const struct snapshot *a
                          const struct snapshot *b, struct sweep_point *p)
 {
     int role = sw && sw->role >= 0 && sw->role < LESSON_NROLES ? sw->role : LESSON_ROLE_SERVER;
-    const struct snapshot_figures *ca = &a->roles[LESSON_ROLE_CLIENT],
-                                  *cb = &b->roles[LESSON_ROLE_CLIENT];
-    const struct snapshot_figures *ra = &a->roles[role], *rb = &b->roles[role];
-    /* A scenario without a client (one program) publishes its figures as the server. */
-    bool no_client =
-        !cb->requests && !cb->app_bytes &&
-        (b->roles[LESSON_ROLE_SERVER].requests || b->roles[LESSON_ROLE_SERVER].app_bytes);
-    if (no_client) {
-        ca = &a->roles[LESSON_ROLE_SERVER];
-        cb = &b->roles[LESSON_ROLE_SERVER];
-    }
-    p->seconds = fmax(0, b->elapsed_s - a->elapsed_s);
-    p->requests = stats_delta(cb->requests, ca->requests);
-    p->bytes = stats_delta(cb->app_bytes, ca->app_bytes);
-    p->conns = stats_delta(cb->conns_opened, ca->conns_opened);
+    struct span sp;
+    span_between(a, b, NULL, &sp);
+    const struct span_role *load = &sp.roles[sp.load_role], *rs = &sp.roles[role];
+    p->seconds = sp.seconds;
+    p->requests = sp.requests;
+    p->bytes = sp.bytes;
+    p->conns = load->conns;
     p->errors = 0;
     p->failed = 0;
     uint64_t ctx = 0;
     double cpu = 0;
     for (int r = 0; r < LESSON_NROLES; r++) {
-        const struct snapshot_figures *fa = &a->roles[r], *fb = &b->roles[r];
-        p->errors += stats_delta(fb->errors, fa->errors);
-        p->failed +=
-            stats_delta(fb->failed_total, fa->failed_total) + stats_delta(fb->shed, fa->shed);
-        ctx += stats_delta(fb->ctx_voluntary, fa->ctx_voluntary) +
-               stats_delta(fb->ctx_involuntary, fa->ctx_involuntary);
-        cpu += fmax(0, fb->cpu_user_s - fa->cpu_user_s) + fmax(0, fb->cpu_sys_s - fa->cpu_sys_s);
+        p->errors += sp.roles[r].errors;
+        p->failed += sp.roles[r].failed;
+        ctx += sp.roles[r].ctx;
+        cpu += sp.roles[r].cpu_user_s + sp.roles[r].cpu_sys_s;
     }
     double req = (double)p->requests;
     p->requests_per_s = stats_rate(p->requests, p->seconds);
     p->bytes_per_s = stats_rate(p->bytes, p->seconds);
-    p->calls_per_request = req ? (double)stats_delta(rb->calls_total, ra->calls_total) / req : 0;
-    p->syscr_per_request = req ? (double)stats_delta(rb->syscr, ra->syscr) / req : 0;
+    p->calls_per_request = req ? (double)rs->calls_total / req : 0;
+    p->syscr_per_request = req ? (double)rs->syscr / req : 0;
     p->ctx_per_request = req ? (double)ctx / req : 0;
-    uint64_t syscr = stats_delta(rb->syscr, ra->syscr);
-    p->bytes_per_syscr = syscr ? (double)p->bytes / (double)syscr : 0;
+    p->bytes_per_syscr = rs->syscr ? (double)p->bytes / (double)rs->syscr : 0;
     p->cpu_pct = p->seconds > 0 ? cpu / p->seconds * 100 : 0;
-    uint64_t hist[IOLAB_HIST_BUCKETS];
-    stats_hist_sub(hist, b->latency_hist[LESSON_ROLE_CLIENT], a->latency_hist[LESSON_ROLE_CLIENT],
-                   IOLAB_HIST_BUCKETS);
     /* The clients still waiting at the end count as long as they waited, capped at the
        point's length (a fresh run per point: none can have waited longer; a larger age is a
        stale gauge, counted as a timeout at the point's length), so a server that answers one
        client in a thousand never shows a small p99. */
-    p->waiting = b->roles[LESSON_ROLE_CLIENT].waiting;
+    p->waiting = sp.roles[LESSON_ROLE_CLIENT].waiting;
     uint64_t waits[IOLAB_HIST_BUCKETS];
     memcpy(waits, b->in_flight_hist[LESSON_ROLE_CLIENT], sizeof waits);
     unsigned cap = iolab_hist_bucket((uint64_t)(fmax(p->seconds, 0.001) * 1e9));
@@ -98,14 +84,11 @@ void sweep_point_measure(const struct lesson_sweep *sw, const struct snapshot *a
         waits[k] = 0;
     }
     struct snapshot_latency lat;
-    waits_latency(&lat, hist, waits);
+    waits_latency(&lat, sp.hist, waits);
     p->p50_ms = (double)lat.p50_ns / 1e6;
     p->p99_ms = (double)lat.p99_ns / 1e6;
     if (sw && sw->figure == SWEEP_FIG_CALL_PER_REQ)
-        p->figure =
-            req && sw->call < IOLAB_NCALLS
-                ? (double)stats_delta(rb->calls[sw->call].count, ra->calls[sw->call].count) / req
-                : 0;
+        p->figure = req && sw->call < IOLAB_NCALLS ? (double)rs->calls[sw->call] / req : 0;
     p->has_figure = sweep_point_figure(sw, p, &p->figure);
 }
 

@@ -13,6 +13,7 @@
 
 #include "lesson/check.h"
 #include "lesson/lesson.h"
+#include "metrics/figure.h"
 #include "metrics/snapshot.h"
 
 struct session {
@@ -20,7 +21,7 @@ struct session {
     struct check_mode_facts modes[SNAPSHOT_MAX_MODES + 1]; /* by first run; mode -1 included */
     bool have_base;
     double base_elapsed;
-    struct check_role_facts base[LESSON_NROLES]; /* totals of the last snapshot seen */
+    struct snapshot base; /* the last snapshot seen: each update credits span_between(base, it) */
 };
 
 void session_reset(struct session *s);

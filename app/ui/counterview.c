@@ -10,7 +10,7 @@
 #include "counterview.h"
 #include "cvlayout.h"
 #include "human.h"
-#include "metrics/stats.h"
+#include "metrics/figure.h"
 #include "metrics/waits.h"
 #include "widgets.h"
 
@@ -37,12 +37,12 @@ struct counterview_calls {
 static void counterview_calls(const struct snapshot_figures *f, const struct snapshot_figures *base,
                               const unsigned *watch, size_t nwatch, struct counterview_calls *out)
 {
-    uint64_t count[IOLAB_NCALLS];
+    struct span_role d;
+    span_role_between(base, f, &d);
+    const uint64_t *count = d.calls;
     double rate[IOLAB_NCALLS];
-    for (unsigned i = 0; i < IOLAB_NCALLS; i++) {
-        count[i] = stats_delta(f->calls[i].count, base ? base->calls[i].count : 0);
+    for (unsigned i = 0; i < IOLAB_NCALLS; i++)
         rate[i] = f->calls[i].count_rate;
-    }
     out->n = cvlayout_order(count, rate, IOLAB_NCALLS, watch, nwatch, out->id, &out->nwatched);
     for (size_t k = 0; k < out->n; k++)
         out->count[k] = count[out->id[k]];
@@ -57,12 +57,12 @@ static void counterview_split(const struct snapshot_figures *f, const struct sna
 {
     size_t n = 0;
     buf[0] = '\0';
+    struct span_role sp;
+    span_role_between(base, f, &sp);
     int one = iolab_split_one_index(call), two = iolab_split_two_index(call);
     for (int k = 0; k < IOLAB_NFDKINDS && (one >= 0 || two >= 0); k++)
         for (int t = 0; t < (two >= 0 ? IOLAB_NFDKINDS : 1); t++) {
-            uint64_t now = one >= 0 ? f->fd.one[one][k] : f->fd.two[two][k][t];
-            uint64_t was = !base ? 0 : one >= 0 ? base->fd.one[one][k] : base->fd.two[two][k][t];
-            uint64_t d = stats_delta(now, was);
+            uint64_t d = one >= 0 ? sp.fd.one[one][k] : sp.fd.two[two][k][t];
             char num[32];
             if (!d || n + 1 >= len)
                 continue;
@@ -87,8 +87,10 @@ static void counterview_faults(const struct snapshot_figures *f,
     };
     size_t n = 0;
     buf[0] = '\0';
+    struct span_role sp;
+    span_role_between(base, f, &sp);
     for (int i = 0; i < IOLAB_NFAULTS && n + 1 < len; i++) {
-        uint64_t d = stats_delta(f->fd.faults[i], base ? base->fd.faults[i] : 0);
+        uint64_t d = sp.fd.faults[i];
         char num[32];
         if (!d)
             continue;
@@ -144,10 +146,11 @@ static bool counterview_uring(const struct screen_caps *c, const struct snapshot
 {
     uint64_t sub = 0, comp = 0, ent = 0;
     for (int r = 0; r < LESSON_NROLES; r++) {
-        const struct snapshot_figures *f = &s->roles[r], *b = base ? &base->roles[r] : NULL;
-        sub += stats_delta(f->uring_submissions, b ? b->uring_submissions : 0);
-        comp += stats_delta(f->uring_completions, b ? b->uring_completions : 0);
-        ent += stats_delta(f->uring_enters, b ? b->uring_enters : 0);
+        struct span_role d;
+        span_role_between(base ? &base->roles[r] : NULL, &s->roles[r], &d);
+        sub += d.uring_submissions;
+        comp += d.uring_completions;
+        ent += d.uring_enters;
     }
     if (!sub && !ent)
         return false;
@@ -213,10 +216,9 @@ static void counterview_kernel(const struct screen_caps *c, const struct snapsho
 {
     char a[32], b[32], d[32], e[32];
     int row = 0;
-    uint64_t kr = stats_delta(f->syscr, base ? base->syscr : 0);
-    uint64_t kw = stats_delta(f->syscw, base ? base->syscw : 0);
-    uint64_t lr = stats_delta(f->lib_reads, base ? base->lib_reads : 0);
-    uint64_t lw = stats_delta(f->lib_writes, base ? base->lib_writes : 0);
+    struct span_role sp;
+    span_role_between(base, f, &sp);
+    uint64_t kr = sp.syscr, kw = sp.syscw, lr = sp.lib_reads, lw = sp.lib_writes;
     bool rd = counterview_disagree(kr, lr), wr = counterview_disagree(kw, lw);
     int cx = x;
     if (f->kernel_unread) {

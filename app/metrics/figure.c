@@ -1,0 +1,389 @@
+/*
+ * figure: the span between two snapshots and the table of figures (figure.h).
+ */
+#include "figure.h"
+
+#include "stats.h"
+
+#include <math.h>
+#include <string.h>
+
+void span_role_between(const struct snapshot_figures *a, const struct snapshot_figures *b,
+                       struct span_role *out)
+{
+    static const struct snapshot_figures zero;
+    if (!a)
+        a = &zero;
+    memset(out, 0, sizeof *out);
+#define SPAN_D(field) stats_delta(b->field, a->field)
+    out->requests = SPAN_D(requests);
+    out->bytes = SPAN_D(app_bytes);
+    out->conns = SPAN_D(conns_opened);
+    out->errors = SPAN_D(errors);
+    out->failed = SPAN_D(failed_total) + SPAN_D(shed);
+    for (unsigned c = 0; c < IOLAB_NCALLS; c++)
+        out->calls[c] = SPAN_D(calls[c].count);
+    out->calls_total = SPAN_D(calls_total);
+    out->syscr = SPAN_D(syscr);
+    out->syscw = SPAN_D(syscw);
+    out->rchar = SPAN_D(rchar);
+    out->lib_reads = SPAN_D(lib_reads);
+    out->lib_writes = SPAN_D(lib_writes);
+    out->ctx = SPAN_D(ctx_voluntary) + SPAN_D(ctx_involuntary);
+    out->cpu_user_s = fmax(0, b->cpu_user_s - a->cpu_user_s);
+    out->cpu_sys_s = fmax(0, b->cpu_sys_s - a->cpu_sys_s);
+    double cpu_a = a->cpu_user_s + a->cpu_sys_s, cpu_b = b->cpu_user_s + b->cpu_sys_s;
+    out->cpu_us = stats_delta(cpu_b > 0 ? (uint64_t)(cpu_b * 1e6) : 0,
+                              cpu_a > 0 ? (uint64_t)(cpu_a * 1e6) : 0);
+    out->uring_submissions = SPAN_D(uring_submissions);
+    out->uring_completions = SPAN_D(uring_completions);
+    out->uring_enters = SPAN_D(uring_enters);
+    /* The per-descriptor counts are one run of counters: field by field. */
+    uint64_t *to = (uint64_t *)&out->fd;
+    const uint64_t *fa = (const uint64_t *)&a->fd, *fb = (const uint64_t *)&b->fd;
+    for (size_t k = 0; k < sizeof out->fd / sizeof(uint64_t); k++)
+        to[k] = stats_delta(fb[k], fa[k]);
+#undef SPAN_D
+    out->nprocs = b->nprocs;
+    out->nthreads = b->nthreads;
+    out->zombies = b->zombies;
+    out->waiting = b->waiting;
+}
+
+void span_between(const struct snapshot *first, const struct snapshot *last,
+                  const struct span_opts *opts, struct span *out)
+{
+    int learner = opts ? opts->learner : -1;
+    memset(out, 0, sizeof *out);
+    out->seconds = fmax(0, last->elapsed_s - (first ? first->elapsed_s : 0));
+    for (int r = 0; r < LESSON_NROLES; r++) {
+        span_role_between(first ? &first->roles[r] : NULL, &last->roles[r], &out->roles[r]);
+        if (learner < 0)
+            continue;
+        /* The role's requests and bytes are those of the programs the learner did not write. */
+        uint64_t req_a = 0, req_b = 0, bytes_a = 0, bytes_b = 0;
+        for (uint32_t p = 0; p < last->nprogs && p < SNAPSHOT_MAX_PROGS; p++)
+            if ((int)p != learner && last->progs[p].role == (enum lesson_role)r) {
+                req_b += last->progs[p].f.requests;
+                bytes_b += last->progs[p].f.app_bytes;
+            }
+        for (uint32_t p = 0; first && p < first->nprogs && p < SNAPSHOT_MAX_PROGS; p++)
+            if ((int)p != learner && first->progs[p].role == (enum lesson_role)r) {
+                req_a += first->progs[p].f.requests;
+                bytes_a += first->progs[p].f.app_bytes;
+            }
+        out->roles[r].requests = stats_delta(req_b, req_a);
+        out->roles[r].bytes = stats_delta(bytes_b, bytes_a);
+    }
+    /* A scenario without a client (one program) publishes its figures as the server. */
+    const struct snapshot_figures *cb = &last->roles[LESSON_ROLE_CLIENT],
+                                  *sb = &last->roles[LESSON_ROLE_SERVER];
+    bool no_client = !cb->requests && !cb->app_bytes && (sb->requests || sb->app_bytes);
+    out->load_role = no_client ? LESSON_ROLE_SERVER : LESSON_ROLE_CLIENT;
+    out->requests = out->roles[out->load_role].requests;
+    out->bytes = out->roles[out->load_role].bytes;
+    static const uint64_t zero_hist[IOLAB_HIST_BUCKETS];
+    stats_hist_sub(out->hist, last->latency_hist[LESSON_ROLE_CLIENT],
+                   first ? first->latency_hist[LESSON_ROLE_CLIENT] : zero_hist, IOLAB_HIST_BUCKETS);
+}
+
+/* ---- the table ---- */
+
+static const struct span_role *fig_role(const struct span *s, const struct figure_arg *a)
+{
+    return &s->roles[a->role >= 0 && a->role < LESSON_NROLES ? a->role : LESSON_ROLE_SERVER];
+}
+
+/* n / the load's requests; undefined without requests. */
+static bool fig_per_request(const struct span *s, double n, double *out)
+{
+    if (!s->requests)
+        return false;
+    *out = n / (double)s->requests;
+    return true;
+}
+
+static uint64_t fig_ctx(const struct span *s)
+{
+    uint64_t ctx = 0;
+    for (int r = 0; r < LESSON_NROLES; r++)
+        ctx += s->roles[r].ctx;
+    return ctx;
+}
+
+static double fig_cpu_s(const struct span *s)
+{
+    double cpu = 0;
+    for (int r = 0; r < LESSON_NROLES; r++)
+        cpu += s->roles[r].cpu_user_s + s->roles[r].cpu_sys_s;
+    return cpu;
+}
+
+static bool fig_seconds(const struct span *s, const struct figure_arg *a, double *out)
+{
+    (void)a;
+    *out = s->seconds;
+    return true;
+}
+
+static bool fig_requests(const struct span *s, const struct figure_arg *a, double *out)
+{
+    *out = (double)fig_role(s, a)->requests;
+    return true;
+}
+
+static bool fig_bytes(const struct span *s, const struct figure_arg *a, double *out)
+{
+    *out = (double)fig_role(s, a)->bytes;
+    return true;
+}
+
+static bool fig_calls(const struct span *s, const struct figure_arg *a, double *out)
+{
+    *out = a->call < IOLAB_NCALLS ? (double)fig_role(s, a)->calls[a->call] : 0;
+    return true;
+}
+
+static bool fig_syscr(const struct span *s, const struct figure_arg *a, double *out)
+{
+    *out = (double)fig_role(s, a)->syscr;
+    return true;
+}
+
+static bool fig_syscw(const struct span *s, const struct figure_arg *a, double *out)
+{
+    *out = (double)fig_role(s, a)->syscw;
+    return true;
+}
+
+static bool fig_procs(const struct span *s, const struct figure_arg *a, double *out)
+{
+    *out = (double)fig_role(s, a)->nprocs;
+    return true;
+}
+
+static bool fig_threads(const struct span *s, const struct figure_arg *a, double *out)
+{
+    *out = (double)fig_role(s, a)->nthreads;
+    return true;
+}
+
+static bool fig_zombies(const struct span *s, const struct figure_arg *a, double *out)
+{
+    *out = (double)fig_role(s, a)->zombies;
+    return true;
+}
+
+static bool fig_spawns(const struct span *s, const struct figure_arg *a, double *out)
+{
+    const struct span_role *r = fig_role(s, a);
+    *out = (double)(r->calls[IOLAB_CALL_FORK] + r->calls[IOLAB_CALL_PTHREAD_CREATE]);
+    return true;
+}
+
+static bool fig_read_size(const struct span *s, const struct figure_arg *a, double *out)
+{
+    const struct span_role *r = fig_role(s, a);
+    *out = r->syscr ? (double)r->rchar / (double)r->syscr : 0;
+    return true;
+}
+
+static bool fig_read_fill(const struct span *s, const struct figure_arg *a, double *out)
+{
+    const struct span_role *r = fig_role(s, a);
+    double syscr = (double)r->syscr - (double)r->fd.faults[IOLAB_FAULT_SHORT_READ];
+    *out = syscr > 0 ? (double)r->rchar / syscr : 0;
+    return true;
+}
+
+static bool fig_requests_per_s(const struct span *s, const struct figure_arg *a, double *out)
+{
+    (void)a;
+    *out = stats_rate(s->requests, s->seconds);
+    return true;
+}
+
+static bool fig_bytes_per_s(const struct span *s, const struct figure_arg *a, double *out)
+{
+    (void)a;
+    *out = stats_rate(s->bytes, s->seconds);
+    return true;
+}
+
+static bool fig_calls_per_req(const struct span *s, const struct figure_arg *a, double *out)
+{
+    return fig_per_request(s, (double)fig_role(s, a)->calls_total, out);
+}
+
+static bool fig_call_per_req(const struct span *s, const struct figure_arg *a, double *out)
+{
+    double n = a->call < IOLAB_NCALLS ? (double)fig_role(s, a)->calls[a->call] : 0;
+    return fig_per_request(s, n, out);
+}
+
+static bool fig_syscr_per_req(const struct span *s, const struct figure_arg *a, double *out)
+{
+    return fig_per_request(s, (double)fig_role(s, a)->syscr, out);
+}
+
+static bool fig_bytes_per_syscr(const struct span *s, const struct figure_arg *a, double *out)
+{
+    uint64_t syscr = fig_role(s, a)->syscr;
+    *out = syscr ? (double)s->bytes / (double)syscr : 0;
+    return true;
+}
+
+static bool fig_ctx_per_req(const struct span *s, const struct figure_arg *a, double *out)
+{
+    (void)a;
+    return fig_per_request(s, (double)fig_ctx(s), out);
+}
+
+static bool fig_cpu_pct(const struct span *s, const struct figure_arg *a, double *out)
+{
+    (void)a;
+    *out = s->seconds > 0 ? fig_cpu_s(s) / s->seconds * 100 : 0;
+    return true;
+}
+
+static bool fig_cpu_ms_per_req(const struct span *s, const struct figure_arg *a, double *out)
+{
+    return fig_per_request(s, (double)fig_role(s, a)->cpu_us / 1000, out);
+}
+
+static bool fig_uring_per_req(const struct span *s, const struct figure_arg *a, double *out)
+{
+    return fig_per_request(s, (double)fig_role(s, a)->uring_enters, out);
+}
+
+static bool fig_latency(const struct span *s, double q, double *out)
+{
+    if (!stats_hist_count(s->hist, IOLAB_HIST_BUCKETS))
+        return false;
+    *out = (double)stats_hist_quantile(s->hist, q) / 1e6;
+    return true;
+}
+
+static bool fig_p50(const struct span *s, const struct figure_arg *a, double *out)
+{
+    (void)a;
+    return fig_latency(s, 0.50, out);
+}
+
+static bool fig_p99(const struct span *s, const struct figure_arg *a, double *out)
+{
+    (void)a;
+    return fig_latency(s, 0.99, out);
+}
+
+#define C FIGURE_IN_CHECK
+#define E FIGURE_IN_EXPECT
+#define W FIGURE_IN_SWEEP
+/* Every figure once. The check names come first, in the order the loader suggests them. */
+static const struct figure_def figures[] = {
+    {"seconds", "seconds", "s", FIGURE_NEITHER, C, false, fig_seconds},
+    {"requests", "requests", "requests", FIGURE_HIGHER, C, false, fig_requests},
+    {"bytes", "bytes", "bytes", FIGURE_HIGHER, C, false, fig_bytes},
+    {"exit", "exit status", "exit status", FIGURE_NEITHER, C, false, NULL},
+    {"output", "matching lines", "matching lines", FIGURE_NEITHER, C, false, NULL},
+    {"syscr", "read system calls", "read system calls", FIGURE_LOWER, C, false, fig_syscr},
+    {"syscw", "write system calls", "write system calls", FIGURE_LOWER, C, false, fig_syscw},
+    /* Two figures share this name: a check reads the role's own rchar per read call, a sweep
+       the load's payload bytes per read call of its role. */
+    {"bytes_per_syscr", "bytes per read call", "bytes per read system call", FIGURE_HIGHER, C,
+     false, fig_read_size},
+    {"peak_procs", "processes at once", "processes at once", FIGURE_LOWER, C, false, fig_procs},
+    {"bytes_per_uncut_syscr", "bytes per uncut read call",
+     "bytes per read system call not cut short on purpose", FIGURE_HIGHER, C, false, fig_read_fill},
+    {"peak_threads", "threads at once", "threads at once", FIGURE_LOWER, C, false, fig_threads},
+    {"zombies", "unreaped children", "unreaped children at once", FIGURE_LOWER, C, false,
+     fig_zombies},
+    {"spawns", "spawns", "fork and pthread_create calls", FIGURE_LOWER, C, false, fig_spawns},
+    {"cpu_ms_per_request", "CPU per request", "ms of CPU per request", FIGURE_LOWER, C, false,
+     fig_cpu_ms_per_req},
+    {"calls:", "calls", "calls", FIGURE_NEITHER, C, true, fig_calls},
+    {"calls_per_request:", "calls per request", "calls per request", FIGURE_LOWER, C, true,
+     fig_call_per_req},
+    {"requests_per_s", "requests/s", "/s", FIGURE_HIGHER, E | W, false, fig_requests_per_s},
+    {"bytes_per_s", "bytes/s", "B/s", FIGURE_HIGHER, E | W, false, fig_bytes_per_s},
+    {"calls_per_request", "calls per request", "calls/request", FIGURE_LOWER, E | W, false,
+     fig_calls_per_req},
+    {"calls:NAME/request", "calls per request", "per request", FIGURE_LOWER, E | W, true,
+     fig_call_per_req},
+    {"syscr_per_request", "read calls per request", "syscr/request", FIGURE_LOWER, W, false,
+     fig_syscr_per_req},
+    {"bytes_per_syscr", "bytes per read call", "B per read call", FIGURE_HIGHER, W, false,
+     fig_bytes_per_syscr},
+    {"ctx_per_request", "context switches per request", "switches/request", FIGURE_LOWER, E | W,
+     false, fig_ctx_per_req},
+    {"cpu_pct", "CPU", "% CPU", FIGURE_LOWER, E | W, false, fig_cpu_pct},
+    {"uring_enters_per_request", "io_uring_enter per request", "io_uring_enter/request",
+     FIGURE_LOWER, E, false, fig_uring_per_req},
+    {"p50_ms", "median latency", "ms p50", FIGURE_LOWER, E | W, false, fig_p50},
+    {"p99_ms", "p99 latency", "ms p99", FIGURE_LOWER, E | W, false, fig_p99},
+};
+#undef C
+#undef E
+#undef W
+#define FIGURE_N (sizeof figures / sizeof *figures)
+
+const struct figure_def *figure_at(size_t i)
+{
+    return i < FIGURE_N ? &figures[i] : NULL;
+}
+
+size_t figure_count(void)
+{
+    return FIGURE_N;
+}
+
+static bool figure_call(const char *label, size_t len, unsigned *call)
+{
+    for (unsigned c = 0; c < IOLAB_NCALLS; c++)
+        if (strlen(iolab_call_info[c].label) == len &&
+            !strncmp(label, iolab_call_info[c].label, len)) {
+            *call = c;
+            return true;
+        }
+    return false;
+}
+
+const struct figure_def *figure_find(const char *name, unsigned *call)
+{
+    return figure_find_in(name, FIGURE_IN_CHECK | FIGURE_IN_EXPECT | FIGURE_IN_SWEEP, call);
+}
+
+const struct figure_def *figure_find_in(const char *name, unsigned where, unsigned *call)
+{
+    if (!name)
+        return NULL;
+    unsigned dummy;
+    if (!call)
+        call = &dummy;
+    for (size_t i = 0; i < FIGURE_N; i++)
+        if (!figures[i].per_call && (figures[i].where & where) && !strcmp(name, figures[i].name)) {
+            *call = 0;
+            return &figures[i];
+        }
+    /* "calls:NAME/request" before "calls:NAME": the longer form ends in "/request". */
+    static const char per_req[] = "/request";
+    size_t n = strlen(name), pl = sizeof per_req - 1;
+    const struct figure_def *calls = NULL, *cpr = NULL, *call_req = NULL;
+    for (size_t i = 0; i < FIGURE_N; i++) {
+        if (!figures[i].per_call || !(figures[i].where & where))
+            continue;
+        if (!strcmp(figures[i].name, "calls:"))
+            calls = &figures[i];
+        else if (!strcmp(figures[i].name, "calls_per_request:"))
+            cpr = &figures[i];
+        else
+            call_req = &figures[i];
+    }
+    if (!strncmp(name, "calls_per_request:", 18))
+        return cpr && figure_call(name + 18, n - 18, call) ? cpr : NULL;
+    if (strncmp(name, "calls:", 6))
+        return NULL;
+    if (n > 6 + pl && !strcmp(name + n - pl, per_req))
+        return call_req && figure_call(name + 6, n - 6 - pl, call) ? call_req : NULL;
+    return calls && figure_call(name + 6, n - 6, call) ? calls : NULL;
+}

@@ -1,0 +1,111 @@
+/*
+ * figure: what grew between two snapshots of one run (a span), and the one table of the
+ * figures a lesson can name (a check, an expected outcome, a sweep's y axis) with how each is
+ * computed over a span.
+ *
+ * A span is the growth from a first snapshot to a last one: counts saturate at zero (a counter
+ * that went backwards, a restart, counts nothing), CPU time likewise, gauges (processes,
+ * threads, zombies, requests waiting) are the last snapshot's. span_between() is the one
+ * routine that computes it; span_role_between() is the same for one program's or role's
+ * figures (the counters pane's rows).
+ *
+ * The table (figure_at, figure_find) names each figure once: its name in the JSON, a label
+ * for people, its unit, which way is better, and its value over a span. Where the lesson
+ * formats use a name (checks, expected outcomes, sweeps) is a mask, since not every figure
+ * makes sense everywhere ("exit" is a check only).
+ */
+#ifndef IOLAB_FIGURE_H
+#define IOLAB_FIGURE_H
+
+#include "iolab_counters.h"
+#include "snapshot.h"
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+/* What one role (or one program) did over a span. */
+struct span_role {
+    uint64_t requests, bytes; /* published by the demos: completed requests, payload bytes */
+    uint64_t conns;           /* connections opened */
+    uint64_t errors;          /* failed requests, verification failures */
+    uint64_t failed;          /* calls that failed and cost a connection, and connections shed */
+    uint64_t calls[IOLAB_NCALLS];   /* counted calls by enum iolab_call_id */
+    uint64_t calls_total;           /* all labels together */
+    uint64_t syscr, syscw, rchar;   /* the kernel's /proc/PID/io */
+    uint64_t lib_reads, lib_writes; /* counted calls the kernel counts in syscr and syscw */
+    uint64_t ctx;                   /* context switches, voluntary and involuntary */
+    double cpu_user_s, cpu_sys_s;   /* CPU time, each saturating at zero */
+    uint64_t cpu_us; /* user + system CPU in whole microseconds, the totals rounded down before
+                        they are subtracted (what a check's cpu_ms_per_request reads) */
+    uint64_t uring_submissions, uring_completions, uring_enters; /* published by the demo */
+    struct iolab_fdsplit fd;            /* counted calls by kind of descriptor, faults injected */
+    uint32_t nprocs, nthreads, zombies; /* gauges: the last snapshot's */
+    uint64_t waiting;                   /* gauge: requests out 100 ms or more at the end */
+};
+
+struct span {
+    double seconds;                        /* last elapsed - first elapsed, at least 0 */
+    struct span_role roles[LESSON_NROLES]; /* by enum lesson_role */
+    /* The role whose requests and bytes are the load's: the client, or the server when the
+       scenario has no client publishing (one program). */
+    int load_role;
+    uint64_t requests, bytes; /* the load role's: what every "per request" figure divides by */
+    uint64_t hist[IOLAB_HIST_BUCKETS]; /* the client's request latencies answered in the span */
+};
+
+/* The growth of one program's or role's figures from a to b; a NULL a counts from zero. */
+void span_role_between(const struct snapshot_figures *a, const struct snapshot_figures *b,
+                       struct span_role *out);
+
+/* Options of span_between(). */
+struct span_opts {
+    /* Index of the program whose own published requests and bytes do not count (an exercise's
+       learner: a program writes its own slot of the counter page); -1: none. */
+    int learner;
+};
+
+/* What grew from first to last (first NULL: from zero, a run's first snapshot). */
+void span_between(const struct snapshot *first, const struct snapshot *last,
+                  const struct span_opts *opts, struct span *out);
+
+/* Which way is better for a figure. */
+enum figure_better { FIGURE_NEITHER, FIGURE_HIGHER, FIGURE_LOWER };
+
+/* Where the lesson formats accept a figure's name. */
+#define FIGURE_IN_CHECK  1u /* a check's "metric" */
+#define FIGURE_IN_EXPECT 2u /* an expected outcome's side */
+#define FIGURE_IN_SWEEP  4u /* a sweep's or a headline's "figure" */
+
+/* What a figure is computed for: the role and, for a per-call figure, the call. */
+struct figure_arg {
+    int role;      /* enum lesson_role, resolved by the caller */
+    unsigned call; /* enum iolab_call_id, for figures that name a call */
+};
+
+struct figure_def {
+    const char *name;  /* as the JSON writes it; "calls:NAME" style names carry a call */
+    const char *label; /* for people: "requests/s" */
+    const char *unit;  /* beside a value: "/s", "ms p99" */
+    enum figure_better better;
+    unsigned where; /* FIGURE_IN_* */
+    bool per_call;  /* the name carries a call label (prefix, or "calls:NAME/request") */
+    /* The figure over a span; false when it is not defined there (a ratio over nothing). */
+    bool (*value)(const struct span *s, const struct figure_arg *a, double *out);
+};
+
+/* Every figure, in a fixed order; figure_count() entries. */
+const struct figure_def *figure_at(size_t i);
+size_t figure_count(void);
+
+/*
+ * The figure a name means, or NULL: a plain name ("requests_per_s") or one that carries a call
+ * ("calls:fork", "calls_per_request:read", "calls:read/request": *call is set).
+ */
+const struct figure_def *figure_find(const char *name, unsigned *call);
+
+/* The same among the figures one format accepts (where: FIGURE_IN_*): a name can mean
+   different figures in a check and in a sweep ("bytes_per_syscr", figure.c). */
+const struct figure_def *figure_find_in(const char *name, unsigned where, unsigned *call);
+
+#endif

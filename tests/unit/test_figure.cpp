@@ -1,0 +1,165 @@
+// metrics/figure: what grew between two snapshots (a span) and the one table of figures a
+// lesson can name, with each figure's value over a span.
+#include <catch2/catch.hpp>
+#include <cstring>
+#include <memory>
+
+extern "C" {
+#include "metrics/figure.h"
+}
+
+namespace
+{
+
+std::unique_ptr<snapshot> blank(double elapsed)
+{
+    auto s = std::make_unique<snapshot>();
+    memset(s.get(), 0, sizeof *s);
+    s->elapsed_s = elapsed;
+    return s;
+}
+
+} // namespace
+
+TEST_CASE("span: counts grow from the first snapshot to the last and never go negative")
+{
+    auto a = blank(1.0), b = blank(3.0);
+    a->roles[LESSON_ROLE_CLIENT].requests = 100;
+    b->roles[LESSON_ROLE_CLIENT].requests = 300;
+    a->roles[LESSON_ROLE_CLIENT].app_bytes = 1000;
+    b->roles[LESSON_ROLE_CLIENT].app_bytes = 5000;
+    a->roles[LESSON_ROLE_SERVER].calls[IOLAB_CALL_FORK].count = 10;
+    b->roles[LESSON_ROLE_SERVER].calls[IOLAB_CALL_FORK].count = 4; // went backwards: a restart
+    b->roles[LESSON_ROLE_SERVER].calls_total = 600;
+    a->roles[LESSON_ROLE_SERVER].syscr = 5;
+    b->roles[LESSON_ROLE_SERVER].syscr = 205;
+    b->roles[LESSON_ROLE_SERVER].ctx_voluntary = 30;
+    b->roles[LESSON_ROLE_SERVER].ctx_involuntary = 10;
+    a->roles[LESSON_ROLE_SERVER].cpu_user_s = 0.5;
+    b->roles[LESSON_ROLE_SERVER].cpu_user_s = 1.5;
+    b->roles[LESSON_ROLE_SERVER].cpu_sys_s = 0.5;
+    b->roles[LESSON_ROLE_SERVER].nprocs = 7; // a gauge: the last snapshot's
+
+    span s;
+    span_between(a.get(), b.get(), nullptr, &s);
+    CHECK(s.seconds == Approx(2.0));
+    CHECK(s.load_role == LESSON_ROLE_CLIENT);
+    CHECK(s.requests == 200);
+    CHECK(s.bytes == 4000);
+    CHECK(s.roles[LESSON_ROLE_SERVER].calls[IOLAB_CALL_FORK] == 0);
+    CHECK(s.roles[LESSON_ROLE_SERVER].calls_total == 600);
+    CHECK(s.roles[LESSON_ROLE_SERVER].syscr == 200);
+    CHECK(s.roles[LESSON_ROLE_SERVER].ctx == 40);
+    CHECK(s.roles[LESSON_ROLE_SERVER].cpu_user_s == Approx(1.0));
+    CHECK(s.roles[LESSON_ROLE_SERVER].cpu_us == 1500000);
+    CHECK(s.roles[LESSON_ROLE_SERVER].nprocs == 7);
+
+    // From zero: a run's first snapshot keeps what it holds.
+    span z;
+    span_between(nullptr, b.get(), nullptr, &z);
+    CHECK(z.seconds == Approx(3.0));
+    CHECK(z.requests == 300);
+    CHECK(z.roles[LESSON_ROLE_SERVER].calls[IOLAB_CALL_FORK] == 4);
+}
+
+TEST_CASE("span: the learner's own published requests do not count, and a lone server is the load")
+{
+    auto a = blank(0), b = blank(1);
+    b->nprogs = 2;
+    b->progs[0].role = LESSON_ROLE_SERVER;
+    b->progs[0].f.requests = 1000; // the learner's claim
+    b->progs[1].role = LESSON_ROLE_SERVER;
+    b->progs[1].f.requests = 7;
+    b->roles[LESSON_ROLE_SERVER].requests = 1007;
+    span_opts opts = {0};
+    span s;
+    span_between(a.get(), b.get(), &opts, &s);
+    CHECK(s.roles[LESSON_ROLE_SERVER].requests == 7);
+    // No client published anything: the server's figures are the load's.
+    CHECK(s.load_role == LESSON_ROLE_SERVER);
+    CHECK(s.requests == 7);
+}
+
+TEST_CASE("figures: every name is found once per format, with its unit and the better way")
+{
+    unsigned call = 99;
+    const figure_def *f = figure_find("requests_per_s", &call);
+    REQUIRE(f);
+    CHECK(f->better == FIGURE_HIGHER);
+    CHECK(std::string(f->unit) == "/s");
+    CHECK(call == 0);
+
+    f = figure_find("calls:fork", &call);
+    REQUIRE(f);
+    CHECK(std::string(f->name) == "calls:");
+    CHECK(call == IOLAB_CALL_FORK);
+    f = figure_find("calls:read/request", &call);
+    REQUIRE(f);
+    CHECK(std::string(f->name) == "calls:NAME/request");
+    CHECK(call == IOLAB_CALL_READ);
+    f = figure_find("calls_per_request:write", &call);
+    REQUIRE(f);
+    CHECK(std::string(f->name) == "calls_per_request:");
+    CHECK(call == IOLAB_CALL_WRITE);
+    CHECK_FALSE(figure_find("calls:nosuchcall", &call));
+    CHECK_FALSE(figure_find("requests_per_hour", &call));
+    CHECK_FALSE(figure_find_in("exit", FIGURE_IN_SWEEP, &call));
+    CHECK_FALSE(figure_find_in("calls:fork", FIGURE_IN_SWEEP, &call));
+
+    // One name, two figures: a check's bytes_per_syscr is rchar per read call, a sweep's the
+    // load's payload bytes per read call.
+    const figure_def *chk = figure_find_in("bytes_per_syscr", FIGURE_IN_CHECK, &call);
+    const figure_def *swp = figure_find_in("bytes_per_syscr", FIGURE_IN_SWEEP, &call);
+    REQUIRE(chk);
+    REQUIRE(swp);
+    CHECK(chk != swp);
+
+    // Every figure of the table is found by its own name in the formats it lists.
+    for (size_t i = 0; i < figure_count(); i++) {
+        const figure_def *d = figure_at(i);
+        INFO(d->name);
+        CHECK(d->label[0]);
+        if (!d->per_call) {
+            CHECK(figure_find_in(d->name, d->where, &call) == d);
+        }
+    }
+    CHECK(figure_at(figure_count()) == nullptr);
+}
+
+TEST_CASE("figures: values over a span, and per-request figures undefined without requests")
+{
+    auto a = blank(0), b = blank(2);
+    b->roles[LESSON_ROLE_CLIENT].requests = 100;
+    b->roles[LESSON_ROLE_CLIENT].app_bytes = 8000;
+    b->roles[LESSON_ROLE_SERVER].calls[IOLAB_CALL_READ].count = 250;
+    b->roles[LESSON_ROLE_SERVER].calls_total = 400;
+    b->roles[LESSON_ROLE_SERVER].syscr = 200;
+    b->roles[LESSON_ROLE_SERVER].rchar = 10000;
+    b->roles[LESSON_ROLE_SERVER].cpu_sys_s = 0.5;
+    span s;
+    span_between(a.get(), b.get(), nullptr, &s);
+    unsigned call = 0;
+    figure_arg arg = {LESSON_ROLE_SERVER, 0};
+    double v = -1;
+
+    REQUIRE(figure_find("requests_per_s", &call)->value(&s, &arg, &v));
+    CHECK(v == Approx(50));
+    REQUIRE(figure_find("calls_per_request", &call)->value(&s, &arg, &v));
+    CHECK(v == Approx(4));
+    const figure_def *f = figure_find("calls:read/request", &arg.call);
+    REQUIRE(f->value(&s, &arg, &v));
+    CHECK(v == Approx(2.5));
+    REQUIRE(figure_find("cpu_pct", &call)->value(&s, &arg, &v));
+    CHECK(v == Approx(25));
+    REQUIRE(figure_find_in("bytes_per_syscr", FIGURE_IN_CHECK, &call)->value(&s, &arg, &v));
+    CHECK(v == Approx(50)); // rchar / syscr
+    REQUIRE(figure_find_in("bytes_per_syscr", FIGURE_IN_SWEEP, &call)->value(&s, &arg, &v));
+    CHECK(v == Approx(40)); // payload bytes / syscr
+
+    // No request: a ratio over nothing is not a figure.
+    auto c = blank(2);
+    span none;
+    span_between(a.get(), c.get(), nullptr, &none);
+    CHECK_FALSE(figure_find("calls_per_request", &call)->value(&none, &arg, &v));
+    CHECK_FALSE(figure_find("p99_ms", &call)->value(&none, &arg, &v));
+}
