@@ -459,7 +459,9 @@ int sweep_derive(const struct lesson_step *step, size_t value, struct sweep_deri
     out->sc = *sc;
     out->step = *step;
     out->step.data = &out->sc;
-    out->step.kind = &lesson_kind_run; /* whatever kind the step is, the point is a plain run */
+    /* Whatever kind the step is, the point is a plain run: the run kind, or the one a kind is
+       built on (an exercise). */
+    out->step.kind = step->kind->base ? step->kind->base : step->kind;
     out->programs = calloc(sc->nprograms + 1, sizeof *out->programs);
     out->modes = calloc(sc->nmodes + 1, sizeof *out->modes);
     if (!out->programs || !out->modes)
