@@ -1098,11 +1098,6 @@ enum engine_state engine_state(const struct engine *e)
     return e->state;
 }
 
-const struct snapshot *engine_snapshot(const struct engine *e)
-{
-    return e->sampler ? sampler_last(e->sampler) : &e->empty;
-}
-
 const char *engine_error(const struct engine *e)
 {
     return e->error;

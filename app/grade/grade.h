@@ -55,9 +55,6 @@ struct grader {
 int grade_init(struct grader *g, const struct lesson_scenario *sc);
 void grade_free(struct grader *g);
 
-/* Forgets everything measured (the step was opened again). */
-void grade_reset(struct grader *g);
-
 /* The next snapshot comes from a new run whose totals start again from zero (a restart). */
 void grade_new_run(struct grader *g);
 
