@@ -380,12 +380,26 @@ static void check_attempt_free(struct attempt *a)
     free(a->check_s);
 }
 
-/* "pass", "fail" or "error" for an attempt. */
-static const char *check_status(const struct attempt *a)
+/* An attempt's verdict; its value is the exit status of `iolab check` for that attempt. */
+enum check_verdict { CHECK_PASS = 0, CHECK_FAIL = 1, CHECK_ERROR = 2 };
+
+static enum check_verdict check_verdict(const struct attempt *a)
 {
     if (a->error[0] || !a->grader_ready)
-        return "error";
-    return grade_done(&a->grader) ? "pass" : "fail";
+        return CHECK_ERROR;
+    return grade_done(&a->grader) ? CHECK_PASS : CHECK_FAIL;
+}
+
+/* "pass", "fail" or "error", as the text and the JSON name a verdict. */
+static const char *check_verdict_name(enum check_verdict v)
+{
+    return v == CHECK_PASS ? "pass" : v == CHECK_FAIL ? "fail" : "error";
+}
+
+/* The name of an attempt's verdict. */
+static const char *check_status(const struct attempt *a)
+{
+    return check_verdict_name(check_verdict(a));
 }
 
 /* The score: the points of the checks that hold, of the points of every check (a check weighs
@@ -675,7 +689,7 @@ static void check_print_text(const struct attempt *a)
     double got, max;
     check_score(a, &got, &max);
     const char *status = check_status(a);
-    if (!strcmp(status, "error"))
+    if (check_verdict(a) == CHECK_ERROR)
         termsafe_fprintf(stdout, "%s: %s; nothing was judged (score: %g of %g point%s).\n", status,
                          a->error[0] ? a->error : "the checks could not be run", got, max,
                          max == 1 ? "" : "s");
@@ -900,8 +914,8 @@ static int check_solutions(const struct lesson_pack *pack, bool json, double sec
             snprintf(start.dir, sizeof start.dir, "%s", tmpl);
             if (!start.error[0])
                 check_attempt(&start);
-            bool sol_ok = !strcmp(check_status(&sol), "pass");
-            bool start_ok = !strcmp(check_status(&start), "fail");
+            bool sol_ok = check_verdict(&sol) == CHECK_PASS;
+            bool start_ok = check_verdict(&start) == CHECK_FAIL;
             if (!sol_ok || !start_ok)
                 status = 1;
             char sol_why[2200], start_why[2200];
@@ -1205,7 +1219,7 @@ static int check_record_event(struct progress *p, const char *pk, const char *l,
 static void check_record(const struct lesson_pack *pack, const struct attempt *a, bool starter)
 {
     bool attempt = a->mine_built && !a->mine.cached && a->mine.status != BUILD_ERROR && !starter;
-    bool pass = !strcmp(check_status(a), "pass");
+    bool pass = check_verdict(a) == CHECK_PASS;
     if (!attempt && !pass)
         return;
     char path[PATH_MAX];
@@ -1332,8 +1346,7 @@ static int cmd_check_exec(int argc, char **argv)
     } else {
         check_print_text(&a);
     }
-    const char *s = check_status(&a);
-    status = !strcmp(s, "pass") ? 0 : !strcmp(s, "fail") ? 1 : 2;
+    status = (int)check_verdict(&a);
     if (junit && junit_single(junit, &a) < 0)
         status = 2;
     check_attempt_free(&a);
