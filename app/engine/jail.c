@@ -224,10 +224,15 @@ int jail_open(struct jail **out, const struct jail_options *opts, char *why, siz
     size_t dl = strlen(j->describe);
     if (dl && j->describe[dl - 1] == '}') /* the report's own closing brace */
         j->describe[dl - 1] = '\0';
+    /* What the jail can do is read from the typed fields; the sentences beside them (missing,
+       advice) are for people, and only advice is passed on, whole. */
     char tier[16] = "", advice[400] = "";
+    bool cgroup_memory = false, mqueue = true;
     struct report *d = report_parse(j->describe);
     report_string(d, "tier", tier, sizeof tier);
     report_string(d, "advice", advice, sizeof advice);
+    report_bool(d, "cgroup_memory", &cgroup_memory);
+    report_bool(d, "posix_mqueue", &mqueue);
     report_free(d);
     int t = iolab_tier_parse(tier);
     j->tier = t >= 0 && t != IOLAB_TIER_AUTO ? (enum iolab_tier)t : IOLAB_TIER_MINIMAL;
@@ -244,10 +249,10 @@ int jail_open(struct jail **out, const struct jail_options *opts, char *why, siz
         j->cgroup[1][0] = '\0'; /* cgroup v2: one directory for both */
     char budget[32] = "";
     report_string(rl, "budget", budget, sizeof budget);
-    const char *lacks = jail_budget_lacks(budget, strstr(j->describe, "\"cgroup_memory\":true"));
+    const char *lacks = jail_budget_lacks(budget, cgroup_memory);
     report_free(rl);
-    /* The launcher names POSIX message queues when its Landlock rules cannot allow them. */
-    bool no_mq = strstr(j->describe, "POSIX message queues") != NULL;
+    /* posix_mqueue is false when the launcher's Landlock rules cannot allow the queues. */
+    bool no_mq = !mqueue;
     if (j->tier != IOLAB_TIER_FULL)
         snprintf(j->missing, sizeof j->missing, "%s%s%s%s. %s", jail_tier_lacks[j->tier],
                  no_mq ? "; no POSIX message queues until /dev/mqueue is mounted" : "",

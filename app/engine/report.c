@@ -59,6 +59,15 @@ bool report_string(const struct report *r, const char *key, char *out, size_t le
     return true;
 }
 
+bool report_bool(const struct report *r, const char *key, bool *out)
+{
+    const cJSON *v = r ? report_find(r->root, key) : NULL;
+    if (!cJSON_IsBool(v))
+        return false;
+    *out = cJSON_IsTrue(v);
+    return true;
+}
+
 bool report_u64(const struct report *r, const char *key, uint64_t *out)
 {
     const cJSON *v = r ? report_find(r->root, key) : NULL;

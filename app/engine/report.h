@@ -21,6 +21,9 @@ void report_free(struct report *r);
 /* A string field into out (cut to len); false when missing or not a string. */
 bool report_string(const struct report *r, const char *key, char *out, size_t len);
 
+/* A boolean field into out; false when missing or not a boolean. */
+bool report_bool(const struct report *r, const char *key, bool *out);
+
 /* A whole non-negative number; false when missing, negative or not a number. */
 bool report_u64(const struct report *r, const char *key, uint64_t *out);
 
