@@ -217,8 +217,8 @@ static void check_on_state(void *data, enum engine_state state)
     struct attempt *a = data;
     if (state == ENGINE_RUNNING && engine_jail(a->engine)) {
         enum iolab_tier t = jail_tier(engine_jail(a->engine));
-        snprintf(a->tier, sizeof a->tier, "%s", jail_tier_name(t));
-        grade_set_tier(&a->grader, jail_tier_name(t));
+        snprintf(a->tier, sizeof a->tier, "%s", iolab_tier_name(t));
+        grade_set_tier(&a->grader, iolab_tier_name(t));
     }
     if (state == ENGINE_FAILED && !a->error[0])
         snprintf(a->error, sizeof a->error, "the scenario could not start: %s",

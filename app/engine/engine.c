@@ -388,7 +388,7 @@ static void engine_child_done(struct engine_child *c)
                     "lines were: %s%s%s%s%s%s",
                     c->prog->name, c->prog->program, c->status, last,
                     lacks ? " (the sandbox here is the " : "",
-                    lacks ? jail_tier_name(jail_tier(e->jail)) : "", lacks ? " tier: " : "",
+                    lacks ? iolab_tier_name(jail_tier(e->jail)) : "", lacks ? " tier: " : "",
                     lacks ? lacks : "", lacks ? ")" : "");
         engine_maybe_stopped(e);
         return;

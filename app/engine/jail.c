@@ -371,11 +371,6 @@ enum iolab_tier jail_tier(const struct jail *j)
     return j->tier;
 }
 
-const char *jail_tier_name(enum iolab_tier tier)
-{
-    return iolab_tier_name(tier);
-}
-
 const char *jail_missing(const struct jail *j)
 {
     return j->missing[0] ? j->missing : NULL;

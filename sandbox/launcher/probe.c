@@ -19,11 +19,6 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-const char *probe_tier_name(enum iolab_tier t)
-{
-    return iolab_tier_name(t);
-}
-
 /* The namespace path in a child: its exit status says how far it got. */
 static int probe_namespaces(bool root, bool *user_ns, bool *namespaces)
 {
@@ -178,7 +173,7 @@ int probe_json(const struct probe *p, enum iolab_tier tier, char *buf, size_t le
         "\"landlock_ioctl\":%s},"
         "\"budget\":\"%s\",\"budget_missing\":[%s],\"posix_mqueue\":%s,"
         "\"missing\":[%s%s%s%s],\"advice\":\"%s\"}",
-        probe_tier_name(tier), p->user_ns ? "true" : "false", p->namespaces ? "true" : "false",
+        iolab_tier_name(tier), p->user_ns ? "true" : "false", p->namespaces ? "true" : "false",
         p->landlock_abi, p->landlock_fs ? "true" : "false", p->landlock_net ? "true" : "false",
         p->landlock_signal ? "true" : "false", p->landlock_ioctl ? "true" : "false",
         p->seccomp_tty ? "true" : "false", p->subreaper ? "true" : "false",

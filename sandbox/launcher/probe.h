@@ -49,8 +49,6 @@ int probe_run(struct probe *p);
 /* The best tier the probe allows, capped by `wanted` (AUTO: no cap). */
 enum iolab_tier probe_tier(const struct probe *p, enum iolab_tier wanted);
 
-const char *probe_tier_name(enum iolab_tier t);
-
 /* {"tier":...,"features":{...},"terminal":{...},"budget":...,"budget_missing":[...],
    "posix_mqueue":BOOL,"missing":[...],"advice":"..."} into buf; 0 or -ENAMETOOLONG. "terminal"
    says what the tier in force does against the person's terminal. The typed fields are what a
