@@ -155,7 +155,7 @@ static void check_maybe_decided(struct attempt *a)
 {
     check_note_decided(a, false);
     if (a->decided_s > 0) {
-        if (a->dying && !grade_reporting(&a->grader)) {
+        if (a->dying && !grade_sanitizer_reporting(&a->grader)) {
             a->dying = false;
             check_stop(a);
         }
@@ -165,7 +165,7 @@ static void check_maybe_decided(struct attempt *a)
         return;
     a->decided_s = check_since(a);
     grade_finish(&a->grader);
-    if (grade_reporting(&a->grader) && a->engine) {
+    if (grade_sanitizer_reporting(&a->grader) && a->engine) {
         a->dying = true;
         uv_timer_start(&a->timer, check_dying_late, CHECK_DYING_GRACE_S * 1000, 0);
         return;
@@ -682,8 +682,8 @@ static void check_print_text(const struct attempt *a)
             termsafe_fprintf(stdout, "  | %s\n",
                              a->tail[(a->tail_next + CHECK_TAIL - a->ntail + i) % CHECK_TAIL]);
     }
-    if (a->grader_ready && grade_report(&a->grader))
-        termsafe_fprintf(stdout, "the sanitizer's report:\n%s", grade_report(&a->grader));
+    if (a->grader_ready && grade_sanitizer_report(&a->grader))
+        termsafe_fprintf(stdout, "the sanitizer's report:\n%s", grade_sanitizer_report(&a->grader));
     /* One closing sentence: the verdict, why, and the score. The verdict word leads it (a
        script reads it there); a word alone on its own line read as a stray message. */
     double got, max;
@@ -719,7 +719,7 @@ static void check_print_json(const struct attempt *a, struct json_out *j)
     if (a->grader_ready) {
         grade_json(&a->grader, j, "checks");
         grade_expect_json(&a->grader, j, "expected");
-        json_string(j, "report", grade_report(&a->grader));
+        json_string(j, "report", grade_sanitizer_report(&a->grader));
         json_array(j, "output"); /* the learner's program's last lines */
         for (size_t i = 0; i < a->ntail; i++)
             json_string(j, NULL, a->tail[(a->tail_next + CHECK_TAIL - a->ntail + i) % CHECK_TAIL]);

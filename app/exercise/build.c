@@ -5,7 +5,7 @@
  * move the program into the cache. Everything is released on one path (build_finish).
  */
 #include "build.h"
-#include "engine/report.h"
+#include "engine/sandbox_line.h"
 #include "paths.h"
 #include "safeopen.h"
 
@@ -362,9 +362,9 @@ static const char *build_limit_hit(struct build *b)
         return NULL;
     line[n] = '\0';
     char limit[16] = "";
-    struct report *r = report_parse(line);
-    report_string(r, "limit", limit, sizeof limit);
-    report_free(r);
+    struct sandbox_line *r = sandbox_line_parse(line);
+    sandbox_line_string(r, "limit", limit, sizeof limit);
+    sandbox_line_free(r);
     return !strcmp(limit, "pids") ? "pids" : !strcmp(limit, "memory") ? "memory" : NULL;
 }
 

@@ -367,12 +367,12 @@ bool grade_decided(const struct grader *g)
     return !open_max || g->measured;
 }
 
-bool grade_reporting(const struct grader *g)
+bool grade_sanitizer_reporting(const struct grader *g)
 {
     return g->report_live;
 }
 
-const char *grade_report(const struct grader *g)
+const char *grade_sanitizer_report(const struct grader *g)
 {
     return g->report;
 }

@@ -84,10 +84,10 @@ bool grade_decided(const struct grader *g);
 
 /* A program has begun a sanitizer's report and has not exited yet: a headless run that is
    decided should let it finish dying, so its signal and its whole report are known. */
-bool grade_reporting(const struct grader *g);
+bool grade_sanitizer_reporting(const struct grader *g);
 
 /* The sanitizer report seen so far, or NULL. */
-const char *grade_report(const struct grader *g);
+const char *grade_sanitizer_report(const struct grader *g);
 
 /* The step's checks all hold (or, without checks, a run was measured). */
 bool grade_done(const struct grader *g);

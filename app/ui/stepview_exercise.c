@@ -610,7 +610,7 @@ static void exview_report_brief(const struct exview *v, const char *report, char
 /* The learner's program's sanitizer report, condensed into buf; NULL when there is none. */
 static const char *exview_report(const struct exview *v, char *buf, size_t len)
 {
-    const char *report = v->rv ? stepview_run_report(v->rv) : NULL;
+    const char *report = v->rv ? stepview_run_sanitizer_report(v->rv) : NULL;
     if (!report || !*report)
         return NULL;
     exview_report_brief(v, report, buf, len);

@@ -1016,10 +1016,10 @@ static bool runview_text_focused(void *self)
     return ((struct runview *)self)->focus == 0;
 }
 
-const char *stepview_run_report(void *self)
+const char *stepview_run_sanitizer_report(void *self)
 {
     struct runview *v = self;
-    return grade_report(&v->grader);
+    return grade_sanitizer_report(&v->grader);
 }
 
 const struct stepview_kind stepview_run = {

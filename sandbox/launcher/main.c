@@ -16,7 +16,7 @@
 #include "ns.h"
 #include "probe.h"
 #include "prog.h"
-#include "report.h"
+#include "cost.h"
 #include "supervise.h"
 #include "leftovers.h"
 
@@ -539,7 +539,7 @@ static int main_launch(struct cfg *c)
         close(self_fd);
     /* Summed over every process reaped here: the init (whose rusage holds everything it waited
        for, the program included) or, in the lower tiers, the program and each orphan. */
-    struct report rep = {0};
+    struct cost rep = {0};
     int status = supervise_run(c, child, SUPERVISE_OUTER, !full, c->report_fd >= 0 ? &rep : NULL);
     if (full && c->workdir && status != 0)
         main_tmp_full(c);
@@ -570,7 +570,7 @@ static int main_launch(struct cfg *c)
         fprintf(stderr, "iolab-sandbox: %s %s.\n", c->argv[0], why);
     rep.limit = cgroup_limit_name(hit);
     if (c->report_fd >= 0)
-        report_write(c->report_fd, &rep, status);
+        cost_write(c->report_fd, &rep, status);
     return status;
 }
 

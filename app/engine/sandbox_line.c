@@ -1,7 +1,7 @@
 /*
- * report: see report.h.
+ * sandbox_line: see sandbox_line.h.
  */
-#include "report.h"
+#include "sandbox_line.h"
 
 #include <cjson/cJSON.h>
 #include <math.h>
@@ -9,18 +9,18 @@
 #include <stdlib.h>
 #include <string.h>
 
-struct report {
+struct sandbox_line {
     cJSON *root;
 };
 
-struct report *report_parse(const char *line)
+struct sandbox_line *sandbox_line_parse(const char *line)
 {
     cJSON *root = line ? cJSON_Parse(line) : NULL;
     if (!cJSON_IsObject(root)) {
         cJSON_Delete(root);
         return NULL;
     }
-    struct report *r = malloc(sizeof *r);
+    struct sandbox_line *r = malloc(sizeof *r);
     if (!r) {
         cJSON_Delete(root);
         return NULL;
@@ -29,7 +29,7 @@ struct report *report_parse(const char *line)
     return r;
 }
 
-void report_free(struct report *r)
+void sandbox_line_free(struct sandbox_line *r)
 {
     if (!r)
         return;
@@ -38,39 +38,39 @@ void report_free(struct report *r)
 }
 
 /* The first item named key, depth first. */
-static const cJSON *report_find(const cJSON *node, const char *key)
+static const cJSON *sandbox_line_find(const cJSON *node, const char *key)
 {
     for (const cJSON *c = node ? node->child : NULL; c; c = c->next) {
         if (c->string && !strcmp(c->string, key))
             return c;
-        const cJSON *in = cJSON_IsObject(c) ? report_find(c, key) : NULL;
+        const cJSON *in = cJSON_IsObject(c) ? sandbox_line_find(c, key) : NULL;
         if (in)
             return in;
     }
     return NULL;
 }
 
-bool report_string(const struct report *r, const char *key, char *out, size_t len)
+bool sandbox_line_string(const struct sandbox_line *r, const char *key, char *out, size_t len)
 {
-    const cJSON *v = r ? report_find(r->root, key) : NULL;
+    const cJSON *v = r ? sandbox_line_find(r->root, key) : NULL;
     if (!cJSON_IsString(v))
         return false;
     snprintf(out, len, "%s", v->valuestring);
     return true;
 }
 
-bool report_bool(const struct report *r, const char *key, bool *out)
+bool sandbox_line_bool(const struct sandbox_line *r, const char *key, bool *out)
 {
-    const cJSON *v = r ? report_find(r->root, key) : NULL;
+    const cJSON *v = r ? sandbox_line_find(r->root, key) : NULL;
     if (!cJSON_IsBool(v))
         return false;
     *out = cJSON_IsTrue(v);
     return true;
 }
 
-bool report_u64(const struct report *r, const char *key, uint64_t *out)
+bool sandbox_line_u64(const struct sandbox_line *r, const char *key, uint64_t *out)
 {
-    const cJSON *v = r ? report_find(r->root, key) : NULL;
+    const cJSON *v = r ? sandbox_line_find(r->root, key) : NULL;
     if (!cJSON_IsNumber(v) || v->valuedouble < 0 || v->valuedouble != floor(v->valuedouble) ||
         v->valuedouble > 1.8e19)
         return false;
