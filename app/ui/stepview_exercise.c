@@ -1,11 +1,11 @@
 /*
  * stepview_exercise: the view of an exercise step. The learner's files live in their workspace
- * (exercise.h), shown with its path; `e` opens the file in $VISUAL or $EDITOR with the screen
- * handed over, and editing in another window works too: the workspace is watched (uv_fs_event,
- * with a uv_fs_poll of every file as the fallback where events do not arrive), changes are
- * debounced, and every save builds the program again (build.h, in the sandbox) and, when it
- * builds, runs the scenario with it. Nothing advances by itself: the learner reads the verdicts
- * and presses n.
+ * (exercise.h), shown with its path; `e` asks the TUI (VIEW_EDIT, tui.c) to open the files in
+ * $VISUAL or $EDITOR with the screen handed over, and editing in another window works too: the
+ * workspace is watched (uv_fs_event, with a uv_fs_poll of every file as the fallback where events
+ * do not arrive), changes are debounced, and every save builds the program again (build.h, in the
+ * sandbox) and, when it builds, runs the scenario with it. Nothing advances by itself: the learner
+ * reads the verdicts and presses n.
  *
  * Once built, the step is a run step on the exercise's scenario (exercise_run): this view opens
  * stepview_run on it and hands it the panes, the keys and the checks, so the counters, the
@@ -36,7 +36,6 @@
 #include <fcntl.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -880,48 +879,26 @@ static void exview_title_right(void *self, char *buf, size_t len)
 
 /* Hands the terminal to the learner's editor on every file they have to write (one invocation,
    `$EDITOR a.c b.h`, as vi, nano, emacs and code all take), then builds what they saved. */
+/* After the editor (tui.c hands it the terminal): what it saved is built like any other save
+   (once, and only when it changed). */
+static void exview_edited(void *self, struct view_ctx *c)
+{
+    (void)c;
+    exview_changed(self);
+}
+
 static int exview_key_edit(void *self, struct view_ctx *c, int key, struct view_action *act)
 {
     struct exview *v = self;
+    (void)c;
     (void)key;
-    (void)act;
-    const char *ed = getenv("VISUAL");
-    if (!ed || !*ed)
-        ed = getenv("EDITOR");
-    if (!ed || !*ed)
-        ed = access("/usr/bin/sensible-editor", X_OK) == 0 ? "sensible-editor" : "vi";
-    /* $EDITOR may carry arguments ("code -w"): the shell splits it, the files stay whole. */
-    const char *argv[BUILD_MAX_FILES + 5] = {"sh", "-c", "exec $0 \"$@\"", ed};
-    char *paths[BUILD_MAX_FILES] = {0};
-    size_t na = 4, np = 0;
-    for (; np < v->nedit; np++) {
-        if (asprintf(&paths[np], "%s/%s", v->dir, v->edit[np]) < 0) {
-            paths[np] = NULL;
-            break;
-        }
-        argv[na++] = paths[np];
-    }
-    argv[na] = NULL;
     exview_stop_run(v); /* nothing runs unseen while the editor has the screen */
-    screen_suspend();
-    pid_t pid = np ? fork() : -1;
-    if (pid == 0) {
-        execv("/bin/sh", (char *const *)argv);
-        _exit(127);
-    }
-    int st = 0;
-    while (pid > 0 && waitpid(pid, &st, 0) < 0 && errno == EINTR) {
-    }
-    screen_resume();
-    if (pid < 0 || !WIFEXITED(st) || WEXITSTATUS(st) == 127)
-        view_status(c, true,
-                    "The editor (%s) could not be started; set $EDITOR, or edit the files in %s "
-                    "in another window.",
-                    ed, v->dir);
-    for (size_t i = 0; i < np; i++)
-        free(paths[i]);
-    /* What the editor saved is built like any other save (once, and only when it changed). */
-    exview_changed(v);
+    *act = (struct view_action){.kind = VIEW_EDIT,
+                                .dir = v->dir,
+                                .files = v->edit,
+                                .nfiles = v->nedit,
+                                .edited = exview_edited,
+                                .self = v};
     return 0;
 }
 
