@@ -219,11 +219,9 @@ int jail_open(struct jail **out, const struct jail_options *opts, char *why, siz
         snprintf(why, whylen, "the sandbox (%s) did not report: %s", j->sandbox, strerror(-rc));
         goto fail;
     }
-    const char *sandbox = strstr(line, "\"sandbox\":");
-    snprintf(j->describe, sizeof j->describe, "%s", sandbox ? sandbox + 10 : "{}");
-    size_t dl = strlen(j->describe);
-    if (dl && j->describe[dl - 1] == '}') /* the report's own closing brace */
-        j->describe[dl - 1] = '\0';
+    struct sandbox_line *rl = sandbox_line_parse(line);
+    if (!sandbox_line_json(rl, "sandbox", j->describe, sizeof j->describe))
+        snprintf(j->describe, sizeof j->describe, "{}");
     /* What the jail can do is read from the typed fields; the sentences beside them (missing,
        advice) are for people, and only advice is passed on, whole. */
     char tier[16] = "", advice[400] = "";
@@ -236,7 +234,6 @@ int jail_open(struct jail **out, const struct jail_options *opts, char *why, siz
     sandbox_line_free(d);
     int t = iolab_tier_parse(tier);
     j->tier = t >= 0 && t != IOLAB_TIER_AUTO ? (enum iolab_tier)t : IOLAB_TIER_MINIMAL;
-    struct sandbox_line *rl = sandbox_line_parse(line);
     uint64_t pid = 0;
     j->join_pid = sandbox_line_u64(rl, "pid", &pid) && pid > 0 ? (pid_t)pid : -1;
     /* The jail's own budget: its cgroup (each program joins it) or its own uid. */

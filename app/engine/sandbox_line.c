@@ -50,6 +50,17 @@ static const cJSON *sandbox_line_find(const cJSON *node, const char *key)
     return NULL;
 }
 
+bool sandbox_line_json(const struct sandbox_line *r, const char *key, char *out, size_t len)
+{
+    const cJSON *v = r ? sandbox_line_find(r->root, key) : NULL;
+    char *text = cJSON_IsObject(v) ? cJSON_PrintUnformatted(v) : NULL;
+    if (!text)
+        return false;
+    int n = snprintf(out, len, "%s", text);
+    cJSON_free(text);
+    return n >= 0 && (size_t)n < len;
+}
+
 bool sandbox_line_string(const struct sandbox_line *r, const char *key, char *out, size_t len)
 {
     const cJSON *v = r ? sandbox_line_find(r->root, key) : NULL;

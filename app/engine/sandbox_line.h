@@ -21,6 +21,9 @@ void sandbox_line_free(struct sandbox_line *r);
 /* A string field into out (cut to len); false when missing or not a string. */
 bool sandbox_line_string(const struct sandbox_line *r, const char *key, char *out, size_t len);
 
+/* An object field as compact JSON into out; false when missing, not an object or too long. */
+bool sandbox_line_json(const struct sandbox_line *r, const char *key, char *out, size_t len);
+
 /* A boolean field into out; false when missing or not a boolean. */
 bool sandbox_line_bool(const struct sandbox_line *r, const char *key, bool *out);
 
