@@ -158,7 +158,7 @@ static void check_maybe_decided(struct attempt *a)
 {
     check_note_decided(a, false);
     if (a->decided_s > 0) {
-        if (a->dying && !grade_reporting(&a->grader)) {
+        if (a->dying && !grade_sanitizer_reporting(&a->grader)) {
             a->dying = false;
             check_stop(a);
         }
@@ -168,7 +168,7 @@ static void check_maybe_decided(struct attempt *a)
         return;
     a->decided_s = check_since(a);
     grade_finish(&a->grader);
-    if (grade_reporting(&a->grader) && a->engine) {
+    if (grade_sanitizer_reporting(&a->grader) && a->engine) {
         a->dying = true;
         uv_timer_start(&a->timer, check_dying_late, CHECK_DYING_GRACE_S * 1000, 0);
         return;
@@ -220,8 +220,8 @@ static void check_on_state(void *data, enum engine_state state)
     struct attempt *a = data;
     if (state == ENGINE_RUNNING && engine_jail(a->engine)) {
         enum iolab_tier t = jail_tier(engine_jail(a->engine));
-        snprintf(a->tier, sizeof a->tier, "%s", jail_tier_name(t));
-        grade_set_tier(&a->grader, jail_tier_name(t));
+        snprintf(a->tier, sizeof a->tier, "%s", iolab_tier_name(t));
+        grade_set_tier(&a->grader, iolab_tier_name(t));
     }
     if (state == ENGINE_FAILED && !a->error[0])
         snprintf(a->error, sizeof a->error, "the scenario could not start: %s",
@@ -418,12 +418,26 @@ static void check_attempt_free(struct attempt *a)
     free(a->check_s);
 }
 
-/* "pass", "fail" or "error" for an attempt. */
-static const char *check_status(const struct attempt *a)
+/* An attempt's verdict; its value is the exit status of `iolab check` for that attempt. */
+enum check_verdict { CHECK_PASS = 0, CHECK_FAIL = 1, CHECK_ERROR = 2 };
+
+static enum check_verdict check_verdict(const struct attempt *a)
 {
     if (a->error[0] || !a->grader_ready)
-        return "error";
-    return grade_done(&a->grader) ? "pass" : "fail";
+        return CHECK_ERROR;
+    return grade_done(&a->grader) ? CHECK_PASS : CHECK_FAIL;
+}
+
+/* "pass", "fail" or "error", as the text and the JSON name a verdict. */
+static const char *check_verdict_name(enum check_verdict v)
+{
+    return v == CHECK_PASS ? "pass" : v == CHECK_FAIL ? "fail" : "error";
+}
+
+/* The name of an attempt's verdict. */
+static const char *check_status(const struct attempt *a)
+{
+    return check_verdict_name(check_verdict(a));
 }
 
 /* The score: the points of the checks that hold, of the points of every check (a check weighs
@@ -706,14 +720,14 @@ static void check_print_text(const struct attempt *a)
             termsafe_fprintf(stdout, "  | %s\n",
                              a->tail[(a->tail_next + CHECK_TAIL - a->ntail + i) % CHECK_TAIL]);
     }
-    if (a->grader_ready && grade_report(&a->grader))
-        termsafe_fprintf(stdout, "the sanitizer's report:\n%s", grade_report(&a->grader));
+    if (a->grader_ready && grade_sanitizer_report(&a->grader))
+        termsafe_fprintf(stdout, "the sanitizer's report:\n%s", grade_sanitizer_report(&a->grader));
     /* One closing sentence: the verdict, why, and the score. The verdict word leads it (a
        script reads it there); a word alone on its own line read as a stray message. */
     double got, max;
     check_score(a, &got, &max);
     const char *status = check_status(a);
-    if (!strcmp(status, "error"))
+    if (check_verdict(a) == CHECK_ERROR)
         termsafe_fprintf(stdout, "%s: %s; nothing was judged (score: %g of %g point%s).\n", status,
                          a->error[0] ? a->error : "the checks could not be run", got, max,
                          max == 1 ? "" : "s");
@@ -743,7 +757,7 @@ static void check_print_json(const struct attempt *a, struct json_out *j)
     if (a->grader_ready) {
         grade_json(&a->grader, j, "checks");
         grade_expect_json(&a->grader, j, "expected");
-        json_string(j, "report", grade_report(&a->grader));
+        json_string(j, "report", grade_sanitizer_report(&a->grader));
         json_array(j, "output"); /* the learner's program's last lines */
         for (size_t i = 0; i < a->ntail; i++)
             json_string(j, NULL, a->tail[(a->tail_next + CHECK_TAIL - a->ntail + i) % CHECK_TAIL]);
@@ -959,8 +973,8 @@ static int check_solutions(const struct lesson_pack *pack, bool json, double sec
                 check_attempt_free(&start);
                 return check_solutions_stopped(sf, &suites, start.stopped);
             }
-            bool sol_ok = !strcmp(check_status(&sol), "pass");
-            bool start_ok = !strcmp(check_status(&start), "fail");
+            bool sol_ok = check_verdict(&sol) == CHECK_PASS;
+            bool start_ok = check_verdict(&start) == CHECK_FAIL;
             if (!sol_ok || !start_ok)
                 status = 1;
             char sol_why[2200], start_why[2200];
@@ -1290,7 +1304,7 @@ static int check_record_event(struct progress *p, const char *pk, const char *l,
 static void check_record(const struct lesson_pack *pack, const struct attempt *a, bool starter)
 {
     bool attempt = a->mine_built && !a->mine.cached && a->mine.status != BUILD_ERROR && !starter;
-    bool pass = !strcmp(check_status(a), "pass");
+    bool pass = check_verdict(a) == CHECK_PASS;
     if (!attempt && !pass)
         return;
     char path[PATH_MAX];
@@ -1423,8 +1437,7 @@ static int cmd_check_exec(int argc, char **argv)
     } else {
         check_print_text(&a);
     }
-    const char *s = check_status(&a);
-    status = !strcmp(s, "pass") ? 0 : !strcmp(s, "fail") ? 1 : 2;
+    status = (int)check_verdict(&a);
     if (junit && junit_single(junit, &a) < 0)
         status = 2;
     check_attempt_free(&a);

@@ -286,7 +286,7 @@ static void run_on_state(void *data, enum engine_state state)
     struct run *r = data;
     if (state == ENGINE_RUNNING && engine_jail(r->engine)) {
         jail_describe_json(engine_jail(r->engine), r->sandbox, sizeof r->sandbox);
-        grade_set_tier(&r->grader, jail_tier_name(jail_tier(engine_jail(r->engine))));
+        grade_set_tier(&r->grader, iolab_tier_name(jail_tier(engine_jail(r->engine))));
     }
     if (state == ENGINE_FAILED) {
         run_finish(r, 1, "%s", engine_error(r->engine));

@@ -56,18 +56,6 @@ int paths_get(enum paths_part part, char *buf, size_t len)
     return n < 0 || (size_t)n >= len ? -ENAMETOOLONG : 0;
 }
 
-int paths_demo(const char *name, char *buf, size_t len)
-{
-    char dir[PATH_MAX];
-    int rc = paths_get(PATHS_LIBEXEC, dir, sizeof dir);
-    if (rc < 0)
-        return rc;
-    int n = snprintf(buf, len, "%s/%s", dir, name);
-    if (n < 0 || (size_t)n >= len)
-        return -ENAMETOOLONG;
-    return access(buf, X_OK) == 0 ? 0 : -errno;
-}
-
 int paths_cache(const char *sub, char *buf, size_t len)
 {
     const char *xdg = getenv("XDG_CACHE_HOME"), *home = getenv("HOME");

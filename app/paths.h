@@ -22,9 +22,6 @@ enum paths_part {
 /* Writes the absolute path of a part into buf; 0 or a negative errno. */
 int paths_get(enum paths_part part, char *buf, size_t len);
 
-/* Writes PREFIX/libexec/iolab/NAME into buf; 0, -ENOENT when it does not exist, or -errno. */
-int paths_demo(const char *name, char *buf, size_t len);
-
 /* Writes $XDG_CACHE_HOME/iolab/SUB (default ~/.cache/iolab/SUB) into buf; 0 or -errno
    (-ENOENT when neither XDG_CACHE_HOME nor HOME is an absolute path). */
 int paths_cache(const char *sub, char *buf, size_t len);

@@ -18,7 +18,7 @@
  * (libuv's rule), counted in `closing`.
  */
 #include "engine.h"
-#include "report.h"
+#include "sandbox_line.h"
 #include "metrics/sampler.h"
 
 #include "iolab_page.h"
@@ -323,16 +323,17 @@ static void engine_reconcile(struct engine_child *c)
 {
     struct engine *e = c->e;
     struct sampler_exit x = {0};
-    struct report *r = e->sampler && c->report_len ? report_parse(c->report) : NULL;
-    bool ok = r && report_u64(r, "utime_us", &x.utime_us) &&
-              report_u64(r, "stime_us", &x.stime_us) && report_u64(r, "nvcsw", &x.nvcsw) &&
-              report_u64(r, "nivcsw", &x.nivcsw);
+    struct sandbox_line *r = e->sampler && c->report_len ? sandbox_line_parse(c->report) : NULL;
+    bool ok = r && sandbox_line_u64(r, "utime_us", &x.utime_us) &&
+              sandbox_line_u64(r, "stime_us", &x.stime_us) &&
+              sandbox_line_u64(r, "nvcsw", &x.nvcsw) && sandbox_line_u64(r, "nivcsw", &x.nivcsw);
     /* The read and write totals, when the launcher could read them for every process. */
-    x.has_io = ok && report_u64(r, "rchar", &x.rchar) && report_u64(r, "wchar", &x.wchar) &&
-               report_u64(r, "syscr", &x.syscr) && report_u64(r, "syscw", &x.syscw) &&
-               report_u64(r, "read_bytes", &x.read_bytes) &&
-               report_u64(r, "write_bytes", &x.write_bytes);
-    report_free(r);
+    x.has_io = ok && sandbox_line_u64(r, "rchar", &x.rchar) &&
+               sandbox_line_u64(r, "wchar", &x.wchar) && sandbox_line_u64(r, "syscr", &x.syscr) &&
+               sandbox_line_u64(r, "syscw", &x.syscw) &&
+               sandbox_line_u64(r, "read_bytes", &x.read_bytes) &&
+               sandbox_line_u64(r, "write_bytes", &x.write_bytes);
+    sandbox_line_free(r);
     if (!ok)
         return;
     sampler_set_exit(e->sampler, (uint32_t)c->idx, c->run, &x);
@@ -387,7 +388,7 @@ static void engine_child_done(struct engine_child *c)
                     "lines were: %s%s%s%s%s%s",
                     c->prog->name, c->prog->program, c->status, last,
                     lacks ? " (the sandbox here is the " : "",
-                    lacks ? jail_tier_name(jail_tier(e->jail)) : "", lacks ? " tier: " : "",
+                    lacks ? iolab_tier_name(jail_tier(e->jail)) : "", lacks ? " tier: " : "",
                     lacks ? lacks : "", lacks ? ")" : "");
         engine_maybe_stopped(e);
         return;
@@ -1095,11 +1096,6 @@ enum engine_state engine_state(const struct engine *e)
     return e->state;
 }
 
-const struct snapshot *engine_snapshot(const struct engine *e)
-{
-    return e->sampler ? sampler_last(e->sampler) : &e->empty;
-}
-
 const char *engine_error(const struct engine *e)
 {
     return e->error;
@@ -1119,9 +1115,9 @@ bool engine_limit(const struct engine *e, size_t prog, char *out, size_t len)
 {
     if (prog >= e->nchildren || !e->children[prog].report_len)
         return false;
-    struct report *r = report_parse(e->children[prog].report);
-    bool hit = report_string(r, "limit", out, len);
-    report_free(r);
+    struct sandbox_line *r = sandbox_line_parse(e->children[prog].report);
+    bool hit = sandbox_line_string(r, "limit", out, len);
+    sandbox_line_free(r);
     return hit;
 }
 

@@ -114,10 +114,9 @@ int engine_close_stdin(struct engine *e, size_t prog);
 
 enum engine_state engine_state(const struct engine *e);
 const char *engine_state_name(enum engine_state s);
-const struct snapshot *engine_snapshot(const struct engine *e); /* latest; never NULL */
-const char *engine_error(const struct engine *e);               /* "" when there is none */
-int engine_mode(const struct engine *e);                        /* current mode, -1 without */
-const struct jail *engine_jail(const struct engine *e);         /* NULL when not started */
+const char *engine_error(const struct engine *e);       /* "" when there is none */
+int engine_mode(const struct engine *e);                /* current mode, -1 without */
+const struct jail *engine_jail(const struct engine *e); /* NULL when not started */
 /* Whether a limit of the jail's own stopped program prog's last run, as its sandbox reported
    when the run ended ("pids" or "memory" into out). */
 bool engine_limit(const struct engine *e, size_t prog, char *out, size_t len);

@@ -11,7 +11,7 @@
  */
 #include "jail.h"
 #include "paths.h"
-#include "report.h"
+#include "sandbox_line.h"
 
 #include <arpa/inet.h>
 #include <errno.h>
@@ -219,35 +219,37 @@ int jail_open(struct jail **out, const struct jail_options *opts, char *why, siz
         snprintf(why, whylen, "the sandbox (%s) did not report: %s", j->sandbox, strerror(-rc));
         goto fail;
     }
-    const char *sandbox = strstr(line, "\"sandbox\":");
-    snprintf(j->describe, sizeof j->describe, "%s", sandbox ? sandbox + 10 : "{}");
-    size_t dl = strlen(j->describe);
-    if (dl && j->describe[dl - 1] == '}') /* the report's own closing brace */
-        j->describe[dl - 1] = '\0';
+    struct sandbox_line *rl = sandbox_line_parse(line);
+    if (!sandbox_line_json(rl, "sandbox", j->describe, sizeof j->describe))
+        snprintf(j->describe, sizeof j->describe, "{}");
+    /* What the jail can do is read from the typed fields; the sentences beside them (missing,
+       advice) are for people, and only advice is passed on, whole. */
     char tier[16] = "", advice[400] = "";
-    struct report *d = report_parse(j->describe);
-    report_string(d, "tier", tier, sizeof tier);
-    report_string(d, "advice", advice, sizeof advice);
-    report_free(d);
+    bool cgroup_memory = false, mqueue = true;
+    struct sandbox_line *d = sandbox_line_parse(j->describe);
+    sandbox_line_string(d, "tier", tier, sizeof tier);
+    sandbox_line_string(d, "advice", advice, sizeof advice);
+    sandbox_line_bool(d, "cgroup_memory", &cgroup_memory);
+    sandbox_line_bool(d, "posix_mqueue", &mqueue);
+    sandbox_line_free(d);
     int t = iolab_tier_parse(tier);
     j->tier = t >= 0 && t != IOLAB_TIER_AUTO ? (enum iolab_tier)t : IOLAB_TIER_MINIMAL;
-    struct report *rl = report_parse(line);
     uint64_t pid = 0;
-    j->join_pid = report_u64(rl, "pid", &pid) && pid > 0 ? (pid_t)pid : -1;
+    j->join_pid = sandbox_line_u64(rl, "pid", &pid) && pid > 0 ? (pid_t)pid : -1;
     /* The jail's own budget: its cgroup (each program joins it) or its own uid. */
     uint64_t uid = 0;
-    if (report_u64(rl, "uid", &uid))
+    if (sandbox_line_u64(rl, "uid", &uid))
         snprintf(j->uid, sizeof j->uid, "%llu", (unsigned long long)uid);
-    report_string(rl, "pids", j->cgroup[0], sizeof j->cgroup[0]);
-    report_string(rl, "memory", j->cgroup[1], sizeof j->cgroup[1]);
+    sandbox_line_string(rl, "pids", j->cgroup[0], sizeof j->cgroup[0]);
+    sandbox_line_string(rl, "memory", j->cgroup[1], sizeof j->cgroup[1]);
     if (!strcmp(j->cgroup[0], j->cgroup[1]))
         j->cgroup[1][0] = '\0'; /* cgroup v2: one directory for both */
     char budget[32] = "";
-    report_string(rl, "budget", budget, sizeof budget);
-    const char *lacks = jail_budget_lacks(budget, strstr(j->describe, "\"cgroup_memory\":true"));
-    report_free(rl);
-    /* The launcher names POSIX message queues when its Landlock rules cannot allow them. */
-    bool no_mq = strstr(j->describe, "POSIX message queues") != NULL;
+    sandbox_line_string(rl, "budget", budget, sizeof budget);
+    const char *lacks = jail_budget_lacks(budget, cgroup_memory);
+    sandbox_line_free(rl);
+    /* posix_mqueue is false when the launcher's Landlock rules cannot allow the queues. */
+    bool no_mq = !mqueue;
     if (j->tier != IOLAB_TIER_FULL)
         snprintf(j->missing, sizeof j->missing, "%s%s%s%s. %s", jail_tier_lacks[j->tier],
                  no_mq ? "; no POSIX message queues until /dev/mqueue is mounted" : "",
@@ -364,11 +366,6 @@ int jail_port(const struct jail *j)
 enum iolab_tier jail_tier(const struct jail *j)
 {
     return j->tier;
-}
-
-const char *jail_tier_name(enum iolab_tier tier)
-{
-    return iolab_tier_name(tier);
 }
 
 const char *jail_missing(const struct jail *j)

@@ -53,7 +53,6 @@ void jail_argv_free(char **argv);
 int jail_port(const struct jail *j);
 
 enum iolab_tier jail_tier(const struct jail *j);
-const char *jail_tier_name(enum iolab_tier tier); /* "full", "reduced", "minimal" */
 
 /* What the tier in force lacks and how to get the full tier; NULL when nothing is missing. */
 const char *jail_missing(const struct jail *j);

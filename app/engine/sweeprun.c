@@ -294,7 +294,7 @@ static void sweeprun_on_state(void *data, enum engine_state state)
     struct sweeprun *r = data;
     if (state == ENGINE_RUNNING && engine_jail(r->engine))
         snprintf(r->res.tier, sizeof r->res.tier, "%s",
-                 jail_tier_name(jail_tier(engine_jail(r->engine))));
+                 iolab_tier_name(jail_tier(engine_jail(r->engine))));
     if (state == ENGINE_FAILED) {
         sweeprun_point_done(r, engine_error(r->engine));
         uv_timer_start(&r->next_timer, sweeprun_next, 0, 0);

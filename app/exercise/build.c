@@ -5,6 +5,7 @@
  * move the program into the cache. Everything is released on one path (build_finish).
  */
 #include "build.h"
+#include "engine/sandbox_line.h"
 #include "paths.h"
 #include "safeopen.h"
 
@@ -360,11 +361,11 @@ static const char *build_limit_hit(struct build *b)
     if (n <= 0)
         return NULL;
     line[n] = '\0';
-    if (strstr(line, "\"limit\":\"pids\""))
-        return "pids";
-    if (strstr(line, "\"limit\":\"memory\""))
-        return "memory";
-    return NULL;
+    char limit[16] = "";
+    struct sandbox_line *r = sandbox_line_parse(line);
+    sandbox_line_string(r, "limit", limit, sizeof limit);
+    sandbox_line_free(r);
+    return !strcmp(limit, "pids") ? "pids" : !strcmp(limit, "memory") ? "memory" : NULL;
 }
 
 /* Both the exit and the end of the output: decide and answer. */

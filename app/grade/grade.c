@@ -367,35 +367,14 @@ bool grade_decided(const struct grader *g)
     return !open_max || g->measured;
 }
 
-bool grade_reporting(const struct grader *g)
+bool grade_sanitizer_reporting(const struct grader *g)
 {
     return g->report_live;
 }
 
-const char *grade_report(const struct grader *g)
+const char *grade_sanitizer_report(const struct grader *g)
 {
     return g->report;
-}
-
-void grade_reset(struct grader *g)
-{
-    g->untrusted[0] = '\0';
-    g->npast = g->nnow = 0;
-    session_reset(&g->session);
-    for (size_t i = 0; i < g->sc->nchecks; i++)
-        g->results[i] = (struct check_result){0};
-    g->nholding = 0;
-    g->measured = false;
-    g->over = false;
-    g->crash_prog = g->report_prog = -1;
-    g->report_open = g->report_live = false;
-    free(g->report);
-    g->report = NULL;
-    g->report_len = 0;
-    if (g->observed)
-        memset(g->observed, 0, g->sc->nchecks * sizeof *g->observed);
-    if (g->cut)
-        memset(g->cut, 0, g->sc->nchecks * sizeof *g->cut);
 }
 
 void grade_new_run(struct grader *g)

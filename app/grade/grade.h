@@ -55,9 +55,6 @@ struct grader {
 int grade_init(struct grader *g, const struct lesson_scenario *sc);
 void grade_free(struct grader *g);
 
-/* Forgets everything measured (the step was opened again). */
-void grade_reset(struct grader *g);
-
 /* The next snapshot comes from a new run whose totals start again from zero (a restart). */
 void grade_new_run(struct grader *g);
 
@@ -87,10 +84,10 @@ bool grade_decided(const struct grader *g);
 
 /* A program has begun a sanitizer's report and has not exited yet: a headless run that is
    decided should let it finish dying, so its signal and its whole report are known. */
-bool grade_reporting(const struct grader *g);
+bool grade_sanitizer_reporting(const struct grader *g);
 
 /* The sanitizer report seen so far, or NULL. */
-const char *grade_report(const struct grader *g);
+const char *grade_sanitizer_report(const struct grader *g);
 
 /* The step's checks all hold (or, without checks, a run was measured). */
 bool grade_done(const struct grader *g);

@@ -9,7 +9,7 @@
  *   "digest"  output: a file of the step; a line counts only when the first group of "match" is
  *             that file's FNV-1a digest, which iolab computes itself (grade.c)
  *   "points"  the check's weight in a grade's score (a number from 0 to 1000; 1 when unset)
- * Implemented in kind_exercise.c.
+ * Implemented in check_load.c.
  */
 #ifndef IOLAB_CHECK_LOAD_H
 #define IOLAB_CHECK_LOAD_H

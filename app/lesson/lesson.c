@@ -32,18 +32,6 @@ const struct lesson_scenario *lesson_step_scenario(const struct lesson_step *ste
     return step->kind && step->kind->scenario ? step->kind->scenario(step) : NULL;
 }
 
-int lesson_pack_load_mem(const char *name, const struct lesson_mem_file *files, size_t nfiles,
-                         const struct lesson_load_options *opts, struct lesson_pack **out,
-                         struct lesson_diags *diags)
-{
-    struct lesson_load_options o = opts ? *opts : (struct lesson_load_options){0};
-    /* A pack of no files is still "in memory": it must not fall back to reading a directory. */
-    static const struct lesson_mem_file none = {.name = "", .data = "", .len = 0};
-    o.files = nfiles ? files : &none;
-    o.nfiles = nfiles;
-    return lesson_pack_load(name, &o, out, diags);
-}
-
 const struct lesson *lesson_find(const struct lesson_pack *pack, const char *id)
 {
     for (size_t i = 0; i < pack->nlessons; i++)

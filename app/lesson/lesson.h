@@ -367,7 +367,7 @@ const char *lesson_step_label(const struct lesson_step *step);
 
 /*
  * An exercise: the learner writes one program of a scenario. The reference solution's files are
- * in dir; the learner's starting point is generated from them by markers (exercise/starter.h).
+ * in dir; the learner's starting point is generated from them by markers (starter.h).
  */
 struct lesson_exercise {
     struct lesson_scenario *sc; /* the scenario; programs[learner] is the learner's */

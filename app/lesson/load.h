@@ -1,7 +1,10 @@
 /*
- * load: the loader's own vocabulary, shared by lesson_load.c (files, packs, lessons, steps) and
- * the step kinds' parsers (kind_*.c), which are part of the loader. The only header besides
- * lesson_load.c that exposes cJSON: nothing outside the loader includes it.
+ * load: the loader's own vocabulary, shared by the generic typed-JSON reader (load_read.c), the
+ * pack's schema (lesson_load.c: files, packs, lessons, steps; load_program.c: programs and
+ * arguments; load_figure.c: figures) and the step kinds' parsers (kind_*.c, check_load.c,
+ * predict.c, sweep.c), which are part of the loader. The only header that exposes cJSON: nothing
+ * outside the loader includes it. The kinds call the reader and load_program.c, never
+ * lesson_load.c, which calls the kinds (tests/structure/cycles.sh keeps it so).
  *
  * A kind's parser gets its own fields, already checked against its field table (type, required,
  * unknown keys), copies what it needs into its payload and reports every further problem with
@@ -59,7 +62,12 @@ struct load_field {
     int required;
 };
 
+#define LOAD_MAX_ID 40 /* the longest id a pack may give */
+
+/* The reader (load_read.c): diagnostics, "did you mean", values. */
 char *load_strdup(struct load *ld, const char *s);
+/* Sorts the diagnostics from index from on by file, then position (pack.json first). */
+void load_sort_diags(struct lesson_diags *d, size_t from);
 
 void load_diag_at(struct load *ld, const char *file, int line, int col, const char *fmt, ...)
     __attribute__((format(printf, 5, 6)));
@@ -94,13 +102,18 @@ int load_dup(struct load *ld, const cJSON *v, const cJSON *const *seen, size_t n
              const char *scope);
 int load_role(struct load *ld, const cJSON *v, enum lesson_role *out);
 int load_size(struct load *ld, const cJSON *v, uint64_t *out);
+/* Programs and arguments (load_program.c). A path inside the pack: relative, no empty, "." or
+   ".." component; "./tools/x" or "tools/x" as the pack path "tools/x". */
+int load_inside_pack(const char *rel);
+const char *load_pack_rel(const char *prog);
 /* The absolute path of a program as a lesson names it (see lesson.h), or NULL. */
 char *load_find_program(struct load *ld, const char *prog);
 void load_program_missing(struct load *ld, const cJSON *v);
 /* Reports every {name} in the argument strings of array v that is not a known placeholder. */
 void load_placeholders_check(struct load *ld, const cJSON *v);
 /* An expected outcome's "figure" name (requests_per_s, calls:NAME/request, ...) into side
-   (kind_run.c); reports an unknown name. Prediction questions (predict.c) name figures alike. */
+   (load_figure.c, for kind_run.c); reports an unknown name. Prediction questions (predict.c)
+   name figures alike. */
 void load_expect_figure(struct load *ld, const cJSON *v, struct lesson_expect_side *side);
 /* A run step's "predict" (predict.c): its prediction questions, into sc->predicts. */
 void load_predicts(struct load *ld, const cJSON *arr, struct lesson_scenario *sc);

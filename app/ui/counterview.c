@@ -158,8 +158,9 @@ static bool counterview_uring(const struct screen_caps *c, const struct snapshot
     widgets_printf(c, x, y, w, A_NORMAL,
                    "io_uring, from the demo, not counted by the shim: %s io_uring_enter, %s "
                    "submitted, %s completed",
-                   widgets_si((double)ent, a, sizeof a), widgets_si((double)sub, bb, sizeof bb),
-                   widgets_si((double)comp, cc, sizeof cc));
+                   widgets_si_fixed((double)ent, a, sizeof a),
+                   widgets_si_fixed((double)sub, bb, sizeof bb),
+                   widgets_si_fixed((double)comp, cc, sizeof cc));
     return true;
 }
 
@@ -172,7 +173,7 @@ static int counterview_item(char *buf, size_t len, unsigned call, uint64_t count
     if (sc->count_rate > 0 && sc->count_rate < 10)
         snprintf(v, sizeof v, "%.1f/s", sc->count_rate);
     else if (sc->count_rate > 0)
-        snprintf(v + strlen(widgets_si(sc->count_rate, v, sizeof v - 2)), 3, "/s");
+        snprintf(v + strlen(widgets_si_fixed(sc->count_rate, v, sizeof v - 2)), 3, "/s");
     else
         snprintf(v, sizeof v, "%llu call%s", (unsigned long long)count, count == 1 ? "" : "s");
     int n = snprintf(buf, len, "%s %s", snapshot_call_label(call), v);
@@ -226,22 +227,22 @@ static void counterview_kernel(const struct screen_caps *c, const struct snapsho
         widgets_printf(c, cx, y + row, w, screen_attr(SCREEN_DIM),
                        "       kernel syscr ... vs library %s   syscw ... vs library %s   (not "
                        "read yet: its process is starting)",
-                       widgets_si((double)lr, b, sizeof b), widgets_si((double)lw, e, sizeof e));
+                       widgets_si_fixed((double)lr, b, sizeof b), widgets_si_fixed((double)lw, e, sizeof e));
         return;
     }
     cx += widgets_printf(c, cx, y + row, w, screen_attr(SCREEN_DIM),
                          "       kernel syscr %s vs library %s ",
-                         widgets_si((double)kr, a, sizeof a), widgets_si((double)lr, b, sizeof b));
+                         widgets_si_fixed((double)kr, a, sizeof a), widgets_si_fixed((double)lr, b, sizeof b));
     cx += widgets_text(c, cx, y + row, x + w - cx, screen_attr(rd ? SCREEN_BAD : SCREEN_GOOD),
                        rd ? c->g->mismatch : "=");
     cx += widgets_printf(c, cx, y + row, x + w - cx, screen_attr(SCREEN_DIM),
-                         "   syscw %s vs library %s ", widgets_si((double)kw, d, sizeof d),
-                         widgets_si((double)lw, e, sizeof e));
+                         "   syscw %s vs library %s ", widgets_si_fixed((double)kw, d, sizeof d),
+                         widgets_si_fixed((double)lw, e, sizeof e));
     cx += widgets_text(c, cx, y + row, x + w - cx, screen_attr(wr ? SCREEN_BAD : SCREEN_GOOD),
                        wr ? c->g->mismatch : "=");
     /* Storage reads are the page cache's misses: the proof that a "cold" read was cold. */
     widgets_printf(c, cx, y + row, x + w - cx, screen_attr(SCREEN_DIM), "   disk %s/s",
-                   widgets_si(f->read_bytes_rate, d, sizeof d));
+                   widgets_si_fixed(f->read_bytes_rate, d, sizeof d));
 }
 
 /* The calls as a table from row `row` of the block: a heading, then a row per call (and one for
@@ -278,9 +279,9 @@ static int counterview_table(const struct screen_caps *c, const struct snapshot_
         if (sc->count_rate > 0 && sc->count_rate < 10)
             snprintf(v[CV_COL_RATE], sizeof v[0], "%.1f", sc->count_rate);
         else
-            widgets_si(sc->count_rate, v[CV_COL_RATE], sizeof v[0]);
+            widgets_si_fixed(sc->count_rate, v[CV_COL_RATE], sizeof v[0]);
         if (sc->bytes_rate > 0)
-            widgets_bytes(sc->bytes_rate, v[CV_COL_BYTES], sizeof v[0]);
+            widgets_bytes_fixed(sc->bytes_rate, v[CV_COL_BYTES], sizeof v[0]);
         else
             snprintf(v[CV_COL_BYTES], sizeof v[0], "-");
         snprintf(v[CV_COL_SHARE], sizeof v[0], "%.1f%%", sc->share * 100);
@@ -346,8 +347,8 @@ static int counterview_role(const struct screen_caps *c, const struct snapshot_f
                      c, x, y + row, w, screen_attr(SCREEN_HEADING),
                      "%-6s cpu %5.1f%% user %5.1f%% sys  ctx/s %s (%s vol)  procs %u  threads %u",
                      name, f->cpu_user_pct, f->cpu_sys_pct,
-                     widgets_si(f->ctx_voluntary_rate + f->ctx_involuntary_rate, a, sizeof a),
-                     widgets_si(f->ctx_voluntary_rate, b, sizeof b), f->nprocs, f->nthreads);
+                     widgets_si_fixed(f->ctx_voluntary_rate + f->ctx_involuntary_rate, a, sizeof a),
+                     widgets_si_fixed(f->ctx_voluntary_rate, b, sizeof b), f->nprocs, f->nthreads);
     /* Past a hundred or so processes and threads the sampler reads a slice a tick: say how
        old the oldest /proc figure is when it is older than a tick (the legend explains). */
     char age[48];
@@ -470,11 +471,11 @@ void counterview_draw(const struct screen_caps *c, struct layout_rect r, bool fo
         snprintf(rate, sizeof rate, "%.1f, %.0f in %.1f s", cl->requests_rate,
                  cl->requests_rate * win, win);
     else
-        widgets_si(cl->requests_rate, rate, sizeof rate);
+        widgets_si_fixed(cl->requests_rate, rate, sizeof rate);
     char rate_label[96], bytes_label[64];
     snprintf(rate_label, sizeof rate_label, "%-11.11s%9s  ", label, rate);
     snprintf(bytes_label, sizeof bytes_label, "%-11s%9s  ", "bytes/s",
-             widgets_bytes(cl->app_bytes_rate, bb, sizeof bb));
+             widgets_bytes_fixed(cl->app_bytes_rate, bb, sizeof bb));
     int lw = (int)strlen(rate_label), sw = w - lw;
     if (sw > SNAPSHOT_HISTORY)
         sw = SNAPSHOT_HISTORY;
@@ -498,14 +499,14 @@ void counterview_draw(const struct screen_caps *c, struct layout_rect r, bool fo
         widgets_printf(c, x, yb + 1, w,
                        cl->in_flight_oldest_ns >= 1000000000u ? screen_attr(SCREEN_BAD) : A_NORMAL,
                        "latency p50 %s  p99 %s  (last %d s; %llu waiting, oldest %s)",
-                       widgets_ns((double)lat->p50_ns, p50, sizeof p50),
-                       widgets_ns((double)lat->p99_ns, p99, sizeof p99), SNAPSHOT_RECENT_S,
+                       widgets_ns_fixed((double)lat->p50_ns, p50, sizeof p50),
+                       widgets_ns_fixed((double)lat->p99_ns, p99, sizeof p99), SNAPSHOT_RECENT_S,
                        (unsigned long long)cl->waiting,
-                       widgets_ns((double)cl->in_flight_oldest_ns, oldest, sizeof oldest));
+                       widgets_ns_fixed((double)cl->in_flight_oldest_ns, oldest, sizeof oldest));
     else if (lat->samples)
         widgets_printf(c, x, yb + 1, w, A_NORMAL, "latency p50 %s  p99 %s  (last %d s, %llu %s)",
-                       widgets_ns((double)lat->p50_ns, p50, sizeof p50),
-                       widgets_ns((double)lat->p99_ns, p99, sizeof p99), SNAPSHOT_RECENT_S,
+                       widgets_ns_fixed((double)lat->p50_ns, p50, sizeof p50),
+                       widgets_ns_fixed((double)lat->p99_ns, p99, sizeof p99), SNAPSHOT_RECENT_S,
                        (unsigned long long)lat->samples, vin->unit ? vin->unit : "requests");
     else
         widgets_text(c, x, yb + 1, w, screen_attr(SCREEN_DIM), "latency: none measured yet");
@@ -556,9 +557,9 @@ static void counterview_cmp_value(char *val, size_t len, int k, double v, bool l
                                   bool uncounted)
 {
     if (latency && (k == CV_CMP_BYTES || k == CV_CMP_CPU))
-        widgets_ns(v, val, len);
+        widgets_ns_fixed(v, val, len);
     else if (k == CV_CMP_BYTES)
-        widgets_bytes(v, val, len);
+        widgets_bytes_fixed(v, val, len);
     else if (k == CV_CMP_CALLS && uncounted)
         snprintf(val, len, "uncounted");
     else if ((k == CV_CMP_CALLS || k == CV_CMP_CTX) && v < 100)
@@ -566,7 +567,7 @@ static void counterview_cmp_value(char *val, size_t len, int k, double v, bool l
     else if (k == CV_CMP_CPU)
         snprintf(val, len, "%.0f%%", v);
     else
-        widgets_si(v, val, len);
+        widgets_si_fixed(v, val, len);
 }
 
 void counterview_compare(const struct screen_caps *c, struct layout_rect r,

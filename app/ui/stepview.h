@@ -72,12 +72,13 @@ const struct stepview_kind *stepview_find(const char *name);
 
 extern const struct stepview_kind stepview_text;
 extern const struct stepview_kind stepview_run;
-/* The sanitizer's report of a run view's programs so far (its grader's, grade_report()), or
-   NULL: an exercise's view shows it under the checks. self is what stepview_run.open returned. */
+/* The sanitizer's report of a run view's programs so far (its grader's, grade_sanitizer_report()),
+   or NULL: an exercise's view shows it under the checks. self is what stepview_run.open returned.
+ */
 /* The rows a run step's checks (and expectations, predictions) take under the text when given at
    most room rows: all failing sentences when they fit, else the first failing one's. */
 int stepview_run_foot_rows_in(void *rv, int room);
-const char *stepview_run_report(void *self);
+const char *stepview_run_sanitizer_report(void *self);
 extern const struct stepview_kind stepview_exercise;
 extern const struct stepview_kind stepview_quiz;
 

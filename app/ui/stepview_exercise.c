@@ -1,11 +1,11 @@
 /*
  * stepview_exercise: the view of an exercise step. The learner's files live in their workspace
- * (exercise.h), shown with its path; `e` opens the file in $VISUAL or $EDITOR with the screen
- * handed over, and editing in another window works too: the workspace is watched (uv_fs_event,
- * with a uv_fs_poll of every file as the fallback where events do not arrive), changes are
- * debounced, and every save builds the program again (build.h, in the sandbox) and, when it
- * builds, runs the scenario with it. Nothing advances by itself: the learner reads the verdicts
- * and presses n.
+ * (exercise.h), shown with its path; `e` asks the TUI (VIEW_EDIT, tui.c) to open the files in
+ * $VISUAL or $EDITOR with the screen handed over, and editing in another window works too: the
+ * workspace is watched (uv_fs_event, with a uv_fs_poll of every file as the fallback where events
+ * do not arrive), changes are debounced, and every save builds the program again (build.h, in the
+ * sandbox) and, when it builds, runs the scenario with it. Nothing advances by itself: the learner
+ * reads the verdicts and presses n.
  *
  * Once built, the step is a run step on the exercise's scenario (exercise_run): this view opens
  * stepview_run on it and hands it the panes, the keys and the checks, so the counters, the
@@ -16,7 +16,8 @@
  * Beside them, under the text: which files the workspace holds, the build's warnings (a build
  * that succeeds can still have something to say, with the learner's file:line:col), and when
  * the learner's program dies with a sanitizer's report, the lines of that report about the
- * learner's own code, under the checks that say "the sanitizer's report is below".
+ * learner's own code, under the checks that say "the sanitizer's report is below". The
+ * report is condensed, and the compiler's lines shortened, by exercise/buildmsg.c.
  *
  * Keys of its own: e edit (every file with a TODO, in one editor), b build now, H the next hint,
  * S the reference solution's code (after a pass, or after a confirmation), drawn over the text
@@ -26,6 +27,7 @@
 #include "exercise.h"
 #include "exercise/build.h"
 #include "lesson/record.h"
+#include "exercise/buildmsg.h"
 #include "paths.h"
 #include "stepview.h"
 #include "widgets.h"
@@ -35,7 +37,6 @@
 #include <fcntl.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -512,109 +513,13 @@ static void exview_para(struct exview_pen *p, attr_t attr, const char *s)
     p->y += widgets_wrapped(p->c, p->x, p->y, p->w, 2, room, attr, s);
 }
 
-/* line with every "PATH/NAME:" of a workspace file written "NAME:". The screen says where the
-   workspace is, and the text pane is narrow while the run is on: the learner's file:line:col
-   must not be cut off by a path they already know (or by the build's copy, gone anyway). */
-static void exview_shorten(const struct exview *v, const char *line, char *out, size_t len)
-{
-    size_t n = 0, start = 0; /* where the current word began in out */
-    for (const char *s = line; *s && n + 1 < len;) {
-        bool cut = false;
-        for (size_t k = 0; *s == '/' && k < v->ex->nfiles && !cut; k++) {
-            size_t l = strlen(v->ex->files[k]);
-            cut = !strncmp(s + 1, v->ex->files[k], l) && s[1 + l] == ':';
-        }
-        if (cut) {
-            n = start;
-            s++;
-            continue;
-        }
-        if (*s == ' ' || *s == '(')
-            start = n + 1;
-        out[n++] = *s++;
-    }
-    out[n] = '\0';
-}
-
-/* Appends line to the n bytes of out unless it is there already: UBSan and then AddressSanitizer
-   report the same bad access with the same frames, and the second copy teaches nothing. */
-static size_t exview_brief_add(char *out, size_t n, size_t len, const char *line)
-{
-    size_t l = strlen(line);
-    for (const char *s = out; s < out + n; s = strchr(s, '\n') + 1)
-        if (!strncmp(s, line, l) && s[l] == '\n')
-            return n;
-    if (n + l + 2 > len)
-        return n;
-    memcpy(out + n, line, l);
-    out[n + l] = '\n';
-    out[n + l + 1] = '\0';
-    return n + l + 1;
-}
-
-/*
- * The lines of a sanitizer's report about the learner's code: what went wrong (the ERROR and
- * "runtime error:" lines, the access, where that memory is), the frames in the workspace's files
- * without their addresses, and the SUMMARY. The shadow-memory map and the frames of libc and
- * of the runtime are left out: the whole report is iolab check's to print.
- */
-static void exview_report_brief(const struct exview *v, const char *report, char *out, size_t len)
-{
-    size_t n = 0;
-    bool shadow = false;
-    out[0] = '\0';
-    for (const char *s = report; *s;) {
-        const char *nl = strchr(s, '\n');
-        int l = nl ? (int)(nl - s) : (int)strlen(s);
-        char line[640], kept[640];
-        snprintf(line, sizeof line, "%.*s", l, s);
-        s += l + (nl != NULL);
-        char *t = line;
-        while (*t == ' ')
-            t++;
-        if (!strncmp(t, "==", 2) && strstr(t + 2, "==")) /* "==1234==ERROR: ..." */
-            t = strstr(t + 2, "==") + 2;
-        bool error = strstr(t, "ERROR: ") || strstr(t, "runtime error:");
-        if (error || !strncmp(t, "SUMMARY:", 8))
-            shadow = false;
-        else if (!strncmp(t, "Shadow bytes", 12))
-            shadow = true;
-        if (shadow)
-            continue;
-        char *pc = strstr(t, " at pc 0x"); /* registers: nothing to learn from */
-        if (error && pc)
-            *pc = '\0';
-        bool keep = error || !strncmp(t, "SUMMARY:", 8) || !strncmp(t, "READ of size", 12) ||
-                    !strncmp(t, "WRITE of size", 13) || strstr(t, " is located ") ||
-                    (strlen(t) > 6 && !strcmp(t + strlen(t) - 6, " here:"));
-        if (t[0] == '#') {
-            /* "#1 0x55d1 in converse /tmp/iolab-build-x/server.c:76": a frame of the learner's
-               code when the shortening finds one of their files in it. */
-            char *in = strstr(t, " in ");
-            exview_shorten(v, t, kept, sizeof kept);
-            if (!in || !strcmp(kept, t))
-                continue;
-            char frame[sizeof line + sizeof kept];
-            *strchr(t, ' ') = '\0';
-            exview_shorten(v, in + 4, kept, sizeof kept);
-            snprintf(frame, sizeof frame, "%s %s", t, kept);
-            n = exview_brief_add(out, n, len, frame);
-            continue;
-        }
-        if (!keep)
-            continue;
-        exview_shorten(v, t, kept, sizeof kept);
-        n = exview_brief_add(out, n, len, kept);
-    }
-}
-
 /* The learner's program's sanitizer report, condensed into buf; NULL when there is none. */
 static const char *exview_report(const struct exview *v, char *buf, size_t len)
 {
-    const char *report = v->rv ? stepview_run_report(v->rv) : NULL;
+    const char *report = v->rv ? stepview_run_sanitizer_report(v->rv) : NULL;
     if (!report || !*report)
         return NULL;
-    exview_report_brief(v, report, buf, len);
+    exercise_sanitizer_brief(v->ex, report, buf, len);
     return buf;
 }
 
@@ -710,7 +615,7 @@ static void exview_foot_warnings(struct exview *v, struct exview_pen *p)
         if (!w)
             continue;
         memmove(w + 2, w + 11, strlen(w + 11) + 1);
-        exview_shorten(v, raw, line, sizeof line);
+        exercise_shorten(v->ex, raw, line, sizeof line);
         exview_para(p, screen_attr(SCREEN_STDERR), line);
         shown++;
     }
@@ -774,15 +679,6 @@ static int exview_text_foot_rows(void *self, int inner_h)
     return p.y < most ? p.y : most;
 }
 
-/* Whether a compiler line is part of its source excerpt ("   48 |     x = ;" and the caret line
-   "      |       ^"): drawn as it is, never wrapped, so that the caret stays under its column. */
-static bool exview_excerpt(const char *line)
-{
-    while (*line == ' ' || (*line >= '0' && *line <= '9'))
-        line++;
-    return line[0] == '|' && (line[1] == ' ' || line[1] == '\0');
-}
-
 /* Appends one row to doc; false when out of memory. */
 static bool exview_doc_add(struct wrap_doc *doc, const char *text, int width)
 {
@@ -813,8 +709,8 @@ static void exview_log_rows(struct exview *v, const struct screen_caps *c, int w
         char raw[1024], line[1024];
         snprintf(raw, sizeof raw, "%.*s", len, s);
         s += len + (nl != NULL);
-        exview_shorten(v, raw, line, sizeof line);
-        if (exview_excerpt(line) || wrap_width(line, strlen(line), c->utf8) <= w) {
+        exercise_shorten(v->ex, raw, line, sizeof line);
+        if (exercise_compiler_excerpt(line) || wrap_width(line, strlen(line), c->utf8) <= w) {
             if (!exview_doc_add(&v->log_doc, line, wrap_width(line, strlen(line), c->utf8)))
                 return;
             continue;
@@ -984,48 +880,26 @@ static void exview_title_right(void *self, char *buf, size_t len)
 
 /* Hands the terminal to the learner's editor on every file they have to write (one invocation,
    `$EDITOR a.c b.h`, as vi, nano, emacs and code all take), then builds what they saved. */
+/* After the editor (tui.c hands it the terminal): what it saved is built like any other save
+   (once, and only when it changed). */
+static void exview_edited(void *self, struct view_ctx *c)
+{
+    (void)c;
+    exview_changed(self);
+}
+
 static int exview_key_edit(void *self, struct view_ctx *c, int key, struct view_action *act)
 {
     struct exview *v = self;
+    (void)c;
     (void)key;
-    (void)act;
-    const char *ed = getenv("VISUAL");
-    if (!ed || !*ed)
-        ed = getenv("EDITOR");
-    if (!ed || !*ed)
-        ed = access("/usr/bin/sensible-editor", X_OK) == 0 ? "sensible-editor" : "vi";
-    /* $EDITOR may carry arguments ("code -w"): the shell splits it, the files stay whole. */
-    const char *argv[BUILD_MAX_FILES + 5] = {"sh", "-c", "exec $0 \"$@\"", ed};
-    char *paths[BUILD_MAX_FILES] = {0};
-    size_t na = 4, np = 0;
-    for (; np < v->nedit; np++) {
-        if (asprintf(&paths[np], "%s/%s", v->dir, v->edit[np]) < 0) {
-            paths[np] = NULL;
-            break;
-        }
-        argv[na++] = paths[np];
-    }
-    argv[na] = NULL;
     exview_stop_run(v); /* nothing runs unseen while the editor has the screen */
-    screen_suspend();
-    pid_t pid = np ? fork() : -1;
-    if (pid == 0) {
-        execv("/bin/sh", (char *const *)argv);
-        _exit(127);
-    }
-    int st = 0;
-    while (pid > 0 && waitpid(pid, &st, 0) < 0 && errno == EINTR) {
-    }
-    screen_resume();
-    if (pid < 0 || !WIFEXITED(st) || WEXITSTATUS(st) == 127)
-        view_status(c, true,
-                    "The editor (%s) could not be started; set $EDITOR, or edit the files in %s "
-                    "in another window.",
-                    ed, v->dir);
-    for (size_t i = 0; i < np; i++)
-        free(paths[i]);
-    /* What the editor saved is built like any other save (once, and only when it changed). */
-    exview_changed(v);
+    *act = (struct view_action){.kind = VIEW_EDIT,
+                                .dir = v->dir,
+                                .files = v->edit,
+                                .nfiles = v->nedit,
+                                .edited = exview_edited,
+                                .self = v};
     return 0;
 }
 

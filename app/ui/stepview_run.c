@@ -160,7 +160,7 @@ static void runview_on_state(void *data, enum engine_state state)
     if (state == ENGINE_FAILED && v->engine)
         view_status(v->c, true, "The scenario could not start: %s", engine_error(v->engine));
     if (state == ENGINE_RUNNING && engine_jail(v->engine))
-        grade_set_tier(&v->grader, jail_tier_name(jail_tier(engine_jail(v->engine))));
+        grade_set_tier(&v->grader, iolab_tier_name(jail_tier(engine_jail(v->engine))));
     /* One mode is nothing to switch between; several name the program they restart. */
     const struct lesson_program *p = runview_switched(v);
     if (state == ENGINE_RUNNING && v->sc->nmodes > 1 && p)
@@ -1008,7 +1008,7 @@ static void runview_title_right(void *self, char *buf, size_t len)
     const struct jail *j = engine_jail(v->engine);
     snprintf(buf, len, "%s%s%s  sandbox: %s%s ", engine_state_name(engine_state(v->engine)),
              mode >= 0 ? "  mode: " : "", mode >= 0 ? v->sc->modes[mode].id : "",
-             j ? jail_tier_name(jail_tier(j)) : "-", v->paused ? "  PAUSED" : "");
+             j ? iolab_tier_name(jail_tier(j)) : "-", v->paused ? "  PAUSED" : "");
 }
 
 static bool runview_text_focused(void *self)
@@ -1016,10 +1016,10 @@ static bool runview_text_focused(void *self)
     return ((struct runview *)self)->focus == 0;
 }
 
-const char *stepview_run_report(void *self)
+const char *stepview_run_sanitizer_report(void *self)
 {
     struct runview *v = self;
-    return grade_report(&v->grader);
+    return grade_sanitizer_report(&v->grader);
 }
 
 const struct stepview_kind stepview_run = {

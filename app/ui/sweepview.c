@@ -518,7 +518,7 @@ static void sweepview_extra_cell(enum sweepview_extra e, const struct sweep_poin
                                  size_t len)
 {
     if (e == SWEEPVIEW_P99 && p->p99_ms > 0)
-        widgets_ns(p->p99_ms * 1e6, buf, len);
+        widgets_ns_fixed(p->p99_ms * 1e6, buf, len);
     else if (e == SWEEPVIEW_BYTES_READ && p->bytes_per_syscr > 0)
         snprintf(buf, len, "%.3g", p->bytes_per_syscr);
     else

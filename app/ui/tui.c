@@ -17,11 +17,13 @@
 #include "stepview.h"
 #include "view.h"
 #include "widgets.h"
+#include "screen.h"
 
 #include <errno.h>
 #include <signal.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #define TUI_CTRL(c)      ((c)&0x1f)
@@ -124,6 +126,58 @@ static void tui_open(struct tui *t, const struct lesson_pack *pack, size_t lesso
     }
 }
 
+/*
+ * Hands the terminal to the learner's editor ($VISUAL, $EDITOR, sensible-editor, vi) on the
+ * action's files, waits for it, takes the screen back and tells the screen that asked.
+ */
+static void tui_edit(struct tui *t, const struct view_action *act)
+{
+    const char *ed = getenv("VISUAL");
+    if (!ed || !*ed)
+        ed = getenv("EDITOR");
+    if (!ed || !*ed)
+        ed = access("/usr/bin/sensible-editor", X_OK) == 0 ? "sensible-editor" : "vi";
+    /* $EDITOR may carry arguments ("code -w"): the shell splits it, the files stay whole. */
+    const char **argv = calloc(act->nfiles + 5, sizeof *argv);
+    char **paths = calloc(act->nfiles + 1, sizeof *paths);
+    size_t na = 4, np = 0;
+    if (argv && paths) {
+        argv[0] = "sh";
+        argv[1] = "-c";
+        argv[2] = "exec $0 \"$@\"";
+        argv[3] = ed;
+        for (; np < act->nfiles; np++) {
+            if (asprintf(&paths[np], "%s/%s", act->dir, act->files[np]) < 0) {
+                paths[np] = NULL;
+                break;
+            }
+            argv[na++] = paths[np];
+        }
+        argv[na] = NULL;
+    }
+    screen_suspend();
+    pid_t pid = np ? fork() : -1;
+    if (pid == 0) {
+        execv("/bin/sh", (char *const *)argv);
+        _exit(127);
+    }
+    int st = 0;
+    while (pid > 0 && waitpid(pid, &st, 0) < 0 && errno == EINTR) {
+    }
+    screen_resume();
+    if (pid < 0 || !WIFEXITED(st) || WEXITSTATUS(st) == 127)
+        view_status(&t->ctx, true,
+                    "The editor (%s) could not be started; set $EDITOR, or edit the files in %s "
+                    "in another window.",
+                    ed, act->dir);
+    for (size_t i = 0; paths && i < np; i++)
+        free(paths[i]);
+    free(paths);
+    free(argv);
+    if (act->edited)
+        act->edited(act->self, &t->ctx);
+}
+
 static void tui_act(struct tui *t, const struct view_action *act)
 {
     switch (act->kind) {
@@ -139,6 +193,9 @@ static void tui_act(struct tui *t, const struct view_action *act)
     case VIEW_HELP:
         t->help = !t->help;
         t->help_top = 0;
+        break;
+    case VIEW_EDIT:
+        tui_edit(t, act);
         break;
     case VIEW_STAY:
         break;

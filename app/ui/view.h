@@ -54,6 +54,7 @@ enum view_action_kind {
     VIEW_HOME, /* back to the lesson list */
     VIEW_QUIT, /* quit (asking first when something runs) */
     VIEW_HELP, /* toggle the key help */
+    VIEW_EDIT, /* hand the terminal to the learner's editor on files beneath dir, then edited() */
 };
 
 struct view_action {
@@ -61,6 +62,13 @@ struct view_action {
     const struct lesson_pack *pack;
     size_t lesson, step;
     const char *status; /* VIEW_HOME: a status line to show there; NULL: keep */
+    /* VIEW_EDIT: the files (names beneath dir) that $VISUAL or $EDITOR opens, all at once; when
+       the editor has exited, edited(self, ...) is called (the TUI has the screen back). */
+    const char *dir;
+    const char *const *files;
+    size_t nfiles;
+    void (*edited)(void *self, struct view_ctx *c);
+    void *self;
 };
 
 /* Handled keys return 0; -1 lets the key go on to the next table. */

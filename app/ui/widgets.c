@@ -201,7 +201,7 @@ void widgets_sparkline(const struct screen_caps *c, int x, int y, int w, const d
     attroff(a);
 }
 
-const char *widgets_si(double v, char *buf, size_t len)
+const char *widgets_si_fixed(double v, char *buf, size_t len)
 {
     static const char units[] = " kMGT";
     int u = 0;
@@ -216,15 +216,15 @@ const char *widgets_si(double v, char *buf, size_t len)
     return buf;
 }
 
-const char *widgets_bytes(double v, char *buf, size_t len)
+const char *widgets_bytes_fixed(double v, char *buf, size_t len)
 {
     char n[32];
-    widgets_si(v, n, sizeof n);
+    widgets_si_fixed(v, n, sizeof n);
     snprintf(buf, len, "%sB", n);
     return buf;
 }
 
-const char *widgets_ns(double ns, char *buf, size_t len)
+const char *widgets_ns_fixed(double ns, char *buf, size_t len)
 {
     if (ns < 1e3)
         snprintf(buf, len, "%.0f ns", ns);

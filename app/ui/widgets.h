@@ -45,9 +45,12 @@ void widgets_bar(const struct screen_caps *c, int x, int y, int w, double value,
 /* The last n values (oldest first) as a sparkline of w cells, scaled to their maximum. */
 void widgets_sparkline(const struct screen_caps *c, int x, int y, int w, const double *v, size_t n);
 
-/* Human figures: "12.3k", "4.56M", "1.2 GB/s"; into buf, returns buf. */
-const char *widgets_si(double v, char *buf, size_t len);
-const char *widgets_bytes(double v, char *buf, size_t len);
-const char *widgets_ns(double ns, char *buf, size_t len);
+/* Figures for the TUI's columns and lines, with fixed decimals by magnitude so that a figure
+   keeps its width from frame to frame: "12.3k", "4.56M", "4.07MB", "92.3 ms", "4.6 us" (one
+   decimal for times). iolab's text reports use human.h, which keeps three significant digits
+   instead ("4.56 us", "0.53"). Into buf, returns buf. */
+const char *widgets_si_fixed(double v, char *buf, size_t len);
+const char *widgets_bytes_fixed(double v, char *buf, size_t len);
+const char *widgets_ns_fixed(double ns, char *buf, size_t len);
 
 #endif

@@ -29,23 +29,6 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-int iolab_page_check(const struct iolab_page *hdr, uint64_t file_size)
-{
-    if (file_size < sizeof *hdr)
-        return -ENODATA;
-    if (hdr->magic != IOLAB_PAGE_MAGIC || hdr->version != IOLAB_PAGE_VERSION)
-        return -EINVAL;
-    if (hdr->header_size != offsetof(struct iolab_page, slots) ||
-        hdr->slot_size != sizeof(struct iolab_slot))
-        return -EINVAL;
-    /* The shim needs a real slot besides the overflow slot, and the calls must fit a slot. */
-    if (hdr->nslots < 2 || hdr->nslots > IOLAB_PAGE_MAX_SLOTS || hdr->ncalls > IOLAB_MAX_CALLS)
-        return -EINVAL;
-    if (file_size < iolab_page_size(hdr->nslots))
-        return -ENODATA;
-    return 0;
-}
-
 int iolab_page_create(uint32_t nslots, int *fd, struct iolab_page **page)
 {
     if (nslots < 2 || nslots > IOLAB_PAGE_MAX_SLOTS)

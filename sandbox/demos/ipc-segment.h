@@ -11,7 +11,7 @@
  *
  * room starts at 1 (the data area is free), ready at 0. A request that fails (no such file)
  * is one chunk with len < 0 (a negative errno). Every name starts with $IOLAB_SESSION, so
- * that the sandbox's sweep finds anything a killed program left behind.
+ * that the sandbox's removal of leftovers finds anything a killed program left behind.
  *
  * The other way, which moves no byte through either process: the cache also listens on a Unix
  * socket (IPC_FD_SOCKET in its --dir). A proxy connects once, sends a struct ipc_request (the

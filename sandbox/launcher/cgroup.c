@@ -389,7 +389,7 @@ static int cgroup_remove(int parentfd, const char *parent, const char *name, int
 }
 
 /* Removes the jails under parent whose creator is gone (its pid dead, or reused since). */
-static void cgroup_sweep_stale(const char *parent)
+static void cgroup_remove_stale(const char *parent)
 {
     DIR *d = opendir(parent);
     if (!d)
@@ -475,7 +475,7 @@ int cgroup_create(struct cgroup *cg, long pids_max, long memory_mb, char *why, s
         if (!pl.dir[i][0])
             continue;
         if (i == 0 || strcmp(pl.dir[i], pl.dir[0]))
-            cgroup_sweep_stale(pl.dir[i]);
+            cgroup_remove_stale(pl.dir[i]);
         if (snprintf(cg->path[i], sizeof cg->path[i], "%.4000s/%s", pl.dir[i], cg->name) >=
             (int)sizeof cg->path[i]) {
             rc = -ENAMETOOLONG;

@@ -1,14 +1,15 @@
 /*
  * hold: launchers that join the jail are iolab's children, not the holder's, so the holder
  * learns that they are gone through a file lock they hold shared: taking it exclusively
- * succeeds once the last one has exited (after killing its subtree). Only then is sweeping the
- * IPC objects and removing the work directory safe from a program that is still creating them.
+ * succeeds once the last one has exited (after killing its subtree). Only then is removing the
+ * leftover IPC objects and the work directory safe the work directory safe from a program that is
+ * still creating them.
  */
 #include "hold.h"
 
 #include "cgroup.h"
 #include "ns.h"
-#include "sweep.h"
+#include "leftovers.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -199,23 +200,23 @@ static int hold_full(struct cfg *c, const struct probe *p)
        the jail's cgroup is killed there before it goes. */
     cgroup_destroy(&c->cgroup);
     if (c->remove_workdir)
-        sweep_tree(c->workdir);
+        leftovers_tree(c->workdir);
     return WIFEXITED(st) ? WEXITSTATUS(st) : 1;
 }
 
 static int hold_other(struct cfg *c, const struct probe *p)
 {
-    struct sweep reg;
-    sweep_begin(&reg, c->workdir);
+    struct leftovers reg;
+    leftovers_begin(&reg, c->workdir);
     int lock = hold_lock_open(c->workdir);
     hold_report(c, p, getpid());
     hold_wait_life(c->life_fd);
     if (lock >= 0)
         hold_wait_launchers(lock);
     cgroup_destroy(&c->cgroup);
-    sweep_ipc(&reg, c->root ? c->run_uid : getuid(), c->session);
+    leftovers_ipc(&reg, c->root ? c->run_uid : getuid(), c->session);
     if (c->remove_workdir)
-        sweep_tree(c->workdir);
+        leftovers_tree(c->workdir);
     return 0;
 }
 

@@ -1,8 +1,8 @@
 /*
  * hold: the scenario's jail, held open for as long as iolab keeps a pipe open to it. In the full
  * tier the holder owns the namespaces and its child is PID 1 of the scenario's PID namespace;
- * in the other tiers it is the one who cleans up after the programs (IPC sweep, work directory)
- * once every joined launcher has finished killing its subtree.
+ * in the other tiers it is the one who cleans up after the programs (leftover IPC objects, work
+ * directory) once every joined launcher has finished killing its subtree.
  */
 #ifndef SBX_HOLD_H
 #define SBX_HOLD_H

@@ -16,9 +16,9 @@
 #include "ns.h"
 #include "probe.h"
 #include "prog.h"
-#include "report.h"
+#include "cost.h"
 #include "supervise.h"
-#include "sweep.h"
+#include "leftovers.h"
 
 #include <dirent.h>
 #include <errno.h>
@@ -120,7 +120,7 @@ static int main_workdir_parent(const struct cfg *c, const char **name)
 }
 
 /*
- * Starts the cleaner: a grandchild (so that no subreaper sweep of this launcher kills it, and it
+ * Starts the cleaner: a grandchild (so that no subreaper reaping by this launcher kills it, and it
  * is nobody's business to wait for) in a session of its own (Ctrl-C of iolab's terminal is not
  * for it), holding only the read end of a pipe whose write end this launcher (and its init,
  * which dies with it) holds. At EOF it removes the work directory if iolab has ended.
@@ -539,7 +539,7 @@ static int main_launch(struct cfg *c)
         close(self_fd);
     /* Summed over every process reaped here: the init (whose rusage holds everything it waited
        for, the program included) or, in the lower tiers, the program and each orphan. */
-    struct report rep = {0};
+    struct cost rep = {0};
     int status = supervise_run(c, child, SUPERVISE_OUTER, !full, c->report_fd >= 0 ? &rep : NULL);
     if (full && c->workdir && status != 0)
         main_tmp_full(c);
@@ -570,7 +570,7 @@ static int main_launch(struct cfg *c)
         fprintf(stderr, "iolab-sandbox: %s %s.\n", c->argv[0], why);
     rep.limit = cgroup_limit_name(hit);
     if (c->report_fd >= 0)
-        report_write(c->report_fd, &rep, status);
+        cost_write(c->report_fd, &rep, status);
     return status;
 }
 
@@ -594,14 +594,15 @@ static int main_join(struct cfg *c)
         }
         return main_launch(c);
     }
-    /* Held shared until exit, so the holder sweeps only after this subtree is gone. */
+    /* Held shared until exit, so the holder removes leftovers only after this subtree is gone. */
     int lock = c->workdir ? hold_lock_open(c->workdir) : -1;
     if (lock >= 0)
         flock(lock, LOCK_SH);
     return main_launch(c);
 }
 
-/* A jail for one program: the full tier's namespaces, or the lower tiers' own sweep. */
+/* A jail for one program: the full tier's namespaces, or the lower tiers' own removal of leftovers.
+ */
 static int main_run(struct cfg *c)
 {
     if (c->workdir && c->remove_workdir)
@@ -624,11 +625,11 @@ static int main_run(struct cfg *c)
         cgroup_destroy(&c->cgroup);
         return rc;
     }
-    struct sweep reg;
-    sweep_begin(&reg, c->workdir);
+    struct leftovers reg;
+    leftovers_begin(&reg, c->workdir);
     int rc = main_launch(c);
     cgroup_destroy(&c->cgroup);
-    sweep_ipc(&reg, c->root ? c->run_uid : getuid(), c->session);
+    leftovers_ipc(&reg, c->root ? c->run_uid : getuid(), c->session);
     return rc;
 }
 

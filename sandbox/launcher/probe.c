@@ -19,11 +19,6 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-const char *probe_tier_name(enum iolab_tier t)
-{
-    return iolab_tier_name(t);
-}
-
 /* The namespace path in a child: its exit status says how far it got. */
 static int probe_namespaces(bool root, bool *user_ns, bool *namespaces)
 {
@@ -140,10 +135,10 @@ int probe_json(const struct probe *p, enum iolab_tier tier, char *buf, size_t le
     const char *advice = g->advice;
     /* Landlock confines POSIX message queues like files: they work only beneath a mounted
        /dev/mqueue, which systemd machines have and this kind of minimal system may not. */
-    const char *mq = tier == IOLAB_TIER_REDUCED && access("/dev/mqueue", F_OK) != 0
-                         ? ",\"POSIX message queues (mount /dev/mqueue: mount -t mqueue none "
-                           "/dev/mqueue)\""
-                         : "";
+    bool no_mq = tier == IOLAB_TIER_REDUCED && access("/dev/mqueue", F_OK) != 0;
+    const char *mq = no_mq ? ",\"POSIX message queues (mount /dev/mqueue: mount -t mqueue none "
+                             "/dev/mqueue)\""
+                           : "";
     /* Every tier runs programs in a session of their own with no terminal descriptor; the
        filter is what still refuses TIOCSTI on a terminal a program manages to open. */
     const char *sc = p->seccomp_tty
@@ -176,15 +171,16 @@ int probe_json(const struct probe *p, enum iolab_tier tier, char *buf, size_t le
         "\"pidfd\":%s,\"root\":%s,\"cgroup_version\":%d,\"cgroup_pids\":%s,\"cgroup_memory\":%s},"
         "\"terminal\":{\"own_session\":true,\"no_terminal_fds\":true,\"seccomp_tiocsti\":%s,"
         "\"landlock_ioctl\":%s},"
-        "\"budget\":\"%s\",\"budget_missing\":[%s],\"missing\":[%s%s%s%s],\"advice\":\"%s\"}",
-        probe_tier_name(tier), p->user_ns ? "true" : "false", p->namespaces ? "true" : "false",
+        "\"budget\":\"%s\",\"budget_missing\":[%s],\"posix_mqueue\":%s,"
+        "\"missing\":[%s%s%s%s],\"advice\":\"%s\"}",
+        iolab_tier_name(tier), p->user_ns ? "true" : "false", p->namespaces ? "true" : "false",
         p->landlock_abi, p->landlock_fs ? "true" : "false", p->landlock_net ? "true" : "false",
         p->landlock_signal ? "true" : "false", p->landlock_ioctl ? "true" : "false",
         p->seccomp_tty ? "true" : "false", p->subreaper ? "true" : "false",
         p->pidfd ? "true" : "false", p->root ? "true" : "false", p->cgroup.version,
         p->cgroup.pids ? "true" : "false", p->cgroup.memory ? "true" : "false",
         p->seccomp_tty ? "true" : "false", ll_ioctl ? "true" : "false",
-        probe_budget_name(p->budget), lacks[0] ? lacks + 1 : "", g->missing, mq, sc_sep, sc,
-        advice);
+        probe_budget_name(p->budget), lacks[0] ? lacks + 1 : "", no_mq ? "false" : "true",
+        g->missing, mq, sc_sep, sc, advice);
     return n < 0 || (size_t)n >= len ? -ENAMETOOLONG : 0;
 }

@@ -49,11 +49,11 @@ int probe_run(struct probe *p);
 /* The best tier the probe allows, capped by `wanted` (AUTO: no cap). */
 enum iolab_tier probe_tier(const struct probe *p, enum iolab_tier wanted);
 
-const char *probe_tier_name(enum iolab_tier t);
-
 /* {"tier":...,"features":{...},"terminal":{...},"budget":...,"budget_missing":[...],
-   "missing":[...],"advice":"..."} into buf; 0 or -ENAMETOOLONG. "terminal" says what the tier in
-   force does against the person's terminal. */
+   "posix_mqueue":BOOL,"missing":[...],"advice":"..."} into buf; 0 or -ENAMETOOLONG. "terminal"
+   says what the tier in force does against the person's terminal. The typed fields are what a
+   program reads (iolab's jail.c through its sandbox_line.c); "missing", "budget_missing" and
+   "advice" are the same facts in sentences, for people. */
 int probe_json(const struct probe *p, enum iolab_tier tier, char *buf, size_t len);
 
 #endif

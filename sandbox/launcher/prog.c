@@ -10,7 +10,7 @@
 #include "cgroup.h"
 #include "landlock.h"
 #include "seccomp.h"
-#include "sweep.h"
+#include "leftovers.h"
 
 #include <iolab_counters.h>
 #include <iolab_ipclog.h>
@@ -302,10 +302,11 @@ _Noreturn void prog_exec(const struct cfg *c, enum iolab_tier tier, pid_t parent
     }
     if (c->session)
         setenv("IOLAB_SESSION", c->session, 1);
-    /* Where the shim records the IPC objects the programs create, for the lower tiers' sweep
-     * (sweep.c); the full tier's IPC namespace dies with the jail and needs no record. */
+    /* Where the shim records the IPC objects the programs create, for the lower tiers' removal
+     * of leftovers (leftovers.c); the full tier's IPC namespace dies with the jail and needs no
+     * record. */
     char log[4096];
-    if (tier != IOLAB_TIER_FULL && sweep_log_env(log, sizeof log) == 0)
+    if (tier != IOLAB_TIER_FULL && leftovers_log_env(log, sizeof log) == 0)
         setenv(IOLAB_ENV_IPC_LOG, log, 1);
     else
         unsetenv(IOLAB_ENV_IPC_LOG);

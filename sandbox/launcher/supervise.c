@@ -84,7 +84,7 @@ static int supervise_kill_children(void)
 
 /* wait4(), with what the reaped process cost added to rep: its rusage, and its io read while
    it is still a zombie (after the reap it is folded into ours, with our own). */
-static pid_t supervise_reap(pid_t pid, int *st, int flags, struct report *rep)
+static pid_t supervise_reap(pid_t pid, int *st, int flags, struct cost *rep)
 {
     siginfo_t si = {0};
     if (rep &&
@@ -92,16 +92,16 @@ static pid_t supervise_reap(pid_t pid, int *st, int flags, struct report *rep)
                WEXITED | WNOWAIT | (flags & WNOHANG)) == 0 &&
         si.si_pid > 0) {
         pid = si.si_pid; /* reap exactly the one whose io was read */
-        report_add_io(rep, pid);
+        cost_add_io(rep, pid);
     }
     struct rusage ru;
     pid_t p = wait4(pid, st, flags, &ru);
     if (p > 0 && rep)
-        report_add(rep, &ru);
+        cost_add(rep, &ru);
     return p;
 }
 
-void supervise_kill_all(struct report *rep)
+void supervise_kill_all(struct cost *rep)
 {
     for (;;) {
         supervise_kill_children();
@@ -133,7 +133,7 @@ static void supervise_report(const struct cfg *c, int st)
 }
 
 int supervise_run(const struct cfg *c, pid_t child, enum supervise_shape shape, bool subreaper,
-                  struct report *rep)
+                  struct cost *rep)
 {
     /* The outer launcher of the full tier forks only the init, a helper, not the program. */
     bool helper = shape == SUPERVISE_OUTER && !subreaper;
@@ -167,7 +167,7 @@ int supervise_run(const struct cfg *c, pid_t child, enum supervise_shape shape, 
             if (helper && rep &&
                 waitid(P_PID, (id_t)child, &si, WEXITED | WNOHANG | WNOWAIT) == 0 &&
                 si.si_pid == child)
-                report_sub_helper(rep, child);
+                cost_sub_helper(rep, child);
             while ((p = supervise_reap(-1, &st, WNOHANG, rep)) > 0)
                 if (p == child) {
                     status = st;

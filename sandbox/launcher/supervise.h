@@ -11,7 +11,7 @@
 #define SBX_SUPERVISE_H
 
 #include "cfg.h"
-#include "report.h"
+#include "cost.h"
 
 #include <signal.h>
 #include <stdbool.h>
@@ -27,12 +27,12 @@ void supervise_block(sigset_t *old);
 /*
  * Supervises child until it exits; returns the exit status to pass on. When rep is not NULL, the
  * rusage of every process reaped here is added to it (in the outer shape of the full tier the
- * child is the init, whose own figures are taken out again: see report.h).
+ * child is the init, whose own figures are taken out again: see cost.h).
  */
 int supervise_run(const struct cfg *c, pid_t child, enum supervise_shape shape, bool subreaper,
-                  struct report *rep);
+                  struct cost *rep);
 
 /* Kills and reaps every remaining child and orphan of a subreaper (their rusage into rep). */
-void supervise_kill_all(struct report *rep);
+void supervise_kill_all(struct cost *rep);
 
 #endif

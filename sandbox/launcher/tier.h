@@ -11,7 +11,7 @@
 
 enum iolab_tier {
     IOLAB_TIER_FULL,    /* user, PID, network, IPC and mount namespaces */
-    IOLAB_TIER_REDUCED, /* Landlock, subreaper, pidfds, IPC sweep */
+    IOLAB_TIER_REDUCED, /* Landlock, subreaper, pidfds, removal of leftover IPC */
     IOLAB_TIER_MINIMAL, /* rlimits and reaping only */
     IOLAB_TIER_AUTO,    /* a request: the best this machine allows */
     IOLAB_NTIERS

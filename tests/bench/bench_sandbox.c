@@ -199,7 +199,7 @@ int main(int argc, char **argv)
     double mi = median(in, rounds), mo = median(out, rounds);
     printf("echo epoll, 8 connections, 16 B, %d alternating rounds of 2 s (req/s medians):\n"
            "  outside %.0f   inside (%s tier) %.0f   inside/outside %.3f\n",
-           rounds, mo, jail_tier_name(jail_tier(j)), mi, mi / mo);
+           rounds, mo, iolab_tier_name(jail_tier(j)), mi, mi / mo);
     jail_close(j);
     return 0;
 }

@@ -247,7 +247,7 @@ TEST_CASE("Killing iolab with SIGKILL mid-scenario leaves nothing behind", "[san
                     printf("jail_open: %s\n", why);
                     _exit(1);
                 }
-                printf("tier %s\n", jail_tier_name(jail_tier(j)));
+                printf("tier %s\n", iolab_tier_name(jail_tier(j)));
                 fflush(stdout);
                 char *const pargv[] = {const_cast<char *>(prog.c_str()), nullptr};
                 char **argv = jail_argv(j, pargv, nullptr, 0);

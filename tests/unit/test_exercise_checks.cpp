@@ -157,19 +157,19 @@ TEST_CASE("a server that aborts after the verdicts still has its signal and its 
     grader g;
     REQUIRE(grade_init(&g, &sc) == 0);
     grade_line(&g, 0, "==7==ERROR: AddressSanitizer: heap-buffer-overflow on address 0x602");
-    CHECK(grade_reporting(&g));
+    CHECK(grade_sanitizer_reporting(&g));
     grade_exit(&g, 1, 1, false); // the client gives up
     grade_finish(&g);
-    CHECK(grade_reporting(&g)); // the server has not exited: a headless run waits for it
+    CHECK(grade_sanitizer_reporting(&g)); // the server has not exited: a headless run waits for it
     grade_line(&g, 0, "    #0 0x401234 in converse ordered-server.c:42");
     grade_exit(&g, 0, 128 + SIGABRT, true); // it dies of its own abort(), though asked to stop
-    CHECK_FALSE(grade_reporting(&g));
+    CHECK_FALSE(grade_sanitizer_reporting(&g));
     char msg[768];
     grade_message(&g, 0, msg, sizeof msg);
     std::string m = msg;
     CHECK(m.find("server was killed by signal 6, SIGABRT") != std::string::npos);
     CHECK(m.find("the sanitizer's report is below") != std::string::npos);
-    CHECK(std::string(grade_report(&g)).find("ordered-server.c:42") != std::string::npos);
+    CHECK(std::string(grade_sanitizer_report(&g)).find("ordered-server.c:42") != std::string::npos);
     grade_free(&g);
 
     // Stopped by iolab (SIGTERM, or SIGKILL when it would not stop) is not a crash.

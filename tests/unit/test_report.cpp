@@ -3,34 +3,34 @@
 #include <string>
 
 extern "C" {
-#include "engine/report.h"
+#include "engine/sandbox_line.h"
 }
 
 TEST_CASE("report lines give their fields, damaged or partial lines give nothing")
 {
-    struct report *r = report_parse(
+    struct sandbox_line *r = sandbox_line_parse(
         R"({"pid":4242,"sandbox":{"tier":"reduced","advice":"see --probe","missing":[]}})");
     REQUIRE(r);
     uint64_t v = 0;
     char s[32];
-    CHECK(report_u64(r, "pid", &v));
+    CHECK(sandbox_line_u64(r, "pid", &v));
     CHECK(v == 4242);
-    CHECK(report_string(r, "tier", s, sizeof s)); // nested: found by key
+    CHECK(sandbox_line_string(r, "tier", s, sizeof s)); // nested: found by key
     CHECK(std::string(s) == "reduced");
-    CHECK_FALSE(report_u64(r, "tier", &v)); // a string is not a number
-    CHECK_FALSE(report_string(r, "nope", s, sizeof s));
-    report_free(r);
+    CHECK_FALSE(sandbox_line_u64(r, "tier", &v)); // a string is not a number
+    CHECK_FALSE(sandbox_line_string(r, "nope", s, sizeof s));
+    sandbox_line_free(r);
 
-    r = report_parse(R"({"utime_us":120,"stime_us":-3,"nvcsw":1.5})");
+    r = sandbox_line_parse(R"({"utime_us":120,"stime_us":-3,"nvcsw":1.5})");
     REQUIRE(r);
-    CHECK(report_u64(r, "utime_us", &v));
-    CHECK_FALSE(report_u64(r, "stime_us", &v)); // negative
-    CHECK_FALSE(report_u64(r, "nvcsw", &v));    // not whole
-    report_free(r);
+    CHECK(sandbox_line_u64(r, "utime_us", &v));
+    CHECK_FALSE(sandbox_line_u64(r, "stime_us", &v)); // negative
+    CHECK_FALSE(sandbox_line_u64(r, "nvcsw", &v));    // not whole
+    sandbox_line_free(r);
 
-    CHECK(report_parse(R"({"pid":42)") == nullptr); // cut short
-    CHECK(report_parse("iolab-sandbox: cannot start") == nullptr);
-    CHECK(report_parse("[1,2]") == nullptr);
-    CHECK(report_parse(nullptr) == nullptr);
-    report_free(nullptr);
+    CHECK(sandbox_line_parse(R"({"pid":42)") == nullptr); // cut short
+    CHECK(sandbox_line_parse("iolab-sandbox: cannot start") == nullptr);
+    CHECK(sandbox_line_parse("[1,2]") == nullptr);
+    CHECK(sandbox_line_parse(nullptr) == nullptr);
+    sandbox_line_free(nullptr);
 }

@@ -4,7 +4,7 @@
 #include <string>
 
 extern "C" {
-#include "exercise/starter.h"
+#include "lesson/starter.h"
 }
 
 namespace

@@ -1,8 +1,9 @@
 /*
- * sweep: an object is removed because the programs are known to have created it, never because
- * of who owns it or when it appeared: outside the full tier the host's IPC tables are shared
- * with the learner's other programs, which run under the same uid (as root, iolab's programs all
- * run as 65534, like every other session's and the nobody user's).
+ * leftovers: what the programs left behind is removed by the holder. An object is removed because
+ * the programs are known to have created it, never because of who owns it or when it appeared:
+ * outside the full tier the host's IPC tables are shared with the learner's other programs, which
+ * run under the same uid (as root, iolab's programs all run as 65534, like every other session's
+ * and the nobody user's).
  *
  * Model: the counting shim appends each object a program creates to the registry in the work
  * directory (iolab_ipclog.h). After the last program is dead the holder reads it and removes
@@ -20,7 +21,7 @@
  * running as root, or (recorded names only) with the programs' own rights. The reduced tier's
  * Landlock rules refuse mq_open() altogether, so none can be left there.
  */
-#include "sweep.h"
+#include "leftovers.h"
 
 #include <iolab_ipclog.h>
 
@@ -43,47 +44,47 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#define SWEEP_MAX_IDS   1024  /* System V ids recorded per kind */
-#define SWEEP_MAX_NAMES 64    /* POSIX names recorded per kind */
-#define SWEEP_MAX_LINES 65536 /* lines of the registry read at most */
+#define LEFTOVERS_MAX_IDS   1024  /* System V ids recorded per kind */
+#define LEFTOVERS_MAX_NAMES 64    /* POSIX names recorded per kind */
+#define LEFTOVERS_MAX_LINES 65536 /* lines of the registry read at most */
 
 /* What the registry records, checked and deduplicated. */
-struct sweep_reg {
-    int ids[3][SWEEP_MAX_IDS]; /* IOLAB_IPC_SHM, _MSG, _SEM */
+struct leftovers_reg {
+    int ids[3][LEFTOVERS_MAX_IDS]; /* IOLAB_IPC_SHM, _MSG, _SEM */
     int nids[3];
-    char names[2][SWEEP_MAX_NAMES][IOLAB_IPC_NAME_MAX + 1]; /* IOLAB_IPC_PSHM, _PMQ */
+    char names[2][LEFTOVERS_MAX_NAMES][IOLAB_IPC_NAME_MAX + 1]; /* IOLAB_IPC_PSHM, _PMQ */
     int nnames[2];
 };
 
 /* The three System V kinds: where they are listed and how one is removed. */
-struct sweep_kind {
+struct leftovers_kind {
     const char *list;
     int uid_column; /* 1-based column of cuid */
     int (*remove)(int id);
 };
 
-static int sweep_rm_shm(int id)
+static int leftovers_rm_shm(int id)
 {
     return shmctl(id, IPC_RMID, NULL);
 }
-static int sweep_rm_msg(int id)
+static int leftovers_rm_msg(int id)
 {
     return msgctl(id, IPC_RMID, NULL);
 }
-static int sweep_rm_sem(int id)
+static int leftovers_rm_sem(int id)
 {
     return semctl(id, 0, IPC_RMID);
 }
 
-static const struct sweep_kind sweep_kinds[3] = {
-    {.list = "/proc/sysvipc/shm", .uid_column = 10, .remove = sweep_rm_shm},
-    {.list = "/proc/sysvipc/msg", .uid_column = 10, .remove = sweep_rm_msg},
-    {.list = "/proc/sysvipc/sem", .uid_column = 7, .remove = sweep_rm_sem},
+static const struct leftovers_kind leftovers_kinds[3] = {
+    {.list = "/proc/sysvipc/shm", .uid_column = 10, .remove = leftovers_rm_shm},
+    {.list = "/proc/sysvipc/msg", .uid_column = 10, .remove = leftovers_rm_msg},
+    {.list = "/proc/sysvipc/sem", .uid_column = 7, .remove = leftovers_rm_sem},
 };
 
 /* Calls fn(id, cuid) for every object of a kind. */
-static void sweep_list(const struct sweep_kind *k, void (*fn)(int id, long cuid, void *arg),
-                       void *arg)
+static void leftovers_list(const struct leftovers_kind *k, void (*fn)(int id, long cuid, void *arg),
+                           void *arg)
 {
     FILE *f = fopen(k->list, "re");
     if (!f)
@@ -105,7 +106,7 @@ static void sweep_list(const struct sweep_kind *k, void (*fn)(int id, long cuid,
     fclose(f);
 }
 
-int sweep_begin(struct sweep *s, const char *workdir)
+int leftovers_begin(struct leftovers *s, const char *workdir)
 {
     int n = snprintf(s->log, sizeof s->log, "%s/%s", workdir ? workdir : ".", IOLAB_IPC_LOG_NAME);
     if (n < 0 || (size_t)n >= sizeof s->log) {
@@ -117,7 +118,7 @@ int sweep_begin(struct sweep *s, const char *workdir)
     return 0;
 }
 
-int sweep_log_env(char *buf, size_t len)
+int leftovers_log_env(char *buf, size_t len)
 {
     /* Absolute: the shim opens it from whatever directory a program has moved to. */
     if (!getcwd(buf, len))
@@ -127,14 +128,14 @@ int sweep_log_env(char *buf, size_t len)
     return m < 0 || (size_t)m >= len - n ? -ENAMETOOLONG : 0;
 }
 
-static void sweep_add(struct sweep_reg *r, const struct iolab_ipc_rec *rec)
+static void leftovers_add(struct leftovers_reg *r, const struct iolab_ipc_rec *rec)
 {
     if (iolab_ipc_is_sysv(rec->kind)) {
         int *ids = r->ids[rec->kind], *n = &r->nids[rec->kind];
         for (int i = 0; i < *n; i++)
             if (ids[i] == rec->id)
                 return;
-        if (*n < SWEEP_MAX_IDS)
+        if (*n < LEFTOVERS_MAX_IDS)
             ids[(*n)++] = rec->id;
         return;
     }
@@ -142,15 +143,15 @@ static void sweep_add(struct sweep_reg *r, const struct iolab_ipc_rec *rec)
     for (int i = 0; i < r->nnames[k]; i++)
         if (!strcmp(r->names[k][i], rec->name))
             return;
-    if (r->nnames[k] < SWEEP_MAX_NAMES)
+    if (r->nnames[k] < LEFTOVERS_MAX_NAMES)
         memcpy(r->names[k][r->nnames[k]++], rec->name, sizeof rec->name);
 }
 
 /*
  * Reads the registry: a regular file only (a program could leave a FIFO there to block us, or
- * a symlink to point us elsewhere), at most SWEEP_MAX_LINES lines, malformed lines skipped.
+ * a symlink to point us elsewhere), at most LEFTOVERS_MAX_LINES lines, malformed lines skipped.
  */
-static void sweep_read(const char *log, struct sweep_reg *r)
+static void leftovers_read(const char *log, struct leftovers_reg *r)
 {
     int fd = open(log, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
     if (fd < 0)
@@ -163,38 +164,38 @@ static void sweep_read(const char *log, struct sweep_reg *r)
     }
     char line[IOLAB_IPC_LINE_MAX + 2];
     bool skipping = false; /* inside a line too long to be a record */
-    for (int n = 0; n < SWEEP_MAX_LINES && fgets(line, sizeof line, f); n++) {
+    for (int n = 0; n < LEFTOVERS_MAX_LINES && fgets(line, sizeof line, f); n++) {
         size_t len = strlen(line);
         bool whole = len > 0 && line[len - 1] == '\n';
         struct iolab_ipc_rec rec;
         if (!skipping && whole && iolab_ipclog_parse(line, len, &rec) == 0)
-            sweep_add(r, &rec);
+            leftovers_add(r, &rec);
         skipping = !whole;
     }
     fclose(f);
 }
 
-struct sweep_ctx {
-    const struct sweep_reg *reg;
+struct leftovers_ctx {
+    const struct leftovers_reg *reg;
     int kind;
     uid_t uid;
     int removed;
 };
 
-static void sweep_one(int id, long cuid, void *arg)
+static void leftovers_one(int id, long cuid, void *arg)
 {
-    struct sweep_ctx *x = arg;
+    struct leftovers_ctx *x = arg;
     if ((uid_t)cuid != x->uid)
         return;
     for (int i = 0; i < x->reg->nids[x->kind]; i++)
         if (x->reg->ids[x->kind][i] == id) {
-            if (sweep_kinds[x->kind].remove(id) == 0)
+            if (leftovers_kinds[x->kind].remove(id) == 0)
                 x->removed++;
             return;
         }
 }
 
-static bool sweep_recorded(const char names[][IOLAB_IPC_NAME_MAX + 1], int n, const char *name)
+static bool leftovers_recorded(const char names[][IOLAB_IPC_NAME_MAX + 1], int n, const char *name)
 {
     for (int i = 0; i < n; i++)
         if (!strcmp(names[i], name))
@@ -206,8 +207,8 @@ static bool sweep_recorded(const char names[][IOLAB_IPC_NAME_MAX + 1], int n, co
  * Removes, in a directory of POSIX objects (/dev/shm, an mqueue mount), the entries named with
  * the prefix and the recorded entries owned by uid.
  */
-static int sweep_posix(const char *dir, const char *prefix,
-                       const char names[][IOLAB_IPC_NAME_MAX + 1], int nnames, uid_t uid)
+static int leftovers_posix(const char *dir, const char *prefix,
+                           const char names[][IOLAB_IPC_NAME_MAX + 1], int nnames, uid_t uid)
 {
     DIR *d = opendir(dir);
     if (!d)
@@ -218,7 +219,7 @@ static int sweep_posix(const char *dir, const char *prefix,
     while ((e = readdir(d))) {
         struct stat st;
         bool ours = plen && !strncmp(e->d_name, prefix, plen);
-        if (!ours && sweep_recorded(names, nnames, e->d_name))
+        if (!ours && leftovers_recorded(names, nnames, e->d_name))
             ours = fstatat(dirfd(d), e->d_name, &st, AT_SYMLINK_NOFOLLOW) == 0 &&
                    S_ISREG(st.st_mode) && st.st_uid == uid;
         if (ours && unlinkat(dirfd(d), e->d_name, 0) == 0)
@@ -235,12 +236,12 @@ static int sweep_posix(const char *dir, const char *prefix,
  * Otherwise iolab runs as the programs' own uid, and mq_unlink() of a recorded name can do no
  * more than the programs themselves could.
  */
-static int sweep_mqueue(const char *prefix, const struct sweep_reg *r, uid_t uid)
+static int leftovers_mqueue(const char *prefix, const struct leftovers_reg *r, uid_t uid)
 {
     const char(*names)[IOLAB_IPC_NAME_MAX + 1] = r->names[IOLAB_IPC_PMQ - IOLAB_IPC_PSHM];
     int nnames = r->nnames[IOLAB_IPC_PMQ - IOLAB_IPC_PSHM];
     if (access("/dev/mqueue", F_OK) == 0)
-        return sweep_posix("/dev/mqueue", prefix, names, nnames, uid);
+        return leftovers_posix("/dev/mqueue", prefix, names, nnames, uid);
     if (geteuid() != 0) {
         int n = 0;
         for (int i = 0; i < nnames; i++) {
@@ -255,7 +256,7 @@ static int sweep_mqueue(const char *prefix, const struct sweep_reg *r, uid_t uid
         if (unshare(CLONE_NEWNS) < 0 || mount(NULL, "/", NULL, MS_REC | MS_PRIVATE, NULL) < 0 ||
             mount("mqueue", "/tmp", "mqueue", 0, NULL) < 0)
             _exit(0);
-        _exit(sweep_posix("/tmp", prefix, names, nnames, uid) & 0x7f);
+        _exit(leftovers_posix("/tmp", prefix, names, nnames, uid) & 0x7f);
     }
     int st = 0;
     if (pid < 0 || waitpid(pid, &st, 0) < 0)
@@ -263,30 +264,30 @@ static int sweep_mqueue(const char *prefix, const struct sweep_reg *r, uid_t uid
     return WIFEXITED(st) ? WEXITSTATUS(st) : 0;
 }
 
-int sweep_ipc(const struct sweep *s, uid_t uid, const char *prefix)
+int leftovers_ipc(const struct leftovers *s, uid_t uid, const char *prefix)
 {
     /* About 45 KiB: on the heap, so that a small stack never decides what is swept. */
-    struct sweep_reg *r = calloc(1, sizeof *r);
+    struct leftovers_reg *r = calloc(1, sizeof *r);
     if (!r)
         return 0;
     if (s->log[0])
-        sweep_read(s->log, r);
-    struct sweep_ctx x = {.reg = r, .uid = uid};
+        leftovers_read(s->log, r);
+    struct leftovers_ctx x = {.reg = r, .uid = uid};
     for (x.kind = 0; x.kind < 3; x.kind++)
         if (r->nids[x.kind])
-            sweep_list(&sweep_kinds[x.kind], sweep_one, &x);
+            leftovers_list(&leftovers_kinds[x.kind], leftovers_one, &x);
     if (prefix && !*prefix)
         prefix = NULL;
-    x.removed += sweep_posix("/dev/shm", prefix, r->names[0], r->nnames[0], uid);
+    x.removed += leftovers_posix("/dev/shm", prefix, r->names[0], r->nnames[0], uid);
     if (prefix || r->nnames[1])
-        x.removed += sweep_mqueue(prefix, r, uid);
+        x.removed += leftovers_mqueue(prefix, r, uid);
     if (s->log[0])
         unlink(s->log);
     free(r);
     return x.removed;
 }
 
-static int sweep_rm(const char *path, const struct stat *st, int flag, struct FTW *ftw)
+static int leftovers_rm(const char *path, const struct stat *st, int flag, struct FTW *ftw)
 {
     (void)st;
     (void)ftw;
@@ -297,7 +298,7 @@ static int sweep_rm(const char *path, const struct stat *st, int flag, struct FT
     return 0;
 }
 
-int sweep_tree(const char *path)
+int leftovers_tree(const char *path)
 {
-    return nftw(path, sweep_rm, 16, FTW_DEPTH | FTW_PHYS) < 0 ? -errno : 0;
+    return nftw(path, leftovers_rm, 16, FTW_DEPTH | FTW_PHYS) < 0 ? -errno : 0;
 }
