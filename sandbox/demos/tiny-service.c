@@ -346,6 +346,15 @@ static int serve(void)
                 iolab_add(&app->conns_closed, 1);
             continue;
         }
+        /* Goodbyes still queued are counted first: registrations (the lower type) are taken
+           before them, so a client that leaves and joins again and again would otherwise pile
+           them up until the queue is full and the count of who is still here is wrong. */
+        struct tf_hello bye;
+        while (msgrcv(msqid, &bye, sizeof bye - sizeof(long), TF_MSG_DEREGISTER, IPC_NOWAIT) >= 0) {
+            left++;
+            if (app)
+                iolab_add(&app->conns_closed, 1);
+        }
         check_attachments(registered - left);
         struct tf_welcome w = {
             .mtype = hello.token, .segments = nseg, .segment_size = (int32_t)seg_size};

@@ -47,7 +47,7 @@ TEST_CASE("sweep_title: the figure and the parameter in words, never a key or br
     CHECK(std::string(sweep_title(&sw, buf, sizeof buf)) == "p99 latency by n");
 }
 
-TEST_CASE("sweep_point_expect_figure: a measured point's figures; per request only with requests")
+TEST_CASE("sweep_point_expect_figure: a measured point's figures, per request only with requests")
 {
     struct lesson_sweep sw = sweep_of(SWEEP_FIG_REQUESTS_PER_S, "n");
     struct sweep_point p = {};
