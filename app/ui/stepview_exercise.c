@@ -586,11 +586,28 @@ static void exview_foot_top(struct exview *v, struct exview_pen *p)
         else
             exview_para(p, screen_attr(SCREEN_HEADING), line);
     }
-    if (v->confirm_solution)
-        exview_para(p, A_BOLD,
-                    "See the solution before your program passes? y: show it, any key: not yet");
-    if (v->confirm_reset)
-        exview_para(p, A_BOLD, "Reset your files to the starter (yours are kept aside)? y: reset");
+}
+
+/* A confirmation drawn as tui.c draws its quit dialog: a box in the middle of the screen, the
+   question in bold, the keys under it. */
+static void exview_draw_confirm(const struct exview *v, const struct screen_caps *c)
+{
+    if (!v->confirm_solution && !v->confirm_reset)
+        return;
+    const char *title = v->confirm_solution ? "Solution" : "Reset";
+    const char *question = v->confirm_solution ? "See the solution before your program passes?"
+                                               : "Reset your files to the starter?";
+    const char *more = v->confirm_solution ? "(it is noted in your progress)"
+                                           : "(yours are kept aside, not deleted)";
+    const char *keys = v->confirm_solution ? "y: show it    any other key: not yet"
+                                           : "y: reset    any other key: keep them";
+    int w = COLS < 56 ? COLS : 56;
+    struct layout_rect r = layout_center(COLS, LINES, w, 6);
+    widgets_clear(r);
+    struct layout_rect in = widgets_box(c, r, title, true);
+    widgets_text(c, in.x + 1, in.y, in.w - 2, A_BOLD, question);
+    widgets_text(c, in.x + 1, in.y + 1, in.w - 2, A_NORMAL, more);
+    widgets_text(c, in.x + 1, in.y + 3, in.w - 2, A_NORMAL, keys);
 }
 
 /* A successful build's warnings, as the compiler wrote them, at the learner's own lines (the
@@ -867,6 +884,7 @@ static void exview_draw(void *self, struct view_ctx *vc)
         exview_draw_sheet(v, vc);
     else if (v->rv)
         stepview_run.draw(v->rv, vc);
+    exview_draw_confirm(v, vc->caps);
 }
 
 static void exview_title_right(void *self, char *buf, size_t len)

@@ -118,9 +118,12 @@ TEST_CASE("verdict: the solution's code at 80x24 is cut at spaces, its continuat
     REQUIRE(t.started());
     REQUIRE(t.wait_for("e edit", 60));
     t.keys("S");
-    REQUIRE(t.wait_for("See the solution before", 10));
+    REQUIRE(t.wait_for("See the solution before", 30));
+    // A dialog like the quit one: boxed, titled, its keys under the question.
+    CHECK(t.screen().find("Solution ─") != std::string::npos);
+    CHECK(t.screen().find("y: show it    any other key: not yet") != std::string::npos);
     t.keys("y");
-    REQUIRE(t.wait_for("The reference solution", 10));
+    REQUIRE(t.wait_for("The reference solution", 30));
     // Closed, the viewer's hint leaves the status line with it (checked on the first frame
     // without the viewer: a later status would hide a stale one).
     t.keys("Escape");
