@@ -229,11 +229,13 @@ TEST_CASE("forgers that publish figures in their own slot without doing the work
     expect_fail(zero);
     CHECK(has(verdict(zero, "Downloads arrive whole"), "no: yours: 0 of 20 requests"));
     // The sendfile() calls it claims are more than the kernel saw it make (sendfile counts in
-    // syscr): the counts are not believed.
+    // syscr and in syscw: which family is compared first to exceed depends on what else the
+    // process read and wrote by then): the counts are not believed.
     std::string z = verdict(zero, "go out with sendfile");
+    INFO(z);
     CHECK(has(z, "no: "));
     CHECK(has(z, "the counts could not be trusted: server's counter page shows"));
-    CHECK(has(z, "(syscr)"));
+    CHECK((has(z, "(syscr)") || has(z, "(syscw)")));
 
     INFO("copying: no copy, one claimed sendfile(), and the verdict line with the file's own "
          "digest (taken through a mapping)");
