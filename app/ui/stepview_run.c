@@ -637,7 +637,7 @@ static const char *runview_prog_state(enum snapshot_prog_state s)
    then the check's own sentence. */
 /*
  * The checks under the text. Each check is named by its text, failing ones first (the first
- * failing check on top), each with its mark; a check that holds says its figure after its name.
+ * failing check on top), each with its mark; a check that holds says its figure on the same row.
  * A check that does not hold yet has its sentence (the one `iolab check` prints) wrapped under
  * its name, indented: every failing one when they all fit in the room the text pane gives them,
  * else the first failing one only, and the others on one row each, cut. So a learner always
@@ -671,9 +671,11 @@ static int runview_check_draw(struct runview *v, const struct screen_caps *c, si
         widgets_text(c, x, y, 2, screen_attr(holds ? SCREEN_GOOD : SCREEN_BAD),
                      holds ? c->g->done : c->g->todo);
     if (holds || !sentence) {
-        /* Named first, whether it holds or not: in a narrow pane the figure is what is cut,
-           and a row of figures alone would not say which check is which. */
-        snprintf(line, sizeof line, "%s: %s", ck->text, msg);
+        /* A check that holds shows its figure first (the evidence), then its name. */
+        if (holds)
+            snprintf(line, sizeof line, "%s  (%s)", msg, ck->text);
+        else
+            snprintf(line, sizeof line, "%s: %s", ck->text, msg);
         if (draw)
             widgets_text(c, x + 2, y, w - 2, holds ? A_NORMAL : A_BOLD, line);
         return 1;
