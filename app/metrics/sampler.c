@@ -537,7 +537,6 @@ static double sampler_figures_all(struct sampler *s, struct snapshot *sn, double
         sp->f.peak_threads = ps->peak_threads;
         sp->f.proc_age_s = s->age_s[i];
         sp->f.proc_unread = s->unread_n[i];
-        sp->f.kernel_unread = sampler_prog_unread(s, i);
         sp->counted = ps->shim == 1 ? 1 : ps->shim == 2 ? 0 : -1;
         sp->f.uncounted = sp->counted == 0;
         enum lesson_role role = ps->role;
@@ -564,14 +563,12 @@ static double sampler_figures_all(struct sampler *s, struct snapshot *sn, double
         sn->roles[r].peak_threads = role_peak_threads[r];
         sn->roles[r].proc_age_s = 0;
         sn->roles[r].proc_unread = 0;
-        sn->roles[r].kernel_unread = 0;
     }
     for (uint32_t i = 0; i < s->nprogs; i++) {
         struct snapshot_figures *rf = &sn->roles[s->progs[i].role];
         if (sn->progs[i].f.proc_age_s > rf->proc_age_s)
             rf->proc_age_s = sn->progs[i].f.proc_age_s;
         rf->proc_unread += sn->progs[i].f.proc_unread;
-        rf->kernel_unread += sn->progs[i].f.kernel_unread;
     }
     return span;
 }

@@ -115,12 +115,9 @@ struct sampler {
     bool live;
     int loadavg_fd;       /* /proc/loadavg kept open: its last field is the last pid allocated */
     int last_pid;         /* that field at the last listing */
-    int relook_pid;       /* that field a listing before: the tail listing starts above it */
     long pid_offset;      /* the readdir offset of pid P in /proc is P + pid_offset; 0: unknown */
     int epfd;             /* members' pidfds */
     bool need_full;       /* list /proc whole next tick (a member without a pidfd, pids wrapped) */
-    bool orphans;         /* an entry's parent was not in the table: listed whole soon */
-    double t_full;        /* when /proc was last listed whole */
     uint32_t strangers;   /* entries of other processes added since the last whole listing */
     bool members_changed; /* membership must be looked at again (sampler_find_main) */
     double t_find_main;
@@ -174,8 +171,6 @@ int sampler_watch(struct sampler *s, double now_s);
 void sampler_budget_begin(struct sampler *s);
 /* Reads this tick's slice of the members and folds every program's totals into now/prev. */
 void sampler_read_programs(struct sampler *s, double now_s);
-/* Whether a program's own process has not been read yet: its kernel figures are not its. */
-bool sampler_prog_unread(const struct sampler *s, uint32_t prog);
 /* Opens what the cheap way needs (loadavg, pidfds, the listing's offsets); a fake /proc root
    gets none of it and is listed whole every tick. */
 void sampler_watch_open(struct sampler *s);

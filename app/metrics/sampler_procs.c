@@ -40,7 +40,6 @@
 #define SAMPLER_TASKS_EVERY_S 1.0  /* a process's task/ listed at most this often (see below) */
 #define SAMPLER_FIND_MAIN_S   1.0  /* how long a program's own process may take to show */
 #define SAMPLER_PID_OFFSET    258  /* fs/proc: FIRST_PROCESS_ENTRY + 2; checked before use */
-#define SAMPLER_ORPHANS_S     0.25 /* a process with an unlisted parent: a whole listing this soon */
 
 double sampler_clock(void)
 {
@@ -196,12 +195,10 @@ void sampler_watch_open(struct sampler *s)
     close(self);
     s->loadavg_fd = openat(s->proc_fd, "loadavg", O_RDONLY | O_CLOEXEC);
     s->epfd = epoll_create1(EPOLL_CLOEXEC);
-    int last = s->loadavg_fd < 0 ? -1 : sampler_last_pid(s);
-    if (s->loadavg_fd < 0 || s->epfd < 0 || last < 0 || sampler_list(s, 0, INT_MAX) < 0 ||
-        s->npids < 2)
+    if (s->loadavg_fd < 0 || s->epfd < 0 || sampler_last_pid(s) < 0 ||
+        sampler_list(s, 0, INT_MAX) < 0 || s->npids < 2)
         return;
     s->live = true;
-    s->last_pid = s->relook_pid = last; /* the first listing looks again at what it hands out */
     /* The seek to pid P must give P itself, and the seek to P + 1 the next pid: then a tail
        listing is exact. Otherwise births are found by listing /proc whole. */
     s->pid_offset = SAMPLER_PID_OFFSET;
@@ -247,12 +244,6 @@ static int sampler_resolve(struct sampler *s, struct sampler_proc *p, int depth)
         if (s->progs[i].root == p->pid)
             return p->prog = (int)i;
     struct sampler_proc *parent = sampler_find(s->procs, s->nprocs, p->ppid);
-    if (!parent && p->ppid > 1) {
-        /* Its parent was never listed: a fork the listing missed (below: sampler_births). The
-           parent may be a program's, so this one stays unresolved until a whole listing. */
-        s->orphans = true;
-        return SAMPLER_UNKNOWN;
-    }
     if (!parent || parent == p || depth > 64)
         return p->prog = SAMPLER_NONE;
     return p->prog = sampler_resolve(s, parent, depth + 1);
@@ -466,39 +457,25 @@ int sampler_scan(struct sampler *s)
     s->next = t;
     s->nprocs = n;
     if (s->live) {
-        /* A fork in progress may have been missed (see sampler_births): what was handed out
-           since the last listing is looked at again by the next one. */
-        s->relook_pid = s->last_pid > 0 && s->last_pid <= last ? s->last_pid : last;
         s->last_pid = last > 0 ? last : s->last_pid;
         s->strangers = 0;
         s->need_full = last <= 0;
     }
-    s->orphans = false;
-    s->t_full = sampler_clock();
-    sampler_membership(s, s->t_full);
+    sampler_membership(s, sampler_clock());
     return 0;
 }
 
 /*
- * The pids born since the listing before the last: those allocated after the last pid loadavg
- * showed then, up to the one it shows now (pids are handed out in order; a wrap makes the caller
- * list /proc whole), merged into the table. A pid already in the table with another start time
- * was freed and reused: the old process is gone.
- *
- * Why the listing before the last: a fork takes its pid (loadavg shows it at once) some time
- * before the new process shows in /proc (the kernel allocates the pid, then finishes copying
- * the parent, then attaches the process). A listing in between skips it, and a program's own
- * process missed there was never counted: its kernel figures read 0 beside millions of library
- * calls (issue "verdict on screen", first start of stdio/small). So each range of pids is
- * listed twice, a tick apart; a pid seen the first time is not read again.
+ * The pids born since the last listing: those allocated after the last pid loadavg showed then,
+ * up to the one it shows now (pids are handed out in order; a wrap makes the caller list /proc
+ * whole), merged into the table. A pid already in the table with another start time was freed
+ * and reused: the old process is gone.
  */
 static int sampler_births(struct sampler *s, int last)
 {
-    int seen = s->last_pid, from = s->relook_pid > 0 && s->relook_pid < seen ? s->relook_pid : seen;
-    int rc = sampler_list(s, from, last);
+    int rc = sampler_list(s, s->last_pid, last);
     if (rc < 0)
         return rc;
-    s->relook_pid = seen;
     s->last_pid = last;
     if (s->npids == 0)
         return 0;
@@ -509,8 +486,6 @@ static int sampler_births(struct sampler *s, int last)
     for (size_t i = 0; i < s->npids; i++) {
         int pid = s->pids[i];
         struct sampler_proc born;
-        if (pid <= seen && sampler_find(s->procs, s->nprocs, pid))
-            continue; /* looked at again, and listed the first time already */
         if (!sampler_entry_new(s, &born, pid, &none))
             continue;
         while (o < s->nprocs && s->procs[o].pid < pid)
@@ -590,12 +565,10 @@ int sampler_watch(struct sampler *s, double now_s)
     if (!s->live)
         return sampler_scan(s);
     int rc = 0, last = sampler_last_pid(s);
-    if (s->need_full || last <= 0 || last < s->last_pid || s->strangers > SAMPLER_STRANGERS_MAX ||
-        (s->orphans && sampler_clock() - s->t_full >= SAMPLER_ORPHANS_S))
-        /* Pids wrapped (the new ones are below the old last), the table wants pruning, or a
-           process's parent was never listed. */
+    if (s->need_full || last <= 0 || last < s->last_pid || s->strangers > SAMPLER_STRANGERS_MAX)
+        /* Pids wrapped (the new ones are below the old last), or the table wants pruning. */
         rc = sampler_scan(s);
-    else if (last != s->last_pid || s->relook_pid < s->last_pid)
+    else if (last != s->last_pid)
         rc = s->pid_offset ? sampler_births(s, last) : sampler_scan(s);
     sampler_deaths(s, now_s);
     bool unfound = false;
@@ -986,15 +959,4 @@ void sampler_read_programs(struct sampler *s, double now_s)
         if (r->fig.threads > ps->peak_threads)
             ps->peak_threads = (uint32_t)r->fig.threads;
     }
-}
-
-bool sampler_prog_unread(const struct sampler *s, uint32_t prog)
-{
-    const struct sampler_progstate *ps = &s->progs[prog];
-    if (ps->root <= 0)
-        return false;  /* not running: its figures are final */
-    if (!ps->main_pid) /* after a second without it, the whole tree counts (sampler_find_main) */
-        return ps->exe[0] && sampler_clock() - ps->t_root < SAMPLER_FIND_MAIN_S;
-    const struct sampler_proc *p = sampler_find(s->procs, s->nprocs, ps->main_pid);
-    return p && !p->t_read;
 }

@@ -119,9 +119,6 @@ struct snapshot_figures {
        some figures are older than the tick. */
     double proc_age_s;    /* the oldest of them was read this long before the snapshot */
     uint32_t proc_unread; /* processes and threads not read even once yet: not in the sums */
-    /* Programs whose own process has not been read yet (just started, its exec not seen): their
-       kernel figures (cpu, ctx, io) are not measured yet, whatever the sums say. */
-    uint32_t kernel_unread;
     /* io_uring, from the demo itself (the shim cannot see the operations inside a ring): */
     uint64_t uring_submissions; /* operations handed to the kernel */
     uint64_t uring_completions; /* completions reaped */

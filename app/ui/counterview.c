@@ -222,17 +222,9 @@ static void counterview_kernel(const struct screen_caps *c, const struct snapsho
     uint64_t kr = sp.syscr, kw = sp.syscw, lr = sp.lib_reads, lw = sp.lib_writes;
     bool rd = counterview_disagree(kr, lr), wr = counterview_disagree(kw, lw);
     int cx = x;
-    if (f->kernel_unread) {
-        /* The program's own process not read yet: a 0 here would be a measurement it is not. */
-        widgets_printf(c, cx, y + row, w, screen_attr(SCREEN_DIM),
-                       "       kernel syscr ... vs library %s   syscw ... vs library %s   (not "
-                       "read yet: its process is starting)",
-                       widgets_si_fixed((double)lr, b, sizeof b), widgets_si_fixed((double)lw, e, sizeof e));
-        return;
-    }
-    cx += widgets_printf(c, cx, y + row, w, screen_attr(SCREEN_DIM),
-                         "       kernel syscr %s vs library %s ",
-                         widgets_si_fixed((double)kr, a, sizeof a), widgets_si_fixed((double)lr, b, sizeof b));
+    cx += widgets_printf(
+        c, cx, y + row, w, screen_attr(SCREEN_DIM), "       kernel syscr %s vs library %s ",
+        widgets_si_fixed((double)kr, a, sizeof a), widgets_si_fixed((double)lr, b, sizeof b));
     cx += widgets_text(c, cx, y + row, x + w - cx, screen_attr(rd ? SCREEN_BAD : SCREEN_GOOD),
                        rd ? c->g->mismatch : "=");
     cx += widgets_printf(c, cx, y + row, x + w - cx, screen_attr(SCREEN_DIM),
@@ -766,7 +758,7 @@ static const struct counterview_legend_entry {
     {"kernel syscr", "read-family system calls as the kernel counts them (/proc/PID/io), since "
                      "the mode started like the calls: read, readv, pread64 and preadv on any "
                      "descriptor (a socket too), sendfile and copy_file_range; recv, splice and "
-                     "mmap are not in it; \"...\" until the program's own process has been read"},
+                     "mmap are not in it"},
     {"syscw", "likewise for writes: write, writev, pwrite64, pwritev, sendfile and "
               "copy_file_range; send is not in it"},
     {"vs library", "the same calls as the counting shim saw them, over the same span"},

@@ -192,7 +192,12 @@ TEST_CASE("headless escape: lint, list, run, its CSV and check show a hostile pa
     CHECK(ccode == 1);
     CHECK(cout.find("evil/watch mode plain: starts") != std::string::npos);
     CHECK(cout.find("evil/watch mode loud: does not start:") != std::string::npos);
-    CHECK(cout.find("^[]0;pwned-out^G") != std::string::npos);
+    // Its reason quotes the program's last lines when it had printed them by then (a loaded
+    // machine can end the start before): whatever is quoted is escaped, never raw.
+    INFO(cout);
+    CHECK(cout.find("\x1b]0;pwned-out") == std::string::npos);
+    if (cout.find("pwned-out") != std::string::npos)
+        CHECK(cout.find("^[]0;pwned-out^G") != std::string::npos);
 }
 
 TEST_CASE("headless escape: check shows a learner's build log and program output escaped")
