@@ -121,6 +121,7 @@ struct sampler {
     uint32_t strangers;   /* entries of other processes added since the last whole listing */
     bool members_changed; /* membership must be looked at again (sampler_find_main) */
     double t_find_main;
+    double t_rescan; /* the last whole listing for a program whose own process was not found */
     size_t fds_kept, fd_cap; /* descriptors kept open, and how many may be (sampler_procs.c) */
     struct rotation rot;
     bool budget_fixed; /* sampler_set_budget() was called: the share no longer follows nitems */

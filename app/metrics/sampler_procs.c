@@ -40,6 +40,8 @@
 #define SAMPLER_TASKS_EVERY_S 1.0  /* a process's task/ listed at most this often (see below) */
 #define SAMPLER_FIND_MAIN_S   1.0  /* how long a program's own process may take to show */
 #define SAMPLER_PID_OFFSET    258  /* fs/proc: FIRST_PROCESS_ENTRY + 2; checked before use */
+#define SAMPLER_RESCAN_S      0.3 /* a program's own process not found: list /proc whole this often */
+#define SAMPLER_RESCAN_FOR_S  5.0 /* ... for this long after its start (a script's never is) */
 
 double sampler_clock(void)
 {
@@ -570,6 +572,22 @@ int sampler_watch(struct sampler *s, double now_s)
         rc = sampler_scan(s);
     else if (last != s->last_pid)
         rc = s->pid_offset ? sampler_births(s, last) : sampler_scan(s);
+    /* A program whose own process has not shown after a moment: the tail listing may have run
+       between its fork taking the pid and the process appearing in /proc, and so skipped it for
+       good (on a loaded machine its kernel figures then read 0 while its library calls count).
+       A whole listing finds it; only in the first seconds, so a script, whose own process is
+       never found by its executable, does not list /proc whole for ever. */
+    double t = sampler_clock();
+    bool missed = false;
+    for (uint32_t g = 0; g < s->nprogs; g++) {
+        const struct sampler_progstate *ps = &s->progs[g];
+        missed |= ps->root > 0 && !ps->main_pid && ps->exe[0] &&
+                  t - ps->t_root >= SAMPLER_RESCAN_S && t - ps->t_root < SAMPLER_RESCAN_FOR_S;
+    }
+    if (rc == 0 && missed && t - s->t_rescan >= SAMPLER_RESCAN_S) {
+        s->t_rescan = t;
+        rc = sampler_scan(s);
+    }
     sampler_deaths(s, now_s);
     bool unfound = false;
     for (uint32_t g = 0; g < s->nprogs; g++)
