@@ -18,7 +18,8 @@
  *
  * The programs can write anything into the file, so the reader trusts nothing in it: a line is
  * taken only when it parses exactly, a name only when it is one path component, and the removal
- * of leftovers still checks each object's owner before removing it (see sandbox/launcher/leftovers.c).
+ * of leftovers still checks each object's owner before removing it (see
+ * sandbox/launcher/leftovers.c).
  */
 #ifndef IOLAB_IPCLOG_H
 #define IOLAB_IPCLOG_H

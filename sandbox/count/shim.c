@@ -30,9 +30,9 @@
  *   about 47 ns per call here against 19 ns for two rdtsc (see README.md).
  * - Every IPC object a program really creates (System V shm/msg/sem, POSIX shm and message
  *   queues) is appended to the IPC registry named by IOLAB_IPC_LOG (iolab_ipclog.h), so that the
- *   sandbox's removal of leftovers takes those objects and no other object of the same uid. The registry is
- *   independent of the page: it is written whenever the variable is set. Its writes are raw
- *   system calls through syscall(), never counted, and errno is preserved.
+ *   sandbox's removal of leftovers takes those objects and no other object of the same uid.
+ *   The registry is independent of the page: it is written whenever the variable is set. Its
+ *   writes are raw system calls through syscall(), never counted, and errno is preserved.
  */
 #include <dlfcn.h>
 #include <errno.h>

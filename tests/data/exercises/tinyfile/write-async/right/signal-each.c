@@ -51,7 +51,7 @@ struct call {
 static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
 static pthread_cond_t work = PTHREAD_COND_INITIALIZER; /* a call was queued */
 static pthread_cond_t idle = PTHREAD_COND_INITIALIZER; /* pending fell to 0 */
-static struct call *head, **tail = &head;                       /* the queue, under lock */
+static struct call *head, **tail = &head;              /* the queue, under lock */
 static int pending;                                    /* queued or running, under lock */
 
 static int compress_text(void); /* the synchronous call, below: 1 right, 0 wrong, -errno */

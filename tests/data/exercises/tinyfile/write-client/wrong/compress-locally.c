@@ -80,7 +80,7 @@ static const char *id_file = TF_ID_FILE;
 static size_t input_len = 5000;
 static unsigned char *input;
 static uint64_t next_seq;                        /* request numbers, all threads (atomic) */
-static int said_wrong, said_timeout, said_other; /* each problem is said once */
+static int said_wrong; /* said once */
 static unsigned long long done[THREADS], wrong[THREADS];
 
 /* Says one line once, whole, in one write; under a lock, so that another thread that then exits
@@ -157,41 +157,18 @@ static void *client_thread(void *arg)
     /* Never joins: no segment, no message; the segment size is taken as the service's. */
     c.svc.segments = 1;
     c.svc.segment_size = 1024;
+    (void)join, (void)leave; /* the handshake this client never makes */
     for (;;) {
-        int rc = 0;
-        (void)join;
-        if (rc < 0) {
-            usleep(20000); /* the service is not up yet */
-            continue;
+        if (compress_input(&c, t) == 1) {
+            done[t]++;
+        } else {
+            wrong[t]++;
+            say_once(&said_wrong,
+                     "a result did not decompress to the input it was sent for "
+                     "(%ld wrong so far)",
+                     (long)wrong[t]);
+            exit(1);
         }
-        for (int r = 0; r < REQUESTS_PER_JOIN && rc >= 0; r++) {
-            rc = compress_input(&c, t);
-            if (rc == 1) {
-                done[t]++;
-            } else if (rc == 0) {
-                /* A wrong result is a broken handshake: say it and stop, before anything
-                   else it breaks (a segment left attached, say) hides it. */
-                wrong[t]++;
-                say_once(&said_wrong,
-                         "a result did not decompress to the input it was sent for "
-                         "(%ld wrong so far)",
-                         (long)wrong[t]);
-                exit(1);
-            }
-        }
-        if (rc == -EAGAIN) {
-            say_once(&said_timeout,
-                     "no reply within %ld s: did the client post the request semaphore after "
-                     "writing the segment?",
-                     REPLY_WAIT_S);
-            exit(1); /* the segment is still ours: SEM_UNDO gives it back as we exit */
-        }
-        if (rc < 0 && rc != -EIDRM && rc != -EINVAL)
-            say_once(&said_other, "a semaphore operation failed with errno %ld (see errno(3))",
-                     -rc);
-        (void)leave;
-        if (rc < 0)
-            usleep(20000);
     }
     return NULL;
 }
