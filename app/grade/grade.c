@@ -39,7 +39,8 @@ int grade_init(struct grader *g, const struct lesson_scenario *sc)
                          .ctx = {.loadavg = -1},
                          .mode = sc->nmodes ? (int)sc->default_mode : -1,
                          .crash_prog = -1,
-                         .report_prog = -1};
+                         .report_prog = -1,
+                         .suspect_at = -1};
     session_reset(&g->session);
     if (!sc->nchecks)
         return 0;
@@ -185,12 +186,21 @@ static double grade_slack(const struct snapshot *snap, const struct snapshot_fig
  * kernel counts too are more than the kernel saw it make. Fewer is normal (libc makes calls the
  * shim cannot see: the read inside fread, syscall(SYS_read)), more is not: the shim counts only
  * calls that reach the kernel, so only a program writing its own slot makes them.
+ *
+ * The kernel's figures can lag the page by more than the slack on a loaded machine (a process
+ * read late in a tick whose budget ran out), so one snapshot showing more is a suspicion, not a
+ * verdict: the counts are disbelieved only when a later snapshot, whose kernel figures were all
+ * read after the suspicious one was taken, still shows more. An honest program's kernel figure
+ * has caught up by then; a forged slot has not.
  */
 static void grade_trust(struct grader *g, const struct snapshot *snap)
 {
     if (g->untrusted[0])
         return;
-    for (uint32_t i = 0; i < snap->nprogs && i < SNAPSHOT_MAX_PROGS; i++) {
+    char why[sizeof g->suspect] = "";
+    double age = 0;
+    bool unread = false;
+    for (uint32_t i = 0; i < snap->nprogs && i < SNAPSHOT_MAX_PROGS && !why[0]; i++) {
         const struct snapshot_prog *p = &snap->progs[i];
         if (p->counts_forged) {
             /* Which program wrote it is unknown: any of them can write any slot. */
@@ -205,6 +215,8 @@ static void grade_trust(struct grader *g, const struct snapshot *snap)
            program, not for every demo of every lesson. */
         if (p->counted != 1 || !g->sc->has_learner || i != g->sc->learner)
             continue;
+        unread = p->f.proc_unread > 0;
+        age = p->f.proc_age_s;
         for (int w = 0; w < 2; w++) {
             double rate;
             uint64_t counted = w ? grade_family(&p->f, grade_syscw_calls, 4, false, &rate)
@@ -212,14 +224,27 @@ static void grade_trust(struct grader *g, const struct snapshot *snap)
             uint64_t kernel = w ? p->f.syscw : p->f.syscr;
             if ((double)counted <= (double)kernel + grade_slack(snap, &p->f, counted, rate))
                 continue;
-            snprintf(g->untrusted, sizeof g->untrusted,
+            snprintf(why, sizeof why,
                      "the counts could not be trusted: %s's counter page shows %llu %s calls, "
                      "and the kernel saw it make %llu (%s)",
                      p->name, (unsigned long long)counted, w ? "write" : "read",
                      (unsigned long long)kernel, w ? "syscw" : "syscr");
-            return;
+            break;
         }
     }
+    if (!why[0]) {
+        if (!unread) /* every figure was read and none is short: the suspicion is over */
+            g->suspect_at = -1;
+        return;
+    }
+    if (g->suspect_at < 0) {
+        g->suspect_at = snap->elapsed_s;
+        snprintf(g->suspect, sizeof g->suspect, "%s", why);
+        return;
+    }
+    /* Still short, with every figure read since the first look: believed forged. */
+    if (!unread && snap->elapsed_s - age > g->suspect_at)
+        snprintf(g->untrusted, sizeof g->untrusted, "%s", why);
 }
 
 /* Whether check c reads what happens in the mode now running. */
@@ -335,6 +360,9 @@ static bool grade_failed(const struct grader *g)
 
 void grade_finish(struct grader *g)
 {
+    /* A suspicion nothing cleared stands: the run gave the kernel's figure no later look. */
+    if (!g->untrusted[0] && g->suspect_at >= 0)
+        snprintf(g->untrusted, sizeof g->untrusted, "%s", g->suspect);
     if (!g->over && g->cut && grade_failed(g))
         for (size_t i = 0; i < g->sc->nchecks; i++)
             g->cut[i] = !g->results[i].decided;
@@ -344,7 +372,11 @@ void grade_finish(struct grader *g)
 
 bool grade_decided(const struct grader *g)
 {
-    if (g->over || grade_failed(g))
+    if (g->over)
+        return true;
+    if (g->suspect_at >= 0 && !g->untrusted[0])
+        return false; /* the counts are in doubt until a later look settles it */
+    if (grade_failed(g))
         return true;
     size_t open_max = 0;
     for (size_t i = 0; i < g->sc->nchecks; i++) {

@@ -49,6 +49,11 @@ struct grader {
        tampered with, or the learner's program's counted calls exceed what the kernel saw it
        make. Every check that reads the page then fails with this sentence (grade_trust). */
     char untrusted[256];
+    /* The page showed more calls than the kernel's figure at this snapshot (elapsed_s), and
+       why; -1 while it has not. Only a later snapshot whose kernel figures were read after that
+       one, and still short, makes the counts untrusted (grade_trust). */
+    double suspect_at;
+    char suspect[256];
 };
 
 /* Prepares a grader for sc, nothing measured yet. 0 or -ENOMEM. */

@@ -78,10 +78,27 @@ TEST_CASE("counted calls the kernel did not see fail every check that reads the 
     CHECK(grade_done(&g));
     grade_free(&g);
 
-    // 5,000 counted read() calls, 9 read system calls: written into the slot, not made.
+    // A kernel figure read late on a loaded machine lags the page at one look, and has caught
+    // up at the next: a suspicion, then believed.
+    REQUIRE(grade_init(&g, &sc) == 0);
+    feed(g, 0, 0, 0);
+    feed(g, 1, 181, 20);
+    CHECK(grade_untrusted(&g) == nullptr);
+    CHECK_FALSE(grade_decided(&g)); // the run goes on until a later look settles it
+    feed(g, 2, 200, 230);
+    CHECK(grade_untrusted(&g) == nullptr);
+    CHECK(grade_done(&g));
+    grade_finish(&g);
+    CHECK(grade_untrusted(&g) == nullptr);
+    grade_free(&g);
+
+    // 5,000 counted read() calls, 9 read system calls: written into the slot, not made. One
+    // look is a suspicion; a later one, with the kernel's figure read since, is the verdict.
     REQUIRE(grade_init(&g, &sc) == 0);
     feed(g, 0, 0, 0);
     feed(g, 1, 5000, 9);
+    CHECK(grade_untrusted(&g) == nullptr);
+    feed(g, 2, 5000, 9);
     REQUIRE(grade_untrusted(&g) != nullptr);
     CHECK_FALSE(g.results[0].holds);
     CHECK(g.results[0].decided);
