@@ -87,7 +87,7 @@ void sweep_point_measure(const struct lesson_sweep *sw, const struct snapshot *a
     waits_latency(&lat, sp.hist, waits);
     p->p50_ms = (double)lat.p50_ns / 1e6;
     p->p99_ms = (double)lat.p99_ns / 1e6;
-    if (sw && sw->figure == SWEEP_FIG_CALL_PER_REQ)
+    if (sw && sw->figure == FIGURE_CALL_PER_REQ)
         p->figure = req && sw->call < IOLAB_NCALLS ? (double)rs->calls[sw->call] / req : 0;
     p->has_figure = sweep_point_figure(sw, p, &p->figure);
 }
@@ -100,31 +100,31 @@ bool sweep_point_expect_figure(const struct lesson_sweep *sw, const struct sweep
     int role = side->role >= 0 && side->role < LESSON_NROLES ? side->role : LESSON_ROLE_SERVER;
     bool per_req = p->requests > 0;
     switch (side->figure) {
-    case LESSON_FIG_REQUESTS_PER_S:
+    case FIGURE_REQUESTS_PER_S:
         *out = p->requests_per_s;
         return true;
-    case LESSON_FIG_BYTES_PER_S:
+    case FIGURE_BYTES_PER_S:
         *out = p->bytes_per_s;
         return true;
-    case LESSON_FIG_CPU_PCT:
+    case FIGURE_CPU_PCT:
         *out = p->cpu_pct;
         return true;
-    case LESSON_FIG_CTX_PER_REQ:
+    case FIGURE_CTX_PER_REQ:
         *out = p->ctx_per_request;
         return per_req;
-    case LESSON_FIG_P50_MS:
-    case LESSON_FIG_P99_MS:
-        *out = side->figure == LESSON_FIG_P50_MS ? p->p50_ms : p->p99_ms;
+    case FIGURE_P50_MS:
+    case FIGURE_P99_MS:
+        *out = side->figure == FIGURE_P50_MS ? p->p50_ms : p->p99_ms;
         return per_req || p->waiting;
-    case LESSON_FIG_CALLS_PER_REQ:
+    case FIGURE_CALLS_PER_REQ:
         /* A point counts the calls of the sweep's role only. */
         *out = p->calls_per_request;
         return per_req && role == sw->role;
-    case LESSON_FIG_CALL_PER_REQ:
+    case FIGURE_CALL_PER_REQ:
         /* ... and one call's count only when that call is the sweep's figure. */
         *out = p->figure;
-        return per_req && p->has_figure && role == sw->role &&
-               sw->figure == SWEEP_FIG_CALL_PER_REQ && side->call == sw->call;
+        return per_req && p->has_figure && role == sw->role && sw->figure == FIGURE_CALL_PER_REQ &&
+               side->call == sw->call;
     default:
         return false;
     }
@@ -136,35 +136,35 @@ bool sweep_point_figure(const struct lesson_sweep *sw, const struct sweep_point 
         return false;
     bool per_req = p->requests > 0;
     switch (sw->figure) {
-    case SWEEP_FIG_REQUESTS_PER_S:
+    case FIGURE_REQUESTS_PER_S:
         *out = p->requests_per_s;
         return true;
-    case SWEEP_FIG_BYTES_PER_S:
+    case FIGURE_BYTES_PER_S:
         *out = p->bytes_per_s;
         return true;
-    case SWEEP_FIG_CPU_PCT:
+    case FIGURE_CPU_PCT:
         *out = p->cpu_pct;
         return true;
-    case SWEEP_FIG_CALLS_PER_REQ:
+    case FIGURE_CALLS_PER_REQ:
         *out = p->calls_per_request;
         return per_req;
-    case SWEEP_FIG_CALL_PER_REQ:
+    case FIGURE_CALL_PER_REQ:
         /* computed by sweep_point_measure from the call's own counts, kept in figure */
         *out = p->figure;
         return per_req;
-    case SWEEP_FIG_SYSCR_PER_REQ:
+    case FIGURE_SYSCR_PER_REQ:
         *out = p->syscr_per_request;
         return per_req;
-    case SWEEP_FIG_BYTES_PER_SYSCR:
+    case FIGURE_BYTES_PER_SYSCR:
         *out = p->bytes_per_syscr;
         return p->bytes_per_syscr > 0;
-    case SWEEP_FIG_CTX_PER_REQ:
+    case FIGURE_CTX_PER_REQ:
         *out = p->ctx_per_request;
         return per_req;
-    case SWEEP_FIG_P50_MS:
+    case FIGURE_P50_MS:
         *out = p->p50_ms;
         return per_req;
-    case SWEEP_FIG_P99_MS:
+    case FIGURE_P99_MS:
         *out = p->p99_ms;
         return per_req;
     default:

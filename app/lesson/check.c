@@ -1,8 +1,8 @@
 /*
  * check: evaluation of step checks (see check.h for which figure a check reads). Metric names
- * are a const table; "calls:NAME" takes its names from the counter page's IOLAB_CALLS list, so a
- * check can name any call the shim counts and nothing else. Names are parsed once, by the
- * loader; evaluation works on the typed check.
+ * are the figure table's (metrics/figure.h) that a check accepts; "calls:NAME" takes its names
+ * from the counter page's IOLAB_CALLS list, so a check can name any call the shim counts and
+ * nothing else. Names are parsed once, by the loader; evaluation works on the typed check.
  */
 #include "check.h"
 
@@ -10,82 +10,44 @@
 #include <stdio.h>
 #include <string.h>
 
-#define CHECK_CALLS_PREFIX "calls:"
-#define CHECK_CPR_PREFIX   "calls_per_request:"
-
-struct check_metric_def {
-    const char *name;
-    enum lesson_metric metric;
-    const char *unit; /* for check_describe() */
-};
-
-/* Every named metric; "calls:NAME" is parsed apart. */
-static const struct check_metric_def check_metrics[] = {
-    {"seconds", LESSON_METRIC_SECONDS, "s"},
-    {"requests", LESSON_METRIC_REQUESTS, "requests"},
-    {"bytes", LESSON_METRIC_BYTES, "bytes"},
-    {"exit", LESSON_METRIC_EXIT, "exit status"},
-    {"output", LESSON_METRIC_OUTPUT, "matching lines"},
-    {"syscr", LESSON_METRIC_SYSCR, "read system calls"},
-    {"syscw", LESSON_METRIC_SYSCW, "write system calls"},
-    {"bytes_per_syscr", LESSON_METRIC_READ_SIZE, "bytes per read system call"},
-    {"peak_procs", LESSON_METRIC_PROCS, "processes at once"},
-    {"bytes_per_uncut_syscr", LESSON_METRIC_READ_FILL,
-     "bytes per read system call not cut short on purpose"},
-    {"peak_threads", LESSON_METRIC_THREADS, "threads at once"},
-    {"zombies", LESSON_METRIC_ZOMBIES, "unreaped children at once"},
-    {"spawns", LESSON_METRIC_SPAWNS, "fork and pthread_create calls"},
-    {"cpu_ms_per_request", LESSON_METRIC_CPU_PER_REQUEST, "ms of CPU per request"},
-};
-#define CHECK_NMETRICS (sizeof check_metrics / sizeof *check_metrics)
-
-static const char *check_unit(enum lesson_metric m)
+static const char *check_unit(enum figure_id m)
 {
-    for (size_t i = 0; i < CHECK_NMETRICS; i++)
-        if (check_metrics[i].metric == m)
-            return check_metrics[i].unit;
-    return "?";
+    const struct figure_def *f = figure_at(m);
+    return f ? f->unit : "?";
 }
 
-int check_metric_parse(const char *name, enum lesson_metric *metric, unsigned *call)
+int check_metric_parse(const char *name, enum figure_id *metric, unsigned *call)
 {
-    if (!name)
+    const struct figure_def *f = figure_find_in(name, FIGURE_IN_CHECK, call);
+    if (!f)
         return -EINVAL;
-    for (size_t i = 0; i < CHECK_NMETRICS; i++)
-        if (!strcmp(name, check_metrics[i].name)) {
-            *metric = check_metrics[i].metric;
-            *call = 0;
-            return 0;
-        }
-    /* "calls_per_request:NAME": the same call names, divided by the requests completed. */
-    enum lesson_metric m = LESSON_METRIC_CALLS;
-    const char *label = name + strlen(CHECK_CALLS_PREFIX);
-    if (!strncmp(name, CHECK_CPR_PREFIX, strlen(CHECK_CPR_PREFIX))) {
-        m = LESSON_METRIC_CALLS_PER_REQUEST;
-        label = name + strlen(CHECK_CPR_PREFIX);
-    } else if (strncmp(name, CHECK_CALLS_PREFIX, strlen(CHECK_CALLS_PREFIX)))
-        return -EINVAL;
-    for (unsigned c = 0; c < IOLAB_NCALLS; c++)
-        if (!strcmp(label, iolab_call_info[c].label)) {
-            *metric = m;
-            *call = c;
-            return 0;
-        }
-    return -EINVAL;
+    *metric = figure_id_of(f);
+    return 0;
 }
 
 const char *check_metric_name(size_t i, char *buf, size_t len)
 {
-    if (i < CHECK_NMETRICS)
-        snprintf(buf, len, "%s", check_metrics[i].name);
-    else if (i - CHECK_NMETRICS < IOLAB_NCALLS)
-        snprintf(buf, len, CHECK_CALLS_PREFIX "%s", iolab_call_info[i - CHECK_NMETRICS].label);
-    else if (i - CHECK_NMETRICS - IOLAB_NCALLS < IOLAB_NCALLS)
-        snprintf(buf, len, CHECK_CPR_PREFIX "%s",
-                 iolab_call_info[i - CHECK_NMETRICS - IOLAB_NCALLS].label);
-    else
-        return NULL;
-    return buf;
+    /* The plain names in the table's order, then each per-call name with every counted call. */
+    for (size_t k = 0; k < figure_count(); k++) {
+        const struct figure_def *f = figure_at((enum figure_id)k);
+        if (!(f->where & FIGURE_IN_CHECK) || f->per_call)
+            continue;
+        if (i-- == 0) {
+            snprintf(buf, len, "%s", f->name);
+            return buf;
+        }
+    }
+    for (size_t k = 0; k < figure_count(); k++) {
+        const struct figure_def *f = figure_at((enum figure_id)k);
+        if (!(f->where & FIGURE_IN_CHECK) || !f->per_call)
+            continue;
+        if (i < IOLAB_NCALLS) {
+            snprintf(buf, len, "%s%s", f->name, iolab_call_info[i].label);
+            return buf;
+        }
+        i -= IOLAB_NCALLS;
+    }
+    return NULL;
 }
 
 static int check_fd_kind(const char *name, size_t len)
@@ -122,9 +84,9 @@ static double check_calls(const struct lesson_check *c, const struct check_role_
 /* The metric's figure in one mode's facts. */
 static double check_mode_value(const struct lesson_check *c, const struct check_mode_facts *f)
 {
-    if (c->metric == LESSON_METRIC_SECONDS)
+    if (c->metric == FIGURE_SECONDS)
         return f->seconds;
-    if (c->metric == LESSON_METRIC_CALLS && c->role < 0) {
+    if (c->metric == FIGURE_CALLS && c->role < 0) {
         double sum = 0;
         for (int r = 0; r < LESSON_NROLES; r++)
             sum += check_calls(c, &f->roles[r]);
@@ -132,21 +94,21 @@ static double check_mode_value(const struct lesson_check *c, const struct check_
     }
     const struct check_role_facts *rf = &f->roles[c->role < 0 ? LESSON_ROLE_CLIENT : c->role];
     switch (c->metric) {
-    case LESSON_METRIC_REQUESTS:
+    case FIGURE_REQUESTS:
         return (double)rf->requests;
-    case LESSON_METRIC_BYTES:
+    case FIGURE_BYTES:
         return (double)rf->bytes;
-    case LESSON_METRIC_SYSCR:
+    case FIGURE_SYSCR:
         return (double)rf->syscr;
-    case LESSON_METRIC_SYSCW:
+    case FIGURE_SYSCW:
         return (double)rf->syscw;
-    case LESSON_METRIC_PROCS:
+    case FIGURE_PEAK_PROCS:
         return (double)rf->peak_procs;
-    case LESSON_METRIC_THREADS:
+    case FIGURE_PEAK_THREADS:
         return (double)rf->peak_threads;
-    case LESSON_METRIC_ZOMBIES:
+    case FIGURE_ZOMBIES:
         return (double)rf->peak_zombies;
-    case LESSON_METRIC_SPAWNS: /* a process or a thread per request: either one counts */
+    case FIGURE_SPAWNS: /* a process or a thread per request: either one counts */
         return (double)(rf->calls[IOLAB_CALL_FORK] + rf->calls[IOLAB_CALL_PTHREAD_CREATE]);
     default:
         return check_calls(c, rf);
@@ -166,11 +128,11 @@ static double check_calls_per_request(const struct lesson_check *c, const struct
         const struct check_mode_facts *f = &facts->modes[i];
         if (c->mode >= 0 && f->mode != c->mode)
             continue;
-        if (c->metric == LESSON_METRIC_CPU_PER_REQUEST) {
+        if (c->metric == FIGURE_CPU_MS_PER_REQ) {
             calls += (double)f->roles[c->role < 0 ? LESSON_ROLE_SERVER : c->role].cpu_us / 1000;
         } else {
             struct lesson_check as_calls = *c;
-            as_calls.metric = LESSON_METRIC_CALLS;
+            as_calls.metric = FIGURE_CALLS;
             calls += check_mode_value(&as_calls, f);
         }
         *requests += (double)f->roles[LESSON_ROLE_CLIENT].requests;
@@ -191,7 +153,7 @@ static double check_read_size(const struct lesson_check *c, const struct check_f
         const struct check_role_facts *rf = &f->roles[c->role < 0 ? LESSON_ROLE_CLIENT : c->role];
         rchar += (double)rf->rchar;
         syscr += (double)rf->syscr;
-        if (c->metric == LESSON_METRIC_READ_FILL)
+        if (c->metric == FIGURE_READ_FILL)
             syscr -= (double)rf->fd.faults[IOLAB_FAULT_SHORT_READ];
     }
     return syscr > 0 ? rchar / syscr : 0;
@@ -199,10 +161,9 @@ static double check_read_size(const struct lesson_check *c, const struct check_f
 
 bool check_monotonic(const struct lesson_check *check)
 {
-    return check->metric != LESSON_METRIC_READ_SIZE && check->metric != LESSON_METRIC_READ_FILL &&
-           check->metric != LESSON_METRIC_EXIT &&
-           check->metric != LESSON_METRIC_CALLS_PER_REQUEST &&
-           check->metric != LESSON_METRIC_CPU_PER_REQUEST;
+    return check->metric != FIGURE_READ_SIZE && check->metric != FIGURE_READ_FILL &&
+           check->metric != FIGURE_EXIT && check->metric != FIGURE_CALLS_PER_REQUEST_NAME &&
+           check->metric != FIGURE_CPU_MS_PER_REQ;
 }
 
 /* Whether the verdict is final (see struct check_result). */
@@ -213,7 +174,7 @@ static bool check_decided(const struct lesson_check *c, const struct check_resul
         return true;
     if (c->within > 0 && r->seconds >= c->within)
         return true;
-    if (c->metric == LESSON_METRIC_EXIT)
+    if (c->metric == FIGURE_EXIT)
         return obs && obs->seen;
     if (!check_monotonic(c))
         return false;
@@ -226,9 +187,9 @@ static bool check_decided(const struct lesson_check *c, const struct check_resul
 int check_eval(const struct lesson_check *check, const struct check_facts *facts,
                struct check_result *out)
 {
-    if ((unsigned)check->metric > LESSON_METRIC_CPU_PER_REQUEST || check->role >= LESSON_NROLES ||
-        ((check->metric == LESSON_METRIC_CALLS ||
-          check->metric == LESSON_METRIC_CALLS_PER_REQUEST) &&
+    const struct figure_def *fig = figure_at(check->metric);
+    if (!fig || !(fig->where & FIGURE_IN_CHECK) || check->role >= LESSON_NROLES ||
+        ((check->metric == FIGURE_CALLS || check->metric == FIGURE_CALLS_PER_REQUEST_NAME) &&
          check->call >= IOLAB_NCALLS))
         return -EINVAL;
     double value = 0, seconds = 0;
@@ -239,10 +200,10 @@ int check_eval(const struct lesson_check *check, const struct check_facts *facts
         value += check_mode_value(check, f);
         seconds += f->seconds;
     }
-    if (check->metric == LESSON_METRIC_READ_SIZE || check->metric == LESSON_METRIC_READ_FILL)
+    if (check->metric == FIGURE_READ_SIZE || check->metric == FIGURE_READ_FILL)
         value = check_read_size(check, facts);
-    if (check->metric == LESSON_METRIC_PROCS || check->metric == LESSON_METRIC_THREADS ||
-        check->metric == LESSON_METRIC_ZOMBIES) { /* a maximum over the modes, not a sum */
+    if (check->metric == FIGURE_PEAK_PROCS || check->metric == FIGURE_PEAK_THREADS ||
+        check->metric == FIGURE_ZOMBIES) { /* a maximum over the modes, not a sum */
         value = 0;
         for (size_t i = 0; i < facts->nmodes; i++)
             if (check->mode < 0 || facts->modes[i].mode == check->mode) {
@@ -252,8 +213,7 @@ int check_eval(const struct lesson_check *check, const struct check_facts *facts
     }
     /* A ratio with no request under it says nothing: it holds no bound. */
     double requests = 1;
-    if (check->metric == LESSON_METRIC_CALLS_PER_REQUEST ||
-        check->metric == LESSON_METRIC_CPU_PER_REQUEST)
+    if (check->metric == FIGURE_CALLS_PER_REQUEST_NAME || check->metric == FIGURE_CPU_MS_PER_REQ)
         value = check_calls_per_request(check, facts, &requests);
     bool holds = (!check->has_min || value >= check->min) &&
                  (!check->has_max || (value <= check->max && seconds > 0)) && requests > 0;
@@ -268,14 +228,14 @@ size_t check_eval_all(const struct lesson_scenario *sc, const struct check_facts
     for (size_t i = 0; i < sc->nchecks; i++) {
         const struct lesson_check *c = &sc->checks[i];
         const struct check_observed *obs = facts->observed ? &facts->observed[i] : NULL;
-        if (c->metric == LESSON_METRIC_EXIT || c->metric == LESSON_METRIC_OUTPUT) {
+        if (c->metric == FIGURE_EXIT || c->metric == FIGURE_OUTPUT) {
             /* Figures the grader observed itself; the mode's seconds say whether it ran. */
             struct check_result r = {0};
             struct lesson_check timed = *c;
-            timed.metric = LESSON_METRIC_SECONDS;
+            timed.metric = FIGURE_SECONDS;
             check_eval(&timed, facts, &r);
             r.value = obs ? obs->value : 0;
-            if (c->metric == LESSON_METRIC_EXIT) {
+            if (c->metric == FIGURE_EXIT) {
                 r.holds = obs && obs->seen && (int)r.value == c->status;
                 if (!obs || !obs->seen)
                     r.value = -1; /* not exited (yet) */
@@ -302,8 +262,7 @@ static const char *check_fd_name(unsigned k)
    its bounds, yet does not hold. */
 static bool check_ratio_undefined(const struct lesson_check *check, const struct check_result *r)
 {
-    if (check->metric != LESSON_METRIC_CALLS_PER_REQUEST &&
-        check->metric != LESSON_METRIC_CPU_PER_REQUEST)
+    if (check->metric != FIGURE_CALLS_PER_REQUEST_NAME && check->metric != FIGURE_CPU_MS_PER_REQ)
         return false;
     bool in_bounds =
         (!check->has_min || r->value >= check->min) && (!check->has_max || r->value <= check->max);
@@ -333,15 +292,15 @@ int check_describe(const struct lesson_check *check, const struct lesson_scenari
                    const struct check_result *r, char *buf, size_t len)
 {
     char unit[64];
-    if (check->metric == LESSON_METRIC_CALLS && check->fd_kind)
+    if (check->metric == FIGURE_CALLS && check->fd_kind)
         snprintf(unit, sizeof unit, "%s calls on a %s%s%s",
                  check->call < IOLAB_NCALLS ? iolab_call_info[check->call].label : "?",
                  check_fd_name(check->fd_kind), check->fd_to ? " to a " : "",
                  check->fd_to ? check_fd_name(check->fd_to) : "");
-    else if (check->metric == LESSON_METRIC_CALLS)
+    else if (check->metric == FIGURE_CALLS)
         snprintf(unit, sizeof unit, "%s calls",
                  check->call < IOLAB_NCALLS ? iolab_call_info[check->call].label : "?");
-    else if (check->metric == LESSON_METRIC_CALLS_PER_REQUEST)
+    else if (check->metric == FIGURE_CALLS_PER_REQUEST_NAME)
         snprintf(unit, sizeof unit, "%s calls per request",
                  check->call < IOLAB_NCALLS ? iolab_call_info[check->call].label : "?");
     else
@@ -352,7 +311,7 @@ int check_describe(const struct lesson_check *check, const struct lesson_scenari
         snprintf(scope, sizeof scope, "%s: ", sc->modes[check->mode].id);
     else if (!sc || sc->nmodes > 1)
         snprintf(scope, sizeof scope, "all modes: ");
-    if (check->metric == LESSON_METRIC_EXIT) {
+    if (check->metric == FIGURE_EXIT) {
         const char *who = sc && check->program >= 0 && (size_t)check->program < sc->nprograms
                               ? sc->programs[check->program].name
                               : "the program";
@@ -362,11 +321,10 @@ int check_describe(const struct lesson_check *check, const struct lesson_scenari
         return snprintf(buf, len, "%s%s exited with status %.0f, expected %d", scope, who, r->value,
                         check->status);
     }
-    if (check->metric == LESSON_METRIC_CALLS_PER_REQUEST ||
-        check->metric == LESSON_METRIC_CPU_PER_REQUEST)
+    if (check->metric == FIGURE_CALLS_PER_REQUEST_NAME || check->metric == FIGURE_CPU_MS_PER_REQ)
         return check_describe_ratio(check, r, scope, unit, buf, len);
     /* Seconds get one decimal so that progress visibly moves; counts are whole numbers. */
-    bool secs = check->metric == LESSON_METRIC_SECONDS;
+    bool secs = check->metric == FIGURE_SECONDS;
     /* Below the minimum it reads as progress ("3 of 5 requests"); past it, as what was seen
        against the bound ("8 fork calls, at least 1"), never "8 of 1". */
     if (!check->has_max && secs)
@@ -398,7 +356,7 @@ int check_explain(const struct lesson_check *check, const struct lesson_scenario
 {
     char seen[256], when[64] = "", limit[96] = "";
     check_describe(check, sc, r, seen, sizeof seen);
-    if (check->metric != LESSON_METRIC_EXIT && r->seconds >= 0.05)
+    if (check->metric != FIGURE_EXIT && r->seconds >= 0.05)
         check_explain_time(r, when, sizeof when);
     if (check->within > 0 && !r->holds && r->seconds >= check->within) {
         const char *who = "";

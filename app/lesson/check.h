@@ -28,7 +28,7 @@
 /* Parses "seconds", "requests", "bytes", "calls:LABEL" (call set for the last), or an exercise
    metric: "exit", "output", "syscr", "syscw", "bytes_per_syscr", "peak_procs", "peak_threads",
    "zombies", "spawns". 0, -EINVAL. */
-int check_metric_parse(const char *name, enum lesson_metric *metric, unsigned *call);
+int check_metric_parse(const char *name, enum figure_id *metric, unsigned *call);
 
 /* Every metric name check_metric_parse() accepts, by index from 0; NULL past the last. The
  * loader uses it to suggest a spelling. buf holds the result. */

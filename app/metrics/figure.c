@@ -280,56 +280,72 @@ static bool fig_p99(const struct span *s, const struct figure_arg *a, double *ou
 #define E FIGURE_IN_EXPECT
 #define W FIGURE_IN_SWEEP
 /* Every figure once. The check names come first, in the order the loader suggests them. */
-static const struct figure_def figures[] = {
-    {"seconds", "seconds", "s", FIGURE_NEITHER, C, false, fig_seconds},
-    {"requests", "requests", "requests", FIGURE_HIGHER, C, false, fig_requests},
-    {"bytes", "bytes", "bytes", FIGURE_HIGHER, C, false, fig_bytes},
-    {"exit", "exit status", "exit status", FIGURE_NEITHER, C, false, NULL},
-    {"output", "matching lines", "matching lines", FIGURE_NEITHER, C, false, NULL},
-    {"syscr", "read system calls", "read system calls", FIGURE_LOWER, C, false, fig_syscr},
-    {"syscw", "write system calls", "write system calls", FIGURE_LOWER, C, false, fig_syscw},
+static const struct figure_def figures[FIGURE_NIDS] = {
+    [FIGURE_SECONDS] = {"seconds", "seconds", "s", FIGURE_NEITHER, C, false, fig_seconds},
+    [FIGURE_REQUESTS] = {"requests", "requests", "requests", FIGURE_HIGHER, C, false, fig_requests},
+    [FIGURE_BYTES] = {"bytes", "bytes", "bytes", FIGURE_HIGHER, C, false, fig_bytes},
+    [FIGURE_EXIT] = {"exit", "exit status", "exit status", FIGURE_NEITHER, C, false, NULL},
+    [FIGURE_OUTPUT] = {"output", "matching lines", "matching lines", FIGURE_NEITHER, C, false,
+                       NULL},
+    [FIGURE_SYSCR] = {"syscr", "read system calls", "read system calls", FIGURE_LOWER, C, false,
+                      fig_syscr},
+    [FIGURE_SYSCW] = {"syscw", "write system calls", "write system calls", FIGURE_LOWER, C, false,
+                      fig_syscw},
     /* Two figures share this name: a check reads the role's own rchar per read call, a sweep
        the load's payload bytes per read call of its role. */
-    {"bytes_per_syscr", "bytes per read call", "bytes per read system call", FIGURE_HIGHER, C,
-     false, fig_read_size},
-    {"peak_procs", "processes at once", "processes at once", FIGURE_LOWER, C, false, fig_procs},
-    {"bytes_per_uncut_syscr", "bytes per uncut read call",
-     "bytes per read system call not cut short on purpose", FIGURE_HIGHER, C, false, fig_read_fill},
-    {"peak_threads", "threads at once", "threads at once", FIGURE_LOWER, C, false, fig_threads},
-    {"zombies", "unreaped children", "unreaped children at once", FIGURE_LOWER, C, false,
-     fig_zombies},
-    {"spawns", "spawns", "fork and pthread_create calls", FIGURE_LOWER, C, false, fig_spawns},
-    {"cpu_ms_per_request", "CPU per request", "ms of CPU per request", FIGURE_LOWER, C, false,
-     fig_cpu_ms_per_req},
-    {"calls:", "calls", "calls", FIGURE_NEITHER, C, true, fig_calls},
-    {"calls_per_request:", "calls per request", "calls per request", FIGURE_LOWER, C, true,
-     fig_call_per_req},
-    {"requests_per_s", "requests/s", "/s", FIGURE_HIGHER, E | W, false, fig_requests_per_s},
-    {"bytes_per_s", "bytes/s", "B/s", FIGURE_HIGHER, E | W, false, fig_bytes_per_s},
-    {"calls_per_request", "calls per request", "calls/request", FIGURE_LOWER, E | W, false,
-     fig_calls_per_req},
-    {"calls:NAME/request", "calls per request", "per request", FIGURE_LOWER, E | W, true,
-     fig_call_per_req},
-    {"syscr_per_request", "read calls per request", "syscr/request", FIGURE_LOWER, W, false,
-     fig_syscr_per_req},
-    {"bytes_per_syscr", "bytes per read call", "B per read call", FIGURE_HIGHER, W, false,
-     fig_bytes_per_syscr},
-    {"ctx_per_request", "context switches per request", "switches/request", FIGURE_LOWER, E | W,
-     false, fig_ctx_per_req},
-    {"cpu_pct", "CPU", "% CPU", FIGURE_LOWER, E | W, false, fig_cpu_pct},
-    {"uring_enters_per_request", "io_uring_enter per request", "io_uring_enter/request",
-     FIGURE_LOWER, E, false, fig_uring_per_req},
-    {"p50_ms", "median latency", "ms p50", FIGURE_LOWER, E | W, false, fig_p50},
-    {"p99_ms", "p99 latency", "ms p99", FIGURE_LOWER, E | W, false, fig_p99},
+    [FIGURE_READ_SIZE] = {"bytes_per_syscr", "bytes per read call", "bytes per read system call",
+                          FIGURE_HIGHER, C, false, fig_read_size},
+    [FIGURE_PEAK_PROCS] = {"peak_procs", "processes at once", "processes at once", FIGURE_LOWER, C,
+                           false, fig_procs},
+    [FIGURE_READ_FILL] = {"bytes_per_uncut_syscr", "bytes per uncut read call",
+                          "bytes per read system call not cut short on purpose", FIGURE_HIGHER, C,
+                          false, fig_read_fill},
+    [FIGURE_PEAK_THREADS] = {"peak_threads", "threads at once", "threads at once", FIGURE_LOWER, C,
+                             false, fig_threads},
+    [FIGURE_ZOMBIES] = {"zombies", "unreaped children", "unreaped children at once", FIGURE_LOWER,
+                        C, false, fig_zombies},
+    [FIGURE_SPAWNS] = {"spawns", "spawns", "fork and pthread_create calls", FIGURE_LOWER, C, false,
+                       fig_spawns},
+    [FIGURE_CPU_MS_PER_REQ] = {"cpu_ms_per_request", "CPU per request", "ms of CPU per request",
+                               FIGURE_LOWER, C, false, fig_cpu_ms_per_req},
+    [FIGURE_CALLS] = {"calls:", "calls", "calls", FIGURE_NEITHER, C, true, fig_calls},
+    [FIGURE_CALLS_PER_REQUEST_NAME] = {"calls_per_request:", "calls per request",
+                                       "calls per request", FIGURE_LOWER, C, true,
+                                       fig_call_per_req},
+    [FIGURE_REQUESTS_PER_S] = {"requests_per_s", "requests/s", "/s", FIGURE_HIGHER, E | W, false,
+                               fig_requests_per_s},
+    [FIGURE_BYTES_PER_S] = {"bytes_per_s", "bytes/s", "B/s", FIGURE_HIGHER, E | W, false,
+                            fig_bytes_per_s},
+    [FIGURE_CALLS_PER_REQ] = {"calls_per_request", "calls per request", "calls/request",
+                              FIGURE_LOWER, E | W, false, fig_calls_per_req},
+    [FIGURE_CALL_PER_REQ] = {"calls:NAME/request", "calls per request", "per request", FIGURE_LOWER,
+                             E | W, true, fig_call_per_req},
+    [FIGURE_SYSCR_PER_REQ] = {"syscr_per_request", "read calls per request", "syscr/request",
+                              FIGURE_LOWER, W, false, fig_syscr_per_req},
+    [FIGURE_BYTES_PER_SYSCR] = {"bytes_per_syscr", "bytes per read call", "B per read call",
+                                FIGURE_HIGHER, W, false, fig_bytes_per_syscr},
+    [FIGURE_CTX_PER_REQ] = {"ctx_per_request", "context switches per request", "switches/request",
+                            FIGURE_LOWER, E | W, false, fig_ctx_per_req},
+    [FIGURE_CPU_PCT] = {"cpu_pct", "CPU", "% CPU", FIGURE_LOWER, E | W, false, fig_cpu_pct},
+    [FIGURE_URING_ENTERS_PER_REQ] = {"uring_enters_per_request", "io_uring_enter per request",
+                                     "io_uring_enter/request", FIGURE_LOWER, E, false,
+                                     fig_uring_per_req},
+    [FIGURE_P50_MS] = {"p50_ms", "median latency", "ms p50", FIGURE_LOWER, E | W, false, fig_p50},
+    [FIGURE_P99_MS] = {"p99_ms", "p99 latency", "ms p99", FIGURE_LOWER, E | W, false, fig_p99},
 };
 #undef C
 #undef E
 #undef W
 #define FIGURE_N (sizeof figures / sizeof *figures)
 
-const struct figure_def *figure_at(size_t i)
+const struct figure_def *figure_at(enum figure_id id)
 {
-    return i < FIGURE_N ? &figures[i] : NULL;
+    return (unsigned)id < FIGURE_N ? &figures[id] : NULL;
+}
+
+enum figure_id figure_id_of(const struct figure_def *f)
+{
+    return (enum figure_id)(f - figures);
 }
 
 size_t figure_count(void)

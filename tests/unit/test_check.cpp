@@ -27,7 +27,7 @@ lesson_check make(const char *mode, const char *metric, const char *role, double
     c.text = const_cast<char *>("t");
     c.mode = mode ? lesson_mode_find(&sc3, mode) : -1;
     if (check_metric_parse(metric, &c.metric, &c.call) < 0)
-        c.metric = static_cast<lesson_metric>(99); // what no loader lets through
+        c.metric = static_cast<figure_id>(99); // what no loader lets through
     c.role = !role ? -1 : std::string(role) == "server" ? LESSON_ROLE_SERVER : LESSON_ROLE_CLIENT;
     c.has_min = true;
     c.min = min;
@@ -37,10 +37,10 @@ lesson_check make(const char *mode, const char *metric, const char *role, double
 
 TEST_CASE("metrics parse, and every listed name parses")
 {
-    lesson_metric m;
+    figure_id m;
     unsigned call = 0;
     REQUIRE(check_metric_parse("calls:epoll_wait", &m, &call) == 0);
-    CHECK(m == LESSON_METRIC_CALLS);
+    CHECK(m == FIGURE_CALLS);
     CHECK(call == IOLAB_CALL_EPOLL_WAIT);
     CHECK(check_metric_parse("calls:", &m, &call) == -EINVAL);
     CHECK(check_metric_parse("calls:clone", &m, &call) == -EINVAL); // labels, not strace names
@@ -56,7 +56,7 @@ TEST_CASE("metrics parse, and every listed name parses")
     // calls_per_request:NAME for every counted call.
     CHECK(n == 14 + 2 * IOLAB_NCALLS);
     REQUIRE(check_metric_parse("calls_per_request:recvmmsg", &m, &call) == 0);
-    CHECK(m == LESSON_METRIC_CALLS_PER_REQUEST);
+    CHECK(m == FIGURE_CALLS_PER_REQUEST_NAME);
     CHECK(call == IOLAB_CALL_RECVMMSG);
     CHECK(check_metric_parse("calls_per_request:", &m, &call) == -EINVAL);
     CHECK(check_metric_parse("calls_per_request:io_uring_enter", &m, &call) == -EINVAL);

@@ -115,15 +115,25 @@ TEST_CASE("figures: every name is found once per format, with its unit and the b
     CHECK(chk != swp);
 
     // Every figure of the table is found by its own name in the formats it lists.
+    CHECK(figure_count() == FIGURE_NIDS);
     for (size_t i = 0; i < figure_count(); i++) {
-        const figure_def *d = figure_at(i);
+        const figure_def *d = figure_at(static_cast<figure_id>(i));
+        REQUIRE(d);
+        REQUIRE(d->name);
         INFO(d->name);
+        CHECK(figure_id_of(d) == static_cast<figure_id>(i));
         CHECK(d->label[0]);
         if (!d->per_call) {
             CHECK(figure_find_in(d->name, d->where, &call) == d);
         }
     }
-    CHECK(figure_at(figure_count()) == nullptr);
+    CHECK(figure_at(FIGURE_NIDS) == nullptr);
+    // The ids name the table's rows.
+    CHECK(figure_find_in("bytes_per_syscr", FIGURE_IN_CHECK, &call) == figure_at(FIGURE_READ_SIZE));
+    CHECK(figure_find_in("bytes_per_syscr", FIGURE_IN_SWEEP, &call) ==
+          figure_at(FIGURE_BYTES_PER_SYSCR));
+    CHECK(figure_find("calls:fork", &call) == figure_at(FIGURE_CALLS));
+    CHECK(figure_find("calls:read/request", &call) == figure_at(FIGURE_CALL_PER_REQ));
 }
 
 TEST_CASE("figures: values over a span, and per-request figures undefined without requests")
