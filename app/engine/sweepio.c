@@ -149,26 +149,26 @@ const char *sweepio_figure_text(enum figure_id fig, double v, char *buf, size_t 
     static const char *const sfx[] = {"", "k", "M", "G", "T"};
     double a = v;
     int i = 0;
-    switch (fig) {
-    case FIGURE_BYTES_PER_S:
+    const struct figure_def *d = figure_at(fig);
+    switch (d ? d->show : FIGURE_SHOW_PLAIN) {
+    case FIGURE_SHOW_BYTES_PER_S:
         while (a >= 1000 && i < 4) {
             a /= 1000;
             i++;
         }
         snprintf(buf, len, "%.3g %sB/s", a, sfx[i]);
         break;
-    case FIGURE_REQUESTS_PER_S:
+    case FIGURE_SHOW_PER_S:
         while (a >= 1000 && i < 4) {
             a /= 1000;
             i++;
         }
         snprintf(buf, len, "%.3g%s/s", a, sfx[i]);
         break;
-    case FIGURE_P50_MS:
-    case FIGURE_P99_MS:
+    case FIGURE_SHOW_MS:
         snprintf(buf, len, "%.3g ms", a);
         break;
-    case FIGURE_CPU_PCT:
+    case FIGURE_SHOW_PCT:
         snprintf(buf, len, "%.0f%%", a);
         break;
     default:

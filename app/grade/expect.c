@@ -9,22 +9,17 @@
 #include <stdio.h>
 #include <string.h>
 
-/* The unit of each figure, for the sentences. */
-static const char *const expect_units[FIGURE_NIDS] = {
-    [FIGURE_REQUESTS_PER_S] = "requests/s",
-    [FIGURE_BYTES_PER_S] = "B/s",
-    [FIGURE_CALLS_PER_REQ] = "calls/request",
-    [FIGURE_CALL_PER_REQ] = "per request",
-    [FIGURE_CTX_PER_REQ] = "context switches/request",
-    [FIGURE_CPU_PCT] = "% CPU",
-    [FIGURE_URING_ENTERS_PER_REQ] = "io_uring_enter/request (from the demo)",
-    [FIGURE_P50_MS] = "p50 latency",
-    [FIGURE_P99_MS] = "p99 latency",
-};
+/* The words beside a figure's value in the sentences: the table's (metrics/figure.h). */
+static const char *expect_unit(enum figure_id f)
+{
+    const struct figure_def *d = figure_at(f);
+    return !d ? "?" : d->said ? d->said : d->unit;
+}
 
 static bool expect_is_latency(enum figure_id f)
 {
-    return f == FIGURE_P50_MS || f == FIGURE_P99_MS;
+    const struct figure_def *d = figure_at(f);
+    return d && d->show == FIGURE_SHOW_MS;
 }
 
 static const struct snapshot_mode_row *expect_row(const struct lesson_scenario *sc, int mode,
@@ -181,7 +176,7 @@ static void expect_side_text(const struct lesson_scenario *sc, const struct less
     char num[32];
     const char *mode = s->mode >= 0 && (size_t)s->mode < sc->nmodes ? sc->modes[s->mode].id : "";
     if (expect_is_latency(s->figure))
-        snprintf(buf, len, "%s%s%s %s", mode, *mode ? " " : "", expect_units[s->figure],
+        snprintf(buf, len, "%s%s%s %s", mode, *mode ? " " : "", expect_unit(s->figure),
                  expect_value(s->figure, v, num, sizeof num));
     else if (s->figure == FIGURE_CALL_PER_REQ)
         snprintf(buf, len, "%s%s%s %s/request", mode, *mode ? " " : "",
@@ -189,7 +184,7 @@ static void expect_side_text(const struct lesson_scenario *sc, const struct less
                  s->call < IOLAB_NCALLS ? iolab_call_info[s->call].label : "?");
     else
         snprintf(buf, len, "%s%s%s %s", mode, *mode ? " " : "", expect_num(v, num, sizeof num),
-                 expect_units[s->figure]);
+                 expect_unit(s->figure));
 }
 
 int expect_describe(const struct lesson_scenario *sc, const struct lesson_expect *e,

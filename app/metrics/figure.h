@@ -119,6 +119,15 @@ enum figure_id {
 /* Which way is better for a figure. */
 enum figure_better { FIGURE_NEITHER, FIGURE_HIGHER, FIGURE_LOWER };
 
+/* How a value is written beside its figure in a sweep's table and `iolab bench`. */
+enum figure_show {
+    FIGURE_SHOW_PLAIN,       /* three significant figures: "2.5" */
+    FIGURE_SHOW_PER_S,       /* and an SI suffix, per second: "182k/s" */
+    FIGURE_SHOW_BYTES_PER_S, /* likewise in bytes: "4.07 MB/s" */
+    FIGURE_SHOW_MS,          /* a latency in ms: "1.5 ms" */
+    FIGURE_SHOW_PCT,         /* a whole percentage: "93%" */
+};
+
 /* Where the lesson formats accept a figure's name. */
 #define FIGURE_IN_CHECK  1u /* a check's "metric" */
 #define FIGURE_IN_EXPECT 2u /* an expected outcome's side */
@@ -139,6 +148,10 @@ struct figure_def {
     bool per_call;  /* the name carries a call label (prefix, or "calls:NAME/request") */
     /* The figure over a span; false when it is not defined there (a ratio over nothing). */
     bool (*value)(const struct span *s, const struct figure_arg *a, double *out);
+    /* What an expected outcome's sentence writes beside the value ("requests/s", "p99
+       latency"), where its wording is not the unit's; NULL: the unit. */
+    const char *said;
+    enum figure_show show; /* how a sweep's table and bench write a value */
 };
 
 /* The figure an id names; NULL for an id out of range. */
