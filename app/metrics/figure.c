@@ -4,6 +4,7 @@
 #include "figure.h"
 
 #include "stats.h"
+#include "waits.h"
 
 #include <math.h>
 #include <string.h>
@@ -85,6 +86,12 @@ void span_between(const struct snapshot *first, const struct snapshot *last,
     static const uint64_t zero_hist[IOLAB_HIST_BUCKETS];
     stats_hist_sub(out->hist, last->latency_hist[LESSON_ROLE_CLIENT],
                    first ? first->latency_hist[LESSON_ROLE_CLIENT] : zero_hist, IOLAB_HIST_BUCKETS);
+    memcpy(out->waits, last->in_flight_hist[LESSON_ROLE_CLIENT], sizeof out->waits);
+    unsigned cap = iolab_hist_bucket((uint64_t)(fmax(out->seconds, 0.001) * 1e9));
+    for (unsigned k = cap + 1; k < IOLAB_HIST_BUCKETS; k++) {
+        out->waits[cap] += out->waits[k];
+        out->waits[k] = 0;
+    }
 }
 
 /* ---- the table ---- */
@@ -228,9 +235,10 @@ static bool fig_syscr_per_req(const struct span *s, const struct figure_arg *a, 
 
 static bool fig_bytes_per_syscr(const struct span *s, const struct figure_arg *a, double *out)
 {
+    /* No payload read, or no read call: not a size of reads. */
     uint64_t syscr = fig_role(s, a)->syscr;
     *out = syscr ? (double)s->bytes / (double)syscr : 0;
-    return true;
+    return *out > 0;
 }
 
 static bool fig_ctx_per_req(const struct span *s, const struct figure_arg *a, double *out)
@@ -256,24 +264,28 @@ static bool fig_uring_per_req(const struct span *s, const struct figure_arg *a, 
     return fig_per_request(s, (double)fig_role(s, a)->uring_enters, out);
 }
 
-static bool fig_latency(const struct span *s, double q, double *out)
+/* The latency quantiles of the requests answered and of those left waiting (waits.h); undefined
+   without a request answered, so that a run that answered nothing shows no latency. */
+static bool fig_latency(const struct span *s, bool p99, double *out)
 {
-    if (!stats_hist_count(s->hist, IOLAB_HIST_BUCKETS))
+    if (!s->requests)
         return false;
-    *out = (double)stats_hist_quantile(s->hist, q) / 1e6;
+    struct snapshot_latency lat;
+    waits_latency(&lat, s->hist, s->waits);
+    *out = (double)(p99 ? lat.p99_ns : lat.p50_ns) / 1e6;
     return true;
 }
 
 static bool fig_p50(const struct span *s, const struct figure_arg *a, double *out)
 {
     (void)a;
-    return fig_latency(s, 0.50, out);
+    return fig_latency(s, false, out);
 }
 
 static bool fig_p99(const struct span *s, const struct figure_arg *a, double *out)
 {
     (void)a;
-    return fig_latency(s, 0.99, out);
+    return fig_latency(s, true, out);
 }
 
 #define C FIGURE_IN_CHECK

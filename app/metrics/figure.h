@@ -52,6 +52,10 @@ struct span {
     int load_role;
     uint64_t requests, bytes; /* the load role's: what every "per request" figure divides by */
     uint64_t hist[IOLAB_HIST_BUCKETS]; /* the client's request latencies answered in the span */
+    /* A gauge: the client's requests still unanswered at the end, by how long they had waited,
+       each at most the span's length (an older age is a stale gauge or began before the span:
+       it counts as having waited the whole span). The latency figures count them (waits.h). */
+    uint64_t waits[IOLAB_HIST_BUCKETS];
 };
 
 /* The growth of one program's or role's figures from a to b; a NULL a counts from zero. */
@@ -111,7 +115,8 @@ enum figure_id {
     /* "uring_enters_per_request": a role's io_uring_enter() calls per request, as the demo
        counts them */
     FIGURE_URING_ENTERS_PER_REQ,
-    FIGURE_P50_MS, /* "p50_ms": the client's median request latency, ms */
+    FIGURE_P50_MS, /* "p50_ms": the client's median request latency, ms, the requests left
+                      waiting included (the comparison's p50) */
     FIGURE_P99_MS, /* "p99_ms": likewise its 99th percentile */
     FIGURE_NIDS
 };
