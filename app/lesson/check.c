@@ -73,90 +73,15 @@ int check_fd_parse(const char *text, unsigned call, struct lesson_check *c)
     return 0;
 }
 
-/* A role's count of the check's call, on the check's kind of descriptor when it names one. */
-static double check_calls(const struct lesson_check *c, const struct check_role_facts *rf)
+/* The role a check's figure is computed for: its own, or the default check.h gives (every
+   role's calls for a call count, the server's CPU, the client's figures otherwise). */
+static int check_role(const struct lesson_check *c)
 {
-    if (!c->fd_kind)
-        return (double)rf->calls[c->call];
-    return (double)iolab_fdsplit_count(&rf->fd, c->call, (int)c->fd_kind - 1, (int)c->fd_to - 1);
-}
-
-/* The metric's figure in one mode's facts. */
-static double check_mode_value(const struct lesson_check *c, const struct check_mode_facts *f)
-{
-    if (c->metric == FIGURE_SECONDS)
-        return f->seconds;
-    if (c->metric == FIGURE_CALLS && c->role < 0) {
-        double sum = 0;
-        for (int r = 0; r < LESSON_NROLES; r++)
-            sum += check_calls(c, &f->roles[r]);
-        return sum;
-    }
-    const struct check_role_facts *rf = &f->roles[c->role < 0 ? LESSON_ROLE_CLIENT : c->role];
-    switch (c->metric) {
-    case FIGURE_REQUESTS:
-        return (double)rf->requests;
-    case FIGURE_BYTES:
-        return (double)rf->bytes;
-    case FIGURE_SYSCR:
-        return (double)rf->syscr;
-    case FIGURE_SYSCW:
-        return (double)rf->syscw;
-    case FIGURE_PEAK_PROCS:
-        return (double)rf->peak_procs;
-    case FIGURE_PEAK_THREADS:
-        return (double)rf->peak_threads;
-    case FIGURE_ZOMBIES:
-        return (double)rf->peak_zombies;
-    case FIGURE_SPAWNS: /* a process or a thread per request: either one counts */
-        return (double)(rf->calls[IOLAB_CALL_FORK] + rf->calls[IOLAB_CALL_PTHREAD_CREATE]);
-    default:
-        return check_calls(c, rf);
-    }
-}
-
-/* The role's calls (or, for cpu_ms_per_request, its CPU ms, the server's by default) over the
-   client's completed requests, in the check's modes: a ratio of sums. The requests are the
-   client's, as every "per request" figure iolab shows; 0 requests leave the ratio undefined
-   (*requests says so). */
-static double check_calls_per_request(const struct lesson_check *c, const struct check_facts *facts,
-                                      double *requests)
-{
-    double calls = 0;
-    *requests = 0;
-    for (size_t i = 0; i < facts->nmodes; i++) {
-        const struct check_mode_facts *f = &facts->modes[i];
-        if (c->mode >= 0 && f->mode != c->mode)
-            continue;
-        if (c->metric == FIGURE_CPU_MS_PER_REQ) {
-            calls += (double)f->roles[c->role < 0 ? LESSON_ROLE_SERVER : c->role].cpu_us / 1000;
-        } else {
-            struct lesson_check as_calls = *c;
-            as_calls.metric = FIGURE_CALLS;
-            calls += check_mode_value(&as_calls, f);
-        }
-        *requests += (double)f->roles[LESSON_ROLE_CLIENT].requests;
-    }
-    return *requests > 0 ? calls / *requests : 0;
-}
-
-/* rchar / syscr over the check's modes: a ratio of sums, not a sum of ratios. For
-   bytes_per_uncut_syscr the reads that fault injection cut short leave the count: each brought
-   less than its buffer because it was told to, and the next read fills again. */
-static double check_read_size(const struct lesson_check *c, const struct check_facts *facts)
-{
-    double rchar = 0, syscr = 0;
-    for (size_t i = 0; i < facts->nmodes; i++) {
-        const struct check_mode_facts *f = &facts->modes[i];
-        if (c->mode >= 0 && f->mode != c->mode)
-            continue;
-        const struct check_role_facts *rf = &f->roles[c->role < 0 ? LESSON_ROLE_CLIENT : c->role];
-        rchar += (double)rf->rchar;
-        syscr += (double)rf->syscr;
-        if (c->metric == FIGURE_READ_FILL)
-            syscr -= (double)rf->fd.faults[IOLAB_FAULT_SHORT_READ];
-    }
-    return syscr > 0 ? rchar / syscr : 0;
+    if (c->role >= 0)
+        return c->role;
+    if (c->metric == FIGURE_CALLS || c->metric == FIGURE_CALLS_PER_REQUEST_NAME)
+        return -1;
+    return c->metric == FIGURE_CPU_MS_PER_REQ ? LESSON_ROLE_SERVER : LESSON_ROLE_CLIENT;
 }
 
 bool check_monotonic(const struct lesson_check *check)
@@ -192,31 +117,21 @@ int check_eval(const struct lesson_check *check, const struct check_facts *facts
         ((check->metric == FIGURE_CALLS || check->metric == FIGURE_CALLS_PER_REQUEST_NAME) &&
          check->call >= IOLAB_NCALLS))
         return -EINVAL;
-    double value = 0, seconds = 0;
-    for (size_t i = 0; i < facts->nmodes; i++) {
-        const struct check_mode_facts *f = &facts->modes[i];
-        if (check->mode >= 0 && f->mode != check->mode)
-            continue;
-        value += check_mode_value(check, f);
-        seconds += f->seconds;
-    }
-    if (check->metric == FIGURE_READ_SIZE || check->metric == FIGURE_READ_FILL)
-        value = check_read_size(check, facts);
-    if (check->metric == FIGURE_PEAK_PROCS || check->metric == FIGURE_PEAK_THREADS ||
-        check->metric == FIGURE_ZOMBIES) { /* a maximum over the modes, not a sum */
-        value = 0;
-        for (size_t i = 0; i < facts->nmodes; i++)
-            if (check->mode < 0 || facts->modes[i].mode == check->mode) {
-                double v = check_mode_value(check, &facts->modes[i]);
-                value = v > value ? v : value;
-            }
-    }
+    /* The check's modes in one span: counts summed, peaks the largest, and a ratio (bytes per
+       read, calls per request) one of sums, not a sum of ratios. */
+    struct span acc;
+    memset(&acc, 0, sizeof acc);
+    for (size_t i = 0; i < facts->nmodes; i++)
+        if (check->mode < 0 || facts->modes[i].mode == check->mode)
+            span_add(&acc, &facts->modes[i].span);
+    struct figure_arg arg = {check_role(check), check->call, check->fd_kind, check->fd_to};
+    double value = 0, seconds = acc.seconds;
     /* A ratio with no request under it says nothing: it holds no bound. */
-    double requests = 1;
-    if (check->metric == FIGURE_CALLS_PER_REQUEST_NAME || check->metric == FIGURE_CPU_MS_PER_REQ)
-        value = check_calls_per_request(check, facts, &requests);
+    bool defined = !fig->value || fig->value(&acc, &arg, &value);
+    if (!defined)
+        value = 0;
     bool holds = (!check->has_min || value >= check->min) &&
-                 (!check->has_max || (value <= check->max && seconds > 0)) && requests > 0;
+                 (!check->has_max || (value <= check->max && seconds > 0)) && defined;
     *out = (struct check_result){.holds = holds, .value = value, .seconds = seconds};
     return 0;
 }

@@ -94,6 +94,52 @@ void span_between(const struct snapshot *first, const struct snapshot *last,
     }
 }
 
+static void span_role_add(struct span_role *acc, const struct span_role *d)
+{
+    acc->requests += d->requests;
+    acc->bytes += d->bytes;
+    acc->conns += d->conns;
+    acc->errors += d->errors;
+    acc->failed += d->failed;
+    for (unsigned c = 0; c < IOLAB_NCALLS; c++)
+        acc->calls[c] += d->calls[c];
+    acc->calls_total += d->calls_total;
+    acc->syscr += d->syscr;
+    acc->syscw += d->syscw;
+    acc->rchar += d->rchar;
+    acc->lib_reads += d->lib_reads;
+    acc->lib_writes += d->lib_writes;
+    acc->ctx += d->ctx;
+    acc->cpu_user_s += d->cpu_user_s;
+    acc->cpu_sys_s += d->cpu_sys_s;
+    acc->cpu_us += d->cpu_us;
+    acc->uring_submissions += d->uring_submissions;
+    acc->uring_completions += d->uring_completions;
+    acc->uring_enters += d->uring_enters;
+    /* The per-descriptor counts are one run of counters: field by field. */
+    uint64_t *to = (uint64_t *)&acc->fd;
+    const uint64_t *add = (const uint64_t *)&d->fd;
+    for (size_t k = 0; k < sizeof acc->fd / sizeof(uint64_t); k++)
+        to[k] += add[k];
+    acc->nprocs = d->nprocs > acc->nprocs ? d->nprocs : acc->nprocs;
+    acc->nthreads = d->nthreads > acc->nthreads ? d->nthreads : acc->nthreads;
+    acc->zombies = d->zombies > acc->zombies ? d->zombies : acc->zombies;
+    acc->waiting = d->waiting > acc->waiting ? d->waiting : acc->waiting;
+}
+
+void span_add(struct span *acc, const struct span *d)
+{
+    acc->seconds += d->seconds;
+    for (int r = 0; r < LESSON_NROLES; r++)
+        span_role_add(&acc->roles[r], &d->roles[r]);
+    acc->load_role = d->load_role;
+    acc->requests += d->requests;
+    acc->bytes += d->bytes;
+    for (unsigned k = 0; k < IOLAB_HIST_BUCKETS; k++)
+        acc->hist[k] += d->hist[k];
+    memcpy(acc->waits, d->waits, sizeof acc->waits);
+}
+
 /* ---- the table ---- */
 
 static const struct span_role *fig_role(const struct span *s, const struct figure_arg *a)
@@ -145,10 +191,44 @@ static bool fig_bytes(const struct span *s, const struct figure_arg *a, double *
     return true;
 }
 
+/* The role's count of the call (every role's with role -1), on one kind of descriptor when the
+   argument names one. */
+static double fig_call_count(const struct span *s, const struct figure_arg *a)
+{
+    if (a->call >= IOLAB_NCALLS)
+        return 0;
+    if (a->role < 0) {
+        struct figure_arg one = *a;
+        double sum = 0;
+        for (one.role = 0; one.role < LESSON_NROLES; one.role++)
+            sum += fig_call_count(s, &one);
+        return sum;
+    }
+    const struct span_role *r = fig_role(s, a);
+    if (!a->fd_kind)
+        return (double)r->calls[a->call];
+    return (double)iolab_fdsplit_count(&r->fd, a->call, (int)a->fd_kind - 1, (int)a->fd_to - 1);
+}
+
+/* n / the client's completed requests, as a check divides: undefined without requests. */
+static bool fig_per_client_request(const struct span *s, double n, double *out)
+{
+    uint64_t req = s->roles[LESSON_ROLE_CLIENT].requests;
+    if (!req)
+        return false;
+    *out = n / (double)req;
+    return true;
+}
+
 static bool fig_calls(const struct span *s, const struct figure_arg *a, double *out)
 {
-    *out = a->call < IOLAB_NCALLS ? (double)fig_role(s, a)->calls[a->call] : 0;
+    *out = fig_call_count(s, a);
     return true;
+}
+
+static bool fig_check_call_per_req(const struct span *s, const struct figure_arg *a, double *out)
+{
+    return fig_per_client_request(s, fig_call_count(s, a), out);
 }
 
 static bool fig_syscr(const struct span *s, const struct figure_arg *a, double *out)
@@ -256,7 +336,7 @@ static bool fig_cpu_pct(const struct span *s, const struct figure_arg *a, double
 
 static bool fig_cpu_ms_per_req(const struct span *s, const struct figure_arg *a, double *out)
 {
-    return fig_per_request(s, (double)fig_role(s, a)->cpu_us / 1000, out);
+    return fig_per_client_request(s, (double)fig_role(s, a)->cpu_us / 1000, out);
 }
 
 static bool fig_uring_per_req(const struct span *s, const struct figure_arg *a, double *out)
@@ -323,7 +403,7 @@ static const struct figure_def figures[FIGURE_NIDS] = {
     [FIGURE_CALLS] = {"calls:", "calls", "calls", FIGURE_NEITHER, C, true, fig_calls},
     [FIGURE_CALLS_PER_REQUEST_NAME] = {"calls_per_request:", "calls per request",
                                        "calls per request", FIGURE_LOWER, C, true,
-                                       fig_call_per_req},
+                                       fig_check_call_per_req},
     [FIGURE_REQUESTS_PER_S] = {"requests_per_s", "requests/s", "/s", FIGURE_HIGHER, E | W, false,
                                fig_requests_per_s, .said = "requests/s", .show = FIGURE_SHOW_PER_S},
     [FIGURE_BYTES_PER_S] = {"bytes_per_s", "bytes/s", "B/s", FIGURE_HIGHER, E | W, false,

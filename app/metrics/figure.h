@@ -121,6 +121,13 @@ enum figure_id {
     FIGURE_NIDS
 };
 
+/*
+ * Adds span d to acc, the growth of several spans in one (a mode's, over its runs and restarts):
+ * counts and time add, gauges (processes, threads, zombies, requests waiting) keep their peak;
+ * the load's role and the requests waiting at the end are d's, the later span's.
+ */
+void span_add(struct span *acc, const struct span *d);
+
 /* Which way is better for a figure. */
 enum figure_better { FIGURE_NEITHER, FIGURE_HIGHER, FIGURE_LOWER };
 
@@ -140,8 +147,12 @@ enum figure_show {
 
 /* What a figure is computed for: the role and, for a per-call figure, the call. */
 struct figure_arg {
-    int role;      /* enum lesson_role, resolved by the caller */
+    int role;      /* enum lesson_role, resolved by the caller; -1: every role's calls together
+                      (a check's calls:NAME and calls_per_request:NAME without a role) */
     unsigned call; /* enum iolab_call_id, for figures that name a call */
+    /* A count of calls on one kind of descriptor (a check's "fd"): enum iolab_fd_kind + 1, 0 any
+       descriptor; fd_to likewise for the destination of a call between two. */
+    unsigned fd_kind, fd_to;
 };
 
 struct figure_def {

@@ -39,9 +39,9 @@ TEST_CASE("a check is decided as soon as its figure settles it")
 {
     check_mode_facts m{};
     m.mode = -1;
-    m.seconds = 1.0;
-    m.roles[LESSON_ROLE_CLIENT].requests = 5;
-    m.roles[LESSON_ROLE_SERVER].calls[IOLAB_CALL_FORK] = 2;
+    m.span.seconds = 1.0;
+    m.span.roles[LESSON_ROLE_CLIENT].requests = 5;
+    m.span.roles[LESSON_ROLE_SERVER].calls[IOLAB_CALL_FORK] = 2;
     lesson_check c[5] = {make(FIGURE_REQUESTS), make(FIGURE_REQUESTS), make(FIGURE_CALLS),
                          make(FIGURE_CALLS), make(FIGURE_REQUESTS)};
     c[0].has_min = true, c[0].min = 4;  // reached: decided, holds
@@ -85,10 +85,10 @@ TEST_CASE("exit and output checks read what the grader observed, ratios and maxi
 {
     check_mode_facts m{};
     m.mode = -1;
-    m.seconds = 2;
-    m.roles[LESSON_ROLE_CLIENT].rchar = 4096 * 100;
-    m.roles[LESSON_ROLE_CLIENT].syscr = 101;
-    m.roles[LESSON_ROLE_SERVER].peak_procs = 5;
+    m.span.seconds = 2;
+    m.span.roles[LESSON_ROLE_CLIENT].rchar = 4096 * 100;
+    m.span.roles[LESSON_ROLE_CLIENT].syscr = 101;
+    m.span.roles[LESSON_ROLE_SERVER].nprocs = 5;
     lesson_check c[4] = {make(FIGURE_EXIT), make(FIGURE_OUTPUT), make(FIGURE_READ_SIZE),
                          make(FIGURE_PEAK_PROCS)};
     c[0].program = 0, c[0].has_status = true, c[0].status = 0;
@@ -113,13 +113,13 @@ TEST_CASE("a process or a thread per request: threads at once, fork and pthread_
           "together, children left unreaped, each a maximum over the modes")
 {
     check_mode_facts m[2]{};
-    m[0].mode = 0, m[0].seconds = 2;
-    m[1].mode = 1, m[1].seconds = 2;
-    m[0].roles[LESSON_ROLE_SERVER].peak_threads = 9; // eight threads (or children) and main
-    m[1].roles[LESSON_ROLE_SERVER].peak_threads = 2;
-    m[0].roles[LESSON_ROLE_SERVER].calls[IOLAB_CALL_FORK] = 3;
-    m[0].roles[LESSON_ROLE_SERVER].calls[IOLAB_CALL_PTHREAD_CREATE] = 5;
-    m[1].roles[LESSON_ROLE_SERVER].peak_zombies = 4;
+    m[0].mode = 0, m[0].span.seconds = 2;
+    m[1].mode = 1, m[1].span.seconds = 2;
+    m[0].span.roles[LESSON_ROLE_SERVER].nthreads = 9; // eight threads (or children) and main
+    m[1].span.roles[LESSON_ROLE_SERVER].nthreads = 2;
+    m[0].span.roles[LESSON_ROLE_SERVER].calls[IOLAB_CALL_FORK] = 3;
+    m[0].span.roles[LESSON_ROLE_SERVER].calls[IOLAB_CALL_PTHREAD_CREATE] = 5;
+    m[1].span.roles[LESSON_ROLE_SERVER].zombies = 4;
     lesson_check c[3] = {make(FIGURE_PEAK_THREADS), make(FIGURE_SPAWNS), make(FIGURE_ZOMBIES)};
     for (auto &x : c)
         x.role = LESSON_ROLE_SERVER;
@@ -204,10 +204,10 @@ TEST_CASE("bytes per uncut read: reads fault injection cut short leave the count
     // short on purpose (about 2 KiB each), one found the end of the file.
     check_mode_facts m{};
     m.mode = -1;
-    m.seconds = 1;
-    m.roles[LESSON_ROLE_CLIENT].rchar = 4096 * 800 + 2048 * 350;
-    m.roles[LESSON_ROLE_CLIENT].syscr = 800 + 350 + 1;
-    m.roles[LESSON_ROLE_CLIENT].fd.faults[IOLAB_FAULT_SHORT_READ] = 350;
+    m.span.seconds = 1;
+    m.span.roles[LESSON_ROLE_CLIENT].rchar = 4096 * 800 + 2048 * 350;
+    m.span.roles[LESSON_ROLE_CLIENT].syscr = 800 + 350 + 1;
+    m.span.roles[LESSON_ROLE_CLIENT].fd.faults[IOLAB_FAULT_SHORT_READ] = 350;
     lesson_check c[2] = {make(FIGURE_READ_FILL), make(FIGURE_READ_SIZE)};
     c[0].has_min = c[1].has_min = true;
     c[0].min = c[1].min = 4000;
