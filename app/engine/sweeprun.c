@@ -81,7 +81,7 @@ void sweep_point_measure(const struct lesson_sweep *sw, const struct snapshot *a
     waits_latency(&lat, sp.hist, sp.waits);
     p->p50_ms = (double)lat.p50_ns / 1e6;
     p->p99_ms = (double)lat.p99_ns / 1e6;
-    struct figure_arg arg = {role, sw ? sw->call : 0};
+    struct figure_arg arg = {.role = role, .call = sw ? sw->call : 0};
     /* The y axis: the sweep's figure over the point's span, as the figure table computes it. */
     const struct figure_def *fig = sw ? figure_at(sw->figure) : NULL;
     p->figure = 0;
