@@ -123,8 +123,9 @@ enum figure_id {
 
 /*
  * Adds span d to acc, the growth of several spans in one (a mode's, over its runs and restarts):
- * counts and time add, gauges (processes, threads, zombies, requests waiting) keep their peak;
- * the load's role and the requests waiting at the end are d's, the later span's.
+ * counts, time and latencies answered add, gauges (processes, threads, zombies, requests
+ * waiting) keep their peak; the load's role and the ages of the requests still waiting (waits)
+ * are d's, the later span's.
  */
 void span_add(struct span *acc, const struct span *d);
 
