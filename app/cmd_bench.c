@@ -146,7 +146,7 @@ static int bench_resolve(struct bench *b, const struct lesson_pack *pack,
     b->hl = b->sc->headline;
     if (!b->sc->sweep) {
         b->plain = true;
-        sweep_cli_wrap(b->sc, b->hl ? b->hl->figure : SWEEP_FIG_REQUESTS_PER_S, &b->wrap);
+        sweep_cli_wrap(b->sc, b->hl ? b->hl->figure : FIGURE_REQUESTS_PER_S, &b->wrap);
         b->sc = &b->wrap.sc;
     }
     b->sw = b->sc->sweep;
@@ -290,8 +290,8 @@ static void bench_print_json(const struct bench *b)
     json_int(&j, "repeat", b->rounds);
     json_double(&j, "seconds", b->seconds, 2);
     json_double(&j, "duration_s", b->took_s, 1);
-    json_string(&j, "figure", sweep_figure_name(b->sw->figure));
-    json_string(&j, "unit", sweep_figure_unit(b->sw->figure));
+    json_string(&j, "figure", figure_at(b->sw->figure)->name);
+    json_string(&j, "unit", figure_at(b->sw->figure)->unit);
     json_string(&j, "param", b->plain ? NULL : b->sw->param);
     json_array(&j, "values");
     for (size_t v = 0; !b->plain && v < b->sw->nvalues; v++)
@@ -371,14 +371,14 @@ static void bench_print_text(const struct bench *b)
         stdout,
         "figure: %s (%s); ratio: each mode's figure over %s's, the median of the rounds' "
         "ratios\n\n",
-        sweep_figure_name(b->sw->figure), sweep_figure_unit(b->sw->figure), bench_mode(b, 0));
+        figure_at(b->sw->figure)->name, figure_at(b->sw->figure)->unit, bench_mode(b, 0));
     for (size_t v = 0; v < b->sw->nvalues; v++) {
         if (!b->plain)
             termsafe_fprintf(stdout, "%s = %s\n", b->sw->param, b->sw->text[v]);
         for (size_t m = 0; m < b->nmodes; m++) {
             const struct benchmath_summary *s = &b->sum[m][v];
             char med[32], lo[32], hi[32];
-            enum sweep_figure f = b->sw->figure;
+            enum figure_id f = b->sw->figure;
             termsafe_fprintf(stdout, "  %-18s median %-12s min %-12s max %-12s ratio %.3gx%s\n",
                              bench_mode(b, m), sweepio_figure_text(f, s->median, med, sizeof med),
                              sweepio_figure_text(f, s->min, lo, sizeof lo),

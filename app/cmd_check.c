@@ -252,7 +252,7 @@ static double check_mode_seconds(const struct attempt *a)
     session_facts(&a->grader.session, &f);
     for (size_t i = 0; i < f.nmodes; i++)
         if (f.modes[i].mode == EXERCISE_MODE_YOURS)
-            return f.modes[i].seconds;
+            return f.modes[i].span.seconds;
     return 0;
 }
 

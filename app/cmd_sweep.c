@@ -109,8 +109,7 @@ int sweep_cli_run(const struct sweep_cli_opts *o, struct sweep_result *res)
     return headless_run(&c.h);
 }
 
-void sweep_cli_wrap(const struct lesson_scenario *sc, enum sweep_figure fig,
-                    struct sweep_cli_wrap *w)
+void sweep_cli_wrap(const struct lesson_scenario *sc, enum figure_id fig, struct sweep_cli_wrap *w)
 {
     memset(w, 0, sizeof *w);
     w->sc = *sc;

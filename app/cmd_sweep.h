@@ -28,7 +28,6 @@ struct sweep_cli_wrap {
     struct lesson_scenario sc;
     struct lesson_sweep sw;
 };
-void sweep_cli_wrap(const struct lesson_scenario *sc, enum sweep_figure fig,
-                    struct sweep_cli_wrap *w);
+void sweep_cli_wrap(const struct lesson_scenario *sc, enum figure_id fig, struct sweep_cli_wrap *w);
 
 #endif

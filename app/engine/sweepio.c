@@ -21,8 +21,8 @@ void sweepio_json(struct json_out *j, const char *key, const struct sweep_result
     const struct lesson_sweep *sw = res->sw;
     json_object(j, key);
     json_string(j, "param", sw->param);
-    json_string(j, "figure", sweep_figure_name(sw->figure));
-    json_string(j, "unit", sweep_figure_unit(sw->figure));
+    json_string(j, "figure", figure_at(sw->figure)->name);
+    json_string(j, "unit", figure_at(sw->figure)->unit);
     json_double(j, "seconds_per_point", res->seconds, 2);
     json_string(j, "scale", sw->log_x ? "log" : "linear");
     json_string(j, "tier", res->tier);
@@ -121,7 +121,7 @@ void sweepio_csv(FILE *f, const struct sweep_result *res)
             "bytes_per_s,calls_per_request,syscr_per_request,bytes_per_syscr,ctx_per_request,"
             "cpu_pct,p50_ms,"
             "p99_ms,problem\n",
-            sweep_figure_name(sw->figure));
+            figure_at(sw->figure)->name);
     for (size_t k = 0; k < res->done && k < res->nmodes * res->nvalues; k++) {
         size_t s = k % res->nmodes, v = k / res->nmodes;
         const struct sweep_point *p = &res->points[s][v];
@@ -144,31 +144,31 @@ void sweepio_csv(FILE *f, const struct sweep_result *res)
     }
 }
 
-const char *sweepio_figure_text(enum sweep_figure fig, double v, char *buf, size_t len)
+const char *sweepio_figure_text(enum figure_id fig, double v, char *buf, size_t len)
 {
     static const char *const sfx[] = {"", "k", "M", "G", "T"};
     double a = v;
     int i = 0;
-    switch (fig) {
-    case SWEEP_FIG_BYTES_PER_S:
+    const struct figure_def *d = figure_at(fig);
+    switch (d ? d->show : FIGURE_SHOW_PLAIN) {
+    case FIGURE_SHOW_BYTES_PER_S:
         while (a >= 1000 && i < 4) {
             a /= 1000;
             i++;
         }
         snprintf(buf, len, "%.3g %sB/s", a, sfx[i]);
         break;
-    case SWEEP_FIG_REQUESTS_PER_S:
+    case FIGURE_SHOW_PER_S:
         while (a >= 1000 && i < 4) {
             a /= 1000;
             i++;
         }
         snprintf(buf, len, "%.3g%s/s", a, sfx[i]);
         break;
-    case SWEEP_FIG_P50_MS:
-    case SWEEP_FIG_P99_MS:
+    case FIGURE_SHOW_MS:
         snprintf(buf, len, "%.3g ms", a);
         break;
-    case SWEEP_FIG_CPU_PCT:
+    case FIGURE_SHOW_PCT:
         snprintf(buf, len, "%.0f%%", a);
         break;
     default:
@@ -185,8 +185,8 @@ void sweepio_text(FILE *f, const struct sweep_result *res)
        programs' words: every line that holds one is printed escaped. */
     char what[128];
     termsafe_fprintf(f, "sweep: %s (%s) per point, %.3g s each, sandbox %s%s\n",
-                     sweep_title(sw, what, sizeof what), sweep_figure_unit(sw->figure),
-                     res->seconds, res->tier, res->stopped ? "; STOPPED before the end" : "");
+                     sweep_title(sw, what, sizeof what), figure_at(sw->figure)->unit, res->seconds,
+                     res->tier, res->stopped ? "; STOPPED before the end" : "");
     termsafe_fprintf(f, "%10s", sw->param);
     for (size_t s = 0; s < res->nmodes; s++)
         termsafe_fprintf(f, "  %16.16s", sweepio_mode(res, s));

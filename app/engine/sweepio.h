@@ -31,6 +31,6 @@ void sweepio_text(FILE *f, const struct sweep_result *res);
 int sweepio_parse(const char *json, const struct lesson_scenario *sc, struct sweep_result *out);
 
 /* A figure with its unit, short: "1.23 GB/s", "45.6k/s", "0.81 ms p99". */
-const char *sweepio_figure_text(enum sweep_figure f, double v, char *buf, size_t len);
+const char *sweepio_figure_text(enum figure_id f, double v, char *buf, size_t len);
 
 #endif

@@ -74,22 +74,18 @@ void sweep_point_measure(const struct lesson_sweep *sw, const struct snapshot *a
     /* The clients still waiting at the end count as long as they waited, capped at the
        point's length (a fresh run per point: none can have waited longer; a larger age is a
        stale gauge, counted as a timeout at the point's length), so a server that answers one
-       client in a thousand never shows a small p99. */
+       client in a thousand never shows a small p99: the span holds them so (figure.h). The
+       point keeps its latencies even when nothing was answered; the chart does not. */
     p->waiting = sp.roles[LESSON_ROLE_CLIENT].waiting;
-    uint64_t waits[IOLAB_HIST_BUCKETS];
-    memcpy(waits, b->in_flight_hist[LESSON_ROLE_CLIENT], sizeof waits);
-    unsigned cap = iolab_hist_bucket((uint64_t)(fmax(p->seconds, 0.001) * 1e9));
-    for (unsigned k = cap + 1; k < IOLAB_HIST_BUCKETS; k++) {
-        waits[cap] += waits[k];
-        waits[k] = 0;
-    }
     struct snapshot_latency lat;
-    waits_latency(&lat, sp.hist, waits);
+    waits_latency(&lat, sp.hist, sp.waits);
     p->p50_ms = (double)lat.p50_ns / 1e6;
     p->p99_ms = (double)lat.p99_ns / 1e6;
-    if (sw && sw->figure == SWEEP_FIG_CALL_PER_REQ)
-        p->figure = req && sw->call < IOLAB_NCALLS ? (double)rs->calls[sw->call] / req : 0;
-    p->has_figure = sweep_point_figure(sw, p, &p->figure);
+    struct figure_arg arg = {.role = role, .call = sw ? sw->call : 0};
+    /* The y axis: the sweep's figure over the point's span, as the figure table computes it. */
+    const struct figure_def *fig = sw ? figure_at(sw->figure) : NULL;
+    p->figure = 0;
+    p->has_figure = fig && fig->value && p->seconds > 0 && fig->value(&sp, &arg, &p->figure);
 }
 
 bool sweep_point_expect_figure(const struct lesson_sweep *sw, const struct sweep_point *p,
@@ -100,73 +96,31 @@ bool sweep_point_expect_figure(const struct lesson_sweep *sw, const struct sweep
     int role = side->role >= 0 && side->role < LESSON_NROLES ? side->role : LESSON_ROLE_SERVER;
     bool per_req = p->requests > 0;
     switch (side->figure) {
-    case LESSON_FIG_REQUESTS_PER_S:
+    case FIGURE_REQUESTS_PER_S:
         *out = p->requests_per_s;
         return true;
-    case LESSON_FIG_BYTES_PER_S:
+    case FIGURE_BYTES_PER_S:
         *out = p->bytes_per_s;
         return true;
-    case LESSON_FIG_CPU_PCT:
+    case FIGURE_CPU_PCT:
         *out = p->cpu_pct;
         return true;
-    case LESSON_FIG_CTX_PER_REQ:
+    case FIGURE_CTX_PER_REQ:
         *out = p->ctx_per_request;
         return per_req;
-    case LESSON_FIG_P50_MS:
-    case LESSON_FIG_P99_MS:
-        *out = side->figure == LESSON_FIG_P50_MS ? p->p50_ms : p->p99_ms;
+    case FIGURE_P50_MS:
+    case FIGURE_P99_MS:
+        *out = side->figure == FIGURE_P50_MS ? p->p50_ms : p->p99_ms;
         return per_req || p->waiting;
-    case LESSON_FIG_CALLS_PER_REQ:
+    case FIGURE_CALLS_PER_REQ:
         /* A point counts the calls of the sweep's role only. */
         *out = p->calls_per_request;
         return per_req && role == sw->role;
-    case LESSON_FIG_CALL_PER_REQ:
+    case FIGURE_CALL_PER_REQ:
         /* ... and one call's count only when that call is the sweep's figure. */
         *out = p->figure;
-        return per_req && p->has_figure && role == sw->role &&
-               sw->figure == SWEEP_FIG_CALL_PER_REQ && side->call == sw->call;
-    default:
-        return false;
-    }
-}
-
-bool sweep_point_figure(const struct lesson_sweep *sw, const struct sweep_point *p, double *out)
-{
-    if (!sw || p->seconds <= 0)
-        return false;
-    bool per_req = p->requests > 0;
-    switch (sw->figure) {
-    case SWEEP_FIG_REQUESTS_PER_S:
-        *out = p->requests_per_s;
-        return true;
-    case SWEEP_FIG_BYTES_PER_S:
-        *out = p->bytes_per_s;
-        return true;
-    case SWEEP_FIG_CPU_PCT:
-        *out = p->cpu_pct;
-        return true;
-    case SWEEP_FIG_CALLS_PER_REQ:
-        *out = p->calls_per_request;
-        return per_req;
-    case SWEEP_FIG_CALL_PER_REQ:
-        /* computed by sweep_point_measure from the call's own counts, kept in figure */
-        *out = p->figure;
-        return per_req;
-    case SWEEP_FIG_SYSCR_PER_REQ:
-        *out = p->syscr_per_request;
-        return per_req;
-    case SWEEP_FIG_BYTES_PER_SYSCR:
-        *out = p->bytes_per_syscr;
-        return p->bytes_per_syscr > 0;
-    case SWEEP_FIG_CTX_PER_REQ:
-        *out = p->ctx_per_request;
-        return per_req;
-    case SWEEP_FIG_P50_MS:
-        *out = p->p50_ms;
-        return per_req;
-    case SWEEP_FIG_P99_MS:
-        *out = p->p99_ms;
-        return per_req;
+        return per_req && p->has_figure && role == sw->role && sw->figure == FIGURE_CALL_PER_REQ &&
+               side->call == sw->call;
     default:
         return false;
     }

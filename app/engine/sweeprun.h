@@ -69,9 +69,6 @@ struct sweep_result {
 void sweep_point_measure(const struct lesson_sweep *sw, const struct snapshot *first,
                          const struct snapshot *last, struct sweep_point *out);
 
-/* Pure: the sweep's figure from a point's figures; false when it has none. */
-bool sweep_point_figure(const struct lesson_sweep *sw, const struct sweep_point *p, double *out);
-
 /*
  * Pure: the figure an expected outcome's side names (lesson.h), from a measured point (the
  * figures its table and chart show, however short the point); false when the point does not

@@ -9,22 +9,17 @@
 #include <stdio.h>
 #include <string.h>
 
-/* The unit of each figure, for the sentences. */
-static const char *const expect_units[LESSON_NFIGS] = {
-    [LESSON_FIG_REQUESTS_PER_S] = "requests/s",
-    [LESSON_FIG_BYTES_PER_S] = "B/s",
-    [LESSON_FIG_CALLS_PER_REQ] = "calls/request",
-    [LESSON_FIG_CALL_PER_REQ] = "per request",
-    [LESSON_FIG_CTX_PER_REQ] = "context switches/request",
-    [LESSON_FIG_CPU_PCT] = "% CPU",
-    [LESSON_FIG_URING_ENTERS_PER_REQ] = "io_uring_enter/request (from the demo)",
-    [LESSON_FIG_P50_MS] = "p50 latency",
-    [LESSON_FIG_P99_MS] = "p99 latency",
-};
-
-static bool expect_is_latency(enum lesson_figure f)
+/* The words beside a figure's value in the sentences: the table's (metrics/figure.h). */
+static const char *expect_unit(enum figure_id f)
 {
-    return f == LESSON_FIG_P50_MS || f == LESSON_FIG_P99_MS;
+    const struct figure_def *d = figure_at(f);
+    return !d ? "?" : d->said ? d->said : d->unit;
+}
+
+static bool expect_is_latency(enum figure_id f)
+{
+    const struct figure_def *d = figure_at(f);
+    return d && d->show == FIGURE_SHOW_MS;
 }
 
 static const struct snapshot_mode_row *expect_row(const struct lesson_scenario *sc, int mode,
@@ -47,17 +42,17 @@ bool expect_figure(const struct lesson_scenario *sc, const struct lesson_expect_
     int role = side->role >= 0 && side->role < LESSON_NROLES ? side->role : LESSON_ROLE_SERVER;
     double req = (double)r->requests;
     switch (side->figure) {
-    case LESSON_FIG_REQUESTS_PER_S:
+    case FIGURE_REQUESTS_PER_S:
         *out = r->requests_per_s;
         return true;
-    case LESSON_FIG_BYTES_PER_S:
+    case FIGURE_BYTES_PER_S:
         *out = r->bytes_per_s;
         return true;
-    case LESSON_FIG_CPU_PCT:
+    case FIGURE_CPU_PCT:
         *out = r->cpu_pct;
         return true;
-    case LESSON_FIG_P50_MS:
-    case LESSON_FIG_P99_MS: {
+    case FIGURE_P50_MS:
+    case FIGURE_P99_MS: {
         /* The comparison's latencies exactly: the requests still waiting when the mode ended
            count as long as they had waited, or an iterative server that answers one client of
            eight would show that client's fast round trips only (waits.h). */
@@ -65,7 +60,7 @@ bool expect_figure(const struct lesson_scenario *sc, const struct lesson_expect_
         waits_latency(&lat, r->hist, r->in_flight_hist);
         if (!lat.samples)
             return false;
-        *out = (double)(side->figure == LESSON_FIG_P50_MS ? lat.p50_ns : lat.p99_ns) / 1e6;
+        *out = (double)(side->figure == FIGURE_P50_MS ? lat.p50_ns : lat.p99_ns) / 1e6;
         return true;
     }
     default:
@@ -74,11 +69,11 @@ bool expect_figure(const struct lesson_scenario *sc, const struct lesson_expect_
     /* Per-request figures need requests to divide by. */
     if (req <= 0)
         return false;
-    if (side->figure == LESSON_FIG_CTX_PER_REQ) {
+    if (side->figure == FIGURE_CTX_PER_REQ) {
         *out = r->ctx_per_request;
-    } else if (side->figure == LESSON_FIG_URING_ENTERS_PER_REQ) {
+    } else if (side->figure == FIGURE_URING_ENTERS_PER_REQ) {
         *out = (double)r->role_uring_enters[role] / req;
-    } else if (side->figure == LESSON_FIG_CALL_PER_REQ) {
+    } else if (side->figure == FIGURE_CALL_PER_REQ) {
         *out = side->call < IOLAB_NCALLS ? (double)r->role_calls[role][side->call] / req : 0;
     } else {
         uint64_t calls = 0;
@@ -99,7 +94,7 @@ static bool expect_uncounted(const struct lesson_scenario *sc, const struct less
                              const struct snapshot_mode_row *rows, size_t nrows,
                              struct expect_verdict *v)
 {
-    if (s->figure != LESSON_FIG_CALL_PER_REQ && s->figure != LESSON_FIG_CALLS_PER_REQ)
+    if (s->figure != FIGURE_CALL_PER_REQ && s->figure != FIGURE_CALLS_PER_REQ)
         return false;
     const struct snapshot_mode_row *r = expect_row(sc, s->mode, rows, nrows);
     int role = s->role >= 0 && s->role < LESSON_NROLES ? s->role : LESSON_ROLE_SERVER;
@@ -168,7 +163,7 @@ static const char *expect_num(double v, char *buf, size_t len)
 
 /* A value of figure f: latencies (in ms) with the unit that keeps three figures ("812 ms",
    "1.5 s", "41 us"), since an SI suffix on milliseconds would read as "1.5k ms". */
-static const char *expect_value(enum lesson_figure f, double v, char *buf, size_t len)
+static const char *expect_value(enum figure_id f, double v, char *buf, size_t len)
 {
     return expect_is_latency(f) ? human_ns(v * 1e6, buf, len) : expect_num(v, buf, len);
 }
@@ -181,15 +176,15 @@ static void expect_side_text(const struct lesson_scenario *sc, const struct less
     char num[32];
     const char *mode = s->mode >= 0 && (size_t)s->mode < sc->nmodes ? sc->modes[s->mode].id : "";
     if (expect_is_latency(s->figure))
-        snprintf(buf, len, "%s%s%s %s", mode, *mode ? " " : "", expect_units[s->figure],
+        snprintf(buf, len, "%s%s%s %s", mode, *mode ? " " : "", expect_unit(s->figure),
                  expect_value(s->figure, v, num, sizeof num));
-    else if (s->figure == LESSON_FIG_CALL_PER_REQ)
+    else if (s->figure == FIGURE_CALL_PER_REQ)
         snprintf(buf, len, "%s%s%s %s/request", mode, *mode ? " " : "",
                  expect_num(v, num, sizeof num),
                  s->call < IOLAB_NCALLS ? iolab_call_info[s->call].label : "?");
     else
         snprintf(buf, len, "%s%s%s %s", mode, *mode ? " " : "", expect_num(v, num, sizeof num),
-                 expect_units[s->figure]);
+                 expect_unit(s->figure));
 }
 
 int expect_describe(const struct lesson_scenario *sc, const struct lesson_expect *e,

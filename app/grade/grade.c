@@ -60,7 +60,7 @@ int grade_init(struct grader *g, const struct lesson_scenario *sc)
     }
     for (size_t i = 0; i < sc->nchecks; i++) {
         const struct lesson_check *c = &sc->checks[i];
-        if (c->metric != LESSON_METRIC_OUTPUT || !c->match)
+        if (c->metric != FIGURE_OUTPUT || !c->match)
             continue;
         /* A digest check reads the match's first group; the others need no groups. */
         if (regcomp(&re[i], c->match, REG_EXTENDED | (c->digest ? 0 : REG_NOSUB)) != 0) {
@@ -77,7 +77,7 @@ void grade_free(struct grader *g)
 {
     regex_t *re = g->regexes;
     for (size_t i = 0; re && i < g->sc->nchecks; i++)
-        if (g->sc->checks[i].metric == LESSON_METRIC_OUTPUT && g->sc->checks[i].match)
+        if (g->sc->checks[i].metric == FIGURE_OUTPUT && g->sc->checks[i].match)
             regfree(&re[i]);
     free(re);
     free(g->digests);
@@ -102,13 +102,13 @@ void grade_free(struct grader *g)
 static bool grade_reads_page(const struct lesson_check *c)
 {
     switch (c->metric) {
-    case LESSON_METRIC_SECONDS:
-    case LESSON_METRIC_EXIT:
-    case LESSON_METRIC_OUTPUT:
-    case LESSON_METRIC_SYSCR:
-    case LESSON_METRIC_SYSCW:
-    case LESSON_METRIC_READ_SIZE:
-    case LESSON_METRIC_PROCS:
+    case FIGURE_SECONDS:
+    case FIGURE_EXIT:
+    case FIGURE_OUTPUT:
+    case FIGURE_SYSCR:
+    case FIGURE_SYSCW:
+    case FIGURE_READ_SIZE:
+    case FIGURE_PEAK_PROCS:
         return false;
     default:
         return true;
@@ -278,7 +278,7 @@ void grade_line(struct grader *g, size_t prog, const char *line)
     bool counted = false;
     for (size_t i = 0; i < g->sc->nchecks; i++) {
         const struct lesson_check *c = &g->sc->checks[i];
-        if (c->metric != LESSON_METRIC_OUTPUT || c->program != (int)prog || !c->match ||
+        if (c->metric != FIGURE_OUTPUT || c->program != (int)prog || !c->match ||
             !grade_in_mode(g, c) || g->over)
             continue;
         regmatch_t m[2];
@@ -339,7 +339,7 @@ void grade_exit(struct grader *g, size_t prog, int status, bool expected)
         return;
     for (size_t i = 0; i < g->sc->nchecks; i++) {
         const struct lesson_check *c = &g->sc->checks[i];
-        if (c->metric == LESSON_METRIC_EXIT && c->program == (int)prog && grade_in_mode(g, c) &&
+        if (c->metric == FIGURE_EXIT && c->program == (int)prog && grade_in_mode(g, c) &&
             !g->observed[i].seen)
             g->observed[i] = (struct check_observed){.value = status, .seen = true};
     }
@@ -352,7 +352,7 @@ void grade_exit(struct grader *g, size_t prog, int status, bool expected)
 static bool grade_failed(const struct grader *g)
 {
     for (size_t i = 0; i < g->sc->nchecks; i++)
-        if (g->sc->checks[i].metric == LESSON_METRIC_OUTPUT && g->sc->checks[i].has_max &&
+        if (g->sc->checks[i].metric == FIGURE_OUTPUT && g->sc->checks[i].has_max &&
             g->results[i].decided && !g->results[i].holds)
             return true;
     return false;
@@ -383,14 +383,14 @@ bool grade_decided(const struct grader *g)
         const struct lesson_check *c = &g->sc->checks[i];
         if (g->results[i].decided)
             continue;
-        bool ratio = !check_monotonic(c) && c->metric != LESSON_METRIC_EXIT;
+        bool ratio = !check_monotonic(c) && c->metric != FIGURE_EXIT;
         /* A child counts as left unreaped only after a second as a zombie: "no zombie" has
            shown nothing before the run has lasted long enough for one to be seen. */
-        if (c->metric == LESSON_METRIC_ZOMBIES && g->results[i].seconds < CHECK_ZOMBIE_WATCH_S)
+        if (c->metric == FIGURE_ZOMBIES && g->results[i].seconds < CHECK_ZOMBIE_WATCH_S)
             return false;
         if (ratio && g->results[i].holds)
             open_max++; /* a ratio that holds now: decided with the rest */
-        else if (!ratio && c->has_max && !c->has_min && c->metric != LESSON_METRIC_EXIT)
+        else if (!ratio && c->has_max && !c->has_min && c->metric != FIGURE_EXIT)
             open_max++; /* holds so far; decided with the rest */
         else
             return false;
@@ -464,7 +464,7 @@ int grade_message(const struct grader *g, size_t i, char *buf, size_t len)
         return check_describe(c, g->sc, r, buf, len);
     int n = check_explain(c, g->sc, r, buf, len);
     /* A line that must not appear did: quote it, it usually says what went wrong and where. */
-    if (c->metric == LESSON_METRIC_OUTPUT && c->has_max && g->observed[i].first[0] && n >= 0 &&
+    if (c->metric == FIGURE_OUTPUT && c->has_max && g->observed[i].first[0] && n >= 0 &&
         (size_t)n < len) {
         const char *who = c->program >= 0 && (size_t)c->program < g->sc->nprograms
                               ? g->sc->programs[c->program].name

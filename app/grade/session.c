@@ -50,36 +50,13 @@ void session_update(struct session *s, const struct lesson_scenario *sc,
         int mode = snap->mode >= 0 && (size_t)snap->mode < sc->nmodes ? snap->mode : -1;
         struct check_mode_facts *m = session_mode(s, mode);
         if (m) {
-            if (snap->mode_running && !snap->paused) {
-                double dt = snap->elapsed_s - s->base_elapsed;
-                m->seconds += dt > 0 ? dt : 0;
-            }
             struct span_opts opts = {.learner = sc->has_learner ? (int)sc->learner : -1};
             struct span sp;
             span_between(first ? NULL : &s->base, snap, &opts, &sp);
-            for (int r = 0; r < LESSON_NROLES; r++) {
-                const struct span_role *d = &sp.roles[r];
-                struct check_role_facts *f = &m->roles[r];
-                f->requests += d->requests;
-                f->bytes += d->bytes;
-                for (unsigned c = 0; c < IOLAB_NCALLS; c++)
-                    f->calls[c] += d->calls[c];
-                f->syscr += d->syscr;
-                f->syscw += d->syscw;
-                f->rchar += d->rchar;
-                f->cpu_us += d->cpu_us;
-                if (d->nprocs > f->peak_procs)
-                    f->peak_procs = d->nprocs;
-                if (d->nthreads > f->peak_threads)
-                    f->peak_threads = d->nthreads;
-                if (d->zombies > f->peak_zombies)
-                    f->peak_zombies = d->zombies;
-                /* m->fd += the span's, field by field (one run of counters). */
-                uint64_t *to = (uint64_t *)&f->fd;
-                const uint64_t *add = (const uint64_t *)&d->fd;
-                for (size_t k = 0; k < sizeof f->fd / sizeof(uint64_t); k++)
-                    to[k] += add[k];
-            }
+            /* Time counts only while the mode's server was up and the load not paused. */
+            if (!snap->mode_running || snap->paused)
+                sp.seconds = 0;
+            span_add(&m->span, &sp);
         }
     }
     s->base = *snap;

@@ -1,8 +1,8 @@
 /*
  * check: evaluation of step checks (see check.h for which figure a check reads). Metric names
- * are a const table; "calls:NAME" takes its names from the counter page's IOLAB_CALLS list, so a
- * check can name any call the shim counts and nothing else. Names are parsed once, by the
- * loader; evaluation works on the typed check.
+ * are the figure table's (metrics/figure.h) that a check accepts; "calls:NAME" takes its names
+ * from the counter page's IOLAB_CALLS list, so a check can name any call the shim counts and
+ * nothing else. Names are parsed once, by the loader; evaluation works on the typed check.
  */
 #include "check.h"
 
@@ -10,82 +10,44 @@
 #include <stdio.h>
 #include <string.h>
 
-#define CHECK_CALLS_PREFIX "calls:"
-#define CHECK_CPR_PREFIX   "calls_per_request:"
-
-struct check_metric_def {
-    const char *name;
-    enum lesson_metric metric;
-    const char *unit; /* for check_describe() */
-};
-
-/* Every named metric; "calls:NAME" is parsed apart. */
-static const struct check_metric_def check_metrics[] = {
-    {"seconds", LESSON_METRIC_SECONDS, "s"},
-    {"requests", LESSON_METRIC_REQUESTS, "requests"},
-    {"bytes", LESSON_METRIC_BYTES, "bytes"},
-    {"exit", LESSON_METRIC_EXIT, "exit status"},
-    {"output", LESSON_METRIC_OUTPUT, "matching lines"},
-    {"syscr", LESSON_METRIC_SYSCR, "read system calls"},
-    {"syscw", LESSON_METRIC_SYSCW, "write system calls"},
-    {"bytes_per_syscr", LESSON_METRIC_READ_SIZE, "bytes per read system call"},
-    {"peak_procs", LESSON_METRIC_PROCS, "processes at once"},
-    {"bytes_per_uncut_syscr", LESSON_METRIC_READ_FILL,
-     "bytes per read system call not cut short on purpose"},
-    {"peak_threads", LESSON_METRIC_THREADS, "threads at once"},
-    {"zombies", LESSON_METRIC_ZOMBIES, "unreaped children at once"},
-    {"spawns", LESSON_METRIC_SPAWNS, "fork and pthread_create calls"},
-    {"cpu_ms_per_request", LESSON_METRIC_CPU_PER_REQUEST, "ms of CPU per request"},
-};
-#define CHECK_NMETRICS (sizeof check_metrics / sizeof *check_metrics)
-
-static const char *check_unit(enum lesson_metric m)
+static const char *check_unit(enum figure_id m)
 {
-    for (size_t i = 0; i < CHECK_NMETRICS; i++)
-        if (check_metrics[i].metric == m)
-            return check_metrics[i].unit;
-    return "?";
+    const struct figure_def *f = figure_at(m);
+    return f ? f->unit : "?";
 }
 
-int check_metric_parse(const char *name, enum lesson_metric *metric, unsigned *call)
+int check_metric_parse(const char *name, enum figure_id *metric, unsigned *call)
 {
-    if (!name)
+    const struct figure_def *f = figure_find_in(name, FIGURE_IN_CHECK, call);
+    if (!f)
         return -EINVAL;
-    for (size_t i = 0; i < CHECK_NMETRICS; i++)
-        if (!strcmp(name, check_metrics[i].name)) {
-            *metric = check_metrics[i].metric;
-            *call = 0;
-            return 0;
-        }
-    /* "calls_per_request:NAME": the same call names, divided by the requests completed. */
-    enum lesson_metric m = LESSON_METRIC_CALLS;
-    const char *label = name + strlen(CHECK_CALLS_PREFIX);
-    if (!strncmp(name, CHECK_CPR_PREFIX, strlen(CHECK_CPR_PREFIX))) {
-        m = LESSON_METRIC_CALLS_PER_REQUEST;
-        label = name + strlen(CHECK_CPR_PREFIX);
-    } else if (strncmp(name, CHECK_CALLS_PREFIX, strlen(CHECK_CALLS_PREFIX)))
-        return -EINVAL;
-    for (unsigned c = 0; c < IOLAB_NCALLS; c++)
-        if (!strcmp(label, iolab_call_info[c].label)) {
-            *metric = m;
-            *call = c;
-            return 0;
-        }
-    return -EINVAL;
+    *metric = figure_id_of(f);
+    return 0;
 }
 
 const char *check_metric_name(size_t i, char *buf, size_t len)
 {
-    if (i < CHECK_NMETRICS)
-        snprintf(buf, len, "%s", check_metrics[i].name);
-    else if (i - CHECK_NMETRICS < IOLAB_NCALLS)
-        snprintf(buf, len, CHECK_CALLS_PREFIX "%s", iolab_call_info[i - CHECK_NMETRICS].label);
-    else if (i - CHECK_NMETRICS - IOLAB_NCALLS < IOLAB_NCALLS)
-        snprintf(buf, len, CHECK_CPR_PREFIX "%s",
-                 iolab_call_info[i - CHECK_NMETRICS - IOLAB_NCALLS].label);
-    else
-        return NULL;
-    return buf;
+    /* The plain names in the table's order, then each per-call name with every counted call. */
+    for (size_t k = 0; k < figure_count(); k++) {
+        const struct figure_def *f = figure_at((enum figure_id)k);
+        if (!(f->where & FIGURE_IN_CHECK) || f->per_call)
+            continue;
+        if (i-- == 0) {
+            snprintf(buf, len, "%s", f->name);
+            return buf;
+        }
+    }
+    for (size_t k = 0; k < figure_count(); k++) {
+        const struct figure_def *f = figure_at((enum figure_id)k);
+        if (!(f->where & FIGURE_IN_CHECK) || !f->per_call)
+            continue;
+        if (i < IOLAB_NCALLS) {
+            snprintf(buf, len, "%s%s", f->name, iolab_call_info[i].label);
+            return buf;
+        }
+        i -= IOLAB_NCALLS;
+    }
+    return NULL;
 }
 
 static int check_fd_kind(const char *name, size_t len)
@@ -111,98 +73,22 @@ int check_fd_parse(const char *text, unsigned call, struct lesson_check *c)
     return 0;
 }
 
-/* A role's count of the check's call, on the check's kind of descriptor when it names one. */
-static double check_calls(const struct lesson_check *c, const struct check_role_facts *rf)
+/* The role a check's figure is computed for: its own, or the default check.h gives (every
+   role's calls for a call count, the server's CPU, the client's figures otherwise). */
+static int check_role(const struct lesson_check *c)
 {
-    if (!c->fd_kind)
-        return (double)rf->calls[c->call];
-    return (double)iolab_fdsplit_count(&rf->fd, c->call, (int)c->fd_kind - 1, (int)c->fd_to - 1);
-}
-
-/* The metric's figure in one mode's facts. */
-static double check_mode_value(const struct lesson_check *c, const struct check_mode_facts *f)
-{
-    if (c->metric == LESSON_METRIC_SECONDS)
-        return f->seconds;
-    if (c->metric == LESSON_METRIC_CALLS && c->role < 0) {
-        double sum = 0;
-        for (int r = 0; r < LESSON_NROLES; r++)
-            sum += check_calls(c, &f->roles[r]);
-        return sum;
-    }
-    const struct check_role_facts *rf = &f->roles[c->role < 0 ? LESSON_ROLE_CLIENT : c->role];
-    switch (c->metric) {
-    case LESSON_METRIC_REQUESTS:
-        return (double)rf->requests;
-    case LESSON_METRIC_BYTES:
-        return (double)rf->bytes;
-    case LESSON_METRIC_SYSCR:
-        return (double)rf->syscr;
-    case LESSON_METRIC_SYSCW:
-        return (double)rf->syscw;
-    case LESSON_METRIC_PROCS:
-        return (double)rf->peak_procs;
-    case LESSON_METRIC_THREADS:
-        return (double)rf->peak_threads;
-    case LESSON_METRIC_ZOMBIES:
-        return (double)rf->peak_zombies;
-    case LESSON_METRIC_SPAWNS: /* a process or a thread per request: either one counts */
-        return (double)(rf->calls[IOLAB_CALL_FORK] + rf->calls[IOLAB_CALL_PTHREAD_CREATE]);
-    default:
-        return check_calls(c, rf);
-    }
-}
-
-/* The role's calls (or, for cpu_ms_per_request, its CPU ms, the server's by default) over the
-   client's completed requests, in the check's modes: a ratio of sums. The requests are the
-   client's, as every "per request" figure iolab shows; 0 requests leave the ratio undefined
-   (*requests says so). */
-static double check_calls_per_request(const struct lesson_check *c, const struct check_facts *facts,
-                                      double *requests)
-{
-    double calls = 0;
-    *requests = 0;
-    for (size_t i = 0; i < facts->nmodes; i++) {
-        const struct check_mode_facts *f = &facts->modes[i];
-        if (c->mode >= 0 && f->mode != c->mode)
-            continue;
-        if (c->metric == LESSON_METRIC_CPU_PER_REQUEST) {
-            calls += (double)f->roles[c->role < 0 ? LESSON_ROLE_SERVER : c->role].cpu_us / 1000;
-        } else {
-            struct lesson_check as_calls = *c;
-            as_calls.metric = LESSON_METRIC_CALLS;
-            calls += check_mode_value(&as_calls, f);
-        }
-        *requests += (double)f->roles[LESSON_ROLE_CLIENT].requests;
-    }
-    return *requests > 0 ? calls / *requests : 0;
-}
-
-/* rchar / syscr over the check's modes: a ratio of sums, not a sum of ratios. For
-   bytes_per_uncut_syscr the reads that fault injection cut short leave the count: each brought
-   less than its buffer because it was told to, and the next read fills again. */
-static double check_read_size(const struct lesson_check *c, const struct check_facts *facts)
-{
-    double rchar = 0, syscr = 0;
-    for (size_t i = 0; i < facts->nmodes; i++) {
-        const struct check_mode_facts *f = &facts->modes[i];
-        if (c->mode >= 0 && f->mode != c->mode)
-            continue;
-        const struct check_role_facts *rf = &f->roles[c->role < 0 ? LESSON_ROLE_CLIENT : c->role];
-        rchar += (double)rf->rchar;
-        syscr += (double)rf->syscr;
-        if (c->metric == LESSON_METRIC_READ_FILL)
-            syscr -= (double)rf->fd.faults[IOLAB_FAULT_SHORT_READ];
-    }
-    return syscr > 0 ? rchar / syscr : 0;
+    if (c->role >= 0)
+        return c->role;
+    if (c->metric == FIGURE_CALLS || c->metric == FIGURE_CALLS_PER_REQUEST_NAME)
+        return -1;
+    return c->metric == FIGURE_CPU_MS_PER_REQ ? LESSON_ROLE_SERVER : LESSON_ROLE_CLIENT;
 }
 
 bool check_monotonic(const struct lesson_check *check)
 {
-    return check->metric != LESSON_METRIC_READ_SIZE && check->metric != LESSON_METRIC_READ_FILL &&
-           check->metric != LESSON_METRIC_EXIT &&
-           check->metric != LESSON_METRIC_CALLS_PER_REQUEST &&
-           check->metric != LESSON_METRIC_CPU_PER_REQUEST;
+    return check->metric != FIGURE_READ_SIZE && check->metric != FIGURE_READ_FILL &&
+           check->metric != FIGURE_EXIT && check->metric != FIGURE_CALLS_PER_REQUEST_NAME &&
+           check->metric != FIGURE_CPU_MS_PER_REQ;
 }
 
 /* Whether the verdict is final (see struct check_result). */
@@ -213,7 +99,7 @@ static bool check_decided(const struct lesson_check *c, const struct check_resul
         return true;
     if (c->within > 0 && r->seconds >= c->within)
         return true;
-    if (c->metric == LESSON_METRIC_EXIT)
+    if (c->metric == FIGURE_EXIT)
         return obs && obs->seen;
     if (!check_monotonic(c))
         return false;
@@ -226,37 +112,26 @@ static bool check_decided(const struct lesson_check *c, const struct check_resul
 int check_eval(const struct lesson_check *check, const struct check_facts *facts,
                struct check_result *out)
 {
-    if ((unsigned)check->metric > LESSON_METRIC_CPU_PER_REQUEST || check->role >= LESSON_NROLES ||
-        ((check->metric == LESSON_METRIC_CALLS ||
-          check->metric == LESSON_METRIC_CALLS_PER_REQUEST) &&
+    const struct figure_def *fig = figure_at(check->metric);
+    if (!fig || !(fig->where & FIGURE_IN_CHECK) || check->role >= LESSON_NROLES ||
+        ((check->metric == FIGURE_CALLS || check->metric == FIGURE_CALLS_PER_REQUEST_NAME) &&
          check->call >= IOLAB_NCALLS))
         return -EINVAL;
-    double value = 0, seconds = 0;
-    for (size_t i = 0; i < facts->nmodes; i++) {
-        const struct check_mode_facts *f = &facts->modes[i];
-        if (check->mode >= 0 && f->mode != check->mode)
-            continue;
-        value += check_mode_value(check, f);
-        seconds += f->seconds;
-    }
-    if (check->metric == LESSON_METRIC_READ_SIZE || check->metric == LESSON_METRIC_READ_FILL)
-        value = check_read_size(check, facts);
-    if (check->metric == LESSON_METRIC_PROCS || check->metric == LESSON_METRIC_THREADS ||
-        check->metric == LESSON_METRIC_ZOMBIES) { /* a maximum over the modes, not a sum */
-        value = 0;
-        for (size_t i = 0; i < facts->nmodes; i++)
-            if (check->mode < 0 || facts->modes[i].mode == check->mode) {
-                double v = check_mode_value(check, &facts->modes[i]);
-                value = v > value ? v : value;
-            }
-    }
+    /* The check's modes in one span: counts summed, peaks the largest, and a ratio (bytes per
+       read, calls per request) one of sums, not a sum of ratios. */
+    struct span acc;
+    memset(&acc, 0, sizeof acc);
+    for (size_t i = 0; i < facts->nmodes; i++)
+        if (check->mode < 0 || facts->modes[i].mode == check->mode)
+            span_add(&acc, &facts->modes[i].span);
+    struct figure_arg arg = {check_role(check), check->call, check->fd_kind, check->fd_to};
+    double value = 0, seconds = acc.seconds;
     /* A ratio with no request under it says nothing: it holds no bound. */
-    double requests = 1;
-    if (check->metric == LESSON_METRIC_CALLS_PER_REQUEST ||
-        check->metric == LESSON_METRIC_CPU_PER_REQUEST)
-        value = check_calls_per_request(check, facts, &requests);
+    bool defined = !fig->value || fig->value(&acc, &arg, &value);
+    if (!defined)
+        value = 0;
     bool holds = (!check->has_min || value >= check->min) &&
-                 (!check->has_max || (value <= check->max && seconds > 0)) && requests > 0;
+                 (!check->has_max || (value <= check->max && seconds > 0)) && defined;
     *out = (struct check_result){.holds = holds, .value = value, .seconds = seconds};
     return 0;
 }
@@ -268,14 +143,14 @@ size_t check_eval_all(const struct lesson_scenario *sc, const struct check_facts
     for (size_t i = 0; i < sc->nchecks; i++) {
         const struct lesson_check *c = &sc->checks[i];
         const struct check_observed *obs = facts->observed ? &facts->observed[i] : NULL;
-        if (c->metric == LESSON_METRIC_EXIT || c->metric == LESSON_METRIC_OUTPUT) {
+        if (c->metric == FIGURE_EXIT || c->metric == FIGURE_OUTPUT) {
             /* Figures the grader observed itself; the mode's seconds say whether it ran. */
             struct check_result r = {0};
             struct lesson_check timed = *c;
-            timed.metric = LESSON_METRIC_SECONDS;
+            timed.metric = FIGURE_SECONDS;
             check_eval(&timed, facts, &r);
             r.value = obs ? obs->value : 0;
-            if (c->metric == LESSON_METRIC_EXIT) {
+            if (c->metric == FIGURE_EXIT) {
                 r.holds = obs && obs->seen && (int)r.value == c->status;
                 if (!obs || !obs->seen)
                     r.value = -1; /* not exited (yet) */
@@ -302,8 +177,7 @@ static const char *check_fd_name(unsigned k)
    its bounds, yet does not hold. */
 static bool check_ratio_undefined(const struct lesson_check *check, const struct check_result *r)
 {
-    if (check->metric != LESSON_METRIC_CALLS_PER_REQUEST &&
-        check->metric != LESSON_METRIC_CPU_PER_REQUEST)
+    if (check->metric != FIGURE_CALLS_PER_REQUEST_NAME && check->metric != FIGURE_CPU_MS_PER_REQ)
         return false;
     bool in_bounds =
         (!check->has_min || r->value >= check->min) && (!check->has_max || r->value <= check->max);
@@ -333,15 +207,15 @@ int check_describe(const struct lesson_check *check, const struct lesson_scenari
                    const struct check_result *r, char *buf, size_t len)
 {
     char unit[64];
-    if (check->metric == LESSON_METRIC_CALLS && check->fd_kind)
+    if (check->metric == FIGURE_CALLS && check->fd_kind)
         snprintf(unit, sizeof unit, "%s calls on a %s%s%s",
                  check->call < IOLAB_NCALLS ? iolab_call_info[check->call].label : "?",
                  check_fd_name(check->fd_kind), check->fd_to ? " to a " : "",
                  check->fd_to ? check_fd_name(check->fd_to) : "");
-    else if (check->metric == LESSON_METRIC_CALLS)
+    else if (check->metric == FIGURE_CALLS)
         snprintf(unit, sizeof unit, "%s calls",
                  check->call < IOLAB_NCALLS ? iolab_call_info[check->call].label : "?");
-    else if (check->metric == LESSON_METRIC_CALLS_PER_REQUEST)
+    else if (check->metric == FIGURE_CALLS_PER_REQUEST_NAME)
         snprintf(unit, sizeof unit, "%s calls per request",
                  check->call < IOLAB_NCALLS ? iolab_call_info[check->call].label : "?");
     else
@@ -352,7 +226,7 @@ int check_describe(const struct lesson_check *check, const struct lesson_scenari
         snprintf(scope, sizeof scope, "%s: ", sc->modes[check->mode].id);
     else if (!sc || sc->nmodes > 1)
         snprintf(scope, sizeof scope, "all modes: ");
-    if (check->metric == LESSON_METRIC_EXIT) {
+    if (check->metric == FIGURE_EXIT) {
         const char *who = sc && check->program >= 0 && (size_t)check->program < sc->nprograms
                               ? sc->programs[check->program].name
                               : "the program";
@@ -362,11 +236,10 @@ int check_describe(const struct lesson_check *check, const struct lesson_scenari
         return snprintf(buf, len, "%s%s exited with status %.0f, expected %d", scope, who, r->value,
                         check->status);
     }
-    if (check->metric == LESSON_METRIC_CALLS_PER_REQUEST ||
-        check->metric == LESSON_METRIC_CPU_PER_REQUEST)
+    if (check->metric == FIGURE_CALLS_PER_REQUEST_NAME || check->metric == FIGURE_CPU_MS_PER_REQ)
         return check_describe_ratio(check, r, scope, unit, buf, len);
     /* Seconds get one decimal so that progress visibly moves; counts are whole numbers. */
-    bool secs = check->metric == LESSON_METRIC_SECONDS;
+    bool secs = check->metric == FIGURE_SECONDS;
     /* Below the minimum it reads as progress ("3 of 5 requests"); past it, as what was seen
        against the bound ("8 fork calls, at least 1"), never "8 of 1". */
     if (!check->has_max && secs)
@@ -398,7 +271,7 @@ int check_explain(const struct lesson_check *check, const struct lesson_scenario
 {
     char seen[256], when[64] = "", limit[96] = "";
     check_describe(check, sc, r, seen, sizeof seen);
-    if (check->metric != LESSON_METRIC_EXIT && r->seconds >= 0.05)
+    if (check->metric != FIGURE_EXIT && r->seconds >= 0.05)
         check_explain_time(r, when, sizeof when);
     if (check->within > 0 && !r->holds && r->seconds >= check->within) {
         const char *who = "";

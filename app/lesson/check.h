@@ -28,7 +28,7 @@
 /* Parses "seconds", "requests", "bytes", "calls:LABEL" (call set for the last), or an exercise
    metric: "exit", "output", "syscr", "syscw", "bytes_per_syscr", "peak_procs", "peak_threads",
    "zombies", "spawns". 0, -EINVAL. */
-int check_metric_parse(const char *name, enum lesson_metric *metric, unsigned *call);
+int check_metric_parse(const char *name, enum figure_id *metric, unsigned *call);
 
 /* Every metric name check_metric_parse() accepts, by index from 0; NULL past the last. The
  * loader uses it to suggest a spelling. buf holds the result. */
@@ -47,23 +47,12 @@ int check_fd_parse(const char *text, unsigned call, struct lesson_check *c);
    SAMPLER_ZOMBIE_S), and the first children of a run take a while to end. */
 #define CHECK_ZOMBIE_WATCH_S 2.5
 
-struct check_role_facts {
-    uint64_t requests;            /* requests completed (iolab_app.requests summed) */
-    uint64_t bytes;               /* payload bytes delivered (iolab_app.bytes summed) */
-    uint64_t calls[IOLAB_NCALLS]; /* counted calls by enum iolab_call_id */
-    uint64_t syscr, syscw, rchar; /* the kernel's /proc/PID/io figures */
-    uint32_t peak_procs;          /* most processes seen at once (not a sum: a maximum) */
-    uint32_t peak_threads;        /* most threads seen at once, each process counting one at
-                                     least: a thread or a process per request both show */
-    uint32_t peak_zombies;        /* most children left unreaped a second or more, at once */
-    struct iolab_fdsplit fd;      /* the same by kind of descriptor (a check's "fd") */
-    uint64_t cpu_us; /* user + system CPU time, the kernel's own count, in microseconds */
-};
-
+/* What one mode did, over every run of it: the spans of its snapshots added (span_add), its
+   seconds the time the programs ran in it (not paused). A check reads its figure over the span
+   of its modes through the figure table (metrics/figure.h). */
 struct check_mode_facts {
-    int mode;       /* the mode's index in the scenario; -1 when the scenario has no modes */
-    double seconds; /* time the programs ran in this mode */
-    struct check_role_facts roles[LESSON_NROLES];
+    int mode; /* the mode's index in the scenario; -1 when the scenario has no modes */
+    struct span span;
 };
 
 /* What the grader saw of a program beyond the counters, per check (exit and output checks):

@@ -19,8 +19,8 @@ enum { XK_PROGRAM, XK_MATCH, XK_STATUS, XK_WITHIN, XK_FAIL, XK_DIGEST, XK_POINTS
 void check_load_extra(struct load *ld, const cJSON *obj, const cJSON *const *f,
                       const struct lesson_scenario *sc, struct lesson_check *c, int metric_ok)
 {
-    bool exit = metric_ok && c->metric == LESSON_METRIC_EXIT;
-    bool output = metric_ok && c->metric == LESSON_METRIC_OUTPUT;
+    bool exit = metric_ok && c->metric == FIGURE_EXIT;
+    bool output = metric_ok && c->metric == FIGURE_OUTPUT;
     if (f[XK_PROGRAM]) {
         const char *name = f[XK_PROGRAM]->valuestring;
         size_t p = 0;

@@ -511,7 +511,7 @@ static void load_check_role(struct load *ld, const cJSON *v, const struct lesson
     size_t p = 0;
     while (p < sc->nprograms && sc->programs[p].role != role)
         p++;
-    if (metric_ok && c->metric == LESSON_METRIC_SECONDS)
+    if (metric_ok && c->metric == FIGURE_SECONDS)
         load_diag(ld, v, 0, "seconds are counted per mode, not per role; remove \"role\".");
     else if (p == sc->nprograms && !ld->bad_role)
         load_diag(ld, v, 0,
@@ -549,7 +549,7 @@ static void load_check_bounds(struct load *ld, const cJSON *obj, const cJSON *mi
 /* A check's "fd": which kind of descriptor its calls count (check_fd_parse). */
 static void load_check_fd(struct load *ld, const cJSON *v, struct lesson_check *c)
 {
-    if (c->metric != LESSON_METRIC_CALLS && c->metric != LESSON_METRIC_CALLS_PER_REQUEST) {
+    if (c->metric != FIGURE_CALLS && c->metric != FIGURE_CALLS_PER_REQUEST_NAME) {
         load_diag(ld, v, 0,
                   "\"fd\" applies to calls:NAME and calls_per_request:NAME metrics only; "
                   "remove it.");
@@ -615,12 +615,12 @@ static void load_checks(struct load *ld, const cJSON *arr, struct lesson_scenari
             load_check_role(ld, f[CHECK_ROLE], sc, c, metric_ok);
         if (cJSON_IsObject(obj))
             check_load_extra(ld, obj, f + CHECK_NFIELDS, sc, c, metric_ok);
-        if (cJSON_IsObject(obj) && !(metric_ok && c->metric == LESSON_METRIC_EXIT))
+        if (cJSON_IsObject(obj) && !(metric_ok && c->metric == FIGURE_EXIT))
             load_check_bounds(ld, obj, f[CHECK_MIN], f[CHECK_MAX], c);
         if (f[CHECK_FD] && metric_ok)
             load_check_fd(ld, f[CHECK_FD], c);
-        if (metric_ok && (c->metric == LESSON_METRIC_CALLS_PER_REQUEST ||
-                          c->metric == LESSON_METRIC_CPU_PER_REQUEST))
+        if (metric_ok &&
+            (c->metric == FIGURE_CALLS_PER_REQUEST_NAME || c->metric == FIGURE_CPU_MS_PER_REQ))
             load_check_per_request(ld, f[CHECK_METRIC], sc);
     }
 }

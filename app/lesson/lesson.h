@@ -19,6 +19,7 @@
 #ifndef IOLAB_LESSON_H
 #define IOLAB_LESSON_H
 
+#include "metrics/figure.h"
 #include "role.h"
 
 #include <stdbool.h>
@@ -99,33 +100,6 @@ struct lesson_file {
     uint64_t size; /* bytes; the JSON may say 65536, "64K", "16M", "1G" */
 };
 
-/* The figure a check reads (check.h says which role's and mode's). */
-enum lesson_metric {
-    LESSON_METRIC_SECONDS,  /* time the programs ran in the mode */
-    LESSON_METRIC_REQUESTS, /* requests the demos published as completed */
-    LESSON_METRIC_BYTES,    /* payload bytes the demos published as delivered */
-    LESSON_METRIC_CALLS,    /* counted calls of one label: "calls:NAME" */
-    /* Exercise checks (grade.h feeds them): */
-    LESSON_METRIC_EXIT,      /* "exit": a program's exit status, equal to the check's "status" */
-    LESSON_METRIC_OUTPUT,    /* "output": lines of a program's output that match "match" */
-    LESSON_METRIC_SYSCR,     /* "syscr": read-family system calls, as the kernel counts them */
-    LESSON_METRIC_SYSCW,     /* "syscw": write-family system calls, likewise */
-    LESSON_METRIC_READ_SIZE, /* "bytes_per_syscr": the kernel's rchar / syscr: bytes per read */
-    LESSON_METRIC_PROCS,     /* "peak_procs": most processes of the role seen at once */
-    /* "bytes_per_uncut_syscr": rchar / (syscr - the read calls fault injection cut short): bytes
-       per read the kernel was let fill, so a buffered reader is judged fairly under short reads */
-    LESSON_METRIC_READ_FILL,
-    LESSON_METRIC_THREADS, /* "peak_threads": most threads (of every process) seen at once */
-    LESSON_METRIC_ZOMBIES, /* "zombies": most children left unreaped for 1 s, seen at once */
-    LESSON_METRIC_SPAWNS,  /* "spawns": fork() and pthread_create() calls together */
-    /* "calls_per_request:NAME": the role's counted NAME calls (its `call`, as for
-       LESSON_METRIC_CALLS) over the client's requests */
-    LESSON_METRIC_CALLS_PER_REQUEST,
-    /* "cpu_ms_per_request": the role's CPU time (the kernel's utime + stime), in ms, over the
-       client's requests: a server that sleeps between messages spends next to none */
-    LESSON_METRIC_CPU_PER_REQUEST,
-};
-
 /*
  * A check that makes a step done, evaluated against what was measured (check.h). Typed when the
  * pack loads: the metric, call, mode and role are resolved then (a name the step does not have
@@ -133,15 +107,15 @@ enum lesson_metric {
  * each" is two checks with a mode and the metric seconds; "no fork" is calls:fork with max 0.
  */
 struct lesson_check {
-    char *text;                /* shown to the learner: "Run the epoll server for 5 s" */
-    int mode;                  /* index of the mode whose figures count; -1: every mode */
-    enum lesson_metric metric; /* what is measured */
-    unsigned call;             /* enum iolab_call_id, for LESSON_METRIC_CALLS */
-    int role;                  /* enum lesson_role whose figures count; -1: the default (check.h) */
-    bool has_min, has_max;     /* at least one is set */
-    double min, max;           /* holds when min <= value (has_min) and value <= max (has_max) */
-    unsigned fd_kind; /* "fd": 0 any descriptor, else enum iolab_fd_kind + 1 (calls only) */
-    unsigned fd_to;   /* "fd": "src>dst": 0 any destination, else its kind + 1 */
+    char *text;            /* shown to the learner: "Run the epoll server for 5 s" */
+    int mode;              /* index of the mode whose figures count; -1: every mode */
+    enum figure_id metric; /* what is measured */
+    unsigned call;         /* enum iolab_call_id, for FIGURE_CALLS */
+    int role;              /* enum lesson_role whose figures count; -1: the default (check.h) */
+    bool has_min, has_max; /* at least one is set */
+    double min, max;       /* holds when min <= value (has_min) and value <= max (has_max) */
+    unsigned fd_kind;      /* "fd": 0 any descriptor, else enum iolab_fd_kind + 1 (calls only) */
+    unsigned fd_to;        /* "fd": "src>dst": 0 any destination, else its kind + 1 */
     /* Exercise checks (see lessons/README.md): */
     int program;     /* "program": index of the program an exit/output check reads; -1: none */
     char *match;     /* "match": the extended regular expression an output line must match */
@@ -155,28 +129,12 @@ struct lesson_check {
     double points; /* "points": the check's weight in a score (check --json, --junit); 1 unset */
 };
 
-/* A figure of one mode that an expected outcome compares (grade/expect.h computes them). */
-enum lesson_figure {
-    LESSON_FIG_REQUESTS_PER_S, /* "requests_per_s": the client's completed requests per second */
-    LESSON_FIG_BYTES_PER_S,    /* "bytes_per_s": the client's payload bytes per second */
-    LESSON_FIG_CALLS_PER_REQ,  /* "calls_per_request": a role's counted calls per request */
-    LESSON_FIG_CALL_PER_REQ,   /* "calls:NAME/request": one call's count per request */
-    LESSON_FIG_CTX_PER_REQ,    /* "ctx_per_request": context switches (everyone's) per request */
-    LESSON_FIG_CPU_PCT,        /* "cpu_pct": CPU of every program, % of one core */
-    LESSON_FIG_URING_ENTERS_PER_REQ, /* "uring_enters_per_request": a role's io_uring_enter()
-                                        calls per request, as the demo counts them */
-    LESSON_FIG_P50_MS, /* "p50_ms": the client's median request latency, ms, the requests left
-                          waiting included (the comparison's p50) */
-    LESSON_FIG_P99_MS, /* "p99_ms": likewise its 99th percentile */
-    LESSON_NFIGS
-};
-
 /* One side of an expected outcome: a figure of one mode. */
 struct lesson_expect_side {
-    int mode;                  /* index of the mode; -1: the step's only run (no modes) */
-    enum lesson_figure figure; /* what is compared */
-    unsigned call;             /* enum iolab_call_id, for LESSON_FIG_CALL_PER_REQ */
-    int role;                  /* for the per-request call figures: default the server */
+    int mode;              /* index of the mode; -1: the step's only run (no modes) */
+    enum figure_id figure; /* what is compared */
+    unsigned call;         /* enum iolab_call_id, for FIGURE_CALL_PER_REQ */
+    int role;              /* for the per-request call figures: default the server */
 };
 
 enum lesson_cmp { LESSON_CMP_GT, LESSON_CMP_LT };

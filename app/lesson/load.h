@@ -111,6 +111,11 @@ char *load_find_program(struct load *ld, const char *prog);
 void load_program_missing(struct load *ld, const cJSON *v);
 /* Reports every {name} in the argument strings of array v that is not a known placeholder. */
 void load_placeholders_check(struct load *ld, const cJSON *v);
+/* A figure's name among those the format `where` accepts (FIGURE_IN_*, metrics/figure.h) into
+   *fig and, for a per-call figure, *call (load_figure.c, for sweep.c); reports an unknown name
+   with the closest known one, or the list. 0 or -EINVAL. */
+int load_figure(struct load *ld, const cJSON *v, unsigned where, enum figure_id *fig,
+                unsigned *call);
 /* An expected outcome's "figure" name (requests_per_s, calls:NAME/request, ...) into side
    (load_figure.c, for kind_run.c); reports an unknown name. Prediction questions (predict.c)
    name figures alike. */

@@ -34,52 +34,15 @@ static const struct load_field headline_fields[] = {
     [HL_WHY] = {"why", LOAD_STRING, 0},       [HL_AT] = {"at", LOAD_STRING, 0},
 };
 
-/* Each figure: its name in a lesson, its unit beside a number, and what a learner reads in a
-   title ("requests/s by connections"): words, never the lesson's key. */
-static const struct {
-    const char *name, *unit, *label;
-    bool higher_better;
-} sweep_figures[SWEEP_NFIGS] = {
-    [SWEEP_FIG_REQUESTS_PER_S] = {"requests_per_s", "/s", "requests/s", true},
-    [SWEEP_FIG_BYTES_PER_S] = {"bytes_per_s", "B/s", "bytes/s", true},
-    [SWEEP_FIG_CALLS_PER_REQ] = {"calls_per_request", "calls/request", "calls per request", false},
-    [SWEEP_FIG_CALL_PER_REQ] = {"calls:NAME/request", "per request", "calls per request", false},
-    [SWEEP_FIG_SYSCR_PER_REQ] = {"syscr_per_request", "syscr/request", "read calls per request",
-                                 false},
-    [SWEEP_FIG_BYTES_PER_SYSCR] = {"bytes_per_syscr", "B per read call", "bytes per read call",
-                                   true},
-    [SWEEP_FIG_CTX_PER_REQ] = {"ctx_per_request", "switches/request",
-                               "context switches per request", false},
-    [SWEEP_FIG_CPU_PCT] = {"cpu_pct", "% CPU", "CPU", false},
-    [SWEEP_FIG_P50_MS] = {"p50_ms", "ms p50", "median latency", false},
-    [SWEEP_FIG_P99_MS] = {"p99_ms", "ms p99", "p99 latency", false},
-};
-
-const char *sweep_figure_name(enum sweep_figure f)
-{
-    return (unsigned)f < SWEEP_NFIGS ? sweep_figures[f].name : "?";
-}
-
-const char *sweep_figure_unit(enum sweep_figure f)
-{
-    return (unsigned)f < SWEEP_NFIGS ? sweep_figures[f].unit : "";
-}
-
 const char *sweep_title(const struct lesson_sweep *sw, char *buf, size_t len)
 {
-    if (sw->figure == SWEEP_FIG_CALL_PER_REQ && sw->call < IOLAB_NCALLS)
+    if (sw->figure == FIGURE_CALL_PER_REQ && sw->call < IOLAB_NCALLS)
         snprintf(buf, len, "%s calls per request by %s", iolab_call_info[sw->call].label,
                  sw->param);
     else
-        snprintf(buf, len, "%s by %s",
-                 (unsigned)sw->figure < SWEEP_NFIGS ? sweep_figures[sw->figure].label : "?",
+        snprintf(buf, len, "%s by %s", figure_at(sw->figure) ? figure_at(sw->figure)->label : "?",
                  sw->param);
     return buf;
-}
-
-bool sweep_figure_higher_better(enum sweep_figure f)
-{
-    return (unsigned)f < SWEEP_NFIGS && sweep_figures[f].higher_better;
 }
 
 const struct lesson_sweep *lesson_step_sweep(const struct lesson_step *step)
@@ -95,37 +58,9 @@ const struct lesson_headline *lesson_step_headline(const struct lesson_step *ste
 }
 
 /* A figure by name; reports an unknown one with a suggestion. */
-static int sweep_figure_parse(struct load *ld, const cJSON *v, enum sweep_figure *fig,
-                              unsigned *call)
+static int sweep_figure_parse(struct load *ld, const cJSON *v, enum figure_id *fig, unsigned *call)
 {
-    const char *name = v->valuestring;
-    for (int i = 0; i < SWEEP_NFIGS; i++)
-        if (i != SWEEP_FIG_CALL_PER_REQ && !strcmp(name, sweep_figures[i].name)) {
-            *fig = (enum sweep_figure)i;
-            return 0;
-        }
-    const char *slash = strrchr(name, '/');
-    if (slash && !strcmp(slash, "/request") && !strncmp(name, "calls:", 6)) {
-        char metric[96];
-        snprintf(metric, sizeof metric, "%.*s", (int)(slash - name), name);
-        enum lesson_metric m;
-        if (check_metric_parse(metric, &m, call) == 0 && m == LESSON_METRIC_CALLS) {
-            *fig = SWEEP_FIG_CALL_PER_REQ;
-            return 0;
-        }
-    }
-    const char *names[SWEEP_NFIGS];
-    for (int i = 0; i < SWEEP_NFIGS; i++)
-        names[i] = sweep_figures[i].name;
-    char why[160];
-    load_diag(
-        ld, v, 0, "figure \"%s\" is not known; %s", name,
-        load_suggest(why, sizeof why, name, names, SWEEP_NFIGS,
-                     "use requests_per_s, bytes_per_s, calls_per_request, "
-                     "calls:NAME/request, syscr_per_request, bytes_per_syscr, ctx_per_request, "
-                     "cpu_pct, "
-                     "p50_ms or p99_ms."));
-    return -EINVAL;
+    return load_figure(ld, v, FIGURE_IN_SWEEP, fig, call);
 }
 
 /* "4K" -> 4096, "1000" -> 1000: a whole number with an optional K, M or G; -1 when not. */
@@ -189,7 +124,7 @@ struct lesson_sweep *sweep_parse(struct load *ld, const cJSON *v)
     sw->seconds = SWEEP_DEFAULT_SECONDS;
     /* No figure until one parses, so that a headline is not also blamed for differing from a
        figure that was already reported as missing or unknown. */
-    sw->figure = SWEEP_NFIGS;
+    sw->figure = FIGURE_NIDS;
     if (f[SW_PARAM]) {
         static const char *const builtin[] = {LESSON_PLACEHOLDERS};
         const char *p = f[SW_PARAM]->valuestring;
@@ -327,8 +262,8 @@ static void sweep_headline_figure(struct load *ld, const cJSON *v, const struct 
                   "the headline's figure \"%s\" is not its sweep's (%s): the sweep measures only "
                   "its own, so the seed's ratio would stand beside another figure; use the "
                   "sweep's.",
-                  v->valuestring, sweep_figure_name(sw->figure));
-    else if (h->figure == SWEEP_FIG_CALL_PER_REQ && h->call != sw->call)
+                  v->valuestring, figure_at(sw->figure)->name);
+    else if (h->figure == FIGURE_CALL_PER_REQ && h->call != sw->call)
         load_diag(ld, v, 0,
                   "the headline's figure \"%s\" counts another call than its sweep's: the sweep "
                   "measures only its own, so the seed's ratio would stand beside another figure; "
@@ -357,7 +292,7 @@ struct lesson_headline *sweep_headline_parse(struct load *ld, const cJSON *v,
     if (f[HL_BASE])
         h->base = sweep_mode(ld, f[HL_BASE], f[HL_BASE]->valuestring, sc);
     if (f[HL_FIGURE] && sweep_figure_parse(ld, f[HL_FIGURE], &h->figure, &h->call) == 0 && sw &&
-        sw->figure < SWEEP_NFIGS)
+        sw->figure < FIGURE_NIDS)
         sweep_headline_figure(ld, f[HL_FIGURE], h, sw);
     if (f[HL_RATIO]) {
         h->ratio = f[HL_RATIO]->valuedouble;

@@ -30,30 +30,14 @@
 #define SWEEP_MAX_VALUES 32
 #define SWEEP_MAX_MODES  16
 
-/* The figure a point is measured by: the expected outcomes' figures, and latency. */
-enum sweep_figure {
-    SWEEP_FIG_REQUESTS_PER_S,  /* the client's completed requests (the step's unit) per second */
-    SWEEP_FIG_BYTES_PER_S,     /* the client's payload bytes per second */
-    SWEEP_FIG_CALLS_PER_REQ,   /* the role's counted calls per request */
-    SWEEP_FIG_CALL_PER_REQ,    /* one counted call per request: "calls:NAME/request" */
-    SWEEP_FIG_SYSCR_PER_REQ,   /* the kernel's read-family system calls per request (syscr) */
-    SWEEP_FIG_BYTES_PER_SYSCR, /* the client's payload bytes per kernel read call: the size of
-                                  the reads the kernel really saw, whoever made them */
-    SWEEP_FIG_CTX_PER_REQ,     /* context switches per request */
-    SWEEP_FIG_CPU_PCT,         /* CPU of every program, % of one core */
-    SWEEP_FIG_P50_MS,          /* median request latency, ms */
-    SWEEP_FIG_P99_MS,          /* 99th percentile request latency, ms */
-    SWEEP_NFIGS
-};
-
 struct lesson_sweep {
     char *param;                  /* "size": used as {size} in arguments */
     size_t nvalues;               /* points per mode */
     char *text[SWEEP_MAX_VALUES]; /* each value as written: "4K", "1000" (the labels); the
                                      programs get the number: "4096" */
     double x[SWEEP_MAX_VALUES];   /* and as a number: 4096, 1000 */
-    enum sweep_figure figure;     /* the y axis */
-    unsigned call;                /* enum iolab_call_id for SWEEP_FIG_CALL_PER_REQ */
+    enum figure_id figure;        /* the y axis */
+    unsigned call;                /* enum iolab_call_id for FIGURE_CALL_PER_REQ */
     int role;                     /* whose calls the per-request figures count (server) */
     double seconds;               /* each point's length */
     int modes[SWEEP_MAX_MODES];   /* the modes swept, in order; -1: the step has none */
@@ -68,7 +52,7 @@ struct lesson_headline {
     char *text; /* "sendfile 1.94x faster than read+send" */
     int mode;   /* the mode the claim is about */
     int base;   /* the mode it is compared with */
-    enum sweep_figure figure;
+    enum figure_id figure;
     unsigned call;
     double ratio; /* the seed's mode / base */
     char *why;    /* the sentence that explains a difference; may be NULL */
@@ -80,14 +64,9 @@ const struct lesson_sweep *lesson_step_sweep(const struct lesson_step *step);
 /* The headline of a step, or NULL. */
 const struct lesson_headline *lesson_step_headline(const struct lesson_step *step);
 
-/* The figure's name as a lesson writes it ("bytes_per_s") and its unit ("B/s"). */
-const char *sweep_figure_name(enum sweep_figure f);
-const char *sweep_figure_unit(enum sweep_figure f);
 /* What a sweep shows, for a title: "requests/s by connections", "read calls per request by
    size" (never the lesson's keys or its placeholder's braces); into buf. */
 const char *sweep_title(const struct lesson_sweep *sw, char *buf, size_t len);
-/* Whether more is better (throughput) or worse (latency, calls). */
-bool sweep_figure_higher_better(enum sweep_figure f);
 
 /*
  * The scenario that runs one value of the sweep: the same scenario with {param} replaced by the

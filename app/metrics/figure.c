@@ -4,6 +4,7 @@
 #include "figure.h"
 
 #include "stats.h"
+#include "waits.h"
 
 #include <math.h>
 #include <string.h>
@@ -85,6 +86,58 @@ void span_between(const struct snapshot *first, const struct snapshot *last,
     static const uint64_t zero_hist[IOLAB_HIST_BUCKETS];
     stats_hist_sub(out->hist, last->latency_hist[LESSON_ROLE_CLIENT],
                    first ? first->latency_hist[LESSON_ROLE_CLIENT] : zero_hist, IOLAB_HIST_BUCKETS);
+    memcpy(out->waits, last->in_flight_hist[LESSON_ROLE_CLIENT], sizeof out->waits);
+    unsigned cap = iolab_hist_bucket((uint64_t)(fmax(out->seconds, 0.001) * 1e9));
+    for (unsigned k = cap + 1; k < IOLAB_HIST_BUCKETS; k++) {
+        out->waits[cap] += out->waits[k];
+        out->waits[k] = 0;
+    }
+}
+
+static void span_role_add(struct span_role *acc, const struct span_role *d)
+{
+    acc->requests += d->requests;
+    acc->bytes += d->bytes;
+    acc->conns += d->conns;
+    acc->errors += d->errors;
+    acc->failed += d->failed;
+    for (unsigned c = 0; c < IOLAB_NCALLS; c++)
+        acc->calls[c] += d->calls[c];
+    acc->calls_total += d->calls_total;
+    acc->syscr += d->syscr;
+    acc->syscw += d->syscw;
+    acc->rchar += d->rchar;
+    acc->lib_reads += d->lib_reads;
+    acc->lib_writes += d->lib_writes;
+    acc->ctx += d->ctx;
+    acc->cpu_user_s += d->cpu_user_s;
+    acc->cpu_sys_s += d->cpu_sys_s;
+    acc->cpu_us += d->cpu_us;
+    acc->uring_submissions += d->uring_submissions;
+    acc->uring_completions += d->uring_completions;
+    acc->uring_enters += d->uring_enters;
+    /* The per-descriptor counts are one run of counters: field by field. */
+    uint64_t *to = (uint64_t *)&acc->fd;
+    const uint64_t *add = (const uint64_t *)&d->fd;
+    for (size_t k = 0; k < sizeof acc->fd / sizeof(uint64_t); k++)
+        to[k] += add[k];
+    acc->nprocs = d->nprocs > acc->nprocs ? d->nprocs : acc->nprocs;
+    acc->nthreads = d->nthreads > acc->nthreads ? d->nthreads : acc->nthreads;
+    acc->zombies = d->zombies > acc->zombies ? d->zombies : acc->zombies;
+    acc->waiting = d->waiting > acc->waiting ? d->waiting : acc->waiting;
+}
+
+void span_add(struct span *acc, const struct span *d)
+{
+    acc->seconds += d->seconds;
+    for (int r = 0; r < LESSON_NROLES; r++)
+        span_role_add(&acc->roles[r], &d->roles[r]);
+    acc->load_role = d->load_role;
+    acc->requests += d->requests;
+    acc->bytes += d->bytes;
+    for (unsigned k = 0; k < IOLAB_HIST_BUCKETS; k++)
+        acc->hist[k] += d->hist[k];
+    memcpy(acc->waits, d->waits, sizeof acc->waits);
 }
 
 /* ---- the table ---- */
@@ -138,10 +191,44 @@ static bool fig_bytes(const struct span *s, const struct figure_arg *a, double *
     return true;
 }
 
+/* The role's count of the call (every role's with role -1), on one kind of descriptor when the
+   argument names one. */
+static double fig_call_count(const struct span *s, const struct figure_arg *a)
+{
+    if (a->call >= IOLAB_NCALLS)
+        return 0;
+    if (a->role < 0) {
+        struct figure_arg one = *a;
+        double sum = 0;
+        for (one.role = 0; one.role < LESSON_NROLES; one.role++)
+            sum += fig_call_count(s, &one);
+        return sum;
+    }
+    const struct span_role *r = fig_role(s, a);
+    if (!a->fd_kind)
+        return (double)r->calls[a->call];
+    return (double)iolab_fdsplit_count(&r->fd, a->call, (int)a->fd_kind - 1, (int)a->fd_to - 1);
+}
+
+/* n / the client's completed requests, as a check divides: undefined without requests. */
+static bool fig_per_client_request(const struct span *s, double n, double *out)
+{
+    uint64_t req = s->roles[LESSON_ROLE_CLIENT].requests;
+    if (!req)
+        return false;
+    *out = n / (double)req;
+    return true;
+}
+
 static bool fig_calls(const struct span *s, const struct figure_arg *a, double *out)
 {
-    *out = a->call < IOLAB_NCALLS ? (double)fig_role(s, a)->calls[a->call] : 0;
+    *out = fig_call_count(s, a);
     return true;
+}
+
+static bool fig_check_call_per_req(const struct span *s, const struct figure_arg *a, double *out)
+{
+    return fig_per_client_request(s, fig_call_count(s, a), out);
 }
 
 static bool fig_syscr(const struct span *s, const struct figure_arg *a, double *out)
@@ -228,9 +315,10 @@ static bool fig_syscr_per_req(const struct span *s, const struct figure_arg *a, 
 
 static bool fig_bytes_per_syscr(const struct span *s, const struct figure_arg *a, double *out)
 {
+    /* No payload read, or no read call: not a size of reads. */
     uint64_t syscr = fig_role(s, a)->syscr;
     *out = syscr ? (double)s->bytes / (double)syscr : 0;
-    return true;
+    return *out > 0;
 }
 
 static bool fig_ctx_per_req(const struct span *s, const struct figure_arg *a, double *out)
@@ -248,7 +336,7 @@ static bool fig_cpu_pct(const struct span *s, const struct figure_arg *a, double
 
 static bool fig_cpu_ms_per_req(const struct span *s, const struct figure_arg *a, double *out)
 {
-    return fig_per_request(s, (double)fig_role(s, a)->cpu_us / 1000, out);
+    return fig_per_client_request(s, (double)fig_role(s, a)->cpu_us / 1000, out);
 }
 
 static bool fig_uring_per_req(const struct span *s, const struct figure_arg *a, double *out)
@@ -256,80 +344,105 @@ static bool fig_uring_per_req(const struct span *s, const struct figure_arg *a, 
     return fig_per_request(s, (double)fig_role(s, a)->uring_enters, out);
 }
 
-static bool fig_latency(const struct span *s, double q, double *out)
+/* The latency quantiles of the requests answered and of those left waiting (waits.h); undefined
+   without a request answered, so that a run that answered nothing shows no latency. */
+static bool fig_latency(const struct span *s, bool p99, double *out)
 {
-    if (!stats_hist_count(s->hist, IOLAB_HIST_BUCKETS))
+    if (!s->requests)
         return false;
-    *out = (double)stats_hist_quantile(s->hist, q) / 1e6;
+    struct snapshot_latency lat;
+    waits_latency(&lat, s->hist, s->waits);
+    *out = (double)(p99 ? lat.p99_ns : lat.p50_ns) / 1e6;
     return true;
 }
 
 static bool fig_p50(const struct span *s, const struct figure_arg *a, double *out)
 {
     (void)a;
-    return fig_latency(s, 0.50, out);
+    return fig_latency(s, false, out);
 }
 
 static bool fig_p99(const struct span *s, const struct figure_arg *a, double *out)
 {
     (void)a;
-    return fig_latency(s, 0.99, out);
+    return fig_latency(s, true, out);
 }
 
 #define C FIGURE_IN_CHECK
 #define E FIGURE_IN_EXPECT
 #define W FIGURE_IN_SWEEP
 /* Every figure once. The check names come first, in the order the loader suggests them. */
-static const struct figure_def figures[] = {
-    {"seconds", "seconds", "s", FIGURE_NEITHER, C, false, fig_seconds},
-    {"requests", "requests", "requests", FIGURE_HIGHER, C, false, fig_requests},
-    {"bytes", "bytes", "bytes", FIGURE_HIGHER, C, false, fig_bytes},
-    {"exit", "exit status", "exit status", FIGURE_NEITHER, C, false, NULL},
-    {"output", "matching lines", "matching lines", FIGURE_NEITHER, C, false, NULL},
-    {"syscr", "read system calls", "read system calls", FIGURE_LOWER, C, false, fig_syscr},
-    {"syscw", "write system calls", "write system calls", FIGURE_LOWER, C, false, fig_syscw},
+static const struct figure_def figures[FIGURE_NIDS] = {
+    [FIGURE_SECONDS] = {"seconds", "seconds", "s", FIGURE_NEITHER, C, false, fig_seconds},
+    [FIGURE_REQUESTS] = {"requests", "requests", "requests", FIGURE_HIGHER, C, false, fig_requests},
+    [FIGURE_BYTES] = {"bytes", "bytes", "bytes", FIGURE_HIGHER, C, false, fig_bytes},
+    [FIGURE_EXIT] = {"exit", "exit status", "exit status", FIGURE_NEITHER, C, false, NULL},
+    [FIGURE_OUTPUT] = {"output", "matching lines", "matching lines", FIGURE_NEITHER, C, false,
+                       NULL},
+    [FIGURE_SYSCR] = {"syscr", "read system calls", "read system calls", FIGURE_LOWER, C, false,
+                      fig_syscr},
+    [FIGURE_SYSCW] = {"syscw", "write system calls", "write system calls", FIGURE_LOWER, C, false,
+                      fig_syscw},
     /* Two figures share this name: a check reads the role's own rchar per read call, a sweep
        the load's payload bytes per read call of its role. */
-    {"bytes_per_syscr", "bytes per read call", "bytes per read system call", FIGURE_HIGHER, C,
-     false, fig_read_size},
-    {"peak_procs", "processes at once", "processes at once", FIGURE_LOWER, C, false, fig_procs},
-    {"bytes_per_uncut_syscr", "bytes per uncut read call",
-     "bytes per read system call not cut short on purpose", FIGURE_HIGHER, C, false, fig_read_fill},
-    {"peak_threads", "threads at once", "threads at once", FIGURE_LOWER, C, false, fig_threads},
-    {"zombies", "unreaped children", "unreaped children at once", FIGURE_LOWER, C, false,
-     fig_zombies},
-    {"spawns", "spawns", "fork and pthread_create calls", FIGURE_LOWER, C, false, fig_spawns},
-    {"cpu_ms_per_request", "CPU per request", "ms of CPU per request", FIGURE_LOWER, C, false,
-     fig_cpu_ms_per_req},
-    {"calls:", "calls", "calls", FIGURE_NEITHER, C, true, fig_calls},
-    {"calls_per_request:", "calls per request", "calls per request", FIGURE_LOWER, C, true,
-     fig_call_per_req},
-    {"requests_per_s", "requests/s", "/s", FIGURE_HIGHER, E | W, false, fig_requests_per_s},
-    {"bytes_per_s", "bytes/s", "B/s", FIGURE_HIGHER, E | W, false, fig_bytes_per_s},
-    {"calls_per_request", "calls per request", "calls/request", FIGURE_LOWER, E | W, false,
-     fig_calls_per_req},
-    {"calls:NAME/request", "calls per request", "per request", FIGURE_LOWER, E | W, true,
-     fig_call_per_req},
-    {"syscr_per_request", "read calls per request", "syscr/request", FIGURE_LOWER, W, false,
-     fig_syscr_per_req},
-    {"bytes_per_syscr", "bytes per read call", "B per read call", FIGURE_HIGHER, W, false,
-     fig_bytes_per_syscr},
-    {"ctx_per_request", "context switches per request", "switches/request", FIGURE_LOWER, E | W,
-     false, fig_ctx_per_req},
-    {"cpu_pct", "CPU", "% CPU", FIGURE_LOWER, E | W, false, fig_cpu_pct},
-    {"uring_enters_per_request", "io_uring_enter per request", "io_uring_enter/request",
-     FIGURE_LOWER, E, false, fig_uring_per_req},
-    {"p50_ms", "median latency", "ms p50", FIGURE_LOWER, E | W, false, fig_p50},
-    {"p99_ms", "p99 latency", "ms p99", FIGURE_LOWER, E | W, false, fig_p99},
+    [FIGURE_READ_SIZE] = {"bytes_per_syscr", "bytes per read call", "bytes per read system call",
+                          FIGURE_HIGHER, C, false, fig_read_size},
+    [FIGURE_PEAK_PROCS] = {"peak_procs", "processes at once", "processes at once", FIGURE_LOWER, C,
+                           false, fig_procs},
+    [FIGURE_READ_FILL] = {"bytes_per_uncut_syscr", "bytes per uncut read call",
+                          "bytes per read system call not cut short on purpose", FIGURE_HIGHER, C,
+                          false, fig_read_fill},
+    [FIGURE_PEAK_THREADS] = {"peak_threads", "threads at once", "threads at once", FIGURE_LOWER, C,
+                             false, fig_threads},
+    [FIGURE_ZOMBIES] = {"zombies", "unreaped children", "unreaped children at once", FIGURE_LOWER,
+                        C, false, fig_zombies},
+    [FIGURE_SPAWNS] = {"spawns", "spawns", "fork and pthread_create calls", FIGURE_LOWER, C, false,
+                       fig_spawns},
+    [FIGURE_CPU_MS_PER_REQ] = {"cpu_ms_per_request", "CPU per request", "ms of CPU per request",
+                               FIGURE_LOWER, C, false, fig_cpu_ms_per_req},
+    [FIGURE_CALLS] = {"calls:", "calls", "calls", FIGURE_NEITHER, C, true, fig_calls},
+    [FIGURE_CALLS_PER_REQUEST_NAME] = {"calls_per_request:", "calls per request",
+                                       "calls per request", FIGURE_LOWER, C, true,
+                                       fig_check_call_per_req},
+    [FIGURE_REQUESTS_PER_S] = {"requests_per_s", "requests/s", "/s", FIGURE_HIGHER, E | W, false,
+                               fig_requests_per_s, .said = "requests/s", .show = FIGURE_SHOW_PER_S},
+    [FIGURE_BYTES_PER_S] = {"bytes_per_s", "bytes/s", "B/s", FIGURE_HIGHER, E | W, false,
+                            fig_bytes_per_s, .show = FIGURE_SHOW_BYTES_PER_S},
+    [FIGURE_CALLS_PER_REQ] = {"calls_per_request", "calls per request", "calls/request",
+                              FIGURE_LOWER, E | W, false, fig_calls_per_req},
+    [FIGURE_CALL_PER_REQ] = {"calls:NAME/request", "calls per request", "per request", FIGURE_LOWER,
+                             E | W, true, fig_call_per_req},
+    [FIGURE_SYSCR_PER_REQ] = {"syscr_per_request", "read calls per request", "syscr/request",
+                              FIGURE_LOWER, W, false, fig_syscr_per_req},
+    [FIGURE_BYTES_PER_SYSCR] = {"bytes_per_syscr", "bytes per read call", "B per read call",
+                                FIGURE_HIGHER, W, false, fig_bytes_per_syscr},
+    [FIGURE_CTX_PER_REQ] = {"ctx_per_request", "context switches per request", "switches/request",
+                            FIGURE_LOWER, E | W, false, fig_ctx_per_req,
+                            .said = "context switches/request"},
+    [FIGURE_CPU_PCT] = {"cpu_pct", "CPU", "% CPU", FIGURE_LOWER, E | W, false, fig_cpu_pct,
+                        .show = FIGURE_SHOW_PCT},
+    [FIGURE_URING_ENTERS_PER_REQ] = {"uring_enters_per_request", "io_uring_enter per request",
+                                     "io_uring_enter/request", FIGURE_LOWER, E, false,
+                                     fig_uring_per_req,
+                                     .said = "io_uring_enter/request (from the demo)"},
+    [FIGURE_P50_MS] = {"p50_ms", "median latency", "ms p50", FIGURE_LOWER, E | W, false, fig_p50,
+                       .said = "p50 latency", .show = FIGURE_SHOW_MS},
+    [FIGURE_P99_MS] = {"p99_ms", "p99 latency", "ms p99", FIGURE_LOWER, E | W, false, fig_p99,
+                       .said = "p99 latency", .show = FIGURE_SHOW_MS},
 };
 #undef C
 #undef E
 #undef W
 #define FIGURE_N (sizeof figures / sizeof *figures)
 
-const struct figure_def *figure_at(size_t i)
+const struct figure_def *figure_at(enum figure_id id)
 {
-    return i < FIGURE_N ? &figures[i] : NULL;
+    return (unsigned)id < FIGURE_N ? &figures[id] : NULL;
+}
+
+enum figure_id figure_id_of(const struct figure_def *f)
+{
+    return (enum figure_id)(f - figures);
 }
 
 size_t figure_count(void)

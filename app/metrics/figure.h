@@ -52,6 +52,10 @@ struct span {
     int load_role;
     uint64_t requests, bytes; /* the load role's: what every "per request" figure divides by */
     uint64_t hist[IOLAB_HIST_BUCKETS]; /* the client's request latencies answered in the span */
+    /* A gauge: the client's requests still unanswered at the end, by how long they had waited,
+       each at most the span's length (an older age is a stale gauge or began before the span:
+       it counts as having waited the whole span). The latency figures count them (waits.h). */
+    uint64_t waits[IOLAB_HIST_BUCKETS];
 };
 
 /* The growth of one program's or role's figures from a to b; a NULL a counts from zero. */
@@ -69,8 +73,73 @@ struct span_opts {
 void span_between(const struct snapshot *first, const struct snapshot *last,
                   const struct span_opts *opts, struct span *out);
 
+/*
+ * Every figure a lesson can name, once: a check's "metric", an expected outcome's or a
+ * prediction's side, a sweep's y axis or a headline's figure. The table (figure_at) is indexed
+ * by it. One name means two figures in two formats ("bytes_per_syscr"): two ids.
+ */
+enum figure_id {
+    /* Checks (FIGURE_IN_CHECK): */
+    FIGURE_SECONDS,    /* "seconds": time the programs ran in the mode */
+    FIGURE_REQUESTS,   /* "requests": requests the demos published as completed */
+    FIGURE_BYTES,      /* "bytes": payload bytes the demos published as delivered */
+    FIGURE_EXIT,       /* "exit": a program's exit status, equal to the check's "status" */
+    FIGURE_OUTPUT,     /* "output": lines of a program's output that match "match" */
+    FIGURE_SYSCR,      /* "syscr": read-family system calls, as the kernel counts them */
+    FIGURE_SYSCW,      /* "syscw": write-family system calls, likewise */
+    FIGURE_READ_SIZE,  /* a check's "bytes_per_syscr": the kernel's rchar / syscr */
+    FIGURE_PEAK_PROCS, /* "peak_procs": most processes of the role seen at once */
+    /* "bytes_per_uncut_syscr": rchar / (syscr - the read calls fault injection cut short): bytes
+       per read the kernel was let fill, so a buffered reader is judged fairly under short reads */
+    FIGURE_READ_FILL,
+    FIGURE_PEAK_THREADS, /* "peak_threads": most threads (of every process) seen at once */
+    FIGURE_ZOMBIES,      /* "zombies": most children left unreaped for 1 s, seen at once */
+    FIGURE_SPAWNS,       /* "spawns": fork() and pthread_create() calls together */
+    /* "cpu_ms_per_request": the role's CPU time (the kernel's utime + stime), in ms, over the
+       client's requests: a server that sleeps between messages spends next to none */
+    FIGURE_CPU_MS_PER_REQ,
+    FIGURE_CALLS, /* "calls:NAME": counted calls of one label */
+    /* "calls_per_request:NAME": the role's counted NAME calls over the client's requests */
+    FIGURE_CALLS_PER_REQUEST_NAME,
+    /* Expected outcomes and predictions (FIGURE_IN_EXPECT), sweeps (FIGURE_IN_SWEEP): */
+    FIGURE_REQUESTS_PER_S, /* "requests_per_s": the client's completed requests per second */
+    FIGURE_BYTES_PER_S,    /* "bytes_per_s": the client's payload bytes per second */
+    FIGURE_CALLS_PER_REQ,  /* "calls_per_request": a role's counted calls per request */
+    FIGURE_CALL_PER_REQ,   /* "calls:NAME/request": one call's count per request */
+    FIGURE_SYSCR_PER_REQ,  /* "syscr_per_request": the kernel's read-family calls per request */
+    /* a sweep's "bytes_per_syscr": the client's payload bytes per kernel read call: the size of
+       the reads the kernel really saw, whoever made them */
+    FIGURE_BYTES_PER_SYSCR,
+    FIGURE_CTX_PER_REQ, /* "ctx_per_request": context switches (everyone's) per request */
+    FIGURE_CPU_PCT,     /* "cpu_pct": CPU of every program, % of one core */
+    /* "uring_enters_per_request": a role's io_uring_enter() calls per request, as the demo
+       counts them */
+    FIGURE_URING_ENTERS_PER_REQ,
+    FIGURE_P50_MS, /* "p50_ms": the client's median request latency, ms, the requests left
+                      waiting included (the comparison's p50) */
+    FIGURE_P99_MS, /* "p99_ms": likewise its 99th percentile */
+    FIGURE_NIDS
+};
+
+/*
+ * Adds span d to acc, the growth of several spans in one (a mode's, over its runs and restarts):
+ * counts, time and latencies answered add, gauges (processes, threads, zombies, requests
+ * waiting) keep their peak; the load's role and the ages of the requests still waiting (waits)
+ * are d's, the later span's.
+ */
+void span_add(struct span *acc, const struct span *d);
+
 /* Which way is better for a figure. */
 enum figure_better { FIGURE_NEITHER, FIGURE_HIGHER, FIGURE_LOWER };
+
+/* How a value is written beside its figure in a sweep's table and `iolab bench`. */
+enum figure_show {
+    FIGURE_SHOW_PLAIN,       /* three significant figures: "2.5" */
+    FIGURE_SHOW_PER_S,       /* and an SI suffix, per second: "182k/s" */
+    FIGURE_SHOW_BYTES_PER_S, /* likewise in bytes: "4.07 MB/s" */
+    FIGURE_SHOW_MS,          /* a latency in ms: "1.5 ms" */
+    FIGURE_SHOW_PCT,         /* a whole percentage: "93%" */
+};
 
 /* Where the lesson formats accept a figure's name. */
 #define FIGURE_IN_CHECK  1u /* a check's "metric" */
@@ -79,8 +148,12 @@ enum figure_better { FIGURE_NEITHER, FIGURE_HIGHER, FIGURE_LOWER };
 
 /* What a figure is computed for: the role and, for a per-call figure, the call. */
 struct figure_arg {
-    int role;      /* enum lesson_role, resolved by the caller */
+    int role;      /* enum lesson_role, resolved by the caller; -1: every role's calls together
+                      (a check's calls:NAME and calls_per_request:NAME without a role) */
     unsigned call; /* enum iolab_call_id, for figures that name a call */
+    /* A count of calls on one kind of descriptor (a check's "fd"): enum iolab_fd_kind + 1, 0 any
+       descriptor; fd_to likewise for the destination of a call between two. */
+    unsigned fd_kind, fd_to;
 };
 
 struct figure_def {
@@ -92,11 +165,18 @@ struct figure_def {
     bool per_call;  /* the name carries a call label (prefix, or "calls:NAME/request") */
     /* The figure over a span; false when it is not defined there (a ratio over nothing). */
     bool (*value)(const struct span *s, const struct figure_arg *a, double *out);
+    /* What an expected outcome's sentence writes beside the value ("requests/s", "p99
+       latency"), where its wording is not the unit's; NULL: the unit. */
+    const char *said;
+    enum figure_show show; /* how a sweep's table and bench write a value */
 };
 
-/* Every figure, in a fixed order; figure_count() entries. */
-const struct figure_def *figure_at(size_t i);
-size_t figure_count(void);
+/* The figure an id names; NULL for an id out of range. */
+const struct figure_def *figure_at(enum figure_id id);
+size_t figure_count(void); /* FIGURE_NIDS */
+
+/* The id of a figure of the table. */
+enum figure_id figure_id_of(const struct figure_def *f);
 
 /*
  * The figure a name means, or NULL: a plain name ("requests_per_s") or one that carries a call

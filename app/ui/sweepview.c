@@ -397,7 +397,7 @@ static void sweepview_draw_chart(struct sweepview *s, const struct screen_caps *
             if (b >= r->nvalues)
                 continue;
             bool first_wins_after = ys[0][b] > ys[m][b];
-            bool hb = sweep_figure_higher_better(sw->figure);
+            bool hb = figure_at(sw->figure)->better == FIGURE_HIGHER;
             snprintf(cross[ncross++], sizeof cross[0], "%s %s %s between %s=%s and %s",
                      sweepview_mode(r, first_wins_after == hb ? 0 : m), "overtakes",
                      sweepview_mode(r, first_wins_after == hb ? m : 0), sw->param, sw->text[a],
@@ -439,7 +439,7 @@ static void sweepview_draw_chart(struct sweepview *s, const struct screen_caps *
     }
     if (x < in.x + in.w - 4) {
         char unit[64];
-        snprintf(unit, sizeof unit, "(%s%s)", sweep_figure_unit(sw->figure),
+        snprintf(unit, sizeof unit, "(%s%s)", figure_at(sw->figure)->unit,
                  sw->log_x ? ", x log" : "");
         widgets_text(c, x, in.y, in.x + in.w - x, screen_attr(SCREEN_DIM), unit);
     }
@@ -529,8 +529,8 @@ static void sweepview_extra_cell(enum sweepview_extra e, const struct sweep_poin
 static bool sweepview_extra_wanted(const struct sweep_result *r, enum sweepview_extra e)
 {
     if (e == SWEEPVIEW_P99)
-        return r->sw->figure != SWEEP_FIG_P99_MS;
-    if (r->sw->figure == SWEEP_FIG_BYTES_PER_SYSCR)
+        return r->sw->figure != FIGURE_P99_MS;
+    if (r->sw->figure == FIGURE_BYTES_PER_SYSCR)
         return false;
     for (size_t k = 0; k < r->done && k < r->nmodes * r->nvalues; k++)
         if (r->points[k % r->nmodes][k / r->nmodes].bytes_per_syscr > 0)

@@ -27,7 +27,7 @@ lesson_check make(const char *mode, const char *metric, const char *role, double
     c.text = const_cast<char *>("t");
     c.mode = mode ? lesson_mode_find(&sc3, mode) : -1;
     if (check_metric_parse(metric, &c.metric, &c.call) < 0)
-        c.metric = static_cast<lesson_metric>(99); // what no loader lets through
+        c.metric = static_cast<figure_id>(99); // what no loader lets through
     c.role = !role ? -1 : std::string(role) == "server" ? LESSON_ROLE_SERVER : LESSON_ROLE_CLIENT;
     c.has_min = true;
     c.min = min;
@@ -37,10 +37,10 @@ lesson_check make(const char *mode, const char *metric, const char *role, double
 
 TEST_CASE("metrics parse, and every listed name parses")
 {
-    lesson_metric m;
+    figure_id m;
     unsigned call = 0;
     REQUIRE(check_metric_parse("calls:epoll_wait", &m, &call) == 0);
-    CHECK(m == LESSON_METRIC_CALLS);
+    CHECK(m == FIGURE_CALLS);
     CHECK(call == IOLAB_CALL_EPOLL_WAIT);
     CHECK(check_metric_parse("calls:", &m, &call) == -EINVAL);
     CHECK(check_metric_parse("calls:clone", &m, &call) == -EINVAL); // labels, not strace names
@@ -56,7 +56,7 @@ TEST_CASE("metrics parse, and every listed name parses")
     // calls_per_request:NAME for every counted call.
     CHECK(n == 14 + 2 * IOLAB_NCALLS);
     REQUIRE(check_metric_parse("calls_per_request:recvmmsg", &m, &call) == 0);
-    CHECK(m == LESSON_METRIC_CALLS_PER_REQUEST);
+    CHECK(m == FIGURE_CALLS_PER_REQUEST_NAME);
     CHECK(call == IOLAB_CALL_RECVMMSG);
     CHECK(check_metric_parse("calls_per_request:", &m, &call) == -EINVAL);
     CHECK(check_metric_parse("calls_per_request:io_uring_enter", &m, &call) == -EINVAL);
@@ -66,15 +66,15 @@ TEST_CASE("checks read the mode, role and metric they name")
 {
     check_mode_facts modes[2] = {};
     modes[0].mode = 0; // epoll
-    modes[0].seconds = 3.2;
-    modes[0].roles[LESSON_ROLE_SERVER].calls[IOLAB_CALL_EPOLL_WAIT] = 500;
-    modes[0].roles[LESSON_ROLE_CLIENT].calls[IOLAB_CALL_EPOLL_WAIT] = 40;
-    modes[0].roles[LESSON_ROLE_SERVER].requests = 900;
-    modes[0].roles[LESSON_ROLE_CLIENT].requests = 1000;
+    modes[0].span.seconds = 3.2;
+    modes[0].span.roles[LESSON_ROLE_SERVER].calls[IOLAB_CALL_EPOLL_WAIT] = 500;
+    modes[0].span.roles[LESSON_ROLE_CLIENT].calls[IOLAB_CALL_EPOLL_WAIT] = 40;
+    modes[0].span.roles[LESSON_ROLE_SERVER].requests = 900;
+    modes[0].span.roles[LESSON_ROLE_CLIENT].requests = 1000;
     modes[1].mode = 1; // fork
-    modes[1].seconds = 6;
-    modes[1].roles[LESSON_ROLE_SERVER].calls[IOLAB_CALL_FORK] = 8;
-    modes[1].roles[LESSON_ROLE_CLIENT].bytes = 1 << 20;
+    modes[1].span.seconds = 6;
+    modes[1].span.roles[LESSON_ROLE_SERVER].calls[IOLAB_CALL_FORK] = 8;
+    modes[1].span.roles[LESSON_ROLE_CLIENT].bytes = 1 << 20;
     check_facts f = {modes, 2, nullptr, false};
     check_result r;
 
@@ -131,7 +131,7 @@ TEST_CASE("a scenario's checks are counted together")
     sc.nchecks = 2;
     check_mode_facts m = {};
     m.mode = 0; // epoll
-    m.seconds = 2;
+    m.span.seconds = 2;
     check_facts f = {&m, 1, nullptr, false};
     check_result r[2];
     CHECK(check_eval_all(&sc, &f, r) == 1);
@@ -143,9 +143,9 @@ TEST_CASE("calls_per_request divides a role's calls by the client's requests")
 {
     check_mode_facts m = {};
     m.mode = 0;
-    m.seconds = 2;
-    m.roles[LESSON_ROLE_SERVER].calls[IOLAB_CALL_RECVMMSG] = 300;
-    m.roles[LESSON_ROLE_CLIENT].requests = 1000; // datagrams answered
+    m.span.seconds = 2;
+    m.span.roles[LESSON_ROLE_SERVER].calls[IOLAB_CALL_RECVMMSG] = 300;
+    m.span.roles[LESSON_ROLE_CLIENT].requests = 1000; // datagrams answered
     check_facts f = {&m, 1, nullptr, false};
     check_result r;
     char line[160];
@@ -163,13 +163,13 @@ TEST_CASE("calls_per_request divides a role's calls by the client's requests")
     CHECK(std::string(line) == "epoll: 0.30 recvmmsg calls per request, at most 2");
 
     // Five calls a datagram is over the bound.
-    m.roles[LESSON_ROLE_SERVER].calls[IOLAB_CALL_RECVMMSG] = 5000;
+    m.span.roles[LESSON_ROLE_SERVER].calls[IOLAB_CALL_RECVMMSG] = 5000;
     REQUIRE(check_eval(&c, &f, &r) == 0);
     CHECK_FALSE(r.holds);
     CHECK(r.value == Approx(5));
 
     // No request: no ratio, and a maximum does not hold on nothing.
-    m.roles[LESSON_ROLE_CLIENT].requests = 0;
+    m.span.roles[LESSON_ROLE_CLIENT].requests = 0;
     REQUIRE(check_eval(&c, &f, &r) == 0);
     CHECK_FALSE(r.holds);
     check_describe(&c, &sc3, &r, line, sizeof line);
@@ -179,7 +179,7 @@ TEST_CASE("calls_per_request divides a role's calls by the client's requests")
     c.fail = const_cast<char *>("batch the datagrams");
     check_explain(&c, &sc3, &r, line, sizeof line);
     CHECK(std::string(line).find("batch the datagrams") == std::string::npos);
-    m.roles[LESSON_ROLE_CLIENT].requests = 100; // 50 calls a datagram: now it is said
+    m.span.roles[LESSON_ROLE_CLIENT].requests = 100; // 50 calls a datagram: now it is said
     REQUIRE(check_eval(&c, &f, &r) == 0);
     check_explain(&c, &sc3, &r, line, sizeof line);
     CHECK(std::string(line).find(": batch the datagrams") != std::string::npos);
@@ -189,9 +189,9 @@ TEST_CASE("cpu_ms_per_request reads the kernel's CPU time of the role per client
 {
     check_mode_facts m = {};
     m.mode = 0;
-    m.seconds = 4;
-    m.roles[LESSON_ROLE_SERVER].cpu_us = 3000000; // a server that spun for 3 s
-    m.roles[LESSON_ROLE_CLIENT].requests = 200;
+    m.span.seconds = 4;
+    m.span.roles[LESSON_ROLE_SERVER].cpu_us = 3000000; // a server that spun for 3 s
+    m.span.roles[LESSON_ROLE_CLIENT].requests = 200;
     check_facts f = {&m, 1, nullptr, false};
     check_result r;
     char line[160];
@@ -206,7 +206,7 @@ TEST_CASE("cpu_ms_per_request reads the kernel's CPU time of the role per client
     CHECK(std::string(line) == "epoll: 15.00 ms of CPU per request, at most 1");
     CHECK_FALSE(check_monotonic(&c));
 
-    m.roles[LESSON_ROLE_SERVER].cpu_us = 8000; // one that slept: 8 ms in all
+    m.span.roles[LESSON_ROLE_SERVER].cpu_us = 8000; // one that slept: 8 ms in all
     REQUIRE(check_eval(&c, &f, &r) == 0);
     CHECK(r.holds);
     CHECK(r.value == Approx(0.04));

@@ -15,7 +15,7 @@ extern "C" {
 namespace
 {
 
-lesson_check make(lesson_metric m)
+lesson_check make(figure_id m)
 {
     lesson_check c{};
     c.mode = -1;
@@ -39,12 +39,11 @@ TEST_CASE("a check is decided as soon as its figure settles it")
 {
     check_mode_facts m{};
     m.mode = -1;
-    m.seconds = 1.0;
-    m.roles[LESSON_ROLE_CLIENT].requests = 5;
-    m.roles[LESSON_ROLE_SERVER].calls[IOLAB_CALL_FORK] = 2;
-    lesson_check c[5] = {make(LESSON_METRIC_REQUESTS), make(LESSON_METRIC_REQUESTS),
-                         make(LESSON_METRIC_CALLS), make(LESSON_METRIC_CALLS),
-                         make(LESSON_METRIC_REQUESTS)};
+    m.span.seconds = 1.0;
+    m.span.roles[LESSON_ROLE_CLIENT].requests = 5;
+    m.span.roles[LESSON_ROLE_SERVER].calls[IOLAB_CALL_FORK] = 2;
+    lesson_check c[5] = {make(FIGURE_REQUESTS), make(FIGURE_REQUESTS), make(FIGURE_CALLS),
+                         make(FIGURE_CALLS), make(FIGURE_REQUESTS)};
     c[0].has_min = true, c[0].min = 4;  // reached: decided, holds
     c[1].has_min = true, c[1].min = 10; // not yet: open
     c[2].call = IOLAB_CALL_FORK, c[2].role = LESSON_ROLE_SERVER, c[2].has_max = true;
@@ -70,7 +69,7 @@ TEST_CASE("a check is decided as soon as its figure settles it")
 TEST_CASE("a failing message says what was expected, what was seen, the time limit and where "
           "to look")
 {
-    lesson_check c = make(LESSON_METRIC_REQUESTS);
+    lesson_check c = make(FIGURE_REQUESTS);
     c.has_min = true, c.min = 4, c.within = 3;
     char fail[] = "converse() must answer every line (its TODO)";
     c.fail = fail;
@@ -86,12 +85,12 @@ TEST_CASE("exit and output checks read what the grader observed, ratios and maxi
 {
     check_mode_facts m{};
     m.mode = -1;
-    m.seconds = 2;
-    m.roles[LESSON_ROLE_CLIENT].rchar = 4096 * 100;
-    m.roles[LESSON_ROLE_CLIENT].syscr = 101;
-    m.roles[LESSON_ROLE_SERVER].peak_procs = 5;
-    lesson_check c[4] = {make(LESSON_METRIC_EXIT), make(LESSON_METRIC_OUTPUT),
-                         make(LESSON_METRIC_READ_SIZE), make(LESSON_METRIC_PROCS)};
+    m.span.seconds = 2;
+    m.span.roles[LESSON_ROLE_CLIENT].rchar = 4096 * 100;
+    m.span.roles[LESSON_ROLE_CLIENT].syscr = 101;
+    m.span.roles[LESSON_ROLE_SERVER].nprocs = 5;
+    lesson_check c[4] = {make(FIGURE_EXIT), make(FIGURE_OUTPUT), make(FIGURE_READ_SIZE),
+                         make(FIGURE_PEAK_PROCS)};
     c[0].program = 0, c[0].has_status = true, c[0].status = 0;
     c[1].program = 0, c[1].has_min = true, c[1].min = 2;
     c[2].has_min = true, c[2].min = 4000;
@@ -114,15 +113,14 @@ TEST_CASE("a process or a thread per request: threads at once, fork and pthread_
           "together, children left unreaped, each a maximum over the modes")
 {
     check_mode_facts m[2]{};
-    m[0].mode = 0, m[0].seconds = 2;
-    m[1].mode = 1, m[1].seconds = 2;
-    m[0].roles[LESSON_ROLE_SERVER].peak_threads = 9; // eight threads (or children) and main
-    m[1].roles[LESSON_ROLE_SERVER].peak_threads = 2;
-    m[0].roles[LESSON_ROLE_SERVER].calls[IOLAB_CALL_FORK] = 3;
-    m[0].roles[LESSON_ROLE_SERVER].calls[IOLAB_CALL_PTHREAD_CREATE] = 5;
-    m[1].roles[LESSON_ROLE_SERVER].peak_zombies = 4;
-    lesson_check c[3] = {make(LESSON_METRIC_THREADS), make(LESSON_METRIC_SPAWNS),
-                         make(LESSON_METRIC_ZOMBIES)};
+    m[0].mode = 0, m[0].span.seconds = 2;
+    m[1].mode = 1, m[1].span.seconds = 2;
+    m[0].span.roles[LESSON_ROLE_SERVER].nthreads = 9; // eight threads (or children) and main
+    m[1].span.roles[LESSON_ROLE_SERVER].nthreads = 2;
+    m[0].span.roles[LESSON_ROLE_SERVER].calls[IOLAB_CALL_FORK] = 3;
+    m[0].span.roles[LESSON_ROLE_SERVER].calls[IOLAB_CALL_PTHREAD_CREATE] = 5;
+    m[1].span.roles[LESSON_ROLE_SERVER].zombies = 4;
+    lesson_check c[3] = {make(FIGURE_PEAK_THREADS), make(FIGURE_SPAWNS), make(FIGURE_ZOMBIES)};
     for (auto &x : c)
         x.role = LESSON_ROLE_SERVER;
     c[0].has_min = true, c[0].min = 5;
@@ -135,7 +133,7 @@ TEST_CASE("a process or a thread per request: threads at once, fork and pthread_
     CHECK((r[0].holds && r[0].value == 9)); // the larger of the two modes, not their sum
     CHECK((r[1].holds && r[1].value == 8)); // three forks and five threads
     CHECK((!r[2].holds && r[2].decided && r[2].value == 4));
-    enum lesson_metric metric;
+    enum figure_id metric;
     unsigned call;
     for (const char *name : {"peak_threads", "zombies", "spawns"})
         CHECK(check_metric_parse(name, &metric, &call) == 0);
@@ -145,7 +143,7 @@ TEST_CASE("a server that aborts after the verdicts still has its signal and its 
 {
     // The client that lost its server often exits first, deciding every check; the server is
     // still writing its sanitizer's report, and iolab may have asked it to stop meanwhile.
-    lesson_check c = make(LESSON_METRIC_REQUESTS);
+    lesson_check c = make(FIGURE_REQUESTS);
     c.has_min = true, c.min = 4;
     lesson_program progs[2]{};
     char server[] = "server", client[] = "client";
@@ -206,11 +204,11 @@ TEST_CASE("bytes per uncut read: reads fault injection cut short leave the count
     // short on purpose (about 2 KiB each), one found the end of the file.
     check_mode_facts m{};
     m.mode = -1;
-    m.seconds = 1;
-    m.roles[LESSON_ROLE_CLIENT].rchar = 4096 * 800 + 2048 * 350;
-    m.roles[LESSON_ROLE_CLIENT].syscr = 800 + 350 + 1;
-    m.roles[LESSON_ROLE_CLIENT].fd.faults[IOLAB_FAULT_SHORT_READ] = 350;
-    lesson_check c[2] = {make(LESSON_METRIC_READ_FILL), make(LESSON_METRIC_READ_SIZE)};
+    m.span.seconds = 1;
+    m.span.roles[LESSON_ROLE_CLIENT].rchar = 4096 * 800 + 2048 * 350;
+    m.span.roles[LESSON_ROLE_CLIENT].syscr = 800 + 350 + 1;
+    m.span.roles[LESSON_ROLE_CLIENT].fd.faults[IOLAB_FAULT_SHORT_READ] = 350;
+    lesson_check c[2] = {make(FIGURE_READ_FILL), make(FIGURE_READ_SIZE)};
     c[0].has_min = c[1].has_min = true;
     c[0].min = c[1].min = 4000;
     lesson_scenario sc = scenario(c, 2);
@@ -231,7 +229,7 @@ TEST_CASE("a program that says what must not be said decides the run, the rest i
 {
     // A client rejected a download: the step cannot pass, and the check still waiting for its
     // requests must not be failed with a sentence about another fix.
-    lesson_check c[2] = {make(LESSON_METRIC_REQUESTS), make(LESSON_METRIC_OUTPUT)};
+    lesson_check c[2] = {make(FIGURE_REQUESTS), make(FIGURE_OUTPUT)};
     c[0].has_min = true, c[0].min = 20, c[0].within = 5;
     c[0].fail = (char *)"send_file() must send all size bytes (its TODO)";
     c[1].program = 0, c[1].has_max = true, c[1].max = 0;

@@ -42,7 +42,7 @@ struct Fixture {
         rows[0].in_flight = rows[0].waiting = 7;
         rows[0].in_flight_hist[iolab_hist_bucket(2000000000ull)] = 7;
     }
-    static lesson_expect compare(lesson_figure fig, int left, lesson_cmp op, int right)
+    static lesson_expect compare(figure_id fig, int left, lesson_cmp op, int right)
     {
         lesson_expect e = {};
         e.text = (char *)"iterative keeps clients waiting";
@@ -67,7 +67,7 @@ struct Fixture {
 TEST_CASE("expect: p99_ms counts the clients left waiting, as the comparison does")
 {
     Fixture f;
-    lesson_expect e = Fixture::compare(LESSON_FIG_P99_MS, 0, LESSON_CMP_GT, 1);
+    lesson_expect e = Fixture::compare(FIGURE_P99_MS, 0, LESSON_CMP_GT, 1);
     // Answered requests only: the two modes look alike and the outcome does not hold.
     expect_verdict v = expect_judge(&f.sc, &e, f.rows, 2);
     CHECK(v.state == EXPECT_DIFFERS);
@@ -97,7 +97,7 @@ TEST_CASE("expect: p50_ms against a bound in milliseconds")
     f.leave_waiting();
     lesson_expect e = {};
     e.text = (char *)"half of epoll's requests take under a millisecond";
-    e.left = {1, LESSON_FIG_P50_MS, 0, LESSON_ROLE_SERVER};
+    e.left = {1, FIGURE_P50_MS, 0, LESSON_ROLE_SERVER};
     e.op = LESSON_CMP_LT;
     e.value = 1;
     expect_verdict v = expect_judge(&f.sc, &e, f.rows, 2);
@@ -119,7 +119,7 @@ TEST_CASE("expect: p50_ms against a bound in milliseconds")
 TEST_CASE("expect: a latency is undecided until the mode ran long enough with requests")
 {
     Fixture f;
-    lesson_expect e = Fixture::compare(LESSON_FIG_P99_MS, 0, LESSON_CMP_GT, 1);
+    lesson_expect e = Fixture::compare(FIGURE_P99_MS, 0, LESSON_CMP_GT, 1);
     f.rows[1].seconds = EXPECT_MIN_SECONDS / 2;
     CHECK(expect_judge(&f.sc, &e, f.rows, 2).state == EXPECT_UNDECIDED);
     CHECK(f.say(e) == "not measured yet: run iterative and epoll for a few seconds");
@@ -169,9 +169,9 @@ TEST_CASE("expect: the loader takes p50_ms and p99_ms and names them for a missp
             REQUIRE(rc == 0);
             const lesson_scenario *sc = lesson_step_scenario(&p->lessons[0].steps[0]);
             REQUIRE(sc->nexpects == 2);
-            CHECK(sc->expects[0].left.figure == LESSON_FIG_P99_MS);
-            CHECK(sc->expects[0].right.figure == LESSON_FIG_P99_MS);
-            CHECK(sc->expects[1].left.figure == LESSON_FIG_P50_MS);
+            CHECK(sc->expects[0].left.figure == FIGURE_P99_MS);
+            CHECK(sc->expects[0].right.figure == FIGURE_P99_MS);
+            CHECK(sc->expects[1].left.figure == FIGURE_P50_MS);
         } else {
             CHECK(rc == -EINVAL);
             REQUIRE(diags.n == 1);

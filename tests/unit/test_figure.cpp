@@ -115,15 +115,25 @@ TEST_CASE("figures: every name is found once per format, with its unit and the b
     CHECK(chk != swp);
 
     // Every figure of the table is found by its own name in the formats it lists.
+    CHECK(figure_count() == FIGURE_NIDS);
     for (size_t i = 0; i < figure_count(); i++) {
-        const figure_def *d = figure_at(i);
+        const figure_def *d = figure_at(static_cast<figure_id>(i));
+        REQUIRE(d);
+        REQUIRE(d->name);
         INFO(d->name);
+        CHECK(figure_id_of(d) == static_cast<figure_id>(i));
         CHECK(d->label[0]);
         if (!d->per_call) {
             CHECK(figure_find_in(d->name, d->where, &call) == d);
         }
     }
-    CHECK(figure_at(figure_count()) == nullptr);
+    CHECK(figure_at(FIGURE_NIDS) == nullptr);
+    // The ids name the table's rows.
+    CHECK(figure_find_in("bytes_per_syscr", FIGURE_IN_CHECK, &call) == figure_at(FIGURE_READ_SIZE));
+    CHECK(figure_find_in("bytes_per_syscr", FIGURE_IN_SWEEP, &call) ==
+          figure_at(FIGURE_BYTES_PER_SYSCR));
+    CHECK(figure_find("calls:fork", &call) == figure_at(FIGURE_CALLS));
+    CHECK(figure_find("calls:read/request", &call) == figure_at(FIGURE_CALL_PER_REQ));
 }
 
 TEST_CASE("figures: values over a span, and per-request figures undefined without requests")
@@ -139,7 +149,7 @@ TEST_CASE("figures: values over a span, and per-request figures undefined withou
     span s;
     span_between(a.get(), b.get(), nullptr, &s);
     unsigned call = 0;
-    figure_arg arg = {LESSON_ROLE_SERVER, 0};
+    figure_arg arg = {LESSON_ROLE_SERVER, 0, 0, 0};
     double v = -1;
 
     REQUIRE(figure_find("requests_per_s", &call)->value(&s, &arg, &v));
@@ -162,4 +172,44 @@ TEST_CASE("figures: values over a span, and per-request figures undefined withou
     span_between(a.get(), c.get(), nullptr, &none);
     CHECK_FALSE(figure_find("calls_per_request", &call)->value(&none, &arg, &v));
     CHECK_FALSE(figure_find("p99_ms", &call)->value(&none, &arg, &v));
+}
+
+TEST_CASE("span_add: counts and time add, gauges keep their peak, ratios are of the sums")
+{
+    auto a = blank(0), b = blank(2), c = blank(5);
+    b->roles[LESSON_ROLE_CLIENT].requests = 100;
+    b->roles[LESSON_ROLE_SERVER].calls[IOLAB_CALL_READ].count = 300;
+    b->roles[LESSON_ROLE_CLIENT].calls[IOLAB_CALL_READ].count = 20;
+    b->roles[LESSON_ROLE_SERVER].syscr = 10;
+    b->roles[LESSON_ROLE_SERVER].rchar = 1000;
+    b->roles[LESSON_ROLE_SERVER].nthreads = 9;
+    c->roles[LESSON_ROLE_CLIENT].requests = 400;
+    c->roles[LESSON_ROLE_SERVER].calls[IOLAB_CALL_READ].count = 900;
+    c->roles[LESSON_ROLE_SERVER].syscr = 40;
+    c->roles[LESSON_ROLE_SERVER].rchar = 16000;
+    c->roles[LESSON_ROLE_SERVER].nthreads = 2;
+    span first, second, acc;
+    span_between(a.get(), b.get(), nullptr, &first);
+    span_between(b.get(), c.get(), nullptr, &second);
+    memset(&acc, 0, sizeof acc);
+    span_add(&acc, &first);
+    span_add(&acc, &second);
+    CHECK(acc.seconds == Approx(5));
+    CHECK(acc.roles[LESSON_ROLE_CLIENT].requests == 400);
+    CHECK(acc.roles[LESSON_ROLE_SERVER].calls[IOLAB_CALL_READ] == 900);
+    CHECK(acc.roles[LESSON_ROLE_SERVER].nthreads == 9); // the peak, not the last nor the sum
+
+    double v = 0;
+    figure_arg server = {LESSON_ROLE_SERVER, IOLAB_CALL_READ, 0, 0};
+    REQUIRE(figure_at(FIGURE_READ_SIZE)->value(&acc, &server, &v));
+    CHECK(v == Approx(400)); // 16000 bytes over 40 reads, not the mean of 100 and 500
+    REQUIRE(figure_at(FIGURE_PEAK_THREADS)->value(&acc, &server, &v));
+    CHECK(v == 9);
+    // A check's calls_per_request:read divides by the client's requests; role -1 counts every
+    // role's calls.
+    REQUIRE(figure_at(FIGURE_CALLS_PER_REQUEST_NAME)->value(&acc, &server, &v));
+    CHECK(v == Approx(900.0 / 400));
+    figure_arg every = {-1, IOLAB_CALL_READ, 0, 0};
+    REQUIRE(figure_at(FIGURE_CALLS)->value(&acc, &every, &v));
+    CHECK(v == 920);
 }

@@ -13,7 +13,7 @@ extern "C" {
 namespace
 {
 
-lesson_check make(lesson_metric m)
+lesson_check make(figure_id m)
 {
     lesson_check c{};
     c.mode = -1;
@@ -36,8 +36,7 @@ lesson_scenario scenario(lesson_check *checks, size_t n)
 // Issue 26: counts a program wrote into its own slot are not believed past what the kernel saw.
 TEST_CASE("counted calls the kernel did not see fail every check that reads the counter page")
 {
-    lesson_check c[3] = {make(LESSON_METRIC_CALLS), make(LESSON_METRIC_SYSCR),
-                         make(LESSON_METRIC_OUTPUT)};
+    lesson_check c[3] = {make(FIGURE_CALLS), make(FIGURE_SYSCR), make(FIGURE_OUTPUT)};
     c[0].call = IOLAB_CALL_READ, c[0].has_min = true, c[0].min = 1;
     c[1].has_min = true, c[1].min = 1;
     c[2].program = 0, c[2].has_max = true, c[2].max = 0;
@@ -125,7 +124,7 @@ TEST_CASE("counted calls the kernel did not see fail every check that reads the 
 
 TEST_CASE("an output check with a digest counts only lines that carry the file's own digest")
 {
-    lesson_check c = make(LESSON_METRIC_OUTPUT);
+    lesson_check c = make(FIGURE_OUTPUT);
     c.program = 0, c.has_min = true, c.min = 1;
     char match[] = "^pass [0-9]+: fnv ([0-9a-f]{16})", digest[] = "data.bin", fail[] = "look";
     c.match = match;

@@ -39,7 +39,7 @@ struct Fixture {
     {
         lesson_predict p = {};
         p.kind = LESSON_PREDICT_NUMBER;
-        p.figure = {mode, LESSON_FIG_CALL_PER_REQ, IOLAB_CALL_READ, LESSON_ROLE_SERVER};
+        p.figure = {mode, FIGURE_CALL_PER_REQ, IOLAB_CALL_READ, LESSON_ROLE_SERVER};
         p.tolerance = tolerance;
         return p;
     }
@@ -47,7 +47,7 @@ struct Fixture {
     {
         lesson_predict p = {};
         p.kind = kind;
-        p.figure = {-1, LESSON_FIG_CTX_PER_REQ, 0, LESSON_ROLE_SERVER};
+        p.figure = {-1, FIGURE_CTX_PER_REQ, 0, LESSON_ROLE_SERVER};
         p.tolerance = tolerance;
         p.modes = candidates;
         p.nmodes = 3;

@@ -63,11 +63,11 @@ TEST_CASE("session: increments go to the running mode, across a restart")
     const check_mode_facts *e = find(s, "epoll"), *k = find(s, "fork");
     REQUIRE(e);
     REQUIRE(k);
-    CHECK(e->seconds == Approx(2.0));
-    CHECK(e->roles[LESSON_ROLE_CLIENT].requests == 1000);
-    CHECK(k->seconds == Approx(2.0));
-    CHECK(k->roles[LESSON_ROLE_CLIENT].requests == 500);
-    CHECK(k->roles[LESSON_ROLE_SERVER].calls[IOLAB_CALL_FORK] == 8);
+    CHECK(e->span.seconds == Approx(2.0));
+    CHECK(e->span.roles[LESSON_ROLE_CLIENT].requests == 1000);
+    CHECK(k->span.seconds == Approx(2.0));
+    CHECK(k->span.roles[LESSON_ROLE_CLIENT].requests == 500);
+    CHECK(k->span.roles[LESSON_ROLE_SERVER].calls[IOLAB_CALL_FORK] == 8);
 
     // A restart: the engine's totals start from zero; the session keeps what it had.
     session_new_run(&s);
@@ -75,15 +75,15 @@ TEST_CASE("session: increments go to the running mode, across a restart")
     session_update(&s, &f.sc, &a);
     a = snap_at(1.1, 1, 110, 3);
     session_update(&s, &f.sc, &a);
-    CHECK(k->seconds == Approx(3.0));
-    CHECK(k->roles[LESSON_ROLE_CLIENT].requests == 600);
-    CHECK(k->roles[LESSON_ROLE_SERVER].calls[IOLAB_CALL_FORK] == 10);
+    CHECK(k->span.seconds == Approx(3.0));
+    CHECK(k->span.roles[LESSON_ROLE_CLIENT].requests == 600);
+    CHECK(k->span.roles[LESSON_ROLE_SERVER].calls[IOLAB_CALL_FORK] == 10);
 
     // The facts feed the lesson's checks.
     lesson_check ck = {};
     ck.mode = 1; // fork
     ck.role = -1;
-    ck.metric = LESSON_METRIC_SECONDS;
+    ck.metric = FIGURE_SECONDS;
     ck.has_min = true;
     ck.min = 3;
     check_facts facts;
@@ -129,8 +129,8 @@ TEST_CASE("session: in an exercise, requests and bytes come from the programs th
     check_facts facts;
     session_facts(&s, &facts);
     REQUIRE(facts.nmodes == 1);
-    CHECK(facts.modes[0].roles[LESSON_ROLE_CLIENT].requests == 3);
-    CHECK(facts.modes[0].roles[LESSON_ROLE_CLIENT].bytes == 30);
+    CHECK(facts.modes[0].span.roles[LESSON_ROLE_CLIENT].requests == 3);
+    CHECK(facts.modes[0].span.roles[LESSON_ROLE_CLIENT].bytes == 30);
 
     // Outside an exercise every program counts.
     f.sc.has_learner = false;
@@ -138,7 +138,7 @@ TEST_CASE("session: in an exercise, requests and bytes come from the programs th
     at(0.0, 0, 0);
     at(1.0, 3, 5000);
     session_facts(&s, &facts);
-    CHECK(facts.modes[0].roles[LESSON_ROLE_CLIENT].requests == 5003);
+    CHECK(facts.modes[0].span.roles[LESSON_ROLE_CLIENT].requests == 5003);
 }
 
 TEST_CASE("session: paused time does not count, totals that go backwards only set the base")
@@ -155,8 +155,8 @@ TEST_CASE("session: paused time does not count, totals that go backwards only se
     session_update(&s, &f.sc, &a);
     const check_mode_facts *e = find(s, "epoll");
     REQUIRE(e);
-    CHECK(e->seconds == 0);
-    CHECK(e->roles[LESSON_ROLE_CLIENT].requests == 100);
+    CHECK(e->span.seconds == 0);
+    CHECK(e->span.roles[LESSON_ROLE_CLIENT].requests == 100);
 }
 
 TEST_CASE("session: a run's first snapshot is growth from zero, not a base")
@@ -171,9 +171,9 @@ TEST_CASE("session: a run's first snapshot is growth from zero, not a base")
     session_update(&s, &f.sc, &a);
     const check_mode_facts *e = find(s, "epoll");
     REQUIRE(e);
-    CHECK(e->roles[LESSON_ROLE_SERVER].calls[IOLAB_CALL_FORK] == 2);
-    CHECK(e->roles[LESSON_ROLE_CLIENT].requests == 3);
-    CHECK(e->seconds == Approx(0.05)); // the mode ran from the run's start to the sample
+    CHECK(e->span.roles[LESSON_ROLE_SERVER].calls[IOLAB_CALL_FORK] == 2);
+    CHECK(e->span.roles[LESSON_ROLE_CLIENT].requests == 3);
+    CHECK(e->span.seconds == Approx(0.05)); // the mode ran from the run's start to the sample
 
     // A grader that joins a run later (its first snapshot is not the run's first) only takes
     // the base, as before.
@@ -183,5 +183,5 @@ TEST_CASE("session: a run's first snapshot is growth from zero, not a base")
     a.seq = 30;
     session_update(&late, &f.sc, &a);
     const check_mode_facts *l = find(late, "epoll");
-    CHECK((l == nullptr || l->roles[LESSON_ROLE_SERVER].calls[IOLAB_CALL_FORK] == 0));
+    CHECK((l == nullptr || l->span.roles[LESSON_ROLE_SERVER].calls[IOLAB_CALL_FORK] == 0));
 }

@@ -88,7 +88,7 @@ TEST_CASE("a sweep and a headline load as data")
     CHECK(sw->x[3] == 65536);
     CHECK(sw->log_x); // 8 to 64K spans far more than a factor of 16
     CHECK(sw->bytes_x);
-    CHECK(sw->figure == SWEEP_FIG_BYTES_PER_S);
+    CHECK(sw->figure == FIGURE_BYTES_PER_S);
     REQUIRE(sw->nmodes == 2); // every mode when the sweep names none
     CHECK(sw->modes[0] == 0);
     CHECK(sw->modes[1] == 1);
@@ -226,7 +226,7 @@ TEST_CASE("a point's figures are the growth between its two snapshots")
     b.roles[LESSON_ROLE_CLIENT].cpu_user_s = 0.5; // 25% of one core over 2 s
     lesson_sweep sw = {};
     sw.role = LESSON_ROLE_SERVER;
-    sw.figure = SWEEP_FIG_REQUESTS_PER_S;
+    sw.figure = FIGURE_REQUESTS_PER_S;
     sweep_point p = {};
     sweep_point_measure(&sw, &a, &b, &p);
     CHECK(p.seconds == Approx(2));
@@ -252,7 +252,7 @@ TEST_CASE("a point's figures are the growth between its two snapshots")
     CHECK(p.p99_ms < 2600);
 
     // Per-request figures need requests.
-    sw.figure = SWEEP_FIG_P99_MS;
+    sw.figure = FIGURE_P99_MS;
     b.roles[LESSON_ROLE_CLIENT].requests = 100;
     sweep_point_measure(&sw, &a, &b, &p);
     CHECK_FALSE(p.has_figure);

@@ -15,7 +15,7 @@ extern "C" {
 namespace
 {
 
-struct lesson_sweep sweep_of(enum sweep_figure f, const char *param)
+struct lesson_sweep sweep_of(enum figure_id f, const char *param)
 {
     struct lesson_sweep sw = {};
     sw.param = const_cast<char *>(param);
@@ -39,17 +39,17 @@ bool two_points(void *data, const struct lesson_expect_side *side, double *out)
 TEST_CASE("sweep_title: the figure and the parameter in words, never a key or braces")
 {
     char buf[128];
-    struct lesson_sweep sw = sweep_of(SWEEP_FIG_REQUESTS_PER_S, "connections");
+    struct lesson_sweep sw = sweep_of(FIGURE_REQUESTS_PER_S, "connections");
     CHECK(std::string(sweep_title(&sw, buf, sizeof buf)) == "requests/s by connections");
-    sw = sweep_of(SWEEP_FIG_BYTES_PER_SYSCR, "size");
+    sw = sweep_of(FIGURE_BYTES_PER_SYSCR, "size");
     CHECK(std::string(sweep_title(&sw, buf, sizeof buf)) == "bytes per read call by size");
-    sw = sweep_of(SWEEP_FIG_P99_MS, "n");
+    sw = sweep_of(FIGURE_P99_MS, "n");
     CHECK(std::string(sweep_title(&sw, buf, sizeof buf)) == "p99 latency by n");
 }
 
 TEST_CASE("sweep_point_expect_figure: a measured point's figures, per request only with requests")
 {
-    struct lesson_sweep sw = sweep_of(SWEEP_FIG_REQUESTS_PER_S, "n");
+    struct lesson_sweep sw = sweep_of(FIGURE_REQUESTS_PER_S, "n");
     struct sweep_point p = {};
     p.measured = true;
     p.seconds = 0.1;
@@ -57,29 +57,29 @@ TEST_CASE("sweep_point_expect_figure: a measured point's figures, per request on
     p.requests_per_s = 1000;
     p.ctx_per_request = 2.5;
     p.p99_ms = 1.5;
-    struct lesson_expect_side side = {0, LESSON_FIG_REQUESTS_PER_S, 0, LESSON_ROLE_SERVER};
+    struct lesson_expect_side side = {0, FIGURE_REQUESTS_PER_S, 0, LESSON_ROLE_SERVER};
     double v = 0;
     REQUIRE(sweep_point_expect_figure(&sw, &p, &side, &v));
     CHECK(v == 1000);
-    side.figure = LESSON_FIG_CTX_PER_REQ;
+    side.figure = FIGURE_CTX_PER_REQ;
     REQUIRE(sweep_point_expect_figure(&sw, &p, &side, &v));
     CHECK(v == 2.5);
-    side.figure = LESSON_FIG_P99_MS;
+    side.figure = FIGURE_P99_MS;
     REQUIRE(sweep_point_expect_figure(&sw, &p, &side, &v));
     CHECK(v == 1.5);
     // A point counts the sweep's role's calls only, and one call only when it is the figure.
-    side.figure = LESSON_FIG_CALLS_PER_REQ;
+    side.figure = FIGURE_CALLS_PER_REQ;
     side.role = LESSON_ROLE_CLIENT;
     CHECK_FALSE(sweep_point_expect_figure(&sw, &p, &side, &v));
     side.role = LESSON_ROLE_SERVER;
-    side.figure = LESSON_FIG_CALL_PER_REQ;
+    side.figure = FIGURE_CALL_PER_REQ;
     CHECK_FALSE(sweep_point_expect_figure(&sw, &p, &side, &v));
     // Without requests, nothing per request; a point whose program died, nothing at all.
     p.requests = 0;
-    side.figure = LESSON_FIG_CTX_PER_REQ;
+    side.figure = FIGURE_CTX_PER_REQ;
     CHECK_FALSE(sweep_point_expect_figure(&sw, &p, &side, &v));
     p.measured = false;
-    side.figure = LESSON_FIG_REQUESTS_PER_S;
+    side.figure = FIGURE_REQUESTS_PER_S;
     CHECK_FALSE(sweep_point_expect_figure(&sw, &p, &side, &v));
 }
 
@@ -94,8 +94,8 @@ TEST_CASE("expect_judge_with: the comparison on another source, and the why when
     struct lesson_expect e = {};
     e.text = const_cast<char *>("iterative trails fork");
     e.why = const_cast<char *>("fork wakes a process per request");
-    e.left = {1, LESSON_FIG_REQUESTS_PER_S, 0, LESSON_ROLE_SERVER};
-    e.right = {0, LESSON_FIG_REQUESTS_PER_S, 0, LESSON_ROLE_SERVER};
+    e.left = {1, FIGURE_REQUESTS_PER_S, 0, LESSON_ROLE_SERVER};
+    e.right = {0, FIGURE_REQUESTS_PER_S, 0, LESSON_ROLE_SERVER};
     e.has_right = true;
     e.op = LESSON_CMP_GT;
     double agrees[2] = {10000, 20000}, differs[2] = {20000, 15000};

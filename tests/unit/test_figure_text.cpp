@@ -1,0 +1,76 @@
+// The words and number formats that come from the figure table (metrics/figure.h): a sweep's and
+// bench's value text, and an expected outcome's sentence, where the outcome's wording differs
+// from the table's unit ("context switches/request" beside "switches/request").
+#include <catch2/catch.hpp>
+#include <cstring>
+#include <string>
+
+extern "C" {
+#include "engine/sweepio.h"
+#include "grade/expect.h"
+#include "lesson/lesson.h"
+}
+
+namespace
+{
+
+std::string text(figure_id f, double v)
+{
+    char buf[64];
+    return sweepio_figure_text(f, v, buf, sizeof buf);
+}
+
+// One mode, "epoll", that ran 3 s and answered 100,000 requests.
+struct Fixture {
+    lesson_mode mode = {};
+    lesson_scenario sc = {};
+    snapshot_mode_row row = {};
+    Fixture()
+    {
+        mode.id = (char *)"epoll";
+        sc.modes = &mode;
+        sc.nmodes = 1;
+        strcpy(row.id, "epoll");
+        row.seconds = 3;
+        row.requests = 100000;
+    }
+    std::string say(figure_id f, lesson_cmp op, double bound)
+    {
+        lesson_expect e = {};
+        e.text = (char *)"t";
+        e.left = {0, f, 0, LESSON_ROLE_SERVER};
+        e.op = op;
+        e.value = bound;
+        expect_verdict v = expect_judge(&sc, &e, &row, 1);
+        char buf[512];
+        expect_describe(&sc, &e, &v, nullptr, buf, sizeof buf);
+        return buf;
+    }
+};
+
+} // namespace
+
+TEST_CASE("figure text: each figure's values are written the way its table row says")
+{
+    CHECK(text(FIGURE_BYTES_PER_S, 4.07e6) == "4.07 MB/s");
+    CHECK(text(FIGURE_REQUESTS_PER_S, 182000) == "182k/s");
+    CHECK(text(FIGURE_P99_MS, 1.5) == "1.5 ms");
+    CHECK(text(FIGURE_P50_MS, 0.25) == "0.25 ms");
+    CHECK(text(FIGURE_CPU_PCT, 93.4) == "93%");
+    CHECK(text(FIGURE_CALLS_PER_REQ, 2.5) == "2.5");
+    CHECK(text(FIGURE_BYTES_PER_SYSCR, 4096) == "4.1e+03");
+}
+
+TEST_CASE("figure text: an expected outcome's sentence keeps its own words for a figure")
+{
+    Fixture f;
+    f.row.requests_per_s = 182000;
+    f.row.ctx_per_request = 3;
+    f.row.role_uring_enters[LESSON_ROLE_SERVER] = 200000;
+    CHECK(f.say(FIGURE_REQUESTS_PER_S, LESSON_CMP_GT, 1000) ==
+          "epoll 182k requests/s > 1k, as expected");
+    CHECK(f.say(FIGURE_CTX_PER_REQ, LESSON_CMP_LT, 5) ==
+          "epoll 3 context switches/request < 5, as expected");
+    CHECK(f.say(FIGURE_URING_ENTERS_PER_REQ, LESSON_CMP_LT, 5) ==
+          "epoll 2 io_uring_enter/request (from the demo) < 5, as expected");
+}
