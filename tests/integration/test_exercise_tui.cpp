@@ -24,14 +24,6 @@ using namespace iolab_test;
 namespace
 {
 
-bool gone(pid_t pid)
-{
-    std::string st = read_proc("/proc/" + std::to_string(pid) + "/stat");
-    size_t paren = st.rfind(')');
-    return st.empty() ||
-           (paren != std::string::npos && paren + 2 < st.size() && st[paren + 2] == 'Z');
-}
-
 // A workspace's file set before iolab opens the step: its name and its text.
 using Seed = std::vector<std::pair<std::string, std::string>>;
 
