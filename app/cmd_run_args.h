@@ -1,7 +1,7 @@
 /*
- * cmd_run_args: `iolab run`'s command line (cmd_run.c runs it, its reports print it): the
+ * cmd_run_args: `iolab run`'s command line (cmd_run.c runs it, run_report.c prints it): the
  * options, the step they name and its modes, each refused with one sentence that names the
- * valid choices. Private to cmd_run.c.
+ * valid choices. Private to cmd_run.c and its report.
  */
 #ifndef IOLAB_CMD_RUN_ARGS_H
 #define IOLAB_CMD_RUN_ARGS_H

@@ -1,9 +1,14 @@
 // What the tests of the demo programs share: starting a server and learning its port from its
 // "listening on 127.0.0.1:PORT" line, reading figures from a client's summary line, counting a
-// server's children and threads in /proc, and waiting (bounded) for a condition.
+// server's children and threads in /proc, waiting (bounded) for a condition, and a file of the
+// lessons' known bytes (make_file()).
 #pragma once
 
 #include "helpers.hpp"
+
+extern "C" {
+#include "lesson/lesson.h"
+}
 
 #include <catch2/catch.hpp>
 #include <chrono>
@@ -17,6 +22,17 @@
 
 namespace iolab_test
 {
+
+// A file of size bytes with the lessons' known content (lesson_file_byte()), which a client
+// can verify byte for byte; returns its path.
+inline std::string make_file(const TempDir &dir, const std::string &name, uint64_t size)
+{
+    std::string data(size, '\0');
+    for (uint64_t i = 0; i < size; i++)
+        data[i] = (char)lesson_file_byte(i);
+    std::ofstream(dir / name, std::ios::binary).write(data.data(), (std::streamsize)size);
+    return dir / name;
+}
 
 // Starts a server and returns the port it printed in "listening on 127.0.0.1:PORT ...".
 inline int start_server(Child &c, const std::vector<std::string> &argv,

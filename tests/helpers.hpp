@@ -3,6 +3,7 @@
 #pragma once
 
 #include <cerrno>
+#include <cjson/cJSON.h>
 #include <stdexcept>
 #include <dirent.h>
 #include <fstream>
@@ -282,6 +283,26 @@ inline std::string read_proc(const std::string &path)
     }
     close(fd);
     return out;
+}
+
+// A process is gone when /proc has no entry or only a zombie (no code runs any more).
+inline bool gone(pid_t pid)
+{
+    std::string st = read_proc("/proc/" + std::to_string(pid) + "/stat");
+    if (st.empty())
+        return true;
+    size_t paren = st.rfind(')');
+    return paren != std::string::npos && paren + 2 < st.size() && st[paren + 2] == 'Z';
+}
+
+// The problems of an `iolab run --json` object, one a line ("" for a clean run).
+inline std::string run_problems(const cJSON *j)
+{
+    std::string all;
+    const cJSON *p;
+    cJSON_ArrayForEach(p, cJSON_GetObjectItem(j, "problems")) all +=
+        std::string(p->valuestring) + "\n";
+    return all;
 }
 
 } // namespace iolab_test

@@ -50,15 +50,6 @@ std::string recv_n(int fd, size_t n)
     return got;
 }
 
-std::string make_file(const TempDir &dir, const std::string &name, uint64_t size)
-{
-    std::string data(size, '\0');
-    for (uint64_t i = 0; i < size; i++)
-        data[i] = (char)lesson_file_byte(i);
-    std::ofstream(dir / name, std::ios::binary).write(data.data(), (std::streamsize)size);
-    return dir / name;
-}
-
 const char *const echo_modes[] = {"iterative", "epoll", "fork", "thread", "io_uring"};
 
 } // namespace

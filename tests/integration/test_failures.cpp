@@ -24,15 +24,6 @@ void write_pack(const TempDir &dir, const std::string &programs)
          "programs": [)" + programs + "]}]}";
 }
 
-std::string problems(const cJSON *j)
-{
-    std::string all;
-    const cJSON *p;
-    cJSON_ArrayForEach(p, cJSON_GetObjectItem(j, "problems")) all +=
-        std::string(p->valuestring) + "\n";
-    return all;
-}
-
 } // namespace
 
 TEST_CASE("a load that dies mid-run: partial figures, the cause, exit 1", "[failures]")
@@ -55,7 +46,7 @@ TEST_CASE("a load that dies mid-run: partial figures, the cause, exit 1", "[fail
     Json j(cJSON_Parse(out.c_str() + brace), cJSON_Delete);
     REQUIRE(j);
     CHECK(cJSON_IsFalse(cJSON_GetObjectItem(j.get(), "clean")));
-    std::string why = problems(j.get());
+    std::string why = run_problems(j.get());
     CHECK(why.find("exited with status 3") != std::string::npos);
     CHECK(why.find("cannot keep up") != std::string::npos);
     CHECK(cJSON_GetArraySize(cJSON_GetObjectItem(j.get(), "processes")) == 2); // figures, partial
@@ -78,7 +69,7 @@ TEST_CASE("a program that counts errors makes the run not clean, with its own wo
     Json j(cJSON_Parse(out.c_str() + brace), cJSON_Delete);
     REQUIRE(j);
     CHECK(cJSON_IsFalse(cJSON_GetObjectItem(j.get(), "clean")));
-    std::string why = problems(j.get());
+    std::string why = run_problems(j.get());
     CHECK(why.find("load: ") != std::string::npos);
     CHECK(why.find(" errors") != std::string::npos);
     CHECK(out.find("the run was not clean") != std::string::npos);

@@ -29,15 +29,6 @@ using namespace iolab_test;
 namespace
 {
 
-std::string make_file(const TempDir &dir, const std::string &name, uint64_t size)
-{
-    std::string data(size, '\0');
-    for (uint64_t i = 0; i < size; i++)
-        data[i] = (char)lesson_file_byte(i);
-    std::ofstream(dir / name, std::ios::binary).write(data.data(), (std::streamsize)size);
-    return dir / name;
-}
-
 int connect_port(int port)
 {
     int fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);

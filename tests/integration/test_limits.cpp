@@ -25,15 +25,6 @@ void write_pack(const TempDir &dir, const std::string &programs, const std::stri
                                          extra + R"( "programs": [)" + programs + "]}]}";
 }
 
-std::string problems(const cJSON *j)
-{
-    std::string all;
-    const cJSON *p;
-    cJSON_ArrayForEach(p, cJSON_GetObjectItem(j, "problems")) all +=
-        std::string(p->valuestring) + "\n";
-    return all;
-}
-
 Json parse_run(const std::string &out)
 {
     size_t brace = out.find('{');
@@ -130,7 +121,7 @@ TEST_CASE("an epoll server at its open-file limit keeps serving and names the li
     CHECK(number(server, "app", "requests") > 1000);
     CHECK(failed(server, "accept", "open files") > 0);
     CHECK(number(server, "app", "shed") > 0);
-    std::string why = problems(j.get());
+    std::string why = run_problems(j.get());
     CHECK(why.find("accept failed") != std::string::npos);
     CHECK(why.find("40 open files per process (RLIMIT_NOFILE)") != std::string::npos);
     CHECK(cJSON_IsFalse(cJSON_GetObjectItem(j.get(), "clean")));
@@ -164,7 +155,7 @@ TEST_CASE("a fork or a pthread_create that fails is counted with its cause, in -
     const cJSON *server = process(j.get(), "server");
     REQUIRE(server);
     CHECK(failed(server, call, "processes") > 0);
-    std::string why = problems(j.get());
+    std::string why = run_problems(j.get());
     CHECK(why.find(call + " failed") != std::string::npos);
     CHECK(why.find("(RLIMIT_NPROC)") != std::string::npos);
     CHECK(cJSON_IsFalse(cJSON_GetObjectItem(j.get(), "clean")));
@@ -281,7 +272,7 @@ TEST_CASE("a load that dies before anything is measured still gets its JSON and 
     Json j = parse_run(out);
     REQUIRE(j);
     CHECK(cJSON_IsFalse(cJSON_GetObjectItem(j.get(), "clean")));
-    CHECK(problems(j.get()).find("out of descriptors") != std::string::npos);
+    CHECK(run_problems(j.get()).find("out of descriptors") != std::string::npos);
 }
 
 TEST_CASE("a scenario that fails before its first figure still prints its JSON, exit 1",
@@ -302,5 +293,5 @@ TEST_CASE("a scenario that fails before its first figure still prints its JSON, 
     REQUIRE(j);
     CHECK(cJSON_GetArraySize(cJSON_GetObjectItem(j.get(), "modes")) == 0);
     CHECK(cJSON_IsFalse(cJSON_GetObjectItem(j.get(), "clean")));
-    CHECK(problems(j.get()).find("too many open files") != std::string::npos);
+    CHECK(run_problems(j.get()).find("too many open files") != std::string::npos);
 }

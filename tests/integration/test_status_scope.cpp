@@ -14,14 +14,6 @@ using namespace iolab_test;
 namespace
 {
 
-std::string slurp(const std::string &path)
-{
-    std::ifstream f(path);
-    std::stringstream ss;
-    ss << f.rdbuf();
-    return ss.str();
-}
-
 // The status line: the screen's line above the footer (the last line that is not blank).
 std::string status_line(const std::string &screen)
 {

@@ -85,16 +85,6 @@ std::vector<std::string> words(const std::string &s)
     return v;
 }
 
-// A process is gone when /proc has no entry or only a zombie (no code runs any more).
-bool gone(pid_t pid)
-{
-    std::string st = read_proc("/proc/" + std::to_string(pid) + "/stat");
-    if (st.empty())
-        return true;
-    size_t paren = st.rfind(')');
-    return paren != std::string::npos && paren + 2 < st.size() && st[paren + 2] == 'Z';
-}
-
 std::string cmdline(pid_t pid)
 {
     std::string s = read_proc("/proc/" + std::to_string(pid) + "/cmdline");
