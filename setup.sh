@@ -61,7 +61,9 @@ fi
 
 jobs=$(nproc 2>/dev/null || echo 2)
 # With ccache, a build in another checkout of the same sources (CI clones afresh each time)
-# compiles only what changed: paths are hashed relative to the checkout, not the directory.
+# compiles only what changed: paths are hashed relative to the checkout, not the directory. The
+# test programs are the exception: each is compiled with its checkout's paths as string literals,
+# so a clone at another path compiles them again (tests/README.md, "Build time").
 launcher=()
 if command -v ccache >/dev/null 2>&1; then
     export CCACHE_BASEDIR="$PWD" CCACHE_NOHASHDIR=1
