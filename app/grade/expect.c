@@ -1,5 +1,6 @@
 /*
- * expect: see expect.h. Figures are read from the merged per-mode rows, so every second a mode
+ * expect: see expect.h. Figures are computed through the figure table (metrics/figure.h) over the
+ * grader's span of each mode (grade/session.c, the span the checks read), so every second a mode
  * ran in this step (across restarts) counts, and nothing of the start-up or the switches does.
  */
 #include "expect.h"
@@ -22,66 +23,47 @@ static bool expect_is_latency(enum figure_id f)
     return d && d->show == FIGURE_SHOW_MS;
 }
 
-static const struct snapshot_mode_row *expect_row(const struct lesson_scenario *sc, int mode,
-                                                  const struct snapshot_mode_row *rows,
-                                                  size_t nrows)
+/* The span of the mode a side names (mode -1: the scenario's, when it has no modes); NULL
+   when that mode has not run. */
+static const struct span *expect_span(const struct lesson_scenario *sc, int mode,
+                                      const struct check_mode_facts *modes, size_t nmodes)
 {
-    const char *id = mode >= 0 && (size_t)mode < sc->nmodes ? sc->modes[mode].id : "";
-    for (size_t i = 0; i < nrows; i++)
-        if (!strcmp(rows[i].id, id))
-            return &rows[i];
+    if (mode >= 0 ? (size_t)mode >= sc->nmodes : sc->nmodes > 0)
+        return NULL;
+    for (size_t i = 0; i < nmodes; i++)
+        if (modes[i].mode == mode)
+            return &modes[i].span;
     return NULL;
 }
 
 bool expect_figure(const struct lesson_scenario *sc, const struct lesson_expect_side *side,
-                   const struct snapshot_mode_row *rows, size_t nrows, double *out)
+                   const struct check_mode_facts *modes, size_t nmodes, double *out)
 {
-    const struct snapshot_mode_row *r = expect_row(sc, side->mode, rows, nrows);
-    if (!r || r->seconds < EXPECT_MIN_SECONDS)
+    const struct span *sp = expect_span(sc, side->mode, modes, nmodes);
+    const struct figure_def *f = figure_at(side->figure);
+    if (!sp || sp->seconds < EXPECT_MIN_SECONDS || !f || !f->value)
         return false;
-    int role = side->role >= 0 && side->role < LESSON_NROLES ? side->role : LESSON_ROLE_SERVER;
-    double req = (double)r->requests;
-    switch (side->figure) {
-    case FIGURE_REQUESTS_PER_S:
-        *out = r->requests_per_s;
-        return true;
-    case FIGURE_BYTES_PER_S:
-        *out = r->bytes_per_s;
-        return true;
-    case FIGURE_CPU_PCT:
-        *out = r->cpu_pct;
-        return true;
-    case FIGURE_P50_MS:
-    case FIGURE_P99_MS: {
-        /* The comparison's latencies exactly: the requests still waiting when the mode ended
-           count as long as they had waited, or an iterative server that answers one client of
-           eight would show that client's fast round trips only (waits.h). */
+    if (expect_is_latency(side->figure)) {
+        /* The requests still waiting when the mode ended count as long as they had waited (the
+           session keeps them so), or an iterative server that answers one client of eight would
+           show that client's fast round trips only (waits.h). A latency needs a request answered
+           or waiting; the table's waits for an answered one (a sweep's chart draws no point for
+           a run that answered nothing), but an outcome judges a server that left every client
+           waiting, as a sweep point's p99 does (sweep_point_measure). */
         struct snapshot_latency lat;
-        waits_latency(&lat, r->hist, r->in_flight_hist);
+        waits_latency(&lat, sp->hist, sp->waits);
         if (!lat.samples)
             return false;
-        *out = (double)(side->figure == FIGURE_P50_MS ? lat.p50_ns : lat.p99_ns) / 1e6;
-        return true;
+        if (!sp->requests) {
+            *out = (double)(side->figure == FIGURE_P50_MS ? lat.p50_ns : lat.p99_ns) / 1e6;
+            return true;
+        }
     }
-    default:
-        break;
-    }
-    /* Per-request figures need requests to divide by. */
-    if (req <= 0)
-        return false;
-    if (side->figure == FIGURE_CTX_PER_REQ) {
-        *out = r->ctx_per_request;
-    } else if (side->figure == FIGURE_URING_ENTERS_PER_REQ) {
-        *out = (double)r->role_uring_enters[role] / req;
-    } else if (side->figure == FIGURE_CALL_PER_REQ) {
-        *out = side->call < IOLAB_NCALLS ? (double)r->role_calls[role][side->call] / req : 0;
-    } else {
-        uint64_t calls = 0;
-        for (unsigned c = 0; c < IOLAB_NCALLS; c++)
-            calls += r->role_calls[role][c];
-        *out = (double)calls / req;
-    }
-    return true;
+    struct figure_arg arg = {
+        .role = side->role >= 0 && side->role < LESSON_NROLES ? side->role : LESSON_ROLE_SERVER,
+        .call = side->call,
+    };
+    return f->value(sp, &arg, out);
 }
 
 /* System CPU, as a share of a mode's time, above which a role with no counted call is said to
@@ -91,23 +73,21 @@ bool expect_figure(const struct lesson_scenario *sc, const struct lesson_expect_
 /* Whether a side's call figure stands on calls iolab does not count: its role made no counted
    call at all in the mode, yet spent system time. Sets v's uncounted fields when it does. */
 static bool expect_uncounted(const struct lesson_scenario *sc, const struct lesson_expect_side *s,
-                             const struct snapshot_mode_row *rows, size_t nrows,
+                             const struct check_mode_facts *modes, size_t nmodes,
                              struct expect_verdict *v)
 {
     if (s->figure != FIGURE_CALL_PER_REQ && s->figure != FIGURE_CALLS_PER_REQ)
         return false;
-    const struct snapshot_mode_row *r = expect_row(sc, s->mode, rows, nrows);
+    const struct span *sp = expect_span(sc, s->mode, modes, nmodes);
     int role = s->role >= 0 && s->role < LESSON_NROLES ? s->role : LESSON_ROLE_SERVER;
-    if (!r || r->seconds < EXPECT_MIN_SECONDS)
+    if (!sp || sp->seconds < EXPECT_MIN_SECONDS)
         return false;
-    uint64_t calls = 0;
-    for (unsigned c = 0; c < IOLAB_NCALLS; c++)
-        calls += r->role_calls[role][c];
-    if (calls || r->role_cpu_sys_s[role] < EXPECT_UNCOUNTED_SYS * r->seconds)
+    const struct span_role *r = &sp->roles[role];
+    if (r->calls_total || r->cpu_sys_s < EXPECT_UNCOUNTED_SYS * sp->seconds)
         return false;
     v->uncounted = true;
     v->uncounted_mode = s->mode;
-    v->uncounted_sys_pct = 100 * r->role_cpu_sys_s[role] / r->seconds;
+    v->uncounted_sys_pct = 100 * r->cpu_sys_s / sp->seconds;
     return true;
 }
 
@@ -124,28 +104,28 @@ struct expect_verdict expect_judge_with(const struct lesson_expect *e, expect_fi
     return v;
 }
 
-struct expect_rows {
+struct expect_modes {
     const struct lesson_scenario *sc;
-    const struct snapshot_mode_row *rows;
-    size_t nrows;
+    const struct check_mode_facts *modes;
+    size_t nmodes;
 };
 
-static bool expect_rows_figure(void *data, const struct lesson_expect_side *side, double *out)
+static bool expect_modes_figure(void *data, const struct lesson_expect_side *side, double *out)
 {
-    const struct expect_rows *r = data;
-    return expect_figure(r->sc, side, r->rows, r->nrows, out);
+    const struct expect_modes *m = data;
+    return expect_figure(m->sc, side, m->modes, m->nmodes, out);
 }
 
 struct expect_verdict expect_judge(const struct lesson_scenario *sc, const struct lesson_expect *e,
-                                   const struct snapshot_mode_row *rows, size_t nrows)
+                                   const struct check_mode_facts *modes, size_t nmodes)
 {
     struct expect_verdict v = {.state = EXPECT_UNDECIDED, .right = e->value};
     /* Never "as expected" on a figure of calls that were not counted. */
-    if (expect_uncounted(sc, &e->left, rows, nrows, &v) ||
-        (e->has_right && expect_uncounted(sc, &e->right, rows, nrows, &v)))
+    if (expect_uncounted(sc, &e->left, modes, nmodes, &v) ||
+        (e->has_right && expect_uncounted(sc, &e->right, modes, nmodes, &v)))
         return v;
-    struct expect_rows r = {sc, rows, nrows};
-    return expect_judge_with(e, expect_rows_figure, &r);
+    struct expect_modes m = {sc, modes, nmodes};
+    return expect_judge_with(e, expect_modes_figure, &m);
 }
 
 /* 182k, 4.07M, 0.53: three significant figures and an SI suffix. */

@@ -1,16 +1,16 @@
 /*
- * expect: a step's expected outcomes (lesson_expect) judged against the per-mode figures the
- * runs measured (snapshot_mode_row), with one sentence each: what was seen beside what the
- * lesson expects and, when this run disagrees, what on this machine may explain it (its cores,
- * its load, the sandbox tier). An outcome is undecided until the modes it compares have run for
- * long enough and, for per-request figures, answered requests; for latencies (p50_ms, p99_ms,
- * the comparison's figures), requests answered or still waiting.
+ * expect: a step's expected outcomes (lesson_expect) judged against what the runs measured in
+ * each mode (the grader's span of the mode, check_mode_facts), with one sentence each: what was
+ * seen beside what the lesson expects and, when this run disagrees, what on this machine may
+ * explain it (its cores, its load, the sandbox tier). An outcome is undecided until the modes it
+ * compares have run for long enough and, for per-request figures, answered requests; for latencies
+ * (p50_ms, p99_ms, the comparison's figures), requests answered or still waiting.
  */
 #ifndef IOLAB_EXPECT_H
 #define IOLAB_EXPECT_H
 
+#include "lesson/check.h"
 #include "lesson/lesson.h"
-#include "metrics/snapshot.h"
 
 #include <stdbool.h>
 #include <stddef.h>
@@ -40,13 +40,14 @@ struct expect_verdict {
     double uncounted_sys_pct;
 };
 
-/* The figure a side names, from the rows; false when it cannot be computed yet. */
+/* The figure a side names, through the figure table over its mode's span (modes: the grader's,
+   session.h); false when it cannot be computed yet. */
 bool expect_figure(const struct lesson_scenario *sc, const struct lesson_expect_side *side,
-                   const struct snapshot_mode_row *rows, size_t nrows, double *out);
+                   const struct check_mode_facts *modes, size_t nmodes, double *out);
 
 /*
- * A side's figure from a source other than the rows: a sweep's points at the value a plain run
- * uses (ui/sweepview.c). false when the source has none for that side (yet).
+ * A side's figure from a source other than the modes' spans: a sweep's points at the value a plain
+ * run uses (ui/sweepview.c). false when the source has none for that side (yet).
  */
 typedef bool (*expect_figure_fn)(void *data, const struct lesson_expect_side *side, double *out);
 /* Judges one outcome on such a source: the same comparison as expect_judge(). */
@@ -55,7 +56,7 @@ struct expect_verdict expect_judge_with(const struct lesson_expect *e, expect_fi
 
 /* Judges one outcome. */
 struct expect_verdict expect_judge(const struct lesson_scenario *sc, const struct lesson_expect *e,
-                                   const struct snapshot_mode_row *rows, size_t nrows);
+                                   const struct check_mode_facts *modes, size_t nmodes);
 
 /* The sentence for a verdict: "epoll 182k requests/s > fork 90.1k requests/s", or the same with
    "not this time", what on this machine may explain it and the outcome's why, or what is still to

@@ -530,9 +530,8 @@ uint32_t grade_rows(const struct grader *g, struct snapshot_mode_row *rows)
 
 struct expect_verdict grade_expect(const struct grader *g, size_t i, char *buf, size_t len)
 {
-    struct snapshot_mode_row rows[SNAPSHOT_MAX_MODES];
-    uint32_t n = grade_rows(g, rows);
-    struct expect_verdict v = expect_judge(g->sc, &g->sc->expects[i], rows, n);
+    struct expect_verdict v =
+        expect_judge(g->sc, &g->sc->expects[i], g->session.modes, g->session.nmodes);
     if (buf)
         expect_describe(g->sc, &g->sc->expects[i], &v, &g->ctx, buf, len);
     return v;

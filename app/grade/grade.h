@@ -26,8 +26,9 @@ struct grader {
     struct check_result *results; /* sc->nchecks verdicts, as of the last update */
     size_t nholding;              /* how many of them hold */
     bool measured;                /* a snapshot with the mode running was seen */
-    /* The per-mode rows of the step's earlier runs, and of the current one: expected outcomes
-       are judged on their merge, so a restart loses nothing. */
+    /* The per-mode rows of the step's earlier runs, and of the current one: the comparison view
+       shows their merge (grade_rows), so a restart loses nothing. Expected outcomes and
+       predictions read the session's spans, as the checks do. */
     struct snapshot_mode_row past[SNAPSHOT_MAX_MODES], now[SNAPSHOT_MAX_MODES];
     uint32_t npast, nnow;
     struct expect_context ctx; /* the machine, for the sentences on outcomes that differ */

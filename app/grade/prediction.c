@@ -1,6 +1,7 @@
 /*
  * prediction: see prediction.h. The figures are expect_figure()'s, so a prediction reads a
- * figure exactly as the step's expected outcomes and the comparison do.
+ * figure exactly as the step's expected outcomes do: through the figure table over the mode's
+ * span.
  */
 #include "prediction.h"
 
@@ -22,25 +23,25 @@ static const char *prediction_num(double v, char *buf, size_t len)
 }
 
 static double prediction_value(const struct lesson_scenario *sc, const struct lesson_predict *p,
-                               int mode, const struct snapshot_mode_row *rows, size_t nrows,
+                               int mode, const struct check_mode_facts *modes, size_t nmodes,
                                bool *ok)
 {
     struct lesson_expect_side side = p->figure;
     side.mode = mode;
     double v = 0;
-    *ok = expect_figure(sc, &side, rows, nrows, &v);
+    *ok = expect_figure(sc, &side, modes, nmodes, &v);
     return v;
 }
 
 struct prediction_verdict prediction_judge(const struct lesson_scenario *sc,
                                            const struct lesson_predict *p,
                                            const struct prediction *a,
-                                           const struct snapshot_mode_row *rows, size_t nrows)
+                                           const struct check_mode_facts *modes, size_t nmodes)
 {
     struct prediction_verdict v = {.state = EXPECT_UNDECIDED, .best = -1};
     bool ok;
     if (p->kind == LESSON_PREDICT_NUMBER) {
-        v.measured = prediction_value(sc, p, p->figure.mode, rows, nrows, &ok);
+        v.measured = prediction_value(sc, p, p->figure.mode, modes, nmodes, &ok);
         if (!ok || !a->given)
             return v;
         v.state = fabs(a->number - v.measured) <= p->tolerance * fabs(v.measured) ? EXPECT_AGREES
@@ -49,7 +50,7 @@ struct prediction_verdict prediction_judge(const struct lesson_scenario *sc,
     }
     /* A choice: every candidate must have been measured. */
     for (size_t i = 0; i < p->nmodes; i++) {
-        double x = prediction_value(sc, p, p->modes[i], rows, nrows, &ok);
+        double x = prediction_value(sc, p, p->modes[i], modes, nmodes, &ok);
         if (!ok)
             return (struct prediction_verdict){.state = EXPECT_UNDECIDED, .best = -1};
         bool better = p->kind == LESSON_PREDICT_MOST ? x > v.best_value : x < v.best_value;

@@ -1,6 +1,6 @@
 /*
  * prediction: a learner's prediction (lesson/quiz.h, struct lesson_predict) judged against what
- * the step's runs measured on this machine (the grader's per-mode rows), never against a number
+ * the step's runs measured on this machine (the grader's span of each mode), never against a number
  * in the pack. A number is right within the author's tolerance of the measured figure; a choice
  * of mode is right when that mode's figure is the largest (or smallest) of the candidates, or
  * within the tolerance of it. Undecided until the modes involved have run long enough
@@ -30,7 +30,7 @@ struct prediction_verdict {
 struct prediction_verdict prediction_judge(const struct lesson_scenario *sc,
                                            const struct lesson_predict *p,
                                            const struct prediction *a,
-                                           const struct snapshot_mode_row *rows, size_t nrows);
+                                           const struct check_mode_facts *modes, size_t nmodes);
 
 /* One line: "you said 16; measured here 16.2: right (within 25%)", "you chose fork; the most
    here: fork 5.1 ctx/request (epoll 0.02): right", or what still has to run. */

@@ -54,9 +54,19 @@ void session_update(struct session *s, const struct lesson_scenario *sc,
             struct span sp;
             span_between(first ? NULL : &s->base, snap, &opts, &sp);
             /* Time counts only while the mode's server was up and the load not paused. */
-            if (!snap->mode_running || snap->paused)
+            bool running = snap->mode_running && !snap->paused;
+            if (!running)
                 sp.seconds = 0;
+            uint64_t waits[IOLAB_HIST_BUCKETS];
+            memcpy(waits, m->span.waits, sizeof waits);
             span_add(&m->span, &sp);
+            /* The requests still waiting, as long as they waited within the mode's whole time
+               (span_between caps them at one tick's), at its last snapshot while it ran: an
+               expected outcome's latency counts them (grade/expect.c). */
+            if (running)
+                span_waits_at(&m->span, snap);
+            else
+                memcpy(m->span.waits, waits, sizeof waits);
         }
     }
     s->base = *snap;

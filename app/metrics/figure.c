@@ -86,11 +86,16 @@ void span_between(const struct snapshot *first, const struct snapshot *last,
     static const uint64_t zero_hist[IOLAB_HIST_BUCKETS];
     stats_hist_sub(out->hist, last->latency_hist[LESSON_ROLE_CLIENT],
                    first ? first->latency_hist[LESSON_ROLE_CLIENT] : zero_hist, IOLAB_HIST_BUCKETS);
-    memcpy(out->waits, last->in_flight_hist[LESSON_ROLE_CLIENT], sizeof out->waits);
-    unsigned cap = iolab_hist_bucket((uint64_t)(fmax(out->seconds, 0.001) * 1e9));
+    span_waits_at(out, last);
+}
+
+void span_waits_at(struct span *s, const struct snapshot *last)
+{
+    memcpy(s->waits, last->in_flight_hist[LESSON_ROLE_CLIENT], sizeof s->waits);
+    unsigned cap = iolab_hist_bucket((uint64_t)(fmax(s->seconds, 0.001) * 1e9));
     for (unsigned k = cap + 1; k < IOLAB_HIST_BUCKETS; k++) {
-        out->waits[cap] += out->waits[k];
-        out->waits[k] = 0;
+        s->waits[cap] += s->waits[k];
+        s->waits[k] = 0;
     }
 }
 

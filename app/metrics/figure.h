@@ -73,6 +73,10 @@ struct span_opts {
 void span_between(const struct snapshot *first, const struct snapshot *last,
                   const struct span_opts *opts, struct span *out);
 
+/* Sets s's waits to the client's requests still waiting at last, each at most s->seconds (as
+   span_between does): what a span added over many snapshots (a mode's) waited at its end. */
+void span_waits_at(struct span *s, const struct snapshot *last);
+
 /*
  * Every figure a lesson can name, once: a check's "metric", an expected outcome's or a
  * prediction's side, a sweep's y axis or a headline's figure. The table (figure_at) is indexed

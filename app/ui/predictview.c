@@ -276,7 +276,7 @@ int predictview_foot_rows(const struct predictview *pv)
 
 struct layout_rect predictview_draw_foot(struct predictview *pv, struct view_ctx *vc,
                                          struct layout_rect r, int others,
-                                         const struct snapshot_mode_row *rows, size_t nrows)
+                                         const struct check_mode_facts *modes, size_t nmodes)
 {
     if (!pv)
         return r;
@@ -294,7 +294,7 @@ struct layout_rect predictview_draw_foot(struct predictview *pv, struct view_ctx
     for (size_t i = 0; i < pv->sc->npredicts && y < end; i++) {
         const struct lesson_predict *p = &pv->sc->predicts[i];
         const struct prediction *a = &pv->answers[i];
-        struct prediction_verdict v = prediction_judge(pv->sc, p, a, rows, nrows);
+        struct prediction_verdict v = prediction_judge(pv->sc, p, a, modes, nmodes);
         char msg[512];
         prediction_describe(pv->sc, p, a, &v, msg, sizeof msg);
         const char *mark = !a->given                   ? "-"
@@ -313,7 +313,7 @@ struct layout_rect predictview_draw_foot(struct predictview *pv, struct view_ctx
     return left;
 }
 
-void predictview_update(struct predictview *pv, const struct snapshot_mode_row *rows, size_t nrows)
+void predictview_update(struct predictview *pv, const struct check_mode_facts *modes, size_t nmodes)
 {
     if (!pv)
         return;
@@ -322,7 +322,7 @@ void predictview_update(struct predictview *pv, const struct snapshot_mode_row *
         if (!pv->answers[i].given)
             continue;
         struct prediction_verdict v =
-            prediction_judge(pv->sc, &pv->sc->predicts[i], &pv->answers[i], rows, nrows);
+            prediction_judge(pv->sc, &pv->sc->predicts[i], &pv->answers[i], modes, nmodes);
         if (v.state == EXPECT_UNDECIDED || v.state == pv->saved[i])
             continue;
         pv->saved[i] = v.state;

@@ -13,6 +13,7 @@
 #ifndef IOLAB_PREDICTVIEW_H
 #define IOLAB_PREDICTVIEW_H
 
+#include "lesson/check.h"
 #include "metrics/snapshot.h"
 #include "stepview.h"
 
@@ -34,14 +35,15 @@ int predictview_key(struct predictview *pv, int key);
 bool predictview_draw_ask(struct predictview *pv, struct view_ctx *c, struct layout_rect r);
 
 /* Rows wanted under the step's text, and drawing them at the bottom of r, leaving others rows
-   above for the checks and outcomes when r has them: returns what is left of r above. rows:
-   the grader's per-mode rows. */
+   above for the checks and outcomes when r has them: returns what is left of r above. modes:
+   the grader's span of each mode (grade/session.h). */
 int predictview_foot_rows(const struct predictview *pv);
 struct layout_rect predictview_draw_foot(struct predictview *pv, struct view_ctx *c,
                                          struct layout_rect r, int others,
-                                         const struct snapshot_mode_row *rows, size_t nrows);
+                                         const struct check_mode_facts *modes, size_t nmodes);
 
 /* After every snapshot: keeps a verdict that changed in the progress store. */
-void predictview_update(struct predictview *pv, const struct snapshot_mode_row *rows, size_t nrows);
+void predictview_update(struct predictview *pv, const struct check_mode_facts *modes,
+                        size_t nmodes);
 
 #endif

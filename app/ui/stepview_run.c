@@ -145,10 +145,8 @@ static void runview_on_snapshot(void *data, const struct snapshot *snap)
     v->have_snap = true;
     v->c->dirty = true;
     grade_update(&v->grader, snap);
-    if (v->pv) {
-        static struct snapshot_mode_row rows[SNAPSHOT_MAX_MODES]; /* large; one TUI thread */
-        predictview_update(v->pv, rows, grade_rows(&v->grader, rows));
-    }
+    if (v->pv)
+        predictview_update(v->pv, v->grader.session.modes, v->grader.session.nmodes);
 }
 
 static void runview_on_state(void *data, enum engine_state state)
@@ -811,9 +809,9 @@ static void runview_draw_text_foot(void *self, struct view_ctx *vc, struct layou
     struct runview *v = self;
     const struct screen_caps *c = vc->caps;
     if (v->pv) {
-        static struct snapshot_mode_row rows[SNAPSHOT_MAX_MODES];
         int others = runview_text_foot_rows(v, 1 << 20) - predictview_foot_rows(v->pv);
-        r = predictview_draw_foot(v->pv, vc, r, others, rows, grade_rows(&v->grader, rows));
+        r = predictview_draw_foot(v->pv, vc, r, others, v->grader.session.modes,
+                                  v->grader.session.nmodes);
     }
     if (r.w != v->foot_w || c != v->foot_caps)
         vc->dirty = true; /* counted at another width: count again for the next frame */

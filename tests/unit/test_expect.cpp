@@ -1,5 +1,5 @@
-// A step's expected outcomes judged against measured per-mode rows: the latency figures (p50_ms,
-// p99_ms) are the comparison's, waiting clients included, so "iterative's p99 is far above
+// A step's expected outcomes judged against the grader's span of each mode: the latency figures
+// (p50_ms, p99_ms) are the comparison's, waiting clients included, so "iterative's p99 is far above
 // epoll's" holds when an iterative server leaves clients waiting; a figure not measured yet
 // leaves the outcome undecided; the loader takes the figures' names and names them when one is
 // misspelled.
@@ -18,29 +18,35 @@ namespace
 struct Fixture {
     lesson_mode modes[2] = {};
     lesson_scenario sc = {};
-    snapshot_mode_row rows[2] = {};
+    check_mode_facts spans[2] = {}; // the grader's span of each mode (grade/session.h)
     Fixture()
     {
         const char *ids[] = {"iterative", "epoll"};
         for (int i = 0; i < 2; i++) {
             modes[i].id = (char *)ids[i];
-            strcpy(rows[i].id, ids[i]);
-            rows[i].seconds = 3;
+            spans[i].mode = i;
+            spans[i].span.seconds = 3;
+            spans[i].span.load_role = LESSON_ROLE_CLIENT;
         }
         sc.modes = modes;
         sc.nmodes = 2;
         // Both answer their requests in about 50 us; iterative answers 1,000 of them (one
         // client of eight), epoll 100,000.
-        rows[0].requests = 1000;
-        rows[0].hist[iolab_hist_bucket(50000)] = 1000;
-        rows[1].requests = 100000;
-        rows[1].hist[iolab_hist_bucket(50000)] = 100000;
+        answered(0, 1000);
+        answered(1, 100000);
+    }
+    void answered(int m, uint64_t n)
+    {
+        span &sp = spans[m].span;
+        sp.requests = sp.roles[LESSON_ROLE_CLIENT].requests = n;
+        memset(sp.hist, 0, sizeof sp.hist);
+        sp.hist[iolab_hist_bucket(50000)] = n;
     }
     // The seven other clients of the iterative server, unanswered for 2 s when it stopped.
     void leave_waiting()
     {
-        rows[0].in_flight = rows[0].waiting = 7;
-        rows[0].in_flight_hist[iolab_hist_bucket(2000000000ull)] = 7;
+        spans[0].span.roles[LESSON_ROLE_CLIENT].waiting = 7;
+        spans[0].span.waits[iolab_hist_bucket(2000000000ull)] = 7;
     }
     static lesson_expect compare(figure_id fig, int left, lesson_cmp op, int right)
     {
@@ -54,7 +60,7 @@ struct Fixture {
     }
     std::string say(const lesson_expect &e)
     {
-        expect_verdict v = expect_judge(&sc, &e, rows, 2);
+        expect_verdict v = expect_judge(&sc, &e, spans, 2);
         expect_context ctx = {2, 0.5, "full"};
         char buf[512];
         expect_describe(&sc, &e, &v, &ctx, buf, sizeof buf);
@@ -69,14 +75,14 @@ TEST_CASE("expect: p99_ms counts the clients left waiting, as the comparison doe
     Fixture f;
     lesson_expect e = Fixture::compare(FIGURE_P99_MS, 0, LESSON_CMP_GT, 1);
     // Answered requests only: the two modes look alike and the outcome does not hold.
-    expect_verdict v = expect_judge(&f.sc, &e, f.rows, 2);
+    expect_verdict v = expect_judge(&f.sc, &e, f.spans, 2);
     CHECK(v.state == EXPECT_DIFFERS);
     CHECK(v.left == Approx(v.right));
     CHECK(v.left > 0.04);
     CHECK(v.left < 0.07);
     // Seven clients unanswered for 2 s: iterative's p99 is theirs, epoll's stays at 50 us.
     f.leave_waiting();
-    v = expect_judge(&f.sc, &e, f.rows, 2);
+    v = expect_judge(&f.sc, &e, f.spans, 2);
     CHECK(v.state == EXPECT_AGREES);
     CHECK(v.left > 1000); // ms: a second or more
     CHECK(v.right < 0.07);
@@ -87,7 +93,7 @@ TEST_CASE("expect: p99_ms counts the clients left waiting, as the comparison doe
     CHECK(s.find(" us, as expected") != std::string::npos);
     // The other way round is said to differ, with this machine beside it.
     e.op = LESSON_CMP_LT;
-    CHECK(expect_judge(&f.sc, &e, f.rows, 2).state == EXPECT_DIFFERS);
+    CHECK(expect_judge(&f.sc, &e, f.spans, 2).state == EXPECT_DIFFERS);
     CHECK(f.say(e).find("not this time: iterative p99 latency") == 0);
 }
 
@@ -100,7 +106,7 @@ TEST_CASE("expect: p50_ms against a bound in milliseconds")
     e.left = {1, FIGURE_P50_MS, 0, LESSON_ROLE_SERVER};
     e.op = LESSON_CMP_LT;
     e.value = 1;
-    expect_verdict v = expect_judge(&f.sc, &e, f.rows, 2);
+    expect_verdict v = expect_judge(&f.sc, &e, f.spans, 2);
     CHECK(v.state == EXPECT_AGREES);
     CHECK(v.left < 0.07);
     std::string s = f.say(e);
@@ -111,7 +117,7 @@ TEST_CASE("expect: p50_ms against a bound in milliseconds")
     // connection would have sent meanwhile at the answered ones' pace (waits.h), which outnumber
     // the 1,000 answered.
     e.left.mode = 0;
-    v = expect_judge(&f.sc, &e, f.rows, 2);
+    v = expect_judge(&f.sc, &e, f.spans, 2);
     CHECK(v.state == EXPECT_DIFFERS);
     CHECK(v.left > 100);
 }
@@ -120,20 +126,20 @@ TEST_CASE("expect: a latency is undecided until the mode ran long enough with re
 {
     Fixture f;
     lesson_expect e = Fixture::compare(FIGURE_P99_MS, 0, LESSON_CMP_GT, 1);
-    f.rows[1].seconds = EXPECT_MIN_SECONDS / 2;
-    CHECK(expect_judge(&f.sc, &e, f.rows, 2).state == EXPECT_UNDECIDED);
+    f.spans[1].span.seconds = EXPECT_MIN_SECONDS / 2;
+    CHECK(expect_judge(&f.sc, &e, f.spans, 2).state == EXPECT_UNDECIDED);
     CHECK(f.say(e) == "not measured yet: run iterative and epoll for a few seconds");
     // Long enough, but no request answered nor waiting: nothing to take a percentile of.
-    f.rows[1].seconds = 3;
-    memset(f.rows[1].hist, 0, sizeof f.rows[1].hist);
-    CHECK(expect_judge(&f.sc, &e, f.rows, 2).state == EXPECT_UNDECIDED);
+    f.spans[1].span.seconds = 3;
+    f.answered(1, 0);
+    CHECK(expect_judge(&f.sc, &e, f.spans, 2).state == EXPECT_UNDECIDED);
     // Only waiting clients: they are the latency.
-    f.rows[1].in_flight_hist[iolab_hist_bucket(300000000)] = 4;
-    expect_verdict v = expect_judge(&f.sc, &e, f.rows, 2);
+    f.spans[1].span.waits[iolab_hist_bucket(300000000)] = 4;
+    expect_verdict v = expect_judge(&f.sc, &e, f.spans, 2);
     CHECK(v.state != EXPECT_UNDECIDED);
     CHECK(v.right > 200);
-    // A mode that never ran has no row.
-    CHECK(expect_judge(&f.sc, &e, f.rows, 1).state == EXPECT_UNDECIDED);
+    // A mode that never ran has no span.
+    CHECK(expect_judge(&f.sc, &e, f.spans, 1).state == EXPECT_UNDECIDED);
 }
 
 TEST_CASE("expect: the loader takes p50_ms and p99_ms and names them for a misspelling")

@@ -24,15 +24,16 @@ std::string text(figure_id f, double v)
 struct Fixture {
     lesson_mode mode = {};
     lesson_scenario sc = {};
-    snapshot_mode_row row = {};
+    check_mode_facts m = {}; // the grader's span of the mode (grade/session.h)
     Fixture()
     {
         mode.id = (char *)"epoll";
         sc.modes = &mode;
         sc.nmodes = 1;
-        strcpy(row.id, "epoll");
-        row.seconds = 3;
-        row.requests = 100000;
+        m.mode = 0;
+        m.span.seconds = 3;
+        m.span.load_role = LESSON_ROLE_CLIENT;
+        m.span.requests = m.span.roles[LESSON_ROLE_CLIENT].requests = 100000;
     }
     std::string say(figure_id f, lesson_cmp op, double bound)
     {
@@ -41,7 +42,7 @@ struct Fixture {
         e.left = {0, f, 0, LESSON_ROLE_SERVER};
         e.op = op;
         e.value = bound;
-        expect_verdict v = expect_judge(&sc, &e, &row, 1);
+        expect_verdict v = expect_judge(&sc, &e, &m, 1);
         char buf[512];
         expect_describe(&sc, &e, &v, nullptr, buf, sizeof buf);
         return buf;
@@ -64,9 +65,9 @@ TEST_CASE("figure text: each figure's values are written the way its table row s
 TEST_CASE("figure text: an expected outcome's sentence keeps its own words for a figure")
 {
     Fixture f;
-    f.row.requests_per_s = 182000;
-    f.row.ctx_per_request = 3;
-    f.row.role_uring_enters[LESSON_ROLE_SERVER] = 200000;
+    f.m.span.requests = f.m.span.roles[LESSON_ROLE_CLIENT].requests = 546000; // 182k/s over 3 s
+    f.m.span.roles[LESSON_ROLE_SERVER].ctx = 3 * 546000;
+    f.m.span.roles[LESSON_ROLE_SERVER].uring_enters = 2 * 546000;
     CHECK(f.say(FIGURE_REQUESTS_PER_S, LESSON_CMP_GT, 1000) ==
           "epoll 182k requests/s > 1k, as expected");
     CHECK(f.say(FIGURE_CTX_PER_REQ, LESSON_CMP_LT, 5) ==

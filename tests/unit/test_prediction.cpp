@@ -1,6 +1,6 @@
-// A prediction judged against measured per-mode rows: a number within the author's tolerance
-// of the figure, a choice of the mode with the largest or smallest figure (near-ties within the
-// tolerance count), undecided until every mode it needs has run, and the sentence shown.
+// A prediction judged against the grader's span of each mode: a number within the author's
+// tolerance of the figure, a choice of the mode with the largest or smallest figure (near-ties
+// within the tolerance count), undecided until every mode it needs has run, and the sentence shown.
 #include <catch2/catch.hpp>
 #include <cstring>
 #include <string>
@@ -15,25 +15,30 @@ namespace
 struct Fixture {
     lesson_mode modes[3] = {};
     lesson_scenario sc = {};
-    snapshot_mode_row rows[3] = {};
+    check_mode_facts spans[3] = {}; // the grader's span of each mode (grade/session.h)
     int candidates[3] = {0, 1, 2};
     Fixture()
     {
         const char *ids[] = {"epoll", "fork", "thread"};
         for (int i = 0; i < 3; i++) {
             modes[i].id = (char *)ids[i];
-            strcpy(rows[i].id, ids[i]);
-            rows[i].seconds = 3;
-            rows[i].requests = 1000;
+            spans[i].mode = i;
+            spans[i].span.seconds = 3;
+            spans[i].span.load_role = LESSON_ROLE_CLIENT;
+            requests(i, 1000);
         }
         sc.modes = modes;
         sc.nmodes = 3;
         // read() per request: epoll 1, fork 1; context switches per request: 0.4, 1.6, 1.5.
-        rows[0].role_calls[LESSON_ROLE_SERVER][IOLAB_CALL_READ] = 1000;
-        rows[1].role_calls[LESSON_ROLE_SERVER][IOLAB_CALL_READ] = 1000;
-        rows[0].ctx_per_request = 0.4;
-        rows[1].ctx_per_request = 1.6;
-        rows[2].ctx_per_request = 1.5;
+        spans[0].span.roles[LESSON_ROLE_SERVER].calls[IOLAB_CALL_READ] = 1000;
+        spans[1].span.roles[LESSON_ROLE_SERVER].calls[IOLAB_CALL_READ] = 1000;
+        spans[0].span.roles[LESSON_ROLE_SERVER].ctx = 400;
+        spans[1].span.roles[LESSON_ROLE_SERVER].ctx = 1600;
+        spans[2].span.roles[LESSON_ROLE_SERVER].ctx = 1500;
+    }
+    void requests(int m, uint64_t n)
+    {
+        spans[m].span.requests = spans[m].span.roles[LESSON_ROLE_CLIENT].requests = n;
     }
     lesson_predict number(int mode, double tolerance)
     {
@@ -53,9 +58,9 @@ struct Fixture {
         p.nmodes = 3;
         return p;
     }
-    std::string say(const lesson_predict &p, const prediction &a, size_t nrows = 3)
+    std::string say(const lesson_predict &p, const prediction &a, size_t nspans = 3)
     {
-        prediction_verdict v = prediction_judge(&sc, &p, &a, rows, nrows);
+        prediction_verdict v = prediction_judge(&sc, &p, &a, spans, nspans);
         char buf[512];
         prediction_describe(&sc, &p, &a, &v, buf, sizeof buf);
         return buf;
@@ -69,13 +74,13 @@ TEST_CASE("prediction: a number is right within the tolerance of the measured fi
     Fixture f;
     lesson_predict p = f.number(0, 0.25);
     prediction a = {true, 1.2, -1};
-    CHECK(prediction_judge(&f.sc, &p, &a, f.rows, 3).state == EXPECT_AGREES);
+    CHECK(prediction_judge(&f.sc, &p, &a, f.spans, 3).state == EXPECT_AGREES);
     a.number = 1.3; // 30% off
-    CHECK(prediction_judge(&f.sc, &p, &a, f.rows, 3).state == EXPECT_DIFFERS);
+    CHECK(prediction_judge(&f.sc, &p, &a, f.spans, 3).state == EXPECT_DIFFERS);
     CHECK(f.say(p, a) == "you said 1.3, measured 1: wrong (within 25% counts)");
     // The live figure decides: the same prediction is right when this machine measures 1.3.
-    f.rows[0].role_calls[LESSON_ROLE_SERVER][IOLAB_CALL_READ] = 1300;
-    CHECK(prediction_judge(&f.sc, &p, &a, f.rows, 3).state == EXPECT_AGREES);
+    f.spans[0].span.roles[LESSON_ROLE_SERVER].calls[IOLAB_CALL_READ] = 1300;
+    CHECK(prediction_judge(&f.sc, &p, &a, f.spans, 3).state == EXPECT_AGREES);
     p.unit = (char *)"read() calls";
     CHECK(f.say(p, a) == "you said 1.3, measured 1.3 read() calls: right (within 25% counts)");
 }
@@ -85,17 +90,17 @@ TEST_CASE("prediction: undecided until the mode has run and answered requests")
     Fixture f;
     lesson_predict p = f.number(1, 0.25);
     prediction a = {true, 1, -1};
-    CHECK(prediction_judge(&f.sc, &p, &a, f.rows, 1).state == EXPECT_UNDECIDED); // fork not run
+    CHECK(prediction_judge(&f.sc, &p, &a, f.spans, 1).state == EXPECT_UNDECIDED); // fork not run
     CHECK(f.say(p, a, 1) == "you said 1; not measured yet: run fork for a few seconds");
-    f.rows[1].seconds = 0.2;
-    CHECK(prediction_judge(&f.sc, &p, &a, f.rows, 3).state == EXPECT_UNDECIDED);
-    f.rows[1].seconds = 3;
-    f.rows[1].requests = 0;
-    CHECK(prediction_judge(&f.sc, &p, &a, f.rows, 3).state == EXPECT_UNDECIDED);
+    f.spans[1].span.seconds = 0.2;
+    CHECK(prediction_judge(&f.sc, &p, &a, f.spans, 3).state == EXPECT_UNDECIDED);
+    f.spans[1].span.seconds = 3;
+    f.requests(1, 0);
+    CHECK(prediction_judge(&f.sc, &p, &a, f.spans, 3).state == EXPECT_UNDECIDED);
     // Not answered: the measurement is still shown, with no verdict.
-    f.rows[1].requests = 1000;
+    f.requests(1, 1000);
     prediction none = {};
-    prediction_verdict v = prediction_judge(&f.sc, &p, &none, f.rows, 3);
+    prediction_verdict v = prediction_judge(&f.sc, &p, &none, f.spans, 3);
     CHECK(v.state == EXPECT_UNDECIDED);
     CHECK(v.measured == Approx(1));
 }
@@ -105,21 +110,21 @@ TEST_CASE("prediction: a choice of mode, the most or the least, near-ties within
     Fixture f;
     lesson_predict most = f.choice(LESSON_PREDICT_MOST, 0);
     prediction fork = {true, 0, 1}, thread = {true, 0, 2}, epoll = {true, 0, 0};
-    CHECK(prediction_judge(&f.sc, &most, &fork, f.rows, 3).state == EXPECT_AGREES);
-    CHECK(prediction_judge(&f.sc, &most, &thread, f.rows, 3).state == EXPECT_DIFFERS);
+    CHECK(prediction_judge(&f.sc, &most, &fork, f.spans, 3).state == EXPECT_AGREES);
+    CHECK(prediction_judge(&f.sc, &most, &thread, f.spans, 3).state == EXPECT_DIFFERS);
     CHECK(f.say(most, thread) == "you chose thread; the most: fork (1.6): wrong");
     most.tolerance = 0.1; // 1.5 is within 10% of 1.6
-    CHECK(prediction_judge(&f.sc, &most, &thread, f.rows, 3).state == EXPECT_AGREES);
+    CHECK(prediction_judge(&f.sc, &most, &thread, f.spans, 3).state == EXPECT_AGREES);
     lesson_predict least = f.choice(LESSON_PREDICT_LEAST, 0);
-    CHECK(prediction_judge(&f.sc, &least, &epoll, f.rows, 3).state == EXPECT_AGREES);
-    CHECK(prediction_judge(&f.sc, &least, &fork, f.rows, 3).state == EXPECT_DIFFERS);
+    CHECK(prediction_judge(&f.sc, &least, &epoll, f.spans, 3).state == EXPECT_AGREES);
+    CHECK(prediction_judge(&f.sc, &least, &fork, f.spans, 3).state == EXPECT_DIFFERS);
     // Every candidate must have run.
-    CHECK(prediction_judge(&f.sc, &least, &epoll, f.rows, 2).state == EXPECT_UNDECIDED);
+    CHECK(prediction_judge(&f.sc, &least, &epoll, f.spans, 2).state == EXPECT_UNDECIDED);
     CHECK(f.say(least, epoll, 2) ==
           "you chose epoll; measured once each has run: epoll, fork, thread");
     // A mode that is not a candidate is never right.
     f.candidates[0] = 1;
     f.candidates[1] = 2;
     least.nmodes = 2;
-    CHECK(prediction_judge(&f.sc, &least, &epoll, f.rows, 3).state == EXPECT_DIFFERS);
+    CHECK(prediction_judge(&f.sc, &least, &epoll, f.spans, 3).state == EXPECT_DIFFERS);
 }
