@@ -26,7 +26,7 @@ static bool expect_is_latency(enum figure_id f)
 /* The span of the mode a side names (mode -1: the scenario's, when it has no modes); NULL
    when that mode has not run. */
 static const struct span *expect_span(const struct lesson_scenario *sc, int mode,
-                                      const struct check_mode_facts *modes, size_t nmodes)
+                                      const struct mode_span *modes, size_t nmodes)
 {
     if (mode >= 0 ? (size_t)mode >= sc->nmodes : sc->nmodes > 0)
         return NULL;
@@ -37,7 +37,7 @@ static const struct span *expect_span(const struct lesson_scenario *sc, int mode
 }
 
 bool expect_figure(const struct lesson_scenario *sc, const struct lesson_expect_side *side,
-                   const struct check_mode_facts *modes, size_t nmodes, double *out)
+                   const struct mode_span *modes, size_t nmodes, double *out)
 {
     const struct span *sp = expect_span(sc, side->mode, modes, nmodes);
     const struct figure_def *f = figure_at(side->figure);
@@ -73,8 +73,7 @@ bool expect_figure(const struct lesson_scenario *sc, const struct lesson_expect_
 /* Whether a side's call figure stands on calls iolab does not count: its role made no counted
    call at all in the mode, yet spent system time. Sets v's uncounted fields when it does. */
 static bool expect_uncounted(const struct lesson_scenario *sc, const struct lesson_expect_side *s,
-                             const struct check_mode_facts *modes, size_t nmodes,
-                             struct expect_verdict *v)
+                             const struct mode_span *modes, size_t nmodes, struct expect_verdict *v)
 {
     if (s->figure != FIGURE_CALL_PER_REQ && s->figure != FIGURE_CALLS_PER_REQ)
         return false;
@@ -106,7 +105,7 @@ struct expect_verdict expect_judge_with(const struct lesson_expect *e, expect_fi
 
 struct expect_modes {
     const struct lesson_scenario *sc;
-    const struct check_mode_facts *modes;
+    const struct mode_span *modes;
     size_t nmodes;
 };
 
@@ -117,7 +116,7 @@ static bool expect_modes_figure(void *data, const struct lesson_expect_side *sid
 }
 
 struct expect_verdict expect_judge(const struct lesson_scenario *sc, const struct lesson_expect *e,
-                                   const struct check_mode_facts *modes, size_t nmodes)
+                                   const struct mode_span *modes, size_t nmodes)
 {
     struct expect_verdict v = {.state = EXPECT_UNDECIDED, .right = e->value};
     /* Never "as expected" on a figure of calls that were not counted. */

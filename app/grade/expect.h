@@ -1,6 +1,6 @@
 /*
  * expect: a step's expected outcomes (lesson_expect) judged against what the runs measured in
- * each mode (the grader's span of the mode, check_mode_facts), with one sentence each: what was
+ * each mode (the grader's span of the mode, mode_span), with one sentence each: what was
  * seen beside what the lesson expects and, when this run disagrees, what on this machine may
  * explain it (its cores, its load, the sandbox tier). An outcome is undecided until the modes it
  * compares have run for long enough and, for per-request figures, answered requests; for latencies
@@ -9,8 +9,8 @@
 #ifndef IOLAB_EXPECT_H
 #define IOLAB_EXPECT_H
 
-#include "lesson/check.h"
 #include "lesson/lesson.h"
+#include "metrics/figure.h"
 
 #include <stdbool.h>
 #include <stddef.h>
@@ -43,7 +43,7 @@ struct expect_verdict {
 /* The figure a side names, through the figure table over its mode's span (modes: the grader's,
    session.h); false when it cannot be computed yet. */
 bool expect_figure(const struct lesson_scenario *sc, const struct lesson_expect_side *side,
-                   const struct check_mode_facts *modes, size_t nmodes, double *out);
+                   const struct mode_span *modes, size_t nmodes, double *out);
 
 /*
  * A side's figure from a source other than the modes' spans: a sweep's points at the value a plain
@@ -56,7 +56,7 @@ struct expect_verdict expect_judge_with(const struct lesson_expect *e, expect_fi
 
 /* Judges one outcome. */
 struct expect_verdict expect_judge(const struct lesson_scenario *sc, const struct lesson_expect *e,
-                                   const struct check_mode_facts *modes, size_t nmodes);
+                                   const struct mode_span *modes, size_t nmodes);
 
 /* The sentence for a verdict: "epoll 182k requests/s > fork 90.1k requests/s", or the same with
    "not this time", what on this machine may explain it and the outcome's why, or what is still to

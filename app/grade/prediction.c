@@ -23,8 +23,7 @@ static const char *prediction_num(double v, char *buf, size_t len)
 }
 
 static double prediction_value(const struct lesson_scenario *sc, const struct lesson_predict *p,
-                               int mode, const struct check_mode_facts *modes, size_t nmodes,
-                               bool *ok)
+                               int mode, const struct mode_span *modes, size_t nmodes, bool *ok)
 {
     struct lesson_expect_side side = p->figure;
     side.mode = mode;
@@ -36,7 +35,7 @@ static double prediction_value(const struct lesson_scenario *sc, const struct le
 struct prediction_verdict prediction_judge(const struct lesson_scenario *sc,
                                            const struct lesson_predict *p,
                                            const struct prediction *a,
-                                           const struct check_mode_facts *modes, size_t nmodes)
+                                           const struct mode_span *modes, size_t nmodes)
 {
     struct prediction_verdict v = {.state = EXPECT_UNDECIDED, .best = -1};
     bool ok;

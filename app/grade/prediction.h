@@ -30,7 +30,7 @@ struct prediction_verdict {
 struct prediction_verdict prediction_judge(const struct lesson_scenario *sc,
                                            const struct lesson_predict *p,
                                            const struct prediction *a,
-                                           const struct check_mode_facts *modes, size_t nmodes);
+                                           const struct mode_span *modes, size_t nmodes);
 
 /* One line: "you said 16; measured here 16.2: right (within 25%)", "you chose fork; the most
    here: fork 5.1 ctx/request (epoll 0.02): right", or what still has to run. */

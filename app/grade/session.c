@@ -21,7 +21,7 @@ void session_new_run(struct session *s)
     s->have_base = false;
 }
 
-static struct check_mode_facts *session_mode(struct session *s, int mode)
+static struct mode_span *session_mode(struct session *s, int mode)
 {
     for (size_t i = 0; i < s->nmodes; i++)
         if (s->modes[i].mode == mode)
@@ -48,7 +48,7 @@ void session_update(struct session *s, const struct lesson_scenario *sc,
         s->base_elapsed = 0;
     if (!new_run || first) {
         int mode = snap->mode >= 0 && (size_t)snap->mode < sc->nmodes ? snap->mode : -1;
-        struct check_mode_facts *m = session_mode(s, mode);
+        struct mode_span *m = session_mode(s, mode);
         if (m) {
             struct span_opts opts = {.learner = sc->has_learner ? (int)sc->learner : -1};
             struct span sp;

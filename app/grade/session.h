@@ -1,8 +1,10 @@
 /*
- * session: what one lesson step's runs have measured so far, in the form the step's checks read
- * (check.h); the grader (grade.h) keeps one. Pure C over snapshots: each snapshot's totals are
- * turned into increments and credited to the mode that was running, so the figures survive restarts
- * of the scenario (a restart starts the engine's totals from zero; the session keeps counting).
+ * session: what one lesson step's runs have measured so far, one span per mode (struct mode_span,
+ * metrics/figure.h): what the step's checks (check.h), expected outcomes (expect.h) and
+ * predictions (prediction.h) read their figures over; the grader (grade.h) keeps one. Pure C over
+ * snapshots: each snapshot's totals are turned into increments and credited to the mode that was
+ * running, so the figures survive restarts of the scenario (a restart starts the engine's totals
+ * from zero; the session keeps counting).
  *
  * Invariants: figures only grow; time is credited only while the mode's server was up and the
  * load was not paused; a snapshot whose totals went backwards (a new run) only sets the base,
@@ -18,7 +20,7 @@
 
 struct session {
     size_t nmodes;
-    struct check_mode_facts modes[SNAPSHOT_MAX_MODES + 1]; /* by first run; mode -1 included */
+    struct mode_span modes[SNAPSHOT_MAX_MODES + 1]; /* by first run; mode -1 included */
     bool have_base;
     double base_elapsed;
     struct snapshot base; /* the last snapshot seen: each update credits span_between(base, it) */

@@ -1,10 +1,12 @@
 /*
  * check: whether a step's checks hold, given what was measured.
  *
- * The grader (grade.h) fills a check_facts with one entry per mode it has seen run: seconds
- * spent in the mode and, per role, the requests and bytes the demos published and the counted
- * calls by label. check_eval() is a pure function of a typed check (lesson.h) and those facts,
- * so that progress ("epoll: 3.2 s of 5 s") can be shown as well as the verdict.
+ * The grader (grade.h) fills a check_facts with its span of each mode it has seen run
+ * (struct mode_span, metrics/figure.h): seconds spent in the mode and, per role, the requests
+ * and bytes the demos published, the counted calls by label and the kernel's counts. A check
+ * reads its figure over the span of its modes through the figure table. check_eval() is a pure
+ * function of a typed check (lesson.h) and those facts, so that progress ("epoll: 3.2 s of 5 s")
+ * can be shown as well as the verdict.
  *
  * Which figure a check reads:
  *  - mode set: that mode's entry only (a mode not run yet counts as zero); mode -1: the sum of
@@ -47,14 +49,6 @@ int check_fd_parse(const char *text, unsigned call, struct lesson_check *c);
    SAMPLER_ZOMBIE_S), and the first children of a run take a while to end. */
 #define CHECK_ZOMBIE_WATCH_S 2.5
 
-/* What one mode did, over every run of it: the spans of its snapshots added (span_add), its
-   seconds the time the programs ran in it (not paused). A check reads its figure over the span
-   of its modes through the figure table (metrics/figure.h). */
-struct check_mode_facts {
-    int mode; /* the mode's index in the scenario; -1 when the scenario has no modes */
-    struct span span;
-};
-
 /* What the grader saw of a program beyond the counters, per check (exit and output checks):
    lines that matched, or the exit status. */
 struct check_observed {
@@ -66,7 +60,7 @@ struct check_observed {
 };
 
 struct check_facts {
-    const struct check_mode_facts *modes;
+    const struct mode_span *modes;
     size_t nmodes;
     const struct check_observed *observed; /* one per check of the scenario, or NULL */
     bool over;                             /* the run is over: every check is decided */

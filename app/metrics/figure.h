@@ -58,6 +58,19 @@ struct span {
     uint64_t waits[IOLAB_HIST_BUCKETS];
 };
 
+/*
+ * What one mode of a scenario did over every run of it in a lesson step: the spans of the
+ * snapshots taken in it added (span_add), span.seconds the time its programs ran in it with its
+ * server up and the load not paused, span.waits the requests still waiting at its last running
+ * snapshot (span_waits_at). The grader's session keeps one per mode (grade/session.h); a
+ * check, an expected outcome and a prediction read their figure over it through the table
+ * (figure_at(id)->value). Not the sampler's snapshot_mode_row: that is the comparison view's.
+ */
+struct mode_span {
+    int mode; /* the mode's index in the scenario; -1 when the scenario has no modes */
+    struct span span;
+};
+
 /* The growth of one program's or role's figures from a to b; a NULL a counts from zero. */
 void span_role_between(const struct snapshot_figures *a, const struct snapshot_figures *b,
                        struct span_role *out);

@@ -276,7 +276,7 @@ int predictview_foot_rows(const struct predictview *pv)
 
 struct layout_rect predictview_draw_foot(struct predictview *pv, struct view_ctx *vc,
                                          struct layout_rect r, int others,
-                                         const struct check_mode_facts *modes, size_t nmodes)
+                                         const struct mode_span *modes, size_t nmodes)
 {
     if (!pv)
         return r;
@@ -313,7 +313,7 @@ struct layout_rect predictview_draw_foot(struct predictview *pv, struct view_ctx
     return left;
 }
 
-void predictview_update(struct predictview *pv, const struct check_mode_facts *modes, size_t nmodes)
+void predictview_update(struct predictview *pv, const struct mode_span *modes, size_t nmodes)
 {
     if (!pv)
         return;

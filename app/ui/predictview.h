@@ -13,7 +13,7 @@
 #ifndef IOLAB_PREDICTVIEW_H
 #define IOLAB_PREDICTVIEW_H
 
-#include "lesson/check.h"
+#include "metrics/figure.h"
 #include "metrics/snapshot.h"
 #include "stepview.h"
 
@@ -40,10 +40,9 @@ bool predictview_draw_ask(struct predictview *pv, struct view_ctx *c, struct lay
 int predictview_foot_rows(const struct predictview *pv);
 struct layout_rect predictview_draw_foot(struct predictview *pv, struct view_ctx *c,
                                          struct layout_rect r, int others,
-                                         const struct check_mode_facts *modes, size_t nmodes);
+                                         const struct mode_span *modes, size_t nmodes);
 
 /* After every snapshot: keeps a verdict that changed in the progress store. */
-void predictview_update(struct predictview *pv, const struct check_mode_facts *modes,
-                        size_t nmodes);
+void predictview_update(struct predictview *pv, const struct mode_span *modes, size_t nmodes);
 
 #endif

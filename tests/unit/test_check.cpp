@@ -64,7 +64,7 @@ TEST_CASE("metrics parse, and every listed name parses")
 
 TEST_CASE("checks read the mode, role and metric they name")
 {
-    check_mode_facts modes[2] = {};
+    mode_span modes[2] = {};
     modes[0].mode = 0; // epoll
     modes[0].span.seconds = 3.2;
     modes[0].span.roles[LESSON_ROLE_SERVER].calls[IOLAB_CALL_EPOLL_WAIT] = 500;
@@ -129,7 +129,7 @@ TEST_CASE("a scenario's checks are counted together")
     lesson_scenario sc = sc3;
     sc.checks = checks;
     sc.nchecks = 2;
-    check_mode_facts m = {};
+    mode_span m = {};
     m.mode = 0; // epoll
     m.span.seconds = 2;
     check_facts f = {&m, 1, nullptr, false};
@@ -141,7 +141,7 @@ TEST_CASE("a scenario's checks are counted together")
 
 TEST_CASE("calls_per_request divides a role's calls by the client's requests")
 {
-    check_mode_facts m = {};
+    mode_span m = {};
     m.mode = 0;
     m.span.seconds = 2;
     m.span.roles[LESSON_ROLE_SERVER].calls[IOLAB_CALL_RECVMMSG] = 300;
@@ -187,7 +187,7 @@ TEST_CASE("calls_per_request divides a role's calls by the client's requests")
 
 TEST_CASE("cpu_ms_per_request reads the kernel's CPU time of the role per client request")
 {
-    check_mode_facts m = {};
+    mode_span m = {};
     m.mode = 0;
     m.span.seconds = 4;
     m.span.roles[LESSON_ROLE_SERVER].cpu_us = 3000000; // a server that spun for 3 s

@@ -37,7 +37,7 @@ lesson_scenario scenario(lesson_check *checks, size_t n)
 
 TEST_CASE("a check is decided as soon as its figure settles it")
 {
-    check_mode_facts m{};
+    mode_span m{};
     m.mode = -1;
     m.span.seconds = 1.0;
     m.span.roles[LESSON_ROLE_CLIENT].requests = 5;
@@ -83,7 +83,7 @@ TEST_CASE("a failing message says what was expected, what was seen, the time lim
 
 TEST_CASE("exit and output checks read what the grader observed, ratios and maxima")
 {
-    check_mode_facts m{};
+    mode_span m{};
     m.mode = -1;
     m.span.seconds = 2;
     m.span.roles[LESSON_ROLE_CLIENT].rchar = 4096 * 100;
@@ -112,7 +112,7 @@ TEST_CASE("exit and output checks read what the grader observed, ratios and maxi
 TEST_CASE("a process or a thread per request: threads at once, fork and pthread_create "
           "together, children left unreaped, each a maximum over the modes")
 {
-    check_mode_facts m[2]{};
+    mode_span m[2]{};
     m[0].mode = 0, m[0].span.seconds = 2;
     m[1].mode = 1, m[1].span.seconds = 2;
     m[0].span.roles[LESSON_ROLE_SERVER].nthreads = 9; // eight threads (or children) and main
@@ -202,7 +202,7 @@ TEST_CASE("bytes per uncut read: reads fault injection cut short leave the count
 {
     // A buffered reader under short reads: 800 reads filled the 4 KiB buffer, 350 were cut
     // short on purpose (about 2 KiB each), one found the end of the file.
-    check_mode_facts m{};
+    mode_span m{};
     m.mode = -1;
     m.span.seconds = 1;
     m.span.roles[LESSON_ROLE_CLIENT].rchar = 4096 * 800 + 2048 * 350;

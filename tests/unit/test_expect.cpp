@@ -18,7 +18,7 @@ namespace
 struct Fixture {
     lesson_mode modes[2] = {};
     lesson_scenario sc = {};
-    check_mode_facts spans[2] = {}; // the grader's span of each mode (grade/session.h)
+    mode_span spans[2] = {}; // the grader's span of each mode (grade/session.h)
     Fixture()
     {
         const char *ids[] = {"iterative", "epoll"};

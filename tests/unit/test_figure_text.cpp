@@ -24,7 +24,7 @@ std::string text(figure_id f, double v)
 struct Fixture {
     lesson_mode mode = {};
     lesson_scenario sc = {};
-    check_mode_facts m = {}; // the grader's span of the mode (grade/session.h)
+    mode_span m = {}; // the grader's span of the mode (grade/session.h)
     Fixture()
     {
         mode.id = (char *)"epoll";

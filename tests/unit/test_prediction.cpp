@@ -15,7 +15,7 @@ namespace
 struct Fixture {
     lesson_mode modes[3] = {};
     lesson_scenario sc = {};
-    check_mode_facts spans[3] = {}; // the grader's span of each mode (grade/session.h)
+    mode_span spans[3] = {}; // the grader's span of each mode (grade/session.h)
     int candidates[3] = {0, 1, 2};
     Fixture()
     {

@@ -35,7 +35,7 @@ snapshot snap_at(double elapsed, int mode, uint64_t requests, uint64_t forks, bo
 }
 
 // The facts of the mode with this id (the fixture's: epoll is 0, fork is 1).
-const check_mode_facts *find(const session &s, const char *id)
+const mode_span *find(const session &s, const char *id)
 {
     int mode = !strcmp(id, "epoll") ? 0 : !strcmp(id, "fork") ? 1 : -2;
     for (size_t i = 0; i < s.nmodes; i++)
@@ -60,7 +60,7 @@ TEST_CASE("session: increments go to the running mode, across a restart")
     a = snap_at(4.5, 1, 1500, 8);
     session_update(&s, &f.sc, &a);
 
-    const check_mode_facts *e = find(s, "epoll"), *k = find(s, "fork");
+    const mode_span *e = find(s, "epoll"), *k = find(s, "fork");
     REQUIRE(e);
     REQUIRE(k);
     CHECK(e->span.seconds == Approx(2.0));
@@ -153,7 +153,7 @@ TEST_CASE("session: paused time does not count, totals that go backwards only se
     session_update(&s, &f.sc, &a);
     a = snap_at(0.5, 0, 5, 0); // elapsed went back without session_new_run: a new run
     session_update(&s, &f.sc, &a);
-    const check_mode_facts *e = find(s, "epoll");
+    const mode_span *e = find(s, "epoll");
     REQUIRE(e);
     CHECK(e->span.seconds == 0);
     CHECK(e->span.roles[LESSON_ROLE_CLIENT].requests == 100);
@@ -169,7 +169,7 @@ TEST_CASE("session: a run's first snapshot is growth from zero, not a base")
     snapshot a = snap_at(0.05, 0, 3, 2);
     a.seq = 1;
     session_update(&s, &f.sc, &a);
-    const check_mode_facts *e = find(s, "epoll");
+    const mode_span *e = find(s, "epoll");
     REQUIRE(e);
     CHECK(e->span.roles[LESSON_ROLE_SERVER].calls[IOLAB_CALL_FORK] == 2);
     CHECK(e->span.roles[LESSON_ROLE_CLIENT].requests == 3);
@@ -182,6 +182,6 @@ TEST_CASE("session: a run's first snapshot is growth from zero, not a base")
     a = snap_at(3.0, 0, 300, 4);
     a.seq = 30;
     session_update(&late, &f.sc, &a);
-    const check_mode_facts *l = find(late, "epoll");
+    const mode_span *l = find(late, "epoll");
     CHECK((l == nullptr || l->span.roles[LESSON_ROLE_SERVER].calls[IOLAB_CALL_FORK] == 0));
 }
