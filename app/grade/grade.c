@@ -5,7 +5,6 @@
  */
 #include "grade.h"
 
-#include "metrics/stats.h"
 
 #include <errno.h>
 #include <regex.h>
@@ -412,8 +411,6 @@ const char *grade_sanitizer_report(const struct grader *g)
 void grade_new_run(struct grader *g)
 {
     session_new_run(&g->session);
-    stats_mode_rows_merge(g->past, &g->npast, SNAPSHOT_MAX_MODES, g->now, g->nnow);
-    g->nnow = 0;
 }
 
 void grade_update(struct grader *g, const struct snapshot *snap)
@@ -421,8 +418,6 @@ void grade_update(struct grader *g, const struct snapshot *snap)
     session_update(&g->session, g->sc, snap);
     if (snap->mode_running)
         g->measured = true;
-    g->nnow = snap->nmodes < SNAPSHOT_MAX_MODES ? snap->nmodes : SNAPSHOT_MAX_MODES;
-    memcpy(g->now, snap->modes, g->nnow * sizeof *g->now);
     if (snap->ncpus)
         g->ctx.ncpus = snap->ncpus;
     g->ctx.loadavg = snap->loadavg;
@@ -518,14 +513,6 @@ const char *grade_untrusted(const struct grader *g)
 void grade_set_tier(struct grader *g, const char *tier)
 {
     g->ctx.tier = tier;
-}
-
-uint32_t grade_rows(const struct grader *g, struct snapshot_mode_row *rows)
-{
-    uint32_t n = g->npast;
-    memcpy(rows, g->past, n * sizeof *rows);
-    stats_mode_rows_merge(rows, &n, SNAPSHOT_MAX_MODES, g->now, g->nnow);
-    return n;
 }
 
 struct expect_verdict grade_expect(const struct grader *g, size_t i, char *buf, size_t len)

@@ -22,16 +22,13 @@
 
 struct grader {
     const struct lesson_scenario *sc;
-    struct session session;       /* what the runs measured, by mode */
+    /* What the runs measured, one span per mode across restarts: the checks, expected
+       outcomes, predictions and the comparison view read it. */
+    struct session session;
     struct check_result *results; /* sc->nchecks verdicts, as of the last update */
     size_t nholding;              /* how many of them hold */
     bool measured;                /* a snapshot with the mode running was seen */
-    /* The per-mode rows of the step's earlier runs, and of the current one: the comparison view
-       shows their merge (grade_rows), so a restart loses nothing. Expected outcomes and
-       predictions read the session's spans, as the checks do. */
-    struct snapshot_mode_row past[SNAPSHOT_MAX_MODES], now[SNAPSHOT_MAX_MODES];
-    uint32_t npast, nnow;
-    struct expect_context ctx; /* the machine, for the sentences on outcomes that differ */
+    struct expect_context ctx;    /* the machine, for the sentences on outcomes that differ */
     /* Exercise checks: what the grader observes beyond the counters (grade_line, grade_exit). */
     struct check_observed *observed; /* per check */
     void *regexes;                   /* per check: the compiled "match" of output checks */
@@ -109,9 +106,6 @@ const char *grade_untrusted(const struct grader *g);
 
 /* The sandbox tier the runs are in, named in the sentences on outcomes (NULL: unknown). */
 void grade_set_tier(struct grader *g, const char *tier);
-
-/* The merged per-mode rows of every run so far; returns how many (at most SNAPSHOT_MAX_MODES). */
-uint32_t grade_rows(const struct grader *g, struct snapshot_mode_row *rows);
 
 /* Expected outcome i: its verdict and sentence. */
 struct expect_verdict grade_expect(const struct grader *g, size_t i, char *buf, size_t len);

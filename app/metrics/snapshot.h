@@ -148,7 +148,8 @@ struct snapshot_prog {
     bool counts_forged; /* its counter page slots hold values no shim writes: counts are wrong */
 };
 
-/* One row of the session's per-mode comparison: only time the mode was actually running. */
+/* The sampler's own per-mode figures: only time the mode was actually running. The grader, its
+   outcomes and the comparison view read its spans instead (struct mode_span, figure.h). */
 struct snapshot_mode_row {
     char id[SNAPSHOT_NAME_LEN]; /* mode id; "" for a scenario without modes */
     double seconds;             /* time this mode ran with its server ready */

@@ -533,12 +533,23 @@ void counterview_draw(const struct screen_caps *c, struct layout_rect r, bool fo
 
 /* A mode where the studied role made no counted call yet spent system time: its calls per
    request would read 0.00 for calls that were not counted. */
-static bool counterview_row_uncounted(const struct snapshot_mode_row *m, enum lesson_role role)
+static bool counterview_row_uncounted(const struct span *m, enum lesson_role role)
 {
-    for (unsigned k = 0; k < IOLAB_NCALLS; k++)
-        if (m->role_calls[role][k])
-            return false;
-    return m->seconds > 0 && m->role_cpu_sys_s[role] >= CV_UNCOUNTED_SYS_PCT / 100 * m->seconds;
+    if (m->roles[role].calls_total)
+        return false;
+    return m->seconds > 0 && m->roles[role].cpu_sys_s >= CV_UNCOUNTED_SYS_PCT / 100 * m->seconds;
+}
+
+/* A figure of the comparison over a mode's span, through the figure table; 0 where the table
+   has none (no request to divide by). */
+static double counterview_figure(const struct span *m, enum figure_id id, enum lesson_role role)
+{
+    const struct figure_def *f = figure_at(id);
+    struct figure_arg arg = {.role = (int)role};
+    double v = 0;
+    if (!f || !f->value || !f->value(m, &arg, &v))
+        return 0;
+    return v;
 }
 
 /* The comparison's figures, in column order. */
@@ -563,18 +574,29 @@ static void counterview_cmp_value(char *val, size_t len, int k, double v, bool l
 }
 
 void counterview_compare(const struct screen_caps *c, struct layout_rect r,
-                         const struct snapshot_mode_row *rows, uint32_t nrows, const char *now_id,
-                         const char *unit, enum lesson_role study_role, const char *study,
-                         bool latency)
+                         const struct lesson_scenario *sc, const struct mode_span *modes,
+                         size_t nmodes, const char *now_id, const char *unit,
+                         enum lesson_role study_role, const char *study, bool latency)
 {
     struct layout_rect in = widgets_box(c, r, "Comparison of the modes tried (c closes)", true);
+    /* The modes that have run, in the order they first did (the session's): a span the session
+       opened for a mode that never ran (starting, switching) has no row. */
+    const struct span *rows[SNAPSHOT_MAX_MODES];
+    const char *ids[SNAPSHOT_MAX_MODES];
+    uint32_t nrows = 0;
+    for (size_t i = 0; i < nmodes && nrows < SNAPSHOT_MAX_MODES; i++) {
+        int mode = modes[i].mode;
+        bool known = mode >= 0 ? (size_t)mode < sc->nmodes : sc->nmodes == 0;
+        if (!known || modes[i].span.seconds <= 0)
+            continue;
+        ids[nrows] = mode >= 0 ? sc->modes[mode].id : "";
+        rows[nrows++] = &modes[i].span;
+    }
     if (nrows == 0) {
         widgets_text(c, in.x + 1, in.y, in.w - 2, screen_attr(SCREEN_DIM),
                      "Run the scenario and switch modes; each mode tried gets a row here.");
         return;
     }
-    if (nrows > SNAPSHOT_MAX_MODES)
-        nrows = SNAPSHOT_MAX_MODES;
     /* Columns: mode name, then up to five figures, each a value and (when there is room) a bar
        scaled to the column's largest value, so the difference shows at a glance. Calls per
        request are the program under study's (the server's unless the lesson names another): the
@@ -593,17 +615,18 @@ void counterview_compare(const struct screen_caps *c, struct layout_rect r,
     double v[SNAPSHOT_MAX_MODES][CV_CMP_N], max[CV_CMP_N] = {0};
     bool has_req = false, has_bytes = false;
     for (uint32_t i = 0; i < nrows; i++) {
-        const struct snapshot_mode_row *m = &rows[i];
-        uint64_t calls = 0;
-        for (unsigned k = 0; k < IOLAB_NCALLS; k++)
-            calls += m->role_calls[study_role][k];
+        const struct span *m = rows[i];
+        /* The latencies count the clients left waiting (waits.h), answered or not, so they are
+           taken here rather than from the table, which wants an answered request. */
         struct snapshot_latency lat;
-        waits_latency(&lat, m->hist, m->in_flight_hist); /* the clients left waiting count too */
-        v[i][CV_CMP_RATE] = m->requests_per_s;
-        v[i][CV_CMP_BYTES] = latency ? (double)lat.p50_ns : m->bytes_per_s;
-        v[i][CV_CMP_CALLS] = m->requests ? (double)calls / (double)m->requests : 0;
-        v[i][CV_CMP_CTX] = m->ctx_per_request;
-        v[i][CV_CMP_CPU] = latency ? (double)lat.p99_ns : m->cpu_pct;
+        waits_latency(&lat, m->hist, m->waits);
+        v[i][CV_CMP_RATE] = counterview_figure(m, FIGURE_REQUESTS_PER_S, study_role);
+        v[i][CV_CMP_BYTES] =
+            latency ? (double)lat.p50_ns : counterview_figure(m, FIGURE_BYTES_PER_S, study_role);
+        v[i][CV_CMP_CALLS] = counterview_figure(m, FIGURE_CALLS_PER_REQ, study_role);
+        v[i][CV_CMP_CTX] = counterview_figure(m, FIGURE_CTX_PER_REQ, study_role);
+        v[i][CV_CMP_CPU] =
+            latency ? (double)lat.p99_ns : counterview_figure(m, FIGURE_CPU_PCT, study_role);
         for (int k = 0; k < CV_CMP_N; k++)
             if (v[i][k] > max[k])
                 max[k] = v[i][k];
@@ -628,7 +651,7 @@ void counterview_compare(const struct screen_caps *c, struct layout_rect r,
         for (uint32_t i = 0; i < nrows; i++) {
             counterview_cmp_value(val[i][k], sizeof val[i][k], k, v[i][k], latency,
                                   k == CV_CMP_CALLS &&
-                                      counterview_row_uncounted(&rows[i], study_role));
+                                      counterview_row_uncounted(rows[i], study_role));
             int vw = (int)strlen(val[i][k]);
             value_w[j] = vw > value_w[j] ? vw : value_w[j];
         }
@@ -639,7 +662,7 @@ void counterview_compare(const struct screen_caps *c, struct layout_rect r,
        not cut while the figures can be narrower). */
     int name_need = 4;
     for (uint32_t i = 0; i < nrows; i++) {
-        int need = (int)strlen(rows[i].id[0] ? rows[i].id : "this run") + 3; /* " *" */
+        int need = (int)strlen(ids[i][0] ? ids[i] : "this run") + 3; /* " *" */
         name_need = need > name_need ? need : name_need;
     }
     int namew, colw[CV_CMP_N];
@@ -693,7 +716,7 @@ void counterview_compare(const struct screen_caps *c, struct layout_rect r,
     size_t fit = (size_t)(avail > 0 ? avail / per : 0);
     int now = -1;
     for (uint32_t i = 0; i < nrows && now_id; i++)
-        if (!strcmp(now_id, rows[i].id))
+        if (!strcmp(now_id, ids[i]))
             now = (int)i;
     size_t pick[SNAPSHOT_MAX_MODES];
     size_t npick = cvlayout_compare_pick(nrows, fit, now, pick);
@@ -704,9 +727,9 @@ void counterview_compare(const struct screen_caps *c, struct layout_rect r,
         widgets_text(c, cx, y, colw[j] - 1, A_BOLD, shorter ? brief[col[j]] : full[col[j]]);
     y++;
     for (size_t p = 0; p < npick; p++) {
-        const struct snapshot_mode_row *m = &rows[pick[p]];
+        const struct span *m = rows[pick[p]];
         bool is_now = (int)pick[p] == now;
-        const char *id = m->id[0] ? m->id : "this run";
+        const char *id = ids[pick[p]][0] ? ids[pick[p]] : "this run";
         char secs[32];
         snprintf(secs, sizeof secs, "%.1f s", m->seconds);
         /* The mark loses its space before the name loses a letter. */
@@ -740,9 +763,9 @@ static const char counterview_legend_mark[] = "= / ";
 
 /*
  * What every figure and mark of the counters pane and the comparison means, for the legend (i),
- * each checked against the code that computes it (metrics/sampler.c, snapshot.h). An entry with
- * no term is a heading. The text wraps to the box, so a terminal of any width shows all of it,
- * and the box scrolls when it is taller than the terminal.
+ * each checked against the code that computes it (metrics/sampler.c, snapshot.h; the comparison:
+ * figure.c). An entry with no term is a heading. The text wraps to the box, so a terminal of any
+ * width shows all of it, and the box scrolls when it is taller than the terminal.
  */
 static const struct counterview_legend_entry {
     const char *term; /* the label as the pane shows it; NULL: text is a heading */

@@ -6,6 +6,8 @@
 #define IOLAB_COUNTERVIEW_H
 
 #include "layout.h"
+#include "lesson/lesson.h"
+#include "metrics/figure.h"
 #include "metrics/snapshot.h"
 #include "screen.h"
 
@@ -31,13 +33,14 @@ struct counterview_in {
 void counterview_draw(const struct screen_caps *c, struct layout_rect r, bool focused,
                       const struct counterview_in *in);
 
-/* The comparison of the modes tried: one row each; now_id marks the mode running now. unit names
-   what the load completes ("requests", "copies"); calls per request are those of the role of
-   the program under study, named study. */
+/* The comparison of the modes tried: one row each, over the grader's span of each mode (the
+   figures the checks and expected outcomes read, through the figure table); now_id marks the mode
+   running now. unit names what the load completes ("requests", "copies"); calls per request are
+   those of the role of the program under study, named study. */
 void counterview_compare(const struct screen_caps *c, struct layout_rect r,
-                         const struct snapshot_mode_row *rows, uint32_t nrows, const char *now_id,
-                         const char *unit, enum lesson_role study_role, const char *study,
-                         bool latency);
+                         const struct lesson_scenario *sc, const struct mode_span *modes,
+                         size_t nmodes, const char *now_id, const char *unit,
+                         enum lesson_role study_role, const char *study, bool latency);
 
 /* The legend: what every figure and mark of the counters pane and the comparison means, wrapped
    to the terminal and drawn from its row *top, which is clamped to the rows there are. Returns

@@ -960,14 +960,13 @@ static void runview_draw(void *self, struct view_ctx *vc)
     for (size_t i = 0; i < vc->layout.nprogs; i++)
         runview_draw_prog(v, vc->caps, vc->layout.progs[i], i);
     if (v->compare) {
-        /* Every run of this step so far, restarts included: the grader keeps the rows. */
-        struct snapshot_mode_row rows[SNAPSHOT_MAX_MODES];
-        uint32_t nrows = grade_rows(&v->grader, rows);
+        /* Every run of this step so far, restarts included: the grader keeps a span per mode. */
         int cur = v->have_snap ? v->snap.mode : -1;
         const char *now = cur >= 0 && (size_t)cur < v->sc->nmodes ? v->sc->modes[cur].id : NULL;
         const struct lesson_program *study =
             v->sc->study >= 0 ? &v->sc->programs[v->sc->study] : NULL;
-        counterview_compare(vc->caps, vc->layout.counters, rows, nrows, now, v->sc->unit,
+        counterview_compare(vc->caps, vc->layout.counters, v->sc, v->grader.session.modes,
+                            v->grader.session.nmodes, now, v->sc->unit,
                             study ? study->role : LESSON_ROLE_SERVER,
                             study ? study->name : "server", v->sc->latency);
     } else if (!predictview_draw_ask(v->pv, vc, vc->layout.counters)) {
