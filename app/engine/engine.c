@@ -398,7 +398,7 @@ static void engine_child_done(struct engine_child *c)
     if (e->span_pending && e->state == ENGINE_RUNNING && e->mode >= 0 &&
         e->sc->modes[e->mode].program == c->idx) {
         e->span_pending = false;
-        sampler_set_mode(e->sampler, e->mode, e->sc->modes[e->mode].id, false);
+        sampler_set_mode(e->sampler, e->mode, false);
     }
     if (c->restart && e->state == ENGINE_RUNNING) {
         c->restart = false;
@@ -427,7 +427,7 @@ static void engine_maybe_stopped(struct engine *e)
            of a switch leaves them with the old mode, whose program's exit they hold. */
         int m = e->span_pending ? e->span_mode : e->mode;
         e->span_pending = false;
-        sampler_set_mode(e->sampler, m, m >= 0 ? e->sc->modes[m].id : NULL, false);
+        sampler_set_mode(e->sampler, m, false);
         engine_publish(e);
     }
     if (e->state != ENGINE_FAILED)
@@ -707,7 +707,7 @@ static void engine_mode_up(struct engine *e)
     e->mode_up = true;
     e->switching = false;
     if (e->sampler)
-        sampler_set_mode(e->sampler, e->mode, e->mode >= 0 ? e->sc->modes[e->mode].id : NULL, true);
+        sampler_set_mode(e->sampler, e->mode, true);
     engine_publish(e);
 }
 
@@ -956,7 +956,7 @@ int engine_start(struct engine *e)
         sampler_set_exe(e->sampler, (uint32_t)i, p->path);
         e->children[i].run = 0;
     }
-    sampler_set_mode(e->sampler, e->mode, e->mode >= 0 ? e->sc->modes[e->mode].id : NULL, false);
+    sampler_set_mode(e->sampler, e->mode, false);
     uint64_t period = (uint64_t)(1000.0 / e->opts.tick_hz);
     uv_timer_start(&e->tick, engine_tick, period, period);
     e->next_start = 0;
@@ -1024,11 +1024,11 @@ int engine_switch_mode(struct engine *e, size_t mode)
        counters, its exit's top-up) is the old mode's, never the new one's. engine_child_done
        publishes that final snapshot, then hands the span to the new mode. */
     if (c->spawned && old >= 0) {
-        sampler_set_mode(e->sampler, old, e->sc->modes[old].id, false);
+        sampler_set_mode(e->sampler, old, false);
         e->span_pending = true;
         e->span_mode = old;
     } else {
-        sampler_set_mode(e->sampler, e->mode, e->sc->modes[mode].id, false);
+        sampler_set_mode(e->sampler, e->mode, false);
     }
     return engine_restart_child(e, c);
 }

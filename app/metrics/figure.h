@@ -64,7 +64,7 @@ struct span {
  * server up and the load not paused, span.waits the requests still waiting at its last running
  * snapshot (span_waits_at). The grader's session keeps one per mode (grade/session.h); a
  * check, an expected outcome and a prediction read their figure over it through the table
- * (figure_at(id)->value). Not the sampler's snapshot_mode_row: that is the comparison view's.
+ * (figure_at(id)->value), and so does the comparison view.
  */
 struct mode_span {
     int mode; /* the mode's index in the scenario; -1 when the scenario has no modes */

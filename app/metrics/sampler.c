@@ -56,8 +56,6 @@ int sampler_open(struct sampler **out, const char *proc_root, const struct iolab
     s->page_size = sysconf(_SC_PAGESIZE);
     s->tick = procfs_tick_hz();
     s->mode = s->prev_mode = -1;
-    for (int i = 0; i < SNAPSHOT_MAX_MODES; i++)
-        s->mode_row[i] = -1;
     for (uint32_t p = 0; p < nprogs; p++)
         s->progs[p].exit_status = -1;
     *out = s;
@@ -158,19 +156,10 @@ void sampler_set_state(struct sampler *s, uint32_t prog, enum snapshot_prog_stat
     s->progs[prog].exit_status = exit_status;
 }
 
-void sampler_set_mode(struct sampler *s, int mode, const char *id, bool running)
+void sampler_set_mode(struct sampler *s, int mode, bool running)
 {
     s->mode = mode;
     s->mode_running = running;
-    if (mode < 0 || mode >= SNAPSHOT_MAX_MODES)
-        return;
-    snprintf(s->mode_id[mode], sizeof s->mode_id[mode], "%s", id ? id : "");
-    if (running && s->mode_row[mode] < 0 && s->snap.nmodes < SNAPSHOT_MAX_MODES) {
-        int row = (int)s->snap.nmodes++;
-        s->mode_row[mode] = row;
-        memset(&s->snap.modes[row], 0, sizeof s->snap.modes[row]);
-        memcpy(s->snap.modes[row].id, s->mode_id[mode], sizeof s->snap.modes[row].id);
-    }
 }
 
 void sampler_set_budget(struct sampler *s, double core_share, uint32_t min_items)
@@ -407,47 +396,6 @@ static double sampler_window_base(const struct sampler_progstate *ps, double now
     return dt;
 }
 
-/* Adds the time since the last sample to the current mode's row, if it ran throughout. */
-static void sampler_mode_account(struct sampler *s, double dt)
-{
-    if (!s->mode_running || !s->prev_running || s->mode != s->prev_mode || s->mode < 0 ||
-        s->mode >= SNAPSHOT_MAX_MODES || s->mode_row[s->mode] < 0)
-        return;
-    struct snapshot_mode_row *r = &s->snap.modes[s->mode_row[s->mode]];
-    r->seconds += dt;
-    for (uint32_t p = 0; p < s->nprogs; p++) {
-        const struct sampler_raw *a = &s->progs[p].now, *b = &s->progs[p].prev;
-        enum lesson_role role = s->progs[p].role;
-        for (unsigned c = 0; c < IOLAB_NCALLS; c++) {
-            uint64_t d = stats_delta(a->page.calls[c].count, b->page.calls[c].count);
-            r->calls += d;
-            r->role_calls[role][c] += d;
-        }
-        r->role_requests[role] += stats_delta(a->page.requests, b->page.requests);
-        r->role_uring_enters[role] += stats_delta(a->page.uring_enters, b->page.uring_enters);
-        r->role_cpu_sys_s[role] +=
-            (double)stats_delta(a->fig.stime, b->fig.stime) / (double)s->tick;
-        r->role_bytes[role] += stats_delta(a->page.bytes, b->page.bytes);
-        r->ctx_switches +=
-            stats_delta(a->fig.vol, b->fig.vol) + stats_delta(a->fig.invol, b->fig.invol);
-        r->cpu_s += (double)(stats_delta(a->fig.utime, b->fig.utime) +
-                             stats_delta(a->fig.stime, b->fig.stime)) /
-                    (double)s->tick;
-        if (s->progs[p].role == LESSON_ROLE_CLIENT) {
-            r->requests += stats_delta(a->page.requests, b->page.requests);
-            r->bytes += stats_delta(a->page.bytes, b->page.bytes);
-            for (unsigned h = 0; h < IOLAB_HIST_BUCKETS; h++)
-                r->hist[h] += stats_delta(a->page.hist[h], b->page.hist[h]);
-            /* Who waits at the mode's last sample (one client program: lessons have one). */
-            memcpy(r->in_flight_hist, a->page.in_flight_hist, sizeof r->in_flight_hist);
-            r->in_flight = a->page.in_flight;
-            r->waiting = a->page.waiting;
-            r->in_flight_oldest_ns = a->page.in_flight_oldest_ns;
-        }
-    }
-    stats_mode_row_derive(r);
-}
-
 /* Appends one second of client throughput to the history ring (kept oldest first). */
 static void sampler_history_push(struct sampler *s, double t)
 {
@@ -602,8 +550,6 @@ const struct snapshot *sampler_sample(struct sampler *s, double now_s)
         sn->roles[r].uncounted = 0;
     for (uint32_t i = 0; i < s->nprogs; i++)
         sn->roles[sn->progs[i].role].uncounted += sn->progs[i].f.uncounted;
-    if (s->sampled)
-        sampler_mode_account(s, dt);
     s->prev_mode = s->mode;
     s->prev_running = s->mode_running;
     s->t_prev = now_s;

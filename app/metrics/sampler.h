@@ -80,8 +80,9 @@ struct sampler_exit {
  */
 int sampler_set_exit(struct sampler *s, uint32_t prog, uint32_t run, const struct sampler_exit *x);
 
-/* The current mode (-1: none) and whether its server is up; rows are kept per mode index. */
-void sampler_set_mode(struct sampler *s, int mode, const char *id, bool running);
+/* The current mode (-1: none) and whether its server is up (the snapshot says both; the time
+   each mode ran is the grader's, from consecutive snapshots: grade/session.c). */
+void sampler_set_mode(struct sampler *s, int mode, bool running);
 void sampler_set_paused(struct sampler *s, bool paused);
 
 /*

@@ -148,8 +148,6 @@ struct sampler {
     struct sampler_ckpt role_ckpt_prev; /* client role at the previous history point */
     int mode, prev_mode;
     bool mode_running, prev_running, paused;
-    int mode_row[SNAPSHOT_MAX_MODES]; /* mode index -> row, -1 none */
-    char mode_id[SNAPSHOT_MAX_MODES][SNAPSHOT_NAME_LEN];
     uint32_t errors;
     double age_s[SNAPSHOT_MAX_PROGS];      /* oldest /proc figure of each program, seconds */
     uint32_t unread_n[SNAPSHOT_MAX_PROGS]; /* its processes and threads never read */

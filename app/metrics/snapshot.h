@@ -148,37 +148,6 @@ struct snapshot_prog {
     bool counts_forged; /* its counter page slots hold values no shim writes: counts are wrong */
 };
 
-/* The sampler's own per-mode figures: only time the mode was actually running. The grader, its
-   outcomes and the comparison view read its spans instead (struct mode_span, figure.h). */
-struct snapshot_mode_row {
-    char id[SNAPSHOT_NAME_LEN]; /* mode id; "" for a scenario without modes */
-    double seconds;             /* time this mode ran with its server ready */
-    uint64_t requests;          /* client requests completed while it ran */
-    uint64_t bytes;             /* client payload bytes while it ran */
-    uint64_t calls;             /* counted calls of all programs while it ran */
-    uint64_t ctx_switches;      /* voluntary + involuntary, all programs */
-    double cpu_s;               /* user + sys, all programs */
-    double requests_per_s;      /* requests / seconds */
-    double bytes_per_s;
-    double calls_per_request;        /* 0 when there were no requests */
-    double server_calls_per_request; /* the server role's calls only: what a mode changes */
-    double ctx_per_request;
-    double cpu_pct; /* cpu_s / seconds * 100: % of one core */
-    /* The client's waiting requests at the last sample while this mode ran (their ages), and
-       how many: fold them into hist with waits_fold() for latencies that count them. */
-    uint64_t in_flight_hist[IOLAB_HIST_BUCKETS];
-    uint64_t in_flight, waiting;
-    uint64_t in_flight_oldest_ns;
-    /* The same by role (enum lesson_role), for the step checks (check.h): what each role
-       published and the calls it made, while this mode ran. */
-    uint64_t role_requests[LESSON_NROLES];
-    uint64_t role_bytes[LESSON_NROLES];
-    uint64_t role_calls[LESSON_NROLES][IOLAB_NCALLS];
-    uint64_t hist[IOLAB_HIST_BUCKETS]; /* the client's request latencies while this mode ran */
-    uint64_t role_uring_enters[LESSON_NROLES]; /* io_uring_enter() calls the demos published */
-    double role_cpu_sys_s[LESSON_NROLES];      /* CPU time in the kernel, by role */
-};
-
 struct snapshot {
     uint64_t seq;             /* 1, 2, ...: bumps with every published snapshot */
     double elapsed_s;         /* since the scenario started */
@@ -212,8 +181,6 @@ struct snapshot {
     double history_requests[SNAPSHOT_HISTORY]; /* requests/s in that second */
     double history_bytes[SNAPSHOT_HISTORY];    /* bytes/s in that second */
 
-    uint32_t nmodes; /* rows in modes[]: modes tried so far in this session, in first-run order */
-    struct snapshot_mode_row modes[SNAPSHOT_MAX_MODES];
     double sample_cost_s; /* wall time the sampler took to make this snapshot */
 };
 

@@ -34,16 +34,6 @@ static inline uint64_t stats_monotonic(uint64_t prev, uint64_t now)
 /* out[b] = now[b] - before[b] bucket by bucket (saturating), n buckets. */
 void stats_hist_sub(uint64_t *out, const uint64_t *now, const uint64_t *before, size_t n);
 
-/* Fills a mode row's rates (requests/s, calls per request, CPU %...) from its totals. */
-void stats_mode_row_derive(struct snapshot_mode_row *r);
-
-/*
- * Adds rows to the table into (*n rows, at most cap), row by row with the same mode id: what a
- * mode did in several runs of one step (the scenario restarted) becomes one row again.
- */
-void stats_mode_rows_merge(struct snapshot_mode_row *into, uint32_t *n, uint32_t cap,
-                           const struct snapshot_mode_row *rows, uint32_t nrows);
-
 /* Number of samples in a histogram. */
 uint64_t stats_hist_count(const uint64_t *hist, size_t n);
 

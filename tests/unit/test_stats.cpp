@@ -81,34 +81,3 @@ TEST_CASE("the percentiles of an interval come from the difference of two histog
     stats_hist_sub(d.data(), before.data(), now.data(), d.size());
     CHECK(stats_hist_count(d.data(), d.size()) == 0);
 }
-
-TEST_CASE("mode rows of two runs merge by mode id and their rates are derived again")
-{
-    struct snapshot_mode_row a[SNAPSHOT_MAX_MODES] = {}, b[2] = {};
-    uint32_t n = 1;
-    strcpy(a[0].id, "epoll");
-    a[0].seconds = 2, a[0].requests = 200, a[0].calls = 400, a[0].cpu_s = 1;
-    a[0].role_calls[LESSON_ROLE_SERVER][IOLAB_CALL_READ] = 200;
-    stats_mode_row_derive(&a[0]);
-    CHECK(a[0].requests_per_s == Approx(100));
-    CHECK(a[0].server_calls_per_request == Approx(1));
-
-    strcpy(b[0].id, "epoll");
-    b[0].seconds = 2, b[0].requests = 600, b[0].calls = 1200, b[0].cpu_s = 1;
-    b[0].role_calls[LESSON_ROLE_SERVER][IOLAB_CALL_READ] = 600;
-    b[0].role_calls[LESSON_ROLE_SERVER][IOLAB_CALL_WRITE] = 600;
-    strcpy(b[1].id, "fork");
-    b[1].seconds = 1, b[1].requests = 10;
-    stats_mode_rows_merge(a, &n, SNAPSHOT_MAX_MODES, b, 2);
-    REQUIRE(n == 2);
-    CHECK(a[0].seconds == Approx(4));
-    CHECK(a[0].requests_per_s == Approx(200));            // 800 requests over 4 s
-    CHECK(a[0].server_calls_per_request == Approx(1.75)); // 1400 calls for 800 requests
-    CHECK(a[0].cpu_pct == Approx(50));
-    CHECK(std::string(a[1].id) == "fork");
-
-    // A full table takes no new mode, but still merges the ones it has.
-    stats_mode_rows_merge(a, &n, 2, b, 2);
-    CHECK(n == 2);
-    CHECK(a[1].requests == 20);
-}
