@@ -2,6 +2,8 @@
 // in the one figure table, among the names that format accepts; an unknown name is answered with
 // the closest of those, or with their list in the table's order.
 #include <catch2/catch.hpp>
+
+#include "lesson_helpers.hpp"
 #include <cerrno>
 #include <cstring>
 #include <string>
@@ -11,11 +13,10 @@ extern "C" {
 #include "lesson/sweep.h"
 }
 
+using namespace iolab_test;
+
 namespace
 {
-
-const char *pack_json = R"({"format_version": 1, "id": "t", "title": "T", "version": "1",
-  "lessons": ["l"]})";
 
 // A run step with two modes and whatever extra keys a case gives.
 std::string lesson_with(const std::string &extra)
@@ -40,40 +41,11 @@ std::string expect_of(const std::string &figure)
            figure + R"("}, "op": ">", "value": 1}])";
 }
 
-struct Loaded {
-    lesson_pack *pack = nullptr;
-    lesson_diags diags = {};
-    int rc;
-    explicit Loaded(const std::string &lesson)
-    {
-        lesson_mem_file files[2] = {{"pack.json", pack_json, strlen(pack_json)},
-                                    {"l.json", lesson.data(), lesson.size()}};
-        lesson_load_options opts = {};
-        rc = lesson_pack_load_mem("mem", files, 2, &opts, &pack, &diags);
-    }
-    ~Loaded()
-    {
-        lesson_pack_free(pack);
-        lesson_diags_free(&diags);
-    }
-    std::string messages() const
-    {
-        std::string s;
-        for (size_t i = 0; i < diags.n; i++)
-            s += std::string(diags.v[i].message) + "\n";
-        return s;
-    }
-    const lesson_scenario *scenario() const
-    {
-        return lesson_step_scenario(&pack->lessons[0].steps[0]);
-    }
-};
-
 } // namespace
 
 TEST_CASE("load_figure: a sweep's figure resolves to the table's id, its call with it")
 {
-    Loaded l(lesson_with(sweep_of("calls:read/request")));
+    MemLesson l(lesson_with(sweep_of("calls:read/request")));
     INFO(l.messages());
     REQUIRE(l.rc == 0);
     const lesson_sweep *sw = l.scenario()->sweep;
@@ -82,7 +54,7 @@ TEST_CASE("load_figure: a sweep's figure resolves to the table's id, its call wi
     CHECK(sw->call == IOLAB_CALL_READ);
 
     // The same name means the sweep's figure, not the check's.
-    Loaded b(lesson_with(sweep_of("bytes_per_syscr")));
+    MemLesson b(lesson_with(sweep_of("bytes_per_syscr")));
     REQUIRE(b.rc == 0);
     CHECK(b.scenario()->sweep->figure == FIGURE_BYTES_PER_SYSCR);
 }
@@ -110,7 +82,7 @@ TEST_CASE("load_figure: an unknown figure is answered with the names its format 
          "figure \"calls:nosuchcall/request\" is not known;"},
     };
     for (const auto &c : cases) {
-        Loaded l(lesson_with(c.extra));
+        MemLesson l(lesson_with(c.extra));
         INFO(c.extra << "\n" << l.messages());
         CHECK(l.rc == -EINVAL);
         CHECK(l.messages().find(c.message) != std::string::npos);

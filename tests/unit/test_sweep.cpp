@@ -4,6 +4,8 @@
 // a result written as JSON and read back.
 #include <catch2/catch.hpp>
 
+#include "lesson_helpers.hpp"
+
 #include "helpers.hpp"
 
 extern "C" {
@@ -24,9 +26,6 @@ using namespace iolab_test;
 namespace
 {
 
-const char *pack_json = R"({"format_version": 1, "id": "t", "title": "T", "version": "1",
-  "lessons": ["l"]})";
-
 std::string lesson_with(const std::string &step_extra, const std::string &arg = "{size}")
 {
     return R"({"id": "l", "title": "L", "summary": "s", "steps": [{"id": "s", "title": "S",
@@ -38,36 +37,6 @@ std::string lesson_with(const std::string &step_extra, const std::string &arg = 
            step_extra + "}]}";
 }
 
-struct Loaded {
-    lesson_pack *pack = nullptr;
-    lesson_diags diags = {};
-    int rc;
-    explicit Loaded(const std::string &lesson)
-    {
-        lesson_mem_file files[2] = {{"pack.json", pack_json, strlen(pack_json)},
-                                    {"l.json", lesson.data(), lesson.size()}};
-        lesson_load_options opts = {};
-        rc = lesson_pack_load_mem("mem", files, 2, &opts, &pack, &diags);
-    }
-    ~Loaded()
-    {
-        lesson_pack_free(pack);
-        lesson_diags_free(&diags);
-    }
-    std::string messages() const
-    {
-        std::string s;
-        for (size_t i = 0; i < diags.n; i++)
-            s += std::string(diags.v[i].file) + ":" + std::to_string(diags.v[i].line) + ":" +
-                 std::to_string(diags.v[i].col) + ": " + diags.v[i].message + "\n";
-        return s;
-    }
-    const lesson_step *step() const
-    {
-        return &pack->lessons[0].steps[0];
-    }
-};
-
 const std::string good_sweep = R"(, "sweep": {"param": "size", "values": ["8", "64", "4K", "64K"],
   "figure": "bytes_per_s", "seconds": 1},
   "headline": {"seed": "002", "text": "fread wins small", "mode": "b", "base": "a",
@@ -77,7 +46,7 @@ const std::string good_sweep = R"(, "sweep": {"param": "size", "values": ["8", "
 
 TEST_CASE("a sweep and a headline load as data")
 {
-    Loaded l(lesson_with(good_sweep));
+    MemLesson l(lesson_with(good_sweep));
     INFO(l.messages());
     REQUIRE(l.rc == 0);
     const lesson_sweep *sw = lesson_step_sweep(l.step());
@@ -145,7 +114,7 @@ TEST_CASE("bad sweeps are reported at their place with what to do")
          "{size}", "counts another call than its sweep's"},
     };
     for (const auto &c : cases) {
-        Loaded l(lesson_with(c.extra, c.arg));
+        MemLesson l(lesson_with(c.extra, c.arg));
         INFO(c.extra << "\n" << l.messages());
         CHECK(l.rc == -EINVAL);
         CHECK(l.messages().find(c.expect) != std::string::npos);
@@ -156,22 +125,22 @@ TEST_CASE("bad sweeps are reported at their place with what to do")
 TEST_CASE("a headline is compared in its sweep's figure and one bad figure is reported once")
 {
     // The same figure, or the same call per request, is fine.
-    Loaded same(lesson_with(R"(, "sweep": {"param": "size", "values": ["8"],
+    MemLesson same(lesson_with(R"(, "sweep": {"param": "size", "values": ["8"],
         "figure": "calls:read/request"}, "headline": {"seed": "002", "text": "t", "mode": "b",
         "base": "a", "figure": "calls:read/request", "ratio": 2})"));
     INFO(same.messages());
     CHECK(same.rc == 0);
     // An unknown sweep figure is the only complaint: the headline is not also said to differ.
-    Loaded bad(lesson_with(R"(, "sweep": {"param": "size", "values": ["8"],
+    MemLesson bad(lesson_with(R"(, "sweep": {"param": "size", "values": ["8"],
         "figure": "bytes_per_sec"}, "headline": {"seed": "002", "text": "t", "mode": "b",
         "base": "a", "figure": "bytes_per_s", "ratio": 2})"));
     INFO(bad.messages());
     CHECK(bad.diags.n == 1);
     CHECK(bad.messages().find("did you mean \"bytes_per_s\"") != std::string::npos);
     // A plain step's headline names its own figure: there is no sweep to agree with.
-    Loaded plain(lesson_with(R"(, "headline": {"seed": "000", "text": "t", "mode": "b",
+    MemLesson plain(lesson_with(R"(, "headline": {"seed": "000", "text": "t", "mode": "b",
         "base": "a", "figure": "p99_ms", "ratio": 2})",
-                             "8"));
+                                "8"));
     INFO(plain.messages());
     CHECK(plain.rc == 0);
 }
@@ -260,7 +229,7 @@ TEST_CASE("a point's figures are the growth between its two snapshots")
 
 TEST_CASE("a result written as JSON reads back point for point")
 {
-    Loaded l(lesson_with(good_sweep));
+    MemLesson l(lesson_with(good_sweep));
     REQUIRE(l.rc == 0);
     const lesson_scenario *sc = lesson_step_scenario(l.step());
     static sweep_result r, back;
