@@ -42,35 +42,43 @@ struct sweeprun {
 
 /* ---- pure ---- */
 
+/* Figure id over a span, through the table; 0 where it is undefined. */
+static double sweep_point_value(enum figure_id id, const struct span *sp,
+                                const struct figure_arg *arg)
+{
+    const struct figure_def *d = figure_at(id);
+    double v = 0;
+    return d && d->value && d->value(sp, arg, &v) ? v : 0;
+}
+
 void sweep_point_measure(const struct lesson_sweep *sw, const struct snapshot *a,
                          const struct snapshot *b, struct sweep_point *p)
 {
     int role = sw && sw->role >= 0 && sw->role < LESSON_NROLES ? sw->role : LESSON_ROLE_SERVER;
     struct span sp;
     span_between(a, b, NULL, &sp);
-    const struct span_role *load = &sp.roles[sp.load_role], *rs = &sp.roles[role];
+    const struct span_role *load = &sp.roles[sp.load_role];
     p->seconds = sp.seconds;
     p->requests = sp.requests;
     p->bytes = sp.bytes;
     p->conns = load->conns;
     p->errors = 0;
     p->failed = 0;
-    uint64_t ctx = 0;
-    double cpu = 0;
     for (int r = 0; r < LESSON_NROLES; r++) {
         p->errors += sp.roles[r].errors;
         p->failed += sp.roles[r].failed;
-        ctx += sp.roles[r].ctx;
-        cpu += sp.roles[r].cpu_user_s + sp.roles[r].cpu_sys_s;
     }
-    double req = (double)p->requests;
-    p->requests_per_s = stats_rate(p->requests, p->seconds);
-    p->bytes_per_s = stats_rate(p->bytes, p->seconds);
-    p->calls_per_request = req ? (double)rs->calls_total / req : 0;
-    p->syscr_per_request = req ? (double)rs->syscr / req : 0;
-    p->ctx_per_request = req ? (double)ctx / req : 0;
-    p->bytes_per_syscr = rs->syscr ? (double)p->bytes / (double)rs->syscr : 0;
-    p->cpu_pct = p->seconds > 0 ? cpu / p->seconds * 100 : 0;
+    /* The figures a point keeps (for its table, its JSON and the outcomes judged on it), as
+       the figure table computes them over the point's span; 0 where one is undefined (a ratio
+       over no request). */
+    struct figure_arg arg = {.role = role, .call = sw ? sw->call : 0};
+    p->requests_per_s = sweep_point_value(FIGURE_REQUESTS_PER_S, &sp, &arg);
+    p->bytes_per_s = sweep_point_value(FIGURE_BYTES_PER_S, &sp, &arg);
+    p->calls_per_request = sweep_point_value(FIGURE_CALLS_PER_REQ, &sp, &arg);
+    p->syscr_per_request = sweep_point_value(FIGURE_SYSCR_PER_REQ, &sp, &arg);
+    p->ctx_per_request = sweep_point_value(FIGURE_CTX_PER_REQ, &sp, &arg);
+    p->bytes_per_syscr = sweep_point_value(FIGURE_BYTES_PER_SYSCR, &sp, &arg);
+    p->cpu_pct = sweep_point_value(FIGURE_CPU_PCT, &sp, &arg);
     /* The clients still waiting at the end count as long as they waited, capped at the
        point's length (a fresh run per point: none can have waited longer; a larger age is a
        stale gauge, counted as a timeout at the point's length), so a server that answers one
@@ -81,7 +89,6 @@ void sweep_point_measure(const struct lesson_sweep *sw, const struct snapshot *a
     waits_latency(&lat, sp.hist, sp.waits);
     p->p50_ms = (double)lat.p50_ns / 1e6;
     p->p99_ms = (double)lat.p99_ns / 1e6;
-    struct figure_arg arg = {.role = role, .call = sw ? sw->call : 0};
     /* The y axis: the sweep's figure over the point's span, as the figure table computes it. */
     const struct figure_def *fig = sw ? figure_at(sw->figure) : NULL;
     p->figure = 0;
