@@ -380,6 +380,15 @@ static void run_print_text_segment(const struct run_report *r, FILE *out,
                 human_ns((double)fb->in_flight_oldest_ns, h[1], sizeof h[1]));
 }
 
+/* A figure of a segment's span as the figure table computes it (role: whose calls); false where
+   it is undefined (a ratio over no request), shown as "-". */
+static bool run_figure(enum figure_id id, const struct span *sp, int role, double *out)
+{
+    const struct figure_def *d = figure_at(id);
+    struct figure_arg a = {.role = role};
+    return d && d->value && d->value(sp, &a, out);
+}
+
 /* Several modes: one table with a column per mode, the figures a lesson compares. */
 static void run_print_side_by_side(const struct run_report *r, FILE *out)
 {
@@ -421,16 +430,17 @@ static void run_print_side_by_side(const struct run_report *r, FILE *out)
             struct span sp;
             span_between(&seg->first, &seg->last, NULL, &sp);
             const struct span_role *client = &sp.roles[LESSON_ROLE_CLIENT];
-            double dur = sp.seconds;
-            double req = (double)client->requests;
+            double dur = sp.seconds, x;
             char v[48] = "-";
             struct snapshot_latency lat;
             switch (row) {
             case SBS_RATE:
-                human_si(stats_rate(client->requests, dur), v, sizeof v);
+                if (run_figure(FIGURE_REQUESTS_PER_S, &sp, srole, &x))
+                    human_si(x, v, sizeof v);
                 break;
             case SBS_BYTES:
-                human_bytes(stats_rate(client->bytes, dur), v, sizeof v);
+                if (run_figure(FIGURE_BYTES_PER_S, &sp, srole, &x))
+                    human_bytes(x, v, sizeof v);
                 break;
             case SBS_CALLS: {
                 uint64_t calls = sp.roles[srole].calls_total;
@@ -439,25 +449,18 @@ static void run_print_side_by_side(const struct run_report *r, FILE *out)
                    does not count, and 0.00 would be a figure for what was not measured. */
                 if (!calls && dur > 0 && sys >= RUN_UNCOUNTED_SYS * dur)
                     snprintf(v, sizeof v, "uncounted");
-                else if (req > 0)
-                    snprintf(v, sizeof v, "%.2f", (double)calls / req);
+                else if (run_figure(FIGURE_CALLS_PER_REQ, &sp, srole, &x))
+                    snprintf(v, sizeof v, "%.2f", x);
                 break;
             }
-            case SBS_CTX: {
-                uint64_t ctx = 0;
-                for (int role = 0; role < LESSON_NROLES; role++)
-                    ctx += sp.roles[role].ctx;
-                if (req > 0)
-                    snprintf(v, sizeof v, "%.2f", (double)ctx / req);
+            case SBS_CTX:
+                if (run_figure(FIGURE_CTX_PER_REQ, &sp, srole, &x))
+                    snprintf(v, sizeof v, "%.2f", x);
                 break;
-            }
-            case SBS_CPU: {
-                double cpu = 0;
-                for (int role = 0; role < LESSON_NROLES; role++)
-                    cpu += sp.roles[role].cpu_user_s + sp.roles[role].cpu_sys_s;
-                snprintf(v, sizeof v, "%.0f%%", dur > 0 ? 100 * cpu / dur : 0);
+            case SBS_CPU:
+                if (run_figure(FIGURE_CPU_PCT, &sp, srole, &x))
+                    snprintf(v, sizeof v, "%.0f%%", x);
                 break;
-            }
             case SBS_WAIT:
                 human_count(client->waiting, v, sizeof v);
                 break;
