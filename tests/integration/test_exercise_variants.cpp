@@ -434,6 +434,8 @@ const std::vector<Row> kSendfileRows = {
      {{kSendLoop, "    char buf[65536];\n"
                   "    for (off_t left = size; left > 0;) {\n"
                   "        ssize_t n = read(file, buf, sizeof buf);\n"
+                  "        if (n < 0 && errno == EINTR)\n"
+                  "            continue; /* wrong in one way only: it copies */\n"
                   "        if (n <= 0)\n"
                   "            return -1;\n"
                   "        if (send_all(sock, buf, (size_t)n) < 0)\n"
