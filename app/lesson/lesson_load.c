@@ -566,12 +566,17 @@ static void load_pack_header(struct load *ld, struct load_file *packf, struct le
 {
     load_fields(ld, packf->root, load_pack_fields, PACK_NFIELDS, "pack.json", NULL, f);
     if (f[PACK_FORMAT]) {
-        pack->format_version = (int)f[PACK_FORMAT]->valuedouble;
-        if (pack->format_version > LESSON_FORMAT_VERSION)
-            load_diag(ld, f[PACK_FORMAT], 0,
-                      "this pack is written for format %d but this iolab reads format %d; update "
-                      "iolab.",
-                      pack->format_version, LESSON_FORMAT_VERSION);
+        /* Any number may stand here: one out of int's range is judged as a double, never cast. */
+        double v = f[PACK_FORMAT]->valuedouble;
+        pack->format_version = v > LESSON_FORMAT_VERSION ? LESSON_FORMAT_VERSION + 1
+                               : v >= 1                  ? (int)v
+                                                         : 0;
+        if (v > LESSON_FORMAT_VERSION)
+            load_diag(
+                ld, f[PACK_FORMAT], 0,
+                "this pack is written for format %.15g but this iolab reads format %d; update "
+                "iolab.",
+                v, LESSON_FORMAT_VERSION);
         else if (pack->format_version < 1)
             load_diag(ld, f[PACK_FORMAT], 0, "\"format_version\" must be %d; change it.",
                       LESSON_FORMAT_VERSION);
