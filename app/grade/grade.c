@@ -5,7 +5,6 @@
  */
 #include "grade.h"
 
-
 #include <errno.h>
 #include <regex.h>
 #include <signal.h>

@@ -79,8 +79,8 @@ static void leave(struct client *c)
 static const char *id_file = TF_ID_FILE;
 static size_t input_len = 5000;
 static unsigned char *input;
-static uint64_t next_seq;                        /* request numbers, all threads (atomic) */
-static int said_wrong; /* said once */
+static uint64_t next_seq; /* request numbers, all threads (atomic) */
+static int said_wrong;    /* said once */
 static unsigned long long done[THREADS], wrong[THREADS];
 
 /* Says one line once, whole, in one write; under a lock, so that another thread that then exits
