@@ -19,10 +19,6 @@
 #include <stdio.h>
 #include <string.h>
 
-/* System time, as a share of the segment, above which a program with no counted call is said
-   to make calls iolab does not count (a program that only waits stays well under 1%). */
-#define RUN_UNCOUNTED_SYS 0.05
-
 /*
  * A load's errors that the switch into this segment caused. Restarting the server breaks the
  * connections the load had open to it; the load counts one error for each as it notices, which
@@ -329,7 +325,7 @@ static void run_print_text_segment(const struct run_report *r, FILE *out,
         double sys_s = fmax(0, fb->cpu_sys_s - fa->cpu_sys_s);
         if (p->counted == 0)
             fputs("    not counted (static binary?): only the kernel's figures below\n", out);
-        else if (!counted && dur > 0 && sys_s >= RUN_UNCOUNTED_SYS * dur)
+        else if (!counted && dur > 0 && sys_s >= SPAN_UNCOUNTED_SYS * dur)
             fprintf(out,
                     "    no counted call, yet %.2f s of system time (%.0f%% of a core): it makes "
                     "calls iolab does not count (`iolab list --json` lists those it does)\n",
@@ -430,7 +426,7 @@ static void run_print_side_by_side(const struct run_report *r, FILE *out)
             struct span sp;
             span_between(&seg->first, &seg->last, NULL, &sp);
             const struct span_role *client = &sp.roles[LESSON_ROLE_CLIENT];
-            double dur = sp.seconds, x;
+            double x;
             char v[48] = "-";
             struct snapshot_latency lat;
             switch (row) {
@@ -443,11 +439,9 @@ static void run_print_side_by_side(const struct run_report *r, FILE *out)
                     human_bytes(x, v, sizeof v);
                 break;
             case SBS_CALLS: {
-                uint64_t calls = sp.roles[srole].calls_total;
-                double sys = sp.roles[srole].cpu_sys_s;
                 /* No counted call while the role burned system time: its calls are ones iolab
                    does not count, and 0.00 would be a figure for what was not measured. */
-                if (!calls && dur > 0 && sys >= RUN_UNCOUNTED_SYS * dur)
+                if (span_role_uncounted(&sp, srole))
                     snprintf(v, sizeof v, "uncounted");
                 else if (run_figure(FIGURE_CALLS_PER_REQ, &sp, srole, &x))
                     snprintf(v, sizeof v, "%.2f", x);

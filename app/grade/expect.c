@@ -43,21 +43,17 @@ bool expect_figure(const struct lesson_scenario *sc, const struct lesson_expect_
     const struct figure_def *f = figure_at(side->figure);
     if (!sp || sp->seconds < EXPECT_MIN_SECONDS || !f || !f->value)
         return false;
-    if (expect_is_latency(side->figure)) {
-        /* The requests still waiting when the mode ended count as long as they had waited (the
-           session keeps them so), or an iterative server that answers one client of eight would
-           show that client's fast round trips only (waits.h). A latency needs a request answered
-           or waiting; the table's waits for an answered one (a sweep's chart draws no point for
-           a run that answered nothing), but an outcome judges a server that left every client
-           waiting, as a sweep point's p99 does (sweep_point_measure). */
+    if (expect_is_latency(side->figure) && !sp->requests) {
+        /* The table's latency counts the requests still waiting as long as they had waited
+           (waits.h), but needs one answered (a sweep's chart draws no point for a run that
+           answered nothing). An outcome also judges a server that left every client waiting,
+           as a sweep point's p99 does (sweep_point_measure): from the waiting alone. */
         struct snapshot_latency lat;
         waits_latency(&lat, sp->hist, sp->waits);
         if (!lat.samples)
             return false;
-        if (!sp->requests) {
-            *out = (double)(side->figure == FIGURE_P50_MS ? lat.p50_ns : lat.p99_ns) / 1e6;
-            return true;
-        }
+        *out = (double)(side->figure == FIGURE_P50_MS ? lat.p50_ns : lat.p99_ns) / 1e6;
+        return true;
     }
     struct figure_arg arg = {
         .role = side->role >= 0 && side->role < LESSON_NROLES ? side->role : LESSON_ROLE_SERVER,
@@ -65,10 +61,6 @@ bool expect_figure(const struct lesson_scenario *sc, const struct lesson_expect_
     };
     return f->value(sp, &arg, out);
 }
-
-/* System CPU, as a share of a mode's time, above which a role with no counted call is said to
-   make calls iolab does not count: a call figure of 0 there is not a measurement. */
-#define EXPECT_UNCOUNTED_SYS 0.05
 
 /* Whether a side's call figure stands on calls iolab does not count: its role made no counted
    call at all in the mode, yet spent system time. Sets v's uncounted fields when it does. */
@@ -81,12 +73,11 @@ static bool expect_uncounted(const struct lesson_scenario *sc, const struct less
     int role = s->role >= 0 && s->role < LESSON_NROLES ? s->role : LESSON_ROLE_SERVER;
     if (!sp || sp->seconds < EXPECT_MIN_SECONDS)
         return false;
-    const struct span_role *r = &sp->roles[role];
-    if (r->calls_total || r->cpu_sys_s < EXPECT_UNCOUNTED_SYS * sp->seconds)
+    if (!span_role_uncounted(sp, role))
         return false;
     v->uncounted = true;
     v->uncounted_mode = s->mode;
-    v->uncounted_sys_pct = 100 * r->cpu_sys_s / sp->seconds;
+    v->uncounted_sys_pct = 100 * sp->roles[role].cpu_sys_s / sp->seconds;
     return true;
 }
 

@@ -51,6 +51,13 @@ void span_role_between(const struct snapshot_figures *a, const struct snapshot_f
     out->waiting = b->waiting;
 }
 
+bool span_role_uncounted(const struct span *s, int role)
+{
+    if (role < 0 || role >= LESSON_NROLES || s->roles[role].calls_total || s->seconds <= 0)
+        return false;
+    return s->roles[role].cpu_sys_s >= SPAN_UNCOUNTED_SYS * s->seconds;
+}
+
 void span_between(const struct snapshot *first, const struct snapshot *last,
                   const struct span_opts *opts, struct span *out)
 {

@@ -82,6 +82,14 @@ struct span_opts {
     int learner;
 };
 
+/* System CPU, as a share of a span, above which a role with no counted call is said to make
+   calls iolab does not count (a program that only waits stays well under 1%). */
+#define SPAN_UNCOUNTED_SYS 0.05
+
+/* Whether role made no counted call over the span yet spent system time: its call figures
+   would read 0 for calls that were not counted, so they are shown as "uncounted" instead. */
+bool span_role_uncounted(const struct span *s, int role);
+
 /* What grew from first to last (first NULL: from zero, a run's first snapshot). */
 void span_between(const struct snapshot *first, const struct snapshot *last,
                   const struct span_opts *opts, struct span *out);

@@ -116,9 +116,6 @@ static const struct {
 static const int counterview_drop_order[CV_NCOLS] = {CV_COL_BUSY, CV_COL_SHARE, CV_COL_BYTES,
                                                      CV_COL_CALLS, CV_COL_RATE};
 #define CV_NAME_W 16
-/* System CPU, % of a core, above which a program with no counted call is said to make calls
-   iolab does not count (a program that waits spends well under 1%). */
-#define CV_UNCOUNTED_SYS_PCT 5.0
 
 /* The sampler's rate of the snapshot being drawn, for the age marks of counterview_role(). */
 static double counterview_tick_hz = 10;
@@ -312,7 +309,7 @@ static int counterview_role_end(const struct screen_caps *c, const struct snapsh
         widgets_text(c, x + 2, y + row++, w - 2, screen_attr(SCREEN_BAD), line);
     /* Time in the kernel with no counted call is calls iolab does not count (or a program it
        cannot see): said in those words, so that an empty table never reads as "no calls". */
-    if (calls->n == 0 && row < h && !f->uncounted && f->cpu_sys_pct >= CV_UNCOUNTED_SYS_PCT)
+    if (calls->n == 0 && row < h && !f->uncounted && f->cpu_sys_pct >= 100 * SPAN_UNCOUNTED_SYS)
         widgets_printf(c, x + 2, y + row++, w - 2, screen_attr(SCREEN_BAD),
                        "no counted call, yet %.0f%% system CPU: it makes calls iolab does not "
                        "count (iolab list --json lists those it does)",
@@ -531,15 +528,6 @@ void counterview_draw(const struct screen_caps *c, struct layout_rect r, bool fo
     }
 }
 
-/* A mode where the studied role made no counted call yet spent system time: its calls per
-   request would read 0.00 for calls that were not counted. */
-static bool counterview_row_uncounted(const struct span *m, enum lesson_role role)
-{
-    if (m->roles[role].calls_total)
-        return false;
-    return m->seconds > 0 && m->roles[role].cpu_sys_s >= CV_UNCOUNTED_SYS_PCT / 100 * m->seconds;
-}
-
 /* A figure of the comparison over a mode's span, through the figure table; 0 where the table
    has none (no request to divide by). */
 static double counterview_figure(const struct span *m, enum figure_id id, enum lesson_role role)
@@ -650,8 +638,7 @@ void counterview_compare(const struct screen_caps *c, struct layout_rect r,
         int k = col[j];
         for (uint32_t i = 0; i < nrows; i++) {
             counterview_cmp_value(val[i][k], sizeof val[i][k], k, v[i][k], latency,
-                                  k == CV_CMP_CALLS &&
-                                      counterview_row_uncounted(rows[i], study_role));
+                                  k == CV_CMP_CALLS && span_role_uncounted(rows[i], study_role));
             int vw = (int)strlen(val[i][k]);
             value_w[j] = vw > value_w[j] ? vw : value_w[j];
         }
