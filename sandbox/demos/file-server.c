@@ -10,6 +10,8 @@
  *              which connection can go on; a small file is read and sent with its header in
  *              one send(), a larger one goes out with sendfile(), and a sendfile() the socket
  *              cannot take whole is resumed when epoll reports the socket writable again.
+ *              With --copy every file is read (pread, BUFFER bytes at a time) and sent from
+ *              our memory, as nginx does with sendfile off: the copying path of an event loop.
  *   io_uring   one thread that hands its socket reads and writes to the kernel in a ring of
  *              submissions and collects their completions: see file_uring below.
  *
@@ -48,6 +50,7 @@
 #include <fcntl.h>
 #include <netinet/in.h>
 #include <netinet/tcp.h>
+#include <poll.h>
 #include <pthread.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -71,6 +74,7 @@
 static int root_fd; /* --root, opened once; files are opened relative to it */
 static uint64_t buffer_size = BUFFER_DEFLT; /* --buffer: read() size in read-send mode */
 static int split_head;                      /* --split-head: the header in a send() of its own */
+static int copy_all; /* --copy: the epoll mode copies every file (pread, writev), never sendfile */
 
 /* The end of a response: the file closed, the request and its body bytes published. */
 static void reply_done(struct http_reply *r, struct iolab_app *app)
@@ -269,12 +273,16 @@ static void file_threads(int lfd)
 struct ep_conn {
     struct demo_conn conn;  /* its socket, in the list of open connections */
     int want_out;           /* waiting for EPOLLOUT (a reply did not fit) instead of EPOLLIN */
+    int copy;               /* the body goes through our memory (body[]), not by sendfile() */
     size_t have;            /* request bytes in req */
     size_t used;            /* of those, the request being answered (head and blank line) */
-    size_t out, sent;       /* bytes of the reply's head, and of head and small body sent */
-    size_t small_len;       /* bytes of a small file in small[], sent right after the head */
-    off_t off;              /* how far sendfile() got in a larger file */
-    struct http_reply r;    /* the reply under way (r.file >= 0: a body still to sendfile) */
+    size_t out, sent;       /* bytes of the reply's head, and of it sent */
+    char *body;             /* the body's bytes in our memory: small[], or big with --copy */
+    size_t body_len;        /* bytes in body */
+    size_t body_sent;       /* of those, sent */
+    off_t off;              /* how far into the file: sendfile()'s offset, or the next pread()'s */
+    struct http_reply r;    /* the reply under way (r.file >= 0: a file still open) */
+    char *big;              /* --copy: BUFFER bytes for a larger file's chunks, made once */
     char small[SMALL_FILE]; /* a small file's bytes, sent right after the head */
     char req[REQUEST_MAX + 1];
 };
@@ -288,7 +296,8 @@ static void ep_watch(int ep, struct ep_conn *c, int want_out)
 
 /*
  * Starts the reply to the request at the front of c->req: a small file is read (pread) right
- * behind its head, so both leave in one send(); a larger one waits for sendfile().
+ * behind its head, so both leave in one writev(); a larger one waits for sendfile(), or with
+ * --copy for its first pread() into big.
  */
 static int ep_start(struct ep_conn *c, char *end)
 {
@@ -296,48 +305,77 @@ static int ep_start(struct ep_conn *c, char *end)
     c->used = (size_t)(end + 4 - c->req);
     http_reply_prepare(root_fd, c->req, &c->r);
     c->out = c->r.head_len;
-    c->sent = 0;
+    c->sent = c->body_len = c->body_sent = 0;
     c->off = 0;
-    c->small_len = 0;
+    c->copy = 0;
     if (c->r.file >= 0 && c->r.size <= SMALL_FILE) {
         ssize_t n = pread(c->r.file, c->small, c->r.size, 0);
         if (n != (ssize_t)c->r.size)
             return -1; /* the file changed under us: the client would get a wrong length */
-        c->small_len = (size_t)n;
+        c->copy = 1;
+        c->body = c->small;
+        c->body_len = (size_t)n;
+        c->off = n;
+    } else if (c->r.file >= 0 && copy_all) {
+        if (!c->big && !(c->big = malloc(buffer_size)))
+            return -1;
+        c->copy = 1;
+        c->body = c->big; /* empty: ep_send reads the first chunk */
     }
     return 0;
 }
 
+/* --copy: the next chunk of the file into big, once the last one is all sent. 0, or -1 when
+   the file shrank under us (the client would get a wrong length). */
+static int ep_next_chunk(struct ep_conn *c)
+{
+    uint64_t left = c->r.size - (uint64_t)c->off;
+    ssize_t n;
+    do
+        n = pread(c->r.file, c->big, left < buffer_size ? left : buffer_size, c->off);
+    while (n < 0 && errno == EINTR);
+    if (n <= 0)
+        return -1;
+    c->body_len = (size_t)n;
+    c->body_sent = 0;
+    c->off += n;
+    return 0;
+}
+
 /*
- * Sends as much of the reply as the socket takes. A small file: head and body in one writev().
- * A larger one: the head with MSG_MORE (held back until the body joins it), then sendfile() of
- * the rest, resumed where it stopped. 1 when the reply is all sent, 0 when the socket is full
- * (wait for EPOLLOUT), -1 on an error.
+ * Sends as much of the reply as the socket takes. A copied body (a small file, or every file
+ * with --copy): the head and the body's bytes in one writev(), and with --copy the next chunk
+ * read as soon as the last one is out. A larger one: the head with MSG_MORE (held back until the
+ * body joins it), then sendfile() of the rest, resumed where it stopped. 1 when the reply is all
+ * sent, 0 when the socket is full (wait for EPOLLOUT), -1 on an error.
  */
 static int ep_send(struct ep_conn *c)
 {
-    int large = c->r.file >= 0 && c->small_len == 0;
-    size_t total = c->out + c->small_len; /* what goes out of our memory */
-    while (c->sent < total) {
+    for (;;) {
+        if (c->copy && c->body_sent == c->body_len && (uint64_t)c->off < c->r.size &&
+            ep_next_chunk(c) < 0)
+            return -1;
         struct iovec iov[2];
         int cnt = 0;
         if (c->sent < c->out)
             iov[cnt++] = (struct iovec){c->r.head + c->sent, c->out - c->sent};
-        if (c->small_len && !(cnt && split_head)) { /* --split-head: the head on its own */
-            size_t from = c->sent > c->out ? c->sent - c->out : 0;
-            iov[cnt++] = (struct iovec){c->small + from, c->small_len - from};
-        }
+        if (c->body_sent < c->body_len && !(cnt && split_head)) /* --split-head: head alone */
+            iov[cnt++] = (struct iovec){c->body + c->body_sent, c->body_len - c->body_sent};
+        if (cnt == 0)
+            break;
         ssize_t n;
-        if (large) /* MSG_MORE: the kernel waits for sendfile's bytes before it sends a packet */
+        if (c->r.file >= 0 && !c->copy) /* MSG_MORE: the kernel waits for sendfile's bytes */
             n = send(c->conn.fd, iov[0].iov_base, iov[0].iov_len,
                      MSG_NOSIGNAL | (split_head ? 0 : MSG_MORE));
         else
             n = writev(c->conn.fd, iov, cnt);
         if (n < 0)
             return errno == EAGAIN || errno == EINTR ? 0 : -1;
-        c->sent += (size_t)n;
+        size_t head = c->out - c->sent < (size_t)n ? c->out - c->sent : (size_t)n;
+        c->sent += head;
+        c->body_sent += (size_t)n - head;
     }
-    while (large && (uint64_t)c->off < c->r.size) {
+    while (c->r.file >= 0 && !c->copy && (uint64_t)c->off < c->r.size) {
         ssize_t n = sendfile(c->conn.fd, c->r.file, &c->off, c->r.size - (uint64_t)c->off);
         if (n < 0)
             return errno == EAGAIN || errno == EINTR ? 0 : -1; /* EAGAIN: resume on EPOLLOUT */
@@ -366,7 +404,8 @@ static int ep_step(int ep, struct ep_conn *c, struct iolab_app *app)
                     return 0; /* the rest of the head is still on its way */
                 http_reply_error(&c->r, http_bad, 0, 0); /* too long: answer 400 and close */
                 c->out = c->r.head_len;
-                c->sent = c->small_len = 0;
+                c->sent = c->body_len = c->body_sent = 0;
+                c->copy = 0;
                 c->used = c->have;
             } else if (ep_start(c, end) < 0)
                 return -1;
@@ -422,6 +461,7 @@ static void ep_close(struct demo_conn **open, struct ep_conn *c, struct iolab_ap
         close(c->r.file);
     close(c->conn.fd); /* closing also takes it out of the epoll set */
     demo_conn_unlink(open, &c->conn);
+    free(c->big);
     free(c);
     if (app)
         iolab_add(&app->conns_closed, 1);
@@ -467,23 +507,29 @@ static void file_epoll(int lfd)
 #ifdef IOLAB_HAVE_LIBURING
 /*
  * Every socket operation is a submission on one ring: a multishot accept that keeps delivering
- * connections, a recv per request, and per chunk of the body a read of the file linked to the
- * send of head and chunk (IOSQE_IO_LINK: the send starts only once the read completed whole).
- * One io_uring_enter() hands over all of them and waits, so many connections cost one call. The
- * file's openat, fstat and close stay ordinary calls: they never wait for the network. io_uring
- * has no sendfile(): the body passes through our buffer, as in read-send, with no call of ours.
+ * connections, a recv per request, and for a small file (up to SMALL_FILE) a read of the file
+ * linked to the send of head and body (IOSQE_IO_LINK: the send starts only once the read
+ * completed whole). One io_uring_enter() hands over all of them and waits, so many connections
+ * cost one call. io_uring has no sendfile(), and its splice() always runs in a kernel worker
+ * thread; so a larger file goes as in the epoll mode: its head by a send with MSG_MORE through
+ * the ring, then its body by sendfile(), a plain call on the non-blocking socket, and when the
+ * socket is full the ring waits for room (a poll submission) where epoll would need its set
+ * changed twice. The file's openat, fstat and close stay plain calls too: they never wait for
+ * the network.
  */
-enum ur_op { UR_ACCEPT, UR_RECV, UR_READ, UR_SEND }; /* in the low bits of a CQE's user_data */
+enum ur_op { UR_ACCEPT, UR_RECV, UR_READ, UR_SEND, UR_POLL }; /* in a CQE's user_data's low bits */
+#define UR_OP_MASK 7u
 
 struct ur_conn {
     struct ur_conn *prev, *next; /* the open connections, to close them when we stop */
     int fd;
     int read_failed;  /* the linked read came back short: the send after it is cancelled */
+    int by_sendfile;  /* the body goes by sendfile() once the head is sent */
     size_t have;      /* request bytes in req */
     size_t used;      /* of those, the request being answered */
     size_t out, sent; /* bytes in buf to send (head and chunk), and sent so far */
     size_t chunk;     /* of those, the file's bytes the linked read brings */
-    uint64_t off;     /* body bytes read so far */
+    off_t off;        /* body bytes read, or sent by sendfile(), so far */
     struct http_reply r;
     char req[REQUEST_MAX + 1];
     char buf[]; /* HTTP_HEAD_MAX + 64 + buffer_size: the head, then one chunk of the body */
@@ -500,9 +546,10 @@ static void ur_submit(struct ur_conn *c, enum ur_op op, struct io_uring_sqe *sqe
 static void ur_accept(int lfd)
 {
     /* One submission, a completion per connection, until the kernel says it stopped (no
-       IORING_CQE_F_MORE), when we submit it again. */
+       IORING_CQE_F_MORE), when we submit it again. Non-blocking sockets, for sendfile(): the
+       ring's own recv and send still wait for their socket. */
     struct io_uring_sqe *sqe = demo_uring_sqe(&ur);
-    io_uring_prep_multishot_accept(sqe, lfd, NULL, NULL, SOCK_CLOEXEC);
+    io_uring_prep_multishot_accept(sqe, lfd, NULL, NULL, SOCK_CLOEXEC | SOCK_NONBLOCK);
     ur_submit(NULL, UR_ACCEPT, sqe);
 }
 
@@ -513,24 +560,32 @@ static void ur_recv(struct ur_conn *c)
     ur_submit(c, UR_RECV, sqe);
 }
 
+/* A send of buf[sent, out); MSG_MORE while sendfile()'s bytes are still to follow. */
+static void ur_send_rest(struct ur_conn *c)
+{
+    struct io_uring_sqe *sqe = demo_uring_sqe(&ur);
+    io_uring_prep_send(sqe, c->fd, c->buf + c->sent, c->out - c->sent,
+                       MSG_NOSIGNAL | MSG_WAITALL | (c->by_sendfile ? MSG_MORE : 0));
+    ur_submit(c, UR_SEND, sqe);
+}
+
 /* The next piece of the reply: head and/or a chunk of the file, read then sent, linked. */
 static void ur_send_next(struct ur_conn *c, size_t head)
 {
     size_t chunk = 0;
-    if (c->r.file >= 0 && c->off < c->r.size) {
-        chunk = c->r.size - c->off < buffer_size ? c->r.size - c->off : buffer_size;
+    if (c->r.file >= 0 && !c->by_sendfile && (uint64_t)c->off < c->r.size) {
+        uint64_t left = c->r.size - (uint64_t)c->off;
+        chunk = left < buffer_size ? left : buffer_size;
         struct io_uring_sqe *sqe = demo_uring_sqe(&ur);
-        io_uring_prep_read(sqe, c->r.file, c->buf + head, (unsigned)chunk, c->off);
+        io_uring_prep_read(sqe, c->r.file, c->buf + head, (unsigned)chunk, (uint64_t)c->off);
         sqe->flags |= IOSQE_IO_LINK; /* the send waits for it, and is cancelled if it is short */
         ur_submit(c, UR_READ, sqe);
     }
     c->out = head + chunk;
     c->chunk = chunk;
     c->sent = 0;
-    c->off += chunk;
-    struct io_uring_sqe *sqe = demo_uring_sqe(&ur);
-    io_uring_prep_send(sqe, c->fd, c->buf, c->out, MSG_NOSIGNAL | MSG_WAITALL);
-    ur_submit(c, UR_SEND, sqe);
+    c->off += (off_t)chunk;
+    ur_send_rest(c);
 }
 
 /* Answers the request at the front of req if it is all there, else asks for more of it. */
@@ -550,6 +605,7 @@ static void ur_next_request(struct ur_conn *c)
     memcpy(c->buf, c->r.head, c->r.head_len);
     c->off = 0;
     c->read_failed = 0;
+    c->by_sendfile = c->r.file >= 0 && c->r.size > SMALL_FILE;
     ur_send_next(c, c->r.head_len);
 }
 
@@ -569,13 +625,44 @@ static void ur_close(struct ur_conn *c, struct iolab_app *app)
         iolab_add(&app->conns_closed, 1);
 }
 
+/* The reply is all sent: count it, and go on to the next request (or close). */
+static void ur_reply_sent(struct ur_conn *c, struct iolab_app *app)
+{
+    reply_done(&c->r, app);
+    if (!c->r.keep)
+        return ur_close(c, app);
+    memmove(c->req, c->req + c->used, c->have - c->used);
+    c->have -= c->used;
+    ur_next_request(c);
+}
+
+/* sendfile() as much of the body as the socket takes; when it is full, a poll on the ring
+   says when it has room again. */
+static void ur_sendfile(struct ur_conn *c, struct iolab_app *app)
+{
+    while ((uint64_t)c->off < c->r.size) {
+        ssize_t n = sendfile(c->fd, c->r.file, &c->off, c->r.size - (uint64_t)c->off);
+        if (n < 0 && errno == EINTR)
+            continue;
+        if (n < 0 && errno == EAGAIN) {
+            struct io_uring_sqe *sqe = demo_uring_sqe(&ur);
+            io_uring_prep_poll_add(sqe, c->fd, POLLOUT);
+            ur_submit(c, UR_POLL, sqe);
+            return;
+        }
+        if (n <= 0)
+            return ur_close(c, app); /* a reset, or the file shrank under us */
+    }
+    ur_reply_sent(c, app);
+}
+
 /* One completion: what it finished, and what to submit next. */
 static void ur_complete(int lfd, struct io_uring_cqe *cqe, struct iolab_app *app)
 {
     uint64_t data = io_uring_cqe_get_data64(cqe);
-    struct ur_conn *c = (struct ur_conn *)(uintptr_t)(data & ~(uint64_t)3);
+    struct ur_conn *c = (struct ur_conn *)(uintptr_t)(data & ~(uint64_t)UR_OP_MASK);
     int res = cqe->res;
-    switch ((enum ur_op)(data & 3)) {
+    switch ((enum ur_op)(data & UR_OP_MASK)) {
     case UR_ACCEPT:
         if (res >= 0) {
             int one = 1;
@@ -611,21 +698,19 @@ static void ur_complete(int lfd, struct io_uring_cqe *cqe, struct iolab_app *app
         if (res < 0 || c->read_failed)
             return ur_close(c, app); /* a reset, or the file changed under us */
         c->sent += (size_t)res;
-        if (c->sent < c->out) { /* short even with MSG_WAITALL: send the rest */
-            struct io_uring_sqe *sqe = demo_uring_sqe(&ur);
-            io_uring_prep_send(sqe, c->fd, c->buf + c->sent, c->out - c->sent,
-                               MSG_NOSIGNAL | MSG_WAITALL);
-            ur_submit(c, UR_SEND, sqe);
-        } else if (c->r.file >= 0 && c->off < c->r.size) {
+        if (c->sent < c->out) /* short even with MSG_WAITALL: send the rest */
+            ur_send_rest(c);
+        else if (c->by_sendfile)
+            ur_sendfile(c, app);
+        else if (c->r.file >= 0 && (uint64_t)c->off < c->r.size)
             ur_send_next(c, 0);
-        } else {
-            reply_done(&c->r, app);
-            if (!c->r.keep)
-                return ur_close(c, app);
-            memmove(c->req, c->req + c->used, c->have - c->used);
-            c->have -= c->used;
-            ur_next_request(c);
-        }
+        else
+            ur_reply_sent(c, app);
+        break;
+    case UR_POLL:
+        if (res < 0)
+            return ur_close(c, app);
+        ur_sendfile(c, app); /* POLLOUT, or POLLERR/POLLHUP: sendfile() says which */
         break;
     }
 }
@@ -685,16 +770,19 @@ static const struct demo_opt file_opts[] = {
     DEMO_OPT_TEXT("root", &file_root, "DIR", "directory whose files are served", .required = 1),
     DEMO_OPT_MODE,
     DEMO_OPT_U64("buffer", &buffer_size, 1, BUFFER_MAX, "BYTES",
-                 "read() size in read-send and io_uring modes (default 65536)"),
+                 "read() size in read-send, io_uring and epoll --copy (default 65536)"),
     DEMO_OPT_FLAG("split-head", &split_head,
                   "send the response head in a call of its own, before the body"),
+    DEMO_OPT_FLAG("copy", &copy_all,
+                  "epoll mode: copy every file through our memory (pread, writev), as nginx\n"
+                  "with sendfile off does, instead of sendfile() above 16 KiB"),
     {0},
 };
 
 static const struct demo_cli file_cli = {
     .prog = PROG,
     .usage = "--port P [--host H] --root DIR --mode read-send|sendfile|epoll|io_uring\n"
-             "       [--buffer BYTES] [--split-head]",
+             "       [--buffer BYTES] [--split-head] [--copy]",
     .about = "A minimal HTTP/1.1 server for the files under DIR (GET and HEAD, keep-alive).\n"
              "Prints 'listening on HOST:PORT mode=MODE buffer=B' once it listens.\n",
     .opts = file_opts,
@@ -708,10 +796,12 @@ int main(int argc, char **argv)
     if (root_fd < 0)
         demo_usage_error(PROG, "--root '%s' is not a directory we can open (%s)", file_root,
                          strerror(errno));
+    if (copy_all && mode->serve != file_epoll)
+        demo_usage_error(PROG, "--copy applies to the epoll mode only (--mode %s)", mode->cli.name);
     demo_uring_check(PROG, mode->uring); /* io_uring built in, and allowed? */
-    int lfd =
-        demo_server_start(PROG, &file_host, file_port, "mode=%s buffer=%llu%s", mode->cli.name,
-                          (unsigned long long)buffer_size, split_head ? " split-head" : "");
+    int lfd = demo_server_start(PROG, &file_host, file_port, "mode=%s buffer=%llu%s%s",
+                                mode->cli.name, (unsigned long long)buffer_size,
+                                split_head ? " split-head" : "", copy_all ? " copy" : "");
     mode->serve(lfd);
     close(lfd);
     return 0;

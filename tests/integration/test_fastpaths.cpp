@@ -88,7 +88,26 @@ bool have_nginx()
     return access("/usr/sbin/nginx", X_OK) == 0;
 }
 
-const char *const fast_modes[] = {"epoll", "io_uring"};
+// The one-thread modes, as file-server's arguments: epoll (small files copied, larger ones by
+// sendfile), epoll --copy (every file copied, as nginx with sendfile off) and io_uring.
+const std::vector<std::vector<std::string>> fast_modes = {
+    {"--mode", "epoll"}, {"--mode", "epoll", "--copy"}, {"--mode", "io_uring"}};
+
+std::string joined(const std::vector<std::string> &words)
+{
+    std::string out;
+    for (const auto &w : words)
+        out += (out.empty() ? "" : " ") + w;
+    return out;
+}
+
+// file-server serving dir in one of fast_modes, on a port it picks.
+std::vector<std::string> file_server(const std::string &dir, const std::vector<std::string> &mode)
+{
+    std::vector<std::string> argv = {demo("file-server"), "--port", "0", "--root", dir};
+    argv.insert(argv.end(), mode.begin(), mode.end());
+    return argv;
+}
 
 } // namespace
 
@@ -98,13 +117,12 @@ TEST_CASE("file-server's event loop and io_uring modes serve curl whole, with ng
     TempDir dir;
     std::string small = make_file(dir, "small.bin", 1024), mid = make_file(dir, "mid.bin", 20000),
                 big = make_file(dir, "big.bin", 3 << 20);
-    for (const char *mode : fast_modes) {
+    for (const auto &mode : fast_modes) {
         for (bool split : {false, true}) {
-            DYNAMIC_SECTION(mode << (split ? " --split-head" : ""))
+            DYNAMIC_SECTION(joined(mode) << (split ? " --split-head" : ""))
             {
                 Child server;
-                std::vector<std::string> argv = {
-                    demo("file-server"), "--port", "0", "--root", dir.path, "--mode", mode};
+                std::vector<std::string> argv = file_server(dir.path, mode);
                 if (split)
                     argv.push_back("--split-head");
                 int port = start_server(server, argv);
@@ -148,12 +166,11 @@ TEST_CASE("pipelined requests in one packet get their answers in order", "[fastp
     TempDir dir;
     make_file(dir, "a.bin", 1000);
     make_file(dir, "b.bin", 100000);
-    for (const char *mode : fast_modes) {
-        DYNAMIC_SECTION(mode)
+    for (const auto &mode : fast_modes) {
+        DYNAMIC_SECTION(joined(mode))
         {
             Child server;
-            int port = start_server(
-                server, {demo("file-server"), "--port", "0", "--root", dir.path, "--mode", mode});
+            int port = start_server(server, file_server(dir.path, mode));
             int fd = connect_port(port);
             send_str(fd, "GET /a.bin HTTP/1.1\r\nHost: x\r\n\r\nGET /b.bin HTTP/1.1\r\nHost: "
                          "x\r\n\r\nHEAD /a.bin HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n");
@@ -183,12 +200,11 @@ TEST_CASE("slow readers get large files whole while others are served: partial s
     const size_t size = 24 << 20;
     std::string file = make_file(dir, "big.bin", size);
     make_file(dir, "small.bin", 1024);
-    for (const char *mode : fast_modes) {
-        DYNAMIC_SECTION(mode)
+    for (const auto &mode : fast_modes) {
+        DYNAMIC_SECTION(joined(mode))
         {
             Child server;
-            int port = start_server(
-                server, {demo("file-server"), "--port", "0", "--root", dir.path, "--mode", mode});
+            int port = start_server(server, file_server(dir.path, mode));
             int fds[2];
             for (int &fd : fds) {
                 fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
@@ -226,12 +242,11 @@ TEST_CASE("file-client verifies every byte from the fast modes under load", "[fa
 {
     TempDir dir;
     std::string f = make_file(dir, "f.bin", 1 << 20);
-    for (const char *mode : fast_modes) {
-        DYNAMIC_SECTION(mode)
+    for (const auto &mode : fast_modes) {
+        DYNAMIC_SECTION(joined(mode))
         {
             Child server;
-            int port = start_server(
-                server, {demo("file-server"), "--port", "0", "--root", dir.path, "--mode", mode});
+            int port = start_server(server, file_server(dir.path, mode));
             auto [code, out] =
                 run({demo("file-client"), "--port", std::to_string(port), "--path", "/f.bin",
                      "--connections", "8", "--requests", "200", "--verify", f});
@@ -241,6 +256,50 @@ TEST_CASE("file-client verifies every byte from the fast modes under load", "[fa
             CHECK(field(out, "errors") == 0);
             CHECK(exited_zero(server.stop()));
         }
+    }
+}
+
+TEST_CASE("epoll --copy sends every file from its own memory: preads and writevs, no sendfile",
+          "[fastpaths]")
+{
+    TempDir dir;
+    std::string f = make_file(dir, "f.bin", 1 << 20);
+    for (bool copy : {false, true}) {
+        DYNAMIC_SECTION((copy ? "epoll --copy" : "epoll"))
+        {
+            CounterPage page(64);
+            std::vector<std::string> mode = {"--mode", "epoll"};
+            if (copy)
+                mode.push_back("--copy");
+            Child server;
+            int port = start_server(server, file_server(dir.path, mode), page.env(0));
+            auto [code, out] =
+                run({demo("file-client"), "--port", std::to_string(port), "--path", "/f.bin",
+                     "--connections", "4", "--requests", "40", "--verify", f});
+            INFO(out);
+            REQUIRE(code == 0);
+            CHECK(field(out, "errors") == 0);
+            CHECK(exited_zero(server.stop()));
+            auto calls = page.calls();
+            if (copy) { // 1 MiB in 64 KiB preads: 16 a download, each chunk written from memory
+                CHECK(calls["sendfile"] == 0);
+                CHECK(calls["pread64"] >= 40 * 16);
+                CHECK(calls["writev"] >= 40 * 16);
+            } else { // the head by send, the body by sendfile: the file never enters the process
+                CHECK(calls["sendfile"] >= 40);
+                CHECK(calls["pread64"] == 0);
+            }
+        }
+    }
+    // --copy belongs to the epoll mode: elsewhere it is refused in one sentence.
+    for (const char *other : {"read-send", "sendfile", "io_uring"}) {
+        auto [code, out] =
+            run({demo("file-server"), "--port", "0", "--root", dir.path, "--mode", other, "--copy"},
+                {}, 5);
+        INFO(other << ": " << out);
+        CHECK(code == 2);
+        CHECK(out.find("--copy applies to the epoll mode only") != std::string::npos);
+        CHECK(std::count(out.begin(), out.end(), '\n') == 1);
     }
 }
 
