@@ -3,13 +3,14 @@
 #
 # Usage: tests/bench/bench_nginx.sh [BUILD_DIR]
 #   env: ROUNDS (3), SECONDS_ (3, per wrk run),
-#        MODES ("read-send read-send-4k sendfile epoll io_uring"; read-send-4k is read-send with
-#        --buffer 4096, the lesson's small buffer, which must stay visibly worse; a mode ending
-#        in -split, such as epoll-split, runs with --split-head: the head without MSG_MORE),
+#        MODES ("read-send read-send-4k sendfile epoll epoll-copy io_uring"; read-send-4k is
+#        read-send with --buffer 4096, the lesson's small buffer, which must stay visibly worse;
+#        epoll-copy is the epoll mode with --copy, every file read and sent from memory; a mode
+#        ending in -split, such as epoll-split, runs with --split-head: the head without MSG_MORE),
 #        SIZES ("1K 1M"), CONNS ("8 64 256"), NGINX (nginx on PATH or /usr/sbin/nginx),
 #        POINTS ("SIZE:CONNS ...", e.g. "1M:8 64K:256": only these points, instead of every
 #        SIZE x CONNS), QUICK=1 (a short look: ROUNDS=3, SECONDS_=2, MODES="read-send epoll
-#        io_uring" unless set), RETRY (1: a like-with-like point between 0.95x and 1.0x is
+#        epoll-copy io_uring" unless set), RETRY (1: a like-with-like point between 0.95x and 1.0x is
 #        measured once more before it counts as lost; 0: not), RESULTS (a file to keep every
 #        wrk figure in: "ROUND SIZE CONNS SERVER REQ_PER_S CPU_US_PER_REQUEST" a line)
 #
@@ -28,8 +29,10 @@
 # second compares like with like:
 #   epoll     / nginx sending the body the same way: sendfile off for a file the epoll mode
 #               copies (up to 16 KiB, file-server.c's SMALL_FILE), sendfile on above;
-#   read-send / nginx with sendfile off (both copy the file through their own memory);
-#   io_uring  / epoll (the ring against epoll_wait, one thread each).
+#   epoll-copy / nginx with sendfile off (one event loop each, both copying the file through
+#               their own memory: pread into a buffer, writev from it);
+#   io_uring  / epoll (the ring against epoll_wait, one thread each, sending the same way).
+# read-send, a thread per connection, is in the first table only: nginx has no such setting.
 # A like-with-like point wins at 1.0x or above; one between 0.95x and 1.0x is measured again
 # (ROUNDS more alternated rounds of just that pair) and the second median decides.
 #
@@ -44,8 +47,8 @@ server="$build/libexec/iolab/file-server"
 quick=${QUICK:-0}
 rounds=${ROUNDS:-3}
 secs=${SECONDS_:-$([ "$quick" = 1 ] && echo 2 || echo 3)}
-modes=${MODES:-$([ "$quick" = 1 ] && echo "read-send epoll io_uring" ||
-    echo "read-send read-send-4k sendfile epoll io_uring")}
+modes=${MODES:-$([ "$quick" = 1 ] && echo "read-send epoll epoll-copy io_uring" ||
+    echo "read-send read-send-4k sendfile epoll epoll-copy io_uring")}
 sizes=${SIZES:-1K 1M}
 conns=${CONNS:-8 64 256}
 retry=${RETRY:-1}
@@ -115,6 +118,7 @@ port[nginx-on]=$port_on
 for m in $modes; do
     args=(--mode "$m")
     [ "$m" = read-send-4k ] && args=(--mode read-send --buffer 4096)
+    [ "$m" = epoll-copy ] && args=(--mode epoll --copy)
     [ "${m%-split}" != "$m" ] && args=(--mode "${m%-split}" --split-head)
     "$server" --port 0 --root "$tmp/www" "${args[@]}" >"$tmp/$m.out" 2>&1 &
     pids+=($!)
@@ -194,7 +198,7 @@ done
 have() { case " $modes " in *" $1 "*) return 0 ;; esac; return 1; }
 pairs=""
 have epoll && pairs+="epoll/nginx-same epoll nginx-same "
-have read-send && pairs+="read-send/nginx-off read-send nginx-off "
+have epoll-copy && pairs+="epoll-copy/nginx-off epoll-copy nginx-off "
 have io_uring && have epoll && pairs+="io_uring/epoll io_uring epoll "
 
 # awk over the results: "table" prints both tables, "retry" lists the like-with-like points

@@ -8,8 +8,10 @@
 # file: file-server --mode epoll and --mode io_uring under wrk -t1 (a 1 KiB file, keep-alive).
 # Both servers run outside the sandbox without the counting shim. In each round every point is
 # measured once per mode, the order reversed every other round; the table prints the median of
-# each mode's req/s and the median of the per-round ratios io_uring / epoll. Only the processes
-# this script started are stopped.
+# each mode's req/s and the median of the per-round ratios io_uring / epoll. The load average
+# is read before the first run and after the last and printed with the table: a start above 0.5
+# per core is flagged "not idle", and its figures are not headlines. Only the processes this
+# script started are stopped.
 set -eu
 src=$(cd "$(dirname "$0")/../.." && pwd)
 build=$(cd "${1:-$src/build}" && pwd)
@@ -17,6 +19,10 @@ demos="$build/libexec/iolab"
 rounds=${ROUNDS:-3}
 secs=${SECONDS_:-3}
 conns=${CONNS:-8 64 256}
+cores=$(nproc)
+load_now() { cut -d' ' -f1 /proc/loadavg; }
+load_start=$(load_now)
+awk -v l="$load_start" -v c="$cores" 'BEGIN { if (l / c > 0.5) printf "bench_uring: load average %s on %d cores: not idle, the figures are indicative only\n", l, c }' >&2
 
 tmp=$(mktemp -d /tmp/bench_uring.XXXXXX)
 pids=()
@@ -72,8 +78,13 @@ for r in $(seq "$rounds"); do
     echo "round $r of $rounds done" >&2
 done
 
+load_end=$(load_now)
 echo
 echo "io_uring vs epoll, $rounds rounds of ${secs}s; ratio = median over rounds of io_uring / epoll"
+idle=$(awk -v l="$load_start" -v c="$cores" 'BEGIN { print l / c <= 0.5 ? "idle" : "NOT IDLE: figures indicative only, never a headline" }')
+printf 'load average (1 min) at start %s (%.2f per core, %s), at end %s (%.2f per core); %s cores\n' \
+    "$load_start" "$(awk -v l="$load_start" -v c="$cores" 'BEGIN { print l / c }')" "$idle" \
+    "$load_end" "$(awk -v l="$load_end" -v c="$cores" 'BEGIN { print l / c }')" "$cores"
 awk -v conns="$conns" '
 function median(arr, n,   i, j, t) {
     for (i = 2; i <= n; i++) for (j = i; j > 1 && arr[j-1] > arr[j]; j--) { t = arr[j]; arr[j] = arr[j-1]; arr[j-1] = t }
