@@ -511,10 +511,10 @@ static void file_epoll(int lfd)
  * linked to the send of head and body (IOSQE_IO_LINK: the send starts only once the read
  * completed whole). One io_uring_enter() hands over all of them and waits, so many connections
  * cost one call. io_uring has no sendfile(), and its splice() always runs in a kernel worker
- * thread; so a larger file goes as in the epoll mode: its head by a send with MSG_MORE through
- * the ring, then its body by sendfile(), a plain call on the non-blocking socket, and when the
- * socket is full the ring waits for room (a poll submission) where epoll would need its set
- * changed twice. The file's openat, fstat and close stay plain calls too: they never wait for
+ * thread; so a larger file goes as in the epoll mode, by plain calls on the non-blocking
+ * socket: its head by send() with MSG_MORE, its body by sendfile() right after; when the
+ * socket is full the ring waits for room (a poll submission), where epoll changes its set
+ * twice. The file's openat, fstat and close stay plain calls too: they never wait for
  * the network.
  */
 enum ur_op { UR_ACCEPT, UR_RECV, UR_READ, UR_SEND, UR_POLL }; /* in a CQE's user_data's low bits */
@@ -588,8 +588,11 @@ static void ur_send_next(struct ur_conn *c, size_t head)
     ur_send_rest(c);
 }
 
+static void ur_close(struct ur_conn *c, struct iolab_app *app);
+static void ur_sendfile(struct ur_conn *c, struct iolab_app *app);
+
 /* Answers the request at the front of req if it is all there, else asks for more of it. */
-static void ur_next_request(struct ur_conn *c)
+static void ur_next_request(struct ur_conn *c, struct iolab_app *app)
 {
     char *end = memmem(c->req, c->have, "\r\n\r\n", 4);
     if (!end && c->have < REQUEST_MAX)
@@ -606,6 +609,19 @@ static void ur_next_request(struct ur_conn *c)
     c->off = 0;
     c->read_failed = 0;
     c->by_sendfile = c->r.file >= 0 && c->r.size > SMALL_FILE;
+    if (c->by_sendfile) {
+        /* The head by a plain send() (MSG_MORE: held back for the body), and the body by
+           sendfile() right after it, with no trip through the ring between them. A head the
+           socket cannot take whole (it is nearly empty between replies) goes on by the ring. */
+        ssize_t n = send(c->fd, c->r.head, c->r.head_len, MSG_NOSIGNAL | MSG_MORE);
+        if (n == (ssize_t)c->r.head_len)
+            return ur_sendfile(c, app);
+        if (n < 0 && errno != EAGAIN && errno != EINTR)
+            return ur_close(c, app);
+        c->out = c->r.head_len;
+        c->sent = n > 0 ? (size_t)n : 0;
+        return ur_send_rest(c);
+    }
     ur_send_next(c, c->r.head_len);
 }
 
@@ -633,7 +649,7 @@ static void ur_reply_sent(struct ur_conn *c, struct iolab_app *app)
         return ur_close(c, app);
     memmove(c->req, c->req + c->used, c->have - c->used);
     c->have -= c->used;
-    ur_next_request(c);
+    ur_next_request(c, app);
 }
 
 /* sendfile() as much of the body as the socket takes; when it is full, a poll on the ring
@@ -689,7 +705,7 @@ static void ur_complete(int lfd, struct io_uring_cqe *cqe, struct iolab_app *app
         if (res <= 0)
             return ur_close(c, app); /* 0: the client closed */
         c->have += (size_t)res;
-        ur_next_request(c);
+        ur_next_request(c, app);
         break;
     case UR_READ:
         c->read_failed = res < 0 || (size_t)res != c->chunk;
