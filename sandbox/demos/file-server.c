@@ -273,11 +273,11 @@ static void file_threads(int lfd)
 struct ep_conn {
     struct demo_conn conn;  /* its socket, in the list of open connections */
     int want_out;           /* waiting for EPOLLOUT (a reply did not fit) instead of EPOLLIN */
-    int copy;               /* the body goes through our memory (body[]), not by sendfile() */
     size_t have;            /* request bytes in req */
     size_t used;            /* of those, the request being answered (head and blank line) */
     size_t out, sent;       /* bytes of the reply's head, and of it sent */
-    char *body;             /* the body's bytes in our memory: small[], or big with --copy */
+    char *body;             /* the body's bytes in our memory (small[], or big with --copy);
+                               NULL while the file goes by sendfile() */
     size_t body_len;        /* bytes in body */
     size_t body_sent;       /* of those, sent */
     off_t off;              /* how far into the file: sendfile()'s offset, or the next pread()'s */
@@ -307,19 +307,17 @@ static int ep_start(struct ep_conn *c, char *end)
     c->out = c->r.head_len;
     c->sent = c->body_len = c->body_sent = 0;
     c->off = 0;
-    c->copy = 0;
+    c->body = NULL;
     if (c->r.file >= 0 && c->r.size <= SMALL_FILE) {
         ssize_t n = pread(c->r.file, c->small, c->r.size, 0);
         if (n != (ssize_t)c->r.size)
             return -1; /* the file changed under us: the client would get a wrong length */
-        c->copy = 1;
         c->body = c->small;
         c->body_len = (size_t)n;
         c->off = n;
     } else if (c->r.file >= 0 && copy_all) {
         if (!c->big && !(c->big = malloc(buffer_size)))
             return -1;
-        c->copy = 1;
         c->body = c->big; /* empty: ep_send reads the first chunk */
     }
     return 0;
@@ -352,7 +350,7 @@ static int ep_next_chunk(struct ep_conn *c)
 static int ep_send(struct ep_conn *c)
 {
     for (;;) {
-        if (c->copy && c->body_sent == c->body_len && (uint64_t)c->off < c->r.size &&
+        if (c->body && c->body_sent == c->body_len && (uint64_t)c->off < c->r.size &&
             ep_next_chunk(c) < 0)
             return -1;
         struct iovec iov[2];
@@ -364,7 +362,7 @@ static int ep_send(struct ep_conn *c)
         if (cnt == 0)
             break;
         ssize_t n;
-        if (c->r.file >= 0 && !c->copy) /* MSG_MORE: the kernel waits for sendfile's bytes */
+        if (c->r.file >= 0 && !c->body) /* MSG_MORE: the kernel waits for sendfile's bytes */
             n = send(c->conn.fd, iov[0].iov_base, iov[0].iov_len,
                      MSG_NOSIGNAL | (split_head ? 0 : MSG_MORE));
         else
@@ -375,7 +373,7 @@ static int ep_send(struct ep_conn *c)
         c->sent += head;
         c->body_sent += (size_t)n - head;
     }
-    while (c->r.file >= 0 && !c->copy && (uint64_t)c->off < c->r.size) {
+    while (c->r.file >= 0 && !c->body && (uint64_t)c->off < c->r.size) {
         ssize_t n = sendfile(c->conn.fd, c->r.file, &c->off, c->r.size - (uint64_t)c->off);
         if (n < 0)
             return errno == EAGAIN || errno == EINTR ? 0 : -1; /* EAGAIN: resume on EPOLLOUT */
@@ -405,7 +403,7 @@ static int ep_step(int ep, struct ep_conn *c, struct iolab_app *app)
                 http_reply_error(&c->r, http_bad, 0, 0); /* too long: answer 400 and close */
                 c->out = c->r.head_len;
                 c->sent = c->body_len = c->body_sent = 0;
-                c->copy = 0;
+                c->body = NULL;
                 c->used = c->have;
             } else if (ep_start(c, end) < 0)
                 return -1;
@@ -524,7 +522,6 @@ struct ur_conn {
     struct ur_conn *prev, *next; /* the open connections, to close them when we stop */
     int fd;
     int read_failed;  /* the linked read came back short: the send after it is cancelled */
-    int by_sendfile;  /* the body goes by sendfile() once the head is sent */
     size_t have;      /* request bytes in req */
     size_t used;      /* of those, the request being answered */
     size_t out, sent; /* bytes in buf to send (head and chunk), and sent so far */
@@ -537,6 +534,12 @@ struct ur_conn {
 
 static struct demo_uring ur;
 static struct ur_conn *ur_open;
+
+/* A file above SMALL_FILE goes by sendfile() once its head is sent. */
+static int ur_by_sendfile(const struct ur_conn *c)
+{
+    return c->r.file >= 0 && c->r.size > SMALL_FILE;
+}
 
 static void ur_submit(struct ur_conn *c, enum ur_op op, struct io_uring_sqe *sqe)
 {
@@ -565,7 +568,7 @@ static void ur_send_rest(struct ur_conn *c)
 {
     struct io_uring_sqe *sqe = demo_uring_sqe(&ur);
     io_uring_prep_send(sqe, c->fd, c->buf + c->sent, c->out - c->sent,
-                       MSG_NOSIGNAL | MSG_WAITALL | (c->by_sendfile ? MSG_MORE : 0));
+                       MSG_NOSIGNAL | MSG_WAITALL | (ur_by_sendfile(c) ? MSG_MORE : 0));
     ur_submit(c, UR_SEND, sqe);
 }
 
@@ -573,7 +576,7 @@ static void ur_send_rest(struct ur_conn *c)
 static void ur_send_next(struct ur_conn *c, size_t head)
 {
     size_t chunk = 0;
-    if (c->r.file >= 0 && !c->by_sendfile && (uint64_t)c->off < c->r.size) {
+    if (c->r.file >= 0 && !ur_by_sendfile(c) && (uint64_t)c->off < c->r.size) {
         uint64_t left = c->r.size - (uint64_t)c->off;
         chunk = left < buffer_size ? left : buffer_size;
         struct io_uring_sqe *sqe = demo_uring_sqe(&ur);
@@ -608,8 +611,7 @@ static void ur_next_request(struct ur_conn *c, struct iolab_app *app)
     memcpy(c->buf, c->r.head, c->r.head_len);
     c->off = 0;
     c->read_failed = 0;
-    c->by_sendfile = c->r.file >= 0 && c->r.size > SMALL_FILE;
-    if (c->by_sendfile) {
+    if (ur_by_sendfile(c)) {
         /* The head by a plain send() (MSG_MORE: held back for the body), and the body by
            sendfile() right after it, with no trip through the ring between them. A head the
            socket cannot take whole (it is nearly empty between replies) goes on by the ring. */
@@ -716,7 +718,7 @@ static void ur_complete(int lfd, struct io_uring_cqe *cqe, struct iolab_app *app
         c->sent += (size_t)res;
         if (c->sent < c->out) /* short even with MSG_WAITALL: send the rest */
             ur_send_rest(c);
-        else if (c->by_sendfile)
+        else if (ur_by_sendfile(c))
             ur_sendfile(c, app);
         else if (c->r.file >= 0 && (uint64_t)c->off < c->r.size)
             ur_send_next(c, 0);

@@ -101,6 +101,16 @@ std::string joined(const std::vector<std::string> &words)
     return out;
 }
 
+// file-client downloading /f.bin `requests` times over `conns` connections, checking every byte
+// against `file`: its exit status and output.
+std::pair<int, std::string> download_verified(int port, const std::string &file, int conns,
+                                              int requests)
+{
+    return run({demo("file-client"), "--port", std::to_string(port), "--path", "/f.bin",
+                "--connections", std::to_string(conns), "--requests", std::to_string(requests),
+                "--verify", file});
+}
+
 // file-server serving dir in one of fast_modes, on a port it picks.
 std::vector<std::string> file_server(const std::string &dir, const std::vector<std::string> &mode)
 {
@@ -247,9 +257,7 @@ TEST_CASE("file-client verifies every byte from the fast modes under load", "[fa
         {
             Child server;
             int port = start_server(server, file_server(dir.path, mode));
-            auto [code, out] =
-                run({demo("file-client"), "--port", std::to_string(port), "--path", "/f.bin",
-                     "--connections", "8", "--requests", "200", "--verify", f});
+            auto [code, out] = download_verified(port, f, 8, 200);
             INFO(out);
             CHECK(code == 0);
             CHECK(field(out, "requests") == 200);
@@ -273,9 +281,7 @@ TEST_CASE("epoll --copy sends every file from its own memory: preads and writevs
                 mode.push_back("--copy");
             Child server;
             int port = start_server(server, file_server(dir.path, mode), page.env(0));
-            auto [code, out] =
-                run({demo("file-client"), "--port", std::to_string(port), "--path", "/f.bin",
-                     "--connections", "4", "--requests", "40", "--verify", f});
+            auto [code, out] = download_verified(port, f, 4, 40);
             INFO(out);
             REQUIRE(code == 0);
             CHECK(field(out, "errors") == 0);
@@ -332,8 +338,7 @@ TEST_CASE("the io_uring modes publish their ring figures, and io_uring_enter agr
                 prog == "echo-server"
                     ? run({demo("echo-client"), "--port", std::to_string(port), "--connections",
                            "4", "--requests", "2000", "--size", "16"})
-                    : run({demo("file-client"), "--port", std::to_string(port), "--path", "/f.bin",
-                           "--connections", "4", "--requests", "300", "--verify", f});
+                    : download_verified(port, f, 4, 300);
             INFO(res.second);
             REQUIRE(res.first == 0);
             // Stop the traced server itself (strace passes the signal on and exits with it).
@@ -432,9 +437,7 @@ TEST_CASE("nginx-run serves the files with nginx and stops it on SIGTERM", "[fas
             server.start({demo("nginx-run"), "--port", std::to_string(port), "--root", dir.path,
                           "--dir", dir.path, "--mode", mode});
             REQUIRE(server.read_until("listening on 127.0.0.1:" + std::to_string(port), 20));
-            auto [code, out] =
-                run({demo("file-client"), "--port", std::to_string(port), "--path", "/f.bin",
-                     "--connections", "2", "--requests", "50", "--verify", f});
+            auto [code, out] = download_verified(port, f, 2, 50);
             INFO(out);
             CHECK(code == 0);
             CHECK(field(out, "errors") == 0);
