@@ -59,10 +59,8 @@ sizes=$(for p in $points; do echo "${p%%:*}"; done | awk '!seen[$0]++' | tr '\n'
 sizes=${sizes% }
 
 # The load average (1 min) and the number of cores, read before and after the runs.
-cores=$(nproc)
-load_now() { cut -d' ' -f1 /proc/loadavg; }
-load_start=$(load_now)
-awk -v l="$load_start" -v c="$cores" 'BEGIN { if (l / c > 0.5) printf "bench_nginx: load average %s on %d cores: not idle, the figures are indicative only\n", l, c }' >&2
+. "$(dirname "$0")/loadavg.sh"
+load_begin bench_nginx
 nginx=${NGINX:-$(command -v nginx || echo /usr/sbin/nginx)}
 
 for tool in wrk curl "$nginx" "$server"; do
@@ -288,14 +286,10 @@ if [ "$retry" = 1 ] && [ -n "$pairs" ]; then
         for r in $(seq "$rounds"); do measure_round "$r" "again:$pair:" "$demo" "$ref"; done
     done <"$tmp/again"
 fi
-load_end=$(load_now)
 [ -n "${RESULTS:-}" ] && cp "$tmp/results" "$RESULTS"
 
 echo
 echo "file-server vs nginx 1 worker; wrk -t1, ${secs}s, $rounds rounds; $("$nginx" -v 2>&1 | sed 's/.*: //')"
-idle=$(awk -v l="$load_start" -v c="$cores" 'BEGIN { print l / c <= 0.5 ? "idle" : "NOT IDLE: figures indicative only, never a headline" }')
-printf 'load average (1 min) at start %s (%.2f per core, %s), at end %s (%.2f per core); %s cores\n' \
-    "$load_start" "$(awk -v l="$load_start" -v c="$cores" 'BEGIN { print l / c }')" "$idle" \
-    "$load_end" "$(awk -v l="$load_end" -v c="$cores" 'BEGIN { print l / c }')" "$cores"
+load_report
 echo "vs best = median over rounds of (demo / better of nginx off and on); req/s for <= 64 KiB, body GB/s above"
 report table

@@ -19,10 +19,8 @@ demos="$build/libexec/iolab"
 rounds=${ROUNDS:-3}
 secs=${SECONDS_:-3}
 conns=${CONNS:-8 64 256}
-cores=$(nproc)
-load_now() { cut -d' ' -f1 /proc/loadavg; }
-load_start=$(load_now)
-awk -v l="$load_start" -v c="$cores" 'BEGIN { if (l / c > 0.5) printf "bench_uring: load average %s on %d cores: not idle, the figures are indicative only\n", l, c }' >&2
+. "$(dirname "$0")/loadavg.sh"
+load_begin bench_uring
 
 tmp=$(mktemp -d /tmp/bench_uring.XXXXXX)
 pids=()
@@ -78,13 +76,9 @@ for r in $(seq "$rounds"); do
     echo "round $r of $rounds done" >&2
 done
 
-load_end=$(load_now)
 echo
 echo "io_uring vs epoll, $rounds rounds of ${secs}s; ratio = median over rounds of io_uring / epoll"
-idle=$(awk -v l="$load_start" -v c="$cores" 'BEGIN { print l / c <= 0.5 ? "idle" : "NOT IDLE: figures indicative only, never a headline" }')
-printf 'load average (1 min) at start %s (%.2f per core, %s), at end %s (%.2f per core); %s cores\n' \
-    "$load_start" "$(awk -v l="$load_start" -v c="$cores" 'BEGIN { print l / c }')" "$idle" \
-    "$load_end" "$(awk -v l="$load_end" -v c="$cores" 'BEGIN { print l / c }')" "$cores"
+load_report
 awk -v conns="$conns" '
 function median(arr, n,   i, j, t) {
     for (i = 2; i <= n; i++) for (j = i; j > 1 && arr[j-1] > arr[j]; j--) { t = arr[j]; arr[j] = arr[j-1]; arr[j-1] = t }
