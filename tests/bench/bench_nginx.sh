@@ -2,11 +2,14 @@
 # The demo file server against nginx, side by side on this machine.
 #
 # Usage: tests/bench/bench_nginx.sh [BUILD_DIR]
-#   env: ROUNDS (3), SECONDS_ (3, per wrk run),
+#   env: ROUNDS (3), SECONDS_ (3, per server and point in a round), SLICE (1: the seconds of one
+#        wrk run; a server's SECONDS_ are run as slices in turn with the other servers'),
 #        MODES ("read-send read-send-4k sendfile epoll epoll-copy io_uring"; read-send-4k is
 #        read-send with --buffer 4096, the lesson's small buffer, which must stay visibly worse;
 #        epoll-copy is the epoll mode with --copy, every file read and sent from memory; a mode
-#        ending in -split, such as epoll-split, runs with --split-head: the head without MSG_MORE),
+#        ending in -split, such as epoll-split, runs with --split-head: the head without MSG_MORE;
+#        epoll-twin is a second epoll server, and epoll-twin/epoll the ratio of two identical
+#        servers, the noise floor, printed and never counted),
 #        SIZES ("1K 1M"), CONNS ("8 64 256"), NGINX (nginx on PATH or /usr/sbin/nginx),
 #        POINTS ("SIZE:CONNS ...", e.g. "1M:8 64K:256": only these points, instead of every
 #        SIZE x CONNS), QUICK=1 (a short look: ROUNDS=3, SECONDS_=2, MODES="read-send epoll
@@ -17,13 +20,14 @@
 # Both servers run outside the sandbox, on loopback, on the same files (in the page cache), with
 # keep-alive; nginx with one worker, access_log off, once with sendfile off and once with it on
 # (two servers of one nginx, on two ports). The load is `wrk -t1 -cN`. In each round every
-# server is measured once per point, the order reversed every other round. Every figure is a
-# median over the rounds (req/s for files up to 64 KiB, body GB/s above, and the server's CPU
-# time per request, all its threads, from /proc/PID/stat), and every ratio the median of the
-# per-round ratios. CPU per request moves less with the machine's other load than the rates do,
-# but on loopback the sender's process also does part of the receiver's TCP work (the packets are
-# taken in by a softirq that often runs in the sender's context), so it is a hint, not a verdict;
-# it is counted in clock ticks (10 ms), coarse for short runs of large files.
+# server is measured once per point, the order reversed every other round, its seconds cut into
+# slices taken in turn with the other servers'. Every figure is a median over the rounds (req/s
+# for files up to 64 KiB, body GB/s above, and the server's CPU time per request, all its
+# threads, from /proc/PID/stat), and every ratio the median of the per-round ratios. CPU per
+# request moves less with the machine's other load than the rates do, but on loopback the
+# sender's process also does part of the receiver's TCP work (the packets are taken in by a
+# softirq that often runs in the sender's context), so it is a hint, not a verdict; it is
+# counted in clock ticks (10 ms), coarse for short runs of large files.
 #
 # Two tables. The first puts each demo mode against the better of nginx's two settings. The
 # second compares like with like:
@@ -47,6 +51,8 @@ server="$build/libexec/iolab/file-server"
 quick=${QUICK:-0}
 rounds=${ROUNDS:-3}
 secs=${SECONDS_:-$([ "$quick" = 1 ] && echo 2 || echo 3)}
+slice=${SLICE:-1} # seconds per wrk run: each server's secs at a point, in turns with the others
+slices=$(((secs + slice - 1) / slice))
 modes=${MODES:-$([ "$quick" = 1 ] && echo "read-send epoll epoll-copy io_uring" ||
     echo "read-send read-send-4k sendfile epoll epoll-copy io_uring")}
 sizes=${SIZES:-1K 1M}
@@ -118,6 +124,7 @@ for m in $modes; do
     [ "$m" = read-send-4k ] && args=(--mode read-send --buffer 4096)
     [ "$m" = epoll-copy ] && args=(--mode epoll --copy)
     [ "${m%-split}" != "$m" ] && args=(--mode "${m%-split}" --split-head)
+    [ "${m%-twin}" != "$m" ] && args=(--mode "${m%-twin}") # a second server of the same mode
     "$server" --port 0 --root "$tmp/www" "${args[@]}" >"$tmp/$m.out" 2>&1 &
     pids+=($!)
     pid[$m]=$!
@@ -154,33 +161,51 @@ done
 # The CPU time a server has used so far, all its threads (utime + stime, in clock ticks).
 hz=$(getconf CLK_TCK)
 cpu_ticks() { awk '{ sub(/^.*\) /, ""); print $12 + $13 }' "/proc/$1/stat"; }
-# One wrk run: prints "REQ_PER_S SERVER_CPU_US_PER_REQUEST". The server's CPU per request
+# One wrk slice: prints "REQUESTS SECONDS SERVER_CPU_TICKS". The server's CPU per request
 # depends less on what else the machine runs than its rate does.
-run_wrk() { # name size conns
+run_slice() { # name size conns
     local before after
     before=$(cpu_ticks "${pid[$1]}")
-    wrk -t1 -c"$3" -d"${secs}s" "http://127.0.0.1:${port[$1]}/f$2.bin" >"$tmp/wrk.out"
+    wrk -t1 -c"$3" -d"${slice}s" "http://127.0.0.1:${port[$1]}/f$2.bin" >"$tmp/wrk.out"
     after=$(cpu_ticks "${pid[$1]}")
-    awk -v t=$((after - before)) -v hz="$hz" '
-        / requests in / { n = $1 } /^Requests\/sec:/ { r = $2 }
-        END { printf "%s %.2f\n", r, (n > 0 ? t / hz / n * 1e6 : 0) }' "$tmp/wrk.out"
+    awk -v t=$((after - before)) '/ requests in / { n = $1; d = $4 + 0 } END { print n + 0, d + 0, t }' "$tmp/wrk.out"
 }
 
 servers=(nginx-off nginx-on $modes)
 : >"$tmp/results" # round size conns name req_per_s cpu_us_per_request
 # One alternated round of these servers at every point: ROUND TAG SERVERS...
+# Each server's SECONDS_ at a point are cut into slices of SLICE seconds, run in turn with the
+# other servers' (A B C, C B A, A B C, ...), so that every server samples the same stretch of
+# the machine's time: on loopback a large file's rate swings by a third from one wrk run to the
+# next (the receiver's window closes, TCP loss probes fire), and a whole run per server put
+# each server in one such state. Its figure is all its requests over all its slices' time.
 measure_round() {
     local r=$1 tag=$2
     shift 2
-    local order=("$@") point name
+    local order=("$@") point name k i
     if [ $((r % 2)) -eq 0 ]; then # reversed every other round
         order=()
         for ((i = $#; i >= 1; i--)); do order+=("${!i}"); done
     fi
     for point in $points_now; do
         cat "$tmp/www/f${point%%:*}.bin" >/dev/null # keep it in the page cache
-        for name in "${order[@]}"; do
-            echo "$tag$r ${point%%:*} ${point##*:} $name $(run_wrk "$name" "${point%%:*}" "${point##*:}")" \
+        local -A n=() d=() t=()
+        local now=("${order[@]}") back reqs secs_run ticks
+        for ((k = 1; k <= slices; k++)); do
+            for name in "${now[@]}"; do
+                read -r reqs secs_run ticks <<<"$(run_slice "$name" "${point%%:*}" "${point##*:}")"
+                n[$name]=$((${n[$name]:-0} + reqs))
+                d[$name]=$(awk -v a="${d[$name]:-0}" -v b="$secs_run" 'BEGIN { print a + b }')
+                t[$name]=$((${t[$name]:-0} + ticks))
+            done
+            back=() # the next slice in the other order
+            for ((i = ${#now[@]} - 1; i >= 0; i--)); do back+=("${now[i]}"); done
+            now=("${back[@]}")
+        done
+        for name in "$@"; do
+            awk -v r="$tag$r" -v p="${point%%:*} ${point##*:}" -v s="$name" -v n="${n[$name]}" \
+                -v d="${d[$name]}" -v t="${t[$name]}" -v hz="$hz" \
+                'BEGIN { printf "%s %s %s %.2f %.2f\n", r, p, s, (d > 0 ? n / d : 0), (n > 0 ? t / hz / n * 1e6 : 0) }' \
                 >>"$tmp/results"
         done
     done
@@ -198,6 +223,9 @@ pairs=""
 have epoll && pairs+="epoll/nginx-same epoll nginx-same "
 have epoll-copy && pairs+="epoll-copy/nginx-off epoll-copy nginx-off "
 have io_uring && have epoll && pairs+="io_uring/epoll io_uring epoll "
+# epoll-twin, a second epoll server, against the first: the ratio two identical servers get,
+# which is the noise of these measurements. Printed, never counted as won or lost.
+have epoll-twin && have epoll && pairs+="A/A:epoll-twin/epoll epoll-twin epoll "
 
 # awk over the results: "table" prints both tables, "retry" lists the like-with-like points
 # whose median ratio is in [0.95, 1.0) and that were not measured again yet.
@@ -260,7 +288,8 @@ END {
             x = ratio("", key, demo, ref); y = ratio("again:" Q[3*q+1] ":", key, demo, ref)
             final = y >= 0 ? y : x
             verdict = final >= 1 ? "won" : x >= 0.95 && y < 0 && retry ? "undecided" : "lost"
-            if (verdict == "won") won++; else lost++
+            if (Q[3*q+1] ~ /^A\/A:/) verdict = "noise (not counted)"
+            else if (verdict == "won") won++; else lost++
             printf "%-6s %-6s %-20s %-10s %7.2fx %8s %5.2fx  %s\n", sc[1], sc[2], Q[3*q+1], ref, x,
                 (y >= 0 ? sprintf("%.2fx", y) : ""), cpu_ratio(key, demo, ref), verdict
         }
@@ -270,7 +299,7 @@ END {
             split(P[a], sc, ":"); key = sc[1] " " sc[2]
             demo = Q[3*q+2]; ref = ref_of(Q[3*q+3], sc[1])
             x = ratio("", key, demo, ref)
-            if (x >= 0.95 && x < 1 && ratio("again:" Q[3*q+1] ":", key, demo, ref) < 0)
+            if (Q[3*q+1] !~ /^A\/A:/ && x >= 0.95 && x < 1 && ratio("again:" Q[3*q+1] ":", key, demo, ref) < 0)
                 print Q[3*q+1], P[a], demo, ref
         }
     }
@@ -289,7 +318,7 @@ fi
 [ -n "${RESULTS:-}" ] && cp "$tmp/results" "$RESULTS"
 
 echo
-echo "file-server vs nginx 1 worker; wrk -t1, ${secs}s, $rounds rounds; $("$nginx" -v 2>&1 | sed 's/.*: //')"
+echo "file-server vs nginx 1 worker; wrk -t1, ${secs}s in slices of ${slice}s, $rounds rounds; $("$nginx" -v 2>&1 | sed 's/.*: //')"
 load_report
 echo "vs best = median over rounds of (demo / better of nginx off and on); req/s for <= 64 KiB, body GB/s above"
 report table
