@@ -23,11 +23,13 @@
  *
  * Where the epoll mode differs from nginx, it is on purpose, and each difference is a line of the
  * zerocopy lesson ("What the demo does differently from nginx"): it sends all a socket takes per
- * wake-up (one sendfile() of the whole file, where nginx stops at sendfile_max_chunk); it leaves
- * the socket buffers to the kernel's autotuning, as nginx does; the head goes with MSG_MORE
- * rather than TCP_CORK; a file up to SMALL_FILE is copied into the head's writev(); and it asks
- * for EPOLLOUT only while a reply waits for room (level-triggered), where nginx registers both
- * directions once, edge-triggered.
+ * wake-up (one sendfile() for the rest of the file, where nginx stops at sendfile_max_chunk);
+ * where it sends by sendfile() the socket takes at most 96 KiB more than it has sent
+ * (TCP_NOTSENT_LOWAT, --unsent: see conn_opened), where nginx lets the kernel queue as much as
+ * the send buffer holds; it leaves the socket buffers' sizes to the kernel's autotuning, as
+ * nginx does; the head goes with MSG_MORE rather than TCP_CORK; a file up to SMALL_FILE is
+ * copied into the head's writev(); and it asks for EPOLLOUT only while a reply waits for room
+ * (level-triggered), where nginx registers both directions once, edge-triggered.
  *
  * The HTTP itself (parsing a request head, writing a response head) is in http.h. GET and HEAD
  * of a regular file under --root; 200 with Content-Length, 404, 400 (malformed, or a
@@ -70,11 +72,14 @@
 #define BUFFER_MAX   (64u << 20)
 #define BUFFER_DEFLT 65536
 #define SMALL_FILE   16384 /* epoll: a file up to this size goes out in one send() with its head */
+#define UNSENT_DEFLT 98304 /* --unsent: 96 KiB, room for a 64 KiB file and its head in one call */
 
 static int root_fd; /* --root, opened once; files are opened relative to it */
 static uint64_t buffer_size = BUFFER_DEFLT; /* --buffer: read() size in read-send mode */
 static int split_head;                      /* --split-head: the header in a send() of its own */
 static int copy_all; /* --copy: the epoll mode copies every file (pread, writev), never sendfile */
+static uint64_t unsent_max = UNSENT_DEFLT; /* --unsent: TCP_NOTSENT_LOWAT where sendfile() sends */
+static int unsent_any;                     /* --no-unsent-limit: the kernel's own (no limit) */
 
 /* The end of a response: the file closed, the request and its body bytes published. */
 static void reply_done(struct http_reply *r, struct iolab_app *app)
@@ -175,6 +180,7 @@ struct file_mode {
     void (*serve)(int lfd);
     int (*send_reply)(int sock, struct http_reply *r, char *buf); /* the thread modes' body loop */
     int uring;                                                    /* needs liburing */
+    int by_sendfile; /* sends larger files by sendfile(): --unsent applies */
 };
 
 static const struct file_mode *mode;
@@ -226,12 +232,24 @@ done:
         iolab_add(&app->conns_closed, 1);
 }
 
-/* A new connection, counted as opened. TCP_NODELAY: the last packet of a reply goes out at once
-   instead of waiting for a delayed ACK. */
+/*
+ * A new connection, counted as opened. TCP_NODELAY: the last packet of a reply goes out at once
+ * instead of waiting for a delayed ACK. Where the body goes by sendfile(), TCP_NOTSENT_LOWAT
+ * (--unsent): the socket takes more of the file, and reports room for it, only while less than
+ * that much of what it holds is still unsent. Without it a sendfile() hands the kernel as much of
+ * the file as the send buffer holds, and autotuning grows that to 4 MiB per connection; ahead of
+ * a reader slower than us (wrk, one thread) the reader's window then shuts and reopens in bursts,
+ * TCP's loss probes resend data that was not lost, and at 1 MiB the rate falls by half or more
+ * (the zerocopy lesson has this machine's figures). Copying modes send a chunk at a time anyway.
+ */
 static void conn_opened(int sock, struct iolab_app *app)
 {
     int one = 1;
     setsockopt(sock, IPPROTO_TCP, TCP_NODELAY, &one, sizeof one);
+    if (mode->by_sendfile && !copy_all && !unsent_any) {
+        int most = (int)unsent_max;
+        setsockopt(sock, IPPROTO_TCP, TCP_NOTSENT_LOWAT, &most, sizeof most);
+    }
     if (app)
         iolab_add(&app->conns_opened, 1);
 }
@@ -510,18 +528,23 @@ static void file_epoll(int lfd)
  * completed whole). One io_uring_enter() hands over all of them and waits, so many connections
  * cost one call. io_uring has no sendfile(), and its splice() always runs in a kernel worker
  * thread; so a larger file goes as in the epoll mode, by plain calls on the non-blocking
- * socket: its head by send() with MSG_MORE, its body by sendfile() right after; when the
- * socket is full the ring waits for room (a poll submission), where epoll changes its set
- * twice. The file's openat, fstat and close stay plain calls too: they never wait for
- * the network.
+ * socket: its head by send() with MSG_MORE, its body by sendfile() right after. When the
+ * socket is first full, one multishot poll submission asks the ring to say each time it has room
+ * again, for as long as the connection lives (as epoll's set keeps a socket); epoll instead
+ * changes its set twice per reply that fills the socket. The file's openat, fstat and close stay
+ * plain calls too: they never wait for the network.
  */
-enum ur_op { UR_ACCEPT, UR_RECV, UR_READ, UR_SEND, UR_POLL }; /* in a CQE's user_data's low bits */
+enum ur_op { UR_ACCEPT, UR_RECV, UR_READ, UR_SEND, UR_POLL, UR_REMOVE }; /* user_data's low bits */
 #define UR_OP_MASK 7u
 
 struct ur_conn {
     struct ur_conn *prev, *next; /* the open connections, to close them when we stop */
     int fd;
     int read_failed;  /* the linked read came back short: the send after it is cancelled */
+    int polling;      /* a multishot poll for room (POLLOUT) is armed on the socket */
+    int waiting;      /* sendfile() found the socket full: the next POLLOUT resumes it */
+    int closed;       /* closed, and freed once its poll and the cancel of it have completed */
+    int removing;     /* a cancel of the poll is under way */
     size_t have;      /* request bytes in req */
     size_t used;      /* of those, the request being answered */
     size_t out, sent; /* bytes in buf to send (head and chunk), and sent so far */
@@ -534,6 +557,7 @@ struct ur_conn {
 
 static struct demo_uring ur;
 static struct ur_conn *ur_open;
+static struct ur_conn *ur_closed; /* closed while their poll is still armed (linked by next) */
 
 /* A file above SMALL_FILE goes by sendfile() once its head is sent. */
 static int ur_by_sendfile(const struct ur_conn *c)
@@ -593,6 +617,7 @@ static void ur_send_next(struct ur_conn *c, size_t head)
 
 static void ur_close(struct ur_conn *c, struct iolab_app *app);
 static void ur_sendfile(struct ur_conn *c, struct iolab_app *app);
+static void ur_cancel_poll(struct ur_conn *c);
 
 /* Answers the request at the front of req if it is all there, else asks for more of it. */
 static void ur_next_request(struct ur_conn *c, struct iolab_app *app)
@@ -638,9 +663,36 @@ static void ur_close(struct ur_conn *c, struct iolab_app *app)
         ur_open = c->next;
     if (c->next)
         c->next->prev = c->prev;
-    free(c);
     if (app)
         iolab_add(&app->conns_closed, 1);
+    if (!c->polling)
+        return free(c);
+    /* The armed poll holds the socket open, and may still complete: cancel it, and free c once
+       both the poll and the cancel have completed (in either order). */
+    c->closed = 1;
+    ur_cancel_poll(c);
+    c->prev = NULL;
+    c->next = ur_closed;
+    ur_closed = c;
+}
+
+/* Asks the ring to end a closed connection's poll. */
+static void ur_cancel_poll(struct ur_conn *c)
+{
+    struct io_uring_sqe *sqe = demo_uring_sqe(&ur);
+    io_uring_prep_poll_remove(sqe, (uint64_t)(uintptr_t)c | UR_POLL);
+    ur_submit(c, UR_REMOVE, sqe);
+    c->removing = 1;
+}
+
+/* A closed connection whose poll has ended: out of ur_closed, and freed. */
+static void ur_closed_free(struct ur_conn *c)
+{
+    struct ur_conn **p = &ur_closed;
+    while (*p != c)
+        p = &(*p)->next;
+    *p = c->next;
+    free(c);
 }
 
 /* The reply is all sent: count it, and go on to the next request (or close). */
@@ -654,8 +706,8 @@ static void ur_reply_sent(struct ur_conn *c, struct iolab_app *app)
     ur_next_request(c, app);
 }
 
-/* sendfile() as much of the body as the socket takes; when it is full, a poll on the ring
-   says when it has room again. */
+/* sendfile() as much of the body as the socket takes; when it is full, the connection's poll
+   on the ring says when it has room again. */
 static void ur_sendfile(struct ur_conn *c, struct iolab_app *app)
 {
     while ((uint64_t)c->off < c->r.size) {
@@ -663,9 +715,13 @@ static void ur_sendfile(struct ur_conn *c, struct iolab_app *app)
         if (n < 0 && errno == EINTR)
             continue;
         if (n < 0 && errno == EAGAIN) {
-            struct io_uring_sqe *sqe = demo_uring_sqe(&ur);
-            io_uring_prep_poll_add(sqe, c->fd, POLLOUT);
-            ur_submit(c, UR_POLL, sqe);
+            c->waiting = 1;
+            if (!c->polling) { /* armed once: a completion each time the socket has room */
+                struct io_uring_sqe *sqe = demo_uring_sqe(&ur);
+                io_uring_prep_poll_multishot(sqe, c->fd, POLLOUT);
+                ur_submit(c, UR_POLL, sqe);
+                c->polling = 1;
+            }
             return;
         }
         if (n <= 0)
@@ -683,8 +739,6 @@ static void ur_complete(int lfd, struct io_uring_cqe *cqe, struct iolab_app *app
     switch ((enum ur_op)(data & UR_OP_MASK)) {
     case UR_ACCEPT:
         if (res >= 0) {
-            int one = 1;
-            setsockopt(res, IPPROTO_TCP, TCP_NODELAY, &one, sizeof one);
             c = calloc(1, sizeof *c + HTTP_HEAD_MAX + 64 + buffer_size);
             if (!c) {
                 close(res);
@@ -696,8 +750,7 @@ static void ur_complete(int lfd, struct io_uring_cqe *cqe, struct iolab_app *app
             if (ur_open)
                 ur_open->prev = c;
             ur_open = c;
-            if (app)
-                iolab_add(&app->conns_opened, 1);
+            conn_opened(res, app);
             ur_recv(c);
         }
         if (!(cqe->flags & IORING_CQE_F_MORE))
@@ -726,9 +779,22 @@ static void ur_complete(int lfd, struct io_uring_cqe *cqe, struct iolab_app *app
             ur_reply_sent(c, app);
         break;
     case UR_POLL:
-        if (res < 0)
-            return ur_close(c, app);
-        ur_sendfile(c, app); /* POLLOUT, or POLLERR/POLLHUP: sendfile() says which */
+        if (!(cqe->flags & IORING_CQE_F_MORE)) /* it ended (cancelled, or by the kernel) */
+            c->polling = 0;                    /* and is armed again when needed */
+        if (c->closed) {
+            if (!c->polling && !c->removing)
+                ur_closed_free(c);
+        } else if (c->waiting) { /* room, or POLLERR/POLLHUP: sendfile() says which */
+            c->waiting = 0;
+            ur_sendfile(c, app);
+        } /* else room while no reply waits for it: nothing to do */
+        break;
+    case UR_REMOVE:
+        c->removing = 0;
+        if (res == -EALREADY && c->polling)
+            ur_cancel_poll(c); /* the poll was busy completing: ask again */
+        else if (!c->polling)
+            ur_closed_free(c);
         break;
     }
 }
@@ -751,8 +817,12 @@ static void file_uring(int lfd)
         }
         demo_uring_reaped(&ur, n);
     }
-    while (ur_open)
+    while (ur_open) {
+        ur_open->polling = 0; /* the ring goes with us: no completion will come */
         ur_close(ur_open, NULL);
+    }
+    while (ur_closed)
+        ur_closed_free(ur_closed);
     demo_uring_exit(&ur);
 }
 #else
@@ -770,13 +840,16 @@ static const struct file_mode file_modes[] = {
      .send_reply = body_read_send},
     {.cli = {"sendfile", "a thread per connection; sendfile() from the file to the socket"},
      .serve = file_threads,
-     .send_reply = body_sendfile},
+     .send_reply = body_sendfile,
+     .by_sendfile = 1},
     {.cli = {"epoll", "one thread, epoll_wait(), non-blocking sockets; small files in one\n"
                       "writev() with their head, larger ones by sendfile()"},
-     .serve = file_epoll},
+     .serve = file_epoll,
+     .by_sendfile = 1},
     {.cli = {"io_uring", "one thread; socket reads and writes through an io_uring ring"},
      .serve = file_uring,
-     .uring = 1},
+     .uring = 1,
+     .by_sendfile = 1},
 };
 
 static uint64_t file_port;
@@ -794,13 +867,20 @@ static const struct demo_opt file_opts[] = {
     DEMO_OPT_FLAG("copy", &copy_all,
                   "epoll mode: copy every file through our memory (pread, writev), as nginx\n"
                   "with sendfile off does, instead of sendfile() above 16 KiB"),
+    DEMO_OPT_SIZE("unsent", &unsent_max, 64u << 20, "BYTES",
+                  "where the body goes by sendfile() (sendfile, epoll, io_uring): the most of\n"
+                  "it the kernel holds unsent, TCP_NOTSENT_LOWAT (default 96K)"),
+    DEMO_OPT_FLAG("no-unsent-limit", &unsent_any,
+                  "no such limit: the kernel takes as much of the file as the send buffer\n"
+                  "holds (its default, and nginx's)",
+                  .not_with = "unsent"),
     {0},
 };
 
 static const struct demo_cli file_cli = {
     .prog = PROG,
     .usage = "--port P [--host H] --root DIR --mode read-send|sendfile|epoll|io_uring\n"
-             "       [--buffer BYTES] [--split-head] [--copy]",
+             "       [--buffer BYTES] [--split-head] [--copy] [--unsent BYTES | --no-unsent-limit]",
     .about = "A minimal HTTP/1.1 server for the files under DIR (GET and HEAD, keep-alive).\n"
              "Prints 'listening on HOST:PORT mode=MODE buffer=B' once it listens.\n",
     .opts = file_opts,
@@ -817,9 +897,14 @@ int main(int argc, char **argv)
     if (copy_all && mode->serve != file_epoll)
         demo_usage_error(PROG, "--copy applies to the epoll mode only (--mode %s)", mode->cli.name);
     demo_uring_check(PROG, mode->uring); /* io_uring built in, and allowed? */
-    int lfd = demo_server_start(PROG, &file_host, file_port, "mode=%s buffer=%llu%s%s",
+    char unsent[32] = "";                /* the limit on unsent bytes, where it applies */
+    if (mode->by_sendfile && !copy_all && unsent_any)
+        strcpy(unsent, " unsent=any");
+    else if (mode->by_sendfile && !copy_all)
+        snprintf(unsent, sizeof unsent, " unsent=%llu", (unsigned long long)unsent_max);
+    int lfd = demo_server_start(PROG, &file_host, file_port, "mode=%s buffer=%llu%s%s%s",
                                 mode->cli.name, (unsigned long long)buffer_size,
-                                split_head ? " split-head" : "", copy_all ? " copy" : "");
+                                split_head ? " split-head" : "", copy_all ? " copy" : "", unsent);
     mode->serve(lfd);
     close(lfd);
     return 0;

@@ -248,6 +248,66 @@ TEST_CASE("slow readers get large files whole while others are served: partial s
     }
 }
 
+// The bytes the kernel holds unsent on the server's side of connections to `port`, as ss shows
+// them (its "notsent:" figure; -1 while it shows none).
+static long unsent_bytes(int port)
+{
+    std::string filter = "( sport = :" + std::to_string(port) + " )";
+    auto [code, out] = run({"/usr/bin/ss", "-tinH", "state", "established", filter});
+    size_t at = out.find("notsent:");
+    return code != 0 || at == std::string::npos ? -1 : std::stol(out.substr(at + 8));
+}
+
+TEST_CASE("--unsent: a sendfile() mode hands the kernel at most that much of a file ahead of "
+          "its reader, and readers who leave mid-download are let go",
+          "[fastpaths]")
+{
+    TempDir dir;
+    std::string f = make_file(dir, "f.bin", 8 << 20);
+    for (const std::string mode : {"epoll", "io_uring"}) {
+        for (int unlimited : {0, 1}) {
+            DYNAMIC_SECTION(mode << (unlimited ? " --no-unsent-limit" : ""))
+            {
+                std::vector<std::string> argv = {"--mode", mode};
+                if (unlimited)
+                    argv.push_back("--no-unsent-limit");
+                Child server;
+                int port = start_server(server, file_server(dir.path, argv));
+                // A reader that asks for 8 MiB and reads none of it: the kernel queues what the
+                // server hands it, up to the limit (96 KiB, and one more packet), or without one
+                // up to the send buffer, which grows to MiBs.
+                int fd = connect_port(port);
+                send_str(fd, "GET /f.bin HTTP/1.1\r\nHost: x\r\n\r\n");
+                long want = unlimited ? 4 * 98304 : 65536, unsent = -1;
+                auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(20);
+                while ((unsent = unsent_bytes(port)) < want &&
+                       std::chrono::steady_clock::now() < deadline)
+                    usleep(20000);
+                INFO("unsent: " << unsent << " bytes");
+                CHECK(unsent >= want);
+                if (!unlimited)
+                    for (int i = 0; i < 10; i++) // and it stays there while the reader sleeps
+                        CHECK(unsent_bytes(port) <= 98304 + 65536);
+                close(fd);
+                // Readers that take a little and hang up while the server waits for room: each
+                // connection is closed, and the server goes on serving whole files.
+                for (int i = 0; i < 10; i++) {
+                    int r = connect_port(port);
+                    send_str(r, "GET /f.bin HTTP/1.1\r\nHost: x\r\n\r\n");
+                    char buf[4096];
+                    CHECK(read(r, buf, sizeof buf) > 0);
+                    close(r);
+                }
+                auto [code, out] = download_verified(port, f, 4, 8);
+                INFO(out);
+                CHECK(code == 0);
+                CHECK(field(out, "errors") == 0);
+                CHECK(exited_zero(server.stop()));
+            }
+        }
+    }
+}
+
 TEST_CASE("file-client verifies every byte from the fast modes under load", "[fastpaths]")
 {
     TempDir dir;
