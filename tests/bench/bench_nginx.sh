@@ -9,7 +9,8 @@
 #        epoll-copy is the epoll mode with --copy, every file read and sent from memory; a mode
 #        ending in -split, such as epoll-split, runs with --split-head: the head without MSG_MORE;
 #        epoll-twin is a second epoll server, and epoll-twin/epoll the ratio of two identical
-#        servers, the noise floor, printed and never counted),
+#        servers, the noise floor, printed and never counted; a mode ending in -unlimited, such
+#        as epoll-unlimited, runs with --no-unsent-limit: the kernel's own unsent queue),
 #        SIZES ("1K 1M"), CONNS ("8 64 256"), NGINX (nginx on PATH or /usr/sbin/nginx),
 #        POINTS ("SIZE:CONNS ...", e.g. "1M:8 64K:256": only these points, instead of every
 #        SIZE x CONNS), QUICK=1 (a short look: ROUNDS=3, SECONDS_=2, MODES="read-send epoll
@@ -125,6 +126,7 @@ for m in $modes; do
     [ "$m" = epoll-copy ] && args=(--mode epoll --copy)
     [ "${m%-split}" != "$m" ] && args=(--mode "${m%-split}" --split-head)
     [ "${m%-twin}" != "$m" ] && args=(--mode "${m%-twin}") # a second server of the same mode
+    [ "${m%-unlimited}" != "$m" ] && args=(--mode "${m%-unlimited}" --no-unsent-limit)
     "$server" --port 0 --root "$tmp/www" "${args[@]}" >"$tmp/$m.out" 2>&1 &
     pids+=($!)
     pid[$m]=$!
