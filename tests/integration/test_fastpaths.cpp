@@ -258,8 +258,8 @@ static long unsent_bytes(int port)
     return code != 0 || at == std::string::npos ? -1 : std::stol(out.substr(at + 8));
 }
 
-TEST_CASE("--unsent: a sendfile() mode hands the kernel at most that much of a file ahead of "
-          "its reader, and readers who leave mid-download are let go",
+TEST_CASE("file-server --unsent: a sendfile() mode hands the kernel at most that much of a "
+          "file ahead of its reader, and readers who leave mid-download are let go",
           "[fastpaths]")
 {
     TempDir dir;
