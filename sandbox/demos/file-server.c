@@ -80,6 +80,7 @@ static int split_head;                      /* --split-head: the header in a sen
 static int copy_all; /* --copy: the epoll mode copies every file (pread, writev), never sendfile */
 static uint64_t unsent_max = UNSENT_DEFLT; /* --unsent: TCP_NOTSENT_LOWAT where sendfile() sends */
 static int unsent_any;                     /* --no-unsent-limit: the kernel's own (no limit) */
+static int unsent_limit; /* what conn_opened sets: unsent_max where it applies, else 0 (none) */
 
 /* The end of a response: the file closed, the request and its body bytes published. */
 static void reply_done(struct http_reply *r, struct iolab_app *app)
@@ -246,10 +247,8 @@ static void conn_opened(int sock, struct iolab_app *app)
 {
     int one = 1;
     setsockopt(sock, IPPROTO_TCP, TCP_NODELAY, &one, sizeof one);
-    if (mode->by_sendfile && !copy_all && !unsent_any) {
-        int most = (int)unsent_max;
-        setsockopt(sock, IPPROTO_TCP, TCP_NOTSENT_LOWAT, &most, sizeof most);
-    }
+    if (unsent_limit)
+        setsockopt(sock, IPPROTO_TCP, TCP_NOTSENT_LOWAT, &unsent_limit, sizeof unsent_limit);
     if (app)
         iolab_add(&app->conns_opened, 1);
 }
@@ -896,12 +895,14 @@ int main(int argc, char **argv)
                          strerror(errno));
     if (copy_all && mode->serve != file_epoll)
         demo_usage_error(PROG, "--copy applies to the epoll mode only (--mode %s)", mode->cli.name);
-    demo_uring_check(PROG, mode->uring); /* io_uring built in, and allowed? */
-    char unsent[32] = "";                /* the limit on unsent bytes, where it applies */
-    if (mode->by_sendfile && !copy_all && unsent_any)
+    demo_uring_check(PROG, mode->uring);              /* io_uring built in, and allowed? */
+    int by_sendfile = mode->by_sendfile && !copy_all; /* --unsent applies */
+    unsent_limit = by_sendfile && !unsent_any ? (int)unsent_max : 0;
+    char unsent[32] = ""; /* the limit on unsent bytes, where it applies */
+    if (unsent_limit)
+        snprintf(unsent, sizeof unsent, " unsent=%d", unsent_limit);
+    else if (by_sendfile)
         strcpy(unsent, " unsent=any");
-    else if (mode->by_sendfile && !copy_all)
-        snprintf(unsent, sizeof unsent, " unsent=%llu", (unsigned long long)unsent_max);
     int lfd = demo_server_start(PROG, &file_host, file_port, "mode=%s buffer=%llu%s%s%s",
                                 mode->cli.name, (unsigned long long)buffer_size,
                                 split_head ? " split-head" : "", copy_all ? " copy" : "", unsent);
