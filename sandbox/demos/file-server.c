@@ -10,8 +10,9 @@
  *              which connection can go on; a small file is read and sent with its header in
  *              one send(), a larger one goes out with sendfile(), and a sendfile() the socket
  *              cannot take whole is resumed when epoll reports the socket writable again.
- *              With --copy every file is read (pread, BUFFER bytes at a time) and sent from
- *              our memory, as nginx does with sendfile off: the copying path of an event loop.
+ *              With --copy every file is read (pread, BUFFER bytes at a time, into one
+ *              buffer all connections share) and sent from our memory, as nginx does with
+ *              sendfile off: the copying path of an event loop.
  *   io_uring   one thread that hands its socket reads and writes to the kernel in a ring of
  *              submissions and collects their completions: see file_uring below.
  *
@@ -28,8 +29,10 @@
  * (TCP_NOTSENT_LOWAT, --unsent: see conn_opened), where nginx lets the kernel queue as much as
  * the send buffer holds; it leaves the socket buffers' sizes to the kernel's autotuning, as
  * nginx does; the head goes with MSG_MORE rather than TCP_CORK; a file up to SMALL_FILE is
- * copied into the head's writev(); and it asks for EPOLLOUT only while a reply waits for room
- * (level-triggered), where nginx registers both directions once, edge-triggered.
+ * copied into the head's writev(); it asks for EPOLLOUT only while a reply waits for room
+ * (level-triggered), where nginx registers both directions once, edge-triggered; and with
+ * --copy its one buffer serves every connection, the part of a chunk a full socket did not take
+ * being read again from the page cache, where nginx keeps two 32 KiB buffers per request.
  *
  * The HTTP itself (parsing a request head, writing a response head) is in http.h. GET and HEAD
  * of a regular file under --root; 200 with Content-Length, 404, 400 (malformed, or a
@@ -78,6 +81,11 @@ static int root_fd; /* --root, opened once; files are opened relative to it */
 static uint64_t buffer_size = BUFFER_DEFLT; /* --buffer: read() size in read-send mode */
 static int split_head;                      /* --split-head: the header in a send() of its own */
 static int copy_all; /* --copy: the epoll mode copies every file (pread, writev), never sendfile */
+/* --copy: BUFFER bytes that every connection's chunks pass through. A chunk is read, written
+   and done with before the loop turns to another connection; the part a full socket did not
+   take is read again when it has room. One buffer stays in the CPU's cache, where a buffer per
+   connection (16 MiB for 256 of them) would not. */
+static char *chunk;
 static uint64_t unsent_max = UNSENT_DEFLT; /* --unsent: TCP_NOTSENT_LOWAT where sendfile() sends */
 static int unsent_any;                     /* --no-unsent-limit: the kernel's own (no limit) */
 static int unsent_limit; /* what conn_opened sets: unsent_max where it applies, else 0 (none) */
@@ -293,13 +301,13 @@ struct ep_conn {
     size_t have;            /* request bytes in req */
     size_t used;            /* of those, the request being answered (head and blank line) */
     size_t out, sent;       /* bytes of the reply's head, and of it sent */
-    char *body;             /* the body's bytes in our memory (small[], or big with --copy);
+    char *body;             /* the body's bytes in our memory (small[], or chunk with --copy);
                                NULL while the file goes by sendfile() */
     size_t body_len;        /* bytes in body */
     size_t body_sent;       /* of those, sent */
-    off_t off;              /* how far into the file: sendfile()'s offset, or the next pread()'s */
+    off_t off;              /* how far into the file: sendfile()'s offset, the next pread()'s
+                               for a small file, or with --copy the first byte not yet sent */
     struct http_reply r;    /* the reply under way (r.file >= 0: a file still open) */
-    char *big;              /* --copy: BUFFER bytes for a larger file's chunks, made once */
     char small[SMALL_FILE]; /* a small file's bytes, sent right after the head */
     char req[REQUEST_MAX + 1];
 };
@@ -314,7 +322,7 @@ static void ep_watch(int ep, struct ep_conn *c, int want_out)
 /*
  * Starts the reply to the request at the front of c->req: a small file is read (pread) right
  * behind its head, so both leave in one writev(); a larger one waits for sendfile(), or with
- * --copy for its first pread() into big.
+ * --copy for its first pread() into chunk.
  */
 static int ep_start(struct ep_conn *c, char *end)
 {
@@ -333,27 +341,24 @@ static int ep_start(struct ep_conn *c, char *end)
         c->body_len = (size_t)n;
         c->off = n;
     } else if (c->r.file >= 0 && copy_all) {
-        if (!c->big && !(c->big = malloc(buffer_size)))
-            return -1;
-        c->body = c->big; /* empty: ep_send reads the first chunk */
+        c->body = chunk; /* empty: ep_send reads the first chunk */
     }
     return 0;
 }
 
-/* --copy: the next chunk of the file into big, once the last one is all sent. 0, or -1 when
-   the file shrank under us (the client would get a wrong length). */
+/* --copy: the file's next unsent bytes into chunk, up to BUFFER of them. 0, or -1 when the file
+   shrank under us (the client would get a wrong length). */
 static int ep_next_chunk(struct ep_conn *c)
 {
     uint64_t left = c->r.size - (uint64_t)c->off;
     ssize_t n;
     do
-        n = pread(c->r.file, c->big, left < buffer_size ? left : buffer_size, c->off);
+        n = pread(c->r.file, chunk, left < buffer_size ? left : buffer_size, c->off);
     while (n < 0 && errno == EINTR);
     if (n <= 0)
         return -1;
     c->body_len = (size_t)n;
     c->body_sent = 0;
-    c->off += n;
     return 0;
 }
 
@@ -361,13 +366,15 @@ static int ep_next_chunk(struct ep_conn *c)
  * Sends as much of the reply as the socket takes. A copied body (a small file, or every file
  * with --copy): the head and the body's bytes in one writev(), and with --copy the next chunk
  * read as soon as the last one is out. A larger one: the head with MSG_MORE (held back until the
- * body joins it), then sendfile() of the rest, resumed where it stopped. 1 when the reply is all
- * sent, 0 when the socket is full (wait for EPOLLOUT), -1 on an error.
+ * body joins it), then sendfile() of the rest, resumed where it stopped. A write the socket
+ * takes only in part means it is full: no second try to be told EAGAIN. 1 when the reply is
+ * all sent, 0 when the socket is full (wait for EPOLLOUT), -1 on an error.
  */
 static int ep_send(struct ep_conn *c)
 {
+    int chunked = chunk && c->body == chunk; /* --copy, a file larger than small[] */
     for (;;) {
-        if (c->body && c->body_sent == c->body_len && (uint64_t)c->off < c->r.size &&
+        if (chunked && c->body_sent == c->body_len && (uint64_t)c->off < c->r.size &&
             ep_next_chunk(c) < 0)
             return -1;
         struct iovec iov[2];
@@ -378,17 +385,26 @@ static int ep_send(struct ep_conn *c)
             iov[cnt++] = (struct iovec){c->body + c->body_sent, c->body_len - c->body_sent};
         if (cnt == 0)
             break;
+        size_t want = iov[0].iov_len + (cnt > 1 ? iov[1].iov_len : 0);
         ssize_t n;
         if (c->r.file >= 0 && !c->body) /* MSG_MORE: the kernel waits for sendfile's bytes */
             n = send(c->conn.fd, iov[0].iov_base, iov[0].iov_len,
                      MSG_NOSIGNAL | (split_head ? 0 : MSG_MORE));
         else
             n = writev(c->conn.fd, iov, cnt);
-        if (n < 0)
-            return errno == EAGAIN || errno == EINTR ? 0 : -1;
-        size_t head = c->out - c->sent < (size_t)n ? c->out - c->sent : (size_t)n;
+        if (n < 0 && errno != EAGAIN && errno != EINTR)
+            return -1;
+        size_t took = n < 0 ? 0 : (size_t)n;
+        size_t head = c->out - c->sent < took ? c->out - c->sent : took;
         c->sent += head;
-        c->body_sent += (size_t)n - head;
+        c->body_sent += took - head;
+        if (chunked)
+            c->off += (off_t)(took - head);
+        if (took < want) { /* the socket is full: wait for EPOLLOUT */
+            if (chunked) /* chunk is every connection's: read the rest again then */
+                c->body_len = c->body_sent = 0;
+            return 0;
+        }
     }
     while (c->r.file >= 0 && !c->body && (uint64_t)c->off < c->r.size) {
         ssize_t n = sendfile(c->conn.fd, c->r.file, &c->off, c->r.size - (uint64_t)c->off);
@@ -476,7 +492,6 @@ static void ep_close(struct demo_conn **open, struct ep_conn *c, struct iolab_ap
         close(c->r.file);
     close(c->conn.fd); /* closing also takes it out of the epoll set */
     demo_conn_unlink(open, &c->conn);
-    free(c->big);
     free(c);
     if (app)
         iolab_add(&app->conns_closed, 1);
@@ -496,6 +511,12 @@ static void file_epoll(int lfd)
     struct epoll_event ev = {.events = EPOLLIN, .data.ptr = NULL};
     epoll_ctl(ep, EPOLL_CTL_ADD, lfd, &ev);
 
+    if (copy_all && !(chunk = malloc(buffer_size))) {
+        fprintf(stderr, "%s: out of memory for a %llu-byte buffer\n", PROG,
+                (unsigned long long)buffer_size);
+        close(ep);
+        return;
+    }
     struct epoll_event events[64];
     struct demo_conn *open = NULL; /* epoll cannot list its set: keep our own */
     while (!demo_stop) {
@@ -514,6 +535,7 @@ static void file_epoll(int lfd)
     }
     while (open)
         ep_close(&open, (struct ep_conn *)open, NULL);
+    free(chunk);
     close(ep);
 }
 
