@@ -4,12 +4,13 @@
 # Usage: tests/bench/bench_nginx.sh [BUILD_DIR]
 #   env: ROUNDS (3), SECONDS_ (3, per server and point in a round), SLICE (1: the seconds of one
 #        wrk run; a server's SECONDS_ are run as slices in turn with the other servers'),
-#        MODES ("read-send read-send-4k sendfile epoll epoll-copy io_uring"; read-send-4k is
-#        read-send with --buffer 4096, the lesson's small buffer, which must stay visibly worse;
-#        epoll-copy is the epoll mode with --copy, every file read and sent from memory; a mode
-#        ending in -split, such as epoll-split, runs with --split-head: the head without MSG_MORE;
-#        epoll-twin is a second epoll server, and epoll-twin/epoll the ratio of two identical
-#        servers, the noise floor, printed and never counted; a mode ending in -unlimited, such
+#        MODES ("read-send read-send-4k sendfile epoll epoll-copy io_uring epoll-twin";
+#        read-send-4k is read-send with --buffer 4096, the lesson's small buffer, which must stay
+#        visibly worse; epoll-copy is the epoll mode with --copy, every file read and sent from
+#        memory; a mode ending in -split, such as epoll-split, runs with --split-head: the head
+#        without MSG_MORE; epoll-twin is a second epoll server, and epoll-twin/epoll the ratio
+#        of two identical servers at every point, the noise floor a like-with-like ratio is
+#        read against, printed and never counted; a mode ending in -unlimited, such
 #        as epoll-unlimited, runs with --no-unsent-limit: the kernel's own unsent queue),
 #        SIZES ("1K 1M"), CONNS ("8 64 256"), NGINX (nginx on PATH or /usr/sbin/nginx),
 #        POINTS ("SIZE:CONNS ...", e.g. "1M:8 64K:256": only these points, instead of every
@@ -55,7 +56,7 @@ secs=${SECONDS_:-$([ "$quick" = 1 ] && echo 2 || echo 3)}
 slice=${SLICE:-1} # seconds per wrk run: each server's secs at a point, in turns with the others
 slices=$(((secs + slice - 1) / slice))
 modes=${MODES:-$([ "$quick" = 1 ] && echo "read-send epoll epoll-copy io_uring" ||
-    echo "read-send read-send-4k sendfile epoll epoll-copy io_uring")}
+    echo "read-send read-send-4k sendfile epoll epoll-copy io_uring epoll-twin")}
 sizes=${SIZES:-1K 1M}
 conns=${CONNS:-8 64 256}
 retry=${RETRY:-1}
