@@ -401,7 +401,7 @@ static int ep_send(struct ep_conn *c)
         if (chunked)
             c->off += (off_t)(took - head);
         if (took < want) { /* the socket is full: wait for EPOLLOUT */
-            if (chunked) /* chunk is every connection's: read the rest again then */
+            if (chunked)   /* chunk is every connection's: read the rest again then */
                 c->body_len = c->body_sent = 0;
             return 0;
         }
@@ -511,12 +511,6 @@ static void file_epoll(int lfd)
     struct epoll_event ev = {.events = EPOLLIN, .data.ptr = NULL};
     epoll_ctl(ep, EPOLL_CTL_ADD, lfd, &ev);
 
-    if (copy_all && !(chunk = malloc(buffer_size))) {
-        fprintf(stderr, "%s: out of memory for a %llu-byte buffer\n", PROG,
-                (unsigned long long)buffer_size);
-        close(ep);
-        return;
-    }
     struct epoll_event events[64];
     struct demo_conn *open = NULL; /* epoll cannot list its set: keep our own */
     while (!demo_stop) {
@@ -535,7 +529,6 @@ static void file_epoll(int lfd)
     }
     while (open)
         ep_close(&open, (struct ep_conn *)open, NULL);
-    free(chunk);
     close(ep);
 }
 
@@ -917,6 +910,11 @@ int main(int argc, char **argv)
                          strerror(errno));
     if (copy_all && mode->serve != file_epoll)
         demo_usage_error(PROG, "--copy applies to the epoll mode only (--mode %s)", mode->cli.name);
+    if (copy_all && !(chunk = malloc(buffer_size))) { /* before we say we are listening */
+        fprintf(stderr, "%s: out of memory for the %llu-byte --copy buffer\n", PROG,
+                (unsigned long long)buffer_size);
+        return 1;
+    }
     demo_uring_check(PROG, mode->uring);              /* io_uring built in, and allowed? */
     int by_sendfile = mode->by_sendfile && !copy_all; /* --unsent applies */
     unsent_limit = by_sendfile && !unsent_any ? (int)unsent_max : 0;
@@ -930,5 +928,6 @@ int main(int argc, char **argv)
                                 split_head ? " split-head" : "", copy_all ? " copy" : "", unsent);
     mode->serve(lfd);
     close(lfd);
+    free(chunk);
     return 0;
 }
