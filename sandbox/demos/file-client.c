@@ -18,10 +18,12 @@
  * exercise's checks match: the first byte that differs from --verify FILE ("bytes differ from
  * the file at offset N"), a wrong status or length, and a connection the server closed in the
  * middle of a response ("the connection dropped after N of M bytes", with --whole). A server
- * that closes mid-response because it was stopped (the engine restarts it on a mode switch)
- * closes its listening socket too: only a drop after which the client connects again at once is
- * said, and only with --whole, since a demo server that is stopping may close its connections
- * before its listening socket.
+ * that closes mid-response because it was stopped (the engine restarts it on a mode switch, and
+ * stops it at the end of a run) is gone: a drop is said only once the server has answered again,
+ * on a new connection made at once, with the head of a response. A new connection alone does not
+ * tell: a process that exits lets its connections go before its listening socket, which still
+ * takes connections for that moment. Only with --whole, since a demo server that is stopping may
+ * close its connections before its listening socket.
  *
  * Ends after --requests M downloads, after --seconds T, or on SIGTERM/SIGINT, and prints one
  * summary line (demo_summary_print, with bytes_per_s). Published figures (each thread's slot):
@@ -64,6 +66,8 @@ struct worker {
     pthread_t thread;
     uint64_t requests, bytes, errors, wrong; /* wrong: non-200 or mismatching downloads */
     uint64_t cut_got, cut_len; /* a response that broke mid-way: how far it got (cut_len 0: none) */
+    uint64_t drop_got, drop_len; /* such a break not said yet: said when the server answers the
+                                    next request (drop_len 0: none) */
     struct demo_hist hist;
     struct iolab_app *app; /* this thread's published figures, or NULL */
     uint64_t since;        /* when the request out now was sent, 0: none (demo_waiting_publish) */
@@ -207,6 +211,11 @@ static int download(int fd, struct worker *w, char *body, int *ok)
         return -1; /* without a length we cannot tell where the body ends */
     const char *conn = strcasestr(head, "\r\nConnection:");
     int keep = !(conn && strncasecmp(conn + 13 + strspn(conn + 13, " "), "close", 5) == 0);
+    if (w->drop_len) { /* the server answered after the drop: it is still there, and chose it */
+        say_wrong(WRONG_DROP, w->drop_got, w->drop_len);
+        w->wrong++;
+        w->drop_len = 0;
+    }
 
     /* The body: first what came with the head, then read() until Content-Length bytes. */
     size_t extra = have - (size_t)(end + 4 - head);
@@ -276,16 +285,18 @@ static void *worker_main(void *arg)
         w->cut_len = 0;
         int ok, keep = download(fd, w, body, &ok);
         __atomic_store_n(&w->since, 0, __ATOMIC_RELAXED);
+        w->drop_len = 0; /* a drop the server did not answer after: it was stopping */
         if (keep < 0 && w->cut_len && !finish && whole) {
             /* Cut mid-response. A server that is still there chose to close (a send loop that
-               gave up); one that was stopped refuses the new connection. */
+               gave up), and answers the request again on a new connection made at once; one
+               that was stopped refuses it, or takes it and never answers. */
             close(fd);
             if (w->app)
                 iolab_add(&w->app->conns_closed, 1);
             fd = connect_server();
             if (fd >= 0) {
-                say_wrong(WRONG_DROP, w->cut_got, w->cut_len);
-                w->wrong++;
+                w->drop_got = w->cut_got; /* said when the answer's head comes (download) */
+                w->drop_len = w->cut_len;
                 if (w->app)
                     iolab_add(&w->app->conns_opened, 1);
             }

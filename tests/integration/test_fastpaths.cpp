@@ -23,6 +23,7 @@ extern "C" {
 #include <netinet/in.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
 
 using namespace iolab_test;
 
@@ -306,6 +307,71 @@ TEST_CASE("file-server --unsent: a sendfile() mode hands the kernel at most that
                 CHECK(field(out, "errors") == 0);
                 CHECK(exited_zero(server.stop()));
             }
+        }
+    }
+}
+
+// A server in a child process that answers every request with the head of a 1 MiB response and
+// 1000 bytes of it, then closes the connection. With `stays` it goes on taking connections and
+// doing the same; without, it takes the next connection and exits without answering it, as a
+// server being stopped does (an exiting process lets its connections go before its listening
+// socket, which still takes connections for that moment). Its port goes to *port.
+static pid_t cutting_server(bool stays, int *port)
+{
+    int lfd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+    struct sockaddr_in sa = {};
+    sa.sin_family = AF_INET;
+    sa.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+    socklen_t len = sizeof sa;
+    REQUIRE(bind(lfd, (struct sockaddr *)&sa, sizeof sa) == 0);
+    REQUIRE(listen(lfd, 16) == 0);
+    REQUIRE(getsockname(lfd, (struct sockaddr *)&sa, &len) == 0);
+    *port = ntohs(sa.sin_port);
+    pid_t pid = fork();
+    REQUIRE(pid >= 0);
+    if (pid > 0) {
+        close(lfd);
+        return pid;
+    }
+    std::string reply =
+        "HTTP/1.1 200 OK\r\nContent-Length: 1048576\r\n\r\n" + std::string(1000, 'x');
+    for (int served = 0;; served++) {
+        int c = accept(lfd, NULL, NULL);
+        if (c < 0)
+            _exit(1);
+        if (served > 0 && !stays)
+            _exit(0); // taken, never answered: the listener and c close as the process ends
+        std::string req;
+        char buf[4096];
+        ssize_t n;
+        while (req.find("\r\n\r\n") == std::string::npos && (n = read(c, buf, sizeof buf)) > 0)
+            req.append(buf, (size_t)n);
+        if (send(c, reply.data(), reply.size(), MSG_NOSIGNAL) < 0)
+            _exit(1);
+        close(c);
+    }
+}
+
+TEST_CASE("file-client --whole says a download cut mid-response only when the server answers "
+          "again, not when it was stopping",
+          "[fastpaths]")
+{
+    for (bool stays : {true, false}) {
+        DYNAMIC_SECTION((stays ? "a server that gives up mid-body and goes on serving"
+                               : "a server that is stopping"))
+        {
+            int port = 0;
+            pid_t server = cutting_server(stays, &port);
+            auto [code, out] = run({demo("file-client"), "--port", std::to_string(port), "--path",
+                                    "/f.bin", "--connections", "1", "--seconds", "1", "--whole"},
+                                   {}, 30);
+            kill(server, SIGKILL);
+            waitpid(server, nullptr, 0);
+            INFO(out);
+            CHECK(field(out, "errors") >= 1); // the cut download counted either way
+            bool said =
+                out.find("the connection dropped after 1000 of 1048576 bytes") != std::string::npos;
+            CHECK(said == stays);
         }
     }
 }
