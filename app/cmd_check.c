@@ -440,8 +440,8 @@ static const char *check_status(const struct attempt *a)
     return check_verdict_name(check_verdict(a));
 }
 
-/* The score: the points of the checks that hold, of the points of every check (a check weighs
-   1 unless its "points" say otherwise). Nothing holds when nothing could be judged. */
+/* The score: the points of the checks decided to hold, of the points of every check (a check
+   weighs 1 unless its "points" say otherwise). Nothing holds when nothing could be judged. */
 static void check_score(const struct attempt *a, double *got, double *max)
 {
     const struct lesson_scenario *sc = a->ex->sc;
@@ -449,7 +449,8 @@ static void check_score(const struct attempt *a, double *got, double *max)
     bool judged = a->grader_ready && !a->error[0];
     for (size_t i = 0; i < sc->nchecks; i++) {
         *max += sc->checks[i].points;
-        if (judged && a->grader.results[i].holds)
+        /* Only a decided check that holds earns: one not judged was never measured in full. */
+        if (judged && grade_state(&a->grader, i) == GRADE_PASS)
             *got += sc->checks[i].points;
     }
 }
@@ -518,11 +519,12 @@ static void junit_text(FILE *f, const char *s)
 
 /* Counts of one test suite, for its attributes and the whole report's. */
 struct junit_counts {
-    size_t tests, failures, errors;
+    size_t tests, failures, errors, skipped; /* skipped: checks the run never judged */
     double seconds, score, max_score;
 };
 
-/* One test case; kind is NULL (passed), "failure" or "error"; body may be NULL. */
+/* One test case; kind is NULL (passed), "failure", "error" or "skipped" (a check the run never
+   judged: no figure, no points, and its reason as the message); body may be NULL. */
 static void junit_case(FILE *f, struct junit_counts *n, const char *classname, const char *name,
                        double seconds, const char *kind, const char *message, const char *body)
 {
@@ -534,6 +536,13 @@ static void junit_case(FILE *f, struct junit_counts *n, const char *classname, c
     fprintf(f, "\" time=\"%.3f\"", seconds > 0 ? seconds : 0);
     if (!kind) {
         fputs("/>\n", f);
+        return;
+    }
+    if (!strcmp(kind, "skipped")) {
+        n->skipped++;
+        fputs(">\n      <skipped message=\"", f);
+        junit_text(f, message);
+        fputs("\"/>\n    </testcase>\n", f);
         return;
     }
     if (!strcmp(kind, "failure"))
@@ -592,8 +601,11 @@ static void junit_attempt(FILE *f, struct junit_counts *n, const struct attempt 
         char msg[768], body[1400];
         grade_message(&a->grader, i, msg, sizeof msg);
         double t = a->check_s ? a->check_s[i] : 0;
-        if (a->grader.results[i].holds) {
+        enum grade_state st = grade_state(&a->grader, i);
+        if (st == GRADE_PASS) {
             junit_case(f, n, cls, name, t, NULL, NULL, NULL);
+        } else if (st != GRADE_FAIL) {
+            junit_case(f, n, cls, name, t, "skipped", msg, NULL);
         } else {
             snprintf(body, sizeof body, "%s%s%s", msg, c->fail ? "\n" : "", c->fail ? c->fail : "");
             junit_case(f, n, cls, name, t, "failure", msg, body);
@@ -620,8 +632,8 @@ static int junit_write(const char *path, const char *suites, const struct junit_
     fprintf(f,
             "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n"
             "<testsuites name=\"iolab check\" tests=\"%zu\" failures=\"%zu\" errors=\"%zu\" "
-            "time=\"%.3f\">\n%s</testsuites>\n",
-            n->tests, n->failures, n->errors, n->seconds, suites);
+            "skipped=\"%zu\" time=\"%.3f\">\n%s</testsuites>\n",
+            n->tests, n->failures, n->errors, n->skipped, n->seconds, suites);
     bool bad = ferror(f);
     if (fclose(f) != 0 || bad || rename(tmp, path) != 0) {
         cmd_error("cannot write the JUnit report %s: %s.", path, strerror(errno));
@@ -642,13 +654,14 @@ static void junit_suite(FILE *out, const char *name, const struct junit_counts *
     fputs("  <testsuite name=\"", out);
     junit_text(out, name);
     fprintf(out,
-            "\" tests=\"%zu\" failures=\"%zu\" errors=\"%zu\" skipped=\"0\" time=\"%.3f\" "
+            "\" tests=\"%zu\" failures=\"%zu\" errors=\"%zu\" skipped=\"%zu\" time=\"%.3f\" "
             "timestamp=\"%s\">\n"
             "    <properties>\n"
             "      <property name=\"score\" value=\"%g\"/>\n"
             "      <property name=\"max_score\" value=\"%g\"/>\n"
             "    </properties>\n%s  </testsuite>\n",
-            n->tests, n->failures, n->errors, n->seconds, stamp, n->score, n->max_score, cases);
+            n->tests, n->failures, n->errors, n->skipped, n->seconds, stamp, n->score, n->max_score,
+            cases);
 }
 
 /* The report of one `iolab check LESSON/STEP`. */
@@ -705,11 +718,16 @@ static void check_print_text(const struct attempt *a)
                          a->mine.cached ? ", unchanged since the last build" : "", a->mine.seconds);
     if (a->grader_ready) {
         const struct lesson_scenario *sc = &a->run.sc;
-        termsafe_fprintf(stdout, "checks (%zu of %zu hold):\n", a->grader.nholding, sc->nchecks);
+        size_t unjudged = grade_count(&a->grader, GRADE_UNJUDGED);
+        termsafe_fprintf(stdout, "checks (%zu of %zu hold", grade_count(&a->grader, GRADE_PASS),
+                         sc->nchecks);
+        if (unjudged)
+            termsafe_fprintf(stdout, ", %zu not judged", unjudged);
+        termsafe_fprintf(stdout, "):\n");
         for (size_t i = 0; i < sc->nchecks; i++) {
             char msg[768];
             grade_message(&a->grader, i, msg, sizeof msg);
-            termsafe_fprintf(stdout, "  [%s] %s: %s\n", a->grader.results[i].holds ? "ok" : "--",
+            termsafe_fprintf(stdout, "  [%s] %s: %s\n", grade_state_tag(grade_state(&a->grader, i)),
                              sc->checks[i].text, msg);
         }
     }
@@ -733,7 +751,8 @@ static void check_print_text(const struct attempt *a)
                          max == 1 ? "" : "s");
     else
         termsafe_fprintf(stdout, "%s: %zu of %zu checks hold (score: %g of %g point%s).\n", status,
-                         a->grader.nholding, a->run.sc.nchecks, got, max, max == 1 ? "" : "s");
+                         grade_count(&a->grader, GRADE_PASS), a->run.sc.nchecks, got, max,
+                         max == 1 ? "" : "s");
 }
 
 static void check_print_json(const struct attempt *a, struct json_out *j)
@@ -823,7 +842,7 @@ static size_t check_list(const struct attempt *a, bool holding, char *buf, size_
     if (!a->grader_ready)
         return 0;
     for (size_t i = 0; i < a->run.sc.nchecks; i++) {
-        if (a->grader.results[i].holds != holding)
+        if ((grade_state(&a->grader, i) == GRADE_PASS) != holding)
             continue;
         char msg[768];
         grade_message(&a->grader, i, msg, sizeof msg);
@@ -889,9 +908,14 @@ static void check_author_json(struct json_out *j, const char *key, const struct 
     for (size_t i = 0; a->grader_ready && i < a->run.sc.nchecks; i++) {
         char msg[768];
         grade_message(&a->grader, i, msg, sizeof msg);
+        enum grade_state st = grade_state(&a->grader, i);
         json_object(j, NULL);
         json_string(j, "text", a->run.sc.checks[i].text);
-        json_bool(j, "ok", a->grader.results[i].holds);
+        json_string(j, "state", grade_state_name(st));
+        if (st == GRADE_PASS || st == GRADE_FAIL)
+            json_bool(j, "ok", st == GRADE_PASS);
+        else
+            json_null(j, "ok");
         json_string(j, "message", msg);
         json_double(j, "points", a->run.sc.checks[i].points, 0);
         json_end(j);
@@ -1030,6 +1054,7 @@ static int check_solutions(const struct lesson_pack *pack, bool json, double sec
                     total.tests += n.tests;
                     total.failures += n.failures;
                     total.errors += n.errors;
+                    total.skipped += n.skipped;
                     total.seconds += n.seconds;
                 }
                 free(cases);

@@ -487,11 +487,15 @@ static void run_print_checks(const struct run_report *r, FILE *out)
     }
     if (!r->sc->nchecks)
         return;
-    fprintf(out, "checks (%zu of %zu hold):\n", r->grader->nholding, r->sc->nchecks);
+    size_t unjudged = grade_count(r->grader, GRADE_UNJUDGED);
+    fprintf(out, "checks (%zu of %zu hold", grade_count(r->grader, GRADE_PASS), r->sc->nchecks);
+    if (unjudged)
+        fprintf(out, ", %zu not judged", unjudged);
+    fprintf(out, "):\n");
     for (size_t i = 0; i < r->sc->nchecks; i++) {
         char msg[256];
         grade_message(r->grader, i, msg, sizeof msg);
-        fprintf(out, "  [%s] %s: %s\n", r->grader->results[i].holds ? "ok" : "--",
+        fprintf(out, "  [%s] %s: %s\n", grade_state_tag(grade_state(r->grader, i)),
                 r->sc->checks[i].text, msg);
     }
 }

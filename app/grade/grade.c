@@ -14,6 +14,8 @@
 
 #define GRADE_REPORT_MAX 4096 /* bytes of a sanitizer's report kept */
 
+static void grade_settle(struct grader *g);
+
 /*
  * The FNV-1a (64-bit) digest of the scenario file `name` as the engine makes it
  * (lesson_file_byte), computed from the step alone: a program that prints it has read the file,
@@ -319,6 +321,7 @@ void grade_line(struct grader *g, size_t prog, const char *line)
     }
     if (counted)
         grade_eval(g);
+    grade_settle(g);
 }
 
 void grade_exit(struct grader *g, size_t prog, int status, bool expected)
@@ -342,6 +345,7 @@ void grade_exit(struct grader *g, size_t prog, int status, bool expected)
             g->observed[i] = (struct check_observed){.value = status, .seen = true};
     }
     grade_eval(g);
+    grade_settle(g);
 }
 
 /* A program said what must not be said (an output check's maximum passed: a client rejected a
@@ -397,6 +401,16 @@ bool grade_decided(const struct grader *g)
     return !open_max || g->measured;
 }
 
+/* The one pass rule's moment: once every check is decided, the verdicts become final, whoever
+   feeds the grader (the TUI, `iolab check`, `iolab run`). A holding check is never final before
+   this: a pass read off an instant where every check held (a zombie not yet a second old, a
+   server that has not been asked yet) is not a pass. */
+static void grade_settle(struct grader *g)
+{
+    if (!g->over && g->sc->nchecks && grade_decided(g))
+        grade_finish(g);
+}
+
 bool grade_sanitizer_reporting(const struct grader *g)
 {
     return g->report_live;
@@ -425,13 +439,56 @@ void grade_update(struct grader *g, const struct snapshot *snap)
         return; /* verdicts are final */
     grade_trust(g, snap);
     grade_eval(g);
+    grade_settle(g);
+}
+
+enum grade_state grade_state(const struct grader *g, size_t i)
+{
+    if (i >= g->sc->nchecks)
+        return GRADE_UNJUDGED;
+    if ((g->cut && g->cut[i]) || (g->untrusted[0] && grade_reads_page(&g->sc->checks[i])))
+        return GRADE_UNJUDGED;
+    const struct check_result *r = &g->results[i];
+    if (!r->decided)
+        return g->over ? GRADE_UNJUDGED : GRADE_OPEN;
+    return r->holds ? GRADE_PASS : GRADE_FAIL;
+}
+
+const char *grade_state_name(enum grade_state s)
+{
+    static const char *const names[] = {
+        [GRADE_OPEN] = "open",
+        [GRADE_PASS] = "pass",
+        [GRADE_FAIL] = "fail",
+        [GRADE_UNJUDGED] = "not judged",
+    };
+    return (unsigned)s < sizeof names / sizeof *names ? names[s] : "?";
+}
+
+const char *grade_state_tag(enum grade_state s)
+{
+    static const char *const tags[] = {
+        [GRADE_OPEN] = "..",
+        [GRADE_PASS] = "ok",
+        [GRADE_FAIL] = "--",
+        [GRADE_UNJUDGED] = "  ",
+    };
+    return (unsigned)s < sizeof tags / sizeof *tags ? tags[s] : "??";
+}
+
+size_t grade_count(const struct grader *g, enum grade_state s)
+{
+    size_t n = 0;
+    for (size_t i = 0; i < g->sc->nchecks; i++)
+        n += grade_state(g, i) == s;
+    return n;
 }
 
 bool grade_done(const struct grader *g)
 {
     if (g->sc->nchecks == 0)
         return g->measured;
-    return g->nholding == g->sc->nchecks;
+    return g->over && grade_count(g, GRADE_PASS) == g->sc->nchecks;
 }
 
 int grade_message(const struct grader *g, size_t i, char *buf, size_t len)
@@ -440,20 +497,14 @@ int grade_message(const struct grader *g, size_t i, char *buf, size_t len)
         return snprintf(buf, len, "no such check");
     const struct lesson_check *c = &g->sc->checks[i];
     const struct check_result *r = &g->results[i];
-    if (g->cut && g->cut[i]) {
-        int n = check_describe(c, g->sc, r, buf, len);
-        if (n >= 0 && (size_t)n < len)
-            n += snprintf(buf + n, len - (size_t)n,
-                          " (not judged: the run stopped at a check that failed)");
-        return n;
-    }
+    /* A check not judged carries no figure: what it would show was never measured in full. */
+    if (g->cut && g->cut[i])
+        return snprintf(buf, len, "not judged: the run stopped at a check that failed");
+    if (g->untrusted[0] && grade_reads_page(c))
+        return snprintf(buf, len, "not judged: %s", g->untrusted);
+    if (grade_state(g, i) == GRADE_UNJUDGED)
+        return snprintf(buf, len, "not judged: the run ended before it was decided");
     bool explain = r->decided && !r->holds && (c->fail || c->within > 0 || g->crash_prog >= 0);
-    if (g->untrusted[0] && grade_reads_page(c)) {
-        int n = check_describe(c, g->sc, r, buf, len);
-        if (n >= 0 && (size_t)n < len)
-            n += snprintf(buf + n, len - (size_t)n, "; not judged: %s", g->untrusted);
-        return n;
-    }
     if (!explain)
         return check_describe(c, g->sc, r, buf, len);
     int n = check_explain(c, g->sc, r, buf, len);
@@ -494,11 +545,16 @@ void grade_json(const struct grader *g, struct json_out *j, const char *key)
     for (size_t i = 0; i < g->sc->nchecks; i++) {
         char msg[768];
         grade_message(g, i, msg, sizeof msg);
+        enum grade_state st = grade_state(g, i);
         json_object(j, NULL);
         json_string(j, "text", g->sc->checks[i].text);
-        json_bool(j, "ok", g->results[i].holds);
+        json_string(j, "state", grade_state_name(st));
+        if (st == GRADE_PASS || st == GRADE_FAIL)
+            json_bool(j, "ok", st == GRADE_PASS);
+        else
+            json_null(j, "ok");
         json_string(j, "message", msg);
-        json_bool(j, "decided", g->results[i].decided && !(g->cut && g->cut[i]));
+        json_bool(j, "decided", st == GRADE_PASS || st == GRADE_FAIL);
         json_end(j);
     }
     json_end(j);

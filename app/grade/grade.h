@@ -5,9 +5,16 @@
  *
  * Model: a grader belongs to one scenario. Its session (session.h) credits what each snapshot
  * adds to the mode that was running; after every update each check is evaluated again
- * (check.h) and the verdicts are kept, one per check, however many the step has. A step is
- * done when every check holds; a step without checks is done once one of its runs has been
- * measured (a snapshot with its mode running has been seen).
+ * (check.h) and the verdicts are kept, one per check, however many the step has.
+ *
+ * One pass rule, for the TUI, `iolab check` and `iolab run` alike: a step is done when every
+ * check is decided and holds. A check that watches over a time (no zombie, a rate bound) is
+ * decided only at the end of its window; a failure as soon as it is certain. The grader settles
+ * itself: the moment every check is decided (grade_decided), it finishes (grade_finish) and its
+ * verdicts are final, whoever feeds it. A check the run never judged (it stopped at an earlier
+ * failure, or the counts it reads cannot be believed) is GRADE_UNJUDGED: no mark of a pass, no
+ * figure and no points. A step without checks is done once one of its runs has been measured (a
+ * snapshot with its mode running has been seen).
  */
 #ifndef IOLAB_GRADE_H
 #define IOLAB_GRADE_H
@@ -54,6 +61,14 @@ struct grader {
     char suspect[256];
 };
 
+/* A check's verdict as every surface shows it (text, JSON, JUnit, the TUI). */
+enum grade_state {
+    GRADE_OPEN,     /* not decided yet: only its progress so far can be shown */
+    GRADE_PASS,     /* decided, and it holds: the only state that earns points */
+    GRADE_FAIL,     /* decided, and it does not hold */
+    GRADE_UNJUDGED, /* never judged: no figure, no points (grade_message says why) */
+};
+
 /* Prepares a grader for sc, nothing measured yet. 0 or -ENOMEM. */
 int grade_init(struct grader *g, const struct lesson_scenario *sc);
 void grade_free(struct grader *g);
@@ -92,13 +107,27 @@ bool grade_sanitizer_reporting(const struct grader *g);
 /* The sanitizer report seen so far, or NULL. */
 const char *grade_sanitizer_report(const struct grader *g);
 
-/* The step's checks all hold (or, without checks, a run was measured). */
+/* The step is done: every check is decided and holds (or, without checks, a run was measured).
+   The one pass rule: the TUI records a pass, and `iolab check` exits 0, on this alone. */
 bool grade_done(const struct grader *g);
+
+/* Check i's state. */
+enum grade_state grade_state(const struct grader *g, size_t i);
+
+/* "open", "pass", "fail" or "not judged": the state's name in the text and the JSON. */
+const char *grade_state_name(enum grade_state s);
+
+/* The state's tag in a text listing: "ok", "--", ".." (open) or "  " (not judged). */
+const char *grade_state_tag(enum grade_state s);
+
+/* How many checks are in state s. */
+size_t grade_count(const struct grader *g, enum grade_state s);
 
 /* Check i's progress line, as check_describe() writes it ("epoll: 3.2 s of 5 s"). */
 int grade_message(const struct grader *g, size_t i, char *buf, size_t len);
 
-/* The verdicts as a JSON array under key: [{"text", "ok", "message"}...]. */
+/* The verdicts as a JSON array under key: [{"text", "state", "ok", "message", "decided"}...];
+   "ok" is null for a check that is open or not judged. */
 void grade_json(const struct grader *g, struct json_out *j, const char *key);
 
 /* Why the counts of the runs cannot be trusted (a sentence), or NULL while they can. */

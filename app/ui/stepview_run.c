@@ -192,6 +192,15 @@ static void runview_start(struct runview *v, int mode)
         return;
     }
     runview_stop(v);
+    /* A verdict made final by a failure is judged afresh by the next run (r after a fix of the
+       scenario's own making, a mode switch); a pass stays. */
+    if (v->grader.over && !grade_done(&v->grader)) {
+        grade_free(&v->grader);
+        if (grade_init(&v->grader, v->sc) < 0) {
+            view_status(v->c, true, "out of memory");
+            return;
+        }
+    }
     grade_new_run(&v->grader);
     struct engine_options eo = {
         .mode = mode >= 0 ? v->sc->modes[mode].id : NULL,
@@ -643,13 +652,22 @@ static const char *runview_prog_state(enum snapshot_prog_state s)
  */
 enum runview_checks_fit { RUNVIEW_FIT_ROWS, RUNVIEW_FIT_FIRST, RUNVIEW_FIT_ALL };
 
-/* The order the checks are listed in: failing ones first, each group in the step's order. */
+/* Whether check i is listed as one still to do (failing, open or not judged), with its sentence
+   under it, rather than as a decided pass on one row. */
+static bool runview_check_todo(const struct runview *v, size_t i)
+{
+    return grade_state(&v->grader, i) != GRADE_PASS;
+}
+
+/* The order the checks are listed in: failing ones first, then open ones, then those not
+   judged, then the passes, each group in the step's order. */
 static size_t runview_check_order(const struct runview *v, size_t *order)
 {
+    static const enum grade_state groups[] = {GRADE_FAIL, GRADE_OPEN, GRADE_UNJUDGED, GRADE_PASS};
     size_t n = 0;
-    for (int pass = 0; pass < 2; pass++)
+    for (size_t gi = 0; gi < sizeof groups / sizeof *groups; gi++)
         for (size_t i = 0; i < v->sc->nchecks; i++)
-            if (v->grader.results[i].holds == (pass == 1))
+            if (grade_state(&v->grader, i) == groups[gi])
                 order[n++] = i;
     return n;
 }
@@ -662,12 +680,20 @@ static int runview_check_draw(struct runview *v, const struct screen_caps *c, si
     if (max <= 0)
         return 0;
     const struct lesson_check *ck = &v->sc->checks[i];
-    bool holds = v->grader.results[i].holds;
+    enum grade_state st = grade_state(&v->grader, i);
+    bool holds = st == GRADE_PASS;
     char msg[768], line[1024];
     grade_message(&v->grader, i, msg, sizeof msg);
+    /* Only a decided pass has the pass mark; a check still open or never judged is dim, with
+       no mark a learner could take for a verdict. */
     if (draw)
-        widgets_text(c, x, y, 2, screen_attr(holds ? SCREEN_GOOD : SCREEN_BAD),
-                     holds ? c->g->done : c->g->todo);
+        widgets_text(c, x, y, 2,
+                     screen_attr(st == GRADE_PASS   ? SCREEN_GOOD
+                                 : st == GRADE_FAIL ? SCREEN_BAD
+                                                    : SCREEN_DIM),
+                     st == GRADE_PASS   ? c->g->done
+                     : st == GRADE_FAIL ? c->g->todo
+                                        : "-");
     if (holds || !sentence) {
         /* A check that holds shows its figure first (the evidence), then its name. */
         if (holds)
@@ -708,7 +734,7 @@ static int runview_check_rows(struct runview *v, int room, enum runview_checks_f
     int all = 1, first = 1;
     bool seen_failing = false;
     for (size_t k = 0; k < n; k++) {
-        bool failing = !v->grader.results[order[k]].holds;
+        bool failing = runview_check_todo(v, order[k]);
         int full =
             runview_check_draw(v, v->foot_caps, order[k], 0, 0, v->foot_w, 1 << 20, failing, false);
         all += full;
@@ -800,8 +826,7 @@ static int runview_text_foot_rows(void *self, int inner_h)
 {
     struct runview *v = self;
     /* The checks may take most of the pane while one fails: they say what to do next. */
-    return stepview_run_foot_rows_in(v, v->grader.nholding < v->sc->nchecks ? inner_h * 2 / 3
-                                                                            : inner_h / 2);
+    return stepview_run_foot_rows_in(v, !grade_done(&v->grader) ? inner_h * 2 / 3 : inner_h / 2);
 }
 
 static void runview_draw_text_foot(void *self, struct view_ctx *vc, struct layout_rect r)
@@ -861,14 +886,14 @@ static void runview_draw_text_foot(void *self, struct view_ctx *vc, struct layou
         return;
     size_t n = runview_check_order(v, order);
     /* A pass is unmistakable, and stays while the step is open (the status line moves on). */
-    bool all = v->grader.nholding == v->sc->nchecks;
+    bool all = grade_done(&v->grader);
     char head[96];
     snprintf(head, sizeof head,
              all ? "%s Step done. n: next step" : "To complete this step:", c->g->done);
     widgets_text(c, r.x, y++, r.w, all ? screen_attr(SCREEN_GOOD) | A_BOLD : A_BOLD, head);
     bool first = true;
     for (size_t k = 0; k < n && y < end; k++) {
-        bool failing = !v->grader.results[order[k]].holds;
+        bool failing = runview_check_todo(v, order[k]);
         bool sentence = failing && (fit == RUNVIEW_FIT_ALL || (fit == RUNVIEW_FIT_FIRST && first));
         /* Rows kept for the checks after this one, so that each stays in sight. */
         int keep = sentence && fit != RUNVIEW_FIT_ALL ? (int)(n - k - 1) : 0;

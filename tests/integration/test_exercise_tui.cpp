@@ -43,7 +43,7 @@ class Tui : TuiDir, public IolabTerm
     {
         std::string ws = dir_ / ("data/iolab/work/linux-io/" + step);
         if (!seed.empty())
-            run({"mkdir", "-p", ws});
+            run({"/bin/mkdir", "-p", ws});
         for (const auto &[name, text] : seed)
             spit(ws + "/" + name, text);
         std::string exports;

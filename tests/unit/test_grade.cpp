@@ -165,3 +165,95 @@ TEST_CASE("an output check with a digest counts only lines that carry the file's
     CHECK(g.results[0].holds);
     grade_free(&g);
 }
+
+// One pass rule (issue 40): a step is done only once every check is decided. A check that
+// watches over a time ("no zombie") holds from the first look, but is decided only at the end of
+// its window: until then nothing is done, whatever holds at that instant.
+TEST_CASE("a step is not done while a watching check holds but is undecided, and is once it is "
+          "decided")
+{
+    lesson_check c[2] = {make(FIGURE_REQUESTS), make(FIGURE_ZOMBIES)};
+    c[0].has_min = true, c[0].min = 4;
+    c[1].role = LESSON_ROLE_SERVER, c[1].has_max = true, c[1].max = 0;
+    lesson_scenario sc = scenario(c, 2);
+    static snapshot s;
+    auto feed = [&](grader &g, double t, uint64_t requests, uint32_t zombies) {
+        memset(&s, 0, sizeof s);
+        s.elapsed_s = t;
+        s.dt_s = 0.1;
+        s.mode = -1;
+        s.mode_running = true;
+        s.roles[LESSON_ROLE_CLIENT].requests = requests;
+        s.roles[LESSON_ROLE_SERVER].zombies = zombies;
+        grade_update(&g, &s);
+    };
+    grader g;
+    REQUIRE(grade_init(&g, &sc) == 0);
+    feed(g, 0, 0, 0);
+    feed(g, 0.7, 10, 0); // every check holds at this instant: the old rule's pass
+    CHECK(g.nholding == 2);
+    CHECK(grade_state(&g, 0) == GRADE_PASS);
+    CHECK(grade_state(&g, 1) == GRADE_OPEN);
+    CHECK_FALSE(grade_done(&g));
+    // A zombie a second old, seen inside the window: the failure is certain at once.
+    feed(g, 1.5, 20, 1);
+    CHECK(grade_state(&g, 1) == GRADE_FAIL);
+    CHECK_FALSE(grade_done(&g));
+    grade_free(&g);
+
+    // The same run without the zombie is done at the end of the window, and stays done.
+    REQUIRE(grade_init(&g, &sc) == 0);
+    feed(g, 0, 0, 0);
+    feed(g, 0.7, 10, 0);
+    CHECK_FALSE(grade_done(&g));
+    feed(g, CHECK_ZOMBIE_WATCH_S + 0.1, 30, 0);
+    CHECK(grade_state(&g, 1) == GRADE_PASS);
+    CHECK(grade_done(&g));
+    feed(g, CHECK_ZOMBIE_WATCH_S + 1, 40, 3); // verdicts are final once every check is decided
+    CHECK(grade_done(&g));
+    grade_free(&g);
+}
+
+// A check the run never judged (it stopped at an earlier failure) is neither a pass nor a
+// failure: no figure in its sentence, and it is not counted as holding.
+TEST_CASE("checks left open by a failure that decides the run are not judged and carry no figure")
+{
+    lesson_check c[3] = {make(FIGURE_OUTPUT), make(FIGURE_REQUESTS), make(FIGURE_CALLS)};
+    char match[] = "bytes differ";
+    c[0].program = 0, c[0].has_max = true, c[0].max = 0, c[0].match = match;
+    c[1].has_min = true, c[1].min = 300;
+    c[2].call = IOLAB_CALL_READ, c[2].has_max = true, c[2].max = 0;
+    lesson_program prog{};
+    char name[] = "load";
+    prog.name = name;
+    prog.role = LESSON_ROLE_CLIENT;
+    lesson_scenario sc = scenario(c, 3);
+    sc.programs = &prog;
+    sc.nprograms = 1;
+    static snapshot s;
+    memset(&s, 0, sizeof s);
+    s.mode = -1;
+    s.mode_running = true;
+    s.elapsed_s = 0.5;
+    grader g;
+    REQUIRE(grade_init(&g, &sc) == 0);
+    grade_update(&g, &s);
+    grade_line(&g, 0, "file 3: the bytes differ from the file at offset 17");
+    // The output check's maximum was passed: the run is decided, the rest were never judged.
+    CHECK(grade_decided(&g));
+    CHECK(grade_state(&g, 0) == GRADE_FAIL);
+    CHECK(grade_state(&g, 1) == GRADE_UNJUDGED);
+    CHECK(grade_state(&g, 2) == GRADE_UNJUDGED);
+    CHECK(grade_count(&g, GRADE_PASS) == 0);
+    CHECK_FALSE(grade_done(&g));
+    for (size_t i = 1; i < 3; i++) {
+        char msg[768];
+        grade_message(&g, i, msg, sizeof msg);
+        std::string m = msg;
+        INFO(m);
+        CHECK(m.rfind("not judged", 0) == 0);
+        CHECK(m.find_first_of("0123456789") == std::string::npos);
+    }
+    CHECK(std::string(grade_state_name(GRADE_UNJUDGED)) == "not judged");
+    grade_free(&g);
+}
