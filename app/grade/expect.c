@@ -62,18 +62,27 @@ bool expect_figure(const struct lesson_scenario *sc, const struct lesson_expect_
     return f->value(sp, &arg, out);
 }
 
-/* Whether a side's call figure stands on calls iolab does not count: its role made no counted
-   call at all in the mode, yet spent system time. Sets v's uncounted fields when it does. */
+/* Whether a figure is made of counted calls (the counter page's), rather than of the kernel's
+   figures, time or what the load saw. */
+static bool expect_counts_calls(enum figure_id f)
+{
+    return f == FIGURE_CALL_PER_REQ || f == FIGURE_CALLS_PER_REQ || f == FIGURE_CALLS ||
+           f == FIGURE_CALLS_PER_REQUEST_NAME || f == FIGURE_SPAWNS;
+}
+
+/* Whether a side's call figure stands on calls iolab did not count: its role made no counted call
+   at all in the mode (no program that serves or loads makes none: the shim is not in it, or its
+   calls go where the shim cannot see them, io_uring, raw syscall(), a static binary). Its zero is
+   not a measured zero, so the outcome is not judged, whatever the system time. Sets v's
+   uncounted fields when it does. */
 static bool expect_uncounted(const struct lesson_scenario *sc, const struct lesson_expect_side *s,
                              const struct mode_span *modes, size_t nmodes, struct expect_verdict *v)
 {
-    if (s->figure != FIGURE_CALL_PER_REQ && s->figure != FIGURE_CALLS_PER_REQ)
+    if (!expect_counts_calls(s->figure))
         return false;
     const struct span *sp = expect_span(sc, s->mode, modes, nmodes);
     int role = s->role >= 0 && s->role < LESSON_NROLES ? s->role : LESSON_ROLE_SERVER;
-    if (!sp || sp->seconds < EXPECT_MIN_SECONDS)
-        return false;
-    if (!span_role_uncounted(sp, role))
+    if (!sp || sp->seconds < EXPECT_MIN_SECONDS || sp->roles[role].calls_total)
         return false;
     v->uncounted = true;
     v->uncounted_mode = s->mode;
@@ -165,10 +174,16 @@ int expect_describe(const struct lesson_scenario *sc, const struct lesson_expect
         const char *m = v->uncounted_mode >= 0 && (size_t)v->uncounted_mode < sc->nmodes
                             ? sc->modes[v->uncounted_mode].id
                             : "the scenario";
+        if (v->uncounted_sys_pct >= 100 * SPAN_UNCOUNTED_SYS)
+            return snprintf(buf, len,
+                            "cannot judge: in %s the program made no counted call yet spent "
+                            "%.0f%% of a core in the kernel, so its calls are ones iolab does not "
+                            "count",
+                            m, v->uncounted_sys_pct);
         return snprintf(buf, len,
-                        "cannot judge: in %s the program made no counted call yet spent %.0f%% "
-                        "of a core in the kernel, so its calls are ones iolab does not count",
-                        m, v->uncounted_sys_pct);
+                        "cannot judge: in %s the program made no call iolab counts, so a figure "
+                        "of its calls would be a zero nobody measured",
+                        m);
     }
     if (v->state == EXPECT_UNDECIDED) {
         const char *a = e->left.mode >= 0 ? sc->modes[e->left.mode].id : NULL;

@@ -188,3 +188,26 @@ TEST_CASE("expect: the loader takes p50_ms and p99_ms and names them for a missp
         lesson_diags_free(&diags);
     }
 }
+
+// lessons/README.md: an expected outcome on the calls of a program that made no counted call is
+// not judged, whether or not it spent system time (io_uring, raw syscall(), a static binary).
+TEST_CASE("expect: a call figure of a mode that made no counted call is not judged")
+{
+    Fixture f;
+    lesson_expect e = Fixture::compare(FIGURE_CALLS_PER_REQ, 1, LESSON_CMP_LT, 0);
+    f.spans[0].span.roles[LESSON_ROLE_SERVER].calls_total = 3000; // iterative: 3 a request
+    // epoll made no counted call and spent little system time: its 0 calls per request would
+    // be "as expected" (fewer than iterative's), on nothing measured.
+    f.spans[1].span.roles[LESSON_ROLE_SERVER].cpu_sys_s = 0.01;
+    expect_verdict v = expect_judge(&f.sc, &e, f.spans, 2);
+    CHECK(v.state == EXPECT_UNDECIDED);
+    CHECK(v.uncounted);
+    CHECK(f.say(e).find("cannot judge: in epoll the program made no call iolab counts") !=
+          std::string::npos);
+    // Much system time and no counted call: the sentence says the kernel time.
+    f.spans[1].span.roles[LESSON_ROLE_SERVER].cpu_sys_s = 1.5;
+    CHECK(f.say(e).find("spent 50% of a core in the kernel") != std::string::npos);
+    // One counted call is enough to judge: the figure is measured.
+    f.spans[1].span.roles[LESSON_ROLE_SERVER].calls_total = 100;
+    CHECK(expect_judge(&f.sc, &e, f.spans, 2).state == EXPECT_AGREES);
+}
