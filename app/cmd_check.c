@@ -201,16 +201,23 @@ static void check_on_exit(void *data, size_t prog, int status, bool expected)
 {
     struct attempt *a = data;
     /* A program stopped by the jail's own limit says nothing about the learner's code: the
-       attempt is not judged, and the sentence names the limit. */
+       attempt is not judged, and the sentence names the limit. The process limit is named
+       whatever the program's end (one that reached it and went on is stopped by iolab at the
+       end): for the learner's program always, for the exercise's own only when it failed, since
+       in the jail they share every program that lived through the limit reports it. */
     char limit[16];
-    if (!expected && !a->error[0] && engine_limit(a->engine, prog, limit, sizeof limit))
+    bool mine = prog == a->ex->learner;
+    if ((!expected || mine) && !a->error[0] && engine_limit(a->engine, prog, limit, sizeof limit)) {
+        bool pids = !strcmp(limit, "pids");
         snprintf(a->error, sizeof a->error,
-                 "the %s (%s) was stopped by the jail's %s limit (%s), not judged: this run says "
-                 "nothing about your code",
+                 "the %s (%s) %s the jail's %s limit (%s), not judged: this run says nothing "
+                 "about your code",
                  a->ex->sc->programs[prog].name,
-                 prog == a->ex->learner ? "your program" : "one of the exercise's own programs",
-                 !strcmp(limit, "pids") ? "process" : "memory",
-                 !strcmp(limit, "pids") ? "its cgroup's pids.max" : "its cgroup's memory cap");
+                 mine ? "your program" : "one of the exercise's own programs",
+                 expected ? "reached" : "was stopped by", pids ? "process" : "memory",
+                 pids ? "its cgroup's pids.max: a fork or a new thread failed with EAGAIN"
+                      : "its cgroup's memory cap");
+    }
     grade_exit(&a->grader, prog, status, expected);
     check_maybe_decided(a);
 }

@@ -349,6 +349,8 @@ static void build_later_cb(uv_timer_t *t)
 
 /* The build's processes and threads together (its jail's pids.max), as iolab-sandbox takes it. */
 #define BUILD_PIDS "64"
+/* The largest file a process of the build may write, MiB (its RLIMIT_FSIZE). */
+#define BUILD_FSIZE "64"
 
 /*
  * The limit of the build's own jail that stopped it, from the sandbox's report line (written
@@ -366,6 +368,21 @@ static const char *build_limit_hit(struct build *b)
     sandbox_line_string(r, "limit", limit, sizeof limit);
     sandbox_line_free(r);
     return !strcmp(limit, "pids") ? "pids" : !strcmp(limit, "memory") ? "memory" : NULL;
+}
+
+/*
+ * Whether a process of the build died of the file size limit: the build command itself (status
+ * 128+SIGXFSZ), or a compiler's child, whose death the driver reports with the signal's own text
+ * and an exit status of 1 ("cc: internal compiler error: File size limit exceeded signal
+ * terminated program as"). No jail counts RLIMIT_FSIZE's hits, so the driver's sentence is the
+ * evidence; a build command that prints it only earns itself a build that is not an attempt.
+ */
+static bool build_fsize_hit(const struct build *b)
+{
+    if (b->r.exit_status == 128 + SIGXFSZ)
+        return true;
+    const char *text = strsignal(SIGXFSZ);
+    return b->raw && text && memmem(b->raw, b->raw_len, text, strlen(text));
 }
 
 /* Both the exit and the end of the output: decide and answer. */
@@ -387,12 +404,19 @@ static void build_maybe_done(struct build *b)
         }
     }
     const char *limit = build_limit_hit(b);
+    if (!limit && b->r.exit_status != 0 && build_fsize_hit(b))
+        limit = "fsize";
     if (limit && b->r.exit_status != 0) {
         /* The jail's limit, not the learner's code: said as such, and not an attempt. */
         b->r.status = BUILD_LIMIT;
         b->r.limit = limit;
         snprintf(b->r.message, sizeof b->r.message, "%s",
-                 !strcmp(limit, "pids")
+                 !strcmp(limit, "fsize")
+                     ? "the build was stopped by its jail's file size limit (" BUILD_FSIZE
+                       " MiB a file, RLIMIT_FSIZE): the compiler or the assembler was killed "
+                       "writing a larger file; a huge initialised array or a generated source "
+                       "makes one; this build is not counted as an attempt"
+                 : !strcmp(limit, "pids")
                      ? "the build was stopped by its jail's process limit (" BUILD_PIDS
                        " processes and threads, cgroup pids.max), not by your code: a fork in the "
                        "compiler or the build command failed; this build is not counted as an "
@@ -531,7 +555,7 @@ static int build_prepare(struct build *b, const struct build_spec *spec, const c
                          "--cpu",
                          NULL,
                          "--fsize",
-                         "64",
+                         BUILD_FSIZE,
                          "--nproc",
                          "64",
                          "--pids",

@@ -56,7 +56,7 @@ enum build_status {
     BUILD_FAILED,  /* the compiler said no: log has its messages */
     BUILD_ERROR,   /* nothing could be built: a file is missing, the sandbox failed (message) */
     BUILD_TIMEOUT, /* the compiler ran past the time limit */
-    BUILD_LIMIT,   /* a limit of the build's jail (processes, memory) stopped it: not the code */
+    BUILD_LIMIT,   /* a limit of the build's jail (processes, memory, file size) stopped it */
 };
 
 struct build_result {
@@ -69,7 +69,7 @@ struct build_result {
     bool log_cut;      /* more than BUILD_LOG_MAX bytes: the rest was dropped */
     unsigned warnings; /* lines of the log that are a compiler's "file:line:col: warning:" */
     char message[512]; /* BUILD_ERROR / BUILD_TIMEOUT / BUILD_LIMIT: one sentence */
-    const char *limit; /* BUILD_LIMIT: "pids" or "memory" (iolab-sandbox's report) */
+    const char *limit; /* BUILD_LIMIT: "pids", "memory" (iolab-sandbox's report) or "fsize" */
     double seconds;    /* how long it took */
 };
 

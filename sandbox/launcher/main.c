@@ -549,7 +549,12 @@ static int main_launch(struct cfg *c)
        there a limit is told only to one that failed meanwhile (the one it may explain). */
     bool alone = c->mode != CFG_MODE_JOIN;
     enum cgroup_limit hit = cgroup_explain(&c->cgroup, &before, &after, alone, why, sizeof why);
-    if (!alone && status == 0)
+    /* The process limit is reported whatever the program's end: one that reached it and went on
+       (a fork() that failed with EAGAIN and was ignored) is then stopped by iolab, and the
+       limit is still the first thing its learner must hear. The OOM killer's kill is told only
+       to a program that failed: in a shared jail it may have ended another. */
+    bool quiet_hit = !alone && status == 0;
+    if (quiet_hit && hit != CGROUP_LIMIT_PIDS)
         hit = CGROUP_LIMIT_NONE;
     /* Every write end is closed by now (the exec closed the program's, the init has exited). */
     int err = 0;
@@ -566,7 +571,7 @@ static int main_launch(struct cfg *c)
     }
     if (setup[0] >= 0)
         close(setup[0]);
-    if (hit != CGROUP_LIMIT_NONE && !c->quiet)
+    if (hit != CGROUP_LIMIT_NONE && !c->quiet && !quiet_hit)
         fprintf(stderr, "iolab-sandbox: %s %s.\n", c->argv[0], why);
     rep.limit = cgroup_limit_name(hit);
     if (c->report_fd >= 0)

@@ -429,6 +429,27 @@ TEST_CASE("budget: a jail's cgroup is gone when the jail ends, after SIGKILL of 
     }
 }
 
+TEST_CASE("budget: a build that writes past the file size limit names that limit, not a "
+          "compiler error",
+          "[budget]")
+{
+    TempDir home;
+    std::string pack = new_pack(home, true);
+    TempDir mine;
+    // 80 MiB of initialised data: the assembler's object file passes the build's 64 MiB limit
+    // and the kernel stops it with SIGXFSZ; the compiler driver then exits 1.
+    std::ofstream(mine / "echo.c")
+        << slurp(pack + "/exercises/first/echo/echo.c") << "char iolab_big[80 << 20] = {1};\n";
+    Check c;
+    check_step(c, home, pack, mine.path);
+    INFO(c.out);
+    REQUIRE(c.json);
+    CHECK(c.code == 2);
+    CHECK(c.str("limit", "build") == "fsize");
+    CHECK(c.str("error").find("file size limit (64 MiB a file") != std::string::npos);
+    CHECK(c.out.find("does not build") == std::string::npos);
+}
+
 TEST_CASE("budget: a build stopped by its jail's process limit says which limit, never blames "
           "the code, and is not an attempt",
           "[budget]")
@@ -660,6 +681,42 @@ TEST_CASE("budget: a scenario's program stopped by its jail's process limit make
                            "pids.max");
     INFO(slurp(tui.dir / "state/iolab/iolab.log"));
     CHECK(said);
+}
+
+TEST_CASE("budget: a learner's program that reaches the jail's process limit and goes on is "
+          "told the limit, though iolab stops it at the end",
+          "[budget]")
+{
+    Probe p = probe();
+    if (p.budget != "cgroup") {
+        WARN("no cgroup here (budget: " << p.budget << "): nothing tells the jail's limit");
+        return;
+    }
+    TempDir home;
+    std::string pack = new_pack(home, false);
+    std::string path = pack + "/first.json", json = slurp(path);
+    size_t at = json.find("\"learner\": \"server\",");
+    REQUIRE(at != std::string::npos);
+    json.insert(at, "\"limits\": {\"processes\": 1},\n      ");
+    std::ofstream(path) << json;
+    // Forks until fork() fails, ignores the failure and waits: it never exits by itself, so
+    // only the report of the jail's pids.events can say why it served nobody.
+    TempDir mine;
+    std::ofstream(mine / "echo.c") << "#include <stdio.h>\n#include <unistd.h>\n"
+                                      "int main(void)\n{\n    printf(\"listening\\n\");\n"
+                                      "    fflush(stdout);\n    for (;;) {\n"
+                                      "        pid_t p = fork();\n        if (p == 0) {\n"
+                                      "            pause();\n            _exit(0);\n        }\n"
+                                      "        if (p < 0)\n            break;\n    }\n"
+                                      "    for (;;)\n        pause();\n}\n";
+    Check c;
+    check_step(c, home, pack, mine.path);
+    INFO(c.out);
+    REQUIRE(c.json);
+    CHECK(c.code == 2);
+    CHECK(c.str("status") == "error");
+    CHECK(c.str("error").find("your program) reached the jail's process limit") !=
+          std::string::npos);
 }
 
 TEST_CASE("budget: without a cgroup, the process limit counts the uid's threads, not only its "
