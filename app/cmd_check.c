@@ -207,7 +207,8 @@ static void check_on_exit(void *data, size_t prog, int status, bool expected)
        in the jail they share every program that lived through the limit reports it. */
     char limit[16];
     bool mine = prog == a->ex->learner;
-    if ((!expected || mine) && !a->error[0] && engine_limit(a->engine, prog, limit, sizeof limit)) {
+    if ((!expected || mine) && !a->error[0] && a->engine &&
+        engine_limit(a->engine, prog, limit, sizeof limit)) {
         bool pids = !strcmp(limit, "pids");
         snprintf(a->error, sizeof a->error,
                  "the %s (%s) %s the jail's %s limit (%s), not judged: this run says nothing "

@@ -40,7 +40,9 @@ int grade_init(struct grader *g, const struct lesson_scenario *sc)
                          .mode = sc->nmodes ? (int)sc->default_mode : -1,
                          .crash_prog = -1,
                          .report_prog = -1,
-                         .suspect_at = -1};
+                         .suspect_at = -1,
+                         .page_at = -1,
+                         .looked_at = -1};
     session_reset(&g->session);
     if (!sc->nchecks)
         return 0;
@@ -213,8 +215,15 @@ static void grade_trust(struct grader *g, const struct snapshot *snap)
            the kernel's figures of a process tree lag its page when children come and go (a
            child's io reaches its parent's only once reaped), which the slack covers for one
            program, not for every demo of every lesson. */
-        if (p->counted != 1 || !g->sc->has_learner || i != g->sc->learner)
+        if (!g->sc->has_learner || i != g->sc->learner)
             continue;
+        if (p->counted != 1) {
+            /* Not counted (yet, or at all): the page holds nothing of it for the kernel to
+               confirm, and its checks read zero. */
+            if (snap->elapsed_s > g->looked_at)
+                g->looked_at = snap->elapsed_s;
+            continue;
+        }
         unread = p->f.proc_unread > 0;
         age = p->f.proc_age_s;
         for (int w = 0; w < 2; w++) {
@@ -233,8 +242,12 @@ static void grade_trust(struct grader *g, const struct snapshot *snap)
         }
     }
     if (!why[0]) {
-        if (!unread) /* every figure was read and none is short: the suspicion is over */
+        if (!unread) { /* every figure was read and none is short: the suspicion is over */
             g->suspect_at = -1;
+            /* The kernel's figures of this look were read no earlier than this. */
+            if (snap->elapsed_s - age > g->looked_at)
+                g->looked_at = snap->elapsed_s - age;
+        }
         return;
     }
     if (g->suspect_at < 0) {
@@ -245,6 +258,25 @@ static void grade_trust(struct grader *g, const struct snapshot *snap)
     /* Still short, with every figure read since the first look: believed forged. */
     if (!unread && snap->elapsed_s - age > g->suspect_at)
         snprintf(g->untrusted, sizeof g->untrusted, "%s", why);
+}
+
+/*
+ * Notes when a check that reads the counter page was last decided to hold. Its figure may have
+ * been written by the learner's program itself (its own slot), and only a look at the kernel's
+ * figures taken after it can say the page was not ahead of what the kernel saw (grade_trust):
+ * until then nothing is final. Only the learner's program is compared, so a step without one
+ * has nothing to wait for.
+ */
+static void grade_note_page(struct grader *g, const struct snapshot *snap)
+{
+    if (!g->sc->has_learner)
+        return;
+    size_t n = 0;
+    for (size_t i = 0; i < g->sc->nchecks; i++)
+        n += grade_reads_page(&g->sc->checks[i]) && g->results[i].decided && g->results[i].holds;
+    if (n > g->page_holding)
+        g->page_at = snap->elapsed_s;
+    g->page_holding = n;
 }
 
 /* Whether check c reads what happens in the mode now running. */
@@ -378,6 +410,8 @@ bool grade_decided(const struct grader *g)
         return true;
     if (g->suspect_at >= 0 && !g->untrusted[0])
         return false; /* the counts are in doubt until a later look settles it */
+    if (g->page_at >= 0 && g->looked_at <= g->page_at && !g->untrusted[0])
+        return false; /* a pass on the page, not yet confirmed by the kernel's figures */
     if (grade_failed(g))
         return true;
     size_t open_max = 0;
@@ -439,6 +473,7 @@ void grade_update(struct grader *g, const struct snapshot *snap)
         return; /* verdicts are final */
     grade_trust(g, snap);
     grade_eval(g);
+    grade_note_page(g, snap);
     grade_settle(g);
 }
 

@@ -59,6 +59,12 @@ struct grader {
        one, and still short, makes the counts untrusted (grade_trust). */
     double suspect_at;
     char suspect[256];
+    /* A pass read off the counter page waits for the kernel: page_at is when (elapsed_s) the
+       last check that reads the page was decided to hold, -1 before; looked_at when the kernel's
+       figures of the learner's program were last all read and found no more than the page
+       (-1 before). Nothing is final while looked_at <= page_at (grade_decided). */
+    double page_at, looked_at;
+    size_t page_holding; /* how many checks that read the page are decided to hold */
 };
 
 /* A check's verdict as every surface shows it (text, JSON, JUnit, the TUI). */
