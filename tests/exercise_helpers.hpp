@@ -81,9 +81,12 @@ inline std::string verdict(const Result &r, const std::string &part)
     cJSON_ArrayForEach(c, cJSON_GetObjectItem(r.json.get(), "checks"))
     {
         if (std::string(cJSON_GetObjectItem(c, "text")->valuestring).find(part) !=
-            std::string::npos)
-            return std::string(cJSON_IsTrue(cJSON_GetObjectItem(c, "ok")) ? "ok: " : "no: ") +
-                   cJSON_GetObjectItem(c, "message")->valuestring;
+            std::string::npos) {
+            // A check not judged has ok null and a message that says so ("not judged: ...").
+            const cJSON *ok = cJSON_GetObjectItem(c, "ok");
+            std::string mark = cJSON_IsTrue(ok) ? "ok: " : cJSON_IsFalse(ok) ? "no: " : "";
+            return mark + cJSON_GetObjectItem(c, "message")->valuestring;
+        }
     }
     return "(no such check: " + part + ")";
 }

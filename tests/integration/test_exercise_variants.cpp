@@ -396,15 +396,15 @@ const Exercise kResident{"pagecache/count-resident", "pagecache/resident", "resi
 
 const std::vector<Row> kResidentRows = {
     // The run stops at the first check that is certain to fail (a wrong count), whose sentence
-    // points at the TODO; the checks still open then are "not judged". The starter reads
-    // nothing: it does not change the cache, it only answers wrong.
+    // points at the TODO; the checks still open then are "not judged": no figure, no pass
+    // (the starter calls mincore(), so a "0 of 1 mincore calls" there would be untrue).
     {"the starter fails at its TODO",
      From::kStarter,
      {},
-     {{"Every count is the kernel's", {"no: yours: 0 of 10 requests"}},
-      {"mincore()", {"no: yours: 0 of 1 mincore calls"}},
-      {"", {"(its TODO)"}},
-      {"measured, not changed", {"ok: "}}}},
+     {{"No wrong count", {"no: yours: 1 matching lines", "(its TODO)"}},
+      {"Every count is the kernel's", {"not judged: the run stopped at a check that failed"}},
+      {"mincore()", {"not judged: the run stopped at a check that failed"}},
+      {"measured, not changed", {"not judged"}}}},
     {"the solution passes", From::kSolution, {}, {}},
 };
 
@@ -451,7 +451,8 @@ const std::vector<Row> kSendfileRows = {
      {{kSendLoop, "    off_t offset = 0;\n"
                   "    (void)size;\n"
                   "    return sendfile(sock, file, &offset, 4096) < 0 ? -1 : 0;\n"}},
-     {{"complete the TODO", {"no: "}}}},
+     // The client's stall decides the run; the request count it cut short is not judged.
+     {{"stops half-way", {"no: ", "stalled at 4096 of"}}, {"complete the TODO", {"not judged"}}}},
     // The whole file in one sendfile() and no loop: right until a call is cut short (the
     // exercise's fault injection does that, as a full socket buffer or a signal would). The
     // client then says where its download stalled (its own line quoted), and the check says

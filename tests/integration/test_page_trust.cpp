@@ -227,13 +227,17 @@ TEST_CASE("forgers that publish figures in their own slot without doing the work
                                 "                forge_app(k, k * (uint64_t)st.st_size);\n"
                                 "            }"}});
     expect_fail(zero);
-    CHECK(has(verdict(zero, "Downloads arrive whole"), "no: yours: 0 of 20 requests"));
+    // Requests are read off the page too, which cannot be believed: not judged, no figure.
+    std::string d = verdict(zero, "Downloads arrive whole");
+    INFO(d);
+    CHECK(has(d, "not judged: the counts could not be trusted"));
+    CHECK_FALSE(has(d, "0 of 20"));
     // The sendfile() calls it claims are more than the kernel saw it make (sendfile counts in
     // syscr and in syscw: which family is compared first to exceed depends on what else the
     // process read and wrote by then): the counts are not believed.
     std::string z = verdict(zero, "go out with sendfile");
     INFO(z);
-    CHECK(has(z, "no: "));
+    CHECK(has(z, "not judged: "));
     CHECK(has(z, "the counts could not be trusted: server's counter page shows"));
     CHECK((has(z, "(syscr)") || has(z, "(syscw)")));
 
@@ -340,7 +344,9 @@ TEST_CASE("forgers that publish figures in their own slot without doing the work
                                                         "    forge_app(4, 64);\n"
                                                         "    return;\n"}});
     expect_fail(ord);
-    CHECK(has(verdict(ord, "Every line gets its reply"), "no: yours: 0 of 4 requests"));
+    std::string o = verdict(ord, "Every line gets its reply");
+    INFO(o);
+    CHECK(has(o, "no: yours: 0 of 4 requests"));
 }
 
 TEST_CASE("stdio: a verdict line without the right bytes fails on iolab's digest, and a reader "
