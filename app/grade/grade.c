@@ -98,8 +98,8 @@ void grade_free(struct grader *g)
 /*
  * Whether a check's figure comes from the counter page, which every program of the scenario can
  * write: counted calls, published requests and bytes (and any figure made of them). The kernel's
- * figures (syscr, syscw, bytes per syscr, processes), time, and what iolab saw itself (output,
- * exit) are not.
+ * figures (syscr, syscw, bytes per syscr, processes, descriptors), time, and what iolab saw itself
+ * (output, exit) are not.
  */
 static bool grade_reads_page(const struct lesson_check *c)
 {
@@ -111,6 +111,7 @@ static bool grade_reads_page(const struct lesson_check *c)
     case FIGURE_SYSCW:
     case FIGURE_READ_SIZE:
     case FIGURE_PEAK_PROCS:
+    case FIGURE_PEAK_FDS:
         return false;
     default:
         return true;

@@ -48,6 +48,7 @@ void span_role_between(const struct snapshot_figures *a, const struct snapshot_f
     out->nprocs = b->nprocs;
     out->nthreads = b->nthreads;
     out->zombies = b->zombies;
+    out->nfds = b->nfds;
     out->waiting = b->waiting;
 }
 
@@ -136,6 +137,7 @@ static void span_role_add(struct span_role *acc, const struct span_role *d)
     acc->nprocs = d->nprocs > acc->nprocs ? d->nprocs : acc->nprocs;
     acc->nthreads = d->nthreads > acc->nthreads ? d->nthreads : acc->nthreads;
     acc->zombies = d->zombies > acc->zombies ? d->zombies : acc->zombies;
+    acc->nfds = d->nfds > acc->nfds ? d->nfds : acc->nfds;
     acc->waiting = d->waiting > acc->waiting ? d->waiting : acc->waiting;
 }
 
@@ -270,6 +272,12 @@ static bool fig_threads(const struct span *s, const struct figure_arg *a, double
 static bool fig_zombies(const struct span *s, const struct figure_arg *a, double *out)
 {
     *out = (double)fig_role(s, a)->zombies;
+    return true;
+}
+
+static bool fig_fds(const struct span *s, const struct figure_arg *a, double *out)
+{
+    *out = (double)fig_role(s, a)->nfds;
     return true;
 }
 
@@ -415,6 +423,9 @@ static const struct figure_def figures[FIGURE_NIDS] = {
                        fig_spawns, .said = NULL},
     [FIGURE_CPU_MS_PER_REQ] = {"cpu_ms_per_request", "CPU per request", "ms of CPU per request",
                                FIGURE_LOWER, C, false, fig_cpu_ms_per_req, .said = NULL},
+    [FIGURE_PEAK_FDS] = {"peak_fds", "descriptors open in one process",
+                         "descriptors open in one process at once", FIGURE_LOWER, C, false, fig_fds,
+                         .said = NULL},
     [FIGURE_CALLS] = {"calls:", "calls", "calls", FIGURE_NEITHER, C, true, fig_calls, .said = NULL},
     [FIGURE_CALLS_PER_REQUEST_NAME] = {"calls_per_request:", "calls per request",
                                        "calls per request", FIGURE_LOWER, C, true,

@@ -41,7 +41,8 @@ struct span_role {
     uint64_t uring_submissions, uring_completions, uring_enters; /* published by the demo */
     struct iolab_fdsplit fd;            /* counted calls by kind of descriptor, faults injected */
     uint32_t nprocs, nthreads, zombies; /* gauges: the last snapshot's */
-    uint64_t waiting;                   /* gauge: requests out 100 ms or more at the end */
+    uint32_t nfds;    /* gauge: the most descriptors one process holds open, the last snapshot's */
+    uint64_t waiting; /* gauge: requests out 100 ms or more at the end */
 };
 
 struct span {
@@ -123,6 +124,10 @@ enum figure_id {
     /* "cpu_ms_per_request": the role's CPU time (the kernel's utime + stime), in ms, over the
        client's requests: a server that sleeps between messages spends next to none */
     FIGURE_CPU_MS_PER_REQ,
+    /* "peak_fds": the most descriptors one process of the role held open at once (the kernel's
+       count; the open-file limit is per process): a server that keeps a socket per client
+       climbs with the requests */
+    FIGURE_PEAK_FDS,
     FIGURE_CALLS, /* "calls:NAME": counted calls of one label */
     /* "calls_per_request:NAME": the role's counted NAME calls over the client's requests */
     FIGURE_CALLS_PER_REQUEST_NAME,
@@ -148,9 +153,9 @@ enum figure_id {
 
 /*
  * Adds span d to acc, the growth of several spans in one (a mode's, over its runs and restarts):
- * counts, time and latencies answered add, gauges (processes, threads, zombies, requests
- * waiting) keep their peak; the load's role and the ages of the requests still waiting (waits)
- * are d's, the later span's.
+ * counts, time and latencies answered add, gauges (processes, threads, zombies, descriptors,
+ * requests waiting) keep their peak; the load's role and the ages of the requests still waiting
+ * (waits) are d's, the later span's.
  */
 void span_add(struct span *acc, const struct span *d);
 

@@ -186,6 +186,8 @@ static void sampler_raw_add(struct sampler_raw *a, const struct sampler_raw *b)
     a->fig.threads += b->fig.threads;
     a->nprocs += b->nprocs;
     a->zombies += b->zombies;
+    if (b->fds > a->fds)
+        a->fds = b->fds; /* per process: a role's programs' most, not their sum */
     for (unsigned c = 0; c < IOLAB_NCALLS; c++) {
         a->page.calls[c].count += b->page.calls[c].count;
         a->page.calls[c].bytes += b->page.calls[c].bytes;
@@ -295,6 +297,7 @@ static void sampler_figures(struct sampler *s, struct snapshot_figures *f,
     f->ctx_involuntary_rate = stats_rate(stats_delta(now->fig.invol, prev->fig.invol), dt);
     f->nprocs = now->nprocs;
     f->zombies = now->zombies;
+    f->nfds = now->fds;
     f->nthreads = (uint32_t)now->fig.threads;
     f->rss_bytes = now->fig.rss_bytes;
     f->syscr = now->fig.syscr;

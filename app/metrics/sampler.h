@@ -4,7 +4,10 @@
  * Model: the sampler knows, for each scenario program, the pid iolab spawned (its root). It finds
  * the processes born since its last look (the pids handed out since, from /proc/loadavg), reads
  * the stat of each once (parent pid and start time), and so keeps every process's membership: a
- * process belongs to a program's tree when it is the root or its parent does. For members only
+ * process belongs to a program's tree when it is the root or its parent does. Of that tree, the
+ * program's figures are its own process's (found by its executable below the sandbox's helpers)
+ * and those of every process born after it but the helpers above it: its subtree in the jail,
+ * grandchildren reparented to the jail's reaper included (a fork-twice server). For members only
  * it keeps /proc/PID/{stat,io} and every thread's task/TID/status open and re-reads them with
  * pread (FACTS.md: the cheap way), summing the context switches of every thread (the kernel
  * counts them per task); a pidfd per member says when it exits. Each sample reads a slice of the

@@ -55,6 +55,8 @@ struct sampler_proc {
     double t_tasks;    /* when task/ was last listed */
     int lastpid_tasks; /* /proc/loadavg's last pid then: a thread may be born when it moves */
     struct sampler_fig last;
+    uint32_t nfds; /* descriptors it held open at its last count (sampler_count_fds) */
+    double t_fds;  /* when they were last counted by a listing (kernels before 6.2); 0: never */
     struct sampler_tid *tids; /* threads seen at the last sample */
     size_t ntids, captids;
     uint64_t dead_vol, dead_invol; /* threads that exited */
@@ -70,6 +72,8 @@ struct sampler_raw {
     struct sampler_fig fig;
     uint32_t nprocs;
     uint32_t zombies; /* members left unreaped by a live parent of the tree (SAMPLER_ZOMBIE_S) */
+    uint32_t fds;     /* the most descriptors one live member holds open (a role's: of its
+                         programs'): the open-file limit is per process */
     struct tally_totals page;
 };
 
@@ -123,6 +127,7 @@ struct sampler {
     double t_find_main;
     double t_rescan; /* the last whole listing for a program whose own process was not found */
     size_t fds_kept, fd_cap; /* descriptors kept open, and how many may be (sampler_procs.c) */
+    bool fd_size_counts; /* stat() of /proc/PID/fd gives its number of descriptors (Linux 6.2) */
     struct rotation rot;
     bool budget_fixed; /* sampler_set_budget() was called: the share no longer follows nitems */
     size_t nitems;     /* processes and threads of every program at the last sample */

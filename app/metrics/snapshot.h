@@ -75,6 +75,8 @@ struct snapshot_figures {
     uint32_t nthreads;     /* threads of the tree now (a process counts as one at least) */
     uint32_t zombies;      /* children dead for a second or more that a live parent of the
                               tree has not reaped (waitpid), now */
+    uint32_t nfds;         /* the most descriptors one process of the tree holds open, now (the
+                              open-file limit is per process) */
     uint32_t uncounted;    /* programs the counting shim is not in (static binary?): no calls */
     uint32_t peak_procs;   /* most processes seen at once */
     uint32_t peak_threads; /* most threads seen at once */

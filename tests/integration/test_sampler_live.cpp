@@ -1,7 +1,8 @@
 // The sampler on real processes: every thread's context switches are read, however many
 // threads there are (it once stopped at 256 and lost the rest), though not all in one tick;
 // a process born between two ticks is found, and one that lived and died between two ticks
-// leaves its figures in its parent's.
+// leaves its figures in its parent's; a fork-twice program's grandchildren, reparented to the
+// reaper above it, still count as its own, and so do the descriptors they hold open.
 #include "helpers.hpp"
 
 #include <catch2/catch.hpp>
@@ -11,6 +12,7 @@
 #include <fstream>
 #include <pthread.h>
 #include <signal.h>
+#include <sys/prctl.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -18,6 +20,8 @@
 extern "C" {
 #include "metrics/sampler.h"
 }
+
+using namespace iolab_test;
 
 namespace
 {
@@ -59,6 +63,57 @@ uint64_t kernel_voluntary(pid_t pid)
     }
     closedir(d);
     return sum;
+}
+
+// A fork-twice server in miniature: for each of argv[1] grandchildren, a child forks it and exits
+// at once, and the program waits for that child only. Each grandchild makes 5,000 writes, holds
+// 40 more descriptors open (a leak to count) and waits for EOF on its stdin; the program says
+// "ready" on stdout once every child between has been reaped, then waits for EOF too.
+const char *kForkTwice = R"(#include <fcntl.h>
+#include <stdlib.h>
+#include <sys/wait.h>
+#include <unistd.h>
+int main(int argc, char **argv)
+{
+    int n = atoi(argv[1]);
+    char c;
+    for (int i = 0; i < n; i++) {
+        pid_t child = fork();
+        if (child == 0) {
+            if (fork() == 0) {
+                int fd = open("/dev/null", O_WRONLY);
+                for (int k = 0; k < 5000; k++)
+                    write(fd, "x", 1);
+                for (int k = 0; k < 40; k++)
+                    dup(fd);
+                while (read(0, &c, 1) > 0)
+                    ;
+            }
+            _exit(0);
+        }
+        waitpid(child, NULL, 0);
+    }
+    write(1, "ready\n", 6);
+    while (read(0, &c, 1) > 0)
+        ;
+    return 0;
+}
+)";
+
+// Compiles kForkTwice once; the path of the program.
+std::string fork_twice()
+{
+    static TempDir dir;
+    static std::string out;
+    if (!out.empty())
+        return out;
+    spit(dir / "fork_twice.c", kForkTwice);
+    auto r = run(
+        {"/usr/bin/cc", "-std=gnu17", "-O1", "-w", "-o", dir / "fork_twice", dir / "fork_twice.c"});
+    if (r.first != 0)
+        throw std::runtime_error("cannot compile fork_twice.c: " + r.second);
+    out = dir / "fork_twice";
+    return out;
 }
 
 double now_s()
@@ -213,4 +268,76 @@ TEST_CASE("a process born between ticks is found, and one that lived between tic
     close(cmd[1]);
     close(ack[0]);
     close(ack[1]);
+}
+
+TEST_CASE("a fork-twice program's reparented grandchildren and their descriptors are its own",
+          "[sampler]")
+{
+    // The jail's shape in the lower tiers: a helper (the launcher, a child subreaper, running
+    // another executable) above the program, which reaps the orphans. The sampler's root is the
+    // helper; the program's own process is found by its executable.
+    const int kGrandchildren = 3;
+    std::string prog = fork_twice();
+    int in[2], out[2];
+    REQUIRE(pipe(in) == 0);
+    REQUIRE(pipe(out) == 0);
+    pid_t helper = fork();
+    REQUIRE(helper >= 0);
+    if (helper == 0) {
+        prctl(PR_SET_CHILD_SUBREAPER, 1);
+        pid_t p = fork();
+        if (p == 0) {
+            dup2(in[0], 0);
+            dup2(out[1], 1);
+            for (int fd : {in[0], in[1], out[0], out[1]})
+                close(fd);
+            execl(prog.c_str(), prog.c_str(), std::to_string(kGrandchildren).c_str(),
+                  (char *)nullptr);
+            _exit(127);
+        }
+        for (int fd : {in[0], in[1], out[0], out[1]})
+            close(fd);
+        while (wait(nullptr) > 0 || errno == EINTR)
+            ;
+        _exit(0);
+    }
+    close(in[0]);
+    close(out[1]);
+    char line[16] = {0};
+    REQUIRE(read(out[0], line, 6) == 6);
+    REQUIRE(std::string(line) == "ready\n");
+    // Every grandchild is an orphan now: its parent is the helper, not the program.
+    std::set<pid_t> below = descendants(helper);
+    REQUIRE(below.size() == 1 + kGrandchildren);
+    sampler *s = nullptr;
+    REQUIRE(sampler_open(&s, "/proc", nullptr, 0, 1, 10, now_s()) == 0);
+    sampler_set_prog(s, 0, "server", LESSON_ROLE_SERVER);
+    sampler_set_exe(s, 0, prog.c_str());
+    sampler_set_root(s, 0, helper, 1);
+    // The program's own process is looked for a tenth of a second after the helper is seen:
+    // sample until it is counted with its grandchildren, for at most 20 s.
+    const snapshot *snap = nullptr;
+    for (int i = 0; i < 200; i++) {
+        snap = sampler_sample(s, now_s());
+        if (snap->progs[0].pid != helper && snap->progs[0].f.nprocs == 1 + kGrandchildren &&
+            snap->progs[0].f.proc_unread == 0)
+            break;
+        usleep(100000);
+    }
+    INFO("program pid " << snap->progs[0].pid << ", helper " << helper);
+    CHECK(snap->progs[0].pid != helper);
+    // The program and its grandchildren, not the helper above it.
+    CHECK(snap->progs[0].f.nprocs == 1 + kGrandchildren);
+    CHECK(snap->progs[0].f.peak_procs == 1 + kGrandchildren);
+    // The grandchildren's writes are the program's.
+    CHECK(snap->progs[0].f.syscw >= (uint64_t)kGrandchildren * 5000);
+    // A grandchild holds its 3 standard descriptors, /dev/null and the 40 duplicates.
+    CHECK(snap->progs[0].f.nfds >= 44);
+    CHECK(snap->roles[LESSON_ROLE_SERVER].nfds == snap->progs[0].f.nfds);
+    sampler_close(s);
+    close(in[1]); // EOF: the program and its grandchildren end, and the helper with them
+    int st;
+    REQUIRE(waitpid(helper, &st, 0) == helper);
+    CHECK(WIFEXITED(st));
+    close(out[0]);
 }

@@ -51,10 +51,9 @@ TEST_CASE("metrics parse, and every listed name parses")
         CHECK(check_metric_parse(name, &m, &call) == 0);
         n++;
     }
-    // 3 for any step, 11 for exercises (exit, output, syscr, ..., spawns, cpu_ms_per_request), then
-    // calls:NAME and
-    // calls_per_request:NAME for every counted call.
-    CHECK(n == 14 + 2 * IOLAB_NCALLS);
+    // 3 for any step, 12 for exercises (exit, output, syscr, ..., spawns, cpu_ms_per_request,
+    // peak_fds), then calls:NAME and calls_per_request:NAME for every counted call.
+    CHECK(n == 15 + 2 * IOLAB_NCALLS);
     REQUIRE(check_metric_parse("calls_per_request:recvmmsg", &m, &call) == 0);
     CHECK(m == FIGURE_CALLS_PER_REQUEST_NAME);
     CHECK(call == IOLAB_CALL_RECVMMSG);

@@ -183,11 +183,13 @@ TEST_CASE("span_add: counts and time add, gauges keep their peak, ratios are of 
     b->roles[LESSON_ROLE_SERVER].syscr = 10;
     b->roles[LESSON_ROLE_SERVER].rchar = 1000;
     b->roles[LESSON_ROLE_SERVER].nthreads = 9;
+    b->roles[LESSON_ROLE_SERVER].nfds = 12; // descriptors one process held: a leak's peak
     c->roles[LESSON_ROLE_CLIENT].requests = 400;
     c->roles[LESSON_ROLE_SERVER].calls[IOLAB_CALL_READ].count = 900;
     c->roles[LESSON_ROLE_SERVER].syscr = 40;
     c->roles[LESSON_ROLE_SERVER].rchar = 16000;
     c->roles[LESSON_ROLE_SERVER].nthreads = 2;
+    c->roles[LESSON_ROLE_SERVER].nfds = 5;
     span first, second, acc;
     span_between(a.get(), b.get(), nullptr, &first);
     span_between(b.get(), c.get(), nullptr, &second);
@@ -205,6 +207,9 @@ TEST_CASE("span_add: counts and time add, gauges keep their peak, ratios are of 
     CHECK(v == Approx(400)); // 16000 bytes over 40 reads, not the mean of 100 and 500
     REQUIRE(figure_at(FIGURE_PEAK_THREADS)->value(&acc, &server, &v));
     CHECK(v == 9);
+    REQUIRE(figure_at(FIGURE_PEAK_FDS)->value(&acc, &server, &v));
+    CHECK(v == 12); // the peak: a process that leaked and then died still leaked
+    CHECK(figure_find_in("peak_fds", FIGURE_IN_CHECK, nullptr) == figure_at(FIGURE_PEAK_FDS));
     // A check's calls_per_request:read divides by the client's requests; role -1 counts every
     // role's calls.
     REQUIRE(figure_at(FIGURE_CALLS_PER_REQUEST_NAME)->value(&acc, &server, &v));
