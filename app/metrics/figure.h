@@ -33,6 +33,8 @@ struct span_role {
     uint64_t calls[IOLAB_NCALLS];   /* counted calls by enum iolab_call_id */
     uint64_t calls_total;           /* all labels together */
     uint64_t syscr, syscw, rchar;   /* the kernel's /proc/PID/io */
+    uint64_t wchar;                 /* the kernel's bytes through the write family and sendfile */
+    uint64_t call_bytes[IOLAB_NCALLS]; /* bytes the counted calls moved, by enum iolab_call_id */
     uint64_t lib_reads, lib_writes; /* counted calls the kernel counts in syscr and syscw */
     uint64_t ctx;                   /* context switches, voluntary and involuntary */
     double cpu_user_s, cpu_sys_s;   /* CPU time, each saturating at zero */
@@ -143,6 +145,14 @@ enum figure_id {
     FIGURE_P50_MS, /* "p50_ms": the client's median request latency, ms, the requests left
                       waiting included (the comparison's p50) */
     FIGURE_P99_MS, /* "p99_ms": likewise its 99th percentile */
+    /* Checks again (FIGURE_IN_CHECK), what a call did against the bytes served (the client's
+       payload bytes, or the step's files once each when no other program publishes bytes): */
+    /* "bytes_per_byte_served:NAME": bytes the role's NAME calls moved (counter page), no more
+       than the kernel's rchar and wchar of the role confirm for a call the kernel counts there,
+       per byte served: a sendfile() of 0 bytes beside a copy counts nothing */
+    FIGURE_CALL_BYTES_PER_BYTE,
+    FIGURE_RCHAR_PER_BYTE, /* "rchar_per_byte_served": the role's kernel rchar per byte served */
+    FIGURE_WCHAR_PER_BYTE, /* "wchar_per_byte_served": the role's kernel wchar per byte served */
     FIGURE_NIDS
 };
 
@@ -179,6 +189,9 @@ struct figure_arg {
     /* A count of calls on one kind of descriptor (a check's "fd"): enum iolab_fd_kind + 1, 0 any
        descriptor; fd_to likewise for the destination of a call between two. */
     unsigned fd_kind, fd_to;
+    /* The bytes of the step's files: what a step without a program publishing bytes (one
+       program that copies them, each once) served, for the "per byte served" figures; 0 none. */
+    uint64_t files_bytes;
 };
 
 struct figure_def {
