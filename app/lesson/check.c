@@ -231,8 +231,7 @@ static int check_describe_ratio(const struct lesson_check *check, const struct c
         return snprintf(buf, len, "%snot run yet (%s, %s)", scope, unit, bounds);
     if (check_ratio_undefined(check, r))
         return snprintf(buf, len, "%sno %s, so no %s (%s)", scope,
-                        check_per_byte(check) ? "byte served" : "request completed", unit,
-                        bounds);
+                        check_per_byte(check) ? "byte served" : "request completed", unit, bounds);
     return snprintf(buf, len, "%s%.2f %s, %s", scope, r->value, unit, bounds);
 }
 

@@ -105,9 +105,9 @@ void check_load_extra(struct load *ld, const cJSON *obj, const cJSON *const *f,
     }
     /* The "per byte served" figures divide by the client's bytes, or by the step's files when
        no client publishes any: with neither they never exist and the check could never pass. */
-    bool per_byte = metric_ok && (c->metric == FIGURE_CALL_BYTES_PER_BYTE ||
-                                  c->metric == FIGURE_RCHAR_PER_BYTE ||
-                                  c->metric == FIGURE_WCHAR_PER_BYTE);
+    bool per_byte =
+        metric_ok && (c->metric == FIGURE_CALL_BYTES_PER_BYTE ||
+                      c->metric == FIGURE_RCHAR_PER_BYTE || c->metric == FIGURE_WCHAR_PER_BYTE);
     bool served = sc->nfiles > 0;
     for (size_t p = 0; p < sc->nprograms && !served; p++)
         served = sc->programs[p].role == LESSON_ROLE_CLIENT;

@@ -33,8 +33,6 @@ struct span_role {
     uint64_t calls[IOLAB_NCALLS];   /* counted calls by enum iolab_call_id */
     uint64_t calls_total;           /* all labels together */
     uint64_t syscr, syscw, rchar;   /* the kernel's /proc/PID/io */
-    uint64_t wchar;                 /* the kernel's bytes through the write family and sendfile */
-    uint64_t call_bytes[IOLAB_NCALLS]; /* bytes the counted calls moved, by enum iolab_call_id */
     uint64_t lib_reads, lib_writes; /* counted calls the kernel counts in syscr and syscw */
     uint64_t ctx;                   /* context switches, voluntary and involuntary */
     double cpu_user_s, cpu_sys_s;   /* CPU time, each saturating at zero */
@@ -44,6 +42,9 @@ struct span_role {
     struct iolab_fdsplit fd;            /* counted calls by kind of descriptor, faults injected */
     uint32_t nprocs, nthreads, zombies; /* gauges: the last snapshot's */
     uint64_t waiting;                   /* gauge: requests out 100 ms or more at the end */
+    /* What moved (the per-byte-served figures): */
+    uint64_t wchar; /* the kernel's bytes through the write family, sendfile, copy_file_range */
+    uint64_t call_bytes[IOLAB_NCALLS]; /* bytes the counted calls moved, by enum iolab_call_id */
 };
 
 struct span {
