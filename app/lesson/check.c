@@ -79,16 +79,25 @@ static int check_role(const struct lesson_check *c)
 {
     if (c->role >= 0)
         return c->role;
-    if (c->metric == FIGURE_CALLS || c->metric == FIGURE_CALLS_PER_REQUEST_NAME)
+    if (c->metric == FIGURE_CALLS || c->metric == FIGURE_CALLS_PER_REQUEST_NAME ||
+        c->metric == FIGURE_CALL_BYTES_PER_BYTE)
         return -1;
     return c->metric == FIGURE_CPU_MS_PER_REQ ? LESSON_ROLE_SERVER : LESSON_ROLE_CLIENT;
+}
+
+/* Whether a check's figure is a ratio over the bytes served (figure.h): it can go either way,
+   and has no value while nothing was served. */
+static bool check_per_byte(const struct lesson_check *check)
+{
+    return check->metric == FIGURE_CALL_BYTES_PER_BYTE || check->metric == FIGURE_RCHAR_PER_BYTE ||
+           check->metric == FIGURE_WCHAR_PER_BYTE;
 }
 
 bool check_monotonic(const struct lesson_check *check)
 {
     return check->metric != FIGURE_READ_SIZE && check->metric != FIGURE_READ_FILL &&
            check->metric != FIGURE_EXIT && check->metric != FIGURE_CALLS_PER_REQUEST_NAME &&
-           check->metric != FIGURE_CPU_MS_PER_REQ;
+           check->metric != FIGURE_CPU_MS_PER_REQ && !check_per_byte(check);
 }
 
 /* Whether the verdict is final (see struct check_result). */
@@ -109,13 +118,14 @@ static bool check_decided(const struct lesson_check *c, const struct check_resul
     return c->has_min && !c->has_max && r->value >= c->min;
 }
 
-int check_eval(const struct lesson_check *check, const struct check_facts *facts,
-               struct check_result *out)
+/* check_eval() with the bytes of the scenario's files, which the "per byte served" figures
+   divide by when no program the learner did not write published the bytes it received. */
+static int check_eval_files(const struct lesson_check *check, const struct check_facts *facts,
+                            uint64_t files_bytes, struct check_result *out)
 {
     const struct figure_def *fig = figure_at(check->metric);
     if (!fig || !(fig->where & FIGURE_IN_CHECK) || check->role >= LESSON_NROLES ||
-        ((check->metric == FIGURE_CALLS || check->metric == FIGURE_CALLS_PER_REQUEST_NAME) &&
-         check->call >= IOLAB_NCALLS))
+        (fig->per_call && check->call >= IOLAB_NCALLS))
         return -EINVAL;
     /* The check's modes in one span: counts summed, peaks the largest, and a ratio (bytes per
        read, calls per request) one of sums, not a sum of ratios. */
@@ -124,7 +134,8 @@ int check_eval(const struct lesson_check *check, const struct check_facts *facts
     for (size_t i = 0; i < facts->nmodes; i++)
         if (check->mode < 0 || facts->modes[i].mode == check->mode)
             span_add(&acc, &facts->modes[i].span);
-    struct figure_arg arg = {check_role(check), check->call, check->fd_kind, check->fd_to};
+    struct figure_arg arg = {check_role(check), check->call, check->fd_kind, check->fd_to,
+                             files_bytes};
     double value = 0, seconds = acc.seconds;
     /* A ratio with no request under it says nothing: it holds no bound. */
     bool defined = !fig->value || fig->value(&acc, &arg, &value);
@@ -132,14 +143,31 @@ int check_eval(const struct lesson_check *check, const struct check_facts *facts
         value = 0;
     bool holds = (!check->has_min || value >= check->min) &&
                  (!check->has_max || (value <= check->max && seconds > 0)) && defined;
-    *out = (struct check_result){.holds = holds, .value = value, .seconds = seconds};
+    *out = (struct check_result){
+        .holds = holds, .value = value, .seconds = seconds, .undefined = !defined};
     return 0;
+}
+
+int check_eval(const struct lesson_check *check, const struct check_facts *facts,
+               struct check_result *out)
+{
+    return check_eval_files(check, facts, 0, out);
+}
+
+/* The bytes of every file the scenario makes (each served once by a step of one program). */
+static uint64_t check_files_bytes(const struct lesson_scenario *sc)
+{
+    uint64_t n = 0;
+    for (size_t i = 0; sc && i < sc->nfiles; i++)
+        n += sc->files[i].size;
+    return n;
 }
 
 size_t check_eval_all(const struct lesson_scenario *sc, const struct check_facts *facts,
                       struct check_result *results)
 {
     size_t holding = 0;
+    uint64_t files_bytes = check_files_bytes(sc);
     for (size_t i = 0; i < sc->nchecks; i++) {
         const struct lesson_check *c = &sc->checks[i];
         const struct check_observed *obs = facts->observed ? &facts->observed[i] : NULL;
@@ -158,7 +186,7 @@ size_t check_eval_all(const struct lesson_scenario *sc, const struct check_facts
                 r.holds = (!c->has_min || r.value >= c->min) &&
                           (!c->has_max || (r.value <= c->max && r.seconds > 0));
             results[i] = r;
-        } else if (check_eval(c, facts, &results[i]) < 0) {
+        } else if (check_eval_files(c, facts, files_bytes, &results[i]) < 0) {
             results[i] = (struct check_result){0};
         }
         results[i].decided = check_decided(c, &results[i], obs, facts->over);
@@ -177,8 +205,11 @@ static const char *check_fd_name(unsigned k)
    its bounds, yet does not hold. */
 static bool check_ratio_undefined(const struct lesson_check *check, const struct check_result *r)
 {
-    if (check->metric != FIGURE_CALLS_PER_REQUEST_NAME && check->metric != FIGURE_CPU_MS_PER_REQ)
+    if (check->metric != FIGURE_CALLS_PER_REQUEST_NAME && check->metric != FIGURE_CPU_MS_PER_REQ &&
+        !check_per_byte(check))
         return false;
+    if (check_per_byte(check))
+        return r->undefined && r->seconds > 0;
     bool in_bounds =
         (!check->has_min || r->value >= check->min) && (!check->has_max || r->value <= check->max);
     return !r->holds && in_bounds && r->seconds > 0;
@@ -199,14 +230,15 @@ static int check_describe_ratio(const struct lesson_check *check, const struct c
     if (r->seconds <= 0)
         return snprintf(buf, len, "%snot run yet (%s, %s)", scope, unit, bounds);
     if (check_ratio_undefined(check, r))
-        return snprintf(buf, len, "%sno request completed, so no %s (%s)", scope, unit, bounds);
+        return snprintf(buf, len, "%sno %s, so no %s (%s)", scope,
+                        check_per_byte(check) ? "byte served" : "request completed", unit, bounds);
     return snprintf(buf, len, "%s%.2f %s, %s", scope, r->value, unit, bounds);
 }
 
 int check_describe(const struct lesson_check *check, const struct lesson_scenario *sc,
                    const struct check_result *r, char *buf, size_t len)
 {
-    char unit[64];
+    char unit[96];
     if (check->metric == FIGURE_CALLS && check->fd_kind)
         snprintf(unit, sizeof unit, "%s calls on a %s%s%s",
                  check->call < IOLAB_NCALLS ? iolab_call_info[check->call].label : "?",
@@ -217,6 +249,9 @@ int check_describe(const struct lesson_check *check, const struct lesson_scenari
                  check->call < IOLAB_NCALLS ? iolab_call_info[check->call].label : "?");
     else if (check->metric == FIGURE_CALLS_PER_REQUEST_NAME)
         snprintf(unit, sizeof unit, "%s calls per request",
+                 check->call < IOLAB_NCALLS ? iolab_call_info[check->call].label : "?");
+    else if (check->metric == FIGURE_CALL_BYTES_PER_BYTE)
+        snprintf(unit, sizeof unit, "bytes %s moved (confirmed by the kernel) per byte served",
                  check->call < IOLAB_NCALLS ? iolab_call_info[check->call].label : "?");
     else
         snprintf(unit, sizeof unit, "%s", check_unit(check->metric));
@@ -236,7 +271,8 @@ int check_describe(const struct lesson_check *check, const struct lesson_scenari
         return snprintf(buf, len, "%s%s exited with status %.0f, expected %d", scope, who, r->value,
                         check->status);
     }
-    if (check->metric == FIGURE_CALLS_PER_REQUEST_NAME || check->metric == FIGURE_CPU_MS_PER_REQ)
+    if (check->metric == FIGURE_CALLS_PER_REQUEST_NAME || check->metric == FIGURE_CPU_MS_PER_REQ ||
+        check_per_byte(check))
         return check_describe_ratio(check, r, scope, unit, buf, len);
     /* Seconds get one decimal so that progress visibly moves; counts are whole numbers. */
     bool secs = check->metric == FIGURE_SECONDS;

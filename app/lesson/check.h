@@ -74,6 +74,9 @@ struct check_result {
        program exited, the check's "within" ran out, or the run is over. Deciding early lets a
        check end as soon as its figure is known. */
     bool decided;
+    /* The figure has no value (yet): a ratio over nothing, such as bytes per byte served
+       before a byte was served. */
+    bool undefined;
 };
 
 /* Evaluates one check. 0, or -EINVAL when the check's metric or role is out of range. */

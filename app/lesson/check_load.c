@@ -103,6 +103,18 @@ void check_load_extra(struct load *ld, const cJSON *obj, const cJSON *const *f,
         }
         c->digest = load_strdup(ld, name);
     }
+    /* The "per byte served" figures divide by the client's bytes, or by the step's files when
+       no client publishes any: with neither they never exist and the check could never pass. */
+    bool per_byte =
+        metric_ok && (c->metric == FIGURE_CALL_BYTES_PER_BYTE ||
+                      c->metric == FIGURE_RCHAR_PER_BYTE || c->metric == FIGURE_WCHAR_PER_BYTE);
+    bool served = sc->nfiles > 0;
+    for (size_t p = 0; p < sc->nprograms && !served; p++)
+        served = sc->programs[p].role == LESSON_ROLE_CLIENT;
+    if (per_byte && !served)
+        load_diag(ld, obj, 0,
+                  "this check divides by the bytes served, which come from a client program or, "
+                  "without one, from the step's \"files\"; this step has neither.");
     /* A check weighs 1 unless it says otherwise; 0 is allowed (a check that must hold but
        scores nothing), a negative weight or a fraction of a point is not. */
     c->points = 1;

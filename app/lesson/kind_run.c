@@ -423,17 +423,19 @@ static void load_check_metric(struct load *ld, const cJSON *v, struct lesson_che
     *ok = check_metric_parse(v->valuestring, &c->metric, &c->call) == 0;
     if (*ok)
         return;
-    char bufs[128][48];
-    const char *names[128];
+    /* Room for every name: the plain ones and three per counted call. */
+    char bufs[256][48];
+    const char *names[256];
     size_t k = 0;
-    while (k < 128 && (names[k] = check_metric_name(k, bufs[k], sizeof bufs[k])))
+    while (k < 256 && (names[k] = check_metric_name(k, bufs[k], sizeof bufs[k])))
         k++;
     char why[640];
     /* A call iolab does not count is not a typo of one it does: say so first, so that a close
        name ("recvmsg" for "recvmmsg") reads as a guess, not as the same call. */
     const char *colon = strchr(v->valuestring, ':');
     if (colon && (!strncmp(v->valuestring, "calls:", 6) ||
-                  !strncmp(v->valuestring, "calls_per_request:", 18))) {
+                  !strncmp(v->valuestring, "calls_per_request:", 18) ||
+                  !strncmp(v->valuestring, "bytes_per_byte_served:", 22))) {
         load_diag(ld, v, 0,
                   "metric \"%s\" names %s, which iolab does not count (the counted calls are "
                   "listed in lessons/README.md and by `iolab list --json`); a check on it can "
@@ -450,7 +452,8 @@ static void load_check_metric(struct load *ld, const cJSON *v, struct lesson_che
             at += (size_t)snprintf(hint + at, sizeof hint - at, "%s, ", names[i]);
     if (at < sizeof hint)
         snprintf(hint + at, sizeof hint - at,
-                 "or calls:NAME or calls_per_request:NAME with a counted call's name.");
+                 "or calls:NAME, calls_per_request:NAME or bytes_per_byte_served:NAME with a "
+                 "counted call's name.");
     load_diag(ld, v, 0, "metric \"%s\" is not known; %s", v->valuestring,
               load_suggest(why, sizeof why, v->valuestring, names, k, hint));
 }

@@ -22,12 +22,15 @@ void span_role_between(const struct snapshot_figures *a, const struct snapshot_f
     out->conns = SPAN_D(conns_opened);
     out->errors = SPAN_D(errors);
     out->failed = SPAN_D(failed_total) + SPAN_D(shed);
-    for (unsigned c = 0; c < IOLAB_NCALLS; c++)
+    for (unsigned c = 0; c < IOLAB_NCALLS; c++) {
         out->calls[c] = SPAN_D(calls[c].count);
+        out->call_bytes[c] = SPAN_D(calls[c].bytes);
+    }
     out->calls_total = SPAN_D(calls_total);
     out->syscr = SPAN_D(syscr);
     out->syscw = SPAN_D(syscw);
     out->rchar = SPAN_D(rchar);
+    out->wchar = SPAN_D(wchar);
     out->lib_reads = SPAN_D(lib_reads);
     out->lib_writes = SPAN_D(lib_writes);
     out->ctx = SPAN_D(ctx_voluntary) + SPAN_D(ctx_involuntary);
@@ -114,12 +117,15 @@ static void span_role_add(struct span_role *acc, const struct span_role *d)
     acc->conns += d->conns;
     acc->errors += d->errors;
     acc->failed += d->failed;
-    for (unsigned c = 0; c < IOLAB_NCALLS; c++)
+    for (unsigned c = 0; c < IOLAB_NCALLS; c++) {
         acc->calls[c] += d->calls[c];
+        acc->call_bytes[c] += d->call_bytes[c];
+    }
     acc->calls_total += d->calls_total;
     acc->syscr += d->syscr;
     acc->syscw += d->syscw;
     acc->rchar += d->rchar;
+    acc->wchar += d->wchar;
     acc->lib_reads += d->lib_reads;
     acc->lib_writes += d->lib_writes;
     acc->ctx += d->ctx;
@@ -388,6 +394,93 @@ static bool fig_p99(const struct span *s, const struct figure_arg *a, double *ou
     return fig_latency(s, true, out);
 }
 
+/*
+ * The bytes served that the "per byte served" figures divide by: the client's payload bytes (in
+ * an exercise, those of the programs the learner did not write), or, when no such program
+ * published any, the step's files once each (a step of one program that copies them, whose own
+ * word proves nothing). 0: nothing served, the figures are not defined.
+ */
+static uint64_t fig_served(const struct span *s, const struct figure_arg *a)
+{
+    uint64_t b = s->roles[LESSON_ROLE_CLIENT].bytes;
+    return b ? b : a->files_bytes;
+}
+
+/* Whether the kernel counts call's bytes in rchar (read) or wchar (write): the read and write
+   families, and sendfile and copy_file_range in both (fs/read_write.c); splice, tee, vmsplice,
+   send and recv in neither. */
+static void fig_kernel_counts(unsigned call, bool *read, bool *write)
+{
+    switch (call) {
+    case IOLAB_CALL_READ:
+    case IOLAB_CALL_READV:
+    case IOLAB_CALL_PREAD64:
+    case IOLAB_CALL_PREADV:
+        *read = true, *write = false;
+        return;
+    case IOLAB_CALL_WRITE:
+    case IOLAB_CALL_WRITEV:
+    case IOLAB_CALL_PWRITE64:
+    case IOLAB_CALL_PWRITEV:
+        *read = false, *write = true;
+        return;
+    case IOLAB_CALL_SENDFILE:
+    case IOLAB_CALL_COPY_FILE_RANGE:
+        *read = *write = true;
+        return;
+    default:
+        *read = *write = false;
+    }
+}
+
+/* The bytes the role's calls moved as its counter page says, no more than the kernel's own byte
+   counts of the role allow: a program writes its own slot, so a count the kernel did not see is
+   not evidence. */
+static double fig_confirmed_bytes(const struct span_role *r, unsigned call)
+{
+    uint64_t b = r->call_bytes[call];
+    bool read, write;
+    fig_kernel_counts(call, &read, &write);
+    if (read && b > r->rchar)
+        b = r->rchar;
+    if (write && b > r->wchar)
+        b = r->wchar;
+    return (double)b;
+}
+
+static bool fig_call_bytes_per_byte(const struct span *s, const struct figure_arg *a, double *out)
+{
+    uint64_t served = fig_served(s, a);
+    if (!served || a->call >= IOLAB_NCALLS)
+        return false;
+    double b = 0;
+    if (a->role < 0)
+        for (int r = 0; r < LESSON_NROLES; r++)
+            b += fig_confirmed_bytes(&s->roles[r], a->call);
+    else
+        b = fig_confirmed_bytes(fig_role(s, a), a->call);
+    *out = b / (double)served;
+    return true;
+}
+
+static bool fig_rchar_per_byte(const struct span *s, const struct figure_arg *a, double *out)
+{
+    uint64_t served = fig_served(s, a);
+    if (!served)
+        return false;
+    *out = (double)fig_role(s, a)->rchar / (double)served;
+    return true;
+}
+
+static bool fig_wchar_per_byte(const struct span *s, const struct figure_arg *a, double *out)
+{
+    uint64_t served = fig_served(s, a);
+    if (!served)
+        return false;
+    *out = (double)fig_role(s, a)->wchar / (double)served;
+    return true;
+}
+
 #define C FIGURE_IN_CHECK
 #define E FIGURE_IN_EXPECT
 #define W FIGURE_IN_SWEEP
@@ -455,6 +548,15 @@ static const struct figure_def figures[FIGURE_NIDS] = {
                        .said = "p50 latency", .show = FIGURE_SHOW_MS},
     [FIGURE_P99_MS] = {"p99_ms", "p99 latency", "ms p99", FIGURE_LOWER, E | W, false, fig_p99,
                        .said = "p99 latency", .show = FIGURE_SHOW_MS},
+    [FIGURE_CALL_BYTES_PER_BYTE] = {"bytes_per_byte_served:", "bytes moved per byte served",
+                                    "bytes moved per byte served", FIGURE_NEITHER, C, true,
+                                    fig_call_bytes_per_byte, .said = NULL},
+    [FIGURE_RCHAR_PER_BYTE] = {"rchar_per_byte_served", "bytes read per byte served",
+                               "bytes read (the kernel's rchar) per byte served", FIGURE_LOWER, C,
+                               false, fig_rchar_per_byte, .said = NULL},
+    [FIGURE_WCHAR_PER_BYTE] = {"wchar_per_byte_served", "bytes written per byte served",
+                               "bytes written (the kernel's wchar) per byte served", FIGURE_LOWER,
+                               C, false, fig_wchar_per_byte, .said = NULL},
 };
 #undef C
 #undef E
@@ -504,22 +606,22 @@ const struct figure_def *figure_find_in(const char *name, unsigned where, unsign
             *call = 0;
             return &figures[i];
         }
-    /* "calls:NAME/request" before "calls:NAME": the longer form ends in "/request". */
+    /* "calls:NAME/request" before "calls:NAME": the longer form ends in "/request". Every
+       other per-call name is a prefix ending in ':' followed by the call's label. */
     static const char per_req[] = "/request";
     size_t n = strlen(name), pl = sizeof per_req - 1;
-    const struct figure_def *calls = NULL, *cpr = NULL, *call_req = NULL;
+    const struct figure_def *calls = NULL, *call_req = NULL;
     for (size_t i = 0; i < FIGURE_N; i++) {
         if (!figures[i].per_call || !(figures[i].where & where))
             continue;
+        size_t fl = strlen(figures[i].name);
         if (!strcmp(figures[i].name, "calls:"))
             calls = &figures[i];
-        else if (!strcmp(figures[i].name, "calls_per_request:"))
-            cpr = &figures[i];
-        else
+        else if (fl && figures[i].name[fl - 1] != ':')
             call_req = &figures[i];
+        else if (!strncmp(name, figures[i].name, fl))
+            return figure_call(name + fl, n - fl, call) ? &figures[i] : NULL;
     }
-    if (!strncmp(name, "calls_per_request:", 18))
-        return cpr && figure_call(name + 18, n - 18, call) ? cpr : NULL;
     if (strncmp(name, "calls:", 6))
         return NULL;
     if (n > 6 + pl && !strcmp(name + n - pl, per_req))

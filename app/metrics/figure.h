@@ -43,6 +43,9 @@ struct span_role {
     uint32_t nprocs, nthreads, zombies; /* gauges: the last snapshot's */
     uint32_t nfds;    /* gauge: the most descriptors one process holds open, the last snapshot's */
     uint64_t waiting; /* gauge: requests out 100 ms or more at the end */
+    /* What moved (the per-byte-served figures): */
+    uint64_t wchar; /* the kernel's bytes through the write family, sendfile, copy_file_range */
+    uint64_t call_bytes[IOLAB_NCALLS]; /* bytes the counted calls moved, by enum iolab_call_id */
 };
 
 struct span {
@@ -148,6 +151,14 @@ enum figure_id {
     FIGURE_P50_MS, /* "p50_ms": the client's median request latency, ms, the requests left
                       waiting included (the comparison's p50) */
     FIGURE_P99_MS, /* "p99_ms": likewise its 99th percentile */
+    /* Checks again (FIGURE_IN_CHECK), what a call did against the bytes served (the client's
+       payload bytes, or the step's files once each when no other program publishes bytes): */
+    /* "bytes_per_byte_served:NAME": bytes the role's NAME calls moved (counter page), no more
+       than the kernel's rchar and wchar of the role confirm for a call the kernel counts there,
+       per byte served: a sendfile() of 0 bytes beside a copy counts nothing */
+    FIGURE_CALL_BYTES_PER_BYTE,
+    FIGURE_RCHAR_PER_BYTE, /* "rchar_per_byte_served": the role's kernel rchar per byte served */
+    FIGURE_WCHAR_PER_BYTE, /* "wchar_per_byte_served": the role's kernel wchar per byte served */
     FIGURE_NIDS
 };
 
@@ -184,6 +195,9 @@ struct figure_arg {
     /* A count of calls on one kind of descriptor (a check's "fd"): enum iolab_fd_kind + 1, 0 any
        descriptor; fd_to likewise for the destination of a call between two. */
     unsigned fd_kind, fd_to;
+    /* The bytes of the step's files: what a step without a program publishing bytes (one
+       program that copies them, each once) served, for the "per byte served" figures; 0 none. */
+    uint64_t files_bytes;
 };
 
 struct figure_def {

@@ -138,7 +138,7 @@ TEST_CASE("pass rule: the ipc starter's checks after its first failure are not j
     CHECK(tcode == 1);
     CHECK(text.find("not judged)") != std::string::npos); // "checks (0 of 10 hold, N not judged)"
     CHECK(text.find("[ok]") == std::string::npos);
-    CHECK(text.find("score: 0 of 10 points") != std::string::npos);
+    CHECK(text.find("score: 0 of ") != std::string::npos);
     size_t unjudged_rows = 0;
     for (size_t at = text.find("  [  ] "); at != std::string::npos;
          at = text.find("  [  ] ", at + 1)) {

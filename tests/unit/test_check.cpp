@@ -52,8 +52,13 @@ TEST_CASE("metrics parse, and every listed name parses")
         n++;
     }
     // 3 for any step, 12 for exercises (exit, output, syscr, ..., spawns, cpu_ms_per_request,
-    // peak_fds), then calls:NAME and calls_per_request:NAME for every counted call.
-    CHECK(n == 15 + 2 * IOLAB_NCALLS);
+    // peak_fds), 2 per byte served (rchar, wchar), then calls:NAME, calls_per_request:NAME and
+    // bytes_per_byte_served:NAME for every counted call.
+    CHECK(n == 17 + 3 * IOLAB_NCALLS);
+    REQUIRE(check_metric_parse("bytes_per_byte_served:sendfile", &m, &call) == 0);
+    CHECK(m == FIGURE_CALL_BYTES_PER_BYTE);
+    CHECK(call == IOLAB_CALL_SENDFILE);
+    CHECK(check_metric_parse("bytes_per_byte_served:", &m, &call) == -EINVAL);
     REQUIRE(check_metric_parse("calls_per_request:recvmmsg", &m, &call) == 0);
     CHECK(m == FIGURE_CALLS_PER_REQUEST_NAME);
     CHECK(call == IOLAB_CALL_RECVMMSG);

@@ -74,7 +74,7 @@ TEST_CASE("a failing message says what was expected, what was seen, the time lim
     char fail[] = "converse() must answer every line (its TODO)";
     c.fail = fail;
     lesson_scenario sc = scenario(&c, 1);
-    check_result r{false, 1, 3.2, true};
+    check_result r{false, 1, 3.2, true, false};
     char buf[512];
     check_explain(&c, &sc, &r, buf, sizeof buf);
     CHECK(std::string(buf) ==
@@ -258,4 +258,61 @@ TEST_CASE("a program that says what must not be said decides the run, the rest i
     CHECK(std::string(msg).find("not judged") != std::string::npos);
     CHECK(std::string(msg).find("must send all size bytes") == std::string::npos);
     grade_free(&g);
+}
+
+TEST_CASE("bytes per byte served: open while the run goes, failing sentences say the figure and "
+          "where to look, a step of one program divides by its files")
+{
+    mode_span m{};
+    m.mode = -1;
+    m.span.seconds = 3.0;
+    const uint64_t mib = 1 << 20;
+    m.span.roles[LESSON_ROLE_CLIENT].bytes = 40 * mib;
+    span_role &srv = m.span.roles[LESSON_ROLE_SERVER];
+    srv.calls[IOLAB_CALL_SENDFILE] = 640;
+    srv.call_bytes[IOLAB_CALL_SENDFILE] = 0; // zero-length sendfile() calls beside a copy
+    srv.rchar = 80 * mib;                    // and one more copy of each file
+    srv.wchar = 40 * mib;
+    lesson_check c[3] = {make(FIGURE_CALL_BYTES_PER_BYTE), make(FIGURE_RCHAR_PER_BYTE),
+                         make(FIGURE_WCHAR_PER_BYTE)};
+    for (auto &x : c) {
+        x.role = LESSON_ROLE_SERVER;
+        x.has_min = x.has_max = true;
+        x.min = 0.9;
+        x.max = 1.5;
+    }
+    c[0].call = IOLAB_CALL_SENDFILE;
+    c[0].fail = const_cast<char *>("send the file's bytes with sendfile() (its TODO)");
+    c[1].fail = const_cast<char *>("read the file once, by sendfile()");
+    lesson_scenario sc = scenario(c, 3);
+    check_facts f{&m, 1, nullptr, false};
+    check_result r[3];
+    CHECK(check_eval_all(&sc, &f, r) == 1); // wchar only
+    CHECK_FALSE(r[0].decided);              // a ratio: decided with the rest, or at the end
+    f.over = true;
+    check_eval_all(&sc, &f, r);
+    char buf[512];
+    check_explain(&c[0], &sc, &r[0], buf, sizeof buf);
+    CHECK(std::string(buf) == "0.00 bytes sendfile moved (confirmed by the kernel) per byte "
+                              "served, between 0.9 and 1.5 in 3.0 s: send the file's bytes with "
+                              "sendfile() (its TODO)");
+    check_explain(&c[1], &sc, &r[1], buf, sizeof buf);
+    CHECK(std::string(buf) == "2.00 bytes read (the kernel's rchar) per byte served, between 0.9 "
+                              "and 1.5 in 3.0 s: read the file once, by sendfile()");
+
+    // Nothing served: no figure, and the sentence says why rather than blaming the ratio.
+    m.span.roles[LESSON_ROLE_CLIENT].bytes = 0;
+    check_eval_all(&sc, &f, r);
+    CHECK_FALSE(r[2].holds);
+    check_explain(&c[2], &sc, &r[2], buf, sizeof buf);
+    CHECK(std::string(buf).find("no byte served, so no bytes written") == 0);
+
+    // One program and a file of 40 MiB: the file, copied once, is what was served.
+    lesson_file file{const_cast<char *>("data.bin"), 40 * mib};
+    sc.files = &file;
+    sc.nfiles = 1;
+    srv.call_bytes[IOLAB_CALL_SENDFILE] = 40 * mib;
+    srv.rchar = 40 * mib;
+    CHECK(check_eval_all(&sc, &f, r) == 3);
+    CHECK(r[0].value == Approx(1.0));
 }

@@ -149,7 +149,7 @@ TEST_CASE("figures: values over a span, and per-request figures undefined withou
     span s;
     span_between(a.get(), b.get(), nullptr, &s);
     unsigned call = 0;
-    figure_arg arg = {LESSON_ROLE_SERVER, 0, 0, 0};
+    figure_arg arg = {LESSON_ROLE_SERVER, 0, 0, 0, 0};
     double v = -1;
 
     REQUIRE(figure_find("requests_per_s", &call)->value(&s, &arg, &v));
@@ -202,7 +202,7 @@ TEST_CASE("span_add: counts and time add, gauges keep their peak, ratios are of 
     CHECK(acc.roles[LESSON_ROLE_SERVER].nthreads == 9); // the peak, not the last nor the sum
 
     double v = 0;
-    figure_arg server = {LESSON_ROLE_SERVER, IOLAB_CALL_READ, 0, 0};
+    figure_arg server = {LESSON_ROLE_SERVER, IOLAB_CALL_READ, 0, 0, 0};
     REQUIRE(figure_at(FIGURE_READ_SIZE)->value(&acc, &server, &v));
     CHECK(v == Approx(400)); // 16000 bytes over 40 reads, not the mean of 100 and 500
     REQUIRE(figure_at(FIGURE_PEAK_THREADS)->value(&acc, &server, &v));
@@ -214,7 +214,85 @@ TEST_CASE("span_add: counts and time add, gauges keep their peak, ratios are of 
     // role's calls.
     REQUIRE(figure_at(FIGURE_CALLS_PER_REQUEST_NAME)->value(&acc, &server, &v));
     CHECK(v == Approx(900.0 / 400));
-    figure_arg every = {-1, IOLAB_CALL_READ, 0, 0};
+    figure_arg every = {-1, IOLAB_CALL_READ, 0, 0, 0};
     REQUIRE(figure_at(FIGURE_CALLS)->value(&acc, &every, &v));
     CHECK(v == 920);
+}
+
+TEST_CASE("per byte served: the bytes a call moved, as far as the kernel confirms them")
+{
+    auto a = blank(0), b = blank(2);
+    const uint64_t mib = 1 << 20;
+    b->roles[LESSON_ROLE_CLIENT].app_bytes = 20 * mib; // what the client received and checked
+    snapshot_figures &srv = b->roles[LESSON_ROLE_SERVER];
+    srv.calls[IOLAB_CALL_SENDFILE].count = 320;
+    srv.calls[IOLAB_CALL_SENDFILE].bytes = 20 * mib;
+    srv.rchar = 20 * mib + 832; // sendfile() adds to both, the loader's read to rchar
+    srv.wchar = 20 * mib + 20;
+    span s;
+    span_between(a.get(), b.get(), nullptr, &s);
+    unsigned call = 0;
+    const figure_def *f = figure_find_in("bytes_per_byte_served:sendfile", FIGURE_IN_CHECK, &call);
+    REQUIRE(f == figure_at(FIGURE_CALL_BYTES_PER_BYTE));
+    CHECK(call == IOLAB_CALL_SENDFILE);
+    figure_arg arg = {LESSON_ROLE_SERVER, call, 0, 0, 0};
+    double v = -1;
+    REQUIRE(f->value(&s, &arg, &v));
+    CHECK(v == Approx(1.0));
+    REQUIRE(figure_find_in("rchar_per_byte_served", FIGURE_IN_CHECK, &call)->value(&s, &arg, &v));
+    CHECK(v == Approx(1.0).epsilon(0.001));
+    REQUIRE(figure_find_in("wchar_per_byte_served", FIGURE_IN_CHECK, &call)->value(&s, &arg, &v));
+    CHECK(v == Approx(1.0).epsilon(0.001));
+    // Not names of the other formats, nor of calls the page does not count.
+    CHECK(figure_find_in("rchar_per_byte_served", FIGURE_IN_SWEEP, &call) == nullptr);
+    CHECK(figure_find_in("bytes_per_byte_served:nosuchcall", FIGURE_IN_CHECK, &call) == nullptr);
+
+    // A slot that claims sendfile()'s bytes the kernel never wrote (the file went out by send(),
+    // which wchar does not count): only what the kernel saw counts.
+    srv.wchar = 40;
+    span_between(a.get(), b.get(), nullptr, &s);
+    REQUIRE(f->value(&s, &arg, &v));
+    CHECK(v < 0.001);
+
+    // An extra copy of each file through the program: rchar twice the bytes served.
+    srv.wchar = 20 * mib;
+    srv.rchar = 40 * mib;
+    span_between(a.get(), b.get(), nullptr, &s);
+    REQUIRE(figure_at(FIGURE_RCHAR_PER_BYTE)->value(&s, &arg, &v));
+    CHECK(v == Approx(2.0));
+
+    // Zero-length sendfile() calls beside a copy: counted, but they moved nothing.
+    srv.calls[IOLAB_CALL_SENDFILE].bytes = 0;
+    span_between(a.get(), b.get(), nullptr, &s);
+    REQUIRE(f->value(&s, &arg, &v));
+    CHECK(v == 0);
+
+    // Nothing served: no figure; a step of one program divides by its files instead.
+    b->roles[LESSON_ROLE_CLIENT].app_bytes = 0;
+    srv.calls[IOLAB_CALL_SENDFILE].bytes = 10 * mib;
+    span_between(a.get(), b.get(), nullptr, &s);
+    CHECK_FALSE(f->value(&s, &arg, &v));
+    CHECK_FALSE(figure_at(FIGURE_WCHAR_PER_BYTE)->value(&s, &arg, &v));
+    arg.files_bytes = 10 * mib;
+    REQUIRE(f->value(&s, &arg, &v));
+    CHECK(v == Approx(1.0));
+    REQUIRE(figure_at(FIGURE_RCHAR_PER_BYTE)->value(&s, &arg, &v));
+    CHECK(v == Approx(4.0));
+}
+
+TEST_CASE("span_add: the bytes of each call and the kernel's wchar add")
+{
+    auto a = blank(0), b = blank(1), c = blank(2);
+    b->roles[LESSON_ROLE_SERVER].calls[IOLAB_CALL_SENDFILE].bytes = 100;
+    b->roles[LESSON_ROLE_SERVER].wchar = 150;
+    c->roles[LESSON_ROLE_SERVER].calls[IOLAB_CALL_SENDFILE].bytes = 300;
+    c->roles[LESSON_ROLE_SERVER].wchar = 400;
+    span first, second, acc;
+    span_between(a.get(), b.get(), nullptr, &first);
+    span_between(b.get(), c.get(), nullptr, &second);
+    memset(&acc, 0, sizeof acc);
+    span_add(&acc, &first);
+    span_add(&acc, &second);
+    CHECK(acc.roles[LESSON_ROLE_SERVER].call_bytes[IOLAB_CALL_SENDFILE] == 300);
+    CHECK(acc.roles[LESSON_ROLE_SERVER].wchar == 400);
 }
