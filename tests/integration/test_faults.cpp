@@ -132,6 +132,37 @@ TEST_CASE("a program that loops over short writes copies every byte under faults
     CHECK(injected(page, 0)["eintr"] > 0);
 }
 
+TEST_CASE("spurious wake-ups: condition waits return with nothing signalled, the mutex held",
+          "[faults]")
+{
+    // What a wait under an `if` needs to go wrong: without the fault, a timed wait nobody
+    // signals times out every time; with it, waits of both kinds return early, and every one
+    // returns with the caller holding its mutex, as a real spurious wake-up does.
+    std::string prog = build_dir() + "/lib/iolab/iolab-spurious-wait";
+    int timed = -1, untimed = -1, lost = -1;
+    {
+        CounterPage page;
+        auto env = page.env(0);
+        env.push_back("IOLAB_FAULTS=short=0,spurious=0.5,seed=7");
+        auto [code, out] = run({prog}, env, 60);
+        INFO(out);
+        REQUIRE(code == 0);
+        REQUIRE(sscanf(out.c_str(), "timed %d untimed %d lost %d", &timed, &untimed, &lost) == 3);
+        CHECK(timed > 50);
+        CHECK(untimed > 50);
+        CHECK(lost == 0);
+    }
+    {
+        CounterPage page;
+        auto [code, out] = run({prog}, page.env(0), 60);
+        INFO(out);
+        REQUIRE(code == 0);
+        REQUIRE(sscanf(out.c_str(), "timed %d untimed %d lost %d", &timed, &untimed, &lost) == 3);
+        CHECK(timed == 0);
+        CHECK(lost == 0);
+    }
+}
+
 TEST_CASE("echo-server under faults answers every request: short sends, EINTR and EAGAIN",
           "[faults]")
 {
@@ -269,6 +300,8 @@ TEST_CASE("lint: a bad \"fd\" or \"faults\" is one sentence at its place", "[fau
          "shrt"},
         {R"(, "faults": {"seed": 3})", R"({"text": "t", "metric": "requests", "min": 1})",
          "\"faults\" injects nothing"},
+        {R"(, "faults": {"spurious": 1})", R"({"text": "t", "metric": "requests", "min": 1})",
+         "\"spurious\" is a probability"},
     };
     for (const auto &c : cases) {
         TempDir pack;
