@@ -730,9 +730,14 @@ static inline uint64_t shim_made(int fd, int kind)
  * wake-up POSIX allows and a correct waiter rechecks its condition for. It is what a wait under
  * an `if` instead of a `while` needs to go wrong, which no scheduler provides on demand. These
  * are not counted in the slot: a thread may wait before it has claimed one.
+ *
+ * late_start=P: a thread pthread_create() starts runs its function only SHIM_LATE_START_NS
+ * later, while its creator carries on: a thread that reads its argument through a pointer to
+ * the creator's loop variable then reads it after the loop moved on, every time rather than
+ * when the scheduler happens to let it. Not counted in the slot either.
  */
 struct shim_faults {
-    uint32_t short_p, eintr_p, eagain_p, spurious_p; /* probability scaled to 2^32 - 1 */
+    uint32_t short_p, eintr_p, eagain_p, spurious_p, late_start_p; /* scaled to 2^32 - 1 */
     uint64_t seed;
 };
 static struct shim_faults shim_faults;
@@ -798,6 +803,8 @@ static void shim_faults_init(void)
                 f.eagain_p = q;
             else if (klen == 8 && !strncmp(v, "spurious", 8))
                 f.spurious_p = q;
+            else if (klen == 10 && !strncmp(v, "late_start", 10))
+                f.late_start_p = q;
             else
                 return;
         }
@@ -859,6 +866,36 @@ SHIM_EXPORT int pthread_cond_timedwait(pthread_cond_t *c, pthread_mutex_t *m,
     shim_cond_timedwait_fn next =
         (shim_cond_timedwait_fn)shim_cond_next(&shim_cond_timedwait_next, "pthread_cond_timedwait");
     return next ? next(c, m, at) : ENOSYS;
+}
+
+/* A thread started late: its function and argument, and the pause before it runs. */
+#define SHIM_LATE_START_NS 2000000
+struct shim_late {
+    void *(*fn)(void *);
+    void *arg;
+};
+
+static void *shim_late_start_run(void *p)
+{
+    struct shim_late l = *(struct shim_late *)p;
+    free(p);
+    struct timespec pause = {.tv_nsec = SHIM_LATE_START_NS};
+    while (nanosleep(&pause, &pause) < 0 && errno == EINTR)
+        ;
+    return l.fn(l.arg);
+}
+
+/* pthread_create()'s function and argument, replaced by a late start when the draw says so. */
+static SHIM_COLD void shim_late_start(void *(**fn)(void *), void **arg)
+{
+    if (shim_rand() >= shim_faults.late_start_p)
+        return;
+    struct shim_late *l = malloc(sizeof *l);
+    if (!l)
+        return; /* then it starts on time (and should pthread_create() fail, l is lost) */
+    *l = (struct shim_late){.fn = *fn, .arg = *arg};
+    *fn = shim_late_start_run;
+    *arg = l;
 }
 
 static int shim_nonblocking(int fd, int flags)
@@ -1674,6 +1711,8 @@ SHIM_EXPORT int pthread_create(pthread_t *t, const pthread_attr_t *attr, void *(
                                void *arg)
 {
     /* pthread_create returns an error number and leaves errno alone: the fallback must too. */
+    if (SHIM_UNLIKELY(shim_faults.late_start_p))
+        shim_late_start(&fn, &arg); /* fault injection: see shim_late_start() */
     SHIM_CALL(PTHREAD_CREATE, int, pthread_create, (t, attr, fn, arg), ENOSYS, 0);
 }
 

@@ -1,26 +1,39 @@
 /*
- * spurious_wait: how often pthread_cond_wait() and pthread_cond_timedwait() returned 0 with
- * nothing signalled, for the shim's "spurious" fault (test_faults.cpp). The timed waits have
- * nobody to signal them; the untimed ones a thread that signals every millisecond, counting
- * its signals so that a wake-up it did not send shows. Each wait must return with the mutex
- * held by the caller, which the error-checking mutex's unlock proves.
+ * thread_faults: what the shim's thread faults did (test_faults.cpp). For "spurious": how often
+ * pthread_cond_wait() and pthread_cond_timedwait() returned 0 with nothing signalled. The timed
+ * waits have nobody to signal them; the untimed ones a thread that signals every millisecond,
+ * counting its signals so that a wake-up it did not send shows. Each wait must return with the
+ * mutex held by the caller, which the error-checking mutex's unlock proves. For "late_start": how
+ * many of THREADS threads began after their pthread_create() had returned in main().
  *
- *   iolab-spurious-wait      prints "timed N untimed M lost L" and exits 0
+ *   iolab-thread-faults      prints "timed N untimed M lost L late K" and exits 0
  */
 #include <errno.h>
 #include <pthread.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <time.h>
 #include <unistd.h>
 
-#define WAITS 200
+#define WAITS   200
+#define THREADS 50
 
 static pthread_mutex_t m;
 static pthread_cond_t c = PTHREAD_COND_INITIALIZER;
 static unsigned long signals; /* under m */
 static int stop;              /* under m */
 
-static void *spurious_wait_signaller(void *arg)
+static int returned; /* pthread_create() calls that had returned in main() */
+static int late;     /* threads that began after theirs had */
+
+static void *thread_faults_starter(void *arg)
+{
+    if (__atomic_load_n(&returned, __ATOMIC_ACQUIRE) > (int)(intptr_t)arg)
+        __atomic_add_fetch(&late, 1, __ATOMIC_RELAXED);
+    return NULL;
+}
+
+static void *thread_faults_signaller(void *arg)
 {
     (void)arg;
     for (;;) {
@@ -57,7 +70,7 @@ int main(void)
             lost++;
     }
     pthread_t t;
-    if (pthread_create(&t, NULL, spurious_wait_signaller, NULL) != 0)
+    if (pthread_create(&t, NULL, thread_faults_signaller, NULL) != 0)
         return 1;
     for (int i = 0; i < WAITS; i++) {
         pthread_mutex_lock(&m);
@@ -72,6 +85,14 @@ int main(void)
     stop = 1;
     pthread_mutex_unlock(&m);
     pthread_join(t, NULL);
-    printf("timed %d untimed %d lost %d\n", timed, untimed, lost);
+    pthread_t tid[THREADS];
+    for (int i = 0; i < THREADS; i++) {
+        if (pthread_create(&tid[i], NULL, thread_faults_starter, (void *)(intptr_t)i) != 0)
+            return 1;
+        __atomic_store_n(&returned, i + 1, __ATOMIC_RELEASE);
+    }
+    for (int i = 0; i < THREADS; i++)
+        pthread_join(tid[i], NULL);
+    printf("timed %d untimed %d lost %d late %d\n", timed, untimed, lost, late);
     return 0;
 }
