@@ -164,6 +164,7 @@ TEST_CASE("thread faults: condition waits wake up with nothing signalled, thread
                        &late) == 4);
         CHECK(timed == 0);
         CHECK(lost == 0);
+        // Threads that began late on their own (a loaded machine) say nothing either way.
     }
 }
 

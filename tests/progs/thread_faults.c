@@ -4,7 +4,7 @@
  * waits have nobody to signal them; the untimed ones a thread that signals every millisecond,
  * counting its signals so that a wake-up it did not send shows. Each wait must return with the
  * mutex held by the caller, which the error-checking mutex's unlock proves. For "late_start": how
- * many of THREADS threads began after their pthread_create() had returned in main().
+ * many of THREADS threads began a millisecond or more after their pthread_create() returned.
  *
  *   iolab-thread-faults      prints "timed N untimed M lost L late K" and exits 0
  */
@@ -23,13 +23,19 @@ static pthread_cond_t c = PTHREAD_COND_INITIALIZER;
 static unsigned long signals; /* under m */
 static int stop;              /* under m */
 
-static int returned; /* pthread_create() calls that had returned in main() */
-static int late;     /* threads that began after theirs had */
+static long long returned_ns[THREADS]; /* when each pthread_create() returned in main() */
+static long long began_ns[THREADS];    /* when each thread began */
+
+static long long thread_faults_now(void)
+{
+    struct timespec t;
+    clock_gettime(CLOCK_MONOTONIC, &t);
+    return t.tv_sec * 1000000000LL + t.tv_nsec;
+}
 
 static void *thread_faults_starter(void *arg)
 {
-    if (__atomic_load_n(&returned, __ATOMIC_ACQUIRE) > (int)(intptr_t)arg)
-        __atomic_add_fetch(&late, 1, __ATOMIC_RELAXED);
+    began_ns[(intptr_t)arg] = thread_faults_now();
     return NULL;
 }
 
@@ -89,10 +95,13 @@ int main(void)
     for (int i = 0; i < THREADS; i++) {
         if (pthread_create(&tid[i], NULL, thread_faults_starter, (void *)(intptr_t)i) != 0)
             return 1;
-        __atomic_store_n(&returned, i + 1, __ATOMIC_RELEASE);
+        returned_ns[i] = thread_faults_now();
     }
-    for (int i = 0; i < THREADS; i++)
-        pthread_join(tid[i], NULL);
+    int late = 0;
+    for (int i = 0; i < THREADS; i++) {
+        pthread_join(tid[i], NULL); /* after it, began_ns[i] is ours to read */
+        late += began_ns[i] - returned_ns[i] >= 1000000;
+    }
     printf("timed %d untimed %d lost %d late %d\n", timed, untimed, lost, late);
     return 0;
 }
