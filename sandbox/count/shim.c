@@ -825,7 +825,7 @@ typedef int (*shim_cond_wait_fn)(pthread_cond_t *, pthread_mutex_t *);
 typedef int (*shim_cond_timedwait_fn)(pthread_cond_t *, pthread_mutex_t *, const struct timespec *);
 static void *shim_cond_wait_next, *shim_cond_timedwait_next;
 
-static void *shim_cond_next(void **slot, const char *name)
+static SHIM_COLD void *shim_cond_next(void **slot, const char *name)
 {
     void *p = __atomic_load_n(slot, __ATOMIC_ACQUIRE);
     if (SHIM_UNLIKELY(!p)) {
@@ -849,7 +849,7 @@ static SHIM_COLD bool shim_spurious(pthread_mutex_t *m)
     return true;
 }
 
-SHIM_EXPORT int pthread_cond_wait(pthread_cond_t *c, pthread_mutex_t *m)
+SHIM_EXPORT SHIM_COLD int pthread_cond_wait(pthread_cond_t *c, pthread_mutex_t *m)
 {
     if (SHIM_UNLIKELY(shim_faults.spurious_p) && shim_spurious(m))
         return 0;
@@ -858,8 +858,8 @@ SHIM_EXPORT int pthread_cond_wait(pthread_cond_t *c, pthread_mutex_t *m)
     return next ? next(c, m) : ENOSYS;
 }
 
-SHIM_EXPORT int pthread_cond_timedwait(pthread_cond_t *c, pthread_mutex_t *m,
-                                       const struct timespec *at)
+SHIM_EXPORT SHIM_COLD int pthread_cond_timedwait(pthread_cond_t *c, pthread_mutex_t *m,
+                                                 const struct timespec *at)
 {
     if (SHIM_UNLIKELY(shim_faults.spurious_p) && shim_spurious(m))
         return 0;
@@ -875,7 +875,7 @@ struct shim_late {
     void *arg;
 };
 
-static void *shim_late_start_run(void *p)
+static SHIM_COLD void *shim_late_start_run(void *p)
 {
     struct shim_late l = *(struct shim_late *)p;
     free(p);
