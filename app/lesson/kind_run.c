@@ -134,15 +134,26 @@ static const struct load_field load_run_fields[] = {
 };
 
 /*
- * A program's "faults": {"short": P, "eintr": P, "eagain": P, "seed": N}, each probability from
- * 0 to 1 (0 or absent: never), the seed a whole number (default 1). Returns the value of
- * IOLAB_FAULTS for the shim (iolab_counters.h), or NULL when nothing would be injected.
+ * A program's "faults": {"short": P, "eintr": P, "eagain": P, "spurious": P, "late_start": P,
+ * "seed": N}, each probability from 0 to 1 (0 or absent: never), the seed a whole number
+ * (default 1). Returns the value of IOLAB_FAULTS for the shim (iolab_counters.h), or NULL when
+ * nothing would be injected.
  */
-enum { FAULT_SHORT, FAULT_EINTR, FAULT_EAGAIN, FAULT_SEED, FAULT_NFIELDS };
+enum {
+    FAULT_SHORT,
+    FAULT_EINTR,
+    FAULT_EAGAIN,
+    FAULT_SPURIOUS,
+    FAULT_LATE_START,
+    FAULT_SEED,
+    FAULT_NFIELDS
+};
 static const struct load_field load_fault_fields[] = {
     [FAULT_SHORT] = {"short", LOAD_NUMBER, 0},
     [FAULT_EINTR] = {"eintr", LOAD_NUMBER, 0},
     [FAULT_EAGAIN] = {"eagain", LOAD_NUMBER, 0},
+    [FAULT_SPURIOUS] = {"spurious", LOAD_NUMBER, 0},
+    [FAULT_LATE_START] = {"late_start", LOAD_NUMBER, 0},
     [FAULT_SEED] = {"seed", LOAD_INT, 0},
 };
 
@@ -151,8 +162,8 @@ static char *load_faults(struct load *ld, const cJSON *obj)
     const cJSON *f[FAULT_NFIELDS];
     if (load_fields(ld, obj, load_fault_fields, FAULT_NFIELDS, "\"faults\"", NULL, f))
         return NULL;
-    double p[3] = {0, 0, 0};
-    for (int i = FAULT_SHORT; i <= FAULT_EAGAIN; i++) {
+    double p[5] = {0, 0, 0, 0, 0};
+    for (int i = FAULT_SHORT; i <= FAULT_LATE_START; i++) {
         if (!f[i])
             continue;
         p[i] = f[i]->valuedouble;
@@ -166,22 +177,23 @@ static char *load_faults(struct load *ld, const cJSON *obj)
         load_diag(ld, f[FAULT_SEED], 0, "\"seed\" is a whole number from 0 to 4294967295.");
         seed = 1;
     }
-    if (p[0] <= 0 && p[1] <= 0 && p[2] <= 0) {
+    if (p[0] <= 0 && p[1] <= 0 && p[2] <= 0 && p[3] <= 0 && p[4] <= 0) {
         load_diag(ld, obj, 0,
-                  "\"faults\" injects nothing; give \"short\", \"eintr\" or \"eagain\" a "
-                  "probability above 0, or remove it.");
+                  "\"faults\" injects nothing; give \"short\", \"eintr\", \"eagain\", "
+                  "\"spurious\" or \"late_start\" a probability above 0, or remove it.");
         return NULL;
     }
     /* Written digit by digit, not with %f: iolab runs in the learner's locale (a decimal comma
        in some), and the shim reads the value before the program has set any locale. */
-    unsigned ppm[3];
-    for (int i = 0; i < 3; i++) {
+    unsigned ppm[5];
+    for (int i = 0; i < 5; i++) {
         double v = p[i] > 0 ? p[i] * 1e6 + 0.5 : 0;
         ppm[i] = v < 999999 ? (unsigned)v : 999999;
     }
     char buf[128];
-    snprintf(buf, sizeof buf, "short=0.%06u,eintr=0.%06u,eagain=0.%06u,seed=%lu", ppm[0], ppm[1],
-             ppm[2], (unsigned long)seed);
+    snprintf(buf, sizeof buf,
+             "short=0.%06u,eintr=0.%06u,eagain=0.%06u,spurious=0.%06u,late_start=0.%06u,seed=%lu",
+             ppm[0], ppm[1], ppm[2], ppm[3], ppm[4], (unsigned long)seed);
     return load_strdup(ld, buf);
 }
 

@@ -724,9 +724,20 @@ static inline uint64_t shim_made(int fd, int kind)
  * use in its process and the process's place in the fork tree, so the same program under the
  * same load meets the same faults. What was injected is counted in the slot (iolab_fdsplit).
  * Faults need the page: without it the shim is a plain pass-through as always.
+ *
+ * spurious=P is of another kind: a pthread_cond_wait() or pthread_cond_timedwait() may return 0
+ * at once, its mutex released and taken again, without anyone having signalled: the spurious
+ * wake-up POSIX allows and a correct waiter rechecks its condition for. It is what a wait under
+ * an `if` instead of a `while` needs to go wrong, which no scheduler provides on demand. These
+ * are not counted in the slot: a thread may wait before it has claimed one.
+ *
+ * late_start=P: a thread pthread_create() starts runs its function only SHIM_LATE_START_NS
+ * later, while its creator carries on: a thread that reads its argument through a pointer to
+ * the creator's loop variable then reads it after the loop moved on, every time rather than
+ * when the scheduler happens to let it. Not counted in the slot either.
  */
 struct shim_faults {
-    uint32_t short_p, eintr_p, eagain_p; /* probability scaled to 2^32 - 1 */
+    uint32_t short_p, eintr_p, eagain_p, spurious_p, late_start_p; /* scaled to 2^32 - 1 */
     uint64_t seed;
 };
 static struct shim_faults shim_faults;
@@ -790,6 +801,10 @@ static void shim_faults_init(void)
                 f.eintr_p = q;
             else if (klen == 6 && !strncmp(v, "eagain", 6))
                 f.eagain_p = q;
+            else if (klen == 8 && !strncmp(v, "spurious", 8))
+                f.spurious_p = q;
+            else if (klen == 10 && !strncmp(v, "late_start", 10))
+                f.late_start_p = q;
             else
                 return;
         }
@@ -799,6 +814,88 @@ static void shim_faults_init(void)
     }
     shim_faults = f;
     shim_faults_on = f.short_p || f.eintr_p || f.eagain_p;
+}
+
+/*
+ * The condition-variable waits, defined here for spurious=P only: without it (or without the
+ * page) they go straight to libc's. libc's current versions are asked for by name, since
+ * dlsym() may find the old ABI's pthread_cond_wait@GLIBC_2.2.5, which takes another layout.
+ */
+typedef int (*shim_cond_wait_fn)(pthread_cond_t *, pthread_mutex_t *);
+typedef int (*shim_cond_timedwait_fn)(pthread_cond_t *, pthread_mutex_t *, const struct timespec *);
+static void *shim_cond_wait_next, *shim_cond_timedwait_next;
+
+static SHIM_COLD void *shim_cond_next(void **slot, const char *name)
+{
+    void *p = __atomic_load_n(slot, __ATOMIC_ACQUIRE);
+    if (SHIM_UNLIKELY(!p)) {
+        p = dlvsym(RTLD_NEXT, name, "GLIBC_2.3.2"); /* x86-64's current version */
+        if (!p)
+            p = dlsym(RTLD_NEXT, name); /* the only one elsewhere */
+        __atomic_store_n(slot, p, __ATOMIC_RELEASE);
+    }
+    return p;
+}
+
+/* Whether this wait wakes up spuriously: if so, the mutex was released and is held again. */
+static SHIM_COLD bool shim_spurious(pthread_mutex_t *m)
+{
+    if (shim_rand() >= shim_faults.spurious_p)
+        return false;
+    if (pthread_mutex_unlock(m) != 0)
+        return false; /* not the caller's to release: let libc's wait say so */
+    sched_yield();    /* another thread may take the mutex and change the state meanwhile */
+    pthread_mutex_lock(m);
+    return true;
+}
+
+SHIM_EXPORT SHIM_COLD int pthread_cond_wait(pthread_cond_t *c, pthread_mutex_t *m)
+{
+    if (SHIM_UNLIKELY(shim_faults.spurious_p) && shim_spurious(m))
+        return 0;
+    shim_cond_wait_fn next =
+        (shim_cond_wait_fn)shim_cond_next(&shim_cond_wait_next, "pthread_cond_wait");
+    return next ? next(c, m) : ENOSYS;
+}
+
+SHIM_EXPORT SHIM_COLD int pthread_cond_timedwait(pthread_cond_t *c, pthread_mutex_t *m,
+                                                 const struct timespec *at)
+{
+    if (SHIM_UNLIKELY(shim_faults.spurious_p) && shim_spurious(m))
+        return 0;
+    shim_cond_timedwait_fn next =
+        (shim_cond_timedwait_fn)shim_cond_next(&shim_cond_timedwait_next, "pthread_cond_timedwait");
+    return next ? next(c, m, at) : ENOSYS;
+}
+
+/* A thread started late: its function and argument, and the pause before it runs. */
+#define SHIM_LATE_START_NS 2000000
+struct shim_late {
+    void *(*fn)(void *);
+    void *arg;
+};
+
+static SHIM_COLD void *shim_late_start_run(void *p)
+{
+    struct shim_late l = *(struct shim_late *)p;
+    free(p);
+    struct timespec pause = {.tv_nsec = SHIM_LATE_START_NS};
+    while (nanosleep(&pause, &pause) < 0 && errno == EINTR)
+        ;
+    return l.fn(l.arg);
+}
+
+/* pthread_create()'s function and argument, replaced by a late start when the draw says so. */
+static SHIM_COLD void shim_late_start(void *(**fn)(void *), void **arg)
+{
+    if (shim_rand() >= shim_faults.late_start_p)
+        return;
+    struct shim_late *l = malloc(sizeof *l);
+    if (!l)
+        return; /* then it starts on time (and should pthread_create() fail, l is lost) */
+    *l = (struct shim_late){.fn = *fn, .arg = *arg};
+    *fn = shim_late_start_run;
+    *arg = l;
 }
 
 static int shim_nonblocking(int fd, int flags)
@@ -1614,6 +1711,8 @@ SHIM_EXPORT int pthread_create(pthread_t *t, const pthread_attr_t *attr, void *(
                                void *arg)
 {
     /* pthread_create returns an error number and leaves errno alone: the fallback must too. */
+    if (SHIM_UNLIKELY(shim_faults.late_start_p))
+        shim_late_start(&fn, &arg); /* fault injection: see shim_late_start() */
     SHIM_CALL(PTHREAD_CREATE, int, pthread_create, (t, attr, fn, arg), ENOSYS, 0);
 }
 

@@ -132,6 +132,42 @@ TEST_CASE("a program that loops over short writes copies every byte under faults
     CHECK(injected(page, 0)["eintr"] > 0);
 }
 
+TEST_CASE("thread faults: condition waits wake up with nothing signalled, threads start late",
+          "[faults]")
+{
+    // What a wait under an `if` and a thread that reads its creator's loop variable need to go
+    // wrong. Without the faults, a timed wait nobody signals times out every time; with them,
+    // waits of both kinds return early, every one with the caller holding its mutex as a real
+    // spurious wake-up does, and new threads begin after their creator has moved on.
+    std::string prog = build_dir() + "/lib/iolab/iolab-thread-faults";
+    int timed = -1, untimed = -1, lost = -1, late = -1;
+    {
+        CounterPage page;
+        auto env = page.env(0);
+        env.push_back("IOLAB_FAULTS=short=0,spurious=0.5,late_start=0.999,seed=7");
+        auto [code, out] = run({prog}, env, 60);
+        INFO(out);
+        REQUIRE(code == 0);
+        REQUIRE(sscanf(out.c_str(), "timed %d untimed %d lost %d late %d", &timed, &untimed, &lost,
+                       &late) == 4);
+        CHECK(timed > 50);
+        CHECK(untimed > 50);
+        CHECK(lost == 0);
+        CHECK(late >= 45);
+    }
+    {
+        CounterPage page;
+        auto [code, out] = run({prog}, page.env(0), 60);
+        INFO(out);
+        REQUIRE(code == 0);
+        REQUIRE(sscanf(out.c_str(), "timed %d untimed %d lost %d late %d", &timed, &untimed, &lost,
+                       &late) == 4);
+        CHECK(timed == 0);
+        CHECK(lost == 0);
+        // Threads that began late on their own (a loaded machine) say nothing either way.
+    }
+}
+
 TEST_CASE("echo-server under faults answers every request: short sends, EINTR and EAGAIN",
           "[faults]")
 {
@@ -269,6 +305,10 @@ TEST_CASE("lint: a bad \"fd\" or \"faults\" is one sentence at its place", "[fau
          "shrt"},
         {R"(, "faults": {"seed": 3})", R"({"text": "t", "metric": "requests", "min": 1})",
          "\"faults\" injects nothing"},
+        {R"(, "faults": {"spurious": 1})", R"({"text": "t", "metric": "requests", "min": 1})",
+         "\"spurious\" is a probability"},
+        {R"(, "faults": {"late_start": -0.5})", R"({"text": "t", "metric": "requests", "min": 1})",
+         "\"late_start\" is a probability"},
     };
     for (const auto &c : cases) {
         TempDir pack;

@@ -37,6 +37,7 @@
 
 #define BATCH        5
 #define REPLY_WAIT_S 2
+#define PROBE_WAIT_S 2 /* how long a running call waits for main()'s next tf_compress_async() */
 
 /* What a callback receives: 1 when the whole text came back right, else 0 or a negative errno. */
 typedef void (*tf_callback)(void *user, int status);
@@ -122,6 +123,20 @@ static int in_caller;           /* callbacks that ran in main()'s thread */
 static pthread_t caller;        /* main()'s thread */
 static unsigned long long done; /* texts compressed right, over the run */
 
+/*
+ * The interleaving a lock held across the call needs, made to happen in every batch rather than
+ * hoped for: the batch's first call, once running on a thread other than main()'s, waits until
+ * main()'s next tf_compress_async() has returned. A queue whose lock is free while a call runs
+ * lets it return at once; one whose pool thread keeps the lock keeps main() waiting, and the
+ * running call sees that after PROBE_WAIT_S.
+ */
+static pthread_mutex_t probe_lock = PTHREAD_MUTEX_INITIALIZER;
+static pthread_cond_t probe_cond = PTHREAD_COND_INITIALIZER;
+static int probe_armed;   /* the next call to run on the pool thread takes part, under probe_lock */
+static int probe_started; /* it is running */
+static int probe_returned; /* main()'s next tf_compress_async() returned */
+static int probe_blocked;  /* it had not within PROBE_WAIT_S of the call's start */
+
 /* Registers with the service named in the id file and attaches segment 0; 0 or -errno. */
 static int join(void)
 {
@@ -150,9 +165,45 @@ static int sem_one(int set, int delta, short flags, int timed)
     return rc < 0 ? -errno : 0;
 }
 
+/* Waits on probe_cond under probe_lock until *flag is set or `deadline` passes; *flag. */
+static int probe_wait(const int *flag, const struct timespec *deadline)
+{
+    while (!*flag)
+        if (pthread_cond_timedwait(&probe_cond, &probe_lock, deadline) == ETIMEDOUT)
+            break;
+    return *flag;
+}
+
+/* A deadline PROBE_WAIT_S from now, on probe_cond's clock. */
+static struct timespec probe_deadline(void)
+{
+    struct timespec t;
+    clock_gettime(CLOCK_REALTIME, &t);
+    t.tv_sec += PROBE_WAIT_S;
+    return t;
+}
+
+/* In a call off main()'s thread: the batch's first waits for main()'s next call to return. */
+static void probe_running_call(void)
+{
+    if (pthread_equal(pthread_self(), caller))
+        return;
+    pthread_mutex_lock(&probe_lock);
+    if (probe_armed) {
+        probe_armed = 0;
+        probe_started = 1;
+        pthread_cond_broadcast(&probe_cond);
+        struct timespec deadline = probe_deadline();
+        if (!probe_wait(&probe_returned, &deadline))
+            probe_blocked = 1;
+    }
+    pthread_mutex_unlock(&probe_lock);
+}
+
 /* The synchronous call: the text, chunk by chunk through segment 0, every result checked. */
 static int compress_text(void)
 {
+    probe_running_call();
     size_t size = (size_t)svc.segment_size;
     size_t chunk = tf_max_input(size), room = size - sizeof(struct tf_segment);
     unsigned char *back = malloc(chunk);
@@ -209,10 +260,35 @@ int main(int argc, char **argv)
     for (time_t last = time(NULL);;) {
         __atomic_store_n(&callbacks, 0, __ATOMIC_RELAXED);
         __atomic_store_n(&right, 0, __ATOMIC_RELAXED);
-        for (int k = 0; k < BATCH; k++)
+        pthread_mutex_lock(&probe_lock);
+        probe_armed = 1;
+        probe_started = probe_returned = 0;
+        pthread_mutex_unlock(&probe_lock);
+        for (int k = 0; k < BATCH; k++) {
             if (tf_compress_async(one_done, NULL) < 0)
                 return 1;
+            pthread_mutex_lock(&probe_lock);
+            if (k == 0) { /* the second call is queued while the first runs */
+                struct timespec deadline = probe_deadline();
+                probe_wait(&probe_started, &deadline);
+                probe_armed = 0; /* a pool that never runs the call: nobody waits */
+            } else if (k == 1) {
+                probe_returned = 1;
+                pthread_cond_broadcast(&probe_cond);
+            }
+            pthread_mutex_unlock(&probe_lock);
+        }
         tf_wait_all_async();
+        pthread_mutex_lock(&probe_lock);
+        int blocked = probe_blocked;
+        pthread_mutex_unlock(&probe_lock);
+        if (blocked) {
+            fprintf(stderr,
+                    "tiny-client: tf_compress_async() did not return within %d s while a call "
+                    "ran on the pool thread\n",
+                    PROBE_WAIT_S);
+            return 1;
+        }
         int cb = __atomic_load_n(&callbacks, __ATOMIC_RELAXED);
         int ok = __atomic_load_n(&right, __ATOMIC_RELAXED);
         if (__atomic_load_n(&in_caller, __ATOMIC_RELAXED)) {
