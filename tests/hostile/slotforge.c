@@ -26,6 +26,9 @@
 #define FORGE_MAX_SEEN  4096
 #define FORGE_VALUE     1000000ull /* far more requests than any client of a test makes */
 
+/* Grows every round, so that a forged figure also grows while iolab measures. */
+static uint64_t forge_round;
+
 struct forged_page {
     dev_t dev;
     ino_t ino;
@@ -59,9 +62,10 @@ static void forge_slots(struct iolab_page *pg, size_t room)
     for (size_t i = 0; i + 1 < room; i++) {
         struct iolab_slot *s = &pg->slots[i];
         s->prog = (uint32_t)(i % 4);
-        s->app.requests = FORGE_VALUE;
-        s->app.bytes = FORGE_VALUE * 16;
-        s->calls[IOLAB_CALL_SENDFILE].count = FORGE_VALUE;
+        uint64_t v = FORGE_VALUE + forge_round * 1000;
+        s->app.requests = v;
+        s->app.bytes = v * 7;
+        s->calls[IOLAB_CALL_SENDFILE].count = v;
         __atomic_store_n(&s->state, 1u, __ATOMIC_RELEASE); /* OWNED */
     }
 }
@@ -99,7 +103,7 @@ static void forge_mem(const char *pid, unsigned long addr)
         forge_say_once(path, strerror(errno));
         return;
     }
-    uint64_t v = FORGE_VALUE;
+    uint64_t v = FORGE_VALUE + forge_round * 1000;
     off_t at = (off_t)(addr + offsetof(struct iolab_page, slots) +
                        offsetof(struct iolab_slot, app) + offsetof(struct iolab_app, requests));
     if (pwrite(fd, &v, sizeof v, at) == (ssize_t)sizeof v)
@@ -162,7 +166,7 @@ int main(void)
         forge_fd(atoi(v), "own");
     printf("slotforge: forging (own page: %s)\n", npages ? "yes" : "no");
     fflush(stdout);
-    for (;;) {
+    for (;; forge_round++) {
         forge_others();
         for (size_t i = 0; i < npages; i++)
             forge_slots(pages[i].map, pages[i].room);
