@@ -52,8 +52,11 @@ TEST_CASE("a created page has a complete header and maps again from its descript
     CHECK(p->next_slot == 0);
     CHECK(p->moves_begun == 0);
     CHECK(p->slots[0].state == IOLAB_SLOT_FREE);
-    // Every slot's owner mutex is robust and process-shared: when a process that holds one
-    // ends without unlocking it, the next taker learns that its owner died.
+    // No slot is made until a claimer takes it (a page costs memory only where it is used); a
+    // slot's owner mutex, once made, is robust and process-shared: when a process that holds
+    // one ends without unlocking it, the next taker learns that its owner died.
+    CHECK(p->slots[15].made == 0);
+    REQUIRE(iolab_slot_make(&p->slots[15]) == 0);
     pid_t child = fork();
     REQUIRE(child >= 0);
     if (child == 0)
