@@ -236,6 +236,46 @@ TEST_CASE("no program can write another's counts: the client's figures are what 
     CHECK(open.requests > open.syscw + 100000);
 }
 
+TEST_CASE("iolab check says whether counts are protected, and in words where they are not",
+          "[page][tiers]")
+{
+    TempDir home, dir;
+    std::ofstream(dir / kCopy.file) << slurp(solution_dir(kCopy) + "/" + kCopy.file);
+    std::vector<std::string> env = {"HOME=" + home.path, "XDG_DATA_HOME=" + (home / "data"),
+                                    "XDG_CACHE_HOME=" + (home / "cache")};
+    for (const auto &tier : tiers()) {
+        INFO(tier);
+        std::vector<std::string> e = env;
+        e.push_back("IOLAB_SANDBOX_TIER=" + tier);
+        auto [code, out] =
+            run({bin("iolab"), "check", kCopy.step, "--dir", dir.path, "--json"}, e, 120);
+        INFO(out);
+        cJSON *j = cJSON_Parse(out.c_str());
+        REQUIRE(j);
+        CHECK(cJSON_GetStringValue(cJSON_GetObjectItem(j, "tier")) == tier);
+        const cJSON *cp = cJSON_GetObjectItem(j, "counts_protected");
+        REQUIRE(cJSON_IsBool(cp));
+        // Landlock is what keeps one program out of another's /proc entries: every tier above
+        // the minimal one has it where the kernel does (the probe's landlock_abi).
+        cJSON *probe = cJSON_Parse(run({sandbox(), "--probe"}).second.c_str());
+        const cJSON *abi =
+            cJSON_GetObjectItem(cJSON_GetObjectItem(probe, "features"), "landlock_abi");
+        bool landlock = cJSON_IsNumber(abi) && abi->valuedouble > 0;
+        cJSON_Delete(probe);
+        CHECK(cJSON_IsTrue(cp) == (tier != "minimal" && landlock));
+        cJSON_Delete(j);
+        if (tier == "minimal") {
+            auto [tcode, text] =
+                run({bin("iolab"), "check", kCopy.step, "--dir", dir.path}, e, 120);
+            INFO(text);
+            CHECK(has(text, "counts not protected: in the minimal sandbox tier a program of the "
+                            "run can write another's counter page through /proc"));
+            // The verdict's sentence still closes the report.
+            CHECK(text.find("counts not protected") < text.rfind("checks hold"));
+        }
+    }
+}
+
 TEST_CASE("a program that cuts or scribbles the counter page ends the run with a sentence",
           "[page]")
 {
