@@ -117,22 +117,34 @@ static void forge_mem(const char *pid, unsigned long addr)
 static void forge_others(void)
 {
     DIR *procs = opendir("/proc");
-    char self[16];
-    snprintf(self, sizeof self, "%d", getpid());
+    /* Our pid as /proc names it: in a PID namespace of our own, getpid() is not that number. */
+    char self[16] = "";
+    ssize_t sn = readlink("/proc/self", self, sizeof self - 1);
+    self[sn > 0 ? sn : 0] = '\0';
     for (struct dirent *p; procs && (p = readdir(procs));) {
         if (p->d_name[0] < '1' || p->d_name[0] > '9' || !strcmp(p->d_name, self))
             continue;
         char dir[300];
+        struct stat owner;
+        snprintf(dir, sizeof dir, "/proc/%s", p->d_name);
+        /* The scenario's programs run under our uid; other users' processes are not the point. */
+        if (stat(dir, &owner) < 0 || owner.st_uid != getuid())
+            continue;
         snprintf(dir, sizeof dir, "/proc/%s/fd", p->d_name);
         DIR *fds = opendir(dir);
         if (!fds && errno != ENOENT)
             forge_say_once(dir, strerror(errno));
         for (struct dirent *f; fds && (f = readdir(fds));) {
             char path[600], target[256];
+            if (f->d_name[0] == '.')
+                continue;
             snprintf(path, sizeof path, "%s/%s", dir, f->d_name);
             ssize_t n = readlink(path, target, sizeof target - 1);
-            if (n <= 0)
+            if (n <= 0) {
+                if (errno != ENOENT)
+                    forge_say_once(dir, strerror(errno));
                 continue;
+            }
             target[n] = '\0';
             if (!strstr(target, "iolab-counters"))
                 continue;
@@ -149,6 +161,8 @@ static void forge_others(void)
         char maps[300], line[512];
         snprintf(maps, sizeof maps, "/proc/%s/maps", p->d_name);
         FILE *m = fopen(maps, "re");
+        if (!m && errno != ENOENT)
+            forge_say_once(maps, strerror(errno));
         while (m && fgets(line, sizeof line, m))
             if (strstr(line, "iolab-counters"))
                 forge_mem(p->d_name, strtoul(line, NULL, 16));
