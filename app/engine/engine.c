@@ -11,11 +11,11 @@
  *
  * Counter pages: every start of every program gets a page of its own (engine_child_page), handed
  * to it alone as descriptor 3, so what a program writes there can only ever be its own figures,
- * and no program can write another's (the sandbox's full tier also keeps one program from
- * reaching another's descriptors through /proc: jail.h, jail_counts_protected). The sampler reads
- * each program's page as that program's whatever its slots say, and when a program starts again
- * it reads the old page one last time and carries its totals, so the figures of a session run on
- * across restarts and mode switches.
+ * and no program can write another's (where the sandbox applies Landlock, in the full and reduced
+ * tiers, one program cannot reach another's page through /proc either: jail_counts_protected). The
+ * sampler reads each program's page as that program's whatever its slots say, and when a program
+ * starts again it reads the old page one last time and carries its totals, so the figures of a
+ * session run on across restarts and mode switches.
  *
  * Process trees: each program is spawned detached (setsid), so it leads its own process group
  * and every child it forks is in it; signals go to the group, then to any member of its tree
@@ -700,6 +700,10 @@ static int engine_spawn(struct engine *e, struct engine_child *c)
     c->report_len = 0;
     c->report[0] = '\0';
     rc = uv_spawn(e->loop, &c->proc, &po);
+    /* The program holds its page now; iolab reads it through its mapping and keeps no descriptor
+       another process could find in its /proc/PID/fd. */
+    close(c->page_fd);
+    c->page_fd = -1;
     c->open = 5;
     c->spawned = true;
     if (rc < 0) {
