@@ -1,5 +1,6 @@
 /*
- * sampler: turns the counter page and /proc into snapshots (snapshot.h), one per call.
+ * sampler: turns the programs' counter pages (one per program start) and /proc into snapshots
+ * (snapshot.h), one per call.
  *
  * Model: the sampler knows, for each scenario program, the pid iolab spawned (its root). It finds
  * the processes born since its last look (the pids handed out since, from /proc/loadavg), reads
