@@ -1,6 +1,7 @@
-/* expect: fail: 0 of 20 requests */
+/* expect: fail: sent the header and none of the file */
 /* The forger seen in the wild: no body sent, and request counts written into every slot of its
-   counter page, the ones naming the reference client included. */
+   counter page, the ones naming the reference client included: its own page, so the client's
+   figures stay what the client saw. */
 /*
  * A small HTTP file server, one thread per connection: it answers GET /NAME with the file NAME
  * from its root directory, keep-alive, as many requests per connection as the client sends.
