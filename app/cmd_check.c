@@ -69,6 +69,7 @@ struct attempt {
     bool timer_on;
     char error[1024]; /* nothing could be judged: why */
     char tier[16];    /* the sandbox tier the scenario ran in; "": it did not start */
+    bool pages_own;   /* no program of the run could write another's counts (jail.h) */
     bool done;
     uint64_t t0;            /* uv_hrtime() when the attempt started */
     double build_verdict_s; /* from t0 to the learner's build verdict */
@@ -229,6 +230,7 @@ static void check_on_state(void *data, enum engine_state state)
     if (state == ENGINE_RUNNING && engine_jail(a->engine)) {
         enum iolab_tier t = jail_tier(engine_jail(a->engine));
         snprintf(a->tier, sizeof a->tier, "%s", iolab_tier_name(t));
+        a->pages_own = jail_counts_protected(engine_jail(a->engine));
         grade_set_tier(&a->grader, iolab_tier_name(t));
     }
     if (state == ENGINE_FAILED && !a->error[0])
@@ -748,6 +750,13 @@ static void check_print_text(const struct attempt *a)
     }
     if (a->grader_ready && grade_sanitizer_report(&a->grader))
         termsafe_fprintf(stdout, "the sanitizer's report:\n%s", grade_sanitizer_report(&a->grader));
+    if (a->tier[0] && !a->pages_own)
+        termsafe_fprintf(stdout,
+                         "counts not protected: in the %s sandbox tier a program of the run can "
+                         "write another's counter page through /proc, so the exercise's own "
+                         "programs' figures could be your program's writing (Landlock, in the "
+                         "full and reduced tiers, keeps each program's page its own).\n",
+                         a->tier);
     /* One closing sentence: the verdict, why, and the score. The verdict word leads it (a
        script reads it there); a word alone on its own line read as a stray message. */
     double got, max;
@@ -771,6 +780,7 @@ static void check_print_json(const struct attempt *a, struct json_out *j)
     json_string(j, "status", check_status(a));
     json_string(j, "dir", a->dir);
     json_string(j, "tier", a->tier[0] ? a->tier : NULL);
+    json_bool(j, "counts_protected", a->tier[0] && a->pages_own);
     json_object(j, "build");
     json_bool(j, "ok", a->mine_ok);
     /* A limit of the build's jail ("pids", "memory") that stopped it: not the learner's code. */

@@ -6,8 +6,16 @@
  * (`open`): the child is "done" when it has exited and every handle's close callback has run, which
  * is also when its output is fully drained. Only then may the same handles be spawned again
  * (restart, mode switch).
- *  - the engine: the work directory, the counter page, the jail, the start sequence (one index:
- *    programs before it are spawned; a program with a `ready` text holds it), a sampler timer.
+ *  - the engine: the work directory, the jail, the start sequence (one index: programs before it
+ *    are spawned; a program with a `ready` text holds it), a sampler timer.
+ *
+ * Counter pages: every start of every program gets a page of its own (engine_child_page), handed
+ * to it alone as descriptor 3, so what a program writes there can only ever be its own figures,
+ * and no program can write another's (where the sandbox applies Landlock, in the full and reduced
+ * tiers, one program cannot reach another's page through /proc either: jail_counts_protected). The
+ * sampler reads each program's page as that program's whatever its slots say, and when a program
+ * starts again it reads the old page one last time and carries its totals, so the figures of a
+ * session run on across restarts and mode switches.
  *
  * Process trees: each program is spawned detached (setsid), so it leads its own process group
  * and every child it forks is in it; signals go to the group, then to any member of its tree
@@ -37,7 +45,8 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-/* Threads alive at once that can each have a slot (a dead thread's slot is reused). */
+/* Threads of one program alive at once that can each have a slot (a dead thread's slot is
+   reused). Each program has its own page of this many; a memfd is backed only where written. */
 #define ENGINE_PAGE_SLOTS 1024
 #define ENGINE_ARG_MAX    4096
 #define ENGINE_TREE_MAX   1024
@@ -66,6 +75,10 @@ struct engine_child {
     bool restart;  /* spawn again when done (restart or mode switch) */
     bool paused;   /* SIGSTOPped by engine_pause */
     int pid;
+    /* This start's counter page, its own: no other program holds it. Made again for every
+       start; the sampler carries the last one's totals (sampler_set_page). */
+    int page_fd;
+    struct iolab_page *page;
     uint32_t run;
     int status;                       /* exit code or 128+signal */
     char partial[2][ENGINE_LINE_MAX]; /* unterminated tail of stdout, stderr */
@@ -94,9 +107,7 @@ struct engine {
     bool paused;
     bool freeing;      /* engine_free() was called: nothing new starts */
     size_t next_start; /* the start sequence: programs below it are spawned */
-    int page_fd;
-    struct iolab_page *page;
-    uint32_t nslots;
+    uint32_t nslots;   /* slots of every program's page */
     struct jail *jail;
     struct sampler *sampler;
     uv_timer_t tick, start_timer;
@@ -111,6 +122,7 @@ static void engine_spawn_next(struct engine *e);
 static void engine_child_signal(struct engine_child *c, int sig);
 static void engine_maybe_stopped(struct engine *e);
 static void engine_release_run(struct engine *e);
+static void engine_page_close(struct engine *e, struct engine_child *c);
 
 static const char *const engine_state_names[] = {
     [ENGINE_IDLE] = "idle",         [ENGINE_STARTING] = "starting", [ENGINE_RUNNING] = "running",
@@ -613,6 +625,26 @@ static char **engine_argv(struct engine *e, struct engine_child *c)
     return argv;
 }
 
+/*
+ * Gives program c a new page for the start about to be spawned. Its previous start has been
+ * reaped by now (a child is spawned again only once done): the sampler reads that page one last
+ * time and carries its totals before it is unmapped, so nothing counted there is lost.
+ */
+static int engine_child_page(struct engine *e, struct engine_child *c)
+{
+    int fd;
+    struct iolab_page *page;
+    int rc = iolab_page_create(e->nslots, &fd, &page);
+    if (rc < 0)
+        return rc;
+    if (e->sampler)
+        sampler_set_page(e->sampler, (uint32_t)c->idx, page, e->nslots);
+    engine_page_close(e, c);
+    c->page_fd = fd;
+    c->page = page;
+    return 0;
+}
+
 static int engine_spawn(struct engine *e, struct engine_child *c)
 {
     char shim[PATH_MAX];
@@ -624,6 +656,8 @@ static int engine_spawn(struct engine *e, struct engine_child *c)
         rc = -ENOMEM;
         goto out;
     }
+    if ((rc = engine_child_page(e, c)) < 0)
+        goto out;
     int keep[] = {3};
     /* AddressSanitizer reserves terabytes of address space: no RLIMIT_AS for its programs. */
     static const char *const asan_opts[] = {"--as", "0", NULL};
@@ -643,7 +677,7 @@ static int engine_spawn(struct engine *e, struct engine_child *c)
         {.flags = UV_CREATE_PIPE | UV_READABLE_PIPE, .data.stream = (uv_stream_t *)&c->in},
         {.flags = UV_CREATE_PIPE | UV_WRITABLE_PIPE, .data.stream = (uv_stream_t *)&c->out},
         {.flags = UV_CREATE_PIPE | UV_WRITABLE_PIPE, .data.stream = (uv_stream_t *)&c->err},
-        {.flags = UV_INHERIT_FD, .data.fd = e->page_fd},
+        {.flags = UV_INHERIT_FD, .data.fd = c->page_fd},
         [ENGINE_REPORT_FD] = {.flags = UV_CREATE_PIPE | UV_WRITABLE_PIPE,
                               .data.stream = (uv_stream_t *)&c->rep},
     };
@@ -666,6 +700,10 @@ static int engine_spawn(struct engine *e, struct engine_child *c)
     c->report_len = 0;
     c->report[0] = '\0';
     rc = uv_spawn(e->loop, &c->proc, &po);
+    /* The program holds its page now; iolab reads it through its mapping and keeps no descriptor
+       another process could find in its /proc/PID/fd. */
+    close(c->page_fd);
+    c->page_fd = -1;
     c->open = 5;
     c->spawned = true;
     if (rc < 0) {
@@ -768,18 +806,24 @@ static void engine_release_run(struct engine *e)
     }
 }
 
+static void engine_page_close(struct engine *e, struct engine_child *c)
+{
+    if (c->page) {
+        iolab_page_unmap(c->page, e->nslots);
+        c->page = NULL;
+    }
+    if (c->page_fd >= 0) {
+        close(c->page_fd);
+        c->page_fd = -1;
+    }
+}
+
 static void engine_release_metrics(struct engine *e)
 {
     sampler_close(e->sampler);
     e->sampler = NULL;
-    if (e->page) {
-        iolab_page_unmap(e->page, e->nslots);
-        e->page = NULL;
-    }
-    if (e->page_fd >= 0) {
-        close(e->page_fd);
-        e->page_fd = -1;
-    }
+    for (size_t i = 0; i < e->nchildren; i++)
+        engine_page_close(e, &e->children[i]);
 }
 
 /* The directories of the step's programs (and of its modes' own), NULL-terminated, allocated;
@@ -857,7 +901,6 @@ int engine_create(struct engine **out, uv_loop_t *loop, const struct lesson_scen
     if (cb)
         e->cb = *cb;
     e->mode = mode;
-    e->page_fd = -1;
     e->nchildren = sc->nprograms;
     e->t0_ns = uv_hrtime();
     uv_timer_init(loop, &e->tick);
@@ -869,6 +912,7 @@ int engine_create(struct engine **out, uv_loop_t *loop, const struct lesson_scen
         c->idx = i;
         c->prog = &sc->programs[i];
         c->status = -1;
+        c->page_fd = -1;
         uv_timer_init(loop, &c->kill_timer);
         c->kill_timer.data = c;
         c->ring = calloc(ENGINE_LINE_RING, sizeof *c->ring);
@@ -907,15 +951,11 @@ int engine_start(struct engine *e)
             what = "could not create the scenario's files";
             goto fail;
         }
-    /* IOLAB_PAGE_SLOTS (2 to 4096) shrinks the page, so that a test can fill it. */
+    /* IOLAB_PAGE_SLOTS (2 to 4096) shrinks every program's page, so that a test can fill it. */
     const char *env_slots = getenv("IOLAB_PAGE_SLOTS");
     e->nslots = env_slots ? (uint32_t)strtoul(env_slots, NULL, 10) : ENGINE_PAGE_SLOTS;
     if (e->nslots < 2 || e->nslots > IOLAB_PAGE_MAX_SLOTS)
         e->nslots = ENGINE_PAGE_SLOTS;
-    if ((rc = iolab_page_create(e->nslots, &e->page_fd, &e->page)) < 0) {
-        what = "could not create the counter page";
-        goto fail;
-    }
     char sandbox[PATH_MAX];
     if ((rc = paths_get(PATHS_SANDBOX, sandbox, sizeof sandbox)) < 0) {
         what = "could not locate iolab-sandbox";
@@ -945,8 +985,8 @@ int engine_start(struct engine *e)
     double secs = e->opts.seconds > 0 ? e->opts.seconds : e->sc->seconds;
     snprintf(e->seconds, sizeof e->seconds, "%g", secs);
     e->t0_ns = uv_hrtime();
-    if ((rc = sampler_open(&e->sampler, "/proc", e->page, e->nslots, (uint32_t)e->nchildren,
-                           e->opts.tick_hz, 0.0)) < 0) {
+    if ((rc = sampler_open(&e->sampler, "/proc", (uint32_t)e->nchildren, e->opts.tick_hz, 0.0)) <
+        0) {
         what = "could not open /proc";
         goto fail;
     }

@@ -33,20 +33,21 @@
 #define JAIL_MAX_VISIBLE 24   /* paths shown read-only under the private /tmp (--ro) */
 
 struct jail {
-    pid_t holder;         /* iolab-sandbox --hold */
-    pid_t join_pid;       /* what --join names: the holder's init (full tier) or the holder */
-    int life_fd;          /* write end of the life pipe; closing it ends the jail */
-    int port;             /* the scenario's TCP port */
-    enum iolab_tier tier; /* in force */
-    double timeout_s;     /* per-program wall-clock limit; 0: none */
-    char *sandbox;        /* iolab-sandbox */
-    char *workdir;        /* the scenario's work directory */
-    char session[64];     /* IOLAB_SESSION, the IPC name prefix */
-    char describe[4096];  /* the holder's `sandbox` JSON object */
-    char missing[768];    /* one line for the status bar; "" when nothing is missing */
-    char cgroup[2][4096]; /* the jail's cgroup directories (pids, memory); "": none */
-    char uid[16];         /* the uid the programs run as (--uid); "": the sandbox's default */
-    long limits[3];       /* --nofile, --nproc, --as of every program; 0: the default */
+    pid_t holder;          /* iolab-sandbox --hold */
+    pid_t join_pid;        /* what --join names: the holder's init (full tier) or the holder */
+    int life_fd;           /* write end of the life pipe; closing it ends the jail */
+    int port;              /* the scenario's TCP port */
+    enum iolab_tier tier;  /* in force */
+    double timeout_s;      /* per-program wall-clock limit; 0: none */
+    char *sandbox;         /* iolab-sandbox */
+    char *workdir;         /* the scenario's work directory */
+    char session[64];      /* IOLAB_SESSION, the IPC name prefix */
+    char describe[4096];   /* the holder's `sandbox` JSON object */
+    char missing[768];     /* one line for the status bar; "" when nothing is missing */
+    char cgroup[2][4096];  /* the jail's cgroup directories (pids, memory); "": none */
+    char uid[16];          /* the uid the programs run as (--uid); "": the sandbox's default */
+    long limits[3];        /* --nofile, --nproc, --as of every program; 0: the default */
+    bool counts_protected; /* no program can reach another's counter page (jail.h) */
 };
 
 static const char *const jail_limit_flags[3] = {"--nofile", "--nproc", "--as"};
@@ -176,6 +177,36 @@ static pid_t jail_spawn_holder(struct jail *j, const struct jail_options *opts, 
     _exit(127);
 }
 
+/*
+ * Whether one program of the jail can reach another's counter page, and the `sandbox` object of
+ * `iolab run --json` saying so. Each program holds only its own page (engine.c), but every
+ * program runs under the same uid and sees the host's /proc (the full tier's PID namespaces do
+ * not remount it), so /proc/PID/fd/3 and /proc/PID/mem of another program are a way in unless
+ * the kernel refuses that access. Landlock does: each program is sandboxed in a domain of its
+ * own, and a sandboxed process may not even read-trace (PTRACE_MODE_READ, what opening another
+ * process's fd or mem needs) a process outside its domain. The full and reduced tiers apply
+ * Landlock when the kernel has it (landlock_abi > 0); the minimal tier has none, and there a
+ * program can write any other program's page (tests/hostile/slotforge.c does).
+ */
+static void jail_note_counts(struct jail *j)
+{
+    char features[1024] = "";
+    uint64_t abi = 0;
+    struct sandbox_line *d = sandbox_line_parse(j->describe);
+    if (sandbox_line_json(d, "features", features, sizeof features)) {
+        struct sandbox_line *f = sandbox_line_parse(features);
+        sandbox_line_u64(f, "landlock_abi", &abi);
+        sandbox_line_free(f);
+    }
+    sandbox_line_free(d);
+    j->counts_protected = j->tier != IOLAB_TIER_MINIMAL && abi > 0;
+    size_t n = strlen(j->describe);
+    if (n > 1 && j->describe[n - 1] == '}' &&
+        n + sizeof ",\"counts_protected\":false" < sizeof j->describe)
+        snprintf(j->describe + n - 1, sizeof j->describe - (n - 1), ",\"counts_protected\":%s}",
+                 j->counts_protected ? "true" : "false");
+}
+
 int jail_open(struct jail **out, const struct jail_options *opts, char *why, size_t whylen)
 {
     static unsigned serial;
@@ -234,6 +265,7 @@ int jail_open(struct jail **out, const struct jail_options *opts, char *why, siz
     sandbox_line_free(d);
     int t = iolab_tier_parse(tier);
     j->tier = t >= 0 && t != IOLAB_TIER_AUTO ? (enum iolab_tier)t : IOLAB_TIER_MINIMAL;
+    jail_note_counts(j);
     uint64_t pid = 0;
     j->join_pid = sandbox_line_u64(rl, "pid", &pid) && pid > 0 ? (pid_t)pid : -1;
     /* The jail's own budget: its cgroup (each program joins it) or its own uid. */
@@ -382,6 +414,11 @@ int jail_describe_json(const struct jail *j, char *buf, size_t len)
 {
     int n = snprintf(buf, len, "%s", j->describe);
     return n < 0 || (size_t)n >= len ? -ENAMETOOLONG : 0;
+}
+
+bool jail_counts_protected(const struct jail *j)
+{
+    return j && j->counts_protected;
 }
 
 /* Waits up to ms for the holder; true when it has been reaped. */

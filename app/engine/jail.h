@@ -11,6 +11,7 @@
 
 #include "tier.h"
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <sys/types.h>
 
@@ -61,7 +62,15 @@ const char *jail_missing(const struct jail *j);
  * tiers without an IPC namespace. */
 const char *jail_session(const struct jail *j);
 
-/* Writes the `sandbox` object of `iolab run --json` (tier, features, missing) into buf. */
+/*
+ * Whether the counts of each program are its own to write: no program of the jail can reach
+ * another's counter page through /proc (jail.c says when that holds: the full and reduced tiers
+ * with Landlock). false for NULL.
+ */
+bool jail_counts_protected(const struct jail *j);
+
+/* Writes the `sandbox` object of `iolab run --json` (tier, features, missing, counts_protected)
+   into buf. */
 int jail_describe_json(const struct jail *j, char *buf, size_t len);
 
 /* Kills everything left in the jail, reaps its helper, removes what it created. Idempotent. */

@@ -21,8 +21,8 @@
 #include <string.h>
 #include <unistd.h>
 
-int sampler_open(struct sampler **out, const char *proc_root, const struct iolab_page *page,
-                 uint32_t nslots, uint32_t nprogs, double tick_hz, double now_s)
+int sampler_open(struct sampler **out, const char *proc_root, uint32_t nprogs, double tick_hz,
+                 double now_s)
 {
     if (nprogs > SNAPSHOT_MAX_PROGS)
         return -E2BIG;
@@ -48,8 +48,6 @@ int sampler_open(struct sampler **out, const char *proc_root, const struct iolab
     sampler_watch_open(s);
     s->rot = (struct rotation){.budget_s = rotation_budget(rotation_share(0), tick_hz),
                                .min_items = SAMPLER_BUDGET_MIN_ITEMS};
-    s->page = page;
-    s->nslots = nslots;
     s->nprogs = nprogs;
     s->tick_hz = tick_hz;
     s->t0 = s->t_prev = s->t_ckpt = now_s;
@@ -134,6 +132,29 @@ void sampler_set_root(struct sampler *s, uint32_t prog, int pid, uint32_t run)
         p->t_read = 0;
         s->need_full = true; /* only a whole listing resolves a known pid again */
     }
+}
+
+void sampler_set_page(struct sampler *s, uint32_t prog, const struct iolab_page *page,
+                      uint32_t nslots)
+{
+    if (prog >= s->nprogs)
+        return;
+    struct sampler_progstate *ps = &s->progs[prog];
+    if (ps->page) {
+        /* The start that wrote it has been reaped: these are its final totals. */
+        struct tally_totals last;
+        tally_page(ps->page, ps->nslots, &last);
+        tally_add(&ps->page_base, &last);
+    }
+    ps->page = page;
+    ps->nslots = page ? nslots : 0;
+}
+
+void sampler_tally(const struct sampler *s, uint32_t prog, struct tally_totals *out)
+{
+    const struct sampler_progstate *ps = &s->progs[prog];
+    tally_page(ps->page, ps->nslots, out);
+    tally_add(out, &ps->page_base);
 }
 
 void sampler_set_exe(struct sampler *s, uint32_t prog, const char *path)
@@ -544,7 +565,9 @@ const struct snapshot *sampler_sample(struct sampler *s, double now_s)
     sn->mode = s->mode;
     sn->mode_running = s->mode_running;
     sn->paused = s->paused;
-    sn->overflow_claims = tally_overflow(s->page);
+    sn->overflow_claims = 0;
+    for (uint32_t i = 0; i < s->nprogs; i++)
+        sn->overflow_claims += s->progs[i].now.page.lost;
     sn->sample_errors = s->errors;
     sn->nprogs = s->nprogs;
     sn->rate_window_s = sampler_figures_all(s, sn, now_s, dt);

@@ -1,5 +1,6 @@
 /*
- * sampler: turns the counter page and /proc into snapshots (snapshot.h), one per call.
+ * sampler: turns the programs' counter pages (one per program start) and /proc into snapshots
+ * (snapshot.h), one per call.
  *
  * Model: the sampler knows, for each scenario program, the pid iolab spawned (its root). It finds
  * the processes born since its last look (the pids handed out since, from /proc/loadavg), reads
@@ -47,13 +48,24 @@
 struct sampler;
 
 /*
- * proc_root: "/proc" normally. page/nslots: the mapped counter page (NULL: no counts). nprogs
- * programs, at most SNAPSHOT_MAX_PROGS. tick_hz: the rate the caller will sample at (shown in
- * snapshots). now_s: a monotonic clock reading, the scenario's time zero.
+ * proc_root: "/proc" normally. nprogs programs, at most SNAPSHOT_MAX_PROGS. tick_hz: the rate the
+ * caller will sample at (shown in snapshots). now_s: a monotonic clock reading, the scenario's
+ * time zero. No program has a counter page until sampler_set_page().
  */
-int sampler_open(struct sampler **out, const char *proc_root, const struct iolab_page *page,
-                 uint32_t nslots, uint32_t nprogs, double tick_hz, double now_s);
+int sampler_open(struct sampler **out, const char *proc_root, uint32_t nprogs, double tick_hz,
+                 double now_s);
 void sampler_close(struct sampler *s);
+
+/*
+ * The counter page of prog's current start (mapped, nslots validated slots; NULL: none). Every
+ * slot of it is prog's, whatever the slot's prog field says (tally.h). The page it replaces is
+ * read one last time here and its totals carried as the base of prog's figures, so a restart
+ * loses nothing: call it when that start has been reaped and before the new one runs, and keep
+ * the old page mapped until this returns. The caller owns the pages; the sampler only reads them,
+ * until sampler_close() or the next sampler_set_page() of prog.
+ */
+void sampler_set_page(struct sampler *s, uint32_t prog, const struct iolab_page *page,
+                      uint32_t nslots);
 
 void sampler_set_prog(struct sampler *s, uint32_t prog, const char *name, enum lesson_role role);
 /* The process spawned for prog (0: none now) and its IOLAB_RUN generation. */

@@ -108,6 +108,11 @@ struct sampler_progstate {
     struct sampler_ckpt ckpt[SAMPLER_CKPTS]; /* ring, per whole second */
     uint32_t nckpt, ckpt_head;
     uint32_t peak_procs, peak_threads;
+    /* The counter page of the current start (the engine's; NULL: none) and, carried from the
+       pages of its earlier starts, their last totals (sampler_set_page()). */
+    const struct iolab_page *page;
+    uint32_t nslots;
+    struct tally_totals page_base;
     int shim;            /* the main process's: 1 the counting shim is in it, 2 not, 0 unknown */
     uint32_t shim_looks; /* looks that found a dynamic loader but no shim (sampler_shim_in) */
 };
@@ -135,8 +140,6 @@ struct sampler {
     uint64_t nsample;
     int proc_fd;
     DIR *proc_dir;
-    const struct iolab_page *page;
-    uint32_t nslots;
     uint32_t nprogs;
     double tick_hz, t0, t_prev, t_ckpt;
     bool sampled;
@@ -162,6 +165,8 @@ struct sampler {
     uint64_t hist_tmp[IOLAB_HIST_BUCKETS];
     uint64_t role_base[LESSON_NROLES][IOLAB_HIST_BUCKETS]; /* "recent" bases per role */
 };
+/* sampler.c: prog's counts over every start so far (its earlier pages' and the current one's). */
+void sampler_tally(const struct sampler *s, uint32_t prog, struct tally_totals *out);
 /* sampler_procs.c */
 void sampler_proc_release(struct sampler *s, struct sampler_proc *p);
 struct sampler_proc *sampler_find(struct sampler_proc *v, size_t n, int pid);

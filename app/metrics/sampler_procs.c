@@ -1038,7 +1038,7 @@ void sampler_read_programs(struct sampler *s, double now_s)
         struct sampler_raw *r = &live[i];
         sampler_fig_add(&r->fig, &ps->dead, true);
         sampler_fig_monotonic(&r->fig, &ps->prev.fig);
-        tally_sum(s->page, s->nslots, i, TALLY_ANY_RUN, &r->page);
+        sampler_tally(s, i, &r->page);
         ps->now = *r;
         if (!s->sampled)
             ps->prev = ps->now;

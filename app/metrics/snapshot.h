@@ -147,7 +147,8 @@ struct snapshot_prog {
     int counted;     /* 1 the counting shim is in its process, 0 it is not (static binary?), -1
                         not known (not found yet, or /proc/PID/maps unreadable) */
     struct snapshot_figures f;
-    bool counts_forged; /* its counter page slots hold values no shim writes: counts are wrong */
+    bool counts_forged; /* its counter pages (this start's or an earlier one's) hold values no
+                           shim writes, or a header iolab did not write: counts are wrong */
 };
 
 struct snapshot {
@@ -161,7 +162,8 @@ struct snapshot {
     int mode;                 /* index of the current mode in the scenario, -1 without modes */
     bool mode_running;        /* the current mode's server is up (false while switching/starting) */
     bool paused;              /* the load is paused */
-    uint32_t overflow_claims; /* threads that found the counter page full: attribution lost */
+    uint32_t overflow_claims; /* threads that found their counter page full, every program's
+                                 pages summed: attribution lost */
     uint32_t sample_errors;   /* /proc reads that failed this tick (a process vanishing mid-read
                                  is normal; a steady count is not) */
     uint32_t ncpus;           /* online CPUs of the machine */

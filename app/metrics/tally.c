@@ -72,7 +72,8 @@ static void tally_scan(const struct iolab_page *page, uint32_t nslots, uint32_t 
     }
     for (uint32_t i = 0; i < used; i++) {
         const struct iolab_slot *s = iolab_page_slot(page, nslots, i);
-        if (!s || s->prog != prog || (run != TALLY_ANY_RUN && s->run != run))
+        if (!s || (prog != TALLY_ANY_PROG && s->prog != prog) ||
+            (run != TALLY_ANY_RUN && s->run != run))
             continue;
         out->slots++;
         bool *f = &out->forged;
@@ -132,14 +133,49 @@ static void tally_scan(const struct iolab_page *page, uint32_t nslots, uint32_t 
 void tally_sum(const struct iolab_page *page, uint32_t nslots, uint32_t prog, uint32_t run,
                struct tally_totals *out)
 {
-    for (int i = 0; i < TALLY_TRIES; i++) {
+    int i;
+    for (i = 0; i < TALLY_TRIES; i++) {
         uint32_t token;
         int begun = page ? iolab_page_read_begin(page, &token) : 0;
         tally_scan(page, nslots, prog, run, out);
         if (!page || out->forged || (begun == 0 && iolab_page_read_end(page, token) == 0))
-            return;
+            break;
     }
-    out->unsettled = 1;
+    out->unsettled = i == TALLY_TRIES;
+    out->lost = tally_overflow(page);
+}
+
+void tally_page(const struct iolab_page *page, uint32_t nslots, struct tally_totals *out)
+{
+    tally_sum(page, nslots, TALLY_ANY_PROG, TALLY_ANY_RUN, out);
+}
+
+void tally_add(struct tally_totals *a, const struct tally_totals *b)
+{
+    for (unsigned c = 0; c < IOLAB_NCALLS; c++) {
+        a->calls[c].count += b->calls[c].count;
+        a->calls[c].bytes += b->calls[c].bytes;
+        a->calls[c].ns += b->calls[c].ns;
+    }
+    a->requests += b->requests;
+    a->bytes += b->bytes;
+    a->conns_opened += b->conns_opened;
+    a->conns_closed += b->conns_closed;
+    a->errors += b->errors;
+    for (unsigned h = 0; h < IOLAB_HIST_BUCKETS; h++)
+        a->hist[h] += b->hist[h];
+    a->uring_submissions += b->uring_submissions;
+    a->uring_completions += b->uring_completions;
+    a->uring_enters += b->uring_enters;
+    tally_fd_add(&a->fd, &b->fd);
+    a->slots += b->slots;
+    a->unsettled |= b->unsettled;
+    a->forged = a->forged || b->forged;
+    a->lost += b->lost;
+    for (unsigned c = 0; c < IOLAB_FAIL_NCALLS; c++)
+        for (unsigned k = 0; k < IOLAB_FAIL_NCAUSES; k++)
+            a->failed[c][k] += b->failed[c][k];
+    a->shed += b->shed;
 }
 
 uint32_t tally_overflow(const struct iolab_page *page)

@@ -1,15 +1,30 @@
 /*
  * The counter page: the one ABI shared by iolab, the counting shim and the demo programs.
  *
- * iolab creates the page (a memfd) for a scenario and hands it to every program as an inherited
- * file descriptor named by IOLAB_COUNTERS_FD. The shim maps it at load time; forked children
- * inherit the mapping, exec'd children map it again from the same descriptor.
+ * iolab creates a page (a memfd) for every start of every program of a scenario and hands it to
+ * that program alone, as an inherited file descriptor named by IOLAB_COUNTERS_FD. The shim maps
+ * it at load time; forked children inherit the mapping, exec'd children map it again from the
+ * same descriptor. Every slot of a page is its program's: iolab never reads `prog` to attribute
+ * counts (a program writes that field itself), so no program can write another's figures.
+ *
+ * Version 4 (one page per program start, slots made by their first claimer): version 3 was one
+ * page for the whole scenario, handed to every program, with every slot's mutex made by iolab
+ * when it created the page, which wrote into every 4 KiB of it. A page per program made that a
+ * page's full size resident for each program (8 programs: 33 MB instead of 4 MB), so a slot's
+ * mutex is now made by the thread that first claims the slot (`made`), and a page is backed only
+ * where slots are used. A shim of another version refuses the page (iolab_page_check).
  *
  * The page is an array of slots. A slot has a single writer (the thread that owns it), so the
  * hot path is a plain load and a relaxed store: no locked instruction and no cache line shared
  * between threads, which is what keeps counting within a few percent of the uncounted throughput
  * (see FACTS.md). Readers (iolab) load the same fields relaxed and tolerate a value that is one
  * call behind.
+ *
+ * A slot is made once, by the thread that takes it past the high-water mark (next_slot): it makes
+ * the owner mutex robust and process-shared, locks it, then release-stores `made`. Every other
+ * claimer skips a slot that is not made, so nobody touches a mutex before it exists, and the
+ * first claimer always gets the slot it took. (A claimer killed in between leaves one slot that
+ * nobody uses.)
  *
  * Slots are reused, and no count is ever lost on the way:
  * - A thread owns its slot by holding the slot's robust, process-shared mutex for its whole life.
@@ -49,7 +64,7 @@ extern "C" {
 #endif
 
 #define IOLAB_PAGE_MAGIC   0x65676170626c6f69ull /* "iolbpage" */
-#define IOLAB_PAGE_VERSION 3u
+#define IOLAB_PAGE_VERSION 4u
 
 /* Environment understood by the shim. */
 #define IOLAB_ENV_FD   "IOLAB_COUNTERS_FD" /* descriptor of the counter page */
@@ -434,7 +449,8 @@ struct iolab_slot {
     uint32_t run;   /* IOLAB_RUN of the process */
     int32_t pid;    /* getpid() of the latest owner as it sees it (namespace-local in a jail) */
     int32_t tid;    /* gettid() likewise */
-    uint32_t reserved;
+    uint32_t made;  /* 1 once `owner` is a robust mutex (v4): release-stored by the slot's first
+                       claimer, which makes it (iolab_slot_make) and holds it before storing */
     pthread_mutex_t owner; /* robust, process-shared; held by the owning thread while it lives */
     struct iolab_call calls[IOLAB_MAX_CALLS];
     struct iolab_fdsplit fd; /* per kind of descriptor (v3); between calls and app: one run of

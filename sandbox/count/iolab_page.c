@@ -7,8 +7,9 @@
  * the length with fstat() before mapping, so a short or foreign file is refused without ever
  * touching memory past its end (which would be SIGBUS).
  *
- * Every slot's owner mutex is made robust and process-shared here, once, before any program
- * sees the page: the shim only ever trylocks it (iolab_counters.h says why).
+ * The slots are left as ftruncate() made them, zero: a slot's owner mutex is made by the thread
+ * that claims the slot first (iolab_slot_make, iolab_counters.h), so a page costs memory only
+ * where its slots are used, whatever its size.
  *
  * The page is sealed before anyone else sees it: its size can never change again (F_SEAL_SHRINK,
  * F_SEAL_GROW) and no seal can be added or taken (F_SEAL_SEAL). Every program of a scenario holds
@@ -49,15 +50,8 @@ int iolab_page_create(uint32_t nslots, int *fd, struct iolab_page **page)
         err = -errno;
         goto fail;
     }
-    /* ftruncate zero-filled the slots; the header and the owner mutexes need writing. */
+    /* ftruncate zero-filled the slots; only the header needs writing. */
     struct iolab_page *p = map;
-    pthread_mutexattr_t attr;
-    pthread_mutexattr_init(&attr);
-    pthread_mutexattr_setpshared(&attr, PTHREAD_PROCESS_SHARED);
-    pthread_mutexattr_setrobust(&attr, PTHREAD_MUTEX_ROBUST);
-    for (uint32_t i = 0; i < nslots; i++)
-        pthread_mutex_init(&p->slots[i].owner, &attr);
-    pthread_mutexattr_destroy(&attr);
     p->magic = IOLAB_PAGE_MAGIC;
     p->version = IOLAB_PAGE_VERSION;
     p->header_size = (uint32_t)offsetof(struct iolab_page, slots);

@@ -1,7 +1,7 @@
 /*
  * iolab_page: creating, validating and mapping the counter page (layout in iolab_counters.h).
  *
- * iolab creates one page per scenario with iolab_page_create() and keeps the descriptor
+ * iolab creates one page per program start with iolab_page_create() and keeps the descriptor
  * close-on-exec: it hands the page to a program on purpose, by dup2()ing it onto a known
  * number in the child and naming that number in IOLAB_COUNTERS_FD, so no other child of iolab
  * inherits it by accident.
@@ -44,6 +44,13 @@ int iolab_page_create(uint32_t nslots, int *fd, struct iolab_page **page);
  * -ENODATA (file shorter than the header says).
  */
 int iolab_page_check(const struct iolab_page *hdr, uint64_t file_size);
+
+/*
+ * Makes a slot's owner mutex robust and process-shared, as its first claimer does before it
+ * locks it and stores `made` (iolab_counters.h). Pure, like iolab_page_check(): no system call.
+ * 0 or a positive pthread error.
+ */
+int iolab_slot_make(struct iolab_slot *s);
 
 /*
  * Validates the page behind fd (a page iolab_page_create() made, possibly in another process)

@@ -330,6 +330,12 @@ static inline void shim_add(uint64_t *field, uint64_t v)
 /* Where this process last found a slot: dead threads' slots tend to sit next to each other. */
 static uint32_t shim_hint;
 
+/* Whether s's mutex has been made (by its first claimer): no other slot's mutex is touched. */
+static inline int shim_slot_made(const struct iolab_slot *s)
+{
+    return __atomic_load_n(&s->made, __ATOMIC_ACQUIRE) != 0;
+}
+
 static inline int shim_owner_alive(const struct iolab_slot *s)
 {
     unsigned w = (unsigned)__atomic_load_n(&s->owner.__data.__lock, __ATOMIC_RELAXED);
@@ -377,7 +383,7 @@ static struct iolab_slot *shim_claim_reuse(struct iolab_page *p)
     for (uint32_t k = 0, i = hint < used ? hint : 0; k < used; k++, i = i + 1 < used ? i + 1 : 0) {
         struct iolab_slot *s = &p->slots[i];
         uint32_t st = __atomic_load_n(&s->state, __ATOMIC_ACQUIRE);
-        if (shim_owner_alive(s) ||
+        if (!shim_slot_made(s) || shim_owner_alive(s) ||
             (st != IOLAB_SLOT_FREE && !(st == IOLAB_SLOT_OWNED && shim_mine(s))))
             continue;
         if (!shim_own(s))
@@ -402,7 +408,13 @@ static struct iolab_slot *shim_claim_fresh(struct iolab_page *p)
         if (i >= shim_nslots - 1)
             return NULL;
         struct iolab_slot *s = &p->slots[i];
-        if (shim_own(s)) {
+        if (!shim_slot_made(s)) {
+            /* Ours alone until made is stored: no scanner touches a slot not made. */
+            if (iolab_slot_make(s) == 0 && pthread_mutex_trylock(&s->owner) == 0) {
+                __atomic_store_n(&s->made, 1u, __ATOMIC_RELEASE);
+                return shim_take(s, i);
+            }
+        } else if (shim_own(s)) {
             if (__atomic_load_n(&s->state, __ATOMIC_ACQUIRE) == IOLAB_SLOT_FREE)
                 return shim_take(s, i);
             pthread_mutex_unlock(&s->owner);
@@ -462,7 +474,7 @@ static struct iolab_slot *shim_claim_move(struct iolab_page *p)
     for (uint32_t i = 0; i < used && !got; i++) {
         struct iolab_slot *s = &p->slots[i];
         uint32_t st = __atomic_load_n(&s->state, __ATOMIC_ACQUIRE);
-        if (shim_owner_alive(s) || st == IOLAB_SLOT_RETIRED || !shim_own(s))
+        if (!shim_slot_made(s) || shim_owner_alive(s) || st == IOLAB_SLOT_RETIRED || !shim_own(s))
             continue;
         st = __atomic_load_n(&s->state, __ATOMIC_ACQUIRE);
         if (st == IOLAB_SLOT_FREE || (st == IOLAB_SLOT_OWNED && shim_mine(s))) {

@@ -133,7 +133,7 @@ static int bench_one(struct bench_case *c, int run, double seconds, double hz)
     close(ready[0]);
     int rc = 0;
     struct sampler *s = NULL;
-    if (!ok || sampler_open(&s, "/proc", NULL, 0, 1, hz, bench_clock(CLOCK_MONOTONIC)) < 0) {
+    if (!ok || sampler_open(&s, "/proc", 1, hz, bench_clock(CLOCK_MONOTONIC)) < 0) {
         rc = -EIO;
         goto out;
     }

@@ -5,9 +5,11 @@
 // a reader that prints its verdict line without the right bytes fails on iolab's own digest; and
 // a correct reader that calls syscall(SYS_read) passes, judged by the kernel's count.
 #include "exercise_helpers.hpp"
+#include "helpers.hpp"
 #include "jail_helpers.hpp"
 
 #include <catch2/catch.hpp>
+#include <cjson/cJSON.h>
 #include <cstddef>
 #include <fstream>
 #include <string>
@@ -144,7 +146,135 @@ void page_pack(const std::string &dir, const std::string &prog, const std::strin
                                    << prog << R"(", "args": )" << args << "}]}]}";
 }
 
+// A run step: the reference echo server, tests/hostile/slotforge.c as a second server that
+// forges request counts into every slot it can reach, and the reference client (client_args).
+void forge_pack(const std::string &dir, const std::string &client_args)
+{
+    std::ofstream(dir + "/pack.json") << R"({"format_version": 1, "id": "t", "title": "T",
+        "version": "1", "lessons": ["l"]})";
+    std::ofstream(dir + "/l.json")
+        << R"({"id": "l", "title": "Forged lesson", "summary": "s",
+        "steps": [{"id": "s", "title": "Forged step", "kind": "run", "text": ["x"],
+        "seconds": 2, "programs": [
+        {"name": "server", "role": "server", "program": ")"
+        << demo("echo-server") << R"(", "args": ["--port", "{port}", "--host", "{host}",
+         "--mode", "epoll"], "ready": "listening"},
+        {"name": "forger", "role": "server", "program": ")"
+        << hostile("slotforge") << R"(", "args": [], "ready": "forging"},
+        {"name": "load", "role": "client", "program": ")"
+        << demo("echo-client") << R"(", "args": ["--port", "{port}", "--host", "{host}",
+         "--size", "16", )"
+        << client_args << "]}]}]}";
+}
+
+struct Forged {
+    bool protected_ = false, landlock = false;
+    uint64_t requests = 0, bytes = 0, syscw = 0; // the client's, as iolab reports them
+};
+
+// `iolab run --json` of forge_pack's step in one tier: what it says of the client.
+Forged forged_run(const std::string &tier, const std::string &client_args, const char *seconds)
+{
+    TempDir pack;
+    forge_pack(pack.path, client_args);
+    auto [code, out] = run({bin("iolab"), "run", "l/s", "--pack", pack.path, "--seconds", seconds,
+                            "--json", "--tier", tier},
+                           {}, 120);
+    INFO(tier << ": " << out);
+    CHECK(code == 0);
+    Forged f;
+    cJSON *j = cJSON_Parse(out.c_str());
+    REQUIRE(j);
+    const cJSON *sb = cJSON_GetObjectItem(j, "sandbox");
+    CHECK(cJSON_GetStringValue(cJSON_GetObjectItem(sb, "tier")) == tier);
+    const cJSON *cp = cJSON_GetObjectItem(sb, "counts_protected");
+    REQUIRE(cJSON_IsBool(cp));
+    f.protected_ = cJSON_IsTrue(cp);
+    const cJSON *abi = cJSON_GetObjectItem(cJSON_GetObjectItem(sb, "features"), "landlock_abi");
+    f.landlock = cJSON_IsNumber(abi) && abi->valuedouble > 0;
+    const cJSON *p;
+    bool seen = false;
+    cJSON_ArrayForEach(p, cJSON_GetObjectItem(j, "processes"))
+    {
+        if (std::string(cJSON_GetStringValue(cJSON_GetObjectItem(p, "name"))) != "load")
+            continue;
+        const cJSON *app = cJSON_GetObjectItem(p, "app"), *io = cJSON_GetObjectItem(p, "io");
+        f.requests = (uint64_t)cJSON_GetObjectItem(app, "requests")->valuedouble;
+        f.bytes = (uint64_t)cJSON_GetObjectItem(app, "bytes")->valuedouble;
+        f.syscw = (uint64_t)cJSON_GetObjectItem(io, "syscw")->valuedouble;
+        seen = true;
+    }
+    CHECK(seen);
+    cJSON_Delete(j);
+    return f;
+}
+
 } // namespace
+
+TEST_CASE("no program can write another's counts: the client's figures are what it did",
+          "[page][tiers]")
+{
+    // The reference client makes exactly 5,000 requests of 16 bytes while the forger writes a
+    // million requests into every slot of its own page (naming every program, the client
+    // included) and of every page it can reach through /proc. Where the tier protects the
+    // counts (Landlock: a program cannot open another's /proc/PID/fd or mem), the client's
+    // figures are exactly what it did.
+    for (const auto &tier : tiers()) {
+        Forged f = forged_run(tier, R"("--connections", "1", "--requests", "5000")", "4");
+        INFO(tier);
+        CHECK(f.protected_ == (tier != "minimal" && f.landlock));
+        if (f.protected_) {
+            CHECK(f.requests == 5000);
+            CHECK(f.bytes == 5000 * 16);
+        }
+    }
+    // The control: where the counts are not protected the forger does reach the client's page
+    // (a client that runs the whole time, so the forger cannot miss it): a figure no client
+    // made, far beyond the writes the kernel saw.
+    Forged open = forged_run("minimal", R"("--connections", "1")", "2");
+    CHECK_FALSE(open.protected_);
+    CHECK(open.requests > open.syscw + 100000);
+}
+
+TEST_CASE("iolab check says whether counts are protected, and in words where they are not",
+          "[page][tiers]")
+{
+    TempDir home, dir;
+    std::ofstream(dir / kCopy.file) << slurp(solution_dir(kCopy) + "/" + kCopy.file);
+    std::vector<std::string> env = {"HOME=" + home.path, "XDG_DATA_HOME=" + (home / "data"),
+                                    "XDG_CACHE_HOME=" + (home / "cache")};
+    for (const auto &tier : tiers()) {
+        INFO(tier);
+        std::vector<std::string> e = env;
+        e.push_back("IOLAB_SANDBOX_TIER=" + tier);
+        auto [code, out] =
+            run({bin("iolab"), "check", kCopy.step, "--dir", dir.path, "--json"}, e, 120);
+        INFO(out);
+        cJSON *j = cJSON_Parse(out.c_str());
+        REQUIRE(j);
+        CHECK(cJSON_GetStringValue(cJSON_GetObjectItem(j, "tier")) == tier);
+        const cJSON *cp = cJSON_GetObjectItem(j, "counts_protected");
+        REQUIRE(cJSON_IsBool(cp));
+        // Landlock is what keeps one program out of another's /proc entries: every tier above
+        // the minimal one has it where the kernel does (the probe's landlock_abi).
+        cJSON *probe = cJSON_Parse(run({sandbox(), "--probe"}).second.c_str());
+        const cJSON *abi =
+            cJSON_GetObjectItem(cJSON_GetObjectItem(probe, "features"), "landlock_abi");
+        bool landlock = cJSON_IsNumber(abi) && abi->valuedouble > 0;
+        cJSON_Delete(probe);
+        CHECK(cJSON_IsTrue(cp) == (tier != "minimal" && landlock));
+        cJSON_Delete(j);
+        if (tier == "minimal") {
+            auto [tcode, text] =
+                run({bin("iolab"), "check", kCopy.step, "--dir", dir.path}, e, 120);
+            INFO(text);
+            CHECK(has(text, "counts not protected: in the minimal sandbox tier a program of the "
+                            "run can write another's counter page through /proc"));
+            // The verdict's sentence still closes the report.
+            CHECK(text.find("counts not protected") < text.rfind("checks hold"));
+        }
+    }
+}
 
 TEST_CASE("a program that cuts or scribbles the counter page ends the run with a sentence",
           "[page]")

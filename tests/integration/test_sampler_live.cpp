@@ -168,7 +168,7 @@ TEST_CASE("every thread of a 600- and a 1,000-thread process is counted", "[samp
             REQUIRE(read(ready[0], &c, 1) == 1);
             sampler *s = nullptr;
             double t0 = now_s();
-            REQUIRE(sampler_open(&s, "/proc", nullptr, 0, 1, 10, t0) == 0);
+            REQUIRE(sampler_open(&s, "/proc", 1, 10, t0) == 0);
             sampler_set_prog(s, 0, "many", LESSON_ROLE_SERVER);
             sampler_set_root(s, 0, child, 1);
             // The first tick reads what its budget allows: its figures are complete, or it says
@@ -238,7 +238,7 @@ TEST_CASE("a process born between ticks is found, and one that lived between tic
         _exit(0);
     }
     sampler *s = nullptr;
-    REQUIRE(sampler_open(&s, "/proc", nullptr, 0, 1, 10, now_s()) == 0);
+    REQUIRE(sampler_open(&s, "/proc", 1, 10, now_s()) == 0);
     sampler_set_prog(s, 0, "parent", LESSON_ROLE_SERVER);
     sampler_set_root(s, 0, child, 1);
     const snapshot *snap = sampler_sample(s, now_s());

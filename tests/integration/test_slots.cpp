@@ -305,6 +305,8 @@ TEST_CASE("a move cut short by SIGKILL is finished by the next claimer and count
     struct iolab_page *p = pg.page;
     auto own = [&](uint32_t i, uint32_t state, uint64_t calls) {
         struct iolab_slot *s = &p->slots[i];
+        REQUIRE(iolab_slot_make(s) == 0); // as the slot's first claimer does
+        s->made = 1;
         s->prog = 9;
         s->run = 1;
         s->calls[IOLAB_CALL_FDATASYNC].count = calls;

@@ -52,8 +52,11 @@ TEST_CASE("a created page has a complete header and maps again from its descript
     CHECK(p->next_slot == 0);
     CHECK(p->moves_begun == 0);
     CHECK(p->slots[0].state == IOLAB_SLOT_FREE);
-    // Every slot's owner mutex is robust and process-shared: when a process that holds one
-    // ends without unlocking it, the next taker learns that its owner died.
+    // No slot is made until a claimer takes it (a page costs memory only where it is used); a
+    // slot's owner mutex, once made, is robust and process-shared: when a process that holds
+    // one ends without unlocking it, the next taker learns that its owner died.
+    CHECK(p->slots[15].made == 0);
+    REQUIRE(iolab_slot_make(&p->slots[15]) == 0);
     pid_t child = fork();
     REQUIRE(child >= 0);
     if (child == 0)
@@ -82,6 +85,26 @@ TEST_CASE("a created page has a complete header and maps again from its descript
 
     CHECK(iolab_page_create(1, &fd, &p) == -EINVAL);
     CHECK(iolab_page_create(IOLAB_PAGE_MAX_SLOTS + 1, &fd, &p) == -EINVAL);
+}
+
+TEST_CASE("a new page is backed only by its header: every program has one", "[page]")
+{
+    // iolab makes a page of 1,024 slots (4.6 MB) for every program start; creating one must not
+    // write into its slots (version 3 made every slot's mutex and so backed the whole page).
+    int fd;
+    struct iolab_page *p;
+    REQUIRE(iolab_page_create(1024, &fd, &p) == 0);
+    long ps = sysconf(_SC_PAGESIZE);
+    size_t len = iolab_page_size(1024), npages = (len + (size_t)ps - 1) / (size_t)ps;
+    std::vector<unsigned char> vec(npages);
+    REQUIRE(mincore(p, len, vec.data()) == 0);
+    size_t resident = 0;
+    for (unsigned char v : vec)
+        resident += v & 1;
+    INFO(resident << " of " << npages << " pages resident");
+    CHECK(resident <= 2);
+    iolab_page_unmap(p, 1024);
+    close(fd);
 }
 
 TEST_CASE("mapping refuses what is not a page of this layout", "[page]")

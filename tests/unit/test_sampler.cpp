@@ -63,7 +63,7 @@ TEST_CASE("a program's tree is its root and every descendant, and exits lose not
         put(proc, p);
 
     struct sampler *s = nullptr;
-    REQUIRE(sampler_open(&s, proc.path.c_str(), nullptr, 0, 1, 10, 0.0) == 0);
+    REQUIRE(sampler_open(&s, proc.path.c_str(), 1, 10, 0.0) == 0);
     sampler_set_prog(s, 0, "server", LESSON_ROLE_SERVER);
     sampler_set_root(s, 0, 100, 1);
     const struct snapshot *snap = sampler_sample(s, 0.0);
@@ -131,7 +131,7 @@ TEST_CASE("a child whose parent dies without reaping it stays counted")
     for (auto &p : {iolab, root, child})
         put(proc, p);
     struct sampler *s = nullptr;
-    REQUIRE(sampler_open(&s, proc.path.c_str(), nullptr, 0, 1, 10, 0.0) == 0);
+    REQUIRE(sampler_open(&s, proc.path.c_str(), 1, 10, 0.0) == 0);
     sampler_set_prog(s, 0, "server", LESSON_ROLE_SERVER);
     sampler_set_root(s, 0, 100, 1);
     const struct snapshot *snap = sampler_sample(s, 0.0);
@@ -169,7 +169,7 @@ TEST_CASE("context switches are summed over threads, and an exited thread's stay
     put_task(proc, 100, 101, 20, 2);
     put_task(proc, 100, 102, 30, 3);
     struct sampler *s = nullptr;
-    REQUIRE(sampler_open(&s, proc.path.c_str(), nullptr, 0, 1, 10, 0.0) == 0);
+    REQUIRE(sampler_open(&s, proc.path.c_str(), 1, 10, 0.0) == 0);
     sampler_set_prog(s, 0, "server", LESSON_ROLE_SERVER);
     sampler_set_root(s, 0, 100, 1);
     const struct snapshot *snap = sampler_sample(s, 0.0);
@@ -191,19 +191,24 @@ TEST_CASE("context switches are summed over threads, and an exited thread's stay
 TEST_CASE("calls, rates, roles and mode rows come from the page")
 {
     TempDir proc;
-    int fd = -1;
-    struct iolab_page *page = nullptr;
-    REQUIRE(iolab_page_create(8, &fd, &page) == 0);
+    // Each program has its page; a slot counts for the page's program whatever its prog says.
+    int fd[2] = {-1, -1};
+    struct iolab_page *page[2] = {nullptr, nullptr};
+    REQUIRE(iolab_page_create(8, &fd[0], &page[0]) == 0);
+    REQUIRE(iolab_page_create(8, &fd[1], &page[1]) == 0);
     auto claim = [&](uint32_t prog) {
-        struct iolab_slot *sl = &page->slots[page->next_slot++];
-        sl->prog = prog;
+        struct iolab_page *pg = page[prog];
+        struct iolab_slot *sl = &pg->slots[pg->next_slot++];
+        sl->prog = 7;
         sl->run = 1;
         __atomic_store_n(&sl->state, 1, __ATOMIC_RELEASE);
         return sl;
     };
     struct iolab_slot *srv = claim(0), *cli = claim(1);
     struct sampler *s = nullptr;
-    REQUIRE(sampler_open(&s, proc.path.c_str(), page, 8, 2, 10, 0.0) == 0);
+    REQUIRE(sampler_open(&s, proc.path.c_str(), 2, 10, 0.0) == 0);
+    sampler_set_page(s, 0, page[0], 8);
+    sampler_set_page(s, 1, page[1], 8);
     sampler_set_prog(s, 0, "server", LESSON_ROLE_SERVER);
     sampler_set_prog(s, 1, "load", LESSON_ROLE_CLIENT);
     sampler_set_mode(s, 1, true);
@@ -238,9 +243,33 @@ TEST_CASE("calls, rates, roles and mode rows come from the page")
     snap = sampler_sample(s, 2.2);
     CHECK(snap->mode_running);
     CHECK(snap->history_len >= 1);
+
+    // A restart: the client's next start has a page of its own, and what the first start
+    // counted stays in the figures.
+    int fd2 = -1;
+    struct iolab_page *again = nullptr;
+    REQUIRE(iolab_page_create(8, &fd2, &again) == 0);
+    cli->app.requests = 180;
+    sampler_set_page(s, 1, again, 8);
+    iolab_page_unmap(page[1], 8);
+    close(fd[1]);
+    snap = sampler_sample(s, 2.4);
+    CHECK(snap->progs[1].f.requests == 180);
+    CHECK(snap->progs[1].f.calls[IOLAB_CALL_SENDTO].count == 100);
+    struct iolab_slot *cli2 = &again->slots[again->next_slot++];
+    cli2->run = 2;
+    __atomic_store_n(&cli2->state, 1, __ATOMIC_RELEASE);
+    cli2->app.requests = 5;
+    cli2->calls[IOLAB_CALL_SENDTO].count = 5;
+    snap = sampler_sample(s, 2.6);
+    CHECK(snap->progs[1].f.requests == 185);
+    CHECK(snap->progs[1].f.calls[IOLAB_CALL_SENDTO].count == 105);
+    CHECK(snap->progs[0].f.calls[IOLAB_CALL_EPOLL_WAIT].count == 300);
     sampler_close(s);
-    iolab_page_unmap(page, 8);
-    close(fd);
+    iolab_page_unmap(page[0], 8);
+    close(fd[0]);
+    iolab_page_unmap(again, 8);
+    close(fd2);
 }
 
 TEST_CASE("a run's exit tops its figures up to the kernel's totals, each run on its own")
@@ -251,7 +280,7 @@ TEST_CASE("a run's exit tops its figures up to the kernel's totals, each run on 
     FakeProc root{100, 50, 10, 5, 0, 0, 5, 1, 7, 3};
     put(proc, root);
     struct sampler *s = nullptr;
-    REQUIRE(sampler_open(&s, proc.path.c_str(), nullptr, 0, 1, 10, 0.0) == 0);
+    REQUIRE(sampler_open(&s, proc.path.c_str(), 1, 10, 0.0) == 0);
     sampler_set_prog(s, 0, "client", LESSON_ROLE_CLIENT);
     sampler_set_root(s, 0, 100, 1);
     const struct snapshot *snap = sampler_sample(s, 0.0);
@@ -317,7 +346,7 @@ TEST_CASE("a process whose threads cannot be listed (it is exiting) is still sam
     put(proc, p);
     mkdir((proc / "100/task").c_str(), 0755);
     struct sampler *s = nullptr;
-    REQUIRE(sampler_open(&s, proc.path.c_str(), nullptr, 0, 1, 10, 0.0) == 0);
+    REQUIRE(sampler_open(&s, proc.path.c_str(), 1, 10, 0.0) == 0);
     sampler_set_prog(s, 0, "server", LESSON_ROLE_SERVER);
     sampler_set_root(s, 0, 100, 1);
     const struct snapshot *snap = sampler_sample(s, 0.0);

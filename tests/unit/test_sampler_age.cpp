@@ -142,7 +142,7 @@ TEST_CASE("figures read a slice a tick say how old they are, on screen and in th
     for (int i = 1; i <= 5; i++)
         put_recorded(proc, 4242 + 10 * i, 4242);
     struct sampler *s = nullptr;
-    REQUIRE(sampler_open(&s, proc.path.c_str(), nullptr, 0, 1, 10, 0.0) == 0);
+    REQUIRE(sampler_open(&s, proc.path.c_str(), 1, 10, 0.0) == 0);
     sampler_set_prog(s, 0, "server", LESSON_ROLE_SERVER);
     sampler_set_root(s, 0, 4242, 1);
     // A budget no read fits in: each tick reads its minimum, two files (one process's stat and

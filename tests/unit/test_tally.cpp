@@ -1,4 +1,5 @@
-// tally: per-program sums of a hand-built counter page, by program and by run.
+// tally: the sums of a hand-built counter page: the whole page for its program, whatever its
+// slots say, and by (prog, run) for the shim's tests that share one page.
 #include <catch2/catch.hpp>
 
 extern "C" {
@@ -71,6 +72,38 @@ TEST_CASE("slots are summed by program, across runs or for one run, never the un
     tally_sum(page, 16, 0, TALLY_ANY_RUN, &t);
     CHECK(t.calls[IOLAB_CALL_FORK].count == 3);
     CHECK(tally_overflow(page) == 0);
+    iolab_page_unmap(page, 16);
+    close(fd);
+}
+
+TEST_CASE("a page is its program's: slots that name other programs count for it all the same")
+{
+    int fd = -1;
+    struct iolab_page *page = nullptr;
+    REQUIRE(iolab_page_create(16, &fd, &page) == 0);
+    // A learner's server writes request counts into slots that name the reference client (1)
+    // and every other index: on its own page they are its own figures, never the client's.
+    for (uint32_t prog : {0u, 1u, 2u, 99u}) {
+        struct iolab_slot *s = claim(page, prog, 1);
+        s->app.requests = 100;
+        s->calls[IOLAB_CALL_SENDFILE].count = 5;
+    }
+    struct tally_totals t;
+    tally_page(page, 16, &t);
+    CHECK(t.slots == 4);
+    CHECK(t.requests == 400);
+    CHECK(t.calls[IOLAB_CALL_SENDFILE].count == 20);
+
+    // A finished page carried as a base: counts add up, the gauges stay the newest page's.
+    struct tally_totals base = t;
+    base.in_flight = 7;
+    tally_page(nullptr, 0, &t);
+    CHECK(t.slots == 0);
+    t.in_flight = 2;
+    tally_add(&t, &base);
+    CHECK(t.requests == 400);
+    CHECK(t.calls[IOLAB_CALL_SENDFILE].count == 20);
+    CHECK(t.in_flight == 2);
     iolab_page_unmap(page, 16);
     close(fd);
 }
