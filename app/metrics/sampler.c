@@ -150,13 +150,6 @@ void sampler_set_page(struct sampler *s, uint32_t prog, const struct iolab_page 
     ps->nslots = page ? nslots : 0;
 }
 
-void sampler_tally(const struct sampler *s, uint32_t prog, struct tally_totals *out)
-{
-    const struct sampler_progstate *ps = &s->progs[prog];
-    tally_page(ps->page, ps->nslots, out);
-    tally_add(out, &ps->page_base);
-}
-
 void sampler_set_exe(struct sampler *s, uint32_t prog, const char *path)
 {
     if (prog >= s->nprogs)

@@ -165,8 +165,6 @@ struct sampler {
     uint64_t hist_tmp[IOLAB_HIST_BUCKETS];
     uint64_t role_base[LESSON_NROLES][IOLAB_HIST_BUCKETS]; /* "recent" bases per role */
 };
-/* sampler.c: prog's counts over every start so far (its earlier pages' and the current one's). */
-void sampler_tally(const struct sampler *s, uint32_t prog, struct tally_totals *out);
 /* sampler_procs.c */
 void sampler_proc_release(struct sampler *s, struct sampler_proc *p);
 struct sampler_proc *sampler_find(struct sampler_proc *v, size_t n, int pid);

@@ -998,6 +998,14 @@ static bool sampler_zombie_left(struct sampler *s, const struct sampler_proc *p,
            !parent->gone;
 }
 
+/* prog's counts over every start so far: its earlier pages' (the base) and the current one's. */
+static void sampler_procs_tally(const struct sampler *s, uint32_t prog, struct tally_totals *out)
+{
+    const struct sampler_progstate *ps = &s->progs[prog];
+    tally_page(ps->page, ps->nslots, out);
+    tally_add(out, &ps->page_base);
+}
+
 /* Reads this tick's slice and folds every member's last figures into each program's totals
    (now), keeping the previous totals (prev), the peaks and the age of the figures. */
 void sampler_read_programs(struct sampler *s, double now_s)
@@ -1038,7 +1046,7 @@ void sampler_read_programs(struct sampler *s, double now_s)
         struct sampler_raw *r = &live[i];
         sampler_fig_add(&r->fig, &ps->dead, true);
         sampler_fig_monotonic(&r->fig, &ps->prev.fig);
-        sampler_tally(s, i, &r->page);
+        sampler_procs_tally(s, i, &r->page);
         ps->now = *r;
         if (!s->sampled)
             ps->prev = ps->now;

@@ -310,7 +310,7 @@ TEST_CASE("a fork-twice program's reparented grandchildren and their descriptors
     std::set<pid_t> below = descendants(helper);
     REQUIRE(below.size() == 1 + kGrandchildren);
     sampler *s = nullptr;
-    REQUIRE(sampler_open(&s, "/proc", nullptr, 0, 1, 10, now_s()) == 0);
+    REQUIRE(sampler_open(&s, "/proc", 1, 10, now_s()) == 0);
     sampler_set_prog(s, 0, "server", LESSON_ROLE_SERVER);
     sampler_set_exe(s, 0, prog.c_str());
     sampler_set_root(s, 0, helper, 1);
