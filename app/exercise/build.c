@@ -641,6 +641,14 @@ int build_start(uv_loop_t *loop, const struct build_spec *spec, build_done_fn do
                  spec->src_dir, spec->files[bad], root, to[0] ? " (to " : "", to, to[0] ? ")" : "");
         return build_answer_soon(b);
     }
+    if (rc == -EMLINK) {
+        b->r.status = BUILD_ERROR;
+        snprintf(b->r.message, sizeof b->r.message,
+                 "%.120s/%.60s is a hard link (a second name of a file that may be anywhere); "
+                 "iolab does not read it: put a copy of the file itself there",
+                 spec->src_dir, spec->files[bad]);
+        return build_answer_soon(b);
+    }
     if (rc < 0) {
         b->r.status = BUILD_ERROR;
         snprintf(b->r.message, sizeof b->r.message,

@@ -82,6 +82,14 @@ int exercise_prepare(const struct lesson_exercise *ex, const char *dir, char *wh
                      ex->dir, ex->files[i]);
             return rc;
         }
+        if (rc == -EMLINK) {
+            snprintf(why, len,
+                     "%s/%s is a hard link (a second name of a file that may be anywhere); iolab "
+                     "does not copy it into your workspace (ask the pack's author for the file "
+                     "itself)",
+                     ex->dir, ex->files[i]);
+            return rc;
+        }
         if (rc == 0)
             rc = starter_generate(text, tlen, &starter, &todos, &d);
         free(text);

@@ -62,6 +62,13 @@ static size_t kind_exercise_file(struct load *ld, const cJSON *v, struct lesson_
                   ex->rel_dir, name, to[0] ? " (to " : "", to, to[0] ? ")" : "");
         return 0;
     }
+    if (fd == -EMLINK) {
+        load_diag(ld, v, 0,
+                  "%s/%s is a hard link (a second name of a file that may be anywhere); iolab "
+                  "does not read it: put a copy of the file itself there.",
+                  ex->rel_dir, name);
+        return 0;
+    }
     struct stat st;
     if (fd < 0 || fstat(fd, &st) < 0 || !S_ISREG(st.st_mode) || st.st_size > EXERCISE_MAX_FILE) {
         load_diag(ld, v, 0, "%s/%s is not a readable file of at most 1 MiB; add it to the pack.",

@@ -120,6 +120,10 @@ static int load_file_read(struct load *ld, const char *dir, const char *name, st
         load_diag_file(ld, f->path,
                        "this file is a link that leads out of the pack; iolab does not follow "
                        "it: copy the file itself into the pack.");
+    else if (rc == -EMLINK)
+        load_diag_file(ld, f->path,
+                       "this file is a hard link (a second name of a file that may be anywhere); "
+                       "iolab does not read it: copy the file itself into the pack.");
     else if (rc == -EINVAL)
         load_diag_file(ld, f->path, "not a regular file (%s); make it a regular JSON file.",
                        fileread_kind(mode));
@@ -416,6 +420,13 @@ static void load_build_sources(struct load *ld, const cJSON *arr, struct lesson_
                       "source %s is a link that leads out of the pack%s%s%s; iolab does not "
                       "follow it: copy the file itself into the pack.",
                       rel, to[0] ? " (to " : "", to, to[0] ? ")" : "");
+            continue;
+        }
+        if (fd == -EMLINK) {
+            load_diag(ld, v, 0,
+                      "source %s is a hard link (a second name of a file that may be anywhere); "
+                      "iolab does not read it: copy the file itself into the pack.",
+                      rel);
             continue;
         }
         if (!(ld->opts && ld->opts->files) && (stat(path, &st) < 0 || !S_ISREG(st.st_mode))) {

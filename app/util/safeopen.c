@@ -69,7 +69,30 @@ static int safeopen_resolve(const char *dir, const char *rel, char *out, size_t 
     return 0;
 }
 
+/*
+ * A regular file with more than one name (a hard link) may be a second name of a file outside
+ * the directory: /etc/shadow hard-linked into a pack by root, or by anyone where
+ * fs.protected_hardlinks is off. No name of it says where the others are, so such a file is
+ * refused whole (-EMLINK): iolab reads pack and learner files only when they have one name.
+ */
+static int safeopen_one_name(int fd)
+{
+    struct stat st;
+    if (fd < 0 || fstat(fd, &st) < 0 || !S_ISREG(st.st_mode) || st.st_nlink <= 1)
+        return fd;
+    close(fd);
+    return -EMLINK;
+}
+
+static int safeopen_beneath_any(int dirfd, const char *dir_path, const char *rel, int flags);
+
 int safeopen_beneath_at(int dirfd, const char *dir_path, const char *rel, int flags)
+{
+    return safeopen_one_name(safeopen_beneath_any(dirfd, dir_path, rel, flags));
+}
+
+/* safeopen_beneath_at() without the one-name rule. */
+static int safeopen_beneath_any(int dirfd, const char *dir_path, const char *rel, int flags)
 {
     if (!rel[0])
         return -ENOENT;

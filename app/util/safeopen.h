@@ -26,7 +26,8 @@
 /*
  * Opens rel (a relative path) under dir with flags (O_RDONLY and the like; O_CLOEXEC is added).
  * Returns a descriptor, or a negative errno: -EXDEV when a link or ".." leads out of dir, or rel
- * is absolute; -ENOENT, -EACCES, ... as open() would.
+ * is absolute; -EMLINK when it is a regular file with more than one name (a hard link, which
+ * may be a second name of a file anywhere); -ENOENT, -EACCES, ... as open() would.
  */
 int safeopen_beneath(const char *dir, const char *rel, int flags);
 

@@ -293,6 +293,55 @@ TEST_CASE("a pack source that links to a root-only file is named by lint and nev
     CHECK(build_dirs(p.tmpdir).empty());
 }
 
+TEST_CASE("a pack source or an exercise file that is a hard link is refused like a symbolic link",
+          "[links]")
+{
+    // A hard link names no other place: the file may be a second name of a root-only file.
+    Place p;
+    std::string pack = copy_own_pack(p);
+    REQUIRE(unlink((pack + "/tools/slow.h").c_str()) == 0);
+    REQUIRE(link(p.secret.c_str(), (pack + "/tools/slow.h").c_str()) == 0);
+    auto [code, out] = run({bin("iolab"), "lint", pack}, p.env, 120);
+    INFO(out);
+    CHECK(code != 0);
+    std::string at = position_of(pack + "/pack.json", "\"tools/slow.h\"");
+    CHECK(out.find(pack + "/pack.json:" + at +
+                   ": source tools/slow.h is a hard link (a second name of a file that may be "
+                   "anywhere); iolab does not read it: copy the file itself into the pack.") !=
+          std::string::npos);
+    CHECK(out.find(SECRET) == std::string::npos);
+
+    // The build refuses it too (a pack changed after it was loaded), with either open path.
+    std::string tools = pack + "/tools";
+    for (bool fallback : {false, true}) {
+        safeopen_force_fallback(fallback);
+        Outcome o = build_it({BUILD_DEFAULT_COMMAND}, pack, tools, {"slow-echo.c", "slow.h"},
+                             {"slow-echo.c"}, p.cache());
+        safeopen_force_fallback(false);
+        INFO("fallback " << fallback << ": " << o.r.message);
+        REQUIRE(o.done);
+        CHECK(o.r.status == BUILD_ERROR);
+        CHECK(std::string(o.r.message).find("slow.h is a hard link") != std::string::npos);
+    }
+    CHECK(holding_secret(p.cache()).empty());
+    CHECK(holding_secret(p.tmpdir).empty());
+
+    // A learner's file that is a hard link is not built either.
+    std::string expack = exercise_pack(p, "");
+    TempDir learner;
+    std::ofstream(learner / "prog.c") << "#include \"extra.h\"\nint main(void) { return 0; }\n";
+    std::string second = p.tmp / "second-name.h";
+    REQUIRE(link(p.secret.c_str(), second.c_str()) == 0);
+    REQUIRE(rename(second.c_str(), (learner / "extra.h").c_str()) == 0);
+    auto [ccode, cout] =
+        run({bin("iolab"), "check", "a/ex", "--pack", expack, "--dir", learner.path}, p.env, 120);
+    INFO(cout);
+    CHECK(ccode != 0);
+    CHECK(cout.find("extra.h is a hard link") != std::string::npos);
+    CHECK(holding_secret(p.cache()).empty());
+    CHECK(holding_secret(p.tmpdir).empty());
+}
+
 TEST_CASE("a link that stays inside the pack is followed: the pack lints and builds", "[links]")
 {
     Place p;
