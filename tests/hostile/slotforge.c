@@ -7,6 +7,13 @@
  * mapping). The values stay below what tally.c calls impossible, so only attribution can stop
  * them. It says once per path what it reached and what was refused, then keeps forging until it
  * is stopped.
+ *
+ * It forges only its own scenario: another process is touched only when its environment carries
+ * the same SLOTFORGE_TAG (the test sets a fresh one for each run, and iolab hands its environment
+ * to every program). Without that, a forger in the minimal tier, where every jail's programs
+ * share one uid, would write into the pages of every other iolab on the machine: the tests
+ * running beside it first. Where a process's environment cannot be read, its descriptors cannot
+ * be either; the forger only tries to list them, to report the refusal, and never writes.
  */
 #define _GNU_SOURCE
 #include "../../sandbox/count/iolab_counters.h"
@@ -113,8 +120,29 @@ static void forge_mem(const char *pid, unsigned long addr)
     close(fd);
 }
 
-/* Every other process's descriptors and mappings of a counter page. */
-static void forge_others(void)
+/* Whether pid's environment carries SLOTFORGE_TAG=tag: 1, 0, or -1 when it cannot be read. */
+static int forge_ours(const char *pid, const char *tag)
+{
+    char path[300], env[65536];
+    snprintf(path, sizeof path, "/proc/%s/environ", pid);
+    int fd = open(path, O_RDONLY | O_CLOEXEC);
+    if (fd < 0)
+        return -1;
+    ssize_t n = read(fd, env, sizeof env - 1);
+    close(fd);
+    if (n < 0)
+        return -1;
+    env[n] = '\0';
+    char want[300];
+    snprintf(want, sizeof want, "SLOTFORGE_TAG=%s", tag);
+    for (ssize_t at = 0; at < n; at += (ssize_t)strlen(env + at) + 1)
+        if (!strcmp(env + at, want))
+            return 1;
+    return 0;
+}
+
+/* Every other process's descriptors and mappings of a counter page, in our scenario only. */
+static void forge_others(const char *tag)
 {
     DIR *procs = opendir("/proc");
     /* Our pid as /proc names it: in a PID namespace of our own, getpid() is not that number. */
@@ -130,10 +158,22 @@ static void forge_others(void)
         /* The scenario's programs run under our uid; other users' processes are not the point. */
         if (stat(dir, &owner) < 0 || owner.st_uid != getuid())
             continue;
+        int ours = forge_ours(p->d_name, tag);
+        if (ours == 0)
+            continue; /* another scenario's, or nobody's: never touched */
         snprintf(dir, sizeof dir, "/proc/%s/fd", p->d_name);
         DIR *fds = opendir(dir);
         if (!fds && errno != ENOENT)
             forge_say_once(dir, strerror(errno));
+        if (ours < 0) {
+            /* Its environment is closed to us: whose it is cannot be told, so nothing is
+               written, and the refusal (or the surprise) is said. */
+            if (fds) {
+                forge_say_once(dir, "listed, but its environment was refused: left alone");
+                closedir(fds);
+            }
+            continue;
+        }
         for (struct dirent *f; fds && (f = readdir(fds));) {
             char path[600], target[256];
             if (f->d_name[0] == '.')
@@ -178,10 +218,13 @@ int main(void)
     const char *v = getenv(IOLAB_ENV_FD);
     if (v)
         forge_fd(atoi(v), "own");
-    printf("slotforge: forging (own page: %s)\n", npages ? "yes" : "no");
+    const char *tag = getenv("SLOTFORGE_TAG");
+    printf("slotforge: forging (own page: %s; other programs: %s)\n", npages ? "yes" : "no",
+           tag && tag[0] ? "those of this run's SLOTFORGE_TAG" : "none, SLOTFORGE_TAG is not set");
     fflush(stdout);
     for (;; forge_round++) {
-        forge_others();
+        if (tag && tag[0])
+            forge_others(tag);
         for (size_t i = 0; i < npages; i++)
             forge_slots(pages[i].map, pages[i].room);
         struct timespec ts = {0, 20000000};

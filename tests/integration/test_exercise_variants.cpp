@@ -349,7 +349,7 @@ const std::vector<Row> kCopyRows = {
        "    }\n"
        "    return 0;\n"
        "    off_t offset = 0;\n    while (offset < size) {"}},
-     {{"go with sendfile", {"no: yours: 0 of 1 sendfile calls"}},
+     {{"go with sendfile", {"no: yours: 0.00 bytes sendfile moved"}},
       {"no read()", {"no: yours: ", "sendfile() copies inside the kernel"}},
       {"The memfd holds", {"no: "}}}},
 };

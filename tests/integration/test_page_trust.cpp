@@ -177,9 +177,11 @@ Forged forged_run(const std::string &tier, const std::string &client_args, const
 {
     TempDir pack;
     forge_pack(pack.path, client_args);
+    // The forger touches only the programs of this run (its tag): never another test's.
+    std::string tag = "SLOTFORGE_TAG=" + std::to_string(getpid()) + "-" + tier + "-" + seconds;
     auto [code, out] = run({bin("iolab"), "run", "l/s", "--pack", pack.path, "--seconds", seconds,
                             "--json", "--tier", tier},
-                           {}, 120);
+                           {tag}, 120);
     INFO(tier << ": " << out);
     CHECK(code == 0);
     Forged f;
