@@ -23,7 +23,8 @@ namespace
 const Exercise kOrdered{"ordered/write-server-loop", "ordered/exit-loop", "ordered-server.c", {}};
 const Exercise kChat{
     "chat/write-epoll-server", "chat/epoll-server", "chat-server.c", {"w_epoll.h"}};
-const Exercise kStdio{"stdio/write-buffered-reader", "stdio/reader", "reader.c", {}};
+const Exercise kStdio{
+    "stdio/write-buffered-reader", "stdio/reader", "reader.c", {"reader.h", "reader-main.c"}};
 
 } // namespace
 
