@@ -239,8 +239,8 @@ int main(int argc, char **argv)
         if (reader_feed_hello(c, hello, sizeof hello) < 0 ||
             sscanf(hello, "reader-main %d", &version) != 1 || version != READER_FEED_VERSION) {
             printf("%s: this workspace's reader-main.c is from another iolab (it says version %d, "
-                   "this iolab's is %d): delete reader-main.c and check again; iolab writes the "
-                   "current one, and reader.c, your code, is kept\n",
+                   "this iolab's is %d): delete reader-main.c and open the step or check it "
+                   "again; iolab writes the current one, and reader.c, your code, is kept\n",
                    PROG, version, READER_FEED_VERSION);
             fflush(stdout);
             close(c);

@@ -45,10 +45,10 @@ __attribute__((constructor)) static void reader_main_older(void)
 {
     if (reader_read)
         return;
-    printf("reader: reader.c was made from an older starter of this exercise (it has its own "
-           "main() and no reader_read() that reader-main.c can call): move it aside (mv reader.c "
-           "reader.c.old), check again to get the new reader.c, and copy your reader_read() "
-           "into it; your code in reader.c.old is kept\n");
+    printf("reader: reader.c was made from an older starter of this exercise (its own main(), "
+           "no reader_read() for reader-main.c to call): move it aside (mv reader.c "
+           "reader.c.old), open the step or check it again for the new reader.c, and copy your "
+           "reader_read() into it\n");
     fflush(stdout);
     _exit(3);
 }
