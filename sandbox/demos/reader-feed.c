@@ -247,12 +247,11 @@ int main(int argc, char **argv)
             continue;
         }
         reader_feed_fill(want, size);
-        /* A whole pass is a request of size bytes; no latency, since a pass's time is the
-           reader's speed, not a wait anyone measured. */
-        if (reader_feed_pass(c, pass, want, size) && app) {
-            iolab_add(&app->requests, 1);
-            iolab_add(&app->bytes, size);
-        }
+        /* A whole pass is a request of size bytes, and its latency is how long the reader
+           took over it, from the pipe handed over to the last byte back. */
+        uint64_t t0 = demo_now_ns();
+        if (reader_feed_pass(c, pass, want, size))
+            demo_publish_request(app, size, demo_now_ns() - t0);
         close(c);
         pass++;
     }
