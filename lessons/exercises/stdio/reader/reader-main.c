@@ -102,6 +102,19 @@ FILE *fopen64(const char *path, const char *mode)
     return fopen(path, mode);
 }
 
+/* glibc exports the same functions under these names too. */
+FILE *_IO_fdopen(int fd, const char *mode);
+FILE *_IO_fdopen(int fd, const char *mode)
+{
+    return fdopen(fd, mode);
+}
+
+FILE *_IO_fopen(const char *path, const char *mode);
+FILE *_IO_fopen(const char *path, const char *mode)
+{
+    return fopen(path, mode);
+}
+
 FILE *freopen(const char *path, const char *mode, FILE *fp)
 {
     if (reader_main_path_is_pipe(path))
