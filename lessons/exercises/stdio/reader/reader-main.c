@@ -18,6 +18,7 @@
 
 #include <dlfcn.h>
 #include <errno.h>
+#include <poll.h>
 #include <pthread.h>
 #include <signal.h>
 #include <stddef.h>
@@ -133,38 +134,54 @@ static void reader_main_on_term(int sig)
 
 /* Where the pass is, for the watchdog: a reader_read() that never returns cannot say so. */
 static unsigned long long returns, at_pass, at_byte;
-static int watched_fd = -1;
+static int watched_fd = -1, in_call;
+
+/* Seconds a reader_read() may go without returning, while it is not waiting for the feeder. */
+#define READER_MAIN_STUCK_S 1
 
 /*
- * Says once, when reader_read() has not returned for a second, where it is stuck. At the end of
- * the stream (the feeder closed its end and the pipe is empty) a reader that goes on calling
- * read() after a read() of 0 never returns at all.
+ * Says once, when reader_read() has not returned for READER_MAIN_STUCK_S seconds, where it is
+ * stuck. At the end of the stream (the feeder closed its end and the pipe is empty) a reader
+ * that goes on calling read() after a read() of 0 never returns at all. A call blocked on an
+ * empty pipe that the feeder still holds open is waiting for the feeder (a busy machine can
+ * starve it), not stuck: that time does not count.
  */
 static void *reader_main_watchdog(void *arg)
 {
     (void)arg;
     unsigned long long seen = ~0ull;
+    int stuck = 0;
     for (;;) {
         sleep(1);
         unsigned long long now = __atomic_load_n(&returns, __ATOMIC_RELAXED);
-        if (now == seen) {
-            unsigned long long b = __atomic_load_n(&at_byte, __ATOMIC_RELAXED);
-            unsigned long long p = __atomic_load_n(&at_pass, __ATOMIC_RELAXED);
-            int fd = __atomic_load_n(&watched_fd, __ATOMIC_RELAXED), left = -1;
-            struct stat st;
-            if (fd >= 0 && fstat(fd, &st) == 0 && ioctl(fd, FIONREAD, &left) < 0)
-                left = -1;
-            if (left == 0)
-                printf("pass %llu: reader_read() has not returned for 1 s at the end of the file "
-                       "(byte %llu, the stream is over and nothing is left in the pipe): there it "
-                       "must return what it holds, then 0\n",
-                       p, b);
-            else
-                printf("pass %llu: reader_read() has not returned for 1 s, at byte %llu\n", p, b);
-            fflush(stdout);
-            return NULL;
+        int fd = __atomic_load_n(&watched_fd, __ATOMIC_RELAXED);
+        if (now != seen || fd < 0 || !__atomic_load_n(&in_call, __ATOMIC_RELAXED)) {
+            seen = now;
+            stuck = 0;
+            continue;
         }
-        seen = now;
+        int left = -1;
+        struct pollfd pf = {.fd = fd, .events = POLLIN};
+        if (poll(&pf, 1, 0) < 0 || ioctl(fd, FIONREAD, &left) < 0)
+            continue;
+        int ended = (pf.revents & POLLHUP) != 0;
+        if (left == 0 && !ended)
+            continue; /* waiting for the feeder's next bytes */
+        if (++stuck < READER_MAIN_STUCK_S)
+            continue;
+        unsigned long long b = __atomic_load_n(&at_byte, __ATOMIC_RELAXED);
+        unsigned long long p = __atomic_load_n(&at_pass, __ATOMIC_RELAXED);
+        if (left == 0)
+            printf("pass %llu: reader_read() has not returned for %d s at the end of the stream "
+                   "(byte %llu, the stream is over and nothing is left in the pipe): there it "
+                   "must return what it holds, then 0\n",
+                   p, READER_MAIN_STUCK_S, b);
+        else
+            printf("pass %llu: reader_read() has not returned for %d s, at byte %llu (%d bytes "
+                   "wait in the pipe)\n",
+                   p, READER_MAIN_STUCK_S, b, left);
+        fflush(stdout);
+        return NULL;
     }
 }
 
@@ -236,7 +253,9 @@ static int reader_main_pass(int sock, struct reader *r, unsigned long long n)
     char piece[13];
     for (size_t i = 0;; i++) {
         size_t want = sizes[(i + n) % 2];
+        __atomic_store_n(&in_call, 1, __ATOMIC_RELAXED);
         ssize_t got = reader_read(r, piece, want);
+        __atomic_store_n(&in_call, 0, __ATOMIC_RELAXED);
         __atomic_add_fetch(&returns, 1, __ATOMIC_RELAXED);
         if (got < 0) {
             printf("pass %llu: reader_read() returned -1 at byte %llu (%s)\n", n, total,
