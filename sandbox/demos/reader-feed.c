@@ -236,8 +236,13 @@ int main(int argc, char **argv)
             continue; /* EINTR (demo_stop is checked) or a connection that went at once */
         char hello[64];
         int version = 0;
-        if (reader_feed_hello(c, hello, sizeof hello) < 0 ||
-            sscanf(hello, "reader-main %d", &version) != 1 || version != READER_FEED_VERSION) {
+        if (reader_feed_hello(c, hello, sizeof hello) < 0) {
+            /* No line: a program that went at once (stopped with the run) or that does not
+               speak this protocol at all; neither is an older reader-main.c. */
+            close(c);
+            continue;
+        }
+        if (sscanf(hello, "reader-main %d", &version) != 1 || version != READER_FEED_VERSION) {
             printf("%s: this workspace's reader-main.c is from another iolab (it says version %d, "
                    "this iolab's is %d): delete reader-main.c and open the step or check it "
                    "again; iolab writes the current one, and reader.c, your code, is kept\n",
