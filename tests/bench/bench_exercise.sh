@@ -43,7 +43,7 @@ for spec in chat/write-epoll-server:chat/epoll-server \
     dir=$home/$exdir${row:+-${row//\//-}}
     mkdir -p "$dir"
     cp "$src/lessons/exercises/$exdir"/* "$dir/"
-    file=$(ls "$dir"/*.c | head -1)
+    file=$(grep -l "/\* TODO" "$dir"/*.c | head -1) # the learner's: the one with a TODO
     [ -z "$row" ] || cp "$rows/$step/$row" "$file"
     step_label=$step${row:+ ($row)}
     builds=() decided=()

@@ -357,7 +357,8 @@ const std::vector<Row> kCopyRows = {
 // stdio/write-buffered-reader (a small buffer is judged on a range of figures: its own test case
 // in test_exercises.cpp)
 
-const Exercise kStdio{"stdio/write-buffered-reader", "stdio/reader", "reader.c", {}};
+const Exercise kStdio{
+    "stdio/write-buffered-reader", "stdio/reader", "reader.c", {"reader.h", "reader-main.c"}};
 
 const std::vector<Row> kStdioRows = {
     {"the starter fails at its TODO",

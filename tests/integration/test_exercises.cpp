@@ -23,7 +23,8 @@ namespace
 const Exercise kOrdered{"ordered/write-server-loop", "ordered/exit-loop", "ordered-server.c", {}};
 const Exercise kChat{
     "chat/write-epoll-server", "chat/epoll-server", "chat-server.c", {"w_epoll.h"}};
-const Exercise kStdio{"stdio/write-buffered-reader", "stdio/reader", "reader.c", {}};
+const Exercise kStdio{
+    "stdio/write-buffered-reader", "stdio/reader", "reader.c", {"reader.h", "reader-main.c"}};
 
 } // namespace
 
@@ -103,6 +104,24 @@ TEST_CASE("chat: an echo to the sender and a line to one client only fail", "[ex
         }
     }
     CHECK(missed >= 2); // of three clients, each line reaches one: two of six pairs at least fail
+}
+
+TEST_CASE("stdio: a workspace whose reader-main.c is of another iolab is told to delete it",
+          "[exercises]")
+{
+    TempDir home;
+    // reader-main.c is iolab's, written into the workspace once and never again: a workspace
+    // made by another iolab keeps the old one, whose version the feeder compares with its own.
+    const Exercise main_file{
+        "stdio/write-buffered-reader", "stdio/reader", "reader-main.c", {"reader.c", "reader.h"}};
+    Result old = variant(home, main_file,
+                         {{"#define READER_MAIN_VERSION 2", "#define READER_MAIN_VERSION 1"}});
+    expect_fail(old);
+    std::string v = verdict(old, "reader-main.c is this iolab's");
+    INFO(v);
+    CHECK(has(v, "no: "));
+    CHECK(has(v, "delete it and open the step or check it again"));
+    CHECK(has(v, "your reader.c is kept"));
 }
 
 TEST_CASE("stdio: a small buffer fails with its figure, in range", "[exercises]")

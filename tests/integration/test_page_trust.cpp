@@ -25,7 +25,8 @@ namespace
 
 const Exercise kZero{"zerocopy/write-sendfile", "zerocopy/sendfile", "file-server.c", {}};
 const Exercise kCopy{"copying/write-sendfile-copy", "copying/memfd", "copy-memfd.c", {}};
-const Exercise kStdio{"stdio/write-buffered-reader", "stdio/reader", "reader.c", {}};
+const Exercise kStdio{
+    "stdio/write-buffered-reader", "stdio/reader", "reader.c", {"reader.h", "reader-main.c"}};
 const Exercise kUpload{
     "upload/write-fork-server", "upload/fork-server", "upload-server.c", {"upload.h", "w_epoll.h"}};
 const Exercise kOrdered{"ordered/write-server-loop", "ordered/exit-loop", "ordered-server.c", {}};
@@ -80,6 +81,8 @@ Result whole(const TempDir &home, const Exercise &e, const std::string &text)
 {
     TempDir dir;
     std::ofstream(dir / e.file) << text;
+    for (const char *o : e.others)
+        std::ofstream(dir / o) << slurp(solution_dir(e) + "/" + o);
     return check(home, e, {"--dir", dir.path});
 }
 
@@ -96,35 +99,23 @@ std::string verdict_saying(const Result &r, const std::string &part)
     return "";
 }
 
-// A whole reader.c for stdio: it passes over the file until SIGTERM and prints, per pass, the
-// line iolab checks ("pass N: BYTES bytes, fnv DIGEST, all as in the file") with the digest of
-// the bytes it got. `pass_body` fills `got` and `h` from the open descriptor `fd`.
-std::string stdio_reader(const std::string &helpers, const std::string &pass_body)
+// A whole reader.c for stdio that never reads its stream: a reader_read() of its own and a
+// main() of its own (over iolab's weak one in reader-main.c) that runs `pass_body` per pass and
+// prints, per pass, the line iolab's feeder prints for a whole pass, as if it were the feeder.
+std::string stdio_forger(const std::string &pass_body)
 {
-    return "#include <fcntl.h>\n#include <signal.h>\n#include <stdint.h>\n#include <stdio.h>\n"
-           "#include <string.h>\n#include <sys/mman.h>\n#include <sys/stat.h>\n"
-           "#include <sys/syscall.h>\n#include <unistd.h>\n" +
+    return "#include \"reader.h\"\n#include <stdio.h>\n#include <string.h>\n"
+           "#include <unistd.h>\n" +
            forger_code() +
-           "static volatile sig_atomic_t stop;\n"
-           "static void on_term(int sig)\n{\n    (void)sig;\n    stop = 1;\n}\n"
-           "static uint64_t fnv(uint64_t h, const unsigned char *p, size_t n)\n{\n"
-           "    for (size_t i = 0; i < n; i++)\n        h = (h ^ p[i]) * 0x100000001b3ull;\n"
-           "    return h;\n}\n" +
-           helpers +
-           "int main(int argc, char **argv)\n{\n"
-           "    if (argc < 3)\n        return 2;\n"
-           "    signal(SIGTERM, on_term);\n"
-           "    for (unsigned pass = 1; !stop; pass++) {\n"
-           "        int fd = open(argv[2], O_RDONLY);\n"
-           "        if (fd < 0)\n            return 1;\n"
-           "        uint64_t h = 0xcbf29ce484222325ull, got = 0;\n" +
+           "ssize_t reader_read(struct reader *r, char *out, size_t n)\n{\n"
+           "    (void)r;\n    memset(out, 0, n);\n    return (ssize_t)n;\n}\n"
+           "int main(void)\n{\n"
+           "    for (unsigned pass = 1;; pass++) {\n" +
            pass_body +
-           "        close(fd);\n"
-           "        printf(\"pass %u: %llu bytes, fnv %016llx, all as in the file\\n\", pass,\n"
-           "               (unsigned long long)got, (unsigned long long)h);\n"
+           "        printf(\"pass %u: 4000037 bytes came back through reader_read(), all as "
+           "sent\\n\", pass);\n"
            "        fflush(stdout);\n"
-           "    }\n"
-           "    return 0;\n}\n";
+           "    }\n}\n";
 }
 
 void expect_no_crash(const Result &r)
@@ -391,25 +382,19 @@ TEST_CASE("forgers that publish figures in their own slot without doing the work
     CHECK(has(c, "no: yours: "));
     CHECK(has(c, "copy_all() must copy it with sendfile()"));
 
-    INFO("stdio: no read at all, claimed read() calls, and passes with the file's own digest "
-         "(taken through a mapping)");
+    INFO("stdio: no read at all, claimed read() calls, and the feeder's pass line printed by "
+         "the reader itself");
     Result stdio = whole(home, kStdio,
-                         stdio_reader("", "        struct stat st;\n"
-                                          "        fstat(fd, &st);\n"
-                                          "        const unsigned char *m = mmap(NULL, st.st_size, "
-                                          "PROT_READ, MAP_SHARED, fd, 0);\n"
-                                          "        if (m == MAP_FAILED)\n            return 1;\n"
-                                          "        h = fnv(h, m, st.st_size);\n"
-                                          "        got = st.st_size;\n"
-                                          "        munmap((void *)m, st.st_size);\n"
-                                          "        forge_call(" +
-                                              std::to_string(IOLAB_CALL_READ) +
-                                              ", 1000 * pass);\n"
-                                              "        usleep(100000);\n"));
+                         stdio_forger("        forge_call(" + std::to_string(IOLAB_CALL_READ) +
+                                      ", 1000 * pass);\n"
+                                      "        usleep(100000);\n"));
     expect_fail(stdio);
     std::string sr = verdict(stdio, "The bytes come from read()");
     CHECK(has(sr, "no: yours: "));
     CHECK(has(sr, "read system calls"));
+    // No pass came back whole; the claimed read() calls also make the page's counts untrusted,
+    // which is what the check says once they are.
+    CHECK(has(verdict(stdio, "Every pass brings the whole stream"), "no: "));
 
     INFO("upload: a server that accepts, serves nothing and claims forks and uploads");
     Result up = variant(home, kUpload,
@@ -481,55 +466,53 @@ TEST_CASE("forgers that publish figures in their own slot without doing the work
     CHECK(has(o, "no: yours: 0 of 4 requests"));
 }
 
-TEST_CASE("stdio: a verdict line without the right bytes fails on iolab's digest, and a reader "
-          "that calls syscall(SYS_read) passes",
+TEST_CASE("stdio: a reader that drops bytes and prints the feeder's verdict itself fails on the "
+          "feeder's comparison, and a reader that calls syscall(SYS_read) passes",
           "[page]")
 {
     TempDir home;
-    // A buffered reader whose refill drops the last byte of every 4 KiB, and which says every
-    // pass is right: its digest is of the bytes it handed out, and iolab's is of the file.
-    const std::string refill_drop = "        static unsigned char buf[4096];\n"
-                                    "        ssize_t n;\n"
-                                    "        while ((n = read(fd, buf, sizeof buf)) > 0) {\n"
-                                    "            size_t keep = n > 1 ? (size_t)n - 1 : (size_t)n;\n"
-                                    "            h = fnv(h, buf, keep);\n"
-                                    "            got += keep;\n"
-                                    "        }\n";
-    Result liar = whole(home, kStdio, stdio_reader("", refill_drop));
+    // A buffered reader whose refill drops the last byte of every read(), and which prints the
+    // feeder's line for a whole pass each time it reaches the end: the feeder compares the bytes.
+    const std::string head = "#include \"reader.h\"\n#include <stdio.h>\n#include <string.h>\n"
+                             "#include <sys/syscall.h>\n#include <unistd.h>\n"
+                             "ssize_t reader_read(struct reader *r, char *out, size_t n)\n{\n"
+                             "    size_t done = 0;\n"
+                             "    while (done < n) {\n"
+                             "        if (r->pos == r->len) {\n";
+    const std::string tail = "            r->pos = 0;\n            r->len = (size_t)got;\n"
+                             "        }\n"
+                             "        size_t k = r->len - r->pos < n - done ? r->len - r->pos "
+                             ": n - done;\n"
+                             "        memcpy(out + done, r->buf + r->pos, k);\n"
+                             "        r->pos += k;\n        done += k;\n"
+                             "    }\n"
+                             "    return (ssize_t)done;\n}\n";
+    Result liar = whole(home, kStdio,
+                        head +
+                            "            ssize_t got = read(r->fd, r->buf, sizeof r->buf);\n"
+                            "            if (got < 0)\n                return -1;\n"
+                            "            if (got == 0) {\n"
+                            "                printf(\"pass 1: 4000037 bytes came back through "
+                            "reader_read(), all as sent\\n\");\n"
+                            "                break;\n"
+                            "            }\n"
+                            "            if (got > 1)\n                got--;\n" +
+                            tail);
     expect_fail(liar);
-    std::string v = verdict_saying(liar, "carried a digest that is not data.bin's");
+    std::string v = verdict_saying(liar, "differs from what was sent");
     INFO(liar.out);
-    CHECK(has(v, "no: yours: 0 of 3 matching lines"));
-    CHECK(has(v, "so the bytes differ from the file; the first: \"pass 1: "));
+    CHECK(has(v, "no: yours: "));
+    CHECK(has(verdict(liar, "Every pass brings the whole stream"), "no: "));
 
     // Issue 27: a correct buffered reader whose read() is the raw system call, which no library
-    // wrapper sees: 8-byte requests served from a 4 KiB buffer, refilled with syscall(SYS_read).
-    const std::string raw_reader =
-        "static unsigned char buf[4096];\n"
-        "static size_t pos, len;\n"
-        "static ssize_t reader_read(int fd, unsigned char *out, size_t n)\n{\n"
-        "    size_t done = 0;\n"
-        "    while (done < n) {\n"
-        "        if (pos == len) {\n"
-        "            long r = syscall(SYS_read, fd, buf, sizeof buf);\n"
-        "            if (r < 0)\n                return -1;\n"
-        "            if (r == 0)\n                break;\n"
-        "            pos = 0;\n            len = (size_t)r;\n"
-        "        }\n"
-        "        size_t k = len - pos < n - done ? len - pos : n - done;\n"
-        "        memcpy(out + done, buf + pos, k);\n"
-        "        pos += k;\n        done += k;\n"
-        "    }\n"
-        "    return (ssize_t)done;\n}\n";
-    Result raw =
-        whole(home, kStdio,
-              stdio_reader(raw_reader, "        unsigned char piece[8];\n"
-                                       "        ssize_t n;\n"
-                                       "        pos = len = 0;\n"
-                                       "        while ((n = reader_read(fd, piece, 8)) > 0) {\n"
-                                       "            h = fnv(h, piece, (size_t)n);\n"
-                                       "            got += (uint64_t)n;\n"
-                                       "        }\n"));
+    // wrapper sees.
+    Result raw = whole(home, kStdio,
+                       head +
+                           "            long got = syscall(SYS_read, r->fd, r->buf, sizeof "
+                           "r->buf);\n"
+                           "            if (got < 0)\n                return -1;\n"
+                           "            if (got == 0)\n                break;\n" +
+                           tail);
     INFO(raw.out);
     CHECK(raw.code == 0);
 }
