@@ -197,11 +197,12 @@ static int client_upload_once(int fd)
             return -ETIMEDOUT;
         }
         if (n <= 0) { /* the server went away before answering */
+            int err = n == 0 ? ECONNRESET : errno;
             client_failed(&a,
                           "the server closed the connection after all %llu bytes (header "
                           "included) were sent, before its reply (%zu of %d bytes came)",
                           (unsigned long long)a.sent, got, UPLOAD_REPLY_SIZE);
-            return n == 0 ? -ECONNRESET : -errno;
+            return -err;
         }
         got += (size_t)n;
     }
