@@ -415,6 +415,7 @@ TEST_CASE("upload demos reject bad arguments with one sentence and status 2", "[
         {demo("upload-client"), "--port", "1", "--size", "0"},
         {demo("upload-client"), "--port", "1", "--size", "1M", "--uploads", "2", "--seconds", "1"},
         {demo("upload-client"), "--port", "1", "--size", "1M", "extra"},
+        {demo("upload-client"), "--port", "1", "--size", "1M", "--split-header", "0"},
     };
     for (const auto &argv : bad) {
         auto [code, out] = run(argv, {}, 5);
