@@ -5,10 +5,17 @@
  * (the protocol is in upload.h). One thread per uploader keeps the code a straight line; the
  * client's own cost is small next to the server's.
  *
+ * --split-header MS sends every upload's header in three pieces (3, 3 and 2 bytes), MS apart,
+ * each its own segment: a server's first recv() of it brings 3 bytes at most, so one that takes
+ * one recv() for the whole header reads a wrong size. The pauses also leave the server with
+ * nothing to do for a while in every upload, which a server that polls instead of waiting shows.
+ *
  * An upload's time runs from connect() to the reply. When the server is not there (the engine
  * restarts it on a mode switch) an uploader counts one error and retries after a backoff that
  * starts at 10 ms and doubles up to 200 ms; a reply with the wrong count or checksum, or a
- * connection lost mid-upload, counts one error as well.
+ * connection lost mid-upload, counts one error as well, and is said on one line of stderr that
+ * names the upload and its bytes: "upload 7 failed: the server's reply counts 3 bytes, 16777216
+ * were sent" (a send() or recv() that waits 2 s gives up, as a failed upload).
  *
  * Ends after --uploads M (in total), after --seconds T, or on SIGTERM/SIGINT; uploads still in
  * flight then are dropped, neither counted nor errors. It prints one summary line
@@ -21,7 +28,10 @@
 #include "upload.h"
 
 #include <errno.h>
+#include <netinet/in.h>
+#include <netinet/tcp.h>
 #include <pthread.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -33,11 +43,14 @@
 #define BACKOFF_MIN 10000000ull  /* 10 ms */
 #define BACKOFF_MAX 200000000ull /* 200 ms */
 #define MAX_SIZE    (64ull << 30)
+#define GIVE_UP_S   2 /* a send() or recv() that waits this long fails the upload */
 
 static struct sockaddr_in server;
 static uint64_t size;               /* --size */
 static uint64_t max_uploads;        /* --uploads; 0: no limit */
+static uint64_t split_ms;           /* --split-header; 0: the header in one send() */
 static uint64_t started;            /* uploads handed out, for --uploads (atomic) */
+static uint64_t numbered;           /* uploads begun on a connection, to name them (atomic) */
 static int finishing;               /* set by main at the end: uploaders stop (atomic) */
 static uint8_t chunk[UPLOAD_CHUNK]; /* what every send() sends: a fixed pattern */
 static uint64_t expected_sum;       /* the checksum of --size bytes of that pattern */
@@ -65,25 +78,108 @@ static void client_sleep(uint64_t ns)
         nanosleep(&(struct timespec){.tv_nsec = 10000000}, NULL);
 }
 
+/* One upload under way: what its failure line says. */
+struct attempt {
+    uint64_t number; /* the how-manieth upload begun on a connection, from 1 */
+    uint64_t sent;   /* bytes sent so far, header included */
+};
+
+/* Says why upload a failed, on one line of stderr in one write: the exercise's checks quote
+   it. */
+static void client_failed(const struct attempt *a, const char *fmt, ...)
+    __attribute__((format(printf, 2, 3)));
+static void client_failed(const struct attempt *a, const char *fmt, ...)
+{
+    char line[512];
+    int n = snprintf(line, sizeof line, "upload %llu failed: ", (unsigned long long)a->number);
+    va_list ap;
+    va_start(ap, fmt);
+    n += vsnprintf(line + n, sizeof line - (size_t)n, fmt, ap);
+    va_end(ap);
+    if (n > (int)sizeof line - 2)
+        n = (int)sizeof line - 2;
+    line[n++] = '\n';
+    demo_write_all(STDERR_FILENO, line, (size_t)n);
+}
+
+/* A send() that failed in the middle of upload a: why, with how far it had come. A server that
+   took the upload for complete too early has answered already: its reply says what it counted. */
+static void client_send_failed(int fd, const struct attempt *a, int err)
+{
+    unsigned long long total = size + UPLOAD_HEADER_SIZE, sent = a->sent;
+    uint8_t reply[UPLOAD_REPLY_SIZE];
+    uint64_t bytes, sum;
+    if (recv(fd, reply, sizeof reply, MSG_DONTWAIT | MSG_WAITALL) == (ssize_t)sizeof reply) {
+        upload_reply_unpack(reply, &bytes, &sum);
+        client_failed(a,
+                      "the server's reply counts %llu bytes, %llu were to come; it answered "
+                      "after %llu of %llu bytes",
+                      (unsigned long long)bytes, (unsigned long long)size, sent, total);
+    } else if (err == -EAGAIN || err == -EWOULDBLOCK) {
+        client_failed(a,
+                      "the server read nothing of it for %d s, after %llu of %llu bytes "
+                      "(header included) had been sent",
+                      GIVE_UP_S, sent, total);
+    } else {
+        client_failed(a,
+                      "the server closed the connection without a reply after %llu of %llu "
+                      "bytes (header included) were sent (%s)",
+                      sent, total, strerror(-err));
+    }
+}
+
+/* Sends upload a's header: in one send(), or with --split-header in three pieces, split_ms
+   apart, each pushed out at once (TCP_NODELAY) so that each arrives as a segment of its own. */
+static int client_send_header(int fd, struct attempt *a)
+{
+    uint64_t be = htobe64(size);
+    if (!split_ms) {
+        int err = demo_send_all(fd, &be, sizeof be);
+        a->sent += err ? 0 : sizeof be;
+        return err;
+    }
+    static const size_t pieces[] = {3, 3, 2};
+    const uint8_t *p = (const uint8_t *)&be;
+    for (size_t i = 0; i < sizeof pieces / sizeof pieces[0]; i++) {
+        if (i > 0)
+            client_sleep(split_ms * 1000000ull);
+        if (client_should_stop())
+            return 1;
+        int err = demo_send_all(fd, p, pieces[i]);
+        if (err)
+            return err;
+        p += pieces[i];
+        a->sent += pieces[i];
+    }
+    return 0;
+}
+
 /*
  * One upload on a fresh connection. 0 when the server confirmed it, 1 when the client was told
- * to stop in the middle, a negative errno when it failed.
+ * to stop in the middle, a negative errno when it failed (said on stderr once connected).
  */
 static int client_upload_once(int fd)
 {
     if (connect(fd, (struct sockaddr *)&server, sizeof server) < 0)
         return -errno;
-    uint64_t be = htobe64(size);
-    int err = demo_send_all(fd, &be, sizeof be);
+    struct attempt a = {.number = __atomic_add_fetch(&numbered, 1, __ATOMIC_RELAXED)};
+    if (split_ms)
+        setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &(int){1}, sizeof(int));
+    int err = client_send_header(fd, &a);
     for (uint64_t sent = 0; err == 0 && sent < size;) {
         if (client_should_stop())
             return 1;
         size_t n = size - sent < UPLOAD_CHUNK ? (size_t)(size - sent) : UPLOAD_CHUNK;
         err = demo_send_all(fd, chunk, n);
-        sent += n;
+        sent += err ? 0 : n;
+        a.sent += err ? 0 : n;
     }
-    if (err)
-        return client_should_stop() ? 1 : err;
+    if (err == 1 || (err && client_should_stop()))
+        return 1;
+    if (err) {
+        client_send_failed(fd, &a, err);
+        return err;
+    }
 
     uint8_t reply[UPLOAD_REPLY_SIZE];
     size_t got = 0;
@@ -93,13 +189,39 @@ static int client_upload_once(int fd)
             continue;
         if (n < 0 && client_should_stop())
             return 1;
-        if (n <= 0)
-            return n == 0 ? -ECONNRESET : -errno; /* the server went away before answering */
+        if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK)) {
+            client_failed(&a,
+                          "no reply within %d s after all %llu bytes (header included) were "
+                          "sent (%zu of the reply's %d bytes came)",
+                          GIVE_UP_S, (unsigned long long)a.sent, got, UPLOAD_REPLY_SIZE);
+            return -ETIMEDOUT;
+        }
+        if (n <= 0) { /* the server went away before answering */
+            int err = n == 0 ? ECONNRESET : errno;
+            client_failed(&a,
+                          "the server closed the connection after all %llu bytes (header "
+                          "included) were sent, before its reply (%zu of %d bytes came)",
+                          (unsigned long long)a.sent, got, UPLOAD_REPLY_SIZE);
+            return -err;
+        }
         got += (size_t)n;
     }
     uint64_t bytes, sum;
     upload_reply_unpack(reply, &bytes, &sum);
-    return bytes == size && sum == expected_sum ? 0 : -EBADMSG;
+    if (bytes != size) {
+        client_failed(&a, "the server's reply counts %llu bytes, %llu were sent",
+                      (unsigned long long)bytes, (unsigned long long)size);
+        return -EBADMSG;
+    }
+    if (sum != expected_sum) {
+        client_failed(&a,
+                      "the server's reply counts all %llu bytes, but its checksum is %016llx, "
+                      "theirs %016llx",
+                      (unsigned long long)size, (unsigned long long)sum,
+                      (unsigned long long)expected_sum);
+        return -EBADMSG;
+    }
+    return 0;
 }
 
 static void *client_uploader(void *arg)
@@ -124,8 +246,8 @@ static void *client_uploader(void *arg)
         me->fd = fd;
         pthread_mutex_unlock(&me->lock);
         /* A server that stops reading (stopped, or gone without a reset) must not hang us: a
-         * blocked send() or recv() gives up after 2 s, as a failed upload. */
-        struct timeval tv = {.tv_sec = 2};
+         * blocked send() or recv() gives up after GIVE_UP_S, as a failed upload. */
+        struct timeval tv = {.tv_sec = GIVE_UP_S};
         setsockopt(fd, SOL_SOCKET, SO_SNDTIMEO, &tv, sizeof tv);
         setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof tv);
         uint64_t t0 = demo_now_ns();
@@ -184,12 +306,15 @@ static const struct demo_opt opts[] = {
     DEMO_OPT_U64("uploads", &max_uploads, 1, UINT64_MAX / 2, "M",
                  "stop after M confirmed uploads in total", .not_with = "seconds"),
     DEMO_OPT_SECONDS(&seconds),
+    DEMO_OPT_U64("split-header", &split_ms, 1, 10000, "MS",
+                 "send each header in three pieces (3, 3 and 2 bytes), MS ms apart"),
     {0},
 };
 
 static const struct demo_cli cli = {
     .prog = PROG,
-    .usage = "--port P [--host H] [--clients N] --size BYTES [--uploads M | --seconds T]",
+    .usage = "--port P [--host H] [--clients N] --size BYTES [--uploads M | --seconds T]\n"
+             "       [--split-header MS]",
     .about = "Load for upload-server: N uploader threads, each uploading BYTES on a new\n"
              "connection, checking the server's byte count and checksum, and starting over.\n",
     .opts = opts,
@@ -197,7 +322,8 @@ static const struct demo_cli cli = {
               "  requests=R seconds=T req_per_s=X bytes=B bytes_per_s=Y p50_us=.. p99_us=..\n"
               "  p999_us=.. max_us=.. errors=E\n"
               "A refused or lost connection is retried after 10 ms, doubling up to 200 ms; each\n"
-              "counts an error.\n",
+              "counts an error. An upload that failed once connected is said on stderr:\n"
+              "  upload N failed: WHY (the bytes sent, and what the server's reply said)\n",
 };
 
 /* Starts the uploaders, waits for the end, prints the summary. */

@@ -13,6 +13,7 @@
 #include <arpa/inet.h>
 #include <cmath>
 #include <netinet/in.h>
+#include <poll.h>
 #include <sys/socket.h>
 
 using namespace iolab_test;
@@ -93,6 +94,72 @@ std::vector<std::string> chat_client(int port, const std::string &name,
     argv.insert(argv.end(), extra.begin(), extra.end());
     return argv;
 }
+
+// A server the test plays itself: a listener on 127.0.0.1 (its port in port) that takes one
+// connection at a time, with reads that give up after 10 s.
+class TestServer
+{
+  public:
+    TestServer()
+    {
+        lfd_ = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+        struct sockaddr_in sa = {};
+        sa.sin_family = AF_INET;
+        sa.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+        REQUIRE(bind(lfd_, (struct sockaddr *)&sa, sizeof sa) == 0);
+        REQUIRE(listen(lfd_, 16) == 0);
+        socklen_t len = sizeof sa;
+        REQUIRE(getsockname(lfd_, (struct sockaddr *)&sa, &len) == 0);
+        port = ntohs(sa.sin_port);
+    }
+    ~TestServer()
+    {
+        hang_up();
+        close(lfd_);
+    }
+    void accept_one()
+    {
+        struct pollfd p = {lfd_, POLLIN, 0};
+        REQUIRE(poll(&p, 1, 10000) == 1);
+        fd_ = accept4(lfd_, NULL, NULL, SOCK_CLOEXEC);
+        REQUIRE(fd_ >= 0);
+        struct timeval tv = {10, 0};
+        setsockopt(fd_, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof tv);
+    }
+    // What one recv() brings ("" at the end of the stream).
+    std::string recv_once()
+    {
+        char buf[4096];
+        ssize_t n = recv(fd_, buf, sizeof buf, 0);
+        REQUIRE(n >= 0);
+        return std::string(buf, (size_t)n);
+    }
+    // Everything up to and with the next newline.
+    std::string line()
+    {
+        std::string got;
+        while (got.empty() || got.back() != '\n') {
+            char c;
+            REQUIRE(recv(fd_, &c, 1, 0) == 1);
+            got += c;
+        }
+        return got;
+    }
+    void say(const std::string &s)
+    {
+        send_str(fd_, s);
+    }
+    void hang_up()
+    {
+        if (fd_ >= 0)
+            close(fd_);
+        fd_ = -1;
+    }
+    int port = 0;
+
+  private:
+    int lfd_ = -1, fd_ = -1;
+};
 
 } // namespace
 
@@ -180,6 +247,76 @@ TEST_CASE("ordered: a server that goes away without exit is an error for the cli
     REQUIRE(exit_code(server.stop()) == 0); // SIGTERM in the middle of a conversation
     CHECK(exit_code(client.wait(10)) == 1);
     CHECK(client.output().find("closed the connection") != std::string::npos);
+}
+
+TEST_CASE("ordered: --together sends lines in one segment, and the client says what the server "
+          "did wrong")
+{
+    SECTION("two lines in one segment, both answered, exit unanswered, then a hang-up")
+    {
+        TestServer srv;
+        Child client;
+        client.start(ordered_client(srv.port, {"--script", "a;b;exit", "--together", "2",
+                                               "--interval", "10", "--reply-wait", "5"}));
+        srv.accept_one();
+        CHECK(srv.recv_once() == "a\nb\n"); // one segment, one recv()
+        srv.say("one\ntwo\n");
+        CHECK(srv.line() == "exit\n");
+        CHECK(srv.recv_once() == ""); // the client is done sending, and waits for our hang-up
+        srv.hang_up();
+        CHECK(exit_code(client.wait(10)) == 0);
+        CHECK(client.output() == "me: a\nme: b\nserver: one\nserver: two\nme: exit\n");
+    }
+    SECTION("an answer to exit")
+    {
+        TestServer srv;
+        Child client;
+        client.start(ordered_client(srv.port, {"--script", "hi;exit", "--interval", "10"}));
+        srv.accept_one();
+        CHECK(srv.line() == "hi\n");
+        srv.say("ack 1\n");
+        CHECK(srv.line() == "exit\n");
+        srv.say("ack 2\n");
+        CHECK(exit_code(client.wait(10)) == 1);
+        CHECK(client.output().find("problem: the server answered exit with \"ack 2\"; exit gets "
+                                   "no reply\n") != std::string::npos);
+    }
+    SECTION("a reply without its newline")
+    {
+        TestServer srv;
+        Child client;
+        client.start(ordered_client(srv.port, {"--script", "hi;exit", "--reply-wait", "1"}));
+        srv.accept_one();
+        CHECK(srv.line() == "hi\n");
+        srv.say("ack 1");
+        CHECK(exit_code(client.wait(10)) == 1);
+        CHECK(client.output().find("problem: a reply without its newline: \"ack 1\", then nothing "
+                                   "more for 1 s\n") != std::string::npos);
+    }
+    SECTION("a hang-up before exit")
+    {
+        TestServer srv;
+        Child client;
+        client.start(ordered_client(srv.port, {"--script", "hi;exit", "--interval", "300"}));
+        srv.accept_one();
+        CHECK(srv.line() == "hi\n");
+        srv.say("ack 1\n");
+        srv.hang_up();
+        CHECK(exit_code(client.wait(10)) == 1);
+        CHECK(client.output().find("problem: the server closed the connection before exit, after "
+                                   "1 reply\n") != std::string::npos);
+    }
+    SECTION("no reply at all")
+    {
+        TestServer srv;
+        Child client;
+        client.start(ordered_client(srv.port, {"--script", "hi;exit", "--reply-wait", "1"}));
+        srv.accept_one();
+        CHECK(srv.line() == "hi\n");
+        CHECK(exit_code(client.wait(10)) == 1);
+        CHECK(client.output().find("problem: no reply to \"hi\" within 1 s (reply 1)\n") !=
+              std::string::npos);
+    }
 }
 
 TEST_CASE("chat: a message reaches every other client and not its sender and joins and leaves")
@@ -387,6 +524,8 @@ TEST_CASE("conversation demos: --help, and bad arguments get one sentence and st
         {"ordered-client", "--port", "1", "--script", "a;exit", "--repeat"},
         {"ordered-client", "--port", "1", "--repeat"},
         {"ordered-client", "--port", "1", "--interval", "soon"},
+        {"ordered-client", "--port", "1", "--script", "a;exit", "--together", "2"},
+        {"ordered-client", "--port", "1", "--together", "9"},
         {"chat-server", "--port", "0", "extra"},
         {"chat-client", "--port", "1"},
         {"chat-client", "--port", "1", "--name", "two words"},

@@ -104,7 +104,7 @@ TEST_CASE("tui: hostile learner code (a flood, an endless loop, a fork loop) lea
         CHECK(t.last().find(build) != std::string::npos);
     }
     // The checks say what went wrong while iolab runs on.
-    CHECK(t.wait_for("yours: 0 of 4 requests", 30));
+    CHECK(t.wait_for("yours: 0 of 6 requests", 30));
     t.keys("q");
     if (t.wait_for("quit?", 5))
         t.keys("y");

@@ -12,6 +12,7 @@
 #include <dirent.h>
 #include <endian.h>
 #include <fstream>
+#include <poll.h>
 #include <sys/socket.h>
 
 using namespace iolab_test;
@@ -122,6 +123,33 @@ long long server_rx_queue(int server_port, int fd)
     return -1;
 }
 
+// A listening socket on 127.0.0.1 for a server the test plays itself; its port in *port.
+int test_listener(int *port)
+{
+    int lfd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+    struct sockaddr_in sa = {};
+    sa.sin_family = AF_INET;
+    sa.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+    REQUIRE(bind(lfd, (struct sockaddr *)&sa, sizeof sa) == 0);
+    REQUIRE(listen(lfd, 16) == 0);
+    socklen_t len = sizeof sa;
+    REQUIRE(getsockname(lfd, (struct sockaddr *)&sa, &len) == 0);
+    *port = ntohs(sa.sin_port);
+    return lfd;
+}
+
+// The next connection on lfd, waited for at most 10 s; its reads give up after 10 s too.
+int test_accept(int lfd)
+{
+    struct pollfd p = {lfd, POLLIN, 0};
+    REQUIRE(poll(&p, 1, 10000) == 1);
+    int fd = accept4(lfd, NULL, NULL, SOCK_CLOEXEC);
+    REQUIRE(fd >= 0);
+    struct timeval tv = {10, 0};
+    setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof tv);
+    return fd;
+}
+
 } // namespace
 
 TEST_CASE("every mode returns the right count and checksum to concurrent uploads", "[upload]")
@@ -158,9 +186,64 @@ TEST_CASE("every mode returns the right count and checksum to concurrent uploads
             CHECK(field(out, "requests") == 12);
             CHECK(field(out, "bytes") == 12ll * 3 * 1024 * 1024);
             CHECK(field(out, "errors") == 0);
+
+            // Headers in three pieces with pauses between them: every mode collects them.
+            auto [pcode, pout] =
+                run({demo("upload-client"), "--port", std::to_string(port), "--clients", "4",
+                     "--size", "1M", "--uploads", "8", "--split-header", "20"},
+                    {}, 20);
+            INFO(pout);
+            CHECK(pcode == 0);
+            CHECK(field(pout, "requests") == 8);
+            CHECK(field(pout, "errors") == 0);
+            CHECK(pout.find("failed") == std::string::npos);
             CHECK(exited_zero(server.stop()));
         }
     }
+}
+
+TEST_CASE("upload-client splits the header when asked and names a failed upload and its bytes",
+          "[upload]")
+{
+    int port = 0, lfd = test_listener(&port);
+    Child client;
+    client.start({demo("upload-client"), "--port", std::to_string(port), "--size", "1M",
+                  "--split-header", "300", "--seconds", "60"});
+    // The first piece comes alone: the next is 300 ms away.
+    int fd = test_accept(lfd);
+    char head[8];
+    REQUIRE(recv(fd, head, sizeof head, 0) == 3);
+    CHECK(std::string(head, 3) == header(1 << 20).substr(0, 3));
+    // A server that took those 3 bytes for the header: a size of 0, answered at once.
+    send_str(fd, std::string(8, '\0') + std::string(8, '\0'));
+    close(fd);
+    REQUIRE(client.read_until("failed", 10));
+    REQUIRE(client.read_until("\n", 10));
+    CHECK(client.output().find("upload 1 failed: the server's reply counts 0 bytes, 1048576 were "
+                               "to come; it answered after ") != std::string::npos);
+
+    // A server that reads the header and part of the data, then hangs up without a reply.
+    fd = test_accept(lfd);
+    std::string got;
+    char buf[65536];
+    while (got.size() < 8 + 1000) {
+        ssize_t n = recv(fd, buf, sizeof buf, 0);
+        REQUIRE(n > 0);
+        got.append(buf, (size_t)n);
+    }
+    CHECK(got.substr(0, 8) == header(1 << 20));
+    close(fd);
+    REQUIRE(client.read_until("upload 2 failed: ", 10));
+    REQUIRE(client.read_until("\n", 10));
+    std::string out = client.output();
+    std::string line = out.substr(out.find("upload 2 failed: "));
+    INFO(line);
+    CHECK((line.find("the server closed the connection without a reply after ") !=
+               std::string::npos ||
+           line.find("the server closed the connection after all 1048584 bytes") !=
+               std::string::npos));
+    CHECK(exited_zero(client.stop(10)));
+    close(lfd);
 }
 
 TEST_CASE("an upload cut short gets no reply and the server carries on", "[upload]")
@@ -332,6 +415,7 @@ TEST_CASE("upload demos reject bad arguments with one sentence and status 2", "[
         {demo("upload-client"), "--port", "1", "--size", "0"},
         {demo("upload-client"), "--port", "1", "--size", "1M", "--uploads", "2", "--seconds", "1"},
         {demo("upload-client"), "--port", "1", "--size", "1M", "extra"},
+        {demo("upload-client"), "--port", "1", "--size", "1M", "--split-header", "0"},
     };
     for (const auto &argv : bad) {
         auto [code, out] = run(argv, {}, 5);

@@ -1,4 +1,4 @@
-/* expect: fail: converse() must return 0 right after sending */
+/* expect: fail: must end by itself with status 0 right after sending "exit" */
 /* Waits for an answer to "exit", which never comes: the client never ends. */
 /*
  * The client half of a strictly ordered conversation: the client sends a line, waits for the

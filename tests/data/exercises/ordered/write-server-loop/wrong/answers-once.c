@@ -1,4 +1,4 @@
-/* expect: fail: converse() must answer every line */
+/* expect: fail: the client still had lines to send when the server hung up */
 /*
  * Known wrong: one reply, then the server hangs up: the loop runs once.
  */

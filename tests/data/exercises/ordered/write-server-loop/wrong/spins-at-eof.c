@@ -1,7 +1,8 @@
 /* expect: fail: end the loop when read_line() returns 0 */
 /*
- * Known wrong: a read_line() that returns 0 is taken for "nothing yet" and "exit" is not
- * handled: once the client hangs up, recv() returns 0 again and again and the loop spins.
+ * Known wrong: a read_line() that returns 0 is taken for "nothing yet": "exit" ends the
+ * conversation, but once a client hangs up without it, recv() returns 0 again and again and the
+ * loop spins.
  */
 /*
  * The server half of a strictly ordered conversation, one client at a time: the client speaks,
@@ -80,6 +81,8 @@ static void converse(int sock)
     for (;;) {
         if (!read_line(sock, &in, line, sizeof line))
             continue;
+        if (strcmp(line, "exit") == 0)
+            break;
         printf("client: %s\n", line);
         snprintf(reply, sizeof reply, "ack %u", ++heard);
         if (send_line(sock, reply) < 0)

@@ -1,4 +1,4 @@
-/* expect: fail: on_readable() must add what each recv() brought */
+/* expect: fail: exactly the payload bytes each recv() brought */
 /*
  * Known wrong: a recv() is counted as if it brought all it asked for: a short read shifts
  * every later byte and the checksum does not match.

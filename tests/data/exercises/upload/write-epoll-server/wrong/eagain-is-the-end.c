@@ -1,4 +1,4 @@
-/* expect: fail: EAGAIN or EINTR only mean 'not now' */
+/* expect: fail: other than EAGAIN and EINTR, which only mean 'not now' */
 /*
  * Known wrong: EAGAIN (or EINTR) is taken for the end of the upload: the client is hung up on
  * as soon as its bytes are slower than the server.
