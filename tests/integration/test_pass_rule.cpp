@@ -17,6 +17,7 @@ namespace
 
 const std::string kFibStep = "concurrency/write-fib-server";
 const std::string kIpcStep = "ipc/write-fd-proxy";
+const std::string kOrderedStep = "ordered/write-server-loop";
 
 std::string table_row(const std::string &step, const std::string &row)
 {
@@ -200,4 +201,42 @@ TEST_CASE("pass rule: the ipc starter's checks after its first failure are not j
     }
     CHECK(s.find("Step done") == std::string::npos);
     CHECK(t.quit());
+}
+
+TEST_CASE("pass rule: a server that says it listens but never does is never done, in the TUI or "
+          "by iolab check",
+          "[pass]")
+{
+    // Its line lets the scenario start; the clients can never connect. Nothing it could be
+    // judged on is ever measured, so no instant of the run may read as a pass.
+    const std::string liar = "#include <stdio.h>\n#include <unistd.h>\n"
+                             "int main(void)\n{\n    printf(\"listening on 127.0.0.1:8000\\n\");\n"
+                             "    fflush(stdout);\n    for (;;)\n        pause();\n}\n";
+    TempDir home;
+    std::string ws = seed_workspace(home, kOrderedStep, "ordered-server.c", liar);
+    IolabTerm t(home, "--pack '" + source_dir() + "/lessons' --open " + kOrderedStep, "", 80, 24);
+    REQUIRE(t.started());
+    REQUIRE(t.wait_status("Build 1: ok", 60));
+    // Every frame until a check is decided against it (its "within" runs out).
+    bool done = false, failed = false;
+    for (int i = 0; i < 1200 && !failed; i++, usleep(50000)) {
+        std::string s = t.screen();
+        done |= s.find("Step done") != std::string::npos;
+        failed = s.find("\u2717") != std::string::npos;
+    }
+    INFO(t.screen());
+    REQUIRE(failed);
+    CHECK_FALSE(done);
+    CHECK(t.quit());
+    CHECK(exercise_record(home, kOrderedStep).find("first_pass") == std::string::npos);
+    Result r = check_dir(home, kOrderedStep, ws);
+    INFO(r.out);
+    // The clients cannot connect, so the scenario never starts: an error that says so, no pass
+    // and no point.
+    CHECK(r.code != 0);
+    REQUIRE(r.json);
+    CHECK(std::string(cJSON_GetObjectItem(r.json.get(), "status")->valuestring) != "pass");
+    CHECK(r.out.find("cannot connect") != std::string::npos);
+    CHECK(cJSON_GetObjectItem(cJSON_GetObjectItem(r.json.get(), "score"), "points")->valuedouble ==
+          0);
 }
