@@ -210,15 +210,13 @@ static void check_on_exit(void *data, size_t prog, int status, bool expected)
     bool mine = prog == a->ex->learner;
     if ((!expected || mine) && !a->error[0] && a->engine &&
         engine_limit(a->engine, prog, limit, sizeof limit)) {
-        bool pids = !strcmp(limit, "pids");
+        struct engine_limit_words w = engine_limit_say(limit);
         snprintf(a->error, sizeof a->error,
                  "the %s (%s) %s the jail's %s limit (%s), not judged: this run says nothing "
                  "about your code",
                  a->ex->sc->programs[prog].name,
                  mine ? "your program" : "one of the exercise's own programs",
-                 expected ? "reached" : "was stopped by", pids ? "process" : "memory",
-                 pids ? "its cgroup's pids.max: a fork or a new thread failed with EAGAIN"
-                      : "its cgroup's memory cap");
+                 expected ? "reached" : "was stopped by", w.what, w.where);
     }
     grade_exit(&a->grader, prog, status, expected);
     check_maybe_decided(a);

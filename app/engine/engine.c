@@ -1161,6 +1161,24 @@ bool engine_limit(const struct engine *e, size_t prog, char *out, size_t len)
     return hit;
 }
 
+struct engine_limit_words engine_limit_say(const char *limit)
+{
+    static const struct {
+        const char *name;
+        struct engine_limit_words words;
+    } table[] = {
+        {"pids", {"process", "its cgroup's pids.max: a fork or a new thread failed with EAGAIN"}},
+        {"memory", {"memory", "its cgroup's memory cap: the kernel's OOM killer ended a process"}},
+        {"tmp",
+         {"/tmp", "the jail's private /tmp was full: a write failed with ENOSPC; a step may ask "
+                  "for more with \"limits\": {\"tmp_mb\": N}"}},
+    };
+    for (size_t i = 0; i < sizeof table / sizeof *table; i++)
+        if (limit && !strcmp(limit, table[i].name))
+            return table[i].words;
+    return (struct engine_limit_words){"resource", "a limit of the jail"};
+}
+
 size_t engine_lines(const struct engine *e, size_t prog)
 {
     return prog < e->nchildren ? e->children[prog].ring_len : 0;

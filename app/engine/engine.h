@@ -118,8 +118,16 @@ const char *engine_error(const struct engine *e);       /* "" when there is none
 int engine_mode(const struct engine *e);                /* current mode, -1 without */
 const struct jail *engine_jail(const struct engine *e); /* NULL when not started */
 /* Whether a limit of the jail's own stopped program prog's last run, as its sandbox reported
-   when the run ended ("pids" or "memory" into out). */
+   when the run ended ("pids", "memory" or "tmp" into out). */
 bool engine_limit(const struct engine *e, size_t prog, char *out, size_t len);
+
+/* How a limit the sandbox names is said to a learner: "process" and "its cgroup's pids.max: a
+   fork or a new thread failed with EAGAIN". Unknown names get generic words, never NULL. */
+struct engine_limit_words {
+    const char *what;  /* "process", "memory", "/tmp" */
+    const char *where; /* the limit itself, and what it did */
+};
+struct engine_limit_words engine_limit_say(const char *limit);
 
 /*
  * The ring of a program's recent output lines: n lines, index 0 the oldest. Returns the line

@@ -120,10 +120,9 @@ static void runview_on_exit(void *data, size_t prog, int status, bool expected)
     char limit[16];
     if (!expected && v->engine && engine_limit(v->engine, prog, limit, sizeof limit))
         view_status(v->c, true,
-                    "%s was stopped by the jail's %s limit (its cgroup's %s, for all the step's "
-                    "programs together); r restarts the scenario.",
-                    name, !strcmp(limit, "pids") ? "process" : "memory",
-                    !strcmp(limit, "pids") ? "pids.max" : "memory cap");
+                    "%s was stopped by the jail's %s limit (%s; for all the step's programs "
+                    "together); r restarts the scenario.",
+                    name, engine_limit_say(limit).what, engine_limit_say(limit).where);
     else if (!expected && status != 0)
         view_status(v->c, true, "%s exited with status %d%s; r restarts the scenario.", name,
                     status, status > 128 ? " (killed by a signal)" : "");

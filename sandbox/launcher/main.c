@@ -460,16 +460,17 @@ static int main_parse(struct cfg *c, int argc, char **argv)
  * cause; one line says so, where iolab shows a program's last words. Said even with --quiet: it
  * is not a stop by the launcher but the reason the program's own error names.
  */
-static void main_tmp_full(const struct cfg *c)
+static bool main_tmp_full(const struct cfg *c)
 {
     struct statvfs sv;
     if (statvfs("/tmp", &sv) < 0 || (unsigned long long)sv.f_bavail * sv.f_frsize >= 64 * 1024)
-        return;
+        return false;
     unsigned long long mib = (unsigned long long)sv.f_blocks * sv.f_frsize >> 20;
     fprintf(stderr,
             "iolab-sandbox: %s failed with the jail's /tmp full: it reached the jail's /tmp limit "
             "(%llu MiB; a step may ask for more with \"limits\": {\"tmp_mb\": N}).\n",
             c->argv[0], mib);
+    return true;
 }
 
 /* Forks the program (full tier: forks the init that forks it) and supervises it. */
@@ -541,8 +542,9 @@ static int main_launch(struct cfg *c)
        for, the program included) or, in the lower tiers, the program and each orphan. */
     struct cost rep = {0};
     int status = supervise_run(c, child, SUPERVISE_OUTER, !full, c->report_fd >= 0 ? &rep : NULL);
-    if (full && c->workdir && status != 0)
-        main_tmp_full(c);
+    /* A program that failed with the jail's /tmp full: named in the report as "tmp" (below),
+       unless a cgroup limit explains it first. */
+    bool tmp_full = full && c->workdir && status != 0 && main_tmp_full(c);
     cgroup_events(&c->cgroup, &after);
     char why[300];
     /* A standalone jail is this program's alone; a scenario's is shared by its programs, so
@@ -574,6 +576,8 @@ static int main_launch(struct cfg *c)
     if (hit != CGROUP_LIMIT_NONE && !c->quiet && !quiet_hit)
         fprintf(stderr, "iolab-sandbox: %s %s.\n", c->argv[0], why);
     rep.limit = cgroup_limit_name(hit);
+    if (!rep.limit && tmp_full)
+        rep.limit = "tmp";
     if (c->report_fd >= 0)
         cost_write(c->report_fd, &rep, status);
     return status;

@@ -719,6 +719,34 @@ TEST_CASE("budget: a learner's program that reaches the jail's process limit and
           std::string::npos);
 }
 
+TEST_CASE("budget: a learner's program that fills the jail's /tmp and fails is told the /tmp "
+          "limit, not judged on it",
+          "[budget]")
+{
+    Probe p = probe();
+    if (p.json.find("\"tier\":\"full\"") == std::string::npos) {
+        WARN("not the full tier: no private /tmp of the jail's own to fill");
+        return;
+    }
+    TempDir home;
+    std::string pack = new_pack(home, false);
+    TempDir mine;
+    std::ofstream(mine / "echo.c")
+        << "#include <stdio.h>\n#include <stdlib.h>\n#include <string.h>\n"
+           "int main(void)\n{\n    printf(\"listening\\n\");\n    fflush(stdout);\n"
+           "    FILE *f = fopen(\"/tmp/fill\", \"w\");\n    static char mb[1 << 20];\n"
+           "    memset(mb, 'x', sizeof mb);\n"
+           "    while (f && fwrite(mb, 1, sizeof mb, f) == sizeof mb && fflush(f) == 0)\n"
+           "        ;\n    return 1;\n}\n";
+    Check c;
+    check_step(c, home, pack, mine.path);
+    INFO(c.out);
+    REQUIRE(c.json);
+    CHECK(c.code == 2);
+    CHECK(c.str("error").find("the jail's /tmp limit (the jail's private /tmp was full") !=
+          std::string::npos);
+}
+
 TEST_CASE("budget: without a cgroup, the process limit counts the uid's threads, not only its "
           "processes",
           "[budget]")
