@@ -490,26 +490,24 @@ enum grade_state grade_state(const struct grader *g, size_t i)
     return r->holds ? GRADE_PASS : GRADE_FAIL;
 }
 
+/* Each state's name (the JSON's "state", the text's words) and its tag in a text listing. */
+static const struct {
+    const char *name, *tag;
+} grade_states[] = {
+    [GRADE_OPEN] = {"open", ".."},
+    [GRADE_PASS] = {"pass", "ok"},
+    [GRADE_FAIL] = {"fail", "--"},
+    [GRADE_UNJUDGED] = {"not judged", "  "},
+};
+
 const char *grade_state_name(enum grade_state s)
 {
-    static const char *const names[] = {
-        [GRADE_OPEN] = "open",
-        [GRADE_PASS] = "pass",
-        [GRADE_FAIL] = "fail",
-        [GRADE_UNJUDGED] = "not judged",
-    };
-    return (unsigned)s < sizeof names / sizeof *names ? names[s] : "?";
+    return (unsigned)s < sizeof grade_states / sizeof *grade_states ? grade_states[s].name : "?";
 }
 
 const char *grade_state_tag(enum grade_state s)
 {
-    static const char *const tags[] = {
-        [GRADE_OPEN] = "..",
-        [GRADE_PASS] = "ok",
-        [GRADE_FAIL] = "--",
-        [GRADE_UNJUDGED] = "  ",
-    };
-    return (unsigned)s < sizeof tags / sizeof *tags ? tags[s] : "??";
+    return (unsigned)s < sizeof grade_states / sizeof *grade_states ? grade_states[s].tag : "??";
 }
 
 size_t grade_count(const struct grader *g, enum grade_state s)

@@ -642,6 +642,38 @@ TEST_CASE("budget: without a cgroup, a uid or a user namespace, the probe and th
     CHECK(r.second.find("no process or memory budget of its own") != std::string::npos);
 }
 
+namespace
+{
+
+// new_pack's exercise with the learner's server given one process of budget: the jail's is
+// then 4 x 1 + 64 = 68 processes and threads.
+std::string process_limited_pack(const TempDir &home)
+{
+    std::string pack = new_pack(home, false);
+    std::string path = pack + "/first.json", json = slurp(path);
+    size_t at = json.find("\"learner\": \"server\",");
+    REQUIRE(at != std::string::npos);
+    json.insert(at, "\"limits\": {\"processes\": 1},\n      ");
+    std::ofstream(path) << json;
+    return pack;
+}
+
+// A server that says it listens and forks until fork() fails; then it exits 1, or (wait) it
+// ignores the failure and waits for ever.
+std::string fork_loop(bool wait)
+{
+    return std::string("#include <stdio.h>\n#include <unistd.h>\n"
+                       "int main(void)\n{\n    printf(\"listening\\n\");\n"
+                       "    fflush(stdout);\n    for (;;) {\n"
+                       "        pid_t p = fork();\n        if (p == 0) {\n"
+                       "            pause();\n            _exit(0);\n        }\n"
+                       "        if (p < 0)\n") +
+           (wait ? "            break;\n    }\n    for (;;)\n        pause();\n}\n"
+                 : "            return 1;\n    }\n}\n");
+}
+
+} // namespace
+
 TEST_CASE("budget: a scenario's program stopped by its jail's process limit makes iolab check "
           "name the limit instead of judging the code",
           "[budget]")
@@ -652,20 +684,9 @@ TEST_CASE("budget: a scenario's program stopped by its jail's process limit make
         return;
     }
     TempDir home;
-    std::string pack = new_pack(home, false);
-    // The jail's budget is 4 x 1 + 64 = 68 processes and threads.
-    std::string path = pack + "/first.json", json = slurp(path);
-    size_t at = json.find("\"learner\": \"server\",");
-    REQUIRE(at != std::string::npos);
-    json.insert(at, "\"limits\": {\"processes\": 1},\n      ");
-    std::ofstream(path) << json;
+    std::string pack = process_limited_pack(home);
     TempDir mine;
-    std::ofstream(mine / "echo.c") << "#include <stdio.h>\n#include <unistd.h>\n"
-                                      "int main(void)\n{\n    printf(\"listening\\n\");\n"
-                                      "    fflush(stdout);\n    for (;;) {\n"
-                                      "        pid_t p = fork();\n        if (p == 0) {\n"
-                                      "            pause();\n            _exit(0);\n        }\n"
-                                      "        if (p < 0)\n            return 1;\n    }\n}\n";
+    std::ofstream(mine / "echo.c") << fork_loop(false);
     Check c;
     check_step(c, home, pack, mine.path);
     INFO(c.out);
@@ -693,22 +714,11 @@ TEST_CASE("budget: a learner's program that reaches the jail's process limit and
         return;
     }
     TempDir home;
-    std::string pack = new_pack(home, false);
-    std::string path = pack + "/first.json", json = slurp(path);
-    size_t at = json.find("\"learner\": \"server\",");
-    REQUIRE(at != std::string::npos);
-    json.insert(at, "\"limits\": {\"processes\": 1},\n      ");
-    std::ofstream(path) << json;
+    std::string pack = process_limited_pack(home);
     // Forks until fork() fails, ignores the failure and waits: it never exits by itself, so
     // only the report of the jail's pids.events can say why it served nobody.
     TempDir mine;
-    std::ofstream(mine / "echo.c") << "#include <stdio.h>\n#include <unistd.h>\n"
-                                      "int main(void)\n{\n    printf(\"listening\\n\");\n"
-                                      "    fflush(stdout);\n    for (;;) {\n"
-                                      "        pid_t p = fork();\n        if (p == 0) {\n"
-                                      "            pause();\n            _exit(0);\n        }\n"
-                                      "        if (p < 0)\n            break;\n    }\n"
-                                      "    for (;;)\n        pause();\n}\n";
+    std::ofstream(mine / "echo.c") << fork_loop(true);
     Check c;
     check_step(c, home, pack, mine.path);
     INFO(c.out);

@@ -68,6 +68,19 @@ Result check_dir(const TempDir &home, const std::string &step, const std::string
     return check(home, e, extra);
 }
 
+// Watches every frame of t until failed_mark shows (a check decided against the program), for
+// at most 60 s; whether "Step done" showed in any frame on the way, and whether it failed.
+std::pair<bool, bool> watch_until_failed(IolabTerm &t, const std::string &failed_mark)
+{
+    bool done = false, failed = false;
+    for (int i = 0; i < 1200 && !failed; i++, usleep(50000)) {
+        std::string s = t.screen();
+        done |= s.find("Step done") != std::string::npos;
+        failed = s.find(failed_mark) != std::string::npos;
+    }
+    return {done, failed};
+}
+
 } // namespace
 
 TEST_CASE("pass rule: a fib server that never reaps is never done in the TUI, and iolab check "
@@ -81,12 +94,7 @@ TEST_CASE("pass rule: a fib server that never reaps is never done in the TUI, an
     REQUIRE(t.wait_status("Build 1: ok", 60));
     // Every check but "no zombie" holds within a second; the old rule recorded a pass then.
     // Watch every frame until the zombie check is decided against the program.
-    bool done = false, failed = false;
-    for (int i = 0; i < 1200 && !failed; i++, usleep(50000)) {
-        std::string s = t.screen();
-        done |= s.find("Step done") != std::string::npos;
-        failed = s.find("✗ No zombie left") != std::string::npos;
-    }
+    auto [done, failed] = watch_until_failed(t, "✗ No zombie left");
     INFO(t.screen());
     REQUIRE(failed);
     CHECK_FALSE(done);
@@ -218,12 +226,7 @@ TEST_CASE("pass rule: a server that says it listens but never does is never done
     REQUIRE(t.started());
     REQUIRE(t.wait_status("Build 1: ok", 60));
     // Every frame until a check is decided against it (its "within" runs out).
-    bool done = false, failed = false;
-    for (int i = 0; i < 1200 && !failed; i++, usleep(50000)) {
-        std::string s = t.screen();
-        done |= s.find("Step done") != std::string::npos;
-        failed = s.find("\u2717") != std::string::npos;
-    }
+    auto [done, failed] = watch_until_failed(t, "\u2717");
     INFO(t.screen());
     REQUIRE(failed);
     CHECK_FALSE(done);
