@@ -389,7 +389,11 @@ static void engine_child_done(struct engine_child *c)
         engine_publish(e);
     if (e->cb.on_exit)
         e->cb.on_exit(e->cb.data, c->idx, c->status, expected);
-    if (e->state == ENGINE_STARTING && !expected) {
+    /* A program that printed its ready text was up: its end is the run's to judge (a client
+       that found the learner's server hanging up), and the start goes on with the programs
+       after it. One without a ready text, or that never printed it, did not start. */
+    bool was_up = c->prog->ready && c->ready;
+    if (e->state == ENGINE_STARTING && !expected && !was_up) {
         char last[512];
         engine_last_lines(c, 4, last, sizeof last);
         /* A program that cannot start under a lesser sandbox tier often fails for what that

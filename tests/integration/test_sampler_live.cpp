@@ -314,13 +314,16 @@ TEST_CASE("a fork-twice program's reparented grandchildren and their descriptors
     sampler_set_prog(s, 0, "server", LESSON_ROLE_SERVER);
     sampler_set_exe(s, 0, prog.c_str());
     sampler_set_root(s, 0, helper, 1);
-    // The program's own process is looked for a tenth of a second after the helper is seen:
-    // sample until it is counted with its grandchildren, for at most 20 s.
+    // The program's own process is looked for a tenth of a second after the helper is seen, and
+    // a process's /proc files are read within a budget per tick: sample until it is counted with
+    // its grandchildren, their writes and their descriptors, for at most 20 s.
     const snapshot *snap = nullptr;
     for (int i = 0; i < 200; i++) {
         snap = sampler_sample(s, now_s());
         if (snap->progs[0].pid != helper && snap->progs[0].f.nprocs == 1 + kGrandchildren &&
-            snap->progs[0].f.proc_unread == 0)
+            snap->progs[0].f.proc_unread == 0 &&
+            snap->progs[0].f.syscw >= (uint64_t)kGrandchildren * 5000 &&
+            snap->progs[0].f.nfds >= 44)
             break;
         usleep(100000);
     }
