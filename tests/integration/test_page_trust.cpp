@@ -24,7 +24,8 @@ namespace
 {
 
 const Exercise kZero{"zerocopy/write-sendfile", "zerocopy/sendfile", "file-server.c", {}};
-const Exercise kCopy{"copying/write-sendfile-copy", "copying/memfd", "copy-memfd.c", {}};
+const Exercise kCopy{
+    "copying/write-sendfile-copy", "copying/memfd", "copy-memfd.c", {"copy.h", "copy-main.c"}};
 const Exercise kStdio{
     "stdio/write-buffered-reader", "stdio/reader", "reader.c", {"reader.h", "reader-main.c"}};
 const Exercise kUpload{
@@ -364,20 +365,31 @@ TEST_CASE("forgers that publish figures in their own slot without doing the work
     CHECK(has(z, "the counts could not be trusted: server's counter page shows"));
     CHECK((has(z, "(syscr)") || has(z, "(syscw)")));
 
-    INFO("copying: no copy, one claimed sendfile(), and the verdict line with the file's own "
-         "digest (taken through a mapping)");
-    Result copy = variant(home, kCopy,
-                          {with_forger("/* Copies size bytes of in"),
-                           {"    if (copy_all(mem, file, st.st_size) < 0) {",
-                            "    forge_call(" + std::to_string(IOLAB_CALL_SENDFILE) +
-                                ", 3);\n"
-                                "    if (verify(file, file, st.st_size) == 0)\n"
-                                "        return 0;\n"
-                                "    if (copy_all(mem, file, st.st_size) < 0) {"}});
+    INFO("copying: a right copy through two mappings (no system call moves a byte), with three "
+         "claimed sendfile() calls");
+    Result copy = variant(
+        home, kCopy,
+        {with_forger("int copy_all("),
+         {"    off_t offset = 0;\n    while (offset < size) {",
+          "    forge_call(" + std::to_string(IOLAB_CALL_SENDFILE) +
+              ", 3);\n"
+              "    if (ftruncate(out, size) == 0) {\n"
+              "        char *to = mmap(0, (size_t)size, PROT_READ | PROT_WRITE, "
+              "MAP_SHARED, out, 0);\n"
+              "        char *from = mmap(0, (size_t)size, PROT_READ, MAP_SHARED, "
+              "in, 0);\n"
+              "        if (to != MAP_FAILED && from != MAP_FAILED) {\n"
+              "            memcpy(to, from, (size_t)size);\n"
+              "            return 0;\n"
+              "        }\n"
+              "    }\n"
+              "    off_t offset = 0;\n    while (offset < size) {"},
+         {"#include <errno.h>\n", "#include <errno.h>\n#include <string.h>\n#include <sys/mman.h>\n"
+                                  "#include <unistd.h>\n"}});
     expect_fail(copy);
-    // Its verdict line carries the right digest (of the file itself, through a mapping): only
-    // the kernel's figure shows that nothing was copied.
-    CHECK(has(verdict(copy, "The memfd holds the whole file"), "ok: "));
+    // iolab's checker finds the memfd right: only the kernel's figures show that sendfile()
+    // copied nothing.
+    CHECK(has(verdict(copy, "The checker finds the whole file"), "ok: "));
     std::string c = verdict(copy, "cross the kernel in large pieces");
     CHECK(has(c, "no: yours: "));
     CHECK(has(c, "copy_all() must copy it with sendfile()"));
