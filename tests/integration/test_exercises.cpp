@@ -134,6 +134,24 @@ TEST_CASE("stdio: a workspace whose reader-main.c is of another iolab is told to
     CHECK(has(v, "your reader.c is kept"));
 }
 
+TEST_CASE("copying: a workspace whose copy-main.c is of another iolab is told to delete it",
+          "[exercises]")
+{
+    TempDir home;
+    // copy-main.c is iolab's, written into the workspace once and never again: a workspace made
+    // by another iolab keeps the old one, whose version the checker compares with its own.
+    const Exercise main_file{
+        "copying/write-sendfile-copy", "copying/memfd", "copy-main.c", {"copy-memfd.c", "copy.h"}};
+    Result old =
+        variant(home, main_file, {{"#define COPY_MAIN_VERSION 1", "#define COPY_MAIN_VERSION 0"}});
+    expect_fail(old);
+    std::string v = verdict(old, "copy-main.c is this iolab's");
+    INFO(v);
+    CHECK(has(v, "no: "));
+    CHECK(has(v, "delete it and open the step or check it again"));
+    CHECK(has(v, "your copy-memfd.c is kept"));
+}
+
 TEST_CASE("stdio: a small buffer fails with its figure, in range", "[exercises]")
 {
     TempDir home;

@@ -24,7 +24,8 @@ namespace
 {
 
 const Exercise kZero{"zerocopy/write-sendfile", "zerocopy/sendfile", "file-server.c", {}};
-const Exercise kCopy{"copying/write-sendfile-copy", "copying/memfd", "copy-memfd.c", {}};
+const Exercise kCopy{
+    "copying/write-sendfile-copy", "copying/memfd", "copy-memfd.c", {"copy.h", "copy-main.c"}};
 const Exercise kStdio{
     "stdio/write-buffered-reader", "stdio/reader", "reader.c", {"reader.h", "reader-main.c"}};
 const Exercise kUpload{
@@ -234,6 +235,8 @@ TEST_CASE("iolab check says whether counts are protected, and in words where the
 {
     TempDir home, dir;
     std::ofstream(dir / kCopy.file) << slurp(solution_dir(kCopy) + "/" + kCopy.file);
+    for (const char *o : kCopy.others)
+        std::ofstream(dir / o) << slurp(solution_dir(kCopy) + "/" + o);
     std::vector<std::string> env = {"HOME=" + home.path, "XDG_DATA_HOME=" + (home / "data"),
                                     "XDG_CACHE_HOME=" + (home / "cache")};
     for (const auto &tier : tiers()) {
@@ -309,7 +312,10 @@ TEST_CASE("an exercise whose program scribbles the counter page fails with a sen
     // The copy is right; the program also cuts the page and scribbles its header.
     Result r = variant(
         home, kCopy,
-        {{"    int mem = memfd_create(\"copy\", MFD_CLOEXEC);",
+        {{"#include <errno.h>\n",
+          "#include <errno.h>\n#include <stdint.h>\n#include <stdio.h>\n#include <stdlib.h>\n"
+          "#include <sys/mman.h>\n#include <sys/stat.h>\n#include <unistd.h>\n"},
+         {"    off_t offset = 0;\n",
           "    const char *pv = getenv(\"IOLAB_COUNTERS_FD\");\n"
           "    if (pv) {\n"
           "        int pfd = atoi(pv);\n"
@@ -323,7 +329,7 @@ TEST_CASE("an exercise whose program scribbles the counter page fails with a sen
           "                    h[i] = 0xFFFFFFFFu;\n"
           "        }\n"
           "    }\n"
-          "    int mem = memfd_create(\"copy\", MFD_CLOEXEC);"}});
+          "    off_t offset = 0;\n"}});
     expect_no_crash(r);
     expect_fail(r);
     CHECK_FALSE(has(r.out, "the page was cut"));
@@ -364,20 +370,31 @@ TEST_CASE("forgers that publish figures in their own slot without doing the work
     CHECK(has(z, "the counts could not be trusted: server's counter page shows"));
     CHECK((has(z, "(syscr)") || has(z, "(syscw)")));
 
-    INFO("copying: no copy, one claimed sendfile(), and the verdict line with the file's own "
-         "digest (taken through a mapping)");
-    Result copy = variant(home, kCopy,
-                          {with_forger("/* Copies size bytes of in"),
-                           {"    if (copy_all(mem, file, st.st_size) < 0) {",
-                            "    forge_call(" + std::to_string(IOLAB_CALL_SENDFILE) +
-                                ", 3);\n"
-                                "    if (verify(file, file, st.st_size) == 0)\n"
-                                "        return 0;\n"
-                                "    if (copy_all(mem, file, st.st_size) < 0) {"}});
+    INFO("copying: a right copy through two mappings (no system call moves a byte), with three "
+         "claimed sendfile() calls");
+    Result copy = variant(
+        home, kCopy,
+        {with_forger("int copy_all("),
+         {"    off_t offset = 0;\n    while (offset < size) {",
+          "    forge_call(" + std::to_string(IOLAB_CALL_SENDFILE) +
+              ", 3);\n"
+              "    if (ftruncate(out, size) == 0) {\n"
+              "        char *to = mmap(0, (size_t)size, PROT_READ | PROT_WRITE, "
+              "MAP_SHARED, out, 0);\n"
+              "        char *from = mmap(0, (size_t)size, PROT_READ, MAP_SHARED, "
+              "in, 0);\n"
+              "        if (to != MAP_FAILED && from != MAP_FAILED) {\n"
+              "            memcpy(to, from, (size_t)size);\n"
+              "            return 0;\n"
+              "        }\n"
+              "    }\n"
+              "    off_t offset = 0;\n    while (offset < size) {"},
+         {"#include <errno.h>\n", "#include <errno.h>\n#include <string.h>\n#include <sys/mman.h>\n"
+                                  "#include <unistd.h>\n"}});
     expect_fail(copy);
-    // Its verdict line carries the right digest (of the file itself, through a mapping): only
-    // the kernel's figure shows that nothing was copied.
-    CHECK(has(verdict(copy, "The memfd holds the whole file"), "ok: "));
+    // iolab's checker finds the memfd right: only the kernel's figures show that sendfile()
+    // copied nothing.
+    CHECK(has(verdict(copy, "The checker finds the whole file"), "ok: "));
     std::string c = verdict(copy, "cross the kernel in large pieces");
     CHECK(has(c, "no: yours: "));
     CHECK(has(c, "copy_all() must copy it with sendfile()"));
