@@ -208,18 +208,20 @@ Forged forged_run(const std::string &tier, const std::string &client_args, const
 TEST_CASE("no program can write another's counts: the client's figures are what it did",
           "[page][tiers]")
 {
-    // The reference client makes exactly 5,000 requests of 16 bytes while the forger writes a
-    // million requests into every slot of its own page (naming every program, the client
-    // included) and of every page it can reach through /proc. Where the tier protects the
-    // counts (Landlock: a program cannot open another's /proc/PID/fd or mem), the client's
-    // figures are exactly what it did.
+    // The reference client makes at most 5,000 requests of 16 bytes (all of them, unless a loaded
+    // machine ends the 4 s first) while the forger writes a million requests into every slot of
+    // its own page (naming every program, the client included) and of every page it can reach
+    // through /proc. Where the tier protects the counts (Landlock: a program cannot open
+    // another's /proc/PID/fd or mem), the client's figures are only what it did: some requests,
+    // no more than it makes, 16 bytes each.
     for (const auto &tier : tiers()) {
         Forged f = forged_run(tier, R"("--connections", "1", "--requests", "5000")", "4");
-        INFO(tier);
+        INFO(tier << ": " << f.requests << " requests, " << f.bytes << " bytes");
         CHECK(f.protected_ == (tier != "minimal" && f.landlock));
         if (f.protected_) {
-            CHECK(f.requests == 5000);
-            CHECK(f.bytes == 5000 * 16);
+            CHECK(f.requests > 0);
+            CHECK(f.requests <= 5000);
+            CHECK(f.bytes == f.requests * 16);
         }
     }
     // The control: where the counts are not protected the forger does reach the client's page
