@@ -1,5 +1,6 @@
 /* expect: fail: proxy was killed by signal 6, SIGABRT */
-/* a control buffer of sizeof(int) bytes that claims CMSG_SPACE(sizeof(int)): the kernel writes past it. */
+/* a control buffer of sizeof(int) bytes that claims CMSG_SPACE(sizeof(int)): the kernel writes past
+ * it. */
 /*
  * The proxy of the seed's proxy-and-cache pair, with the fix the seed proposed: instead of
  * copying the file through shared memory, the cache hands over the open file itself over a Unix

@@ -1,5 +1,7 @@
 /* expect: fail: not one per request */
-/* No buffer: a read() of the pipe per 7- or 13-byte request, with a 2 MiB read of /dev/zero after every 256 of them, so that the kernel's bytes per read system call (rchar / syscr, the whole process's) look like a 4 KiB buffer's. */
+/* No buffer: a read() of the pipe per 7- or 13-byte request, with a 2 MiB read of /dev/zero after
+ * every 256 of them, so that the kernel's bytes per read system call (rchar / syscr, the whole
+ * process's) look like a 4 KiB buffer's. */
 #include "reader.h"
 
 #include <fcntl.h>

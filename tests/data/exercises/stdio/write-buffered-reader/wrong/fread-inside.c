@@ -1,5 +1,6 @@
 /* expect: fail: a stdio stream (fdopen() with fread() */
-/* Buffers nothing itself: reader_read() wraps the pipe in a stdio stream and calls fread(), whose refills make the same 4 KiB read() calls as a right answer. */
+/* Buffers nothing itself: reader_read() wraps the pipe in a stdio stream and calls fread(), whose
+ * refills make the same 4 KiB read() calls as a right answer. */
 #include "reader.h"
 
 #include <stdio.h>

@@ -1,5 +1,7 @@
 /* expect: fail: the feeder got no whole stream back */
-/* A forger: its own main() never reads the stream; it prints a pass line of the old shape itself and feeds the kernel's syscr with 4 KiB reads of /dev/zero, so that every figure about its reads looks right. */
+/* A forger: its own main() never reads the stream; it prints a pass line of the old shape itself
+ * and feeds the kernel's syscr with 4 KiB reads of /dev/zero, so that every figure about its reads
+ * looks right. */
 #include "reader.h"
 
 #include <fcntl.h>

@@ -1,5 +1,6 @@
 /* expect: fail: this workspace was made from an older starter */
-/* The reference solution as last week's starter shaped it: the whole program in reader.c (its own main() over a file, a static reader_read()); iolab now runs reader_read() from reader-main.c. */
+/* The reference solution as last week's starter shaped it: the whole program in reader.c (its own
+ * main() over a file, a static reader_read()); iolab now runs reader_read() from reader-main.c. */
 /*
  * Reads a file in small pieces, 7 and 13 bytes in turn, the way a parser asks for them, through a
  * buffered reader of your own: one read() system call fills a 4 KiB buffer, and the small requests

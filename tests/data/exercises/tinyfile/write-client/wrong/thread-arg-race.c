@@ -1,5 +1,6 @@
 /* expect: fail: client was killed by signal 6, SIGABRT */
-/* each thread gets the address of main()'s loop variable: it reads it after the loop moved on or ended. */
+/* each thread gets the address of main()'s loop variable: it reads it after the loop moved on or
+ * ended. */
 /*
  * A TinyFile client: it hands text to tiny-service, which compresses it, through the service's
  * System V shared-memory segments, and checks every result by decompressing it here.
