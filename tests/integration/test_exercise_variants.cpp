@@ -173,13 +173,15 @@ const std::string kUnread = "No upload is left unread";
 const std::string kSleeps = "sleeps in epoll_wait()";
 const std::string kCpu = "CPU goes to the uploads";
 
+// Four uploaders run at once, so a wrong server may fail more than one upload before the check
+// looks: the rows ask for a failing count, not for exactly one line.
 const std::vector<Row> kEpollRows = {
     // The starter hangs up at once, in the middle of the first header: the uploader says so.
     {"the starter fails at its TODO",
      From::kStarter,
      {},
      {{kClosed,
-       {"no: yours: 1 matching lines", "on_readable() (its TODO)",
+       {"no: yours: ", " matching lines", "on_readable() (its TODO)",
         "failed: the server closed the connection without a reply after 3 of 16777224 bytes"}}}},
     {"the solution passes",
      From::kSolution,
@@ -227,7 +229,7 @@ const std::vector<Row> kEpollRows = {
                                                 "            while ((r = on_readable(c)) == 0) {\n"
                                                 "            }\n"}},
      {{kUnread,
-       {"no: yours: 1 matching lines", "quiet sends 6 header bytes",
+       {"no: yours: ", " matching lines", "quiet sends 6 header bytes",
         "on_readable() must recv() once", "(uploads said: \"upload "}}}},
     // EAGAIN and EINTR taken for the client's end: the connection is closed mid-upload. It does
     // not wait for anyone: the loop goes on.
@@ -238,7 +240,7 @@ const std::vector<Row> kEpollRows = {
        "socket again */\n",
        ""}},
      {{kClosed,
-       {"no: yours: 1 matching lines", "other than EAGAIN and EINTR, which only mean 'not now'",
+       {"no: yours: ", " matching lines", "other than EAGAIN and EINTR, which only mean 'not now'",
         "failed: the server closed the connection without a reply"}}}},
     // recv() taken to have filled what it was asked for: the byte count and checksum are off.
     {"a short read taken for a full one",
@@ -248,7 +250,7 @@ const std::vector<Row> kEpollRows = {
        "        upload_sum_add(&c->sum, buf, want);\n"
        "        c->got += want;\n"}},
      {{kChecksum,
-       {"no: yours: 1 matching lines", "n of them, not what was asked for",
+       {"no: yours: ", " matching lines", "n of them, not what was asked for",
         "the server's reply counts all 16777216 bytes, but its checksum is"}}}},
 };
 
