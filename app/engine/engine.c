@@ -1165,6 +1165,11 @@ bool engine_limit(const struct engine *e, size_t prog, char *out, size_t len)
     return hit;
 }
 
+bool engine_running(const struct engine *e, size_t prog)
+{
+    return prog < e->nchildren && e->children[prog].spawned && !e->children[prog].exited;
+}
+
 struct engine_limit_words engine_limit_say(const char *limit)
 {
     static const struct {

@@ -121,6 +121,9 @@ const struct jail *engine_jail(const struct engine *e); /* NULL when not started
    when the run ended ("pids", "memory" or "tmp" into out). */
 bool engine_limit(const struct engine *e, size_t prog, char *out, size_t len);
 
+/* Whether program prog's process is alive (spawned and not yet reaped). */
+bool engine_running(const struct engine *e, size_t prog);
+
 /* How a limit the sandbox names is said to a learner: "process" and "its cgroup's pids.max: a
    fork or a new thread failed with EAGAIN". Unknown names get generic words, never NULL. */
 struct engine_limit_words {

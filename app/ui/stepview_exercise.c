@@ -26,6 +26,7 @@
  */
 #include "exercise.h"
 #include "exercise/build.h"
+#include "exercise/judge.h"
 #include "lesson/record.h"
 #include "exercise/buildmsg.h"
 #include "paths.h"
@@ -55,9 +56,8 @@ struct exview {
     char cache[PATH_MAX];
     char sandbox[PATH_MAX];
     enum exview_state state;
-    struct build *build;
-    bool building_ref;
-    char ref_exe[PATH_MAX], mine_exe[PATH_MAX];
+    struct judge_builder builder; /* the reference once, then each save (exercise/judge.h) */
+    char mine_exe[PATH_MAX];
     char *log; /* the last build's messages (mapped to the workspace's files) */
     bool log_cut;
     /* A failed build's messages as drawn: each line with the learner's own file names, wrapped
@@ -210,7 +210,7 @@ static void exview_stop_run(struct exview *v)
 static void exview_ready(struct exview *v)
 {
     exview_stop_run(v);
-    if (exercise_run_init(&v->run, v->ex, v->env.step, v->mine_exe, v->ref_exe) < 0) {
+    if (exercise_run_init(&v->run, v->ex, v->env.step, v->mine_exe, v->builder.ref_exe) < 0) {
         snprintf(v->status, sizeof v->status, "out of memory");
         v->state = EXVIEW_FAILED;
         return;
@@ -225,36 +225,8 @@ static void exview_ready(struct exview *v)
         keys_find(stepview_run.keys, '\r')->fn(v->rv, v->c, '\r', &(struct view_action){0});
 }
 
-/* The build of the files in src, as exercise.h defines it; NULL when the command is too long. */
-static const char *const *exview_spec(const struct exview *v, const char *src,
-                                      struct build_spec *spec, const char **cmd)
+static void exview_mine_built(struct exview *v, const struct build_result *r)
 {
-    *spec = (struct build_spec){
-        .command = exercise_command(v->ex, cmd, BUILD_MAX_ARGS),
-        .src_dir = src,
-        .files = (const char *const *)v->ex->files,
-        .nfiles = v->ex->nfiles,
-        .sources = (const char *const *)v->ex->sources,
-        .nsources = v->ex->nsources,
-        .cache_dir = v->cache,
-        .sandbox = v->sandbox,
-    };
-    return spec->command;
-}
-
-static int exview_start_build(struct exview *v, const char *src, build_done_fn done)
-{
-    const char *cmd[BUILD_MAX_ARGS];
-    struct build_spec spec;
-    if (!exview_spec(v, src, &spec, cmd))
-        return -E2BIG; /* a build command of more than BUILD_MAX_ARGS words */
-    return build_start(v->c->loop, &spec, done, v, &v->build);
-}
-
-static void exview_mine_built(void *data, const struct build_result *r)
-{
-    struct exview *v = data;
-    v->build = NULL;
     free(v->log);
     v->log = strdup(r->log ? r->log : "");
     v->log_cut = r->log_cut;
@@ -292,38 +264,30 @@ static void exview_mine_built(void *data, const struct build_result *r)
     view_status(v->c, true, "%s", v->status);
 }
 
-static void exview_ref_built(void *data, const struct build_result *r)
+/* The reference did not build (nothing more is), or the learner's files were built. */
+static void exview_built(void *data, enum judge_built which, const struct build_result *r)
 {
     struct exview *v = data;
-    v->build = NULL;
-    if (r->status != BUILD_OK) {
-        v->state = EXVIEW_FAILED;
-        snprintf(v->status, sizeof v->status,
-                 "The exercise's reference solution does not build; tell the pack's author.");
-        view_status(v->c, true, "%s", v->status);
+    if (which == JUDGE_YOURS) {
+        exview_mine_built(v, r);
         return;
     }
-    snprintf(v->ref_exe, sizeof v->ref_exe, "%s", r->exe);
-    if (exview_start_build(v, v->dir, exview_mine_built) < 0) {
-        v->state = EXVIEW_FAILED;
-        snprintf(v->status, sizeof v->status, "The build could not start.");
-    }
+    v->state = EXVIEW_FAILED;
+    snprintf(v->status, sizeof v->status,
+             "The exercise's reference solution does not build; tell the pack's author.");
+    view_status(v->c, true, "%s", v->status);
 }
 
 static void exview_rebuild(struct exview *v)
 {
     if (v->closing)
         return;
-    if (v->build) {
-        build_cancel(v->build);
-        v->build = NULL;
-    }
+    judge_build_cancel(&v->builder);
     exview_stop_run(v);
     v->state = EXVIEW_BUILDING;
     snprintf(v->status, sizeof v->status, "Building %.400s...", v->dir);
     view_status(v->c, false, "%s", v->status);
-    int rc = v->ref_exe[0] ? exview_start_build(v, v->dir, exview_mine_built)
-                           : exview_start_build(v, v->ex->dir, exview_ref_built);
+    int rc = judge_build(&v->builder, v->dir);
     if (rc < 0) {
         v->state = EXVIEW_FAILED;
         snprintf(v->status, sizeof v->status, "The build could not start: %s", strerror(-rc));
@@ -339,7 +303,7 @@ static bool exview_note_content(struct exview *v)
     const char *cmd[BUILD_MAX_ARGS];
     struct build_spec spec;
     char key[32];
-    if (!exview_spec(v, v->dir, &spec, cmd) || build_key(&spec, key, sizeof key) < 0) {
+    if (!judge_spec(&v->builder, v->dir, &spec, cmd) || build_key(&spec, key, sizeof key) < 0) {
         v->built_key[0] = '\0';
         return true;
     }
@@ -457,6 +421,7 @@ static void *exview_open(const struct stepview_env *env, struct view_ctx *c)
         free(v);
         return NULL;
     }
+    judge_builder_init(&v->builder, c->loop, ex, v->cache, v->sandbox, exview_built, v);
     exview_watch(v);
     exview_note_content(v);
     exview_rebuild(v);
@@ -468,8 +433,7 @@ static void exview_close(void *self, struct view_ctx *c)
     struct exview *v = self;
     (void)c;
     v->closing = true;
-    if (v->build)
-        build_cancel(v->build);
+    judge_build_cancel(&v->builder);
     exview_stop_run(v);
     uv_close((uv_handle_t *)&v->debounce, exview_close_cb);
     if (v->have_watch)

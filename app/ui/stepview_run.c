@@ -14,6 +14,7 @@
  */
 #include "counterview.h"
 #include "engine/engine.h"
+#include "exercise/judge.h"
 #include "grade.h"
 #include "metrics/stats.h"
 #include "predictview.h"
@@ -49,7 +50,8 @@ struct runview {
     int foot_w;
     const struct screen_caps *foot_caps;
     struct grader grader;
-    int focus; /* 0 the text, 1..nprogs the pane of an interactive program */
+    struct judge judge; /* feeds the grader from the engine, names limits (exercise/judge.h) */
+    int focus;          /* 0 the text, 1..nprogs the pane of an interactive program */
     char input[256];
     size_t ninput;
     struct predictview *pv;  /* the step's prediction questions; NULL: none */
@@ -98,13 +100,20 @@ static const char *runview_kept(const struct runview *v, const struct lesson_pro
 
 /* ---- engine callbacks ---- */
 
+/* A limit of the jail named by the judge, on the status line, starting with a capital. */
+static void runview_say_limit(struct runview *v, const char *limit)
+{
+    view_status(v->c, true, "%c%s; r restarts the scenario.",
+                limit[0] >= 'a' && limit[0] <= 'z' ? limit[0] - 'a' + 'A' : limit[0], limit + 1);
+}
+
 static void runview_on_line(void *data, size_t prog, enum engine_stream stream, const char *line,
                             size_t len)
 {
     struct runview *v = data;
     (void)stream;
     (void)len;
-    grade_line(&v->grader, prog, line); /* output checks */
+    judge_line(&v->judge, prog, line); /* output checks */
     /* While the sampler ticks, output is drawn with the next snapshot: a chatty program must not
        make iolab redraw for every line. */
     if (v->est != ENGINE_RUNNING)
@@ -115,14 +124,11 @@ static void runview_on_exit(void *data, size_t prog, int status, bool expected)
 {
     struct runview *v = data;
     const char *name = prog < v->sc->nprograms ? v->sc->programs[prog].name : "a program";
-    grade_exit(&v->grader, prog, status, expected); /* exit checks */
+    /* Exit checks, and a limit of the jail named as `iolab check` names it. */
+    const char *limit = judge_exit(&v->judge, v->engine, prog, status, expected);
     view_log(v->c, "%s exited with status %d%s", name, status, expected ? " (stopped)" : "");
-    char limit[16];
-    if (!expected && v->engine && engine_limit(v->engine, prog, limit, sizeof limit))
-        view_status(v->c, true,
-                    "%s was stopped by the jail's %s limit (%s; for all the step's programs "
-                    "together); r restarts the scenario.",
-                    name, engine_limit_say(limit).what, engine_limit_say(limit).where);
+    if (limit)
+        runview_say_limit(v, limit);
     else if (!expected && status != 0)
         view_status(v->c, true, "%s exited with status %d%s; r restarts the scenario.", name,
                     status, status > 128 ? " (killed by a signal)" : "");
@@ -143,7 +149,9 @@ static void runview_on_snapshot(void *data, const struct snapshot *snap)
     v->snap = *snap;
     v->have_snap = true;
     v->c->dirty = true;
-    grade_update(&v->grader, snap);
+    const char *limit = judge_snapshot(&v->judge, v->engine, snap);
+    if (limit)
+        runview_say_limit(v, limit);
     if (v->pv)
         predictview_update(v->pv, v->grader.session.modes, v->grader.session.nmodes);
 }
@@ -156,8 +164,7 @@ static void runview_on_state(void *data, enum engine_state state)
     view_log(v->c, "engine %s", engine_state_name(state));
     if (state == ENGINE_FAILED && v->engine)
         view_status(v->c, true, "The scenario could not start: %s", engine_error(v->engine));
-    if (state == ENGINE_RUNNING && engine_jail(v->engine))
-        grade_set_tier(&v->grader, iolab_tier_name(jail_tier(engine_jail(v->engine))));
+    judge_state(&v->judge, v->engine, state); /* the tier; a run that ended is decided */
     /* One mode is nothing to switch between; several name the program they restart. */
     const struct lesson_program *p = runview_switched(v);
     if (state == ENGINE_RUNNING && v->sc->nmodes > 1 && p)
@@ -193,14 +200,10 @@ static void runview_start(struct runview *v, int mode)
     runview_stop(v);
     /* A verdict made final by a failure is judged afresh by the next run (r after a fix of the
        scenario's own making, a mode switch); a pass stays. */
-    if (v->grader.over && !grade_done(&v->grader)) {
-        grade_free(&v->grader);
-        if (grade_init(&v->grader, v->sc) < 0) {
-            view_status(v->c, true, "out of memory");
-            return;
-        }
+    if (judge_new_run(&v->judge) < 0) {
+        view_status(v->c, true, "out of memory");
+        return;
     }
-    grade_new_run(&v->grader);
     struct engine_options eo = {
         .mode = mode >= 0 ? v->sc->modes[mode].id : NULL,
         .tick_hz = v->c->tick_hz,
@@ -264,7 +267,7 @@ static void *runview_open(const struct stepview_env *env, struct view_ctx *c)
     v->sc = lesson_step_scenario(env->step);
     v->c = c;
     v->est = ENGINE_IDLE;
-    if (!v->sc || grade_init(&v->grader, v->sc) < 0) {
+    if (!v->sc || judge_init(&v->judge, &v->grader, v->sc, 0) < 0) {
         free(v);
         return NULL;
     }
@@ -280,7 +283,7 @@ static void runview_close(void *self, struct view_ctx *c)
     runview_stop(v);
     predictview_free(v->pv);
     sweepview_close(v->sweep);
-    grade_free(&v->grader);
+    judge_free(&v->judge);
     free(v);
 }
 

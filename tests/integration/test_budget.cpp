@@ -696,10 +696,10 @@ TEST_CASE("budget: a scenario's program stopped by its jail's process limit make
     CHECK(c.str("error").find("was stopped by the jail's process limit") != std::string::npos);
     CHECK(c.str("error").find("not judged") != std::string::npos);
 
-    // In the TUI the step's status names the limit too.
+    // In the TUI the step's status names the limit too, in the same words (exercise/judge.c).
     Tui tui(pack, slurp(mine / "echo.c"));
-    bool said = tui.status("server was stopped by the jail's process limit (its cgroup's "
-                           "pids.max");
+    bool said = tui.status("The server (your program) was stopped by the jail's process limit (its "
+                           "cgroup's pids.max");
     INFO(slurp(tui.dir / "state/iolab/iolab.log"));
     CHECK(said);
 }
