@@ -361,6 +361,11 @@ static void check_ref_built(void *data, const struct build_result *r)
         check_finish(a);
         return;
     }
+    /* A workspace of an older starter is told so, never judged (exercise.h). */
+    if (exercise_workspace_stale(a->ex, a->dir, a->error, sizeof a->error) == 1) {
+        check_finish(a);
+        return;
+    }
     if (check_build(a, a->dir, check_mine_built) < 0) {
         snprintf(a->error, sizeof a->error, "cannot start the build");
         check_finish(a);

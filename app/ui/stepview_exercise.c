@@ -319,6 +319,12 @@ static void exview_rebuild(struct exview *v)
         v->build = NULL;
     }
     exview_stop_run(v);
+    /* A workspace of an older starter is told so, never built and judged (exercise.h). */
+    if (exercise_workspace_stale(v->ex, v->dir, v->status, sizeof v->status) == 1) {
+        v->state = EXVIEW_FAILED;
+        view_status(v->c, true, "%s", v->status);
+        return;
+    }
     v->state = EXVIEW_BUILDING;
     snprintf(v->status, sizeof v->status, "Building %.400s...", v->dir);
     view_status(v->c, false, "%s", v->status);
