@@ -349,10 +349,11 @@ static void check_attempt(struct attempt *a)
     a->timer_on = true;
     judge_builder_init(&a->builder, &h.loop, a->ex, a->cache, a->sandbox, check_built, a);
     int rc = judge_build(&a->builder, a->dir);
-    if (rc < 0) {
+    if (rc == -ESTALE) /* a workspace of an older starter: told so, never judged */
+        snprintf(a->error, sizeof a->error, "%s", a->builder.why);
+    else if (rc < 0)
         snprintf(a->error, sizeof a->error, "cannot start the build: %s", strerror(-rc));
-        a->done = true;
-    }
+    a->done = rc < 0;
     headless_run(&h);
     a->loop = NULL;
 }

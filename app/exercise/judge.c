@@ -80,6 +80,8 @@ int judge_build(struct judge_builder *b, const char *dir)
     judge_build_cancel(b);
     if (snprintf(b->mine, sizeof b->mine, "%s", dir) >= (int)sizeof b->mine)
         return -ENAMETOOLONG;
+    if (exercise_workspace_stale(b->ex, dir, b->why, sizeof b->why) == 1)
+        return -ESTALE;
     return b->ref_exe[0] ? judge_start(b, b->mine, judge_mine_built)
                          : judge_start(b, b->ex->dir, judge_ref_built);
 }

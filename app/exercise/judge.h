@@ -49,6 +49,7 @@ struct judge_builder {
     struct build *build;    /* under way, or NULL */
     char mine[PATH_MAX];    /* the learner's files, while their build waits for the reference */
     char ref_exe[PATH_MAX]; /* the reference program once built; "" before */
+    char why[1024];         /* judge_build() said -ESTALE: the sentence */
 };
 
 /* Prepares a builder; cache and sandbox must outlive it. */
@@ -56,8 +57,10 @@ void judge_builder_init(struct judge_builder *b, uv_loop_t *loop, const struct l
                         const char *cache, const char *sandbox, judge_built_fn done, void *data);
 
 /* Builds the learner's files in dir, after the reference when it is not built yet; a build
-   under way is cancelled first. done runs once, later. 0 or a negative errno (-E2BIG: the
-   exercise's command has too many words; nothing started). */
+   under way is cancelled first. done runs once, later. 0 or a negative errno, nothing started:
+   -ESTALE when a file of dir was made from an older starter of the exercise (b->why says which
+   and what to do: exercise_workspace_stale), which is told, never built and judged; -E2BIG when
+   the exercise's command has too many words. */
 int judge_build(struct judge_builder *b, const char *dir);
 
 /* The build of the exercise's files in src as judge_build() makes it, for build_key(); cmd holds

@@ -67,8 +67,8 @@ struct exview {
     int log_w;
     size_t log_top;
     int log_h;
-    char status[512]; /* one line about the build */
-    unsigned builds;  /* builds of the learner's program so far */
+    char status[1024]; /* one line about the build */
+    unsigned builds;   /* builds of the learner's program so far */
     /* The content key of the learner's files last built (build_key), so that a save that changes
        nothing (an editor's second write, the poll seeing the same save again) neither builds nor
        restarts nor counts as an attempt; and whether the build under way follows a save. */
@@ -286,8 +286,14 @@ static void exview_rebuild(struct exview *v)
     exview_stop_run(v);
     v->state = EXVIEW_BUILDING;
     snprintf(v->status, sizeof v->status, "Building %.400s...", v->dir);
-    view_status(v->c, false, "%s", v->status);
     int rc = judge_build(&v->builder, v->dir);
+    if (rc == -ESTALE) { /* a workspace of an older starter: told so, never built and judged */
+        v->state = EXVIEW_FAILED;
+        snprintf(v->status, sizeof v->status, "%s", v->builder.why);
+        view_status(v->c, true, "%s", v->status);
+        return;
+    }
+    view_status(v->c, false, "%s", v->status);
     if (rc < 0) {
         v->state = EXVIEW_FAILED;
         snprintf(v->status, sizeof v->status, "The build could not start: %s", strerror(-rc));
