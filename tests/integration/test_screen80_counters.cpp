@@ -259,3 +259,34 @@ TEST_CASE("counters at 80x24: the stdio reader exercise shows no figure it never
     CHECK(screen.find("bytes/s        0") == std::string::npos);
     CHECK(term.quit());
 }
+
+TEST_CASE("a mouse report split 60 ms after its Esc is dropped whole: no mode switch, no "
+          "totals, no leaving the step, and the next key acts")
+{
+    TempDir t;
+    IolabTerm term(t, "--open stdio/small", "", 80, 24);
+    REQUIRE(term.started());
+    REQUIRE(term.wait_for("Enter start", 30));
+    term.keys("Enter");
+    REQUIRE(term.wait_for("calls since read started", 60));
+    // One tmux command list, so that the gap is the server's own 60 ms wait: the Esc, then the
+    // rest of an SGR press whose digits (3, 2) are mode keys of this step.
+    auto r = term.tmux({"send-keys", "-H", "1b", ";", "run-shell", "sleep 0.06", ";", "send-keys",
+                        "-l", "[<0;3;2M"});
+    REQUIRE(r.first == 0);
+    // A key typed after the report acts, so by the time it has, the report was read.
+    term.keys("t");
+    bool totals = term.wait_for("totals since the start", 30);
+    std::string screen = term.last();
+    INFO(screen);
+    CHECK(totals);
+    CHECK(screen.find("mode: read ") != std::string::npos);
+    std::string log = term.log();
+    INFO(log);
+    CHECK(log.find("Switching the reader") == std::string::npos);
+    CHECK(log.find("Stayed in the step") == std::string::npos);
+    // And a mode key still switches.
+    term.keys("2");
+    CHECK(term.wait_for("mode: fread ", 30));
+    CHECK(term.quit());
+}
