@@ -420,7 +420,7 @@ static const char *counterview_no_latency(const struct snapshot *s, const char *
     if (timed)
         snprintf(buf, sizeof buf, "latency: none timed in the last %d s", SNAPSHOT_RECENT_S);
     else if (s->roles[LESSON_ROLE_CLIENT].requests)
-        snprintf(buf, sizeof buf, "latency: not measured, the load does not time its %s", unit);
+        snprintf(buf, sizeof buf, "latency: this load times no %s", unit);
     else
         snprintf(buf, sizeof buf, "latency: none measured yet");
     return buf;
@@ -511,7 +511,13 @@ void counterview_draw(const struct screen_caps *c, struct layout_rect r, bool fo
     char rate_label[128], bytes_label[96];
     snprintf(rate_label, sizeof rate_label, "%-11s %8s  ", label, rate);
     snprintf(bytes_label, sizeof bytes_label, "%-11s %8s  ", "bytes/s", brate);
-    int lw = (int)strlen(rate_label), sw = w - lw;
+    /* Both sparklines start after the longer of the two labels, so that neither is drawn over. */
+    int lw = (int)strlen(rate_label), blw = (int)strlen(bytes_label);
+    if (has_req && has_bytes && blw > lw)
+        lw = blw;
+    else if (!has_req)
+        lw = blw;
+    int sw = w - lw;
     if (sw > SNAPSHOT_HISTORY)
         sw = SNAPSHOT_HISTORY;
     if (has_req) {
@@ -710,27 +716,16 @@ void counterview_compare(const struct screen_caps *c, struct layout_rect r,
         [CV_CMP_CALLS] = has_req, [CV_CMP_SYSCR] = has_req && counterview_about_reads(sc),
         [CV_CMP_CTX] = has_req,   [CV_CMP_CPU] = latency ? has_req : true,
     };
-    int col[CV_CMP_N], ncols = 0;
-    for (int k = 0; k < CV_CMP_N; k++)
-        if (shown[k])
-            col[ncols++] = k;
     char val[SNAPSHOT_MAX_MODES][CV_CMP_N][32];
-    int value_w[CV_CMP_N] = {0}, full_w[CV_CMP_N], brief_w[CV_CMP_N];
-    bool none_nothing = false, none_ring = false;
-    for (int j = 0; j < ncols; j++) {
-        int k = col[j];
-        for (uint32_t i = 0; i < nrows; i++) {
+    int value_wk[CV_CMP_N] = {0};
+    for (int k = 0; k < CV_CMP_N; k++)
+        for (uint32_t i = 0; i < nrows && shown[k]; i++) {
             counterview_cmp_value(val[i][k], sizeof val[i][k], k, v[i][k], latency,
                                   k == CV_CMP_CALLS && span_role_uncounted(rows[i], study_role),
                                   none[i][k]);
-            none_nothing |= none[i][k] == FIGURE_NONE_NOTHING;
-            none_ring |= none[i][k] == FIGURE_NONE_RING;
             int vw = (int)strlen(val[i][k]);
-            value_w[j] = vw > value_w[j] ? vw : value_w[j];
+            value_wk[k] = vw > value_wk[k] ? vw : value_wk[k];
         }
-        full_w[j] = (int)strlen(full[k]);
-        brief_w[j] = (int)strlen(brief[k]);
-    }
     /* The mode column fits the longest id and its "now" mark (a long id like read-64k-work is
        not cut while the figures can be narrower). */
     int name_need = 4;
@@ -738,10 +733,40 @@ void counterview_compare(const struct screen_caps *c, struct layout_rect r,
         int need = (int)strlen(ids[i][0] ? ids[i] : "this run") + 3; /* " *" */
         name_need = need > name_need ? need : name_need;
     }
-    int namew, colw[CV_CMP_N];
+    int col[CV_CMP_N], ncols, namew, colw[CV_CMP_N];
     int w = in.w - 2;
-    bool shorter =
-        cvlayout_compare_cols(w, name_need, value_w, full_w, brief_w, ncols, &namew, colw);
+    bool shorter;
+    /* When the modes' names would be cut (a row must say which mode it is), a step about reads
+       gives up its rate of requests first, which bytes/s says as well for requests of one size
+       (stdio's passes), and then the kernel's reads per request (stdio/aio's seven modes). */
+    bool fits_all = false;
+    bool tries[3][CV_CMP_N];
+    memcpy(tries[0], shown, sizeof shown);
+    memcpy(tries[1], shown, sizeof shown);
+    memcpy(tries[2], shown, sizeof shown);
+    tries[1][CV_CMP_RATE] = !(shown[CV_CMP_SYSCR] && shown[CV_CMP_BYTES] && !latency);
+    tries[2][CV_CMP_SYSCR] = false;
+    for (int t = 0; t < 3 && !fits_all; t++) {
+        int value_w[CV_CMP_N], full_w[CV_CMP_N], brief_w[CV_CMP_N];
+        ncols = 0;
+        for (int k = 0; k < CV_CMP_N; k++)
+            if (tries[t][k]) {
+                value_w[ncols] = value_wk[k];
+                full_w[ncols] = (int)strlen(full[k]);
+                brief_w[ncols] = (int)strlen(brief[k]);
+                col[ncols++] = k;
+            }
+        shorter =
+            cvlayout_compare_cols(w, name_need, value_w, full_w, brief_w, ncols, &namew, colw);
+        fits_all = namew >= name_need - 1;
+        memcpy(shown, tries[t], sizeof shown);
+    }
+    bool none_nothing = false, none_ring = false;
+    for (int j = 0; j < ncols; j++)
+        for (uint32_t i = 0; i < nrows; i++) {
+            none_nothing |= none[i][col[j]] == FIGURE_NONE_NOTHING;
+            none_ring |= none[i][col[j]] == FIGURE_NONE_RING;
+        }
 
     /* What the columns and marks mean, under the rows: in full words, or the short headers
        spelled out when they are used (the legend, i, has them too). */
@@ -906,15 +931,21 @@ static const struct counterview_legend_entry {
     {NULL, "Under the roles: the client's figures"},
     {"requests/s", "what the load completed per second over the same 1 to 2 s, as the demo "
                    "published it (a step may count copies, uploads...); below 10/s the count "
-                   "too: \"2.0, 6 in 3.0 s\". A figure the programs never published (a reader "
-                   "completes no requests) has no line: it is not a zero"},
+                   "too: \"2.0, 6 in 3.0 s\"; none in that time after some earlier, the count "
+                   "since the mode started: \"0, 4 done\"; \"-\" before a second sample. A "
+                   "figure the programs never published (a reader completes no requests) has no "
+                   "line: it is not a zero"},
     {"bytes/s", "the payload the load moved per second"},
     {"sparklines", "the last minute of both, one column per second"},
     {"latency p50/p99", "half, or 99 in 100, of the requests of the last 5 s took at most this "
                         "long (within about 19%), the clients still waiting included"},
     {"waiting, oldest", "requests out for 100 ms or more with no answer yet, and the longest "
                         "wait: each counts in the latency for as long as it has waited, and for "
-                        "the requests its connection would have sent meanwhile"},
+                        "the requests its connection would have sent meanwhile; a narrow pane "
+                        "always says how many wait, 0 too"},
+    {"no latency", "\"this load times no requests\": the load completes requests but times "
+                   "none (a chat bot's messages); \"none timed in the last 5 s\": it did "
+                   "earlier"},
     {"limit reached", "calls that failed at a limit (open files, processes, memory) and cost a "
                       "connection; shed: connections accepted only to be closed at once"},
     {"incomplete", "counts lost (the counter page was full), garbage on a counter page, or "
@@ -923,15 +954,23 @@ static const struct counterview_legend_entry {
                       "operations submitted to the ring and completions reaped, since the mode "
                       "started"},
     {NULL, "The comparison (c): one row per mode tried, over only the time it ran"},
-    {"calls/req", "the calls of the studied program's role (the server's unless the lesson names "
-                  "another) per completed request"},
-    {"ctx sw/req", "every program's context switches per completed request"},
+    {"calls/req", "the counted calls of the studied program's role (the server's unless the "
+                  "lesson names another) per completed request; a step with its own unit says "
+                  "it: calls/pass, calls/upload"},
+    {"syscr/req", "a step about reads: the same role's read calls as the kernel counts them "
+                  "(syscr), per request: the reads libc makes inside fread, which the counted "
+                  "calls leave out, are in it"},
+    {"ctx sw/req", "every program's context switches per completed request (or pass, upload)"},
+    {"-", "no figure: nothing to divide by (no request, pass or upload done in that mode yet), "
+          "or calls the shim cannot see (an io_uring server's work goes through its ring: the "
+          "io_uring line has the demo's own count). Never a 0 in its place"},
     {"cpu %core", "every program's CPU while the mode ran, % of one core"},
     {"p50, p99", "a step about waiting shows these instead of bytes/s and cpu: the latency of "
                  "all the mode's requests, the clients left waiting included"},
     {"short headers", "on a narrow terminal: req/s is requests/s (done/s: the step's own unit), "
-                      "B/s bytes/s, call/r calls/req, ctx/r ctx sw/req, cpu% cpu %core; a "
-                      "column no mode measured (no request completed) is left out"},
+                      "B/s bytes/s, call/r calls/req, syscr/r syscr/req, ctx/r ctx sw/req, cpu% "
+                      "cpu %core, each per the step's unit as the footer says; a column no mode "
+                      "measured (no request completed) is left out"},
 };
 
 #define CV_TERM_W 17 /* the terms' column, a space included */
