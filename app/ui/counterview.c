@@ -703,7 +703,9 @@ void counterview_compare(const struct screen_caps *c, struct layout_rect r,
         if (latency) {
             v[i][CV_CMP_BYTES] = (double)lat.p50_ns;
             v[i][CV_CMP_CPU] = (double)lat.p99_ns;
-            none[i][CV_CMP_BYTES] = none[i][CV_CMP_CPU] = FIGURE_HAS_VALUE;
+            /* No request answered or waiting in the mode: no latency, not 0 ns. */
+            none[i][CV_CMP_BYTES] = none[i][CV_CMP_CPU] =
+                lat.samples ? FIGURE_HAS_VALUE : FIGURE_NONE_NOTHING;
         }
         for (int k = 0; k < CV_CMP_N; k++)
             if (v[i][k] > max[k])
