@@ -332,7 +332,7 @@ static int counterview_role(const struct screen_caps *c, const struct snapshot_f
     int row = 0;
     if (h <= 0)
         return 0;
-    /* The header in full where it fits; else shorter, processes and threads before the
+    /* The header in full where it fits; else shorter, threads and processes before the
        context switches: a step watches threads (c10k), and what a narrow pane cuts is the end. */
     char head[160];
     widgets_si_fixed(f->ctx_voluntary_rate + f->ctx_involuntary_rate, a, sizeof a);

@@ -7,6 +7,7 @@
 
 #include <catch2/catch.hpp>
 #include <map>
+#include <regex>
 #include <sstream>
 #include <string>
 #include <unistd.h>
@@ -171,6 +172,12 @@ TEST_CASE("counters at 80x24: the zerocopy step's sendfile server shows sendfile
     bool sendfile = wait_block(term, "server", {"sendfile "}, 60, &seen);
     INFO("server block in sendfile mode:\n" << seen);
     CHECK(sendfile);
+    // The step's unit labels its rate, with a space before the value ("downloads/s 3.0", never
+    // "downloads/s3.0").
+    bool rate = term.wait_for("downloads/s ", 60);
+    INFO(term.last());
+    CHECK(rate);
+    CHECK_FALSE(std::regex_search(term.last(), std::regex(R"(downloads/s\S)")));
     CHECK(term.quit());
 }
 
