@@ -1,9 +1,10 @@
 /*
  * tui: the loop, the keys that mean the same everywhere, the overlays and the screens' actions.
- * The order of a key press: uv_poll wakes, getch() drains every pending key (curses decodes
- * escape sequences), each key goes to the quit dialog or the help overlay when one is open, then
- * to the current screen (which tries its step's view first), then to tui_keys; the screen's
- * action (open a step, go home, quit) is carried out here; the uv_prepare draws afterwards, once.
+ * The order of a key press: uv_poll wakes, screen_getch() drains every pending key (curses
+ * decodes escape sequences; a terminal's report split across reads is dropped whole), each key
+ * goes to the quit dialog or the help overlay when one is open, then to the current screen
+ * (which tries its step's view first), then to tui_keys; the screen's action (open a step, go
+ * home, quit) is carried out here; the uv_prepare draws afterwards, once.
  *
  * Exit paths: q (confirmed while a scenario runs), SIGINT/SIGTERM/SIGHUP. All end in tui_quit(),
  * which leaves the screen (stopping any scenario) and closes the loop's handles; the loop then
@@ -334,7 +335,7 @@ static void tui_on_input(uv_poll_t *h, int status, int events)
         return;
     }
     int key;
-    while (!t->quitting && (key = getch()) != ERR)
+    while (!t->quitting && (key = screen_getch()) != ERR)
         tui_key(t, key);
 }
 
