@@ -62,6 +62,8 @@ void sweepio_json(struct json_out *j, const char *key, const struct sweep_result
         json_double(j, "calls_per_request", p->calls_per_request, 4);
         json_double(j, "syscr_per_request", p->syscr_per_request, 4);
         json_double(j, "bytes_per_syscr", p->bytes_per_syscr, 1);
+        if (p->rchar_per_byte >= 0)
+            json_double(j, "rchar_per_byte", p->rchar_per_byte, 4);
         json_double(j, "ctx_per_request", p->ctx_per_request, 4);
         json_double(j, "cpu_pct", p->cpu_pct, 1);
         json_double(j, "p50_ms", p->p50_ms, 4);
@@ -293,6 +295,9 @@ int sweepio_parse(const char *json, const struct lesson_scenario *sc, struct swe
         pt->calls_per_request = sweepio_num(p, "calls_per_request");
         pt->syscr_per_request = sweepio_num(p, "syscr_per_request");
         pt->bytes_per_syscr = sweepio_num(p, "bytes_per_syscr");
+        /* A result saved before the key existed does not say how its bytes moved. */
+        const cJSON *rc = cJSON_GetObjectItemCaseSensitive(p, "rchar_per_byte");
+        pt->rchar_per_byte = cJSON_IsNumber(rc) ? rc->valuedouble : -1;
         pt->ctx_per_request = sweepio_num(p, "ctx_per_request");
         pt->cpu_pct = sweepio_num(p, "cpu_pct");
         pt->p50_ms = sweepio_num(p, "p50_ms");
