@@ -94,12 +94,16 @@ void chart_log_y(struct chart_geom *g, double ymin_data, double ymax_data)
 {
     if (!(ymin_data > 0) || !(ymax_data > 0))
         return;
-    int lo = (int)floor(log10(ymin_data) + 1e-9), hi = (int)ceil(log10(ymax_data) - 1e-9);
-    if (hi <= lo)
-        hi = lo + 1;
+    /* The top is the nice number above the largest figure, not the next power of ten, which
+       could leave most of a decade of rows empty. */
+    int lo = (int)floor(log10(ymin_data) + 1e-9);
+    double top = chart_nice(ymax_data);
+    if (top <= pow(10, lo))
+        top = pow(10, lo + 1);
+    int hi = (int)floor(log10(top) + 1e-9);
     g->log_y = true;
     g->ymin = pow(10, lo);
-    g->ymax = pow(10, hi);
+    g->ymax = top;
     if (!g->ok)
         return;
     size_t fit = g->plot_h >= 12 ? 5 : g->plot_h >= 6 ? 3 : 2;

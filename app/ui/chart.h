@@ -77,8 +77,8 @@ bool chart_wants_log_y(const struct chart_series *s, size_t nseries, size_t n);
 double chart_ymin(const struct chart_series *s, size_t nseries, size_t n);
 /*
  * Makes a computed chart's y axis logarithmic, from the power of ten at or below ymin_data to the
- * one at or above ymax_data (both > 0), with a tick at every power of ten (every second or
- * third when more would not fit the rows). A y of zero or less goes on the bottom row.
+ * nice number at or above ymax_data (both > 0), with a tick at every power of ten (every second
+ * or third when more would not fit the rows). A y of zero or less goes on the bottom row.
  */
 void chart_log_y(struct chart_geom *g, double ymin_data, double ymax_data);
 
