@@ -34,7 +34,7 @@ struct sweeprun {
     uv_timer_t next_timer;  /* moves on to the next point from outside the engine's callbacks */
     size_t k;               /* run-order index of the running point */
     bool running, started, measuring, point_over;
-    uint64_t t0_ms; /* when the point started measuring (loop time) */
+    uint64_t t0_ms;                  /* when the point started measuring (loop time) */
     uint64_t start_ms, last_done_ms; /* when the sweep started, and its last point ended */
     struct snapshot first, last;
     int closing; /* handles still to close after sweeprun_free */
@@ -391,8 +391,8 @@ double sweeprun_progress(const struct sweeprun *r)
     return fmin(1, ((double)r->res.done + part) / (double)total);
 }
 
-double sweeprun_estimate(size_t done, size_t total, double done_s, double running_s,
-                         double point_s, bool *at_least)
+double sweeprun_estimate(size_t done, size_t total, double done_s, double running_s, double point_s,
+                         bool *at_least)
 {
     *at_least = false;
     if (done >= total)
@@ -411,10 +411,9 @@ bool sweeprun_time_left(const struct sweeprun *r, double *seconds, bool *at_leas
     if (!r->running)
         return false;
     uint64_t now = uv_now(r->loop);
-    *seconds = sweeprun_estimate(r->res.done, sweeprun_total(r),
-                                 (double)(r->last_done_ms - r->start_ms) / 1000.0,
-                                 (double)(now - r->last_done_ms) / 1000.0, r->res.seconds,
-                                 at_least);
+    *seconds = sweeprun_estimate(
+        r->res.done, sweeprun_total(r), (double)(r->last_done_ms - r->start_ms) / 1000.0,
+        (double)(now - r->last_done_ms) / 1000.0, r->res.seconds, at_least);
     return true;
 }
 

@@ -50,10 +50,10 @@ struct sweep_point {
        went another way (splice, a mapping), where bytes_per_syscr means nothing; -1 unknown (a
        result saved before it was kept). */
     double rchar_per_byte;
-    double ctx_per_request;   /* context switches of every program per request */
-    double cpu_pct;           /* CPU of every program, % of one core */
-    double p50_ms, p99_ms;    /* the client's request latency; 0 without samples */
-    char problem[200];        /* why the point is not clean, or did not run; "" when clean */
+    double ctx_per_request; /* context switches of every program per request */
+    double cpu_pct;         /* CPU of every program, % of one core */
+    double p50_ms, p99_ms;  /* the client's request latency; 0 without samples */
+    char problem[200];      /* why the point is not clean, or did not run; "" when clean */
 };
 
 struct sweep_result {
@@ -121,8 +121,8 @@ double sweeprun_progress(const struct sweeprun *r);
  * (*at_least set). A point running past the pace adds nothing until it ends, rather than
  * making the estimate go down faster than the clock.
  */
-double sweeprun_estimate(size_t done, size_t total, double done_s, double running_s,
-                         double point_s, bool *at_least);
+double sweeprun_estimate(size_t done, size_t total, double done_s, double running_s, double point_s,
+                         bool *at_least);
 /* The same for a running sweep, now; false when it does not run. */
 bool sweeprun_time_left(const struct sweeprun *r, double *seconds, bool *at_least);
 /* The series and value running now; false when none. */

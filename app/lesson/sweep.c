@@ -18,7 +18,18 @@
 #define SWEEP_DEFAULT_SECONDS 2
 #define SWEEP_MAX_SECONDS     600
 
-enum { SW_PARAM, SW_VALUES, SW_FIGURE, SW_ROLE, SW_SECONDS, SW_MODES, SW_SCALE, SW_DEFAULT, SW_TABLE, SW_N };
+enum {
+    SW_PARAM,
+    SW_VALUES,
+    SW_FIGURE,
+    SW_ROLE,
+    SW_SECONDS,
+    SW_MODES,
+    SW_SCALE,
+    SW_DEFAULT,
+    SW_TABLE,
+    SW_N
+};
 static const struct load_field sweep_fields[] = {
     [SW_PARAM] = {"param", LOAD_STRING, 1},     [SW_VALUES] = {"values", LOAD_STRINGS, 0},
     [SW_FIGURE] = {"figure", LOAD_STRING, 1},   [SW_ROLE] = {"role", LOAD_STRING, 0},

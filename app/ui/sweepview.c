@@ -317,8 +317,8 @@ static void sweepview_progress(struct sweepview *s, const struct screen_caps *c,
     const char *mode = sweepview_mode(r, series), *val = s->sw->text[value];
     size_t now = r->done + 1, total = r->nmodes * r->nvalues;
     char label[4][128];
-    snprintf(label[0], sizeof label[0], " %zu/%zu %s=%s %s, %s left", now, total, s->sw->param,
-             val, mode, eta);
+    snprintf(label[0], sizeof label[0], " %zu/%zu %s=%s %s, %s left", now, total, s->sw->param, val,
+             mode, eta);
     snprintf(label[1], sizeof label[1], " %zu/%zu %s %s, %s left", now, total, val, mode, eta);
     snprintf(label[2], sizeof label[2], " %zu/%zu %s %s %s", now, total, val, mode, eta);
     snprintf(label[3], sizeof label[3], " %zu/%zu %s left", now, total, eta);
@@ -443,8 +443,8 @@ static int sweepview_legend(const struct sweepview *s, const struct screen_caps 
  * two are within noise of each other where the order changes back and forth. Returns how many
  * sentences, at most max.
  */
-static size_t sweepview_crossings(const struct sweepview *s, const struct chart_series *ser,
-                                  int w, char (*out)[160], size_t max)
+static size_t sweepview_crossings(const struct sweepview *s, const struct chart_series *ser, int w,
+                                  char (*out)[160], size_t max)
 {
     const struct sweep_result *r = &s->res;
     const struct lesson_sweep *sw = s->sw;
@@ -502,7 +502,8 @@ static void sweepview_marks_draw(const struct sweepview *s, const struct screen_
                 int cc = g->xcol[v] + shift[k];
                 if (cc < g->plot_x || cc >= g->plot_x + g->plot_w)
                     continue;
-                size_t at = (size_t)(row - g->plot_y) * (size_t)g->plot_w + (size_t)(cc - g->plot_x);
+                size_t at =
+                    (size_t)(row - g->plot_y) * (size_t)g->plot_w + (size_t)(cc - g->plot_x);
                 if (!taken[at]) {
                     col = cc;
                     taken[at] = 1;
@@ -665,9 +666,9 @@ static const struct {
 #define SWEEPVIEW_MARK_LEGEND "! errors here: refused, reset or failed requests"
 /* A bytes-per-read cell where the read calls moved under this share of the bytes: splice and
    mmap copy without read calls, and a few reads of something else would make a huge figure. */
-#define SWEEPVIEW_NOREAD_SHARE 0.1
+#define SWEEPVIEW_NOREAD_SHARE  0.1
 #define SWEEPVIEW_NOREAD_LEGEND "- under B/read: the bytes moved without read calls"
-#define SWEEPVIEW_TABLE_LEFT 8 /* the values' column */
+#define SWEEPVIEW_TABLE_LEFT    8 /* the values' column */
 
 static size_t sweepview_rowdef(enum figure_id f)
 {
@@ -829,8 +830,7 @@ static size_t sweepview_extras(const struct sweep_result *r, enum figure_id *out
 }
 
 /* One legend line for row f, with the step's unit. */
-static void sweepview_row_legend(const struct sweepview *s, enum figure_id f, char *buf,
-                                 size_t len)
+static void sweepview_row_legend(const struct sweepview *s, enum figure_id f, char *buf, size_t len)
 {
     size_t i = sweepview_rowdef(f);
     const char *units = s->sc->unit ? s->sc->unit : "requests";
@@ -848,12 +848,12 @@ static bool sweepview_done(const struct sweep_result *r, size_t m, size_t v)
 /* The table's arrangement: which rows, which way round, how many legend lines. */
 struct sweepview_grid {
     enum figure_id extra[SWEEP_MAX_TABLE + 2];
-    size_t nx;       /* rows under the sweep's figure */
-    bool by_mode;    /* a block per mode, values as columns; else a block per value */
-    int legends;     /* the extra rows' legend lines shown */
-    bool noread;     /* a bytes-per-read cell says "-" for a point that read nothing */
-    bool marked;     /* a point is marked "!" */
-    int left, colw;  /* the left column's width and each column's */
+    size_t nx;      /* rows under the sweep's figure */
+    bool by_mode;   /* a block per mode, values as columns; else a block per value */
+    int legends;    /* the extra rows' legend lines shown */
+    bool noread;    /* a bytes-per-read cell says "-" for a point that read nothing */
+    bool marked;    /* a point is marked "!" */
+    int left, colw; /* the left column's width and each column's */
     size_t nblocks, ncols;
 };
 
@@ -892,8 +892,8 @@ static void sweepview_grid_plan(const struct sweepview *s, int w, int rows,
         g->nx = nx;
         g->noread = false;
         for (size_t e = 0; e < nx; e++)
-            for (size_t k = 0; g->extra[e] == FIGURE_BYTES_PER_SYSCR && k < r->done &&
-                               k < r->nmodes * r->nvalues;
+            for (size_t k = 0;
+                 g->extra[e] == FIGURE_BYTES_PER_SYSCR && k < r->done && k < r->nmodes * r->nvalues;
                  k++) {
                 const struct sweep_point *p = &r->points[k % r->nmodes][k / r->nmodes];
                 g->noread |= p->measured && sweepview_noread(p);
@@ -966,8 +966,7 @@ static void sweepview_draw_table(struct sweepview *s, const struct screen_caps *
        rows in dim, each named in the left column. */
     for (size_t b = 0; b < g.nblocks && y < end; b++) {
         if (g.by_mode)
-            widgets_text(c, in.x, y, g.left - 1, sweepview_series_attr(c, b),
-                         sweepview_mode(r, b));
+            widgets_text(c, in.x, y, g.left - 1, sweepview_series_attr(c, b), sweepview_mode(r, b));
         else
             widgets_text(c, in.x, y, g.left - 1, A_BOLD, sw->text[b]);
         for (int e = -1; e < (int)g.nx && y < end; e++, y++) {

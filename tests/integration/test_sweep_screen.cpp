@@ -354,7 +354,8 @@ TEST_CASE("sweep screen at 80x24: copying/sweep's chart shows every mark and v t
     std::string pane;
     for (const std::string &r : rows)
         pane += r + "\n";
-    for (const char *mark : {"* read-write", "o splice", "+ sendfile", "x copy-file-range", "# mmap"})
+    for (const char *mark :
+         {"* read-write", "o splice", "+ sendfile", "x copy-file-range", "# mmap"})
         CHECK(pane.find(mark) != std::string::npos);
     // mmap's copies, a hundred times slower, are on a log axis that says so in words, and no
     // bare "x" stands for anything but copy-file-range.
@@ -403,7 +404,8 @@ TEST_CASE("sweep screen at 80x24: copying/sweep's chart shows every mark and v t
                     "- under B/read: the bytes moved without read calls") != rows.end());
     // The calls per copy the text promises, named as the step names its copies.
     CHECK(calls["sendfile"] == std::vector<std::string>(6, "1.00"));
-    CHECK(std::find(rows.begin(), rows.end(), "calls: counted system calls per copy") != rows.end());
+    CHECK(std::find(rows.begin(), rows.end(), "calls: counted system calls per copy") !=
+          rows.end());
     // No figure in e-notation, none cut.
     CHECK(sc.find("e+") == std::string::npos);
     CHECK(count(pane, "\u2026") == 0);

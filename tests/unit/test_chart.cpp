@@ -115,8 +115,7 @@ TEST_CASE("a crossover is named only when the points change order once beyond th
     // last value where the old leader was clearly ahead and the first where the other one is.
     const double tie_mid[] = {50, 98, 101, 150};
     chart_series tm = {tie_mid, nullptr};
-    CHECK(chart_crossover(&tm, &nb, 4, CHART_NOISE_SHARE, &from, &to, &a_after) ==
-          CHART_OVERTAKES);
+    CHECK(chart_crossover(&tm, &nb, 4, CHART_NOISE_SHARE, &from, &to, &a_after) == CHART_OVERTAKES);
     CHECK(from == 0);
     CHECK(to == 3);
 

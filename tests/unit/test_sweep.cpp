@@ -193,7 +193,7 @@ TEST_CASE("a point's figures are the growth between its two snapshots")
     b.roles[LESSON_ROLE_SERVER].syscr = 1000;       // 8192 payload bytes per read
     b.roles[LESSON_ROLE_SERVER].errors = 2;
     b.roles[LESSON_ROLE_SERVER].rchar = 4096 * 2000; // its reads moved every payload byte
-    b.roles[LESSON_ROLE_CLIENT].cpu_user_s = 0.5; // 25% of one core over 2 s
+    b.roles[LESSON_ROLE_CLIENT].cpu_user_s = 0.5;    // 25% of one core over 2 s
     lesson_sweep sw = {};
     sw.role = LESSON_ROLE_SERVER;
     sw.figure = FIGURE_REQUESTS_PER_S;
@@ -314,7 +314,8 @@ TEST_CASE("a sweep's table names the rows its step's text sends the learner to")
     };
     for (const auto &c : cases) {
         MemLesson bad(lesson_with(R"(, "sweep": {"param": "size", "values": ["8"],
-          "figure": "bytes_per_s", "table": )" + c.table + "}"));
+          "figure": "bytes_per_s", "table": )" +
+                                  c.table + "}"));
         INFO(c.table << "\n" << bad.messages());
         CHECK(bad.rc == -EINVAL);
         CHECK(bad.messages().find(c.expect) != std::string::npos);
