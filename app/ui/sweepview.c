@@ -863,7 +863,20 @@ static void sweepview_grid_widths(const struct sweepview *s, int w, struct sweep
     g->nblocks = g->by_mode ? r->nmodes : r->nvalues;
     g->ncols = g->by_mode ? r->nvalues : r->nmodes;
     g->left = SWEEPVIEW_TABLE_LEFT;
-    if (g->by_mode) {
+    if (!g->by_mode) {
+        /* The parameter's name heads the values' column: whole where the columns keep room for
+           their modes' names and "20.0k/s" (the title names the parameter too, so it gives
+           way first). */
+        int col = 8;
+        for (size_t m = 0; m < r->nmodes; m++) {
+            int l = (int)strlen(sweepview_mode(r, m)) + 1;
+            col = l > col ? l : col;
+        }
+        int want = (int)strlen(s->sw->param) + 1;
+        int most = w - (int)g->ncols * col;
+        g->left = want < most ? want : most;
+        g->left = g->left < SWEEPVIEW_TABLE_LEFT ? SWEEPVIEW_TABLE_LEFT : g->left;
+    } else {
         int longest = 0;
         for (size_t m = 0; m < r->nmodes; m++) {
             int l = (int)strlen(sweepview_mode(r, m));
