@@ -315,7 +315,8 @@ static void sweepview_progress(struct sweepview *s, const struct screen_caps *c,
     if (sweeprun_time_left(s->run, &left, &at_least))
         sweepview_eta_text(left, at_least, eta, sizeof eta);
     const char *mode = sweepview_mode(r, series), *val = s->sw->text[value];
-    size_t now = r->done + 1, total = r->nmodes * r->nvalues;
+    size_t total = r->nmodes * r->nvalues;
+    size_t now = r->done < total ? r->done + 1 : total; /* the last point ends before the sweep */
     char label[4][128];
     snprintf(label[0], sizeof label[0], " %zu/%zu %s=%s %s, %s left", now, total, s->sw->param, val,
              mode, eta);
