@@ -396,6 +396,13 @@ static bool fig_cpu_pct(const struct span *s, const struct figure_arg *a, double
     return true;
 }
 
+static bool fig_role_cpu_pct(const struct span *s, const struct figure_arg *a, double *out)
+{
+    const struct span_role *r = fig_role(s, a);
+    *out = s->seconds > 0 ? (r->cpu_user_s + r->cpu_sys_s) / s->seconds * 100 : 0;
+    return s->seconds > 0;
+}
+
 static bool fig_cpu_ms_per_req(const struct span *s, const struct figure_arg *a, double *out)
 {
     return fig_per_client_request(s, (double)fig_role(s, a)->cpu_us / 1000, out);
@@ -593,6 +600,8 @@ static const struct figure_def figures[FIGURE_NIDS] = {
     [FIGURE_WCHAR_PER_BYTE] = {"wchar_per_byte_served", "bytes written per byte served",
                                "bytes written (the kernel's wchar) per byte served", FIGURE_LOWER,
                                C, false, fig_wchar_per_byte, .said = NULL},
+    [FIGURE_ROLE_CPU_PCT] = {"role_cpu_pct", "CPU of one role", "% of one core", FIGURE_NEITHER, E,
+                             false, fig_role_cpu_pct, .said = NULL, .show = FIGURE_SHOW_PCT},
 };
 #undef C
 #undef E

@@ -172,6 +172,10 @@ enum figure_id {
     FIGURE_CALL_BYTES_PER_BYTE,
     FIGURE_RCHAR_PER_BYTE, /* "rchar_per_byte_served": the role's kernel rchar per byte served */
     FIGURE_WCHAR_PER_BYTE, /* "wchar_per_byte_served": the role's kernel wchar per byte served */
+    /* Expected outcomes again (FIGURE_IN_EXPECT): "role_cpu_pct", one role's CPU (its
+       processes' and threads' user + system time), % of one core: above 100, it worked on more
+       than one core, which is what "works on several cores" claims */
+    FIGURE_ROLE_CPU_PCT,
     FIGURE_NIDS
 };
 

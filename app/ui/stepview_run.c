@@ -120,6 +120,18 @@ static void runview_on_line(void *data, size_t prog, enum engine_stream stream, 
         v->c->dirty = true;
 }
 
+/* Whether a program other than prog still runs, in the snapshot the engine published just before
+   prog's exit was reported: a bot that leaves on purpose (chat's dee) does not end the scenario. */
+static bool runview_others_run(const struct runview *v, size_t prog)
+{
+    for (uint32_t i = 0; v->have_snap && i < v->snap.nprogs && i < SNAPSHOT_MAX_PROGS; i++)
+        if (i != prog && (v->snap.progs[i].state == SNAPSHOT_PROG_RUNNING ||
+                          v->snap.progs[i].state == SNAPSHOT_PROG_STARTING ||
+                          v->snap.progs[i].state == SNAPSHOT_PROG_PAUSED))
+            return true;
+    return false;
+}
+
 static void runview_on_exit(void *data, size_t prog, int status, bool expected)
 {
     struct runview *v = data;
@@ -132,6 +144,8 @@ static void runview_on_exit(void *data, size_t prog, int status, bool expected)
     else if (!expected && status != 0)
         view_status(v->c, true, "%s exited with status %d%s; r restarts the scenario.", name,
                     status, status > 128 ? " (killed by a signal)" : "");
+    else if (!expected && runview_others_run(v, prog))
+        view_status(v->c, false, "%s finished; the other programs go on.", name);
     else if (!expected)
         view_status(v->c, false, "%s finished; r runs the scenario again.", name);
     v->c->dirty = true;
