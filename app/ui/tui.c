@@ -352,20 +352,20 @@ static void tui_on_signal(uv_signal_t *h, int signum)
 
 /* ---- drawing ---- */
 
-static void tui_draw_too_small(struct tui *t, enum layout_kind kind, size_t nprogs)
+static void tui_draw_too_small(struct tui *t)
 {
-    int need = (kind == LAYOUT_RUN || kind == LAYOUT_RUN_VERDICT) &&
-                       30 + (int)nprogs * LAYOUT_MIN_PANE_W > LAYOUT_MIN_COLS
-                   ? 30 + (int)nprogs * LAYOUT_MIN_PANE_W
-                   : LAYOUT_MIN_COLS;
-    char msg[2][64];
+    /* Only the terminal's size makes it too small (programs that do not fit fold, layout.h);
+       keys still act meanwhile, so the message says which one leaves, and asks as q does. */
+    char msg[3][64];
     snprintf(msg[0], sizeof msg[0], "Please enlarge the terminal");
-    snprintf(msg[1], sizeof msg[1], "(iolab needs %dx%d; this is %dx%d)", need, LAYOUT_MIN_ROWS,
-             COLS, LINES);
-    for (int i = 0; i < 2; i++) {
+    snprintf(msg[1], sizeof msg[1], "(iolab needs %dx%d; this is %dx%d)", LAYOUT_MIN_COLS,
+             LAYOUT_MIN_ROWS, COLS, LINES);
+    snprintf(msg[2], sizeof msg[2], "%s",
+             t->confirm_quit ? "A scenario is running: y stops it and quits" : "q quits");
+    for (int i = 0; i < 3; i++) {
         int w = (int)strlen(msg[i]);
         int x = COLS > w ? (COLS - w) / 2 : 0;
-        widgets_text(&t->caps, x, LINES / 2 - 1 + i, COLS, A_BOLD, msg[i]);
+        widgets_text(&t->caps, x, LINES / 2 - 1 + i, COLS, i < 2 ? A_BOLD : A_NORMAL, msg[i]);
     }
 }
 
@@ -400,7 +400,7 @@ static void tui_draw_frame(struct tui *t)
         nprogs = LAYOUT_MAX_PROGS;
     layout_compute(kind, COLS, LINES, nprogs, &t->ctx.layout);
     if (t->ctx.layout.too_small) {
-        tui_draw_too_small(t, kind, nprogs);
+        tui_draw_too_small(t);
         return;
     }
     t->ops->draw(t->self, &t->ctx);
