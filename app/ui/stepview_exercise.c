@@ -1062,6 +1062,14 @@ static size_t exview_help(void *self, char lines[][128], size_t max)
     size_t n = 0;
     if (n < max)
         snprintf(lines[n++], 128, "%s\tthe run step's keys work once your program builds", "Run");
+    /* The run step's table is not this step's: the keys that read a program's pane are named
+       here, since its pane is narrow at 80 columns. */
+    if (n < max)
+        snprintf(lines[n++], 128,
+                 "z\ta program's pane on the whole screen (j/k scroll it; z or "
+                 "Esc returns)");
+    if (n < max)
+        snprintf(lines[n++], 128, "o\tpick the next program: z shows it whole");
     if (v->rv)
         n += stepview_run.help(v->rv, lines + n, max - n);
     return n;
