@@ -127,16 +127,12 @@ static void tui_open(struct tui *t, const struct lesson_pack *pack, size_t lesso
 }
 
 /*
- * Hands the terminal to the learner's editor ($VISUAL, $EDITOR, sensible-editor, vi) on the
- * action's files, waits for it, takes the screen back and tells the screen that asked.
+ * Hands the terminal to the learner's editor (view_editor(): $VISUAL, $EDITOR, sensible-editor,
+ * vi) on the action's files, waits for it, takes the screen back and tells the screen that asked.
  */
 static void tui_edit(struct tui *t, const struct view_action *act)
 {
-    const char *ed = getenv("VISUAL");
-    if (!ed || !*ed)
-        ed = getenv("EDITOR");
-    if (!ed || !*ed)
-        ed = access("/usr/bin/sensible-editor", X_OK) == 0 ? "sensible-editor" : "vi";
+    const char *ed = view_editor();
     /* $EDITOR may carry arguments ("code -w"): the shell splits it, the files stay whole. */
     const char **argv = calloc(act->nfiles + 5, sizeof *argv);
     char **paths = calloc(act->nfiles + 1, sizeof *paths);
@@ -165,7 +161,8 @@ static void tui_edit(struct tui *t, const struct view_action *act)
     while (pid > 0 && waitpid(pid, &st, 0) < 0 && errno == EINTR) {
     }
     screen_resume();
-    if (pid < 0 || !WIFEXITED(st) || WEXITSTATUS(st) == 127)
+    bool ran = !(pid < 0 || !WIFEXITED(st) || WEXITSTATUS(st) == 127);
+    if (!ran)
         view_status(&t->ctx, true,
                     "The editor (%s) could not be started; set $EDITOR, or edit the files in %s "
                     "in another window.",
@@ -175,7 +172,7 @@ static void tui_edit(struct tui *t, const struct view_action *act)
     free(paths);
     free(argv);
     if (act->edited)
-        act->edited(act->self, &t->ctx);
+        act->edited(act->self, &t->ctx, ran);
 }
 
 static void tui_act(struct tui *t, const struct view_action *act)
