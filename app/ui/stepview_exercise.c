@@ -921,6 +921,7 @@ static void exview_edited(void *self, struct view_ctx *c, bool ran)
     else
         snprintf(v->status, sizeof v->status,
                  "Nothing changed in your files: your program (build %u) runs again.", v->builds);
+    view_status(v->c, !ran, "%s", v->status);
 }
 
 /*

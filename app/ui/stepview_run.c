@@ -1057,12 +1057,18 @@ static void runview_draw_prog(struct runview *v, const struct screen_caps *c,
 {
     const struct lesson_program *p = &v->sc->programs[i];
     const struct snapshot_prog *sp = v->have_snap && i < v->snap.nprogs ? &v->snap.progs[i] : NULL;
+    /* The counters pane sums programs by role: a pane named otherwise ("reader") says its role,
+       so that its calls are found there (after the state: the name and its place come first). */
+    const char *role = lesson_role_name(p->role);
+    bool say_role = strcmp(p->name, role) != 0;
     char title[160];
     if (sp && sp->pid)
-        snprintf(title, sizeof title, "%s%s%s [%s %d]", p->name, tag[0] ? " " : "", tag,
-                 runview_prog_state(sp->state), sp->pid);
+        snprintf(title, sizeof title, "%s%s%s [%s %d%s%s]", p->name, tag[0] ? " " : "", tag,
+                 runview_prog_state(sp->state), sp->pid, say_role ? ", " : "",
+                 say_role ? role : "");
     else
-        snprintf(title, sizeof title, "%s%s%s (%s)", p->name, tag[0] ? " " : "", tag, p->program);
+        snprintf(title, sizeof title, "%s%s%s (%s%s%s)", p->name, tag[0] ? " " : "", tag,
+                 say_role ? role : "", say_role ? ": " : "", p->program);
     bool focused = v->focus == (int)i + 1;
     struct layout_rect in = widgets_box(c, pane, title, focused);
     int rows = in.h;

@@ -45,7 +45,8 @@ struct tui {
     const struct view_ops *ops; /* the current screen: start_ops or lessonview_ops */
     void *self;                 /* its state */
     bool help, confirm_quit;
-    int help_top; /* the help's first row shown */
+    bool help_scrolls; /* the help was taller than the screen when last drawn */
+    int help_top;      /* the help's first row shown */
     bool quitting, frame_drawn;
     int exit_code;
 };
@@ -72,6 +73,12 @@ static void tui_quit(struct tui *t, int code)
 
 static void tui_home(struct tui *t, const char *status)
 {
+    /* The list opens on the lesson just left, not on "continue" or where it was before. */
+    size_t lesson;
+    const struct lesson_pack *pack =
+        t->ops == &lessonview_ops ? lessonview_place(t->lesson, &lesson) : NULL;
+    if (pack)
+        start_select(t->start, pack, lesson);
     if (t->ops->leave)
         t->ops->leave(t->self, &t->ctx);
     view_save_progress(&t->ctx);
@@ -287,9 +294,9 @@ static void tui_key(struct tui *t, int key)
         return;
     }
     if (t->help) {
-        /* The scrolling keys scroll it (a small terminal shows part of it); any other key closes
-           it, ? and Esc being the documented ones. */
-        int by = help_scroll(key, LINES > 6 ? LINES - 6 : 1);
+        /* The scrolling keys scroll it when it is taller than the screen (its title then says
+           so); any other key closes it, and every key does when it fits ("any key closes"). */
+        int by = t->help_scrolls ? help_scroll(key, LINES > 6 ? LINES - 6 : 1) : 0;
         if (by)
             t->help_top += by > 1 << 19 ? 1 << 19 : by < -(1 << 19) ? -(1 << 19) : by;
         else
@@ -415,7 +422,7 @@ static void tui_draw_frame(struct tui *t)
         size_t nlines = t->ops == &lessonview_ops
                             ? lessonview_help_extra(t->lesson, lines, TUI_MAX_HELPLINE)
                             : 0;
-        help_draw(&t->caps, tables, ntables, lines, nlines, &t->help_top);
+        t->help_scrolls = help_draw(&t->caps, tables, ntables, lines, nlines, &t->help_top);
     }
     if (t->confirm_quit) {
         struct layout_rect r = layout_center(COLS, LINES, 50, 5);
