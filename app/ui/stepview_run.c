@@ -712,14 +712,14 @@ static size_t runview_footer(void *self, int width, struct keys_item *out, size_
         out[2] = (struct keys_item){"j/k", "scroll", 100};
         return 3;
     }
-    /* A pane is narrow at 80 columns: z, which shows one whole, is always offered; o when
-       programs share a pane. */
+    /* A pane is narrow at 80 columns: z, which shows one whole, is offered after the keys a run
+       step is about (start, compare) and before the rest; o when programs share a pane. */
     size_t extra = runview_nprogs(v) ? 1 + (v->nfolded != 0) : 0;
     if (max <= extra)
         return runview_footer_modes(v, width, out, max);
     size_t n = runview_footer_modes(v, width, out, max - extra);
     if (extra)
-        out[n++] = (struct keys_item){"z", "zoom", 85};
+        out[n++] = (struct keys_item){"z", "zoom", 65};
     if (extra > 1)
         out[n++] = (struct keys_item){"o", "other", 58};
     return n;
