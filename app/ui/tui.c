@@ -293,6 +293,11 @@ static void tui_key(struct tui *t, int key)
             tui_quit(t, 0);
         return;
     }
+    if (t->ctx.layout.too_small && key != 'q') {
+        /* Nothing of the screen is shown but the request to enlarge it: a key that acted here
+           (e opening the editor, n leaving a step) would act unseen. q quits, and says so. */
+        return;
+    }
     if (t->help) {
         /* The scrolling keys scroll it when it is taller than the screen (its title then says
            so); any other key closes it, and every key does when it fits ("any key closes"). */

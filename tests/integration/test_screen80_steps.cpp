@@ -138,6 +138,19 @@ TEST_CASE("screen at 80x24: chat's seven programs share panes, z shows one whole
     // Picked beyond ana, the shared pane turns to the program picked.
     term.keys({"o", "o", "o"});
     REQUIRE(term.wait_for("cy 2/4", 10));
+    // Below 80x24 only the request to enlarge shows: keys other than q do nothing unseen. q,
+    // which asks first while the exercise runs, shows that the keys before it were read.
+    term.resize(79, 24);
+    REQUIRE(term.wait_for("Please enlarge the terminal", 10));
+    CHECK(term.last().find("q quits") != std::string::npos);
+    term.keys({"e", "n", "q"});
+    REQUIRE(term.wait_for("A scenario is running: y stops it and quits", 10));
+    term.keys("x"); // stays
+    REQUIRE(term.wait_for("q quits", 10));
+    term.resize(80, 24);
+    REQUIRE(term.wait_for("cy 2/4", 10));
+    CHECK(term.last().find("Leave the step?") == std::string::npos);        // n asked nothing
+    CHECK(term.log().find("status: Nothing changed") == std::string::npos); // e opened nothing
     CHECK(term.quit());
 }
 
