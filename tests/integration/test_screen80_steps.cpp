@@ -170,7 +170,8 @@ TEST_CASE("screen at 80x24: e that saves nothing leaves the exercise running, an
     // Back from an editor that changed nothing: the program runs again, its panes and the
     // title say so, and nothing is built.
     term.keys("e");
-    REQUIRE(term.status("Nothing changed in your files", 30));
+    REQUIRE(term.wait_status("Nothing changed in your files", 30));
+    REQUIRE(term.wait_status("Running", 30)); // the status line follows the run again
     REQUIRE(term.wait_until([](const std::string &sc) {
         return sc.find("ben 1/4") != std::string::npos &&
                (sc.find("running  mode: yours") != std::string::npos ||
