@@ -197,3 +197,33 @@ TEST_CASE("screen at 80x24: e that saves nothing leaves the exercise running, an
     REQUIRE(vi.wait_for("Nothing changed in", 30));
     CHECK(vi.quit());
 }
+
+TEST_CASE("screen at 80x24: a pane named unlike its role says it, the lesson list opens on the "
+          "lesson left, and its help closes on any key")
+{
+    TempDir t;
+    IolabTerm term(t, "--open chat/room", "", 80, 24);
+    REQUIRE(term.started());
+    REQUIRE(term.wait_for("Step 2/5", 30));
+    // Before a start, on the whole screen: the server is a server; "you" is a client, as the
+    // counters pane sums it.
+    term.keys("z");
+    REQUIRE(term.wait_for("server 1/4 (chat-server)", 10));
+    term.keys("o");
+    REQUIRE(term.wait_for("you 2/4 (client: chat-client)", 10));
+    term.keys("Escape");
+    REQUIRE(term.wait_for("Step 2/5", 10));
+    // Back on the list, the cursor is on chat: Enter opens its first step, not the last place.
+    term.keys("h");
+    REQUIRE(term.wait_for("Lessons", 10));
+    term.keys("Enter");
+    REQUIRE(term.wait_until([&](const std::string &) { return opened(term, "chat/problem"); }));
+    term.keys("h");
+    REQUIRE(term.wait_for("Lessons", 10));
+    // The list's help fits: it says any key closes it, and j does.
+    term.keys("?");
+    REQUIRE(term.wait_for("Keys (any key closes this help)", 10));
+    term.keys("j");
+    REQUIRE(term.wait_gone("Keys (any key closes", 10));
+    CHECK(term.quit());
+}
