@@ -2,7 +2,9 @@
 // each step of the built-in pack opens without an "enlarge" screen (an exercise once its program
 // runs, when its panes appear); chat's seven programs share panes, z shows one whole and o turns
 // the shared pane; e that saves nothing leaves the exercise running, and with two files in vi the
-// first e says how to move between them. Open, look, leave: no run is waited for.
+// first e says how to move between them; below 80x24 only q acts. A pane named unlike its role
+// says the role, the lesson list opens on the lesson left and its help closes on any key. Open,
+// look, leave: no run is waited for.
 #include "helpers.hpp"
 #include "tmux_helpers.hpp"
 
