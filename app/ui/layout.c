@@ -60,22 +60,24 @@ int layout_compute(enum layout_kind kind, int cols, int rows, size_t nprogs, str
         }
     } else {
         /* The text stays readable (about 45 columns) and the counters get the rest; a verdict
-           takes half. Either gives way, down to LAYOUT_MIN_TEXT_W, so that each program pane
-           keeps its minimum width; programs beyond that share the last pane. */
-        int tw = kind == LAYOUT_RUN_VERDICT ? layout_clamp(b.w / 2, LAYOUT_MIN_TEXT_W, 70)
-                                            : layout_clamp(b.w * 3 / 10, LAYOUT_MIN_TEXT_W, 52);
-        if (tw > b.w - (int)nprogs * LAYOUT_MIN_PANE_W)
-            tw = b.w - (int)nprogs * LAYOUT_MIN_PANE_W;
-        if (tw < LAYOUT_MIN_TEXT_W)
-            tw = LAYOUT_MIN_TEXT_W;
+           takes half. Either gives way so that each program pane keeps its minimum width: the
+           text down to LAYOUT_MIN_TEXT_W, a verdict only as far as four panes need (its
+           sentences say what to fix; z shows a program whole); programs beyond that share the
+           last pane, which keeps a column more than the others for its title ("ben 1/4"). */
+        int want = kind == LAYOUT_RUN_VERDICT ? layout_clamp(b.w / 2, LAYOUT_MIN_TEXT_W, 70)
+                                              : layout_clamp(b.w * 3 / 10, LAYOUT_MIN_TEXT_W, 52);
+        int least = kind == LAYOUT_RUN_VERDICT ? b.w - 4 * (LAYOUT_MIN_PANE_W + 1) : 0;
+        least = layout_clamp(least, LAYOUT_MIN_TEXT_W, want);
+        int tw = layout_clamp(b.w - (int)nprogs * LAYOUT_MIN_PANE_W, least, want);
         out->text = layout_rect(b.x, b.y, tw, b.h);
         struct layout_rect right = layout_rect(b.x + tw, b.y, b.w - tw, b.h);
         size_t fit = (size_t)(right.w / LAYOUT_MIN_PANE_W), npanes = nprogs;
         if (fit < 1)
             fit = 1;
         if (nprogs > fit) {
-            npanes = fit;
-            out->nfolded = nprogs - fit + 1;
+            fit = (size_t)((right.w - 1) / LAYOUT_MIN_PANE_W);
+            npanes = fit > 1 ? fit : 1;
+            out->nfolded = nprogs - npanes + 1;
         }
         int ph = layout_clamp(right.h * 3 / 10, 5, 14);
         layout_split_columns(layout_rect(right.x, right.y, right.w, ph), npanes, out->progs);

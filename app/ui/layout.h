@@ -12,9 +12,10 @@
  *                 all fit at LAYOUT_MIN_PANE_W columns each (chat's server and six clients at 80
  *                 columns), the last pane is shared by the programs from it on (nfolded of them,
  *                 shown one at a time as tabs), so that every step is shown at 80x24;
- *   LAYOUT_RUN_VERDICT  the same with the text column at half the width (as far as the program
- *                 panes leave room): an exercise whose checks fail, whose sentences say what to
- *                 do next and need the width even at 80 columns.
+ *   LAYOUT_RUN_VERDICT  the same with the text column at half the width (giving way only as far
+ *                 as four program panes of 13 columns need; more share the last): an exercise
+ *                 whose checks fail, whose sentences say what to do next and need the width even
+ *                 at 80 columns.
  * Only the terminal's size decides too_small (LAYOUT_MIN_COLS x LAYOUT_MIN_ROWS), never the
  * number of programs. Invariants when too_small is false: every rectangle lies inside the screen,
  * the body's panes do not overlap and together cover the body exactly, and no pane is narrower than

@@ -58,6 +58,7 @@ TEST_CASE("layout: run screens partition the body at every size and program coun
                         // Every program has a pane: its own, or a share of the last one.
                         if (l.nfolded) {
                             CHECK(l.nfolded >= 2);
+                            CHECK(l.progs[l.nprogs - 1].w > LAYOUT_MIN_PANE_W);
                             CHECK(l.nprogs - 1 + l.nfolded == n);
                         } else {
                             CHECK(l.nprogs == n);
@@ -129,6 +130,8 @@ TEST_CASE("layout: chat's seven programs at 80x24 fold into the last of four pan
         REQUIRE(layout_compute(kind, 80, 24, 7, &l) == 0);
         REQUIRE_FALSE(l.too_small);
         CHECK(l.text.w == LAYOUT_MIN_TEXT_W);
+        // The shared pane has room for its title's name and place ("ben 1/4").
+        CHECK(l.progs[3].w > LAYOUT_MIN_PANE_W);
         CHECK(l.nprogs == 4);
         CHECK(l.nfolded == 4);
         CHECK(layout_pane_of(&l, 0) == 0);
@@ -137,10 +140,16 @@ TEST_CASE("layout: chat's seven programs at 80x24 fold into the last of four pan
         CHECK(layout_pane_of(&l, 6) == 3);
         CHECK(layout_pane_of(&l, 7) == 4);
     }
-    // At 114 columns each has its own pane, none narrower than the minimum.
+    // At 114 columns each has its own pane, none narrower than the minimum; a verdict keeps
+    // half the width, and the programs share panes.
     REQUIRE(layout_compute(LAYOUT_RUN, 114, 24, 7, &l) == 0);
     CHECK(l.nprogs == 7);
     CHECK(l.nfolded == 0);
     for (size_t i = 0; i < l.nprogs; i++)
         CHECK(l.progs[i].w >= LAYOUT_MIN_PANE_W);
+    REQUIRE(layout_compute(LAYOUT_RUN_VERDICT, 114, 24, 7, &l) == 0);
+    CHECK(l.text.w == 57);
+    CHECK(l.nprogs == 4);
+    CHECK(l.nfolded == 4);
+    CHECK(l.progs[3].w > LAYOUT_MIN_PANE_W);
 }
