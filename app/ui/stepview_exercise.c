@@ -87,6 +87,7 @@ struct exview {
     bool closing;
     size_t hints; /* hints shown so far */
     bool confirm_solution, confirm_reset;
+    bool edit_told; /* how the editor moves between several files was said (e's first press) */
     bool pass_recorded, solution_recorded; /* in the progress record already */
     const char *edit[BUILD_MAX_FILES];     /* the files e opens: those with a TODO */
     size_t nedit;
@@ -866,22 +867,83 @@ static void exview_title_right(void *self, char *buf, size_t len)
         snprintf(buf, len, "%s ", v->state == EXVIEW_BUILDING ? "building" : "not built");
 }
 
-/* Hands the terminal to the learner's editor on every file they have to write (one invocation,
-   `$EDITOR a.c b.h`, as vi, nano, emacs and code all take), then builds what they saved. */
-/* After the editor (tui.c hands it the terminal): what it saved is built like any other save
-   (once, and only when it changed). */
-static void exview_edited(void *self, struct view_ctx *c)
+/*
+ * After the editor (tui.c hands it the terminal): what it saved is built like any other save
+ * (once, and only when it changed). Nothing saved, or no editor at all, is no reason to stop the
+ * exercise: the run that e stopped starts again on the program already built, whose verdicts
+ * then come from a run the editor did not hold up.
+ */
+static void exview_edited(void *self, struct view_ctx *c, bool ran)
 {
-    (void)c;
-    exview_changed(self);
+    struct exview *v = self;
+    if (exview_note_content(v)) {
+        v->build_after_save = true;
+        exview_rebuild(v);
+        return;
+    }
+    /* A build under way goes on to its run; a failed one keeps its messages on screen. */
+    if (v->state != EXVIEW_READY || v->rv)
+        return;
+    exview_ready(v);
+    /* The status line moves on to the run; the line under the files keeps what happened. */
+    if (!ran)
+        snprintf(v->status, sizeof v->status, "%s", c->status);
+    else
+        snprintf(v->status, sizeof v->status,
+                 "Nothing changed in your files: your program (build %u) runs again.", v->builds);
+    view_status(v->c, !ran, "%s", v->status);
 }
 
+/*
+ * What an editor that holds several files in one session needs to be told: how to go from one
+ * to the next, and how to leave (vi closes one file per :q, and says only "1 more file to
+ * edit"). Matched on the command's name; NULL for an editor that needs no word (or one unknown).
+ */
+static const char *exview_editor_keys(const char *ed)
+{
+    static const struct {
+        const char *name; /* the command's name, or its start when prefix */
+        bool prefix;
+        const char *keys;
+    } editors[] = {
+        {.name = "vi", .keys = ":n next file, :N back, :wqa saves and quits"},
+        {.name = "vim", .prefix = true, .keys = ":n next file, :N back, :wqa saves and quits"},
+        {.name = "nvim", .keys = ":n next file, :N back, :wqa saves and quits"},
+        {.name = "nvi", .keys = ":n next file, :wq each one"},
+        {.name = "nano", .keys = "Alt-> next file, Ctrl-X closes each"},
+    };
+    size_t len = strcspn(ed, " \t");
+    const char *base = ed;
+    for (const char *s = ed; s < ed + len; s++)
+        if (*s == '/')
+            base = s + 1;
+    size_t n = (size_t)(ed + len - base);
+    for (size_t i = 0; i < sizeof editors / sizeof *editors; i++) {
+        size_t k = strlen(editors[i].name);
+        if (editors[i].prefix ? n >= k && !strncmp(base, editors[i].name, k)
+                              : n == k && !strncmp(base, editors[i].name, k))
+            return editors[i].keys;
+    }
+    return NULL;
+}
+
+/* Hands the terminal to the learner's editor on every file they have to write (one invocation,
+   `$EDITOR a.c b.h`, as vi, nano, emacs and code all take), then builds what they saved. With
+   several files in an editor that holds them in one session, the first e says how to move
+   between them and leave, since nothing does once the editor has the screen; e again opens. */
 static int exview_key_edit(void *self, struct view_ctx *c, int key, struct view_action *act)
 {
     struct exview *v = self;
-    (void)c;
     (void)key;
-    exview_stop_run(v); /* nothing runs unseen while the editor has the screen */
+    const char *ed = view_editor(), *keys = v->nedit > 1 ? exview_editor_keys(ed) : NULL;
+    if (keys && !v->edit_told) {
+        char n[32];
+        snprintf(n, sizeof n, "all %zu files", v->nedit);
+        view_status(c, false, "e again opens %s: %s.", v->nedit == 2 ? "both files" : n, keys);
+        v->edit_told = true;
+        return 0;
+    }
+    exview_stop_run(v); /* nothing runs unseen while the editor has the screen (see edited) */
     *act = (struct view_action){.kind = VIEW_EDIT,
                                 .dir = v->dir,
                                 .files = v->edit,
@@ -1002,7 +1064,12 @@ static const struct keybind exview_bindings[] = {
              "runs it)",
      .priority = 96,
      .fn = exview_key_edit},
-    {.key = 'b', .name = "b", .help = "build and run again now", .fn = exview_key_build},
+    {.key = 'b',
+     .name = "b",
+     .label = "build",
+     .help = "build and run again now",
+     .priority = 35,
+     .fn = exview_key_build},
     {.key = 'H',
      .name = "H",
      .label = "hint",
@@ -1032,6 +1099,14 @@ static size_t exview_help(void *self, char lines[][128], size_t max)
     size_t n = 0;
     if (n < max)
         snprintf(lines[n++], 128, "%s\tthe run step's keys work once your program builds", "Run");
+    /* The run step's table is not this step's: the keys that read a program's pane are named
+       here, since its pane is narrow at 80 columns. */
+    if (n < max)
+        snprintf(lines[n++], 128,
+                 "z\ta program's pane on the whole screen (j/k scroll it; z or "
+                 "Esc returns)");
+    if (n < max)
+        snprintf(lines[n++], 128, "o\tpick the next program: z shows it whole");
     if (v->rv)
         n += stepview_run.help(v->rv, lines + n, max - n);
     return n;
