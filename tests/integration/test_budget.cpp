@@ -733,6 +733,14 @@ TEST_CASE("budget: a learner's program that reaches the jail's process limit and
     CHECK(c.str("status") == "error");
     CHECK(c.str("error").find("your program) reached the jail's process limit") !=
           std::string::npos);
+
+    // The TUI says so while the program still runs (it never exits by itself), in the same
+    // words, and judges nothing of the run.
+    Tui tui(pack, slurp(mine / "echo.c"));
+    bool said = tui.status("The server (your program) reached the jail's process limit (its "
+                           "cgroup's pids.max");
+    INFO(slurp(tui.dir / "state/iolab/iolab.log"));
+    CHECK(said);
 }
 
 TEST_CASE("budget: a learner's program that fills the jail's /tmp and fails is told the /tmp "
