@@ -167,9 +167,12 @@ static void runview_on_exit(void *data, size_t prog, int status, bool expected)
 static void runview_on_snapshot(void *data, const struct snapshot *snap)
 {
     struct runview *v = data;
-    /* A new mode's first running snapshot, or a new run's (its clock went back), is the base. */
-    if (snap->mode_running && (!v->have_base || snap->mode != v->mode_base.mode ||
-                               snap->elapsed_s < v->mode_base.elapsed_s)) {
+    /* A new mode's first running snapshot, or a new run's (its clock went back), is the base.
+       A step without modes has nothing to start but the scenario: its counters are the totals
+       since the start, calls made before the first sample (the clients' connects) included. */
+    if (v->sc->nmodes > 0 && snap->mode_running &&
+        (!v->have_base || snap->mode != v->mode_base.mode ||
+         snap->elapsed_s < v->mode_base.elapsed_s)) {
         v->mode_base = *snap;
         v->have_base = true;
     }

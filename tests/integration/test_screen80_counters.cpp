@@ -414,3 +414,26 @@ TEST_CASE("counters at 80x24: c10k's two watched figures, the server's threads a
     CHECK(waiting);
     CHECK(term.quit());
 }
+
+TEST_CASE("counters at 80x24: a step without modes counts from the scenario's start, the "
+          "clients' first calls included")
+{
+    // chat/room has no modes: its counters once started from the first sample and called that
+    // "calls since the start", leaving out the epoll_ctl of the clients that joined before it.
+    TempDir t;
+    IolabTerm term(t, "--open chat/room", "", 80, 24);
+    REQUIRE(term.started());
+    REQUIRE(term.wait_for("Enter", 30));
+    term.keys("Enter");
+    if (term.wait_for("Predict before you run", 5))
+        term.keys("Escape");
+    std::string seen;
+    bool server = wait_block(term, "server", {"epoll_ctl"}, 60, &seen);
+    INFO("server block:\n" << seen);
+    CHECK(server);
+    std::string screen = term.screen();
+    INFO(screen);
+    CHECK(screen.find("totals since the start") != std::string::npos);
+    CHECK(screen.find("calls since the start") == std::string::npos);
+    CHECK(term.quit());
+}
