@@ -1135,6 +1135,27 @@ static void runview_draw_prog(struct runview *v, const struct screen_caps *c,
     }
 }
 
+/* Whose calls the comparison's calls per request are: the figures are summed by role, so where
+   several programs share the studied one's role (ipc's cache and proxy are both servers) the
+   name says all of them ("cache+proxy"), never one whose calls the figure does not hold alone. */
+static void runview_role_names(const struct runview *v, enum lesson_role role, const char *study,
+                               char *buf, size_t len)
+{
+    size_t n = 0, shared = 0;
+    buf[0] = '\0';
+    for (size_t i = 0; i < v->sc->nprograms; i++)
+        shared += v->sc->programs[i].role == role;
+    if (shared < 2) {
+        snprintf(buf, len, "%s", study);
+        return;
+    }
+    for (size_t i = 0; i < v->sc->nprograms && n < len; i++)
+        if (v->sc->programs[i].role == role) {
+            int w = snprintf(buf + n, len - n, "%s%s", n ? "+" : "", v->sc->programs[i].name);
+            n += w > 0 ? (size_t)w : 0;
+        }
+}
+
 static void runview_draw_counters(struct runview *v, struct view_ctx *vc);
 
 static void runview_draw(void *self, struct view_ctx *vc)
@@ -1179,10 +1200,11 @@ static void runview_draw(void *self, struct view_ctx *vc)
         const char *now = cur >= 0 && (size_t)cur < v->sc->nmodes ? v->sc->modes[cur].id : NULL;
         const struct lesson_program *study =
             v->sc->study >= 0 ? &v->sc->programs[v->sc->study] : NULL;
+        enum lesson_role role = study ? study->role : LESSON_ROLE_SERVER;
+        char who[64];
+        runview_role_names(v, role, study ? study->name : "server", who, sizeof who);
         counterview_compare(vc->caps, vc->layout.counters, v->sc, v->grader.session.modes,
-                            v->grader.session.nmodes, now, v->sc->unit,
-                            study ? study->role : LESSON_ROLE_SERVER,
-                            study ? study->name : "server", v->sc->latency);
+                            v->grader.session.nmodes, now, v->sc->unit, role, who, v->sc->latency);
     } else if (!predictview_draw_ask(v->pv, vc, vc->layout.counters)) {
         runview_draw_counters(v, vc);
     }
