@@ -328,8 +328,7 @@ int main(int argc, char **argv)
                     !__atomic_load_n(&in_caller, __ATOMIC_RELAXED)) {
                     fprintf(stderr,
                             "tiny-client: the batch's first call did not start within %d s "
-                            "of tf_compress_async(): the pool thread slept through its "
-                            "wake-up\n",
+                            "of tf_compress_async(): no thread took it from the queue\n",
                             PROBE_WAIT_S);
                     exit(1);
                 }
