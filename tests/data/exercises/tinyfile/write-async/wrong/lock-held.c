@@ -121,12 +121,12 @@ static unsigned char *input;
 static long token;
 static int msqid;
 static struct tf_welcome svc;
-static struct tf_segment *seg;  /* segment 0, the one this client uses */
-static uint64_t next_seq;       /* request numbers */
-static int callbacks, right;    /* this batch's, written by the callbacks (pool thread) */
-static int in_caller;           /* callbacks that ran in main()'s thread */
-static pthread_t caller;        /* main()'s thread */
-static unsigned long long done; /* texts compressed right, over the run */
+static struct tf_segment *seg;     /* segment 0, the one this client uses */
+static uint64_t next_seq;          /* request numbers */
+static int callbacks, right;       /* this batch's, written by the callbacks (pool thread) */
+static int in_caller;              /* callbacks that ran in main()'s thread */
+static pthread_t caller;           /* main()'s thread */
+static unsigned long long done;    /* texts compressed right, over the run */
 static long long last_callback_ns; /* when this batch's latest callback ran (atomic) */
 
 /*
