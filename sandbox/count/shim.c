@@ -765,12 +765,12 @@ static inline uint64_t shim_made(int fd, int kind)
  * the creator's loop variable then reads it after the loop moved on, every time rather than
  * when the scheduler happens to let it. Not counted in the slot either.
  *
- * jitter_us=N: a thread sleeps N/2 to N microseconds (drawn like the rest) before it takes a
- * lock or waits on a semaphore, and after it releases one: pthread_mutex_lock(), sem_wait()
- * and its timed forms, a semop() that may wait (an operation of -n or 0) sleep first;
- * pthread_mutex_unlock(), sem_post() and a semop() that only adds sleep after. The sleep is
- * always where the thread holds nothing it just took, so critical sections do not grow; what
- * grows is the gap between them, where the races are: a wake-up sent before the state it
+ * jitter_us=N: a thread sleeps N/2 to N microseconds (drawn like the rest), at one boundary in
+ * two, before it takes a lock or waits on a semaphore, and after it releases one:
+ * pthread_mutex_lock(), sem_wait() and its timed forms, a semop() that may wait (an operation of -n
+ * or 0) sleep first; pthread_mutex_unlock(), sem_post() and a semop() that only adds sleep after.
+ * The sleep is always where the thread holds nothing it just took, so critical sections do not
+ * grow; what grows is the gap between them, where the races are: a wake-up sent before the state it
  * announces, a result read after the segment was handed back, a decision taken under one lock
  * and acted on under the next. Those then go wrong in every run rather than once in a while.
  *
@@ -955,16 +955,22 @@ static SHIM_COLD void shim_late_start(void *(**fn)(void *), void **arg)
     *arg = l;
 }
 
-/* jitter_us: a sleep of jitter_us/2 to jitter_us, made by a raw system call (no cancellation
-   point, never counted: pthread_mutex_lock() is no cancellation point either). A signal ends it
-   early, which only shortens one gap. */
+/* jitter_us: at one boundary in two (a coin of the thread's generator), a sleep of jitter_us/2
+   to jitter_us, made by a raw system call (no cancellation point, never counted:
+   pthread_mutex_lock() is no cancellation point either). The boundaries left alone keep the
+   other order possible: a pause after every post would always let the waiter run first and hide
+   a poster that reads the reply before it came. A signal ends a sleep early. */
 static SHIM_COLD void shim_jitter(void)
 {
     int saved = errno;
-    uint32_t half = shim_faults.jitter_ns / 2;
-    uint64_t ns = half + (((uint64_t)shim_rand() * (shim_faults.jitter_ns - half + 1)) >> 32);
-    struct timespec t = {.tv_sec = (time_t)(ns / 1000000000u), .tv_nsec = (long)(ns % 1000000000u)};
-    syscall(SYS_nanosleep, &t, NULL);
+    uint32_t coin = shim_rand();
+    if (coin & 0x80000000u) {
+        uint32_t half = shim_faults.jitter_ns / 2;
+        uint64_t ns = half + (((uint64_t)shim_rand() * (shim_faults.jitter_ns - half + 1)) >> 32);
+        struct timespec t = {.tv_sec = (time_t)(ns / 1000000000u),
+                             .tv_nsec = (long)(ns % 1000000000u)};
+        syscall(SYS_nanosleep, &t, NULL);
+    }
     errno = saved;
 }
 

@@ -180,8 +180,8 @@ TEST_CASE("sync faults: two child exits reach the SIGCHLD handler as one call, l
     // need to go wrong. Under coalesce_sigchld, each pair of children that exit together is one
     // handler call (the lone child's is handed over by the shim's timer), so a handler that
     // loops reaps every child while one that reaps one per call leaves a child per pair; the
-    // program still sees its own handler. Under jitter_us, every lock, unlock, post and wait
-    // sleeps at least half of it.
+    // program still sees its own handler. Under jitter_us, about every other lock, unlock, post
+    // and wait sleeps at least half of it.
     std::string prog = build_dir() + "/lib/iolab/iolab-sync-faults";
     auto sigchld = [&](std::vector<std::string> args, bool faulted) {
         CounterPage page;
@@ -222,9 +222,10 @@ TEST_CASE("sync faults: two child exits reach the SIGCHLD handler as one call, l
     REQUIRE(code == 0);
     long ms = -1;
     REQUIRE(sscanf(out.c_str(), "ms %ld", &ms) == 1);
-    // 200 lock and semaphore pairs and 50 semop pairs, each of their 500 calls asleep for at
-    // least 0.5 ms: a lower bound, which a loaded machine only raises.
-    CHECK(ms >= 250);
+    // 200 lock and semaphore pairs and 50 semop pairs: about half of their 500 calls (a coin of
+    // the seeded generator, so the same ones every run) asleep for at least 0.5 ms. A lower
+    // bound, which a loaded machine only raises.
+    CHECK(ms >= 100);
 }
 
 TEST_CASE("echo-server under faults answers every request: short sends, EINTR and EAGAIN",
