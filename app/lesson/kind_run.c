@@ -135,9 +135,11 @@ static const struct load_field load_run_fields[] = {
 
 /*
  * A program's "faults": {"short": P, "eintr": P, "eagain": P, "spurious": P, "late_start": P,
- * "seed": N}, each probability from 0 to 1 (0 or absent: never), the seed a whole number
- * (default 1). Returns the value of IOLAB_FAULTS for the shim (iolab_counters.h), or NULL when
- * nothing would be injected.
+ * "jitter_us": N, "coalesce_sigchld": true, "seed": N}, each probability from 0 to 1 (0 or
+ * absent: never), jitter_us a whole number of microseconds from 1 to 100000 (the most a thread
+ * sleeps at a lock or semaphore boundary), the seed a whole number (default 1). Returns the
+ * value of IOLAB_FAULTS for the shim (sandbox/count/README.md), or NULL when nothing would be
+ * injected.
  */
 enum {
     FAULT_SHORT,
@@ -145,6 +147,8 @@ enum {
     FAULT_EAGAIN,
     FAULT_SPURIOUS,
     FAULT_LATE_START,
+    FAULT_JITTER_US,
+    FAULT_COALESCE_SIGCHLD,
     FAULT_SEED,
     FAULT_NFIELDS
 };
@@ -154,8 +158,13 @@ static const struct load_field load_fault_fields[] = {
     [FAULT_EAGAIN] = {"eagain", LOAD_NUMBER, 0},
     [FAULT_SPURIOUS] = {"spurious", LOAD_NUMBER, 0},
     [FAULT_LATE_START] = {"late_start", LOAD_NUMBER, 0},
+    [FAULT_JITTER_US] = {"jitter_us", LOAD_INT, 0},
+    [FAULT_COALESCE_SIGCHLD] = {"coalesce_sigchld", LOAD_BOOL, 0},
     [FAULT_SEED] = {"seed", LOAD_INT, 0},
 };
+
+/* The longest sleep "jitter_us" may ask for: the shim refuses more (SHIM_JITTER_MAX_US). */
+#define FAULT_JITTER_MAX_US 100000
 
 static char *load_faults(struct load *ld, const cJSON *obj)
 {
@@ -177,10 +186,19 @@ static char *load_faults(struct load *ld, const cJSON *obj)
         load_diag(ld, f[FAULT_SEED], 0, "\"seed\" is a whole number from 0 to 4294967295.");
         seed = 1;
     }
-    if (p[0] <= 0 && p[1] <= 0 && p[2] <= 0 && p[3] <= 0 && p[4] <= 0) {
+    double jitter = f[FAULT_JITTER_US] ? f[FAULT_JITTER_US]->valuedouble : 0;
+    if (jitter < 0 || jitter > FAULT_JITTER_MAX_US) {
+        load_diag(ld, f[FAULT_JITTER_US], 0,
+                  "\"jitter_us\" is a whole number of microseconds from 0 to %d, such as 2000.",
+                  FAULT_JITTER_MAX_US);
+        jitter = 0;
+    }
+    int coalesce = f[FAULT_COALESCE_SIGCHLD] && cJSON_IsTrue(f[FAULT_COALESCE_SIGCHLD]);
+    if (p[0] <= 0 && p[1] <= 0 && p[2] <= 0 && p[3] <= 0 && p[4] <= 0 && jitter <= 0 && !coalesce) {
         load_diag(ld, obj, 0,
                   "\"faults\" injects nothing; give \"short\", \"eintr\", \"eagain\", "
-                  "\"spurious\" or \"late_start\" a probability above 0, or remove it.");
+                  "\"spurious\" or \"late_start\" a probability above 0, \"jitter_us\" a "
+                  "number of microseconds, or \"coalesce_sigchld\" true, or remove it.");
         return NULL;
     }
     /* Written digit by digit, not with %f: iolab runs in the learner's locale (a decimal comma
@@ -190,10 +208,12 @@ static char *load_faults(struct load *ld, const cJSON *obj)
         double v = p[i] > 0 ? p[i] * 1e6 + 0.5 : 0;
         ppm[i] = v < 999999 ? (unsigned)v : 999999;
     }
-    char buf[128];
+    char buf[192];
     snprintf(buf, sizeof buf,
-             "short=0.%06u,eintr=0.%06u,eagain=0.%06u,spurious=0.%06u,late_start=0.%06u,seed=%lu",
-             ppm[0], ppm[1], ppm[2], ppm[3], ppm[4], (unsigned long)seed);
+             "short=0.%06u,eintr=0.%06u,eagain=0.%06u,spurious=0.%06u,late_start=0.%06u,"
+             "jitter_us=%u,coalesce_sigchld=%d,seed=%lu",
+             ppm[0], ppm[1], ppm[2], ppm[3], ppm[4], (unsigned)jitter, coalesce,
+             (unsigned long)seed);
     return load_strdup(ld, buf);
 }
 

@@ -55,7 +55,7 @@ struct lesson_program {
     char *ready;      /* a server is ready when a line of its output contains this; NULL: at once */
     bool interactive; /* the learner may type into its stdin in the TUI */
     char *faults;     /* "faults": IOLAB_FAULTS for the shim ("short=0.25,eintr=0.05,eagain=0,
-                         seed=7"), NULL without fault injection */
+                         ...,jitter_us=0,coalesce_sigchld=1,seed=7"), NULL without faults */
 };
 
 struct lesson_mode {

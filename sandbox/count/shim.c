@@ -181,6 +181,10 @@ static int shim_tsc_usable;
     X(int, sem_timedwait, (sem_t *, const struct timespec *))                                      \
     X(int, sem_clockwait, (sem_t *, clockid_t, const struct timespec *))                           \
     X(int, sem_post, (sem_t *))                                                                    \
+    X(int, pthread_mutex_lock, (pthread_mutex_t *))                                                \
+    X(int, pthread_mutex_unlock, (pthread_mutex_t *))                                              \
+    X(int, sigaction, (int, const struct sigaction *, struct sigaction *))                         \
+    X(__sighandler_t, signal, (int, __sighandler_t))                                               \
     X(int, pipe, (int *))                                                                          \
     X(int, pipe2, (int *, int))                                                                    \
     X(int, socketpair, (int, int, int, int *))                                                     \
@@ -327,6 +331,19 @@ static inline void shim_add(uint64_t *field, uint64_t v)
  */
 #define SHIM_OWNER_DIED 0x40000000u
 
+/* libc's mutex calls under their old names (the same code): for the slots' own mutexes, which
+   must not meet the jitter_us fault of the program's pthread_mutex_unlock() (below), and for a
+   program's lock taken while dlsym() runs. */
+extern int shim_libc_mutex_lock(pthread_mutex_t *);
+extern int shim_libc_mutex_unlock(pthread_mutex_t *);
+__asm__(".symver shim_libc_mutex_lock, __pthread_mutex_lock@GLIBC_2.2.5");
+__asm__(".symver shim_libc_mutex_unlock, __pthread_mutex_unlock@GLIBC_2.2.5");
+
+static void shim_owner_unlock(pthread_mutex_t *m)
+{
+    shim_libc_mutex_unlock(m);
+}
+
 /* Where this process last found a slot: dead threads' slots tend to sit next to each other. */
 static uint32_t shim_hint;
 
@@ -391,7 +408,7 @@ static struct iolab_slot *shim_claim_reuse(struct iolab_page *p)
         st = __atomic_load_n(&s->state, __ATOMIC_ACQUIRE); /* settled now that we hold it */
         if (st == IOLAB_SLOT_FREE || (st == IOLAB_SLOT_OWNED && shim_mine(s)))
             return shim_take(s, i);
-        pthread_mutex_unlock(&s->owner);
+        shim_owner_unlock(&s->owner);
     }
     return NULL;
 }
@@ -417,7 +434,7 @@ static struct iolab_slot *shim_claim_fresh(struct iolab_page *p)
         } else if (shim_own(s)) {
             if (__atomic_load_n(&s->state, __ATOMIC_ACQUIRE) == IOLAB_SLOT_FREE)
                 return shim_take(s, i);
-            pthread_mutex_unlock(&s->owner);
+            shim_owner_unlock(&s->owner);
         }
         /* A scanner that saw the new high-water mark took it first: take the next one. */
         i = __atomic_load_n(&p->next_slot, __ATOMIC_RELAXED);
@@ -493,7 +510,7 @@ static struct iolab_slot *shim_claim_move(struct iolab_page *p)
             }
             if (st != IOLAB_SLOT_RETIRED)
                 __atomic_store_n(&s->state, IOLAB_SLOT_RETIRED, __ATOMIC_RELEASE);
-            pthread_mutex_unlock(&s->owner);
+            shim_owner_unlock(&s->owner);
             continue;
         }
         shim_move(p, s, r);
@@ -747,9 +764,24 @@ static inline uint64_t shim_made(int fd, int kind)
  * later, while its creator carries on: a thread that reads its argument through a pointer to
  * the creator's loop variable then reads it after the loop moved on, every time rather than
  * when the scheduler happens to let it. Not counted in the slot either.
+ *
+ * jitter_us=N: a thread sleeps N/2 to N microseconds (drawn like the rest), at one boundary in
+ * two, before it takes a lock or waits on a semaphore, and after it releases one:
+ * pthread_mutex_lock(), sem_wait() and its timed forms, a semop() that may wait (an operation of -n
+ * or 0) sleep first; pthread_mutex_unlock(), sem_post() and a semop() that only adds sleep after.
+ * The sleep is always where the thread holds nothing it just took, so critical sections do not
+ * grow; what grows is the gap between them, where the races are: a wake-up sent before the state it
+ * announces, a result read after the segment was handed back, a decision taken under one lock
+ * and acted on under the next. Those then go wrong in every run rather than once in a while.
+ *
+ * coalesce_sigchld=1: two child exits reach the program's SIGCHLD handler as one call, as the
+ * kernel delivers them when the second comes while the first is still pending (see
+ * shim_chld_handler()).
  */
 struct shim_faults {
     uint32_t short_p, eintr_p, eagain_p, spurious_p, late_start_p; /* scaled to 2^32 - 1 */
+    uint32_t jitter_ns;                                            /* jitter_us, in ns; 0: off */
+    int coalesce_chld;                                             /* coalesce_sigchld=1 */
     uint64_t seed;
 };
 static struct shim_faults shim_faults;
@@ -786,6 +818,9 @@ static uint32_t shim_rand(void)
     return (uint32_t)((x * 0x2545f4914f6cdd1dull) >> 32);
 }
 
+/* The longest jitter iolab's lint lets a lesson ask for (lessons/README.md): 100 ms. */
+#define SHIM_JITTER_MAX_US 100000
+
 /* Parses IOLAB_FAULTS; an unknown key or a bad number turns injection off (iolab validated
    the lesson's values: anything else was not meant for us). */
 static void shim_faults_init(void)
@@ -802,6 +837,16 @@ static void shim_faults_init(void)
         size_t klen = (size_t)(eq - v);
         if (klen == 4 && !strncmp(v, "seed", 4)) {
             f.seed = strtoull(eq + 1, &end, 10);
+        } else if (klen == 9 && !strncmp(v, "jitter_us", 9)) {
+            unsigned long us = strtoul(eq + 1, &end, 10);
+            if (us > SHIM_JITTER_MAX_US)
+                return;
+            f.jitter_ns = (uint32_t)us * 1000u;
+        } else if (klen == 16 && !strncmp(v, "coalesce_sigchld", 16)) {
+            unsigned long on = strtoul(eq + 1, &end, 10);
+            if (on > 1)
+                return;
+            f.coalesce_chld = (int)on;
         } else {
             double p = strtod(eq + 1, &end);
             if (!(p >= 0 && p <= 1))
@@ -910,6 +955,190 @@ static SHIM_COLD void shim_late_start(void *(**fn)(void *), void **arg)
     *arg = l;
 }
 
+/* jitter_us: at one boundary in two (a coin of the thread's generator), a sleep of jitter_us/2
+   to jitter_us, made by a raw system call (no cancellation point, never counted:
+   pthread_mutex_lock() is no cancellation point either). The boundaries left alone keep the
+   other order possible: a pause after every post would always let the waiter run first and hide
+   a poster that reads the reply before it came. A signal ends a sleep early. */
+static SHIM_COLD void shim_jitter(void)
+{
+    int saved = errno;
+    uint32_t coin = shim_rand();
+    if (coin & 0x80000000u) {
+        uint32_t half = shim_faults.jitter_ns / 2;
+        uint64_t ns = half + (((uint64_t)shim_rand() * (shim_faults.jitter_ns - half + 1)) >> 32);
+        struct timespec t = {.tv_sec = (time_t)(ns / 1000000000u),
+                             .tv_nsec = (long)(ns % 1000000000u)};
+        syscall(SYS_nanosleep, &t, NULL);
+    }
+    errno = saved;
+}
+
+/*
+ * coalesce_sigchld=1. The kernel keeps one pending SIGCHLD per process, not one per child: a
+ * child that exits while another's signal is still pending adds nothing, and the handler runs
+ * once for both. A handler that reaps one child per call then leaves a zombie, but only when
+ * two exits meet that closely, which a run may never see. So the shim puts its own handler in
+ * front of the program's and makes them meet: a delivery is held back, and the next one is
+ * handed to the program's handler as one call standing for both. A held delivery that no other
+ * follows is handed over alone when the shim's timer fires SHIM_CHLD_FLUSH_NS later (a SIGCHLD
+ * of code SI_TIMER carrying &shim_chld, swallowed when nothing is held), so a handler that
+ * reaps every child that has exited still reaps each within that time. The program's handler
+ * is never called with nothing held: one that blocks in wait() is not made to block by iolab.
+ *
+ * Only a function handler without SA_RESETHAND or SA_NOCLDWAIT is put behind ours (a one-shot
+ * handler, or one whose children the kernel reaps, has nothing to coalesce), by sigaction() and
+ * signal(); asked, sigaction() answers with the program's own action. Threads may take a SIGCHLD
+ * each at once, so what is held is one word changed by compare-and-swap, with a generation so
+ * that a flush never hands over a siginfo written after it looked.
+ */
+#define SHIM_CHLD_FLUSH_NS 80000000 /* 80 ms */
+enum { SHIM_CHLD_FREE, SHIM_CHLD_WRITING, SHIM_CHLD_HELD };
+static struct {
+    struct sigaction act; /* the program's action, as it gave it */
+    int wrapped;          /* ours is installed in front of act's handler */
+    uint64_t state;       /* generation << 2 | SHIM_CHLD_FREE, _WRITING or _HELD */
+    siginfo_t info;       /* the held delivery's siginfo, written while _WRITING */
+    int timer;            /* the kernel timer that flushes it, made by process timer_pid */
+    pid_t timer_pid;
+} shim_chld;
+
+/* Arms the flush timer ns from now (0: disarms it), making it first in a new process. */
+static void shim_chld_arm(long ns)
+{
+    pid_t pid = (pid_t)syscall(SYS_getpid);
+    if (__atomic_load_n(&shim_chld.timer_pid, __ATOMIC_ACQUIRE) != pid) {
+        if (!ns)
+            return;
+        struct sigevent ev = {.sigev_notify = SIGEV_SIGNAL, .sigev_signo = SIGCHLD};
+        ev.sigev_value.sival_ptr = &shim_chld;
+        int id;
+        if (syscall(SYS_timer_create, CLOCK_MONOTONIC, &ev, &id) < 0)
+            return; /* then a held delivery waits for the next: rare, and never lost for good */
+        shim_chld.timer = id;
+        __atomic_store_n(&shim_chld.timer_pid, pid, __ATOMIC_RELEASE);
+    }
+    struct itimerspec t = {.it_value = {.tv_sec = 0, .tv_nsec = ns}};
+    syscall(SYS_timer_settime, shim_chld.timer, 0, &t, NULL);
+}
+
+static void shim_chld_call(const struct sigaction *a, siginfo_t *si, void *uc)
+{
+    if (a->sa_flags & SA_SIGINFO)
+        a->sa_sigaction(SIGCHLD, si, uc);
+    else
+        a->sa_handler(SIGCHLD);
+}
+
+static void shim_chld_handler(int sig, siginfo_t *si, void *uc)
+{
+    (void)sig;
+    int saved = errno;
+    struct sigaction a = shim_chld.act; /* the program may change it from its own handler */
+    uint64_t st = __atomic_load_n(&shim_chld.state, __ATOMIC_ACQUIRE);
+    if (si->si_code == SI_TIMER && si->si_value.sival_ptr == &shim_chld) {
+        if ((st & 3) != SHIM_CHLD_HELD) {
+            errno = saved; /* nothing held (handed over with a later one): swallowed */
+            return;
+        }
+        siginfo_t held = shim_chld.info;
+        if (!__atomic_compare_exchange_n(&shim_chld.state, &st, st & ~3ull, 0, __ATOMIC_ACQ_REL,
+                                         __ATOMIC_ACQUIRE)) {
+            errno = saved; /* another delivery took it meanwhile */
+            return;
+        }
+        errno = saved;
+        shim_chld_call(&a, &held, uc);
+        return;
+    }
+    for (;;) {
+        if ((st & 3) == SHIM_CHLD_FREE) {
+            uint64_t w = ((st & ~3ull) + 4) | SHIM_CHLD_WRITING;
+            if (!__atomic_compare_exchange_n(&shim_chld.state, &st, w, 0, __ATOMIC_ACQ_REL,
+                                             __ATOMIC_ACQUIRE))
+                continue;
+            shim_chld.info = *si;
+            __atomic_store_n(&shim_chld.state, (w & ~3ull) | SHIM_CHLD_HELD, __ATOMIC_RELEASE);
+            shim_chld_arm(SHIM_CHLD_FLUSH_NS);
+            errno = saved; /* held back: the next delivery, or the timer, hands it over */
+            return;
+        }
+        if ((st & 3) == SHIM_CHLD_HELD &&
+            !__atomic_compare_exchange_n(&shim_chld.state, &st, st & ~3ull, 0, __ATOMIC_ACQ_REL,
+                                         __ATOMIC_ACQUIRE))
+            continue;
+        /* Held: this call stands for both (the timer has nothing left to flush). Being written
+           by another thread at this very moment: this one goes alone. */
+        if ((st & 3) == SHIM_CHLD_HELD)
+            shim_chld_arm(0);
+        errno = saved;
+        shim_chld_call(&a, si, uc);
+        return;
+    }
+}
+
+/* The real sigaction() and signal(), also while dlsym() runs (the entry points libc's own
+   names stand for). */
+extern int __sigaction(int, const struct sigaction *, struct sigaction *);
+extern __sighandler_t bsd_signal(int, __sighandler_t);
+
+static int shim_sigaction_next(int sig, const struct sigaction *act, struct sigaction *old)
+{
+    if (SHIM_UNLIKELY(!shim_real_sigaction))
+        shim_resolve();
+    return shim_real_sigaction ? shim_real_sigaction(sig, act, old) : __sigaction(sig, act, old);
+}
+
+/* sigaction(SIGCHLD, ...) under coalesce_sigchld: see shim_chld_handler(). */
+static SHIM_COLD int shim_chld_sigaction(const struct sigaction *act, struct sigaction *old)
+{
+    struct sigaction prev = shim_chld.act, was;
+    int wrapped = shim_chld.wrapped, r;
+    if (act && act->sa_handler != SIG_DFL && act->sa_handler != SIG_IGN &&
+        !(act->sa_flags & (SA_RESETHAND | SA_NOCLDWAIT))) {
+        struct sigaction mine = *act;
+        mine.sa_flags |= SA_SIGINFO;
+        mine.sa_sigaction = shim_chld_handler;
+        shim_chld.act = *act; /* before ours can run with it */
+        r = shim_sigaction_next(SIGCHLD, &mine, &was);
+        if (r == 0)
+            shim_chld.wrapped = 1;
+        else
+            shim_chld.act = prev;
+    } else {
+        r = shim_sigaction_next(SIGCHLD, act, &was);
+        if (r == 0 && act && wrapped) {
+            shim_chld.wrapped = 0; /* a held delivery goes where the program's signal now goes */
+            shim_chld_arm(0);
+            __atomic_and_fetch(&shim_chld.state, ~3ull, __ATOMIC_ACQ_REL);
+        }
+    }
+    if (r == 0 && old)
+        *old = wrapped ? prev : was;
+    return r;
+}
+
+SHIM_EXPORT int sigaction(int sig, const struct sigaction *act, struct sigaction *old)
+{
+    if (SHIM_UNLIKELY(shim_faults.coalesce_chld) && sig == SIGCHLD)
+        return shim_chld_sigaction(act, old);
+    return shim_sigaction_next(sig, act, old);
+}
+
+/* signal() is BSD's in glibc: the handler stays, SA_RESTART, the signal blocked inside it. */
+SHIM_EXPORT __sighandler_t signal(int sig, __sighandler_t h)
+{
+    if (SHIM_UNLIKELY(shim_faults.coalesce_chld) && sig == SIGCHLD) {
+        struct sigaction a = {.sa_handler = h, .sa_flags = SA_RESTART}, old;
+        sigemptyset(&a.sa_mask);
+        sigaddset(&a.sa_mask, sig);
+        return shim_chld_sigaction(&a, &old) < 0 ? SIG_ERR : old.sa_handler;
+    }
+    if (SHIM_UNLIKELY(!shim_real_signal))
+        shim_resolve();
+    return shim_real_signal ? shim_real_signal(sig, h) : bsd_signal(sig, h);
+}
+
 static int shim_nonblocking(int fd, int flags)
 {
     if (flags & MSG_DONTWAIT)
@@ -978,6 +1207,7 @@ static SHIM_COLD int shim_fault(struct iolab_slot *s, int kind, int fd, int flag
 static void shim_after_fork_child(void)
 {
     shim_child_forgot = 1;
+    shim_chld.state &= ~3ull; /* the parent's held SIGCHLD is not the child's to hand over */
     shim_self.slot = NULL;
     shim_self.shared = 0;
     if (shim_lineage_pending) {
@@ -2136,15 +2366,51 @@ SHIM_EXPORT ssize_t msgrcv(int id, void *msg, size_t n, long type, int flg)
 }
 
 /* On x86-64, glibc 2.36 implements semop() with the semtimedop system call. */
-SHIM_EXPORT int semop(int id, struct sembuf *ops, size_t n)
+static inline int shim_semop(int id, struct sembuf *ops, size_t n)
 {
     SHIM_CALL(SEMOP, int, semop, (id, ops, n), (int)SHIM_SYS(SYS_semtimedop, id, ops, n, NULL), 0);
 }
 
-SHIM_EXPORT int semtimedop(int id, struct sembuf *ops, size_t n, const struct timespec *ts)
+static inline int shim_semtimedop(int id, struct sembuf *ops, size_t n, const struct timespec *ts)
 {
     SHIM_CALL(SEMOP, int, semtimedop, (id, ops, n, ts),
               (int)SHIM_SYS(SYS_semtimedop, id, ops, n, ts), 0);
+}
+
+/* jitter_us: whether a semop() may wait (an operation of -n, or 0, waits for the count). */
+static bool shim_semop_waits(const struct sembuf *ops, size_t n)
+{
+    for (size_t i = 0; i < n; i++)
+        if (ops[i].sem_op <= 0)
+            return true;
+    return false;
+}
+
+/* A semop() that may wait sleeps before it, one that only adds after it (see "jitter_us"). */
+SHIM_EXPORT int semop(int id, struct sembuf *ops, size_t n)
+{
+    if (SHIM_LIKELY(!shim_faults.jitter_ns))
+        return shim_semop(id, ops, n);
+    bool waits = shim_semop_waits(ops, n);
+    if (waits)
+        shim_jitter();
+    int r = shim_semop(id, ops, n);
+    if (!waits)
+        shim_jitter();
+    return r;
+}
+
+SHIM_EXPORT int semtimedop(int id, struct sembuf *ops, size_t n, const struct timespec *ts)
+{
+    if (SHIM_LIKELY(!shim_faults.jitter_ns))
+        return shim_semtimedop(id, ops, n, ts);
+    bool waits = shim_semop_waits(ops, n);
+    if (waits)
+        shim_jitter();
+    int r = shim_semtimedop(id, ops, n, ts);
+    if (!waits)
+        shim_jitter();
+    return r;
 }
 
 /* The segment's size would cost an IPC_STAT per attach: shmat and shmdt count calls only. */
@@ -2167,20 +2433,60 @@ SHIM_EXPORT int shmdt(const void *addr)
  */
 SHIM_EXPORT int sem_wait(sem_t *s)
 {
+    if (SHIM_UNLIKELY(shim_faults.jitter_ns))
+        shim_jitter(); /* fault injection: see "jitter_us" */
     SHIM_CALL(SEM_WAIT, int, sem_wait, (s), (int)shim_nosys(), 0);
 }
 
 SHIM_EXPORT int sem_timedwait(sem_t *s, const struct timespec *ts)
 {
+    if (SHIM_UNLIKELY(shim_faults.jitter_ns))
+        shim_jitter();
     SHIM_CALL(SEM_WAIT, int, sem_timedwait, (s, ts), (int)shim_nosys(), 0);
 }
 
 SHIM_EXPORT int sem_clockwait(sem_t *s, clockid_t clock, const struct timespec *ts)
 {
+    if (SHIM_UNLIKELY(shim_faults.jitter_ns))
+        shim_jitter();
     SHIM_CALL(SEM_WAIT, int, sem_clockwait, (s, clock, ts), (int)shim_nosys(), 0);
+}
+
+static inline int shim_sem_post(sem_t *s)
+{
+    SHIM_CALL(SEM_POST, int, sem_post, (s), (int)shim_nosys(), 0);
 }
 
 SHIM_EXPORT int sem_post(sem_t *s)
 {
-    SHIM_CALL(SEM_POST, int, sem_post, (s), (int)shim_nosys(), 0);
+    int r = shim_sem_post(s);
+    if (SHIM_UNLIKELY(shim_faults.jitter_ns))
+        shim_jitter(); /* after the release: see "jitter_us" */
+    return r;
+}
+
+/*
+ * The mutex calls are wrapped for jitter_us only (not counted): a lock sleeps before it is
+ * taken, an unlock after the mutex is free. libc's own locks (stdio, malloc) never come here.
+ * While dlsym() runs, before the next definition is known, libc's own code is called.
+ */
+
+SHIM_EXPORT int pthread_mutex_lock(pthread_mutex_t *m)
+{
+    if (SHIM_UNLIKELY(shim_faults.jitter_ns))
+        shim_jitter();
+    if (SHIM_UNLIKELY(!shim_real_pthread_mutex_lock))
+        shim_resolve();
+    return shim_real_pthread_mutex_lock ? shim_real_pthread_mutex_lock(m) : shim_libc_mutex_lock(m);
+}
+
+SHIM_EXPORT int pthread_mutex_unlock(pthread_mutex_t *m)
+{
+    if (SHIM_UNLIKELY(!shim_real_pthread_mutex_unlock))
+        shim_resolve();
+    int r = shim_real_pthread_mutex_unlock ? shim_real_pthread_mutex_unlock(m)
+                                           : shim_libc_mutex_unlock(m);
+    if (SHIM_UNLIKELY(shim_faults.jitter_ns) && r == 0)
+        shim_jitter();
+    return r;
 }

@@ -8,6 +8,7 @@
 
 #include <catch2/catch.hpp>
 #include <cjson/cJSON.h>
+#include <array>
 #include <fstream>
 #include <memory>
 
@@ -171,6 +172,62 @@ TEST_CASE("thread faults: condition waits wake up with nothing signalled, thread
     }
 }
 
+TEST_CASE("sync faults: two child exits reach the SIGCHLD handler as one call, locks and "
+          "semaphores meet jitter",
+          "[faults]")
+{
+    // What a handler that reaps one child per call and a race between two critical sections
+    // need to go wrong. Under coalesce_sigchld, each pair of children that exit together is one
+    // handler call (the lone child's is handed over by the shim's timer), so a handler that
+    // loops reaps every child while one that reaps one per call leaves a child per pair; the
+    // program still sees its own handler. Under jitter_us, about every other lock, unlock, post
+    // and wait sleeps at least half of it.
+    std::string prog = build_dir() + "/lib/iolab/iolab-sync-faults";
+    auto sigchld = [&](std::vector<std::string> args, bool faulted) {
+        CounterPage page;
+        auto env = page.env(0);
+        if (faulted)
+            env.push_back("IOLAB_FAULTS=short=0,coalesce_sigchld=1,seed=7");
+        args.insert(args.begin(), {prog, "sigchld"});
+        auto [code, out] = run(args, env, 60);
+        INFO(out);
+        REQUIRE(code == 0);
+        std::array<int, 4> r{-1, -1, -1, -1};
+        REQUIRE(sscanf(out.c_str(), "calls %d reaped %d left %d own %d", &r[0], &r[1], &r[2],
+                       &r[3]) == 4);
+        return r;
+    };
+    for (const char *how : {"sigaction", "signal"}) {
+        INFO("handler installed with " << how);
+        auto all = sigchld({"all", how}, true);
+        CHECK(all[0] <= 6); // five pairs and the lone child: one call each
+        CHECK(all[1] == 11);
+        CHECK(all[2] == 0);
+        CHECK(all[3] == 1);
+        auto one = sigchld({"one", how}, true);
+        CHECK(one[1] + one[2] == 11);
+        CHECK(one[2] >= 4); // a child left per pair, less the one the lone child's call reaps
+        CHECK(one[3] == 1);
+    }
+    auto plain = sigchld({"all"}, false);
+    CHECK(plain[1] == 11);
+    CHECK(plain[2] == 0);
+    CHECK(plain[3] == 1);
+
+    CounterPage page;
+    auto env = page.env(0);
+    env.push_back("IOLAB_FAULTS=jitter_us=1000,seed=7");
+    auto [code, out] = run({prog, "jitter"}, env, 60);
+    INFO(out);
+    REQUIRE(code == 0);
+    long ms = -1;
+    REQUIRE(sscanf(out.c_str(), "ms %ld", &ms) == 1);
+    // 200 lock and semaphore pairs and 50 semop pairs: about half of their 500 calls (a coin of
+    // the seeded generator, so the same ones every run) asleep for at least 0.5 ms. A lower
+    // bound, which a loaded machine only raises.
+    CHECK(ms >= 100);
+}
+
 TEST_CASE("echo-server under faults answers every request: short sends, EINTR and EAGAIN",
           "[faults]")
 {
@@ -312,6 +369,12 @@ TEST_CASE("lint: a bad \"fd\" or \"faults\" is one sentence at its place", "[fau
          "\"spurious\" is a probability"},
         {R"(, "faults": {"late_start": -0.5})", R"({"text": "t", "metric": "requests", "min": 1})",
          "\"late_start\" is a probability"},
+        {R"(, "faults": {"jitter_us": 500000})", R"({"text": "t", "metric": "requests", "min": 1})",
+         "\"jitter_us\" is a whole number of microseconds"},
+        {R"(, "faults": {"coalesce_sigchld": 1})",
+         R"({"text": "t", "metric": "requests", "min": 1})", "coalesce_sigchld"},
+        {R"(, "faults": {"coalesce_sigchld": false})",
+         R"({"text": "t", "metric": "requests", "min": 1})", "\"faults\" injects nothing"},
     };
     for (const auto &c : cases) {
         TempDir pack;

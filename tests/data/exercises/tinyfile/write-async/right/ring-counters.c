@@ -25,6 +25,7 @@
 
 #include <errno.h>
 #include <pthread.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -32,6 +33,7 @@
 #include <sys/msg.h>
 #include <sys/sem.h>
 #include <sys/shm.h>
+#include <sys/time.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -109,12 +111,13 @@ static unsigned char *input;
 static long token;
 static int msqid;
 static struct tf_welcome svc;
-static struct tf_segment *seg;  /* segment 0, the one this client uses */
-static uint64_t next_seq;       /* request numbers */
-static int callbacks, right;    /* this batch's, written by the callbacks (pool thread) */
-static int in_caller;           /* callbacks that ran in main()'s thread */
-static pthread_t caller;        /* main()'s thread */
-static unsigned long long done; /* texts compressed right, over the run */
+static struct tf_segment *seg;     /* segment 0, the one this client uses */
+static uint64_t next_seq;          /* request numbers */
+static int callbacks, right;       /* this batch's, written by the callbacks (pool thread) */
+static int in_caller;              /* callbacks that ran in main()'s thread */
+static pthread_t caller;           /* main()'s thread */
+static unsigned long long done;    /* texts compressed right, over the run */
+static long long last_callback_ns; /* when this batch's latest callback ran (atomic) */
 
 /*
  * The interleaving a lock held across the call needs, made to happen in every batch rather than
@@ -219,10 +222,38 @@ static int compress_text(void)
     return rc;
 }
 
+static long long now_ns(void)
+{
+    struct timespec t;
+    clock_gettime(CLOCK_MONOTONIC, &t);
+    return t.tv_sec * 1000000000LL + t.tv_nsec;
+}
+
+/*
+ * SIGALRM, ten times a second, taken by main()'s thread only while it is in tf_wait_all_async()
+ * (blocked everywhere else, so that no semop() of a call is interrupted): every callback of the
+ * batch has run PROBE_WAIT_S ago and tf_wait_all_async() still waits, so the wake-up that should
+ * have ended its wait was lost. Only async-signal-safe calls.
+ */
+static void wait_all_watch(int sig)
+{
+    (void)sig;
+    long long last = __atomic_load_n(&last_callback_ns, __ATOMIC_RELAXED);
+    if (__atomic_load_n(&callbacks, __ATOMIC_RELAXED) < BATCH || !last ||
+        now_ns() - last < PROBE_WAIT_S * 1000000000LL)
+        return;
+    static const char msg[] = "tiny-client: tf_wait_all_async() still waited 2 s after the "
+                              "batch's last callback: a wake-up of idle was lost\n";
+    if (write(2, msg, sizeof msg - 1) < 0)
+        _exit(1);
+    _exit(1);
+}
+
 /* The callback: counts the calls that came back, and those that came back right. */
 static void one_done(void *user, int status)
 {
     (void)user;
+    __atomic_store_n(&last_callback_ns, now_ns(), __ATOMIC_RELAXED);
     if (pthread_equal(pthread_self(), caller))
         __atomic_add_fetch(&in_caller, 1, __ATOMIC_RELAXED);
     __atomic_add_fetch(&callbacks, 1, __ATOMIC_RELAXED);
@@ -247,12 +278,24 @@ int main(int argc, char **argv)
     while (join() < 0)
         usleep(20000); /* the service is not up yet */
     caller = pthread_self();
+    /* SIGALRM is blocked in every thread, the pool's and any the calls start included, and
+       taken by main()'s only inside tf_wait_all_async(): see wait_all_watch(). */
+    sigset_t alrm;
+    sigemptyset(&alrm);
+    sigaddset(&alrm, SIGALRM);
+    pthread_sigmask(SIG_BLOCK, &alrm, NULL);
+    struct sigaction watch = {.sa_handler = wait_all_watch, .sa_flags = SA_RESTART};
+    sigemptyset(&watch.sa_mask);
+    sigaction(SIGALRM, &watch, NULL);
+    struct itimerval tick = {.it_interval = {.tv_usec = 100000}, .it_value = {.tv_usec = 100000}};
+    setitimer(ITIMER_REAL, &tick, NULL);
     pthread_t pool;
     if (pthread_create(&pool, NULL, pool_thread, NULL) != 0)
         return 1;
     for (time_t last = time(NULL);;) {
         __atomic_store_n(&callbacks, 0, __ATOMIC_RELAXED);
         __atomic_store_n(&right, 0, __ATOMIC_RELAXED);
+        __atomic_store_n(&last_callback_ns, 0, __ATOMIC_RELAXED);
         pthread_mutex_lock(&probe_lock);
         probe_armed = 1;
         probe_started = probe_returned = 0;
@@ -263,7 +306,15 @@ int main(int argc, char **argv)
             pthread_mutex_lock(&probe_lock);
             if (k == 0) { /* the second call is queued while the first runs */
                 struct timespec deadline = probe_deadline();
-                probe_wait(&probe_started, &deadline);
+                if (!probe_wait(&probe_started, &deadline) &&
+                    !__atomic_load_n(&callbacks, __ATOMIC_RELAXED) &&
+                    !__atomic_load_n(&in_caller, __ATOMIC_RELAXED)) {
+                    fprintf(stderr,
+                            "tiny-client: the batch's first call did not start within %d s "
+                            "of tf_compress_async(): no thread took it from the queue\n",
+                            PROBE_WAIT_S);
+                    exit(1);
+                }
                 probe_armed = 0; /* a pool that never runs the call: nobody waits */
             } else if (k == 1) {
                 probe_returned = 1;
@@ -271,7 +322,9 @@ int main(int argc, char **argv)
             }
             pthread_mutex_unlock(&probe_lock);
         }
+        pthread_sigmask(SIG_UNBLOCK, &alrm, NULL);
         tf_wait_all_async();
+        pthread_sigmask(SIG_BLOCK, &alrm, NULL);
         pthread_mutex_lock(&probe_lock);
         int blocked = probe_blocked;
         pthread_mutex_unlock(&probe_lock);
