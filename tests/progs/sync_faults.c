@@ -11,7 +11,9 @@
  *   iolab-sync-faults jitter            100 mutex lock/unlock pairs, 100 sem_post/sem_wait pairs
  *       and 50 System V semop() +1/-1 pairs in one thread; prints "ms M", the time they took.
  */
+#ifndef _GNU_SOURCE
 #define _GNU_SOURCE
+#endif
 #include <errno.h>
 #include <pthread.h>
 #include <semaphore.h>

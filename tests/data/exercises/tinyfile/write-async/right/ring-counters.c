@@ -1,4 +1,5 @@
 /* expect: pass */
+/* iolab-starter: 2 */
 /* a ring of eight slots and two counters (handed in, called back) instead of a list and pending. */
 /*
  * A TinyFile client with the seed's asynchronous call: tf_compress_async(cb, user) queues a call

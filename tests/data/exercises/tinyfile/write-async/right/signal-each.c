@@ -1,4 +1,5 @@
 /* expect: pass */
+/* iolab-starter: 2 */
 /* the tail is a pointer to the last next field; idle is broadcast after every call. */
 /*
  * A TinyFile client with the seed's asynchronous call: tf_compress_async(cb, user) queues a call

@@ -1,4 +1,5 @@
 /* expect: fail: the service did not receive the text again and again */
+/* iolab-starter: 2 */
 /* the pool thread calls every callback with "right" and never runs the call. */
 /*
  * A TinyFile client with the seed's asynchronous call: tf_compress_async(cb, user) queues a call

@@ -1,4 +1,5 @@
 /* expect: fail: must wait on idle while pending > 0 */
+/* iolab-starter: 2 */
 /* tf_wait_all_async() waits on idle under an if: a spurious wake-up (injected) returns it early. */
 /*
  * A TinyFile client with the seed's asynchronous call: tf_compress_async(cb, user) queues a call

@@ -1,4 +1,5 @@
 /* expect: fail: must only queue the call and return */
+/* iolab-starter: 2 */
 /* runs the call and its callback in tf_compress_async(): a synchronous call under another name. */
 /*
  * A TinyFile client with the seed's asynchronous call: tf_compress_async(cb, user) queues a call

@@ -1,4 +1,5 @@
 /* expect: fail: run the call with the lock released */
+/* iolab-starter: 2 */
 /* the pool thread keeps the lock while the call runs: tf_compress_async() waits for the call. */
 /*
  * A TinyFile client with the seed's asynchronous call: tf_compress_async(cb, user) queues a call

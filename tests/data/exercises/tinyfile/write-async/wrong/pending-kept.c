@@ -1,4 +1,5 @@
 /* expect: fail: takes each call off pending */
+/* iolab-starter: 2 */
 /* the pool thread never takes a call off pending: the first tf_wait_all_async() never returns. */
 /*
  * A TinyFile client with the seed's asynchronous call: tf_compress_async(cb, user) queues a call

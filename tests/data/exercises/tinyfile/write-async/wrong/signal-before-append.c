@@ -1,4 +1,5 @@
 /* expect: fail: wake the pool thread only once the call is on the queue */
+/* iolab-starter: 2 */
 /* tf_compress_async() signals work before it appends the call, in a lock section of its own. */
 /*
  * A TinyFile client with the seed's asynchronous call: tf_compress_async(cb, user) queues a call

@@ -1,4 +1,5 @@
 /* expect: fail: do not start a thread for it */
+/* iolab-starter: 2 */
 /* starts a thread for every call instead of queueing it for the pool. */
 /*
  * A TinyFile client with the seed's asynchronous call: tf_compress_async(cb, user) queues a call

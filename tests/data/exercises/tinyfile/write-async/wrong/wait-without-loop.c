@@ -1,4 +1,5 @@
 /* expect: fail: must wait on idle while pending > 0 */
+/* iolab-starter: 2 */
 /* idle is broadcast after every call, and tf_wait_all_async() waits with an if, not a while. */
 /*
  * A TinyFile client with the seed's asynchronous call: tf_compress_async(cb, user) queues a call

@@ -1,4 +1,5 @@
 /* expect: fail: idle is woken only after pending is changed */
+/* iolab-starter: 2 */
 /* the pool thread broadcasts idle before it takes the call off pending, outside the lock. */
 /*
  * A TinyFile client with the seed's asynchronous call: tf_compress_async(cb, user) queues a call
