@@ -370,10 +370,15 @@ static int counterview_role(const struct screen_caps *c, const struct snapshot_f
         if (++row >= h)
             return row;
     }
+    /* The faults a lesson injects are what its step is about: their row is kept under the
+       calls, whose table gives up its last row for it rather than push it off the block. */
+    char faults[256];
+    counterview_faults(f, base, faults, sizeof faults);
+    int hc = faults[0] && h - row > 2 ? h - 1 : h;
     if (compact)
-        row += counterview_call_list(c, f, &calls, x, y + row, w, h - row);
+        row += counterview_call_list(c, f, &calls, x, y + row, w, hc - row);
     else
-        row = counterview_table(c, f, base, &calls, x, y, w, row, h);
+        row = counterview_table(c, f, base, &calls, x, y, w, row, hc);
     return counterview_role_end(c, f, base, &calls, x, y, w, row, h);
 }
 
