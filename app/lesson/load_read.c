@@ -302,6 +302,27 @@ static int load_bad_char(uint32_t c, int multiline)
            (c >= 0x2066 && c <= 0x2069);
 }
 
+/* Whether the string as parsed (UTF-8, checked before parsing) holds a character
+   load_bad_char() refuses: the cheap test, so that only a string at fault is looked up among
+   the file's items for its place. */
+static int load_bad_in_value(const char *s, int multiline)
+{
+    for (const unsigned char *p = (const unsigned char *)s; *p;) {
+        uint32_t c = *p;
+        size_t n = c < 0x80 ? 1 : c < 0xe0 ? 2 : c < 0xf0 ? 3 : 4;
+        if (n > 1) {
+            c = n == 2 ? c & 0x1f : n == 3 ? c & 0x0f : c & 0x07;
+            for (size_t k = 1; k < n && p[k]; k++)
+                c = c << 6 | (p[k] & 0x3f);
+        }
+        if (load_bad_char(c, multiline))
+            return 1;
+        for (size_t k = 0; k < n && *p; k++)
+            p++;
+    }
+    return 0;
+}
+
 static unsigned load_hex4(const char *p)
 {
     unsigned v = 0;
@@ -384,7 +405,7 @@ static void load_prose(struct load *ld, const cJSON *v, const char *name, int mu
         }
         return;
     }
-    if (!cJSON_IsString(v))
+    if (!cJSON_IsString(v) || !load_bad_in_value(v->valuestring, multiline))
         return;
     struct load_file *f = ld->file;
     long off = -1;
@@ -394,8 +415,13 @@ static void load_prose(struct load *ld, const cJSON *v, const char *name, int mu
             off = load_bad_in_source(f->text, f->len, f->pos.v[i].value, multiline, &c);
             break;
         }
-    if (off < 0)
+    if (off < 0) {
+        /* Positions unknown (load_file_open): refused all the same, at the file's start. */
+        load_diag(ld, v, 0,
+                  "\"%s\" contains a control character or a bidirectional control; remove it.",
+                  name);
         return;
+    }
     int line, col;
     lesson_pos_linecol(f->text, f->len, (size_t)off, &line, &col);
     if (c == '\n' || c == '\t')
