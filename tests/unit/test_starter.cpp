@@ -1,6 +1,7 @@
 // Starters generated from solutions by TODO / REPLACE / REMOVE markers, and every way a marker
 // can be wrong.
 #include <catch2/catch.hpp>
+#include <cerrno>
 #include <string>
 #include <tuple>
 
