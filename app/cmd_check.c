@@ -45,7 +45,10 @@
 #include <unistd.h>
 
 #define CHECK_LOG_SHOWN 4000 /* bytes of compiler output printed in the text output */
-#define CHECK_TAIL      8    /* last lines of the learner's program kept for the report */
+/* The version of check --json's and --solutions --json's objects ("format"): raised when a key
+   changes meaning or goes away, not when one is added. */
+#define CHECK_JSON_FORMAT 1
+#define CHECK_TAIL        8 /* last lines of the learner's program kept for the report */
 
 /* One exercise, built and run once. */
 struct attempt {
@@ -405,6 +408,42 @@ static void check_score(const struct attempt *a, double *got, double *max)
     }
 }
 
+/*
+ * The checks of an attempt as JSON, one object each, the same in check --json and --solutions
+ * --json: its text, state, whether it holds (null while not decided), whether it was decided,
+ * the grader's sentence, its weight ("points") and what it earned ("earned": its points when
+ * decided to hold, 0 when decided not to, null when not decided: a check not judged earns
+ * nothing and is no zero either).
+ */
+static void check_checks_json(struct json_out *j, const struct attempt *a)
+{
+    json_array(j, "checks");
+    bool judged = a->judge_ready && !a->error[0];
+    for (size_t i = 0; a->judge_ready && i < a->run.sc.nchecks; i++) {
+        char msg[768];
+        grade_message(&a->grader, i, msg, sizeof msg);
+        enum grade_state st = grade_state(&a->grader, i);
+        bool decided = st == GRADE_PASS || st == GRADE_FAIL;
+        double points = a->run.sc.checks[i].points;
+        json_object(j, NULL);
+        json_string(j, "text", a->run.sc.checks[i].text);
+        json_string(j, "state", grade_state_name(st));
+        if (decided)
+            json_bool(j, "ok", st == GRADE_PASS);
+        else
+            json_null(j, "ok");
+        json_bool(j, "decided", decided);
+        json_string(j, "message", msg);
+        json_double(j, "points", points, 0);
+        if (judged && decided)
+            json_double(j, "earned", st == GRADE_PASS ? points : 0, 0);
+        else
+            json_null(j, "earned");
+        json_end(j);
+    }
+    json_end(j);
+}
+
 /* ---- JUnit XML (--junit FILE): what GitLab CI, Jenkins and GitHub's test reporters read ---- */
 
 /* Writes s[0..n) as XML character data or an attribute value: the five special characters as
@@ -471,7 +510,42 @@ static void junit_text(FILE *f, const char *s)
 struct junit_counts {
     size_t tests, failures, errors, skipped; /* skipped: checks the run never judged */
     double seconds, score, max_score;
+    /* The suite's <property> elements beyond the score, written as the cases are (each check's
+       points: a property, not a part of the test's name, so that re-weighting a check keeps
+       its test's history in the CI); a memory stream, NULL when it could not be opened. */
+    FILE *props;
+    char *props_text;
+    size_t props_len;
 };
+
+/* Opens n's stream of properties (junit_props_end closes it and frees the text). */
+static void junit_props_begin(struct junit_counts *n)
+{
+    n->props = open_memstream(&n->props_text, &n->props_len);
+}
+
+static void junit_props_end(struct junit_counts *n)
+{
+    if (n->props)
+        fclose(n->props);
+    n->props = NULL;
+    free(n->props_text);
+    n->props_text = NULL;
+}
+
+/* The seconds an attempt took as its suite reports it: from its start to its last verdict,
+   never less than what one of its test cases reports (the build; a check, timed from the
+   build's verdict), so that the suite's time covers its cases. */
+static double junit_attempt_seconds(const struct attempt *a)
+{
+    double t = a->decided_s > 0 ? a->decided_s : check_since(a);
+    if (a->mine.seconds > t)
+        t = a->mine.seconds;
+    for (size_t i = 0; a->check_s && a->judge_ready && i < a->run.sc.nchecks; i++)
+        if (a->build_verdict_s + a->check_s[i] > t)
+            t = a->build_verdict_s + a->check_s[i];
+    return t;
+}
 
 /* One test case; kind is NULL (passed), "failure", "error" or "skipped" (a check the run never
    judged: no figure, no points, and its reason as the message); body may be NULL. */
@@ -508,8 +582,9 @@ static void junit_case(FILE *f, struct junit_counts *n, const char *classname, c
 
 /* The suite of one attempt: a test case for the build (an error with the compiler's messages
    when it does not build, its warnings as output when it does), then one per check, named by
-   its text and its points: a failure with the grader's sentence when it does not hold, an
-   error when it could not be judged. suffix names the attempt ("", " solution", " starter"). */
+   its text (its points are a property of the suite, "points:TEXT"): a failure with the
+   grader's sentence when it does not hold, an error when it could not be judged. suffix names
+   the attempt ("", " solution", " starter"). */
 static void junit_attempt(FILE *f, struct junit_counts *n, const struct attempt *a,
                           const char *suffix)
 {
@@ -529,15 +604,25 @@ static void junit_attempt(FILE *f, struct junit_counts *n, const struct attempt 
             fputs("/>\n", f);
         }
     } else {
-        junit_case(f, n, cls, "build", a->mine.seconds, "error",
-                   a->error[0] ? a->error : "the program does not build",
+        /* The compiler's messages are this element's body, not above it as in the text. */
+        const char *why = a->error[0] ? a->error : "the program does not build";
+        if (a->mine_built && a->mine.status == BUILD_FAILED)
+            why = a->for_author ? "it does not build (the compiler's messages are in this "
+                                  "element)"
+                                : "your program does not build (the compiler's messages are "
+                                  "in this element)";
+        junit_case(f, n, cls, "build", a->mine.seconds, "error", why,
                    log[0] ? log : (a->error[0] ? a->error : NULL));
     }
     const struct lesson_scenario *sc = a->ex->sc;
     for (size_t i = 0; i < sc->nchecks; i++) {
         const struct lesson_check *c = &sc->checks[i];
-        snprintf(name, sizeof name, "%s [%g point%s]", c->text, c->points,
-                 c->points == 1 ? "" : "s");
+        snprintf(name, sizeof name, "%s", c->text);
+        if (n->props) {
+            fputs("      <property name=\"points:", n->props);
+            junit_text(n->props, c->text);
+            fprintf(n->props, "\" value=\"%g\"/>\n", c->points);
+        }
         if (!a->mine_ok) {
             junit_case(f, n, cls, name, 0, "error", "not judged: the program does not build", NULL);
             continue;
@@ -557,7 +642,10 @@ static void junit_attempt(FILE *f, struct junit_counts *n, const struct attempt 
         } else if (st != GRADE_FAIL) {
             junit_case(f, n, cls, name, t, "skipped", msg, NULL);
         } else {
-            snprintf(body, sizeof body, "%s%s%s", msg, c->fail ? "\n" : "", c->fail ? c->fail : "");
+            /* The grader's sentence carries the check's "fail" hint when it explains a failure
+               (grade_message): the body adds it only when the sentence does not. */
+            bool hinted = !c->fail || strstr(msg, c->fail);
+            snprintf(body, sizeof body, "%s%s%s", msg, hinted ? "" : "\n", hinted ? "" : c->fail);
             junit_case(f, n, cls, name, t, "failure", msg, body);
         }
     }
@@ -565,7 +653,7 @@ static void junit_attempt(FILE *f, struct junit_counts *n, const struct attempt 
     check_score(a, &got, &max);
     n->score += got;
     n->max_score += max;
-    n->seconds += (a->decided_s > 0 ? a->decided_s : check_since(a));
+    n->seconds += junit_attempt_seconds(a);
 }
 
 /* Wraps suites (already written into body) in <testsuites> and writes the report to path
@@ -608,10 +696,12 @@ static void junit_suite(FILE *out, const char *name, const struct junit_counts *
             "timestamp=\"%s\">\n"
             "    <properties>\n"
             "      <property name=\"score\" value=\"%g\"/>\n"
-            "      <property name=\"max_score\" value=\"%g\"/>\n"
-            "    </properties>\n%s  </testsuite>\n",
-            n->tests, n->failures, n->errors, n->skipped, n->seconds, stamp, n->score, n->max_score,
-            cases);
+            "      <property name=\"max_score\" value=\"%g\"/>\n",
+            n->tests, n->failures, n->errors, n->skipped, n->seconds, stamp, n->score,
+            n->max_score);
+    if (n->props && fflush(n->props) == 0 && n->props_text)
+        fputs(n->props_text, out);
+    fprintf(out, "    </properties>\n%s  </testsuite>\n", cases);
 }
 
 /* The report of one `iolab check LESSON/STEP`. */
@@ -623,6 +713,7 @@ static int junit_single(const char *path, const struct attempt *a)
     if (!cf)
         return -1;
     struct junit_counts n = {0};
+    junit_props_begin(&n);
     junit_attempt(cf, &n, a, "");
     if (a->ntail) {
         fputs("    <system-out>", cf);
@@ -636,11 +727,13 @@ static int junit_single(const char *path, const struct attempt *a)
     FILE *sf = open_memstream(&suites, &slen);
     if (!sf) {
         free(cases);
+        junit_props_end(&n);
         return -1;
     }
     char name[512];
     snprintf(name, sizeof name, "%s/%s", a->lesson->id, a->step->id);
     junit_suite(sf, name, &n, cases, a->started);
+    junit_props_end(&n);
     fclose(sf);
     int rc = junit_write(path, suites, &n);
     free(cases);
@@ -715,6 +808,7 @@ static void check_print_text(const struct attempt *a)
 static void check_print_json(const struct attempt *a, struct json_out *j)
 {
     json_object(j, NULL);
+    json_u64(j, "format", CHECK_JSON_FORMAT);
     json_string(j, "lesson", a->lesson->id);
     json_string(j, "step", a->step->id);
     json_string(j, "status", check_status(a));
@@ -732,7 +826,7 @@ static void check_print_json(const struct attempt *a, struct json_out *j)
     json_u64(j, "log_max", BUILD_LOG_MAX);
     json_end(j);
     if (a->judge_ready) {
-        grade_json(&a->grader, j, "checks");
+        check_checks_json(j, a);
         grade_expect_json(&a->grader, j, "expected");
         json_string(j, "report", grade_sanitizer_report(&a->grader));
         json_array(j, "output"); /* the learner's program's last lines */
@@ -862,23 +956,7 @@ static void check_author_json(struct json_out *j, const char *key, const struct 
     json_u64(j, "warnings", a->mine.warnings);
     json_string(j, "log", a->mine_log ? a->mine_log : "");
     json_end(j);
-    json_array(j, "checks");
-    for (size_t i = 0; a->judge_ready && i < a->run.sc.nchecks; i++) {
-        char msg[768];
-        grade_message(&a->grader, i, msg, sizeof msg);
-        enum grade_state st = grade_state(&a->grader, i);
-        json_object(j, NULL);
-        json_string(j, "text", a->run.sc.checks[i].text);
-        json_string(j, "state", grade_state_name(st));
-        if (st == GRADE_PASS || st == GRADE_FAIL)
-            json_bool(j, "ok", st == GRADE_PASS);
-        else
-            json_null(j, "ok");
-        json_string(j, "message", msg);
-        json_double(j, "points", a->run.sc.checks[i].points, 0);
-        json_end(j);
-    }
-    json_end(j);
+    check_checks_json(j, a);
     double got, max;
     check_score(a, &got, &max);
     json_object(j, "score");
@@ -886,6 +964,45 @@ static void check_author_json(struct json_out *j, const char *key, const struct 
     json_double(j, "max", max, 0);
     json_end(j);
     json_end(j);
+}
+
+/* Takes dir's path off the file names in a compiler's log (in place): the starter is built in a
+   temporary directory that is gone when its warnings are read, so they name the starter's files
+   as the learner's workspace does ("chat-server.c:36:12"). */
+static void check_log_unprefix(char *log, const char *dir)
+{
+    size_t dl = strlen(dir);
+    if (!log || !dl)
+        return;
+    char *w = log;
+    for (const char *r = log; *r;) {
+        if (!strncmp(r, dir, dl) && r[dl] == '/')
+            r += dl + 1;
+        else
+            *w++ = *r++;
+    }
+    *w = '\0';
+}
+
+/* The checks a starter passes that earn points, as "\"TEXT\" (N points)" joined by ", " into
+   buf: a learner who changes nothing scores them. The points in all. */
+static double check_starter_points(const struct attempt *a, char *buf, size_t len)
+{
+    double got = 0;
+    size_t at = 0;
+    buf[0] = '\0';
+    if (!a->judge_ready || a->error[0])
+        return 0;
+    for (size_t i = 0; i < a->run.sc.nchecks; i++) {
+        double p = a->run.sc.checks[i].points;
+        if (grade_state(&a->grader, i) != GRADE_PASS || p <= 0)
+            continue;
+        got += p;
+        if (at < len)
+            at += (size_t)snprintf(buf + at, len - at, "%s\"%s\" (%g point%s)", at ? ", " : "",
+                                   a->run.sc.checks[i].text, p, p == 1 ? "" : "s");
+    }
+    return got;
 }
 
 /* --solutions stopped by a signal: the exercises so far are printed, the JUnit report is not
@@ -909,6 +1026,7 @@ static int check_solutions(const struct lesson_pack *pack, bool json, double sec
     json_init(&j, stdout);
     if (json) {
         json_object(&j, NULL);
+        json_u64(&j, "format", CHECK_JSON_FORMAT);
         json_array(&j, "exercises");
     }
     char *suites = NULL;
@@ -955,8 +1073,14 @@ static int check_solutions(const struct lesson_pack *pack, bool json, double sec
                 check_attempt_free(&start);
                 return check_solutions_stopped(sf, &suites, start.stopped);
             }
+            check_log_unprefix(start.mine_log, tmpl);
             bool sol_ok = check_verdict(&sol) == CHECK_PASS;
             bool start_ok = check_verdict(&start) == CHECK_FAIL;
+            /* A starter may fail and still earn points (a check that only asks it to run): the
+               author is told, since a learner scores them without writing a line. */
+            char earns[1024];
+            double start_got = check_starter_points(&start, earns, sizeof earns), start_max, sg;
+            check_score(&start, &sg, &start_max);
             if (!sol_ok || !start_ok)
                 status = 1;
             char sol_why[2200], start_why[2200];
@@ -971,6 +1095,8 @@ static int check_solutions(const struct lesson_pack *pack, bool json, double sec
                 json_bool(&j, "ok", sol_ok && start_ok);
                 check_author_json(&j, "solution_report", &sol, true, sol_ok);
                 check_author_json(&j, "starter_report", &start, false, start_ok);
+                json_double(&j, "starter_points", start_got, 0);
+                json_string(&j, "starter_points_from", start_got > 0 ? earns : NULL);
                 json_end(&j);
             } else {
                 termsafe_fprintf(
@@ -979,6 +1105,10 @@ static int check_solutions(const struct lesson_pack *pack, bool json, double sec
                     sol_ok ? "" : ")", check_status(&start),
                     start_ok ? "" : " (must build and fail: ", start_ok ? "" : start_why,
                     start_ok ? "" : ")");
+                if (start_got > 0)
+                    termsafe_fprintf(stdout,
+                                     "  the starter earns %g of %g point%s without a change: %s\n",
+                                     start_got, start_max, start_max == 1 ? "" : "s", earns);
                 /* The compiler's words: why a build failed, and warnings even when it built. */
                 if (!sol.mine_ok || sol.mine.warnings)
                     check_print_log(&sol, sol.mine_ok ? "the solution builds with warnings:"
@@ -992,12 +1122,16 @@ static int check_solutions(const struct lesson_pack *pack, bool json, double sec
                 size_t clen = 0;
                 FILE *cf = open_memstream(&cases, &clen);
                 struct junit_counts n = {0};
+                junit_props_begin(&n);
                 if (cf) {
                     junit_attempt(cf, &n, &sol, " solution");
                     char cls[512];
                     snprintf(cls, sizeof cls, "%s.%s starter", l->id, st->id);
-                    junit_case(cf, &n, cls, "the starter builds and fails a check",
-                               start.decided_s > 0 ? start.decided_s : start.build_verdict_s,
+                    /* The suite's time covers the starter's case as well as the solution's. */
+                    double start_s =
+                        start.error[0] && !start.mine_built ? 0 : junit_attempt_seconds(&start);
+                    n.seconds += start_s;
+                    junit_case(cf, &n, cls, "the starter builds and fails a check", start_s,
                                start_ok                           ? NULL
                                : start.mine_ok && !start.error[0] ? "failure"
                                                                   : "error",
@@ -1015,6 +1149,7 @@ static int check_solutions(const struct lesson_pack *pack, bool json, double sec
                     total.skipped += n.skipped;
                     total.seconds += n.seconds;
                 }
+                junit_props_end(&n);
                 free(cases);
             }
             char cmd[PATH_MAX + 16];

@@ -24,6 +24,8 @@
 #include <unistd.h>
 
 #define EXERCISE_MAX_FILE (1 << 20) /* a source this large is a mistake */
+/* A file's count of TODOs when its markers are wrong: not known, so not judged. */
+#define KIND_EXERCISE_UNKNOWN ((size_t)-1)
 
 enum { EX_DIR, EX_FILES, EX_SOURCES, EX_BUILD, EX_HINTS, EX_LEARNER, EX_SANITIZE, EX_NFIELDS };
 static const struct load_field kind_exercise_fields[] = {
@@ -128,7 +130,8 @@ static size_t kind_exercise_file(struct load *ld, const cJSON *v, struct lesson_
  * step's object, which the exercise's own fields sit beside.
  */
 static void kind_exercise_todo_refs(struct load *ld, const cJSON *member,
-                                    const struct lesson_exercise *ex, const size_t *todos)
+                                    const struct lesson_exercise *ex, const size_t *todos,
+                                    bool marker_error)
 {
     while (member && member->prev && member->prev->next) /* cJSON: the first's prev is the last */
         member = member->prev;
@@ -151,8 +154,11 @@ static void kind_exercise_todo_refs(struct load *ld, const cJSON *member,
                 /* "TODO 2" alone: some file of the exercise must have a second TODO. */
                 size_t most = 0;
                 for (size_t k = 0; k < ex->nfiles; k++)
-                    most = todos[k] > most ? todos[k] : most;
-                if (n < 1 || (size_t)n > most)
+                    most = todos[k] != KIND_EXERCISE_UNKNOWN && todos[k] > most ? todos[k] : most;
+                /* With a marker error, some file's TODOs are unknown: the marker's own error is
+                   the one to fix, and a count made without that file would be a second, false,
+                   error for the same mistake. */
+                if (!marker_error && (n < 1 || (size_t)n > most))
                     load_diag(ld, fail, 0,
                               "this sentence names TODO %ld, and no file of this exercise has "
                               "that many; the learner reads each file's TODOs numbered 1 to %zu "
@@ -174,6 +180,8 @@ static void kind_exercise_todo_refs(struct load *ld, const cJSON *member,
                           "this sentence names TODO %ld of %s, which is not a file of this "
                           "exercise's \"workspace\".",
                           n, name);
+            else if (todos[k] == KIND_EXERCISE_UNKNOWN)
+                continue; /* its markers are wrong, said at the marker: one mistake, one error */
             else if (n < 1 || (size_t)n > todos[k])
                 load_diag(ld, fail, 0,
                           "this sentence names TODO %ld of %s, which has %zu TODO%s; the learner "
@@ -227,12 +235,14 @@ static void kind_exercise_parse(struct load *ld, const cJSON *const *f, struct l
         const cJSON *v;
         cJSON_ArrayForEach(v, f[EX_FILES])
         {
-            size_t n = kind_exercise_file(ld, v, ex, &marker_error);
+            bool bad = false;
+            size_t n = kind_exercise_file(ld, v, ex, &bad);
+            marker_error |= bad;
             if (todos && i < ex->nfiles)
-                todos[i++] = n;
+                todos[i++] = bad ? KIND_EXERCISE_UNKNOWN : n;
         }
         if (todos)
-            kind_exercise_todo_refs(ld, f[EX_FILES], ex, todos);
+            kind_exercise_todo_refs(ld, f[EX_FILES], ex, todos, marker_error);
         free(todos);
         if (ex->ntodos == 0 && !marker_error)
             load_diag(ld, f[EX_FILES], 0,

@@ -283,8 +283,9 @@ static void load_modes(struct load *ld, const cJSON *arr, struct lesson_scenario
     sc->modes = calloc(n, sizeof *sc->modes);
     const cJSON **ids = calloc(n, sizeof *ids);
     const cJSON **keys = calloc(n, sizeof *keys);
+    bool *given = calloc(n, sizeof *given); /* the mode has a "key" of its own */
     const char **prognames = calloc(sc->nprograms + 1, sizeof *prognames);
-    if (!sc->modes || !ids || !keys || !prognames) {
+    if (!sc->modes || !ids || !keys || !given || !prognames) {
         ld->nomem = 1;
         goto out;
     }
@@ -305,6 +306,7 @@ static void load_modes(struct load *ld, const cJSON *arr, struct lesson_scenario
         m->text = load_text(ld, f[MODE_TEXT]);
         if (f[MODE_KEY]) {
             const char *k = f[MODE_KEY]->valuestring;
+            given[i] = true;
             if (strlen(k) != 1 || k[0] <= ' ' || k[0] > '~')
                 load_diag(ld, f[MODE_KEY], 0,
                           "a mode's key must be one printable character such as \"1\"; shorten "
@@ -337,10 +339,11 @@ static void load_modes(struct load *ld, const cJSON *arr, struct lesson_scenario
             load_placeholders_check(ld, f[MODE_ARGS]);
         m->args = load_strv(ld, f[MODE_ARGS], &m->nargs);
     }
-    /* Keys were checked one by one; a mode without an explicit key may still collide. */
+    /* Keys given were checked one by one (load_dup above, which reports a pair of them once); a
+       mode without a key given may still collide with another. */
     for (size_t i = 0; i < sc->nmodes; i++)
         for (size_t j = 0; j < i; j++)
-            if (sc->modes[i].key && sc->modes[i].key == sc->modes[j].key && !(keys[i] && keys[j]))
+            if (sc->modes[i].key && sc->modes[i].key == sc->modes[j].key && !(given[i] && given[j]))
                 load_diag(ld,
                           keys[i]   ? keys[i]
                           : keys[j] ? keys[j]
@@ -351,6 +354,7 @@ static void load_modes(struct load *ld, const cJSON *arr, struct lesson_scenario
 out:
     free(ids);
     free(keys);
+    free(given);
     free(prognames);
 }
 
@@ -652,6 +656,14 @@ static void load_checks(struct load *ld, const cJSON *arr, struct lesson_scenari
             check_load_extra(ld, obj, f + CHECK_NFIELDS, sc, c, metric_ok);
         if (cJSON_IsObject(obj) && !(metric_ok && c->metric == FIGURE_EXIT))
             load_check_bounds(ld, obj, f[CHECK_MIN], f[CHECK_MAX], c);
+        /* An exit check is judged by its "status" alone (check.c): a bound beside it would be
+           read by the author as part of the check and by iolab not at all. */
+        for (int b = CHECK_MIN; metric_ok && c->metric == FIGURE_EXIT && b <= CHECK_MAX; b++)
+            if (f[b])
+                load_diag(ld, f[b], 1,
+                          "an exit check is judged by \"status\" alone and has no \"%s\"; "
+                          "remove it.",
+                          load_check_fields[b].name);
         if (f[CHECK_FD] && metric_ok)
             load_check_fd(ld, f[CHECK_FD], c);
         if (metric_ok &&

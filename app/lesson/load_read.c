@@ -12,6 +12,7 @@
 #include <errno.h>
 #include <math.h>
 #include <stdarg.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -281,6 +282,165 @@ static int load_type_ok(struct load *ld, const cJSON *v, const char *name, enum 
     return 0;
 }
 
+/* ---- prose ---------------------------------------------------------------------------------- */
+
+/* Fields whose strings are not prose shown to a learner: a pattern may want a tab. */
+static int load_not_prose(const char *name)
+{
+    return name && !strcmp(name, "match");
+}
+
+/* Whether code point c may not stand in a string shown to the learner: C0 controls (a line break
+   and a tab only where the field has several lines), DEL, C1 controls, and the bidirectional
+   embeddings, overrides and isolates that make a terminal show text in another order than it is
+   written (U+202A..U+202E, U+2066..U+2069). */
+static int load_bad_char(uint32_t c, int multiline)
+{
+    if (c == '\n' || c == '\t')
+        return !multiline;
+    return c < 0x20 || (c >= 0x7f && c <= 0x9f) || (c >= 0x202a && c <= 0x202e) ||
+           (c >= 0x2066 && c <= 0x2069);
+}
+
+/* Whether the string as parsed (UTF-8, checked before parsing) holds a character
+   load_bad_char() refuses: the cheap test, so that only a string at fault is looked up among
+   the file's items for its place. */
+static int load_bad_in_value(const char *s, int multiline)
+{
+    for (const unsigned char *p = (const unsigned char *)s; *p;) {
+        uint32_t c = *p;
+        size_t n = c < 0x80 ? 1 : c < 0xe0 ? 2 : c < 0xf0 ? 3 : 4;
+        if (n > 1) {
+            c = n == 2 ? c & 0x1f : n == 3 ? c & 0x0f : c & 0x07;
+            for (size_t k = 1; k < n && p[k]; k++)
+                c = c << 6 | (p[k] & 0x3f);
+        }
+        if (load_bad_char(c, multiline))
+            return 1;
+        for (size_t k = 0; k < n && *p; k++)
+            p++;
+    }
+    return 0;
+}
+
+static unsigned load_hex4(const char *p)
+{
+    unsigned v = 0;
+    for (int i = 0; i < 4; i++) {
+        char c = p[i];
+        v = v * 16 + (unsigned)(c >= '0' && c <= '9'   ? c - '0'
+                                : c >= 'a' && c <= 'f' ? c - 'a' + 10
+                                : c >= 'A' && c <= 'F' ? c - 'A' + 10
+                                                       : 0);
+    }
+    return v;
+}
+
+/*
+ * The first code point of the JSON string that starts (at its quote) at text[at] which
+ * load_bad_char() refuses: its offset in the text (where an editor jumps, escapes included) and
+ * the code point, or -1. The text is valid JSON and UTF-8 (checked before parsing).
+ */
+static long load_bad_in_source(const char *text, size_t len, size_t at, int multiline,
+                               uint32_t *bad)
+{
+    if (at >= len || text[at] != '"')
+        return -1;
+    for (size_t p = at + 1; p < len && text[p] != '"';) {
+        size_t start = p;
+        uint32_t c;
+        unsigned char b = (unsigned char)text[p];
+        if (b == '\\' && p + 1 < len) {
+            char e = text[p + 1];
+            p += 2;
+            c = e == 'n'   ? '\n'
+                : e == 't' ? '\t'
+                : e == 'r' ? '\r'
+                : e == 'b' ? '\b'
+                : e == 'f' ? '\f'
+                           : (unsigned char)e;
+            if (e == 'u' && p + 4 <= len) {
+                c = load_hex4(text + p);
+                p += 4;
+                if (c >= 0xd800 && c < 0xdc00 && p + 6 <= len && text[p] == '\\' &&
+                    text[p + 1] == 'u') {
+                    uint32_t lo = load_hex4(text + p + 2);
+                    if (lo >= 0xdc00 && lo < 0xe000) {
+                        c = 0x10000 + ((c - 0xd800) << 10) + (lo - 0xdc00);
+                        p += 6;
+                    }
+                }
+            }
+        } else {
+            size_t n = b < 0x80 ? 1 : b < 0xe0 ? 2 : b < 0xf0 ? 3 : 4;
+            c = n == 1 ? b : n == 2 ? b & 0x1f : n == 3 ? b & 0x0f : b & 0x07;
+            for (size_t k = 1; k < n && p + k < len; k++)
+                c = c << 6 | ((unsigned char)text[p + k] & 0x3f);
+            p += n;
+        }
+        if (load_bad_char(c, multiline)) {
+            *bad = c;
+            return (long)start;
+        }
+    }
+    return -1;
+}
+
+/*
+ * Refuses a control character or a bidirectional control in a string a learner reads (a title,
+ * a text, a check's sentence...), at the character itself: a terminal acts on it instead of
+ * showing it, or shows the text in an order other than written (a title that reads one way in
+ * the editor and another on screen). Strings in arrays are checked one by one.
+ */
+static void load_prose(struct load *ld, const cJSON *v, const char *name, int multiline)
+{
+    if (load_not_prose(name))
+        return;
+    if (cJSON_IsArray(v)) {
+        const cJSON *e;
+        cJSON_ArrayForEach(e, v)
+        {
+            if (cJSON_IsString(e))
+                load_prose(ld, e, name, multiline);
+        }
+        return;
+    }
+    if (!cJSON_IsString(v) || !load_bad_in_value(v->valuestring, multiline))
+        return;
+    struct load_file *f = ld->file;
+    long off = -1;
+    uint32_t c = 0;
+    for (size_t i = 0; i < f->nitems && i < f->pos.n; i++)
+        if (f->items[i] == v) {
+            off = load_bad_in_source(f->text, f->len, f->pos.v[i].value, multiline, &c);
+            break;
+        }
+    if (off < 0) {
+        /* Positions unknown (load_file_open): refused all the same, at the file's start. */
+        load_diag(ld, v, 0,
+                  "\"%s\" contains a control character or a bidirectional control; remove it.",
+                  name);
+        return;
+    }
+    int line, col;
+    lesson_pos_linecol(f->text, f->len, (size_t)off, &line, &col);
+    if (c == '\n' || c == '\t')
+        load_diag_at(ld, f->path, line, col,
+                     "\"%s\" is one line, and this is a %s; remove it (a \"text\" may have "
+                     "several lines).",
+                     name, c == '\n' ? "line break" : "tab");
+    else if (c >= 0x202a)
+        load_diag_at(ld, f->path, line, col,
+                     "\"%s\" contains a bidirectional control (U+%04X) here, which makes a "
+                     "terminal show the text in another order than it is written; remove it.",
+                     name, (unsigned)c);
+    else
+        load_diag_at(ld, f->path, line, col,
+                     "\"%s\" contains a control character (U+%04X) here, which a terminal would "
+                     "act on instead of showing; remove it.",
+                     name, (unsigned)c);
+}
+
 /*
  * Checks obj against a field table: it is an object, every key is known and appears once, every
  * value has its field's type, every required field is present. out[i] is the value of field i
@@ -340,8 +500,12 @@ size_t load_fields(struct load *ld, const cJSON *obj, const struct load_field *f
         else if (ok > 0 && fields[i].type == LOAD_TEXT &&
                  (cJSON_IsString(v) ? !v->valuestring[0] : cJSON_GetArraySize(v) == 0))
             load_diag(ld, v, 0, "\"%s\" is empty; write something there or remove it.", v->string);
-        else if (ok > 0)
+        else if (ok > 0) {
             out[i] = v;
+            if (fields[i].type == LOAD_STRING || fields[i].type == LOAD_TEXT ||
+                fields[i].type == LOAD_STRINGS)
+                load_prose(ld, v, v->string, fields[i].type != LOAD_STRING);
+        }
     }
     for (size_t i = 0; i < nfields; i++)
         if (fields[i].name && fields[i].required &&

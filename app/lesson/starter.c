@@ -11,6 +11,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 
 enum starter_kind { STARTER_NONE, STARTER_TODO, STARTER_REPLACE, STARTER_REMOVE };
 
@@ -90,6 +91,75 @@ static bool starter_marker(const char *s, size_t len, enum starter_kind *kind, l
         return true;
     }
     return false;
+}
+
+/* Whether a and b (each at most 15 bytes) are one edit apart: a letter changed, added, dropped
+   or two neighbours swapped ("TOD0", "TOOD", "REPALCE"). */
+static bool starter_one_edit(const char *a, size_t la, const char *b, size_t lb)
+{
+    size_t d[16][16];
+    if (la > 15 || lb > 15)
+        return false;
+    for (size_t i = 0; i <= la; i++)
+        d[i][0] = i;
+    for (size_t j = 0; j <= lb; j++)
+        d[0][j] = j;
+    for (size_t i = 1; i <= la; i++)
+        for (size_t j = 1; j <= lb; j++) {
+            size_t best = d[i - 1][j - 1] + (a[i - 1] != b[j - 1]);
+            if (d[i - 1][j] + 1 < best)
+                best = d[i - 1][j] + 1;
+            if (d[i][j - 1] + 1 < best)
+                best = d[i][j - 1] + 1;
+            if (i > 1 && j > 1 && a[i - 1] == b[j - 2] && a[i - 2] == b[j - 1] &&
+                d[i - 2][j - 2] + 1 < best)
+                best = d[i - 2][j - 2] + 1;
+            d[i][j] = best;
+        }
+    return d[la][lb] == 1;
+}
+
+/*
+ * Whether the line [s, s+len), which is not a marker, is one mistyped: a comment opening with a
+ * word one edit from a marker word in capitals ("TOD0", "REMOVE" as "REMOV") followed by a count
+ * or a colon, or a marker word in other case followed by a count ("todo 2: ..."). Such a line
+ * would silently stay in the starter with the solution's lines under it, giving the answer away.
+ * Returns the marker word meant, or NULL.
+ */
+static const char *starter_typo(const char *s, size_t len, size_t *at, size_t *wlen)
+{
+    size_t i = 0;
+    while (i < len && (s[i] == ' ' || s[i] == '\t'))
+        i++;
+    if (i + 2 > len || s[i] != '/' || s[i + 1] != '*')
+        return NULL;
+    i += 2;
+    while (i < len && s[i] == ' ')
+        i++;
+    size_t w = i;
+    bool upper = true;
+    while (i < len && isalnum((unsigned char)s[i])) {
+        upper &= !islower((unsigned char)s[i]);
+        i++;
+    }
+    size_t wl = i - w;
+    while (i < len && s[i] == ' ')
+        i++;
+    bool count = i < len && isdigit((unsigned char)s[i]);
+    bool colon = i < len && s[i] == ':';
+    if (wl < 3 || !(count || colon))
+        return NULL;
+    *at = w;
+    *wlen = wl;
+    for (size_t k = 0; k < sizeof starter_words / sizeof *starter_words; k++) {
+        const char *word = starter_words[k].word;
+        size_t l = strlen(word);
+        if (count && l == wl && !strncasecmp(s + w, word, l))
+            return word;
+        if (upper && starter_one_edit(s + w, wl, word, l))
+            return word;
+    }
+    return NULL;
 }
 
 /* A REPLACE line: "// code" (after indentation) becomes "code" with that indentation. */
@@ -173,6 +243,17 @@ int starter_generate(const char *src, size_t len, char **out, size_t *ntodo,
         enum starter_kind kind;
         long count;
         if (!starter_marker(s, llen, &kind, &count)) {
+            size_t at = 0, wlen = 0;
+            const char *meant = starter_typo(s, llen, &at, &wlen);
+            if (meant) {
+                diag->line = line;
+                snprintf(diag->message, sizeof diag->message,
+                         "\"%.*s\" is not a marker word, so this line and the ones under it "
+                         "reach the starter; did you mean \"%s\" (in capitals, with a count, "
+                         "as in /* %s 3%s */)",
+                         (int)wlen, s + at, meant, meant, strcmp(meant, "TODO") ? "" : ": ...");
+                goto bad;
+            }
             starter_put(&o, s, full);
             continue;
         }

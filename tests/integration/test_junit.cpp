@@ -25,8 +25,10 @@ void edit(const std::string &path, const std::string &from, const std::string &t
     spit(path, s);
 }
 
-// The report as one line per fact, from a real XML parser: the totals, the score, then per test
-// case "case NAME: ok|failure|error: MESSAGE | BODY".
+// The report as one line per fact, from a real XML parser: the totals, the score, each other
+// property of a suite ("prop NAME=VALUE"), whether the suite's time covers its test cases (the
+// longest, and the build and starter cases, which run one after the other), then per test case
+// "case NAME: ok|failure|error: MESSAGE | BODY".
 const char *junit_reader = R"PY(
 import sys, xml.etree.ElementTree as ET
 root = ET.parse(sys.argv[1]).getroot()
@@ -36,6 +38,14 @@ for suite in root.findall("testsuite"):
     props = {p.get("name"): p.get("value") for p in suite.find("properties").findall("property")}
     print("suite %s tests=%s failures=%s errors=%s score=%s of %s" % (suite.get("name"), suite.get("tests"),
           suite.get("failures"), suite.get("errors"), props["score"], props["max_score"]))
+    for name, value in props.items():
+        if name not in ("score", "max_score"):
+            print("prop %s=%s" % (name, value))
+    times = [float(c.get("time")) for c in suite.findall("testcase")]
+    serial = sum(float(c.get("time")) for c in suite.findall("testcase")
+                 if c.get("name") in ("build", "the starter builds and fails a check"))
+    covers = float(suite.get("time")) + 1e-3 >= max(times + [serial])
+    print("suite %s time covers its cases: %s" % (suite.get("name"), "yes" if covers else "no"))
     for case in suite.findall("testcase"):
         float(case.get("time"))
         verdict = "ok"
@@ -86,7 +96,7 @@ TEST_CASE("junit: the starter's failing checks are failures, with the score of t
     // The echo check weighs 3 points, the read check 1 (unset): 4 in all.
     edit(
         p.lesson, kEchoCheck,
-        R"J("text": "Clients get their echo: complete the TODO in serve()", "metric": "requests", "min": 20, "points": 3})J");
+        R"J("text": "Clients get their echo: complete the TODO in serve()", "metric": "requests", "min": 20, "points": 3, "fail": "Look at TODO 1 of echo.c."})J");
     std::string xml = p.tmp / "report.xml";
     auto [code, out] =
         run({bin("iolab"), "check", "first/your-echo", "--pack", p.dir, "--junit", xml, "--json"},
@@ -94,15 +104,37 @@ TEST_CASE("junit: the starter's failing checks are failures, with the score of t
     INFO(out);
     CHECK(code == 1);
     CHECK(has(out, R"("score":{"points":0,"max":4})"));
+    // check --json: a format version, and per check its weight, what it earned and whether it
+    // was decided.
+    CHECK(has(out, R"({"format":1,"lesson":"first")"));
+    CHECK(has(out, R"("decided":true,"message":"yours: 0 of 20 requests)"));
+    CHECK(has(out, R"("points":3,"earned":0})"));
+    CHECK(has(out, R"("points":1,"earned":0})"));
     std::string r = read_junit(xml);
     INFO(r);
     CHECK(has(r, "totals tests=3 failures=2 errors=0"));
     CHECK(has(r, "suite first/your-echo tests=3 failures=2 errors=0 score=0 of 4"));
+    CHECK(has(r, "suite first/your-echo time covers its cases: yes"));
     CHECK(has(r, "case first.your-echo/build: ok"));
-    CHECK(has(r, "case first.your-echo/Clients get their echo: complete the TODO in serve() [3 "
-                 "points]: failure: yours: 0 of 20 requests"));
-    CHECK(has(r, "case first.your-echo/Your server reads with read() [1 point]: failure: yours: 0 "
-                 "of 20 read calls"));
+    // Points are properties: a test's name is its check's text alone, whatever it weighs.
+    CHECK(has(r, "prop points:Clients get their echo: complete the TODO in serve()=3"));
+    CHECK(has(r, "prop points:Your server reads with read()=1"));
+    CHECK(!has(r, "point]"));
+    CHECK(has(r, "case first.your-echo/Clients get their echo: complete the TODO in serve(): "
+                 "failure: yours: 0 of 20 requests"));
+    CHECK(has(r, "case first.your-echo/Your server reads with read(): failure: yours: 0 of 20 "
+                 "read calls"));
+    // The hint once, in the message and in the body alike.
+    size_t hint = r.find("Look at TODO 1 of echo.c.");
+    REQUIRE(hint != std::string::npos);
+    size_t line_end = r.find('\n', hint);
+    std::string line = r.substr(r.rfind('\n', hint) + 1, line_end - r.rfind('\n', hint) - 1);
+    INFO(line);
+    size_t count = 0;
+    for (size_t at = line.find("Look at TODO 1"); at != std::string::npos;
+         at = line.find("Look at TODO 1", at + 1))
+        count++;
+    CHECK(count == 2); // the message attribute, then the body: once each
 
     // The learner completes the TODO (the solution as their file): every check holds, 4 of 4.
     std::string work = p.tmp / "data/iolab/work/course/first/your-echo/echo.c";
@@ -116,6 +148,11 @@ TEST_CASE("junit: the starter's failing checks are failures, with the score of t
     INFO(r2);
     CHECK(has(r2, "totals tests=3 failures=0 errors=0"));
     CHECK(has(r2, "score=4 of 4"));
+    auto [jcode, jout] =
+        run({bin("iolab"), "check", "first/your-echo", "--pack", p.dir, "--json"}, p.env, 120);
+    INFO(jout);
+    CHECK(jcode == 0);
+    CHECK(has(jout, R"("points":3,"earned":3})"));
 }
 
 TEST_CASE("junit: a build that fails is an error with the compiler's messages, escaped")
@@ -136,7 +173,9 @@ TEST_CASE("junit: a build that fails is an error with the compiler's messages, e
     INFO(r);
     CHECK(has(r, "totals tests=3 failures=0 errors=3"));
     CHECK(has(r, "score=0 of 2"));
-    CHECK(has(r, "case first.your-echo/build: error: your program does not build"));
+    CHECK(has(r, "case first.your-echo/build: error: your program does not build (the compiler's "
+                 "messages are in this element)"));
+    CHECK(!has(r, "are above"));
     CHECK(has(r, "echo.c:1:")); // the compiler's own message, at the learner's file
     CHECK(has(r, "<&>"));       // given back as the learner wrote it
     CHECK(has(r, "not judged: the program does not build"));
@@ -157,12 +196,15 @@ TEST_CASE("junit: --solutions names the failing check, the starter's wrong pass 
         CHECK(has(out, "solution fail (must pass: 1 check fails: \"The server never reads\""));
         std::string r = read_junit(xml);
         INFO(r);
-        CHECK(has(r, "case first.your-echo solution/The server never reads [1 point]: failure:"));
+        CHECK(has(r, "case first.your-echo solution/The server never reads: failure:"));
+        CHECK(has(r, "suite first/your-echo time covers its cases: yes"));
         CHECK(has(r, "case first.your-echo starter/the starter builds and fails a check: ok"));
         auto [jcode, jout] =
             run({bin("iolab"), "check", "--pack", p.dir, "--solutions", "--json"}, p.env, 180);
         INFO(jout);
         CHECK(has(jout, R"("problem":"1 check fails: \"The server never reads\")"));
+        CHECK(has(jout, R"({"format":1,"exercises":[)"));
+        CHECK(has(jout, R"("state":"fail","ok":false,"decided":true)"));
     }
     SECTION("a starter that passes every check: the checks it passes are named")
     {
@@ -189,6 +231,22 @@ TEST_CASE("junit: --solutions names the failing check, the starter's wrong pass 
         CHECK(code == 0);
         CHECK(has(out, "the starter builds with warnings:"));
         CHECK(has(out, "unused variable"));
+        // At the starter's own file name: the directory it was built in is gone.
+        CHECK(has(out, "  | echo.c:"));
+        CHECK(!has(out, "iolab-starter-"));
+    }
+    SECTION("a starter that fails but earns points: the author is told which")
+    {
+        edit(p.lesson, kEchoCheck, kEchoCheck + R"(,
+        {"text": "It runs", "metric": "seconds", "min": 0.5, "points": 2})");
+        auto [code, out] = run({bin("iolab"), "check", "--pack", p.dir, "--solutions"}, p.env, 180);
+        INFO(out);
+        CHECK(code == 0);
+        CHECK(has(out, "the starter earns 2 of 4 points without a change: \"It runs\" (2 points)"));
+        auto [jcode, jout] =
+            run({bin("iolab"), "check", "--pack", p.dir, "--solutions", "--json"}, p.env, 180);
+        INFO(jout);
+        CHECK(has(jout, R"J("starter_points":2,"starter_points_from":"\"It runs\" (2 points)")J"));
     }
     SECTION("a starter that does not build: the compiler's messages are shown")
     {

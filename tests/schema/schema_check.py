@@ -61,6 +61,11 @@ def message(e):
     if e.validator == "contains" and isinstance(e.validator_value, dict) and \
             e.validator_value.get("description"):
         return e.validator_value["description"]
+    # A schema that says its problem in words ("errorMessage", as ajv-errors reads it in an
+    # editor): a failed "oneOf" or "not", or a pattern of fifty names, reads badly as the
+    # validator words it ("... is not valid under any of the given schemas").
+    if isinstance(e.schema, dict) and isinstance(e.schema.get("errorMessage"), str):
+        return e.schema["errorMessage"]
     return e.message[:200]
 
 

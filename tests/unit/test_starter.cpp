@@ -1,7 +1,9 @@
 // Starters generated from solutions by TODO / REPLACE / REMOVE markers, and every way a marker
 // can be wrong.
 #include <catch2/catch.hpp>
+#include <cerrno>
 #include <string>
+#include <tuple>
 
 extern "C" {
 #include "lesson/starter.h"
@@ -136,4 +138,32 @@ TEST_CASE("the solution as a learner reads it: each TODO above its answer, no ot
                   "    check_the_answer();\n"
                   "    return 0;\n"
                   "}");
+}
+
+TEST_CASE("a mistyped marker is reported with the word meant, an ordinary comment is not")
+{
+    // One edit from a marker word, in capitals, with a count or a colon; or a marker word in
+    // other letters with a count. Each would leave the answer under it in the starter.
+    for (auto [src, word, meant] :
+         {std::tuple{"int a;\n/* TOD0 1: the answer */\nint b;\n", "\"TOD0\"", "\"TODO\""},
+          std::tuple{"/* TOOD: the answer */\nint b;\n", "\"TOOD\"", "\"TODO\""},
+          std::tuple{"/* todo 2: the answer */\nint b;\nint c;\n", "\"todo\"", "\"TODO\""},
+          std::tuple{"/* REPALCE 1 */\n// int b;\n", "\"REPALCE\"", "\"REPLACE\""},
+          std::tuple{"/* REMVE 1 */\nint b;\n", "\"REMVE\"", "\"REMOVE\""}}) {
+        INFO(src);
+        Result r = gen(src);
+        REQUIRE(r.rc == -EINVAL);
+        std::string msg = r.diag.message;
+        CHECK(msg.find(std::string(word) + " is not a marker word") != std::string::npos);
+        CHECK(msg.find(std::string("did you mean ") + meant) != std::string::npos);
+        CHECK(r.diag.line == (std::string(src).rfind("int a;", 0) == 0 ? 2 : 1));
+    }
+    // Comments that only look alike are left alone.
+    for (const char *src : {"/* Note: not a marker. */\nint a;\n", "/* DONE 2 */\nint a;\n",
+                            "/* Todo: later, maybe */\nint a;\n", "/* TO 3 */\nint a;\n"}) {
+        INFO(src);
+        Result r = gen(src);
+        CHECK(r.rc == 0);
+        CHECK(r.text == src);
+    }
 }
