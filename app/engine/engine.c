@@ -578,6 +578,18 @@ static const struct lesson_mode *engine_child_mode(const struct engine *e,
    UBSAN_OPTIONS of the caller's (CI's halt_on_error=1, say) does not change what a learner sees. */
 #define ENGINE_UBSAN_OPTIONS "UBSAN_OPTIONS=print_stacktrace=1"
 
+/* One "NAME=value" of the child's environment, or NULL when it cannot be made (asprintf leaves
+   its pointer undefined then), which engine_env's last loop turns into a failure. */
+__attribute__((format(printf, 1, 2))) static char *engine_env_printf(const char *fmt, ...)
+{
+    char *s;
+    va_list ap;
+    va_start(ap, fmt);
+    int n = vasprintf(&s, fmt, ap);
+    va_end(ap);
+    return n < 0 ? NULL : s;
+}
+
 /* Builds the child's environment: ours, plus the counter page and the shim. */
 static char **engine_env(const struct engine *e, struct engine_child *c, const char *shim)
 {
@@ -598,13 +610,13 @@ static char **engine_env(const struct engine *e, struct engine_child *c, const c
         env[k++] = strdup(environ[i]);
     }
     /* The sandbox launcher appends the shim to LD_PRELOAD for the program's exec only. */
-    asprintf(&env[k++], "%s=%s", IOLAB_ENV_PRELOAD, shim);
-    asprintf(&env[k++], "%s=3", IOLAB_ENV_FD);
-    asprintf(&env[k++], "%s=%zu", IOLAB_ENV_PROG, c->idx);
-    asprintf(&env[k++], "%s=%u", IOLAB_ENV_RUN, c->run);
+    env[k++] = engine_env_printf("%s=%s", IOLAB_ENV_PRELOAD, shim);
+    env[k++] = engine_env_printf("%s=3", IOLAB_ENV_FD);
+    env[k++] = engine_env_printf("%s=%zu", IOLAB_ENV_PROG, c->idx);
+    env[k++] = engine_env_printf("%s=%u", IOLAB_ENV_RUN, c->run);
     /* Fault injection, for the one program whose lesson asks for it (iolab_counters.h). */
     if (c->prog->faults)
-        asprintf(&env[k++], "%s=%s", IOLAB_ENV_FAULTS, c->prog->faults);
+        env[k++] = engine_env_printf("%s=%s", IOLAB_ENV_FAULTS, c->prog->faults);
     if (asan) {
         env[k++] = strdup(ENGINE_ASAN_OPTIONS);
         env[k++] = strdup(ENGINE_UBSAN_OPTIONS);

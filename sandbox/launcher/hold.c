@@ -44,7 +44,10 @@ static int hold_chown_one(const char *path, const struct stat *st, int flag, str
     (void)st;
     (void)flag;
     (void)ftw;
-    lchown(path, hold_chown_uid, hold_chown_gid);
+    /* Best effort, entry by entry: one that cannot be handed over (removed meanwhile) stays
+       as it is, and the walk goes on to the others (nftw stops at a non-zero return). */
+    int rc = lchown(path, hold_chown_uid, hold_chown_gid);
+    (void)rc;
     return 0;
 }
 
