@@ -70,8 +70,7 @@ bool record_score_write(struct cJSON *record, const struct record_score *s);
 bool record_score_keep(struct record_score *best, const struct record_score *now);
 /* Why record's score cannot be one of a step with nchecks checks (more points than it is out
    of, a check over its weight...), or NULL when it has none or it fits. */
-const char *record_score_misfit(const struct cJSON *record, size_t nchecks, char *buf,
-                                size_t len);
+const char *record_score_misfit(const struct cJSON *record, size_t nchecks, char *buf, size_t len);
 
 /* The record stored under field, asked of every kind's row; NULL when no kind keeps one. */
 const struct lesson_record *lesson_record_find(const char *field);
@@ -146,8 +145,7 @@ char *exercise_record_write(const struct exercise_record *r);
 
 /* Keeps score in the exercise record old (NULL: none yet) when it beats the record's best,
    writing the record into out. 0, -ENOMEM or -ENAMETOOLONG. */
-int exercise_record_score(const char *old, const struct record_score *score, char *out,
-                          size_t len);
+int exercise_record_score(const char *old, const struct record_score *score, char *out, size_t len);
 
 /* ---- a finished sweep ("sweep") ---- */
 

@@ -51,8 +51,7 @@ char *exercise_record_write(const struct exercise_record *r)
     return text;
 }
 
-int exercise_record_score(const char *old, const struct record_score *score, char *out,
-                          size_t len)
+int exercise_record_score(const char *old, const struct record_score *score, char *out, size_t len)
 {
     struct exercise_record r;
     char why[160];

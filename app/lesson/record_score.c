@@ -61,8 +61,7 @@ bool record_score_write(cJSON *record, const struct record_score *s)
     ok = ok && (!s->nchecks || arr);
     for (size_t i = 0; ok && i < s->nchecks; i++) {
         cJSON *c = cJSON_CreateObject();
-        ok = c && cJSON_AddItemToArray(arr, c) &&
-             cJSON_AddNumberToObject(c, "points", s->got[i]) &&
+        ok = c && cJSON_AddItemToArray(arr, c) && cJSON_AddNumberToObject(c, "points", s->got[i]) &&
              cJSON_AddNumberToObject(c, "of", s->weight[i]);
         if (c && !ok && !c->prev)
             cJSON_Delete(c);
@@ -97,8 +96,7 @@ const char *record_score_misfit(const cJSON *record, size_t nchecks, char *buf, 
         snprintf(buf, len, "its score is %g of %g points", s.points, s.of);
     else if (s.nchecks > nchecks ||
              (size_t)cJSON_GetArraySize(cJSON_GetObjectItemCaseSensitive(o, "checks")) > nchecks)
-        snprintf(buf, len, "its score counts %zu checks, and the step has %zu", s.nchecks,
-                 nchecks);
+        snprintf(buf, len, "its score counts %zu checks, and the step has %zu", s.nchecks, nchecks);
     else if (over)
         snprintf(buf, len, "its score gives a check more points than the check weighs");
     else if (s.nchecks && fabs(sum - s.points) > 1e-9)

@@ -433,8 +433,7 @@ static const struct exchange_pack_info *exchange_info_find(const struct exchange
 }
 
 const char *exchange_fit(const struct exchange_pack_info *info, size_t ninfo, const char *pack,
-                         const char *exported, const cJSON *s, long long now, char *buf,
-                         size_t len)
+                         const char *exported, const cJSON *s, long long now, char *buf, size_t len)
 {
     const char *key = cJSON_GetObjectItemCaseSensitive(s, "step")->valuestring;
     /* A time past tomorrow is a clock gone wrong or a forged record: it would win every later
@@ -508,9 +507,9 @@ int exchange_import(struct progress *p, const char *text, size_t len,
         cJSON_ArrayForEach(s, cJSON_GetObjectItemCaseSensitive(pk, "steps"))
         {
             char misfit[300];
-            if (o->info && exchange_fit(o->info, o->ninfo, id,
-                                        cJSON_IsString(ver) ? ver->valuestring : NULL, s, now,
-                                        misfit, sizeof misfit)) {
+            if (o->info &&
+                exchange_fit(o->info, o->ninfo, id, cJSON_IsString(ver) ? ver->valuestring : NULL,
+                             s, now, misfit, sizeof misfit)) {
                 res->left_out++;
                 /* The pack and the step are the export's words: shown escaped (termsafe.h). */
                 if (o->refused)
@@ -712,13 +711,13 @@ struct exchange_table {
     size_t npacks;
     char **versions; /* [learner * npacks + pack]: the version of the learner's newest export */
     const struct exchange_cell *cells;
-    double *col_of;  /* per column: the points the step is out of (0: it has no score) */
-    bool any_score;  /* some step keeps points */
+    double *col_of; /* per column: the points the step is out of (0: it has no score) */
+    bool any_score; /* some step keeps points */
 };
 
 /* The header both forms say: points are the learner's records, not a grade. */
-#define EXCHANGE_POINTS_NOTE                                                                     \
-    "Points are the learners' own records (their exports say them, and a learner can edit an "  \
+#define EXCHANGE_POINTS_NOTE                                                                       \
+    "Points are the learners' own records (their exports say them, and a learner can edit an "     \
     "export); to grade, run `iolab check --junit` on each learner's repository in CI."
 
 static void exchange_print_csv(FILE *out, const struct exchange_table *t, bool packs)
@@ -793,14 +792,14 @@ static void exchange_print(FILE *out, const struct exchange_table *t, bool csv)
                 const char *v = r ? t->versions[l * t->npacks + c - 1] : NULL;
                 if (!r && packs)
                     snprintf(title, sizeof title, "%s version", t->packs[c - 1]);
-                s = !r ? (packs ? exchange_shown(title, buf, sizeof buf) : "version")
+                s = !r  ? (packs ? exchange_shown(title, buf, sizeof buf) : "version")
                     : v ? exchange_shown(v, buf, sizeof buf)
                         : "-";
             } else if (c < nhead) {
                 double total = 0, of = 0;
                 for (size_t k = 0; r && k < t->ncols; k++) {
-                    total += t->cells[l * t->ncols + k].scored ? t->cells[l * t->ncols + k].points
-                                                               : 0;
+                    total +=
+                        t->cells[l * t->ncols + k].scored ? t->cells[l * t->ncols + k].points : 0;
                     of += t->col_of[k];
                 }
                 if (r)
@@ -895,15 +894,26 @@ int exchange_summary(FILE *out, const char *const *files, const char *const *tex
         cJSON_ArrayForEach(pk, cJSON_GetObjectItemCaseSensitive(roots[i], "packs"))
         {
             const char *id = cJSON_GetObjectItemCaseSensitive(pk, "id")->valuestring;
+            /* An installed pack's steps are columns in the pack's order, every one of them
+               (untouched ones too), from the first export that names the pack. */
+            for (size_t k = 0; k < ninfo; k++)
+                if (!seeded[k] && !strcmp(info[k].id, id)) {
+                    seeded[k] = true;
+                    if (exchange_column(&packindex, &packs, &npacks, id, "") < 0)
+                        rc = -ENOMEM;
+                    for (size_t st = 0; st < info[k].nsteps; st++)
+                        if (exchange_column(&colindex, &cols, &ncols, id, info[k].steps[st]) < 0)
+                            rc = -ENOMEM;
+                }
             /* Only what fits the installed packs has a column (exchange_fit, as an import). */
             const cJSON *ver = cJSON_GetObjectItemCaseSensitive(pk, "version");
             const cJSON *s;
             cJSON_ArrayForEach(s, cJSON_GetObjectItemCaseSensitive(pk, "steps"))
             {
                 char misfit[300];
-                if (info && exchange_fit(info, ninfo, id,
-                                         cJSON_IsString(ver) ? ver->valuestring : NULL, s, now,
-                                         misfit, sizeof misfit)) {
+                if (info &&
+                    exchange_fit(info, ninfo, id, cJSON_IsString(ver) ? ver->valuestring : NULL, s,
+                                 now, misfit, sizeof misfit)) {
                     termsafe_fprintf(stderr, "iolab: %s: %s/%s: %s; left out.\n", files[i], id,
                                      cJSON_GetObjectItemCaseSensitive(s, "step")->valuestring,
                                      misfit);
@@ -913,16 +923,6 @@ int exchange_summary(FILE *out, const char *const *files, const char *const *tex
                 }
                 if (exchange_column(&packindex, &packs, &npacks, id, "") < 0)
                     rc = -ENOMEM;
-                /* An installed pack's steps are columns in the pack's order, every one of them
-                   (untouched ones too), from the first export that names the pack. */
-                for (size_t k = 0; k < ninfo; k++)
-                    if (!seeded[k] && !strcmp(info[k].id, id)) {
-                        seeded[k] = true;
-                        for (size_t st = 0; st < info[k].nsteps; st++)
-                            if (exchange_column(&colindex, &cols, &ncols, id, info[k].steps[st]) <
-                                0)
-                                rc = -ENOMEM;
-                    }
                 if (exchange_column(&colindex, &cols, &ncols, id,
                                     cJSON_GetObjectItemCaseSensitive(s, "step")->valuestring) < 0)
                     rc = -ENOMEM;

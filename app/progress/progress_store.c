@@ -193,8 +193,7 @@ int progress_sync(struct progress *p)
         /* A version another process noted wins unless this one noted its own since. */
         const struct progress_pack *mine = progress_pack_find(p, dk->id);
         const char *bv = bk ? bk->version : NULL, *mv = mine ? mine->version : NULL;
-        if (dk->version && (!bv || strcmp(dk->version, bv)) &&
-            (!mv || (bv && !strcmp(mv, bv)))) {
+        if (dk->version && (!bv || strcmp(dk->version, bv)) && (!mv || (bv && !strcmp(mv, bv)))) {
             rc = progress_set_version(p, dk->id, dk->version);
             changed = true;
         }

@@ -89,7 +89,7 @@ struct exview {
     bool confirm_solution, confirm_reset;
     bool edit_told; /* how the editor moves between several files was said (e's first press) */
     bool pass_recorded, solution_recorded; /* in the progress record already */
-    bool build_counted; /* the build now running was recorded as an attempt */
+    bool build_counted;                    /* the build now running was recorded as an attempt */
     const char *edit[BUILD_MAX_FILES];     /* the files e opens: those with a TODO */
     size_t nedit;
     unsigned warnings; /* of the last successful build (its log has them) */
@@ -124,10 +124,9 @@ static void exview_progress(struct exview *v, enum exercise_event ev)
     if (ev == EXERCISE_PASS && !v->build_counted &&
         exercise_record_parse(progress_field_get(p, pack, lesson, step, EXERCISE_RECORD_FIELD),
                               &old, why, sizeof why) == 0 &&
-        !old.passed && exercise_progress(progress_field_get(p, pack, lesson, step,
-                                                            EXERCISE_RECORD_FIELD),
-                                         EXERCISE_ATTEMPT, (long long)time(NULL), json,
-                                         sizeof json) == 0)
+        !old.passed &&
+        exercise_progress(progress_field_get(p, pack, lesson, step, EXERCISE_RECORD_FIELD),
+                          EXERCISE_ATTEMPT, (long long)time(NULL), json, sizeof json) == 0)
         progress_field_set(p, pack, lesson, step, EXERCISE_RECORD_FIELD, json);
     if (exercise_progress(progress_field_get(p, pack, lesson, step, EXERCISE_RECORD_FIELD), ev,
                           (long long)time(NULL), json, sizeof json) < 0 ||
@@ -146,8 +145,7 @@ static void exview_progress(struct exview *v, enum exercise_event ev)
             }
         }
         best.of = best.points;
-        if (exercise_record_score(progress_field_get(p, pack, lesson, step,
-                                                     EXERCISE_RECORD_FIELD),
+        if (exercise_record_score(progress_field_get(p, pack, lesson, step, EXERCISE_RECORD_FIELD),
                                   &best, json, sizeof json) == 0)
             progress_field_set(p, pack, lesson, step, EXERCISE_RECORD_FIELD, json);
     }
