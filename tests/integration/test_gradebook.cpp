@@ -6,6 +6,7 @@
 // naming both directories; a learner's name cannot forge a row of the text table or a formula in
 // the CSV, and bidi controls are shown escaped.
 #include "helpers.hpp"
+#include "tmux_helpers.hpp"
 
 #include <catch2/catch.hpp>
 #include <cjson/cJSON.h>
@@ -301,4 +302,49 @@ TEST_CASE("gradebook: a learner's name is one line of the text table, a formula 
     INFO(list);
     CHECK(list.find("A new \\u202ekcap") != std::string::npos);
     CHECK(list.find("\xe2\x80\xae") == std::string::npos);
+}
+
+TEST_CASE("gradebook: a pass from the build made on opening the step is an attempt, with the "
+          "whole score")
+{
+    // The workspace already holds a solution when the step opens: the TUI's first build (not a
+    // save) passes, and that pass is the learner's first attempt.
+    TempDir t;
+    std::string pack = t / "course";
+    REQUIRE(run({bin("iolab"), "new", pack}).first == 0);
+    std::string ws = t / "data/iolab/work/course/first/your-echo";
+    REQUIRE(run({"/bin/mkdir", "-p", ws}).first == 0);
+    spit(ws + "/echo.c", slurp(pack + "/exercises/first/echo/echo.c"));
+    IolabTerm term;
+    REQUIRE(term.start(t.path, "--pack '" + pack + "' --open first/your-echo", "", 120, 40));
+    std::string progress = t / "state/iolab/progress.json";
+    auto record = [&]() {
+        cJSON *j = cJSON_Parse(slurp(progress).c_str());
+        const cJSON *c = cJSON_GetObjectItem(cJSON_GetObjectItem(j, "packs"), "course");
+        const cJSON *ex = cJSON_GetObjectItem(
+            cJSON_GetObjectItem(
+                cJSON_GetObjectItem(cJSON_GetObjectItem(c, "steps"), "first/your-echo"), "fields"),
+            "exercise");
+        char *text = ex ? cJSON_PrintUnformatted(ex) : nullptr;
+        std::string out = text ? text : "";
+        free(text);
+        cJSON_Delete(j);
+        return out;
+    };
+    auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(120);
+    while (record().find("first_pass") == std::string::npos &&
+           std::chrono::steady_clock::now() < deadline)
+        std::this_thread::sleep_for(std::chrono::milliseconds(200));
+    std::string rec = record();
+    INFO(rec);
+    INFO(term.last());
+    CHECK(rec.find("\"attempts\":1,") != std::string::npos);
+    CHECK(rec.find("\"first_pass\":") != std::string::npos);
+    CHECK(rec.find("\"score\":{\"points\":2,\"of\":2,") != std::string::npos);
+    // The pack's version is noted for exports.
+    CHECK(slurp(progress).find("\"version\":\t\"1\"") != std::string::npos);
+    term.keys("q");
+    if (term.wait_for("quit?", 5))
+        term.keys("y");
+    CHECK(term.wait_for("IOLAB-EXITED", 30));
 }
