@@ -112,15 +112,20 @@ int exchange_import(struct progress *p, const char *text, size_t len,
 
 /*
  * An instructor's table of learners by steps from several exports: for each step whether it is
- * done, the tries it took (quiz checks and exercise attempts) and whether the solution was
- * viewed. texts[i] is the content of files[i] (NUL-terminated), or NULL when it could not be
- * read (the caller said so). A file that is not an export is named on stderr and left out; a
- * learner given in several files is one row, each step's newer record winning. csv:
- * comma-separated, three columns per step. 0; 1 when the table was printed but a file was left
- * out; -EINVAL (why) when no file is an export; -ENOMEM. The steps of a pack in info (the
- * installed packs) are columns in the pack's order, every one of them; the steps of a pack iolab
- * does not know follow the order the exports list them in. A "version" column gives the packs'
- * versions of each learner's newest export, when any export names one.
+ * done, the tries it took (quiz checks and exercise attempts), whether the solution was viewed
+ * and the best score its record keeps; per learner the points of every step (of what the
+ * installed packs' scored steps are out of) and the version of each pack in the learner's newest
+ * export. Only records that fit the installed packs count (exchange_fit, as for an import, with
+ * now the clock's); the others are named on stderr in the import's words. The header says the
+ * points are the learners' own records. texts[i] is the content of files[i] (NUL-terminated), or
+ * NULL when it could not be read (the caller said so). A file that is not an export is named on
+ * stderr and left out; a learner given in several files is one row, each step's newer record
+ * winning. csv: comma-separated, four columns per step (three when no step keeps points), text
+ * cells neutralised (exchange_csv_text); the text table keeps names on one line
+ * (exchange_oneline). 0; 1 when the table was printed but a file was left out; -EINVAL (why)
+ * when no file is an export; -ENOMEM. The steps of an installed pack named by an export are
+ * columns in the pack's order, every one of them; info NULL: every record counts, in the order
+ * the exports list them.
  */
 int exchange_summary(FILE *out, const char *const *files, const char *const *texts, size_t n,
                      const struct exchange_pack_info *info, size_t ninfo, bool csv, char *why,

@@ -193,7 +193,8 @@ int progress_sync(struct progress *p)
         /* A version another process noted wins unless this one noted its own since. */
         const struct progress_pack *mine = progress_pack_find(p, dk->id);
         const char *bv = bk ? bk->version : NULL, *mv = mine ? mine->version : NULL;
-        if (dk->version && (!bv || strcmp(dk->version, bv)) && (!mv || (bv && !strcmp(mv, bv)))) {
+        if (dk->version && (!bv || strcmp(dk->version, bv)) && (!mv || (bv && !strcmp(mv, bv))) &&
+            (!mv || strcmp(mv, dk->version))) {
             rc = progress_set_version(p, dk->id, dk->version);
             changed = true;
         }
