@@ -90,7 +90,7 @@ std::vector<std::string> cells(const std::string &line)
 
 } // namespace
 
-TEST_CASE("gradebook: three learners' exports summed up with points, versions and totals; the "
+TEST_CASE("gradebook: three learners' exports summed up with points, versions and totals, and the "
           "records that do not fit are left out by import and summary alike")
 {
     TempDir t;

@@ -117,7 +117,7 @@ TEST_CASE("exchange_fit: each kind of record that does not fit is named in a sen
           "its \"updated\" time is more than a day after now");
 }
 
-TEST_CASE("exchange_csv_text: a cell a spreadsheet would evaluate is text; others are unchanged")
+TEST_CASE("exchange_csv_text: a cell a spreadsheet would evaluate is text, others are unchanged")
 {
     CHECK(csv("alice") == "alice");
     CHECK(csv("1.2") == "1.2");
