@@ -9,6 +9,7 @@
 extern "C" {
 #include "lesson/lesson.h"
 #include "progress/exchange.h"
+#include "progress/progress.h"
 }
 
 using namespace iolab_test;
@@ -139,4 +140,26 @@ TEST_CASE("exchange_oneline: a newline in a name is shown as \\n")
     CHECK(std::string(exchange_oneline("plain", buf, sizeof buf)) == "plain");
     char small[5];
     CHECK(std::string(exchange_oneline("ab\ncd", small, sizeof small)) == "ab\\n");
+}
+
+TEST_CASE("exchange_export: each pack names its version, the noted one before the installed one")
+{
+    // Pack a's records were made with version 1.0 (noted in the store, however the pack was
+    // found); pack b has no note and is installed as 2.0; pack c is neither.
+    std::string text = R"({"format": 1, "packs": {"a": {"done": ["l/s"], "version": "1.0"},
+                           "b": {"done": ["l/s"]}, "c": {"done": ["l/s"]}}})";
+    struct progress *p = (struct progress *)calloc(1, sizeof *p);
+    REQUIRE(p);
+    REQUIRE(progress_parse(p, text.c_str(), text.size()) == 0);
+    const char *steps[] = {"l/s"};
+    struct exchange_pack_info info[] = {{"a", "9.9", "A", steps, 1, nullptr},
+                                        {"b", "2.0", "B", steps, 1, nullptr}};
+    char *out = exchange_export(p, "ann", 5000, info, 2);
+    REQUIRE(out);
+    std::string e = out;
+    free(out);
+    progress_free(p);
+    CHECK(e.find(R"({"id": "a", "version": "1.0",)") != std::string::npos);
+    CHECK(e.find(R"({"id": "b", "version": "2.0",)") != std::string::npos);
+    CHECK(e.find(R"({"id": "c", "version": null,)") != std::string::npos);
 }
