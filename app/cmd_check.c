@@ -1407,9 +1407,41 @@ static bool check_is_starter(const struct attempt *a)
 static int check_record_event(struct progress *p, const char *pk, const char *l, const char *st,
                               enum exercise_event ev)
 {
-    char json[512];
+    char json[4096];
     int rc = exercise_progress(progress_field_get(p, pk, l, st, EXERCISE_RECORD_FIELD), ev,
                                (long long)time(NULL), json, sizeof json);
+    return rc < 0 ? rc : progress_field_set(p, pk, l, st, EXERCISE_RECORD_FIELD, json);
+}
+
+/* The attempt's score as the record keeps it (record.h): check_score's points, and per check
+   what it earned, so that the record says what `check --json` says. */
+static void check_record_score(const struct attempt *a, struct record_score *s)
+{
+    const struct lesson_scenario *sc = a->ex->sc;
+    bool judged = a->judge_ready && !a->error[0];
+    memset(s, 0, sizeof *s);
+    s->has = true;
+    s->at = (double)time(NULL);
+    check_score(a, &s->points, &s->of);
+    for (size_t i = 0; i < sc->nchecks && i < RECORD_SCORE_MAX_CHECKS; i++) {
+        s->weight[i] = sc->checks[i].points;
+        s->got[i] = judged && grade_state(&a->grader, i) == GRADE_PASS ? sc->checks[i].points : 0;
+        s->nchecks++;
+    }
+    /* A scenario with more checks than a score lists keeps the total only. */
+    if (sc->nchecks > RECORD_SCORE_MAX_CHECKS)
+        s->nchecks = 0;
+}
+
+/* Keeps the attempt's score in the step's record when it is the best so far. */
+static int check_record_keep_score(struct progress *p, const char *pk, const char *l,
+                                   const char *st, const struct attempt *a)
+{
+    struct record_score s;
+    char json[4096];
+    check_record_score(a, &s);
+    int rc = exercise_record_score(progress_field_get(p, pk, l, st, EXERCISE_RECORD_FIELD), &s,
+                                   json, sizeof json);
     return rc < 0 ? rc : progress_field_set(p, pk, l, st, EXERCISE_RECORD_FIELD, json);
 }
 
@@ -1417,15 +1449,19 @@ static int check_record_event(struct progress *p, const char *pk, const char *l,
  * Records a headless check in the learner's progress as the TUI does (exercise.h): an attempt
  * when the build compiled content the learner changed (not the starter as generated, not a cache
  * hit of content built before, not a build the jail stopped for want of resources), and the pass
- * when every check held, which also marks the step done. The read-modify-write holds the
- * progress lock, so a TUI open beside it loses nothing. A failure to record is said on stderr;
- * the verdict stands.
+ * when every check held, which also marks the step done. Every pass is an attempt too, even of a
+ * build the cache already held (the reference's own bytes, a return to an earlier version): a
+ * pass with no attempt would read as a step passed without trying. The score of a judged attempt
+ * is kept when it is the learner's best (record.h), and the pack's version is noted for exports.
+ * The read-modify-write holds the progress lock, so a TUI open beside it loses nothing. A failure
+ * to record is said on stderr; the verdict stands.
  */
 static void check_record(const struct lesson_pack *pack, const struct attempt *a, bool starter)
 {
-    bool attempt = a->mine_built && !a->mine.cached && a->mine.status != BUILD_ERROR && !starter;
     bool pass = check_verdict(a) == CHECK_PASS;
-    if (!attempt && !pass)
+    bool attempt =
+        pass || (a->mine_built && !a->mine.cached && a->mine.status != BUILD_ERROR && !starter);
+    if (!attempt)
         return;
     char path[PATH_MAX];
     int rc = progress_default_path(path, sizeof path);
@@ -1439,10 +1475,14 @@ static void check_record(const struct lesson_pack *pack, const struct attempt *a
     const char *pk = pack->id, *l = a->lesson->id, *st = a->step->id;
     if (rc == 0 && p->damaged)
         cmd_error("your progress file could not be read; it was moved to %s.", p->damaged);
-    if (rc == 0 && attempt)
+    if (rc == 0)
         rc = check_record_event(p, pk, l, st, EXERCISE_ATTEMPT);
+    if (rc == 0 && check_verdict(a) != CHECK_ERROR)
+        rc = check_record_keep_score(p, pk, l, st, a);
     if (rc == 0 && pass && (rc = check_record_event(p, pk, l, st, EXERCISE_PASS)) == 0)
         rc = progress_mark_done(p, pk, l, st);
+    if (rc == 0)
+        rc = progress_set_version(p, pk, pack->version);
     if (rc == 0)
         rc = progress_save(p);
     if (rc < 0)

@@ -156,8 +156,15 @@ struct progress_packs {
     const struct lesson_step **step_defs[PROGRESS_MAX_PACKS]; /* an import checks records */
 };
 
-static void cmd_progress_packs_load(struct progress_packs *k)
+/*
+ * Loads the packs iolab knows. Two of them with one id are an ambiguity no record can be
+ * matched through (which pack's steps would an import check against?): refused, as `run` and
+ * `check` refuse it, naming both directories. 0, or -EEXIST after saying so.
+ */
+static int cmd_progress_packs_load(struct progress_packs *k)
 {
+    char *where[PROGRESS_MAX_PACKS] = {0};
+    int status = 0;
     char *dirs[PROGRESS_MAX_PACKS];
     size_t ndirs = 0;
     char builtin[PATH_MAX], libexec[PATH_MAX];
@@ -172,6 +179,16 @@ static void cmd_progress_packs_load(struct progress_packs *k)
         struct lesson_diags d = {0};
         /* A pack that does not load only loses its version and step order in the export. */
         if (dirs[i] && lesson_pack_load(dirs[i], &lo, &pk, &d) == 0 && k->n < PROGRESS_MAX_PACKS) {
+            for (size_t j = 0; j < k->n && status == 0; j++)
+                if (!strcmp(k->info[j].id, pk->id)) {
+                    cmd_error("two packs have the id '%s': %s and %s; iolab cannot tell which "
+                              "one progress belongs to. Remove one, or give it another id in "
+                              "its pack.json.",
+                              pk->id, where[j], dirs[i]);
+                    status = -EEXIST;
+                }
+            where[k->n] = dirs[i];
+            dirs[i] = NULL;
             size_t nsteps = 0;
             for (size_t l = 0; l < pk->nlessons; l++)
                 nsteps += pk->lessons[l].nsteps;
@@ -200,6 +217,9 @@ static void cmd_progress_packs_load(struct progress_packs *k)
         lesson_diags_free(&d);
         free(dirs[i]);
     }
+    for (size_t j = 0; j < k->n; j++)
+        free(where[j]);
+    return status;
 }
 
 static void cmd_progress_packs_free(struct progress_packs *k)
@@ -266,7 +286,11 @@ static char *cmd_progress_read(const char *path, size_t *len)
 static int cmd_progress_export(const struct progress *p, const char *file, const char *learner)
 {
     struct progress_packs k = {0};
-    cmd_progress_packs_load(&k);
+    if (cmd_progress_packs_load(&k) < 0) {
+        cmd_progress_packs_free(&k);
+        cmd_error("nothing was exported.");
+        return 1;
+    }
     char *text = exchange_export(p, learner ? learner : cmd_progress_login(), (long long)time(NULL),
                                  k.info, k.n);
     cmd_progress_packs_free(&k);
@@ -301,7 +325,12 @@ static int cmd_progress_import(struct progress *p, const char *file, bool as_min
     /* Records are checked against the packs installed here: a step removed since the export,
        or an answer out of range, must not count as done. */
     struct progress_packs k = {0};
-    cmd_progress_packs_load(&k);
+    if (cmd_progress_packs_load(&k) < 0) {
+        cmd_progress_packs_free(&k);
+        free(text);
+        cmd_error("nothing was imported.");
+        return 1;
+    }
     const char *me = cmd_progress_login();
     struct exchange_import_opts o = {.info = k.info,
                                      .ninfo = k.n,
@@ -357,11 +386,14 @@ static int cmd_progress_summary(char **files, int n, bool csv)
     }
     char why[600];
     struct progress_packs k = {0};
-    cmd_progress_packs_load(&k);
-    int rc = exchange_summary(stdout, (const char *const *)files, (const char *const *)texts,
+    int rc = cmd_progress_packs_load(&k) < 0 ? -EEXIST : 0;
+    if (rc == 0)
+        rc = exchange_summary(stdout, (const char *const *)files, (const char *const *)texts,
                               (size_t)n, k.info, k.n, csv, why, sizeof why);
     cmd_progress_packs_free(&k);
-    if (rc < 0)
+    if (rc == -EEXIST)
+        cmd_error("nothing was summed up.");
+    else if (rc < 0)
         cmd_error("%s; nothing was summed up.", why);
     int status = rc == 0 ? 0 : 1;
     for (int i = 0; texts && i < n; i++)
@@ -433,7 +465,9 @@ static int cmd_progress_exec(int argc, char **argv)
                    "left out. Another learner's export (its learner is not your login name) is\n"
                    "refused unless --as-mine says it is yours under another name. --summary prints "
                    "a table of learners by steps from exports\n"
-                   "(done, tries, solution viewed); --csv for a spreadsheet.\n");
+                   "(done, tries, solution viewed, the best score kept, points per learner, the\n"
+                   "packs' versions); --csv for a spreadsheet. The points are the learners' own\n"
+                   "records: to grade, run `iolab check --junit` in CI.\n");
             return 0;
         default:
             return 2;

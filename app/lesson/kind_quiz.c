@@ -18,6 +18,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
+#include <time.h>
 
 enum { QUIZ_QUESTIONS, QUIZ_NFIELDS };
 static const struct load_field kind_quiz_fields[] = {
@@ -225,12 +226,33 @@ int quiz_record_parse(const char *json, struct quiz_record *r, char *why, size_t
         }
         q->right = cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(e, "right"));
     }
+    record_score_parse(root, &r->best);
     cJSON_Delete(root);
     return 0;
 }
 
+/* The questions' score now: a question whose last check was right earns its point. */
+static void quiz_record_score_now(const struct quiz_record *r, struct record_score *s)
+{
+    memset(s, 0, sizeof *s);
+    s->has = r->nquestions > 0;
+    s->of = (double)r->nquestions;
+    s->at = (double)time(NULL);
+    for (size_t i = 0; i < r->nquestions; i++) {
+        bool right = r->questions[i].right && r->questions[i].tries > 0;
+        s->points += right;
+        if (s->nchecks < RECORD_SCORE_MAX_CHECKS) {
+            s->got[s->nchecks] = right;
+            s->weight[s->nchecks++] = 1;
+        }
+    }
+}
+
 char *quiz_record_write(const struct quiz_record *r)
 {
+    struct record_score best = r->best, now;
+    quiz_record_score_now(r, &now);
+    record_score_keep(&best, &now);
     cJSON *root = cJSON_CreateObject();
     cJSON *qs = cJSON_AddArrayToObject(root, "questions");
     bool ok = qs != NULL;
@@ -248,6 +270,7 @@ char *quiz_record_write(const struct quiz_record *r)
             ok = false;
         }
     }
+    ok = ok && record_score_write(root, &best);
     char *json = ok ? cJSON_PrintUnformatted(root) : NULL;
     cJSON_Delete(root);
     return json;
@@ -296,7 +319,7 @@ static const char *record_quiz_misfit(const struct lesson_step *step, const cJSO
         }
         qi++;
     }
-    return NULL;
+    return record_score_misfit(quiz, qz->nquestions, buf, len);
 }
 
 /* The quiz's checks over its questions. */
@@ -313,8 +336,18 @@ static long long record_quiz_tries(const cJSON *quiz)
     return n;
 }
 
+static bool record_quiz_score(const cJSON *quiz, double *points, double *of)
+{
+    struct record_score s;
+    record_score_parse(quiz, &s);
+    *points = s.points;
+    *of = s.of;
+    return s.has;
+}
+
 const struct lesson_record lesson_record_quiz = {
     .field = QUIZ_RECORD_FIELD,
+    .score = record_quiz_score,
     .misfit = record_quiz_misfit,
     .tries = record_quiz_tries,
 };

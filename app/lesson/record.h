@@ -8,7 +8,9 @@
  *   "predict"  run steps:       {"predictions":[{"number":16,"verdict":"right","measured":16.2},
  *                                               {"mode":"fork"}, {}]}
  *   "exercise" exercise steps:  {"attempts":3,"first_pass":T,"solution_viewed":false,
- *                                "solution_before_pass":false}
+ *                                "solution_before_pass":false,"score":{...}}
+ *
+ * The exercise's and the quiz's records keep the best score reached ("score", below).
  *   "sweep"    run steps with a sweep: a finished sweep (engine/sweepio.c reads and writes it)
  *
  * The typed halves (*_record_parse, *_record_write) are what the views and the exercise
@@ -38,7 +40,37 @@ struct lesson_record {
     long long (*tries)(const struct cJSON *record);
     /* Whether the record says the solution was viewed; NULL: it never says so. */
     bool (*solution_viewed)(const struct cJSON *record);
+    /* The record's score (points of out of), for a summary; false (or NULL): it has none. */
+    bool (*score)(const struct cJSON *record, double *points, double *of);
 };
+
+/* ---- the best score reached ("score" inside an exercise's or a quiz's record) ---- */
+
+#define RECORD_SCORE_FIELD      "score"
+#define RECORD_SCORE_MAX_CHECKS 64 /* checks whose points a score lists one by one */
+
+/* {"points":1,"of":6,"at":T,"checks":[{"points":1,"of":1},{"points":0,"of":5}]}: the points
+   of the decided checks that held (a quiz: of the questions checked right), of every check's;
+   when it was first reached; per check, what it earned of what it weighs. */
+struct record_score {
+    bool has; /* a score was recorded */
+    double points, of;
+    double at; /* seconds since the epoch; 0 unknown */
+    size_t nchecks;
+    double got[RECORD_SCORE_MAX_CHECKS];
+    double weight[RECORD_SCORE_MAX_CHECKS];
+};
+
+/* Reads record's "score" into s (s->has false when there is none, or it is not a score). */
+void record_score_parse(const struct cJSON *record, struct record_score *s);
+/* Adds s to record as "score" (nothing when !s->has); false when out of memory. */
+bool record_score_write(struct cJSON *record, const struct record_score *s);
+/* Keeps the better of best and now in best (more points wins; of two equal, the earlier
+   stays); true when now was taken. */
+bool record_score_keep(struct record_score *best, const struct record_score *now);
+/* Why record's score cannot be one of a step with nchecks checks (more points than it is out
+   of, a check over its weight...), or NULL when it has none or it fits. */
+const char *record_score_misfit(const struct cJSON *record, size_t nchecks, char *buf, size_t len);
 
 /* The record stored under field, asked of every kind's row; NULL when no kind keeps one. */
 const struct lesson_record *lesson_record_find(const char *field);
@@ -56,6 +88,9 @@ struct quiz_record_answer {
 struct quiz_record {
     struct quiz_record_answer *questions; /* in the quiz's order */
     size_t nquestions;
+    /* The best score reached: a question checked right earns 1 point, of one per question.
+       quiz_record_write() keeps the better of this and the questions' score now. */
+    struct record_score best;
 };
 
 /* Fills r from json (NULL: no record, r empty). 0; -EINVAL (why) when json is not a quiz
@@ -102,10 +137,15 @@ struct exercise_record {
     double first_pass; /* ... at this time (seconds since the epoch) */
     bool solution_viewed;
     bool solution_before_pass; /* the solution was viewed before the first pass */
+    struct record_score best;  /* the best score of an attempt or a pass */
 };
 
 int exercise_record_parse(const char *json, struct exercise_record *r, char *why, size_t len);
 char *exercise_record_write(const struct exercise_record *r);
+
+/* Keeps score in the exercise record old (NULL: none yet) when it beats the record's best,
+   writing the record into out. 0, -ENOMEM or -ENAMETOOLONG. */
+int exercise_record_score(const char *old, const struct record_score *score, char *out, size_t len);
 
 /* ---- a finished sweep ("sweep") ---- */
 

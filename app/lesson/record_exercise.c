@@ -2,7 +2,8 @@
  * record_exercise: the exercise kind's progress record (record.h), {"attempts":3,
  * "first_pass":T,"solution_viewed":false,"solution_before_pass":false}: builds that count as
  * attempts, when it first passed (absent: never), and whether the solution was shown, before
- * the first pass or after. exercise/exercise.c updates it; the instructor's summary counts it.
+ * the first pass or after, and the best score reached (record_score.c): exercise/exercise.c
+ * applies the events, exercise_record_score() the score; the instructor's summary counts it.
  */
 #include "record.h"
 
@@ -32,6 +33,7 @@ int exercise_record_parse(const char *json, struct exercise_record *r, char *why
     r->first_pass = r->passed ? fp->valuedouble : 0;
     r->solution_viewed = cJSON_IsTrue(cJSON_GetObjectItem(o, "solution_viewed"));
     r->solution_before_pass = cJSON_IsTrue(cJSON_GetObjectItem(o, "solution_before_pass"));
+    record_score_parse(o, &r->best);
     cJSON_Delete(o);
     return 0;
 }
@@ -42,18 +44,35 @@ char *exercise_record_write(const struct exercise_record *r)
     bool ok = n && cJSON_AddNumberToObject(n, "attempts", r->attempts) &&
               (!r->passed || cJSON_AddNumberToObject(n, "first_pass", r->first_pass)) &&
               cJSON_AddBoolToObject(n, "solution_viewed", r->solution_viewed) &&
-              cJSON_AddBoolToObject(n, "solution_before_pass", r->solution_before_pass);
+              cJSON_AddBoolToObject(n, "solution_before_pass", r->solution_before_pass) &&
+              record_score_write(n, &r->best);
     char *text = ok ? cJSON_PrintUnformatted(n) : NULL;
     cJSON_Delete(n);
     return text;
 }
 
+int exercise_record_score(const char *old, const struct record_score *score, char *out, size_t len)
+{
+    struct exercise_record r;
+    char why[160];
+    /* A record that is not an exercise's starts afresh, as exercise_progress() does. */
+    if (exercise_record_parse(old, &r, why, sizeof why) < 0)
+        exercise_record_parse(NULL, &r, why, sizeof why);
+    record_score_keep(&r.best, score);
+    char *text = exercise_record_write(&r);
+    if (!text)
+        return -ENOMEM;
+    int rc = snprintf(out, len, "%s", text) >= (int)len ? -ENAMETOOLONG : 0;
+    free(text);
+    return rc;
+}
+
 static const char *record_exercise_misfit(const struct lesson_step *step, const cJSON *record,
                                           char *buf, size_t len)
 {
-    (void)record;
-    if (lesson_step_exercise(step))
-        return NULL;
+    const struct lesson_exercise *ex = lesson_step_exercise(step);
+    if (ex)
+        return record_score_misfit(record, ex->sc ? ex->sc->nchecks : 0, buf, len);
     snprintf(buf, len, "it holds exercise attempts, and the step is a %s step",
              lesson_step_kind_name(step));
     return buf;
@@ -71,7 +90,17 @@ static bool record_exercise_solution_viewed(const cJSON *record)
     return cJSON_IsTrue(v) || (cJSON_IsNumber(v) && v->valuedouble > 0);
 }
 
+static bool record_exercise_score(const cJSON *record, double *points, double *of)
+{
+    struct record_score s;
+    record_score_parse(record, &s);
+    *points = s.points;
+    *of = s.of;
+    return s.has;
+}
+
 const struct lesson_record lesson_record_exercise = {
+    .score = record_exercise_score,
     .field = EXERCISE_RECORD_FIELD,
     .misfit = record_exercise_misfit,
     .tries = record_exercise_tries,

@@ -8,6 +8,8 @@
 #include "jsontext.h"
 #include "strmap.h"
 
+#include "lesson/lesson.h"
+#include "lesson/quiz.h"
 #include "lesson/record.h"
 
 #include <cjson/cJSON.h>
@@ -15,6 +17,7 @@
 #include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #define EXCHANGE_MAX_FIELDS 32 /* fields of one step's record, both sides together */
 
@@ -138,8 +141,11 @@ char *exchange_export(const struct progress *p, const char *learner, long long n
             break;
         }
         cJSON_AddStringToObject(o, "id", pk->id);
-        if (in && in->version)
-            cJSON_AddStringToObject(o, "version", in->version);
+        /* The version the records were made with (noted by the TUI and `iolab check`, however
+           the pack was found), else the installed pack's. */
+        const char *version = pk->version ? pk->version : in ? in->version : NULL;
+        if (version)
+            cJSON_AddStringToObject(o, "version", version);
         else
             cJSON_AddNullToObject(o, "version");
         if (in && in->title)
@@ -417,24 +423,34 @@ static int exchange_merge_step(struct progress *p, const char *pack, const cJSON
 
 /* ---- does a record fit the installed pack? ---------------------------------------------- */
 
-static const struct exchange_pack_info *exchange_info_find(const struct exchange_import_opts *o,
-                                                           const char *id)
+static const struct exchange_pack_info *exchange_info_find(const struct exchange_pack_info *info,
+                                                           size_t ninfo, const char *id)
 {
-    for (size_t i = 0; i < o->ninfo; i++)
-        if (!strcmp(o->info[i].id, id))
-            return &o->info[i];
+    for (size_t i = 0; i < ninfo; i++)
+        if (!strcmp(info[i].id, id))
+            return &info[i];
     return NULL;
 }
 
-/*
- * Why the record s of step key does not fit pack (an export of version `exported`), or NULL
- * when it does; buf holds the sentence.
- */
-static const char *exchange_misfit(const struct exchange_import_opts *o, const char *pack,
-                                   const char *exported, const cJSON *s, char *buf, size_t len)
+const char *exchange_fit(const struct exchange_pack_info *info, size_t ninfo, const char *pack,
+                         const char *exported, const cJSON *s, long long now, char *buf, size_t len)
 {
     const char *key = cJSON_GetObjectItemCaseSensitive(s, "step")->valuestring;
-    const struct exchange_pack_info *in = exchange_info_find(o, pack);
+    /* A time past tomorrow is a clock gone wrong or a forged record: it would win every later
+       merge (the newer record wins), so it is left out. A day of slack allows for time zones
+       and a clock a little fast. */
+    const char *late = NULL;
+    static const char *const times[] = {"updated", "done_at"};
+    for (size_t i = 0; i < 2 && !late; i++) {
+        const cJSON *t = cJSON_GetObjectItemCaseSensitive(s, times[i]);
+        if (cJSON_IsNumber(t) && t->valuedouble > (double)now + EXCHANGE_FUTURE_SLACK)
+            late = times[i];
+    }
+    if (late) {
+        snprintf(buf, len, "its \"%s\" time is more than a day after now", late);
+        return buf;
+    }
+    const struct exchange_pack_info *in = exchange_info_find(info, ninfo, pack);
     if (!in) {
         snprintf(buf, len, "pack %s is not installed here (`iolab list` shows the packs)", pack);
         return buf;
@@ -443,12 +459,12 @@ static const char *exchange_misfit(const struct exchange_import_opts *o, const c
     while (k < in->nsteps && strcmp(in->steps[k], key))
         k++;
     if (k == in->nsteps) {
-        const char *now = in->version ? in->version : "?";
-        if (exported && strcmp(exported, now))
+        const char *cur = in->version ? in->version : "?";
+        if (exported && strcmp(exported, cur))
             snprintf(buf, len, "pack %s version %s has no such step (the export is of version %s)",
-                     pack, now, exported);
+                     pack, cur, exported);
         else
-            snprintf(buf, len, "pack %s version %s has no such step", pack, now);
+            snprintf(buf, len, "pack %s version %s has no such step", pack, cur);
         return buf;
     }
     if (!in->step_defs || !in->step_defs[k])
@@ -480,6 +496,7 @@ int exchange_import(struct progress *p, const char *text, size_t len,
         return -EPERM;
     }
     int rc = 0, pi = 0;
+    long long now = o->now ? o->now : (long long)time(NULL);
     const cJSON *pk;
     cJSON_ArrayForEach(pk, cJSON_GetObjectItemCaseSensitive(root, "packs"))
     {
@@ -490,8 +507,9 @@ int exchange_import(struct progress *p, const char *text, size_t len,
         cJSON_ArrayForEach(s, cJSON_GetObjectItemCaseSensitive(pk, "steps"))
         {
             char misfit[300];
-            if (o->info && exchange_misfit(o, id, cJSON_IsString(ver) ? ver->valuestring : NULL, s,
-                                           misfit, sizeof misfit)) {
+            if (o->info &&
+                exchange_fit(o->info, o->ninfo, id, cJSON_IsString(ver) ? ver->valuestring : NULL,
+                             s, now, misfit, sizeof misfit)) {
                 res->left_out++;
                 /* The pack and the step are the export's words: shown escaped (termsafe.h). */
                 if (o->refused)
@@ -521,6 +539,8 @@ int exchange_import(struct progress *p, const char *text, size_t len,
 struct exchange_cell {
     bool present, done, solution;
     long long tries;
+    bool scored; /* the record keeps a score: points of of */
+    double points, of;
     long long updated; /* the record's time: of two exports of one learner, the newer wins */
 };
 
@@ -548,13 +568,30 @@ static bool exchange_solution_viewed(const cJSON *fields)
     return false;
 }
 
-/* Index of column "pack\tstep" in cols (found through index), added when new; -1 when out of
- * memory. */
-static long exchange_column(struct strmap *index, char ***cols, size_t *n, const char *pack,
-                            const char *step)
+/* The step's score, as its records keep it (the exercise's best, the quiz's best). */
+static bool exchange_score(const cJSON *fields, double *points, double *of)
+{
+    *points = *of = 0;
+    bool any = false;
+    for (const cJSON *f = fields ? fields->child : NULL; f; f = f->next) {
+        const struct lesson_record *rec = lesson_record_find(f->string);
+        double p, o;
+        if (rec && rec->score && cJSON_GetObjectItemCaseSensitive(fields, f->string) == f &&
+            rec->score(f, &p, &o)) {
+            *points += p;
+            *of += o;
+            any = true;
+        }
+    }
+    return any;
+}
+
+/* Index of "a\tb" in cols (found through index), added when new; -1 when out of memory. */
+static long exchange_column(struct strmap *index, char ***cols, size_t *n, const char *a,
+                            const char *b)
 {
     char *key = NULL;
-    if (asprintf(&key, "%s\t%s", pack, step) < 0)
+    if (asprintf(&key, "%s\t%s", a, b) < 0)
         return -1;
     long at = strmap_get(index, key);
     if (at >= 0) {
@@ -573,22 +610,67 @@ static long exchange_column(struct strmap *index, char ***cols, size_t *n, const
     return (long)(*n)++;
 }
 
-/* A CSV field: quoted when it holds a comma, a quote or a line break. Learners, packs and steps
-   are the exports' words: their controls are shown escaped (termsafe.h), which adds no comma,
-   quote or line break. */
-static void exchange_csv(FILE *out, const char *s)
+void exchange_csv_text(FILE *out, const char *s)
 {
-    if (!strpbrk(s, ",\"\r\n")) {
+    /* A spreadsheet evaluates a cell that begins with one of these as a formula (=HYPERLINK,
+       =cmd|...); a quote in front makes it text and is not shown. */
+    bool formula = s[0] && strchr("=+-@\t\r", s[0]);
+    if (!formula && !strpbrk(s, ",\"\r\n")) {
         termsafe_fputs(s, out);
         return;
     }
     fputc('"', out);
+    if (formula)
+        fputc('\'', out);
     for (const char *q; (q = strchr(s, '"')); s = q + 1) {
         termsafe_write(out, s, (size_t)(q - s));
         fputs("\"\"", out);
     }
     termsafe_fputs(s, out);
     fputc('"', out);
+}
+
+const char *exchange_oneline(const char *s, char *buf, size_t len)
+{
+    size_t o = 0;
+    if (!len)
+        return buf;
+    for (; *s && o + 1 < len; s++) {
+        if (*s == '\n') {
+            if (o + 3 > len)
+                break;
+            buf[o++] = '\\';
+            buf[o++] = 'n';
+        } else {
+            buf[o++] = *s;
+        }
+    }
+    buf[o] = '\0';
+    return buf;
+}
+
+/* s as the text table shows it: on one line, its controls escaped (termsafe.h). */
+static const char *exchange_shown(const char *s, char *buf, size_t len)
+{
+    char line[1024];
+    return termsafe_str(exchange_oneline(s, line, sizeof line), buf, len);
+}
+
+/* Display width of UTF-8 text: its characters (the table's own words and escaped names). */
+static size_t exchange_width(const char *s)
+{
+    size_t n = 0;
+    for (; *s; s++)
+        n += ((unsigned char)*s & 0xc0) != 0x80;
+    return n;
+}
+
+/* Prints s padded with spaces to w columns (none when pad is false). */
+static void exchange_pad(FILE *out, const char *s, size_t w, bool pad)
+{
+    fputs(s, out);
+    for (size_t k = exchange_width(s); pad && k < w; k++)
+        fputc(' ', out);
 }
 
 static void exchange_cell_text(const struct exchange_cell *c, char *buf, size_t len)
@@ -602,7 +684,9 @@ static void exchange_cell_text(const struct exchange_cell *c, char *buf, size_t 
     if (c->tries)
         used += (size_t)snprintf(buf + used, len - used, " %lldx", c->tries);
     if (c->solution)
-        snprintf(buf + used, len - used, " +solution");
+        used += (size_t)snprintf(buf + used, len - used, " +solution");
+    if (c->scored && used < len)
+        snprintf(buf + used, len - used, " %g/%gpt", c->points, c->of);
 }
 
 /* The column's title: the step, with its pack when the table holds several packs. */
@@ -616,87 +700,157 @@ static const char *exchange_title(const char *col, bool packs, char *buf, size_t
     return buf;
 }
 
-static void exchange_print(FILE *out, const char *const *learners, const char *const *versions,
-                           size_t n, char **cols, size_t ncols, const struct exchange_cell *cells,
-                           bool csv)
+/* What the summary prints: learners (rows) by steps (columns), the packs' versions per learner
+   and pack, and each learner's points. */
+struct exchange_table {
+    const char **learners;
+    size_t n;
+    char **cols; /* "pack\tlesson/step" */
+    size_t ncols;
+    char **packs; /* the packs of the columns, in their order */
+    size_t npacks;
+    char **versions; /* [learner * npacks + pack]: the version of the learner's newest export */
+    const struct exchange_cell *cells;
+    double *col_of; /* per column: the points the step is out of (0: it has no score) */
+    bool any_score; /* some step keeps points */
+};
+
+/* The header both forms say: points are the learner's records, not a grade. */
+#define EXCHANGE_POINTS_NOTE                                                                       \
+    "Points are the learners' own records (their exports say them, and a learner can edit an "     \
+    "export); to grade, run `iolab check --junit` on each learner's repository in CI."
+
+static void exchange_print_csv(FILE *out, const struct exchange_table *t, bool packs)
 {
-    /* The pack version each learner's newest export was made with, when any export says. */
-    bool vcol = false;
-    for (size_t l = 0; l < n; l++)
-        vcol |= versions[l] != NULL;
-    bool packs = false;
-    for (size_t c = 1; c < ncols; c++)
-        packs |= strncmp(cols[c], cols[0], strcspn(cols[0], "\t") + 1) != 0;
-    char title[512], cell[64];
-    if (csv) {
-        fputs(vcol ? "learner,version" : "learner", out);
-        for (size_t c = 0; c < ncols; c++) {
-            exchange_title(cols[c], packs, title, sizeof title);
-            static const char *const what[] = {" done", " tries", " solution viewed"};
-            for (size_t k = 0; k < 3; k++) {
-                char head[600];
-                snprintf(head, sizeof head, "%s%s", title, what[k]);
+    char title[512], head[640];
+    fputs("learner", out);
+    for (size_t k = 0; k < t->npacks; k++) {
+        snprintf(head, sizeof head, t->npacks > 1 ? "%s version" : "version", t->packs[k]);
+        fputc(',', out);
+        exchange_csv_text(out, head);
+    }
+    if (t->any_score)
+        fputs(",points (the learner's own record; grade in CI with iolab check --junit),points of",
+              out);
+    for (size_t c = 0; c < t->ncols; c++) {
+        exchange_title(t->cols[c], packs, title, sizeof title);
+        static const char *const what[] = {" done", " tries", " solution viewed", " points"};
+        for (size_t k = 0; k < (t->any_score ? 4 : 3); k++) {
+            snprintf(head, sizeof head, "%s%s", title, what[k]);
+            fputc(',', out);
+            exchange_csv_text(out, head);
+        }
+    }
+    fputc('\n', out);
+    for (size_t l = 0; l < t->n; l++) {
+        exchange_csv_text(out, t->learners[l]);
+        for (size_t k = 0; k < t->npacks; k++) {
+            const char *v = t->versions[l * t->npacks + k];
+            fputc(',', out);
+            exchange_csv_text(out, v ? v : "");
+        }
+        double total = 0, of = 0;
+        for (size_t c = 0; c < t->ncols; c++) {
+            total += t->cells[l * t->ncols + c].scored ? t->cells[l * t->ncols + c].points : 0;
+            of += t->col_of[c];
+        }
+        if (t->any_score)
+            fprintf(out, ",%g,%g", total, of);
+        for (size_t c = 0; c < t->ncols; c++) {
+            const struct exchange_cell *x = &t->cells[l * t->ncols + c];
+            fprintf(out, ",%d,%lld,%d", x->done, x->tries, x->solution);
+            if (t->any_score && x->scored)
+                fprintf(out, ",%g", x->points);
+            else if (t->any_score)
                 fputc(',', out);
-                exchange_csv(out, head);
-            }
         }
         fputc('\n', out);
-        for (size_t l = 0; l < n; l++) {
-            exchange_csv(out, learners[l]);
-            if (vcol) {
-                fputc(',', out);
-                exchange_csv(out, versions[l] ? versions[l] : "");
+    }
+}
+
+static void exchange_print(FILE *out, const struct exchange_table *t, bool csv)
+{
+    bool packs = t->npacks > 1;
+    if (csv) {
+        exchange_print_csv(out, t, packs);
+        return;
+    }
+    /* Text: learners down, then a version column per pack, the points, the steps across; each
+       column as wide as its widest entry, every name on one line and escaped. */
+    size_t nhead = 1 + t->npacks + (t->any_score ? 1 : 0), ncells = nhead + t->ncols;
+    char **text = calloc((t->n + 1) * ncells + 1, sizeof *text);
+    size_t *w = calloc(ncells + 1, sizeof *w);
+    char buf[2048], title[512];
+    bool ok = text && w;
+    for (size_t r = 0; ok && r <= t->n; r++) {
+        size_t l = r - 1; /* row 0 is the titles */
+        for (size_t c = 0; ok && c < ncells; c++) {
+            const char *s = buf;
+            if (c == 0) {
+                s = r ? exchange_shown(t->learners[l], buf, sizeof buf) : "learner";
+            } else if (c < 1 + t->npacks) {
+                const char *v = r ? t->versions[l * t->npacks + c - 1] : NULL;
+                if (!r && packs)
+                    snprintf(title, sizeof title, "%s version", t->packs[c - 1]);
+                s = !r  ? (packs ? exchange_shown(title, buf, sizeof buf) : "version")
+                    : v ? exchange_shown(v, buf, sizeof buf)
+                        : "-";
+            } else if (c < nhead) {
+                double total = 0, of = 0;
+                for (size_t k = 0; r && k < t->ncols; k++) {
+                    total +=
+                        t->cells[l * t->ncols + k].scored ? t->cells[l * t->ncols + k].points : 0;
+                    of += t->col_of[k];
+                }
+                if (r)
+                    snprintf(buf, sizeof buf, "%g/%g", total, of);
+                s = r ? buf : "points";
+            } else if (!r) {
+                s = exchange_shown(exchange_title(t->cols[c - nhead], packs, title, sizeof title),
+                                   buf, sizeof buf);
+            } else {
+                exchange_cell_text(&t->cells[l * t->ncols + c - nhead], buf, sizeof buf);
             }
-            for (size_t c = 0; c < ncols; c++) {
-                const struct exchange_cell *x = &cells[l * ncols + c];
-                fprintf(out, ",%d,%lld,%d", x->done, x->tries, x->solution);
+            ok = (text[r * ncells + c] = strdup(s)) != NULL;
+            if (ok && exchange_width(s) > w[c])
+                w[c] = exchange_width(s);
+        }
+    }
+    if (ok) {
+        if (t->any_score)
+            fprintf(out, "%s\n\n", EXCHANGE_POINTS_NOTE);
+        /* The last column is not padded: no line ends in spaces. */
+        for (size_t r = 0; r <= t->n; r++) {
+            for (size_t c = 0; c < ncells; c++) {
+                if (c)
+                    fputs("  ", out);
+                exchange_pad(out, text[r * ncells + c], w[c], c + 1 < ncells);
             }
             fputc('\n', out);
         }
-        return;
+        fprintf(out,
+                "\n%zu learner%s, %zu step%s. done: the step is done; started: it has a record "
+                "but is not done; Nx: N tries (quiz checks, exercise attempts); +solution: the "
+                "exercise's solution was viewed; P/Mpt: the best score, P of M points; -: "
+                "nothing recorded.\n",
+                t->n, t->n == 1 ? "" : "s", t->ncols, t->ncols == 1 ? "" : "s");
     }
-    /* Text: learners down, steps across, each column as wide as its widest entry. */
-    size_t lw = strlen("learner"), vw = strlen("version");
-    for (size_t l = 0; l < n; l++) {
-        lw = strlen(learners[l]) > lw ? strlen(learners[l]) : lw;
-        if (versions[l] && strlen(versions[l]) > vw)
-            vw = strlen(versions[l]);
-    }
-    size_t *w = calloc(ncols + 1, sizeof *w);
-    if (!w)
-        return;
-    for (size_t c = 0; c < ncols; c++) {
-        w[c] = strlen(exchange_title(cols[c], packs, title, sizeof title));
-        for (size_t l = 0; l < n; l++) {
-            exchange_cell_text(&cells[l * ncols + c], cell, sizeof cell);
-            w[c] = strlen(cell) > w[c] ? strlen(cell) : w[c];
-        }
-    }
-    /* The last column is not padded: no line ends in spaces. Titles and learners are printed
-       escaped; a column holding a control is then a little wider than the others think. */
-    fprintf(out, "%-*s", ncols || vcol ? (int)lw : 0, "learner");
-    if (vcol)
-        fprintf(out, "  %-*s", ncols ? (int)vw : 0, "version");
-    for (size_t c = 0; c < ncols; c++)
-        termsafe_fprintf(out, "  %-*s", c + 1 < ncols ? (int)w[c] : 0,
-                         exchange_title(cols[c], packs, title, sizeof title));
-    fputc('\n', out);
-    for (size_t l = 0; l < n; l++) {
-        termsafe_fprintf(out, "%-*s", ncols || vcol ? (int)lw : 0, learners[l]);
-        if (vcol)
-            termsafe_fprintf(out, "  %-*s", ncols ? (int)vw : 0, versions[l] ? versions[l] : "-");
-        for (size_t c = 0; c < ncols; c++) {
-            exchange_cell_text(&cells[l * ncols + c], cell, sizeof cell);
-            fprintf(out, "  %-*s", c + 1 < ncols ? (int)w[c] : 0, cell);
-        }
-        fputc('\n', out);
-    }
-    fprintf(out,
-            "\n%zu learner%s, %zu step%s. done: the step is done; started: it has a record "
-            "but is not done; Nx: N tries (quiz checks, exercise attempts); +solution: the "
-            "exercise's solution was viewed; -: nothing recorded.\n",
-            n, n == 1 ? "" : "s", ncols, ncols == 1 ? "" : "s");
+    for (size_t k = 0; text && k < (t->n + 1) * ncells; k++)
+        free(text[k]);
+    free(text);
     free(w);
+}
+
+/* The points a step of an installed pack is out of: its checks' (an exercise), its questions
+   (a quiz); 0 when its kind keeps no score. */
+static double exchange_step_of(const struct lesson_step *st)
+{
+    const struct lesson_exercise *ex = lesson_step_exercise(st);
+    const struct lesson_quiz *qz = lesson_step_quiz(st);
+    double of = 0;
+    for (size_t i = 0; ex && ex->sc && i < ex->sc->nchecks; i++)
+        of += ex->sc->checks[i].points;
+    return qz ? (double)qz->nquestions : of;
 }
 
 int exchange_summary(FILE *out, const char *const *files, const char *const *texts, size_t n,
@@ -706,15 +860,15 @@ int exchange_summary(FILE *out, const char *const *files, const char *const *tex
     cJSON **roots = calloc(n + 1, sizeof *roots);
     const char **learners = calloc(n + 1, sizeof *learners);
     size_t *row = calloc(n + 1, sizeof *row), nrows = 0, nread = 0;
-    /* Per row: the packs' versions of the learner's newest export, and its time. */
-    char **versions = calloc(n + 1, sizeof *versions);
     double *newest = calloc(n + 1, sizeof *newest);
     bool *seeded = calloc(ninfo + 1, sizeof *seeded);
-    char **cols = NULL;
-    size_t ncols = 0;
-    struct strmap colindex = {0};
+    char **cols = NULL, **packs = NULL, **versions = NULL;
+    size_t ncols = 0, npacks = 0;
+    struct strmap colindex = {0}, packindex = {0};
     struct exchange_cell *cells = NULL;
-    int rc = roots && learners && row && versions && newest && seeded ? 0 : -ENOMEM;
+    double *col_of = NULL;
+    long long now = (long long)time(NULL);
+    int rc = roots && learners && row && newest && seeded ? 0 : -ENOMEM;
     for (size_t i = 0; i < n && rc == 0; i++) {
         char w[400];
         /* A file that is not an export (or could not be read: NULL) is named and left out;
@@ -736,41 +890,40 @@ int exchange_summary(FILE *out, const char *const *files, const char *const *tex
             newest[r] = -1;
         }
         row[i] = r;
-        const cJSON *at = cJSON_GetObjectItemCaseSensitive(roots[i], "exported_at");
-        double when = cJSON_IsNumber(at) ? at->valuedouble : 0;
-        bool newer = when >= newest[r];
-        if (newer) {
-            newest[r] = when;
-            free(versions[r]);
-            versions[r] = NULL;
-        }
         const cJSON *pk;
         cJSON_ArrayForEach(pk, cJSON_GetObjectItemCaseSensitive(roots[i], "packs"))
         {
             const char *id = cJSON_GetObjectItemCaseSensitive(pk, "id")->valuestring;
-            const cJSON *ver = cJSON_GetObjectItemCaseSensitive(pk, "version");
-            if (newer && cJSON_IsString(ver)) {
-                char *v = NULL;
-                if (asprintf(&v, "%s%s%s %s", versions[r] ? versions[r] : "",
-                             versions[r] ? ", " : "", id, ver->valuestring) < 0)
-                    rc = -ENOMEM;
-                free(versions[r]);
-                versions[r] = v;
-            }
             /* An installed pack's steps are columns in the pack's order, every one of them
                (untouched ones too), from the first export that names the pack. */
             for (size_t k = 0; k < ninfo; k++)
                 if (!seeded[k] && !strcmp(info[k].id, id)) {
                     seeded[k] = true;
+                    if (exchange_column(&packindex, &packs, &npacks, id, "") < 0)
+                        rc = -ENOMEM;
                     for (size_t st = 0; st < info[k].nsteps; st++)
                         if (exchange_column(&colindex, &cols, &ncols, id, info[k].steps[st]) < 0)
                             rc = -ENOMEM;
                 }
+            /* Only what fits the installed packs has a column (exchange_fit, as an import). */
+            const cJSON *ver = cJSON_GetObjectItemCaseSensitive(pk, "version");
             const cJSON *s;
             cJSON_ArrayForEach(s, cJSON_GetObjectItemCaseSensitive(pk, "steps"))
             {
-                if (exchange_column(&colindex, &cols, &ncols,
-                                    cJSON_GetObjectItemCaseSensitive(pk, "id")->valuestring,
+                char misfit[300];
+                if (info &&
+                    exchange_fit(info, ninfo, id, cJSON_IsString(ver) ? ver->valuestring : NULL, s,
+                                 now, misfit, sizeof misfit)) {
+                    termsafe_fprintf(stderr, "iolab: %s: %s/%s: %s; left out.\n", files[i], id,
+                                     cJSON_GetObjectItemCaseSensitive(s, "step")->valuestring,
+                                     misfit);
+                    /* Marked so that the second pass and the columns pass it by. */
+                    cJSON_AddTrueToObject((cJSON *)s, "\t misfit");
+                    continue;
+                }
+                if (exchange_column(&packindex, &packs, &npacks, id, "") < 0)
+                    rc = -ENOMEM;
+                if (exchange_column(&colindex, &cols, &ncols, id,
                                     cJSON_GetObjectItemCaseSensitive(s, "step")->valuestring) < 0)
                     rc = -ENOMEM;
             }
@@ -780,23 +933,60 @@ int exchange_summary(FILE *out, const char *const *files, const char *const *tex
         snprintf(why, whylen, "none of the files is a progress export");
         rc = -EINVAL;
     }
-    if (rc == 0 && !(cells = calloc(nrows * ncols + 1, sizeof *cells)))
+    if (rc == 0 && (!(cells = calloc(nrows * ncols + 1, sizeof *cells)) ||
+                    !(versions = calloc(nrows * npacks + 1, sizeof *versions)) ||
+                    !(col_of = calloc(ncols + 1, sizeof *col_of))))
         rc = -ENOMEM;
+    /* The packs' names, without the tab exchange_column joined them with (the index keeps its
+       keys: the names are copies). */
+    char **names = calloc(npacks + 1, sizeof *names);
+    if (!names)
+        rc = -ENOMEM;
+    for (size_t k = 0; names && k < npacks; k++)
+        if (!(names[k] = strndup(packs[k], strcspn(packs[k], "\t"))))
+            rc = -ENOMEM;
+    for (size_t c = 0; rc == 0 && c < ncols; c++) {
+        const char *tab = strchr(cols[c], '\t');
+        for (size_t k = 0; k < ninfo; k++)
+            for (size_t st = 0; info[k].step_defs && st < info[k].nsteps; st++)
+                if (!strncmp(info[k].id, cols[c], (size_t)(tab - cols[c])) &&
+                    !info[k].id[tab - cols[c]] && !strcmp(info[k].steps[st], tab + 1) &&
+                    info[k].step_defs[st])
+                    col_of[c] = exchange_step_of(info[k].step_defs[st]);
+    }
     for (size_t i = 0; i < n && rc == 0; i++) {
         if (!roots[i])
             continue;
+        size_t r = row[i];
+        const cJSON *at = cJSON_GetObjectItemCaseSensitive(roots[i], "exported_at");
+        double when = cJSON_IsNumber(at) ? at->valuedouble : 0;
+        /* The versions are those of the learner's newest export, pack by pack. */
+        bool newer = when >= newest[r];
+        if (newer)
+            newest[r] = when;
         const cJSON *pk;
         cJSON_ArrayForEach(pk, cJSON_GetObjectItemCaseSensitive(roots[i], "packs"))
         {
+            const char *id = cJSON_GetObjectItemCaseSensitive(pk, "id")->valuestring;
+            const cJSON *ver = cJSON_GetObjectItemCaseSensitive(pk, "version");
+            char key[600];
+            snprintf(key, sizeof key, "%s\t", id);
+            long pi = strmap_get(&packindex, key);
+            if (pi >= 0 && newer) {
+                char **slot = &versions[r * npacks + (size_t)pi];
+                free(*slot);
+                *slot = cJSON_IsString(ver) ? strdup(ver->valuestring) : NULL;
+            }
             const cJSON *s;
             cJSON_ArrayForEach(s, cJSON_GetObjectItemCaseSensitive(pk, "steps"))
             {
-                long c = exchange_column(&colindex, &cols, &ncols,
-                                         cJSON_GetObjectItemCaseSensitive(pk, "id")->valuestring,
-                                         cJSON_GetObjectItemCaseSensitive(s, "step")->valuestring);
-                if (c < 0)
+                if (cJSON_GetObjectItemCaseSensitive(s, "\t misfit"))
                     continue;
-                struct exchange_cell *x = &cells[row[i] * ncols + (size_t)c];
+                long c = exchange_column(&colindex, &cols, &ncols, id,
+                                         cJSON_GetObjectItemCaseSensitive(s, "step")->valuestring);
+                if (c < 0 || (size_t)c >= ncols)
+                    continue;
+                struct exchange_cell *x = &cells[r * ncols + (size_t)c];
                 const cJSON *fields = cJSON_GetObjectItemCaseSensitive(s, "fields");
                 long long up =
                     (long long)cJSON_GetObjectItemCaseSensitive(s, "updated")->valuedouble;
@@ -815,27 +1005,54 @@ int exchange_summary(FILE *out, const char *const *files, const char *const *tex
                     .solution = exchange_solution_viewed(fields),
                     .updated = up,
                 };
+                x->scored = exchange_score(fields, &x->points, &x->of);
             }
         }
     }
-    if (rc == 0)
-        exchange_print(out, learners, (const char *const *)versions, nrows, cols, ncols, cells,
-                       csv);
-    else if (rc == -ENOMEM)
+    bool any_score = false;
+    for (size_t c = 0; rc == 0 && c < ncols; c++) {
+        /* A step no installed pack describes is out of what its records say. */
+        for (size_t r = 0; r < nrows; r++)
+            if (cells[r * ncols + c].scored && !col_of[c])
+                col_of[c] = cells[r * ncols + c].of;
+        any_score |= col_of[c] > 0;
+    }
+    if (rc == 0) {
+        struct exchange_table t = {.learners = learners,
+                                   .n = nrows,
+                                   .cols = cols,
+                                   .ncols = ncols,
+                                   .packs = names,
+                                   .npacks = npacks,
+                                   .versions = versions,
+                                   .cells = cells,
+                                   .col_of = col_of,
+                                   .any_score = any_score};
+        exchange_print(out, &t, csv);
+    } else if (rc == -ENOMEM) {
         snprintf(why, whylen, "out of memory");
+    }
     for (size_t i = 0; i < n && roots; i++)
         cJSON_Delete(roots[i]);
     strmap_free(&colindex);
+    strmap_free(&packindex);
     for (size_t i = 0; i < ncols; i++)
         free(cols[i]);
     free(cols);
+    for (size_t i = 0; i < npacks; i++) {
+        free(packs[i]);
+        free(names ? names[i] : NULL);
+    }
+    free(packs);
+    free(names);
+    for (size_t k = 0; versions && k < nrows * npacks; k++)
+        free(versions[k]);
+    free(versions);
+    free(col_of);
     free(cells);
     free(roots);
     free(learners);
     free(row);
-    for (size_t r = 0; versions && r < n; r++)
-        free(versions[r]);
-    free(versions);
     free(newest);
     free(seeded);
     /* 1: the table was printed, but a file was left out. */

@@ -70,7 +70,36 @@ struct exchange_import_opts {
     const char *file; /* the export's name, in the lines that name a record left out */
     FILE *log;        /* one line per step changed, or NULL */
     FILE *refused;    /* one line per record left out ("iolab: FILE: PACK/STEP: why"), or NULL */
+    long long now;    /* the time of the import, seconds since the epoch; 0: the clock's */
 };
+
+/* How far past now a record's time may be (a day: time zones, a clock a little fast). */
+#define EXCHANGE_FUTURE_SLACK 86400
+
+/*
+ * The one rule of what an import takes and a summary counts: why the record step (one entry of
+ * an export's pack's "steps", already checked for shape) of pack `pack`, exported with version
+ * `exported` (NULL: unknown), does not fit the installed packs info[0..ninfo), or NULL when it
+ * fits. It does not fit when a time in it is more than EXCHANGE_FUTURE_SLACK after now, when
+ * its pack is not installed, when the pack has no such step, or when a field is not what the
+ * step's kind keeps (each kind's record says, lesson/record.h: a quiz answer out of range,
+ * predictions on a step that asks none, an exercise record on a run step, a score above what it
+ * is out of...). buf holds the sentence.
+ */
+struct cJSON;
+const char *exchange_fit(const struct exchange_pack_info *info, size_t ninfo, const char *pack,
+                         const char *exported, const struct cJSON *step, long long now, char *buf,
+                         size_t len);
+
+/* Writes s as a CSV text cell: quoted when it holds a comma, a quote or a line break, its
+   controls escaped (termsafe.h), and a cell that a spreadsheet would take for a formula (it
+   begins with =, +, -, @, a tab or a carriage return) prefixed with a single quote, as OWASP
+   advises against CSV injection. Numbers are written by the caller, as numbers. */
+void exchange_csv_text(FILE *out, const char *s);
+
+/* s on one line for the text summary: a newline as \n (two characters), so that a name cannot
+   forge a row; the caller escapes the rest (termsafe.h). Into buf, cut to fit; returns buf. */
+const char *exchange_oneline(const char *s, char *buf, size_t len);
 
 /*
  * Merges an export (text, len bytes followed by a NUL) into p as o says. 0; -EINVAL when the
@@ -83,15 +112,20 @@ int exchange_import(struct progress *p, const char *text, size_t len,
 
 /*
  * An instructor's table of learners by steps from several exports: for each step whether it is
- * done, the tries it took (quiz checks and exercise attempts) and whether the solution was
- * viewed. texts[i] is the content of files[i] (NUL-terminated), or NULL when it could not be
- * read (the caller said so). A file that is not an export is named on stderr and left out; a
- * learner given in several files is one row, each step's newer record winning. csv:
- * comma-separated, three columns per step. 0; 1 when the table was printed but a file was left
- * out; -EINVAL (why) when no file is an export; -ENOMEM. The steps of a pack in info (the
- * installed packs) are columns in the pack's order, every one of them; the steps of a pack iolab
- * does not know follow the order the exports list them in. A "version" column gives the packs'
- * versions of each learner's newest export, when any export names one.
+ * done, the tries it took (quiz checks and exercise attempts), whether the solution was viewed
+ * and the best score its record keeps; per learner the points of every step (of what the
+ * installed packs' scored steps are out of) and the version of each pack in the learner's newest
+ * export. Only records that fit the installed packs count (exchange_fit, as for an import, with
+ * now the clock's); the others are named on stderr in the import's words. The header says the
+ * points are the learners' own records. texts[i] is the content of files[i] (NUL-terminated), or
+ * NULL when it could not be read (the caller said so). A file that is not an export is named on
+ * stderr and left out; a learner given in several files is one row, each step's newer record
+ * winning. csv: comma-separated, four columns per step (three when no step keeps points), text
+ * cells neutralised (exchange_csv_text); the text table keeps names on one line
+ * (exchange_oneline). 0; 1 when the table was printed but a file was left out; -EINVAL (why)
+ * when no file is an export; -ENOMEM. The steps of an installed pack named by an export are
+ * columns in the pack's order, every one of them; info NULL: every record counts, in the order
+ * the exports list them.
  */
 int exchange_summary(FILE *out, const char *const *files, const char *const *texts, size_t n,
                      const struct exchange_pack_info *info, size_t ninfo, bool csv, char *why,

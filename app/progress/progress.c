@@ -96,6 +96,7 @@ void progress_pack_clear(struct progress_pack *pk)
     free(pk->answers);
     free(pk->last_lesson);
     free(pk->last_step);
+    free(pk->version);
     for (size_t i = 0; i < pk->nrecords; i++)
         progress_record_clear(&pk->records[i]);
     free(pk->records);
@@ -337,6 +338,14 @@ static int progress_replace(char **slot, const char *value)
     free(*slot);
     *slot = copy;
     return 0;
+}
+
+int progress_set_version(struct progress *p, const char *pack, const char *version)
+{
+    if (!version)
+        return 0;
+    struct progress_pack *pk = progress_pack_get(p, pack);
+    return pk ? progress_replace(&pk->version, version) : -ENOMEM;
 }
 
 int progress_set_last(struct progress *p, const char *pack, const char *lesson, const char *step)

@@ -53,6 +53,10 @@ struct progress_pack {
     size_t nanswers;
     char *last_lesson; /* the last place; NULL when the pack was never opened */
     char *last_step;
+    /* The pack's version when a record was last made with it (the TUI, `iolab check`), however
+       the pack was found (installed, or a directory given with --pack): what an export names
+       when the pack is not installed. NULL: not known (a file of an older iolab). */
+    char *version;
     struct progress_record *records; /* one per step that has a time or a field */
     size_t nrecords;
     /* Private to the progress files: room allocated, and an index of done and records by
@@ -142,6 +146,8 @@ int progress_mark_done(struct progress *p, const char *pack, const char *lesson,
 size_t progress_lesson_done(const struct progress *p, const char *pack, const char *lesson);
 
 int progress_set_last(struct progress *p, const char *pack, const char *lesson, const char *step);
+/* Notes the pack's version (NULL: nothing changes); 0 or -ENOMEM. */
+int progress_set_version(struct progress *p, const char *pack, const char *version);
 int progress_set_answer(struct progress *p, const char *pack, const char *lesson, const char *step,
                         const char *value);
 

@@ -97,6 +97,8 @@ char *progress_to_json(const struct progress *p)
                 !cJSON_AddStringToObject(last, "step", pk->last_step ? pk->last_step : ""))
                 goto fail;
         }
+        if (pk->version && !cJSON_AddStringToObject(o, "version", pk->version))
+            goto fail;
         if (pk->nrecords && progress_records_to_json(o, pk) < 0)
             goto fail;
     }
@@ -287,6 +289,10 @@ static int progress_pack_from_json(struct progress_pack *pk, const cJSON *po)
     if (last && (!progress_take_string(last, "lesson", &pk->last_lesson) ||
                  !progress_take_string(last, "step", &pk->last_step)))
         return -EBADMSG;
+    /* The version is a note for exports: one that is not a string is dropped, not damage. */
+    const cJSON *ver = cJSON_GetObjectItemCaseSensitive(po, "version");
+    if (cJSON_IsString(ver) && !(pk->version = strdup(ver->valuestring)))
+        return -ENOMEM;
     return progress_records_from_json(pk, cJSON_GetObjectItemCaseSensitive(po, "steps"));
 }
 

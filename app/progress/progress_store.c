@@ -190,6 +190,14 @@ int progress_sync(struct progress *p)
     for (size_t i = 0; i < disk->npacks && rc == 0; i++) {
         const struct progress_pack *dk = &disk->packs[i];
         const struct progress_pack *bk = progress_pack_find(base, dk->id);
+        /* A version another process noted wins unless this one noted its own since. */
+        const struct progress_pack *mine = progress_pack_find(p, dk->id);
+        const char *bv = bk ? bk->version : NULL, *mv = mine ? mine->version : NULL;
+        if (dk->version && (!bv || strcmp(dk->version, bv)) && (!mv || (bv && !strcmp(mv, bv))) &&
+            (!mv || strcmp(mv, dk->version))) {
+            rc = progress_set_version(p, dk->id, dk->version);
+            changed = true;
+        }
         for (size_t j = 0; j < dk->nrecords && rc == 0; j++)
             if (!bk || !progress_step_same(dk, bk, dk->records[j].step))
                 rc = progress_take_step(p, dk->id, dk, dk->records[j].step, &changed);

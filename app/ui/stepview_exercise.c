@@ -89,6 +89,7 @@ struct exview {
     bool confirm_solution, confirm_reset;
     bool edit_told; /* how the editor moves between several files was said (e's first press) */
     bool pass_recorded, solution_recorded; /* in the progress record already */
+    bool build_counted;                    /* the build now running was recorded as an attempt */
     const char *edit[BUILD_MAX_FILES];     /* the files e opens: those with a TODO */
     size_t nedit;
     unsigned warnings; /* of the last successful build (its log has them) */
@@ -115,11 +116,41 @@ static void exview_progress(struct exview *v, enum exercise_event ev)
     if (!p)
         return;
     const char *pack = v->env.pack->id, *lesson = v->env.lesson->id, *step = v->env.step->id;
-    char json[512];
+    char json[4096];
+    struct exercise_record old;
+    char why[160];
+    /* A pass is an attempt too (as `iolab check` counts it): the first pass of a build that
+       was not counted (the one made on opening the step, a cache hit) adds the attempt. */
+    if (ev == EXERCISE_PASS && !v->build_counted &&
+        exercise_record_parse(progress_field_get(p, pack, lesson, step, EXERCISE_RECORD_FIELD),
+                              &old, why, sizeof why) == 0 &&
+        !old.passed &&
+        exercise_progress(progress_field_get(p, pack, lesson, step, EXERCISE_RECORD_FIELD),
+                          EXERCISE_ATTEMPT, (long long)time(NULL), json, sizeof json) == 0)
+        progress_field_set(p, pack, lesson, step, EXERCISE_RECORD_FIELD, json);
     if (exercise_progress(progress_field_get(p, pack, lesson, step, EXERCISE_RECORD_FIELD), ev,
-                          (long long)time(NULL), json, sizeof json) == 0 &&
-        progress_field_set(p, pack, lesson, step, EXERCISE_RECORD_FIELD, json) == 0)
-        view_save_progress(v->c);
+                          (long long)time(NULL), json, sizeof json) < 0 ||
+        progress_field_set(p, pack, lesson, step, EXERCISE_RECORD_FIELD, json) < 0)
+        return;
+    /* A pass is every check held: the whole score, check by check, as `iolab check` counts it
+       (record.h keeps the best). */
+    const struct lesson_scenario *sc = v->ex->sc;
+    if (ev == EXERCISE_PASS && sc->nchecks) {
+        struct record_score best = {.has = true, .at = (double)time(NULL)};
+        for (size_t i = 0; i < sc->nchecks; i++) {
+            best.points += sc->checks[i].points;
+            if (sc->nchecks <= RECORD_SCORE_MAX_CHECKS) {
+                best.got[best.nchecks] = best.weight[best.nchecks] = sc->checks[i].points;
+                best.nchecks++;
+            }
+        }
+        best.of = best.points;
+        if (exercise_record_score(progress_field_get(p, pack, lesson, step, EXERCISE_RECORD_FIELD),
+                                  &best, json, sizeof json) == 0)
+            progress_field_set(p, pack, lesson, step, EXERCISE_RECORD_FIELD, json);
+    }
+    progress_set_version(p, pack, v->env.pack->version);
+    view_save_progress(v->c);
 }
 
 /* The reference solution as Markdown: each file the learner writes (the ones with a TODO), its
@@ -237,7 +268,8 @@ static void exview_mine_built(struct exview *v, const struct build_result *r)
     v->builds++;
     /* An attempt is the build of content the learner changed by a save: not the build of what
        the step opened with, nor what exercise_build_is_attempt() rules out. */
-    if (v->build_after_save && exercise_build_is_attempt(r))
+    v->build_counted = v->build_after_save && exercise_build_is_attempt(r);
+    if (v->build_counted)
         exview_progress(v, EXERCISE_ATTEMPT);
     v->build_after_save = false;
     v->c->dirty = true;

@@ -90,12 +90,24 @@ static void quizview_save(struct quizview *v)
     for (size_t i = 0; rec.questions && i < v->quiz->nquestions; i++)
         rec.questions[i] = (struct quiz_record_answer){
             .chosen = v->q[i].checked, .tries = v->q[i].tries, .right = v->q[i].right};
+    /* The best score reached so far stays in the record: an answer changed for the worse later
+       does not lower it (record.h). */
+    struct quiz_record old;
+    char why[160];
+    if (quiz_record_parse(progress_field_get(v->c->progress, v->env.pack->id, v->env.lesson->id,
+                                             v->env.step->id, QUIZ_RECORD_FIELD),
+                          &old, why, sizeof why) == 0) {
+        rec.best = old.best;
+        quiz_record_free(&old);
+    }
     char *json = rec.questions ? quiz_record_write(&rec) : NULL;
     quiz_record_free(&rec);
     int rc = json ? progress_field_set(v->c->progress, v->env.pack->id, v->env.lesson->id,
                                        v->env.step->id, QUIZ_RECORD_FIELD, json)
                   : -1;
     free(json);
+    if (rc == 0) /* exports name the version the answers were given with */
+        rc = progress_set_version(v->c->progress, v->env.pack->id, v->env.pack->version);
     if (rc < 0)
         view_status(v->c, true, "Your answer could not be kept in the progress store.");
     else

@@ -1,9 +1,10 @@
 /*
  * widgets: every string goes through widgets_text(), which clips by display columns (so a
  * UTF-8 line never spills over a border) and replaces non-ASCII characters when the terminal
- * is not UTF-8.
+ * is not UTF-8. Controls (and the bidi controls, which would reorder the line) are drawn as '?'.
  */
 #include "widgets.h"
+#include "termsafe.h"
 
 #include <stdarg.h>
 #include <stdio.h>
@@ -32,7 +33,10 @@ int widgets_text(const struct screen_caps *c, int x, int y, int w, attr_t attr, 
         size_t cl = ch < 0x80 ? 1 : (ch >> 5) == 6 ? 2 : (ch >> 4) == 14 ? 3 : 4;
         if (i + cl > len)
             cl = len - i;
-        int cw = ch < 0x20 ? 1 : wrap_width(s + i, cl, c->utf8);
+        /* A bidi control (termsafe.h) is drawn as '?', one column: it would reorder the line. */
+        int cw = ch < 0x20 || termsafe_is_bidi((const unsigned char *)s + i, (int)cl)
+                     ? 1
+                     : wrap_width(s + i, cl, c->utf8);
         if (used + cw > room)
             break;
         if (!c->utf8 && na < sizeof ascii - 1)
@@ -44,11 +48,16 @@ int widgets_text(const struct screen_caps *c, int x, int y, int w, attr_t attr, 
     if (c->utf8) {
         /* Control characters in program output must not reach the terminal. */
         char buf[2048];
-        size_t n = i - start < sizeof buf - 1 ? i - start : sizeof buf - 1;
-        memcpy(buf, s + start, n);
-        for (size_t k = 0; k < n; k++)
-            if ((unsigned char)buf[k] < 0x20 || buf[k] == 0x7f)
-                buf[k] = '?';
+        size_t n = 0;
+        for (size_t k = start; k < i && n < sizeof buf - 1; k++) {
+            unsigned char b = (unsigned char)s[k];
+            if (k + 3 <= i && termsafe_is_bidi((const unsigned char *)s + k, 3)) {
+                buf[n++] = '?';
+                k += 2;
+            } else {
+                buf[n++] = b < 0x20 || b == 0x7f ? '?' : (char)b;
+            }
+        }
         buf[n] = '\0';
         mvaddstr(y, x, buf);
     } else {

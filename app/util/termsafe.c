@@ -92,6 +92,13 @@ static int termsafe_utf8_len(const unsigned char *s, size_t n)
     return need + 1;
 }
 
+bool termsafe_is_bidi(const unsigned char *s, int len)
+{
+    return len == 3 && s[0] == 0xe2 &&
+           ((s[1] == 0x80 && s[2] >= 0xaa && s[2] <= 0xae) ||
+            (s[1] == 0x81 && s[2] >= 0xa6 && s[2] <= 0xa9));
+}
+
 /*
  * Escapes s[0..n) into k. Returns the bytes consumed: all of them when final; otherwise it
  * stops before a character the end of s cuts short, which the caller joins to what follows.
@@ -110,8 +117,10 @@ static size_t termsafe_run(struct termsafe_sink *k, const unsigned char *s, size
             termsafe_put(k, s + clean, i - clean);
             return i;
         }
-        /* A printable character of two or more bytes; U+0080..U+009F are C2 80..C2 9F. */
-        if (len > 1 && !(c == 0xc2 && s[i + 1] < 0xa0)) {
+        /* A printable character of two or more bytes; U+0080..U+009F are C2 80..C2 9F, and the
+           bidi controls that reorder what follows them are E2 80 AA..AE and E2 81 A6..A9. */
+        bool bidi = termsafe_is_bidi(s + i, len);
+        if (len > 1 && !(c == 0xc2 && s[i + 1] < 0xa0) && !bidi) {
             i += (size_t)len;
             continue;
         }
@@ -123,10 +132,13 @@ static size_t termsafe_run(struct termsafe_sink *k, const unsigned char *s, size
             snprintf(e, sizeof e, "^?");
         else if (len == 2)
             snprintf(e, sizeof e, "\\u%04x", s[i + 1]);
+        else if (bidi)
+            snprintf(e, sizeof e, "\\u%04x",
+                     ((unsigned)(s[i + 1] & 0x3f) << 6 | (unsigned)(s[i + 2] & 0x3f)) | 0x2000u);
         else
             snprintf(e, sizeof e, "\\x%02x", c);
         termsafe_put_escape(k, e);
-        i += len == 2 ? 2 : 1;
+        i += len == 2 || bidi ? (size_t)len : 1;
         clean = i;
     }
     termsafe_put(k, s + clean, n - clean);

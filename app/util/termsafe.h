@@ -8,6 +8,8 @@
  *   - C0 controls other than newline and tab, and DEL, in caret notation: ESC is ^[, BEL ^G,
  *     CR ^M, DEL ^? (as `cat -v` shows them);
  *   - C1 controls (U+0080..U+009F) written as valid UTF-8 as \u0080..\u009f;
+ *   - the bidi controls that reorder the text after them (U+202A..U+202E, U+2066..U+2069: a
+ *     right-to-left override makes "exe.txt" read as "txt.exe") as \u202a..\u2069;
  *   - every byte that is not part of valid UTF-8 (a stray 0x9b, an overlong form, a surrogate,
  *     a sequence cut short) as \xNN, one per byte.
  *
@@ -23,6 +25,9 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdio.h>
+
+/* Whether s[0..len), one valid UTF-8 character of len bytes, is a bidi control (above). */
+bool termsafe_is_bidi(const unsigned char *s, int len);
 
 /* The most bytes one input byte can become (\xNN). */
 #define TERMSAFE_MAX_GROWTH 4

@@ -280,10 +280,13 @@ TEST_CASE("headless escape: progress --import, the progress list and --summary (
     CHECK(tcode == 0);
     CHECK(tout.find("eve" + evil_shown) != std::string::npos);
 
+    // The summary leaves out what the import leaves out (a pack not installed), named in the
+    // import's words, escaped; the learner's row is still there.
+    CHECK(tout.find(": evil^[[2J/les^[]0;x^G/st\\u009bep: pack evil^[[2J is not installed "
+                    "here") != std::string::npos);
     auto [vcode, vout] = run_inert({"progress", "--summary", file, "--csv"}, p.env);
     CHECK(vcode == 0);
-    CHECK(vout.find("learner,les^[]0;x^G/st\\u009bep done,") != std::string::npos);
-    CHECK(vout.find("\neve" + evil_shown + ",1,0,0\n") != std::string::npos);
+    CHECK(vout.find("\nlearner\neve" + evil_shown + "\n") != std::string::npos);
 }
 
 TEST_CASE("headless escape: --json keeps its own escaping")

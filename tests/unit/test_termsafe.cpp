@@ -128,3 +128,29 @@ TEST_CASE("termsafe: the stream escapes a character split between writes as if i
         CHECK(through_stream(hostile + " caf\xc3\xa9 \xf0\x9f\x99\x82 end \xe2\x86", piece) ==
               whole);
 }
+
+TEST_CASE("termsafe: bidi controls are escaped, other characters of their block are not")
+{
+    // U+202A..U+202E and U+2066..U+2069 reorder the text after them ("exe.txt" read backwards).
+    CHECK(esc("ann\xe2\x80\xaegnp.exe") == "ann\\u202egnp.exe");
+    CHECK(esc("\xe2\x80\xaa\xe2\x80\xab\xe2\x80\xac\xe2\x80\xad") ==
+          "\\u202a\\u202b\\u202c\\u202d");
+    CHECK(esc("\xe2\x81\xa6x\xe2\x81\xa7y\xe2\x81\xa8z\xe2\x81\xa9") ==
+          "\\u2066x\\u2067y\\u2068z\\u2069");
+    // Their neighbours are printable: an en dash (U+2013), a bullet (U+2022), U+2070.
+    CHECK(esc("a\xe2\x80\x93"
+              "b\xe2\x80\xa2"
+              "c\xe2\x81\xb0") == "a\xe2\x80\x93"
+                                  "b\xe2\x80\xa2"
+                                  "c\xe2\x81\xb0");
+    // The same through the stream, a byte at a time, and through printf.
+    CHECK(through_stream("x\xe2\x80\xaey", 1) == "x\\u202ey");
+    char *mem = nullptr;
+    size_t len = 0;
+    FILE *f = open_memstream(&mem, &len);
+    REQUIRE(f);
+    termsafe_fprintf(f, "[%s]", "\xe2\x81\xa7");
+    fclose(f);
+    CHECK(std::string(mem, len) == "[\\u2067]");
+    free(mem);
+}
