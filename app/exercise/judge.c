@@ -121,6 +121,8 @@ int judge_new_run(struct judge *j)
     }
     grade_new_run(j->grader);
     j->why[0] = j->limit[0] = '\0';
+    j->mine_said = false;
+    j->zombies = 0;
     return 0;
 }
 
@@ -141,11 +143,23 @@ static const char *judge_limit(struct judge *j, const struct engine *e, size_t p
 {
     char limit[16];
     bool mine = j->sc->has_learner && prog == j->sc->learner;
-    if (j->why[0] || !e || prog >= j->sc->nprograms || !(mine || stopped) ||
-        !engine_limit(e, prog, limit, sizeof limit))
+    if (j->why[0] || (mine && j->mine_said) || !e || prog >= j->sc->nprograms ||
+        !(mine || stopped) || !engine_limit(e, prog, limit, sizeof limit))
         return NULL;
     struct engine_limit_words w = engine_limit_say(limit);
     const char *name = j->sc->programs[prog].name;
+    if (mine && !strcmp(limit, "pids") && j->zombies > 0) {
+        /* The learner's own bug filled the jail: the checks say which, decided now. */
+        snprintf(j->limit, sizeof j->limit,
+                 "the %s (your program) reached the jail's process limit with %u children it "
+                 "never reaped: a zombie keeps its place among the processes until wait() takes "
+                 "it",
+                 name, j->zombies);
+        if (!j->grader->over)
+            grade_finish(j->grader);
+        j->mine_said = true;
+        return j->limit;
+    }
     if (!j->sc->has_learner) {
         snprintf(j->limit, sizeof j->limit,
                  "%s was stopped by the jail's %s limit (%s; for all the step's programs "
@@ -153,6 +167,7 @@ static const char *judge_limit(struct judge *j, const struct engine *e, size_t p
                  name, w.what, w.where);
         return j->limit;
     }
+    j->mine_said = mine;
     /* The checks say "not judged: " and the limit; the run's error says it once. */
     snprintf(j->limit, sizeof j->limit,
              "the %s (%s) %s the jail's %s limit (%s): this run says nothing about your code", name,
@@ -179,6 +194,8 @@ const char *judge_exit(struct judge *j, const struct engine *e, size_t prog, int
 const char *judge_snapshot(struct judge *j, const struct engine *e, const struct snapshot *snap)
 {
     grade_update(j->grader, snap);
+    if (j->sc->has_learner && j->sc->learner < snap->nprogs)
+        j->zombies = snap->progs[j->sc->learner].f.zombies;
     /* A limit the learner's program reached while it runs is named at once, not at its exit
        (which judge_exit names, with how it ended). */
     if (!j->sc->has_learner || !e || !engine_running(e, j->sc->learner))

@@ -15,7 +15,10 @@
  * jail reached by the learner's program while it ran or stopped it, a limit that stopped one of
  * the exercise's own programs, a scenario that could not start, a program that never printed its
  * ready text). A limit voids the run: every check not decided is not judged, with the sentence
- * that names the limit (grade_void), in the TUI and in `iolab check` alike. A plain run step is
+ * that names the limit (grade_void), in the TUI and in `iolab check` alike; except the process
+ * limit reached by a learner's program that leaves zombies: its unreaped children are what
+ * filled the jail, so the run is decided as it stands (its "no zombie" check fails) and the
+ * sentence says so. A plain run step is
  * judged the same way, with no learner's program (the scenario's has_learner is false).
  */
 #ifndef IOLAB_JUDGE_H
@@ -29,6 +32,7 @@
 #include <limits.h>
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
 #include <uv.h>
 
 /* ---- builds ---- */
@@ -81,6 +85,8 @@ struct judge {
     bool pages_own;   /* no program of the run could write another's counts (jail.h) */
     char why[1024];   /* nothing could be judged: why; "" */
     char limit[1024]; /* the last limit named, for a status line; "" */
+    uint32_t zombies; /* the learner's program's unreaped children, as last sampled */
+    bool mine_said;   /* a limit the learner's program reached has been named */
 };
 
 /* Prepares a judge of a run of sc and its grader g (grade_init); seconds is the run's length
