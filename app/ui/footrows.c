@@ -11,12 +11,14 @@ int footrows_page(int shown)
 
 int footrows_text_need(int text_rows)
 {
-    /* R rows on screen and FOOTROWS_TEXT_PRESSES pages of R - 1 rows after them. */
+    /* R rows, the last of them the more hint's (it may not fit after the last word), so R - 1
+       rows of text and FOOTROWS_TEXT_PRESSES pages of R - 2 rows after them: R - 1 + p (R - 2)
+       >= N, R = ceil((N + 2p + 1) / (p + 1)). A text that fits has no hint. */
     int p = FOOTROWS_TEXT_PRESSES;
-    int need = (text_rows + p + p) / (p + 1); /* ceil((text_rows + p) / (p + 1)) */
+    int need = (text_rows + 2 * p + 1 + p) / (p + 1);
     if (need > text_rows)
         need = text_rows;
-    return need > 2 ? need : (text_rows < 2 ? text_rows : 2);
+    return need > 3 ? need : (text_rows < 3 ? text_rows : 3);
 }
 
 int footrows_split(int inner_h, int text_rows, int want, int least, bool foot_first)
@@ -66,7 +68,9 @@ void footrows_checks(struct footrows_check *ck, size_t n, int room, bool open_pa
     int avail = room - 1;
     int shown = entries; /* entries with their row, in order: to do, not judged, holding */
     if (entries > avail) {
-        shown = avail > 1 ? avail - 1 : 0; /* the last row counts what is left out */
+        /* The last row counts what is left out, unless it would be the only one: then the
+           first check has it, and the heading says the whole is on a key. */
+        shown = avail > 1 ? avail - 1 : avail;
         plan->cut = true;
     }
     plan->ufold = unj && nunj > 1;
@@ -90,7 +94,7 @@ void footrows_checks(struct footrows_check *ck, size_t n, int room, bool open_pa
         }
     }
     if (plan->left) {
-        plan->rows = used + (room > used);
+        plan->rows = used + (shown > 0 && room > used);
         return;
     }
     /* Then the sentences, in the order listed: the first failing check whole before the next

@@ -6,7 +6,8 @@
  * rows, and ask.
  *
  * The text: j moves it by a page less one row (the row kept is the context), so a text of N
- * rows shown R rows at a time passes by in (N - R) / (R - 1) presses. Unless the rows under it
+ * rows shown R rows at a time passes by in (N - R) / (R - 1) presses (one of R may be the more
+ * hint's, when it does not fit after the last word). Unless the rows under it
  * come first (a build error's messages, which the learner must read now), the text keeps the rows
  * that let it pass by in FOOTROWS_TEXT_PRESSES presses.
  *

@@ -499,11 +499,13 @@ static enum layout_kind exview_layout(void *self, size_t *nprogs)
 /* ---- the rows under the text ---- */
 
 /* Where the rows under the text go: counted always, drawn only when draw is set (the lesson
-   screen asks how many there are before it lays the text out). */
+   screen asks how many there are before it lays the text out). compact: the rows are fewer than
+   wanted (the task keeps its room), so the files and the build's status take a row each, cut,
+   and the checks get the rest. */
 struct exview_pen {
     const struct screen_caps *c;
     int x, y, w, end;
-    bool draw;
+    bool draw, compact;
 };
 
 /* One paragraph, wrapped with a hanging indent; rows past the end are counted, not drawn. */
@@ -573,10 +575,18 @@ static void exview_foot_top(struct exview *v, struct exview_pen *p)
     for (size_t i = 0; n < sizeof line && v->nedit < v->ex->nfiles && i < v->nedit; i++)
         n += (size_t)snprintf(line + n, sizeof line - n, "%s%s%s", i ? ", " : " (e opens ",
                               v->edit[i], i + 1 == v->nedit ? ": the TODOs)" : "");
-    exview_para(p, screen_attr(SCREEN_DIM), line);
-    snprintf(line, sizeof line, "  in %s", exview_tail(p->c, v->dir, p->w - 5, tail, sizeof tail));
-    exview_row(p, screen_attr(SCREEN_DIM), line);
-    exview_para(p, screen_attr(v->state == EXVIEW_FAILED ? SCREEN_BAD : SCREEN_NORMAL), v->status);
+    if (p->compact) {
+        exview_row(p, screen_attr(SCREEN_DIM), line);
+        exview_row(p, screen_attr(v->state == EXVIEW_FAILED ? SCREEN_BAD : SCREEN_NORMAL),
+                   v->status);
+    } else {
+        exview_para(p, screen_attr(SCREEN_DIM), line);
+        snprintf(line, sizeof line, "  in %s",
+                 exview_tail(p->c, v->dir, p->w - 5, tail, sizeof tail));
+        exview_row(p, screen_attr(SCREEN_DIM), line);
+        exview_para(p, screen_attr(v->state == EXVIEW_FAILED ? SCREEN_BAD : SCREEN_NORMAL),
+                    v->status);
+    }
     /* The newest hint whole; the ones before it on a row each, so that the checks stay in
        sight in a narrow pane. */
     for (size_t i = 0; i < v->hints; i++) {
@@ -804,6 +814,9 @@ static void exview_draw_text_foot(void *self, struct view_ctx *vc, struct layout
     v->foot_caps = c;
     int end = r.y + r.h;
     struct exview_pen p = {.c = c, .x = r.x, .y = r.y, .w = r.w, .end = end, .draw = true};
+    /* Fewer rows than wanted: the lesson screen kept the task its room (footrows.h). */
+    p.compact = v->inner_h > 0 && r.h < exview_text_foot_rows(v, v->inner_h) &&
+                !(v->state == EXVIEW_FAILED && v->log);
     exview_foot_top(v, &p);
     if (v->state == EXVIEW_FAILED && v->log) {
         exview_draw_log(v, c, (struct layout_rect){r.x, p.y, r.w, end - p.y});
@@ -814,12 +827,13 @@ static void exview_draw_text_foot(void *self, struct view_ctx *vc, struct layout
     if (v->rv && p.y + 1 < end) {
         /* The checks; a report below them keeps a few rows whatever the checks take. */
         int run = stepview_run.text_foot_rows(v->rv, v->inner_h);
-        int room = end - p.y - 1 - (report ? 4 : 0);
+        int gap = !p.compact; /* a blank row above the checks when there is room for it */
+        int room = end - p.y - gap - (report ? 4 : 0);
         if (run > room)
             run = room;
         if (run > 0)
-            stepview_run.draw_text_foot(v->rv, vc, (struct layout_rect){r.x, p.y + 1, r.w, run});
-        p.y += 1 + (run > 0 ? run : 0);
+            stepview_run.draw_text_foot(v->rv, vc, (struct layout_rect){r.x, p.y + gap, r.w, run});
+        p.y += gap + (run > 0 ? run : 0);
     }
     if (report)
         exview_foot_report(&p, report);
@@ -971,6 +985,19 @@ static int exview_key_solution(void *self, struct view_ctx *c, int key, struct v
     return 0;
 }
 
+/* The results box is the run view's (o): listed here for the footer and the help, which show
+   the exercise's table. */
+static int exview_key_results(void *self, struct view_ctx *c, int key, struct view_action *act)
+{
+    struct exview *v = self;
+    const struct keybind *b = v->rv ? keys_find(stepview_run.keys, key) : NULL;
+    if (!b) {
+        view_status(c, false, "Nothing is judged yet: your program runs once it builds.");
+        return 0;
+    }
+    return b->fn(v->rv, c, key, act);
+}
+
 static int exview_key_reset(void *self, struct view_ctx *c, int key, struct view_action *act)
 {
     struct exview *v = self;
@@ -1039,6 +1066,13 @@ static const struct keybind exview_bindings[] = {
      .help = "the next hint",
      .priority = 80,
      .fn = exview_key_hint},
+    {.key = 'o',
+     .name = "o",
+     .label = "whole",
+     .help = "every check whole, failing ones first with what to do, as iolab check prints "
+             "them (j/k scroll, another key closes)",
+     .priority = 85,
+     .fn = exview_key_results},
     {.key = 'S',
      .name = "S",
      .help = "the reference solution's code (asks first before you pass); S or Esc closes it",
@@ -1080,6 +1114,13 @@ static bool exview_busy(void *self)
     return v->rv && stepview_run.busy(v->rv);
 }
 
+/* A failed build's messages are what the learner reads now, and j/k scroll them. */
+static bool exview_foot_first(void *self)
+{
+    struct exview *v = self;
+    return !v->sheet && v->state == EXVIEW_FAILED && v->log;
+}
+
 static bool exview_text_focused(void *self)
 {
     struct exview *v = self;
@@ -1093,6 +1134,8 @@ const struct stepview_kind stepview_exercise = {
     .layout = exview_layout,
     .text_foot_rows = exview_text_foot_rows,
     .draw_text_foot = exview_draw_text_foot,
+    .text_room = true,
+    .foot_first = exview_foot_first,
     .draw = exview_draw,
     .title_right = exview_title_right,
     .key = exview_key,

@@ -59,6 +59,10 @@ struct runview {
        last drawn on, or -1) opens them. */
     bool passes_open;
     int fold_y;
+    /* The results box (o): every check, expected outcome and prediction whole, over the
+       screen; a key that does not scroll it closes it. */
+    bool results;
+    struct widgets_sheet sheet;
 };
 
 static size_t runview_nprogs(const struct runview *v)
@@ -286,6 +290,7 @@ static void runview_close(void *self, struct view_ctx *c)
     predictview_free(v->pv);
     sweepview_close(v->sweep);
     grade_free(&v->grader);
+    widgets_sheet_free(&v->sheet);
     free(v);
 }
 
@@ -355,6 +360,12 @@ static bool runview_focusable(const struct runview *v, int focus)
 static int runview_key(void *self, struct view_ctx *c, int key)
 {
     struct runview *v = self;
+    if (v->results) {
+        if (widgets_sheet_key(&v->sheet, key) < 0)
+            v->results = false;
+        c->dirty = true;
+        return 0;
+    }
     if (v->legend) {
         /* The legend is taller than 80x24: these keys scroll it, any other closes it. */
         if (key == KEY_DOWN || key == 'j')
@@ -482,6 +493,17 @@ static int runview_key_legend(void *self, struct view_ctx *c, int key, struct vi
     return 0;
 }
 
+static int runview_key_results(void *self, struct view_ctx *c, int key, struct view_action *act)
+{
+    struct runview *v = self;
+    (void)key;
+    (void)act;
+    v->results = true;
+    v->sheet.top = 0;
+    c->dirty = true;
+    return 0;
+}
+
 static int runview_key_sweep(void *self, struct view_ctx *c, int key, struct view_action *act)
 {
     struct runview *v = self;
@@ -550,6 +572,13 @@ static const struct keybind runview_bindings[] = {
      .help = "what every figure and mark of the counters means",
      .priority = 45,
      .fn = runview_key_legend},
+    {.key = 'o',
+     .name = "o",
+     .label = "whole",
+     .help = "every check, expected outcome and prediction whole, in a box (j/k scroll it, "
+             "another key closes it)",
+     .priority = 85,
+     .fn = runview_key_results},
     {.key = 't',
      .name = "t",
      .label = "totals",
@@ -1044,6 +1073,76 @@ static void runview_draw_prog(struct runview *v, const struct screen_caps *c,
 
 static void runview_draw_counters(struct runview *v, struct view_ctx *vc);
 
+/* The results box: the checks in the order listed, each whole (its name first, then what it
+   saw and, failing, what to do, as `iolab check` prints it), the expected outcomes with the why
+   of each one this run contradicts, and the predictions. */
+static void runview_draw_results(struct runview *v, const struct view_ctx *vc)
+{
+    const struct screen_caps *c = vc->caps;
+    struct widgets_sheet *s = &v->sheet;
+    widgets_sheet_begin(s, vc->layout.body);
+    size_t n = v->sc->nchecks, *order = n ? malloc(n * sizeof *order) : NULL;
+    char msg[768], line[1024];
+    if (n && order) {
+        size_t hold = 0;
+        for (size_t i = 0; i < n; i++)
+            hold += grade_state(&v->grader, i) == GRADE_PASS;
+        snprintf(line, sizeof line, "Checks (%zu of %zu hold%s):", hold, n,
+                 grade_done(&v->grader) ? ", the step is done" : "");
+        widgets_sheet_para(s, c, 0, NULL, 0, A_BOLD, line);
+        runview_check_order(v, order);
+        for (size_t k = 0; k < n; k++) {
+            size_t i = order[k];
+            enum footrows_state st = runview_check_state(v, i);
+            grade_message(&v->grader, i, msg, sizeof msg);
+            attr_t ma = screen_attr(st == FOOTROWS_PASS   ? SCREEN_GOOD
+                                    : st == FOOTROWS_FAIL ? SCREEN_BAD
+                                                          : SCREEN_DIM);
+            const char *mark = st == FOOTROWS_PASS   ? c->g->done
+                               : st == FOOTROWS_FAIL ? c->g->todo
+                                                     : "-";
+            if (st == FOOTROWS_FAIL || st == FOOTROWS_OPEN) {
+                widgets_sheet_para(s, c, 2, mark, ma, A_BOLD, v->sc->checks[i].text);
+                widgets_sheet_para(s, c, 4, NULL, 0, A_NORMAL, msg);
+            } else {
+                snprintf(line, sizeof line, "%s: %s", v->sc->checks[i].text, msg);
+                widgets_sheet_para(s, c, 2, mark, ma,
+                                   st == FOOTROWS_PASS ? A_NORMAL : screen_attr(SCREEN_DIM), line);
+            }
+        }
+    }
+    free(order);
+    if (v->sc->nexpects) {
+        if (s->n)
+            widgets_sheet_para(s, c, 0, NULL, 0, A_NORMAL, "");
+        widgets_sheet_para(s, c, 0, NULL, 0, A_BOLD, "What to expect:");
+        for (size_t i = 0; i < v->sc->nexpects; i++) {
+            struct expect_verdict ev = runview_expect(v, i, msg, sizeof msg);
+            const char *mark = ev.state == EXPECT_AGREES    ? c->g->done
+                               : ev.state == EXPECT_DIFFERS ? "!"
+                                                            : "-";
+            attr_t ma = screen_attr(ev.state == EXPECT_AGREES    ? SCREEN_GOOD
+                                    : ev.state == EXPECT_DIFFERS ? SCREEN_BAD
+                                                                 : SCREEN_DIM);
+            snprintf(line, sizeof line, "%s: %s", v->sc->expects[i].text, msg);
+            widgets_sheet_para(s, c, 2, mark, ma, A_NORMAL, line);
+            if (ev.state == EXPECT_DIFFERS && v->sc->expects[i].why) {
+                snprintf(line, sizeof line, "Unlike the text: %s", v->sc->expects[i].why);
+                widgets_sheet_para(s, c, 4, NULL, 0, screen_attr(SCREEN_BAD), line);
+            }
+        }
+    }
+    if (v->pv) {
+        if (s->n)
+            widgets_sheet_para(s, c, 0, NULL, 0, A_NORMAL, "");
+        predictview_sheet(v->pv, s, c, v->grader.session.modes, v->grader.session.nmodes);
+    }
+    if (!s->n)
+        widgets_sheet_para(s, c, 0, NULL, 0, A_NORMAL,
+                           "This step has no checks, expected outcomes or predictions.");
+    widgets_sheet_draw(s, c, "Whole: j/k scroll, any other key closes");
+}
+
 static void runview_draw(void *self, struct view_ctx *vc)
 {
     struct runview *v = self;
@@ -1051,6 +1150,8 @@ static void runview_draw(void *self, struct view_ctx *vc)
         sweepview_draw(v->sweep, vc);
         if (v->legend)
             v->legend_page = counterview_legend(vc->caps, &v->legend_top);
+        if (v->results)
+            runview_draw_results(v, vc);
         return;
     }
     for (size_t i = 0; i < vc->layout.nprogs; i++)
@@ -1070,6 +1171,8 @@ static void runview_draw(void *self, struct view_ctx *vc)
     }
     if (v->legend)
         v->legend_page = counterview_legend(vc->caps, &v->legend_top);
+    if (v->results)
+        runview_draw_results(v, vc);
 }
 
 static void runview_draw_counters(struct runview *v, struct view_ctx *vc)
