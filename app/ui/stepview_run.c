@@ -853,7 +853,7 @@ static void runview_checks_draw(struct runview *v, const struct screen_caps *c, 
         snprintf(head, sizeof head, "%s Step done. n: next step", c->g->done);
     else
         snprintf(head, sizeof head, "%s",
-                 plan.cut ? "To complete this step (o: whole):" : "To complete this step:");
+                 plan.cut ? "To complete this step: (o: whole)" : "To complete this step:");
     widgets_text(c, x, y++, w, all ? screen_attr(SCREEN_GOOD) | A_BOLD : A_BOLD, head);
     size_t nunj = 0;
     for (size_t k = 0; k < n; k++)
