@@ -500,8 +500,8 @@ static enum layout_kind exview_layout(void *self, size_t *nprogs)
 
 /* Where the rows under the text go: counted always, drawn only when draw is set (the lesson
    screen asks how many there are before it lays the text out). compact: the rows are fewer than
-   wanted (the task keeps its room), so the files and the build's status take a row each, cut,
-   and the checks get the rest. */
+   wanted (the task keeps its room), so the workspace's path goes (the title of e's editor and
+   iolab check name it) and the build's status takes one row, cut: the checks get the rest. */
 struct exview_pen {
     const struct screen_caps *c;
     int x, y, w, end;
@@ -575,12 +575,11 @@ static void exview_foot_top(struct exview *v, struct exview_pen *p)
     for (size_t i = 0; n < sizeof line && v->nedit < v->ex->nfiles && i < v->nedit; i++)
         n += (size_t)snprintf(line + n, sizeof line - n, "%s%s%s", i ? ", " : " (e opens ",
                               v->edit[i], i + 1 == v->nedit ? ": the TODOs)" : "");
+    exview_para(p, screen_attr(SCREEN_DIM), line);
     if (p->compact) {
-        exview_row(p, screen_attr(SCREEN_DIM), line);
         exview_row(p, screen_attr(v->state == EXVIEW_FAILED ? SCREEN_BAD : SCREEN_NORMAL),
                    v->status);
     } else {
-        exview_para(p, screen_attr(SCREEN_DIM), line);
         snprintf(line, sizeof line, "  in %s",
                  exview_tail(p->c, v->dir, p->w - 5, tail, sizeof tail));
         exview_row(p, screen_attr(SCREEN_DIM), line);
