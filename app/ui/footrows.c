@@ -75,6 +75,10 @@ void footrows_checks(struct footrows_check *ck, size_t n, int room, bool open_pa
     }
     plan->ufold = unj && nunj > 1;
     plan->fold = pass && (!open_passes || plan->npass > 1);
+    /* With nothing left to do, the holding checks are what there is to read: each on its row
+       when they fit. */
+    if (!ntodo && !nunj)
+        open_passes = true;
     int used = 1;
     int e = 0;
     bool unj_row = false, pass_row = false;

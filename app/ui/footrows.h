@@ -17,7 +17,8 @@
  * goes, and every listed check keeps at least its name's row. A check not judged is one dim row
  * and never folds into the holding row (when the room is short, the checks not judged share one
  * row of their own, after every sentence). Holding checks fold into one row ("✓ 7 checks hold")
- * unless the learner opened them, and then take a row each. When even one row each does not
+ * unless the learner opened them, or nothing is left to do and they fit, and then take a row
+ * each. When even one row each does not
  * fit, the last rows give way to one row that counts what is left out.
  */
 #ifndef IOLAB_FOOTROWS_H

@@ -577,7 +577,7 @@ static const struct keybind runview_bindings[] = {
      .label = "whole",
      .help = "every check, expected outcome and prediction whole, in a box (j/k scroll it, "
              "another key closes it)",
-     .priority = 85,
+     .priority = 65, /* after the modes and the comparison, which a run step is about */
      .fn = runview_key_results},
     {.key = 't',
      .name = "t",

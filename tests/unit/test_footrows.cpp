@@ -195,3 +195,17 @@ TEST_CASE("footrows: when not even a row each fits, the last row counts what is 
     CHECK(p.rows == 0);
     CHECK(sum(v) == 0);
 }
+
+TEST_CASE("footrows: with every check holding, each has its row when they fit, else one row")
+{
+    auto v = checks({{FOOTROWS_PASS, 1}, {FOOTROWS_PASS, 1}, {FOOTROWS_PASS, 1}});
+    footrows_plan p;
+    footrows_checks(v.data(), v.size(), 10, false, &p);
+    CHECK_FALSE(p.fold);
+    CHECK(sum(v) == 3);
+    CHECK(p.rows == 4);
+    footrows_checks(v.data(), v.size(), 3, false, &p);
+    CHECK(p.fold);
+    CHECK(sum(v) == 1);
+    CHECK(p.rows == 2);
+}
