@@ -984,8 +984,8 @@ static int exview_key_solution(void *self, struct view_ctx *c, int key, struct v
     return 0;
 }
 
-/* The results box is the run view's (o): listed here for the footer and the help, which show
-   the exercise's table. */
+/* The results box is the run view's (o): listed here for the help, which shows the exercise's
+   table. */
 static int exview_key_results(void *self, struct view_ctx *c, int key, struct view_action *act)
 {
     struct exview *v = self;
@@ -1067,10 +1067,9 @@ static const struct keybind exview_bindings[] = {
      .fn = exview_key_hint},
     {.key = 'o',
      .name = "o",
-     .label = "whole",
+     /* In the footer through the run view's entries, once there is a run. */
      .help = "every check whole, failing ones first with what to do, as iolab check prints "
              "them (j/k scroll, another key closes)",
-     .priority = 85,
      .fn = exview_key_results},
     {.key = 'S',
      .name = "S",

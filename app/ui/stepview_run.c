@@ -574,10 +574,8 @@ static const struct keybind runview_bindings[] = {
      .fn = runview_key_legend},
     {.key = 'o',
      .name = "o",
-     .label = "whole",
      .help = "every check, expected outcome and prediction whole, in a box (j/k scroll it, "
              "another key closes it)",
-     .priority = 65, /* after the modes and the comparison, which a run step is about */
      .fn = runview_key_results},
     {.key = 't',
      .name = "t",
@@ -612,20 +610,26 @@ static size_t runview_footer(void *self, int width, struct keys_item *out, size_
     int need = 0;
     for (size_t i = 0; i < nmodes; i++)
         need += 4 + (int)strlen(v->sc->modes[i].id);
+    if (max == 0)
+        return 0;
+    /* The results box, after the modes: before the comparison where a prediction's explanation
+       is read whole only there, after it elsewhere. */
+    struct keys_item results = {"o", "all", v->pv ? 85 : 65};
+    max--;
+    size_t n = sweepview_footer(v->sweep, out, max);
     /* The modes are what a run step is about, but not at the cost of help, quit and next: when
        they would take more than half the footer, one entry stands for them all (? lists them). */
-    if (nmodes > 1 && need > width / 2 && max > 0) {
-        size_t n = sweepview_footer(v->sweep, out, max - 1);
+    if (nmodes > 1 && need > width / 2 && n < max) {
         snprintf(range, sizeof range, "%c-%c", v->sc->modes[0].key, v->sc->modes[nmodes - 1].key);
-        out[n] = (struct keys_item){range, "modes (? names them)", 100};
-        return n + 1;
+        out[n++] = (struct keys_item){range, "modes (? names them)", 100};
+    } else {
+        for (size_t i = 0; i < nmodes && n < max; i++) {
+            names[i][0] = v->sc->modes[i].key;
+            names[i][1] = '\0';
+            out[n++] = (struct keys_item){names[i], v->sc->modes[i].id, 100};
+        }
     }
-    size_t n = sweepview_footer(v->sweep, out, max);
-    for (size_t i = 0; i < nmodes && n < max; i++) {
-        names[i][0] = v->sc->modes[i].key;
-        names[i][1] = '\0';
-        out[n++] = (struct keys_item){names[i], v->sc->modes[i].id, 100};
-    }
+    out[n++] = results;
     return n;
 }
 

@@ -230,7 +230,7 @@ TEST_CASE("screen at 80x24: four failing checks show their advice whole on o, as
     // the heading says the whole is on o.
     CHECK(term.last().find("(o: whole)") != std::string::npos);
     CHECK(term.last().find("\u2717 ") != std::string::npos);
-    CHECK(term.last().find("o whole") != std::string::npos); // in the footer
+    CHECK(term.last().find("o all") != std::string::npos); // in the footer
 
     // What iolab check prints for the same program.
     Exercise ex{"tinyfile/write-client", "tinyfile/client", "tiny-client.c", {"tinyfile.h"}};
@@ -296,7 +296,7 @@ TEST_CASE("screen at 80x24: a prediction's verdict, value and explanation, and e
     // The footer names the key, and the help says what it does.
     term.keys("x");
     REQUIRE(term.wait_gone("Whole: j/k scroll", 10));
-    CHECK(term.last().find("o whole") != std::string::npos);
+    CHECK(term.last().find("o all") != std::string::npos);
     term.keys("?");
     REQUIRE(term.wait_for("every check, expected outcome and prediction whole", 10));
     term.keys("Escape");
