@@ -127,7 +127,15 @@ void footrows_checks(struct footrows_check *ck, size_t n, int room, bool open_pa
         for (size_t i = 0; i < n; i++)
             ck[i].rows = ck[i].state == FOOTROWS_PASS ? 1 : ck[i].rows;
         used += (int)plan->npass - 1;
+        extra -= (int)plan->npass - 1;
         plan->fold = false;
     }
+    /* Opened, a holding check's name and figure wrap when the rows are there. */
+    for (size_t i = 0; !plan->fold && i < n; i++)
+        if (ck[i].state == FOOTROWS_PASS && ck[i].whole - 1 <= extra) {
+            extra -= ck[i].whole - 1;
+            used += ck[i].whole - 1;
+            ck[i].rows = ck[i].whole;
+        }
     plan->rows = used;
 }

@@ -55,7 +55,8 @@ enum footrows_state {
 
 struct footrows_check {
     enum footrows_state state;
-    int whole; /* rows it takes whole: its name and, still to do, its sentence (at least 1) */
+    int whole; /* rows it takes whole: its name and, still to do, its sentence; holding, its
+                  name and figure wrapped (at least 1; a check not judged takes 1) */
     int rows;  /* out: the rows it gets; 0 when folded or left out */
 };
 

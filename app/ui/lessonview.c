@@ -416,10 +416,10 @@ static void lessonview_draw_text(struct lessonview *v, struct view_ctx *vc)
         v->text_width = bw;
     }
     int foot = v->kind && v->kind->text_foot_rows ? v->kind->text_foot_rows(v->kv, in.h) : 0;
-    bool first = v->kind && v->kind->foot_first && v->kind->foot_first(v->kv);
+    const char *first = v->kind && v->kind->foot_first ? v->kind->foot_first(v->kv) : NULL;
     if (v->kind && v->kind->text_room)
         /* The foot keeps at least its first rows (the files, the first check's name). */
-        foot = footrows_split(in.h, (int)v->text.nlines, foot, 4, first);
+        foot = footrows_split(in.h, (int)v->text.nlines, foot, 4, first != NULL);
     struct layout_rect body = {in.x + 1, in.y, bw, in.h - foot};
     size_t n = v->text.nlines;
     if (v->text_scroll >= n)
@@ -427,7 +427,7 @@ static void lessonview_draw_text(struct lessonview *v, struct view_ctx *vc)
     /* A text longer than its rows says so on its last row, after the last word when there is
        room, else on a row of its own: never over a word. Under a build error j scrolls the
        compiler's messages, and the hint says so. */
-    const char *hint = first ? "(more; j scrolls the errors)" : "(more: j)";
+    const char *hint = first ? first : "(more: j)";
     int hw = (int)strlen(hint);
     int shown = body.h;
     bool more = body.h > 0 && v->text_scroll + (size_t)body.h < n;

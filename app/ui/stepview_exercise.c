@@ -551,19 +551,10 @@ static const char *exview_tail(const struct screen_caps *c, const char *s, int w
     return buf;
 }
 
-/* The workspace and its files, the build's status, hints, confirmations. */
-static void exview_foot_top(struct exview *v, struct exview_pen *p)
+/* Which files the learner has and which of them `e` opens (those with a TODO). */
+static void exview_foot_files(struct exview *v, struct exview_pen *p)
 {
-    /* A pass first: hints and warnings below may push the checks out of a small pane, never
-       this. */
-    if (v->rv && stepview_run.done(v->rv)) {
-        char done[64];
-        snprintf(done, sizeof done, "%s Step done. n: next step", p->c->g->done);
-        exview_row(p, screen_attr(SCREEN_GOOD) | A_BOLD, done);
-    }
-    /* Which files the learner has and which of them `e` opens (those with a TODO), then where
-       they are, on one row. */
-    char line[PATH_MAX + 256], tail[PATH_MAX + 8];
+    char line[PATH_MAX + 256];
     size_t n = (size_t)snprintf(line, sizeof line, "Your files:");
     for (size_t i = 0; i < v->ex->nfiles && n < sizeof line; i++)
         n += (size_t)snprintf(line + n, sizeof line - n, "%s %s", i ? "," : "", v->ex->files[i]);
@@ -576,10 +567,26 @@ static void exview_foot_top(struct exview *v, struct exview_pen *p)
         n += (size_t)snprintf(line + n, sizeof line - n, "%s%s%s", i ? ", " : " (e opens ",
                               v->edit[i], i + 1 == v->nedit ? ": the TODOs)" : "");
     exview_para(p, screen_attr(SCREEN_DIM), line);
+}
+
+/* The workspace and its files, the build's status, hints, confirmations; compact: the status
+   only (the files go under the checks, as far as the rows go). */
+static void exview_foot_top(struct exview *v, struct exview_pen *p)
+{
+    /* A pass first: hints and warnings below may push the checks out of a small pane, never
+       this. */
+    if (v->rv && stepview_run.done(v->rv)) {
+        char done[64];
+        snprintf(done, sizeof done, "%s Step done. n: next step", p->c->g->done);
+        exview_row(p, screen_attr(SCREEN_GOOD) | A_BOLD, done);
+    }
+    /* The files, then where they are, on one row. */
+    char line[PATH_MAX + 256], tail[PATH_MAX + 8];
     if (p->compact) {
         exview_row(p, screen_attr(v->state == EXVIEW_FAILED ? SCREEN_BAD : SCREEN_NORMAL),
                    v->status);
     } else {
+        exview_foot_files(v, p);
         snprintf(line, sizeof line, "  in %s",
                  exview_tail(p->c, v->dir, p->w - 5, tail, sizeof tail));
         exview_row(p, screen_attr(SCREEN_DIM), line);
@@ -830,10 +837,20 @@ static void exview_draw_text_foot(void *self, struct view_ctx *vc, struct layout
         int room = end - p.y - gap - (report ? 4 : 0);
         if (run > room)
             run = room;
+        if (p.compact) {
+            /* The files under the checks, when the checks leave them room or have their first
+               rows (a heading, a name, a few rows of its advice) without it. */
+            struct exview_pen f = {.c = c, .w = r.w};
+            exview_foot_files(v, &f);
+            if (run + f.y > room && room - f.y >= 6)
+                run = room - f.y;
+        }
         if (run > 0)
             stepview_run.draw_text_foot(v->rv, vc, (struct layout_rect){r.x, p.y + gap, r.w, run});
         p.y += gap + (run > 0 ? run : 0);
     }
+    if (p.compact)
+        exview_foot_files(v, &p);
     if (report)
         exview_foot_report(&p, report);
     exview_foot_warnings(v, &p);
@@ -1112,11 +1129,17 @@ static bool exview_busy(void *self)
     return v->rv && stepview_run.busy(v->rv);
 }
 
-/* A failed build's messages are what the learner reads now, and j/k scroll them. */
-static bool exview_foot_first(void *self)
+/* A failed build's messages are what the learner reads now, and j/k scroll them; a sanitizer's
+   report says why the program did not do its job, and takes the rows it needs. */
+static const char *exview_foot_first(void *self)
 {
     struct exview *v = self;
-    return !v->sheet && v->state == EXVIEW_FAILED && v->log;
+    if (v->sheet)
+        return NULL;
+    if (v->state == EXVIEW_FAILED && v->log)
+        return "(more; j scrolls the errors)";
+    const char *report = v->rv ? stepview_run_sanitizer_report(v->rv) : NULL;
+    return report && *report ? "(more: j)" : NULL;
 }
 
 static bool exview_text_focused(void *self)

@@ -726,10 +726,15 @@ static int runview_check_whole(const struct runview *v, const struct screen_caps
                                int w)
 {
     enum footrows_state st = runview_check_state(v, i);
-    if (st != FOOTROWS_FAIL && st != FOOTROWS_OPEN)
+    if (st == FOOTROWS_UNJUDGED)
         return 1;
     char msg[768];
     grade_message(&v->grader, i, msg, sizeof msg);
+    if (st == FOOTROWS_PASS) {
+        char line[1024];
+        snprintf(line, sizeof line, "%s: %s", v->sc->checks[i].text, msg);
+        return widgets_wrapped(c, 0, 0, w - 2, 2, 0, A_NORMAL, line);
+    }
     return widgets_wrapped(c, 0, 0, w - 2, 2, 0, A_NORMAL, v->sc->checks[i].text) +
            widgets_wrapped(c, 0, 0, w - 4, 0, 0, A_NORMAL, msg);
 }
@@ -776,7 +781,7 @@ static void runview_para_cut(const struct screen_caps *c, int x, int y, int w, i
     for (int k = 0; k < rows && (size_t)k < d.nlines; k++) {
         bool cut = k == rows - 1 && (size_t)rows < d.nlines;
         int used = widgets_text(c, x, y + k, cut ? w - 1 : w, attr, d.lines[k].text);
-        if (cut)
+        if (cut && d.lines[k].width < w) /* else widgets_text marked the cut itself */
             widgets_text(c, x + used, y + k, 1, screen_attr(SCREEN_DIM), c->g->more);
     }
     wrap_doc_free(&d);
@@ -819,8 +824,11 @@ static void runview_check_draw(struct runview *v, const struct screen_caps *c, s
         if (ck->state == FOOTROWS_PASS && v->fold_y < 0)
             v->fold_y = y;
         snprintf(line, sizeof line, "%s: %s", chk->text, msg);
-        widgets_text(c, x + 2, y, w - 2,
-                     ck->state == FOOTROWS_PASS ? A_NORMAL : screen_attr(SCREEN_DIM), line);
+        if (ck->rows > 1)
+            widgets_wrapped(c, x + 2, y, w - 2, 2, ck->rows, A_NORMAL, line);
+        else
+            widgets_text(c, x + 2, y, w - 2,
+                         ck->state == FOOTROWS_PASS ? A_NORMAL : screen_attr(SCREEN_DIM), line);
         return;
     }
     /* To do: the name wrapped when the whole fits, else on its one row, cut; the sentence under

@@ -209,3 +209,17 @@ TEST_CASE("footrows: with every check holding, each has its row when they fit, e
     CHECK(sum(v) == 1);
     CHECK(p.rows == 2);
 }
+
+TEST_CASE("footrows: opened, a holding check's name and figure wrap when the rows are there")
+{
+    auto v = checks({{FOOTROWS_PASS, 2}, {FOOTROWS_PASS, 3}});
+    footrows_plan p;
+    footrows_checks(v.data(), v.size(), 10, true, &p);
+    CHECK(v[0].rows == 2);
+    CHECK(v[1].rows == 3);
+    CHECK(p.rows == 6);
+    footrows_checks(v.data(), v.size(), 4, true, &p);
+    CHECK(v[0].rows == 2);
+    CHECK(v[1].rows == 1);
+    CHECK(p.rows == 4);
+}
