@@ -731,9 +731,14 @@ static int runview_check_whole(const struct runview *v, const struct screen_caps
     char msg[768];
     grade_message(&v->grader, i, msg, sizeof msg);
     if (st == FOOTROWS_PASS) {
+        /* Holding: "name: figure" on one row, or when it is wider the figure under the name. */
         char line[1024];
         snprintf(line, sizeof line, "%s: %s", v->sc->checks[i].text, msg);
-        return widgets_wrapped(c, 0, 0, w - 2, 2, 0, A_NORMAL, line);
+        if (wrap_width(line, strlen(line), c->utf8) <= w - 2)
+            return 1;
+        snprintf(line, sizeof line, "%s:", v->sc->checks[i].text);
+        return widgets_wrapped(c, 0, 0, w - 2, 2, 0, A_NORMAL, line) +
+               widgets_wrapped(c, 0, 0, w - 4, 0, 0, A_NORMAL, msg);
     }
     return widgets_wrapped(c, 0, 0, w - 2, 2, 0, A_NORMAL, v->sc->checks[i].text) +
            widgets_wrapped(c, 0, 0, w - 4, 0, 0, A_NORMAL, msg);
@@ -824,9 +829,12 @@ static void runview_check_draw(struct runview *v, const struct screen_caps *c, s
         if (ck->state == FOOTROWS_PASS && v->fold_y < 0)
             v->fold_y = y;
         snprintf(line, sizeof line, "%s: %s", chk->text, msg);
-        if (ck->rows > 1)
-            widgets_wrapped(c, x + 2, y, w - 2, 2, ck->rows, A_NORMAL, line);
-        else
+        if (ck->rows > 1) {
+            /* Its name, then its figure under it (the rows were counted so). */
+            snprintf(line, sizeof line, "%s:", chk->text);
+            int name = widgets_wrapped(c, x + 2, y, w - 2, 2, ck->rows, A_NORMAL, line);
+            widgets_wrapped(c, x + 4, y + name, w - 4, 0, ck->rows - name, A_NORMAL, msg);
+        } else
             widgets_text(c, x + 2, y, w - 2,
                          ck->state == FOOTROWS_PASS ? A_NORMAL : screen_attr(SCREEN_DIM), line);
         return;
