@@ -23,6 +23,7 @@
 #include "engine/jail.h"
 #include "exercise.h"
 #include "exercise/build.h"
+#include "exercise/judge.h"
 #include "grade.h"
 #include "headless.h"
 #include "human.h"
@@ -56,20 +57,19 @@ struct attempt {
     char cache[PATH_MAX];
     char sandbox[PATH_MAX];
     double seconds;
-    struct build *build;
-    struct build_result ref, mine; /* logs copied out below */
+    struct judge_builder builder; /* the reference, then the learner's files (judge.h) */
+    struct build_result mine;     /* the learner's build; its log copied out below */
     char *mine_log;
-    bool ref_ok, mine_ok;
+    bool mine_ok;
     struct exercise_run run;
     bool run_ready;
     struct grader grader;
-    bool grader_ready;
+    struct judge judge; /* its grader, the tier, and why nothing could be judged (judge.h) */
+    bool judge_ready;
     struct engine *engine;
     uv_timer_t timer;
     bool timer_on;
     char error[1024]; /* nothing could be judged: why */
-    char tier[16];    /* the sandbox tier the scenario ran in; "": it did not start */
-    bool pages_own;   /* no program of the run could write another's counts (jail.h) */
     bool done;
     uint64_t t0;            /* uv_hrtime() when the attempt started */
     double build_verdict_s; /* from t0 to the learner's build verdict */
@@ -92,32 +92,6 @@ static double check_since(const struct attempt *a)
     return (double)(uv_hrtime() - a->t0) / 1e9;
 }
 
-/* The build of the exercise's files in src; NULL when its command has too many words. */
-static const struct build_spec *check_spec(const struct attempt *a, const char *src,
-                                           struct build_spec *spec, const char **cmd)
-{
-    *spec = (struct build_spec){
-        .command = exercise_command(a->ex, cmd, BUILD_MAX_ARGS),
-        .src_dir = src,
-        .files = (const char *const *)a->ex->files,
-        .nfiles = a->ex->nfiles,
-        .sources = (const char *const *)a->ex->sources,
-        .nsources = a->ex->nsources,
-        .cache_dir = a->cache,
-        .sandbox = a->sandbox,
-    };
-    return spec->command ? spec : NULL;
-}
-
-static int check_build(struct attempt *a, const char *src, build_done_fn done)
-{
-    const char *cmd[BUILD_MAX_ARGS];
-    struct build_spec spec;
-    if (!check_spec(a, src, &spec, cmd))
-        return -E2BIG; /* a build command of more than BUILD_MAX_ARGS words */
-    return build_start(a->loop, &spec, done, a, &a->build);
-}
-
 static void check_finish(struct attempt *a)
 {
     if (a->timer_on) {
@@ -133,6 +107,14 @@ static void check_stop(struct attempt *a)
         engine_stop(a->engine);
 }
 
+/* Why the judge could judge nothing (a limit, a scenario that did not start), as the attempt's
+   error, unless it has one already. */
+static void check_take_why(struct attempt *a)
+{
+    if (a->judge_ready && a->judge.why[0] && !a->error[0])
+        snprintf(a->error, sizeof a->error, "%s", a->judge.why);
+}
+
 #define CHECK_DYING_GRACE_S 5 /* for a program that is writing a sanitizer's report to exit */
 
 static void check_dying_late(uv_timer_t *t)
@@ -140,14 +122,10 @@ static void check_dying_late(uv_timer_t *t)
     check_stop(t->data);
 }
 
-/* Every check is decided: the run has shown what it had to; stop it now rather than at the end
-   of its time. A program that is in the middle of a sanitizer's report is dying already (the
-   report ends in abort()): it is let finish, so its signal and its whole report are told, which
-   the verdict of the client that lost its server usually precedes. */
 /* Notes when each check got its verdict, for the JUnit report's per-check time. */
 static void check_note_decided(struct attempt *a, bool all)
 {
-    if (!a->grader_ready || !a->check_s)
+    if (!a->judge_ready || !a->check_s)
         return;
     double t = check_since(a) - a->build_verdict_s;
     for (size_t i = 0; i < a->run.sc.nchecks; i++)
@@ -155,21 +133,27 @@ static void check_note_decided(struct attempt *a, bool all)
             a->check_s[i] = t > 0 ? t : 1e-6;
 }
 
+/* Every check is decided: the run has shown what it had to; stop it now rather than at the end
+   of its time. A program that is in the middle of a sanitizer's report is dying already (the
+   report ends in abort()): it is let finish, so its signal and its whole report are told, which
+   the verdict of the client that lost its server usually precedes. */
 static void check_maybe_decided(struct attempt *a)
 {
+    check_take_why(a);
     check_note_decided(a, false);
+    struct grader *g = &a->grader;
     if (a->decided_s > 0) {
-        if (a->dying && !grade_sanitizer_reporting(&a->grader)) {
+        if (a->dying && !grade_sanitizer_reporting(g)) {
             a->dying = false;
             check_stop(a);
         }
         return;
     }
-    if (!grade_decided(&a->grader))
+    if (!grade_decided(g))
         return;
     a->decided_s = check_since(a);
-    grade_finish(&a->grader);
-    if (grade_sanitizer_reporting(&a->grader) && a->engine) {
+    grade_finish(g);
+    if (grade_sanitizer_reporting(g) && a->engine) {
         a->dying = true;
         uv_timer_start(&a->timer, check_dying_late, CHECK_DYING_GRACE_S * 1000, 0);
         return;
@@ -180,7 +164,7 @@ static void check_maybe_decided(struct attempt *a)
 static void check_on_snapshot(void *data, const struct snapshot *snap)
 {
     struct attempt *a = data;
-    grade_update(&a->grader, snap);
+    judge_snapshot(&a->judge, a->engine, snap);
     check_maybe_decided(a);
 }
 
@@ -189,7 +173,7 @@ static void check_on_line(void *data, size_t prog, enum engine_stream stream, co
 {
     struct attempt *a = data;
     (void)stream;
-    grade_line(&a->grader, prog, line);
+    judge_line(&a->judge, prog, line);
     if (prog == a->ex->learner) {
         snprintf(a->tail[a->tail_next], sizeof a->tail[0], "%.*s", (int)len, line);
         a->tail_next = (a->tail_next + 1) % CHECK_TAIL;
@@ -201,52 +185,20 @@ static void check_on_line(void *data, size_t prog, enum engine_stream stream, co
 static void check_on_exit(void *data, size_t prog, int status, bool expected)
 {
     struct attempt *a = data;
-    /* A program stopped by the jail's own limit says nothing about the learner's code: the
-       attempt is not judged, and the sentence names the limit. The process limit is named
-       whatever the program's end (one that reached it and went on is stopped by iolab at the
-       end): for the learner's program always, for the exercise's own only when it failed, since
-       in the jail they share every program that lived through the limit reports it. */
-    char limit[16];
-    bool mine = prog == a->ex->learner;
-    if ((!expected || mine) && !a->error[0] && a->engine &&
-        engine_limit(a->engine, prog, limit, sizeof limit)) {
-        struct engine_limit_words w = engine_limit_say(limit);
-        snprintf(a->error, sizeof a->error,
-                 "the %s (%s) %s the jail's %s limit (%s), not judged: this run says nothing "
-                 "about your code",
-                 a->ex->sc->programs[prog].name,
-                 mine ? "your program" : "one of the exercise's own programs",
-                 expected ? "reached" : "was stopped by", w.what, w.where);
-    }
-    grade_exit(&a->grader, prog, status, expected);
+    judge_exit(&a->judge, a->engine, prog, status, expected);
     check_maybe_decided(a);
 }
 
 static void check_on_state(void *data, enum engine_state state)
 {
     struct attempt *a = data;
-    if (state == ENGINE_RUNNING && engine_jail(a->engine)) {
-        enum iolab_tier t = jail_tier(engine_jail(a->engine));
-        snprintf(a->tier, sizeof a->tier, "%s", iolab_tier_name(t));
-        a->pages_own = jail_counts_protected(engine_jail(a->engine));
-        grade_set_tier(&a->grader, iolab_tier_name(t));
-    }
-    if (state == ENGINE_FAILED && !a->error[0])
-        snprintf(a->error, sizeof a->error, "the scenario could not start: %s",
-                 engine_error(a->engine));
+    bool over = a->grader.over;
+    judge_state(&a->judge, a->engine, state);
     if (state == ENGINE_STOPPED || state == ENGINE_FAILED) {
-        if (a->grader_ready && !a->grader.over) {
-            grade_finish(&a->grader); /* the time is up: what is undecided is decided now */
-            a->decided_s = check_since(a);
-        }
+        if (!over)
+            a->decided_s = check_since(a); /* the time is up: decided as it stands */
         check_note_decided(a, true);
-        const struct lesson_program *lp = &a->ex->sc->programs[a->ex->learner];
-        if (a->grader_ready && !a->grader.measured && !a->error[0] && lp->ready)
-            snprintf(a->error, sizeof a->error,
-                     "no check could be judged: your %s did not print a line containing \"%s\" "
-                     "within %g s, so the scenario never started; it must bind(), listen() and "
-                     "then print that line",
-                     lp->name, lp->ready, a->seconds);
+        check_take_why(a);
         engine_free(a->engine);
         a->engine = NULL;
         check_finish(a);
@@ -272,7 +224,7 @@ static void check_time_up(uv_timer_t *t)
     /* The run's time counts from the program's start, not from the sandbox's: on a loaded
        machine start-up may take a while, and the checks' time limits must get their time. */
     double ran = check_mode_seconds(a), left = a->seconds - ran;
-    if (a->engine && a->grader_ready && a->grader.measured && left > 0.05 &&
+    if (a->engine && a->judge_ready && a->grader.measured && left > 0.05 &&
         check_since(a) < a->seconds + CHECK_STARTUP_GRACE_S) {
         uv_timer_start(&a->timer, check_time_up, (uint64_t)(left * 1000) + 200, 0);
         return;
@@ -282,13 +234,18 @@ static void check_time_up(uv_timer_t *t)
 
 static void check_start_run(struct attempt *a)
 {
-    if (exercise_run_init(&a->run, a->ex, a->step, a->mine.exe, a->ref.exe) < 0 ||
-        grade_init(&a->grader, &a->run.sc) < 0) {
+    if (exercise_run_init(&a->run, a->ex, a->step, a->mine.exe, a->builder.ref_exe) < 0) {
         snprintf(a->error, sizeof a->error, "out of memory");
         check_finish(a);
         return;
     }
-    a->run_ready = a->grader_ready = true;
+    a->run_ready = true;
+    if (judge_init(&a->judge, &a->grader, &a->run.sc, a->seconds) < 0) {
+        snprintf(a->error, sizeof a->error, "out of memory");
+        check_finish(a);
+        return;
+    }
+    a->judge_ready = true;
     a->check_s = calloc(a->run.sc.nchecks + 1, sizeof *a->check_s);
     /* IOLAB_TIER_AUTO: the sandbox then honours IOLAB_SANDBOX_TIER, as for `iolab run`. */
     struct engine_options eo = {
@@ -314,10 +271,18 @@ static void check_start_run(struct attempt *a)
     uv_timer_start(&a->timer, check_time_up, (uint64_t)(a->seconds * 1000) + 500, 0);
 }
 
-static void check_mine_built(void *data, const struct build_result *r)
+/* The reference did not build (the attempt ends), or the learner's files were built. */
+static void check_built(void *data, enum judge_built which, const struct build_result *r)
 {
     struct attempt *a = data;
-    a->build = NULL;
+    if (which == JUDGE_REFERENCE) {
+        snprintf(a->error, sizeof a->error,
+                 "the exercise's reference solution in %s does not build (%s); tell the pack's "
+                 "author",
+                 a->ex->dir, r->status == BUILD_FAILED ? r->log : r->message);
+        check_finish(a);
+        return;
+    }
     a->mine = *r;
     a->mine_log = strdup(r->log ? r->log : "");
     a->mine.log = NULL;
@@ -342,31 +307,6 @@ static void check_mine_built(void *data, const struct build_result *r)
     check_start_run(a);
 }
 
-static void check_ref_built(void *data, const struct build_result *r)
-{
-    struct attempt *a = data;
-    a->build = NULL;
-    a->ref = *r;
-    a->ref.log = NULL;
-    a->ref_ok = r->status == BUILD_OK;
-    if (!a->ref_ok) {
-        snprintf(a->error, sizeof a->error,
-                 "the exercise's reference solution in %s does not build (%s); tell the pack's "
-                 "author",
-                 a->ex->dir, r->status == BUILD_FAILED ? r->log : r->message);
-        check_finish(a);
-        return;
-    }
-    if (a->stopped) { /* a signal came as the reference's build ended */
-        check_finish(a);
-        return;
-    }
-    if (check_build(a, a->dir, check_mine_built) < 0) {
-        snprintf(a->error, sizeof a->error, "cannot start the build");
-        check_finish(a);
-    }
-}
-
 /* SIGINT, SIGTERM or SIGHUP: the build is cancelled (the sandbox removes its directory) or the
    scenario stopped; the attempt ends with nothing judged. */
 static void check_on_signal(void *data, int sig)
@@ -374,9 +314,8 @@ static void check_on_signal(void *data, int sig)
     struct attempt *a = data;
     if (!a->stopped)
         a->stopped = 128 + sig;
-    if (a->build) {
-        build_cancel(a->build); /* its callback never runs */
-        a->build = NULL;
+    if (a->builder.build) {
+        judge_build_cancel(&a->builder); /* its callback never runs */
         check_finish(a);
     }
     check_stop(a);
@@ -408,18 +347,21 @@ static void check_attempt(struct attempt *a)
     uv_timer_init(&h.loop, &a->timer);
     a->timer.data = a;
     a->timer_on = true;
-    if (check_build(a, a->ex->dir, check_ref_built) < 0) {
-        snprintf(a->error, sizeof a->error, "cannot start the build");
-        a->done = true;
-    }
+    judge_builder_init(&a->builder, &h.loop, a->ex, a->cache, a->sandbox, check_built, a);
+    int rc = judge_build(&a->builder, a->dir);
+    if (rc == -ESTALE) /* a workspace of an older starter: told so, never judged */
+        snprintf(a->error, sizeof a->error, "%s", a->builder.why);
+    else if (rc < 0)
+        snprintf(a->error, sizeof a->error, "cannot start the build: %s", strerror(-rc));
+    a->done = rc < 0;
     headless_run(&h);
     a->loop = NULL;
 }
 
 static void check_attempt_free(struct attempt *a)
 {
-    if (a->grader_ready)
-        grade_free(&a->grader);
+    if (a->judge_ready)
+        judge_free(&a->judge);
     if (a->run_ready)
         exercise_run_free(&a->run);
     free(a->mine_log);
@@ -431,7 +373,7 @@ enum check_verdict { CHECK_PASS = 0, CHECK_FAIL = 1, CHECK_ERROR = 2 };
 
 static enum check_verdict check_verdict(const struct attempt *a)
 {
-    if (a->error[0] || !a->grader_ready)
+    if (a->error[0] || !a->judge_ready)
         return CHECK_ERROR;
     return grade_done(&a->grader) ? CHECK_PASS : CHECK_FAIL;
 }
@@ -454,7 +396,7 @@ static void check_score(const struct attempt *a, double *got, double *max)
 {
     const struct lesson_scenario *sc = a->ex->sc;
     *got = *max = 0;
-    bool judged = a->grader_ready && !a->error[0];
+    bool judged = a->judge_ready && !a->error[0];
     for (size_t i = 0; i < sc->nchecks; i++) {
         *max += sc->checks[i].points;
         /* Only a decided check that holds earns: one not judged was never measured in full. */
@@ -600,7 +542,7 @@ static void junit_attempt(FILE *f, struct junit_counts *n, const struct attempt 
             junit_case(f, n, cls, name, 0, "error", "not judged: the program does not build", NULL);
             continue;
         }
-        if (!a->grader_ready || a->error[0]) {
+        if (!a->judge_ready || a->error[0]) {
             char why[1100];
             snprintf(why, sizeof why, "not judged: %s", a->error[0] ? a->error : "no run");
             junit_case(f, n, cls, name, 0, "error", why, NULL);
@@ -724,7 +666,7 @@ static void check_print_text(const struct attempt *a)
     if (a->mine_ok)
         termsafe_fprintf(stdout, "build: ok%s (%.2f s)\n",
                          a->mine.cached ? ", unchanged since the last build" : "", a->mine.seconds);
-    if (a->grader_ready) {
+    if (a->judge_ready) {
         const struct lesson_scenario *sc = &a->run.sc;
         size_t unjudged = grade_count(&a->grader, GRADE_UNJUDGED);
         termsafe_fprintf(stdout, "checks (%zu of %zu hold", grade_count(&a->grader, GRADE_PASS),
@@ -746,15 +688,15 @@ static void check_print_text(const struct attempt *a)
             termsafe_fprintf(stdout, "  | %s\n",
                              a->tail[(a->tail_next + CHECK_TAIL - a->ntail + i) % CHECK_TAIL]);
     }
-    if (a->grader_ready && grade_sanitizer_report(&a->grader))
+    if (a->judge_ready && grade_sanitizer_report(&a->grader))
         termsafe_fprintf(stdout, "the sanitizer's report:\n%s", grade_sanitizer_report(&a->grader));
-    if (a->tier[0] && !a->pages_own)
+    if (a->judge.tier[0] && !a->judge.pages_own)
         termsafe_fprintf(stdout,
                          "counts not protected: in the %s sandbox tier a program of the run can "
                          "write another's counter page through /proc, so the exercise's own "
                          "programs' figures could be your program's writing (Landlock, in the "
                          "full and reduced tiers, keeps each program's page its own).\n",
-                         a->tier);
+                         a->judge.tier);
     /* One closing sentence: the verdict, why, and the score. The verdict word leads it (a
        script reads it there); a word alone on its own line read as a stray message. */
     double got, max;
@@ -777,8 +719,8 @@ static void check_print_json(const struct attempt *a, struct json_out *j)
     json_string(j, "step", a->step->id);
     json_string(j, "status", check_status(a));
     json_string(j, "dir", a->dir);
-    json_string(j, "tier", a->tier[0] ? a->tier : NULL);
-    json_bool(j, "counts_protected", a->tier[0] && a->pages_own);
+    json_string(j, "tier", a->judge.tier[0] ? a->judge.tier : NULL);
+    json_bool(j, "counts_protected", a->judge.tier[0] && a->judge.pages_own);
     json_object(j, "build");
     json_bool(j, "ok", a->mine_ok);
     /* A limit of the build's jail ("pids", "memory") that stopped it: not the learner's code. */
@@ -789,7 +731,7 @@ static void check_print_json(const struct attempt *a, struct json_out *j)
     json_bool(j, "log_cut", a->mine.log_cut);
     json_u64(j, "log_max", BUILD_LOG_MAX);
     json_end(j);
-    if (a->grader_ready) {
+    if (a->judge_ready) {
         grade_json(&a->grader, j, "checks");
         grade_expect_json(&a->grader, j, "expected");
         json_string(j, "report", grade_sanitizer_report(&a->grader));
@@ -855,7 +797,7 @@ static size_t check_list(const struct attempt *a, bool holding, char *buf, size_
 {
     size_t n = 0, at = 0;
     buf[0] = '\0';
-    if (!a->grader_ready)
+    if (!a->judge_ready)
         return 0;
     for (size_t i = 0; i < a->run.sc.nchecks; i++) {
         if ((grade_state(&a->grader, i) == GRADE_PASS) != holding)
@@ -921,7 +863,7 @@ static void check_author_json(struct json_out *j, const char *key, const struct 
     json_string(j, "log", a->mine_log ? a->mine_log : "");
     json_end(j);
     json_array(j, "checks");
-    for (size_t i = 0; a->grader_ready && i < a->run.sc.nchecks; i++) {
+    for (size_t i = 0; a->judge_ready && i < a->run.sc.nchecks; i++) {
         char msg[768];
         grade_message(&a->grader, i, msg, sizeof msg);
         enum grade_state st = grade_state(&a->grader, i);
@@ -1316,10 +1258,12 @@ static bool check_is_starter(const struct attempt *a)
         return false;
     const char *cmd[BUILD_MAX_ARGS];
     struct build_spec spec;
-    bool same = exercise_prepare(a->ex, tmpl, why, sizeof why) == 0 &&
-                check_spec(a, tmpl, &spec, cmd) && build_key(&spec, starter, sizeof starter) == 0 &&
-                check_spec(a, a->dir, &spec, cmd) && build_key(&spec, mine, sizeof mine) == 0 &&
-                !strcmp(mine, starter);
+    struct judge_builder b; /* for its build spec: nothing is built */
+    judge_builder_init(&b, NULL, a->ex, a->cache, a->sandbox, NULL, NULL);
+    bool same =
+        exercise_prepare(a->ex, tmpl, why, sizeof why) == 0 && judge_spec(&b, tmpl, &spec, cmd) &&
+        build_key(&spec, starter, sizeof starter) == 0 && judge_spec(&b, a->dir, &spec, cmd) &&
+        build_key(&spec, mine, sizeof mine) == 0 && !strcmp(mine, starter);
     exercise_rmtree(tmpl);
     return same;
 }

@@ -85,6 +85,9 @@ struct engine_child {
     size_t partial_len[2];
     char report[ENGINE_REPORT_MAX]; /* the sandbox's report line of this run, as received */
     size_t report_len;
+    /* A limit of the jail the sandbox named while this run went on (its interim line): kept
+       until the program is spawned again. "": none yet. */
+    char limit[16];
     struct engine_line *ring; /* ENGINE_LINE_RING lines, oldest at ring_head when full */
     size_t ring_len, ring_head;
 };
@@ -312,7 +315,36 @@ static void engine_read(uv_stream_t *s, ssize_t n, const uv_buf_t *buf)
     }
 }
 
-/* The sandbox's report: kept whole until the pipe's end, parsed when the child is done. */
+/*
+ * Takes the sandbox's interim lines out of the report buffer: {"limit":"pids","running":true},
+ * written as soon as the jail's pids.events rose while the program still runs. Their limit is
+ * kept (engine_limit); the final line, the only one with "status", stays whole for the end.
+ */
+static void engine_take_interim(struct engine_child *c)
+{
+    char *nl;
+    while ((nl = memchr(c->report, '\n', c->report_len))) {
+        *nl = '\0';
+        struct sandbox_line *r = sandbox_line_parse(c->report);
+        bool running = false;
+        char limit[sizeof c->limit];
+        bool interim = r && sandbox_line_bool(r, "running", &running) && running;
+        if (interim && sandbox_line_string(r, "limit", limit, sizeof limit) && !c->limit[0])
+            snprintf(c->limit, sizeof c->limit, "%s", limit);
+        sandbox_line_free(r);
+        if (!interim) {
+            *nl = '\n';
+            return;
+        }
+        size_t used = (size_t)(nl + 1 - c->report);
+        memmove(c->report, nl + 1, c->report_len - used);
+        c->report_len -= used;
+        c->report[c->report_len] = '\0';
+    }
+}
+
+/* The sandbox's report: kept whole until the pipe's end, parsed when the child is done; an
+   interim line is taken out as soon as it is complete. */
 static void engine_read_report(uv_stream_t *s, ssize_t n, const uv_buf_t *buf)
 {
     struct engine_child *c = s->data;
@@ -322,6 +354,7 @@ static void engine_read_report(uv_stream_t *s, ssize_t n, const uv_buf_t *buf)
         memcpy(c->report + c->report_len, buf->base, take);
         c->report_len += take;
         c->report[c->report_len] = '\0';
+        engine_take_interim(c);
     } else if (n < 0) {
         engine_child_close(c, (uv_handle_t *)s);
     }
@@ -703,6 +736,7 @@ static int engine_spawn(struct engine *e, struct engine_child *c)
     c->partial_len[0] = c->partial_len[1] = 0;
     c->report_len = 0;
     c->report[0] = '\0';
+    c->limit[0] = '\0';
     rc = uv_spawn(e->loop, &c->proc, &po);
     /* The program holds its page now; iolab reads it through its mapping and keeps no descriptor
        another process could find in its /proc/PID/fd. */
@@ -1157,12 +1191,23 @@ const struct jail *engine_jail(const struct engine *e)
 
 bool engine_limit(const struct engine *e, size_t prog, char *out, size_t len)
 {
-    if (prog >= e->nchildren || !e->children[prog].report_len)
+    if (prog >= e->nchildren)
         return false;
-    struct sandbox_line *r = sandbox_line_parse(e->children[prog].report);
-    bool hit = sandbox_line_string(r, "limit", out, len);
+    const struct engine_child *c = &e->children[prog];
+    struct sandbox_line *r = c->report_len ? sandbox_line_parse(c->report) : NULL;
+    bool hit = r && sandbox_line_string(r, "limit", out, len);
     sandbox_line_free(r);
+    /* The final line names the limit when the run has ended; before it, the interim line. */
+    if (!hit && c->limit[0]) {
+        snprintf(out, len, "%s", c->limit);
+        hit = true;
+    }
     return hit;
+}
+
+bool engine_running(const struct engine *e, size_t prog)
+{
+    return prog < e->nchildren && e->children[prog].spawned && !e->children[prog].exited;
 }
 
 struct engine_limit_words engine_limit_say(const char *limit)

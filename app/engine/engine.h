@@ -117,9 +117,21 @@ const char *engine_state_name(enum engine_state s);
 const char *engine_error(const struct engine *e);       /* "" when there is none */
 int engine_mode(const struct engine *e);                /* current mode, -1 without */
 const struct jail *engine_jail(const struct engine *e); /* NULL when not started */
-/* Whether a limit of the jail's own stopped program prog's last run, as its sandbox reported
-   when the run ended ("pids", "memory" or "tmp" into out). */
+/*
+ * Whether a limit of the jail's own was hit during program prog's current (or last) run, as its
+ * sandbox reported it ("pids", "memory" or "tmp" into out). The process limit is known while the
+ * program still runs: within about 0.1 s of the kernel refusing a fork or a thread at the jail's
+ * pids.max (pids.events "max" rose), and from then on true until prog is spawned again (restart,
+ * mode switch, a new engine_start), after its exit too. The other limits ("memory", "tmp"; also
+ * "pids" where the jail has no cgroup) are known once the run has ended: when on_exit is called
+ * for it, its sandbox's final report has been read. In a
+ * scenario's shared jail the process limit is the jail's: every program running when it was
+ * reached reports it.
+ */
 bool engine_limit(const struct engine *e, size_t prog, char *out, size_t len);
+
+/* Whether program prog's process is alive (spawned and not yet reaped). */
+bool engine_running(const struct engine *e, size_t prog);
 
 /* How a limit the sandbox names is said to a learner: "process" and "its cgroup's pids.max: a
    fork or a new thread failed with EAGAIN". Unknown names get generic words, never NULL. */

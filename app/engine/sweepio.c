@@ -62,6 +62,8 @@ void sweepio_json(struct json_out *j, const char *key, const struct sweep_result
         json_double(j, "calls_per_request", p->calls_per_request, 4);
         json_double(j, "syscr_per_request", p->syscr_per_request, 4);
         json_double(j, "bytes_per_syscr", p->bytes_per_syscr, 1);
+        if (p->rchar_per_byte >= 0)
+            json_double(j, "rchar_per_byte", p->rchar_per_byte, 4);
         json_double(j, "ctx_per_request", p->ctx_per_request, 4);
         json_double(j, "cpu_pct", p->cpu_pct, 1);
         json_double(j, "p50_ms", p->p50_ms, 4);
@@ -214,13 +216,21 @@ void sweepio_text(FILE *f, const struct sweep_result *res)
     for (size_t k = 0; k < res->done && k < res->nmodes * res->nvalues; k++) {
         size_t s = k % res->nmodes, v = k / res->nmodes;
         const struct sweep_point *p = &res->points[s][v];
+        /* Bytes per read call where the read calls moved the bytes, whole (never "4.017e+08");
+           "-" where they moved almost none of them (splice, a mapping). */
+        char per_read[32];
+        if (p->rchar_per_byte >= 0 && p->rchar_per_byte < 0.1)
+            snprintf(per_read, sizeof per_read, "-");
+        else
+            snprintf(per_read, sizeof per_read, "%.0f", p->bytes_per_syscr);
         termsafe_fprintf(f,
-                         "  %-16s %8s  %10.4g req/s  %8.3g calls/req  %8.4g B/syscr  p99 %8.3g ms  "
+                         "  %-16s %8s  %10.4g req/s  %8.3g calls/req  %10s B/syscr  p99 %8.3g ms  "
                          "cpu %5.0f%%  waiting %llu%s%s\n",
                          sweepio_mode(res, s), sw->text[v], p->requests_per_s, p->calls_per_request,
-                         p->bytes_per_syscr, p->p99_ms, p->cpu_pct, (unsigned long long)p->waiting,
+                         per_read, p->p99_ms, p->cpu_pct, (unsigned long long)p->waiting,
                          p->problem[0] ? "  ! " : "", p->problem);
     }
+    fputs("B/syscr - : the bytes moved without read calls (splice, a mapping).\n", f);
     fputs("! marks a point that was not clean (errors counted, a program failed): its figure "
           "is shown\nbut does not stand for the mode.\n",
           f);
@@ -293,6 +303,9 @@ int sweepio_parse(const char *json, const struct lesson_scenario *sc, struct swe
         pt->calls_per_request = sweepio_num(p, "calls_per_request");
         pt->syscr_per_request = sweepio_num(p, "syscr_per_request");
         pt->bytes_per_syscr = sweepio_num(p, "bytes_per_syscr");
+        /* A result saved before the key existed does not say how its bytes moved. */
+        const cJSON *rc = cJSON_GetObjectItemCaseSensitive(p, "rchar_per_byte");
+        pt->rchar_per_byte = cJSON_IsNumber(rc) ? rc->valuedouble : -1;
         pt->ctx_per_request = sweepio_num(p, "ctx_per_request");
         pt->cpu_pct = sweepio_num(p, "cpu_pct");
         pt->p50_ms = sweepio_num(p, "p50_ms");

@@ -34,7 +34,8 @@ struct sweeprun {
     uv_timer_t next_timer;  /* moves on to the next point from outside the engine's callbacks */
     size_t k;               /* run-order index of the running point */
     bool running, started, measuring, point_over;
-    uint64_t t0_ms; /* when the point started measuring (loop time) */
+    uint64_t t0_ms;                  /* when the point started measuring (loop time) */
+    uint64_t start_ms, last_done_ms; /* when the sweep started, and its last point ended */
     struct snapshot first, last;
     int closing; /* handles still to close after sweeprun_free */
     bool freeing;
@@ -78,6 +79,9 @@ void sweep_point_measure(const struct lesson_sweep *sw, const struct snapshot *a
     p->syscr_per_request = sweep_point_value(FIGURE_SYSCR_PER_REQ, &sp, &arg);
     p->ctx_per_request = sweep_point_value(FIGURE_CTX_PER_REQ, &sp, &arg);
     p->bytes_per_syscr = sweep_point_value(FIGURE_BYTES_PER_SYSCR, &sp, &arg);
+    const struct figure_def *rchar = figure_at(FIGURE_RCHAR_PER_BYTE);
+    if (!rchar || !rchar->value(&sp, &arg, &p->rchar_per_byte))
+        p->rchar_per_byte = 0; /* no payload: its reads moved none of it */
     p->cpu_pct = sweep_point_value(FIGURE_CPU_PCT, &sp, &arg);
     /* The clients still waiting at the end count as long as they waited, capped at the
        point's length (a fresh run per point: none can have waited longer; a larger age is a
@@ -201,6 +205,7 @@ static void sweeprun_point_done(struct sweeprun *r, const char *problem)
                  (unsigned long long)p->failed, p->failed == 1 ? "" : "s",
                  (unsigned long long)p->waiting);
     r->res.done++;
+    r->last_done_ms = uv_now(r->loop);
     if (r->cb.on_point)
         r->cb.on_point(r->cb.data, &r->res, series, value);
     if (r->engine &&
@@ -349,6 +354,7 @@ int sweeprun_start(struct sweeprun *r)
         return -EINVAL;
     r->started = r->running = true;
     r->k = 0;
+    r->start_ms = r->last_done_ms = uv_now(r->loop);
     sweeprun_point_start(r);
     return 0;
 }
@@ -383,6 +389,32 @@ double sweeprun_progress(const struct sweeprun *r)
     if (r->running && r->measuring && !r->point_over && r->res.seconds > 0)
         part = fmin(1, (double)(uv_now(r->loop) - r->t0_ms) / 1000.0 / r->res.seconds);
     return fmin(1, ((double)r->res.done + part) / (double)total);
+}
+
+double sweeprun_estimate(size_t done, size_t total, double done_s, double running_s, double point_s,
+                         bool *at_least)
+{
+    *at_least = false;
+    if (done >= total)
+        return 0;
+    size_t left = total - done;
+    if (!done) {
+        *at_least = true;
+        return fmax((double)left * point_s - running_s, (double)(left - 1) * point_s);
+    }
+    double pace = done_s / (double)done;
+    return fmax((double)left * pace - running_s, (double)(left - 1) * pace);
+}
+
+bool sweeprun_time_left(const struct sweeprun *r, double *seconds, bool *at_least)
+{
+    if (!r->running)
+        return false;
+    uint64_t now = uv_now(r->loop);
+    *seconds = sweeprun_estimate(
+        r->res.done, sweeprun_total(r), (double)(r->last_done_ms - r->start_ms) / 1000.0,
+        (double)(now - r->last_done_ms) / 1000.0, r->res.seconds, at_least);
+    return true;
 }
 
 bool sweeprun_current(const struct sweeprun *r, size_t *series, size_t *value)

@@ -45,10 +45,15 @@ struct sweep_point {
     double calls_per_request; /* the sweep role's counted calls per request */
     double syscr_per_request; /* the sweep role's kernel read-family calls per request */
     double bytes_per_syscr;   /* the client's payload bytes per kernel read call of the role */
-    double ctx_per_request;   /* context switches of every program per request */
-    double cpu_pct;           /* CPU of every program, % of one core */
-    double p50_ms, p99_ms;    /* the client's request latency; 0 without samples */
-    char problem[200];        /* why the point is not clean, or did not run; "" when clean */
+    /* The role's bytes through the kernel's read calls (rchar) per payload byte: near 1 when its
+       read calls (sendfile and copy_file_range among them) moved the bytes, near 0 when they
+       went another way (splice, a mapping), where bytes_per_syscr means nothing; -1 unknown (a
+       result saved before it was kept). */
+    double rchar_per_byte;
+    double ctx_per_request; /* context switches of every program per request */
+    double cpu_pct;         /* CPU of every program, % of one core */
+    double p50_ms, p99_ms;  /* the client's request latency; 0 without samples */
+    char problem[200];      /* why the point is not clean, or did not run; "" when clean */
 };
 
 struct sweep_result {
@@ -108,6 +113,18 @@ bool sweeprun_running(const struct sweeprun *r);
 const struct sweep_result *sweeprun_result(const struct sweeprun *r);
 /* 0..1: finished points and the running point's share of its length. */
 double sweeprun_progress(const struct sweeprun *r);
+/*
+ * Pure: the seconds a sweep still needs, from its own pace: `done` of `total` points took
+ * `done_s` seconds of wall time from the start to the end of the last one (start-up, measuring
+ * and stopping included: a point of 1 s may take 4), and the running point has run `running_s`
+ * since. With no point done yet there is no pace: the points' length alone, a lower bound
+ * (*at_least set). A point running past the pace adds nothing until it ends, rather than
+ * making the estimate go down faster than the clock.
+ */
+double sweeprun_estimate(size_t done, size_t total, double done_s, double running_s, double point_s,
+                         bool *at_least);
+/* The same for a running sweep, now; false when it does not run. */
+bool sweeprun_time_left(const struct sweeprun *r, double *seconds, bool *at_least);
 /* The series and value running now; false when none. */
 bool sweeprun_current(const struct sweeprun *r, size_t *series, size_t *value);
 /* Frees it (stops a running point at once); keep running the loop until uv_run() returns. */

@@ -353,8 +353,8 @@ static void build_later_cb(uv_timer_t *t)
 #define BUILD_FSIZE "64"
 
 /*
- * The limit of the build's own jail that stopped it, from the sandbox's report line (written
- * before it exited, so it is in the pipe by now): "pids", "memory", or NULL.
+ * The limit of the build's own jail that stopped it, from the sandbox's final report line
+ * (written before it exited, so it is in the pipe by now): "pids", "memory", or NULL.
  */
 static const char *build_limit_hit(struct build *b)
 {
@@ -363,8 +363,14 @@ static const char *build_limit_hit(struct build *b)
     if (n <= 0)
         return NULL;
     line[n] = '\0';
+    /* The final line is the last: an interim line may come before it ({"limit":"pids",
+       "running":true}, as soon as the jail's process limit was reached), and the final one
+       says which limit explains the end (memory before pids). */
+    char *last = line;
+    for (char *nl; (nl = strchr(last, '\n')) && nl[1];)
+        last = nl + 1;
     char limit[16] = "";
-    struct sandbox_line *r = sandbox_line_parse(line);
+    struct sandbox_line *r = sandbox_line_parse(last);
     sandbox_line_string(r, "limit", limit, sizeof limit);
     sandbox_line_free(r);
     return !strcmp(limit, "pids") ? "pids" : !strcmp(limit, "memory") ? "memory" : NULL;

@@ -116,6 +116,51 @@ int exercise_prepare(const struct lesson_exercise *ex, const char *dir, char *wh
     return 0;
 }
 
+/* The starter version of a text: its stamp, or STARTER_STAMP_NONE without a readable one. */
+static int exercise_stamp_of(const char *text, size_t len)
+{
+    int version = STARTER_STAMP_NONE;
+    return starter_stamp(text, len, &version, NULL) == 1 ? version : STARTER_STAMP_NONE;
+}
+
+int exercise_workspace_stale(const struct lesson_exercise *ex, const char *dir, char *why,
+                             size_t len)
+{
+    if (len)
+        why[0] = '\0';
+    for (size_t i = 0; i < ex->nfiles; i++) {
+        const char *name = ex->files[i];
+        char *text = NULL;
+        size_t tlen = 0;
+        if (exercise_read(ex, name, &text, &tlen) < 0)
+            continue; /* the loader has said what is wrong with the pack's file */
+        int now = exercise_stamp_of(text, tlen);
+        free(text);
+        /* The learner's file as it is: a missing one is written afresh (exercise_prepare), one
+           that cannot be read is the build's to report. */
+        if (fileread_beneath(dir, name, 1 << 20, &text, &tlen, NULL) < 0)
+            continue;
+        int had = starter_stamp(text, tlen, &(int){0}, NULL) == 1;
+        int was = exercise_stamp_of(text, tlen);
+        free(text);
+        if (was >= now)
+            continue;
+        char version[48];
+        if (had)
+            snprintf(version, sizeof version, "version %d", was);
+        else
+            snprintf(version, sizeof version, "no version stamp, so version %d", was);
+        snprintf(why, len,
+                 "%s/%s was made from an older starter of this exercise (%s, now %d): move it "
+                 "aside (mv %s %s.old) and iolab writes the new %s when you open or check the "
+                 "step again (with --dir: `iolab starter`); your TODO code is kept in %s.old, to "
+                 "copy into the new one",
+                 dir, name, version, now, name, name, name, name);
+        return 1;
+    }
+    return 0;
+}
+
 size_t exercise_edit_files(const struct lesson_exercise *ex, const char **out, size_t max)
 {
     size_t n = 0;

@@ -35,6 +35,18 @@ void exercise_rmtree(const char *dir);
 /* Moves the workspace aside (its new name in moved) and prepares it afresh. */
 int exercise_reset(const struct lesson_exercise *ex, const char *dir, char *moved, size_t len);
 
+/*
+ * Whether the workspace in dir was made from an older starter of this exercise: a file of it
+ * whose starter version stamp (lesson/starter.h: `/\* iolab-starter: N *\/`, none meaning 1) is
+ * below the stamp of the exercise's own file of that name. 1 with one sentence for the learner
+ * in why ("DIR/FILE was made from an older starter of this exercise (version 1, now 2): move it
+ * aside ..."), naming the first such file; 0 when every file is current (a missing file is
+ * current: exercise_prepare writes it). Said before a build, instead of a verdict: the checks
+ * read the code around the TODOs, which the learner did not write and would be blamed for.
+ */
+int exercise_workspace_stale(const struct lesson_exercise *ex, const char *dir, char *why,
+                             size_t len);
+
 /* The files `e` opens in the learner's editor: those whose solution has a TODO marker (what the
    learner has to write; a support header without one is left closed), in the exercise's order,
    or every file when none has one. Names point into ex; returns how many were put in out. */

@@ -154,7 +154,11 @@ static void expect_side_text(const struct lesson_scenario *sc, const struct less
 {
     char num[32];
     const char *mode = s->mode >= 0 && (size_t)s->mode < sc->nmodes ? sc->modes[s->mode].id : "";
-    if (expect_is_latency(s->figure))
+    if (s->figure == FIGURE_ROLE_CPU_PCT)
+        /* "fork's server CPU 98%": whose CPU, since the step's other figures are everyone's. */
+        snprintf(buf, len, "%s%s%s CPU %.0f%%", mode, *mode ? "'s " : "",
+                 lesson_role_name((enum lesson_role)(s->role >= 0 ? s->role : 0)), v);
+    else if (expect_is_latency(s->figure))
         snprintf(buf, len, "%s%s%s %s", mode, *mode ? " " : "", expect_unit(s->figure),
                  expect_value(s->figure, v, num, sizeof num));
     else if (s->figure == FIGURE_CALL_PER_REQ)
@@ -198,6 +202,9 @@ int expect_describe(const struct lesson_scenario *sc, const struct lesson_expect
     expect_side_text(sc, &e->left, v->left, l, sizeof l);
     if (e->has_right)
         expect_side_text(sc, &e->right, v->right, r, sizeof r);
+    else if (e->left.figure == FIGURE_ROLE_CPU_PCT) /* 100%: one core */
+        snprintf(r, sizeof r, "%.0f%% (%s)", v->right,
+                 v->right == 100 ? "one core" : "of one core");
     else /* a bound is in the left figure's unit */
         expect_value(e->left.figure, v->right, r, sizeof r);
     const char *op = e->op == LESSON_CMP_GT ? ">" : "<";

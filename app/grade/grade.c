@@ -405,6 +405,14 @@ void grade_finish(struct grader *g)
     grade_eval(g);
 }
 
+void grade_void(struct grader *g, const char *why)
+{
+    if (g->voided[0])
+        return;
+    snprintf(g->voided, sizeof g->voided, "%s", why && why[0] ? why : "the run was void");
+    g->over = true;
+}
+
 bool grade_decided(const struct grader *g)
 {
     if (g->over)
@@ -482,7 +490,8 @@ enum grade_state grade_state(const struct grader *g, size_t i)
 {
     if (i >= g->sc->nchecks)
         return GRADE_UNJUDGED;
-    if ((g->cut && g->cut[i]) || (g->untrusted[0] && grade_reads_page(&g->sc->checks[i])))
+    if (g->voided[0] || (g->cut && g->cut[i]) ||
+        (g->untrusted[0] && grade_reads_page(&g->sc->checks[i])))
         return GRADE_UNJUDGED;
     const struct check_result *r = &g->results[i];
     if (!r->decided)
@@ -532,6 +541,8 @@ int grade_message(const struct grader *g, size_t i, char *buf, size_t len)
     const struct lesson_check *c = &g->sc->checks[i];
     const struct check_result *r = &g->results[i];
     /* A check not judged carries no figure: what it would show was never measured in full. */
+    if (g->voided[0])
+        return snprintf(buf, len, "not judged: %s", g->voided);
     if (g->cut && g->cut[i])
         return snprintf(buf, len, "not judged: the run stopped at a check that failed");
     if (g->untrusted[0] && grade_reads_page(c))

@@ -65,6 +65,9 @@ struct grader {
        (-1 before). Nothing is final while looked_at <= page_at (grade_decided). */
     double page_at, looked_at;
     size_t page_holding; /* how many checks that read the page are decided to hold */
+    /* Why the run says nothing about the learner's code (a limit of the jail stopped or was
+       reached by a program: grade_void), "" while it does: then no check is judged. */
+    char voided[512];
 };
 
 /* A check's verdict as every surface shows it (text, JSON, JUnit, the TUI). */
@@ -100,6 +103,11 @@ void grade_exit(struct grader *g, size_t prog, int status, bool expected);
    (grade_message says so) rather than failed with a sentence that would send the learner to
    another fix. */
 void grade_finish(struct grader *g);
+
+/* The run says nothing about the learner's code (why: a sentence naming the limit of the jail
+   that a program reached or was stopped by): it is over, and no check is judged, each saying
+   "not judged: " and why. The first call's why is kept. */
+void grade_void(struct grader *g, const char *why);
 
 /* Every check's verdict is final (check_result.decided), or an output check's maximum was
    passed (a client rejected a download: the step cannot pass), so a headless run may stop now.

@@ -104,6 +104,17 @@ static size_t kind_exercise_file(struct load *ld, const cJSON *v, struct lesson_
         *marker_error = true;
     } else if (rc < 0)
         ld->nomem = 1;
+    /* A stamp that iolab cannot read would leave every workspace of this file unjudged as to its
+       starter's version (exercise_workspace_stale): said here, at its line. */
+    int version = 0, line = 0;
+    if (starter_stamp(text, (size_t)n, &version, &line) < 0) {
+        char path[PATH_MAX];
+        snprintf(path, sizeof path, "%s/%s/%s", ld->dir, ex->rel_dir, name);
+        load_diag_at(ld, path, line, 1,
+                     "a starter version stamp is a line of its own, \"/* %s N */\" with N a whole "
+                     "number from 1 to %d, once per file.",
+                     STARTER_STAMP, STARTER_STAMP_MAX);
+    }
     ex->ntodos += todos;
     free(starter);
     free(text);

@@ -14,8 +14,10 @@
 #include <errno.h>
 #include <stdbool.h>
 #include <stdio.h>
+#include <ctype.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 
 enum { QUIZ_QUESTIONS, QUIZ_NFIELDS };
 static const struct load_field kind_quiz_fields[] = {
@@ -87,6 +89,38 @@ static void kind_quiz_answers(struct load *ld, const cJSON *arr, struct lesson_q
                   "the question can never be answered right.");
 }
 
+/*
+ * The number of questions the step's text announces ("Two questions on ..."), or -1 when it
+ * names none: a count word or a number right before "question" or "questions".
+ */
+static int kind_quiz_announced(const char *text, const char **said, size_t *said_len)
+{
+    static const char *const words[] = {"no",  "one",   "two",   "three", "four", "five",
+                                        "six", "seven", "eight", "nine",  "ten"};
+    for (const char *q = text ? strcasestr(text, " question") : NULL; q;
+         q = strcasestr(q + 1, " question")) {
+        const char *end = q, *start = q;
+        while (start > text && isalnum((unsigned char)start[-1]))
+            start--;
+        size_t n = (size_t)(end - start);
+        char c = q[9]; /* after "question": a word ends there or continues as "questions" */
+        if (!n || (c && c != 's' && isalpha((unsigned char)c)))
+            continue;
+        for (size_t k = 0; k < sizeof words / sizeof *words; k++)
+            if (strlen(words[k]) == n && !strncasecmp(start, words[k], n)) {
+                *said = start;
+                *said_len = n + 9 + (c == 's');
+                return (int)k;
+            }
+        if (strspn(start, "0123456789") == n && n < 4) {
+            *said = start;
+            *said_len = n + 9 + (c == 's');
+            return atoi(start);
+        }
+    }
+    return -1;
+}
+
 static void kind_quiz_parse(struct load *ld, const cJSON *const *f, struct lesson_step *step)
 {
     struct lesson_quiz *quiz = calloc(1, sizeof *quiz);
@@ -119,6 +153,16 @@ static void kind_quiz_parse(struct load *ld, const cJSON *const *f, struct lesso
         if (qf[Q_ANSWERS])
             kind_quiz_answers(ld, qf[Q_ANSWERS], q);
     }
+    /* "Two questions" over four is a promise the quiz breaks; an author adding a question
+       rarely rereads the intro. */
+    const char *said = NULL;
+    size_t said_len = 0;
+    int announced = kind_quiz_announced(step->text, &said, &said_len);
+    if (announced >= 0 && (size_t)announced != quiz->nquestions)
+        load_diag(ld, arr, 0,
+                  "the step's text says \"%.*s\" and the quiz has %zu; make them agree (or let "
+                  "the text not count them).",
+                  (int)said_len, said, quiz->nquestions);
 }
 
 static void kind_quiz_free(void *data)

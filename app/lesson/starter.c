@@ -276,3 +276,66 @@ int starter_solution(const char *src, size_t len, char **out)
     *out = o.v;
     return 0;
 }
+
+/* One line that names the stamp: 1 with *version when it is one, -EINVAL when it is not. */
+static int starter_stamp_line(const char *s, const char *end, const char *at, int *version)
+{
+    /* Before the stamp: blanks and a comment's opening only. */
+    const char *p = s;
+    while (p < at && (*p == ' ' || *p == '\t'))
+        p++;
+    if (at - p >= 2 && (!strncmp(p, "/*", 2) || !strncmp(p, "//", 2)))
+        p += 2;
+    else if (at - p >= 1 && *p == '#')
+        p++;
+    while (p < at && (*p == ' ' || *p == '\t'))
+        p++;
+    if (p != at)
+        return -EINVAL;
+    p = at + strlen(STARTER_STAMP);
+    while (p < end && *p == ' ')
+        p++;
+    long v = 0;
+    const char *digits = p;
+    while (p < end && isdigit((unsigned char)*p) && v <= STARTER_STAMP_MAX)
+        v = v * 10 + (*p++ - '0');
+    if (p == digits || v < 1 || v > STARTER_STAMP_MAX)
+        return -EINVAL;
+    while (p < end && (*p == ' ' || *p == '\t'))
+        p++;
+    if (end - p >= 2 && !strncmp(p, "*/", 2))
+        p += 2;
+    while (p < end && (*p == ' ' || *p == '\t' || *p == '\r'))
+        p++;
+    if (p != end)
+        return -EINVAL;
+    *version = (int)v;
+    return 1;
+}
+
+int starter_stamp(const char *text, size_t len, int *version, int *line)
+{
+    size_t slen = strlen(STARTER_STAMP);
+    int found = 0, n = 1;
+    for (const char *s = text, *end = text + len; s < end; n++) {
+        const char *nl = memchr(s, '\n', (size_t)(end - s)), *eol = nl ? nl : end;
+        const char *at = NULL;
+        for (const char *p = s; p + slen <= eol && !at; p++)
+            if (*p == STARTER_STAMP[0] && !memcmp(p, STARTER_STAMP, slen))
+                at = p;
+        if (at) {
+            int v = 0;
+            if (found || starter_stamp_line(s, eol, at, &v) < 0) {
+                if (line)
+                    *line = n;
+                return -EINVAL;
+            }
+            found = 1;
+            *version = v;
+            if (line)
+                *line = n;
+        }
+        s = nl ? nl + 1 : end;
+    }
+    return found;
+}

@@ -41,4 +41,22 @@ int starter_generate(const char *src, size_t len, char **out, size_t *ntodo,
  */
 int starter_solution(const char *src, size_t len, char **out);
 
+/*
+ * A file's starter version stamp: one line of its own, `/\* iolab-starter: N *\/` (or `// ...`,
+ * `# ...` in a script), N from 1 to STARTER_STAMP_MAX. A pack raises N in a solution file when
+ * the code a starter keeps around its TODOs changes, so that a workspace made from the older
+ * starter can be told so (exercise.c). A file without a stamp is version 1.
+ */
+#define STARTER_STAMP      "iolab-starter:"
+#define STARTER_STAMP_MAX  9999
+#define STARTER_STAMP_NONE 1 /* the version of a file that carries no stamp */
+
+/*
+ * Finds the stamp in text (len bytes): 1 with *version (and *line, 1-based, when line is not
+ * NULL), 0 when there is none, -EINVAL when a line names the stamp but is not one (a version
+ * that is not a whole number in range, other text on its line) or a second stamp follows; *line
+ * then says where.
+ */
+int starter_stamp(const char *text, size_t len, int *version, int *line);
+
 #endif

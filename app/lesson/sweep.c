@@ -18,12 +18,24 @@
 #define SWEEP_DEFAULT_SECONDS 2
 #define SWEEP_MAX_SECONDS     600
 
-enum { SW_PARAM, SW_VALUES, SW_FIGURE, SW_ROLE, SW_SECONDS, SW_MODES, SW_SCALE, SW_DEFAULT, SW_N };
+enum {
+    SW_PARAM,
+    SW_VALUES,
+    SW_FIGURE,
+    SW_ROLE,
+    SW_SECONDS,
+    SW_MODES,
+    SW_SCALE,
+    SW_DEFAULT,
+    SW_TABLE,
+    SW_N
+};
 static const struct load_field sweep_fields[] = {
     [SW_PARAM] = {"param", LOAD_STRING, 1},     [SW_VALUES] = {"values", LOAD_STRINGS, 0},
     [SW_FIGURE] = {"figure", LOAD_STRING, 1},   [SW_ROLE] = {"role", LOAD_STRING, 0},
     [SW_SECONDS] = {"seconds", LOAD_NUMBER, 0}, [SW_MODES] = {"modes", LOAD_STRINGS, 0},
     [SW_SCALE] = {"scale", LOAD_STRING, 0},     [SW_DEFAULT] = {"default", LOAD_STRING, 0},
+    [SW_TABLE] = {"table", LOAD_STRINGS, 0},
 };
 
 enum { HL_SEED, HL_TEXT, HL_MODE, HL_BASE, HL_FIGURE, HL_RATIO, HL_WHY, HL_AT, HL_N };
@@ -111,6 +123,46 @@ static void sweep_values(struct load *ld, const cJSON *arr, struct lesson_sweep 
     }
 }
 
+/*
+ * "table": the figures the table shows under the sweep's own, each a figure every point keeps
+ * (sweeprun.h): a per-call figure is measured only as the sweep's own figure, so it cannot be a
+ * row, and the sweep's figure is already the first row.
+ */
+static void sweep_table(struct load *ld, const cJSON *arr, struct lesson_sweep *sw)
+{
+    sw->has_table = true;
+    if (cJSON_GetArraySize(arr) > SWEEP_MAX_TABLE) {
+        load_diag(ld, arr, 0,
+                  "a sweep's \"table\" names at most %d figures, the ones the step's text sends "
+                  "the learner to; at 80x24 more do not fit.",
+                  SWEEP_MAX_TABLE);
+        return;
+    }
+    const cJSON *e;
+    cJSON_ArrayForEach(e, arr)
+    {
+        enum figure_id fig;
+        unsigned call = 0;
+        if (sweep_figure_parse(ld, e, &fig, &call) < 0)
+            continue;
+        bool dup = fig == sw->figure;
+        for (size_t i = 0; i < sw->ntable; i++)
+            dup |= sw->table[i] == fig;
+        if (fig == FIGURE_CALL_PER_REQ)
+            load_diag(ld, e, 0,
+                      "\"%s\" is measured only as a sweep's own figure, not as a row of its "
+                      "table; use calls_per_request, or make it the sweep's \"figure\".",
+                      e->valuestring);
+        else if (dup)
+            load_diag(ld, e, 0,
+                      "\"%s\" is already in the table (the sweep's own figure is its first row); "
+                      "name each figure once.",
+                      e->valuestring);
+        else
+            sw->table[sw->ntable++] = fig;
+    }
+}
+
 struct lesson_sweep *sweep_parse(struct load *ld, const cJSON *v)
 {
     const cJSON *f[SW_N];
@@ -182,6 +234,8 @@ struct lesson_sweep *sweep_parse(struct load *ld, const cJSON *v)
                       "the sweep's \"default\" \"%s\" is not one of its values; name one.",
                       f[SW_DEFAULT]->valuestring);
     }
+    if (f[SW_TABLE])
+        sweep_table(ld, f[SW_TABLE], sw);
     ld->sweep_param = sw->param;
     return sw;
 }

@@ -29,6 +29,7 @@
 
 #define SWEEP_MAX_VALUES 32
 #define SWEEP_MAX_MODES  16
+#define SWEEP_MAX_TABLE  3 /* figures the table shows under the sweep's own */
 
 struct lesson_sweep {
     char *param;                  /* "size": used as {size} in arguments */
@@ -45,6 +46,12 @@ struct lesson_sweep {
     bool log_x;           /* the x axis is logarithmic */
     bool bytes_x;         /* the values are sizes: label them 4K, 1M */
     size_t default_value; /* the value a plain run (Enter, `iolab run`) uses */
+    /* The figures the TUI's table shows under the sweep's own, in order: the ones the step's
+       text sends the learner to ("table"). has_table false: the table's own choice (p99, and
+       the bytes per read call where the kernel counted reads). */
+    enum figure_id table[SWEEP_MAX_TABLE];
+    size_t ntable;
+    bool has_table;
 };
 
 struct lesson_headline {

@@ -7,6 +7,7 @@
 #include "waits.h"
 
 #include <math.h>
+#include <stdio.h>
 #include <string.h>
 
 void span_role_between(const struct snapshot_figures *a, const struct snapshot_figures *b,
@@ -60,6 +61,41 @@ bool span_role_uncounted(const struct span *s, int role)
     if (role < 0 || role >= LESSON_NROLES || s->roles[role].calls_total || s->seconds <= 0)
         return false;
     return s->roles[role].cpu_sys_s >= SPAN_UNCOUNTED_SYS * s->seconds;
+}
+
+bool span_role_ring(const struct span *s, int role)
+{
+    if (role < 0 || role >= LESSON_NROLES)
+        return false;
+    const struct span_role *r = &s->roles[role];
+    return r->uring_enters || r->uring_submissions || r->uring_completions;
+}
+
+const char *figure_unit_one(const char *plural, char *buf, size_t len)
+{
+    if (!len)
+        return buf;
+    if (!plural || !plural[0]) {
+        snprintf(buf, len, "request");
+        return buf;
+    }
+    size_t n = strlen(plural);
+    /* English plurals as a pack writes its units: "copies", "passes", "batches", "boxes", and
+       the plain "uploads"; a word without a plural ending ("progress") stays as it is. The
+       first rule whose ending matches decides. */
+    static const struct {
+        const char *end, *one;
+    } rules[] = {{"ies", "y"}, {"sses", "ss"}, {"shes", "sh"}, {"ches", "ch"},
+                 {"xes", "x"}, {"ss", "ss"},   {"s", ""}};
+    for (size_t k = 0; k < sizeof rules / sizeof *rules; k++) {
+        size_t el = strlen(rules[k].end);
+        if (n > el && !strcmp(plural + n - el, rules[k].end)) {
+            snprintf(buf, len, "%.*s%s", (int)(n - el), plural, rules[k].one);
+            return buf;
+        }
+    }
+    snprintf(buf, len, "%s", plural);
+    return buf;
 }
 
 void span_between(const struct snapshot *first, const struct snapshot *last,
@@ -360,6 +396,13 @@ static bool fig_cpu_pct(const struct span *s, const struct figure_arg *a, double
     return true;
 }
 
+static bool fig_role_cpu_pct(const struct span *s, const struct figure_arg *a, double *out)
+{
+    const struct span_role *r = fig_role(s, a);
+    *out = s->seconds > 0 ? (r->cpu_user_s + r->cpu_sys_s) / s->seconds * 100 : 0;
+    return s->seconds > 0;
+}
+
 static bool fig_cpu_ms_per_req(const struct span *s, const struct figure_arg *a, double *out)
 {
     return fig_per_client_request(s, (double)fig_role(s, a)->cpu_us / 1000, out);
@@ -557,11 +600,27 @@ static const struct figure_def figures[FIGURE_NIDS] = {
     [FIGURE_WCHAR_PER_BYTE] = {"wchar_per_byte_served", "bytes written per byte served",
                                "bytes written (the kernel's wchar) per byte served", FIGURE_LOWER,
                                C, false, fig_wchar_per_byte, .said = NULL},
+    [FIGURE_ROLE_CPU_PCT] = {"role_cpu_pct", "CPU of one role", "% of one core", FIGURE_NEITHER, E,
+                             false, fig_role_cpu_pct, .said = NULL, .show = FIGURE_SHOW_PCT},
 };
 #undef C
 #undef E
 #undef W
 #define FIGURE_N (sizeof figures / sizeof *figures)
+
+enum figure_none figure_shown(const struct span *s, enum figure_id id, int role, double *out)
+{
+    const struct figure_def *f = figure_at(id);
+    struct figure_arg arg = {.role = role};
+    *out = 0;
+    if (id == FIGURE_CALLS_PER_REQ && span_role_ring(s, role))
+        return FIGURE_NONE_RING;
+    if (!f || !f->value || !f->value(s, &arg, out)) {
+        *out = 0;
+        return FIGURE_NONE_NOTHING;
+    }
+    return FIGURE_HAS_VALUE;
+}
 
 const struct figure_def *figure_at(enum figure_id id)
 {

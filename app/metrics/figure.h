@@ -94,6 +94,19 @@ struct span_opts {
    would read 0 for calls that were not counted, so they are shown as "uncounted" instead. */
 bool span_role_uncounted(const struct span *s, int role);
 
+/* Whether role's work went through an io_uring over the span (its demo published ring figures):
+   the operations inside a ring pass no function the shim wraps, so the role's counted calls per
+   request say nothing of what it did, and the comparison shows none ("-"). The demo's own
+   io_uring_enter count is its figure (uring_enters_per_request). */
+bool span_role_ring(const struct span *s, int role);
+
+/*
+ * What one of a step's units is called, from the plural the step names ("passes" -> "pass",
+ * "copies" -> "copy", "uploads" -> "upload"; NULL or "" -> "request"), for a figure's label per
+ * unit ("ctx switches/pass"). Written to buf, which is returned.
+ */
+const char *figure_unit_one(const char *plural, char *buf, size_t len);
+
 /* What grew from first to last (first NULL: from zero, a run's first snapshot). */
 void span_between(const struct snapshot *first, const struct snapshot *last,
                   const struct span_opts *opts, struct span *out);
@@ -159,6 +172,10 @@ enum figure_id {
     FIGURE_CALL_BYTES_PER_BYTE,
     FIGURE_RCHAR_PER_BYTE, /* "rchar_per_byte_served": the role's kernel rchar per byte served */
     FIGURE_WCHAR_PER_BYTE, /* "wchar_per_byte_served": the role's kernel wchar per byte served */
+    /* Expected outcomes again (FIGURE_IN_EXPECT): "role_cpu_pct", one role's CPU (its
+       processes' and threads' user + system time), % of one core: above 100, it worked on more
+       than one core, which is what "works on several cores" claims */
+    FIGURE_ROLE_CPU_PCT,
     FIGURE_NIDS
 };
 
@@ -214,6 +231,21 @@ struct figure_def {
     const char *said;
     enum figure_show show; /* how a sweep's table and bench write a value */
 };
+
+/* Why a figure has no value over a span, which a view shows as "-" (never as 0). */
+enum figure_none {
+    FIGURE_HAS_VALUE,    /* it has one */
+    FIGURE_NONE_NOTHING, /* nothing to divide by: no request (pass, upload...) done in the span */
+    FIGURE_NONE_RING,    /* calls the shim cannot see: the role's work went through io_uring */
+};
+
+/*
+ * A figure as a view shows it (the comparison, c): its value over s for role in *out (0 when
+ * none), or why it has none: the table leaves it undefined (a ratio over nothing), or it counts
+ * calls of a role whose work went through io_uring (span_role_ring: the ring's operations are
+ * no calls the shim sees, so "0.00 calls per request" would say the opposite of what happened).
+ */
+enum figure_none figure_shown(const struct span *s, enum figure_id id, int role, double *out);
 
 /* The figure an id names; NULL for an id out of range. */
 const struct figure_def *figure_at(enum figure_id id);

@@ -39,7 +39,9 @@ struct chart_geom {
     int label_w;        /* columns of the y labels, left of the axis */
     int axis_row;       /* the x axis row (under the plot area) */
     int axis_col;       /* the y axis column (left of the plot area) */
-    double ymax;        /* the top of the y axis; the bottom is 0 */
+    double ymax;        /* the top of the y axis; the bottom is 0, or ymin on a log axis */
+    bool log_y;         /* the y axis is logarithmic (chart_log_y) */
+    double ymin;        /* its bottom then, a power of ten */
     size_t nticks;      /* y ticks, bottom first */
     double tick_v[CHART_MAX_TICKS];
     int tick_row[CHART_MAX_TICKS];
@@ -63,6 +65,39 @@ double chart_ymax(const struct chart_series *s, size_t nseries, size_t n);
 
 /* The "nice" number at or above v: 1, 2 or 5 times a power of ten (1 for v <= 0). */
 double chart_nice(double v);
+
+/*
+ * Whether the y axis should be logarithmic: the measured values above zero span more than
+ * CHART_LOG_SPAN, so that on a linear axis from zero the small ones would lie along the bottom
+ * row, where neither their differences nor the points of other series they cover can be seen.
+ */
+#define CHART_LOG_SPAN 20.0
+bool chart_wants_log_y(const struct chart_series *s, size_t nseries, size_t n);
+/* The smallest measured y above zero over the series (0 when none). */
+double chart_ymin(const struct chart_series *s, size_t nseries, size_t n);
+/*
+ * Makes a computed chart's y axis logarithmic, from the power of ten at or below ymin_data to the
+ * nice number at or above ymax_data (both > 0), with a tick at every power of ten (every second
+ * or third when more would not fit the rows). A y of zero or less goes on the bottom row.
+ */
+void chart_log_y(struct chart_geom *g, double ymin_data, double ymax_data);
+
+/* How two series compare over the x values, once differences within the noise are ties. */
+enum chart_order {
+    CHART_SAME_ORDER, /* one stays ahead, or every difference is within the noise */
+    CHART_OVERTAKES,  /* exactly one change of order, each side beyond the noise */
+    CHART_NOISE,      /* the order changes back and forth: no crossing can be named */
+};
+/*
+ * Where series a and b change order, when the runs agree on one place: differences smaller than
+ * `noise` times the larger figure count as ties (a sweep measures each point once, so a lead
+ * that small says nothing); the rest must change sign exactly once. On CHART_OVERTAKES, *from
+ * and *to are the last x value where the old leader was ahead and the first where the other
+ * one is, and *a_after tells whether a leads after the change.
+ */
+#define CHART_NOISE_SHARE 0.10
+enum chart_order chart_crossover(const struct chart_series *a, const struct chart_series *b,
+                                 size_t n, double noise, size_t *from, size_t *to, bool *a_after);
 
 /*
  * Where series a and b swap order: crossings[k] = i means a-b changes sign between x value i and

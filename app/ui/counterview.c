@@ -332,12 +332,19 @@ static int counterview_role(const struct screen_caps *c, const struct snapshot_f
     int row = 0;
     if (h <= 0)
         return 0;
-    int hx = x + widgets_printf(
-                     c, x, y + row, w, screen_attr(SCREEN_HEADING),
-                     "%-6s cpu %5.1f%% user %5.1f%% sys  ctx/s %s (%s vol)  procs %u  threads %u",
-                     name, f->cpu_user_pct, f->cpu_sys_pct,
-                     widgets_si_fixed(f->ctx_voluntary_rate + f->ctx_involuntary_rate, a, sizeof a),
-                     widgets_si_fixed(f->ctx_voluntary_rate, b, sizeof b), f->nprocs, f->nthreads);
+    /* The header in full where it fits; else shorter, threads and processes before the
+       context switches: a step watches threads (c10k), and what a narrow pane cuts is the end. */
+    char head[160];
+    widgets_si_fixed(f->ctx_voluntary_rate + f->ctx_involuntary_rate, a, sizeof a);
+    widgets_si_fixed(f->ctx_voluntary_rate, b, sizeof b);
+    int hn = snprintf(head, sizeof head,
+                      "%-6s cpu %5.1f%% user %5.1f%% sys  ctx/s %s (%s vol)  procs %u  threads %u",
+                      name, f->cpu_user_pct, f->cpu_sys_pct, a, b, f->nprocs, f->nthreads);
+    if (hn > w)
+        snprintf(head, sizeof head,
+                 "%s cpu %.0f%% user %.0f%% sys threads %u procs %u ctx/s %s (%s vol)", name,
+                 f->cpu_user_pct, f->cpu_sys_pct, f->nthreads, f->nprocs, a, b);
+    int hx = x + widgets_text(c, x, y + row, w, screen_attr(SCREEN_HEADING), head);
     /* Past a hundred or so processes and threads the sampler reads a slice a tick: say how
        old the oldest /proc figure is when it is older than a tick (the legend explains). */
     char age[48];
@@ -399,6 +406,26 @@ static int counterview_failures(const struct snapshot *s, char *buf, size_t len)
     return buf[0] != '\0';
 }
 
+/*
+ * Why the latency line has no figure: the load has completed requests all along and timed none
+ * (its requests carry no timing: a chat bot's messages), it timed some but none in the last few
+ * seconds, or nothing was timed yet.
+ */
+static const char *counterview_no_latency(const struct snapshot *s, const char *unit)
+{
+    static char buf[96];
+    uint64_t timed = 0;
+    for (unsigned k = 0; k < IOLAB_HIST_BUCKETS; k++)
+        timed += s->latency_hist[LESSON_ROLE_CLIENT][k];
+    if (timed)
+        snprintf(buf, sizeof buf, "latency: none timed in the last %d s", SNAPSHOT_RECENT_S);
+    else if (s->roles[LESSON_ROLE_CLIENT].requests)
+        snprintf(buf, sizeof buf, "latency: this load times no %s", unit);
+    else
+        snprintf(buf, sizeof buf, "latency: none measured yet");
+    return buf;
+}
+
 void counterview_draw(const struct screen_caps *c, struct layout_rect r, bool focused,
                       const struct counterview_in *vin)
 {
@@ -449,7 +476,7 @@ void counterview_draw(const struct screen_caps *c, struct layout_rect r, bool fo
                          lesson_role_name(LESSON_ROLE_CLIENT), vin->watch, vin->nwatch, x, y, w,
                          in.y + avail - y);
 
-    char bb[32], p50[32], p99[32], label[48];
+    char p50[32], p99[32], label[48];
     int yb = in.y + in.h - bottom;
     /* Sparklines over the last minute, one column per second, after aligned labels. */
     snprintf(label, sizeof label, "%s/s", vin->unit ? vin->unit : "requests");
@@ -461,11 +488,36 @@ void counterview_draw(const struct screen_caps *c, struct layout_rect r, bool fo
                  cl->requests_rate * win, win);
     else
         widgets_si_fixed(cl->requests_rate, rate, sizeof rate);
-    char rate_label[96], bytes_label[64];
-    snprintf(rate_label, sizeof rate_label, "%-11.11s%9s  ", label, rate);
-    snprintf(bytes_label, sizeof bytes_label, "%-11s%9s  ", "bytes/s",
-             widgets_bytes_fixed(cl->app_bytes_rate, bb, sizeof bb));
-    int lw = (int)strlen(rate_label), sw = w - lw;
+    /* No load completed in the rate's window, yet some did since the mode started (a few
+       requests, then a pause): "0" alone would read as nothing done, so the count says it. */
+    const struct snapshot_figures *bcl = vin->base ? &vin->base->roles[LESSON_ROLE_CLIENT] : NULL;
+    uint64_t done = cl->requests - (bcl && bcl->requests <= cl->requests ? bcl->requests : 0);
+    uint64_t moved = cl->app_bytes - (bcl && bcl->app_bytes <= cl->app_bytes ? bcl->app_bytes : 0);
+    char brate[48];
+    widgets_bytes_fixed(cl->app_bytes_rate, brate, sizeof brate);
+    if (win <= 0) {
+        /* Before a second sample no rate has a difference to stand on. */
+        snprintf(rate, sizeof rate, "-");
+        snprintf(brate, sizeof brate, "-");
+    } else {
+        if (cl->requests_rate <= 0 && done)
+            snprintf(rate, sizeof rate, "0, %llu done", (unsigned long long)done);
+        if (cl->app_bytes_rate <= 0 && moved) {
+            char m[32];
+            snprintf(brate, sizeof brate, "0, %s done", human_bytes((double)moved, m, sizeof m));
+        }
+    }
+    /* The label always keeps a space before its value ("downloads/s 3.0"). */
+    char rate_label[128], bytes_label[96];
+    snprintf(rate_label, sizeof rate_label, "%-11s %8s  ", label, rate);
+    snprintf(bytes_label, sizeof bytes_label, "%-11s %8s  ", "bytes/s", brate);
+    /* Both sparklines start after the longer of the two labels, so that neither is drawn over. */
+    int lw = (int)strlen(rate_label), blw = (int)strlen(bytes_label);
+    if (has_req && has_bytes && blw > lw)
+        lw = blw;
+    else if (!has_req)
+        lw = blw;
+    int sw = w - lw;
     if (sw > SNAPSHOT_HISTORY)
         sw = SNAPSHOT_HISTORY;
     if (has_req) {
@@ -484,21 +536,40 @@ void counterview_draw(const struct screen_caps *c, struct layout_rect r, bool fo
     /* Clients waiting for an answer are part of the latency (waits.h), and said by name. */
     if (!has_lat)
         ; /* no request was ever timed: no latency line */
-    else if (lat->samples && cl->waiting)
-        widgets_printf(c, x, yb + 1, w,
-                       cl->in_flight_oldest_ns >= 1000000000u ? screen_attr(SCREEN_BAD) : A_NORMAL,
-                       "latency p50 %s  p99 %s  (last %d s; %llu waiting, oldest %s)",
-                       widgets_ns_fixed((double)lat->p50_ns, p50, sizeof p50),
-                       widgets_ns_fixed((double)lat->p99_ns, p99, sizeof p99), SNAPSHOT_RECENT_S,
-                       (unsigned long long)cl->waiting,
-                       widgets_ns_fixed((double)cl->in_flight_oldest_ns, oldest, sizeof oldest));
-    else if (lat->samples)
-        widgets_printf(c, x, yb + 1, w, A_NORMAL, "latency p50 %s  p99 %s  (last %d s, %llu %s)",
-                       widgets_ns_fixed((double)lat->p50_ns, p50, sizeof p50),
-                       widgets_ns_fixed((double)lat->p99_ns, p99, sizeof p99), SNAPSHOT_RECENT_S,
-                       (unsigned long long)lat->samples, vin->unit ? vin->unit : "requests");
-    else
-        widgets_text(c, x, yb + 1, w, screen_attr(SCREEN_DIM), "latency: none measured yet");
+    else if (lat->samples) {
+        /* In full where it fits; else shorter, with the clients waiting (0 too) before how old
+           the oldest is, so that a narrow pane still shows them: c10k asks the learner to watch
+           them, and they come and go from one sample to the next. */
+        char line[192];
+        int n =
+            cl->waiting
+                ? snprintf(line, sizeof line,
+                           "latency p50 %s  p99 %s  (last %d s; %llu waiting, oldest %s)",
+                           widgets_ns_fixed((double)lat->p50_ns, p50, sizeof p50),
+                           widgets_ns_fixed((double)lat->p99_ns, p99, sizeof p99),
+                           SNAPSHOT_RECENT_S, (unsigned long long)cl->waiting,
+                           widgets_ns_fixed((double)cl->in_flight_oldest_ns, oldest, sizeof oldest))
+                : snprintf(line, sizeof line, "latency p50 %s  p99 %s  (last %d s, %llu %s)",
+                           widgets_ns_fixed((double)lat->p50_ns, p50, sizeof p50),
+                           widgets_ns_fixed((double)lat->p99_ns, p99, sizeof p99),
+                           SNAPSHOT_RECENT_S, (unsigned long long)lat->samples,
+                           vin->unit ? vin->unit : "requests");
+        if (n > w) {
+            n = snprintf(line, sizeof line, "latency p50 %s p99 %s; %llu waiting",
+                         human_ns((double)lat->p50_ns, p50, sizeof p50),
+                         human_ns((double)lat->p99_ns, p99, sizeof p99),
+                         (unsigned long long)cl->waiting);
+            if (cl->waiting && n > 0 && (size_t)n < sizeof line)
+                snprintf(line + n, sizeof line - (size_t)n, ", oldest %s",
+                         human_ns((double)cl->in_flight_oldest_ns, oldest, sizeof oldest));
+        }
+        widgets_text(c, x, yb + 1, w,
+                     cl->waiting && cl->in_flight_oldest_ns >= 1000000000u ? screen_attr(SCREEN_BAD)
+                                                                           : A_NORMAL,
+                     line);
+    } else
+        widgets_text(c, x, yb + 1, w, screen_attr(SCREEN_DIM),
+                     counterview_no_latency(s, vin->unit ? vin->unit : "requests"));
     /* Say it loudly when a figure is short or wrong: lost counts, a program that wrote garbage
        on its counter page, /proc reads that failed (a process vanishing mid-read is normal; a
        steady count is not). */
@@ -528,37 +599,39 @@ void counterview_draw(const struct screen_caps *c, struct layout_rect r, bool fo
     }
 }
 
-/* A figure of the comparison over a mode's span, through the figure table; 0 where the table
-   has none (no request to divide by). */
-static double counterview_figure(const struct span *m, enum figure_id id, enum lesson_role role)
-{
-    const struct figure_def *f = figure_at(id);
-    struct figure_arg arg = {.role = (int)role};
-    double v = 0;
-    if (!f || !f->value || !f->value(m, &arg, &v))
-        return 0;
-    return v;
-}
-
 /* The comparison's figures, in column order. */
-enum { CV_CMP_RATE, CV_CMP_BYTES, CV_CMP_CALLS, CV_CMP_CTX, CV_CMP_CPU, CV_CMP_N };
+enum { CV_CMP_RATE, CV_CMP_BYTES, CV_CMP_CALLS, CV_CMP_SYSCR, CV_CMP_CTX, CV_CMP_CPU, CV_CMP_N };
 
 /* One figure of one mode as the comparison prints it. */
 static void counterview_cmp_value(char *val, size_t len, int k, double v, bool latency,
-                                  bool uncounted)
+                                  bool uncounted, enum figure_none none)
 {
-    if (latency && (k == CV_CMP_BYTES || k == CV_CMP_CPU))
+    if (none != FIGURE_HAS_VALUE)
+        snprintf(val, len, "-");
+    else if (latency && (k == CV_CMP_BYTES || k == CV_CMP_CPU))
         widgets_ns_fixed(v, val, len);
     else if (k == CV_CMP_BYTES)
         widgets_bytes_fixed(v, val, len);
     else if (k == CV_CMP_CALLS && uncounted)
         snprintf(val, len, "uncounted");
-    else if ((k == CV_CMP_CALLS || k == CV_CMP_CTX) && v < 100)
+    else if ((k == CV_CMP_CALLS || k == CV_CMP_SYSCR || k == CV_CMP_CTX) && v < 100)
         snprintf(val, len, "%.2f", v);
     else if (k == CV_CMP_CPU)
         snprintf(val, len, "%.0f%%", v);
     else
         widgets_si_fixed(v, val, len);
+}
+
+/* Whether the step is about read calls (it watches one the kernel counts in syscr): the
+   comparison then shows the kernel's read calls per request beside the counted calls, which
+   leave out the reads made inside libc (fread's). */
+static bool counterview_about_reads(const struct lesson_scenario *sc)
+{
+    for (size_t i = 0; i < sc->nwatch; i++)
+        if (sc->watch[i] == IOLAB_CALL_READ || sc->watch[i] == IOLAB_CALL_READV ||
+            sc->watch[i] == IOLAB_CALL_PREAD64 || sc->watch[i] == IOLAB_CALL_PREADV)
+            return true;
+    return false;
 }
 
 void counterview_compare(const struct screen_caps *c, struct layout_rect r,
@@ -585,22 +658,34 @@ void counterview_compare(const struct screen_caps *c, struct layout_rect r,
                      "Run the scenario and switch modes; each mode tried gets a row here.");
         return;
     }
-    /* Columns: mode name, then up to five figures, each a value and (when there is room) a bar
+    /* Columns: mode name, then up to six figures, each a value and (when there is room) a bar
        scaled to the column's largest value, so the difference shows at a glance. Calls per
        request are the program under study's (the server's unless the lesson names another): the
        load is the same in every mode, so its calls are what a mode changes (2 per request for
-       epoll echo, one per 64 KiB for read-send). Context switches and CPU are everything's: what
-       the machine paid. A figure no mode ever measured (no request completed in any: a reader
-       that publishes none) has no column rather than a column of zeros. */
+       epoll echo, one per 64 KiB for read-send). A step about reads shows the kernel's read
+       calls per request beside them (fread's own reads, which the shim does not see). Context
+       switches and CPU are everything's: what the machine paid. A figure no mode ever measured
+       (no request completed in any: a reader that publishes none) has no column rather than a
+       column of zeros, and a mode without a figure another mode has shows "-". Every "per"
+       figure is per the step's unit, named as the step names it: per pass, per upload. */
     const char *u = unit ? unit : "requests";
-    char rate_head[48];
+    char one[48];
+    figure_unit_one(unit, one, sizeof one);
+    /* Headers say "req" for a request, as they always have, and a step's own unit in full. */
+    const char *per_head = unit ? one : "req";
+    char rate_head[64], calls_head[64], syscr_head[64], ctx_head[64];
     snprintf(rate_head, sizeof rate_head, "%s/s", u);
+    snprintf(calls_head, sizeof calls_head, "calls/%s", per_head);
+    snprintf(syscr_head, sizeof syscr_head, "syscr/%s", per_head);
+    snprintf(ctx_head, sizeof ctx_head, "ctx sw/%s", per_head);
     /* A step about waiting shows the latencies where the others show bytes/s and CPU. */
-    const char *full[CV_CMP_N] = {rate_head, latency ? "p50" : "bytes/s", "calls/req", "ctx sw/req",
-                                  latency ? "p99" : "cpu %core"};
-    const char *brief[CV_CMP_N] = {unit ? "done/s" : "req/s", latency ? "p50" : "B/s", "call/r",
-                                   "ctx/r", latency ? "p99" : "cpu%"};
+    const char *full[CV_CMP_N] = {rate_head, latency ? "p50" : "bytes/s",  calls_head, syscr_head,
+                                  ctx_head,  latency ? "p99" : "cpu %core"};
+    const char *brief[CV_CMP_N] = {
+        unit ? "done/s" : "req/s", latency ? "p50" : "B/s", "call/r", "syscr/r", "ctx/r",
+        latency ? "p99" : "cpu%"};
     double v[SNAPSHOT_MAX_MODES][CV_CMP_N], max[CV_CMP_N] = {0};
+    enum figure_none none[SNAPSHOT_MAX_MODES][CV_CMP_N];
     bool has_req = false, has_bytes = false;
     for (uint32_t i = 0; i < nrows; i++) {
         const struct span *m = rows[i];
@@ -608,13 +693,20 @@ void counterview_compare(const struct screen_caps *c, struct layout_rect r,
            taken here rather than from the table, which wants an answered request. */
         struct snapshot_latency lat;
         waits_latency(&lat, m->hist, m->waits);
-        v[i][CV_CMP_RATE] = counterview_figure(m, FIGURE_REQUESTS_PER_S, study_role);
-        v[i][CV_CMP_BYTES] =
-            latency ? (double)lat.p50_ns : counterview_figure(m, FIGURE_BYTES_PER_S, study_role);
-        v[i][CV_CMP_CALLS] = counterview_figure(m, FIGURE_CALLS_PER_REQ, study_role);
-        v[i][CV_CMP_CTX] = counterview_figure(m, FIGURE_CTX_PER_REQ, study_role);
-        v[i][CV_CMP_CPU] =
-            latency ? (double)lat.p99_ns : counterview_figure(m, FIGURE_CPU_PCT, study_role);
+        static const enum figure_id ids_of[CV_CMP_N] = {
+            [CV_CMP_RATE] = FIGURE_REQUESTS_PER_S, [CV_CMP_BYTES] = FIGURE_BYTES_PER_S,
+            [CV_CMP_CALLS] = FIGURE_CALLS_PER_REQ, [CV_CMP_SYSCR] = FIGURE_SYSCR_PER_REQ,
+            [CV_CMP_CTX] = FIGURE_CTX_PER_REQ,     [CV_CMP_CPU] = FIGURE_CPU_PCT,
+        };
+        for (int k = 0; k < CV_CMP_N; k++)
+            none[i][k] = figure_shown(m, ids_of[k], (int)study_role, &v[i][k]);
+        if (latency) {
+            v[i][CV_CMP_BYTES] = (double)lat.p50_ns;
+            v[i][CV_CMP_CPU] = (double)lat.p99_ns;
+            /* No request answered or waiting in the mode: no latency, not 0 ns. */
+            none[i][CV_CMP_BYTES] = none[i][CV_CMP_CPU] =
+                lat.samples ? FIGURE_HAS_VALUE : FIGURE_NONE_NOTHING;
+        }
         for (int k = 0; k < CV_CMP_N; k++)
             if (v[i][k] > max[k])
                 max[k] = v[i][k];
@@ -622,29 +714,20 @@ void counterview_compare(const struct screen_caps *c, struct layout_rect r,
         has_bytes |= m->bytes > 0;
     }
     bool shown[CV_CMP_N] = {
-        [CV_CMP_RATE] = has_req,
-        [CV_CMP_BYTES] = latency ? has_req : has_bytes,
-        [CV_CMP_CALLS] = has_req,
-        [CV_CMP_CTX] = has_req,
-        [CV_CMP_CPU] = latency ? has_req : true,
+        [CV_CMP_RATE] = has_req,  [CV_CMP_BYTES] = latency ? has_req : has_bytes,
+        [CV_CMP_CALLS] = has_req, [CV_CMP_SYSCR] = has_req && counterview_about_reads(sc),
+        [CV_CMP_CTX] = has_req,   [CV_CMP_CPU] = latency ? has_req : true,
     };
-    int col[CV_CMP_N], ncols = 0;
-    for (int k = 0; k < CV_CMP_N; k++)
-        if (shown[k])
-            col[ncols++] = k;
     char val[SNAPSHOT_MAX_MODES][CV_CMP_N][32];
-    int value_w[CV_CMP_N] = {0}, full_w[CV_CMP_N], brief_w[CV_CMP_N];
-    for (int j = 0; j < ncols; j++) {
-        int k = col[j];
-        for (uint32_t i = 0; i < nrows; i++) {
+    int value_wk[CV_CMP_N] = {0};
+    for (int k = 0; k < CV_CMP_N; k++)
+        for (uint32_t i = 0; i < nrows && shown[k]; i++) {
             counterview_cmp_value(val[i][k], sizeof val[i][k], k, v[i][k], latency,
-                                  k == CV_CMP_CALLS && span_role_uncounted(rows[i], study_role));
+                                  k == CV_CMP_CALLS && span_role_uncounted(rows[i], study_role),
+                                  none[i][k]);
             int vw = (int)strlen(val[i][k]);
-            value_w[j] = vw > value_w[j] ? vw : value_w[j];
+            value_wk[k] = vw > value_wk[k] ? vw : value_wk[k];
         }
-        full_w[j] = (int)strlen(full[k]);
-        brief_w[j] = (int)strlen(brief[k]);
-    }
     /* The mode column fits the longest id and its "now" mark (a long id like read-64k-work is
        not cut while the figures can be narrower). */
     int name_need = 4;
@@ -652,46 +735,86 @@ void counterview_compare(const struct screen_caps *c, struct layout_rect r,
         int need = (int)strlen(ids[i][0] ? ids[i] : "this run") + 3; /* " *" */
         name_need = need > name_need ? need : name_need;
     }
-    int namew, colw[CV_CMP_N];
+    int col[CV_CMP_N], ncols, namew, colw[CV_CMP_N];
     int w = in.w - 2;
-    bool shorter =
-        cvlayout_compare_cols(w, name_need, value_w, full_w, brief_w, ncols, &namew, colw);
+    bool shorter;
+    /* When the modes' names would be cut (a row must say which mode it is), a step about reads
+       gives up its rate of requests first, which bytes/s says as well for requests of one size
+       (stdio's passes), and then the kernel's reads per request (stdio/aio's seven modes). */
+    bool fits_all = false;
+    bool tries[3][CV_CMP_N];
+    memcpy(tries[0], shown, sizeof shown);
+    memcpy(tries[1], shown, sizeof shown);
+    memcpy(tries[2], shown, sizeof shown);
+    tries[1][CV_CMP_RATE] = !(shown[CV_CMP_SYSCR] && shown[CV_CMP_BYTES] && !latency);
+    tries[2][CV_CMP_SYSCR] = false;
+    for (int t = 0; t < 3 && !fits_all; t++) {
+        int value_w[CV_CMP_N], full_w[CV_CMP_N], brief_w[CV_CMP_N];
+        ncols = 0;
+        for (int k = 0; k < CV_CMP_N; k++)
+            if (tries[t][k]) {
+                value_w[ncols] = value_wk[k];
+                full_w[ncols] = (int)strlen(full[k]);
+                brief_w[ncols] = (int)strlen(brief[k]);
+                col[ncols++] = k;
+            }
+        shorter =
+            cvlayout_compare_cols(w, name_need, value_w, full_w, brief_w, ncols, &namew, colw);
+        fits_all = namew >= name_need - 1;
+        memcpy(shown, tries[t], sizeof shown);
+    }
+    bool none_nothing = false, none_ring = false;
+    for (int j = 0; j < ncols; j++)
+        for (uint32_t i = 0; i < nrows; i++) {
+            none_nothing |= none[i][col[j]] == FIGURE_NONE_NOTHING;
+            none_ring |= none[i][col[j]] == FIGURE_NONE_RING;
+        }
 
     /* What the columns and marks mean, under the rows: in full words, or the short headers
        spelled out when they are used (the legend, i, has them too). */
-    char foot[640] = "";
+    char foot[768] = "";
+    size_t fn = 0;
+#define CV_FOOT(...)                                                                               \
+    do {                                                                                           \
+        if (fn < sizeof foot) {                                                                    \
+            int n_ = snprintf(foot + fn, sizeof foot - fn, __VA_ARGS__);                           \
+            fn += n_ > 0 ? (size_t)n_ : 0;                                                         \
+        }                                                                                          \
+    } while (0)
     if (!shorter) {
-        snprintf(foot, sizeof foot, "%s%s%s%s%s", shown[CV_CMP_CALLS] ? "calls/req: " : "",
-                 shown[CV_CMP_CALLS] ? study : "", shown[CV_CMP_CALLS] ? "'s counted calls / " : "",
-                 shown[CV_CMP_CALLS] ? u : "", shown[CV_CMP_CALLS] ? " done. " : "");
-        size_t fn = strlen(foot);
-        snprintf(foot + fn, sizeof foot - fn, "%s",
-                 now_id ? "* the mode running now. Figures cover only the time each mode ran."
-                        : "Figures cover only the time the scenario ran, every run of it.");
+        if (shown[CV_CMP_CALLS])
+            CV_FOOT("%s: %s's counted calls per %s. ", full[CV_CMP_CALLS], study, one);
+        if (shown[CV_CMP_SYSCR])
+            CV_FOOT("%s: the kernel's read calls, libc's own included. ", full[CV_CMP_SYSCR]);
     } else {
-        size_t fn = (size_t)snprintf(foot, sizeof foot, "%s",
-                                     now_id ? "* running now; rows cover only their mode's time. "
-                                            : "Rows cover only the time the scenario ran. ");
-        for (int j = 0; j < ncols && fn < sizeof foot; j++) {
+        CV_FOOT("%s", now_id ? "* running now; rows cover only their mode's time. "
+                             : "Rows cover only the time the scenario ran. ");
+        for (int j = 0; j < ncols; j++) {
             int k = col[j];
-            char *at = foot + fn;
-            size_t left = sizeof foot - fn;
-            int n = 0;
             if (k == CV_CMP_RATE)
-                n = snprintf(at, left, "%s: %s/s. ", brief[k], u);
+                CV_FOOT("%s: %s/s. ", brief[k], u);
             else if (k == CV_CMP_BYTES && !latency)
-                n = snprintf(at, left, "%s: bytes/s. ", brief[k]);
+                CV_FOOT("%s: bytes/s. ", brief[k]);
             else if (k == CV_CMP_CALLS)
-                n = snprintf(at, left, "%s: %s's counted calls / %s done. ", brief[k], study, u);
+                CV_FOOT("%s: %s's counted calls per %s. ", brief[k], study, one);
+            else if (k == CV_CMP_SYSCR)
+                CV_FOOT("%s: the kernel's read calls per %s. ", brief[k], one);
             else if (k == CV_CMP_CTX)
-                n = snprintf(at, left, "%s: ctx switches/request. ", brief[k]);
+                CV_FOOT("%s: ctx switches per %s. ", brief[k], one);
             else if (k == CV_CMP_CPU && !latency)
-                n = snprintf(at, left, "%s: of one core. ", brief[k]);
-            fn += n > 0 ? (size_t)n : 0;
+                CV_FOOT("%s: of one core. ", brief[k]);
         }
-        if (fn < sizeof foot)
-            snprintf(foot + fn, sizeof foot - fn, "i: legend.");
     }
+    if (none_nothing)
+        CV_FOOT("-: no %s done in that mode yet. ", one);
+    if (none_ring)
+        CV_FOOT("-: the shim cannot see io_uring's calls. ");
+    if (!shorter)
+        CV_FOOT("%s", now_id ? "* the mode running now. Figures cover only the time each mode ran."
+                             : "Figures cover only the time the scenario ran, every run of it.");
+    else
+        CV_FOOT("i: legend.");
+#undef CV_FOOT
     struct wrap_doc fd = {0};
     int foot_rows = 0;
     if (wrap_plain(foot, w, c->utf8, &fd) == 0)
@@ -810,15 +933,21 @@ static const struct counterview_legend_entry {
     {NULL, "Under the roles: the client's figures"},
     {"requests/s", "what the load completed per second over the same 1 to 2 s, as the demo "
                    "published it (a step may count copies, uploads...); below 10/s the count "
-                   "too: \"2.0, 6 in 3.0 s\". A figure the programs never published (a reader "
-                   "completes no requests) has no line: it is not a zero"},
+                   "too: \"2.0, 6 in 3.0 s\"; none in that time after some earlier, the count "
+                   "since the mode started: \"0, 4 done\"; \"-\" before a second sample. A "
+                   "figure the programs never published (a reader completes no requests) has no "
+                   "line: it is not a zero"},
     {"bytes/s", "the payload the load moved per second"},
     {"sparklines", "the last minute of both, one column per second"},
     {"latency p50/p99", "half, or 99 in 100, of the requests of the last 5 s took at most this "
                         "long (within about 19%), the clients still waiting included"},
     {"waiting, oldest", "requests out for 100 ms or more with no answer yet, and the longest "
                         "wait: each counts in the latency for as long as it has waited, and for "
-                        "the requests its connection would have sent meanwhile"},
+                        "the requests its connection would have sent meanwhile; a narrow pane "
+                        "always says how many wait, 0 too"},
+    {"no latency", "\"this load times no requests\": the load completes requests but times "
+                   "none (a chat bot's messages); \"none timed in the last 5 s\": it did "
+                   "earlier"},
     {"limit reached", "calls that failed at a limit (open files, processes, memory) and cost a "
                       "connection; shed: connections accepted only to be closed at once"},
     {"incomplete", "counts lost (the counter page was full), garbage on a counter page, or "
@@ -827,15 +956,23 @@ static const struct counterview_legend_entry {
                       "operations submitted to the ring and completions reaped, since the mode "
                       "started"},
     {NULL, "The comparison (c): one row per mode tried, over only the time it ran"},
-    {"calls/req", "the calls of the studied program's role (the server's unless the lesson names "
-                  "another) per completed request"},
-    {"ctx sw/req", "every program's context switches per completed request"},
+    {"calls/req", "the counted calls of the studied program's role (the server's unless the "
+                  "lesson names another) per completed request; a step with its own unit says "
+                  "it: calls/pass, calls/upload"},
+    {"syscr/req", "a step about reads: the same role's read calls as the kernel counts them "
+                  "(syscr), per request: the reads libc makes inside fread, which the counted "
+                  "calls leave out, are in it"},
+    {"ctx sw/req", "every program's context switches per completed request (or pass, upload)"},
+    {"-", "no figure: nothing to divide by (no request, pass or upload done in that mode yet), "
+          "or calls the shim cannot see (an io_uring server's work goes through its ring: the "
+          "io_uring line has the demo's own count). Never a 0 in its place"},
     {"cpu %core", "every program's CPU while the mode ran, % of one core"},
     {"p50, p99", "a step about waiting shows these instead of bytes/s and cpu: the latency of "
                  "all the mode's requests, the clients left waiting included"},
     {"short headers", "on a narrow terminal: req/s is requests/s (done/s: the step's own unit), "
-                      "B/s bytes/s, call/r calls/req, ctx/r ctx sw/req, cpu% cpu %core; a "
-                      "column no mode measured (no request completed) is left out"},
+                      "B/s bytes/s, call/r calls/req, syscr/r syscr/req, ctx/r ctx sw/req, cpu% "
+                      "cpu %core, each per the step's unit as the footer says; a column no mode "
+                      "measured (no request completed) is left out"},
 };
 
 #define CV_TERM_W 17 /* the terms' column, a space included */

@@ -81,7 +81,7 @@ static int help_lines(struct help_pen *p, const struct keytable *const *tables, 
     return p->row;
 }
 
-void help_draw(const struct screen_caps *c, const struct keytable *const *tables, size_t ntables,
+bool help_draw(const struct screen_caps *c, const struct keytable *const *tables, size_t ntables,
                char extra[][128], size_t nextra, int *top)
 {
     int w = help_width();
@@ -106,6 +106,7 @@ void help_draw(const struct screen_caps *c, const struct keytable *const *tables
     p.draw = true;
     p.top = *top;
     help_lines(&p, tables, ntables, extra, nextra);
+    return rows > visible;
 }
 
 int help_scroll(int key, int page)

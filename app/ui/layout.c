@@ -36,11 +36,8 @@ int layout_compute(enum layout_kind kind, int cols, int rows, size_t nprogs, str
     bool run = kind == LAYOUT_RUN || kind == LAYOUT_RUN_VERDICT;
     out->cols = cols;
     out->rows = rows;
-    /* A run step needs room for every program pane beside the text column. */
-    int min_cols = LAYOUT_MIN_COLS;
-    if (run && 30 + (int)nprogs * LAYOUT_MIN_PANE_W > min_cols)
-        min_cols = 30 + (int)nprogs * LAYOUT_MIN_PANE_W;
-    if (cols < min_cols || rows < LAYOUT_MIN_ROWS) {
+    /* Programs that do not fit fold into one pane: the size alone decides "too small". */
+    if (cols < LAYOUT_MIN_COLS || rows < LAYOUT_MIN_ROWS) {
         out->too_small = true;
         return 0;
     }
@@ -63,18 +60,28 @@ int layout_compute(enum layout_kind kind, int cols, int rows, size_t nprogs, str
         }
     } else {
         /* The text stays readable (about 45 columns) and the counters get the rest; a verdict
-           takes half, leaving each program pane its minimum width. */
-        int tw = layout_clamp(b.w * 3 / 10, 28, 52);
-        if (kind == LAYOUT_RUN_VERDICT) {
-            tw = layout_clamp(b.w / 2, 28, 70);
-            if (tw > b.w - (int)nprogs * LAYOUT_MIN_PANE_W)
-                tw = b.w - (int)nprogs * LAYOUT_MIN_PANE_W;
-        }
+           takes half. Either gives way so that each program pane keeps its minimum width: the
+           text down to LAYOUT_MIN_TEXT_W, a verdict only as far as four panes need (its
+           sentences say what to fix; z shows a program whole); programs beyond that share the
+           last pane, which keeps a column more than the others for its title ("ben 1/4"). */
+        int want = kind == LAYOUT_RUN_VERDICT ? layout_clamp(b.w / 2, LAYOUT_MIN_TEXT_W, 70)
+                                              : layout_clamp(b.w * 3 / 10, LAYOUT_MIN_TEXT_W, 52);
+        int least = kind == LAYOUT_RUN_VERDICT ? b.w - 4 * (LAYOUT_MIN_PANE_W + 1) : 0;
+        least = layout_clamp(least, LAYOUT_MIN_TEXT_W, want);
+        int tw = layout_clamp(b.w - (int)nprogs * LAYOUT_MIN_PANE_W, least, want);
         out->text = layout_rect(b.x, b.y, tw, b.h);
         struct layout_rect right = layout_rect(b.x + tw, b.y, b.w - tw, b.h);
+        size_t fit = (size_t)(right.w / LAYOUT_MIN_PANE_W), npanes = nprogs;
+        if (fit < 1)
+            fit = 1;
+        if (nprogs > fit) {
+            fit = (size_t)((right.w - 1) / LAYOUT_MIN_PANE_W);
+            npanes = fit > 1 ? fit : 1;
+            out->nfolded = nprogs - npanes + 1;
+        }
         int ph = layout_clamp(right.h * 3 / 10, 5, 14);
-        layout_split_columns(layout_rect(right.x, right.y, right.w, ph), nprogs, out->progs);
-        out->nprogs = nprogs;
+        layout_split_columns(layout_rect(right.x, right.y, right.w, ph), npanes, out->progs);
+        out->nprogs = npanes;
         out->counters = layout_rect(right.x, right.y + ph, right.w, right.h - ph);
     }
     return 0;
@@ -85,6 +92,13 @@ struct layout_rect layout_center(int cols, int rows, int w, int h)
     w = layout_clamp(w, 1, cols > 2 ? cols - 2 : cols);
     h = layout_clamp(h, 1, rows > 2 ? rows - 2 : rows);
     return layout_rect((cols - w) / 2, (rows - h) / 2, w, h);
+}
+
+size_t layout_pane_of(const struct layout *l, size_t prog)
+{
+    if (l->nfolded && prog + 1 >= l->nprogs)
+        return prog < l->nprogs - 1 + l->nfolded ? l->nprogs - 1 : l->nprogs;
+    return prog < l->nprogs ? prog : l->nprogs;
 }
 
 bool layout_contains(struct layout_rect r, int x, int y)

@@ -128,6 +128,9 @@ int lessonview_open(struct lessonview *v, struct view_ctx *c, const struct lesso
     if (lesson >= pack->nlessons || step >= pack->lessons[lesson].nsteps)
         return -1;
     lessonview_close_step(v, c);
+    /* n on a lesson's last step goes on to the next lesson: said, since nothing else does. */
+    bool next_lesson = v->pack == pack && lesson == v->lesson + 1 && step == 0 &&
+                       v->step + 1 == pack->lessons[v->lesson].nsteps;
     v->confirm = false;
     v->pack = pack;
     v->lesson = lesson;
@@ -156,10 +159,14 @@ int lessonview_open(struct lessonview *v, struct view_ctx *c, const struct lesso
         progress_set_last(c->progress, pack->id, l->id, st->id);
         view_save_progress(c);
     }
-    view_status(sc, !v->kind, "%s",
-                !v->kind ? "This step's kind cannot be shown; n goes on to the next step."
-                : v->kind->open_hint ? v->kind->open_hint
-                                     : "n: next step, p: previous, h: back to the lessons.");
+    const char *hint = !v->kind ? "This step's kind cannot be shown; n goes on to the next step."
+                       : v->kind->open_hint ? v->kind->open_hint
+                                            : "n: next step, p: previous, h: back to the lessons.";
+    if (next_lesson)
+        view_status(sc, !v->kind, "Next lesson: %s (%zu of %zu). %s", l->title, lesson + 1,
+                    pack->nlessons, hint);
+    else
+        view_status(sc, !v->kind, "%s", hint);
     lessonview_out(v, c);
     view_log(c, "open %s/%s", l->id, st->id);
     c->dirty = true;
@@ -357,6 +364,12 @@ static size_t lessonview_keytables(void *self, const struct keytable **out, size
     if (n < max)
         out[n++] = &lessonview_keys;
     return n;
+}
+
+const struct lesson_pack *lessonview_place(const struct lessonview *v, size_t *lesson)
+{
+    *lesson = v->lesson;
+    return v->pack;
 }
 
 size_t lessonview_footer_extra(struct lessonview *v, int width, struct keys_item *out, size_t max)

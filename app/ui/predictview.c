@@ -358,7 +358,7 @@ void predictview_update(struct predictview *pv, const struct mode_span *modes, s
         changed = true;
         const struct lesson_predict *p = &pv->sc->predicts[i];
         if (p->explanation)
-            view_status(pv->c, v.state != EXPECT_AGREES, "Prediction %zu %s (o: whole): %s", i + 1,
+            view_status(pv->c, v.state != EXPECT_AGREES, "Prediction %zu %s (a: whole): %s", i + 1,
                         v.state == EXPECT_AGREES ? "right" : "off", p->explanation);
     }
     if (changed)

@@ -43,7 +43,7 @@ struct layout_rect predictview_draw_foot(struct predictview *pv, struct view_ctx
                                          struct layout_rect r, int others,
                                          const struct mode_span *modes, size_t nmodes);
 
-/* The predictions whole, for the run step's results box (o): a heading, then each one's
+/* The predictions whole, for the run step's results box (a): a heading, then each one's
    question, its verdict with what was said and measured, and its explanation once judged. */
 void predictview_sheet(const struct predictview *pv, struct widgets_sheet *s,
                        const struct screen_caps *c, const struct mode_span *modes, size_t nmodes);

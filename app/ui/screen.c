@@ -5,6 +5,7 @@
  * async-signal-safe functions.
  */
 #include "screen.h"
+#include "termreport.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -17,6 +18,7 @@
 #include <sys/mman.h>
 #include <term.h>
 #include <termios.h>
+#include <time.h>
 #include <unistd.h>
 
 static const struct screen_glyphs screen_utf8 = {
@@ -291,6 +293,45 @@ void screen_resize(void)
         return;
     resize_term(ws.ws_row, ws.ws_col);
     clearok(curscr, TRUE);
+}
+
+static int64_t screen_now_ms(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+}
+
+int screen_getch(void)
+{
+    static struct termreport rep = {.lone_at_ms = -1};
+    static int queued = ERR; /* the second key of a pair the filter gave back */
+    if (queued != ERR) {
+        int k = queued;
+        queued = ERR;
+        return k;
+    }
+    for (;;) {
+        int key = getch();
+        if (key == ERR && termreport_holding(&rep)) {
+            /* A held Esc: wait a moment for a report's '[' (curses' own wait, ESCDELAY, is
+               too short for a report split by a loaded machine), then it is a lone Esc. The
+               loop stands still for at most that moment, and only after an Esc. */
+            wtimeout(stdscr, TERMREPORT_HOLD_MS);
+            key = getch();
+            nodelay(stdscr, TRUE);
+            if (key == ERR)
+                return termreport_expire(&rep, screen_now_ms());
+        }
+        if (key == ERR)
+            return ERR; /* inside a report or not, the rest comes with the next wake-up */
+        int out[2];
+        int n = termreport_feed(&rep, key, screen_now_ms(), out);
+        if (n == 2)
+            queued = out[1];
+        if (n > 0)
+            return out[0];
+    }
 }
 
 attr_t screen_attr(enum screen_role role)

@@ -65,6 +65,13 @@ void screen_resume(void);
 /* Follows a terminal size change (after SIGWINCH): curses learns the new size. */
 void screen_resize(void);
 
+/*
+ * The next key the learner typed, or ERR when none is waiting: getch() with the terminal's
+ * reports taken out whole (termreport.h), however far apart their bytes arrive. A lone Esc is
+ * delivered once no '[' follows it within TERMREPORT_HOLD_MS, which this call waits for.
+ */
+int screen_getch(void);
+
 attr_t screen_attr(enum screen_role role);
 
 /* The UTF-8 or ASCII glyph tables (for tests and for drawing). */

@@ -126,6 +126,15 @@ static int start_open(struct startview *t, struct view_action *act)
     return 0;
 }
 
+void start_select(struct startview *t, const struct lesson_pack *pack, size_t lesson)
+{
+    struct start_row rows[START_MAX_ROWS];
+    size_t n = start_rows(t, rows);
+    for (size_t i = 0; i < n; i++)
+        if (rows[i].kind == START_LESSON && rows[i].pack == pack && rows[i].lesson == lesson)
+            t->sel = i;
+}
+
 /* Moves the selection by dir (+1, -1) over the selectable rows, wrapping around. */
 static void start_move(struct startview *t, int dir)
 {

@@ -18,4 +18,7 @@ struct startview *start_new(const struct lesson_pack *primary,
                             struct progress *progress);
 void start_free(struct startview *t);
 
+/* Puts the list's cursor on a lesson (the one just left); a lesson not listed leaves it. */
+void start_select(struct startview *t, const struct lesson_pack *pack, size_t lesson);
+
 #endif

@@ -26,6 +26,7 @@
  */
 #include "exercise.h"
 #include "exercise/build.h"
+#include "exercise/judge.h"
 #include "lesson/record.h"
 #include "exercise/buildmsg.h"
 #include "paths.h"
@@ -55,9 +56,8 @@ struct exview {
     char cache[PATH_MAX];
     char sandbox[PATH_MAX];
     enum exview_state state;
-    struct build *build;
-    bool building_ref;
-    char ref_exe[PATH_MAX], mine_exe[PATH_MAX];
+    struct judge_builder builder; /* the reference once, then each save (exercise/judge.h) */
+    char mine_exe[PATH_MAX];
     char *log; /* the last build's messages (mapped to the workspace's files) */
     bool log_cut;
     /* A failed build's messages as drawn: each line with the learner's own file names, wrapped
@@ -67,8 +67,8 @@ struct exview {
     int log_w;
     size_t log_top;
     int log_h;
-    char status[512]; /* one line about the build */
-    unsigned builds;  /* builds of the learner's program so far */
+    char status[1024]; /* one line about the build */
+    unsigned builds;   /* builds of the learner's program so far */
     /* The content key of the learner's files last built (build_key), so that a save that changes
        nothing (an editor's second write, the poll seeing the same save again) neither builds nor
        restarts nor counts as an attempt; and whether the build under way follows a save. */
@@ -87,6 +87,7 @@ struct exview {
     bool closing;
     size_t hints; /* hints shown so far */
     bool confirm_solution, confirm_reset;
+    bool edit_told; /* how the editor moves between several files was said (e's first press) */
     bool pass_recorded, solution_recorded; /* in the progress record already */
     const char *edit[BUILD_MAX_FILES];     /* the files e opens: those with a TODO */
     size_t nedit;
@@ -210,7 +211,7 @@ static void exview_stop_run(struct exview *v)
 static void exview_ready(struct exview *v)
 {
     exview_stop_run(v);
-    if (exercise_run_init(&v->run, v->ex, v->env.step, v->mine_exe, v->ref_exe) < 0) {
+    if (exercise_run_init(&v->run, v->ex, v->env.step, v->mine_exe, v->builder.ref_exe) < 0) {
         snprintf(v->status, sizeof v->status, "out of memory");
         v->state = EXVIEW_FAILED;
         return;
@@ -225,36 +226,8 @@ static void exview_ready(struct exview *v)
         keys_find(stepview_run.keys, '\r')->fn(v->rv, v->c, '\r', &(struct view_action){0});
 }
 
-/* The build of the files in src, as exercise.h defines it; NULL when the command is too long. */
-static const char *const *exview_spec(const struct exview *v, const char *src,
-                                      struct build_spec *spec, const char **cmd)
+static void exview_mine_built(struct exview *v, const struct build_result *r)
 {
-    *spec = (struct build_spec){
-        .command = exercise_command(v->ex, cmd, BUILD_MAX_ARGS),
-        .src_dir = src,
-        .files = (const char *const *)v->ex->files,
-        .nfiles = v->ex->nfiles,
-        .sources = (const char *const *)v->ex->sources,
-        .nsources = v->ex->nsources,
-        .cache_dir = v->cache,
-        .sandbox = v->sandbox,
-    };
-    return spec->command;
-}
-
-static int exview_start_build(struct exview *v, const char *src, build_done_fn done)
-{
-    const char *cmd[BUILD_MAX_ARGS];
-    struct build_spec spec;
-    if (!exview_spec(v, src, &spec, cmd))
-        return -E2BIG; /* a build command of more than BUILD_MAX_ARGS words */
-    return build_start(v->c->loop, &spec, done, v, &v->build);
-}
-
-static void exview_mine_built(void *data, const struct build_result *r)
-{
-    struct exview *v = data;
-    v->build = NULL;
     free(v->log);
     v->log = strdup(r->log ? r->log : "");
     v->log_cut = r->log_cut;
@@ -292,38 +265,36 @@ static void exview_mine_built(void *data, const struct build_result *r)
     view_status(v->c, true, "%s", v->status);
 }
 
-static void exview_ref_built(void *data, const struct build_result *r)
+/* The reference did not build (nothing more is), or the learner's files were built. */
+static void exview_built(void *data, enum judge_built which, const struct build_result *r)
 {
     struct exview *v = data;
-    v->build = NULL;
-    if (r->status != BUILD_OK) {
-        v->state = EXVIEW_FAILED;
-        snprintf(v->status, sizeof v->status,
-                 "The exercise's reference solution does not build; tell the pack's author.");
-        view_status(v->c, true, "%s", v->status);
+    if (which == JUDGE_YOURS) {
+        exview_mine_built(v, r);
         return;
     }
-    snprintf(v->ref_exe, sizeof v->ref_exe, "%s", r->exe);
-    if (exview_start_build(v, v->dir, exview_mine_built) < 0) {
-        v->state = EXVIEW_FAILED;
-        snprintf(v->status, sizeof v->status, "The build could not start.");
-    }
+    v->state = EXVIEW_FAILED;
+    snprintf(v->status, sizeof v->status,
+             "The exercise's reference solution does not build; tell the pack's author.");
+    view_status(v->c, true, "%s", v->status);
 }
 
 static void exview_rebuild(struct exview *v)
 {
     if (v->closing)
         return;
-    if (v->build) {
-        build_cancel(v->build);
-        v->build = NULL;
-    }
+    judge_build_cancel(&v->builder);
     exview_stop_run(v);
     v->state = EXVIEW_BUILDING;
     snprintf(v->status, sizeof v->status, "Building %.400s...", v->dir);
+    int rc = judge_build(&v->builder, v->dir);
+    if (rc == -ESTALE) { /* a workspace of an older starter: told so, never built and judged */
+        v->state = EXVIEW_FAILED;
+        snprintf(v->status, sizeof v->status, "%s", v->builder.why);
+        view_status(v->c, true, "%s", v->status);
+        return;
+    }
     view_status(v->c, false, "%s", v->status);
-    int rc = v->ref_exe[0] ? exview_start_build(v, v->dir, exview_mine_built)
-                           : exview_start_build(v, v->ex->dir, exview_ref_built);
     if (rc < 0) {
         v->state = EXVIEW_FAILED;
         snprintf(v->status, sizeof v->status, "The build could not start: %s", strerror(-rc));
@@ -339,7 +310,7 @@ static bool exview_note_content(struct exview *v)
     const char *cmd[BUILD_MAX_ARGS];
     struct build_spec spec;
     char key[32];
-    if (!exview_spec(v, v->dir, &spec, cmd) || build_key(&spec, key, sizeof key) < 0) {
+    if (!judge_spec(&v->builder, v->dir, &spec, cmd) || build_key(&spec, key, sizeof key) < 0) {
         v->built_key[0] = '\0';
         return true;
     }
@@ -457,6 +428,7 @@ static void *exview_open(const struct stepview_env *env, struct view_ctx *c)
         free(v);
         return NULL;
     }
+    judge_builder_init(&v->builder, c->loop, ex, v->cache, v->sandbox, exview_built, v);
     exview_watch(v);
     exview_note_content(v);
     exview_rebuild(v);
@@ -468,8 +440,7 @@ static void exview_close(void *self, struct view_ctx *c)
     struct exview *v = self;
     (void)c;
     v->closing = true;
-    if (v->build)
-        build_cancel(v->build);
+    judge_build_cancel(&v->builder);
     exview_stop_run(v);
     uv_close((uv_handle_t *)&v->debounce, exview_close_cb);
     if (v->have_watch)
@@ -926,22 +897,83 @@ static void exview_title_right(void *self, char *buf, size_t len)
         snprintf(buf, len, "%s ", v->state == EXVIEW_BUILDING ? "building" : "not built");
 }
 
-/* Hands the terminal to the learner's editor on every file they have to write (one invocation,
-   `$EDITOR a.c b.h`, as vi, nano, emacs and code all take), then builds what they saved. */
-/* After the editor (tui.c hands it the terminal): what it saved is built like any other save
-   (once, and only when it changed). */
-static void exview_edited(void *self, struct view_ctx *c)
+/*
+ * After the editor (tui.c hands it the terminal): what it saved is built like any other save
+ * (once, and only when it changed). Nothing saved, or no editor at all, is no reason to stop the
+ * exercise: the run that e stopped starts again on the program already built, whose verdicts
+ * then come from a run the editor did not hold up.
+ */
+static void exview_edited(void *self, struct view_ctx *c, bool ran)
 {
-    (void)c;
-    exview_changed(self);
+    struct exview *v = self;
+    if (exview_note_content(v)) {
+        v->build_after_save = true;
+        exview_rebuild(v);
+        return;
+    }
+    /* A build under way goes on to its run; a failed one keeps its messages on screen. */
+    if (v->state != EXVIEW_READY || v->rv)
+        return;
+    exview_ready(v);
+    /* The status line moves on to the run; the line under the files keeps what happened. */
+    if (!ran)
+        snprintf(v->status, sizeof v->status, "%s", c->status);
+    else
+        snprintf(v->status, sizeof v->status,
+                 "Nothing changed in your files: your program (build %u) runs again.", v->builds);
+    view_status(v->c, !ran, "%s", v->status);
 }
 
+/*
+ * What an editor that holds several files in one session needs to be told: how to go from one
+ * to the next, and how to leave (vi closes one file per :q, and says only "1 more file to
+ * edit"). Matched on the command's name; NULL for an editor that needs no word (or one unknown).
+ */
+static const char *exview_editor_keys(const char *ed)
+{
+    static const struct {
+        const char *name; /* the command's name, or its start when prefix */
+        bool prefix;
+        const char *keys;
+    } editors[] = {
+        {.name = "vi", .keys = ":n next file, :N back, :wqa saves and quits"},
+        {.name = "vim", .prefix = true, .keys = ":n next file, :N back, :wqa saves and quits"},
+        {.name = "nvim", .keys = ":n next file, :N back, :wqa saves and quits"},
+        {.name = "nvi", .keys = ":n next file, :wq each one"},
+        {.name = "nano", .keys = "Alt-> next file, Ctrl-X closes each"},
+    };
+    size_t len = strcspn(ed, " \t");
+    const char *base = ed;
+    for (const char *s = ed; s < ed + len; s++)
+        if (*s == '/')
+            base = s + 1;
+    size_t n = (size_t)(ed + len - base);
+    for (size_t i = 0; i < sizeof editors / sizeof *editors; i++) {
+        size_t k = strlen(editors[i].name);
+        if (editors[i].prefix ? n >= k && !strncmp(base, editors[i].name, k)
+                              : n == k && !strncmp(base, editors[i].name, k))
+            return editors[i].keys;
+    }
+    return NULL;
+}
+
+/* Hands the terminal to the learner's editor on every file they have to write (one invocation,
+   `$EDITOR a.c b.h`, as vi, nano, emacs and code all take), then builds what they saved. With
+   several files in an editor that holds them in one session, the first e says how to move
+   between them and leave, since nothing does once the editor has the screen; e again opens. */
 static int exview_key_edit(void *self, struct view_ctx *c, int key, struct view_action *act)
 {
     struct exview *v = self;
-    (void)c;
     (void)key;
-    exview_stop_run(v); /* nothing runs unseen while the editor has the screen */
+    const char *ed = view_editor(), *keys = v->nedit > 1 ? exview_editor_keys(ed) : NULL;
+    if (keys && !v->edit_told) {
+        char n[32];
+        snprintf(n, sizeof n, "all %zu files", v->nedit);
+        view_status(c, false, "e again opens %s: %s.", v->nedit == 2 ? "both files" : n, keys);
+        v->edit_told = true;
+        return 0;
+    }
+    exview_stop_run(v); /* nothing runs unseen while the editor has the screen (see edited) */
     *act = (struct view_action){.kind = VIEW_EDIT,
                                 .dir = v->dir,
                                 .files = v->edit,
@@ -1001,7 +1033,7 @@ static int exview_key_solution(void *self, struct view_ctx *c, int key, struct v
     return 0;
 }
 
-/* The results box is the run view's (o): listed here for the help, which shows the exercise's
+/* The results box is the run view's (a): listed here for the help, which shows the exercise's
    table. */
 static int exview_key_results(void *self, struct view_ctx *c, int key, struct view_action *act)
 {
@@ -1075,17 +1107,22 @@ static const struct keybind exview_bindings[] = {
              "runs it)",
      .priority = 96,
      .fn = exview_key_edit},
-    {.key = 'b', .name = "b", .help = "build and run again now", .fn = exview_key_build},
+    {.key = 'b',
+     .name = "b",
+     .label = "build",
+     .help = "build and run again now",
+     .priority = 35,
+     .fn = exview_key_build},
     {.key = 'H',
      .name = "H",
      .label = "hint",
      .help = "the next hint",
      .priority = 80,
      .fn = exview_key_hint},
-    {.key = 'o',
-     .name = "o",
+    {.key = 'a',
+     .name = "a",
      /* In the footer through the run view's entries, once there is a run. */
-     .help = "every check whole, failing ones first with what to do, as iolab check prints "
+     .help = "all the checks whole, failing ones first with what to do, as iolab check prints "
              "them (j/k scroll, another key closes)",
      .fn = exview_key_results},
     {.key = 'S',
@@ -1111,6 +1148,14 @@ static size_t exview_help(void *self, char lines[][128], size_t max)
     size_t n = 0;
     if (n < max)
         snprintf(lines[n++], 128, "%s\tthe run step's keys work once your program builds", "Run");
+    /* The run step's table is not this step's: the keys that read a program's pane are named
+       here, since its pane is narrow at 80 columns. */
+    if (n < max)
+        snprintf(lines[n++], 128,
+                 "z\ta program's pane on the whole screen (j/k scroll it; z or "
+                 "Esc returns)");
+    if (n < max)
+        snprintf(lines[n++], 128, "o\tpick the next program: z shows it whole");
     if (v->rv)
         n += stepview_run.help(v->rv, lines + n, max - n);
     return n;

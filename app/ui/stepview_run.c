@@ -11,9 +11,16 @@
  * commands), and the panes of interactive programs (lesson_program.interactive), which get the
  * typed keys; Enter sends the line to the program's stdin, Esc leaves the pane. A learner who
  * types into the text pane by mistake is asked before a key leaves the running step.
+ *
+ * Programs beyond what fits share the last pane (layout.h), which shows one of them at a time
+ * with its place among them in the title; o picks the next program (the shared pane turns to
+ * it), and z shows the picked program's pane on the whole body, where j/k scroll its output and
+ * Esc (or z) returns: a pane is 13 columns wide at 80, and a program's own sentence is read whole
+ * only there.
  */
 #include "counterview.h"
 #include "engine/engine.h"
+#include "exercise/judge.h"
 #include "footrows.h"
 #include "grade.h"
 #include "metrics/stats.h"
@@ -50,16 +57,24 @@ struct runview {
     int foot_w;
     const struct screen_caps *foot_caps;
     struct grader grader;
-    int focus; /* 0 the text, 1..nprogs the pane of an interactive program */
+    struct judge judge; /* feeds the grader from the engine, names limits (exercise/judge.h) */
+    int focus;          /* 0 the text, 1..nprogs the pane of an interactive program */
     char input[256];
     size_t ninput;
+    /* The program o picked (z shows it whole), the one the shared last pane shows when programs
+       fold (layout.h), and the whole-body view of pick: on, and how many of its newest lines are
+       scrolled below the bottom. npanes and nfolded are the last frame's layout. */
+    size_t pick, tab;
+    bool zoom;
+    size_t zoom_back;
+    size_t npanes, nfolded;
     struct predictview *pv;  /* the step's prediction questions; NULL: none */
     struct sweepview *sweep; /* the step's sweep (sweepview.h); NULL without one */
     /* The checks that hold: folded into one row until a click on it (fold_y, the row it was
        last drawn on, or -1) opens them. */
     bool passes_open;
     int fold_y;
-    /* The results box (o): every check, expected outcome and prediction whole, over the
+    /* The results box (a): every check, expected outcome and prediction whole, over the
        screen; a key that does not scroll it closes it. */
     bool results;
     struct widgets_sheet sheet;
@@ -107,34 +122,52 @@ static const char *runview_kept(const struct runview *v, const struct lesson_pro
 
 /* ---- engine callbacks ---- */
 
+/* A limit of the jail named by the judge, on the status line, starting with a capital. */
+static void runview_say_limit(struct runview *v, const char *limit)
+{
+    view_status(v->c, true, "%c%s; r restarts the scenario.",
+                limit[0] >= 'a' && limit[0] <= 'z' ? limit[0] - 'a' + 'A' : limit[0], limit + 1);
+}
+
 static void runview_on_line(void *data, size_t prog, enum engine_stream stream, const char *line,
                             size_t len)
 {
     struct runview *v = data;
     (void)stream;
     (void)len;
-    grade_line(&v->grader, prog, line); /* output checks */
+    judge_line(&v->judge, prog, line); /* output checks */
     /* While the sampler ticks, output is drawn with the next snapshot: a chatty program must not
        make iolab redraw for every line. */
     if (v->est != ENGINE_RUNNING)
         v->c->dirty = true;
 }
 
+/* Whether a program other than prog still runs, in the snapshot the engine published just before
+   prog's exit was reported: a bot that leaves on purpose (chat's dee) does not end the scenario. */
+static bool runview_others_run(const struct runview *v, size_t prog)
+{
+    for (uint32_t i = 0; v->have_snap && i < v->snap.nprogs && i < SNAPSHOT_MAX_PROGS; i++)
+        if (i != prog && (v->snap.progs[i].state == SNAPSHOT_PROG_RUNNING ||
+                          v->snap.progs[i].state == SNAPSHOT_PROG_STARTING ||
+                          v->snap.progs[i].state == SNAPSHOT_PROG_PAUSED))
+            return true;
+    return false;
+}
+
 static void runview_on_exit(void *data, size_t prog, int status, bool expected)
 {
     struct runview *v = data;
     const char *name = prog < v->sc->nprograms ? v->sc->programs[prog].name : "a program";
-    grade_exit(&v->grader, prog, status, expected); /* exit checks */
+    /* Exit checks, and a limit of the jail named as `iolab check` names it. */
+    const char *limit = judge_exit(&v->judge, v->engine, prog, status, expected);
     view_log(v->c, "%s exited with status %d%s", name, status, expected ? " (stopped)" : "");
-    char limit[16];
-    if (!expected && v->engine && engine_limit(v->engine, prog, limit, sizeof limit))
-        view_status(v->c, true,
-                    "%s was stopped by the jail's %s limit (%s; for all the step's programs "
-                    "together); r restarts the scenario.",
-                    name, engine_limit_say(limit).what, engine_limit_say(limit).where);
+    if (limit)
+        runview_say_limit(v, limit);
     else if (!expected && status != 0)
         view_status(v->c, true, "%s exited with status %d%s; r restarts the scenario.", name,
                     status, status > 128 ? " (killed by a signal)" : "");
+    else if (!expected && runview_others_run(v, prog))
+        view_status(v->c, false, "%s finished; the other programs go on.", name);
     else if (!expected)
         view_status(v->c, false, "%s finished; r runs the scenario again.", name);
     v->c->dirty = true;
@@ -143,16 +176,21 @@ static void runview_on_exit(void *data, size_t prog, int status, bool expected)
 static void runview_on_snapshot(void *data, const struct snapshot *snap)
 {
     struct runview *v = data;
-    /* A new mode's first running snapshot, or a new run's (its clock went back), is the base. */
-    if (snap->mode_running && (!v->have_base || snap->mode != v->mode_base.mode ||
-                               snap->elapsed_s < v->mode_base.elapsed_s)) {
+    /* A new mode's first running snapshot, or a new run's (its clock went back), is the base.
+       A step without modes has nothing to start but the scenario: its counters are the totals
+       since the start, calls made before the first sample (the clients' connects) included. */
+    if (v->sc->nmodes > 0 && snap->mode_running &&
+        (!v->have_base || snap->mode != v->mode_base.mode ||
+         snap->elapsed_s < v->mode_base.elapsed_s)) {
         v->mode_base = *snap;
         v->have_base = true;
     }
     v->snap = *snap;
     v->have_snap = true;
     v->c->dirty = true;
-    grade_update(&v->grader, snap);
+    const char *limit = judge_snapshot(&v->judge, v->engine, snap);
+    if (limit)
+        runview_say_limit(v, limit);
     if (v->pv)
         predictview_update(v->pv, v->grader.session.modes, v->grader.session.nmodes);
 }
@@ -165,8 +203,7 @@ static void runview_on_state(void *data, enum engine_state state)
     view_log(v->c, "engine %s", engine_state_name(state));
     if (state == ENGINE_FAILED && v->engine)
         view_status(v->c, true, "The scenario could not start: %s", engine_error(v->engine));
-    if (state == ENGINE_RUNNING && engine_jail(v->engine))
-        grade_set_tier(&v->grader, iolab_tier_name(jail_tier(engine_jail(v->engine))));
+    judge_state(&v->judge, v->engine, state); /* the tier; a run that ended is decided */
     /* One mode is nothing to switch between; several name the program they restart. */
     const struct lesson_program *p = runview_switched(v);
     if (state == ENGINE_RUNNING && v->sc->nmodes > 1 && p)
@@ -202,14 +239,10 @@ static void runview_start(struct runview *v, int mode)
     runview_stop(v);
     /* A verdict made final by a failure is judged afresh by the next run (r after a fix of the
        scenario's own making, a mode switch); a pass stays. */
-    if (v->grader.over && !grade_done(&v->grader)) {
-        grade_free(&v->grader);
-        if (grade_init(&v->grader, v->sc) < 0) {
-            view_status(v->c, true, "out of memory");
-            return;
-        }
+    if (judge_new_run(&v->judge) < 0) {
+        view_status(v->c, true, "out of memory");
+        return;
     }
-    grade_new_run(&v->grader);
     struct engine_options eo = {
         .mode = mode >= 0 ? v->sc->modes[mode].id : NULL,
         .tick_hz = v->c->tick_hz,
@@ -273,7 +306,7 @@ static void *runview_open(const struct stepview_env *env, struct view_ctx *c)
     v->sc = lesson_step_scenario(env->step);
     v->c = c;
     v->est = ENGINE_IDLE;
-    if (!v->sc || grade_init(&v->grader, v->sc) < 0) {
+    if (!v->sc || judge_init(&v->judge, &v->grader, v->sc, 0) < 0) {
         free(v);
         return NULL;
     }
@@ -289,7 +322,7 @@ static void runview_close(void *self, struct view_ctx *c)
     runview_stop(v);
     predictview_free(v->pv);
     sweepview_close(v->sweep);
-    grade_free(&v->grader);
+    judge_free(&v->judge);
     widgets_sheet_free(&v->sheet);
     free(v);
 }
@@ -356,6 +389,33 @@ static bool runview_focusable(const struct runview *v, int focus)
                           v->sc->programs[focus - 1].interactive);
 }
 
+/* Keys while a program's pane has the whole body: scrolling its output, leaving. 0 taken. */
+static int runview_zoom_key(struct runview *v, struct view_ctx *c, int key)
+{
+    size_t n = v->engine && v->pick < v->sc->nprograms ? engine_lines(v->engine, v->pick) : 0;
+    size_t page = LINES > 8 ? (size_t)LINES - 8 : 1;
+    if (key == 27 || key == 'z') {
+        v->zoom = false;
+        view_status(c, false, "Back to every pane (z shows one whole again).");
+    } else if (key == KEY_UP || key == 'k') {
+        v->zoom_back += v->zoom_back < n;
+    } else if (key == KEY_DOWN || key == 'j') {
+        v->zoom_back -= v->zoom_back > 0;
+    } else if (key == KEY_PPAGE) {
+        v->zoom_back = v->zoom_back + page < n ? v->zoom_back + page : n;
+    } else if (key == KEY_NPAGE) {
+        v->zoom_back = v->zoom_back > page ? v->zoom_back - page : 0;
+    } else if (key == KEY_HOME || key == 'g') {
+        v->zoom_back = n;
+    } else if (key == KEY_END || key == 'G') {
+        v->zoom_back = 0;
+    } else {
+        return -1;
+    }
+    c->dirty = true;
+    return 0;
+}
+
 /* Keys before the table: focus, typing into a program, the lesson's mode keys. */
 static int runview_key(void *self, struct view_ctx *c, int key)
 {
@@ -385,6 +445,8 @@ static int runview_key(void *self, struct view_ctx *c, int key)
         c->dirty = true;
         return 0;
     }
+    if (v->zoom && v->focus == 0 && runview_zoom_key(v, c, key) == 0)
+        return 0;
     int pk = predictview_key(v->pv, key); /* the predictions asked before a start */
     if (pk == 1)
         runview_start(v, v->engine ? engine_mode(v->engine) : -1);
@@ -407,7 +469,8 @@ static int runview_key(void *self, struct view_ctx *c, int key)
             view_status(c, false, "Keys are commands again (the text pane has the focus).");
         return 0;
     }
-    if (key == 27 && (v->focus != 0 || v->compare)) {
+    if (key == 27 && (v->focus != 0 || v->compare || v->zoom)) {
+        v->zoom = false;
         v->focus = 0;
         v->compare = false;
         return 0;
@@ -530,6 +593,58 @@ static int runview_key_sweep_show(void *self, struct view_ctx *c, int key, struc
     return 0;
 }
 
+/* The picked program's place: "ben (4 of 7)". */
+static void runview_say_pick(struct runview *v, struct view_ctx *c)
+{
+    const char *name = v->sc->programs[v->pick].name;
+    if (v->zoom)
+        view_status(c, false,
+                    "%s (%zu of %zu) on the whole screen: j/k scroll, o the next, Esc "
+                    "returns.",
+                    name, v->pick + 1, runview_nprogs(v));
+    else
+        view_status(c, false, "%s picked (%zu of %zu): z shows its pane on the whole screen.", name,
+                    v->pick + 1, runview_nprogs(v));
+}
+
+/* The shared last pane turns to the picked program when it is one of those it holds. */
+static void runview_pick(struct runview *v, size_t prog)
+{
+    v->pick = prog < runview_nprogs(v) ? prog : 0;
+    v->zoom_back = 0;
+    if (v->nfolded && v->pick + 1 >= v->npanes)
+        v->tab = v->pick;
+}
+
+static int runview_key_other(void *self, struct view_ctx *c, int key, struct view_action *act)
+{
+    struct runview *v = self;
+    (void)key;
+    (void)act;
+    if (!runview_nprogs(v)) {
+        view_status(c, false, "This step has no programs to pick.");
+        return 0;
+    }
+    runview_pick(v, v->pick + 1);
+    runview_say_pick(v, c);
+    return 0;
+}
+
+static int runview_key_zoom(void *self, struct view_ctx *c, int key, struct view_action *act)
+{
+    struct runview *v = self;
+    (void)key;
+    (void)act;
+    if (!runview_nprogs(v)) {
+        view_status(c, false, "This step has no program panes.");
+        return 0;
+    }
+    v->zoom = true;
+    v->zoom_back = 0;
+    runview_say_pick(v, c);
+    return 0;
+}
+
 static const struct keybind runview_bindings[] = {
     {.key = '\r',
      .alt = KEY_ENTER,
@@ -572,9 +687,9 @@ static const struct keybind runview_bindings[] = {
      .help = "what every figure and mark of the counters means",
      .priority = 45,
      .fn = runview_key_legend},
-    {.key = 'o',
-     .name = "o",
-     .help = "every check, expected outcome and prediction whole, in a box (j/k scroll it, "
+    {.key = 'a',
+     .name = "a",
+     .help = "all the checks, expected outcomes and predictions whole, in a box (j/k scroll it, "
              "another key closes it)",
      .fn = runview_key_results},
     {.key = 't',
@@ -589,7 +704,19 @@ static const struct keybind runview_bindings[] = {
      .label = "pane",
      .help = "focus the next pane (Shift-Tab: previous); type into a program that takes input",
      .priority = 60},
-    {.key = 27, .name = "Esc", .help = "leave a program's input or the comparison"},
+    /* z and o are in the footer through runview_footer, which an exercise's view shares. */
+    {.key = 'z',
+     .name = "z",
+     .help = "a program's pane on the whole screen (j/k scroll it; z or Esc returns)",
+     .fn = runview_key_zoom},
+    {.key = 'o',
+     .name = "o",
+     .help = "pick the next program: z shows it whole; a pane shared by several programs turns "
+             "to it",
+     .fn = runview_key_other},
+    {.key = 27,
+     .name = "Esc",
+     .help = "leave a program's input, the comparison or the whole-screen pane"},
     {.key = 'w',
      .name = "w",
      .help = "a step with a sweep: run every point (w again stops; finished points stay)",
@@ -601,9 +728,9 @@ static const struct keybind runview_bindings[] = {
 };
 static const struct keytable runview_keys = KEYTABLE("Run step", runview_bindings);
 
-static size_t runview_footer(void *self, int width, struct keys_item *out, size_t max)
+/* The modes' entries (and the sweep's keys). */
+static size_t runview_footer_modes(struct runview *v, int width, struct keys_item *out, size_t max)
 {
-    struct runview *v = self;
     static char names[LESSON_KIND_MODES][2];
     static char range[16];
     size_t nmodes = v->sc->nmodes < LESSON_KIND_MODES ? v->sc->nmodes : LESSON_KIND_MODES;
@@ -614,7 +741,7 @@ static size_t runview_footer(void *self, int width, struct keys_item *out, size_
         return 0;
     /* The results box, after the modes: before the comparison where a prediction's explanation
        is read whole only there, after it elsewhere. */
-    struct keys_item results = {"o", "all", v->pv ? 85 : 65};
+    struct keys_item results = {"a", "all", v->pv ? 85 : 62};
     max--;
     size_t n = sweepview_footer(v->sweep, out, max);
     /* The modes are what a run step is about, but not at the cost of help, quit and next: when
@@ -630,6 +757,29 @@ static size_t runview_footer(void *self, int width, struct keys_item *out, size_
         }
     }
     out[n++] = results;
+    return n;
+}
+
+static size_t runview_footer(void *self, int width, struct keys_item *out, size_t max)
+{
+    struct runview *v = self;
+    if (v->zoom && max >= 3) {
+        /* The whole-screen pane's own keys come before everything but help and quit. */
+        out[0] = (struct keys_item){"Esc", "back", 101};
+        out[1] = (struct keys_item){"o", "next program", 101};
+        out[2] = (struct keys_item){"j/k", "scroll", 100};
+        return 3;
+    }
+    /* A pane is narrow at 80 columns: z, which shows one whole, is offered after the keys a run
+       step is about (start, compare) and before the rest; o when programs share a pane. */
+    size_t extra = runview_nprogs(v) ? 1 + (v->nfolded != 0) : 0;
+    if (max <= extra)
+        return runview_footer_modes(v, width, out, max);
+    size_t n = runview_footer_modes(v, width, out, max - extra);
+    if (extra)
+        out[n++] = (struct keys_item){"z", "zoom", 65};
+    if (extra > 1)
+        out[n++] = (struct keys_item){"o", "other", 58};
     return n;
 }
 
@@ -657,9 +807,15 @@ static void runview_click(void *self, struct view_ctx *c, int x, int y)
     const struct layout *L = &c->layout;
     if (layout_contains(L->text, x, y))
         v->focus = 0;
+    if (v->zoom)
+        return; /* the whole-screen pane takes no clicks: Esc returns */
     for (size_t i = 0; i < L->nprogs; i++)
-        if (layout_contains(L->progs[i], x, y))
-            v->focus = (int)i + 1;
+        if (layout_contains(L->progs[i], x, y)) {
+            /* The shared last pane stands for the program it shows. */
+            size_t prog = L->nfolded && i + 1 == L->nprogs ? v->tab : i;
+            v->focus = (int)prog + 1;
+            runview_pick(v, prog);
+        }
     if (!runview_focusable(v, v->focus))
         v->focus = 0; /* a click on a pane that takes no input gives the focus back to the text */
     /* A click on the holding checks' row opens them (each with its name and figure), or folds
@@ -689,7 +845,7 @@ static const char *runview_prog_state(enum snapshot_prog_state s)
  * fit and the first ones whole before the next get a row more; then the checks still open, then
  * those not judged (a dim "-", never in the holding row), then the holding ones folded into one
  * row ("✓ 7 checks hold") until a click on it opens them, each then its name first and its
- * figure after. What does not fit is whole in the results box (o).
+ * figure after. What does not fit is whole in the results box (a).
  */
 
 /* Check i's state as footrows.h plans it. */
@@ -873,7 +1029,7 @@ static void runview_checks_draw(struct runview *v, const struct screen_caps *c, 
         snprintf(head, sizeof head, "%s Step done. n: next step", c->g->done);
     else
         snprintf(head, sizeof head, "%s",
-                 plan.cut ? "To complete this step: (o: whole)" : "To complete this step:");
+                 plan.cut ? "To complete this step: (a: whole)" : "To complete this step:");
     widgets_text(c, x, y++, w, all ? screen_attr(SCREEN_GOOD) | A_BOLD : A_BOLD, head);
     size_t nunj = 0;
     for (size_t k = 0; k < n; k++)
@@ -889,7 +1045,7 @@ static void runview_checks_draw(struct runview *v, const struct screen_caps *c, 
     }
     if (plan.left && y < end) {
         char line[96];
-        snprintf(line, sizeof line, "%s %zu more check%s: o shows every one", c->g->more, plan.left,
+        snprintf(line, sizeof line, "%s %zu more check%s: a shows every one", c->g->more, plan.left,
                  plan.left == 1 ? "" : "s");
         widgets_text(c, x, y, w, screen_attr(SCREEN_DIM), line);
     }
@@ -1035,17 +1191,25 @@ static void runview_draw_tail(const struct screen_caps *c, int x, int y, int w, 
     wrap_doc_free(&d);
 }
 
+/* Program i's pane: its output, the newest line at the bottom but for the back newest ones (a
+   whole-screen pane scrolled back); tag follows the name in the title ("2/4" in a shared pane). */
 static void runview_draw_prog(struct runview *v, const struct screen_caps *c,
-                              struct layout_rect pane, size_t i)
+                              struct layout_rect pane, size_t i, const char *tag, size_t back)
 {
     const struct lesson_program *p = &v->sc->programs[i];
     const struct snapshot_prog *sp = v->have_snap && i < v->snap.nprogs ? &v->snap.progs[i] : NULL;
-    char title[128];
+    /* The counters pane sums programs by role: a pane named otherwise ("reader") says its role,
+       so that its calls are found there (after the state: the name and its place come first). */
+    const char *role = lesson_role_name(p->role);
+    bool say_role = strcmp(p->name, role) != 0;
+    char title[160];
     if (sp && sp->pid)
-        snprintf(title, sizeof title, "%s [%s %d]", p->name, runview_prog_state(sp->state),
-                 sp->pid);
+        snprintf(title, sizeof title, "%s%s%s [%s %d%s%s]", p->name, tag[0] ? " " : "", tag,
+                 runview_prog_state(sp->state), sp->pid, say_role ? ", " : "",
+                 say_role ? role : "");
     else
-        snprintf(title, sizeof title, "%s (%s)", p->name, p->program);
+        snprintf(title, sizeof title, "%s%s%s (%s%s%s)", p->name, tag[0] ? " " : "", tag,
+                 say_role ? role : "", say_role ? ": " : "", p->program);
     bool focused = v->focus == (int)i + 1;
     struct layout_rect in = widgets_box(c, pane, title, focused);
     int rows = in.h;
@@ -1053,6 +1217,7 @@ static void runview_draw_prog(struct runview *v, const struct screen_caps *c,
     if (prompt)
         rows--;
     size_t n = v->engine ? engine_lines(v->engine, i) : 0;
+    n -= back < n ? back : n;
     /* Long lines (a chat message, a demo's sentence about a limit) wrap rather than lose their
        end: walk back from the newest line until the pane is full, then draw downwards; the
        oldest line shown may lose its first rows. */
@@ -1166,6 +1331,18 @@ static void runview_draw_results(struct runview *v, const struct view_ctx *vc)
 static void runview_draw(void *self, struct view_ctx *vc)
 {
     struct runview *v = self;
+    v->npanes = vc->layout.nprogs;
+    v->nfolded = vc->layout.nfolded;
+    if (v->zoom && v->pick < runview_nprogs(v)) {
+        char tag[64];
+        snprintf(tag, sizeof tag, "%zu/%zu%s", v->pick + 1, runview_nprogs(v),
+                 v->zoom_back ? ", scrolled back: G the newest" : "");
+        widgets_clear(vc->layout.body);
+        runview_draw_prog(v, vc->caps, vc->layout.body, v->pick, tag, v->zoom_back);
+        if (v->legend)
+            v->legend_page = counterview_legend(vc->caps, &v->legend_top);
+        return;
+    }
     if (sweepview_shown(v->sweep)) {
         sweepview_draw(v->sweep, vc);
         if (v->legend)
@@ -1174,8 +1351,21 @@ static void runview_draw(void *self, struct view_ctx *vc)
             runview_draw_results(v, vc);
         return;
     }
-    for (size_t i = 0; i < vc->layout.nprogs; i++)
-        runview_draw_prog(v, vc->caps, vc->layout.progs[i], i);
+    for (size_t i = 0; i < vc->layout.nprogs; i++) {
+        if (!vc->layout.nfolded || i + 1 < vc->layout.nprogs) {
+            runview_draw_prog(v, vc->caps, vc->layout.progs[i], i, "", 0);
+            continue;
+        }
+        /* The shared last pane: the program typed into, else the one last turned to. */
+        size_t first = i, end = i + vc->layout.nfolded;
+        if (v->focus >= 1 && (size_t)v->focus - 1 >= first && (size_t)v->focus - 1 < end)
+            v->tab = (size_t)v->focus - 1;
+        if (v->tab < first || v->tab >= end)
+            v->tab = first;
+        char tag[32];
+        snprintf(tag, sizeof tag, "%zu/%zu", v->tab - first + 1, vc->layout.nfolded);
+        runview_draw_prog(v, vc->caps, vc->layout.progs[i], v->tab, tag, 0);
+    }
     if (v->compare) {
         /* Every run of this step so far, restarts included: the grader keeps a span per mode. */
         int cur = v->have_snap ? v->snap.mode : -1;

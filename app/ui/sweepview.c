@@ -290,7 +290,18 @@ static const char *sweepview_mode(const struct sweep_result *r, size_t s)
     return r->mode_ids[s][0] ? r->mode_ids[s] : "run";
 }
 
-/* The progress bar and what runs now, on one row. */
+/* "~40 s left", "~3 min left"; ">18 s left" while no point has ended (a lower bound). */
+static void sweepview_eta_text(double sec, bool at_least, char *buf, size_t len)
+{
+    const char *pre = at_least ? ">" : "~";
+    if (sec < 90)
+        snprintf(buf, len, "%s%.0f s", pre, ceil(sec));
+    else
+        snprintf(buf, len, "%s%.0f min", pre, ceil(sec / 60));
+}
+
+/* The progress bar and what runs now, with the time the sweep still needs, on one row: the
+   label loses its words before the bar goes under ten columns. */
 static void sweepview_progress(struct sweepview *s, const struct screen_caps *c, int x, int y,
                                int w)
 {
@@ -298,15 +309,29 @@ static void sweepview_progress(struct sweepview *s, const struct screen_caps *c,
     if (!s->run || !sweeprun_current(s->run, &series, &value))
         return;
     const struct sweep_result *r = sweeprun_result(s->run);
-    char label[96];
-    snprintf(label, sizeof label, " %zu/%zu %s=%s %s", r->done + 1, r->nmodes * r->nvalues,
-             s->sw->param, s->sw->text[value], sweepview_mode(r, series));
-    int lw = (int)strlen(label);
-    int bw = w - lw > 10 ? w - lw : 10;
+    char eta[32] = "";
+    double left;
+    bool at_least;
+    if (sweeprun_time_left(s->run, &left, &at_least))
+        sweepview_eta_text(left, at_least, eta, sizeof eta);
+    const char *mode = sweepview_mode(r, series), *val = s->sw->text[value];
+    size_t total = r->nmodes * r->nvalues;
+    size_t now = r->done < total ? r->done + 1 : total; /* the last point ends before the sweep */
+    char label[4][128];
+    snprintf(label[0], sizeof label[0], " %zu/%zu %s=%s %s, %s left", now, total, s->sw->param, val,
+             mode, eta);
+    snprintf(label[1], sizeof label[1], " %zu/%zu %s %s, %s left", now, total, val, mode, eta);
+    snprintf(label[2], sizeof label[2], " %zu/%zu %s %s %s", now, total, val, mode, eta);
+    snprintf(label[3], sizeof label[3], " %zu/%zu %s left", now, total, eta);
+    size_t k = 0;
+    while (k < 3 && (int)strlen(label[k]) > w - 12)
+        k++;
+    int lw = (int)strlen(label[k]);
+    int bw = w - lw > 12 ? w - lw : 12;
     widgets_text(c, x, y, 1, A_NORMAL, "[");
     widgets_bar(c, x + 1, y, bw - 2, sweeprun_progress(s->run), 1);
     widgets_text(c, x + bw - 1, y, 1, A_NORMAL, "]");
-    widgets_text(c, x + bw, y, w - bw, A_BOLD, label);
+    widgets_text(c, x + bw, y, w - bw, A_BOLD, label[k]);
 }
 
 /*
@@ -368,6 +393,130 @@ static void sweepview_draw_headline(const struct screen_caps *c, const struct wr
     }
 }
 
+/*
+ * The legend: each series' mark and mode whole, on as many rows as they need, then the unit and
+ * which axes are logarithmic (in words: a bare "x" would read as a series' mark). Returns the
+ * rows it takes; draws them when draw is set.
+ */
+static int sweepview_legend(const struct sweepview *s, const struct screen_caps *c,
+                            struct layout_rect in, bool log_y, bool draw)
+{
+    const struct sweep_result *r = &s->res;
+    const struct figure_def *f = figure_at(s->sw->figure);
+    const char *unit = f ? f->label : "?";
+    int x = in.x, y = in.y;
+    for (size_t m = 0; m < r->nmodes; m++) {
+        char item[80];
+        snprintf(item, sizeof item, "%c %s", sweepview_marks[m % 8], sweepview_mode(r, m));
+        int iw = (int)strlen(item);
+        if (x > in.x && x + iw > in.x + in.w) {
+            x = in.x;
+            y++;
+        }
+        if (draw)
+            widgets_text(c, x, y, in.x + in.w - x, sweepview_series_attr(c, m), item);
+        x += iw + 2;
+    }
+    /* The unit is in the title and on every tick: the note says only which axes are
+       logarithmic, in words (a bare "x" would read as a series' mark). */
+    char note[128] = "";
+    if (s->sw->log_x && log_y)
+        snprintf(note, sizeof note, "(%s and %s: log scales)", s->sw->param, unit);
+    else if (s->sw->log_x)
+        snprintf(note, sizeof note, "(%s: log scale)", s->sw->param);
+    else if (log_y)
+        snprintf(note, sizeof note, "(%s: log scale)", unit);
+    int nw = (int)strlen(note);
+    if (!nw)
+        return y - in.y + 1;
+    if (x > in.x && x + nw > in.x + in.w) {
+        x = in.x;
+        y++;
+    }
+    if (draw)
+        widgets_text(c, x, y, in.x + in.w - x, screen_attr(SCREEN_DIM), note);
+    return y - in.y + 1;
+}
+
+/*
+ * What the chart says under it about the first series against each other one: where one
+ * overtakes the other, only when the points agree on one place (chart_crossover), or that the
+ * two are within noise of each other where the order changes back and forth. Returns how many
+ * sentences, at most max.
+ */
+static size_t sweepview_crossings(const struct sweepview *s, const struct chart_series *ser, int w,
+                                  char (*out)[160], size_t max)
+{
+    const struct sweep_result *r = &s->res;
+    const struct lesson_sweep *sw = s->sw;
+    bool higher = figure_at(sw->figure)->better != FIGURE_LOWER;
+    size_t n = 0;
+    char noisy[160] = "";
+    size_t nnoisy = 0;
+    for (size_t m = 1; m < r->nmodes; m++) {
+        size_t a, b;
+        bool first_after;
+        enum chart_order o =
+            chart_crossover(&ser[0], &ser[m], r->nvalues, CHART_NOISE_SHARE, &a, &b, &first_after);
+        if (o == CHART_NOISE) {
+            size_t at = strlen(noisy);
+            snprintf(noisy + at, sizeof noisy - at, "%s%s", nnoisy++ ? ", " : "",
+                     sweepview_mode(r, m));
+        } else if (o == CHART_OVERTAKES && n < max) {
+            /* "Overtakes" is the better one coming ahead: for a figure where lower is better
+               (latency, calls) the series that is now below. */
+            bool first_wins = first_after == higher;
+            const char *who = sweepview_mode(r, first_wins ? 0 : m);
+            const char *whom = sweepview_mode(r, first_wins ? m : 0);
+            int len = snprintf(out[n], sizeof out[0], "%s overtakes %s between %s=%s and %s", who,
+                               whom, sw->param, sw->text[a], sw->text[b]);
+            if (len > w) /* the parameter is in the title: one row is worth more */
+                snprintf(out[n], sizeof out[0], "%s overtakes %s between %s and %s", who, whom,
+                         sw->text[a], sw->text[b]);
+            n++;
+        }
+    }
+    /* The pairs whose order flips back and forth, in one sentence: no crossing can be named. */
+    if (nnoisy && n < max)
+        snprintf(out[n++], sizeof out[0], "%s against %s: within noise, the order flips",
+                 sweepview_mode(r, 0), noisy);
+    return n;
+}
+
+/* Draws a series' mark for every measured point; a mark whose cell another series' mark took
+   moves sideways (never up or down: its height is its figure), so that no point hides another. */
+static void sweepview_marks_draw(const struct sweepview *s, const struct screen_caps *c,
+                                 const struct chart_geom *g, double (*ys)[SWEEP_MAX_VALUES],
+                                 bool (*have)[SWEEP_MAX_VALUES])
+{
+    const struct sweep_result *r = &s->res;
+    unsigned char *taken = calloc((size_t)g->plot_w * (size_t)g->plot_h, 1);
+    static const int shift[] = {0, 1, -1, 2, -2};
+    for (size_t m = 0; m < r->nmodes; m++) {
+        attr_t a = sweepview_series_attr(c, m);
+        char mk[2] = {sweepview_marks[m % 8], 0};
+        for (size_t v = 0; v < r->nvalues; v++) {
+            if (!have[m][v])
+                continue;
+            int row = chart_row(g, ys[m][v]), col = g->xcol[v];
+            for (size_t k = 0; taken && k < sizeof shift / sizeof *shift; k++) {
+                int cc = g->xcol[v] + shift[k];
+                if (cc < g->plot_x || cc >= g->plot_x + g->plot_w)
+                    continue;
+                size_t at =
+                    (size_t)(row - g->plot_y) * (size_t)g->plot_w + (size_t)(cc - g->plot_x);
+                if (!taken[at]) {
+                    col = cc;
+                    taken[at] = 1;
+                    break;
+                }
+            }
+            widgets_text(c, col, row, 1, a, mk);
+        }
+    }
+    free(taken);
+}
+
 static void sweepview_draw_chart(struct sweepview *s, const struct screen_caps *c,
                                  struct layout_rect in, int rows)
 {
@@ -384,65 +533,58 @@ static void sweepview_draw_chart(struct sweepview *s, const struct screen_caps *
         ser[m] = (struct chart_series){ys[m], have[m]};
     }
     double ymax = chart_ymax(ser, r->nmodes, r->nvalues);
-    /* Crossings of the first series with each other one, named under the chart. */
-    char cross[3][128];
-    size_t ncross = 0;
-    for (size_t m = 1; m < r->nmodes && ncross < 3; m++) {
-        size_t at[4];
-        size_t k = chart_crossings(&ser[0], &ser[m], r->nvalues, at, 4);
-        for (size_t i = 0; i < k && ncross < 3; i++) {
-            size_t a = at[i], b = a + 1;
-            while (b < r->nvalues && !(have[0][b] && have[m][b]))
-                b++;
-            if (b >= r->nvalues)
-                continue;
-            bool first_wins_after = ys[0][b] > ys[m][b];
-            bool hb = figure_at(sw->figure)->better == FIGURE_HIGHER;
-            snprintf(cross[ncross++], sizeof cross[0], "%s %s %s between %s=%s and %s",
-                     sweepview_mode(r, first_wins_after == hb ? 0 : m), "overtakes",
-                     sweepview_mode(r, first_wins_after == hb ? m : 0), sw->param, sw->text[a],
-                     sw->text[b]);
+    bool log_y = chart_wants_log_y(ser, r->nmodes, r->nvalues);
+    double ymin = log_y ? chart_ymin(ser, r->nmodes, r->nvalues) : 0;
+    int legend = sweepview_legend(s, c, in, log_y, false);
+    /* Under the chart, in the rows it can spare: the crossings, each whole, then the seed's
+       headline. */
+    int spare = rows - SWEEPVIEW_CHART_MIN_ROWS - (legend - 1);
+    char cross[3][160];
+    size_t ncross = sweepview_crossings(s, ser, in.w, cross, 3);
+    struct wrap_doc cd[3] = {{0}};
+    int cross_rows = 0;
+    size_t nshown = 0;
+    for (size_t k = 0; k < ncross; k++) {
+        if (wrap_plain(cross[k], in.w, c->utf8, &cd[nshown]) != 0)
+            continue;
+        if (cross_rows + (int)cd[nshown].nlines > spare) {
+            wrap_doc_free(&cd[nshown]);
+            break;
         }
+        cross_rows += (int)cd[nshown++].nlines;
     }
-    /* The seed's headline under the crossings, in the rows the chart can spare. */
     char head[768];
     struct wrap_doc hd = {0};
     int head_rows = 0;
     if (sweepview_headline(s, head, sizeof head) && wrap_plain(head, in.w, c->utf8, &hd) == 0) {
-        int spare = rows - (int)ncross - SWEEPVIEW_CHART_MIN_ROWS;
+        int left = spare - cross_rows;
         head_rows =
             (int)hd.nlines < SWEEPVIEW_HEADLINE_ROWS ? (int)hd.nlines : SWEEPVIEW_HEADLINE_ROWS;
-        head_rows = head_rows < spare ? head_rows : spare > 0 ? spare : 0;
+        head_rows = head_rows < left ? head_rows : left > 0 ? left : 0;
     }
-    int chart_h = rows - (int)ncross - head_rows;
+    int chart_h = rows - cross_rows - head_rows - (legend - 1);
+    int top = in.y + legend - 1; /* chart_compute keeps one row for the legend */
     char lab[32];
     int label_w = 1;
     struct chart_geom g;
-    chart_compute(&g, in.x, in.y, in.w, chart_h, sw->x, r->nvalues, sw->log_x, ymax, 1);
-    for (size_t k = 0; k < g.nticks; k++) {
-        int lw = (int)strlen(sweepio_figure_text(sw->figure, g.tick_v[k], lab, sizeof lab));
-        label_w = lw > label_w ? lw : label_w;
+    for (int pass = 0; pass < 2; pass++) {
+        chart_compute(&g, in.x, top, in.w, chart_h, sw->x, r->nvalues, sw->log_x, ymax, label_w);
+        if (log_y)
+            chart_log_y(&g, ymin, ymax);
+        for (size_t k = 0; pass == 0 && k < g.nticks; k++) {
+            int lw = (int)strlen(sweepio_figure_text(sw->figure, g.tick_v[k], lab, sizeof lab));
+            label_w = lw > label_w ? lw : label_w;
+        }
     }
-    chart_compute(&g, in.x, in.y, in.w, chart_h, sw->x, r->nvalues, sw->log_x, ymax, label_w);
     if (!g.ok) {
         widgets_text(c, in.x, in.y, in.w, screen_attr(SCREEN_DIM),
                      "(too small for the chart: v shows the table)");
+        for (size_t k = 0; k < nshown; k++)
+            wrap_doc_free(&cd[k]);
         wrap_doc_free(&hd);
         return;
     }
-    /* Legend on the top row. */
-    int x = in.x;
-    for (size_t m = 0; m < r->nmodes && x < in.x + in.w; m++) {
-        char item[64];
-        snprintf(item, sizeof item, "%c %s  ", sweepview_marks[m % 8], sweepview_mode(r, m));
-        x += widgets_text(c, x, in.y, in.x + in.w - x, sweepview_series_attr(c, m), item);
-    }
-    if (x < in.x + in.w - 4) {
-        char unit[64];
-        snprintf(unit, sizeof unit, "(%s%s)", figure_at(sw->figure)->unit,
-                 sw->log_x ? ", x log" : "");
-        widgets_text(c, x, in.y, in.x + in.w - x, screen_attr(SCREEN_DIM), unit);
-    }
+    sweepview_legend(s, c, in, log_y, true);
     /* Axes and their labels. */
     attr_t axis = screen_attr(SCREEN_BORDER);
     for (int row = g.plot_y; row < g.axis_row; row++)
@@ -480,62 +622,340 @@ static void sweepview_draw_chart(struct sweepview *s, const struct screen_caps *
             }
         }
     }
-    for (size_t m = 0; m < r->nmodes; m++) {
-        attr_t a = sweepview_series_attr(c, m);
-        char mk[2] = {sweepview_marks[m % 8], 0};
-        for (size_t v = 0; v < r->nvalues; v++)
-            if (have[m][v])
-                widgets_text(c, g.xcol[v], chart_row(&g, ys[m][v]), 1, a, mk);
+    sweepview_marks_draw(s, c, &g, ys, have);
+    int y = in.y + legend - 1 + chart_h;
+    for (size_t k = 0; k < nshown; k++) {
+        for (size_t i = 0; i < cd[k].nlines; i++)
+            widgets_text(c, in.x, y++, in.w, A_BOLD, cd[k].lines[i].text);
+        wrap_doc_free(&cd[k]);
     }
-    for (size_t k = 0; k < ncross; k++)
-        widgets_text(c, in.x, in.y + chart_h + (int)k, in.w, A_BOLD, cross[k]);
     if (head_rows > 0)
-        sweepview_draw_headline(c, &hd, in.x, in.y + chart_h + (int)ncross, in.w, head_rows);
+        sweepview_draw_headline(c, &hd, in.x, y, in.w, head_rows);
     wrap_doc_free(&hd);
 }
 
 /*
- * The table's rows under each value, after the sweep's own figure: each is named in the left
- * column and explained in one legend line under the table, in the words a learner reads the
- * figure by. A row repeats no figure the sweep already shows, and the bytes per read call only
- * appear when some point has them (a scenario whose server reads nothing has none).
+ * The table: the sweep's own figure for every point, and under it the rows the step's text sends
+ * the learner to (the sweep's "table"; without one, p99 and the bytes per read call where the
+ * kernel counted reads), each named in the left column and explained in one legend line, in the
+ * words a learner reads it by. A cell always keeps its unit or drops digits, never cut: "4.51
+ * GB/s" becomes "4.51G" (the title names the unit) and a latency keeps "ms" or "us".
+ *
+ * Values are rows and modes columns where that fits; where it does not (six sizes in five modes
+ * at 80x24), modes are rows and values columns. A figure that does not apply to a point shows
+ * "-", and the legend says why.
  */
-enum sweepview_extra { SWEEPVIEW_P99, SWEEPVIEW_BYTES_READ, SWEEPVIEW_NEXTRA };
 static const struct {
-    const char *tag;    /* in the left column, under the value */
-    const char *legend; /* one row at 80 columns */
-} sweepview_extras[SWEEPVIEW_NEXTRA] = {
-    [SWEEPVIEW_P99] = {"p99", "p99: 99 in 100 requests answered within this"},
-    [SWEEPVIEW_BYTES_READ] = {"B/read", "B/read: bytes per read call the kernel counted"},
+    enum figure_id fig;
+    const char *tag;    /* in the left column, at most 6 columns */
+    const char *legend; /* one row at 80 columns; %s is the unit, plural or one */
+    int unit;           /* 0: no unit in the legend, 1: plural, 2: one */
+} sweepview_rowdefs[] = {
+    {FIGURE_REQUESTS_PER_S, "req/s", "req/s: %s completed per second", 1},
+    {FIGURE_BYTES_PER_S, "B/s", "B/s: payload bytes per second", 0},
+    {FIGURE_CALLS_PER_REQ, "calls", "calls: counted system calls per %s", 2},
+    {FIGURE_SYSCR_PER_REQ, "syscr", "syscr: the kernel's read calls per %s", 2},
+    {FIGURE_BYTES_PER_SYSCR, "B/read", "B/read: bytes per read call the kernel counted", 0},
+    {FIGURE_CTX_PER_REQ, "ctx", "ctx: context switches per %s", 2},
+    {FIGURE_CPU_PCT, "CPU", "CPU: all programs', % of one core", 0},
+    {FIGURE_P50_MS, "p50", "p50: half the %s answered within this", 1},
+    {FIGURE_P99_MS, "p99", "p99: 99 in 100 %s answered within this", 1},
 };
+#define SWEEPVIEW_NROWDEFS (sizeof sweepview_rowdefs / sizeof *sweepview_rowdefs)
 /* The mark of a point that counted errors or whose program died, and what it means. */
 #define SWEEPVIEW_MARK        "!"
 #define SWEEPVIEW_MARK_LEGEND "! errors here: refused, reset or failed requests"
-#define SWEEPVIEW_TABLE_LEFT  8 /* the values' column */
+/* A bytes-per-read cell where the read calls moved under this share of the bytes: splice and
+   mmap copy without read calls, and a few reads of something else would make a huge figure. */
+#define SWEEPVIEW_NOREAD_SHARE  0.1
+#define SWEEPVIEW_NOREAD_LEGEND "- under B/read: the bytes moved without read calls"
+#define SWEEPVIEW_TABLE_LEFT    8 /* the values' column */
 
-/* One extra row's cell for point p: "1.2 ms", "16", or "-" without a figure. */
-static void sweepview_extra_cell(enum sweepview_extra e, const struct sweep_point *p, char *buf,
-                                 size_t len)
+static size_t sweepview_rowdef(enum figure_id f)
 {
-    if (e == SWEEPVIEW_P99 && p->p99_ms > 0)
-        widgets_ns_fixed(p->p99_ms * 1e6, buf, len);
-    else if (e == SWEEPVIEW_BYTES_READ && p->bytes_per_syscr > 0)
-        snprintf(buf, len, "%.3g", p->bytes_per_syscr);
-    else
-        snprintf(buf, len, "-");
+    for (size_t i = 0; i < SWEEPVIEW_NROWDEFS; i++)
+        if (sweepview_rowdefs[i].fig == f)
+            return i;
+    return SIZE_MAX;
 }
 
-/* Whether the table shows extra row e for this result. */
-static bool sweepview_extra_wanted(const struct sweep_result *r, enum sweepview_extra e)
+/* "copies" -> "copy", "passes" -> "pass", "requests" -> "request". */
+static void sweepview_one(const char *plural, char *buf, size_t len)
 {
-    if (e == SWEEPVIEW_P99)
-        return r->sw->figure != FIGURE_P99_MS;
-    if (r->sw->figure == FIGURE_BYTES_PER_SYSCR)
+    size_t n = strlen(plural);
+    if (n > 3 && !strcmp(plural + n - 3, "ies"))
+        snprintf(buf, len, "%.*sy", (int)(n - 3), plural);
+    else if (n > 4 && !strcmp(plural + n - 4, "sses"))
+        snprintf(buf, len, "%.*s", (int)(n - 2), plural);
+    else if (n > 1 && plural[n - 1] == 's')
+        snprintf(buf, len, "%.*s", (int)(n - 1), plural);
+    else
+        snprintf(buf, len, "%s", plural);
+}
+
+/* Whether a done point's bytes moved without read calls (its bytes per read means nothing). */
+static bool sweepview_noread(const struct sweep_point *p)
+{
+    return p->rchar_per_byte >= 0 && p->rchar_per_byte < SWEEPVIEW_NOREAD_SHARE;
+}
+
+/* The figure of row f for point p; false when it has none (shown as "-"). */
+static bool sweepview_cell_value(const struct sweep_point *p, enum figure_id f, double *out)
+{
+    bool per_req = p->requests > 0;
+    switch (f) {
+    case FIGURE_REQUESTS_PER_S:
+        *out = p->requests_per_s;
+        return true;
+    case FIGURE_BYTES_PER_S:
+        *out = p->bytes_per_s;
+        return true;
+    case FIGURE_CALLS_PER_REQ:
+        *out = p->calls_per_request;
+        return per_req;
+    case FIGURE_SYSCR_PER_REQ:
+        *out = p->syscr_per_request;
+        return per_req;
+    case FIGURE_BYTES_PER_SYSCR:
+        *out = p->bytes_per_syscr;
+        return p->bytes_per_syscr > 0 && !sweepview_noread(p);
+    case FIGURE_CTX_PER_REQ:
+        *out = p->ctx_per_request;
+        return per_req;
+    case FIGURE_CPU_PCT:
+        *out = p->cpu_pct;
+        return true;
+    case FIGURE_P50_MS:
+    case FIGURE_P99_MS:
+        *out = f == FIGURE_P50_MS ? p->p50_ms : p->p99_ms;
+        return *out > 0;
+    default:
         return false;
+    }
+}
+
+/* v with sig significant digits and no exponent: "4.51", "131", "0.0104". */
+static void sweepview_digits(double v, int sig, const char *unit, char *buf, size_t len)
+{
+    int mag = v > 0 ? (int)floor(log10(v)) : 0;
+    int dec = sig - 1 - mag;
+    dec = dec < 0 ? 0 : dec > 4 ? 4 : dec;
+    snprintf(buf, len, "%.*f%s", dec, v, unit);
+}
+
+/* v scaled by base (1000 or 1024) with its suffix: 4.51e9 -> 4.51 and "G". */
+static double sweepview_scale(double v, double base, const char **sfx, const char *const *names)
+{
+    int i = 0;
+    while (v >= (base == 1024 ? 1000 : base) && i < 4) {
+        v /= base;
+        i++;
+    }
+    *sfx = names[i];
+    return v;
+}
+
+/*
+ * Figure f's value v in at most w columns: the most digits and the fullest unit that fit, from
+ * "4.51 GB/s" down to "5G"; latencies always keep their unit ("983us", "18.9ms").
+ */
+static void sweepview_fit(enum figure_id f, double v, int w, char *buf, size_t len)
+{
+    static const char *const si[] = {"", "k", "M", "G", "T"};
+    static const char *const bin[] = {"", "K", "M", "G", "T"};
+    const struct figure_def *d = figure_at(f);
+    char cand[12][64];
+    size_t n = 0;
+    const char *sfx;
+    for (int sig = 3; sig >= 1; sig--) {
+        char num[24], unit[16];
+        if (f == FIGURE_BYTES_PER_SYSCR) {
+            double a = sweepview_scale(v, 1024, &sfx, bin);
+            sweepview_digits(a, sig, sfx, cand[n++], sizeof cand[0]);
+        } else if (d && d->show == FIGURE_SHOW_MS) {
+            double a = v;
+            const char *u = "ms";
+            if (a < 1) {
+                a *= 1000;
+                u = "us";
+            } else if (a >= 1000) {
+                a /= 1000;
+                u = "s";
+            }
+            sweepview_digits(a, sig, "", num, sizeof num);
+            snprintf(cand[n++], sizeof cand[0], "%s %s", num, u);
+            snprintf(cand[n++], sizeof cand[0], "%s%s", num, u);
+        } else if (d && d->show == FIGURE_SHOW_PCT) {
+            snprintf(cand[n++], sizeof cand[0], "%.0f%%", v);
+        } else {
+            double a = sweepview_scale(v, 1000, &sfx, si);
+            sweepview_digits(a, sig, "", num, sizeof num);
+            if (d && d->show == FIGURE_SHOW_BYTES_PER_S) {
+                snprintf(unit, sizeof unit, " %sB/s", sfx);
+                snprintf(cand[n++], sizeof cand[0], "%s%s", num, unit);
+            } else if (d && d->show == FIGURE_SHOW_PER_S) {
+                snprintf(cand[n++], sizeof cand[0], "%s%s/s", num, sfx);
+            }
+            snprintf(cand[n++], sizeof cand[0], "%s%s", num, sfx);
+        }
+    }
+    for (size_t i = 0; i < n; i++)
+        if ((int)strlen(cand[i]) <= w) {
+            snprintf(buf, len, "%s", cand[i]);
+            return;
+        }
+    snprintf(buf, len, "%s", n ? cand[n - 1] : "?");
+}
+
+/* The rows under the sweep's own figure, in order: the step's, or the table's own choice. */
+static size_t sweepview_extras(const struct sweep_result *r, enum figure_id *out)
+{
+    const struct lesson_sweep *sw = r->sw;
+    size_t n = 0;
+    if (sw->has_table) {
+        for (size_t i = 0; i < sw->ntable; i++)
+            if (sweepview_rowdef(sw->table[i]) != SIZE_MAX)
+                out[n++] = sw->table[i];
+        return n;
+    }
+    if (sw->figure != FIGURE_P99_MS)
+        out[n++] = FIGURE_P99_MS;
+    if (sw->figure == FIGURE_BYTES_PER_SYSCR)
+        return n;
     for (size_t k = 0; k < r->done && k < r->nmodes * r->nvalues; k++)
-        if (r->points[k % r->nmodes][k / r->nmodes].bytes_per_syscr > 0)
-            return true;
-    return false;
+        if (r->points[k % r->nmodes][k / r->nmodes].bytes_per_syscr > 0) {
+            out[n++] = FIGURE_BYTES_PER_SYSCR;
+            break;
+        }
+    return n;
+}
+
+/* One legend line for row f, with the step's unit. */
+static void sweepview_row_legend(const struct sweepview *s, enum figure_id f, char *buf, size_t len)
+{
+    size_t i = sweepview_rowdef(f);
+    const char *units = s->sc->unit ? s->sc->unit : "requests";
+    char one[64];
+    sweepview_one(units, one, sizeof one);
+    const char *u = sweepview_rowdefs[i].unit == 2 ? one : units;
+    snprintf(buf, len, sweepview_rowdefs[i].legend, u);
+}
+
+static bool sweepview_done(const struct sweep_result *r, size_t m, size_t v)
+{
+    return v * r->nmodes + m < r->done;
+}
+
+/* The table's arrangement: which rows, which way round, how many legend lines. */
+struct sweepview_grid {
+    enum figure_id extra[SWEEP_MAX_TABLE + 2];
+    size_t nx;      /* rows under the sweep's figure */
+    bool by_mode;   /* a block per mode, values as columns; else a block per value */
+    int legends;    /* the extra rows' legend lines shown */
+    bool noread;    /* a bytes-per-read cell says "-" for a point that read nothing */
+    bool marked;    /* a point is marked "!" */
+    int left, colw; /* the left column's width and each column's */
+    size_t nblocks, ncols;
+};
+
+static void sweepview_grid_widths(const struct sweepview *s, int w, struct sweepview_grid *g)
+{
+    const struct sweep_result *r = &s->res;
+    g->nblocks = g->by_mode ? r->nmodes : r->nvalues;
+    g->ncols = g->by_mode ? r->nvalues : r->nmodes;
+    g->left = SWEEPVIEW_TABLE_LEFT;
+    if (!g->by_mode) {
+        /* The parameter's name heads the values' column: whole where the columns keep room for
+           their modes' names and "20.0k/s" (the title names the parameter too, so it gives
+           way first). */
+        int col = 8;
+        for (size_t m = 0; m < r->nmodes; m++) {
+            int l = (int)strlen(sweepview_mode(r, m)) + 1;
+            col = l > col ? l : col;
+        }
+        int want = (int)strlen(s->sw->param) + 1;
+        int most = w - (int)g->ncols * col;
+        g->left = want < most ? want : most;
+        g->left = g->left < SWEEPVIEW_TABLE_LEFT ? SWEEPVIEW_TABLE_LEFT : g->left;
+    } else {
+        int longest = 0;
+        for (size_t m = 0; m < r->nmodes; m++) {
+            int l = (int)strlen(sweepview_mode(r, m));
+            longest = l > longest ? l : longest;
+        }
+        int most = w - (int)g->ncols * 5; /* a cell keeps 4 columns and a space */
+        g->left = longest + 1 < most ? longest + 1 : most;
+        g->left = g->left < SWEEPVIEW_TABLE_LEFT ? SWEEPVIEW_TABLE_LEFT : g->left;
+    }
+    g->colw = g->ncols ? (w - g->left) / (int)g->ncols : w;
+    if (g->colw > (g->by_mode ? 12 : 22))
+        g->colw = g->by_mode ? 12 : 22;
+}
+
+/* Chooses the arrangement for rows: every named row and its legend when they fit either way,
+   values as rows first; else the legends the rows leave room for; else fewer rows. */
+static void sweepview_grid_plan(const struct sweepview *s, int w, int rows,
+                                struct sweepview_grid *g)
+{
+    const struct sweep_result *r = &s->res;
+    *g = (struct sweepview_grid){0};
+    size_t all = sweepview_extras(r, g->extra);
+    for (size_t k = 0; k < r->done && k < r->nmodes * r->nvalues; k++)
+        g->marked |= r->points[k % r->nmodes][k / r->nmodes].problem[0] != 0;
+    for (size_t nx = all + 1; nx-- > 0;) {
+        g->nx = nx;
+        g->noread = false;
+        for (size_t e = 0; e < nx; e++)
+            for (size_t k = 0;
+                 g->extra[e] == FIGURE_BYTES_PER_SYSCR && k < r->done && k < r->nmodes * r->nvalues;
+                 k++) {
+                const struct sweep_point *p = &r->points[k % r->nmodes][k / r->nmodes];
+                g->noread |= p->measured && sweepview_noread(p);
+            }
+        int marks = (g->noread ? 1 : 0) + (g->marked ? 1 : 0);
+        for (int terse = 0; terse < 2; terse++)
+            for (int by_mode = 0; by_mode < 2; by_mode++) {
+                size_t blocks = by_mode ? r->nmodes : r->nvalues;
+                int need = 1 + (int)(blocks * (1 + nx)) + marks;
+                int room = rows - need;
+                if (room < (terse ? 0 : (int)nx))
+                    continue;
+                g->by_mode = by_mode;
+                g->legends = room < (int)nx ? room : (int)nx;
+                sweepview_grid_widths(s, w, g);
+                return;
+            }
+    }
+    g->nx = 0;
+    sweepview_grid_widths(s, w, g);
+}
+
+/* The cell of row e (-1: the sweep's figure) for point (m, v), into buf; its attribute. */
+static attr_t sweepview_cell(const struct sweepview *s, int e, const struct sweepview_grid *g,
+                             size_t m, size_t v, char *buf, size_t len)
+{
+    const struct sweep_result *r = &s->res;
+    const struct sweep_point *p = &r->points[m][v];
+    int w = g->colw - 1;
+    snprintf(buf, len, "-");
+    if (!sweepview_done(r, m, v))
+        return A_NORMAL;
+    if (e < 0) {
+        bool mark = p->problem[0] != 0;
+        if (p->has_figure) {
+            char num[40];
+            sweepview_fit(s->sw->figure, p->figure, mark ? w - 2 : w, num, sizeof num);
+            snprintf(buf, len, "%s%s", num, mark ? " " SWEEPVIEW_MARK : "");
+        } else {
+            const char *what = p->measured ? "no requests" : "failed";
+            snprintf(buf, len, "%s", (int)strlen(what) <= w ? what : p->measured ? "none" : "fail");
+        }
+        return mark ? screen_attr(SCREEN_BAD) : A_NORMAL;
+    }
+    double val;
+    if (p->measured && sweepview_cell_value(p, g->extra[e], &val))
+        sweepview_fit(g->extra[e], val, w, buf, len);
+    return screen_attr(SCREEN_DIM);
 }
 
 static void sweepview_draw_table(struct sweepview *s, const struct screen_caps *c,
@@ -543,57 +963,47 @@ static void sweepview_draw_table(struct sweepview *s, const struct screen_caps *
 {
     const struct sweep_result *r = &s->res;
     const struct lesson_sweep *sw = s->sw;
-    const int left = SWEEPVIEW_TABLE_LEFT;
-    /* The extra rows that fit with the legend: the last ones go first when rows are short. */
-    enum sweepview_extra shown[SWEEPVIEW_NEXTRA];
-    int nshown = 0;
-    for (int e = 0; e < SWEEPVIEW_NEXTRA; e++)
-        if (sweepview_extra_wanted(r, (enum sweepview_extra)e))
-            shown[nshown++] = (enum sweepview_extra)e;
-    while (nshown > 0 && 1 + (int)r->nvalues * (1 + nshown) + nshown + 1 > rows)
-        nshown--;
-    int y = in.y;
-    int colw = r->nmodes ? (in.w - left) / (int)r->nmodes : in.w;
-    if (colw > 22)
-        colw = 22;
-    widgets_printf(c, in.x, y, left - 1, screen_attr(SCREEN_HEADING), "%s", sw->param);
-    for (size_t m = 0; m < r->nmodes; m++)
-        widgets_text(c, in.x + left + (int)m * colw, y, colw - 1,
-                     sweepview_series_attr(c, m) | A_UNDERLINE, sweepview_mode(r, m));
+    struct sweepview_grid g;
+    sweepview_grid_plan(s, in.w, rows, &g);
+    int y = in.y, end = in.y + rows;
+    widgets_printf(c, in.x, y, g.left - 1, screen_attr(SCREEN_HEADING), "%s", sw->param);
+    for (size_t k = 0; k < g.ncols; k++) {
+        int x = in.x + g.left + (int)k * g.colw;
+        if (g.by_mode)
+            widgets_text(c, x, y, g.colw - 1, A_BOLD | A_UNDERLINE, sw->text[k]);
+        else
+            widgets_text(c, x, y, g.colw - 1, sweepview_series_attr(c, k) | A_UNDERLINE,
+                         sweepview_mode(r, k));
+    }
     y++;
-    /* Each value: the sweep's figure, marked when the point is not clean; under it the extra
+    /* Each block: the sweep's figure, marked when the point is not clean; under it the extra
        rows in dim, each named in the left column. */
-    for (size_t v = 0; v < r->nvalues && y < in.y + rows; v++) {
-        widgets_text(c, in.x, y, left - 1, A_BOLD, sw->text[v]);
-        for (int e = 0; e < nshown && y + 1 + e < in.y + rows; e++)
-            widgets_printf(c, in.x, y + 1 + e, left - 1, screen_attr(SCREEN_DIM), " %s",
-                           sweepview_extras[shown[e]].tag);
-        for (size_t m = 0; m < r->nmodes; m++) {
-            const struct sweep_point *p = &r->points[m][v];
-            char cell[64] = "-", fig[32];
-            bool done = v * r->nmodes + m < r->done;
-            if (done && p->has_figure)
-                snprintf(cell, sizeof cell, "%s%s",
-                         sweepio_figure_text(sw->figure, p->figure, fig, sizeof fig),
-                         p->problem[0] ? " " SWEEPVIEW_MARK : "");
-            else if (done)
-                snprintf(cell, sizeof cell, "%s", p->measured ? "no requests" : "failed");
-            int x = in.x + left + (int)m * colw;
-            widgets_text(c, x, y, colw - 1, p->problem[0] ? screen_attr(SCREEN_BAD) : A_NORMAL,
-                         cell);
-            for (int e = 0; done && e < nshown && y + 1 + e < in.y + rows; e++) {
-                char more[32];
-                sweepview_extra_cell(shown[e], p, more, sizeof more);
-                widgets_text(c, x, y + 1 + e, colw - 1, screen_attr(SCREEN_DIM), more);
+    for (size_t b = 0; b < g.nblocks && y < end; b++) {
+        if (g.by_mode)
+            widgets_text(c, in.x, y, g.left - 1, sweepview_series_attr(c, b), sweepview_mode(r, b));
+        else
+            widgets_text(c, in.x, y, g.left - 1, A_BOLD, sw->text[b]);
+        for (int e = -1; e < (int)g.nx && y < end; e++, y++) {
+            if (e >= 0)
+                widgets_printf(c, in.x, y, g.left - 1, screen_attr(SCREEN_DIM), " %s",
+                               sweepview_rowdefs[sweepview_rowdef(g.extra[e])].tag);
+            for (size_t k = 0; k < g.ncols; k++) {
+                size_t m = g.by_mode ? b : k, v = g.by_mode ? k : b;
+                char cell[64];
+                attr_t a = sweepview_cell(s, e, &g, m, v, cell, sizeof cell);
+                widgets_text(c, in.x + g.left + (int)k * g.colw, y, g.colw - 1, a, cell);
             }
         }
-        y += 1 + nshown;
     }
-    /* The legend: what each row and the mark mean, as many lines as are left. */
-    for (int e = 0; e < nshown && y < in.y + rows; e++)
-        widgets_text(c, in.x, y++, in.w, screen_attr(SCREEN_DIM),
-                     sweepview_extras[shown[e]].legend);
-    if (y < in.y + rows)
+    /* The legend: what each row and each mark means, as the plan left room for. */
+    char line[160];
+    for (int e = 0; e < g.legends && y < end; e++) {
+        sweepview_row_legend(s, g.extra[e], line, sizeof line);
+        widgets_text(c, in.x, y++, in.w, screen_attr(SCREEN_DIM), line);
+    }
+    if (g.noread && y < end)
+        widgets_text(c, in.x, y++, in.w, screen_attr(SCREEN_DIM), SWEEPVIEW_NOREAD_LEGEND);
+    if (g.marked && y < end)
         widgets_text(c, in.x, y, in.w, screen_attr(SCREEN_DIM), SWEEPVIEW_MARK_LEGEND);
 }
 

@@ -1,9 +1,10 @@
 /*
  * tui: the loop, the keys that mean the same everywhere, the overlays and the screens' actions.
- * The order of a key press: uv_poll wakes, getch() drains every pending key (curses decodes
- * escape sequences), each key goes to the quit dialog or the help overlay when one is open, then
- * to the current screen (which tries its step's view first), then to tui_keys; the screen's
- * action (open a step, go home, quit) is carried out here; the uv_prepare draws afterwards, once.
+ * The order of a key press: uv_poll wakes, screen_getch() drains every pending key (curses
+ * decodes escape sequences; a terminal's report split across reads is dropped whole), each key
+ * goes to the quit dialog or the help overlay when one is open, then to the current screen
+ * (which tries its step's view first), then to tui_keys; the screen's action (open a step, go
+ * home, quit) is carried out here; the uv_prepare draws afterwards, once.
  *
  * Exit paths: q (confirmed while a scenario runs), SIGINT/SIGTERM/SIGHUP. All end in tui_quit(),
  * which leaves the screen (stopping any scenario) and closes the loop's handles; the loop then
@@ -45,7 +46,8 @@ struct tui {
     const struct view_ops *ops; /* the current screen: start_ops or lessonview_ops */
     void *self;                 /* its state */
     bool help, confirm_quit;
-    int help_top; /* the help's first row shown */
+    bool help_scrolls; /* the help was taller than the screen when last drawn */
+    int help_top;      /* the help's first row shown */
     bool quitting, frame_drawn;
     int exit_code;
 };
@@ -72,6 +74,12 @@ static void tui_quit(struct tui *t, int code)
 
 static void tui_home(struct tui *t, const char *status)
 {
+    /* The list opens on the lesson just left, not on "continue" or where it was before. */
+    size_t lesson;
+    const struct lesson_pack *pack =
+        t->ops == &lessonview_ops ? lessonview_place(t->lesson, &lesson) : NULL;
+    if (pack)
+        start_select(t->start, pack, lesson);
     if (t->ops->leave)
         t->ops->leave(t->self, &t->ctx);
     view_save_progress(&t->ctx);
@@ -127,16 +135,12 @@ static void tui_open(struct tui *t, const struct lesson_pack *pack, size_t lesso
 }
 
 /*
- * Hands the terminal to the learner's editor ($VISUAL, $EDITOR, sensible-editor, vi) on the
- * action's files, waits for it, takes the screen back and tells the screen that asked.
+ * Hands the terminal to the learner's editor (view_editor(): $VISUAL, $EDITOR, sensible-editor,
+ * vi) on the action's files, waits for it, takes the screen back and tells the screen that asked.
  */
 static void tui_edit(struct tui *t, const struct view_action *act)
 {
-    const char *ed = getenv("VISUAL");
-    if (!ed || !*ed)
-        ed = getenv("EDITOR");
-    if (!ed || !*ed)
-        ed = access("/usr/bin/sensible-editor", X_OK) == 0 ? "sensible-editor" : "vi";
+    const char *ed = view_editor();
     /* $EDITOR may carry arguments ("code -w"): the shell splits it, the files stay whole. */
     const char **argv = calloc(act->nfiles + 5, sizeof *argv);
     char **paths = calloc(act->nfiles + 1, sizeof *paths);
@@ -165,7 +169,8 @@ static void tui_edit(struct tui *t, const struct view_action *act)
     while (pid > 0 && waitpid(pid, &st, 0) < 0 && errno == EINTR) {
     }
     screen_resume();
-    if (pid < 0 || !WIFEXITED(st) || WEXITSTATUS(st) == 127)
+    bool ran = !(pid < 0 || !WIFEXITED(st) || WEXITSTATUS(st) == 127);
+    if (!ran)
         view_status(&t->ctx, true,
                     "The editor (%s) could not be started; set $EDITOR, or edit the files in %s "
                     "in another window.",
@@ -175,7 +180,7 @@ static void tui_edit(struct tui *t, const struct view_action *act)
     free(paths);
     free(argv);
     if (act->edited)
-        act->edited(act->self, &t->ctx);
+        act->edited(act->self, &t->ctx, ran);
 }
 
 static void tui_act(struct tui *t, const struct view_action *act)
@@ -289,10 +294,15 @@ static void tui_key(struct tui *t, int key)
             tui_quit(t, 0);
         return;
     }
+    if (t->ctx.layout.too_small && key != 'q') {
+        /* Nothing of the screen is shown but the request to enlarge it: a key that acted here
+           (e opening the editor, n leaving a step) would act unseen. q quits, and says so. */
+        return;
+    }
     if (t->help) {
-        /* The scrolling keys scroll it (a small terminal shows part of it); any other key closes
-           it, ? and Esc being the documented ones. */
-        int by = help_scroll(key, LINES > 6 ? LINES - 6 : 1);
+        /* The scrolling keys scroll it when it is taller than the screen (its title then says
+           so); any other key closes it, and every key does when it fits ("any key closes"). */
+        int by = t->help_scrolls ? help_scroll(key, LINES > 6 ? LINES - 6 : 1) : 0;
         if (by)
             t->help_top += by > 1 << 19 ? 1 << 19 : by < -(1 << 19) ? -(1 << 19) : by;
         else
@@ -334,7 +344,7 @@ static void tui_on_input(uv_poll_t *h, int status, int events)
         return;
     }
     int key;
-    while (!t->quitting && (key = getch()) != ERR)
+    while (!t->quitting && (key = screen_getch()) != ERR)
         tui_key(t, key);
 }
 
@@ -352,20 +362,20 @@ static void tui_on_signal(uv_signal_t *h, int signum)
 
 /* ---- drawing ---- */
 
-static void tui_draw_too_small(struct tui *t, enum layout_kind kind, size_t nprogs)
+static void tui_draw_too_small(struct tui *t)
 {
-    int need = (kind == LAYOUT_RUN || kind == LAYOUT_RUN_VERDICT) &&
-                       30 + (int)nprogs * LAYOUT_MIN_PANE_W > LAYOUT_MIN_COLS
-                   ? 30 + (int)nprogs * LAYOUT_MIN_PANE_W
-                   : LAYOUT_MIN_COLS;
-    char msg[2][64];
+    /* Only the terminal's size makes it too small (programs that do not fit fold, layout.h);
+       keys still act meanwhile, so the message says which one leaves, and asks as q does. */
+    char msg[3][64];
     snprintf(msg[0], sizeof msg[0], "Please enlarge the terminal");
-    snprintf(msg[1], sizeof msg[1], "(iolab needs %dx%d; this is %dx%d)", need, LAYOUT_MIN_ROWS,
-             COLS, LINES);
-    for (int i = 0; i < 2; i++) {
+    snprintf(msg[1], sizeof msg[1], "(iolab needs %dx%d; this is %dx%d)", LAYOUT_MIN_COLS,
+             LAYOUT_MIN_ROWS, COLS, LINES);
+    snprintf(msg[2], sizeof msg[2], "%s",
+             t->confirm_quit ? "A scenario is running: y stops it and quits" : "q quits");
+    for (int i = 0; i < 3; i++) {
         int w = (int)strlen(msg[i]);
         int x = COLS > w ? (COLS - w) / 2 : 0;
-        widgets_text(&t->caps, x, LINES / 2 - 1 + i, COLS, A_BOLD, msg[i]);
+        widgets_text(&t->caps, x, LINES / 2 - 1 + i, COLS, i < 2 ? A_BOLD : A_NORMAL, msg[i]);
     }
 }
 
@@ -400,7 +410,7 @@ static void tui_draw_frame(struct tui *t)
         nprogs = LAYOUT_MAX_PROGS;
     layout_compute(kind, COLS, LINES, nprogs, &t->ctx.layout);
     if (t->ctx.layout.too_small) {
-        tui_draw_too_small(t, kind, nprogs);
+        tui_draw_too_small(t);
         return;
     }
     t->ops->draw(t->self, &t->ctx);
@@ -418,7 +428,7 @@ static void tui_draw_frame(struct tui *t)
         size_t nlines = t->ops == &lessonview_ops
                             ? lessonview_help_extra(t->lesson, lines, TUI_MAX_HELPLINE)
                             : 0;
-        help_draw(&t->caps, tables, ntables, lines, nlines, &t->help_top);
+        t->help_scrolls = help_draw(&t->caps, tables, ntables, lines, nlines, &t->help_top);
     }
     if (t->confirm_quit) {
         struct layout_rect r = layout_center(COLS, LINES, 50, 5);

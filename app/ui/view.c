@@ -5,8 +5,20 @@
 #include "view.h"
 
 #include <stdarg.h>
+#include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <unistd.h>
+
+const char *view_editor(void)
+{
+    const char *ed = getenv("VISUAL");
+    if (!ed || !*ed)
+        ed = getenv("EDITOR");
+    if (!ed || !*ed)
+        ed = access("/usr/bin/sensible-editor", X_OK) == 0 ? "sensible-editor" : "vi";
+    return ed;
+}
 
 void view_log(struct view_ctx *c, const char *fmt, ...)
 {

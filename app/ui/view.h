@@ -44,6 +44,9 @@ void view_status(struct view_ctx *c, bool bad, const char *fmt, ...)
     __attribute__((format(printf, 3, 4)));
 /* One line in iolab.log, time-stamped. */
 void view_log(struct view_ctx *c, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+/* The learner's editor, as VIEW_EDIT runs it: $VISUAL, $EDITOR, sensible-editor or vi (a
+   command the shell splits: "code -w"). */
+const char *view_editor(void);
 /* Saves the progress store, saying so on the status line when it fails. */
 void view_save_progress(struct view_ctx *c);
 
@@ -62,12 +65,13 @@ struct view_action {
     const struct lesson_pack *pack;
     size_t lesson, step;
     const char *status; /* VIEW_HOME: a status line to show there; NULL: keep */
-    /* VIEW_EDIT: the files (names beneath dir) that $VISUAL or $EDITOR opens, all at once; when
-       the editor has exited, edited(self, ...) is called (the TUI has the screen back). */
+    /* VIEW_EDIT: the files (names beneath dir) that view_editor() opens, all at once; when the
+       editor has exited, edited(self, ...) is called (the TUI has the screen back); ran is false
+       when the editor could not be started (the status line says so). */
     const char *dir;
     const char *const *files;
     size_t nfiles;
-    void (*edited)(void *self, struct view_ctx *c);
+    void (*edited)(void *self, struct view_ctx *c, bool ran);
     void *self;
 };
 

@@ -41,7 +41,7 @@ void widgets_doc(const struct screen_caps *c, struct layout_rect r, const struct
 
 /*
  * A box of paragraphs that scrolls, drawn over the screen's body (a run step's results whole,
- * o): each frame the caller begins it in its box (the rows go, the width is the box's), adds its
+ * a): each frame the caller begins it in its box (the rows go, the width is the box's), adds its
  * paragraphs (a mark of two columns, then the text wrapped under itself), and draws it. j/k, the
  * arrows and the page keys scroll it (widgets_sheet_key), and the drawing keeps the last page full.
  */

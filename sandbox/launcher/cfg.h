@@ -10,6 +10,7 @@
 #include "tier.h"
 
 #include <stdbool.h>
+#include <stdint.h>
 #include <sys/types.h>
 
 #define CFG_MAX_KEEP       16
@@ -43,6 +44,9 @@ struct cfg {
     int status_fd;        /* hold: one JSON line about the jail goes here */
     int life_fd;          /* hold: EOF here (iolab gone or done) ends the jail */
     int report_fd;        /* the subtree's rusage goes here as one JSON line; -1: none */
+    /* The jail's pids.events "max" before the program started: once it rises while the program
+       runs, an interim line says so on report_fd at once (supervise.c). */
+    uint64_t pids_max_before;
     int setup_fd; /* the child's errno when its set-up failed before the exec goes here; -1 */
     int keep[CFG_MAX_KEEP]; /* descriptors the program inherits besides 0, 1, 2 */
     int nkeep;              /* how many of them */

@@ -120,6 +120,27 @@ void cost_sub_helper(struct cost *r, pid_t pid)
     }
 }
 
+/* The whole of line to fd, through short writes and EINTR. */
+static int cost_write_all(int fd, const char *line, int n)
+{
+    int rc = 0;
+    for (int off = 0; off < n && rc == 0;) {
+        ssize_t w = write(fd, line + off, (size_t)(n - off));
+        if (w < 0 && errno != EINTR)
+            rc = -errno;
+        else if (w > 0)
+            off += (int)w;
+    }
+    return rc;
+}
+
+int cost_write_interim(int fd, const char *limit)
+{
+    char line[96];
+    int n = snprintf(line, sizeof line, "{\"limit\":\"%s\",\"running\":true}\n", limit);
+    return n > 0 && n < (int)sizeof line ? cost_write_all(fd, line, n) : -EINVAL;
+}
+
 int cost_write(int fd, const struct cost *r, int status)
 {
     char line[600], io[256] = "", limit[48] = "";
@@ -139,14 +160,7 @@ int cost_write(int fd, const struct cost *r, int status)
                      cost_sub(r->utime_us, r->own_utime_us), cost_sub(r->stime_us, r->own_stime_us),
                      cost_sub(r->nvcsw, r->own_nvcsw), cost_sub(r->nivcsw, r->own_nivcsw),
                      r->maxrss_kb, io, limit, status);
-    int rc = 0;
-    for (int off = 0; off < n && rc == 0;) {
-        ssize_t w = write(fd, line + off, (size_t)(n - off));
-        if (w < 0 && errno != EINTR)
-            rc = -errno;
-        else if (w > 0)
-            off += (int)w;
-    }
+    int rc = cost_write_all(fd, line, n);
     close(fd);
     return rc;
 }

@@ -53,4 +53,9 @@ void cost_sub_helper(struct cost *r, pid_t pid);
    syscw, read_bytes and write_bytes unless io_missing. */
 int cost_write(int fd, const struct cost *r, int status);
 
+/* Writes the interim line {"limit":"NAME","running":true} to fd, left open: a limit of the jail
+   was hit while the program still runs. The final line (cost_write) follows as before; a reader
+   tells the two apart by "status", which only the final line has. */
+int cost_write_interim(int fd, const char *limit);
+
 #endif

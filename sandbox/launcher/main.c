@@ -482,6 +482,7 @@ static int main_launch(struct cfg *c)
     /* The jail's counters before this program: what grows meanwhile happened while it ran. */
     struct cgroup_events before, after;
     cgroup_events(&c->cgroup, &before);
+    c->pids_max_before = before.pids_max;
     if (!full)
         prctl(PR_SET_CHILD_SUBREAPER, 1);
     pid_t self = getpid();

@@ -39,6 +39,10 @@ static const struct supervise_cause supervise_causes[NSIG] = {
     [SIGILL] = {.text = "it crashed (SIGILL)"},
 };
 
+/* How often the outer launcher reads the jail's pids.events while the program runs: a limit is
+   then known to iolab within this long, for the cost of one small read. */
+#define SUPERVISE_WATCH_S 0.1
+
 static const int supervise_forwarded[] = {SIGTERM, SIGINT, SIGHUP, SIGQUIT, SIGUSR1, SIGUSR2};
 
 static double supervise_now(void)
@@ -142,12 +146,17 @@ int supervise_run(const struct cfg *c, pid_t child, enum supervise_shape shape, 
     double start = supervise_now();
     double wall = shape == SUPERVISE_OUTER && c->timeout_s > 0 ? start + c->timeout_s : INFINITY;
     double kill_at = INFINITY;
+    /* The jail's process limit is told on the report descriptor as soon as pids.events rises,
+       not only in the final line: a program that reached it and went on (a failed fork ignored)
+       may run for a long while, and iolab must be able to name the limit meanwhile. Once. */
+    bool watch = shape == SUPERVISE_OUTER && c->report_fd >= 0 && c->cgroup.dir[CGROUP_PIDS] >= 0;
+    double watch_at = watch ? start + SUPERVISE_WATCH_S : INFINITY;
     bool timed_out = false, killed = false, done = false;
     int status = 0;
     /* A signalfd, so that the holder's pidfd can be waited for in the same poll(). */
     int sfd = signalfd(-1, &set, SFD_CLOEXEC);
     while (!done) {
-        double now = supervise_now(), until = fmin(wall, kill_at);
+        double now = supervise_now(), until = fmin(fmin(wall, kill_at), watch_at);
         int ms = isinf(until) ? -1 : (int)ceil((until - now > 0 ? until - now : 0) * 1000);
         struct pollfd pfd[2] = {{.fd = sfd, .events = POLLIN},
                                 {.fd = c->holder_fd, .events = POLLIN}};
@@ -183,6 +192,16 @@ int supervise_run(const struct cfg *c, pid_t child, enum supervise_shape shape, 
                 kill_at = supervise_now() + c->grace_s;
         }
         now = supervise_now();
+        if (!done && now >= watch_at) {
+            struct cgroup_events ev;
+            cgroup_events(&c->cgroup, &ev);
+            if (ev.pids_max > c->pids_max_before) {
+                cost_write_interim(c->report_fd, cgroup_limit_name(CGROUP_LIMIT_PIDS));
+                watch_at = INFINITY;
+            } else {
+                watch_at = now + SUPERVISE_WATCH_S;
+            }
+        }
         if (!done && now >= wall && !timed_out) {
             timed_out = true;
             if (!c->quiet)

@@ -9,6 +9,11 @@
 #include "helpers.hpp"
 #include "tmux_helpers.hpp"
 #include "jail_helpers.hpp"
+#include "lesson_helpers.hpp"
+
+extern "C" {
+#include "engine/engine.h"
+}
 
 #include <catch2/catch.hpp>
 #include <cjson/cJSON.h>
@@ -22,6 +27,7 @@
 #include <sstream>
 #include <sys/stat.h>
 #include <thread>
+#include <uv.h>
 
 using namespace iolab_test;
 
@@ -696,10 +702,10 @@ TEST_CASE("budget: a scenario's program stopped by its jail's process limit make
     CHECK(c.str("error").find("was stopped by the jail's process limit") != std::string::npos);
     CHECK(c.str("error").find("not judged") != std::string::npos);
 
-    // In the TUI the step's status names the limit too.
+    // In the TUI the step's status names the limit too, in the same words (exercise/judge.c).
     Tui tui(pack, slurp(mine / "echo.c"));
-    bool said = tui.status("server was stopped by the jail's process limit (its cgroup's "
-                           "pids.max");
+    bool said = tui.status("The server (your program) was stopped by the jail's process limit (its "
+                           "cgroup's pids.max");
     INFO(slurp(tui.dir / "state/iolab/iolab.log"));
     CHECK(said);
 }
@@ -727,6 +733,14 @@ TEST_CASE("budget: a learner's program that reaches the jail's process limit and
     CHECK(c.str("status") == "error");
     CHECK(c.str("error").find("your program) reached the jail's process limit") !=
           std::string::npos);
+
+    // The TUI says so while the program still runs (it never exits by itself), in the same
+    // words, and judges nothing of the run.
+    Tui tui(pack, slurp(mine / "echo.c"));
+    bool said = tui.status("The server (your program) reached the jail's process limit (its "
+                           "cgroup's pids.max");
+    INFO(slurp(tui.dir / "state/iolab/iolab.log"));
+    CHECK(said);
 }
 
 TEST_CASE("budget: a learner's program that fills the jail's /tmp and fails is told the /tmp "
@@ -820,4 +834,118 @@ TEST_CASE("budget: without a budget of its own, a program whose uid is at its pr
     CHECK(r.second.find("could not start: its uid had reached its process limit "
                         "(RLIMIT_NPROC 5") != std::string::npos);
     CHECK(hidden.stop(10) != -1);
+}
+
+namespace
+{
+
+// What the engine's callbacks saw of the one program of a live-limit scenario.
+struct LiveLimit {
+    engine *e = nullptr;
+    bool failed_fork = false; // the program printed that its fork failed
+    bool exited = false;      // its exit was reported
+    bool named_alive = false; // engine_limit() said "pids" while it had not exited
+    bool stopped = false;     // the engine reached STOPPED (or FAILED)
+    std::string limit, out;
+    double deadline = 0;
+};
+
+double live_now()
+{
+    return std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch())
+        .count();
+}
+
+} // namespace
+
+TEST_CASE("budget: a program that reached the jail's process limit and runs on has the limit "
+          "named by the engine while it still runs",
+          "[budget]")
+{
+    Probe p = probe();
+    if (p.budget != "cgroup") {
+        WARN("no cgroup here (budget: " << p.budget << "): no pids.events to watch");
+        return;
+    }
+    // Forks until the jail's pids.max refuses, ignores the failure and waits: before, the limit
+    // was known only from the sandbox's report at the program's end.
+    std::string prog = hostile("forkhold");
+    MemLesson l(R"({"id": "l", "title": "L", "summary": "A fork loop that goes on.",
+        "steps": [{"id": "s", "title": "S", "kind": "run", "text": "Forks.", "seconds": 60,
+                   "limits": {"processes": 1},
+                   "programs": [{"name": "forker", "role": "server", "program": ")" +
+                prog + R"(", "ready": "ready"}]}]})");
+    INFO(l.messages());
+    REQUIRE(l.rc == 0);
+    for (enum iolab_tier tier : {IOLAB_TIER_FULL, IOLAB_TIER_REDUCED, IOLAB_TIER_MINIMAL}) {
+        DYNAMIC_SECTION("tier " << iolab_tier_name(tier))
+        {
+            LiveLimit st;
+            uv_loop_t loop;
+            REQUIRE(uv_loop_init(&loop) == 0);
+            engine_callbacks cb = {};
+            cb.data = &st;
+            cb.on_line = [](void *d, size_t, enum engine_stream, const char *line, size_t len) {
+                auto *s = static_cast<LiveLimit *>(d);
+                s->out.append(line, len).append("\n");
+                if (std::string(line, len).rfind("fork failed", 0) == 0)
+                    s->failed_fork = true;
+            };
+            cb.on_exit = [](void *d, size_t, int, bool) {
+                static_cast<LiveLimit *>(d)->exited = true;
+            };
+            cb.on_state = [](void *d, enum engine_state s) {
+                if (s == ENGINE_STOPPED || s == ENGINE_FAILED)
+                    static_cast<LiveLimit *>(d)->stopped = true;
+            };
+            engine_options opts = {};
+            opts.tier = tier;
+            REQUIRE(engine_create(&st.e, &loop, l.scenario(), &opts, &cb) == 0);
+            REQUIRE(engine_start(st.e) == 0);
+            // Polled on the loop: the engine names the limit while the program has not exited.
+            uv_timer_t poll;
+            uv_timer_init(&loop, &poll);
+            poll.data = &st;
+            st.deadline = live_now() + 30;
+            uv_timer_start(
+                &poll,
+                [](uv_timer_t *t) {
+                    auto *s = static_cast<LiveLimit *>(t->data);
+                    char limit[16];
+                    if (!s->exited && engine_limit(s->e, 0, limit, sizeof limit)) {
+                        s->named_alive = true;
+                        s->limit = limit;
+                    }
+                    if (s->named_alive || s->exited || s->stopped || live_now() > s->deadline)
+                        uv_stop(t->loop);
+                },
+                50, 50);
+            uv_run(&loop, UV_RUN_DEFAULT);
+            INFO(st.out);
+            CHECK(st.named_alive);
+            CHECK(st.limit == "pids");
+            CHECK(!st.exited);
+            CHECK(engine_state(st.e) == ENGINE_RUNNING);
+            // The limit stays named: through the stop, and after it from the final report.
+            engine_stop(st.e);
+            st.deadline = live_now() + 30;
+            uv_timer_start(
+                &poll,
+                [](uv_timer_t *t) {
+                    auto *s = static_cast<LiveLimit *>(t->data);
+                    if (s->stopped || live_now() > s->deadline)
+                        uv_stop(t->loop);
+                },
+                50, 50);
+            uv_run(&loop, UV_RUN_DEFAULT);
+            CHECK(st.stopped);
+            char limit[16] = "";
+            CHECK(engine_limit(st.e, 0, limit, sizeof limit));
+            CHECK(std::string(limit) == "pids");
+            uv_close((uv_handle_t *)&poll, nullptr);
+            engine_free(st.e);
+            uv_run(&loop, UV_RUN_DEFAULT);
+            CHECK(uv_loop_close(&loop) == 0);
+        }
+    }
 }

@@ -112,6 +112,49 @@ TEST_CASE("a build error: the learner's file:line:col and exit 2 and status erro
         cJSON_IsFalse(cJSON_GetObjectItem(cJSON_GetObjectItem(c.json.get(), "build"), "log_cut")));
 }
 
+TEST_CASE("a workspace made from an older starter is told so before any build, and moving the "
+          "file aside gives the new starter",
+          "[exercise]")
+{
+    // The built-in pack with file-server.c's starter at version 2: the learner's workspace,
+    // made from version 1 (the solution as it is today), is older.
+    TempDir home, pack;
+    REQUIRE(run({"/bin/cp", "-R", source_dir() + "/lessons/.", pack.path}).first == 0);
+    std::string sol = pack / "exercises/zerocopy/sendfile/file-server.c";
+    std::string text = slurp(sol);
+    REQUIRE(text.rfind("/* iolab-starter: 1 */\n", 0) == 0);
+    std::ofstream(sol) << "/* iolab-starter: 2 */\n" << text.substr(text.find('\n') + 1);
+    std::string dir = home / "data/iolab/work/linux-io/zerocopy/write-sendfile";
+    REQUIRE(run({"/bin/mkdir", "-p", dir}).first == 0);
+    std::ofstream(dir + "/file-server.c") << solution();
+
+    Check c = check(home, {"--pack", pack.path});
+    INFO(c.out);
+    CHECK(c.code == 2);
+    REQUIRE(c.json);
+    CHECK(std::string(cJSON_GetObjectItem(c.json.get(), "status")->valuestring) == "error");
+    std::string error = cJSON_GetObjectItem(c.json.get(), "error")->valuestring;
+    CHECK(error.rfind(dir + "/file-server.c was made from an older starter of this exercise "
+                            "(version 1, now 2): move it aside (mv file-server.c "
+                            "file-server.c.old)",
+                      0) == 0);
+    CHECK(error.find("your TODO code is kept in file-server.c.old") != std::string::npos);
+    // Nothing of the learner's was built or judged.
+    CHECK(!cJSON_IsTrue(cJSON_GetObjectItem(cJSON_GetObjectItem(c.json.get(), "build"), "ok")));
+    const cJSON *chk;
+    cJSON_ArrayForEach(chk, cJSON_GetObjectItem(c.json.get(), "checks"))
+    {
+        CHECK(!cJSON_IsTrue(cJSON_GetObjectItem(chk, "ok")));
+    }
+
+    // Moved aside as the sentence says: the next check writes the new starter and judges it.
+    REQUIRE(rename((dir + "/file-server.c").c_str(), (dir + "/file-server.c.old").c_str()) == 0);
+    Check again = check(home, {"--pack", pack.path});
+    INFO(again.out);
+    CHECK(again.code == 1);
+    CHECK(slurp(dir + "/file-server.c").rfind("/* iolab-starter: 2 */\n", 0) == 0);
+}
+
 TEST_CASE("the author's check: every solution passes and every starter fails", "[exercise]")
 {
     TempDir home;

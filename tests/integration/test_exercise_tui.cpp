@@ -39,7 +39,7 @@ class Tui : TuiDir, public IolabTerm
 {
   public:
     explicit Tui(const std::string &step, const std::vector<std::string> &env = {},
-                 const Seed &seed = {})
+                 const Seed &seed = {}, const std::string &pack = source_dir() + "/lessons")
     {
         std::string ws = dir_ / ("data/iolab/work/linux-io/" + step);
         if (!seed.empty())
@@ -49,8 +49,7 @@ class Tui : TuiDir, public IolabTerm
         std::string exports;
         for (const auto &e : env)
             exports += e + " ";
-        if (!start(dir_.path, "--pack '" + source_dir() + "/lessons' --open '" + step + "'",
-                   exports, 120, 40))
+        if (!start(dir_.path, "--pack '" + pack + "' --open '" + step + "'", exports, 120, 40))
             throw std::runtime_error("tmux new-session failed: " + last());
     }
     bool wait_for(const std::string &needle, double timeout_s = 10)
@@ -275,6 +274,33 @@ TEST_CASE("tui: S before a pass asks first, then shows the solution's code, scro
     CHECK(cJSON_IsTrue(cJSON_GetObjectItem(ex, "solution_viewed")));
     CHECK(cJSON_IsTrue(cJSON_GetObjectItem(ex, "solution_before_pass")));
     cJSON_Delete(p);
+}
+
+TEST_CASE("tui: a workspace made from an older starter is told so, and not built")
+{
+    // The built-in pack with ordered-server.c's starter at version 2; the learner's file is
+    // today's solution, version 1.
+    TempDir pack;
+    REQUIRE(run({"/bin/cp", "-R", source_dir() + "/lessons/.", pack.path}).first == 0);
+    std::string sol = pack / "exercises/ordered/exit-loop/ordered-server.c";
+    std::string text = slurp(sol);
+    REQUIRE(text.rfind("/* iolab-starter: 1 */\n", 0) == 0);
+    spit(sol, "/* iolab-starter: 2 */\n" + text.substr(text.find('\n') + 1));
+    Tui t(kOrderedStep, {}, {{"ordered-server.c", text}}, pack.path);
+    bool said =
+        t.wait_status(workspace(t, kOrderedStep) +
+                          "/ordered-server.c was made from an older starter of this exercise "
+                          "(version 1, now 2): move it aside (mv ordered-server.c "
+                          "ordered-server.c.old)",
+                      60);
+    INFO(t.last());
+    CHECK(said);
+    // The status line has the start; the exercise's pane the whole sentence.
+    bool whole = t.wait_for("is kept in ordered-server.c.old", 30);
+    INFO(t.last());
+    CHECK(whole);
+    CHECK(slurp(t.dir() / "state/iolab/iolab.log").find("Build 1") == std::string::npos);
+    quit(t);
 }
 
 TEST_CASE("tui: a build that succeeds with a warning shows it at the learner's file:line:col")

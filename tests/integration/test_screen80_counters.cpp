@@ -6,6 +6,8 @@
 #include "tmux_helpers.hpp"
 
 #include <catch2/catch.hpp>
+#include <map>
+#include <regex>
 #include <sstream>
 #include <string>
 #include <unistd.h>
@@ -170,6 +172,12 @@ TEST_CASE("counters at 80x24: the zerocopy step's sendfile server shows sendfile
     bool sendfile = wait_block(term, "server", {"sendfile "}, 60, &seen);
     INFO("server block in sendfile mode:\n" << seen);
     CHECK(sendfile);
+    // The step's unit labels its rate, with a space before the value ("downloads/s 3.0", never
+    // "downloads/s3.0").
+    bool rate = term.wait_for("downloads/s ", 60);
+    INFO(term.last());
+    CHECK(rate);
+    CHECK_FALSE(std::regex_search(term.last(), std::regex(R"(downloads/s\S)")));
     CHECK(term.quit());
 }
 
@@ -257,5 +265,175 @@ TEST_CASE("counters at 80x24: the stdio reader exercise shows no figure it never
     // The feeder (the client) measures each pass it got back whole: its latency and bytes/s.
     CHECK(screen.find("latency: none measured") == std::string::npos);
     CHECK(screen.find("bytes/s        0") == std::string::npos);
+    CHECK(term.quit());
+}
+
+TEST_CASE("a mouse report split 60 ms after its Esc is dropped whole: no mode switch, no "
+          "totals, no leaving the step, and the next key acts")
+{
+    TempDir t;
+    IolabTerm term(t, "--open stdio/small", "", 80, 24);
+    REQUIRE(term.started());
+    REQUIRE(term.wait_for("Enter start", 30));
+    term.keys("Enter");
+    REQUIRE(term.wait_for("calls since read started", 60));
+    // One tmux command list, so that the gap is the server's own 60 ms wait: the Esc, then the
+    // rest of an SGR press whose digits (3, 2) are mode keys of this step.
+    auto r = term.tmux({"send-keys", "-H", "1b", ";", "run-shell", "sleep 0.06", ";", "send-keys",
+                        "-l", "[<0;3;2M"});
+    REQUIRE(r.first == 0);
+    // A key typed after the report acts, so by the time it has, the report was read.
+    term.keys("t");
+    bool totals = term.wait_for("totals since the start", 30);
+    std::string screen = term.last();
+    INFO(screen);
+    CHECK(totals);
+    CHECK(screen.find("mode: read ") != std::string::npos);
+    std::string log = term.log();
+    INFO(log);
+    CHECK(log.find("Switching the reader") == std::string::npos);
+    CHECK(log.find("Stayed in the step") == std::string::npos);
+    // And a mode key still switches.
+    term.keys("2");
+    CHECK(term.wait_for("mode: fread ", 30));
+    CHECK(term.quit());
+}
+
+namespace
+{
+
+// The comparison's row of a mode as cells under the heading's cells: {"call/r", "-"}, ... Both
+// rows are split at spaces; the short headers (80 columns) hold none.
+std::map<std::string, std::string> compare_cells(const std::string &rows, const std::string &id)
+{
+    auto words = [](const std::string &line) {
+        std::vector<std::string> out;
+        std::stringstream ss(line);
+        for (std::string w; ss >> w;)
+            if (w != "\u2502")
+                out.push_back(w);
+        return out;
+    };
+    std::vector<std::string> head, row;
+    for (const std::string &r : lines_of(rows)) {
+        if (r.find(" mode ") == 0)
+            head = words(r);
+        else if (r.rfind(" " + id + " ", 0) == 0 || r.rfind(" " + id + "*", 0) == 0)
+            row = words(r);
+    }
+    std::map<std::string, std::string> cells;
+    if (!row.empty() && (row[1] == "*"))
+        row.erase(row.begin() + 1);
+    for (size_t i = 1; i < head.size() && i < row.size(); i++)
+        cells[head[i]] = row[i];
+    return cells;
+}
+
+} // namespace
+
+TEST_CASE("comparison at 80x24: stdio/small's read mode before its first pass shows \"-\" for "
+          "calls and context switches per pass, not 0, and fread's kernel reads per pass")
+{
+    TempDir t;
+    // The lesson as shipped, with a file large enough that read() 8 bytes at a time finishes no
+    // pass before the switch to fread (16 MiB takes about 2 s here; 256 MiB a half minute).
+    std::string pack = t.path + "/pack";
+    REQUIRE(run({"/bin/cp", "-r", source_dir() + "/lessons", pack}).first == 0);
+    std::string json = slurp(pack + "/stdio.json");
+    size_t at = json.find("\"size\": \"16M\"");
+    REQUIRE(at != std::string::npos);
+    json.replace(at, 13, "\"size\": \"256M\"");
+    spit(pack + "/stdio.json", json);
+
+    IolabTerm term(t, "--pack '" + pack + "' --open stdio/small", "", 80, 24);
+    REQUIRE(term.started());
+    REQUIRE(term.wait_for("Enter start", 30));
+    term.keys("Enter");
+    REQUIRE(term.wait_for("calls since read started", 60));
+    term.keys("c");
+    REQUIRE(term.wait_for("Comparison of the modes tried", 10));
+    // fread's passes finish in a few seconds: then the per-pass columns are there, and read's
+    // row has nothing to divide by.
+    try_modes(term, {{"fread", "2"}});
+    std::map<std::string, std::string> read, fread;
+    bool both = term.wait_until(
+        [&](const std::string &screen) {
+            std::string rows = compare_rows(screen);
+            read = compare_cells(rows, "read");
+            fread = compare_cells(rows, "fread");
+            return read.count("call/r") && fread.count("call/r") && fread["call/r"] != "-";
+        },
+        120);
+    std::string rows = compare_rows(term.last());
+    INFO(rows);
+    REQUIRE(both);
+    CHECK(read["call/r"] == "-");
+    CHECK(read["ctx/r"] == "-");
+    CHECK(read["syscr/r"] == "-");
+    CHECK(read["cpu%"] != "-"); // a share of time is a figure without a pass
+    // fread: the kernel's reads per pass are there beside the counted calls, and not "-".
+    REQUIRE(fread.count("syscr/r"));
+    CHECK(fread["syscr/r"] != "-");
+    CHECK(fread["ctx/r"] != "-");
+    // The footer says why, per pass (its words joined across the lines it wraps to).
+    std::string text;
+    std::stringstream ss(rows);
+    for (std::string w; ss >> w;)
+        if (w != "\u2502")
+            text += w + " ";
+    CHECK(text.find("-: no pass done in that mode yet.") != std::string::npos);
+    CHECK(text.find("ctx/r: ctx switches per pass.") != std::string::npos);
+    CHECK(term.quit());
+}
+
+TEST_CASE("counters at 80x24: c10k's two watched figures, the server's threads and the clients "
+          "waiting, are on screen")
+{
+    TempDir t;
+    IolabTerm term(t, "--open concurrency/c10k", "", 80, 24);
+    REQUIRE(term.started());
+    REQUIRE(term.wait_for("Enter start", 30));
+    term.keys("Enter");
+    std::string seen;
+    bool threads = wait_block(term, "server", {"threads 1"}, 120, &seen);
+    INFO("server block:\n" << seen);
+    CHECK(threads);
+    // The latency line once requests are timed: how many wait, whole, 0 included.
+    bool waiting = term.wait_until(
+        [](const std::string &screen) {
+            for (const std::string &row : lines_of(screen)) {
+                std::string r = right_of(row);
+                size_t at = r.find(" waiting");
+                if (r.find("latency p50") != std::string::npos && at != std::string::npos)
+                    return true;
+            }
+            return false;
+        },
+        120);
+    INFO(term.last());
+    CHECK(waiting);
+    CHECK(term.quit());
+}
+
+TEST_CASE("counters at 80x24: a step without modes counts from the scenario's start, the "
+          "clients' first calls included")
+{
+    // chat/room has no modes: its counters once started from the first sample and called that
+    // "calls since the start", leaving out the epoll_ctl of the clients that joined before it.
+    TempDir t;
+    IolabTerm term(t, "--open chat/room", "", 80, 24);
+    REQUIRE(term.started());
+    REQUIRE(term.wait_for("Enter", 30));
+    term.keys("Enter");
+    if (term.wait_for("Predict before you run", 5))
+        term.keys("Escape");
+    std::string seen;
+    bool server = wait_block(term, "server", {"epoll_ctl"}, 60, &seen);
+    INFO("server block:\n" << seen);
+    CHECK(server);
+    std::string screen = term.screen();
+    INFO(screen);
+    CHECK(screen.find("totals since the start") != std::string::npos);
+    CHECK(screen.find("calls since the start") == std::string::npos);
     CHECK(term.quit());
 }

@@ -1,5 +1,5 @@
 // The text pane at 80x24, in a real terminal (tmux): an exercise's task passes by within three
-// presses of j while its checks fail; every failing check's advice is whole on one key (o), as
+// presses of j while its checks fail; every failing check's advice is whole on ane key (a), as
 // `iolab check` prints it, while the holding checks fold into one row; a prediction's verdict,
 // value and explanation, and every expected outcome's line, are whole on the same key.
 #include "exercise_helpers.hpp"
@@ -103,7 +103,7 @@ JsonPtr step_json(const std::string &lesson, const std::string &step)
     return JsonPtr(nullptr, cJSON_Delete);
 }
 
-// A box's text (the results box, o) from its first page to its last, its rows joined into one
+// A box's text (the results box, a) from its first page to its last, its rows joined into one
 // line with single spaces, so that a paragraph wrapped on screen reads as it was written.
 std::string box_text(IolabTerm &term)
 {
@@ -212,7 +212,7 @@ TEST_CASE("screen at 80x24: each exercise's task passes by within three presses 
     }
 }
 
-TEST_CASE("screen at 80x24: four failing checks show their advice whole on o, as iolab check "
+TEST_CASE("screen at 80x24: four failing checks show their advice whole on a, as iolab check "
           "prints it, and the five that hold fold into one row")
 {
     TempDir t;
@@ -227,10 +227,10 @@ TEST_CASE("screen at 80x24: four failing checks show their advice whole on o, as
     REQUIRE(term.wait_status("Build 2: ok", 90));
     REQUIRE(term.wait_for("5 checks hold", 120));
     // Inline, the first failing check leads, with its name and the start of its advice, and
-    // the heading says the whole is on o.
-    CHECK(term.last().find("(o: whole)") != std::string::npos);
+    // the heading says the whole is on a.
+    CHECK(term.last().find("(a: whole)") != std::string::npos);
     CHECK(term.last().find("\u2717 ") != std::string::npos);
-    CHECK(term.last().find("o all") != std::string::npos); // in the footer
+    CHECK(term.last().find("a all") != std::string::npos); // in the footer
 
     // What iolab check prints for the same program.
     Exercise ex{"tinyfile/write-client", "tinyfile/client", "tiny-client.c", {"tinyfile.h"}};
@@ -247,7 +247,7 @@ TEST_CASE("screen at 80x24: four failing checks show their advice whole on o, as
     }
     REQUIRE(failing.size() >= 2);
 
-    term.keys("o");
+    term.keys("a");
     std::string box = digits_as_hash(box_text(term));
     INFO(box);
     for (const auto &[name, message] : failing) {
@@ -264,7 +264,7 @@ TEST_CASE("screen at 80x24: four failing checks show their advice whole on o, as
 }
 
 TEST_CASE("screen at 80x24: a prediction's verdict, value and explanation, and every expected "
-          "outcome, are whole on o")
+          "outcome, are whole on a")
 {
     JsonPtr st = step_json("copying", "buffers");
     REQUIRE(st);
@@ -280,7 +280,7 @@ TEST_CASE("screen at 80x24: a prediction's verdict, value and explanation, and e
     term.keys({"1", "3", "2", "Enter"});
     // Judged once the 4 KiB mode has run: its verdict is on the status line, cut at 80.
     REQUIRE(term.wait_status("Prediction 1 off", 120));
-    term.keys("o");
+    term.keys("a");
     std::string box = box_text(term);
     INFO(box);
     CHECK(std::regex_search(box, std::regex("you said 132, measured [^:]+ read\\(\\) calls[^:]*: "
@@ -296,9 +296,9 @@ TEST_CASE("screen at 80x24: a prediction's verdict, value and explanation, and e
     // The footer names the key, and the help says what it does.
     term.keys("x");
     REQUIRE(term.wait_gone("Whole: j/k scroll", 10));
-    CHECK(term.last().find("o all") != std::string::npos);
+    CHECK(term.last().find("a all") != std::string::npos);
     term.keys("?");
-    REQUIRE(term.wait_for("every check, expected outcome and prediction whole", 10));
+    REQUIRE(term.wait_for("all the checks, expected outcomes and predictions whole", 10));
     term.keys("Escape");
     CHECK(term.quit());
 }

@@ -86,3 +86,28 @@ TEST_CASE("status scope: an exercise's build verdict is not shown on another ste
     CHECK(sc.find("restarts the scenario") == std::string::npos);
     CHECK(t.quit());
 }
+
+// issue 41: chat's dee says one line and leaves, as its scenario has it; the status line said
+// "dee finished; r runs the scenario again" while the server and the other bots went on.
+TEST_CASE("status scope: a program that leaves while the others run does not end the scenario")
+{
+    TempDir d;
+    std::string dir = d / "pack";
+    mkdir(dir.c_str(), 0755);
+    spit(dir + "/pack.json", R"({"format_version": 1, "id": "leaves", "title": "Leaves",
+      "version": "1", "lessons": ["l"]})");
+    spit(dir + "/l.json", R"({"id": "l", "title": "L", "summary": "s",
+      "steps": [{"id": "s", "title": "One leaves", "kind": "run", "text": "Press Enter.",
+        "programs": [
+          {"name": "server", "role": "server", "program": "sh",
+           "args": ["-c", "echo listening; exec sleep 600"], "ready": "listening"},
+          {"name": "dee", "role": "client", "program": "sh", "args": ["-c", "sleep 1; echo bye"]},
+          {"name": "stays", "role": "client", "program": "sh", "args": ["-c", "exec sleep 600"]}]}]})");
+    IolabTerm t(d, "--pack '" + dir + "' --open l/s", "", 80, 24);
+    REQUIRE(t.started());
+    REQUIRE(t.wait_for("Enter starts the scenario", 30));
+    t.keys("Enter");
+    REQUIRE(t.wait_status("dee finished", 60));
+    CHECK(t.last_status() == "dee finished; the other programs go on.");
+    CHECK(t.quit());
+}

@@ -14,6 +14,7 @@
 
 #include <algorithm>
 #include <fstream>
+#include <map>
 #include <regex>
 #include <sstream>
 
@@ -261,5 +262,214 @@ TEST_CASE(
     }
     CHECK(std::find(rows.begin(), rows.end(), "p99: 99 in 100 requests answered within this") !=
           rows.end());
+    CHECK(s.quit());
+}
+
+namespace
+{
+
+// The words of a row, split at blanks: {"B/read", "4.0K", "-"}.
+std::vector<std::string> words(const std::string &row)
+{
+    std::vector<std::string> out;
+    std::stringstream ss(row);
+    std::string w;
+    while (ss >> w)
+        out.push_back(w);
+    return out;
+}
+
+// "4.0K" -> 4096, "63K" -> 64512, "1.0M" -> 1048576, "16" -> 16.
+double binary_size(const std::string &s)
+{
+    double v = std::stod(s);
+    switch (s.back()) {
+    case 'K':
+        return v * 1024;
+    case 'M':
+        return v * 1024 * 1024;
+    case 'G':
+        return v * 1024 * 1024 * 1024;
+    default:
+        return v;
+    }
+}
+
+// A progress store holding a finished sweep of copying/sweep, as the TUI saves one: read-write
+// reads its buffer's worth per call, sendfile and copy_file_range the 4 MiB file in one call,
+// splice and mmap move the bytes without read calls (their kernel rchar next to nothing, a few
+// reads of something else making a meaningless bytes-per-read), and mmap's copies are a hundred
+// times slower than the others', as on the machine the issue was seen on.
+std::string copying_sweep_progress()
+{
+    const char *values[] = {"4K", "16K", "64K", "128K", "256K", "1M"};
+    const double x[] = {4096, 16384, 65536, 131072, 262144, 1048576};
+    const char *modes[] = {"read-write", "splice", "sendfile", "copy-file-range", "mmap"};
+    std::string points;
+    for (size_t v = 0; v < 6; v++)
+        for (size_t m = 0; m < 5; m++) {
+            bool reads = m == 0 || m == 2 || m == 3;
+            double speed = m == 4 ? 1e8 + 1e7 * (double)v : 8e9 + 1e9 * (double)m;
+            double per_read = m == 0 ? x[v] : reads ? 4194304 : 4e8;
+            double calls = m == 0 ? 2 * 4194304 / x[v] + 2 : m == 1 ? 2 * 4194304 / x[v] : 1;
+            char p[640];
+            snprintf(p, sizeof p,
+                     R"(%s{"mode": "%s", "value": "%s", "x": %.0f, "measured": true,
+                 "figure": %.0f, "seconds": 1, "requests": 100, "bytes": 419430400,
+                 "errors": 0, "connections": 0, "waiting": 0, "failed": 0,
+                 "requests_per_s": 100, "bytes_per_s": %.0f, "calls_per_request": %.4f,
+                 "syscr_per_request": 1, "bytes_per_syscr": %.1f, "rchar_per_byte": %s,
+                 "ctx_per_request": 0.1, "cpu_pct": 95, "p50_ms": 1, "p99_ms": 2,
+                 "problem": null})",
+                     points.empty() ? "" : ", ", modes[m], values[v], x[v], speed, speed, calls,
+                     per_read, reads ? "1" : "0.0001");
+            points += p;
+        }
+    return R"({"format": 1, "packs": {"linux-io": {"done": [], "answers": {},
+      "last": {"lesson": "copying", "step": "sweep"},
+      "steps": {"copying/sweep": {"fields": {"sweep": {"param": "buffer",
+        "figure": "bytes_per_s", "unit": "B/s", "seconds_per_point": 1, "scale": "log",
+        "tier": "full", "finished": true, "stopped": false, "points_done": 30,
+        "values": ["4K", "16K", "64K", "128K", "256K", "1M"],
+        "modes": ["read-write", "splice", "sendfile", "copy-file-range", "mmap"],
+        "points": [)" +
+           points + "]}}}}}}}";
+}
+
+} // namespace
+
+TEST_CASE("sweep screen at 80x24: copying/sweep's chart shows every mark and v the bytes per read "
+          "call and the calls per copy")
+{
+    TempDir t;
+    REQUIRE(system(("mkdir -p '" + (t / "state/iolab") + "'").c_str()) == 0);
+    spit(t / "state/iolab/progress.json", copying_sweep_progress());
+    IolabTerm s(t, "--open copying/sweep", "", 80, 24);
+    REQUIRE(s.started());
+    // The step opens on the sweep it kept: the chart, its legend on as many rows as it needs.
+    REQUIRE(s.wait_for("bytes/s by buffer, done", 15));
+    std::string sc = s.screen();
+    INFO(sc);
+    std::vector<std::string> rows = right_pane(sc);
+    std::string pane;
+    for (const std::string &r : rows)
+        pane += r + "\n";
+    for (const char *mark :
+         {"* read-write", "o splice", "+ sendfile", "x copy-file-range", "# mmap"})
+        CHECK(pane.find(mark) != std::string::npos);
+    // mmap's copies, a hundred times slower, are on a log axis that says so in words, and no
+    // bare "x" stands for anything but copy-file-range.
+    CHECK(pane.find("log scale") != std::string::npos);
+    CHECK(pane.find("x log") == std::string::npos);
+    // Every series is drawn: each mark is on the plot at least once beyond the legend.
+    for (const char *mark : {"*", "o", "+", "x", "#"})
+        CHECK(count(pane, mark) >= 2);
+
+    s.keys("v");
+    REQUIRE(s.wait_for("B/read: bytes per read call the kernel counted", 5));
+    sc = s.screen();
+    INFO(sc);
+    rows = right_pane(sc);
+    // Six sizes in five modes: a block per mode, the sizes as columns, and under each mode the
+    // two rows the step's text names, each with a figure for every size.
+    std::vector<std::string> head = words(rows.at(0));
+    CHECK(head == std::vector<std::string>{"buffer", "4K", "16K", "64K", "128K", "256K", "1M"});
+    std::map<std::string, std::vector<std::string>> by_read, calls;
+    std::string mode;
+    for (const std::string &r : rows) {
+        std::vector<std::string> w = words(r);
+        if (w.empty())
+            continue;
+        if (r[0] != ' ' && w.size() == 7)
+            mode = w[0];
+        else if (r[0] == ' ' && w[0] == "B/read")
+            by_read[mode] = std::vector<std::string>(w.begin() + 1, w.end());
+        else if (r[0] == ' ' && w[0] == "calls")
+            calls[mode] = std::vector<std::string>(w.begin() + 1, w.end());
+    }
+    for (const char *m : {"read-write", "splice", "sendfile", "copy-file-range", "mmap"}) {
+        INFO(m);
+        CHECK(by_read[m].size() == 6);
+        CHECK(calls[m].size() == 6);
+    }
+    // For read-write the bytes per read call are the buffer itself, in the sizes' own units.
+    const double buffers[] = {4096, 16384, 65536, 131072, 262144, 1048576};
+    for (size_t i = 0; i < 6 && by_read["read-write"].size() == 6; i++)
+        CHECK(binary_size(by_read["read-write"][i]) == Approx(buffers[i]).epsilon(0.05));
+    // splice and mmap read nothing: "-", and the legend says why; sendfile's one call is 4 MiB.
+    CHECK(by_read["splice"] == std::vector<std::string>(6, "-"));
+    CHECK(by_read["mmap"] == std::vector<std::string>(6, "-"));
+    CHECK(by_read["sendfile"] == std::vector<std::string>(6, "4.0M"));
+    CHECK(std::find(rows.begin(), rows.end(),
+                    "- under B/read: the bytes moved without read calls") != rows.end());
+    // The calls per copy the text promises, named as the step names its copies.
+    CHECK(calls["sendfile"] == std::vector<std::string>(6, "1.00"));
+    CHECK(std::find(rows.begin(), rows.end(), "calls: counted system calls per copy") !=
+          rows.end());
+    // No figure in e-notation, none cut.
+    CHECK(sc.find("e+") == std::string::npos);
+    CHECK(count(pane, "\u2026") == 0);
+    CHECK(s.quit());
+}
+
+TEST_CASE("sweep screen at 80x24: a live copy sweep measures bytes per read call, - where the "
+          "bytes moved without reads, and says the time left")
+{
+    TempDir t;
+    std::string dir = t / "pack";
+    mkdir(dir.c_str(), 0755);
+    spit(dir + "/pack.json", R"({"format_version": 1, "id": "sweep-copy", "title": "Sweep copy",
+      "version": "1", "lessons": ["copy"]})");
+    spit(dir + "/copy.json", R"({"id": "copy", "title": "Copy sweep", "summary": "reads",
+      "steps": [{"id": "sweep", "title": "Copy reads", "kind": "run", "text": "Press w.",
+        "programs": [{"name": "copy", "role": "client", "program": ")" +
+                                 demo("copy-file") +
+                                 R"(", "args": ["--dir", "{workdir}", "--size", "1M",
+           "--buffer", "{buffer}"]}],
+        "modes": [{"id": "read-write", "title": "rw", "program": "copy",
+                   "args": ["--mode", "read-write"]},
+                  {"id": "splice", "title": "splice", "program": "copy",
+                   "args": ["--mode", "splice"]},
+                  {"id": "mmap", "title": "mmap", "program": "copy", "args": ["--mode", "mmap"]}],
+        "unit": "copies",
+        "sweep": {"param": "buffer", "values": ["4K", "64K"], "figure": "bytes_per_s",
+                  "role": "client", "seconds": 0.5,
+                  "table": ["bytes_per_syscr", "calls_per_request"]}}]})");
+    IolabTerm s(t, "--pack '" + dir + "' --open copy/sweep", "", 80, 24);
+    REQUIRE(s.started());
+    REQUIRE(s.wait_for("Copy reads", 15));
+    s.keys("w");
+    // While it runs, the progress row says how long the rest will take.
+    CHECK(s.wait_until(
+        [](const std::string &sc) {
+            return std::regex_search(sc, std::regex(R"([~>][0-9]+ (s|min) left)"));
+        },
+        30));
+    REQUIRE(s.wait_for("bytes/s by buffer, done", 90));
+    s.keys("v");
+    REQUIRE(s.wait_for("B/read: bytes per read call the kernel counted", 5));
+    std::string sc = s.screen();
+    INFO(sc);
+    std::vector<std::string> rows = right_pane(sc);
+    const double buffers[] = {4096, 65536};
+    const char *values[] = {"4K", "64K"};
+    for (size_t i = 0; i < 2; i++) {
+        size_t at = 0;
+        std::string row = value_row(rows, values[i], &at);
+        INFO(values[i] << ": " << row);
+        REQUIRE(!row.empty());
+        REQUIRE(at + 2 < rows.size());
+        std::vector<std::string> w = words(rows[at + 1]);
+        REQUIRE(w.size() == 4);
+        CHECK(w[0] == "B/read");
+        // read-write reads a buffer per call (the last one at the end of the file shorter).
+        CHECK(binary_size(w[1]) <= buffers[i]);
+        CHECK(binary_size(w[1]) > buffers[i] / 2);
+        CHECK(w[2] == "-");
+        CHECK(w[3] == "-");
+        CHECK(words(rows[at + 2]).at(0) == "calls");
+    }
+    CHECK(std::find(rows.begin(), rows.end(),
+                    "- under B/read: the bytes moved without read calls") != rows.end());
     CHECK(s.quit());
 }

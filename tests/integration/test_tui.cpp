@@ -679,7 +679,7 @@ TEST_CASE("tui: at 80x24 a run step's footer keeps its modes and the keys that m
     CHECK(s.last().find("left waiting included") != std::string::npos); // its last words
     CHECK(s.last().find("Each role (server, client)") == std::string::npos);
     // Up again with PgUp; a key that does not scroll closes it.
-    s.keys({"PPage", "PPage", "PPage", "PPage", "PPage"});
+    s.keys(std::vector<std::string>(10, "PPage"));
     REQUIRE(s.wait_for("Each role (server, client)"));
     s.keys({"x"});
     REQUIRE(s.wait([](const std::string &sc) {

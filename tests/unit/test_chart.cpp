@@ -79,3 +79,84 @@ TEST_CASE("crossings are found where two series swap order, skipping holes")
     CHECK(chart_crossings(&c, &c, 5, at, 4) == 0);
     CHECK(chart_ymax(&b, 1, 5) == 10000);
 }
+
+TEST_CASE("a crossover is named only when the points change order once beyond the noise")
+{
+    size_t from = 99, to = 99;
+    bool a_after = false;
+    // One clean change: a behind at the small values, ahead from the fourth on.
+    const double rising[] = {100, 300, 500, 3000, 10000};
+    const double flat[] = {1000, 1000, 1000, 1000, 1000};
+    chart_series up = {rising, nullptr}, level = {flat, nullptr};
+    CHECK(chart_crossover(&up, &level, 5, CHART_NOISE_SHARE, &from, &to, &a_after) ==
+          CHART_OVERTAKES);
+    CHECK(from == 2);
+    CHECK(to == 3);
+    CHECK(a_after);
+    // The same from the other side.
+    CHECK(chart_crossover(&level, &up, 5, CHART_NOISE_SHARE, &from, &to, &a_after) ==
+          CHART_OVERTAKES);
+    CHECK_FALSE(a_after);
+
+    // Noise: the order flips three times (as two copies of one speed do on a busy machine), so
+    // no place can be named, whatever the one-run differences.
+    const double rw[] = {3.9, 4.7, 2.9, 4.5, 1.5, 1.8};
+    const double sf[] = {7.5, 4.1, 4.0, 2.2, 2.2, 2.4};
+    chart_series a = {rw, nullptr}, b = {sf, nullptr};
+    CHECK(chart_crossover(&a, &b, 6, CHART_NOISE_SHARE, &from, &to, &a_after) == CHART_NOISE);
+
+    // Differences within a tenth are ties: a lead of 5% that changes hands is no crossing...
+    const double near_a[] = {100, 104, 96, 103};
+    const double near_b[] = {100, 100, 100, 100};
+    chart_series na = {near_a, nullptr}, nb = {near_b, nullptr};
+    CHECK(chart_crossover(&na, &nb, 4, CHART_NOISE_SHARE, &from, &to, &a_after) ==
+          CHART_SAME_ORDER);
+    // ...and ties between two clear leads do not hide the one change: it is named between the
+    // last value where the old leader was clearly ahead and the first where the other one is.
+    const double tie_mid[] = {50, 98, 101, 150};
+    chart_series tm = {tie_mid, nullptr};
+    CHECK(chart_crossover(&tm, &nb, 4, CHART_NOISE_SHARE, &from, &to, &a_after) == CHART_OVERTAKES);
+    CHECK(from == 0);
+    CHECK(to == 3);
+
+    // A hole is skipped, not read as a tie or a change.
+    const bool have[] = {true, false, true, true, true};
+    const double holed[] = {100, 99999, 500, 3000, 10000};
+    chart_series h = {holed, have};
+    CHECK(chart_crossover(&h, &level, 5, CHART_NOISE_SHARE, &from, &to, &a_after) ==
+          CHART_OVERTAKES);
+    CHECK(from == 2);
+}
+
+TEST_CASE("a y axis over figures that span more than twenty times is logarithmic")
+{
+    // mmap's copies near 0.1 GB/s beside 20 GB/s: from zero, they would lie on the bottom row.
+    const double fast[] = {2e10, 1.5e10, 1.2e10};
+    const double slow[] = {1e8, 1.5e8, 2e8};
+    chart_series s[] = {{fast, nullptr}, {slow, nullptr}};
+    REQUIRE(chart_wants_log_y(s, 2, 3));
+    CHECK(chart_ymin(s, 2, 3) == Approx(1e8));
+    const double xs[] = {4096, 65536, 1048576};
+    chart_geom g;
+    chart_compute(&g, 0, 0, 48, 14, xs, 3, true, 2e10, 7);
+    REQUIRE(g.ok);
+    chart_log_y(&g, 1e8, 2e10);
+    CHECK(g.log_y);
+    CHECK(g.ymin == Approx(1e8));
+    CHECK(g.ymax == Approx(2e10)); // the nice number at the top figure, not the next decade
+    // Every power of ten that fits is a tick, bottom first, each on its own row.
+    REQUIRE(g.nticks >= 2);
+    CHECK(g.tick_v[0] == Approx(1e8));
+    for (size_t k = 1; k < g.nticks; k++)
+        CHECK(g.tick_row[k] < g.tick_row[k - 1]);
+    // The slow series stands off the bottom row: 1e8 is the bottom, 2e8 a row or more above.
+    CHECK(chart_row(&g, 1e8) == g.plot_y + g.plot_h - 1);
+    CHECK(chart_row(&g, 2e8) < chart_row(&g, 1e8));
+    CHECK(chart_row(&g, 2e10) < chart_row(&g, 2e8));
+    CHECK(chart_row(&g, 0) == g.plot_y + g.plot_h - 1);
+
+    // Within a factor of twenty the axis stays linear from zero.
+    const double close_a[] = {4e9, 5e9}, close_b[] = {1.5e9, 2e9};
+    chart_series c[] = {{close_a, nullptr}, {close_b, nullptr}};
+    CHECK_FALSE(chart_wants_log_y(c, 2, 2));
+}

@@ -211,3 +211,40 @@ TEST_CASE("expect: a call figure of a mode that made no counted call is not judg
     f.spans[1].span.roles[LESSON_ROLE_SERVER].calls_total = 100;
     CHECK(expect_judge(&f.sc, &e, f.spans, 2).state == EXPECT_AGREES);
 }
+
+// issue 41: "fork works on several cores" was ticked for a fork server at 98% of one core,
+// because the outcome compared bytes/s with another mode. Several cores is the role's CPU above
+// one core, and a run at one core says "not this time" with the lesson's why.
+TEST_CASE("expect: several cores means the role's CPU above one core, not a faster figure")
+{
+    Fixture f;
+    lesson_expect e = {};
+    e.text = (char *)"fork works on several cores: its server above one core of CPU";
+    e.left = {1, FIGURE_ROLE_CPU_PCT, 0, LESSON_ROLE_SERVER};
+    e.op = LESSON_CMP_GT;
+    e.value = 100;
+    e.why = (char *)"the other cores were busy";
+    // 2.94 s of CPU in 3 s: 98% of one core, however fast the mode was, and the client's own
+    // CPU (1.5 cores of it) is not the server's.
+    f.spans[1].span.roles[LESSON_ROLE_SERVER].cpu_user_s = 2.0;
+    f.spans[1].span.roles[LESSON_ROLE_SERVER].cpu_sys_s = 0.94;
+    f.spans[1].span.roles[LESSON_ROLE_CLIENT].cpu_user_s = 4.5;
+    f.spans[1].span.requests = f.spans[1].span.roles[LESSON_ROLE_CLIENT].requests = 10000000;
+    expect_verdict v = expect_judge(&f.sc, &e, f.spans, 2);
+    CHECK(v.state == EXPECT_DIFFERS);
+    CHECK(v.left == Approx(98));
+    std::string s = f.say(e);
+    INFO(s);
+    CHECK(s.rfind("not this time: epoll's server CPU 98% against 100% (one core)", 0) == 0);
+    CHECK(s.find("Why: the other cores were busy") != std::string::npos);
+    // 1.7 cores: it worked on more than one.
+    f.spans[1].span.roles[LESSON_ROLE_SERVER].cpu_user_s = 4.2;
+    f.spans[1].span.roles[LESSON_ROLE_SERVER].cpu_sys_s = 0.9;
+    v = expect_judge(&f.sc, &e, f.spans, 2);
+    CHECK(v.state == EXPECT_AGREES);
+    CHECK(v.left == Approx(170));
+    CHECK(f.say(e) == "epoll's server CPU 170% > 100% (one core), as expected");
+    // Not measured long enough: undecided.
+    f.spans[1].span.seconds = EXPECT_MIN_SECONDS / 2;
+    CHECK(expect_judge(&f.sc, &e, f.spans, 2).state == EXPECT_UNDECIDED);
+}

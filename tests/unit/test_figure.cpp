@@ -3,6 +3,7 @@
 #include <catch2/catch.hpp>
 #include <cstring>
 #include <memory>
+#include <string>
 
 extern "C" {
 #include "metrics/figure.h"
@@ -295,4 +296,81 @@ TEST_CASE("span_add: the bytes of each call and the kernel's wchar add")
     span_add(&acc, &second);
     CHECK(acc.roles[LESSON_ROLE_SERVER].call_bytes[IOLAB_CALL_SENDFILE] == 300);
     CHECK(acc.roles[LESSON_ROLE_SERVER].wchar == 400);
+}
+
+TEST_CASE("figures as a view shows them: none without a request done, none for calls the shim "
+          "cannot see, never a 0 in their place")
+{
+    // stdio/small's read mode before its first pass: 1.1M read calls, no pass done.
+    auto a = blank(0), b = blank(3);
+    b->roles[LESSON_ROLE_CLIENT].calls[IOLAB_CALL_READ].count = 1100000;
+    b->roles[LESSON_ROLE_CLIENT].calls_total = 1100000;
+    b->roles[LESSON_ROLE_CLIENT].syscr = 1100000;
+    b->roles[LESSON_ROLE_CLIENT].ctx_voluntary = 40;
+    b->roles[LESSON_ROLE_CLIENT].cpu_sys_s = 0.6;
+    span s;
+    span_between(a.get(), b.get(), nullptr, &s);
+    double v = -1;
+    CHECK(figure_shown(&s, FIGURE_CALLS_PER_REQ, LESSON_ROLE_CLIENT, &v) == FIGURE_NONE_NOTHING);
+    CHECK(v == 0);
+    CHECK(figure_shown(&s, FIGURE_SYSCR_PER_REQ, LESSON_ROLE_CLIENT, &v) == FIGURE_NONE_NOTHING);
+    CHECK(figure_shown(&s, FIGURE_CTX_PER_REQ, LESSON_ROLE_CLIENT, &v) == FIGURE_NONE_NOTHING);
+    // A rate over time is a figure: no pass done in 3 s is 0 passes/s; CPU likewise.
+    CHECK(figure_shown(&s, FIGURE_REQUESTS_PER_S, LESSON_ROLE_CLIENT, &v) == FIGURE_HAS_VALUE);
+    CHECK(v == 0);
+    CHECK(figure_shown(&s, FIGURE_CPU_PCT, LESSON_ROLE_CLIENT, &v) == FIGURE_HAS_VALUE);
+    CHECK(v == Approx(20));
+
+    // Once a pass is done: fread's counted reads and the kernel's, side by side.
+    b->roles[LESSON_ROLE_CLIENT].requests = 2;
+    b->roles[LESSON_ROLE_CLIENT].calls[IOLAB_CALL_READ].count = 0;
+    b->roles[LESSON_ROLE_CLIENT].calls_total = 1;
+    b->roles[LESSON_ROLE_CLIENT].syscr = 8192;
+    span_between(a.get(), b.get(), nullptr, &s);
+    CHECK(figure_shown(&s, FIGURE_CALLS_PER_REQ, LESSON_ROLE_CLIENT, &v) == FIGURE_HAS_VALUE);
+    CHECK(v == Approx(0.5));
+    CHECK(figure_shown(&s, FIGURE_SYSCR_PER_REQ, LESSON_ROLE_CLIENT, &v) == FIGURE_HAS_VALUE);
+    CHECK(v == Approx(4096));
+
+    // c10k's io_uring server: its receives and sends go through the ring, which the demo
+    // counts and the shim cannot see. Its counted calls per request are not a figure.
+    auto e = blank(3);
+    e->roles[LESSON_ROLE_CLIENT].requests = 30000;
+    e->roles[LESSON_ROLE_SERVER].calls[IOLAB_CALL_ACCEPT4].count = 10;
+    e->roles[LESSON_ROLE_SERVER].calls_total = 10;
+    e->roles[LESSON_ROLE_SERVER].uring_enters = 2500;
+    e->roles[LESSON_ROLE_SERVER].uring_submissions = 60000;
+    span ring;
+    span_between(a.get(), e.get(), nullptr, &ring);
+    CHECK(span_role_ring(&ring, LESSON_ROLE_SERVER));
+    CHECK_FALSE(span_role_ring(&ring, LESSON_ROLE_CLIENT));
+    CHECK(figure_shown(&ring, FIGURE_CALLS_PER_REQ, LESSON_ROLE_SERVER, &v) == FIGURE_NONE_RING);
+    CHECK(v == 0);
+    // The table itself still has the figure, which an expected outcome reads ("the shim sees
+    // almost none of the io_uring server's work").
+    figure_arg arg = {LESSON_ROLE_SERVER, 0, 0, 0, 0};
+    REQUIRE(figure_at(FIGURE_CALLS_PER_REQ)->value(&ring, &arg, &v));
+    CHECK(v == Approx(10.0 / 30000));
+    // The client's calls, and the demo's own count, are figures.
+    CHECK(figure_shown(&ring, FIGURE_URING_ENTERS_PER_REQ, LESSON_ROLE_SERVER, &v) ==
+          FIGURE_HAS_VALUE);
+    CHECK(v == Approx(2500.0 / 30000));
+}
+
+TEST_CASE("figure_unit_one: a step's unit, one of it, for a figure's label per unit")
+{
+    char buf[32];
+    CHECK(std::string(figure_unit_one("passes", buf, sizeof buf)) == "pass");
+    CHECK(std::string(figure_unit_one("copies", buf, sizeof buf)) == "copy");
+    CHECK(std::string(figure_unit_one("uploads", buf, sizeof buf)) == "upload");
+    CHECK(std::string(figure_unit_one("downloads", buf, sizeof buf)) == "download");
+    CHECK(std::string(figure_unit_one("requests", buf, sizeof buf)) == "request");
+    CHECK(std::string(figure_unit_one("batches", buf, sizeof buf)) == "batch");
+    CHECK(std::string(figure_unit_one("boxes", buf, sizeof buf)) == "box");
+    CHECK(std::string(figure_unit_one(nullptr, buf, sizeof buf)) == "request");
+    CHECK(std::string(figure_unit_one("", buf, sizeof buf)) == "request");
+    // A word with no plural ending is left as it is; a small buffer is cut, never overrun.
+    CHECK(std::string(figure_unit_one("progress", buf, sizeof buf)) == "progress");
+    char small[4];
+    CHECK(std::string(figure_unit_one("passes", small, sizeof small)) == "pas");
 }

@@ -1,5 +1,6 @@
 // Pane geometry as a pure function of the terminal size: every pane inside the screen, no
-// overlaps, the body covered exactly, and the "too small" verdict at the documented minimum.
+// overlaps, the body covered exactly, and the "too small" verdict at the documented minimum, which
+// no number of programs raises: programs beyond what fits share the last pane.
 #include <catch2/catch.hpp>
 
 extern "C" {
@@ -35,7 +36,7 @@ TEST_CASE("layout: run screens partition the body at every size and program coun
     for (layout_kind kind : {LAYOUT_RUN, LAYOUT_RUN_VERDICT})
         for (int cols = LAYOUT_MIN_COLS; cols <= 300; cols += 7) {
             for (int rows = LAYOUT_MIN_ROWS; rows <= 120; rows += 5) {
-                for (size_t n = 0; n <= 4; n++) {
+                for (size_t n = 0; n <= LAYOUT_MAX_PROGS; n++) {
                     layout l;
                     REQUIRE(layout_compute(kind, cols, rows, n, &l) == 0);
                     INFO(cols << "x" << rows << " with " << n << " programs, kind " << kind);
@@ -53,7 +54,18 @@ TEST_CASE("layout: run screens partition the body at every size and program coun
                         // counters.
                         CHECK(l.text.x == 0);
                         CHECK(l.progs[0].y < l.counters.y);
-                        CHECK(l.nprogs == n);
+                        CHECK(l.text.w >= LAYOUT_MIN_TEXT_W);
+                        // Every program has a pane: its own, or a share of the last one.
+                        if (l.nfolded) {
+                            CHECK(l.nfolded >= 2);
+                            CHECK(l.progs[l.nprogs - 1].w > LAYOUT_MIN_PANE_W);
+                            CHECK(l.nprogs - 1 + l.nfolded == n);
+                        } else {
+                            CHECK(l.nprogs == n);
+                        }
+                        for (size_t p = 0; p < n; p++)
+                            CHECK(layout_pane_of(&l, p) < l.nprogs);
+                        CHECK(layout_pane_of(&l, n) == l.nprogs);
                     }
                 }
             }
@@ -81,9 +93,9 @@ TEST_CASE("layout: below the minimum only the enlarge message is drawn")
     CHECK(l.too_small);
     REQUIRE(layout_compute(LAYOUT_TEXT, 0, 0, 0, &l) == 0);
     CHECK(l.too_small);
-    // Many programs need more columns than the plain minimum.
-    REQUIRE(layout_compute(LAYOUT_RUN, LAYOUT_MIN_COLS, 30, 8, &l) == 0);
-    CHECK(l.too_small);
+    // Many programs never ask for more than the plain minimum: they fold.
+    REQUIRE(layout_compute(LAYOUT_RUN, LAYOUT_MIN_COLS, LAYOUT_MIN_ROWS, 8, &l) == 0);
+    CHECK_FALSE(l.too_small);
     REQUIRE(layout_compute(LAYOUT_RUN, LAYOUT_MIN_COLS, 30, 2, &l) == 0);
     CHECK_FALSE(l.too_small);
     CHECK(layout_compute(LAYOUT_RUN, 100, 30, LAYOUT_MAX_PROGS + 1, &l) == -EINVAL);
@@ -109,4 +121,35 @@ TEST_CASE("layout: a failing exercise's verdict gets half the width at 80 column
     // Four programs keep their minimum width: the text gives way.
     REQUIRE(layout_compute(LAYOUT_RUN_VERDICT, 80, 24, 4, &verdict) == 0);
     CHECK(verdict.text.w == 80 - 4 * LAYOUT_MIN_PANE_W);
+}
+
+TEST_CASE("layout: chat's seven programs at 80x24 fold into the last of four panes")
+{
+    layout l;
+    for (layout_kind kind : {LAYOUT_RUN, LAYOUT_RUN_VERDICT}) {
+        REQUIRE(layout_compute(kind, 80, 24, 7, &l) == 0);
+        REQUIRE_FALSE(l.too_small);
+        CHECK(l.text.w == LAYOUT_MIN_TEXT_W);
+        // The shared pane has room for its title's name and place ("ben 1/4").
+        CHECK(l.progs[3].w > LAYOUT_MIN_PANE_W);
+        CHECK(l.nprogs == 4);
+        CHECK(l.nfolded == 4);
+        CHECK(layout_pane_of(&l, 0) == 0);
+        CHECK(layout_pane_of(&l, 2) == 2);
+        CHECK(layout_pane_of(&l, 3) == 3);
+        CHECK(layout_pane_of(&l, 6) == 3);
+        CHECK(layout_pane_of(&l, 7) == 4);
+    }
+    // At 114 columns each has its own pane, none narrower than the minimum; a verdict keeps
+    // half the width, and the programs share panes.
+    REQUIRE(layout_compute(LAYOUT_RUN, 114, 24, 7, &l) == 0);
+    CHECK(l.nprogs == 7);
+    CHECK(l.nfolded == 0);
+    for (size_t i = 0; i < l.nprogs; i++)
+        CHECK(l.progs[i].w >= LAYOUT_MIN_PANE_W);
+    REQUIRE(layout_compute(LAYOUT_RUN_VERDICT, 114, 24, 7, &l) == 0);
+    CHECK(l.text.w == 57);
+    CHECK(l.nprogs == 4);
+    CHECK(l.nfolded == 4);
+    CHECK(l.progs[3].w > LAYOUT_MIN_PANE_W);
 }

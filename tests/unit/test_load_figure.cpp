@@ -75,7 +75,7 @@ TEST_CASE("load_figure: an unknown figure is answered with the names its format 
         {expect_of("zzzzzzzzzzzz"),
          "figure \"zzzzzzzzzzzz\" is not known; use requests_per_s, bytes_per_s, "
          "calls_per_request, calls:NAME/request, ctx_per_request, cpu_pct, "
-         "uring_enters_per_request, p50_ms or p99_ms."},
+         "uring_enters_per_request, p50_ms, p99_ms or role_cpu_pct."},
         // A sweep's figure that an expected outcome does not compare.
         {expect_of("syscr_per_request"), "figure \"syscr_per_request\" is not known;"},
         {expect_of("calls:nosuchcall/request"),

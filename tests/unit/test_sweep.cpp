@@ -192,7 +192,8 @@ TEST_CASE("a point's figures are the growth between its two snapshots")
     b.roles[LESSON_ROLE_SERVER].calls_total = 6000; // 3 per request
     b.roles[LESSON_ROLE_SERVER].syscr = 1000;       // 8192 payload bytes per read
     b.roles[LESSON_ROLE_SERVER].errors = 2;
-    b.roles[LESSON_ROLE_CLIENT].cpu_user_s = 0.5; // 25% of one core over 2 s
+    b.roles[LESSON_ROLE_SERVER].rchar = 4096 * 2000; // its reads moved every payload byte
+    b.roles[LESSON_ROLE_CLIENT].cpu_user_s = 0.5;    // 25% of one core over 2 s
     lesson_sweep sw = {};
     sw.role = LESSON_ROLE_SERVER;
     sw.figure = FIGURE_REQUESTS_PER_S;
@@ -204,6 +205,7 @@ TEST_CASE("a point's figures are the growth between its two snapshots")
     CHECK(p.bytes_per_s == Approx(4096 * 1000));
     CHECK(p.calls_per_request == Approx(3));
     CHECK(p.bytes_per_syscr == Approx(8192));
+    CHECK(p.rchar_per_byte == Approx(1));
     CHECK(p.errors == 2);
     CHECK(p.cpu_pct == Approx(25));
     CHECK(p.has_figure);
@@ -219,6 +221,12 @@ TEST_CASE("a point's figures are the growth between its two snapshots")
     CHECK(p.waiting == 100);
     CHECK(p.p99_ms > 1000);
     CHECK(p.p99_ms < 2600);
+
+    // Bytes that moved without read calls (splice, a mapping): a read of something else now and
+    // then says nothing of how the payload moved, and the point says so.
+    b.roles[LESSON_ROLE_SERVER].rchar = 4096;
+    sweep_point_measure(&sw, &a, &b, &p);
+    CHECK(p.rchar_per_byte < 0.01);
 
     // Per-request figures need requests.
     sw.figure = FIGURE_P99_MS;
@@ -251,6 +259,7 @@ TEST_CASE("a result written as JSON reads back point for point")
         p.figure = 100.0 * (double)(k + 1);
         p.seconds = 1;
         p.requests = k;
+        p.rchar_per_byte = k == 1 ? 0.001 : 1;
     }
     strcpy(r.points[0][1].problem, "2 errors counted");
     char *json = sweepio_json_text(&r);
@@ -267,6 +276,66 @@ TEST_CASE("a result written as JSON reads back point for point")
         CHECK(back.points[k % 2][k / 2].figure == Approx(r.points[k % 2][k / 2].figure));
     }
     CHECK(std::string(back.points[0][1].problem) == "2 errors counted");
+    CHECK(back.points[1][0].rchar_per_byte == Approx(0.001));
+    CHECK(back.points[0][0].rchar_per_byte == Approx(1));
+    // A result saved before points kept how their bytes moved: unknown, not "without reads".
+    CHECK(sweepio_parse(R"({"modes": ["a", "b"], "points": [{"mode": "a", "value": "8",
+        "measured": true, "figure": 1, "bytes_per_syscr": 4096}]})",
+                        sc, &back) == 0);
+    CHECK(back.points[0][0].rchar_per_byte < 0);
     CHECK(sweepio_parse("{\"points\": 3}", sc, &back) == -EINVAL);
     CHECK(sweepio_parse("not json", sc, &back) == -EINVAL);
+}
+
+TEST_CASE("a sweep's table names the rows its step's text sends the learner to")
+{
+    MemLesson l(lesson_with(R"(, "sweep": {"param": "size", "values": ["8", "4K"],
+      "figure": "bytes_per_s", "table": ["bytes_per_syscr", "calls_per_request"]})"));
+    INFO(l.messages());
+    REQUIRE(l.rc == 0);
+    const lesson_sweep *sw = lesson_step_sweep(l.step());
+    REQUIRE(sw);
+    CHECK(sw->has_table);
+    REQUIRE(sw->ntable == 2);
+    CHECK(sw->table[0] == FIGURE_BYTES_PER_SYSCR);
+    CHECK(sw->table[1] == FIGURE_CALLS_PER_REQ);
+    MemLesson none(lesson_with(good_sweep));
+    REQUIRE(none.rc == 0);
+    CHECK_FALSE(lesson_step_sweep(none.step())->has_table);
+
+    struct Case {
+        std::string table, expect;
+    } cases[] = {
+        {R"(["calls:read/request"])", "not as a row of its table"},
+        {R"(["bytes_per_s"])", "already in the table"},
+        {R"(["p99_ms", "p99_ms"])", "already in the table"},
+        {R"(["p99_ms", "p50_ms", "cpu_pct", "ctx_per_request"])", "at most 3 figures"},
+        {R"(["p99"])", "figure \"p99\" is not known"},
+    };
+    for (const auto &c : cases) {
+        MemLesson bad(lesson_with(R"(, "sweep": {"param": "size", "values": ["8"],
+          "figure": "bytes_per_s", "table": )" +
+                                  c.table + "}"));
+        INFO(c.table << "\n" << bad.messages());
+        CHECK(bad.rc == -EINVAL);
+        CHECK(bad.messages().find(c.expect) != std::string::npos);
+    }
+}
+
+TEST_CASE("a sweep's time left comes from its own pace, a lower bound before any point ends")
+{
+    bool at_least = false;
+    // 18 points of 1 s that took 75 s: 4.17 s each. With 12 left and the running one 1 s in,
+    // 12 x 4.17 - 1 = 49 s.
+    CHECK(sweeprun_estimate(18, 30, 75, 1, 1, &at_least) == Approx(12 * 75.0 / 18 - 1));
+    CHECK_FALSE(at_least);
+    // A point running past the pace adds nothing until it ends: the points after it still need
+    // theirs, and the estimate never falls below them.
+    CHECK(sweeprun_estimate(18, 30, 75, 10, 1, &at_least) == Approx(11 * 75.0 / 18));
+    // No point done yet: no pace, only the points' own length, and it says so.
+    CHECK(sweeprun_estimate(0, 30, 0, 0.5, 1, &at_least) == Approx(29.5));
+    CHECK(at_least);
+    CHECK(sweeprun_estimate(0, 30, 0, 3, 1, &at_least) == Approx(29));
+    // Done: nothing left.
+    CHECK(sweeprun_estimate(30, 30, 75, 0, 1, &at_least) == 0);
 }

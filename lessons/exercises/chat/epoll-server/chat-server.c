@@ -1,3 +1,4 @@
+/* iolab-starter: 1 */
 /*
  * A group chat in one thread: every line a client sends reaches every OTHER client, and one
  * epoll_wait() loop serves the listening socket and all the clients at once (no fork, no

@@ -1,3 +1,4 @@
+/* iolab-starter: 1 */
 /*
  * w_epoll.h: small wrappers around epoll_ctl(), so that the server's loop reads as what it does.
  * Each returns what epoll_ctl() returns (0, or -1 with errno set) for the caller to check.

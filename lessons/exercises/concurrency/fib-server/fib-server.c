@@ -1,3 +1,4 @@
+/* iolab-starter: 1 */
 /*
  * A fib(n) server, the seed's request/reply server: a client connects, sends one line with n in
  * decimal ("30\n"), and gets one line back with fib(n) in decimal ("832040\n"); then it hangs

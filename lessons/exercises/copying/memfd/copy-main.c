@@ -1,3 +1,4 @@
+/* iolab-starter: 1 */
 /*
  * iolab's side of the exercise: the program around your copy_all() (copy-memfd.c). Not yours to
  * change: iolab's checker, copy-check, asks which version of it you run, and tells you when this

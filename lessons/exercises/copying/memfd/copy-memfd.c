@@ -1,3 +1,4 @@
+/* iolab-starter: 1 */
 /*
  * Your copy: size bytes of a file into a memfd (a file that lives only in memory), with
  * sendfile(). The program around it is iolab's, in copy-main.c: it opens the file, makes the

@@ -1,3 +1,4 @@
+/* iolab-starter: 1 */
 /*
  * The one function of the copying exercise that is yours (copy-memfd.c), and what iolab's
  * copy-main.c, the program around it, calls.

@@ -1,3 +1,4 @@
+/* iolab-starter: 1 */
 /*
  * What the proxy and ipc-cache agree on for handing over a file (the same layout as the demos'
  * ipc-segment.h). The cache listens on the Unix socket DIR/ipc-cache.sock. A proxy connects

@@ -1,3 +1,4 @@
+/* iolab-starter: 1 */
 /*
  * The proxy of the seed's proxy-and-cache pair, with the fix the seed proposed: instead of
  * copying the file through shared memory, the cache hands over the open file itself over a Unix

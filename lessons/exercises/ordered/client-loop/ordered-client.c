@@ -1,3 +1,4 @@
+/* iolab-starter: 1 */
 /*
  * The client half of a strictly ordered conversation: the client sends a line, waits for the
  * server's one-line answer, prints it, and only then sends the next line, until it has sent the

@@ -1,3 +1,4 @@
+/* iolab-starter: 1 */
 /*
  * The server half of a strictly ordered conversation, one client at a time: the client speaks,
  * the server answers with exactly one line, and so on, until one side sends the line "exit".

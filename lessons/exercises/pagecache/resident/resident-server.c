@@ -1,3 +1,4 @@
+/* iolab-starter: 1 */
 /*
  * A residency server: a client sends the path of a file as one line, and gets back one line,
  * "RESIDENT PAGES": how many of the file's pages are in the page cache right now, and how many

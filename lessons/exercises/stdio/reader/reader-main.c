@@ -1,3 +1,4 @@
+/* iolab-starter: 1 */
 /*
  * iolab's side of the exercise: the program around your reader_read() (reader.c). Not yours to
  * change: iolab's feeder checks which version of it you run, and tells you when this file comes

@@ -1,3 +1,4 @@
+/* iolab-starter: 1 */
 /*
  * Your buffered reader: one read() system call fills a 4 KiB buffer, and the small requests
  * (7 and 13 bytes in turn, the way a parser asks) are served from it, as fread() does. The

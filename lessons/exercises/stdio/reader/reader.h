@@ -1,3 +1,4 @@
+/* iolab-starter: 1 */
 /*
  * The buffered reader's shape, shared by reader.c (yours) and reader-main.c (iolab's, which
  * calls it). Nothing to change here.

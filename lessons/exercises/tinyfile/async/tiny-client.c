@@ -1,3 +1,4 @@
+/* iolab-starter: 1 */
 /*
  * A TinyFile client with the seed's asynchronous call: tf_compress_async(cb, user) queues a call
  * and returns at once; one pool thread takes the calls in order, compresses the text through

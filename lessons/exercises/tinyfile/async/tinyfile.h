@@ -1,3 +1,4 @@
+/* iolab-starter: 1 */
 /*
  * tinyfile: what tiny-service and tiny-client agree on. Everything a learner needs to follow one
  * request is here: the messages on the System V queue, the layout of a shared-memory segment,

@@ -1,3 +1,4 @@
+/* iolab-starter: 1 */
 /*
  * A TinyFile client: it hands text to tiny-service, which compresses it, through the service's
  * System V shared-memory segments, and checks every result by decompressing it here.

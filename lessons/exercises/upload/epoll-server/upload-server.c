@@ -1,3 +1,4 @@
+/* iolab-starter: 1 */
 /*
  * An upload server in one thread: clients send files, the server reads each one whole and
  * answers with the byte count and a checksum of what it received (upload.h has the protocol), so

@@ -1,3 +1,4 @@
+/* iolab-starter: 1 */
 /*
  * upload: what upload-server and upload-client agree on, so that a learner reads the protocol in
  * one place.

@@ -1,3 +1,4 @@
+/* iolab-starter: 1 */
 /*
  * An upload server: clients send files, the server reads each one whole and answers with the
  * byte count and a checksum of what it received (upload.h has the protocol), so that the client

@@ -1,3 +1,4 @@
+/* iolab-starter: 1 */
 /*
  * w_epoll.h: small wrappers around epoll_ctl() (you wrote them in the chat exercise). Each
  * returns what epoll_ctl() returns: 0, or -1 with errno set.

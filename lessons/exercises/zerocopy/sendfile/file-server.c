@@ -1,3 +1,4 @@
+/* iolab-starter: 1 */
 /*
  * A small HTTP file server, one thread per connection: it answers GET /NAME with the file NAME
  * from its root directory, keep-alive, as many requests per connection as the client sends.

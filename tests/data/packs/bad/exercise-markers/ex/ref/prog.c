@@ -1,3 +1,4 @@
+/* iolab-starter: one */
 /* Two TODOs: a check sentence may name TODO 1 or 2 of prog.c, not 3. */
 int main(void)
 {
