@@ -65,7 +65,22 @@ void footrows_checks(struct footrows_check *ck, size_t n, int room, bool open_pa
        one row, the holding ones on one. */
     int unj = nunj > 0, pass = plan->npass > 0;
     int entries = (int)ntodo + unj + pass;
-    int avail = room - 1;
+    /* The first check to do keeps a few rows of its sentence before the other checks get
+       theirs (a heading, its name and a row for the others stay), so that why it fails shows
+       even among many. */
+    size_t first = n;
+    for (size_t i = 0; i < n && first == n; i++)
+        if (ck[i].state == FOOTROWS_FAIL || ck[i].state == FOOTROWS_OPEN)
+            first = i;
+    int lead = 0;
+    if (first < n) {
+        lead = ck[first].whole - 1;
+        if (lead > FOOTROWS_LEAD)
+            lead = FOOTROWS_LEAD;
+        if (lead > room - 3)
+            lead = room - 3 > 0 ? room - 3 : 0;
+    }
+    int avail = room - 1 - lead;
     int shown = entries; /* entries with their row, in order: to do, not judged, holding */
     if (entries > avail) {
         /* The last row counts what is left out, unless it would be the only one: then the
@@ -97,6 +112,10 @@ void footrows_checks(struct footrows_check *ck, size_t n, int room, bool open_pa
             plan->left += first_unj ? nunj : first_pass ? plan->npass : 1;
         }
     }
+    if (first < n && ck[first].rows) {
+        ck[first].rows += lead; /* a sentence cut here is cut below too, or a row is left out */
+        used += lead;
+    }
     if (plan->left) {
         plan->rows = used + (shown > 0 && room > used);
         return;
@@ -107,7 +126,7 @@ void footrows_checks(struct footrows_check *ck, size_t n, int room, bool open_pa
     for (size_t i = 0; i < n; i++) {
         if (ck[i].state != FOOTROWS_FAIL && ck[i].state != FOOTROWS_OPEN)
             continue;
-        int more = ck[i].whole - 1 < extra ? ck[i].whole - 1 : extra;
+        int more = ck[i].whole - ck[i].rows < extra ? ck[i].whole - ck[i].rows : extra;
         ck[i].rows += more;
         extra -= more;
         used += more;

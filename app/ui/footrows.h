@@ -14,12 +14,13 @@
  * The checks, in the order they are listed (failing, open, not judged, holding): each check
  * still to do (failing or open) is its name and its sentence wrapped under it; every failing
  * one is whole when they all fit, else the first ones whole and the rest as far as the room
- * goes, and every listed check keeps at least its name's row. A check not judged is one dim row
- * and never folds into the holding row (when the room is short, the checks not judged share one
- * row of their own, after every sentence). Holding checks fold into one row ("✓ 7 checks hold")
- * unless the learner opened them, or nothing is left to do and they fit, and then take a row
- * each. When even one row each does not
- * fit, the last rows give way to one row that counts what is left out.
+ * goes, and every listed check keeps at least its name's row; among more checks than rows, the
+ * first failing one keeps FOOTROWS_LEAD rows of its sentence before the others get a row. A check
+ * not judged is one dim row and never folds into the holding row (when the room is short, the
+ * checks not judged share one row of their own, after every sentence). Holding checks fold into one
+ * row ("✓ 7 checks hold") unless the learner opened them, or nothing is left to do and they fit,
+ * and then take a row each. When even one row each does not fit, the last rows give way to one row
+ * that counts what is left out.
  */
 #ifndef IOLAB_FOOTROWS_H
 #define IOLAB_FOOTROWS_H
@@ -28,6 +29,7 @@
 #include <stddef.h>
 
 #define FOOTROWS_TEXT_PRESSES 3
+#define FOOTROWS_LEAD         3 /* rows of the first failing advice before the other checks */
 
 /* Rows j moves a text by when shown rows of it are on screen: all but one, at least one. */
 int footrows_page(int shown);

@@ -178,13 +178,25 @@ TEST_CASE("footrows: when not even a row each fits, the last row counts what is 
                      {FOOTROWS_PASS, 1}});
     footrows_plan p;
     footrows_checks(v.data(), v.size(), 4, false, &p);
-    // The heading, two failing names, and the row that counts the open, unjudged and holding.
-    CHECK(v[0].rows == 1);
-    CHECK(v[1].rows == 1);
+    // The heading, the first failing name and a row of its advice, and the row that counts
+    // the others.
+    CHECK(v[0].rows == 2);
+    CHECK(v[1].rows == 0);
     CHECK(v[2].rows == 0);
-    CHECK(p.left == 4);
+    CHECK(p.left == 5);
     CHECK(p.rows == 4);
     CHECK(p.cut);
+    // Twenty failing checks in seven rows (chat at 80x24): the first with three rows of its
+    // advice, the second's name, and the count of the rest.
+    std::vector<footrows_check> many;
+    for (int i = 0; i < 20; i++)
+        many.push_back(footrows_check{FOOTROWS_FAIL, 6, -1});
+    footrows_checks(many.data(), many.size(), 7, false, &p);
+    CHECK(many[0].rows == 4);
+    CHECK(many[1].rows == 1);
+    CHECK(many[2].rows == 0);
+    CHECK(p.left == 18);
+    CHECK(p.rows == 7);
     // Two rows: the heading and the first failing check's name, nothing to count the rest on.
     footrows_checks(v.data(), v.size(), 2, false, &p);
     CHECK(v[0].rows == 1);
