@@ -10,6 +10,7 @@
  */
 #include "lessonview.h"
 
+#include "footrows.h"
 #include "stepview.h"
 #include "widgets.h"
 #include "wrap.h"
@@ -25,7 +26,8 @@ struct lessonview {
     struct wrap_doc text;
     int text_width;
     size_t text_scroll;
-    bool done; /* this step is done (marked in progress) */
+    int text_shown; /* rows of the text last shown: j moves it by a page less one row */
+    bool done;      /* this step is done (marked in progress) */
     /* A key asked to leave the step while its scenario runs: the action waits for a y. */
     bool confirm;
     struct view_action pending;
@@ -248,10 +250,21 @@ static int lessonview_key_scroll(void *self, struct view_ctx *c, int key, struct
     (void)c;
     (void)act;
     size_t last = v->text.nlines ? v->text.nlines - 1 : 0;
-    if (key == KEY_UP || key == 'k')
+    /* j and k move by what is shown less one row, kept for context (footrows_page), so that a
+       text in a small pane passes by in a few presses; the arrows move by one row. */
+    size_t page = (size_t)footrows_page(v->text_shown);
+    size_t full =
+        v->text.nlines > (size_t)v->text_shown ? v->text.nlines - (size_t)v->text_shown : 0;
+    if (key == KEY_UP)
         v->text_scroll -= v->text_scroll > 0;
-    else if (key == KEY_DOWN || key == 'j')
+    else if (key == KEY_DOWN)
         v->text_scroll += v->text_scroll < last;
+    else if (key == 'k')
+        v->text_scroll = v->text_scroll > page ? v->text_scroll - page : 0;
+    else if (key == 'j')
+        v->text_scroll = v->text_scroll + page < full ? v->text_scroll + page
+                         : full > v->text_scroll      ? full
+                                                      : v->text_scroll;
     else if (key == KEY_PPAGE)
         v->text_scroll = v->text_scroll > 10 ? v->text_scroll - 10 : 0;
     else if (key == KEY_NPAGE)
@@ -283,13 +296,13 @@ static const struct keybind lessonview_bindings[] = {
     {.key = KEY_UP,
      .alt = 'k',
      .name = "Up/k",
-     .help = "scroll the text up",
+     .help = "scroll the text up (k: by what is shown less one row)",
      .fn = lessonview_key_scroll},
     {.key = KEY_DOWN,
      .alt = 'j',
      .name = "Down/j",
      .label = "scroll",
-     .help = "scroll the text down",
+     .help = "scroll the text down (j: by what is shown less one row)",
      .priority = 10,
      .fn = lessonview_key_scroll},
     {.key = KEY_PPAGE,
@@ -402,24 +415,43 @@ static void lessonview_draw_text(struct lessonview *v, struct view_ctx *vc)
     snprintf(title, sizeof title, "Step %zu/%zu", v->step + 1, l->nsteps);
     bool focused = !v->kind || !v->kind->text_focused || v->kind->text_focused(v->kv);
     struct layout_rect in = widgets_box(c, vc->layout.text, title, focused);
-    int foot = v->kind && v->kind->text_foot_rows ? v->kind->text_foot_rows(v->kv, in.h) : 0;
-    struct layout_rect body = {in.x + 1, in.y, in.w - 2, in.h - foot};
-    if (body.w != v->text_width) {
+    int bw = in.w - 2;
+    if (bw != v->text_width) {
         wrap_doc_free(&v->text);
         char *md = NULL;
         /* The step's title heads its text, unless the text opens with its own heading. */
         const char *text = st->text ? st->text : "";
         if (asprintf(&md, "%s%s%s%s", text[0] == '#' ? "" : "# ", text[0] == '#' ? "" : st->title,
                      text[0] == '#' ? "" : "\n\n", text) >= 0) {
-            wrap_markdown(md, body.w, c->utf8, &v->text);
+            wrap_markdown(md, bw, c->utf8, &v->text);
             free(md);
         }
-        v->text_width = body.w;
+        v->text_width = bw;
     }
-    widgets_doc(c, body, &v->text, v->text_scroll);
-    if (v->text_scroll + (size_t)body.h < v->text.nlines)
-        widgets_text(c, in.x + in.w - 10, in.y + in.h - foot - 1, 9, screen_attr(SCREEN_DIM),
-                     "(more: j)");
+    int foot = v->kind && v->kind->text_foot_rows ? v->kind->text_foot_rows(v->kv, in.h) : 0;
+    const char *first = v->kind && v->kind->foot_first ? v->kind->foot_first(v->kv) : NULL;
+    if (v->kind && v->kind->text_room)
+        /* The foot keeps at least its first rows (the files, the first check's name). */
+        foot = footrows_split(in.h, (int)v->text.nlines, foot, 4, first != NULL);
+    struct layout_rect body = {in.x + 1, in.y, bw, in.h - foot};
+    size_t n = v->text.nlines;
+    if (v->text_scroll >= n)
+        v->text_scroll = n ? n - 1 : 0;
+    /* A text longer than its rows says so on its last row, after the last word when there is
+       room, else on a row of its own: never over a word. Under a build error j scrolls the
+       compiler's messages, and the hint says so. */
+    const char *hint = first ? first : "(more: j)";
+    int hw = (int)strlen(hint);
+    int shown = body.h;
+    bool more = body.h > 0 && v->text_scroll + (size_t)body.h < n;
+    if (more && body.h > 1 &&
+        !footrows_more_fits(v->text.lines[v->text_scroll + (size_t)body.h - 1].width, hw, body.w))
+        shown--;
+    v->text_shown = shown;
+    widgets_doc(c, (struct layout_rect){body.x, body.y, body.w, shown}, &v->text, v->text_scroll);
+    if (more)
+        widgets_text(c, body.x + body.w - hw, body.y + body.h - 1, hw, screen_attr(SCREEN_DIM),
+                     hint);
     if (foot)
         v->kind->draw_text_foot(v->kv, lessonview_in(v, vc),
                                 (struct layout_rect){in.x + 1, in.y + in.h - foot, in.w - 2, foot});

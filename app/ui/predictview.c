@@ -313,6 +313,34 @@ struct layout_rect predictview_draw_foot(struct predictview *pv, struct view_ctx
     return left;
 }
 
+void predictview_sheet(const struct predictview *pv, struct widgets_sheet *s,
+                       const struct screen_caps *c, const struct mode_span *modes, size_t nmodes)
+{
+    if (!pv)
+        return;
+    widgets_sheet_para(s, c, 0, NULL, 0, A_BOLD, "Your predictions:");
+    for (size_t i = 0; i < pv->sc->npredicts; i++) {
+        const struct lesson_predict *p = &pv->sc->predicts[i];
+        const struct prediction *a = &pv->answers[i];
+        struct prediction_verdict v = prediction_judge(pv->sc, p, a, modes, nmodes);
+        char msg[512], head[640];
+        prediction_describe(pv->sc, p, a, &v, msg, sizeof msg);
+        const char *mark = !a->given                   ? "-"
+                           : v.state == EXPECT_AGREES  ? c->g->done
+                           : v.state == EXPECT_DIFFERS ? c->g->todo
+                                                       : "?";
+        attr_t ma = screen_attr(v.state == EXPECT_AGREES    ? SCREEN_GOOD
+                                : v.state == EXPECT_DIFFERS ? SCREEN_BAD
+                                                            : SCREEN_DIM);
+        snprintf(head, sizeof head, "%zu. %s", i + 1, p->question ? p->question : "");
+        widgets_sheet_para(s, c, 2, mark, ma, A_BOLD, head);
+        widgets_sheet_para(s, c, 4, NULL, 0, A_NORMAL, msg);
+        /* The explanation once this run judged it: before, it would give the answer away. */
+        if (p->explanation && a->given && v.state != EXPECT_UNDECIDED)
+            widgets_sheet_para(s, c, 4, NULL, 0, screen_attr(SCREEN_DIM), p->explanation);
+    }
+}
+
 void predictview_update(struct predictview *pv, const struct mode_span *modes, size_t nmodes)
 {
     if (!pv)
@@ -330,7 +358,7 @@ void predictview_update(struct predictview *pv, const struct mode_span *modes, s
         changed = true;
         const struct lesson_predict *p = &pv->sc->predicts[i];
         if (p->explanation)
-            view_status(pv->c, v.state != EXPECT_AGREES, "Prediction %zu %s: %s", i + 1,
+            view_status(pv->c, v.state != EXPECT_AGREES, "Prediction %zu %s (a: whole): %s", i + 1,
                         v.state == EXPECT_AGREES ? "right" : "off", p->explanation);
     }
     if (changed)

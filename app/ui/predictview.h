@@ -16,6 +16,7 @@
 #include "metrics/figure.h"
 #include "metrics/snapshot.h"
 #include "stepview.h"
+#include "widgets.h"
 
 struct predictview;
 
@@ -41,6 +42,11 @@ int predictview_foot_rows(const struct predictview *pv);
 struct layout_rect predictview_draw_foot(struct predictview *pv, struct view_ctx *c,
                                          struct layout_rect r, int others,
                                          const struct mode_span *modes, size_t nmodes);
+
+/* The predictions whole, for the run step's results box (a): a heading, then each one's
+   question, its verdict with what was said and measured, and its explanation once judged. */
+void predictview_sheet(const struct predictview *pv, struct widgets_sheet *s,
+                       const struct screen_caps *c, const struct mode_span *modes, size_t nmodes);
 
 /* After every snapshot: keeps a verdict that changed in the progress store. */
 void predictview_update(struct predictview *pv, const struct mode_span *modes, size_t nmodes);

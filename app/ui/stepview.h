@@ -37,6 +37,13 @@ struct stepview_kind {
        height; the view draws them in draw_text_foot. NULL: none. */
     int (*text_foot_rows)(void *self, int inner_h);
     void (*draw_text_foot)(void *self, struct view_ctx *c, struct layout_rect r);
+    /* The step's text keeps the rows it needs to pass by in three presses of j, whatever the
+       rows under it want (an exercise's task: footrows.h), unless foot_first says the rows
+       under it come first now (a build error's messages, a sanitizer's report): then it returns
+       the hint that stands for the rest of the text, which says what j scrolls ("(more: j)",
+       or the errors when they take the text's scrolling keys); NULL otherwise. */
+    bool text_room;
+    const char *(*foot_first)(void *self);
     /* Draws the panes beyond the text (programs, counters). NULL: none. */
     void (*draw)(void *self, struct view_ctx *c);
     /* Text for the right end of the title bar (state, mode, sandbox); NULL: none. */

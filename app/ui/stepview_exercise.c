@@ -502,11 +502,13 @@ static enum layout_kind exview_layout(void *self, size_t *nprogs)
 /* ---- the rows under the text ---- */
 
 /* Where the rows under the text go: counted always, drawn only when draw is set (the lesson
-   screen asks how many there are before it lays the text out). */
+   screen asks how many there are before it lays the text out). compact: the rows are fewer than
+   wanted (the task keeps its room), so the workspace's path goes (the title of e's editor and
+   iolab check name it) and the build's status takes one row, cut: the checks get the rest. */
 struct exview_pen {
     const struct screen_caps *c;
     int x, y, w, end;
-    bool draw;
+    bool draw, compact;
 };
 
 /* One paragraph, wrapped with a hanging indent; rows past the end are counted, not drawn. */
@@ -552,19 +554,10 @@ static const char *exview_tail(const struct screen_caps *c, const char *s, int w
     return buf;
 }
 
-/* The workspace and its files, the build's status, hints, confirmations. */
-static void exview_foot_top(struct exview *v, struct exview_pen *p)
+/* Which files the learner has and which of them `e` opens (those with a TODO). */
+static void exview_foot_files(struct exview *v, struct exview_pen *p)
 {
-    /* A pass first: hints and warnings below may push the checks out of a small pane, never
-       this. */
-    if (v->rv && stepview_run.done(v->rv)) {
-        char done[64];
-        snprintf(done, sizeof done, "%s Step done. n: next step", p->c->g->done);
-        exview_row(p, screen_attr(SCREEN_GOOD) | A_BOLD, done);
-    }
-    /* Which files the learner has and which of them `e` opens (those with a TODO), then where
-       they are, on one row. */
-    char line[PATH_MAX + 256], tail[PATH_MAX + 8];
+    char line[PATH_MAX + 256];
     size_t n = (size_t)snprintf(line, sizeof line, "Your files:");
     for (size_t i = 0; i < v->ex->nfiles && n < sizeof line; i++)
         n += (size_t)snprintf(line + n, sizeof line - n, "%s %s", i ? "," : "", v->ex->files[i]);
@@ -577,9 +570,32 @@ static void exview_foot_top(struct exview *v, struct exview_pen *p)
         n += (size_t)snprintf(line + n, sizeof line - n, "%s%s%s", i ? ", " : " (e opens ",
                               v->edit[i], i + 1 == v->nedit ? ": the TODOs)" : "");
     exview_para(p, screen_attr(SCREEN_DIM), line);
-    snprintf(line, sizeof line, "  in %s", exview_tail(p->c, v->dir, p->w - 5, tail, sizeof tail));
-    exview_row(p, screen_attr(SCREEN_DIM), line);
-    exview_para(p, screen_attr(v->state == EXVIEW_FAILED ? SCREEN_BAD : SCREEN_NORMAL), v->status);
+}
+
+/* The workspace and its files, the build's status, hints, confirmations; compact: the status
+   only (the files go under the checks, as far as the rows go). */
+static void exview_foot_top(struct exview *v, struct exview_pen *p)
+{
+    /* A pass first: hints and warnings below may push the checks out of a small pane, never
+       this. */
+    if (v->rv && stepview_run.done(v->rv)) {
+        char done[64];
+        snprintf(done, sizeof done, "%s Step done. n: next step", p->c->g->done);
+        exview_row(p, screen_attr(SCREEN_GOOD) | A_BOLD, done);
+    }
+    /* The files, then where they are, on one row. */
+    char line[PATH_MAX + 256], tail[PATH_MAX + 8];
+    if (p->compact) {
+        exview_row(p, screen_attr(v->state == EXVIEW_FAILED ? SCREEN_BAD : SCREEN_NORMAL),
+                   v->status);
+    } else {
+        exview_foot_files(v, p);
+        snprintf(line, sizeof line, "  in %s",
+                 exview_tail(p->c, v->dir, p->w - 5, tail, sizeof tail));
+        exview_row(p, screen_attr(SCREEN_DIM), line);
+        exview_para(p, screen_attr(v->state == EXVIEW_FAILED ? SCREEN_BAD : SCREEN_NORMAL),
+                    v->status);
+    }
     /* The newest hint whole; the ones before it on a row each, so that the checks stay in
        sight in a narrow pane. */
     for (size_t i = 0; i < v->hints; i++) {
@@ -807,6 +823,9 @@ static void exview_draw_text_foot(void *self, struct view_ctx *vc, struct layout
     v->foot_caps = c;
     int end = r.y + r.h;
     struct exview_pen p = {.c = c, .x = r.x, .y = r.y, .w = r.w, .end = end, .draw = true};
+    /* Fewer rows than wanted: the lesson screen kept the task its room (footrows.h). */
+    p.compact = v->inner_h > 0 && r.h < exview_text_foot_rows(v, v->inner_h) &&
+                !(v->state == EXVIEW_FAILED && v->log);
     exview_foot_top(v, &p);
     if (v->state == EXVIEW_FAILED && v->log) {
         exview_draw_log(v, c, (struct layout_rect){r.x, p.y, r.w, end - p.y});
@@ -817,13 +836,24 @@ static void exview_draw_text_foot(void *self, struct view_ctx *vc, struct layout
     if (v->rv && p.y + 1 < end) {
         /* The checks; a report below them keeps a few rows whatever the checks take. */
         int run = stepview_run.text_foot_rows(v->rv, v->inner_h);
-        int room = end - p.y - 1 - (report ? 4 : 0);
+        int gap = !p.compact; /* a blank row above the checks when there is room for it */
+        int room = end - p.y - gap - (report ? 4 : 0);
         if (run > room)
             run = room;
+        if (p.compact) {
+            /* The files under the checks, when the checks leave them room or have their first
+               rows (a heading, a name, a few rows of its advice) without it. */
+            struct exview_pen f = {.c = c, .w = r.w};
+            exview_foot_files(v, &f);
+            if (run + f.y > room && room - f.y >= 6)
+                run = room - f.y;
+        }
         if (run > 0)
-            stepview_run.draw_text_foot(v->rv, vc, (struct layout_rect){r.x, p.y + 1, r.w, run});
-        p.y += 1 + (run > 0 ? run : 0);
+            stepview_run.draw_text_foot(v->rv, vc, (struct layout_rect){r.x, p.y + gap, r.w, run});
+        p.y += gap + (run > 0 ? run : 0);
     }
+    if (p.compact)
+        exview_foot_files(v, &p);
     if (report)
         exview_foot_report(&p, report);
     exview_foot_warnings(v, &p);
@@ -1035,6 +1065,19 @@ static int exview_key_solution(void *self, struct view_ctx *c, int key, struct v
     return 0;
 }
 
+/* The results box is the run view's (a): listed here for the help, which shows the exercise's
+   table. */
+static int exview_key_results(void *self, struct view_ctx *c, int key, struct view_action *act)
+{
+    struct exview *v = self;
+    const struct keybind *b = v->rv ? keys_find(stepview_run.keys, key) : NULL;
+    if (!b) {
+        view_status(c, false, "Nothing is judged yet: your program runs once it builds.");
+        return 0;
+    }
+    return b->fn(v->rv, c, key, act);
+}
+
 static int exview_key_reset(void *self, struct view_ctx *c, int key, struct view_action *act)
 {
     struct exview *v = self;
@@ -1108,6 +1151,12 @@ static const struct keybind exview_bindings[] = {
      .help = "the next hint",
      .priority = 80,
      .fn = exview_key_hint},
+    {.key = 'a',
+     .name = "a",
+     /* In the footer through the run view's entries, once there is a run. */
+     .help = "all the checks whole, failing ones first with what to do, as iolab check prints "
+             "them (j/k scroll, another key closes)",
+     .fn = exview_key_results},
     {.key = 'S',
      .name = "S",
      .help = "the reference solution's code (asks first before you pass); S or Esc closes it",
@@ -1157,6 +1206,19 @@ static bool exview_busy(void *self)
     return v->rv && stepview_run.busy(v->rv);
 }
 
+/* A failed build's messages are what the learner reads now, and j/k scroll them; a sanitizer's
+   report says why the program did not do its job, and takes the rows it needs. */
+static const char *exview_foot_first(void *self)
+{
+    struct exview *v = self;
+    if (v->sheet)
+        return NULL;
+    if (v->state == EXVIEW_FAILED && v->log)
+        return "(more; j scrolls the errors)";
+    const char *report = v->rv ? stepview_run_sanitizer_report(v->rv) : NULL;
+    return report && *report ? "(more: j)" : NULL;
+}
+
 static bool exview_text_focused(void *self)
 {
     struct exview *v = self;
@@ -1170,6 +1232,8 @@ const struct stepview_kind stepview_exercise = {
     .layout = exview_layout,
     .text_foot_rows = exview_text_foot_rows,
     .draw_text_foot = exview_draw_text_foot,
+    .text_room = true,
+    .foot_first = exview_foot_first,
     .draw = exview_draw,
     .title_right = exview_title_right,
     .key = exview_key,

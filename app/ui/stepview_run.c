@@ -21,6 +21,7 @@
 #include "counterview.h"
 #include "engine/engine.h"
 #include "exercise/judge.h"
+#include "footrows.h"
 #include "grade.h"
 #include "metrics/stats.h"
 #include "predictview.h"
@@ -69,6 +70,14 @@ struct runview {
     size_t npanes, nfolded;
     struct predictview *pv;  /* the step's prediction questions; NULL: none */
     struct sweepview *sweep; /* the step's sweep (sweepview.h); NULL without one */
+    /* The checks that hold: folded into one row until a click on it (fold_y, the row it was
+       last drawn on, or -1) opens them. */
+    bool passes_open;
+    int fold_y;
+    /* The results box (a): every check, expected outcome and prediction whole, over the
+       screen; a key that does not scroll it closes it. */
+    bool results;
+    struct widgets_sheet sheet;
 };
 
 static size_t runview_nprogs(const struct runview *v)
@@ -314,6 +323,7 @@ static void runview_close(void *self, struct view_ctx *c)
     predictview_free(v->pv);
     sweepview_close(v->sweep);
     judge_free(&v->judge);
+    widgets_sheet_free(&v->sheet);
     free(v);
 }
 
@@ -410,6 +420,12 @@ static int runview_zoom_key(struct runview *v, struct view_ctx *c, int key)
 static int runview_key(void *self, struct view_ctx *c, int key)
 {
     struct runview *v = self;
+    if (v->results) {
+        if (widgets_sheet_key(&v->sheet, key) < 0)
+            v->results = false;
+        c->dirty = true;
+        return 0;
+    }
     if (v->legend) {
         /* The legend is taller than 80x24: these keys scroll it, any other closes it. */
         if (key == KEY_DOWN || key == 'j')
@@ -540,6 +556,17 @@ static int runview_key_legend(void *self, struct view_ctx *c, int key, struct vi
     return 0;
 }
 
+static int runview_key_results(void *self, struct view_ctx *c, int key, struct view_action *act)
+{
+    struct runview *v = self;
+    (void)key;
+    (void)act;
+    v->results = true;
+    v->sheet.top = 0;
+    c->dirty = true;
+    return 0;
+}
+
 static int runview_key_sweep(void *self, struct view_ctx *c, int key, struct view_action *act)
 {
     struct runview *v = self;
@@ -660,6 +687,11 @@ static const struct keybind runview_bindings[] = {
      .help = "what every figure and mark of the counters means",
      .priority = 45,
      .fn = runview_key_legend},
+    {.key = 'a',
+     .name = "a",
+     .help = "all the checks, expected outcomes and predictions whole, in a box (j/k scroll it, "
+             "another key closes it)",
+     .fn = runview_key_results},
     {.key = 't',
      .name = "t",
      .label = "totals",
@@ -705,20 +737,26 @@ static size_t runview_footer_modes(struct runview *v, int width, struct keys_ite
     int need = 0;
     for (size_t i = 0; i < nmodes; i++)
         need += 4 + (int)strlen(v->sc->modes[i].id);
+    if (max == 0)
+        return 0;
+    /* The results box, after the modes: before the comparison where a prediction's explanation
+       is read whole only there, after it elsewhere. */
+    struct keys_item results = {"a", "all", v->pv ? 85 : 62};
+    max--;
+    size_t n = sweepview_footer(v->sweep, out, max);
     /* The modes are what a run step is about, but not at the cost of help, quit and next: when
        they would take more than half the footer, one entry stands for them all (? lists them). */
-    if (nmodes > 1 && need > width / 2 && max > 0) {
-        size_t n = sweepview_footer(v->sweep, out, max - 1);
+    if (nmodes > 1 && need > width / 2 && n < max) {
         snprintf(range, sizeof range, "%c-%c", v->sc->modes[0].key, v->sc->modes[nmodes - 1].key);
-        out[n] = (struct keys_item){range, "modes (? names them)", 100};
-        return n + 1;
+        out[n++] = (struct keys_item){range, "modes (? names them)", 100};
+    } else {
+        for (size_t i = 0; i < nmodes && n < max; i++) {
+            names[i][0] = v->sc->modes[i].key;
+            names[i][1] = '\0';
+            out[n++] = (struct keys_item){names[i], v->sc->modes[i].id, 100};
+        }
     }
-    size_t n = sweepview_footer(v->sweep, out, max);
-    for (size_t i = 0; i < nmodes && n < max; i++) {
-        names[i][0] = v->sc->modes[i].key;
-        names[i][1] = '\0';
-        out[n++] = (struct keys_item){names[i], v->sc->modes[i].id, 100};
-    }
+    out[n++] = results;
     return n;
 }
 
@@ -780,6 +818,12 @@ static void runview_click(void *self, struct view_ctx *c, int x, int y)
         }
     if (!runview_focusable(v, v->focus))
         v->focus = 0; /* a click on a pane that takes no input gives the focus back to the text */
+    /* A click on the holding checks' row opens them (each with its name and figure), or folds
+       them again. */
+    if (v->fold_y > 0 && y == v->fold_y && layout_contains(L->text, x, y)) {
+        v->passes_open = !v->passes_open;
+        c->dirty = true;
+    }
     v->ninput = 0;
 }
 
@@ -795,117 +839,218 @@ static const char *runview_prog_state(enum snapshot_prog_state s)
     return (unsigned)s < sizeof names / sizeof *names ? names[s] : "?";
 }
 
-/* Check i's line: the measured figure first (it is what changes while the learner watches),
-   then the check's own sentence. */
 /*
- * The checks under the text. Each check is named by its text, failing ones first (the first
- * failing check on top), each with its mark; a check that holds says its figure on the same row.
- * A check that does not hold yet has its sentence (the one `iolab check` prints) wrapped under
- * its name, indented: every failing one when they all fit in the room the text pane gives them,
- * else the first failing one only, and the others on one row each, cut. So a learner always
- * sees which check is which and why the first one fails.
+ * The checks under the text, planned by footrows.h: failing ones first, each named by its text
+ * with its sentence (the one `iolab check` prints) wrapped under it, every one whole when they
+ * fit and the first ones whole before the next get a row more; then the checks still open, then
+ * those not judged (a dim "-", never in the holding row), then the holding ones folded into one
+ * row ("✓ 7 checks hold") until a click on it opens them, each then its name first and its
+ * figure after. What does not fit is whole in the results box (a).
  */
-enum runview_checks_fit { RUNVIEW_FIT_ROWS, RUNVIEW_FIT_FIRST, RUNVIEW_FIT_ALL };
 
-/* Whether check i is listed as one still to do (failing, open or not judged), with its sentence
-   under it, rather than as a decided pass on one row. */
-static bool runview_check_todo(const struct runview *v, size_t i)
+/* Check i's state as footrows.h plans it. */
+static enum footrows_state runview_check_state(const struct runview *v, size_t i)
 {
-    return grade_state(&v->grader, i) != GRADE_PASS;
+    switch (grade_state(&v->grader, i)) {
+    case GRADE_FAIL:
+        return FOOTROWS_FAIL;
+    case GRADE_PASS:
+        return FOOTROWS_PASS;
+    case GRADE_UNJUDGED:
+        return FOOTROWS_UNJUDGED;
+    default:
+        return FOOTROWS_OPEN;
+    }
 }
 
 /* The order the checks are listed in: failing ones first, then open ones, then those not
    judged, then the passes, each group in the step's order. */
 static size_t runview_check_order(const struct runview *v, size_t *order)
 {
-    static const enum grade_state groups[] = {GRADE_FAIL, GRADE_OPEN, GRADE_UNJUDGED, GRADE_PASS};
+    static const enum footrows_state groups[] = {FOOTROWS_FAIL, FOOTROWS_OPEN, FOOTROWS_UNJUDGED,
+                                                 FOOTROWS_PASS};
     size_t n = 0;
     for (size_t gi = 0; gi < sizeof groups / sizeof *groups; gi++)
         for (size_t i = 0; i < v->sc->nchecks; i++)
-            if (grade_state(&v->grader, i) == groups[gi])
+            if (runview_check_state(v, i) == groups[gi])
                 order[n++] = i;
     return n;
 }
 
-/* Draws (or counts, when c's drawing is off: draw false) the rows of check i from (x, y), at most
-   max rows; with sentence, a failing check's sentence wrapped under it. Returns the rows. */
-static int runview_check_draw(struct runview *v, const struct screen_caps *c, size_t i, int x,
-                              int y, int w, int max, bool sentence, bool draw)
+/* The rows check i takes whole at width w: its name, and its sentence while it is to do. */
+static int runview_check_whole(const struct runview *v, const struct screen_caps *c, size_t i,
+                               int w)
 {
-    if (max <= 0)
-        return 0;
-    const struct lesson_check *ck = &v->sc->checks[i];
-    enum grade_state st = grade_state(&v->grader, i);
-    bool holds = st == GRADE_PASS;
+    enum footrows_state st = runview_check_state(v, i);
+    if (st == FOOTROWS_UNJUDGED)
+        return 1;
+    char msg[768];
+    grade_message(&v->grader, i, msg, sizeof msg);
+    if (st == FOOTROWS_PASS) {
+        /* Holding: "name: figure" on one row, or when it is wider the figure under the name. */
+        char line[1024];
+        snprintf(line, sizeof line, "%s: %s", v->sc->checks[i].text, msg);
+        if (wrap_width(line, strlen(line), c->utf8) <= w - 2)
+            return 1;
+        snprintf(line, sizeof line, "%s:", v->sc->checks[i].text);
+        return widgets_wrapped(c, 0, 0, w - 2, 2, 0, A_NORMAL, line) +
+               widgets_wrapped(c, 0, 0, w - 4, 0, 0, A_NORMAL, msg);
+    }
+    return widgets_wrapped(c, 0, 0, w - 2, 2, 0, A_NORMAL, v->sc->checks[i].text) +
+           widgets_wrapped(c, 0, 0, w - 4, 0, 0, A_NORMAL, msg);
+}
+
+/* Plans the checks in room rows at width w: order and ck (nchecks each) filled. */
+static void runview_check_plan(const struct runview *v, const struct screen_caps *c, int w,
+                               int room, size_t *order, struct footrows_check *ck,
+                               struct footrows_plan *plan)
+{
+    size_t n = runview_check_order(v, order);
+    for (size_t k = 0; k < n; k++)
+        ck[k] = (struct footrows_check){.state = runview_check_state(v, order[k]),
+                                        .whole = runview_check_whole(v, c, order[k], w)};
+    footrows_checks(ck, n, room, v->passes_open, plan);
+}
+
+/* Rows the checks take, their heading included, in room rows. */
+static int runview_check_rows(struct runview *v, int room)
+{
+    size_t n = v->sc->nchecks;
+    int one = n ? (int)n + 1 : 0;
+    if (!n || !v->foot_caps || v->foot_w <= 6)
+        return one < room ? one : room;
+    size_t *order = malloc(n * sizeof *order);
+    struct footrows_check *ck = malloc(n * sizeof *ck);
+    struct footrows_plan plan = {.rows = one < room ? one : room};
+    if (order && ck)
+        runview_check_plan(v, v->foot_caps, v->foot_w, room, order, ck, &plan);
+    free(order);
+    free(ck);
+    return plan.rows;
+}
+
+/* A paragraph wrapped at w columns from (x, y) on at most rows rows; when it is longer, its
+   last row shown ends with the "more" mark. */
+static void runview_para_cut(const struct screen_caps *c, int x, int y, int w, int rows,
+                             attr_t attr, const char *s)
+{
+    struct wrap_doc d = {0};
+    if (rows <= 0 || wrap_plain(s, w, c->utf8, &d) < 0) {
+        wrap_doc_free(&d);
+        return;
+    }
+    for (int k = 0; k < rows && (size_t)k < d.nlines; k++) {
+        bool cut = k == rows - 1 && (size_t)rows < d.nlines;
+        int used = widgets_text(c, x, y + k, cut ? w - 1 : w, attr, d.lines[k].text);
+        if (cut && d.lines[k].width < w) /* else widgets_text marked the cut itself */
+            widgets_text(c, x + used, y + k, 1, screen_attr(SCREEN_DIM), c->g->more);
+    }
+    wrap_doc_free(&d);
+}
+
+/* Draws check i (listed with rows rows, as planned) from (x, y); fold: the row stands for the
+   count of its kind (holding, or not judged). */
+static void runview_check_draw(struct runview *v, const struct screen_caps *c, size_t i, int x,
+                               int y, int w, const struct footrows_check *ck, size_t count,
+                               bool fold)
+{
+    const struct lesson_check *chk = &v->sc->checks[i];
     char msg[768], line[1024];
     grade_message(&v->grader, i, msg, sizeof msg);
     /* Only a decided pass has the pass mark; a check still open or never judged is dim, with
        no mark a learner could take for a verdict. */
-    if (draw)
-        widgets_text(c, x, y, 2,
-                     screen_attr(st == GRADE_PASS   ? SCREEN_GOOD
-                                 : st == GRADE_FAIL ? SCREEN_BAD
-                                                    : SCREEN_DIM),
-                     st == GRADE_PASS   ? c->g->done
-                     : st == GRADE_FAIL ? c->g->todo
-                                        : "-");
-    if (holds || !sentence) {
-        /* A check that holds shows its figure first (the evidence), then its name. */
-        if (holds)
-            snprintf(line, sizeof line, "%s  (%s)", msg, ck->text);
-        else
-            snprintf(line, sizeof line, "%s: %s", ck->text, msg);
-        if (draw)
-            widgets_text(c, x + 2, y, w - 2, holds ? A_NORMAL : A_BOLD, line);
-        return 1;
+    widgets_text(c, x, y, 2,
+                 screen_attr(ck->state == FOOTROWS_PASS   ? SCREEN_GOOD
+                             : ck->state == FOOTROWS_FAIL ? SCREEN_BAD
+                                                          : SCREEN_DIM),
+                 ck->state == FOOTROWS_PASS   ? c->g->done
+                 : ck->state == FOOTROWS_FAIL ? c->g->todo
+                                              : "-");
+    if (ck->state == FOOTROWS_PASS && fold) {
+        snprintf(line, sizeof line, "%zu check%s hold%s (click: each one)", count,
+                 count == 1 ? "" : "s", count == 1 ? "s" : "");
+        widgets_text(c, x + 2, y, w - 2, A_NORMAL, line);
+        v->fold_y = y;
+        return;
     }
-    /* The name wraps when the name and the sentence fit together; else it keeps one row, cut,
-       and the sentence (what to do) gets the rest. */
-    int name = widgets_wrapped(c, x + 2, y, w - 2, 2, 0, A_BOLD, ck->text);
-    int says = widgets_wrapped(c, x + 4, y, w - 4, 0, 0, A_NORMAL, msg);
-    if (name + says > max)
+    if (ck->state == FOOTROWS_UNJUDGED && fold) {
+        /* They share the reason (the run stopped at a failure), which each one's says. */
+        const char *why = strncmp(msg, "not judged: ", 12) ? msg : msg + 12;
+        snprintf(line, sizeof line, "%zu checks not judged: %s", count, why);
+        widgets_text(c, x + 2, y, w - 2, screen_attr(SCREEN_DIM), line);
+        return;
+    }
+    if (ck->state == FOOTROWS_PASS || ck->state == FOOTROWS_UNJUDGED) {
+        /* The name first: it says what the figure after it is about. */
+        if (ck->state == FOOTROWS_PASS && v->fold_y < 0)
+            v->fold_y = y;
+        snprintf(line, sizeof line, "%s: %s", chk->text, msg);
+        if (ck->rows > 1) {
+            /* Its name, then its figure under it (the rows were counted so). */
+            snprintf(line, sizeof line, "%s:", chk->text);
+            int name = widgets_wrapped(c, x + 2, y, w - 2, 2, ck->rows, A_NORMAL, line);
+            widgets_wrapped(c, x + 4, y + name, w - 4, 0, ck->rows - name, A_NORMAL, msg);
+        } else
+            widgets_text(c, x + 2, y, w - 2,
+                         ck->state == FOOTROWS_PASS ? A_NORMAL : screen_attr(SCREEN_DIM), line);
+        return;
+    }
+    /* To do: the name wrapped when the whole fits, else on its one row, cut; the sentence under
+       it in the rows left. */
+    int name = widgets_wrapped(c, x + 2, y, w - 2, 2, 0, A_BOLD, chk->text);
+    if (ck->rows < ck->whole)
         name = 1;
-    if (draw && name == 1)
-        widgets_text(c, x + 2, y, w - 2, A_BOLD, ck->text);
-    else if (draw)
-        widgets_wrapped(c, x + 2, y, w - 2, 2, name, A_BOLD, ck->text);
-    int rows = name < max ? name : max;
-    rows += widgets_wrapped(c, x + 4, y + rows, w - 4, 0, draw ? max - rows : 0, A_NORMAL, msg);
-    return rows < max ? rows : max;
+    if (name == 1)
+        widgets_text(c, x + 2, y, w - 2, A_BOLD, chk->text);
+    else
+        widgets_wrapped(c, x + 2, y, w - 2, 2, name, A_BOLD, chk->text);
+    runview_para_cut(c, x + 4, y + name, w - 4, ck->rows - name, A_NORMAL, msg);
 }
 
-/* Rows the checks take, their heading included, and how they fit (see above) in room rows. */
-static int runview_check_rows(struct runview *v, int room, enum runview_checks_fit *fit)
+/* Draws the checks from (x, y) in the rows to end, their heading first. */
+static void runview_checks_draw(struct runview *v, const struct screen_caps *c, int x, int y, int w,
+                                int end)
 {
     size_t n = v->sc->nchecks;
-    int one = n ? (int)n + 1 : 0;
-    *fit = RUNVIEW_FIT_ROWS;
-    if (!n || !v->foot_caps || v->foot_w <= 6)
-        return one;
     size_t *order = malloc(n * sizeof *order);
-    if (!order)
-        return one;
-    runview_check_order(v, order);
-    int all = 1, first = 1;
-    bool seen_failing = false;
-    for (size_t k = 0; k < n; k++) {
-        bool failing = runview_check_todo(v, order[k]);
-        int full =
-            runview_check_draw(v, v->foot_caps, order[k], 0, 0, v->foot_w, 1 << 20, failing, false);
-        all += full;
-        first += failing && !seen_failing ? full : 1;
-        seen_failing |= failing;
+    struct footrows_check *ck = malloc(n * sizeof *ck);
+    v->fold_y = -1;
+    if (!order || !ck || end <= y) {
+        free(order);
+        free(ck);
+        return;
+    }
+    struct footrows_plan plan;
+    runview_check_plan(v, c, w, end - y, order, ck, &plan);
+    /* A pass is unmistakable, and stays while the step is open (the status line moves on). */
+    bool all = grade_done(&v->grader);
+    char head[96];
+    if (all)
+        snprintf(head, sizeof head, "%s Step done. n: next step", c->g->done);
+    else
+        snprintf(head, sizeof head, "%s",
+                 plan.cut ? "To complete this step: (a: whole)" : "To complete this step:");
+    widgets_text(c, x, y++, w, all ? screen_attr(SCREEN_GOOD) | A_BOLD : A_BOLD, head);
+    size_t nunj = 0;
+    for (size_t k = 0; k < n; k++)
+        nunj += ck[k].state == FOOTROWS_UNJUDGED;
+    for (size_t k = 0; k < n && y < end; k++) {
+        if (ck[k].rows <= 0)
+            continue;
+        bool fold = (ck[k].state == FOOTROWS_PASS && plan.fold) ||
+                    (ck[k].state == FOOTROWS_UNJUDGED && plan.ufold);
+        runview_check_draw(v, c, order[k], x, y, w, &ck[k],
+                           ck[k].state == FOOTROWS_PASS ? plan.npass : nunj, fold);
+        y += ck[k].rows;
+    }
+    if (plan.left && y < end) {
+        char line[96];
+        snprintf(line, sizeof line, "%s %zu more check%s: a shows every one", c->g->more, plan.left,
+                 plan.left == 1 ? "" : "s");
+        widgets_text(c, x, y, w, screen_attr(SCREEN_DIM), line);
     }
     free(order);
-    if (all <= room) {
-        *fit = RUNVIEW_FIT_ALL;
-        return all;
-    }
-    if (first <= room || seen_failing) {
-        *fit = RUNVIEW_FIT_FIRST;
-        return first <= room ? first : (room > one ? room : one);
-    }
-    return one;
+    free(ck);
 }
 
 /*
@@ -969,9 +1114,8 @@ static int runview_why_rows(const struct runview *v)
 int stepview_run_foot_rows_in(void *self, int room)
 {
     struct runview *v = self;
-    enum runview_checks_fit fit;
     int expects = v->sc->nexpects ? (int)v->sc->nexpects + 2 + runview_why_rows(v) : 0;
-    int rows = runview_check_rows(v, room - expects, &fit);
+    int rows = runview_check_rows(v, room - expects);
     rows += expects;
     rows += predictview_foot_rows(v->pv);
     return rows > room ? room : rows;
@@ -1033,30 +1177,7 @@ static void runview_draw_text_foot(void *self, struct view_ctx *vc, struct layou
         y++;
     if (!v->sc->nchecks || y >= r.y + r.h)
         return;
-    int end = r.y + r.h;
-    enum runview_checks_fit fit; /* as runview_text_foot_rows decided, for the rows left here */
-    runview_check_rows(v, end - y, &fit);
-    size_t *order = malloc(v->sc->nchecks * sizeof *order);
-    if (!order)
-        return;
-    size_t n = runview_check_order(v, order);
-    /* A pass is unmistakable, and stays while the step is open (the status line moves on). */
-    bool all = grade_done(&v->grader);
-    char head[96];
-    snprintf(head, sizeof head,
-             all ? "%s Step done. n: next step" : "To complete this step:", c->g->done);
-    widgets_text(c, r.x, y++, r.w, all ? screen_attr(SCREEN_GOOD) | A_BOLD : A_BOLD, head);
-    bool first = true;
-    for (size_t k = 0; k < n && y < end; k++) {
-        bool failing = runview_check_todo(v, order[k]);
-        bool sentence = failing && (fit == RUNVIEW_FIT_ALL || (fit == RUNVIEW_FIT_FIRST && first));
-        /* Rows kept for the checks after this one, so that each stays in sight. */
-        int keep = sentence && fit != RUNVIEW_FIT_ALL ? (int)(n - k - 1) : 0;
-        int max = end - y - keep > 1 ? end - y - keep : 1;
-        y += runview_check_draw(v, c, order[k], r.x, y, r.w, max, sentence, true);
-        first &= !failing;
-    }
-    free(order);
+    runview_checks_draw(v, c, r.x, y, r.w, r.y + r.h);
 }
 
 /* Rows [skip, skip + rows) of a wrapped line, drawn from (x, y). */
@@ -1158,6 +1279,76 @@ static void runview_role_names(const struct runview *v, enum lesson_role role, c
 
 static void runview_draw_counters(struct runview *v, struct view_ctx *vc);
 
+/* The results box: the checks in the order listed, each whole (its name first, then what it
+   saw and, failing, what to do, as `iolab check` prints it), the expected outcomes with the why
+   of each one this run contradicts, and the predictions. */
+static void runview_draw_results(struct runview *v, const struct view_ctx *vc)
+{
+    const struct screen_caps *c = vc->caps;
+    struct widgets_sheet *s = &v->sheet;
+    widgets_sheet_begin(s, vc->layout.body);
+    size_t n = v->sc->nchecks, *order = n ? malloc(n * sizeof *order) : NULL;
+    char msg[768], line[1024];
+    if (n && order) {
+        size_t hold = 0;
+        for (size_t i = 0; i < n; i++)
+            hold += grade_state(&v->grader, i) == GRADE_PASS;
+        snprintf(line, sizeof line, "Checks (%zu of %zu hold%s):", hold, n,
+                 grade_done(&v->grader) ? ", the step is done" : "");
+        widgets_sheet_para(s, c, 0, NULL, 0, A_BOLD, line);
+        runview_check_order(v, order);
+        for (size_t k = 0; k < n; k++) {
+            size_t i = order[k];
+            enum footrows_state st = runview_check_state(v, i);
+            grade_message(&v->grader, i, msg, sizeof msg);
+            attr_t ma = screen_attr(st == FOOTROWS_PASS   ? SCREEN_GOOD
+                                    : st == FOOTROWS_FAIL ? SCREEN_BAD
+                                                          : SCREEN_DIM);
+            const char *mark = st == FOOTROWS_PASS   ? c->g->done
+                               : st == FOOTROWS_FAIL ? c->g->todo
+                                                     : "-";
+            if (st == FOOTROWS_FAIL || st == FOOTROWS_OPEN) {
+                widgets_sheet_para(s, c, 2, mark, ma, A_BOLD, v->sc->checks[i].text);
+                widgets_sheet_para(s, c, 4, NULL, 0, A_NORMAL, msg);
+            } else {
+                snprintf(line, sizeof line, "%s: %s", v->sc->checks[i].text, msg);
+                widgets_sheet_para(s, c, 2, mark, ma,
+                                   st == FOOTROWS_PASS ? A_NORMAL : screen_attr(SCREEN_DIM), line);
+            }
+        }
+    }
+    free(order);
+    if (v->sc->nexpects) {
+        if (s->n)
+            widgets_sheet_para(s, c, 0, NULL, 0, A_NORMAL, "");
+        widgets_sheet_para(s, c, 0, NULL, 0, A_BOLD, "What to expect:");
+        for (size_t i = 0; i < v->sc->nexpects; i++) {
+            struct expect_verdict ev = runview_expect(v, i, msg, sizeof msg);
+            const char *mark = ev.state == EXPECT_AGREES    ? c->g->done
+                               : ev.state == EXPECT_DIFFERS ? "!"
+                                                            : "-";
+            attr_t ma = screen_attr(ev.state == EXPECT_AGREES    ? SCREEN_GOOD
+                                    : ev.state == EXPECT_DIFFERS ? SCREEN_BAD
+                                                                 : SCREEN_DIM);
+            snprintf(line, sizeof line, "%s: %s", v->sc->expects[i].text, msg);
+            widgets_sheet_para(s, c, 2, mark, ma, A_NORMAL, line);
+            if (ev.state == EXPECT_DIFFERS && v->sc->expects[i].why) {
+                snprintf(line, sizeof line, "Unlike the text: %s", v->sc->expects[i].why);
+                widgets_sheet_para(s, c, 4, NULL, 0, screen_attr(SCREEN_BAD), line);
+            }
+        }
+    }
+    if (v->pv) {
+        if (s->n)
+            widgets_sheet_para(s, c, 0, NULL, 0, A_NORMAL, "");
+        predictview_sheet(v->pv, s, c, v->grader.session.modes, v->grader.session.nmodes);
+    }
+    if (!s->n)
+        widgets_sheet_para(s, c, 0, NULL, 0, A_NORMAL,
+                           "This step has no checks, expected outcomes or predictions.");
+    widgets_sheet_draw(s, c, "Whole: j/k scroll, any other key closes");
+}
+
 static void runview_draw(void *self, struct view_ctx *vc)
 {
     struct runview *v = self;
@@ -1177,6 +1368,8 @@ static void runview_draw(void *self, struct view_ctx *vc)
         sweepview_draw(v->sweep, vc);
         if (v->legend)
             v->legend_page = counterview_legend(vc->caps, &v->legend_top);
+        if (v->results)
+            runview_draw_results(v, vc);
         return;
     }
     for (size_t i = 0; i < vc->layout.nprogs; i++) {
@@ -1210,6 +1403,8 @@ static void runview_draw(void *self, struct view_ctx *vc)
     }
     if (v->legend)
         v->legend_page = counterview_legend(vc->caps, &v->legend_top);
+    if (v->results)
+        runview_draw_results(v, vc);
 }
 
 static void runview_draw_counters(struct runview *v, struct view_ctx *vc)

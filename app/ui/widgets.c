@@ -7,6 +7,7 @@
 #include "termsafe.h"
 
 #include <stdarg.h>
+#include <stdlib.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -244,4 +245,104 @@ const char *widgets_ns_fixed(double ns, char *buf, size_t len)
     else
         snprintf(buf, len, "%.2f s", ns / 1e9);
     return buf;
+}
+
+/* ---- the scrolling box ---- */
+
+static void widgets_sheet_clear_rows(struct widgets_sheet *s)
+{
+    for (size_t i = 0; i < s->n; i++)
+        free(s->rows[i].text);
+    s->n = 0;
+}
+
+void widgets_sheet_begin(struct widgets_sheet *s, struct layout_rect box)
+{
+    widgets_sheet_clear_rows(s);
+    s->box = box;
+    s->w = s->box.w - 4; /* the border and a margin on each side */
+}
+
+static void widgets_sheet_add(struct widgets_sheet *s, const char *text, const char *mark,
+                              attr_t mark_attr, attr_t attr, int x)
+{
+    if (s->n == s->cap) {
+        size_t cap = s->cap ? 2 * s->cap : 64;
+        struct widgets_sheet_row *r = realloc(s->rows, cap * sizeof *r);
+        if (!r)
+            return;
+        s->rows = r;
+        s->cap = cap;
+    }
+    char *t = strdup(text);
+    if (!t)
+        return;
+    s->rows[s->n++] = (struct widgets_sheet_row){
+        .text = t, .mark = mark, .attr = attr, .mark_attr = mark_attr, .x = x};
+}
+
+void widgets_sheet_para(struct widgets_sheet *s, const struct screen_caps *c, int indent,
+                        const char *mark, attr_t mark_attr, attr_t attr, const char *text)
+{
+    struct wrap_doc d = {0};
+    int w = s->w - indent;
+    if (!*text) {
+        widgets_sheet_add(s, "", NULL, 0, attr, indent);
+        return;
+    }
+    if (wrap_plain(text, w > 8 ? w : 8, c->utf8, &d) == 0)
+        for (size_t i = 0; i < d.nlines; i++)
+            widgets_sheet_add(s, d.lines[i].text, i ? NULL : mark, mark_attr, attr, indent);
+    wrap_doc_free(&d);
+}
+
+void widgets_sheet_draw(struct widgets_sheet *s, const struct screen_caps *c, const char *title)
+{
+    widgets_clear(s->box);
+    struct layout_rect in = widgets_box(c, s->box, title, true);
+    s->page = in.h;
+    int last = (int)s->n > in.h ? (int)s->n - in.h : 0;
+    if (s->top > last)
+        s->top = last;
+    if (s->top < 0)
+        s->top = 0;
+    for (int r = 0; r < in.h && s->top + r < (int)s->n; r++) {
+        const struct widgets_sheet_row *row = &s->rows[s->top + r];
+        int x = in.x + 1 + row->x;
+        if (row->mark)
+            widgets_text(c, x - 2, in.y + r, 2, row->mark_attr, row->mark);
+        widgets_text(c, x, in.y + r, in.x + in.w - 1 - x, row->attr, row->text);
+    }
+    const char *hint = s->top < last ? "(more: j)" : s->top > 0 ? "(top: k)" : NULL;
+    if (hint) {
+        int hw = (int)strlen(hint);
+        widgets_text(c, in.x + in.w - hw - 1, in.y + in.h, hw, screen_attr(SCREEN_DIM), hint);
+    }
+}
+
+int widgets_sheet_key(struct widgets_sheet *s, int key)
+{
+    int page = s->page > 1 ? s->page - 1 : 1;
+    if (key == KEY_DOWN || key == 'j')
+        s->top++;
+    else if (key == KEY_UP || key == 'k')
+        s->top--;
+    else if (key == KEY_NPAGE || key == ' ')
+        s->top += page;
+    else if (key == KEY_PPAGE)
+        s->top -= page;
+    else if (key == KEY_HOME || key == 'g')
+        s->top = 0;
+    else if (key == KEY_END || key == 'G')
+        s->top = 1 << 20; /* the drawing keeps the last page full */
+    else
+        return -1;
+    return 0;
+}
+
+void widgets_sheet_free(struct widgets_sheet *s)
+{
+    widgets_sheet_clear_rows(s);
+    free(s->rows);
+    *s = (struct widgets_sheet){0};
 }

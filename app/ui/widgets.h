@@ -39,6 +39,34 @@ int widgets_wrapped(const struct screen_caps *c, int x, int y, int w, int indent
 void widgets_doc(const struct screen_caps *c, struct layout_rect r, const struct wrap_doc *d,
                  size_t first);
 
+/*
+ * A box of paragraphs that scrolls, drawn over the screen's body (a run step's results whole,
+ * a): each frame the caller begins it in its box (the rows go, the width is the box's), adds its
+ * paragraphs (a mark of two columns, then the text wrapped under itself), and draws it. j/k, the
+ * arrows and the page keys scroll it (widgets_sheet_key), and the drawing keeps the last page full.
+ */
+struct widgets_sheet_row {
+    char *text;
+    const char *mark; /* drawn in the first two columns; NULL: none */
+    attr_t attr, mark_attr;
+    int x; /* columns in from the box's text edge */
+};
+struct widgets_sheet {
+    struct widgets_sheet_row *rows;
+    size_t n, cap;
+    struct layout_rect box; /* where it is drawn, and in */
+    int w;                  /* the width of its text */
+    int top, page;          /* the first row shown, and the rows shown at once */
+};
+void widgets_sheet_begin(struct widgets_sheet *s, struct layout_rect box);
+/* A paragraph: mark (or NULL) at indent - 2, the text wrapped at the rest of the width. */
+void widgets_sheet_para(struct widgets_sheet *s, const struct screen_caps *c, int indent,
+                        const char *mark, attr_t mark_attr, attr_t attr, const char *text);
+void widgets_sheet_draw(struct widgets_sheet *s, const struct screen_caps *c, const char *title);
+/* 0 when key scrolled it, -1 when it is not a scrolling key. */
+int widgets_sheet_key(struct widgets_sheet *s, int key);
+void widgets_sheet_free(struct widgets_sheet *s);
+
 /* A horizontal bar of value/max over w cells (eighths of a cell with UTF-8). */
 void widgets_bar(const struct screen_caps *c, int x, int y, int w, double value, double max);
 

@@ -1,0 +1,317 @@
+// The text pane at 80x24, in a real terminal (tmux): an exercise's task passes by within three
+// presses of j while its checks fail; every failing check's advice is whole on ane key (a), as
+// `iolab check` prints it, while the holding checks fold into one row; a prediction's verdict,
+// value and explanation, and every expected outcome's line, are whole on the same key.
+#include "exercise_helpers.hpp"
+#include "helpers.hpp"
+#include "tmux_helpers.hpp"
+
+#include <catch2/catch.hpp>
+#include <cjson/cJSON.h>
+#include <cstring>
+#include <fstream>
+#include <regex>
+#include <set>
+#include <sstream>
+#include <thread>
+#include <vector>
+
+using namespace iolab_test;
+
+namespace
+{
+
+// A screen's lines, each as its characters (UTF-8 sequences), so columns can be counted.
+std::vector<std::vector<std::string>> cells(const std::string &screen)
+{
+    std::vector<std::vector<std::string>> out;
+    std::stringstream ss(screen);
+    for (std::string line; std::getline(ss, line);) {
+        std::vector<std::string> row;
+        for (size_t i = 0; i < line.size();) {
+            unsigned char b = (unsigned char)line[i];
+            size_t n = b < 0x80 ? 1 : b < 0xE0 ? 2 : b < 0xF0 ? 3 : 4;
+            row.push_back(line.substr(i, n));
+            i += n;
+        }
+        out.push_back(row);
+    }
+    return out;
+}
+
+std::string join(const std::vector<std::string> &row, size_t from, size_t to)
+{
+    std::string s;
+    for (size_t i = from; i < to && i < row.size(); i++)
+        s += row[i];
+    return s;
+}
+
+std::string trim(const std::string &s)
+{
+    size_t a = s.find_first_not_of(' '), b = s.find_last_not_of(' ');
+    return a == std::string::npos ? "" : s.substr(a, b - a + 1);
+}
+
+// The rows inside the text pane (the box whose top edge starts the screen's second line), from
+// its first row to the row before `stop` (or the box's end).
+std::vector<std::string> text_rows(const std::string &screen, const std::string &stop)
+{
+    auto c = cells(screen);
+    std::vector<std::string> rows;
+    if (c.size() < 3)
+        return rows;
+    size_t right = 0; // the column of the pane's top right corner
+    while (right < c[1].size() && c[1][right] != "\u2510")
+        right++;
+    for (size_t y = 2; y < c.size(); y++) {
+        if (c[y].empty() || c[y][0] != "\u2502")
+            break;
+        std::string row = trim(join(c[y], 1, right));
+        if (!stop.empty() && row.find(stop) != std::string::npos)
+            break;
+        rows.push_back(row);
+    }
+    return rows;
+}
+
+// Words of a text: split at spaces, the Markdown marks iolab draws as styles taken out.
+std::vector<std::string> words(std::string s)
+{
+    for (const char *mark : {"`", "**"})
+        for (size_t at; (at = s.find(mark)) != std::string::npos;)
+            s.erase(at, strlen(mark));
+    std::vector<std::string> out;
+    std::stringstream ss(s);
+    for (std::string w; ss >> w;)
+        if (w != "-" && w != "#")
+            out.push_back(w);
+    return out;
+}
+
+// One step of the built-in pack as its lesson file has it.
+JsonPtr step_json(const std::string &lesson, const std::string &step)
+{
+    JsonPtr j(cJSON_Parse(slurp(source_dir() + "/lessons/" + lesson + ".json").c_str()),
+              cJSON_Delete);
+    const cJSON *s;
+    cJSON_ArrayForEach(s, cJSON_GetObjectItem(j.get(), "steps"))
+    {
+        const cJSON *id = cJSON_GetObjectItem(s, "id");
+        if (cJSON_IsString(id) && step == id->valuestring)
+            return JsonPtr(cJSON_Duplicate(s, true), cJSON_Delete);
+    }
+    return JsonPtr(nullptr, cJSON_Delete);
+}
+
+// A box's text (the results box, a) from its first page to its last, its rows joined into one
+// line with single spaces, so that a paragraph wrapped on screen reads as it was written.
+std::string box_text(IolabTerm &term)
+{
+    auto inside = [](const std::string &screen) {
+        std::vector<std::string> rows;
+        auto c = cells(screen);
+        for (size_t y = 2; y + 3 < c.size(); y++)
+            if (!c[y].empty() && c[y][0] == "\u2502")
+                rows.push_back(trim(join(c[y], 1, c[y].size() - 1)));
+        return rows;
+    };
+    REQUIRE(term.wait_for("Whole: j/k scroll", 15));
+    std::vector<std::string> all = inside(term.last());
+    std::string before = term.last();
+    // Down a page at a time (PgDn keeps one row of the page before): each page's rows after the
+    // ones already seen.
+    for (int page = 0; page < 20 && before.find("(more: j)") != std::string::npos; page++) {
+        term.keys("NPage");
+        REQUIRE(term.wait_until([&](const std::string &s) { return s != before; }, 10));
+        before = term.last();
+        std::vector<std::string> rows = inside(before);
+        size_t overlap = 0; // rows of this page already seen: the longest tail of all it starts
+        for (size_t k = std::min(rows.size(), all.size()); k > 0 && !overlap; k--)
+            if (std::equal(rows.begin(), rows.begin() + (long)k, all.end() - (long)k))
+                overlap = k;
+        all.insert(all.end(), rows.begin() + (long)overlap, rows.end());
+    }
+    std::string text;
+    for (const auto &r : all)
+        text += (text.empty() ? "" : " ") + r;
+    return text;
+}
+
+// Figures differ from one run to the next ("in 8.1 s"): every run of digits reads as one #.
+std::string digits_as_hash(const std::string &s)
+{
+    return std::regex_replace(s, std::regex("[0-9][0-9.,]*"), "#");
+}
+
+} // namespace
+
+TEST_CASE("screen at 80x24: each exercise's task passes by within three presses of j while its "
+          "checks fail, and the more hint covers no word")
+{
+    struct Task {
+        const char *lesson, *step;
+    } tasks[] = {
+        {"ordered", "write-server-loop"},
+        {"concurrency", "write-fib-server"},
+        {"tinyfile", "write-client"},
+    };
+    for (const Task &task : tasks) {
+        std::string at = std::string(task.lesson) + "/" + task.step;
+        DYNAMIC_SECTION(at)
+        {
+            JsonPtr st = step_json(task.lesson, task.step);
+            REQUIRE(st);
+            // The text is a string, or an array of its lines.
+            const cJSON *tj = cJSON_GetObjectItem(st.get(), "text");
+            std::string text = cJSON_IsString(tj) ? tj->valuestring : "";
+            for (int i = 0; cJSON_IsArray(tj) && i < cJSON_GetArraySize(tj); i++)
+                text += std::string(cJSON_GetArrayItem(tj, i)->valuestring) + "\n";
+            TempDir t;
+            IolabTerm term(t, "--open " + at, "", 80, 24);
+            REQUIRE(term.started());
+            REQUIRE(term.wait_status("Build 1: ok", 90));
+            // The starter runs and fails: the checks have their rows under the task.
+            REQUIRE(term.wait_for("To complete this step", 90));
+            std::set<std::string> seen;
+            int presses = 0;
+            for (;;) {
+                std::string screen = term.screen();
+                std::vector<std::string> rows = text_rows(screen, "Your files:");
+                INFO(screen);
+                REQUIRE(rows.size() >= 3);
+                bool more = false;
+                for (const auto &r : rows) {
+                    std::string row = r;
+                    size_t hint = row.find("(more: j)");
+                    if (hint != std::string::npos) {
+                        more = true;
+                        // The hint stands apart from the text's last word.
+                        CHECK((hint == 0 || row[hint - 1] == ' '));
+                        row.erase(hint);
+                    }
+                    for (const auto &w : words(row))
+                        seen.insert(w);
+                }
+                if (!more)
+                    break;
+                REQUIRE(presses < 3);
+                term.keys("j");
+                presses++;
+                REQUIRE(term.wait_until([&](const std::string &s) { return s != screen; }, 10));
+            }
+            std::vector<std::string> missing;
+            for (const auto &w : words(text))
+                if (!seen.count(w))
+                    missing.push_back(w);
+            INFO("pressed j " << presses << " times; words never shown: " << missing.size());
+            for (const auto &w : missing)
+                INFO(w);
+            CHECK(missing.empty());
+            CHECK(term.quit());
+        }
+    }
+}
+
+TEST_CASE("screen at 80x24: four failing checks show their advice whole on a, as iolab check "
+          "prints it, with the five that hold")
+{
+    TempDir t;
+    IolabTerm term(t, "--open tinyfile/write-client", "", 80, 24);
+    REQUIRE(term.started());
+    REQUIRE(term.wait_status("Build 1: ok", 90));
+    // A client that compresses on its own: four checks fail at the end of the run (the
+    // service sees too few chunks, too few semaphore operations, no shmdt), five hold.
+    std::string ws = t / "data/iolab/work/linux-io/tinyfile/write-client";
+    std::string wrong = slurp(data("exercises/tinyfile/write-client/wrong/compress-locally.c"));
+    spit(ws + "/tiny-client.c", wrong);
+    REQUIRE(term.wait_status("Build 2: ok", 90));
+    // Inline, a failing check leads with its name and the start of its advice, and the
+    // heading says the whole is on a.
+    REQUIRE(term.wait_for("(a: whole)", 120));
+    CHECK(term.last().find("a all") != std::string::npos); // in the footer
+    // The box says when the run is decided: five hold, the four others fail.
+    bool decided = false;
+    for (int i = 0; i < 60 && !decided; i++) {
+        term.keys("a");
+        REQUIRE(term.wait_for("Whole: j/k scroll", 15));
+        decided = term.last().find("Checks (5 of 9 hold)") != std::string::npos;
+        term.keys("x");
+        REQUIRE(term.wait_gone("Whole: j/k scroll", 10));
+        if (!decided)
+            std::this_thread::sleep_for(std::chrono::seconds(2));
+    }
+    REQUIRE(decided);
+    CHECK(term.wait_for("\u2717 The service receives the whole", 10));
+    CHECK(term.last().find("(a: whole)") != std::string::npos);
+
+    // What iolab check prints for the same program.
+    Exercise ex{"tinyfile/write-client", "tinyfile/client", "tiny-client.c", {"tinyfile.h"}};
+    Result r = check(t, ex, {"--dir", ws});
+    INFO(r.out);
+    REQUIRE(r.json);
+    std::vector<std::pair<std::string, std::string>> failing;
+    const cJSON *c;
+    cJSON_ArrayForEach(c, cJSON_GetObjectItem(r.json.get(), "checks"))
+    {
+        if (std::string(cJSON_GetObjectItem(c, "state")->valuestring) == "fail")
+            failing.emplace_back(cJSON_GetObjectItem(c, "text")->valuestring,
+                                 cJSON_GetObjectItem(c, "message")->valuestring);
+    }
+    REQUIRE(failing.size() >= 2);
+
+    term.keys("a");
+    std::string box = digits_as_hash(box_text(term));
+    INFO(box);
+    for (const auto &[name, message] : failing) {
+        INFO(name << ": " << message);
+        CHECK(box.find(digits_as_hash(name)) != std::string::npos);
+        CHECK(box.find(digits_as_hash(message)) != std::string::npos);
+    }
+    // The holding checks are listed one by one there, the name first.
+    CHECK(box.find("No semaphore operation fails: yours: # matching lines") != std::string::npos);
+    // Any other key closes it; the step goes on.
+    term.keys("x");
+    REQUIRE(term.wait_gone("Whole: j/k scroll", 10));
+    CHECK(term.quit());
+}
+
+TEST_CASE("screen at 80x24: a prediction's verdict, value and explanation, and every expected "
+          "outcome, are whole on a")
+{
+    JsonPtr st = step_json("copying", "buffers");
+    REQUIRE(st);
+    const cJSON *pred = cJSON_GetArrayItem(cJSON_GetObjectItem(st.get(), "predict"), 0);
+    REQUIRE(pred);
+    std::string explanation = cJSON_GetObjectItem(pred, "explanation")->valuestring;
+    TempDir t;
+    IolabTerm term(t, "--open copying/buffers", "", 80, 24);
+    REQUIRE(term.started());
+    REQUIRE(term.wait_for("Enter", 30));
+    term.keys("Enter");
+    REQUIRE(term.wait_for("Prediction 1 of", 30));
+    term.keys({"1", "3", "2", "Enter"});
+    // Judged once the 4 KiB mode has run: its verdict is on the status line, cut at 80.
+    REQUIRE(term.wait_status("Prediction 1 off", 120));
+    term.keys("a");
+    std::string box = box_text(term);
+    INFO(box);
+    CHECK(std::regex_search(box, std::regex("you said 132, measured [^:]+ read\\(\\) calls[^:]*: "
+                                            "wrong \\(within [0-9]+% counts\\)")));
+    CHECK(box.find(explanation) != std::string::npos);
+    const cJSON *e;
+    cJSON_ArrayForEach(e, cJSON_GetObjectItem(st.get(), "expect"))
+    {
+        std::string line = cJSON_GetObjectItem(e, "text")->valuestring;
+        INFO(line);
+        CHECK(box.find(line) != std::string::npos);
+    }
+    // The footer names the key, and the help says what it does.
+    term.keys("x");
+    REQUIRE(term.wait_gone("Whole: j/k scroll", 10));
+    CHECK(term.last().find("a all") != std::string::npos);
+    term.keys("?");
+    REQUIRE(term.wait_for("all the checks, expected outcomes and predictions whole", 10));
+    term.keys("Escape");
+    CHECK(term.quit());
+}
