@@ -447,7 +447,7 @@ static void run_print_side_by_side(const struct run_report *r, FILE *out)
                    does not count, and 0.00 would be a figure for what was not measured. */
                 if (span_role_uncounted(&sp, srole))
                     snprintf(v, sizeof v, "uncounted");
-                else if (run_figure(FIGURE_CALLS_PER_REQ, &sp, srole, &x))
+                else if (run_figure(FIGURE_ALL_CALLS_PER_REQ, &sp, srole, &x))
                     snprintf(v, sizeof v, "%.2f", x);
                 break;
             }

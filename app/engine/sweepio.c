@@ -193,7 +193,7 @@ void sweepio_text(FILE *f, const struct sweep_result *res)
                          "cpu %5.0f%%  waiting %llu%s%s\n",
                          sweepio_mode(res, s), sw->text[v],
                          sweep_point_fig(p, FIGURE_REQUESTS_PER_S),
-                         sweep_point_fig(p, FIGURE_CALLS_PER_REQ), per_read,
+                         sweep_point_fig(p, FIGURE_ALL_CALLS_PER_REQ), per_read,
                          sweep_point_fig(p, FIGURE_P99_MS), sweep_point_fig(p, FIGURE_CPU_PCT),
                          (unsigned long long)p->waiting, p->problem[0] ? "  ! " : "", p->problem);
     }
@@ -218,7 +218,7 @@ static double sweepio_num(const cJSON *o, const char *k)
 static bool sweepio_defined(const struct sweep_point *pt, enum figure_id id, bool present)
 {
     switch (id) {
-    case FIGURE_CALLS_PER_REQ:
+    case FIGURE_ALL_CALLS_PER_REQ:
     case FIGURE_SYSCR_PER_REQ:
     case FIGURE_CTX_PER_REQ:
         return present && pt->requests > 0;

@@ -45,7 +45,7 @@ struct sweeprun {
 const struct sweep_kept sweep_kept[] = {
     {FIGURE_REQUESTS_PER_S, "requests_per_s", 2, false, true},
     {FIGURE_BYTES_PER_S, "bytes_per_s", 0, false, true},
-    {FIGURE_CALLS_PER_REQ, "calls_per_request", 4, true, true},
+    {FIGURE_ALL_CALLS_PER_REQ, "calls_per_request", 4, true, true},
     {FIGURE_SYSCR_PER_REQ, "syscr_per_request", 4, true, true},
     {FIGURE_BYTES_PER_SYSCR, "bytes_per_syscr", 1, true, true},
     {FIGURE_RCHAR_PER_BYTE, "rchar_per_byte", 4, true, false},
@@ -109,11 +109,11 @@ bool sweep_point_expect_figure(const struct lesson_sweep *sw, const struct sweep
     if (!sw || !p->measured)
         return false;
     int role = figure_role(side->role);
-    if (side->figure == FIGURE_CALL_PER_REQ) {
+    if (side->figure == FIGURE_ONE_CALL_PER_REQ) {
         /* A point counts one call only when that call is the sweep's figure. */
         *out = p->figure;
         return p->has_figure && role == figure_role(sw->role) &&
-               sw->figure == FIGURE_CALL_PER_REQ && side->call == sw->call;
+               sw->figure == FIGURE_ONE_CALL_PER_REQ && side->call == sw->call;
     }
     const struct sweep_kept *k = sweep_kept_find(side->figure);
     /* A point counts the calls of the sweep's role only. */

@@ -50,8 +50,8 @@ bool expect_figure(const struct lesson_scenario *sc, const struct lesson_expect_
    figures, time or what the load saw. */
 static bool expect_counts_calls(enum figure_id f)
 {
-    return f == FIGURE_CALL_PER_REQ || f == FIGURE_CALLS_PER_REQ || f == FIGURE_CALLS ||
-           f == FIGURE_CALLS_PER_REQUEST_NAME || f == FIGURE_SPAWNS;
+    return f == FIGURE_ONE_CALL_PER_REQ || f == FIGURE_ALL_CALLS_PER_REQ || f == FIGURE_CALLS ||
+           f == FIGURE_CALL_PER_CLIENT_REQ || f == FIGURE_SPAWNS;
 }
 
 /* Whether a side's call figure stands on calls iolab did not count: its role made no counted call
@@ -138,7 +138,7 @@ static void expect_side_text(const struct lesson_scenario *sc, const struct less
     else if (expect_is_latency(s->figure))
         snprintf(buf, len, "%s%s%s %s", mode, *mode ? " " : "", expect_unit(s->figure),
                  expect_value(s->figure, v, num, sizeof num));
-    else if (s->figure == FIGURE_CALL_PER_REQ)
+    else if (s->figure == FIGURE_ONE_CALL_PER_REQ)
         snprintf(buf, len, "%s%s%s %s/request", mode, *mode ? " " : "",
                  expect_num(v, num, sizeof num),
                  s->call < IOLAB_NCALLS ? iolab_call_info[s->call].label : "?");

@@ -258,8 +258,9 @@ static const struct span_role *fig_role(const struct span *s, const struct figur
     return &s->roles[figure_role(a->role)];
 }
 
-/* n / the load's requests; undefined without requests. */
-static bool fig_per_request(const struct span *s, double n, double *out)
+/* n / the load's requests (the client's, or the server's when no client publishes): what "per
+   request" means everywhere but in a check (fig_per_client_request); undefined without requests. */
+static bool fig_per_load_request(const struct span *s, double n, double *out)
 {
     if (!s->requests)
         return false;
@@ -321,7 +322,8 @@ static double fig_call_count(const struct span *s, const struct figure_arg *a)
     return (double)iolab_fdsplit_count(&r->fd, a->call, (int)a->fd_kind - 1, (int)a->fd_to - 1);
 }
 
-/* n / the client's completed requests, as a check divides: undefined without requests. */
+/* n / the client's completed requests, as a check divides (lint refuses such a check in a step
+   without a client program): undefined without requests. */
 static bool fig_per_client_request(const struct span *s, double n, double *out)
 {
     uint64_t req = s->roles[LESSON_ROLE_CLIENT].requests;
@@ -416,18 +418,18 @@ static bool fig_bytes_per_s(const struct span *s, const struct figure_arg *a, do
 
 static bool fig_calls_per_req(const struct span *s, const struct figure_arg *a, double *out)
 {
-    return fig_per_request(s, (double)fig_role(s, a)->calls_total, out);
+    return fig_per_load_request(s, (double)fig_role(s, a)->calls_total, out);
 }
 
 static bool fig_call_per_req(const struct span *s, const struct figure_arg *a, double *out)
 {
     double n = a->call < IOLAB_NCALLS ? (double)fig_role(s, a)->calls[a->call] : 0;
-    return fig_per_request(s, n, out);
+    return fig_per_load_request(s, n, out);
 }
 
 static bool fig_syscr_per_req(const struct span *s, const struct figure_arg *a, double *out)
 {
-    return fig_per_request(s, (double)fig_role(s, a)->syscr, out);
+    return fig_per_load_request(s, (double)fig_role(s, a)->syscr, out);
 }
 
 static bool fig_bytes_per_syscr(const struct span *s, const struct figure_arg *a, double *out)
@@ -441,7 +443,7 @@ static bool fig_bytes_per_syscr(const struct span *s, const struct figure_arg *a
 static bool fig_ctx_per_req(const struct span *s, const struct figure_arg *a, double *out)
 {
     (void)a;
-    return fig_per_request(s, (double)fig_ctx(s), out);
+    return fig_per_load_request(s, (double)fig_ctx(s), out);
 }
 
 static bool fig_cpu_pct(const struct span *s, const struct figure_arg *a, double *out)
@@ -465,7 +467,7 @@ static bool fig_cpu_ms_per_req(const struct span *s, const struct figure_arg *a,
 
 static bool fig_uring_per_req(const struct span *s, const struct figure_arg *a, double *out)
 {
-    return fig_per_request(s, (double)fig_role(s, a)->uring_enters, out);
+    return fig_per_load_request(s, (double)fig_role(s, a)->uring_enters, out);
 }
 
 /* The latency quantiles of the requests answered and of those left waiting (span_latency);
@@ -601,8 +603,9 @@ static const struct figure_def figures[FIGURE_NIDS] = {
                       fig_syscw, .said = NULL},
     /* Two figures share this name: a check reads the role's own rchar per read call, a sweep
        the load's payload bytes per read call of its role. */
-    [FIGURE_READ_SIZE] = {"bytes_per_syscr", "bytes per read call", "bytes per read system call",
-                          FIGURE_HIGHER, C, false, fig_read_size, .said = NULL},
+    [FIGURE_RCHAR_PER_SYSCR] = {"bytes_per_syscr", "bytes per read call",
+                                "bytes per read system call", FIGURE_HIGHER, C, false,
+                                fig_read_size, .said = NULL},
     [FIGURE_PEAK_PROCS] = {"peak_procs", "processes at once", "processes at once", FIGURE_LOWER, C,
                            false, fig_procs, .said = NULL},
     [FIGURE_READ_FILL] = {"bytes_per_uncut_syscr", "bytes per uncut read call",
@@ -620,17 +623,16 @@ static const struct figure_def figures[FIGURE_NIDS] = {
                          "descriptors open in one process at once", FIGURE_LOWER, C, false, fig_fds,
                          .said = NULL},
     [FIGURE_CALLS] = {"calls:", "calls", "calls", FIGURE_NEITHER, C, true, fig_calls, .said = NULL},
-    [FIGURE_CALLS_PER_REQUEST_NAME] = {"calls_per_request:", "calls per request",
-                                       "calls per request", FIGURE_LOWER, C, true,
-                                       fig_check_call_per_req, .said = NULL},
+    [FIGURE_CALL_PER_CLIENT_REQ] = {"calls_per_request:", "calls per request", "calls per request",
+                                    FIGURE_LOWER, C, true, fig_check_call_per_req, .said = NULL},
     [FIGURE_REQUESTS_PER_S] = {"requests_per_s", "requests/s", "/s", FIGURE_HIGHER, E | W, false,
                                fig_requests_per_s, .said = "requests/s", .show = FIGURE_SHOW_PER_S},
     [FIGURE_BYTES_PER_S] = {"bytes_per_s", "bytes/s", "B/s", FIGURE_HIGHER, E | W, false,
                             fig_bytes_per_s, .show = FIGURE_SHOW_BYTES_PER_S},
-    [FIGURE_CALLS_PER_REQ] = {"calls_per_request", "calls per request", "calls/request",
-                              FIGURE_LOWER, E | W, false, fig_calls_per_req, .said = NULL},
-    [FIGURE_CALL_PER_REQ] = {"calls:NAME/request", "calls per request", "per request", FIGURE_LOWER,
-                             E | W, true, fig_call_per_req, .said = NULL},
+    [FIGURE_ALL_CALLS_PER_REQ] = {"calls_per_request", "calls per request", "calls/request",
+                                  FIGURE_LOWER, E | W, false, fig_calls_per_req, .said = NULL},
+    [FIGURE_ONE_CALL_PER_REQ] = {"calls:NAME/request", "calls per request", "per request",
+                                 FIGURE_LOWER, E | W, true, fig_call_per_req, .said = NULL},
     [FIGURE_SYSCR_PER_REQ] = {"syscr_per_request", "read calls per request", "syscr/request",
                               FIGURE_LOWER, W, false, fig_syscr_per_req, .said = NULL},
     [FIGURE_BYTES_PER_SYSCR] = {"bytes_per_syscr", "bytes per read call", "B per read call",
@@ -670,7 +672,7 @@ enum figure_none figure_shown(const struct span *s, enum figure_id id, int role,
     const struct figure_def *f = figure_at(id);
     struct figure_arg arg = {.role = role};
     *out = 0;
-    if (id == FIGURE_CALLS_PER_REQ && span_role_ring(s, role))
+    if (id == FIGURE_ALL_CALLS_PER_REQ && span_role_ring(s, role))
         return FIGURE_NONE_RING;
     if (!f || !f->value || !f->value(s, &arg, out)) {
         *out = 0;

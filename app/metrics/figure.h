@@ -134,19 +134,23 @@ void span_waits_at(struct span *s, const struct snapshot *last);
 /*
  * Every figure a lesson can name, once: a check's "metric", an expected outcome's or a
  * prediction's side, a sweep's y axis or a headline's figure. The table (figure_at) is indexed
- * by it. One name means two figures in two formats ("bytes_per_syscr"): two ids.
+ * by it. One name means two figures in two formats ("bytes_per_syscr"): two ids, each named for
+ * what it divides (FIGURE_RCHAR_PER_SYSCR, FIGURE_BYTES_PER_SYSCR). "Per request" divides by the
+ * load's requests (the client's, or the server's when no client publishes), except in a check,
+ * which divides by the client's: FIGURE_CALL_PER_CLIENT_REQ against FIGURE_ONE_CALL_PER_REQ (one
+ * call) and FIGURE_ALL_CALLS_PER_REQ (every call), lessons/README.md "Which figure is which".
  */
 enum figure_id {
     /* Checks (FIGURE_IN_CHECK): */
-    FIGURE_SECONDS,    /* "seconds": time the programs ran in the mode */
-    FIGURE_REQUESTS,   /* "requests": requests the demos published as completed */
-    FIGURE_BYTES,      /* "bytes": payload bytes the demos published as delivered */
-    FIGURE_EXIT,       /* "exit": a program's exit status, equal to the check's "status" */
-    FIGURE_OUTPUT,     /* "output": lines of a program's output that match "match" */
-    FIGURE_SYSCR,      /* "syscr": read-family system calls, as the kernel counts them */
-    FIGURE_SYSCW,      /* "syscw": write-family system calls, likewise */
-    FIGURE_READ_SIZE,  /* a check's "bytes_per_syscr": the kernel's rchar / syscr */
-    FIGURE_PEAK_PROCS, /* "peak_procs": most processes of the role seen at once */
+    FIGURE_SECONDS,         /* "seconds": time the programs ran in the mode */
+    FIGURE_REQUESTS,        /* "requests": requests the demos published as completed */
+    FIGURE_BYTES,           /* "bytes": payload bytes the demos published as delivered */
+    FIGURE_EXIT,            /* "exit": a program's exit status, equal to the check's "status" */
+    FIGURE_OUTPUT,          /* "output": lines of a program's output that match "match" */
+    FIGURE_SYSCR,           /* "syscr": read-family system calls, as the kernel counts them */
+    FIGURE_SYSCW,           /* "syscw": write-family system calls, likewise */
+    FIGURE_RCHAR_PER_SYSCR, /* a check's "bytes_per_syscr": the role's kernel rchar / syscr */
+    FIGURE_PEAK_PROCS,      /* "peak_procs": most processes of the role seen at once */
     /* "bytes_per_uncut_syscr": rchar / (syscr - the read calls fault injection cut short): bytes
        per read the kernel was let fill, so a buffered reader is judged fairly under short reads */
     FIGURE_READ_FILL,
@@ -161,14 +165,16 @@ enum figure_id {
        climbs with the requests */
     FIGURE_PEAK_FDS,
     FIGURE_CALLS, /* "calls:NAME": counted calls of one label */
-    /* "calls_per_request:NAME": the role's counted NAME calls over the client's requests */
-    FIGURE_CALLS_PER_REQUEST_NAME,
+    /* "calls_per_request:NAME": the role's counted NAME calls over the client's requests (a
+       check's; an outcome's calls:NAME/request divides by the load's) */
+    FIGURE_CALL_PER_CLIENT_REQ,
     /* Expected outcomes and predictions (FIGURE_IN_EXPECT), sweeps (FIGURE_IN_SWEEP): */
-    FIGURE_REQUESTS_PER_S, /* "requests_per_s": the client's completed requests per second */
-    FIGURE_BYTES_PER_S,    /* "bytes_per_s": the client's payload bytes per second */
-    FIGURE_CALLS_PER_REQ,  /* "calls_per_request": a role's counted calls per request */
-    FIGURE_CALL_PER_REQ,   /* "calls:NAME/request": one call's count per request */
-    FIGURE_SYSCR_PER_REQ,  /* "syscr_per_request": the kernel's read-family calls per request */
+    FIGURE_REQUESTS_PER_S,    /* "requests_per_s": the client's completed requests per second */
+    FIGURE_BYTES_PER_S,       /* "bytes_per_s": the client's payload bytes per second */
+    FIGURE_ALL_CALLS_PER_REQ, /* "calls_per_request": a role's counted calls, every name, per
+                                 request of the load */
+    FIGURE_ONE_CALL_PER_REQ,  /* "calls:NAME/request": one call's count per request of the load */
+    FIGURE_SYSCR_PER_REQ,     /* "syscr_per_request": the kernel's read-family calls per request */
     /* a sweep's "bytes_per_syscr": the client's payload bytes per kernel read call: the size of
        the reads the kernel really saw, whoever made them */
     FIGURE_BYTES_PER_SYSCR,

@@ -689,9 +689,9 @@ void counterview_compare(const struct screen_caps *c, struct layout_rect r,
     for (uint32_t i = 0; i < nrows; i++) {
         const struct span *m = rows[i];
         static const enum figure_id ids_of[CV_CMP_N] = {
-            [CV_CMP_RATE] = FIGURE_REQUESTS_PER_S, [CV_CMP_BYTES] = FIGURE_BYTES_PER_S,
-            [CV_CMP_CALLS] = FIGURE_CALLS_PER_REQ, [CV_CMP_SYSCR] = FIGURE_SYSCR_PER_REQ,
-            [CV_CMP_CTX] = FIGURE_CTX_PER_REQ,     [CV_CMP_CPU] = FIGURE_CPU_PCT,
+            [CV_CMP_RATE] = FIGURE_REQUESTS_PER_S,     [CV_CMP_BYTES] = FIGURE_BYTES_PER_S,
+            [CV_CMP_CALLS] = FIGURE_ALL_CALLS_PER_REQ, [CV_CMP_SYSCR] = FIGURE_SYSCR_PER_REQ,
+            [CV_CMP_CTX] = FIGURE_CTX_PER_REQ,         [CV_CMP_CPU] = FIGURE_CPU_PCT,
         };
         for (int k = 0; k < CV_CMP_N; k++)
             none[i][k] = figure_shown(m, ids_of[k], (int)study_role, &v[i][k]);

@@ -656,7 +656,7 @@ static const struct {
 } sweepview_rowdefs[] = {
     {FIGURE_REQUESTS_PER_S, "req/s", "req/s: %s completed per second", 1},
     {FIGURE_BYTES_PER_S, "B/s", "B/s: payload bytes per second", 0},
-    {FIGURE_CALLS_PER_REQ, "calls", "calls: counted system calls per %s", 2},
+    {FIGURE_ALL_CALLS_PER_REQ, "calls", "calls: counted system calls per %s", 2},
     {FIGURE_SYSCR_PER_REQ, "syscr", "syscr: the kernel's read calls per %s", 2},
     {FIGURE_BYTES_PER_SYSCR, "B/read", "B/read: bytes per read call the kernel counted", 0},
     {FIGURE_CTX_PER_REQ, "ctx", "ctx: context switches per %s", 2},

@@ -130,11 +130,12 @@ TEST_CASE("figures: every name is found once per format, with its unit and the b
     }
     CHECK(figure_at(FIGURE_NIDS) == nullptr);
     // The ids name the table's rows.
-    CHECK(figure_find_in("bytes_per_syscr", FIGURE_IN_CHECK, &call) == figure_at(FIGURE_READ_SIZE));
+    CHECK(figure_find_in("bytes_per_syscr", FIGURE_IN_CHECK, &call) ==
+          figure_at(FIGURE_RCHAR_PER_SYSCR));
     CHECK(figure_find_in("bytes_per_syscr", FIGURE_IN_SWEEP, &call) ==
           figure_at(FIGURE_BYTES_PER_SYSCR));
     CHECK(figure_find("calls:fork", &call) == figure_at(FIGURE_CALLS));
-    CHECK(figure_find("calls:read/request", &call) == figure_at(FIGURE_CALL_PER_REQ));
+    CHECK(figure_find("calls:read/request", &call) == figure_at(FIGURE_ONE_CALL_PER_REQ));
 }
 
 TEST_CASE("figures: values over a span, and per-request figures undefined without requests")
@@ -295,7 +296,7 @@ TEST_CASE("span_add: counts and time add, gauges keep their peak, ratios are of 
 
     double v = 0;
     figure_arg server = {LESSON_ROLE_SERVER, IOLAB_CALL_READ, 0, 0, 0};
-    REQUIRE(figure_at(FIGURE_READ_SIZE)->value(&acc, &server, &v));
+    REQUIRE(figure_at(FIGURE_RCHAR_PER_SYSCR)->value(&acc, &server, &v));
     CHECK(v == Approx(400)); // 16000 bytes over 40 reads, not the mean of 100 and 500
     REQUIRE(figure_at(FIGURE_PEAK_THREADS)->value(&acc, &server, &v));
     CHECK(v == 9);
@@ -304,7 +305,7 @@ TEST_CASE("span_add: counts and time add, gauges keep their peak, ratios are of 
     CHECK(figure_find_in("peak_fds", FIGURE_IN_CHECK, nullptr) == figure_at(FIGURE_PEAK_FDS));
     // A check's calls_per_request:read divides by the client's requests; role -1 counts every
     // role's calls.
-    REQUIRE(figure_at(FIGURE_CALLS_PER_REQUEST_NAME)->value(&acc, &server, &v));
+    REQUIRE(figure_at(FIGURE_CALL_PER_CLIENT_REQ)->value(&acc, &server, &v));
     CHECK(v == Approx(900.0 / 400));
     figure_arg every = {-1, IOLAB_CALL_READ, 0, 0, 0};
     REQUIRE(figure_at(FIGURE_CALLS)->value(&acc, &every, &v));
@@ -402,7 +403,8 @@ TEST_CASE("figures as a view shows them: none without a request done, none for c
     span s;
     span_between(a.get(), b.get(), nullptr, &s);
     double v = -1;
-    CHECK(figure_shown(&s, FIGURE_CALLS_PER_REQ, LESSON_ROLE_CLIENT, &v) == FIGURE_NONE_NOTHING);
+    CHECK(figure_shown(&s, FIGURE_ALL_CALLS_PER_REQ, LESSON_ROLE_CLIENT, &v) ==
+          FIGURE_NONE_NOTHING);
     CHECK(v == 0);
     CHECK(figure_shown(&s, FIGURE_SYSCR_PER_REQ, LESSON_ROLE_CLIENT, &v) == FIGURE_NONE_NOTHING);
     CHECK(figure_shown(&s, FIGURE_CTX_PER_REQ, LESSON_ROLE_CLIENT, &v) == FIGURE_NONE_NOTHING);
@@ -418,7 +420,7 @@ TEST_CASE("figures as a view shows them: none without a request done, none for c
     b->roles[LESSON_ROLE_CLIENT].calls_total = 1;
     b->roles[LESSON_ROLE_CLIENT].syscr = 8192;
     span_between(a.get(), b.get(), nullptr, &s);
-    CHECK(figure_shown(&s, FIGURE_CALLS_PER_REQ, LESSON_ROLE_CLIENT, &v) == FIGURE_HAS_VALUE);
+    CHECK(figure_shown(&s, FIGURE_ALL_CALLS_PER_REQ, LESSON_ROLE_CLIENT, &v) == FIGURE_HAS_VALUE);
     CHECK(v == Approx(0.5));
     CHECK(figure_shown(&s, FIGURE_SYSCR_PER_REQ, LESSON_ROLE_CLIENT, &v) == FIGURE_HAS_VALUE);
     CHECK(v == Approx(4096));
@@ -435,12 +437,13 @@ TEST_CASE("figures as a view shows them: none without a request done, none for c
     span_between(a.get(), e.get(), nullptr, &ring);
     CHECK(span_role_ring(&ring, LESSON_ROLE_SERVER));
     CHECK_FALSE(span_role_ring(&ring, LESSON_ROLE_CLIENT));
-    CHECK(figure_shown(&ring, FIGURE_CALLS_PER_REQ, LESSON_ROLE_SERVER, &v) == FIGURE_NONE_RING);
+    CHECK(figure_shown(&ring, FIGURE_ALL_CALLS_PER_REQ, LESSON_ROLE_SERVER, &v) ==
+          FIGURE_NONE_RING);
     CHECK(v == 0);
     // The table itself still has the figure, which an expected outcome reads ("the shim sees
     // almost none of the io_uring server's work").
     figure_arg arg = {LESSON_ROLE_SERVER, 0, 0, 0, 0};
-    REQUIRE(figure_at(FIGURE_CALLS_PER_REQ)->value(&ring, &arg, &v));
+    REQUIRE(figure_at(FIGURE_ALL_CALLS_PER_REQ)->value(&ring, &arg, &v));
     CHECK(v == Approx(10.0 / 30000));
     // The client's calls, and the demo's own count, are figures.
     CHECK(figure_shown(&ring, FIGURE_URING_ENTERS_PER_REQ, LESSON_ROLE_SERVER, &v) ==

@@ -58,7 +58,7 @@ TEST_CASE("figure text: each figure's values are written the way its table row s
     CHECK(text(FIGURE_P99_MS, 1.5) == "1.5 ms");
     CHECK(text(FIGURE_P50_MS, 0.25) == "250 us"); // as an outcome's sentence writes it
     CHECK(text(FIGURE_CPU_PCT, 93.4) == "93%");
-    CHECK(text(FIGURE_CALLS_PER_REQ, 2.5) == "2.5");
+    CHECK(text(FIGURE_ALL_CALLS_PER_REQ, 2.5) == "2.5");
     CHECK(text(FIGURE_BYTES_PER_SYSCR, 4096) == "4.1k");
     // A latency keeps three figures in the unit that fits: never "1.5e+03 ms".
     CHECK(text(FIGURE_P99_MS, 1500) == "1.5 s");

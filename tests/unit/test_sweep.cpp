@@ -203,7 +203,7 @@ TEST_CASE("a point's figures are the growth between its two snapshots")
     CHECK(p.requests == 2000);
     CHECK(p.fig[FIGURE_REQUESTS_PER_S] == Approx(1000));
     CHECK(p.fig[FIGURE_BYTES_PER_S] == Approx(4096 * 1000));
-    CHECK(p.fig[FIGURE_CALLS_PER_REQ] == Approx(3));
+    CHECK(p.fig[FIGURE_ALL_CALLS_PER_REQ] == Approx(3));
     CHECK(p.fig[FIGURE_BYTES_PER_SYSCR] == Approx(8192));
     CHECK(p.fig[FIGURE_RCHAR_PER_BYTE] == Approx(1));
     CHECK(p.errors == 2);
@@ -229,7 +229,7 @@ TEST_CASE("a point's figures are the growth between its two snapshots")
     CHECK(p.fig[FIGURE_RCHAR_PER_BYTE] < 0.01);
 
     // Per-request figures need requests; a latency has the clients still waiting.
-    sw.figure = FIGURE_CALLS_PER_REQ;
+    sw.figure = FIGURE_ALL_CALLS_PER_REQ;
     b.roles[LESSON_ROLE_CLIENT].requests = 100;
     sweep_point_measure(&sw, &a, &b, &p);
     CHECK_FALSE(p.has_figure);
@@ -322,7 +322,7 @@ TEST_CASE("a sweep stored by an earlier build reads back: its keys, its figures,
     const sweep_point &a = back.points[0][0], &b = back.points[1][0];
     CHECK(a.fig[FIGURE_REQUESTS_PER_S] == Approx(1000));
     CHECK(a.fig[FIGURE_BYTES_PER_S] == Approx(4096000));
-    CHECK(a.fig[FIGURE_CALLS_PER_REQ] == Approx(3));
+    CHECK(a.fig[FIGURE_ALL_CALLS_PER_REQ] == Approx(3));
     CHECK(a.fig[FIGURE_SYSCR_PER_REQ] == Approx(1));
     CHECK(a.fig[FIGURE_BYTES_PER_SYSCR] == Approx(4096));
     CHECK(a.fig[FIGURE_RCHAR_PER_BYTE] == Approx(1));
@@ -370,7 +370,7 @@ TEST_CASE("a sweep's table names the rows its step's text sends the learner to")
     CHECK(sw->has_table);
     REQUIRE(sw->ntable == 2);
     CHECK(sw->table[0] == FIGURE_BYTES_PER_SYSCR);
-    CHECK(sw->table[1] == FIGURE_CALLS_PER_REQ);
+    CHECK(sw->table[1] == FIGURE_ALL_CALLS_PER_REQ);
     MemLesson none(lesson_with(good_sweep));
     REQUIRE(none.rc == 0);
     CHECK_FALSE(lesson_step_sweep(none.step())->has_table);

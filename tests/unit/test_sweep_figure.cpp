@@ -50,7 +50,7 @@ TEST_CASE("sweep point: the y value of every sweep figure comes from the figure 
         sweep_point p = {};
         sweep_point_measure(&sw, &a, &b, &p);
         REQUIRE(p.has_figure);
-        if (sw.figure == FIGURE_CALL_PER_REQ)
+        if (sw.figure == FIGURE_ONE_CALL_PER_REQ)
             CHECK(p.figure == Approx(2.5)); // 5000 reads over 2000 requests
         else
             CHECK(p.figure == Approx(field(p, sw.figure)));
@@ -73,7 +73,7 @@ TEST_CASE("sweep point: no y value where there is nothing to draw, the point's f
     lesson_sweep sw = {};
     sw.role = LESSON_ROLE_SERVER;
     sweep_point p = {};
-    for (figure_id f : {FIGURE_BYTES_PER_SYSCR, FIGURE_CALLS_PER_REQ}) {
+    for (figure_id f : {FIGURE_BYTES_PER_SYSCR, FIGURE_ALL_CALLS_PER_REQ}) {
         sw.figure = f;
         sweep_point_measure(&sw, &a, &b, &p);
         INFO(figure_at(f)->name);
