@@ -1,7 +1,9 @@
 /*
  * run_report: `iolab run`'s text report and its --json writer (interface and model in
- * run_report.h). Each segment's figures are the difference of its two snapshots; the side by
- * side table and the JSON take the same differences, so the two outputs agree.
+ * run_report.h). Each segment's figures are what grew between its two snapshots, as the figure
+ * table computes it (metrics/figure.h): a program's with snapshot_figures_between(), the rates
+ * and latencies over the segment's span, so the text, the side by side table, the JSON and the
+ * TUI's comparison agree.
  */
 #include "run_report.h"
 #include "cmd.h"
@@ -12,7 +14,6 @@
 #include "lesson/lesson.h"
 #include "metrics/figure.h"
 #include "metrics/stats.h"
-#include "metrics/waits.h"
 #include "termsafe.h"
 
 #include <math.h>
@@ -28,14 +29,15 @@
 static uint64_t run_switch_breaks(const struct run_segment *seg, uint32_t p)
 {
     const struct snapshot_prog *last = &seg->last.progs[p];
-    const struct snapshot_figures *fa = &seg->first.progs[p].f, *fb = &last->f;
+    const struct snapshot_figures *fa = &seg->first.progs[p].f;
     if (!seg->after_switch || last->role != LESSON_ROLE_CLIENT)
         return 0;
+    struct snapshot_figures d;
+    snapshot_figures_between(fa, &last->f, &d);
+    /* Open when the segment began: the connections opened before it and not closed by then. */
     uint64_t open = stats_delta(fa->conns_opened, fa->conns_closed);
-    uint64_t closed = stats_delta(fb->conns_closed, fa->conns_closed);
-    uint64_t errors = stats_delta(fb->errors, fa->errors);
-    uint64_t n = open < closed ? open : closed;
-    return n < errors ? n : errors;
+    uint64_t n = open < d.conns_closed ? open : d.conns_closed;
+    return n < d.errors ? n : d.errors;
 }
 
 /*
@@ -55,10 +57,11 @@ void run_report_problems(const struct run_report *r, struct run_problems *pr)
         if (!seg->started)
             continue;
         for (uint32_t p = 0; p < seg->last.nprogs && pr->n < RUN_MAX_PROBLEMS; p++) {
-            const struct snapshot_figures *fa = &seg->first.progs[p].f, *fb = &seg->last.progs[p].f;
+            struct snapshot_figures d;
+            snapshot_figures_between(&seg->first.progs[p].f, &seg->last.progs[p].f, &d);
             for (unsigned k = 0; k < IOLAB_FAIL_NCALLS && pr->n < RUN_MAX_PROBLEMS; k++)
                 for (unsigned q = 0; q < IOLAB_FAIL_NCAUSES && pr->n < RUN_MAX_PROBLEMS; q++) {
-                    uint64_t n = stats_delta(fb->failed[k][q], fa->failed[k][q]);
+                    uint64_t n = d.failed[k][q];
                     if (!n)
                         continue;
                     const char *why = p < SNAPSHOT_MAX_PROGS ? r->words->fail[p] : "";
@@ -69,7 +72,7 @@ void run_report_problems(const struct run_report *r, struct run_problems *pr)
                              iolab_fail_call_name[k], (unsigned long long)n, n == 1 ? "" : "s",
                              iolab_fail_cause_name[q], why[0] ? ": " : "", why);
                 }
-            uint64_t e = stats_delta(fb->errors, fa->errors) - run_switch_breaks(seg, p);
+            uint64_t e = d.errors - run_switch_breaks(seg, p);
             if (!e)
                 continue;
             const char *why = p < SNAPSHOT_MAX_PROGS ? r->words->err[p] : "";
@@ -95,23 +98,26 @@ static double run_us(uint64_t ns)
     return (double)ns / 1000.0;
 }
 
-/* The segment's latency: the requests answered in it, and those still waiting at its end, each
-   as long as it had waited (waits.h). */
-static void run_segment_latency(const struct run_segment *seg, struct snapshot_latency *lat)
+/* The segment's span (figure.h): what grew from its first snapshot to its last, its requests
+   and bytes the load role's (the client's, or the server's when no client publishes), its
+   latency the requests answered in it and those still waiting at its end, each as long as it
+   had waited within the segment: the span a mode's comparison row is made of. */
+static void run_segment_span(const struct run_segment *seg, struct span *sp)
 {
-    uint64_t hist[IOLAB_HIST_BUCKETS];
-    stats_hist_sub(hist, seg->last.latency_hist[LESSON_ROLE_CLIENT],
-                   seg->first.latency_hist[LESSON_ROLE_CLIENT], IOLAB_HIST_BUCKETS);
-    waits_latency(lat, hist, seg->last.in_flight_hist[LESSON_ROLE_CLIENT]);
+    span_between(&seg->first, &seg->last, NULL, sp);
 }
 
-/* One figure of a segment: its growth from the segment's first snapshot to its last. */
-#define RUN_D(field) stats_delta(fb->field, fa->field)
+/* A figure of a segment's span as the figure table computes it (role: whose calls); false
+   where it is undefined (a ratio over no request), shown as "-". */
+static bool run_figure(enum figure_id id, const struct span *sp, int role, double *out)
+{
+    struct figure_arg a = {.role = role};
+    return figure_value(id, sp, &a, out);
+}
 
 /* A split call's counts by kind of descriptor: "fd": {"file": 1000, "socket": 24}, or for a call
-   between two descriptors {"file>socket": 10}. Kinds with no call are left out. */
-static void run_json_fd(struct json_out *j, const struct snapshot_figures *fa,
-                        const struct snapshot_figures *fb, unsigned c)
+   between two descriptors {"file>socket": 10}. Kinds with no call are left out. d: what grew. */
+static void run_json_fd(struct json_out *j, const struct snapshot_figures *d, unsigned c)
 {
     int one = iolab_split_one_index(c), two = iolab_split_two_index(c);
     if (one < 0 && two < 0)
@@ -119,7 +125,7 @@ static void run_json_fd(struct json_out *j, const struct snapshot_figures *fa,
     json_object(j, "fd");
     for (int k = 0; k < IOLAB_NFDKINDS; k++)
         for (int t = 0; t < (two >= 0 ? IOLAB_NFDKINDS : 1); t++) {
-            uint64_t n = one >= 0 ? RUN_D(fd.one[one][k]) : RUN_D(fd.two[two][k][t]);
+            uint64_t n = one >= 0 ? d->fd.one[one][k] : d->fd.two[two][k][t];
             char key[32];
             snprintf(key, sizeof key, two >= 0 ? "%s>%s" : "%s", iolab_fd_kind_name[k],
                      iolab_fd_kind_name[t]);
@@ -129,8 +135,9 @@ static void run_json_fd(struct json_out *j, const struct snapshot_figures *fa,
     json_end(j);
 }
 
-/* What fault injection did to the program (IOLAB_FAULTS): present only when it was asked for. */
-static void run_json_faults(struct json_out *j, const struct snapshot_figures *fa,
+/* What fault injection did to the program (IOLAB_FAULTS): present only when it was asked for
+   (fb: its totals at the segment's end, d: what grew in the segment). */
+static void run_json_faults(struct json_out *j, const struct snapshot_figures *d,
                             const struct snapshot_figures *fb)
 {
     uint64_t any = 0;
@@ -140,14 +147,15 @@ static void run_json_faults(struct json_out *j, const struct snapshot_figures *f
         return;
     json_object(j, "faults_injected");
     for (int i = 0; i < IOLAB_NFAULTS; i++)
-        json_u64(j, iolab_fault_name[i], RUN_D(fd.faults[i]));
+        json_u64(j, iolab_fault_name[i], d->fd.faults[i]);
     json_end(j);
 }
 
 static void run_json_process(struct json_out *j, const struct run_segment *seg, uint32_t i)
 {
     const struct snapshot_prog *p = &seg->last.progs[i];
-    const struct snapshot_figures *fa = &seg->first.progs[i].f, *fb = &p->f;
+    struct snapshot_figures d; /* what grew; its gauges are the segment's end's */
+    snapshot_figures_between(&seg->first.progs[i].f, &p->f, &d);
     json_object(j, NULL);
     json_string(j, "role", lesson_role_name(p->role));
     json_string(j, "name", p->name);
@@ -160,51 +168,51 @@ static void run_json_process(struct json_out *j, const struct run_segment *seg, 
     json_int(j, "pid", p->pid);
     json_object(j, "calls");
     for (unsigned c = 0; c < IOLAB_NCALLS; c++) {
-        uint64_t n = RUN_D(calls[c].count);
+        uint64_t n = d.calls[c].count;
         if (!n)
             continue;
         json_object(j, snapshot_call_label(c));
         json_u64(j, "count", n);
-        json_u64(j, "bytes", RUN_D(calls[c].bytes));
-        json_u64(j, "ns", RUN_D(calls[c].ns));
+        json_u64(j, "bytes", d.calls[c].bytes);
+        json_u64(j, "ns", d.calls[c].ns);
         /* ns_sampled: ns is estimated from a sample of the calls (iolab_counters.h). */
         json_bool(j, "ns_sampled", !iolab_call_time_exact(c));
-        run_json_fd(j, fa, fb, c);
+        run_json_fd(j, &d, c);
         json_end(j);
     }
     json_end(j);
-    run_json_faults(j, fa, fb);
+    run_json_faults(j, &d, &p->f);
     json_object(j, "cpu");
-    json_double(j, "user_s", fmax(0, fb->cpu_user_s - fa->cpu_user_s), 3);
-    json_double(j, "sys_s", fmax(0, fb->cpu_sys_s - fa->cpu_sys_s), 3);
+    json_double(j, "user_s", d.cpu_user_s, 3);
+    json_double(j, "sys_s", d.cpu_sys_s, 3);
     json_end(j);
     json_object(j, "ctx_switches");
-    json_u64(j, "voluntary", RUN_D(ctx_voluntary));
-    json_u64(j, "involuntary", RUN_D(ctx_involuntary));
+    json_u64(j, "voluntary", d.ctx_voluntary);
+    json_u64(j, "involuntary", d.ctx_involuntary);
     json_end(j);
     json_object(j, "io");
-    json_u64(j, "syscr", RUN_D(syscr));
-    json_u64(j, "syscw", RUN_D(syscw));
-    json_u64(j, "rchar", RUN_D(rchar));
-    json_u64(j, "wchar", RUN_D(wchar));
-    json_u64(j, "read_bytes", RUN_D(read_bytes));
-    json_u64(j, "write_bytes", RUN_D(write_bytes));
+    json_u64(j, "syscr", d.syscr);
+    json_u64(j, "syscw", d.syscw);
+    json_u64(j, "rchar", d.rchar);
+    json_u64(j, "wchar", d.wchar);
+    json_u64(j, "read_bytes", d.read_bytes);
+    json_u64(j, "write_bytes", d.write_bytes);
     json_end(j);
-    json_u64(j, "lib_reads", RUN_D(lib_reads));
-    json_u64(j, "lib_writes", RUN_D(lib_writes));
+    json_u64(j, "lib_reads", d.lib_reads);
+    json_u64(j, "lib_writes", d.lib_writes);
     json_object(j, "app");
-    json_u64(j, "requests", RUN_D(requests));
-    json_u64(j, "bytes", RUN_D(app_bytes));
-    json_u64(j, "conns_opened", RUN_D(conns_opened));
-    json_u64(j, "conns_closed", RUN_D(conns_closed));
+    json_u64(j, "requests", d.requests);
+    json_u64(j, "bytes", d.app_bytes);
+    json_u64(j, "conns_opened", d.conns_opened);
+    json_u64(j, "conns_closed", d.conns_closed);
     /* Gauges at the segment's end: connections still waiting for an answer. */
-    json_u64(j, "in_flight", fb->in_flight);
-    json_u64(j, "waiting", fb->waiting);
-    json_double(j, "oldest_wait_us", run_us(fb->in_flight_oldest_ns), 1);
+    json_u64(j, "in_flight", d.in_flight);
+    json_u64(j, "waiting", d.waiting);
+    json_double(j, "oldest_wait_us", run_us(d.in_flight_oldest_ns), 1);
     json_array(j, "failed");
     for (unsigned k = 0; k < IOLAB_FAIL_NCALLS; k++)
         for (unsigned q = 0; q < IOLAB_FAIL_NCAUSES; q++) {
-            uint64_t n = RUN_D(failed[k][q]);
+            uint64_t n = d.failed[k][q];
             if (!n)
                 continue;
             json_object(j, NULL);
@@ -214,27 +222,27 @@ static void run_json_process(struct json_out *j, const struct run_segment *seg, 
             json_end(j);
         }
     json_end(j);
-    json_u64(j, "shed", RUN_D(shed));
-    json_u64(j, "errors", RUN_D(errors));
+    json_u64(j, "shed", d.shed);
+    json_u64(j, "errors", d.errors);
     /* Of those errors, the connections the switch into this mode broke (not the mode's doing). */
     json_u64(j, "broken_by_switch", run_switch_breaks(seg, i));
-    if (RUN_D(uring_enters) || RUN_D(uring_submissions)) {
+    if (d.uring_enters || d.uring_submissions) {
         /* The demo's own count of its io_uring ring: the shim cannot see inside it. */
         json_object(j, "uring");
         json_string(j, "source", "demo");
-        json_u64(j, "submissions", RUN_D(uring_submissions));
-        json_u64(j, "completions", RUN_D(uring_completions));
-        json_u64(j, "enters", RUN_D(uring_enters));
+        json_u64(j, "submissions", d.uring_submissions);
+        json_u64(j, "completions", d.uring_completions);
+        json_u64(j, "enters", d.uring_enters);
         json_end(j);
     }
     json_end(j);
     json_u64(j, "threads", seg->peak_threads[i]);
     json_u64(j, "processes", seg->peak_procs[i]);
-    json_u64(j, "rss_bytes", fb->rss_bytes);
+    json_u64(j, "rss_bytes", d.rss_bytes);
     /* How fresh the /proc figures were at the segment's end (the sampler reads a slice a tick;
        a program's totals at its exit are the kernel's own, whatever the age). */
-    json_double(j, "proc_age_s", fb->proc_age_s, 3);
-    json_u64(j, "proc_unread", fb->proc_unread);
+    json_double(j, "proc_age_s", d.proc_age_s, 3);
+    json_u64(j, "proc_unread", d.proc_unread);
     json_end(j);
 }
 
@@ -243,7 +251,9 @@ static void run_json_segment(const struct run_report *r, struct json_out *j,
                              const struct run_segment *seg, const struct run_problems *pr)
 {
     const struct snapshot *a = &seg->first, *b = &seg->last;
-    double dur = b->elapsed_s - a->elapsed_s;
+    struct span sp;
+    run_segment_span(seg, &sp);
+    double dur = sp.seconds;
     json_object(j, NULL);
     json_string(j, "lesson", r->lesson->id);
     json_string(j, "step", r->step->id);
@@ -262,18 +272,21 @@ static void run_json_segment(const struct run_report *r, struct json_out *j,
     for (uint32_t i = 0; i < b->nprogs; i++)
         run_json_process(j, seg, i);
     json_end(j);
-    const struct snapshot_figures *fa = &a->roles[LESSON_ROLE_CLIENT],
-                                  *fb = &b->roles[LESSON_ROLE_CLIENT];
+    /* The load's throughput and the client's latency, as the figure table has them. */
+    const struct snapshot_figures *client = &b->roles[LESSON_ROLE_CLIENT];
     struct snapshot_latency lat;
-    run_segment_latency(seg, &lat);
+    span_latency(&sp, &lat);
+    double rate = 0, bytes_rate = 0;
+    run_figure(FIGURE_BYTES_PER_S, &sp, LESSON_ROLE_SERVER, &bytes_rate);
+    run_figure(FIGURE_REQUESTS_PER_S, &sp, LESSON_ROLE_SERVER, &rate);
     json_object(j, "throughput");
-    json_double(j, "bytes_per_s", stats_rate(RUN_D(app_bytes), dur), 1);
-    json_double(j, "requests_per_s", stats_rate(RUN_D(requests), dur), 1);
+    json_double(j, "bytes_per_s", bytes_rate, 1);
+    json_double(j, "requests_per_s", rate, 1);
     json_end(j);
     json_object(j, "latency_us");
     json_u64(j, "samples", lat.samples);
-    json_u64(j, "waiting", fb->waiting);
-    json_double(j, "oldest_wait_us", run_us(fb->in_flight_oldest_ns), 1);
+    json_u64(j, "waiting", sp.roles[LESSON_ROLE_CLIENT].waiting);
+    json_double(j, "oldest_wait_us", run_us(client->in_flight_oldest_ns), 1);
     json_double(j, "p50", run_us(lat.p50_ns), 1);
     json_double(j, "p99", run_us(lat.p99_ns), 1);
     json_double(j, "p999", run_us(lat.p999_ns), 1);
@@ -292,7 +305,9 @@ static void run_print_text_segment(const struct run_report *r, FILE *out,
                                    const struct run_segment *seg)
 {
     const struct snapshot *a = &seg->first, *b = &seg->last;
-    double dur = b->elapsed_s - a->elapsed_s;
+    struct span sp;
+    run_segment_span(seg, &sp);
+    double dur = sp.seconds;
     char h[8][48];
     fprintf(out, "%s/%s", r->lesson->id, r->step->id);
     if (seg->mode >= 0)
@@ -300,7 +315,8 @@ static void run_print_text_segment(const struct run_report *r, FILE *out,
     fprintf(out, ": %.1f s measured\n", dur);
     for (uint32_t i = 0; i < b->nprogs; i++) {
         const struct snapshot_prog *p = &b->progs[i];
-        const struct snapshot_figures *fa = &a->progs[i].f, *fb = &p->f;
+        struct snapshot_figures d; /* what grew in the segment */
+        snapshot_figures_between(&a->progs[i].f, &p->f, &d);
         fprintf(out, "\n  %s (%s, pid %d): %u process%s, %u thread%s at most\n", p->name,
                 lesson_role_name(p->role), p->pid, seg->peak_procs[i],
                 seg->peak_procs[i] == 1 ? "" : "es", seg->peak_threads[i],
@@ -311,18 +327,18 @@ static void run_print_text_segment(const struct run_report *r, FILE *out,
         fprintf(out, "    %-16s %12s %12s %12s\n", "counted call", "count", "bytes",
                 "time in call");
         for (unsigned c = 0; c < IOLAB_NCALLS; c++) {
-            uint64_t n = RUN_D(calls[c].count);
+            uint64_t n = d.calls[c].count;
             if (n)
                 fprintf(out, "    %-16s %12s %12s %12s%s\n", snapshot_call_label(c),
                         human_count(n, h[0], sizeof h[0]),
-                        human_bytes((double)RUN_D(calls[c].bytes), h[1], sizeof h[1]),
-                        human_ns((double)RUN_D(calls[c].ns), h[2], sizeof h[2]),
+                        human_bytes((double)d.calls[c].bytes, h[1], sizeof h[1]),
+                        human_ns((double)d.calls[c].ns, h[2], sizeof h[2]),
                         iolab_call_time_exact(c) ? "" : " ~");
         }
         uint64_t counted = 0;
         for (unsigned c = 0; c < IOLAB_NCALLS; c++)
-            counted += RUN_D(calls[c].count);
-        double sys_s = fmax(0, fb->cpu_sys_s - fa->cpu_sys_s);
+            counted += d.calls[c].count;
+        double sys_s = d.cpu_sys_s;
         if (p->counted == 0)
             fputs("    not counted (static binary?): only the kernel's figures below\n", out);
         else if (!counted && dur > 0 && sys_s >= SPAN_UNCOUNTED_SYS * dur)
@@ -330,36 +346,34 @@ static void run_print_text_segment(const struct run_report *r, FILE *out,
                     "    no counted call, yet %.2f s of system time (%.0f%% of a core): it makes "
                     "calls iolab does not count (`iolab list --json` lists those it does)\n",
                     sys_s, 100 * sys_s / dur);
-        if (RUN_D(uring_enters) || RUN_D(uring_submissions))
+        if (d.uring_enters || d.uring_submissions)
             fprintf(out,
                     "    io_uring, from the demo, not counted by the shim: %s io_uring_enter, "
                     "%s submissions, %s completions\n",
-                    human_count(RUN_D(uring_enters), h[0], sizeof h[0]),
-                    human_count(RUN_D(uring_submissions), h[1], sizeof h[1]),
-                    human_count(RUN_D(uring_completions), h[2], sizeof h[2]));
+                    human_count(d.uring_enters, h[0], sizeof h[0]),
+                    human_count(d.uring_submissions, h[1], sizeof h[1]),
+                    human_count(d.uring_completions, h[2], sizeof h[2]));
         fprintf(out,
                 "    cpu %.2f s user, %.2f s system; context switches %s voluntary, %s "
                 "involuntary\n",
-                fmax(0, fb->cpu_user_s - fa->cpu_user_s), fmax(0, fb->cpu_sys_s - fa->cpu_sys_s),
-                human_count(RUN_D(ctx_voluntary), h[0], sizeof h[0]),
-                human_count(RUN_D(ctx_involuntary), h[1], sizeof h[1]));
-        fprintf(out,
-                "    kernel: syscr %s (counted reads %s), syscw %s (counted writes %s), %s "
-                "from storage\n",
-                human_count(RUN_D(syscr), h[0], sizeof h[0]),
-                human_count(RUN_D(lib_reads), h[1], sizeof h[1]),
-                human_count(RUN_D(syscw), h[2], sizeof h[2]),
-                human_count(RUN_D(lib_writes), h[3], sizeof h[3]),
-                human_bytes((double)RUN_D(read_bytes), h[4], sizeof h[4]));
+                d.cpu_user_s, d.cpu_sys_s, human_count(d.ctx_voluntary, h[0], sizeof h[0]),
+                human_count(d.ctx_involuntary, h[1], sizeof h[1]));
+        fprintf(
+            out,
+            "    kernel: syscr %s (counted reads %s), syscw %s (counted writes %s), %s "
+            "from storage\n",
+            human_count(d.syscr, h[0], sizeof h[0]), human_count(d.lib_reads, h[1], sizeof h[1]),
+            human_count(d.syscw, h[2], sizeof h[2]), human_count(d.lib_writes, h[3], sizeof h[3]),
+            human_bytes((double)d.read_bytes, h[4], sizeof h[4]));
     }
-    const struct snapshot_figures *fa = &a->roles[LESSON_ROLE_CLIENT],
-                                  *fb = &b->roles[LESSON_ROLE_CLIENT];
+    const struct snapshot_figures *fb = &b->roles[LESSON_ROLE_CLIENT];
     struct snapshot_latency lat;
-    run_segment_latency(seg, &lat);
-    fprintf(out, "\n  throughput: %s %s/s, %s/s\n",
-            human_si(stats_rate(RUN_D(requests), dur), h[0], sizeof h[0]),
-            r->sc->unit ? r->sc->unit : "requests",
-            human_bytes(stats_rate(RUN_D(app_bytes), dur), h[1], sizeof h[1]));
+    span_latency(&sp, &lat);
+    double rate = 0, bytes_rate = 0;
+    run_figure(FIGURE_REQUESTS_PER_S, &sp, LESSON_ROLE_SERVER, &rate);
+    run_figure(FIGURE_BYTES_PER_S, &sp, LESSON_ROLE_SERVER, &bytes_rate);
+    fprintf(out, "\n  throughput: %s %s/s, %s/s\n", human_si(rate, h[0], sizeof h[0]),
+            r->sc->unit ? r->sc->unit : "requests", human_bytes(bytes_rate, h[1], sizeof h[1]));
     if (lat.samples)
         fprintf(out, "  latency: p50 %s, p99 %s, p99.9 %s, max %s\n",
                 human_ns((double)lat.p50_ns, h[0], sizeof h[0]),
@@ -374,15 +388,6 @@ static void run_print_text_segment(const struct run_report *r, FILE *out,
                 "answered\n",
                 human_count(fb->waiting, h[0], sizeof h[0]), fb->waiting == 1 ? "" : "s",
                 human_ns((double)fb->in_flight_oldest_ns, h[1], sizeof h[1]));
-}
-
-/* A figure of a segment's span as the figure table computes it (role: whose calls); false where
-   it is undefined (a ratio over no request), shown as "-". */
-static bool run_figure(enum figure_id id, const struct span *sp, int role, double *out)
-{
-    const struct figure_def *d = figure_at(id);
-    struct figure_arg a = {.role = role};
-    return d && d->value && d->value(sp, &a, out);
 }
 
 /* Several modes: one table with a column per mode, the figures a lesson compares. */
@@ -424,11 +429,10 @@ static void run_print_side_by_side(const struct run_report *r, FILE *out)
         for (size_t k = 0; k < n; k++) {
             const struct run_segment *seg = segs[k];
             struct span sp;
-            span_between(&seg->first, &seg->last, NULL, &sp);
+            run_segment_span(seg, &sp);
             const struct span_role *client = &sp.roles[LESSON_ROLE_CLIENT];
             double x;
             char v[48] = "-";
-            struct snapshot_latency lat;
             switch (row) {
             case SBS_RATE:
                 if (run_figure(FIGURE_REQUESTS_PER_S, &sp, srole, &x))
@@ -443,7 +447,7 @@ static void run_print_side_by_side(const struct run_report *r, FILE *out)
                    does not count, and 0.00 would be a figure for what was not measured. */
                 if (span_role_uncounted(&sp, srole))
                     snprintf(v, sizeof v, "uncounted");
-                else if (run_figure(FIGURE_CALLS_PER_REQ, &sp, srole, &x))
+                else if (run_figure(FIGURE_ALL_CALLS_PER_REQ, &sp, srole, &x))
                     snprintf(v, sizeof v, "%.2f", x);
                 break;
             }
@@ -459,9 +463,8 @@ static void run_print_side_by_side(const struct run_report *r, FILE *out)
                 human_count(client->waiting, v, sizeof v);
                 break;
             default:
-                run_segment_latency(seg, &lat);
-                if (lat.samples)
-                    human_ns((double)(row == SBS_P50 ? lat.p50_ns : lat.p99_ns), v, sizeof v);
+                if (run_figure(row == SBS_P50 ? FIGURE_P50_MS : FIGURE_P99_MS, &sp, srole, &x))
+                    figure_format(row == SBS_P50 ? FIGURE_P50_MS : FIGURE_P99_MS, x, v, sizeof v);
                 break;
             }
             fprintf(out, " %12s", v);

@@ -4,9 +4,11 @@
  * measured: the segments (one per mode, each bounded by two snapshots), the grader's verdicts
  * and the programs' last words, gathered in one struct run_report.
  *
- * Every figure of a segment is the growth from its first snapshot to its last (RUN_D in
- * run_report.c); gauges (threads, waiting clients, rss) are read at the segment's end or as the
- * peak the runner kept. Nothing here touches the engine, the loop or a process.
+ * Every figure of a segment is the growth from its first snapshot to its last, as the figure
+ * table computes it (snapshot_figures_between per program, the segment's span for its rates and
+ * latencies: metrics/figure.h); gauges (threads, waiting clients, rss) are read at the
+ * segment's end or as the peak the runner kept. Nothing here touches the engine, the loop or a
+ * process.
  */
 #ifndef IOLAB_RUN_REPORT_H
 #define IOLAB_RUN_REPORT_H

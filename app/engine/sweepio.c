@@ -57,17 +57,13 @@ void sweepio_json(struct json_out *j, const char *key, const struct sweep_result
         json_u64(j, "connections", p->conns);
         json_u64(j, "waiting", p->waiting);
         json_u64(j, "failed", p->failed);
-        json_double(j, "requests_per_s", p->requests_per_s, 2);
-        json_double(j, "bytes_per_s", p->bytes_per_s, 0);
-        json_double(j, "calls_per_request", p->calls_per_request, 4);
-        json_double(j, "syscr_per_request", p->syscr_per_request, 4);
-        json_double(j, "bytes_per_syscr", p->bytes_per_syscr, 1);
-        if (p->rchar_per_byte >= 0)
-            json_double(j, "rchar_per_byte", p->rchar_per_byte, 4);
-        json_double(j, "ctx_per_request", p->ctx_per_request, 4);
-        json_double(j, "cpu_pct", p->cpu_pct, 1);
-        json_double(j, "p50_ms", p->p50_ms, 4);
-        json_double(j, "p99_ms", p->p99_ms, 4);
+        /* The kept figures under their stored keys, 0 where one is undefined; a point that
+           does not know how its bytes moved (read back from an older result) leaves that out. */
+        for (size_t i = 0; i < sweep_nkept; i++) {
+            const struct sweep_kept *k = &sweep_kept[i];
+            if (k->id != FIGURE_RCHAR_PER_BYTE || p->has[k->id])
+                json_double(j, k->key, sweep_point_fig(p, k->id), k->decimals);
+        }
         json_string(j, "problem", p->problem[0] ? p->problem : NULL);
         json_end(j);
     }
@@ -117,13 +113,12 @@ void sweepio_csv(FILE *f, const struct sweep_result *res)
     const struct lesson_sweep *sw = res->sw;
     fputs("mode,", f);
     sweepio_csv_field(f, sw->param);
-    fprintf(f,
-            ",x,%s,measured,seconds,requests,bytes,errors,connections,waiting,failed,"
-            "requests_per_s,"
-            "bytes_per_s,calls_per_request,syscr_per_request,bytes_per_syscr,ctx_per_request,"
-            "cpu_pct,p50_ms,"
-            "p99_ms,problem\n",
+    fprintf(f, ",x,%s,measured,seconds,requests,bytes,errors,connections,waiting,failed,",
             figure_at(sw->figure)->name);
+    for (size_t i = 0; i < sweep_nkept; i++)
+        if (sweep_kept[i].in_csv)
+            fprintf(f, "%s,", sweep_kept[i].key);
+    fputs("problem\n", f);
     for (size_t k = 0; k < res->done && k < res->nmodes * res->nvalues; k++) {
         size_t s = k % res->nmodes, v = k / res->nmodes;
         const struct sweep_point *p = &res->points[s][v];
@@ -133,14 +128,13 @@ void sweepio_csv(FILE *f, const struct sweep_result *res)
         fprintf(f, ",%.0f,", sw->x[v]);
         if (p->has_figure)
             fprintf(f, "%.6g", p->figure);
-        fprintf(
-            f,
-            ",%d,%.3f,%llu,%llu,%llu,%llu,%llu,%llu,%.2f,%.0f,%.4f,%.4f,%.1f,%.4f,%.1f,%.4f,%.4f,",
-            p->measured, p->seconds, (unsigned long long)p->requests, (unsigned long long)p->bytes,
-            (unsigned long long)p->errors, (unsigned long long)p->conns,
-            (unsigned long long)p->waiting, (unsigned long long)p->failed, p->requests_per_s,
-            p->bytes_per_s, p->calls_per_request, p->syscr_per_request, p->bytes_per_syscr,
-            p->ctx_per_request, p->cpu_pct, p->p50_ms, p->p99_ms);
+        fprintf(f, ",%d,%.3f,%llu,%llu,%llu,%llu,%llu,%llu,", p->measured, p->seconds,
+                (unsigned long long)p->requests, (unsigned long long)p->bytes,
+                (unsigned long long)p->errors, (unsigned long long)p->conns,
+                (unsigned long long)p->waiting, (unsigned long long)p->failed);
+        for (size_t i = 0; i < sweep_nkept; i++)
+            if (sweep_kept[i].in_csv)
+                fprintf(f, "%.*f,", sweep_kept[i].decimals, sweep_point_fig(p, sweep_kept[i].id));
         sweepio_csv_field(f, p->problem);
         fputc('\n', f);
     }
@@ -148,36 +142,7 @@ void sweepio_csv(FILE *f, const struct sweep_result *res)
 
 const char *sweepio_figure_text(enum figure_id fig, double v, char *buf, size_t len)
 {
-    static const char *const sfx[] = {"", "k", "M", "G", "T"};
-    double a = v;
-    int i = 0;
-    const struct figure_def *d = figure_at(fig);
-    switch (d ? d->show : FIGURE_SHOW_PLAIN) {
-    case FIGURE_SHOW_BYTES_PER_S:
-        while (a >= 1000 && i < 4) {
-            a /= 1000;
-            i++;
-        }
-        snprintf(buf, len, "%.3g %sB/s", a, sfx[i]);
-        break;
-    case FIGURE_SHOW_PER_S:
-        while (a >= 1000 && i < 4) {
-            a /= 1000;
-            i++;
-        }
-        snprintf(buf, len, "%.3g%s/s", a, sfx[i]);
-        break;
-    case FIGURE_SHOW_MS:
-        snprintf(buf, len, "%.3g ms", a);
-        break;
-    case FIGURE_SHOW_PCT:
-        snprintf(buf, len, "%.0f%%", a);
-        break;
-    default:
-        snprintf(buf, len, "%.3g", a);
-        break;
-    }
-    return buf;
+    return figure_format(fig, v, buf, len);
 }
 
 void sweepio_text(FILE *f, const struct sweep_result *res)
@@ -219,16 +184,18 @@ void sweepio_text(FILE *f, const struct sweep_result *res)
         /* Bytes per read call where the read calls moved the bytes, whole (never "4.017e+08");
            "-" where they moved almost none of them (splice, a mapping). */
         char per_read[32];
-        if (p->rchar_per_byte >= 0 && p->rchar_per_byte < 0.1)
+        if (p->has[FIGURE_RCHAR_PER_BYTE] && p->fig[FIGURE_RCHAR_PER_BYTE] < 0.1)
             snprintf(per_read, sizeof per_read, "-");
         else
-            snprintf(per_read, sizeof per_read, "%.0f", p->bytes_per_syscr);
+            snprintf(per_read, sizeof per_read, "%.0f", sweep_point_fig(p, FIGURE_BYTES_PER_SYSCR));
         termsafe_fprintf(f,
                          "  %-16s %8s  %10.4g req/s  %8.3g calls/req  %10s B/syscr  p99 %8.3g ms  "
                          "cpu %5.0f%%  waiting %llu%s%s\n",
-                         sweepio_mode(res, s), sw->text[v], p->requests_per_s, p->calls_per_request,
-                         per_read, p->p99_ms, p->cpu_pct, (unsigned long long)p->waiting,
-                         p->problem[0] ? "  ! " : "", p->problem);
+                         sweepio_mode(res, s), sw->text[v],
+                         sweep_point_fig(p, FIGURE_REQUESTS_PER_S),
+                         sweep_point_fig(p, FIGURE_ALL_CALLS_PER_REQ), per_read,
+                         sweep_point_fig(p, FIGURE_P99_MS), sweep_point_fig(p, FIGURE_CPU_PCT),
+                         (unsigned long long)p->waiting, p->problem[0] ? "  ! " : "", p->problem);
     }
     fputs("B/syscr - : the bytes moved without read calls (splice, a mapping).\n", f);
     fputs("! marks a point that was not clean (errors counted, a program failed): its figure "
@@ -240,6 +207,29 @@ static double sweepio_num(const cJSON *o, const char *k)
 {
     const cJSON *v = cJSON_GetObjectItemCaseSensitive(o, k);
     return cJSON_IsNumber(v) ? v->valuedouble : 0;
+}
+
+/*
+ * Whether a stored figure is defined. The JSON writes 0 where a figure was undefined, so it is
+ * told again from what the point stores: a ratio over requests needs some, a latency a request
+ * answered or waiting, a size of reads a read; a result saved before rchar_per_byte was kept
+ * (present) does not say how its bytes moved.
+ */
+static bool sweepio_defined(const struct sweep_point *pt, enum figure_id id, bool present)
+{
+    switch (id) {
+    case FIGURE_ALL_CALLS_PER_REQ:
+    case FIGURE_SYSCR_PER_REQ:
+    case FIGURE_CTX_PER_REQ:
+        return present && pt->requests > 0;
+    case FIGURE_P50_MS:
+    case FIGURE_P99_MS:
+        return present && (pt->requests > 0 || pt->waiting > 0 || pt->fig[id] > 0);
+    case FIGURE_BYTES_PER_SYSCR:
+        return present && pt->fig[id] > 0;
+    default:
+        return present;
+    }
 }
 
 int sweepio_parse(const char *json, const struct lesson_scenario *sc, struct sweep_result *out)
@@ -298,18 +288,12 @@ int sweepio_parse(const char *json, const struct lesson_scenario *sc, struct swe
         pt->conns = (uint64_t)sweepio_num(p, "connections");
         pt->waiting = (uint64_t)sweepio_num(p, "waiting");
         pt->failed = (uint64_t)sweepio_num(p, "failed");
-        pt->requests_per_s = sweepio_num(p, "requests_per_s");
-        pt->bytes_per_s = sweepio_num(p, "bytes_per_s");
-        pt->calls_per_request = sweepio_num(p, "calls_per_request");
-        pt->syscr_per_request = sweepio_num(p, "syscr_per_request");
-        pt->bytes_per_syscr = sweepio_num(p, "bytes_per_syscr");
-        /* A result saved before the key existed does not say how its bytes moved. */
-        const cJSON *rc = cJSON_GetObjectItemCaseSensitive(p, "rchar_per_byte");
-        pt->rchar_per_byte = cJSON_IsNumber(rc) ? rc->valuedouble : -1;
-        pt->ctx_per_request = sweepio_num(p, "ctx_per_request");
-        pt->cpu_pct = sweepio_num(p, "cpu_pct");
-        pt->p50_ms = sweepio_num(p, "p50_ms");
-        pt->p99_ms = sweepio_num(p, "p99_ms");
+        for (size_t i = 0; i < sweep_nkept; i++) {
+            const struct sweep_kept *k = &sweep_kept[i];
+            const cJSON *n = cJSON_GetObjectItemCaseSensitive(p, k->key);
+            pt->fig[k->id] = cJSON_IsNumber(n) ? n->valuedouble : 0;
+            pt->has[k->id] = sweepio_defined(pt, k->id, cJSON_IsNumber(n));
+        }
         const cJSON *why = cJSON_GetObjectItemCaseSensitive(p, "problem");
         if (cJSON_IsString(why))
             snprintf(pt->problem, sizeof pt->problem, "%s", why->valuestring);

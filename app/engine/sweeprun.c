@@ -9,7 +9,6 @@
 #include "engine.h"
 #include "metrics/figure.h"
 #include "metrics/stats.h"
-#include "metrics/waits.h"
 
 #include <errno.h>
 #include <math.h>
@@ -43,19 +42,31 @@ struct sweeprun {
 
 /* ---- pure ---- */
 
-/* Figure id over a span, through the table; 0 where it is undefined. */
-static double sweep_point_value(enum figure_id id, const struct span *sp,
-                                const struct figure_arg *arg)
+const struct sweep_kept sweep_kept[] = {
+    {FIGURE_REQUESTS_PER_S, "requests_per_s", 2, false, true},
+    {FIGURE_BYTES_PER_S, "bytes_per_s", 0, false, true},
+    {FIGURE_ALL_CALLS_PER_REQ, "calls_per_request", 4, true, true},
+    {FIGURE_SYSCR_PER_REQ, "syscr_per_request", 4, true, true},
+    {FIGURE_BYTES_PER_SYSCR, "bytes_per_syscr", 1, true, true},
+    {FIGURE_RCHAR_PER_BYTE, "rchar_per_byte", 4, true, false},
+    {FIGURE_CTX_PER_REQ, "ctx_per_request", 4, false, true},
+    {FIGURE_CPU_PCT, "cpu_pct", 1, false, true},
+    {FIGURE_P50_MS, "p50_ms", 4, false, true},
+    {FIGURE_P99_MS, "p99_ms", 4, false, true},
+};
+const size_t sweep_nkept = sizeof sweep_kept / sizeof *sweep_kept;
+
+static const struct sweep_kept *sweep_kept_find(enum figure_id id)
 {
-    const struct figure_def *d = figure_at(id);
-    double v = 0;
-    return d && d->value && d->value(sp, arg, &v) ? v : 0;
+    for (size_t i = 0; i < sweep_nkept; i++)
+        if (sweep_kept[i].id == id)
+            return &sweep_kept[i];
+    return NULL;
 }
 
 void sweep_point_measure(const struct lesson_sweep *sw, const struct snapshot *a,
                          const struct snapshot *b, struct sweep_point *p)
 {
-    int role = sw && sw->role >= 0 && sw->role < LESSON_NROLES ? sw->role : LESSON_ROLE_SERVER;
     struct span sp;
     span_between(a, b, NULL, &sp);
     const struct span_role *load = &sp.roles[sp.load_role];
@@ -70,33 +81,26 @@ void sweep_point_measure(const struct lesson_sweep *sw, const struct snapshot *a
         p->failed += sp.roles[r].failed;
     }
     /* The figures a point keeps (for its table, its JSON and the outcomes judged on it), as
-       the figure table computes them over the point's span; 0 where one is undefined (a ratio
-       over no request). */
-    struct figure_arg arg = {.role = role, .call = sw ? sw->call : 0};
-    p->requests_per_s = sweep_point_value(FIGURE_REQUESTS_PER_S, &sp, &arg);
-    p->bytes_per_s = sweep_point_value(FIGURE_BYTES_PER_S, &sp, &arg);
-    p->calls_per_request = sweep_point_value(FIGURE_CALLS_PER_REQ, &sp, &arg);
-    p->syscr_per_request = sweep_point_value(FIGURE_SYSCR_PER_REQ, &sp, &arg);
-    p->ctx_per_request = sweep_point_value(FIGURE_CTX_PER_REQ, &sp, &arg);
-    p->bytes_per_syscr = sweep_point_value(FIGURE_BYTES_PER_SYSCR, &sp, &arg);
-    const struct figure_def *rchar = figure_at(FIGURE_RCHAR_PER_BYTE);
-    if (!rchar || !rchar->value(&sp, &arg, &p->rchar_per_byte))
-        p->rchar_per_byte = 0; /* no payload: its reads moved none of it */
-    p->cpu_pct = sweep_point_value(FIGURE_CPU_PCT, &sp, &arg);
-    /* The clients still waiting at the end count as long as they waited, capped at the
-       point's length (a fresh run per point: none can have waited longer; a larger age is a
-       stale gauge, counted as a timeout at the point's length), so a server that answers one
-       client in a thousand never shows a small p99: the span holds them so (figure.h). The
-       point keeps its latencies even when nothing was answered; the chart does not. */
+       the figure table computes them over the point's span. The clients still waiting at the
+       end count in the latencies as long as they waited, capped at the point's length (a fresh
+       run per point: none can have waited longer), so a server that answers one client in a
+       thousand never shows a small p99; the chart leaves out a point that answered nothing. */
+    struct figure_arg arg = {.role = figure_role(sw ? sw->role : -1), .call = sw ? sw->call : 0};
+    for (size_t i = 0; i < sweep_nkept; i++) {
+        enum figure_id id = sweep_kept[i].id;
+        p->fig[id] = 0;
+        p->has[id] = figure_value(id, &sp, &arg, &p->fig[id]);
+        if (!p->has[id])
+            p->fig[id] = 0;
+    }
+    /* No payload: its reads moved none of it. */
+    p->has[FIGURE_RCHAR_PER_BYTE] = true;
     p->waiting = sp.roles[LESSON_ROLE_CLIENT].waiting;
-    struct snapshot_latency lat;
-    waits_latency(&lat, sp.hist, sp.waits);
-    p->p50_ms = (double)lat.p50_ns / 1e6;
-    p->p99_ms = (double)lat.p99_ns / 1e6;
     /* The y axis: the sweep's figure over the point's span, as the figure table computes it. */
-    const struct figure_def *fig = sw ? figure_at(sw->figure) : NULL;
     p->figure = 0;
-    p->has_figure = fig && fig->value && p->seconds > 0 && fig->value(&sp, &arg, &p->figure);
+    p->has_figure = sw && p->seconds > 0 && figure_value(sw->figure, &sp, &arg, &p->figure);
+    if (!p->has_figure)
+        p->figure = 0;
 }
 
 bool sweep_point_expect_figure(const struct lesson_sweep *sw, const struct sweep_point *p,
@@ -104,37 +108,19 @@ bool sweep_point_expect_figure(const struct lesson_sweep *sw, const struct sweep
 {
     if (!sw || !p->measured)
         return false;
-    int role = side->role >= 0 && side->role < LESSON_NROLES ? side->role : LESSON_ROLE_SERVER;
-    bool per_req = p->requests > 0;
-    switch (side->figure) {
-    case FIGURE_REQUESTS_PER_S:
-        *out = p->requests_per_s;
-        return true;
-    case FIGURE_BYTES_PER_S:
-        *out = p->bytes_per_s;
-        return true;
-    case FIGURE_CPU_PCT:
-        *out = p->cpu_pct;
-        return true;
-    case FIGURE_CTX_PER_REQ:
-        *out = p->ctx_per_request;
-        return per_req;
-    case FIGURE_P50_MS:
-    case FIGURE_P99_MS:
-        *out = side->figure == FIGURE_P50_MS ? p->p50_ms : p->p99_ms;
-        return per_req || p->waiting;
-    case FIGURE_CALLS_PER_REQ:
-        /* A point counts the calls of the sweep's role only. */
-        *out = p->calls_per_request;
-        return per_req && role == sw->role;
-    case FIGURE_CALL_PER_REQ:
-        /* ... and one call's count only when that call is the sweep's figure. */
+    int role = figure_role(side->role);
+    if (side->figure == FIGURE_ONE_CALL_PER_REQ) {
+        /* A point counts one call only when that call is the sweep's figure. */
         *out = p->figure;
-        return per_req && p->has_figure && role == sw->role && sw->figure == FIGURE_CALL_PER_REQ &&
-               side->call == sw->call;
-    default:
-        return false;
+        return p->has_figure && role == figure_role(sw->role) &&
+               sw->figure == FIGURE_ONE_CALL_PER_REQ && side->call == sw->call;
     }
+    const struct sweep_kept *k = sweep_kept_find(side->figure);
+    /* A point counts the calls of the sweep's role only. */
+    if (!k || !p->has[k->id] || (k->of_role && role != figure_role(sw->role)))
+        return false;
+    *out = p->fig[k->id];
+    return true;
 }
 
 /* ---- running ---- */
@@ -190,6 +176,8 @@ static void sweeprun_point_done(struct sweeprun *r, const char *problem)
     size_t series = r->k % r->res.nmodes, value = r->k / r->res.nmodes;
     struct sweep_point *p = &r->res.points[series][value];
     memset(p, 0, sizeof *p);
+    /* A point of this build knows how its bytes moved (none, when it did not run). */
+    p->has[FIGURE_RCHAR_PER_BYTE] = true;
     if (r->measuring) {
         sweep_point_measure(r->sc->sweep, &r->first, &r->last, p);
         /* A point whose program died was not measured, whatever it managed before. */

@@ -19,6 +19,7 @@
 
 #include "jail.h"
 #include "lesson/sweep.h"
+#include "metrics/figure.h"
 #include "metrics/snapshot.h"
 
 #include <stdbool.h>
@@ -26,35 +27,53 @@
 #include <stdint.h>
 #include <uv.h>
 
-struct sweep_point {
-    bool measured;         /* ran its full length (or as long as its load lasted) */
-    bool has_figure;       /* figure is defined (per-request figures need requests) */
-    double figure;         /* the sweep's figure (the y axis) */
-    double seconds;        /* measured time */
-    uint64_t requests;     /* the client's completed requests */
-    uint64_t bytes;        /* the client's payload bytes */
-    uint64_t errors;       /* errors every program counted: refused, reset, failed checks */
-    uint64_t conns;        /* connections the clients opened */
-    uint64_t waiting;      /* requests of the clients unanswered for 100 ms or more at the point's
-                              end (waiting their turn); every unanswered one is in p50/p99 for as
-                              long as it waited, at most the point's length (metrics/waits.h) */
-    uint64_t failed;       /* calls that failed and cost a connection (accept, fork, pthread_create,
-                              socket), every program, and connections shed at a limit */
-    double requests_per_s; /* requests / seconds */
-    double bytes_per_s;    /* bytes / seconds */
-    double calls_per_request; /* the sweep role's counted calls per request */
-    double syscr_per_request; /* the sweep role's kernel read-family calls per request */
-    double bytes_per_syscr;   /* the client's payload bytes per kernel read call of the role */
-    /* The role's bytes through the kernel's read calls (rchar) per payload byte: near 1 when its
-       read calls (sendfile and copy_file_range among them) moved the bytes, near 0 when they
-       went another way (splice, a mapping), where bytes_per_syscr means nothing; -1 unknown (a
-       result saved before it was kept). */
-    double rchar_per_byte;
-    double ctx_per_request; /* context switches of every program per request */
-    double cpu_pct;         /* CPU of every program, % of one core */
-    double p50_ms, p99_ms;  /* the client's request latency; 0 without samples */
-    char problem[200];      /* why the point is not clean, or did not run; "" when clean */
+/*
+ * The figures a point keeps besides its y value, as the figure table computed them over the
+ * point's span (the sweep's role's calls), in the order its JSON and CSV write them under their
+ * stored keys. A point read back from a sweep's JSON has these and no span to compute over.
+ */
+struct sweep_kept {
+    enum figure_id id;
+    const char *key; /* the stored key: the figure's name, but "rchar_per_byte" */
+    int decimals;    /* in the JSON and the CSV */
+    bool of_role;    /* computed for the sweep's role only */
+    bool in_csv;     /* the CSV has a column of it */
 };
+extern const struct sweep_kept sweep_kept[];
+extern const size_t sweep_nkept;
+
+struct sweep_point {
+    bool measured;     /* ran its full length (or as long as its load lasted) */
+    bool has_figure;   /* figure is defined (per-request figures need requests) */
+    double figure;     /* the sweep's figure (the y axis) */
+    double seconds;    /* measured time */
+    uint64_t requests; /* the load's completed requests */
+    uint64_t bytes;    /* the load's payload bytes */
+    uint64_t errors;   /* errors every program counted: refused, reset, failed checks */
+    uint64_t conns;    /* connections the clients opened */
+    uint64_t waiting;  /* requests of the clients unanswered for 100 ms or more at the point's
+                          end (waiting their turn); every unanswered one is in p50/p99 for as
+                          long as it waited, at most the point's length (metrics/waits.h) */
+    uint64_t failed;   /* calls that failed and cost a connection (accept, fork, pthread_create,
+                          socket), every program, and connections shed at a limit */
+    /*
+     * The kept figures (sweep_kept) by id: has[id] says whether fig[id] is defined (a ratio
+     * over no request is not; fig[id] is 0 then). Among them, FIGURE_RCHAR_PER_BYTE is the
+     * role's bytes through the kernel's read calls per payload byte: near 1 when its read calls
+     * (sendfile and copy_file_range among them) moved the bytes, near 0 when they went another
+     * way (splice, a mapping), where bytes per read call means nothing; not had in a result
+     * saved before it was kept.
+     */
+    double fig[FIGURE_NIDS];
+    bool has[FIGURE_NIDS];
+    char problem[200]; /* why the point is not clean, or did not run; "" when clean */
+};
+
+/* A kept figure of a point, 0 when it has none. */
+static inline double sweep_point_fig(const struct sweep_point *p, enum figure_id id)
+{
+    return (unsigned)id < FIGURE_NIDS && p->has[id] ? p->fig[id] : 0;
+}
 
 struct sweep_result {
     const struct lesson_sweep *sw;
@@ -75,10 +94,10 @@ void sweep_point_measure(const struct lesson_sweep *sw, const struct snapshot *f
                          const struct snapshot *last, struct sweep_point *out);
 
 /*
- * Pure: the figure an expected outcome's side names (lesson.h), from a measured point (the
- * figures its table and chart show, however short the point); false when the point does not
- * have it: per-request figures need requests, and a point counts only
- * the sweep's role's calls (and one call's count only when it is the sweep's figure).
+ * Pure: the figure an expected outcome's side names (lesson.h), looked up in a measured point's
+ * kept figures (however short the point); false when the point does not have it: a figure the
+ * table left undefined, one a point does not keep, one of another role than the sweep's, and
+ * one call's count unless it is the sweep's figure.
  */
 bool sweep_point_expect_figure(const struct lesson_sweep *sw, const struct sweep_point *p,
                                const struct lesson_expect_side *side, double *out);

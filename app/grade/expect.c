@@ -4,8 +4,6 @@
  * ran in this step (across restarts) counts, and nothing of the start-up or the switches does.
  */
 #include "expect.h"
-#include "human.h"
-#include "metrics/waits.h"
 
 #include <stdio.h>
 #include <string.h>
@@ -40,34 +38,20 @@ bool expect_figure(const struct lesson_scenario *sc, const struct lesson_expect_
                    const struct mode_span *modes, size_t nmodes, double *out)
 {
     const struct span *sp = expect_span(sc, side->mode, modes, nmodes);
-    const struct figure_def *f = figure_at(side->figure);
-    if (!sp || sp->seconds < EXPECT_MIN_SECONDS || !f || !f->value)
+    if (!sp || sp->seconds < EXPECT_MIN_SECONDS)
         return false;
-    if (expect_is_latency(side->figure) && !sp->requests) {
-        /* The table's latency counts the requests still waiting as long as they had waited
-           (waits.h), but needs one answered (a sweep's chart draws no point for a run that
-           answered nothing). An outcome also judges a server that left every client waiting,
-           as a sweep point's p99 does (sweep_point_measure): from the waiting alone. */
-        struct snapshot_latency lat;
-        waits_latency(&lat, sp->hist, sp->waits);
-        if (!lat.samples)
-            return false;
-        *out = (double)(side->figure == FIGURE_P50_MS ? lat.p50_ns : lat.p99_ns) / 1e6;
-        return true;
-    }
-    struct figure_arg arg = {
-        .role = side->role >= 0 && side->role < LESSON_NROLES ? side->role : LESSON_ROLE_SERVER,
-        .call = side->call,
-    };
-    return f->value(sp, &arg, out);
+    /* A latency counts the requests still waiting as long as they had waited, so a server
+       that left every client waiting is judged too (the table's fig_latency). */
+    struct figure_arg arg = {.role = figure_role(side->role), .call = side->call};
+    return figure_value(side->figure, sp, &arg, out);
 }
 
 /* Whether a figure is made of counted calls (the counter page's), rather than of the kernel's
    figures, time or what the load saw. */
 static bool expect_counts_calls(enum figure_id f)
 {
-    return f == FIGURE_CALL_PER_REQ || f == FIGURE_CALLS_PER_REQ || f == FIGURE_CALLS ||
-           f == FIGURE_CALLS_PER_REQUEST_NAME || f == FIGURE_SPAWNS;
+    return f == FIGURE_ONE_CALL_PER_REQ || f == FIGURE_ALL_CALLS_PER_REQ || f == FIGURE_CALLS ||
+           f == FIGURE_CALL_PER_CLIENT_REQ || f == FIGURE_SPAWNS;
 }
 
 /* Whether a side's call figure stands on calls iolab did not count: its role made no counted call
@@ -81,7 +65,7 @@ static bool expect_uncounted(const struct lesson_scenario *sc, const struct less
     if (!expect_counts_calls(s->figure))
         return false;
     const struct span *sp = expect_span(sc, s->mode, modes, nmodes);
-    int role = s->role >= 0 && s->role < LESSON_NROLES ? s->role : LESSON_ROLE_SERVER;
+    int role = figure_role(s->role);
     if (!sp || sp->seconds < EXPECT_MIN_SECONDS || sp->roles[role].calls_total)
         return false;
     v->uncounted = true;
@@ -127,24 +111,17 @@ struct expect_verdict expect_judge(const struct lesson_scenario *sc, const struc
     return expect_judge_with(e, expect_modes_figure, &m);
 }
 
-/* 182k, 4.07M, 0.53: three significant figures and an SI suffix. */
+/* 182k, 4.07M, 0.53: the table's formatter, without the unit the sentence words itself. */
 static const char *expect_num(double v, char *buf, size_t len)
 {
-    static const char *const sfx[] = {"", "k", "M", "G", "T"};
-    int i = 0;
-    while (v >= 1000 && i < 4) {
-        v /= 1000;
-        i++;
-    }
-    snprintf(buf, len, "%.3g%s", v, sfx[i]);
-    return buf;
+    return figure_format_si(v, "", "", false, buf, len);
 }
 
 /* A value of figure f: latencies (in ms) with the unit that keeps three figures ("812 ms",
    "1.5 s", "41 us"), since an SI suffix on milliseconds would read as "1.5k ms". */
 static const char *expect_value(enum figure_id f, double v, char *buf, size_t len)
 {
-    return expect_is_latency(f) ? human_ns(v * 1e6, buf, len) : expect_num(v, buf, len);
+    return expect_is_latency(f) ? figure_format(f, v, buf, len) : expect_num(v, buf, len);
 }
 
 /* "epoll 182k requests/s" or "iterative p99 latency 1.5 s" for one side (the mode's name left
@@ -161,7 +138,7 @@ static void expect_side_text(const struct lesson_scenario *sc, const struct less
     else if (expect_is_latency(s->figure))
         snprintf(buf, len, "%s%s%s %s", mode, *mode ? " " : "", expect_unit(s->figure),
                  expect_value(s->figure, v, num, sizeof num));
-    else if (s->figure == FIGURE_CALL_PER_REQ)
+    else if (s->figure == FIGURE_ONE_CALL_PER_REQ)
         snprintf(buf, len, "%s%s%s %s/request", mode, *mode ? " " : "",
                  expect_num(v, num, sizeof num),
                  s->call < IOLAB_NCALLS ? iolab_call_info[s->call].label : "?");

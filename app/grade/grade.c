@@ -109,7 +109,7 @@ static bool grade_reads_page(const struct lesson_check *c)
     case FIGURE_OUTPUT:
     case FIGURE_SYSCR:
     case FIGURE_SYSCW:
-    case FIGURE_READ_SIZE:
+    case FIGURE_RCHAR_PER_SYSCR:
     case FIGURE_PEAK_PROCS:
     case FIGURE_PEAK_FDS:
         return false;

@@ -9,17 +9,10 @@
 #include <stdio.h>
 #include <string.h>
 
-/* 16.2, 182k, 0.0213: three significant figures and an SI suffix. */
+/* 16.2, 182k, 0.0213: the figure table's formatter (metrics/figure.h). */
 static const char *prediction_num(double v, char *buf, size_t len)
 {
-    static const char *const sfx[] = {"", "k", "M", "G", "T"};
-    int i = 0;
-    while (fabs(v) >= 1000 && i < 4) {
-        v /= 1000;
-        i++;
-    }
-    snprintf(buf, len, "%.3g%s", v, sfx[i]);
-    return buf;
+    return figure_format_si(v, "", "", false, buf, len);
 }
 
 static double prediction_value(const struct lesson_scenario *sc, const struct lesson_predict *p,

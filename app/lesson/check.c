@@ -79,7 +79,7 @@ static int check_role(const struct lesson_check *c)
 {
     if (c->role >= 0)
         return c->role;
-    if (c->metric == FIGURE_CALLS || c->metric == FIGURE_CALLS_PER_REQUEST_NAME ||
+    if (c->metric == FIGURE_CALLS || c->metric == FIGURE_CALL_PER_CLIENT_REQ ||
         c->metric == FIGURE_CALL_BYTES_PER_BYTE)
         return -1;
     return c->metric == FIGURE_CPU_MS_PER_REQ ? LESSON_ROLE_SERVER : LESSON_ROLE_CLIENT;
@@ -95,8 +95,8 @@ static bool check_per_byte(const struct lesson_check *check)
 
 bool check_monotonic(const struct lesson_check *check)
 {
-    return check->metric != FIGURE_READ_SIZE && check->metric != FIGURE_READ_FILL &&
-           check->metric != FIGURE_EXIT && check->metric != FIGURE_CALLS_PER_REQUEST_NAME &&
+    return check->metric != FIGURE_RCHAR_PER_SYSCR && check->metric != FIGURE_READ_FILL &&
+           check->metric != FIGURE_EXIT && check->metric != FIGURE_CALL_PER_CLIENT_REQ &&
            check->metric != FIGURE_CPU_MS_PER_REQ && !check_per_byte(check);
 }
 
@@ -205,7 +205,7 @@ static const char *check_fd_name(unsigned k)
    its bounds, yet does not hold. */
 static bool check_ratio_undefined(const struct lesson_check *check, const struct check_result *r)
 {
-    if (check->metric != FIGURE_CALLS_PER_REQUEST_NAME && check->metric != FIGURE_CPU_MS_PER_REQ &&
+    if (check->metric != FIGURE_CALL_PER_CLIENT_REQ && check->metric != FIGURE_CPU_MS_PER_REQ &&
         !check_per_byte(check))
         return false;
     if (check_per_byte(check))
@@ -247,7 +247,7 @@ int check_describe(const struct lesson_check *check, const struct lesson_scenari
     else if (check->metric == FIGURE_CALLS)
         snprintf(unit, sizeof unit, "%s calls",
                  check->call < IOLAB_NCALLS ? iolab_call_info[check->call].label : "?");
-    else if (check->metric == FIGURE_CALLS_PER_REQUEST_NAME)
+    else if (check->metric == FIGURE_CALL_PER_CLIENT_REQ)
         snprintf(unit, sizeof unit, "%s calls per request",
                  check->call < IOLAB_NCALLS ? iolab_call_info[check->call].label : "?");
     else if (check->metric == FIGURE_CALL_BYTES_PER_BYTE)
@@ -271,7 +271,7 @@ int check_describe(const struct lesson_check *check, const struct lesson_scenari
         return snprintf(buf, len, "%s%s exited with status %.0f, expected %d", scope, who, r->value,
                         check->status);
     }
-    if (check->metric == FIGURE_CALLS_PER_REQUEST_NAME || check->metric == FIGURE_CPU_MS_PER_REQ ||
+    if (check->metric == FIGURE_CALL_PER_CLIENT_REQ || check->metric == FIGURE_CPU_MS_PER_REQ ||
         check_per_byte(check))
         return check_describe_ratio(check, r, scope, unit, buf, len);
     /* Seconds get one decimal so that progress visibly moves; counts are whole numbers. */

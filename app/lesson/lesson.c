@@ -97,13 +97,13 @@ void lesson_watch_derive(struct lesson_scenario *sc)
 {
     for (size_t i = 0; i < sc->nchecks; i++)
         if (sc->checks[i].metric == FIGURE_CALLS ||
-            sc->checks[i].metric == FIGURE_CALLS_PER_REQUEST_NAME)
+            sc->checks[i].metric == FIGURE_CALL_PER_CLIENT_REQ)
             lesson_watch_add(sc, sc->checks[i].call);
     for (size_t i = 0; i < sc->nexpects; i++) {
         const struct lesson_expect *e = &sc->expects[i];
-        if (e->left.figure == FIGURE_CALL_PER_REQ)
+        if (e->left.figure == FIGURE_ONE_CALL_PER_REQ)
             lesson_watch_add(sc, e->left.call);
-        if (e->has_right && e->right.figure == FIGURE_CALL_PER_REQ)
+        if (e->has_right && e->right.figure == FIGURE_ONE_CALL_PER_REQ)
             lesson_watch_add(sc, e->right.call);
     }
 }

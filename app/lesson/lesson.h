@@ -133,7 +133,7 @@ struct lesson_check {
 struct lesson_expect_side {
     int mode;              /* index of the mode; -1: the step's only run (no modes) */
     enum figure_id figure; /* what is compared */
-    unsigned call;         /* enum iolab_call_id, for FIGURE_CALL_PER_REQ */
+    unsigned call;         /* enum iolab_call_id, for FIGURE_ONE_CALL_PER_REQ */
     int role;              /* for the per-request call figures: default the server */
 };
 

@@ -48,7 +48,7 @@ static const struct load_field headline_fields[] = {
 
 const char *sweep_title(const struct lesson_sweep *sw, char *buf, size_t len)
 {
-    if (sw->figure == FIGURE_CALL_PER_REQ && sw->call < IOLAB_NCALLS)
+    if (sw->figure == FIGURE_ONE_CALL_PER_REQ && sw->call < IOLAB_NCALLS)
         snprintf(buf, len, "%s calls per request by %s", iolab_call_info[sw->call].label,
                  sw->param);
     else
@@ -148,7 +148,7 @@ static void sweep_table(struct load *ld, const cJSON *arr, struct lesson_sweep *
         bool dup = fig == sw->figure;
         for (size_t i = 0; i < sw->ntable; i++)
             dup |= sw->table[i] == fig;
-        if (fig == FIGURE_CALL_PER_REQ)
+        if (fig == FIGURE_ONE_CALL_PER_REQ)
             load_diag(ld, e, 0,
                       "\"%s\" is measured only as a sweep's own figure, not as a row of its "
                       "table; use calls_per_request, or make it the sweep's \"figure\".",
@@ -317,7 +317,7 @@ static void sweep_headline_figure(struct load *ld, const cJSON *v, const struct 
                   "its own, so the seed's ratio would stand beside another figure; use the "
                   "sweep's.",
                   v->valuestring, figure_at(sw->figure)->name);
-    else if (h->figure == FIGURE_CALL_PER_REQ && h->call != sw->call)
+    else if (h->figure == FIGURE_ONE_CALL_PER_REQ && h->call != sw->call)
         load_diag(ld, v, 0,
                   "the headline's figure \"%s\" counts another call than its sweep's: the sweep "
                   "measures only its own, so the seed's ratio would stand beside another figure; "

@@ -38,7 +38,7 @@ struct lesson_sweep {
                                      programs get the number: "4096" */
     double x[SWEEP_MAX_VALUES];   /* and as a number: 4096, 1000 */
     enum figure_id figure;        /* the y axis */
-    unsigned call;                /* enum iolab_call_id for FIGURE_CALL_PER_REQ */
+    unsigned call;                /* enum iolab_call_id for FIGURE_ONE_CALL_PER_REQ */
     int role;                     /* whose calls the per-request figures count (server) */
     double seconds;               /* each point's length */
     int modes[SWEEP_MAX_MODES];   /* the modes swept, in order; -1: the step has none */

@@ -10,50 +10,95 @@
 #include <stdio.h>
 #include <string.h>
 
+void snapshot_figures_between(const struct snapshot_figures *a, const struct snapshot_figures *b,
+                              struct snapshot_figures *out)
+{
+    static const struct snapshot_figures zero;
+    if (!a)
+        a = &zero;
+    /* Gauges, rates, latencies and ages are b's; every count below is replaced by its growth. */
+    *out = *b;
+#define SPAN_D(field) out->field = stats_delta(b->field, a->field)
+    for (unsigned c = 0; c < IOLAB_NCALLS; c++) {
+        SPAN_D(calls[c].count);
+        SPAN_D(calls[c].bytes);
+        SPAN_D(calls[c].ns);
+    }
+    SPAN_D(calls_total);
+    out->cpu_user_s = fmax(0, b->cpu_user_s - a->cpu_user_s);
+    out->cpu_sys_s = fmax(0, b->cpu_sys_s - a->cpu_sys_s);
+    SPAN_D(ctx_voluntary);
+    SPAN_D(ctx_involuntary);
+    SPAN_D(syscr);
+    SPAN_D(syscw);
+    SPAN_D(rchar);
+    SPAN_D(wchar);
+    SPAN_D(read_bytes);
+    SPAN_D(write_bytes);
+    SPAN_D(lib_reads);
+    SPAN_D(lib_writes);
+    SPAN_D(requests);
+    SPAN_D(app_bytes);
+    SPAN_D(conns_opened);
+    SPAN_D(conns_closed);
+    SPAN_D(errors);
+    for (unsigned k = 0; k < IOLAB_FAIL_NCALLS; k++)
+        for (unsigned q = 0; q < IOLAB_FAIL_NCAUSES; q++)
+            SPAN_D(failed[k][q]);
+    SPAN_D(failed_total);
+    SPAN_D(shed);
+    SPAN_D(uring_submissions);
+    SPAN_D(uring_completions);
+    SPAN_D(uring_enters);
+#undef SPAN_D
+    /* The per-descriptor counts are one run of counters: field by field. */
+    uint64_t *to = (uint64_t *)&out->fd;
+    const uint64_t *fa = (const uint64_t *)&a->fd, *fb = (const uint64_t *)&b->fd;
+    for (size_t k = 0; k < sizeof out->fd / sizeof(uint64_t); k++)
+        to[k] = stats_delta(fb[k], fa[k]);
+}
+
 void span_role_between(const struct snapshot_figures *a, const struct snapshot_figures *b,
                        struct span_role *out)
 {
     static const struct snapshot_figures zero;
     if (!a)
         a = &zero;
+    struct snapshot_figures d;
+    snapshot_figures_between(a, b, &d);
     memset(out, 0, sizeof *out);
-#define SPAN_D(field) stats_delta(b->field, a->field)
-    out->requests = SPAN_D(requests);
-    out->bytes = SPAN_D(app_bytes);
-    out->conns = SPAN_D(conns_opened);
-    out->errors = SPAN_D(errors);
-    out->failed = SPAN_D(failed_total) + SPAN_D(shed);
+    out->requests = d.requests;
+    out->bytes = d.app_bytes;
+    out->conns = d.conns_opened;
+    out->errors = d.errors;
+    out->failed = d.failed_total + d.shed;
     for (unsigned c = 0; c < IOLAB_NCALLS; c++) {
-        out->calls[c] = SPAN_D(calls[c].count);
-        out->call_bytes[c] = SPAN_D(calls[c].bytes);
+        out->calls[c] = d.calls[c].count;
+        out->call_bytes[c] = d.calls[c].bytes;
     }
-    out->calls_total = SPAN_D(calls_total);
-    out->syscr = SPAN_D(syscr);
-    out->syscw = SPAN_D(syscw);
-    out->rchar = SPAN_D(rchar);
-    out->wchar = SPAN_D(wchar);
-    out->lib_reads = SPAN_D(lib_reads);
-    out->lib_writes = SPAN_D(lib_writes);
-    out->ctx = SPAN_D(ctx_voluntary) + SPAN_D(ctx_involuntary);
-    out->cpu_user_s = fmax(0, b->cpu_user_s - a->cpu_user_s);
-    out->cpu_sys_s = fmax(0, b->cpu_sys_s - a->cpu_sys_s);
+    out->calls_total = d.calls_total;
+    out->syscr = d.syscr;
+    out->syscw = d.syscw;
+    out->rchar = d.rchar;
+    out->wchar = d.wchar;
+    out->lib_reads = d.lib_reads;
+    out->lib_writes = d.lib_writes;
+    out->ctx = d.ctx_voluntary + d.ctx_involuntary;
+    out->cpu_user_s = d.cpu_user_s;
+    out->cpu_sys_s = d.cpu_sys_s;
+    /* Whole microseconds of the totals, subtracted (what a check's cpu_ms_per_request reads). */
     double cpu_a = a->cpu_user_s + a->cpu_sys_s, cpu_b = b->cpu_user_s + b->cpu_sys_s;
     out->cpu_us = stats_delta(cpu_b > 0 ? (uint64_t)(cpu_b * 1e6) : 0,
                               cpu_a > 0 ? (uint64_t)(cpu_a * 1e6) : 0);
-    out->uring_submissions = SPAN_D(uring_submissions);
-    out->uring_completions = SPAN_D(uring_completions);
-    out->uring_enters = SPAN_D(uring_enters);
-    /* The per-descriptor counts are one run of counters: field by field. */
-    uint64_t *to = (uint64_t *)&out->fd;
-    const uint64_t *fa = (const uint64_t *)&a->fd, *fb = (const uint64_t *)&b->fd;
-    for (size_t k = 0; k < sizeof out->fd / sizeof(uint64_t); k++)
-        to[k] = stats_delta(fb[k], fa[k]);
-#undef SPAN_D
-    out->nprocs = b->nprocs;
-    out->nthreads = b->nthreads;
-    out->zombies = b->zombies;
-    out->nfds = b->nfds;
-    out->waiting = b->waiting;
+    out->uring_submissions = d.uring_submissions;
+    out->uring_completions = d.uring_completions;
+    out->uring_enters = d.uring_enters;
+    out->fd = d.fd;
+    out->nprocs = d.nprocs;
+    out->nthreads = d.nthreads;
+    out->zombies = d.zombies;
+    out->nfds = d.nfds;
+    out->waiting = d.waiting;
 }
 
 bool span_role_uncounted(const struct span *s, int role)
@@ -136,6 +181,11 @@ void span_between(const struct snapshot *first, const struct snapshot *last,
     span_waits_at(out, last);
 }
 
+void span_latency(const struct span *s, struct snapshot_latency *out)
+{
+    waits_latency(out, s->hist, s->waits);
+}
+
 void span_waits_at(struct span *s, const struct snapshot *last)
 {
     memcpy(s->waits, last->in_flight_hist[LESSON_ROLE_CLIENT], sizeof s->waits);
@@ -198,13 +248,19 @@ void span_add(struct span *acc, const struct span *d)
 
 /* ---- the table ---- */
 
-static const struct span_role *fig_role(const struct span *s, const struct figure_arg *a)
+int figure_role(int role)
 {
-    return &s->roles[a->role >= 0 && a->role < LESSON_NROLES ? a->role : LESSON_ROLE_SERVER];
+    return role >= 0 && role < LESSON_NROLES ? role : LESSON_ROLE_SERVER;
 }
 
-/* n / the load's requests; undefined without requests. */
-static bool fig_per_request(const struct span *s, double n, double *out)
+static const struct span_role *fig_role(const struct span *s, const struct figure_arg *a)
+{
+    return &s->roles[figure_role(a->role)];
+}
+
+/* n / the load's requests (the client's, or the server's when no client publishes): what "per
+   request" means everywhere but in a check (fig_per_client_request); undefined without requests. */
+static bool fig_per_load_request(const struct span *s, double n, double *out)
 {
     if (!s->requests)
         return false;
@@ -266,7 +322,8 @@ static double fig_call_count(const struct span *s, const struct figure_arg *a)
     return (double)iolab_fdsplit_count(&r->fd, a->call, (int)a->fd_kind - 1, (int)a->fd_to - 1);
 }
 
-/* n / the client's completed requests, as a check divides: undefined without requests. */
+/* n / the client's completed requests, as a check divides (lint refuses such a check in a step
+   without a client program): undefined without requests. */
 static bool fig_per_client_request(const struct span *s, double n, double *out)
 {
     uint64_t req = s->roles[LESSON_ROLE_CLIENT].requests;
@@ -361,18 +418,18 @@ static bool fig_bytes_per_s(const struct span *s, const struct figure_arg *a, do
 
 static bool fig_calls_per_req(const struct span *s, const struct figure_arg *a, double *out)
 {
-    return fig_per_request(s, (double)fig_role(s, a)->calls_total, out);
+    return fig_per_load_request(s, (double)fig_role(s, a)->calls_total, out);
 }
 
 static bool fig_call_per_req(const struct span *s, const struct figure_arg *a, double *out)
 {
     double n = a->call < IOLAB_NCALLS ? (double)fig_role(s, a)->calls[a->call] : 0;
-    return fig_per_request(s, n, out);
+    return fig_per_load_request(s, n, out);
 }
 
 static bool fig_syscr_per_req(const struct span *s, const struct figure_arg *a, double *out)
 {
-    return fig_per_request(s, (double)fig_role(s, a)->syscr, out);
+    return fig_per_load_request(s, (double)fig_role(s, a)->syscr, out);
 }
 
 static bool fig_bytes_per_syscr(const struct span *s, const struct figure_arg *a, double *out)
@@ -386,7 +443,7 @@ static bool fig_bytes_per_syscr(const struct span *s, const struct figure_arg *a
 static bool fig_ctx_per_req(const struct span *s, const struct figure_arg *a, double *out)
 {
     (void)a;
-    return fig_per_request(s, (double)fig_ctx(s), out);
+    return fig_per_load_request(s, (double)fig_ctx(s), out);
 }
 
 static bool fig_cpu_pct(const struct span *s, const struct figure_arg *a, double *out)
@@ -410,17 +467,19 @@ static bool fig_cpu_ms_per_req(const struct span *s, const struct figure_arg *a,
 
 static bool fig_uring_per_req(const struct span *s, const struct figure_arg *a, double *out)
 {
-    return fig_per_request(s, (double)fig_role(s, a)->uring_enters, out);
+    return fig_per_load_request(s, (double)fig_role(s, a)->uring_enters, out);
 }
 
-/* The latency quantiles of the requests answered and of those left waiting (waits.h); undefined
-   without a request answered, so that a run that answered nothing shows no latency. */
+/* The latency quantiles of the requests answered and of those left waiting (span_latency);
+   undefined only when no request was answered or is waiting. A server that leaves every client
+   waiting has a latency (the waits'): a chart that wants answered requests under its points
+   leaves such a run out itself (chart.h). */
 static bool fig_latency(const struct span *s, bool p99, double *out)
 {
-    if (!s->requests)
-        return false;
     struct snapshot_latency lat;
-    waits_latency(&lat, s->hist, s->waits);
+    span_latency(s, &lat);
+    if (!lat.samples)
+        return false;
     *out = (double)(p99 ? lat.p99_ns : lat.p50_ns) / 1e6;
     return true;
 }
@@ -544,8 +603,9 @@ static const struct figure_def figures[FIGURE_NIDS] = {
                       fig_syscw, .said = NULL},
     /* Two figures share this name: a check reads the role's own rchar per read call, a sweep
        the load's payload bytes per read call of its role. */
-    [FIGURE_READ_SIZE] = {"bytes_per_syscr", "bytes per read call", "bytes per read system call",
-                          FIGURE_HIGHER, C, false, fig_read_size, .said = NULL},
+    [FIGURE_RCHAR_PER_SYSCR] = {"bytes_per_syscr", "bytes per read call",
+                                "bytes per read system call", FIGURE_HIGHER, C, false,
+                                fig_read_size, .said = NULL},
     [FIGURE_PEAK_PROCS] = {"peak_procs", "processes at once", "processes at once", FIGURE_LOWER, C,
                            false, fig_procs, .said = NULL},
     [FIGURE_READ_FILL] = {"bytes_per_uncut_syscr", "bytes per uncut read call",
@@ -563,17 +623,16 @@ static const struct figure_def figures[FIGURE_NIDS] = {
                          "descriptors open in one process at once", FIGURE_LOWER, C, false, fig_fds,
                          .said = NULL},
     [FIGURE_CALLS] = {"calls:", "calls", "calls", FIGURE_NEITHER, C, true, fig_calls, .said = NULL},
-    [FIGURE_CALLS_PER_REQUEST_NAME] = {"calls_per_request:", "calls per request",
-                                       "calls per request", FIGURE_LOWER, C, true,
-                                       fig_check_call_per_req, .said = NULL},
+    [FIGURE_CALL_PER_CLIENT_REQ] = {"calls_per_request:", "calls per request", "calls per request",
+                                    FIGURE_LOWER, C, true, fig_check_call_per_req, .said = NULL},
     [FIGURE_REQUESTS_PER_S] = {"requests_per_s", "requests/s", "/s", FIGURE_HIGHER, E | W, false,
                                fig_requests_per_s, .said = "requests/s", .show = FIGURE_SHOW_PER_S},
     [FIGURE_BYTES_PER_S] = {"bytes_per_s", "bytes/s", "B/s", FIGURE_HIGHER, E | W, false,
                             fig_bytes_per_s, .show = FIGURE_SHOW_BYTES_PER_S},
-    [FIGURE_CALLS_PER_REQ] = {"calls_per_request", "calls per request", "calls/request",
-                              FIGURE_LOWER, E | W, false, fig_calls_per_req, .said = NULL},
-    [FIGURE_CALL_PER_REQ] = {"calls:NAME/request", "calls per request", "per request", FIGURE_LOWER,
-                             E | W, true, fig_call_per_req, .said = NULL},
+    [FIGURE_ALL_CALLS_PER_REQ] = {"calls_per_request", "calls per request", "calls/request",
+                                  FIGURE_LOWER, E | W, false, fig_calls_per_req, .said = NULL},
+    [FIGURE_ONE_CALL_PER_REQ] = {"calls:NAME/request", "calls per request", "per request",
+                                 FIGURE_LOWER, E | W, true, fig_call_per_req, .said = NULL},
     [FIGURE_SYSCR_PER_REQ] = {"syscr_per_request", "read calls per request", "syscr/request",
                               FIGURE_LOWER, W, false, fig_syscr_per_req, .said = NULL},
     [FIGURE_BYTES_PER_SYSCR] = {"bytes_per_syscr", "bytes per read call", "B per read call",
@@ -613,13 +672,81 @@ enum figure_none figure_shown(const struct span *s, enum figure_id id, int role,
     const struct figure_def *f = figure_at(id);
     struct figure_arg arg = {.role = role};
     *out = 0;
-    if (id == FIGURE_CALLS_PER_REQ && span_role_ring(s, role))
+    if (id == FIGURE_ALL_CALLS_PER_REQ && span_role_ring(s, role))
         return FIGURE_NONE_RING;
     if (!f || !f->value || !f->value(s, &arg, out)) {
         *out = 0;
         return FIGURE_NONE_NOTHING;
     }
     return FIGURE_HAS_VALUE;
+}
+
+bool figure_value(enum figure_id id, const struct span *s, const struct figure_arg *a, double *out)
+{
+    static const struct figure_arg server = {.role = LESSON_ROLE_SERVER};
+    const struct figure_def *f = figure_at(id);
+    return f && f->value && f->value(s, a ? a : &server, out);
+}
+
+const char *figure_format_si(double v, const char *space, const char *unit, bool fixed, char *buf,
+                             size_t len)
+{
+    static const char *const prefix[] = {"", "k", "M", "G", "T"};
+    size_t i = 0;
+    double a = fabs(v);
+    while (a >= 999.5 && i + 1 < sizeof prefix / sizeof *prefix) {
+        v /= 1000;
+        a /= 1000;
+        i++;
+    }
+    char num[32];
+    if (fixed && i == 0)
+        snprintf(num, sizeof num, a < 10 && v != (double)(long long)v ? "%.1f" : "%.0f", v);
+    else if (fixed)
+        snprintf(num, sizeof num, a < 10 ? "%.2f" : a < 100 ? "%.1f" : "%.0f", v);
+    else if (a >= 99.95 || (i == 0 && v == (double)(long long)v))
+        snprintf(num, sizeof num, "%.0f", v);
+    else
+        snprintf(num, sizeof num, "%.3g", v);
+    snprintf(buf, len, "%s%s%s%s", num, space ? space : "", prefix[i], unit ? unit : "");
+    return buf;
+}
+
+const char *figure_format_ns(double ns, char *buf, size_t len)
+{
+    if (ns < 1e3)
+        snprintf(buf, len, "%.0f ns", ns);
+    else if (ns < 1e6)
+        snprintf(buf, len, "%.3g us", ns / 1e3);
+    else if (ns < 1e9)
+        snprintf(buf, len, "%.3g ms", ns / 1e6);
+    else
+        snprintf(buf, len, "%.3g s", ns / 1e9);
+    return buf;
+}
+
+const char *figure_format_show(enum figure_show show, double v, char *buf, size_t len)
+{
+    switch (show) {
+    case FIGURE_SHOW_PER_S:
+        return figure_format_si(v, "", "/s", false, buf, len);
+    case FIGURE_SHOW_BYTES_PER_S:
+        return figure_format_si(v, " ", "B/s", false, buf, len);
+    case FIGURE_SHOW_MS:
+        return figure_format_ns(v * 1e6, buf, len);
+    case FIGURE_SHOW_PCT:
+        snprintf(buf, len, "%.0f%%", v);
+        return buf;
+    case FIGURE_SHOW_PLAIN:
+    default:
+        return figure_format_si(v, "", "", false, buf, len);
+    }
+}
+
+const char *figure_format(enum figure_id id, double v, char *buf, size_t len)
+{
+    const struct figure_def *f = figure_at(id);
+    return figure_format_show(f ? f->show : FIGURE_SHOW_PLAIN, v, buf, len);
 }
 
 const struct figure_def *figure_at(enum figure_id id)

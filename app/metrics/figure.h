@@ -75,6 +75,18 @@ struct mode_span {
     struct span span;
 };
 
+/*
+ * Every field of one program's or role's figures as it grew from a to b (a NULL a counts from
+ * zero): counts (calls, their bytes and time, the kernel's io, context switches, requests, bytes,
+ * connections, failures, errors, the split by descriptor, io_uring) saturate at zero, CPU time
+ * each of user and system clamped at zero; gauges (processes, threads, zombies, descriptors,
+ * resident memory, requests in flight and waiting, ages) and the rates and latencies of the
+ * sampler are b's. What `iolab run` prints of one program over a segment, and what
+ * span_role_between() keeps of it.
+ */
+void snapshot_figures_between(const struct snapshot_figures *a, const struct snapshot_figures *b,
+                              struct snapshot_figures *out);
+
 /* The growth of one program's or role's figures from a to b; a NULL a counts from zero. */
 void span_role_between(const struct snapshot_figures *a, const struct snapshot_figures *b,
                        struct span_role *out);
@@ -111,6 +123,10 @@ const char *figure_unit_one(const char *plural, char *buf, size_t len);
 void span_between(const struct snapshot *first, const struct snapshot *last,
                   const struct span_opts *opts, struct span *out);
 
+/* The latency of the span's requests: the client's answered in it and those still waiting at
+   its end, each as long as it had waited (waits.h); samples 0 when there were none. */
+void span_latency(const struct span *s, struct snapshot_latency *out);
+
 /* Sets s's waits to the client's requests still waiting at last, each at most s->seconds (as
    span_between does): what a span added over many snapshots (a mode's) waited at its end. */
 void span_waits_at(struct span *s, const struct snapshot *last);
@@ -118,19 +134,23 @@ void span_waits_at(struct span *s, const struct snapshot *last);
 /*
  * Every figure a lesson can name, once: a check's "metric", an expected outcome's or a
  * prediction's side, a sweep's y axis or a headline's figure. The table (figure_at) is indexed
- * by it. One name means two figures in two formats ("bytes_per_syscr"): two ids.
+ * by it. One name means two figures in two formats ("bytes_per_syscr"): two ids, each named for
+ * what it divides (FIGURE_RCHAR_PER_SYSCR, FIGURE_BYTES_PER_SYSCR). "Per request" divides by the
+ * load's requests (the client's, or the server's when no client publishes), except in a check,
+ * which divides by the client's: FIGURE_CALL_PER_CLIENT_REQ against FIGURE_ONE_CALL_PER_REQ (one
+ * call) and FIGURE_ALL_CALLS_PER_REQ (every call), lessons/README.md "Which figure is which".
  */
 enum figure_id {
     /* Checks (FIGURE_IN_CHECK): */
-    FIGURE_SECONDS,    /* "seconds": time the programs ran in the mode */
-    FIGURE_REQUESTS,   /* "requests": requests the demos published as completed */
-    FIGURE_BYTES,      /* "bytes": payload bytes the demos published as delivered */
-    FIGURE_EXIT,       /* "exit": a program's exit status, equal to the check's "status" */
-    FIGURE_OUTPUT,     /* "output": lines of a program's output that match "match" */
-    FIGURE_SYSCR,      /* "syscr": read-family system calls, as the kernel counts them */
-    FIGURE_SYSCW,      /* "syscw": write-family system calls, likewise */
-    FIGURE_READ_SIZE,  /* a check's "bytes_per_syscr": the kernel's rchar / syscr */
-    FIGURE_PEAK_PROCS, /* "peak_procs": most processes of the role seen at once */
+    FIGURE_SECONDS,         /* "seconds": time the programs ran in the mode */
+    FIGURE_REQUESTS,        /* "requests": requests the demos published as completed */
+    FIGURE_BYTES,           /* "bytes": payload bytes the demos published as delivered */
+    FIGURE_EXIT,            /* "exit": a program's exit status, equal to the check's "status" */
+    FIGURE_OUTPUT,          /* "output": lines of a program's output that match "match" */
+    FIGURE_SYSCR,           /* "syscr": read-family system calls, as the kernel counts them */
+    FIGURE_SYSCW,           /* "syscw": write-family system calls, likewise */
+    FIGURE_RCHAR_PER_SYSCR, /* a check's "bytes_per_syscr": the role's kernel rchar / syscr */
+    FIGURE_PEAK_PROCS,      /* "peak_procs": most processes of the role seen at once */
     /* "bytes_per_uncut_syscr": rchar / (syscr - the read calls fault injection cut short): bytes
        per read the kernel was let fill, so a buffered reader is judged fairly under short reads */
     FIGURE_READ_FILL,
@@ -145,14 +165,16 @@ enum figure_id {
        climbs with the requests */
     FIGURE_PEAK_FDS,
     FIGURE_CALLS, /* "calls:NAME": counted calls of one label */
-    /* "calls_per_request:NAME": the role's counted NAME calls over the client's requests */
-    FIGURE_CALLS_PER_REQUEST_NAME,
+    /* "calls_per_request:NAME": the role's counted NAME calls over the client's requests (a
+       check's; an outcome's calls:NAME/request divides by the load's) */
+    FIGURE_CALL_PER_CLIENT_REQ,
     /* Expected outcomes and predictions (FIGURE_IN_EXPECT), sweeps (FIGURE_IN_SWEEP): */
-    FIGURE_REQUESTS_PER_S, /* "requests_per_s": the client's completed requests per second */
-    FIGURE_BYTES_PER_S,    /* "bytes_per_s": the client's payload bytes per second */
-    FIGURE_CALLS_PER_REQ,  /* "calls_per_request": a role's counted calls per request */
-    FIGURE_CALL_PER_REQ,   /* "calls:NAME/request": one call's count per request */
-    FIGURE_SYSCR_PER_REQ,  /* "syscr_per_request": the kernel's read-family calls per request */
+    FIGURE_REQUESTS_PER_S,    /* "requests_per_s": the client's completed requests per second */
+    FIGURE_BYTES_PER_S,       /* "bytes_per_s": the client's payload bytes per second */
+    FIGURE_ALL_CALLS_PER_REQ, /* "calls_per_request": a role's counted calls, every name, per
+                                 request of the load */
+    FIGURE_ONE_CALL_PER_REQ,  /* "calls:NAME/request": one call's count per request of the load */
+    FIGURE_SYSCR_PER_REQ,     /* "syscr_per_request": the kernel's read-family calls per request */
     /* a sweep's "bytes_per_syscr": the client's payload bytes per kernel read call: the size of
        the reads the kernel really saw, whoever made them */
     FIGURE_BYTES_PER_SYSCR,
@@ -162,7 +184,8 @@ enum figure_id {
        counts them */
     FIGURE_URING_ENTERS_PER_REQ,
     FIGURE_P50_MS, /* "p50_ms": the client's median request latency, ms, the requests left
-                      waiting included (the comparison's p50) */
+                      waiting included (span_latency); defined once a request was answered or
+                      is waiting, so a server that answers nobody has one */
     FIGURE_P99_MS, /* "p99_ms": likewise its 99th percentile */
     /* Checks again (FIGURE_IN_CHECK), what a call did against the bytes served (the client's
        payload bytes, or the step's files once each when no other program publishes bytes): */
@@ -190,12 +213,14 @@ void span_add(struct span *acc, const struct span *d);
 /* Which way is better for a figure. */
 enum figure_better { FIGURE_NEITHER, FIGURE_HIGHER, FIGURE_LOWER };
 
-/* How a value is written beside its figure in a sweep's table and `iolab bench`. */
+/* How a value of a figure is written for people (figure_format): a sweep's table, `iolab bench`,
+   an expected outcome's sentence, a prediction. */
 enum figure_show {
-    FIGURE_SHOW_PLAIN,       /* three significant figures: "2.5" */
+    FIGURE_SHOW_PLAIN,       /* three significant figures, SI above 999.5: "2.5", "8.19k" */
     FIGURE_SHOW_PER_S,       /* and an SI suffix, per second: "182k/s" */
     FIGURE_SHOW_BYTES_PER_S, /* likewise in bytes: "4.07 MB/s" */
-    FIGURE_SHOW_MS,          /* a latency in ms: "1.5 ms" */
+    FIGURE_SHOW_MS,          /* a latency in ms, in the unit that keeps three figures: "1.5 ms",
+                                "41 us", "2.1 s" */
     FIGURE_SHOW_PCT,         /* a whole percentage: "93%" */
 };
 
@@ -246,6 +271,34 @@ enum figure_none {
  * no calls the shim sees, so "0.00 calls per request" would say the opposite of what happened).
  */
 enum figure_none figure_shown(const struct span *s, enum figure_id id, int role, double *out);
+
+/* The role a figure reads: role itself, or the server's when it names none (-1) or one out of
+   range. Every consumer that resolves a side's or a sweep's role asks this. */
+int figure_role(int role);
+
+/* The figure id over s for a (a NULL a: the server's, no call), through the table; false when
+   the table leaves it undefined there, or it is no figure with a value (exit, output). */
+bool figure_value(enum figure_id id, const struct span *s, const struct figure_arg *a, double *out);
+
+/*
+ * A value as a person reads it, the one formatter of iolab's figures: three significant figures
+ * and an SI suffix above 999.5 ("0.53", "16.2", "182k", "4.07M"), written after `space` and
+ * before `unit` ("4.07 MB"; "182k/s"), and a value below 1000 that is whole without decimals.
+ * fixed keeps the width steady for a column that updates (a counters pane): trailing zeros
+ * stay ("4.00k"), and a value below 1000 has one decimal under 10 and none above ("2.5", "13").
+ */
+const char *figure_format_si(double v, const char *space, const char *unit, bool fixed, char *buf,
+                             size_t len);
+
+/* A time with the unit that keeps three figures: "92.3 ms", "41 us", "1.5 s", "812 ns". */
+const char *figure_format_ns(double ns, char *buf, size_t len);
+
+/* A value written as a show says (FIGURE_SHOW_*): "2.5", "182k/s", "4.07 MB/s", "1.5 ms" or
+   "1.5 s", "93%". */
+const char *figure_format_show(enum figure_show show, double v, char *buf, size_t len);
+
+/* A value of figure id as its row's .show says (figure_format_show). */
+const char *figure_format(enum figure_id id, double v, char *buf, size_t len);
 
 /* The figure an id names; NULL for an id out of range. */
 const struct figure_def *figure_at(enum figure_id id);

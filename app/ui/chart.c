@@ -179,3 +179,8 @@ size_t chart_crossings(const struct chart_series *a, const struct chart_series *
     }
     return found;
 }
+
+bool chart_point_drawn(bool defined, bool latency, uint64_t answered)
+{
+    return defined && (!latency || answered > 0);
+}

@@ -23,6 +23,7 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
 
 #define CHART_MAX_X     32
 #define CHART_MAX_TICKS 6
@@ -56,6 +57,15 @@ struct chart_geom {
  */
 void chart_compute(struct chart_geom *g, int x, int y, int w, int h, const double *xs, size_t n,
                    bool log_x, double ymax_data, int label_w);
+
+/*
+ * Whether a point is drawn: its figure is defined and, for a latency, the run answered a request.
+ * The figure table defines a latency over the requests answered and those still waiting, so a run
+ * that answered nothing has one, made of its waits alone: a value the length of the run, not of a
+ * request, which a line between the other points would present as one. Its table cell and the
+ * outcomes judged on it keep the value; the chart leaves the point out.
+ */
+bool chart_point_drawn(bool defined, bool latency, uint64_t answered);
 
 /* The row of a y value in the plot area (clamped to it). */
 int chart_row(const struct chart_geom *g, double y);

@@ -11,7 +11,6 @@
 #include "cvlayout.h"
 #include "human.h"
 #include "metrics/figure.h"
-#include "metrics/waits.h"
 #include "widgets.h"
 
 #include <stdio.h>
@@ -694,28 +693,27 @@ void counterview_compare(const struct screen_caps *c, struct layout_rect r,
     bool has_req = false, has_bytes = false;
     for (uint32_t i = 0; i < nrows; i++) {
         const struct span *m = rows[i];
-        /* The latencies count the clients left waiting (waits.h), answered or not, so they are
-           taken here rather than from the table, which wants an answered request. */
-        struct snapshot_latency lat;
-        waits_latency(&lat, m->hist, m->waits);
         static const enum figure_id ids_of[CV_CMP_N] = {
-            [CV_CMP_RATE] = FIGURE_REQUESTS_PER_S, [CV_CMP_BYTES] = FIGURE_BYTES_PER_S,
-            [CV_CMP_CALLS] = FIGURE_CALLS_PER_REQ, [CV_CMP_SYSCR] = FIGURE_SYSCR_PER_REQ,
-            [CV_CMP_CTX] = FIGURE_CTX_PER_REQ,     [CV_CMP_CPU] = FIGURE_CPU_PCT,
+            [CV_CMP_RATE] = FIGURE_REQUESTS_PER_S,     [CV_CMP_BYTES] = FIGURE_BYTES_PER_S,
+            [CV_CMP_CALLS] = FIGURE_ALL_CALLS_PER_REQ, [CV_CMP_SYSCR] = FIGURE_SYSCR_PER_REQ,
+            [CV_CMP_CTX] = FIGURE_CTX_PER_REQ,         [CV_CMP_CPU] = FIGURE_CPU_PCT,
         };
         for (int k = 0; k < CV_CMP_N; k++)
             none[i][k] = figure_shown(m, ids_of[k], (int)study_role, &v[i][k]);
+        /* The latencies count the clients left waiting, answered or not (the table's); no
+           request answered or waiting in the mode: no latency, not 0 ns. */
+        double p50_ms, p99_ms;
+        enum figure_none lat_none = figure_shown(m, FIGURE_P99_MS, (int)study_role, &p99_ms);
+        figure_shown(m, FIGURE_P50_MS, (int)study_role, &p50_ms);
         if (latency) {
-            v[i][CV_CMP_BYTES] = (double)lat.p50_ns;
-            v[i][CV_CMP_CPU] = (double)lat.p99_ns;
-            /* No request answered or waiting in the mode: no latency, not 0 ns. */
-            none[i][CV_CMP_BYTES] = none[i][CV_CMP_CPU] =
-                lat.samples ? FIGURE_HAS_VALUE : FIGURE_NONE_NOTHING;
+            v[i][CV_CMP_BYTES] = p50_ms * 1e6;
+            v[i][CV_CMP_CPU] = p99_ms * 1e6;
+            none[i][CV_CMP_BYTES] = none[i][CV_CMP_CPU] = lat_none;
         }
         for (int k = 0; k < CV_CMP_N; k++)
             if (v[i][k] > max[k])
                 max[k] = v[i][k];
-        has_req |= m->requests > 0 || lat.samples > 0;
+        has_req |= m->requests > 0 || lat_none == FIGURE_HAS_VALUE;
         has_bytes |= m->bytes > 0;
     }
     bool shown[CV_CMP_N] = {

@@ -282,7 +282,10 @@ static struct layout_rect sweepview_area(const struct layout *L)
 
 static bool sweepview_point_ok(const struct sweep_result *r, size_t s, size_t v)
 {
-    return v * r->nmodes + s < r->done && r->points[s][v].has_figure;
+    const struct sweep_point *p = &r->points[s][v];
+    const struct figure_def *f = figure_at(r->sw->figure);
+    return v * r->nmodes + s < r->done &&
+           chart_point_drawn(p->has_figure, f && f->show == FIGURE_SHOW_MS, p->requests);
 }
 
 static const char *sweepview_mode(const struct sweep_result *r, size_t s)
@@ -653,7 +656,7 @@ static const struct {
 } sweepview_rowdefs[] = {
     {FIGURE_REQUESTS_PER_S, "req/s", "req/s: %s completed per second", 1},
     {FIGURE_BYTES_PER_S, "B/s", "B/s: payload bytes per second", 0},
-    {FIGURE_CALLS_PER_REQ, "calls", "calls: counted system calls per %s", 2},
+    {FIGURE_ALL_CALLS_PER_REQ, "calls", "calls: counted system calls per %s", 2},
     {FIGURE_SYSCR_PER_REQ, "syscr", "syscr: the kernel's read calls per %s", 2},
     {FIGURE_BYTES_PER_SYSCR, "B/read", "B/read: bytes per read call the kernel counted", 0},
     {FIGURE_CTX_PER_REQ, "ctx", "ctx: context switches per %s", 2},
@@ -696,42 +699,17 @@ static void sweepview_one(const char *plural, char *buf, size_t len)
 /* Whether a done point's bytes moved without read calls (its bytes per read means nothing). */
 static bool sweepview_noread(const struct sweep_point *p)
 {
-    return p->rchar_per_byte >= 0 && p->rchar_per_byte < SWEEPVIEW_NOREAD_SHARE;
+    return p->has[FIGURE_RCHAR_PER_BYTE] && p->fig[FIGURE_RCHAR_PER_BYTE] < SWEEPVIEW_NOREAD_SHARE;
 }
 
-/* The figure of row f for point p; false when it has none (shown as "-"). */
+/* The figure of row f for point p; false when it has none (shown as "-"): one the table left
+   undefined, or a size of reads where the reads moved almost none of the bytes. */
 static bool sweepview_cell_value(const struct sweep_point *p, enum figure_id f, double *out)
 {
-    bool per_req = p->requests > 0;
-    switch (f) {
-    case FIGURE_REQUESTS_PER_S:
-        *out = p->requests_per_s;
-        return true;
-    case FIGURE_BYTES_PER_S:
-        *out = p->bytes_per_s;
-        return true;
-    case FIGURE_CALLS_PER_REQ:
-        *out = p->calls_per_request;
-        return per_req;
-    case FIGURE_SYSCR_PER_REQ:
-        *out = p->syscr_per_request;
-        return per_req;
-    case FIGURE_BYTES_PER_SYSCR:
-        *out = p->bytes_per_syscr;
-        return p->bytes_per_syscr > 0 && !sweepview_noread(p);
-    case FIGURE_CTX_PER_REQ:
-        *out = p->ctx_per_request;
-        return per_req;
-    case FIGURE_CPU_PCT:
-        *out = p->cpu_pct;
-        return true;
-    case FIGURE_P50_MS:
-    case FIGURE_P99_MS:
-        *out = f == FIGURE_P50_MS ? p->p50_ms : p->p99_ms;
-        return *out > 0;
-    default:
+    if ((unsigned)f >= FIGURE_NIDS || !p->has[f])
         return false;
-    }
+    *out = p->fig[f];
+    return f != FIGURE_BYTES_PER_SYSCR || !sweepview_noread(p);
 }
 
 /* v with sig significant digits and no exponent: "4.51", "131", "0.0104". */
@@ -823,7 +801,7 @@ static size_t sweepview_extras(const struct sweep_result *r, enum figure_id *out
     if (sw->figure == FIGURE_BYTES_PER_SYSCR)
         return n;
     for (size_t k = 0; k < r->done && k < r->nmodes * r->nvalues; k++)
-        if (r->points[k % r->nmodes][k / r->nmodes].bytes_per_syscr > 0) {
+        if (sweep_point_fig(&r->points[k % r->nmodes][k / r->nmodes], FIGURE_BYTES_PER_SYSCR) > 0) {
             out[n++] = FIGURE_BYTES_PER_SYSCR;
             break;
         }

@@ -4,6 +4,7 @@
  * is not UTF-8. Controls (and the bidi controls, which would reorder the line) are drawn as '?'.
  */
 #include "widgets.h"
+#include "metrics/figure.h"
 #include "termsafe.h"
 
 #include <stdarg.h>
@@ -211,27 +212,15 @@ void widgets_sparkline(const struct screen_caps *c, int x, int y, int w, const d
     attroff(a);
 }
 
+/* The fixed-width forms of the figure table's one formatter (metrics/figure.h). */
 const char *widgets_si_fixed(double v, char *buf, size_t len)
 {
-    static const char units[] = " kMGT";
-    int u = 0;
-    while (v >= 999.5 && u < 4) {
-        v /= 1000;
-        u++;
-    }
-    if (u == 0)
-        snprintf(buf, len, v < 10 && v != (long)v ? "%.1f" : "%.0f", v);
-    else
-        snprintf(buf, len, v < 10 ? "%.2f%c" : v < 100 ? "%.1f%c" : "%.0f%c", v, units[u]);
-    return buf;
+    return figure_format_si(v, "", "", true, buf, len);
 }
 
 const char *widgets_bytes_fixed(double v, char *buf, size_t len)
 {
-    char n[32];
-    widgets_si_fixed(v, n, sizeof n);
-    snprintf(buf, len, "%sB", n);
-    return buf;
+    return figure_format_si(v, "", "B", true, buf, len);
 }
 
 const char *widgets_ns_fixed(double ns, char *buf, size_t len)

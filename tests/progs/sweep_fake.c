@@ -9,7 +9,9 @@
  * and 300. Each request is 100 bytes and takes 1 ms of latency (published). --fail-at N makes the
  * program exit with status 1 at once when its value is N (a point that fails); --errors-at N
  * makes it count one failed request in ten when its value is N (a point with errors, measured).
- * --latency-us U publishes U microseconds of latency instead of 1 ms. It runs until SIGTERM.
+ * --latency-us U publishes U microseconds of latency instead of 1 ms. --waiting N publishes N
+ * requests still unanswered, each waiting for an hour (a client kept waiting longer than any
+ * measured segment, or a stale gauge). It runs until SIGTERM.
  */
 #include "iolab_counters.h"
 
@@ -20,7 +22,7 @@
 
 int main(int argc, char **argv)
 {
-    long value = 1, fail_at = -1, errors_at = -1, latency_us = 1000;
+    long value = 1, fail_at = -1, errors_at = -1, latency_us = 1000, waiting = 0;
     const char *mode = "flat";
     for (int i = 1; i + 1 < argc; i += 2) {
         if (!strcmp(argv[i], "--value"))
@@ -33,6 +35,8 @@ int main(int argc, char **argv)
             errors_at = atol(argv[i + 1]);
         else if (!strcmp(argv[i], "--latency-us"))
             latency_us = atol(argv[i + 1]);
+        else if (!strcmp(argv[i], "--waiting"))
+            waiting = atol(argv[i + 1]);
     }
     if (value == fail_at) {
         fprintf(stderr, "sweep_fake: told to fail at %ld\n", value);
@@ -51,6 +55,12 @@ int main(int argc, char **argv)
         double el = (double)(now.tv_sec - t0.tv_sec) + (double)(now.tv_nsec - t0.tv_nsec) / 1e9;
         uint64_t due = (uint64_t)(el * rate);
         struct iolab_app *a = iolab_app();
+        if (a && waiting > 0) {
+            const uint64_t hour_ns = 3600ull * 1000000000ull;
+            a->in_flight = a->waiting = (uint64_t)waiting;
+            a->in_flight_oldest_ns = hour_ns;
+            a->in_flight_hist[iolab_hist_bucket(hour_ns)] = (uint64_t)waiting;
+        }
         for (; sent < due; sent++)
             if (a) {
                 iolab_add(&a->requests, 1);

@@ -160,3 +160,13 @@ TEST_CASE("a y axis over figures that span more than twenty times is logarithmic
     chart_series c[] = {{close_a, nullptr}, {close_b, nullptr}};
     CHECK_FALSE(chart_wants_log_y(c, 2, 2));
 }
+
+TEST_CASE("chart: a latency of a run that answered nothing is no point, other figures are")
+{
+    // The figure table gives such a run a latency made of its waits alone (the run's length):
+    // its cell and its outcomes keep it, the chart leaves it out.
+    CHECK_FALSE(chart_point_drawn(true, true, 0));
+    CHECK(chart_point_drawn(true, true, 1));
+    CHECK(chart_point_drawn(true, false, 0));
+    CHECK_FALSE(chart_point_drawn(false, false, 10));
+}

@@ -60,7 +60,7 @@ TEST_CASE("metrics parse, and every listed name parses")
     CHECK(call == IOLAB_CALL_SENDFILE);
     CHECK(check_metric_parse("bytes_per_byte_served:", &m, &call) == -EINVAL);
     REQUIRE(check_metric_parse("calls_per_request:recvmmsg", &m, &call) == 0);
-    CHECK(m == FIGURE_CALLS_PER_REQUEST_NAME);
+    CHECK(m == FIGURE_CALL_PER_CLIENT_REQ);
     CHECK(call == IOLAB_CALL_RECVMMSG);
     CHECK(check_metric_parse("calls_per_request:", &m, &call) == -EINVAL);
     CHECK(check_metric_parse("calls_per_request:io_uring_enter", &m, &call) == -EINVAL);

@@ -89,7 +89,7 @@ TEST_CASE("exit and output checks read what the grader observed, ratios and maxi
     m.span.roles[LESSON_ROLE_CLIENT].rchar = 4096 * 100;
     m.span.roles[LESSON_ROLE_CLIENT].syscr = 101;
     m.span.roles[LESSON_ROLE_SERVER].nprocs = 5;
-    lesson_check c[4] = {make(FIGURE_EXIT), make(FIGURE_OUTPUT), make(FIGURE_READ_SIZE),
+    lesson_check c[4] = {make(FIGURE_EXIT), make(FIGURE_OUTPUT), make(FIGURE_RCHAR_PER_SYSCR),
                          make(FIGURE_PEAK_PROCS)};
     c[0].program = 0, c[0].has_status = true, c[0].status = 0;
     c[1].program = 0, c[1].has_min = true, c[1].min = 2;
@@ -208,7 +208,7 @@ TEST_CASE("bytes per uncut read: reads fault injection cut short leave the count
     m.span.roles[LESSON_ROLE_CLIENT].rchar = 4096 * 800 + 2048 * 350;
     m.span.roles[LESSON_ROLE_CLIENT].syscr = 800 + 350 + 1;
     m.span.roles[LESSON_ROLE_CLIENT].fd.faults[IOLAB_FAULT_SHORT_READ] = 350;
-    lesson_check c[2] = {make(FIGURE_READ_FILL), make(FIGURE_READ_SIZE)};
+    lesson_check c[2] = {make(FIGURE_READ_FILL), make(FIGURE_RCHAR_PER_SYSCR)};
     c[0].has_min = c[1].has_min = true;
     c[0].min = c[1].min = 4000;
     lesson_scenario sc = scenario(c, 2);

@@ -130,11 +130,12 @@ TEST_CASE("figures: every name is found once per format, with its unit and the b
     }
     CHECK(figure_at(FIGURE_NIDS) == nullptr);
     // The ids name the table's rows.
-    CHECK(figure_find_in("bytes_per_syscr", FIGURE_IN_CHECK, &call) == figure_at(FIGURE_READ_SIZE));
+    CHECK(figure_find_in("bytes_per_syscr", FIGURE_IN_CHECK, &call) ==
+          figure_at(FIGURE_RCHAR_PER_SYSCR));
     CHECK(figure_find_in("bytes_per_syscr", FIGURE_IN_SWEEP, &call) ==
           figure_at(FIGURE_BYTES_PER_SYSCR));
     CHECK(figure_find("calls:fork", &call) == figure_at(FIGURE_CALLS));
-    CHECK(figure_find("calls:read/request", &call) == figure_at(FIGURE_CALL_PER_REQ));
+    CHECK(figure_find("calls:read/request", &call) == figure_at(FIGURE_ONE_CALL_PER_REQ));
 }
 
 TEST_CASE("figures: values over a span, and per-request figures undefined without requests")
@@ -175,6 +176,97 @@ TEST_CASE("figures: values over a span, and per-request figures undefined withou
     CHECK_FALSE(figure_find("p99_ms", &call)->value(&none, &arg, &v));
 }
 
+TEST_CASE("figures: a latency is the answered and the waiting requests', capped at the span")
+{
+    // Nothing answered, three clients waiting "for an hour" (a stale age) at the end of a span
+    // of 2 s: the latency is theirs, as long as the span, whatever the gauge says.
+    auto a = blank(1), b = blank(3);
+    b->in_flight_hist[LESSON_ROLE_CLIENT][iolab_hist_bucket(3600ull * 1000000000)] = 3;
+    span s;
+    span_between(a.get(), b.get(), nullptr, &s);
+    double p99 = 0, p50 = 0;
+    REQUIRE(figure_value(FIGURE_P99_MS, &s, nullptr, &p99));
+    REQUIRE(figure_value(FIGURE_P50_MS, &s, nullptr, &p50));
+    CHECK(p99 > 1500);
+    CHECK(p99 < 2600);
+    snapshot_latency lat;
+    span_latency(&s, &lat);
+    CHECK(lat.samples == 3);
+    CHECK(p99 == Approx((double)lat.p99_ns / 1e6));
+    // Answered requests set the pace of the waits; with neither, no latency at all.
+    auto c = blank(3);
+    span_between(a.get(), c.get(), nullptr, &s);
+    CHECK_FALSE(figure_value(FIGURE_P99_MS, &s, nullptr, &p99));
+}
+
+TEST_CASE("snapshot_figures_between: every count grows, every gauge is the last one's")
+{
+    snapshot_figures a = {}, b = {};
+    a.calls[IOLAB_CALL_READ].count = 10;
+    b.calls[IOLAB_CALL_READ].count = 30;
+    b.calls[IOLAB_CALL_READ].ns = 500;
+    a.calls[IOLAB_CALL_WRITE].count = 9; // went backwards: a restart counts nothing
+    b.calls[IOLAB_CALL_WRITE].count = 4;
+    a.cpu_user_s = 2;
+    b.cpu_user_s = 1.5; // clamped at zero
+    b.cpu_sys_s = 0.25;
+    b.read_bytes = 4096;
+    a.conns_closed = 2;
+    b.conns_closed = 5;
+    b.failed[0][1] = 3;
+    b.shed = 1;
+    b.fd.faults[0] = 7;
+    b.uring_enters = 11;
+    b.nprocs = 4; // gauges
+    b.waiting = 2;
+    b.in_flight_oldest_ns = 123;
+    b.rss_bytes = 1 << 20;
+    snapshot_figures d;
+    snapshot_figures_between(&a, &b, &d);
+    CHECK(d.calls[IOLAB_CALL_READ].count == 20);
+    CHECK(d.calls[IOLAB_CALL_READ].ns == 500);
+    CHECK(d.calls[IOLAB_CALL_WRITE].count == 0);
+    CHECK(d.cpu_user_s == 0);
+    CHECK(d.cpu_sys_s == Approx(0.25));
+    CHECK(d.read_bytes == 4096);
+    CHECK(d.conns_closed == 3);
+    CHECK(d.failed[0][1] == 3);
+    CHECK(d.shed == 1);
+    CHECK(d.fd.faults[0] == 7);
+    CHECK(d.uring_enters == 11);
+    CHECK(d.nprocs == 4);
+    CHECK(d.waiting == 2);
+    CHECK(d.in_flight_oldest_ns == 123);
+    CHECK(d.rss_bytes == 1u << 20);
+    // From zero (a NULL first), everything is b's.
+    snapshot_figures_between(nullptr, &b, &d);
+    CHECK(d.calls[IOLAB_CALL_WRITE].count == 4);
+    CHECK(d.cpu_user_s == Approx(1.5));
+}
+
+TEST_CASE("figure_role and figure_format: one clamp, one formatter")
+{
+    CHECK(figure_role(-1) == LESSON_ROLE_SERVER);
+    CHECK(figure_role(LESSON_NROLES) == LESSON_ROLE_SERVER);
+    CHECK(figure_role(LESSON_ROLE_CLIENT) == LESSON_ROLE_CLIENT);
+    char buf[32];
+    CHECK(std::string(figure_format_si(182000, "", "", false, buf, sizeof buf)) == "182k");
+    CHECK(std::string(figure_format_si(4.07e6, " ", "B", false, buf, sizeof buf)) == "4.07 MB");
+    CHECK(std::string(figure_format_si(999.7, "", "", false, buf, sizeof buf)) == "1k");
+    CHECK(std::string(figure_format_si(0.53, "", "", false, buf, sizeof buf)) == "0.53");
+    CHECK(std::string(figure_format_si(-1500, "", "", false, buf, sizeof buf)) == "-1.5k");
+    // Fixed width, for columns that update: trailing zeros stay.
+    CHECK(std::string(figure_format_si(4000, "", "", true, buf, sizeof buf)) == "4.00k");
+    CHECK(std::string(figure_format_si(12.7, "", "", true, buf, sizeof buf)) == "13");
+    CHECK(std::string(figure_format_si(2.5, "", "B", true, buf, sizeof buf)) == "2.5B");
+    // By the table's .show.
+    CHECK(std::string(figure_format(FIGURE_REQUESTS_PER_S, 182000, buf, sizeof buf)) == "182k/s");
+    CHECK(std::string(figure_format(FIGURE_BYTES_PER_S, 4.07e6, buf, sizeof buf)) == "4.07 MB/s");
+    CHECK(std::string(figure_format(FIGURE_P99_MS, 92.3, buf, sizeof buf)) == "92.3 ms");
+    CHECK(std::string(figure_format(FIGURE_CPU_PCT, 93.4, buf, sizeof buf)) == "93%");
+    CHECK(std::string(figure_format(FIGURE_CTX_PER_REQ, 2.5, buf, sizeof buf)) == "2.5");
+}
+
 TEST_CASE("span_add: counts and time add, gauges keep their peak, ratios are of the sums")
 {
     auto a = blank(0), b = blank(2), c = blank(5);
@@ -204,7 +296,7 @@ TEST_CASE("span_add: counts and time add, gauges keep their peak, ratios are of 
 
     double v = 0;
     figure_arg server = {LESSON_ROLE_SERVER, IOLAB_CALL_READ, 0, 0, 0};
-    REQUIRE(figure_at(FIGURE_READ_SIZE)->value(&acc, &server, &v));
+    REQUIRE(figure_at(FIGURE_RCHAR_PER_SYSCR)->value(&acc, &server, &v));
     CHECK(v == Approx(400)); // 16000 bytes over 40 reads, not the mean of 100 and 500
     REQUIRE(figure_at(FIGURE_PEAK_THREADS)->value(&acc, &server, &v));
     CHECK(v == 9);
@@ -213,7 +305,7 @@ TEST_CASE("span_add: counts and time add, gauges keep their peak, ratios are of 
     CHECK(figure_find_in("peak_fds", FIGURE_IN_CHECK, nullptr) == figure_at(FIGURE_PEAK_FDS));
     // A check's calls_per_request:read divides by the client's requests; role -1 counts every
     // role's calls.
-    REQUIRE(figure_at(FIGURE_CALLS_PER_REQUEST_NAME)->value(&acc, &server, &v));
+    REQUIRE(figure_at(FIGURE_CALL_PER_CLIENT_REQ)->value(&acc, &server, &v));
     CHECK(v == Approx(900.0 / 400));
     figure_arg every = {-1, IOLAB_CALL_READ, 0, 0, 0};
     REQUIRE(figure_at(FIGURE_CALLS)->value(&acc, &every, &v));
@@ -311,7 +403,8 @@ TEST_CASE("figures as a view shows them: none without a request done, none for c
     span s;
     span_between(a.get(), b.get(), nullptr, &s);
     double v = -1;
-    CHECK(figure_shown(&s, FIGURE_CALLS_PER_REQ, LESSON_ROLE_CLIENT, &v) == FIGURE_NONE_NOTHING);
+    CHECK(figure_shown(&s, FIGURE_ALL_CALLS_PER_REQ, LESSON_ROLE_CLIENT, &v) ==
+          FIGURE_NONE_NOTHING);
     CHECK(v == 0);
     CHECK(figure_shown(&s, FIGURE_SYSCR_PER_REQ, LESSON_ROLE_CLIENT, &v) == FIGURE_NONE_NOTHING);
     CHECK(figure_shown(&s, FIGURE_CTX_PER_REQ, LESSON_ROLE_CLIENT, &v) == FIGURE_NONE_NOTHING);
@@ -327,7 +420,7 @@ TEST_CASE("figures as a view shows them: none without a request done, none for c
     b->roles[LESSON_ROLE_CLIENT].calls_total = 1;
     b->roles[LESSON_ROLE_CLIENT].syscr = 8192;
     span_between(a.get(), b.get(), nullptr, &s);
-    CHECK(figure_shown(&s, FIGURE_CALLS_PER_REQ, LESSON_ROLE_CLIENT, &v) == FIGURE_HAS_VALUE);
+    CHECK(figure_shown(&s, FIGURE_ALL_CALLS_PER_REQ, LESSON_ROLE_CLIENT, &v) == FIGURE_HAS_VALUE);
     CHECK(v == Approx(0.5));
     CHECK(figure_shown(&s, FIGURE_SYSCR_PER_REQ, LESSON_ROLE_CLIENT, &v) == FIGURE_HAS_VALUE);
     CHECK(v == Approx(4096));
@@ -344,12 +437,13 @@ TEST_CASE("figures as a view shows them: none without a request done, none for c
     span_between(a.get(), e.get(), nullptr, &ring);
     CHECK(span_role_ring(&ring, LESSON_ROLE_SERVER));
     CHECK_FALSE(span_role_ring(&ring, LESSON_ROLE_CLIENT));
-    CHECK(figure_shown(&ring, FIGURE_CALLS_PER_REQ, LESSON_ROLE_SERVER, &v) == FIGURE_NONE_RING);
+    CHECK(figure_shown(&ring, FIGURE_ALL_CALLS_PER_REQ, LESSON_ROLE_SERVER, &v) ==
+          FIGURE_NONE_RING);
     CHECK(v == 0);
     // The table itself still has the figure, which an expected outcome reads ("the shim sees
     // almost none of the io_uring server's work").
     figure_arg arg = {LESSON_ROLE_SERVER, 0, 0, 0, 0};
-    REQUIRE(figure_at(FIGURE_CALLS_PER_REQ)->value(&ring, &arg, &v));
+    REQUIRE(figure_at(FIGURE_ALL_CALLS_PER_REQ)->value(&ring, &arg, &v));
     CHECK(v == Approx(10.0 / 30000));
     // The client's calls, and the demo's own count, are figures.
     CHECK(figure_shown(&ring, FIGURE_URING_ENTERS_PER_REQ, LESSON_ROLE_SERVER, &v) ==

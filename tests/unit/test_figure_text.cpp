@@ -56,10 +56,13 @@ TEST_CASE("figure text: each figure's values are written the way its table row s
     CHECK(text(FIGURE_BYTES_PER_S, 4.07e6) == "4.07 MB/s");
     CHECK(text(FIGURE_REQUESTS_PER_S, 182000) == "182k/s");
     CHECK(text(FIGURE_P99_MS, 1.5) == "1.5 ms");
-    CHECK(text(FIGURE_P50_MS, 0.25) == "0.25 ms");
+    CHECK(text(FIGURE_P50_MS, 0.25) == "250 us"); // as an outcome's sentence writes it
     CHECK(text(FIGURE_CPU_PCT, 93.4) == "93%");
-    CHECK(text(FIGURE_CALLS_PER_REQ, 2.5) == "2.5");
-    CHECK(text(FIGURE_BYTES_PER_SYSCR, 4096) == "4.1e+03");
+    CHECK(text(FIGURE_ALL_CALLS_PER_REQ, 2.5) == "2.5");
+    CHECK(text(FIGURE_BYTES_PER_SYSCR, 4096) == "4.1k");
+    // A latency keeps three figures in the unit that fits: never "1.5e+03 ms".
+    CHECK(text(FIGURE_P99_MS, 1500) == "1.5 s");
+    CHECK(text(FIGURE_P50_MS, 0.041) == "41 us");
 }
 
 TEST_CASE("figure text: an expected outcome's sentence keeps its own words for a figure")

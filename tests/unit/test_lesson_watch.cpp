@@ -32,13 +32,13 @@ TEST_CASE("lesson_watch_derive: the calls of the checks, then of the outcomes, e
     checks[0].metric = FIGURE_SECONDS;
     checks[1].metric = FIGURE_CALLS;
     checks[1].call = IOLAB_CALL_FORK;
-    checks[2].metric = FIGURE_CALLS_PER_REQUEST_NAME;
+    checks[2].metric = FIGURE_CALL_PER_CLIENT_REQ;
     checks[2].call = IOLAB_CALL_EPOLL_WAIT;
     lesson_expect expects[1] = {};
-    expects[0].left.figure = FIGURE_CALL_PER_REQ;
+    expects[0].left.figure = FIGURE_ONE_CALL_PER_REQ;
     expects[0].left.call = IOLAB_CALL_SENDFILE;
     expects[0].has_right = true;
-    expects[0].right.figure = FIGURE_CALL_PER_REQ;
+    expects[0].right.figure = FIGURE_ONE_CALL_PER_REQ;
     expects[0].right.call = IOLAB_CALL_FORK; // already there
     lesson_scenario sc = {};
     sc.checks = checks;

@@ -50,7 +50,7 @@ TEST_CASE("load_figure: a sweep's figure resolves to the table's id, its call wi
     REQUIRE(l.rc == 0);
     const lesson_sweep *sw = l.scenario()->sweep;
     REQUIRE(sw);
-    CHECK(sw->figure == FIGURE_CALL_PER_REQ);
+    CHECK(sw->figure == FIGURE_ONE_CALL_PER_REQ);
     CHECK(sw->call == IOLAB_CALL_READ);
 
     // The same name means the sweep's figure, not the check's.

@@ -98,7 +98,7 @@ TEST_CASE("mode span: an outcome's p99 counts the clients left waiting for secon
     // A prediction reads the same figure: read() calls per request, 2 in every mode.
     lesson_predict p = {};
     p.kind = LESSON_PREDICT_NUMBER;
-    p.figure = {1, FIGURE_CALL_PER_REQ, IOLAB_CALL_READ, LESSON_ROLE_SERVER};
+    p.figure = {1, FIGURE_ONE_CALL_PER_REQ, IOLAB_CALL_READ, LESSON_ROLE_SERVER};
     p.tolerance = 0.1;
     prediction a = {true, 2, -1};
     prediction_verdict pv = prediction_judge(&f.sc, &p, &a, s.modes, s.nmodes);

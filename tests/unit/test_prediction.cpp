@@ -44,7 +44,7 @@ struct Fixture {
     {
         lesson_predict p = {};
         p.kind = LESSON_PREDICT_NUMBER;
-        p.figure = {mode, FIGURE_CALL_PER_REQ, IOLAB_CALL_READ, LESSON_ROLE_SERVER};
+        p.figure = {mode, FIGURE_ONE_CALL_PER_REQ, IOLAB_CALL_READ, LESSON_ROLE_SERVER};
         p.tolerance = tolerance;
         return p;
     }

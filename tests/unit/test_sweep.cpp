@@ -201,13 +201,13 @@ TEST_CASE("a point's figures are the growth between its two snapshots")
     sweep_point_measure(&sw, &a, &b, &p);
     CHECK(p.seconds == Approx(2));
     CHECK(p.requests == 2000);
-    CHECK(p.requests_per_s == Approx(1000));
-    CHECK(p.bytes_per_s == Approx(4096 * 1000));
-    CHECK(p.calls_per_request == Approx(3));
-    CHECK(p.bytes_per_syscr == Approx(8192));
-    CHECK(p.rchar_per_byte == Approx(1));
+    CHECK(p.fig[FIGURE_REQUESTS_PER_S] == Approx(1000));
+    CHECK(p.fig[FIGURE_BYTES_PER_S] == Approx(4096 * 1000));
+    CHECK(p.fig[FIGURE_ALL_CALLS_PER_REQ] == Approx(3));
+    CHECK(p.fig[FIGURE_BYTES_PER_SYSCR] == Approx(8192));
+    CHECK(p.fig[FIGURE_RCHAR_PER_BYTE] == Approx(1));
     CHECK(p.errors == 2);
-    CHECK(p.cpu_pct == Approx(25));
+    CHECK(p.fig[FIGURE_CPU_PCT] == Approx(25));
     CHECK(p.has_figure);
     CHECK(p.figure == Approx(1000));
 
@@ -219,20 +219,25 @@ TEST_CASE("a point's figures are the growth between its two snapshots")
     b.roles[LESSON_ROLE_CLIENT].waiting = 100;
     sweep_point_measure(&sw, &a, &b, &p);
     CHECK(p.waiting == 100);
-    CHECK(p.p99_ms > 1000);
-    CHECK(p.p99_ms < 2600);
+    CHECK(p.fig[FIGURE_P99_MS] > 1000);
+    CHECK(p.fig[FIGURE_P99_MS] < 2600);
 
     // Bytes that moved without read calls (splice, a mapping): a read of something else now and
     // then says nothing of how the payload moved, and the point says so.
     b.roles[LESSON_ROLE_SERVER].rchar = 4096;
     sweep_point_measure(&sw, &a, &b, &p);
-    CHECK(p.rchar_per_byte < 0.01);
+    CHECK(p.fig[FIGURE_RCHAR_PER_BYTE] < 0.01);
 
-    // Per-request figures need requests.
-    sw.figure = FIGURE_P99_MS;
+    // Per-request figures need requests; a latency has the clients still waiting.
+    sw.figure = FIGURE_ALL_CALLS_PER_REQ;
     b.roles[LESSON_ROLE_CLIENT].requests = 100;
     sweep_point_measure(&sw, &a, &b, &p);
     CHECK_FALSE(p.has_figure);
+    CHECK_FALSE(p.has[FIGURE_CTX_PER_REQ]);
+    sw.figure = FIGURE_P99_MS;
+    sweep_point_measure(&sw, &a, &b, &p);
+    CHECK(p.has_figure);
+    CHECK(p.figure > 1000);
 }
 
 TEST_CASE("a result written as JSON reads back point for point")
@@ -259,7 +264,8 @@ TEST_CASE("a result written as JSON reads back point for point")
         p.figure = 100.0 * (double)(k + 1);
         p.seconds = 1;
         p.requests = k;
-        p.rchar_per_byte = k == 1 ? 0.001 : 1;
+        p.fig[FIGURE_RCHAR_PER_BYTE] = k == 1 ? 0.001 : 1;
+        p.has[FIGURE_RCHAR_PER_BYTE] = true;
     }
     strcpy(r.points[0][1].problem, "2 errors counted");
     char *json = sweepio_json_text(&r);
@@ -276,15 +282,81 @@ TEST_CASE("a result written as JSON reads back point for point")
         CHECK(back.points[k % 2][k / 2].figure == Approx(r.points[k % 2][k / 2].figure));
     }
     CHECK(std::string(back.points[0][1].problem) == "2 errors counted");
-    CHECK(back.points[1][0].rchar_per_byte == Approx(0.001));
-    CHECK(back.points[0][0].rchar_per_byte == Approx(1));
+    CHECK(back.points[1][0].fig[FIGURE_RCHAR_PER_BYTE] == Approx(0.001));
+    CHECK(back.points[0][0].fig[FIGURE_RCHAR_PER_BYTE] == Approx(1));
     // A result saved before points kept how their bytes moved: unknown, not "without reads".
     CHECK(sweepio_parse(R"({"modes": ["a", "b"], "points": [{"mode": "a", "value": "8",
         "measured": true, "figure": 1, "bytes_per_syscr": 4096}]})",
                         sc, &back) == 0);
-    CHECK(back.points[0][0].rchar_per_byte < 0);
+    CHECK_FALSE(back.points[0][0].has[FIGURE_RCHAR_PER_BYTE]);
     CHECK(sweepio_parse("{\"points\": 3}", sc, &back) == -EINVAL);
     CHECK(sweepio_parse("not json", sc, &back) == -EINVAL);
+}
+
+TEST_CASE("a sweep stored by an earlier build reads back: its keys, its figures, its outcomes")
+{
+    MemLesson l(lesson_with(good_sweep));
+    REQUIRE(l.rc == 0);
+    const lesson_scenario *sc = lesson_step_scenario(l.step());
+    static sweep_result back;
+    // As the build before points kept their figures by id wrote them (named fields, 0 where a
+    // figure was undefined): a point with requests, and one that answered nothing.
+    const char *stored = R"({"param": "size", "figure": "requests_per_s", "unit": "/s",
+      "seconds_per_point": 1.00, "scale": "log", "tier": "full", "finished": false,
+      "stopped": true, "points_done": 2, "values": ["8", "64", "512", "4096"], "modes": ["a", "b"],
+      "points": [
+        {"mode": "a", "value": "8", "x": 8, "measured": true, "figure": 1000.0, "seconds": 1.000,
+         "requests": 1000, "bytes": 4096000, "errors": 0, "connections": 8, "waiting": 0,
+         "failed": 0, "requests_per_s": 1000.00, "bytes_per_s": 4096000, "calls_per_request": 3.0000,
+         "syscr_per_request": 1.0000, "bytes_per_syscr": 4096.0, "rchar_per_byte": 1.0000,
+         "ctx_per_request": 2.5000, "cpu_pct": 25.0, "p50_ms": 1.0000, "p99_ms": 1.5000,
+         "problem": null},
+        {"mode": "b", "value": "8", "x": 8, "measured": true, "figure": 0.0, "seconds": 1.000,
+         "requests": 0, "bytes": 0, "errors": 0, "connections": 8, "waiting": 0, "failed": 0,
+         "requests_per_s": 0.00, "bytes_per_s": 0, "calls_per_request": 0.0000,
+         "syscr_per_request": 0.0000, "bytes_per_syscr": 0.0, "rchar_per_byte": 0.0000,
+         "ctx_per_request": 0.0000, "cpu_pct": 1.0, "p50_ms": 0.0000, "p99_ms": 0.0000,
+         "problem": null}]})";
+    REQUIRE(sweepio_parse(stored, sc, &back) == 0);
+    REQUIRE(back.done == 2);
+    const sweep_point &a = back.points[0][0], &b = back.points[1][0];
+    CHECK(a.fig[FIGURE_REQUESTS_PER_S] == Approx(1000));
+    CHECK(a.fig[FIGURE_BYTES_PER_S] == Approx(4096000));
+    CHECK(a.fig[FIGURE_ALL_CALLS_PER_REQ] == Approx(3));
+    CHECK(a.fig[FIGURE_SYSCR_PER_REQ] == Approx(1));
+    CHECK(a.fig[FIGURE_BYTES_PER_SYSCR] == Approx(4096));
+    CHECK(a.fig[FIGURE_RCHAR_PER_BYTE] == Approx(1));
+    CHECK(a.fig[FIGURE_CTX_PER_REQ] == Approx(2.5));
+    CHECK(a.fig[FIGURE_CPU_PCT] == Approx(25));
+    CHECK(a.fig[FIGURE_P50_MS] == Approx(1));
+    CHECK(a.fig[FIGURE_P99_MS] == Approx(1.5));
+    // An outcome judged on the stored points: figures where they were defined, none where the
+    // point answered nothing.
+    lesson_expect_side side = {0, FIGURE_CTX_PER_REQ, 0, LESSON_ROLE_SERVER};
+    double v = 0;
+    REQUIRE(sweep_point_expect_figure(back.sw, &a, &side, &v));
+    CHECK(v == Approx(2.5));
+    CHECK_FALSE(sweep_point_expect_figure(back.sw, &b, &side, &v));
+    side.figure = FIGURE_P99_MS;
+    REQUIRE(sweep_point_expect_figure(back.sw, &a, &side, &v));
+    CHECK(v == Approx(1.5));
+    CHECK_FALSE(sweep_point_expect_figure(back.sw, &b, &side, &v));
+    side.figure = FIGURE_REQUESTS_PER_S;
+    REQUIRE(sweep_point_expect_figure(back.sw, &b, &side, &v));
+    CHECK(v == 0);
+    // Written again, it keeps every key it had, with the same values.
+    char *json = sweepio_json_text(&back);
+    REQUIRE(json);
+    std::string out = json;
+    free(json);
+    for (const char *k :
+         {"\"requests_per_s\":1000.00", "\"bytes_per_s\":4096000", "\"calls_per_request\":3.0000",
+          "\"syscr_per_request\":1.0000", "\"bytes_per_syscr\":4096.0", "\"rchar_per_byte\":1.0000",
+          "\"ctx_per_request\":2.5000", "\"cpu_pct\":25.0", "\"p50_ms\":1.0000",
+          "\"p99_ms\":1.5000"}) {
+        INFO(k << " in " << out);
+        CHECK(out.find(k) != std::string::npos);
+    }
 }
 
 TEST_CASE("a sweep's table names the rows its step's text sends the learner to")
@@ -298,7 +370,7 @@ TEST_CASE("a sweep's table names the rows its step's text sends the learner to")
     CHECK(sw->has_table);
     REQUIRE(sw->ntable == 2);
     CHECK(sw->table[0] == FIGURE_BYTES_PER_SYSCR);
-    CHECK(sw->table[1] == FIGURE_CALLS_PER_REQ);
+    CHECK(sw->table[1] == FIGURE_ALL_CALLS_PER_REQ);
     MemLesson none(lesson_with(good_sweep));
     REQUIRE(none.rc == 0);
     CHECK_FALSE(lesson_step_sweep(none.step())->has_table);

@@ -54,9 +54,12 @@ TEST_CASE("sweep_point_expect_figure: a measured point's figures, per request on
     p.measured = true;
     p.seconds = 0.1;
     p.requests = 100;
-    p.requests_per_s = 1000;
-    p.ctx_per_request = 2.5;
-    p.p99_ms = 1.5;
+    p.fig[FIGURE_REQUESTS_PER_S] = 1000;
+    p.fig[FIGURE_CTX_PER_REQ] = 2.5;
+    p.fig[FIGURE_P99_MS] = 1.5;
+    p.fig[FIGURE_ALL_CALLS_PER_REQ] = 3;
+    p.has[FIGURE_REQUESTS_PER_S] = p.has[FIGURE_CTX_PER_REQ] = p.has[FIGURE_P99_MS] =
+        p.has[FIGURE_ALL_CALLS_PER_REQ] = true;
     struct lesson_expect_side side = {0, FIGURE_REQUESTS_PER_S, 0, LESSON_ROLE_SERVER};
     double v = 0;
     REQUIRE(sweep_point_expect_figure(&sw, &p, &side, &v));
@@ -68,14 +71,18 @@ TEST_CASE("sweep_point_expect_figure: a measured point's figures, per request on
     REQUIRE(sweep_point_expect_figure(&sw, &p, &side, &v));
     CHECK(v == 1.5);
     // A point counts the sweep's role's calls only, and one call only when it is the figure.
-    side.figure = FIGURE_CALLS_PER_REQ;
+    side.figure = FIGURE_ALL_CALLS_PER_REQ;
     side.role = LESSON_ROLE_CLIENT;
     CHECK_FALSE(sweep_point_expect_figure(&sw, &p, &side, &v));
     side.role = LESSON_ROLE_SERVER;
-    side.figure = FIGURE_CALL_PER_REQ;
+    REQUIRE(sweep_point_expect_figure(&sw, &p, &side, &v));
+    CHECK(v == 3);
+    side.figure = FIGURE_ONE_CALL_PER_REQ;
     CHECK_FALSE(sweep_point_expect_figure(&sw, &p, &side, &v));
-    // Without requests, nothing per request; a point whose program died, nothing at all.
+    // Without requests, nothing per request (the table left it undefined when the point was
+    // measured); a point whose program died, nothing at all.
     p.requests = 0;
+    p.has[FIGURE_CTX_PER_REQ] = false;
     side.figure = FIGURE_CTX_PER_REQ;
     CHECK_FALSE(sweep_point_expect_figure(&sw, &p, &side, &v));
     p.measured = false;
