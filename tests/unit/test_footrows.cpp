@@ -135,7 +135,7 @@ TEST_CASE("footrows: short of room, the first failing check is whole before the 
     CHECK(p.left == 0);
 }
 
-TEST_CASE("footrows: checks not judged never fold into the holding row; short of room they "
+TEST_CASE("footrows: checks not judged never fold into the holding row, and short of room they "
           "share a row of their own after every sentence")
 {
     // The tinyfile starter: one failing check, eight not judged.
