@@ -766,6 +766,9 @@ static SHIM_COLD void shim_site_miss(struct iolab_slot *s, uintptr_t ra, unsigne
 static inline __attribute__((always_inline)) void shim_site(struct iolab_slot *s, int shared,
                                                             unsigned call, uintptr_t ra)
 {
+#ifdef SHIM_NO_SITES /* the benchmark's build without sites (README.md, "The counting path") */
+    return;
+#endif
     if (SHIM_UNLIKELY(shared))
         return;
     struct shim_site_seen *e = &shim_self.seen[shim_seen_index(ra)];
