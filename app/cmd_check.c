@@ -875,6 +875,7 @@ static void check_author_json(struct json_out *j, const char *key, const struct 
         else
             json_null(j, "ok");
         json_string(j, "message", msg);
+        grade_sites_json(&a->grader, i, j);
         json_double(j, "points", a->run.sc.checks[i].points, 0);
         json_end(j);
     }

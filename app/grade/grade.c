@@ -614,6 +614,7 @@ void grade_json(const struct grader *g, struct json_out *j, const char *key)
             json_null(j, "ok");
         json_string(j, "message", msg);
         json_bool(j, "decided", st == GRADE_PASS || st == GRADE_FAIL);
+        grade_sites_json(g, i, j);
         json_end(j);
     }
     json_end(j);
@@ -715,7 +716,10 @@ static bool grade_site_prog(const struct grader *g, const struct lesson_check *c
     return p < g->sc->nprograms && (c->role < 0 || (int)g->sc->programs[p].role == c->role);
 }
 
-#define GRADE_SITES_NAMED 3 /* lines named in one message: the rest are said as a number */
+static void grade_site_where(const struct siteline_row *r, char *buf, size_t len);
+
+#define GRADE_SITES_NAMED 3  /* lines named in one message: the rest are said as a number */
+#define GRADE_SITES_KEPT  16 /* lines a check's JSON lists */
 
 size_t grade_sites(const struct grader *g, size_t i, char *buf, size_t len,
                    struct siteline_row *out, size_t max)
@@ -730,9 +734,9 @@ size_t grade_sites(const struct grader *g, size_t i, char *buf, size_t len,
     if (!nf)
         return 0;
     static struct siteline_row rows[TALLY_SITES + IOLAB_NCALLS];
-    struct siteline_row named[GRADE_SITES_NAMED * 2];
-    size_t nnamed = 0, more = 0;
-    for (int pass = 0; pass < 2 && !nnamed; pass++) {
+    struct siteline_row kept[GRADE_SITES_KEPT];
+    size_t nkept = 0, more = 0;
+    for (int pass = 0; pass < 2 && !nkept; pass++) {
         /* First the check's own calls; when it found none, the calls that moved the data. */
         const unsigned *want = pass ? grade_data_family : family;
         size_t nwant = pass ? sizeof grade_data_family / sizeof *grade_data_family : nf;
@@ -745,32 +749,56 @@ size_t grade_sites(const struct grader *g, size_t i, char *buf, size_t len,
             for (size_t k = 0; k < n && k < sizeof rows / sizeof *rows; k++) {
                 if (!grade_in(want, nwant, rows[k].call) || !rows[k].exe)
                     continue;
-                if (nnamed < GRADE_SITES_NAMED)
-                    named[nnamed++] = rows[k];
+                if (nkept < GRADE_SITES_KEPT)
+                    kept[nkept++] = rows[k];
                 else
                     more++;
             }
         }
     }
-    size_t at = 0;
-    for (size_t k = 0; k < nnamed && at < len; k++) {
-        const struct siteline_row *r = &named[k];
+    size_t at = 0, named = nkept < GRADE_SITES_NAMED ? nkept : GRADE_SITES_NAMED;
+    more += nkept - named;
+    for (size_t k = 0; k < named && at < len; k++) {
+        const struct siteline_row *r = &kept[k];
         char count[32], where[192];
         human_count(r->count, count, sizeof count);
-        if (r->src.line)
-            snprintf(where, sizeof where, "%s:%d", r->src.file, r->src.line);
-        else if (r->src.function[0])
-            snprintf(where, sizeof where, "%s+0x%llx", r->src.function,
-                     (unsigned long long)r->src.fn_offset);
-        else
-            snprintf(where, sizeof where, "%s+0x%llx", r->object, (unsigned long long)r->offset);
+        grade_site_where(r, where, sizeof where);
         at += (size_t)snprintf(buf + at, len - at, "%s%s() at %s ran %s time%s", k ? ", " : "",
                                iolab_call_info[r->call].label, where, count,
                                r->count == 1 ? "" : "s");
-        if (out && k < max)
-            out[k] = *r;
     }
     if (more && at < len)
         snprintf(buf + at, len - at, ", and %zu more line%s", more, more == 1 ? "" : "s");
-    return nnamed;
+    for (size_t k = 0; out && k < nkept && k < max; k++)
+        out[k] = kept[k];
+    return nkept;
+}
+
+/* Where a row is, for a sentence: file:line, else function+offset, else object+offset. */
+static void grade_site_where(const struct siteline_row *r, char *buf, size_t len)
+{
+    if (r->src.line)
+        snprintf(buf, len, "%s:%d", r->src.file, r->src.line);
+    else if (r->src.function[0])
+        snprintf(buf, len, "%s+0x%llx", r->src.function, (unsigned long long)r->src.fn_offset);
+    else
+        snprintf(buf, len, "%s+0x%llx", r->object, (unsigned long long)r->offset);
+}
+
+void grade_sites_json(const struct grader *g, size_t i, struct json_out *j)
+{
+    struct siteline_row rows[GRADE_SITES_KEPT];
+    char text[384];
+    size_t n = grade_sites(g, i, text, sizeof text, rows, GRADE_SITES_KEPT);
+    json_array(j, "sites");
+    for (size_t k = 0; k < n && k < GRADE_SITES_KEPT; k++) {
+        json_object(j, NULL);
+        json_string(j, "file", rows[k].src.file);
+        json_int(j, "line", rows[k].src.line);
+        json_string(j, "function", rows[k].src.function);
+        json_string(j, "call", iolab_call_info[rows[k].call].label);
+        json_u64(j, "count", rows[k].count);
+        json_end(j);
+    }
+    json_end(j);
 }

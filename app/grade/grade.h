@@ -145,6 +145,10 @@ struct siteline_row;
 size_t grade_sites(const struct grader *g, size_t i, char *buf, size_t len,
                    struct siteline_row *rows, size_t max);
 
+/* "sites": the lines grade_sites() finds for check i, as a JSON array of {file, line,
+   function, call, count} (empty when the check is about no calls). */
+void grade_sites_json(const struct grader *g, size_t i, struct json_out *j);
+
 /* Check i's state. */
 enum grade_state grade_state(const struct grader *g, size_t i);
 
