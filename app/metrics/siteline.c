@@ -11,9 +11,12 @@
 #include <elfutils/libdwfl.h>
 #include <dwarf.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 struct siteline_map {
     Dwfl *dwfl;
@@ -36,7 +39,19 @@ int siteline_open(const char *path, struct siteline_map **out)
         free(m);
         return -ENOMEM;
     }
-    m->mod = dwfl_report_offline(m->dwfl, path, path, -1);
+    /* The path comes from the counter page, which the program can write: open only a regular
+       file, and never block on one (a FIFO named there would stop iolab). libdw keeps fd. */
+    int fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC | O_NOCTTY);
+    struct stat st;
+    if (fd < 0 || fstat(fd, &st) < 0 || !S_ISREG(st.st_mode)) {
+        if (fd >= 0)
+            close(fd);
+        siteline_close(m);
+        return -ENOENT;
+    }
+    m->mod = dwfl_report_offline(m->dwfl, path, path, fd);
+    if (!m->mod)
+        close(fd);
     if (!m->mod || dwfl_report_end(m->dwfl, NULL, NULL) != 0) {
         siteline_close(m);
         return -ENOENT;
@@ -53,9 +68,14 @@ void siteline_close(struct siteline_map *m)
     free(m);
 }
 
+/* Copies a name from the program's files (its DWARF, its page): control characters become '?',
+   so that a name made to move the cursor or clear the screen prints as plain text. */
 static void siteline_copy(char *to, size_t len, const char *from)
 {
     snprintf(to, len, "%s", from ? from : "");
+    for (char *c = to; *c; c++)
+        if ((unsigned char)*c < 0x20 || *c == 0x7f)
+            *c = '?';
 }
 
 /* The function around addr and, when it was inlined, the line of its inlined call, from the
