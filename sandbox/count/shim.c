@@ -101,6 +101,7 @@ struct shim_thread {
     uint32_t gap_rng;        /* xorshift32 state of the gaps */
     uint32_t forced;         /* calls still to time one by one after a call that waited */
     uint64_t rng;            /* fault injection's generator; 0: not seeded yet */
+    int in_site;             /* inside shim_site_miss(): a handler's call counts without a site */
     /* Call sites seen by this thread: (return address << 6 | call) -> the site's count in the
        slot, direct-mapped by a hash of the address; emptied at every claim (a slot inherited,
        a fork's child), and filled by shim_site_miss(). */
@@ -622,7 +623,8 @@ static inline struct iolab_slot *shim_slot_as(int *shared)
  * Call sites (iolab_counters.h). The hot path is one hash of the return address, one TLS load
  * and compare, and one add through the cached pointer; everything else (which object the address
  * lies in, its name in the page, a new entry in the slot) happens once per site and thread in
- * shim_site_miss(), with signals blocked so that a handler's call cannot take the same entry.
+ * shim_site_miss(), where a signal handler's call (in_site) is counted without its site so that
+ * it cannot take the entry being made.
  */
 
 /* The objects of this process, as dl_iterate_phdr found them: executable segments only. */
@@ -744,21 +746,44 @@ static inline uint32_t shim_seen_index(uintptr_t ra)
 /* A site this thread has not seen (or whose cache entry another site took): counts the call. */
 static SHIM_COLD void shim_site_miss(struct iolab_slot *s, uintptr_t ra, unsigned call)
 {
+    uint64_t key = (uint64_t)ra << 6 | call;
+    uint32_t h = shim_seen_index(ra);
+    /* Two sites whose addresses share an entry: the second lives in the next entry, found here
+       without any system call, so that two hot lines never make every call a slow one. */
+    struct shim_site_seen *two = &shim_self.seen[(h + 1) & (SHIM_SEEN - 1)];
+    if (two->key == key) {
+        shim_add_as(0, two->count, 1);
+        return;
+    }
+    /* A signal handler's counted call made while this thread is in here is counted without its
+       site (other[]), so that it never takes the entry being made: cheaper than blocking
+       signals for every new site. */
+    if (shim_self.in_site) {
+        shim_add_as(0, &s->sites.other[call], 1);
+        return;
+    }
+    shim_self.in_site = 1;
+    __asm__ volatile("" ::: "memory");
     int saved = errno;
-    sigset_t all, old;
-    sigfillset(&all);
-    pthread_sigmask(SIG_BLOCK, &all, &old);
     uint64_t *c = shim_site_counter(s, ra, call);
     if (c) {
-        struct shim_site_seen *e = &shim_self.seen[shim_seen_index(ra)];
-        e->key = (uint64_t)ra << 6 | call;
+        /* Emptied first: a handler that reads the entry in between sees no entry, never a key
+           with another site's counter. */
+        struct shim_site_seen *e = &shim_self.seen[h];
+        if (e->key)
+            e = two;
+        e->key = 0;
+        __asm__ volatile("" ::: "memory");
         e->count = c;
+        __asm__ volatile("" ::: "memory");
+        e->key = key;
     } else {
         c = &s->sites.other[call];
     }
     shim_add_as(0, c, 1);
-    pthread_sigmask(SIG_SETMASK, &old, NULL);
     errno = saved;
+    __asm__ volatile("" ::: "memory");
+    shim_self.in_site = 0;
 }
 
 /* Counts one call `call` made from return address ra at its site (not in the shared overflow

@@ -5,15 +5,30 @@
  * refill() is inlined into main, and the loops may be unrolled into several calls on one line.
  *
  * Usage: site_lines [N]: N one-byte reads through refill(), 2N four-byte reads, 3 writes.
+ *        site_lines N many: also N rounds of 80 reads from 80 call sites on one line, more
+ *        sites than a slot has room for, whose addresses share the shim's cache entries.
  */
 #include <fcntl.h>
 #include <stdlib.h>
+#include <string.h>
 #include <unistd.h>
 
 static inline void refill(int fd, char *b)
 {
     if (read(fd, b, 1) < 0) /* site: refill */
         exit(1);
+}
+
+#define SITE_R1  (void)!read(in, b, 1);
+#define SITE_R10 SITE_R1 SITE_R1 SITE_R1 SITE_R1 SITE_R1 SITE_R1 SITE_R1 SITE_R1 SITE_R1 SITE_R1
+#define SITE_R80 SITE_R10 SITE_R10 SITE_R10 SITE_R10 SITE_R10 SITE_R10 SITE_R10 SITE_R10
+
+static void many(int in, long n)
+{
+    char b[1];
+    for (long i = 0; i < n; i++) {
+        SITE_R80 /* site: many */
+    }
 }
 
 int main(int argc, char **argv)
@@ -32,6 +47,8 @@ int main(int argc, char **argv)
     for (int i = 0; i < 3; i++)
         if (write(out, b, 1) < 0) /* site: write */
             return 1;
+    if (argc > 2 && !strcmp(argv[2], "many"))
+        many(in, n);
     close(in);
     close(out);
     return 0;
