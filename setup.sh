@@ -31,7 +31,7 @@ done
 # What the build and the program use, by Debian/Ubuntu package name; the tests need more.
 packages=(
     build-essential cmake pkg-config       # the toolchain
-    libncurses-dev libuv1-dev libcjson-dev # iolab's libraries
+    libncurses-dev libuv1-dev libcjson-dev libdw-dev # iolab's libraries (libdw: call sites to lines)
     liburing-dev                           # the demos' io_uring modes (optional: without it
                                            # they say they are missing)
 )

@@ -434,6 +434,7 @@ static void check_checks_json(struct json_out *j, const struct attempt *a)
             json_null(j, "ok");
         json_bool(j, "decided", decided);
         json_string(j, "message", msg);
+        grade_sites_json(&a->grader, i, j);
         json_double(j, "points", points, 0);
         if (judged && decided)
             json_double(j, "earned", st == GRADE_PASS ? points : 0, 0);

@@ -13,6 +13,7 @@
 #include "json.h"
 #include "lesson/lesson.h"
 #include "metrics/figure.h"
+#include "metrics/siteline.h"
 #include "metrics/stats.h"
 #include "termsafe.h"
 
@@ -151,6 +152,29 @@ static void run_json_faults(struct json_out *j, const struct snapshot_figures *d
     json_end(j);
 }
 
+/* Where the segment's counted calls were made, by source line (sandbox/count/README.md). */
+static void run_json_sites(struct json_out *j, const struct snapshot_prog *a,
+                           const struct snapshot_prog *b)
+{
+    static struct siteline_row rows[TALLY_SITES + IOLAB_NCALLS];
+    size_t n = siteline_rows(&a->sites, &b->sites, rows, sizeof rows / sizeof rows[0]);
+    json_array(j, "sites");
+    for (size_t k = 0; k < n && k < sizeof rows / sizeof rows[0]; k++) {
+        const struct siteline_row *r = &rows[k];
+        json_object(j, NULL);
+        json_string(j, "call", snapshot_call_label(r->call));
+        json_u64(j, "count", r->count);
+        json_string(j, "object", r->object);
+        json_string(j, "file", r->src.file);
+        json_int(j, "line", r->src.line);
+        json_string(j, "function", r->src.function);
+        if (r->src.caller[0])
+            json_string(j, "inlined_into", r->src.caller);
+        json_end(j);
+    }
+    json_end(j);
+}
+
 static void run_json_process(struct json_out *j, const struct run_segment *seg, uint32_t i)
 {
     const struct snapshot_prog *p = &seg->last.progs[i];
@@ -181,6 +205,7 @@ static void run_json_process(struct json_out *j, const struct run_segment *seg, 
         json_end(j);
     }
     json_end(j);
+    run_json_sites(j, &seg->first.progs[i], p);
     run_json_faults(j, &d, &p->f);
     json_object(j, "cpu");
     json_double(j, "user_s", d.cpu_user_s, 3);

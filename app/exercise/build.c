@@ -6,6 +6,7 @@
  */
 #include "build.h"
 #include "engine/sandbox_line.h"
+#include "iolab_counters.h"
 #include "paths.h"
 #include "safeopen.h"
 
@@ -94,6 +95,10 @@ static int build_open_source(const struct build_spec *spec, const char *name)
 static int build_hash(const struct build_spec *spec, char *hex, size_t len, size_t *bad)
 {
     uint64_t h = 0xcbf29ce484222325ull;
+    /* A program built against another layout of the counter page (iolab_counters.h, installed
+       for pack programs) must be built again: its shim refuses the page. */
+    const uint32_t page_version = IOLAB_PAGE_VERSION;
+    h = build_fnv(h, &page_version, sizeof page_version);
     for (const char *const *a = spec->command; *a; a++)
         h = build_fnv(h, *a, strlen(*a) + 1);
     for (size_t i = 0; i < spec->nsources; i++)

@@ -4,6 +4,8 @@
  * gain from doing it incrementally.
  */
 #include "grade.h"
+#include "human.h"
+#include "metrics/siteline.h"
 
 #include <errno.h>
 #include <regex.h>
@@ -46,6 +48,7 @@ int grade_init(struct grader *g, const struct lesson_scenario *sc)
     session_reset(&g->session);
     if (!sc->nchecks)
         return 0;
+    g->sites = calloc(1, sizeof *g->sites);
     g->results = calloc(sc->nchecks, sizeof *g->results);
     g->observed = calloc(sc->nchecks, sizeof *g->observed);
     g->cut = calloc(sc->nchecks, sizeof *g->cut);
@@ -83,6 +86,8 @@ void grade_free(struct grader *g)
             regfree(&re[i]);
     free(re);
     free(g->digests);
+    free(g->sites);
+    g->sites = NULL;
     g->digests = NULL;
     free(g->results);
     free(g->observed);
@@ -471,6 +476,11 @@ void grade_new_run(struct grader *g)
 
 void grade_update(struct grader *g, const struct snapshot *snap)
 {
+    if (g->sites) {
+        g->sites->n = snap->nprogs < SNAPSHOT_MAX_PROGS ? snap->nprogs : SNAPSHOT_MAX_PROGS;
+        for (uint32_t p = 0; p < g->sites->n; p++)
+            g->sites->t[p] = snap->progs[p].sites;
+    }
     session_update(&g->session, g->sc, snap);
     if (snap->mode_running)
         g->measured = true;
@@ -553,6 +563,10 @@ int grade_message(const struct grader *g, size_t i, char *buf, size_t len)
     if (!explain)
         return check_describe(c, g->sc, r, buf, len);
     int n = check_explain(c, g->sc, r, buf, len);
+    /* The lines of code that made the calls the check is about. */
+    char where[384];
+    if (n >= 0 && (size_t)n < len && grade_sites(g, i, where, sizeof where, NULL, 0))
+        n += snprintf(buf + n, len - (size_t)n, " (%s)", where);
     /* A line that must not appear did: quote it, it usually says what went wrong and where. */
     if (c->metric == FIGURE_OUTPUT && c->has_max && g->observed[i].first[0] && n >= 0 &&
         (size_t)n < len) {
@@ -600,6 +614,7 @@ void grade_json(const struct grader *g, struct json_out *j, const char *key)
             json_null(j, "ok");
         json_string(j, "message", msg);
         json_bool(j, "decided", st == GRADE_PASS || st == GRADE_FAIL);
+        grade_sites_json(g, i, j);
         json_end(j);
     }
     json_end(j);
@@ -637,6 +652,152 @@ void grade_expect_json(const struct grader *g, struct json_out *j, const char *k
         else
             json_bool(j, "ok", v.state == EXPECT_AGREES);
         json_string(j, "message", msg);
+        json_end(j);
+    }
+    json_end(j);
+}
+
+/* The calls the kernel counts in syscr and syscw (as sampler.c sets them beside it). */
+static const unsigned grade_read_family[] = {IOLAB_CALL_READ,     IOLAB_CALL_READV,
+                                             IOLAB_CALL_PREAD64,  IOLAB_CALL_PREADV,
+                                             IOLAB_CALL_SENDFILE, IOLAB_CALL_COPY_FILE_RANGE};
+static const unsigned grade_write_family[] = {IOLAB_CALL_WRITE,    IOLAB_CALL_WRITEV,
+                                              IOLAB_CALL_PWRITE64, IOLAB_CALL_PWRITEV,
+                                              IOLAB_CALL_SENDFILE, IOLAB_CALL_COPY_FILE_RANGE};
+/* What moves data, when the call a check wanted was never made: how the bytes went instead. */
+static const unsigned grade_data_family[] = {
+    IOLAB_CALL_READ,     IOLAB_CALL_READV,          IOLAB_CALL_PREAD64, IOLAB_CALL_PREADV,
+    IOLAB_CALL_RECVFROM, IOLAB_CALL_WRITE,          IOLAB_CALL_WRITEV,  IOLAB_CALL_PWRITE64,
+    IOLAB_CALL_PWRITEV,  IOLAB_CALL_SENDTO,         IOLAB_CALL_SENDMSG, IOLAB_CALL_SENDFILE,
+    IOLAB_CALL_SPLICE,   IOLAB_CALL_COPY_FILE_RANGE};
+
+/* The family of calls check c's figure is about, or 0 calls when it is about none. */
+static size_t grade_site_family(const struct lesson_check *c, unsigned *calls, size_t max)
+{
+    const unsigned *f = NULL;
+    size_t n = 0;
+    switch (c->metric) {
+    case FIGURE_CALLS:
+    case FIGURE_CALLS_PER_REQUEST_NAME:
+    case FIGURE_CALL_BYTES_PER_BYTE:
+        calls[0] = c->call;
+        return 1;
+    case FIGURE_SYSCR:
+    case FIGURE_READ_SIZE:
+    case FIGURE_READ_FILL:
+    case FIGURE_RCHAR_PER_BYTE:
+        f = grade_read_family, n = sizeof grade_read_family / sizeof *f;
+        break;
+    case FIGURE_SYSCW:
+    case FIGURE_WCHAR_PER_BYTE:
+        f = grade_write_family, n = sizeof grade_write_family / sizeof *f;
+        break;
+    default:
+        return 0;
+    }
+    n = n < max ? n : max;
+    memcpy(calls, f, n * sizeof *calls);
+    return n;
+}
+
+static bool grade_in(const unsigned *calls, size_t n, unsigned call)
+{
+    for (size_t k = 0; k < n; k++)
+        if (calls[k] == call)
+            return true;
+    return false;
+}
+
+/* The programs check c is about: the learner's in an exercise, else those of its role. */
+static bool grade_site_prog(const struct grader *g, const struct lesson_check *c, size_t p)
+{
+    if (g->sc->has_learner)
+        return p == g->sc->learner;
+    return p < g->sc->nprograms && (c->role < 0 || (int)g->sc->programs[p].role == c->role);
+}
+
+static void grade_site_where(const struct siteline_row *r, char *buf, size_t len);
+
+#define GRADE_SITES_NAMED 3  /* lines named in one message: the rest are said as a number */
+#define GRADE_SITES_KEPT  16 /* lines a check's JSON lists */
+
+size_t grade_sites(const struct grader *g, size_t i, char *buf, size_t len,
+                   struct siteline_row *out, size_t max)
+{
+    if (len)
+        buf[0] = 0;
+    if (!g->sites || i >= g->sc->nchecks)
+        return 0;
+    const struct lesson_check *c = &g->sc->checks[i];
+    unsigned family[16];
+    size_t nf = grade_site_family(c, family, 16);
+    if (!nf)
+        return 0;
+    static struct siteline_row rows[TALLY_SITES + IOLAB_NCALLS];
+    struct siteline_row kept[GRADE_SITES_KEPT];
+    size_t nkept = 0, more = 0;
+    for (int pass = 0; pass < 2 && !nkept; pass++) {
+        /* First the check's own calls; when it found none, the calls that moved the data. */
+        const unsigned *want = pass ? grade_data_family : family;
+        size_t nwant = pass ? sizeof grade_data_family / sizeof *grade_data_family : nf;
+        if (pass && nf != 1)
+            break;
+        for (size_t p = 0; p < g->sites->n; p++) {
+            if (!grade_site_prog(g, c, p))
+                continue;
+            size_t n = siteline_rows(NULL, &g->sites->t[p], rows, sizeof rows / sizeof *rows);
+            for (size_t k = 0; k < n && k < sizeof rows / sizeof *rows; k++) {
+                if (!grade_in(want, nwant, rows[k].call) || !rows[k].exe)
+                    continue;
+                if (nkept < GRADE_SITES_KEPT)
+                    kept[nkept++] = rows[k];
+                else
+                    more++;
+            }
+        }
+    }
+    size_t at = 0, named = nkept < GRADE_SITES_NAMED ? nkept : GRADE_SITES_NAMED;
+    more += nkept - named;
+    for (size_t k = 0; k < named && at < len; k++) {
+        const struct siteline_row *r = &kept[k];
+        char count[32], where[192];
+        human_count(r->count, count, sizeof count);
+        grade_site_where(r, where, sizeof where);
+        at += (size_t)snprintf(buf + at, len - at, "%s%s() at %s ran %s time%s", k ? ", " : "",
+                               iolab_call_info[r->call].label, where, count,
+                               r->count == 1 ? "" : "s");
+    }
+    if (more && at < len)
+        snprintf(buf + at, len - at, ", and %zu more line%s", more, more == 1 ? "" : "s");
+    for (size_t k = 0; out && k < nkept && k < max; k++)
+        out[k] = kept[k];
+    return nkept;
+}
+
+/* Where a row is, for a sentence: file:line, else function+offset, else object+offset. */
+static void grade_site_where(const struct siteline_row *r, char *buf, size_t len)
+{
+    if (r->src.line)
+        snprintf(buf, len, "%s:%d", r->src.file, r->src.line);
+    else if (r->src.function[0])
+        snprintf(buf, len, "%s+0x%llx", r->src.function, (unsigned long long)r->src.fn_offset);
+    else
+        snprintf(buf, len, "%s+0x%llx", r->object, (unsigned long long)r->offset);
+}
+
+void grade_sites_json(const struct grader *g, size_t i, struct json_out *j)
+{
+    struct siteline_row rows[GRADE_SITES_KEPT];
+    char text[384];
+    size_t n = grade_sites(g, i, text, sizeof text, rows, GRADE_SITES_KEPT);
+    json_array(j, "sites");
+    for (size_t k = 0; k < n && k < GRADE_SITES_KEPT; k++) {
+        json_object(j, NULL);
+        json_string(j, "file", rows[k].src.file);
+        json_int(j, "line", rows[k].src.line);
+        json_string(j, "function", rows[k].src.function);
+        json_string(j, "call", iolab_call_info[rows[k].call].label);
+        json_u64(j, "count", rows[k].count);
         json_end(j);
     }
     json_end(j);

@@ -68,6 +68,14 @@ struct grader {
     /* Why the run says nothing about the learner's code (a limit of the jail stopped or was
        reached by a program: grade_void), "" while it does: then no check is judged. */
     char voided[512];
+    /* Where each program's counted calls were made, as of the last snapshot (cumulative over
+       its starts): a failing check on calls names their lines (grade_sites). NULL: no memory. */
+    struct grade_prog_sites *sites;
+};
+
+struct grade_prog_sites {
+    uint32_t n;                               /* programs of the last snapshot */
+    struct tally_sites t[SNAPSHOT_MAX_PROGS]; /* per program */
 };
 
 /* A check's verdict as every surface shows it (text, JSON, JUnit, the TUI). */
@@ -124,6 +132,22 @@ const char *grade_sanitizer_report(const struct grader *g);
 /* The step is done: every check is decided and holds (or, without checks, a run was measured).
    The one pass rule: the TUI records a pass, and `iolab check` exits 0, on this alone. */
 bool grade_done(const struct grader *g);
+
+/*
+ * The counted lines behind check i, written to buf ("read() at reader.c:38 ran 4,000,037
+ * times"), when the check reads a count of calls or a kernel figure of a call family (syscr,
+ * bytes per read call): that family's lines in the programs the check is about (the learner's,
+ * in an exercise), most calls first; when those calls were never made, the lines that moved
+ * the data instead (reads and writes). Fills rows[0, max) with what it named. 0: nothing to
+ * name (buf "").
+ */
+struct siteline_row;
+size_t grade_sites(const struct grader *g, size_t i, char *buf, size_t len,
+                   struct siteline_row *rows, size_t max);
+
+/* "sites": the lines grade_sites() finds for check i, as a JSON array of {file, line,
+   function, call, count} (empty when the check is about no calls). */
+void grade_sites_json(const struct grader *g, size_t i, struct json_out *j);
 
 /* Check i's state. */
 enum grade_state grade_state(const struct grader *g, size_t i);

@@ -493,6 +493,7 @@ static double sampler_figures_all(struct sampler *s, struct snapshot *sn, double
         sp->run = ps->run;
         sp->exit_status = ps->exit_status;
         sp->counts_forged = ps->now.page.forged;
+        sp->sites = ps->now.page.sites;
         struct sampler_cpu_base cpu = sampler_cpu_base(ps, now_s);
         const struct sampler_raw *wb;
         /* Programs' windows move together, so every program's span is the same. */

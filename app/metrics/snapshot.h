@@ -27,6 +27,7 @@
 
 #include "iolab_counters.h"
 #include "lesson/role.h"
+#include "tally.h"
 
 #include <stdbool.h>
 #include <stdint.h>
@@ -149,6 +150,9 @@ struct snapshot_prog {
     struct snapshot_figures f;
     bool counts_forged; /* its counter pages (this start's or an earlier one's) hold values no
                            shim writes, or a header iolab did not write: counts are wrong */
+    /* Where its counted calls were made, cumulative like calls[] (tally.h): object and offset
+       per site; siteline.h turns them into source lines when a report or verdict needs them. */
+    struct tally_sites sites;
 };
 
 struct snapshot {

@@ -19,6 +19,7 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdio.h>
 #include <string.h>
 
 /*
@@ -57,6 +58,136 @@ static bool tally_header_intact(const struct iolab_page *page, uint32_t nslots)
            begun - done <= nslots; /* each move empties one slot: no more at once */
 }
 
+/* The index of object (name, exe) in t, added when new; UINT32_MAX when t has no room. */
+static uint32_t tally_object(struct tally_sites *t, const char *name, uint32_t exe)
+{
+    for (uint32_t i = 0; i < t->nobjects; i++)
+        if (t->objects[i].exe == exe && !strcmp(t->objects[i].name, name))
+            return i;
+    if (t->nobjects == IOLAB_OBJECTS)
+        return UINT32_MAX;
+    struct iolab_object *o = &t->objects[t->nobjects];
+    snprintf(o->name, sizeof o->name, "%s", name);
+    o->exe = exe;
+    o->state = IOLAB_OBJECT_READY;
+    return t->nobjects++;
+}
+
+/*
+ * An index of a tally_sites' entries by (object, offset, call), made for one scan or one merge:
+ * the sampler scans every slot of every page each tick, up to 64 sites a slot, so a linear
+ * search of 128 sites per site would cost a thousand-thread program millions of compares.
+ */
+#define TALLY_INDEX 512 /* a power of two, four times TALLY_SITES */
+struct tally_index {
+    uint16_t at[TALLY_INDEX]; /* 0: empty, else the site's index + 1 */
+};
+
+static uint32_t tally_index_hash(uint32_t object, uint64_t offset, uint32_t call)
+{
+    uint64_t h =
+        (offset ^ ((uint64_t)object << 48) ^ ((uint64_t)call << 56)) * 0x9e3779b97f4a7c15ull;
+    return (uint32_t)(h >> 55) & (TALLY_INDEX - 1);
+}
+
+static void tally_index_make(struct tally_index *x, const struct tally_sites *t)
+{
+    memset(x, 0, sizeof *x);
+    for (uint32_t i = 0; i < t->n; i++) {
+        const struct tally_site *e = &t->site[i];
+        uint32_t h = tally_index_hash(e->object, e->offset, e->call);
+        while (x->at[h])
+            h = (h + 1) & (TALLY_INDEX - 1);
+        x->at[h] = (uint16_t)(i + 1);
+    }
+}
+
+/* Adds count calls of `call` from (object, offset) to t (to other[] when t is full). */
+static void tally_site_add(struct tally_sites *t, struct tally_index *x, uint32_t object,
+                           uint64_t offset, uint32_t call, uint64_t count)
+{
+    if (object == UINT32_MAX) {
+        t->other[call] += count;
+        return;
+    }
+    uint32_t h = tally_index_hash(object, offset, call);
+    for (; x->at[h]; h = (h + 1) & (TALLY_INDEX - 1)) {
+        struct tally_site *e = &t->site[x->at[h] - 1];
+        if (e->object == object && e->offset == offset && e->call == call) {
+            e->count += count;
+            return;
+        }
+    }
+    if (t->n == TALLY_SITES) {
+        t->other[call] += count;
+        return;
+    }
+    x->at[h] = (uint16_t)(t->n + 1);
+    t->site[t->n++] =
+        (struct tally_site){.offset = offset, .object = object, .call = call, .count = count};
+}
+
+/* Not looked up yet, in a page's map of its objects to t's (tally_scan_sites). */
+#define TALLY_OBJ_UNSEEN (UINT32_MAX - 1)
+
+/* The sites of slot s into t; a page's object names are copied (bounded: the program can write
+   them) into t's own table, once per page and object (objmap). */
+static void tally_scan_sites(const struct iolab_page *page, const struct iolab_slot *s,
+                             struct tally_sites *t, struct tally_index *x, uint32_t *objmap,
+                             bool *forged)
+{
+    uint32_t n = __atomic_load_n(&s->sites.n, __ATOMIC_ACQUIRE);
+    for (uint32_t i = 0; i < n && i < IOLAB_SITES; i++) {
+        const struct iolab_site *e = &s->sites.site[i];
+        uint32_t call1 = __atomic_load_n(&e->call, __ATOMIC_ACQUIRE);
+        uint32_t object = e->object;
+        uint64_t count = tally_take(&e->count, forged);
+        if (!call1 || !count)
+            continue;
+        if (call1 > IOLAB_NCALLS || object >= IOLAB_OBJECTS) {
+            *forged = true;
+            continue;
+        }
+        if (objmap[object] == TALLY_OBJ_UNSEEN) {
+            const struct iolab_object *o = &page->objects[object];
+            char name[IOLAB_OBJECT_NAME];
+            memcpy(name, o->name, sizeof name);
+            name[sizeof name - 1] = 0;
+            objmap[object] = __atomic_load_n(&o->state, __ATOMIC_ACQUIRE) == IOLAB_OBJECT_READY
+                                 ? tally_object(t, name, o->exe != 0)
+                                 : UINT32_MAX;
+        }
+        tally_site_add(t, x, objmap[object], e->offset, call1 - 1, count);
+    }
+    for (unsigned c = 0; c < IOLAB_NCALLS; c++)
+        t->other[c] += tally_take(&s->sites.other[c], forged);
+}
+
+uint64_t tally_sites_calls(const struct tally_sites *t, unsigned call)
+{
+    uint64_t n = call < IOLAB_NCALLS ? t->other[call] : 0;
+    for (uint32_t i = 0; i < t->n; i++)
+        if (t->site[i].call == call)
+            n += t->site[i].count;
+    return n;
+}
+
+/* a += b for sites: b's objects are named again in a's table. */
+static void tally_sites_add(struct tally_sites *a, const struct tally_sites *b)
+{
+    struct tally_index x;
+    tally_index_make(&x, a);
+    for (uint32_t i = 0; i < b->n; i++) {
+        const struct tally_site *e = &b->site[i];
+        uint32_t at = e->object < b->nobjects
+                          ? tally_object(a, b->objects[e->object].name, b->objects[e->object].exe)
+                          : UINT32_MAX;
+        tally_site_add(a, &x, at, e->offset, e->call, e->count);
+    }
+    for (unsigned c = 0; c < IOLAB_NCALLS; c++)
+        a->other[c] += b->other[c];
+}
+
 static void tally_scan(const struct iolab_page *page, uint32_t nslots, uint32_t prog, uint32_t run,
                        struct tally_totals *out)
 {
@@ -65,6 +196,11 @@ static void tally_scan(const struct iolab_page *page, uint32_t nslots, uint32_t 
         return;
     if (!tally_header_intact(page, nslots))
         out->forged = true;
+    struct tally_index x;
+    memset(&x, 0, sizeof x);
+    uint32_t objmap[IOLAB_OBJECTS];
+    for (unsigned o = 0; o < IOLAB_OBJECTS; o++)
+        objmap[o] = TALLY_OBJ_UNSEEN;
     uint32_t used = __atomic_load_n(&page->next_slot, __ATOMIC_ACQUIRE);
     if (used > nslots - 1) {
         used = nslots - 1;
@@ -115,6 +251,7 @@ static void tally_scan(const struct iolab_page *page, uint32_t nslots, uint32_t 
         uint64_t *to = (uint64_t *)&out->fd;
         for (size_t k = 0; k < TALLY_FD_FIELDS; k++)
             to[k] += tally_take(&from[k], f);
+        tally_scan_sites(page, s, &out->sites, &x, objmap, f);
     }
     /* A call split by kind of descriptor is counted in its kinds only (iolab_fdsplit_total). */
     for (unsigned c = 0; c < IOLAB_NCALLS; c++)
@@ -176,6 +313,7 @@ void tally_add(struct tally_totals *a, const struct tally_totals *b)
         for (unsigned k = 0; k < IOLAB_FAIL_NCAUSES; k++)
             a->failed[c][k] += b->failed[c][k];
     a->shed += b->shed;
+    tally_sites_add(&a->sites, &b->sites);
 }
 
 uint32_t tally_overflow(const struct iolab_page *page)

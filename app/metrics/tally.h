@@ -26,6 +26,27 @@
 #define TALLY_ANY_RUN  UINT32_MAX
 #define TALLY_ANY_PROG UINT32_MAX
 
+/*
+ * Call sites summed over a program's pages (iolab_counters.h, "Call sites"): merged by (object
+ * name, offset, call), since each page names its objects in its own order.
+ */
+#define TALLY_SITES 128
+
+struct tally_site {
+    uint64_t offset; /* in the object: return address minus its load bias */
+    uint32_t object; /* index into tally_sites.objects */
+    uint32_t call;   /* enum iolab_call_id */
+    uint64_t count;  /* calls made from here */
+};
+
+struct tally_sites {
+    uint32_t n;        /* sites[0, n) */
+    uint32_t nobjects; /* objects[0, nobjects) */
+    struct tally_site site[TALLY_SITES];
+    struct iolab_object objects[IOLAB_OBJECTS]; /* names copied from the pages, NUL-terminated */
+    uint64_t other[IOLAB_NCALLS]; /* calls of each call from sites that found no room */
+};
+
 struct tally_totals {
     struct iolab_call calls[IOLAB_NCALLS];
     uint64_t requests, bytes, conns_opened, conns_closed, errors;
@@ -43,6 +64,7 @@ struct tally_totals {
     uint64_t in_flight_hist[IOLAB_HIST_BUCKETS];
     uint64_t failed[IOLAB_FAIL_NCALLS][IOLAB_FAIL_NCAUSES];
     uint64_t shed;
+    struct tally_sites sites; /* where the counted calls were made */
 };
 
 /*
@@ -72,6 +94,9 @@ void tally_add(struct tally_totals *a, const struct tally_totals *b);
  * short by SIGKILL (one field may count twice).
  */
 uint32_t tally_overflow(const struct iolab_page *page);
+
+/* The calls of `call` counted at sites (its sites' counts plus other[call]). */
+uint64_t tally_sites_calls(const struct tally_sites *t, unsigned call);
 
 /* a += b, field by field, for the per-descriptor counts and faults. */
 void tally_fd_add(struct iolab_fdsplit *a, const struct iolab_fdsplit *b);

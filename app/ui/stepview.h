@@ -86,6 +86,9 @@ extern const struct stepview_kind stepview_run;
    most room rows: all failing sentences when they fit, else the first failing one's. */
 int stepview_run_foot_rows_in(void *rv, int room);
 const char *stepview_run_sanitizer_report(void *self);
+/* A run view's grader (the exercise's code view reads the call sites it keeps). */
+struct grader;
+const struct grader *stepview_run_grader(void *self);
 extern const struct stepview_kind stepview_exercise;
 extern const struct stepview_kind stepview_quiz;
 

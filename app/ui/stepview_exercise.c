@@ -29,6 +29,9 @@
 #include "exercise/judge.h"
 #include "lesson/record.h"
 #include "exercise/buildmsg.h"
+#include "grade.h"
+#include "human.h"
+#include "metrics/siteline.h"
 #include "paths.h"
 #include "stepview.h"
 #include "widgets.h"
@@ -36,6 +39,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
@@ -185,6 +189,72 @@ static char *exview_solution_md(const struct exview *v)
 
 #define EXVIEW_SHEET_HINT "The reference solution: j/k and PgUp/PgDn scroll, Esc or S closes."
 
+#define EXVIEW_LINES_HINT "Calls by line: j/k and PgUp/PgDn scroll, L again refreshes, Esc closes."
+
+/*
+ * The code view: each of the learner's files with, in the margin of each line that made counted
+ * calls, how many and which (the grader's call sites of the learner's program, as of the last
+ * snapshot, resolved with the program's DWARF). A line's calls of several kinds are summed and
+ * the most frequent named.
+ */
+static char *exview_lines_md(const struct exview *v)
+{
+    const struct grader *g = v->rv ? stepview_run_grader(v->rv) : NULL;
+    const struct lesson_scenario *sc = g ? g->sc : NULL;
+    static struct siteline_row rows[TALLY_SITES + IOLAB_NCALLS];
+    size_t nrows = 0;
+    if (g && g->sites && sc->has_learner && sc->learner < g->sites->n)
+        nrows = siteline_rows(NULL, &g->sites->t[sc->learner], rows, sizeof rows / sizeof *rows);
+    if (nrows > sizeof rows / sizeof *rows)
+        nrows = sizeof rows / sizeof *rows;
+    char *md = NULL;
+    size_t len = 0;
+    FILE *f = open_memstream(&md, &len);
+    if (!f)
+        return NULL;
+    fprintf(f, "# Your calls by line\n\n");
+    fprintf(f,
+            "Counted calls of your program since it started, beside the line that made them "
+            "(%s).\n\n",
+            nrows ? "L again refreshes" : "none yet: L again refreshes once it has run");
+    for (size_t i = 0; i < v->nedit; i++) {
+        const char *base = strrchr(v->edit[i], '/');
+        base = base ? base + 1 : v->edit[i];
+        char path[PATH_MAX * 2];
+        snprintf(path, sizeof path, "%s/%s", v->dir, v->edit[i]);
+        FILE *src = fopen(path, "r");
+        fprintf(f, "## %s\n\n```\n", v->edit[i]);
+        char text[512];
+        for (int line = 1; src && fgets(text, sizeof text, src); line++) {
+            uint64_t n = 0, top = 0;
+            unsigned call = 0;
+            for (size_t k = 0; k < nrows; k++)
+                if (rows[k].exe && rows[k].src.line == line && !strcmp(rows[k].src.file, base)) {
+                    n += rows[k].count;
+                    if (rows[k].count > top)
+                        top = rows[k].count, call = rows[k].call;
+                }
+            text[strcspn(text, "\n")] = 0;
+            char count[16] = "", margin[40] = "";
+            if (n) {
+                human_si((double)n, count, sizeof count);
+                snprintf(margin, sizeof margin, "%s %.8s", count, iolab_call_info[call].label);
+            }
+            fprintf(f, "%14s %3d  %s\n", margin, line, text);
+        }
+        if (src)
+            fclose(src);
+        else
+            fprintf(f, "(cannot be read)\n");
+        fprintf(f, "```\n\n");
+    }
+    if (fclose(f) != 0) {
+        free(md);
+        return NULL;
+    }
+    return md;
+}
+
 static void exview_close_sheet(struct exview *v)
 {
     bool was_open = v->sheet;
@@ -196,7 +266,8 @@ static void exview_close_sheet(struct exview *v)
     v->c->dirty = true;
     /* The viewer's own hint ("Esc or S closes") is stale once it is closed: what the status
        line said before it comes back, unless something newer was said meanwhile. */
-    if (was_open && !strcmp(v->c->status, EXVIEW_SHEET_HINT))
+    if (was_open &&
+        (!strcmp(v->c->status, EXVIEW_SHEET_HINT) || !strcmp(v->c->status, EXVIEW_LINES_HINT)))
         view_status(v->c, v->sheet_prev_bad, "%s", v->sheet_prev);
 }
 
@@ -221,6 +292,23 @@ static void exview_show_solution(struct exview *v)
     if (!v->solution_recorded)
         exview_progress(v, EXERCISE_SOLUTION);
     v->solution_recorded = true;
+}
+
+/* The code view (exview_lines_md) over the text pane, made afresh. */
+static void exview_show_lines(struct exview *v)
+{
+    exview_close_sheet(v);
+    v->sheet_md = exview_lines_md(v);
+    if (!v->sheet_md)
+        return;
+    v->sheet = true;
+    v->sheet_top = 0;
+    v->sheet_seek = false;
+    if (strcmp(v->c->status, EXVIEW_SHEET_HINT) && strcmp(v->c->status, EXVIEW_LINES_HINT)) {
+        snprintf(v->sheet_prev, sizeof v->sheet_prev, "%s", v->c->status);
+        v->sheet_prev_bad = v->c->status_bad;
+    }
+    view_status(v->c, false, "%s", EXVIEW_LINES_HINT);
 }
 
 static void exview_rebuild(struct exview *v);
@@ -1078,6 +1166,15 @@ static int exview_key_results(void *self, struct view_ctx *c, int key, struct vi
     return b->fn(v->rv, c, key, act);
 }
 
+static int exview_key_lines(void *self, struct view_ctx *c, int key, struct view_action *act)
+{
+    (void)c;
+    (void)key;
+    (void)act;
+    exview_show_lines(self);
+    return 0;
+}
+
 static int exview_key_reset(void *self, struct view_ctx *c, int key, struct view_action *act)
 {
     struct exview *v = self;
@@ -1119,7 +1216,7 @@ static int exview_key(void *self, struct view_ctx *c, int key)
         return 0;
     /* The exercise's other keys (edit, build, hint, reset) act on what the solution covers: it
        makes way for them. Mode keys and help leave it open; the run goes on behind it. */
-    if (v->sheet && key != 'S' && keys_find(&exview_keys, key))
+    if (v->sheet && key != 'S' && key != 'L' && keys_find(&exview_keys, key))
         exview_close_sheet(v);
     if (v->rv && stepview_run.key(v->rv, c, key) == 0)
         return 0;
@@ -1165,6 +1262,10 @@ static const struct keybind exview_bindings[] = {
      .name = "R",
      .help = "reset your files to the starter (asks first; yours are kept aside)",
      .fn = exview_key_reset},
+    {.key = 'L',
+     .name = "L",
+     .help = "your files with each line's counted calls in the margin (L refreshes, Esc closes)",
+     .fn = exview_key_lines},
 };
 static const struct keytable exview_keys = KEYTABLE("Exercise", exview_bindings);
 

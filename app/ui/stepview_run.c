@@ -1444,6 +1444,12 @@ static bool runview_text_focused(void *self)
     return ((struct runview *)self)->focus == 0;
 }
 
+const struct grader *stepview_run_grader(void *self)
+{
+    struct runview *v = self;
+    return &v->grader;
+}
+
 const char *stepview_run_sanitizer_report(void *self)
 {
     struct runview *v = self;

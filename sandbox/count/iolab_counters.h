@@ -14,6 +14,11 @@
  * mutex is now made by the thread that first claims the slot (`made`), and a page is backed only
  * where slots are used. A shim of another version refuses the page (iolab_page_check).
  *
+ * Version 5 adds call sites: each slot keeps, per counted call, where in the program it was
+ * made (the return address as an object and an offset into it, struct iolab_sites), and the
+ * page header names the objects (struct iolab_object), so that iolab can say which line of the
+ * program made how many calls (sandbox/count/README.md, "Call sites").
+ *
  * The page is an array of slots. A slot has a single writer (the thread that owns it), so the
  * hot path is a plain load and a relaxed store: no locked instruction and no cache line shared
  * between threads, which is what keeps counting within a few percent of the uncounted throughput
@@ -64,7 +69,7 @@ extern "C" {
 #endif
 
 #define IOLAB_PAGE_MAGIC   0x65676170626c6f69ull /* "iolbpage" */
-#define IOLAB_PAGE_VERSION 4u
+#define IOLAB_PAGE_VERSION 5u
 
 /* Environment understood by the shim. */
 #define IOLAB_ENV_FD   "IOLAB_COUNTERS_FD" /* descriptor of the counter page */
@@ -443,6 +448,52 @@ enum iolab_slot_state {
     IOLAB_SLOT_MOVING = 3,  /* its counts are being moved into a RETIRED slot */
 };
 
+/*
+ * Call sites (version 5). A site is where a counted call was made: the return address of the
+ * call into the shim, as an offset into the object it lies in (the executable or a library:
+ * iolab_object), so that it means the same in every process of the program whatever ASLR did,
+ * and after the process is gone. Each slot has room for IOLAB_SITES sites; a call from a site
+ * beyond them, or from an object the page has no room to name, is counted in other[call]. For
+ * every call with sites (all but recvmsg_rights, a part of recvmsg, and the calls counted in
+ * the overflow slot), the counts of its sites plus other[call] are its count.
+ *
+ * The owner writes a new site's object, offset and count, then release-stores call (ID + 1; 0
+ * is "not ready"), then n. A mover (a RETIRED slot, several movers) takes an entry with an
+ * atomic add on n and adds counts with locked adds, so the same (object, offset, call) may
+ * appear twice in a RETIRED slot: a reader merges sites by that key.
+ */
+#define IOLAB_SITES       64
+#define IOLAB_OBJECTS     16
+#define IOLAB_OBJECT_NAME 112
+
+struct iolab_site {
+    uint64_t offset; /* return address minus the object's load bias: a link-time address */
+    uint32_t object; /* index into the page's objects[] */
+    uint32_t call;   /* enum iolab_call_id + 1; 0 while the entry is not ready */
+    uint64_t count;  /* calls made from here, failed ones included */
+};
+
+struct iolab_sites {
+    uint32_t n;   /* entries taken (may exceed IOLAB_SITES in a RETIRED slot: the rest went to
+                     other[]); readers look at the first min(n, IOLAB_SITES) with call != 0 */
+    uint32_t pad; /* keeps site[] 8-byte aligned */
+    struct iolab_site site[IOLAB_SITES];
+    uint64_t other[IOLAB_MAX_CALLS]; /* calls of each call made from sites that found no room */
+};
+
+/* An object named by a page: written once by the first process that needs it, never again. */
+enum iolab_object_state {
+    IOLAB_OBJECT_FREE = 0,
+    IOLAB_OBJECT_WRITING = 1, /* taken by a writer (compare-and-swap from FREE) */
+    IOLAB_OBJECT_READY = 2,   /* name and exe are written (release) */
+};
+
+struct iolab_object {
+    uint32_t state;               /* enum iolab_object_state */
+    uint32_t exe;                 /* 1: the executable of the process that named it */
+    char name[IOLAB_OBJECT_NAME]; /* its path as that process saw it, NUL-terminated (cut) */
+};
+
 struct iolab_slot {
     uint32_t state; /* enum iolab_slot_state: written last, with release order, by the claimer */
     uint32_t prog;  /* IOLAB_PROG of the process, UINT32_MAX when it was not set */
@@ -456,6 +507,7 @@ struct iolab_slot {
     struct iolab_fdsplit fd; /* per kind of descriptor (v3); between calls and app: one run of
                                 64-bit counters from calls to the end of app */
     struct iolab_app app;
+    struct iolab_sites sites; /* v5: where the calls were made (above); after the counters */
 };
 
 struct iolab_page {
@@ -471,7 +523,8 @@ struct iolab_page {
     uint32_t moves_done;      /* moves finished: equal to moves_begun when none is under way */
     uint32_t moves_broken;    /* moves whose mover was killed half-way: counts may be off */
     uint64_t reserved[3];
-    struct iolab_slot slots[]; /* slots[nslots - 1] is the overflow slot */
+    struct iolab_object objects[IOLAB_OBJECTS]; /* v5: the objects call sites lie in */
+    struct iolab_slot slots[];                  /* slots[nslots - 1] is the overflow slot */
 };
 
 static inline size_t iolab_page_size(uint32_t nslots)

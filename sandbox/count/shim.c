@@ -37,6 +37,7 @@
 #include <dlfcn.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <link.h>
 #include <mqueue.h>
 #include <poll.h>
 #include <pthread.h>
@@ -87,6 +88,8 @@ static int shim_direct_ok; /* the wrappers may make their calls themselves ("Dir
  * variable costs a GOT load for its offset before the %fs-relative access, and one block is one
  * such load for all of them (perf showed the separate loads on the counting path).
  */
+#define SHIM_SEEN 64 /* entries of a thread's cache of call sites (a power of two) */
+
 struct shim_thread {
     struct iolab_slot *slot; /* NULL until the thread's first counted call (or never, when the
                                 process has no page): the hot path asks nothing else */
@@ -98,6 +101,14 @@ struct shim_thread {
     uint32_t gap_rng;        /* xorshift32 state of the gaps */
     uint32_t forced;         /* calls still to time one by one after a call that waited */
     uint64_t rng;            /* fault injection's generator; 0: not seeded yet */
+    int in_site;             /* inside shim_site_miss(): a handler's call counts without a site */
+    /* Call sites seen by this thread: (return address << 6 | call) -> the site's count in the
+       slot, direct-mapped by a hash of the address; emptied at every claim (a slot inherited,
+       a fork's child), and filled by shim_site_miss(). */
+    struct shim_site_seen {
+        uint64_t key;
+        uint64_t *count;
+    } seen[SHIM_SEEN];
 };
 static SHIM_TLS struct shim_thread shim_self;
 
@@ -298,14 +309,14 @@ static inline uint64_t shim_elapsed_ns(uint64_t start)
  */
 /* The calls and the app figures of a slot are one run of 64-bit counters (shim_move). */
 #define SHIM_SLOT_FIGURES                                                                          \
-    ((sizeof(struct iolab_slot) - offsetof(struct iolab_slot, calls)) / sizeof(uint64_t))
+    ((offsetof(struct iolab_slot, sites) - offsetof(struct iolab_slot, calls)) / sizeof(uint64_t))
 _Static_assert(offsetof(struct iolab_slot, fd) == offsetof(struct iolab_slot, calls) +
                                                       sizeof(struct iolab_call) * IOLAB_MAX_CALLS &&
                    offsetof(struct iolab_slot, app) ==
                        offsetof(struct iolab_slot, fd) + sizeof(struct iolab_fdsplit) &&
                    offsetof(struct iolab_slot, app) + sizeof(struct iolab_app) ==
-                       sizeof(struct iolab_slot),
-               "calls, fd and app must be one run of counters to the end of the slot");
+                       offsetof(struct iolab_slot, sites),
+               "calls, fd and app must be one run of counters up to the sites");
 
 /* shim_add with the thread's `shared` read once by the caller: the compiler cannot know that an
    add to the page leaves the TLS flag alone, and would load it again before every add. */
@@ -454,6 +465,60 @@ static struct iolab_slot *shim_retired_of(struct iolab_page *p, uint32_t used, u
     return NULL;
 }
 
+/* The ready site of sites with this key among its first entries, or NULL. */
+static struct iolab_site *shim_site_find(struct iolab_sites *sites, uint32_t object,
+                                         uint64_t offset, uint32_t call1)
+{
+    uint32_t n = __atomic_load_n(&sites->n, __ATOMIC_ACQUIRE);
+    for (uint32_t i = 0; i < n && i < IOLAB_SITES; i++) {
+        struct iolab_site *e = &sites->site[i];
+        if (__atomic_load_n(&e->call, __ATOMIC_ACQUIRE) == call1 && e->object == object &&
+            e->offset == offset)
+            return e;
+    }
+    return NULL;
+}
+
+/*
+ * Moves a dead slot's sites into its pair's RETIRED slot (several movers may add there at once:
+ * an entry is taken with an atomic add on n, so a key may appear twice, which readers merge).
+ * The sites of `from` are cleared as they go, like its other counters.
+ */
+static void shim_sites_move(struct iolab_sites *from, struct iolab_sites *to)
+{
+    uint32_t n = __atomic_load_n(&from->n, __ATOMIC_ACQUIRE);
+    for (uint32_t i = 0; i < n && i < IOLAB_SITES; i++) {
+        struct iolab_site *e = &from->site[i];
+        uint32_t call1 = __atomic_load_n(&e->call, __ATOMIC_ACQUIRE);
+        uint64_t v = __atomic_load_n(&e->count, __ATOMIC_RELAXED);
+        if (call1 && call1 <= IOLAB_MAX_CALLS && v) {
+            struct iolab_site *t = shim_site_find(to, e->object, e->offset, call1);
+            uint32_t k = t ? 0 : __atomic_fetch_add(&to->n, 1, __ATOMIC_RELAXED);
+            if (t) {
+                __atomic_fetch_add(&t->count, v, __ATOMIC_RELAXED);
+            } else if (k < IOLAB_SITES) {
+                t = &to->site[k];
+                t->object = e->object;
+                t->offset = e->offset;
+                __atomic_store_n(&t->count, v, __ATOMIC_RELAXED);
+                __atomic_store_n(&t->call, call1, __ATOMIC_RELEASE);
+            } else {
+                __atomic_fetch_add(&to->other[call1 - 1], v, __ATOMIC_RELAXED);
+            }
+        }
+        __atomic_store_n(&e->call, 0, __ATOMIC_RELAXED);
+        __atomic_store_n(&e->count, 0, __ATOMIC_RELAXED);
+    }
+    __atomic_store_n(&from->n, 0, __ATOMIC_RELEASE);
+    for (size_t k = 0; k < IOLAB_MAX_CALLS; k++) {
+        uint64_t v = __atomic_load_n(&from->other[k], __ATOMIC_RELAXED);
+        if (v) {
+            __atomic_fetch_add(&to->other[k], v, __ATOMIC_RELAXED);
+            __atomic_store_n(&from->other[k], 0, __ATOMIC_RELAXED);
+        }
+    }
+}
+
 /*
  * Moves the counts of s (ours, its owner dead) into r, the RETIRED slot of s's (prog, run), inside
  * the page's seqlock. Field by field, added to r and then cleared in s, so that a mover killed
@@ -477,6 +542,7 @@ static void shim_move(struct iolab_page *p, struct iolab_slot *s, struct iolab_s
             __atomic_store_n(&from[k], 0, __ATOMIC_RELAXED);
         }
     }
+    shim_sites_move(&s->sites, &r->sites);
 }
 
 /*
@@ -548,6 +614,7 @@ static SHIM_COLD struct iolab_slot *shim_claim(void)
         }
         shim_self.faults = shim_faults_on;
         shim_self.direct_ok = shim_direct_ok;
+        memset(shim_self.seen, 0, sizeof shim_self.seen); /* pointers into an earlier slot */
         shim_self.slot = s;
     }
     pthread_sigmask(SIG_SETMASK, &old, NULL);
@@ -569,19 +636,209 @@ static inline struct iolab_slot *shim_slot_as(int *shared)
     return s;
 }
 
+/*
+ * Call sites (iolab_counters.h). The hot path is one hash of the return address, one TLS load
+ * and compare, and one add through the cached pointer; everything else (which object the address
+ * lies in, its name in the page, a new entry in the slot) happens once per site and thread in
+ * shim_site_miss(), where a signal handler's call (in_site) is counted without its site so that
+ * it cannot take the entry being made.
+ */
+
+/* The objects of this process, as dl_iterate_phdr found them: executable segments only. */
+#define SHIM_OBJ_RANGES 64
+struct shim_obj_range {
+    uintptr_t start, end; /* [start, end) of one executable PT_LOAD segment */
+    uintptr_t bias;       /* the object's load bias: offset = address - bias */
+    uint32_t object;      /* its index in the page's objects[], UINT32_MAX: no room */
+};
+static struct shim_obj_range shim_ranges[SHIM_OBJ_RANGES];
+static uint32_t shim_nranges;
+static int shim_ranges_lock; /* a spin lock: cold path only, reset in a fork's child */
+
+/* The page's index of the object named `name`, naming it first when it is new. */
+static uint32_t shim_object_index(const char *name, int exe)
+{
+    struct iolab_object *o = shim_page->objects;
+    for (uint32_t i = 0; i < IOLAB_OBJECTS; i++) {
+        uint32_t st = __atomic_load_n(&o[i].state, __ATOMIC_ACQUIRE);
+        if (st == IOLAB_OBJECT_FREE) {
+            uint32_t want = IOLAB_OBJECT_FREE;
+            if (__atomic_compare_exchange_n(&o[i].state, &want, IOLAB_OBJECT_WRITING, 0,
+                                            __ATOMIC_ACQUIRE, __ATOMIC_RELAXED)) {
+                size_t len = strnlen(name, IOLAB_OBJECT_NAME - 1);
+                memcpy(o[i].name, name, len);
+                o[i].name[len] = 0;
+                o[i].exe = (uint32_t)exe;
+                __atomic_store_n(&o[i].state, IOLAB_OBJECT_READY, __ATOMIC_RELEASE);
+                return i;
+            }
+            st = want;
+        }
+        while (st == IOLAB_OBJECT_WRITING) /* another process is writing it: a few stores */
+            st = __atomic_load_n(&o[i].state, __ATOMIC_ACQUIRE);
+        if (st == IOLAB_OBJECT_READY && o[i].exe == (uint32_t)exe &&
+            !strncmp(o[i].name, name, IOLAB_OBJECT_NAME - 1))
+            return i;
+    }
+    return UINT32_MAX;
+}
+
+static int shim_ranges_add(struct dl_phdr_info *info, size_t size, void *data)
+{
+    (void)size;
+    (void)data;
+    char exe[IOLAB_OBJECT_NAME];
+    const char *name = info->dlpi_name;
+    int is_exe = !name || !name[0];
+    if (is_exe) {
+        ssize_t n = readlink("/proc/self/exe", exe, sizeof exe - 1);
+        exe[n > 0 ? n : 0] = 0;
+        name = exe;
+    }
+    uint32_t index = UINT32_MAX + 0u;
+    int named = 0;
+    for (int i = 0; i < info->dlpi_phnum && shim_nranges < SHIM_OBJ_RANGES; i++) {
+        const ElfW(Phdr) *ph = &info->dlpi_phdr[i];
+        if (ph->p_type != PT_LOAD || !(ph->p_flags & PF_X))
+            continue;
+        if (!named) {
+            index = shim_object_index(name, is_exe);
+            named = 1;
+        }
+        struct shim_obj_range *r = &shim_ranges[shim_nranges++];
+        r->start = info->dlpi_addr + ph->p_vaddr;
+        r->end = r->start + ph->p_memsz;
+        r->bias = info->dlpi_addr;
+        r->object = index;
+    }
+    return 0;
+}
+
+static const struct shim_obj_range *shim_range_of(uintptr_t ra)
+{
+    for (uint32_t i = 0; i < shim_nranges; i++)
+        if (ra >= shim_ranges[i].start && ra < shim_ranges[i].end)
+            return &shim_ranges[i];
+    return NULL;
+}
+
+/* The slot's counter of the site (ra, call), taking an entry for it when it is new; NULL: the
+   site goes to other[] (no room, or an address in no object). */
+static uint64_t *shim_site_counter(struct iolab_slot *s, uintptr_t ra, unsigned call)
+{
+    while (__atomic_exchange_n(&shim_ranges_lock, 1, __ATOMIC_ACQUIRE))
+        ;
+    const struct shim_obj_range *r = shim_range_of(ra);
+    if (!r) { /* a library loaded since: look again */
+        shim_nranges = 0;
+        dl_iterate_phdr(shim_ranges_add, NULL);
+        r = shim_range_of(ra);
+    }
+    uint32_t object = r ? r->object : UINT32_MAX;
+    uint64_t offset = r ? ra - r->bias : 0;
+    __atomic_store_n(&shim_ranges_lock, 0, __ATOMIC_RELEASE);
+    if (object == UINT32_MAX)
+        return NULL;
+    struct iolab_sites *sites = &s->sites;
+    struct iolab_site *e = shim_site_find(sites, object, offset, call + 1);
+    if (e)
+        return &e->count;
+    uint32_t n = sites->n; /* the owner is the only writer of its slot's n */
+    if (n >= IOLAB_SITES)
+        return NULL;
+    e = &sites->site[n];
+    e->object = object;
+    e->offset = offset;
+    __atomic_store_n(&e->count, 0, __ATOMIC_RELAXED);
+    __atomic_store_n(&e->call, call + 1, __ATOMIC_RELEASE);
+    __atomic_store_n(&sites->n, n + 1, __ATOMIC_RELEASE);
+    return &e->count;
+}
+
+static inline uint32_t shim_seen_index(uintptr_t ra)
+{
+    return (uint32_t)(((uint64_t)ra * 0x9e3779b97f4a7c15ull) >> 58) & (SHIM_SEEN - 1);
+}
+
+/* A site this thread has not seen (or whose cache entry another site took): counts the call. */
+static SHIM_COLD void shim_site_miss(struct iolab_slot *s, uintptr_t ra, unsigned call)
+{
+    uint64_t key = (uint64_t)ra << 6 | call;
+    uint32_t h = shim_seen_index(ra);
+    /* Two sites whose addresses share an entry: the second lives in the next entry, found here
+       without any system call, so that two hot lines never make every call a slow one. */
+    struct shim_site_seen *two = &shim_self.seen[(h + 1) & (SHIM_SEEN - 1)];
+    if (two->key == key) {
+        shim_add_as(0, two->count, 1);
+        return;
+    }
+    /* A signal handler's counted call made while this thread is in here is counted without its
+       site (other[]), so that it never takes the entry being made: cheaper than blocking
+       signals for every new site. */
+    if (shim_self.in_site) {
+        shim_add_as(0, &s->sites.other[call], 1);
+        return;
+    }
+    shim_self.in_site = 1;
+    __asm__ volatile("" ::: "memory");
+    int saved = errno;
+    uint64_t *c = shim_site_counter(s, ra, call);
+    if (c) {
+        /* Emptied first: a handler that reads the entry in between sees no entry, never a key
+           with another site's counter. */
+        struct shim_site_seen *e = &shim_self.seen[h];
+        if (e->key)
+            e = two;
+        e->key = 0;
+        __asm__ volatile("" ::: "memory");
+        e->count = c;
+        __asm__ volatile("" ::: "memory");
+        e->key = key;
+    } else {
+        c = &s->sites.other[call];
+    }
+    shim_add_as(0, c, 1);
+    errno = saved;
+    __asm__ volatile("" ::: "memory");
+    shim_self.in_site = 0;
+}
+
+/* Counts one call `call` made from return address ra at its site (not in the shared overflow
+   slot: its sites would have several writers). */
+static inline __attribute__((always_inline)) void shim_site(struct iolab_slot *s, int shared,
+                                                            unsigned call, uintptr_t ra)
+{
+#ifdef SHIM_NO_SITES /* the benchmark's build without sites (README.md, "The counting path") */
+    return;
+#endif
+    if (SHIM_UNLIKELY(shared))
+        return;
+    struct shim_site_seen *e = &shim_self.seen[shim_seen_index(ra)];
+    if (SHIM_LIKELY(e->key == ((uint64_t)ra << 6 | call)))
+        shim_add_as(0, e->count, 1);
+    else
+        shim_site_miss(s, ra, call);
+}
+
+/* The return address of the wrapper a counting helper is inlined into: always_inline, so that
+   __builtin_return_address(0) is the program's call site, not the helper's. */
+#define SHIM_RA() ((uintptr_t)__builtin_return_address(0))
+
 /* This thread's slot after counting one call `id`, or NULL when not counting. (A call split by
    kind of descriptor is counted by its kind alone: SHIM_CALL_ONE, iolab_fdsplit_total.) */
-static inline struct iolab_slot *shim_count(enum iolab_call_id id)
+static inline __attribute__((always_inline)) struct iolab_slot *shim_count(enum iolab_call_id id)
 {
     int shared;
     struct iolab_slot *s = shim_slot_as(&shared);
-    if (s)
+    if (s) {
         shim_add_as(shared, &s->calls[id].count, 1);
+        shim_site(s, shared, id, SHIM_RA());
+    }
     return s;
 }
 
 /* The counter of call `id` of this thread after counting one call, or NULL when not counting. */
-static inline struct iolab_call *shim_begin(enum iolab_call_id id)
+static inline __attribute__((always_inline)) struct iolab_call *shim_begin(enum iolab_call_id id)
 {
     struct iolab_slot *s = shim_count(id);
     return s ? &s->calls[id] : NULL;
@@ -1208,6 +1465,7 @@ static void shim_after_fork_child(void)
 {
     shim_child_forgot = 1;
     shim_chld.state &= ~3ull; /* the parent's held SIGCHLD is not the child's to hand over */
+    shim_ranges_lock = 0; /* a thread of the parent may have held it: only the forker lives on */
     shim_self.slot = NULL;
     shim_self.shared = 0;
     if (shim_lineage_pending) {
@@ -1483,6 +1741,7 @@ static inline long shim_direct(long nr, long a, long b, long c, long d, long e, 
         SHIM_COUNT_OR_PASS(real, args, direct, fallback);                                          \
         int k_ = shim_fd_kind(fd);                                                                 \
         shim_add_as(sh_, &s_->fd.one[IOLAB_ONE_##id][k_], 1);                                      \
+        shim_site(s_, sh_, IOLAB_CALL_##id, SHIM_RA());                                            \
         if (SHIM_UNLIKELY(shim_self.faults)) {                                                     \
             size_t l0_ = (len);                                                                    \
             int e_ = shim_fault(s_, k_, fd, flags, &(len), cut, 0);                                \
@@ -1509,6 +1768,7 @@ static inline long shim_direct(long nr, long a, long b, long c, long d, long e, 
         SHIM_COUNT_OR_PASS(real, args, direct, fallback);                                          \
         int ko_ = shim_fd_kind(out);                                                               \
         shim_add_as(sh_, &s_->fd.two[IOLAB_TWO_##id][shim_fd_kind(in)][ko_], 1);                   \
+        shim_site(s_, sh_, IOLAB_CALL_##id, SHIM_RA());                                            \
         if (SHIM_UNLIKELY(shim_self.faults)) {                                                     \
             int e_ = shim_fault(s_, ko_, out, 0, &(len), IOLAB_FAULT_SHORT_WRITE, 1);              \
             if (e_) {                                                                              \
@@ -1917,7 +2177,7 @@ SHIM_EXPORT int pselect(int n, fd_set *rd, fd_set *wr, fd_set *ex, const struct 
  * runs); in the child the wrapper touches nothing of the parent's slot and the child claims
  * its own on its first counted call.
  */
-static pid_t shim_fork_common(pid_t (*real)(void))
+static inline __attribute__((always_inline)) pid_t shim_fork_common(pid_t (*real)(void))
 {
     struct iolab_call *c = shim_begin(IOLAB_CALL_FORK);
     if (!c)

@@ -7,6 +7,8 @@ extern "C" {
 #include "metrics/tally.h"
 }
 
+#include <cstdio>
+#include <string>
 #include <unistd.h>
 
 static struct iolab_slot *claim(struct iolab_page *p, uint32_t prog, uint32_t run)
@@ -231,4 +233,64 @@ TEST_CASE("a move that never ends is read a bounded number of times and said to 
     CHECK(t.calls[IOLAB_CALL_READ].count == 2);
     iolab_page_unmap(page, 16);
     close(fd);
+}
+
+static void put_site(struct iolab_slot *s, uint32_t object, uint64_t offset, unsigned call,
+                     uint64_t count)
+{
+    struct iolab_site *e = &s->sites.site[s->sites.n++];
+    e->object = object;
+    e->offset = offset;
+    e->count = count;
+    e->call = call + 1;
+}
+
+static void put_object(struct iolab_page *p, uint32_t i, const char *name, uint32_t exe)
+{
+    snprintf(p->objects[i].name, sizeof p->objects[i].name, "%s", name);
+    p->objects[i].exe = exe;
+    p->objects[i].state = IOLAB_OBJECT_READY;
+}
+
+TEST_CASE("call sites are merged by object name and offset, across slots and pages")
+{
+    int fd1 = -1, fd2 = -1;
+    struct iolab_page *p1 = nullptr, *p2 = nullptr;
+    REQUIRE(iolab_page_create(8, &fd1, &p1) == 0);
+    REQUIRE(iolab_page_create(8, &fd2, &p2) == 0);
+    // The same two objects, named in another order on each page (each page names its own).
+    put_object(p1, 0, "/srv/prog", 1);
+    put_object(p1, 1, "/lib/libuv.so.1", 0);
+    put_object(p2, 0, "/lib/libuv.so.1", 0);
+    put_object(p2, 1, "/srv/prog", 1);
+    struct iolab_slot *a = claim(p1, 0, 1), *b = claim(p1, 0, 1), *c = claim(p2, 0, 2);
+    put_site(a, 0, 0x1234, IOLAB_CALL_READ, 10);
+    put_site(b, 0, 0x1234, IOLAB_CALL_READ, 5); // the same site in another thread's slot
+    put_site(b, 1, 0x99, IOLAB_CALL_READ, 2);   // libuv's read()
+    a->sites.other[IOLAB_CALL_READ] = 1;
+    put_site(c, 1, 0x1234, IOLAB_CALL_READ, 100); // the program's site on its second start
+    put_site(c, 1, 0x1234, IOLAB_CALL_WRITE, 7);  // same address, another call (a pointer)
+
+    struct tally_totals t1, t2;
+    tally_page(p1, 8, &t1);
+    CHECK_FALSE(t1.forged);
+    REQUIRE(t1.sites.n == 2);
+    CHECK(t1.sites.site[0].count == 15);
+    CHECK(tally_sites_calls(&t1.sites, IOLAB_CALL_READ) == 18);
+    tally_page(p2, 8, &t2);
+    tally_add(&t1, &t2);
+    REQUIRE(t1.sites.n == 3);
+    CHECK(t1.sites.site[0].count == 115); // /srv/prog+0x1234 read, both pages
+    CHECK(std::string(t1.sites.objects[t1.sites.site[0].object].name) == "/srv/prog");
+    CHECK(tally_sites_calls(&t1.sites, IOLAB_CALL_READ) == 118);
+    CHECK(tally_sites_calls(&t1.sites, IOLAB_CALL_WRITE) == 7);
+
+    // An object index no page can hold is a forged site: left out, and said.
+    put_site(c, 40, 0x10, IOLAB_CALL_READ, 1);
+    tally_page(p2, 8, &t2);
+    CHECK(t2.forged);
+    iolab_page_unmap(p1, 8);
+    iolab_page_unmap(p2, 8);
+    close(fd1);
+    close(fd2);
 }

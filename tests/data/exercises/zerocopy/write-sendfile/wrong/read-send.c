@@ -1,4 +1,4 @@
-/* expect: fail: send_file() must call sendfile() */
+/* expect: fail: sendto() at file-server.c:34 ran */
 /* The copy through a buffer this exercise replaces: read() then send(). */
 /*
  * A small HTTP file server, one thread per connection: it answers GET /NAME with the file NAME
