@@ -678,12 +678,12 @@ static size_t grade_site_family(const struct lesson_check *c, unsigned *calls, s
     size_t n = 0;
     switch (c->metric) {
     case FIGURE_CALLS:
-    case FIGURE_CALLS_PER_REQUEST_NAME:
+    case FIGURE_CALL_PER_CLIENT_REQ:
     case FIGURE_CALL_BYTES_PER_BYTE:
         calls[0] = c->call;
         return 1;
     case FIGURE_SYSCR:
-    case FIGURE_READ_SIZE:
+    case FIGURE_RCHAR_PER_SYSCR:
     case FIGURE_READ_FILL:
     case FIGURE_RCHAR_PER_BYTE:
         f = grade_read_family, n = sizeof grade_read_family / sizeof *f;
