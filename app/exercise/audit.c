@@ -187,18 +187,28 @@ static void audit_end(struct judge_audit *au)
 
 static void audit_stop_engine(struct judge_audit *au)
 {
+    /* engine_stop() publishes a last snapshot, which comes back here through on_snapshot. */
+    if (au->stopping)
+        return;
+    au->stopping = true;
     if (au->engine &&
         (engine_state(au->engine) == ENGINE_RUNNING || engine_state(au->engine) == ENGINE_STARTING))
         engine_stop(au->engine);
 }
 
-/* Every call-count check is decided: nothing more to see. */
+/* A call-count check has failed on the kernel's counts: the audit's verdict is certain, so the
+   run stops now rather than at the end of its time. A pass waits for the whole run, as the
+   ordinary run's windows do. */
 static void audit_maybe_decided(struct judge_audit *au)
 {
+    if (au->stopping)
+        return;
     for (size_t i = 0; i < au->sc->nchecks; i++)
-        if (judge_audit_check(&au->sc->checks[i]) && !au->grader.results[i].decided)
+        if (judge_audit_check(&au->sc->checks[i]) && au->grader.results[i].decided &&
+            grade_state(&au->grader, i) == GRADE_FAIL) {
+            audit_stop_engine(au);
             return;
-    audit_stop_engine(au);
+        }
 }
 
 static void audit_on_snapshot(void *data, const struct snapshot *snap)

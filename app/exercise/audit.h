@@ -40,6 +40,7 @@ struct judge_audit {
     struct engine *engine;
     struct snapshot *snap; /* the snapshot being substituted */
     uv_timer_t timer;
+    bool stopping; /* engine_stop() was asked */
     bool timer_ready;
     uint64_t t0;
     judge_audit_done_fn done;

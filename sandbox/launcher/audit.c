@@ -252,6 +252,8 @@ static void audit_refuse(struct iolab_audit_page *pg, const char *what, int err)
     __atomic_store_n(&pg->state, IOLAB_AUDIT_REFUSED, __ATOMIC_RELEASE);
 }
 
+#define AUDIT_PIDFD_THREAD O_EXCL /* linux/pidfd.h's PIDFD_THREAD, Linux 6.9 */
+
 /* A traced process: its pidfd (for the kind of a descriptor) and the call it is inside. */
 #define AUDIT_TRACEES 1024
 struct audit_tracee {
@@ -262,7 +264,6 @@ struct audit_tracee {
 };
 static struct audit_tracee audit_tracees[AUDIT_TRACEES];
 static volatile sig_atomic_t audit_main_pid;
-
 
 static struct audit_tracee *audit_tracee(pid_t pid, bool make)
 {
@@ -313,8 +314,9 @@ static int audit_kind(struct audit_tracee *t, long fd)
 {
     if (fd < 0 || fd > 1 << 20)
         return IOLAB_FD_OTHER;
-    if (t->pidfd < 0)
-        t->pidfd = (int)syscall(SYS_pidfd_open, t->pid, 0);
+    /* A thread is no pidfd's process before Linux 6.9; from then on PIDFD_THREAD names it. */
+    if (t->pidfd < 0 && (t->pidfd = (int)syscall(SYS_pidfd_open, t->pid, 0)) < 0)
+        t->pidfd = (int)syscall(SYS_pidfd_open, t->pid, AUDIT_PIDFD_THREAD);
     int mine = t->pidfd < 0 ? -1 : (int)syscall(SYS_pidfd_getfd, t->pidfd, (int)fd, 0);
     if (mine < 0)
         return IOLAB_FD_OTHER;
