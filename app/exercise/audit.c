@@ -155,11 +155,11 @@ static void audit_conclude(struct judge_audit *au)
             continue;
         char msg[512];
         grade_message(&au->grader, i, msg, sizeof msg);
-        const char *fail = au->sc->checks[i].fail;
+        /* The message carries the check's own "fail" advice already. */
         snprintf(au->failure, sizeof au->failure,
-                 "\"%s\" fails on the kernel's count of your program's calls (the audit): %s%s%s "
+                 "\"%s\" fails on the kernel's count of your program's calls (the audit): %s "
                  "[audited: %.600s]",
-                 au->sc->checks[i].text, msg, fail ? ": " : "", fail ? fail : "", au->counts);
+                 au->sc->checks[i].text, msg, au->counts);
         au->failed = true;
         return;
     }

@@ -74,6 +74,7 @@ struct cfg {
     /* --audit, --audit-fd (audit.h): the labels' system calls are counted by a tracer and
        published on iolab's page, mapped here and never held by the program. */
     bool audit;
+    bool audit_off;     /* --audit-off: refuse it as ptrace would (tests the fallback) */
     uint64_t audit_ids; /* bit per call label */
     long audit_nr[CFG_MAX_AUDIT];
     uint16_t audit_id[CFG_MAX_AUDIT];

@@ -328,6 +328,12 @@ static int set_audit_fd(struct cfg *c, const char *v)
         fprintf(stderr, "iolab-sandbox: --audit-fd %ld: %s\n", n, strerror(-rc));
     return rc;
 }
+static int set_audit_off(struct cfg *c, const char *v)
+{
+    (void)v;
+    c->audit_off = true;
+    return 0;
+}
 static int set_quiet(struct cfg *c, const char *v)
 {
     (void)v;
@@ -413,6 +419,9 @@ static const struct main_option main_options[] = {
      set_audit},
     {"--audit-fd", "N", "iolab's page (iolab_audit.h) the audit publishes its counts on",
      set_audit_fd},
+    {"--audit-off", NULL,
+     "with --audit: the program runs unaudited, the page says so (as IOLAB_SANDBOX_AUDIT=off)",
+     set_audit_off},
     {"--quiet", NULL, "no report line when the program is stopped", set_quiet},
     {"--probe", NULL, "print the features and tier this machine allows as JSON", set_probe},
     {"--hold", "SFD,LFD", "build a scenario jail, report on SFD, hold it until EOF on LFD",
