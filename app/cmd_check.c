@@ -428,7 +428,8 @@ static void check_score(const struct attempt *a, double *got, double *max)
     for (size_t i = 0; i < sc->nchecks; i++) {
         *max += sc->checks[i].points;
         /* Only a decided check that holds earns: one not judged was never measured in full. */
-        if (judged && grade_state(&a->grader, i) == GRADE_PASS)
+        if (judged && grade_state(&a->grader, i) == GRADE_PASS &&
+            (!a->audit_started || judge_audit_holds(&a->au, i)))
             *got += sc->checks[i].points;
     }
 }
@@ -768,9 +769,11 @@ static void check_print_text(const struct attempt *a)
                          a->error[0] ? a->error : "the checks could not be run", got, max,
                          max == 1 ? "" : "s");
     else
-        termsafe_fprintf(stdout, "%s: %zu of %zu checks hold (score: %g of %g point%s).\n", status,
-                         grade_count(&a->grader, GRADE_PASS), a->run.sc.nchecks, got, max,
-                         max == 1 ? "" : "s");
+        termsafe_fprintf(
+            stdout, "%s: %zu of %zu checks hold%s (score: %g of %g point%s).\n", status,
+            grade_count(&a->grader, GRADE_PASS), a->run.sc.nchecks,
+            a->audit_started && a->au.failed ? ", but not on the kernel's counts (the audit)" : "",
+            got, max, max == 1 ? "" : "s");
 }
 
 static void check_print_json(const struct attempt *a, struct json_out *j)

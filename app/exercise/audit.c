@@ -318,6 +318,12 @@ void judge_audit_stop(struct judge_audit *au)
     audit_stop_engine(au);
 }
 
+bool judge_audit_holds(const struct judge_audit *au, size_t i)
+{
+    return !au->audited || !au->judge_ready || i >= au->sc->nchecks ||
+           !judge_audit_check(&au->sc->checks[i]) || grade_state(&au->grader, i) != GRADE_FAIL;
+}
+
 void judge_audit_free(struct judge_audit *au)
 {
     if (au->judge_ready)

@@ -74,6 +74,10 @@ void judge_audit_stop(struct judge_audit *au);
 
 void judge_audit_free(struct judge_audit *au);
 
+/* False when check i of the scenario failed on the kernel's counts: its points are not earned,
+   whatever the ordinary run said. True otherwise (not audited, or not a call-count check). */
+bool judge_audit_holds(const struct judge_audit *au, size_t i);
+
 /* Puts the kernel's counts of page (less base, what the program's start-up called) in place of
    the learner's program's counted calls in snap, and in its role's sums. */
 void judge_audit_substitute(const struct lesson_scenario *sc, const struct iolab_audit_page *page,
