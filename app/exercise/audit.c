@@ -130,10 +130,6 @@ static void audit_conclude(struct judge_audit *au)
 {
     const struct iolab_audit_page *base = NULL,
                                   *page = au->engine ? engine_audit(au->engine, &base) : NULL;
-    if (au->judge.why[0]) {
-        snprintf(au->why, sizeof au->why, "the audit run said nothing: %.400s", au->judge.why);
-        return;
-    }
     if (!page) {
         snprintf(au->why, sizeof au->why, "your program never started in the audit run");
         return;
@@ -150,6 +146,16 @@ static void audit_conclude(struct judge_audit *au)
     }
     au->audited = true;
     audit_say_counts(au, page, base);
+    if (au->judge.why[0]) {
+        /* Traced, the program did not do in the audit run what it did in the ordinary one (it
+           never got ready, a limit stopped it): a graded run needs the audit's say, and a
+           program that behaves otherwise when it is watched must not pass by it. */
+        snprintf(au->failure, sizeof au->failure,
+                 "the audit run said nothing about your program: %.800s [audited: %.600s]",
+                 au->judge.why, au->counts);
+        au->failed = true;
+        return;
+    }
     for (size_t i = 0; i < au->sc->nchecks; i++) {
         if (!judge_audit_check(&au->sc->checks[i]) || grade_state(&au->grader, i) != GRADE_FAIL)
             continue;
@@ -201,7 +207,7 @@ static void audit_stop_engine(struct judge_audit *au)
    ordinary run's windows do. */
 static void audit_maybe_decided(struct judge_audit *au)
 {
-    if (au->stopping)
+    if (au->stopping || !au->grader.measured)
         return;
     for (size_t i = 0; i < au->sc->nchecks; i++)
         if (judge_audit_check(&au->sc->checks[i]) && au->grader.results[i].decided &&
