@@ -202,21 +202,6 @@ static void audit_stop_engine(struct judge_audit *au)
         engine_stop(au->engine);
 }
 
-/* A call-count check has failed on the kernel's counts: the audit's verdict is certain, so the
-   run stops now rather than at the end of its time. A pass waits for the whole run, as the
-   ordinary run's windows do. */
-static void audit_maybe_decided(struct judge_audit *au)
-{
-    if (au->stopping || !au->grader.measured)
-        return;
-    for (size_t i = 0; i < au->sc->nchecks; i++)
-        if (judge_audit_check(&au->sc->checks[i]) && au->grader.results[i].decided &&
-            grade_state(&au->grader, i) == GRADE_FAIL) {
-            audit_stop_engine(au);
-            return;
-        }
-}
-
 static void audit_on_snapshot(void *data, const struct snapshot *snap)
 {
     struct judge_audit *au = data;
@@ -224,7 +209,6 @@ static void audit_on_snapshot(void *data, const struct snapshot *snap)
     *au->snap = *snap;
     judge_audit_substitute(au->sc, page, base, au->snap);
     judge_snapshot(&au->judge, au->engine, au->snap);
-    audit_maybe_decided(au);
 }
 
 static void audit_on_line(void *data, size_t prog, enum engine_stream stream, const char *line,
