@@ -261,6 +261,10 @@ struct audit_tracee {
     int pidfd;    /* -1 until needed */
     int pending;  /* the label of the call it is in, waiting for its exit; -1 none */
     bool stopped; /* its first stop (SIGSTOP of a new tracee) was seen */
+    /* After an exec, until its first traced call from elsewhere: the dynamic loader's code
+       (from AT_BASE), whose reads of the libraries are the start-up's, not the program's. */
+    bool startup;
+    unsigned long ld_lo, ld_hi;
 };
 static struct audit_tracee audit_tracees[AUDIT_TRACEES];
 static volatile sig_atomic_t audit_main_pid;
@@ -337,6 +341,45 @@ static bool audit_moves(unsigned id)
            id == IOLAB_CALL_TEE || id == IOLAB_CALL_VMSPLICE;
 }
 
+/* Where the dynamic loader of the program t has just exec'd lives: AT_BASE from the auxiliary
+   vector above its environment on the new stack (no /proc of another PID namespace needed). */
+#define AUDIT_LD_SPAN (1ul << 20) /* ld.so's text and data are far less than this */
+static void audit_exec(struct audit_tracee *t)
+{
+    struct __ptrace_syscall_info si;
+    t->startup = false;
+    if (ptrace(PTRACE_GET_SYSCALL_INFO, t->pid, (void *)sizeof si, &si) <= 0)
+        return;
+    unsigned long sp = (unsigned long)si.stack_pointer, w;
+    errno = 0;
+    long argc = ptrace(PTRACE_PEEKDATA, t->pid, (void *)sp, 0);
+    if (errno || argc < 0 || argc > 1 << 20)
+        return;
+    unsigned long at = sp + sizeof(long) * (unsigned long)(argc + 2); /* argv, its NULL */
+    for (int i = 0; i < 1 << 16; i++, at += sizeof(long)) {           /* envp */
+        w = (unsigned long)ptrace(PTRACE_PEEKDATA, t->pid, (void *)at, 0);
+        if (errno)
+            return;
+        if (!w)
+            break;
+    }
+    at += sizeof(long);
+    for (int i = 0; i < 64; i++, at += 2 * sizeof(long)) { /* auxv: type, value */
+        unsigned long type = (unsigned long)ptrace(PTRACE_PEEKDATA, t->pid, (void *)at, 0);
+        if (errno || type == 0 /* AT_NULL */)
+            return;
+        if (type == 7 /* AT_BASE */) {
+            w = (unsigned long)ptrace(PTRACE_PEEKDATA, t->pid, (void *)(at + sizeof(long)), 0);
+            if (errno || !w)
+                return;
+            t->ld_lo = w;
+            t->ld_hi = w + AUDIT_LD_SPAN;
+            t->startup = true;
+            return;
+        }
+    }
+}
+
 /* A PTRACE_EVENT_SECCOMP stop: counts the call; true when its exit is to be seen too. */
 static bool audit_enter(struct iolab_audit_page *pg, struct audit_tracee *t)
 {
@@ -347,6 +390,12 @@ static bool audit_enter(struct iolab_audit_page *pg, struct audit_tracee *t)
     struct __ptrace_syscall_info si;
     bool args = ptrace(PTRACE_GET_SYSCALL_INFO, t->pid, (void *)sizeof si, &si) > 0 &&
                 si.op == PTRACE_SYSCALL_INFO_SECCOMP;
+    /* The loader reading the libraries before the program's first instruction: no call of the
+       program's. The first traced call from anywhere else ends that for good. */
+    if (t->startup && args && si.instruction_pointer >= t->ld_lo &&
+        si.instruction_pointer < t->ld_hi)
+        return false;
+    t->startup = false;
     if (args && iolab_split_one_index((unsigned)id) >= 0) {
         ac->kind[audit_kind(t, (long)si.seccomp.args[0])]++;
     } else if (args && iolab_split_two_index((unsigned)id) >= 0) {
@@ -448,8 +497,11 @@ _Noreturn static void audit_trace(struct iolab_audit_page *pg, pid_t prog)
         } else if (sig == (SIGTRAP | 0x80)) {
             if (t)
                 audit_exit(pg, t);
+        } else if (sig == SIGTRAP && event == PTRACE_EVENT_EXEC) {
+            if (t)
+                audit_exec(t);
         } else if (sig == SIGTRAP && event) {
-            /* fork, vfork, clone, exec: the new tracee reports its own first stop */
+            /* fork, vfork, clone: the new tracee reports its own first stop */
         } else if (sig == SIGSTOP && t && !t->stopped) {
             /* A new tracee's first stop, which the kernel sends: not the program's signal. */
         } else if (sig != SIGSTOP && sig != SIGTSTP && sig != SIGTTIN && sig != SIGTTOU) {
