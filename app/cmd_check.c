@@ -23,6 +23,7 @@
 #include "engine/jail.h"
 #include "exercise.h"
 #include "exercise/build.h"
+#include "exercise/audit.h"
 #include "exercise/judge.h"
 #include "grade.h"
 #include "headless.h"
@@ -88,6 +89,10 @@ struct attempt {
     bool for_author; /* --solutions: sentences for the pack's author, not for a learner */
     bool mine_built; /* the learner's build ran to a result (a->mine is it) */
     int stopped;     /* 128+signal: a signal stopped the attempt (nothing is reported) */
+    /* --audit (implied by --junit): the second run, on the kernel's counts (exercise/audit.h) */
+    bool audit;
+    bool audit_started;
+    struct judge_audit au;
 };
 
 static double check_since(const struct attempt *a)
@@ -192,6 +197,25 @@ static void check_on_exit(void *data, size_t prog, int status, bool expected)
     check_maybe_decided(a);
 }
 
+static void check_audit_done(void *data)
+{
+    check_finish(data);
+}
+
+/* The ordinary run is over: with --audit, the second run follows (exercise/audit.h) when the
+   first said something about the learner's code; the attempt ends after it. */
+static void check_run_over(struct attempt *a)
+{
+    if (a->audit && !a->stopped && !a->error[0] && a->judge_ready && !a->judge.why[0]) {
+        uv_timer_stop(&a->timer);
+        if (judge_audit_start(&a->au, a->loop, &a->run.sc, a->seconds, check_audit_done, a) == 0) {
+            a->audit_started = true;
+            return;
+        }
+    }
+    check_finish(a);
+}
+
 static void check_on_state(void *data, enum engine_state state)
 {
     struct attempt *a = data;
@@ -204,7 +228,7 @@ static void check_on_state(void *data, enum engine_state state)
         check_take_why(a);
         engine_free(a->engine);
         a->engine = NULL;
-        check_finish(a);
+        check_run_over(a);
     }
 }
 
@@ -322,6 +346,8 @@ static void check_on_signal(void *data, int sig)
         check_finish(a);
     }
     check_stop(a);
+    if (a->audit_started)
+        judge_audit_stop(&a->au);
 }
 
 static void check_attempt_end(void *data)
@@ -369,6 +395,7 @@ static void check_attempt_free(struct attempt *a)
         exercise_run_free(&a->run);
     free(a->mine_log);
     free(a->check_s);
+    judge_audit_free(&a->au);
 }
 
 /* An attempt's verdict; its value is the exit status of `iolab check` for that attempt. */
@@ -378,7 +405,8 @@ static enum check_verdict check_verdict(const struct attempt *a)
 {
     if (a->error[0] || !a->judge_ready)
         return CHECK_ERROR;
-    return grade_done(&a->grader) ? CHECK_PASS : CHECK_FAIL;
+    /* A pass needs both runs: the ordinary one and, with --audit, the kernel's counts. */
+    return grade_done(&a->grader) && !(a->audit_started && a->au.failed) ? CHECK_PASS : CHECK_FAIL;
 }
 
 /* "pass", "fail" or "error", as the text and the JSON name a verdict. */
@@ -403,7 +431,8 @@ static void check_score(const struct attempt *a, double *got, double *max)
     for (size_t i = 0; i < sc->nchecks; i++) {
         *max += sc->checks[i].points;
         /* Only a decided check that holds earns: one not judged was never measured in full. */
-        if (judged && grade_state(&a->grader, i) == GRADE_PASS)
+        if (judged && grade_state(&a->grader, i) == GRADE_PASS &&
+            (!a->audit_started || judge_audit_holds(&a->au, i)))
             *got += sc->checks[i].points;
     }
 }
@@ -517,6 +546,7 @@ struct junit_counts {
     FILE *props;
     char *props_text;
     size_t props_len;
+    const char *audited; /* --audit: "true", or "false: WHY"; NULL: no audit asked */
 };
 
 /* Opens n's stream of properties (junit_props_end closes it and frees the text). */
@@ -650,6 +680,23 @@ static void junit_attempt(FILE *f, struct junit_counts *n, const struct attempt 
             junit_case(f, n, cls, name, t, "failure", msg, body);
         }
     }
+    if (a->audit && a->mine_ok && a->judge_ready && !a->error[0]) {
+        const struct judge_audit *au = &a->au;
+        static char audited[640];
+        if (au->audited)
+            snprintf(audited, sizeof audited, "true");
+        else
+            snprintf(audited, sizeof audited, "false: %s",
+                     au->why[0] ? au->why : "the audit run was not made");
+        n->audited = audited;
+        /* A step without call-count checks has nothing to audit: no test case for it. */
+        if (au->calls[0] && !au->audited)
+            junit_case(f, n, cls, "audit", au->run_s, "skipped", audited + 7, NULL);
+        else if (au->calls[0] && au->failed)
+            junit_case(f, n, cls, "audit", au->run_s, "failure", au->failure, au->counts);
+        else if (au->calls[0])
+            junit_case(f, n, cls, "audit", au->run_s, NULL, NULL, NULL);
+    }
     double got, max;
     check_score(a, &got, &max);
     n->score += got;
@@ -702,6 +749,11 @@ static void junit_suite(FILE *out, const char *name, const struct junit_counts *
             n->max_score);
     if (n->props && fflush(n->props) == 0 && n->props_text)
         fputs(n->props_text, out);
+    if (n->audited) {
+        fputs("      <property name=\"audited\" value=\"", out);
+        junit_text(out, n->audited);
+        fputs("\"/>\n", out);
+    }
     fprintf(out, "    </properties>\n%s  </testsuite>\n", cases);
 }
 
@@ -784,6 +836,17 @@ static void check_print_text(const struct attempt *a)
     }
     if (a->judge_ready && grade_sanitizer_report(&a->grader))
         termsafe_fprintf(stdout, "the sanitizer's report:\n%s", grade_sanitizer_report(&a->grader));
+    if (a->audit && a->judge_ready && !a->error[0]) {
+        const struct judge_audit *au = &a->au;
+        if (!au->audited)
+            termsafe_fprintf(stdout, "not audited: %s; the call counts are your program's own.\n",
+                             au->why[0] ? au->why : "the audit run was not made");
+        else if (au->failed)
+            termsafe_fprintf(stdout, "audit: failed (%.2f s): %s\n", au->run_s, au->failure);
+        else
+            termsafe_fprintf(stdout, "audit: the kernel's counts agree (%.2f s): %s\n", au->run_s,
+                             au->counts);
+    }
     if (a->judge.tier[0] && !a->judge.pages_own)
         termsafe_fprintf(stdout,
                          "counts not protected: in the %s sandbox tier a program of the run can "
@@ -801,9 +864,11 @@ static void check_print_text(const struct attempt *a)
                          a->error[0] ? a->error : "the checks could not be run", got, max,
                          max == 1 ? "" : "s");
     else
-        termsafe_fprintf(stdout, "%s: %zu of %zu checks hold (score: %g of %g point%s).\n", status,
-                         grade_count(&a->grader, GRADE_PASS), a->run.sc.nchecks, got, max,
-                         max == 1 ? "" : "s");
+        termsafe_fprintf(
+            stdout, "%s: %zu of %zu checks hold%s (score: %g of %g point%s).\n", status,
+            grade_count(&a->grader, GRADE_PASS), a->run.sc.nchecks,
+            a->audit_started && a->au.failed ? ", but not on the kernel's counts (the audit)" : "",
+            got, max, max == 1 ? "" : "s");
 }
 
 static void check_print_json(const struct attempt *a, struct json_out *j)
@@ -839,6 +904,18 @@ static void check_print_json(const struct attempt *a, struct json_out *j)
         json_end(j);
     }
     json_string(j, "error", a->error[0] ? a->error : NULL);
+    if (a->audit) {
+        const struct judge_audit *au = &a->au;
+        json_bool(j, "audited", au->audited);
+        json_object(j, "audit"); /* the second run, on the kernel's counts */
+        json_string(j, "calls", au->calls[0] ? au->calls : NULL);
+        json_bool(j, "ok", au->audited ? !au->failed : false);
+        json_string(j, "why", au->audited ? NULL : au->why[0] ? au->why : "not run");
+        json_string(j, "counts", au->counts[0] ? au->counts : NULL);
+        json_string(j, "failure", au->failed ? au->failure : NULL);
+        json_double(j, "seconds", au->run_s, 3);
+        json_end(j);
+    }
     double got, max;
     check_score(a, &got, &max);
     json_object(j, "score"); /* the points of the checks that hold, of every check's */
@@ -856,7 +933,7 @@ static void check_print_json(const struct attempt *a, struct json_out *j)
 static void check_usage(FILE *out)
 {
     fputs("usage: iolab check LESSON/STEP [--pack DIR|ID] [--dir DIR] [--seconds N] [--json]\n"
-          "                   [--junit FILE]\n"
+          "                   [--junit FILE] [--audit]\n"
           "       iolab check --pack DIR|ID --solutions [--json] [--junit FILE]\n"
           "       iolab check --pack DIR|ID [--json]\n\n"
           "Builds an exercise's program from your workspace (or DIR) in the sandbox, runs it\n"
@@ -867,6 +944,9 @@ static void check_usage(FILE *out)
           "program that does not start or never prints its ready text is one line each, exit 1.\n"
           "--junit FILE also writes the verdicts as JUnit XML for a CI (GitLab, Jenkins, GitHub):\n"
           "one test case per check, the build as one more; the score as a property.\n"
+          "--audit (implied by --junit) runs your program a second time with the calls the\n"
+          "checks count counted by the kernel (seccomp and ptrace), not by your program: a pass\n"
+          "needs both runs.\n"
           "--pack names a pack by its directory or by its id (an installed pack's, under\n"
           "$XDG_DATA_HOME/iolab/packs/); without it, a lesson the built-in pack lacks is\n"
           "looked up in the installed packs.\n",
@@ -1495,7 +1575,7 @@ static void check_record(const struct lesson_pack *pack, const struct attempt *a
 static int cmd_check_exec(int argc, char **argv)
 {
     const char *spec = NULL, *pack_dir = NULL, *dir = NULL, *junit = NULL;
-    bool json = false, solutions = false;
+    bool json = false, solutions = false, audit = false;
     double seconds = 0;
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i];
@@ -1505,6 +1585,8 @@ static int cmd_check_exec(int argc, char **argv)
             return 0;
         } else if (!strcmp(a, "--json")) {
             json = true;
+        } else if (!strcmp(a, "--audit")) {
+            audit = true;
         } else if (!strcmp(a, "--solutions")) {
             solutions = true;
         } else if (!strcmp(a, "--pack") && val) {
@@ -1524,7 +1606,8 @@ static int cmd_check_exec(int argc, char **argv)
             spec = a;
         } else {
             cmd_error("check takes LESSON/STEP, --pack DIR, --dir DIR, --seconds N, --json, "
-                      "--junit FILE and --solutions; '%s' is none of them (or lacks its value).",
+                      "--junit FILE, --audit and --solutions; '%s' is none of them (or lacks its "
+                      "value).",
                       a);
             return 2;
         }
@@ -1566,7 +1649,8 @@ static int cmd_check_exec(int argc, char **argv)
         lesson_pack_free(pack);
         return 2;
     }
-    struct attempt a = {.lesson = l, .step = st, .ex = ex};
+    /* A graded run (CI's --junit) is audited: its call counts are the kernel's. */
+    struct attempt a = {.lesson = l, .step = st, .ex = ex, .audit = audit || junit};
     a.seconds = seconds > 0 ? seconds : ex->sc->seconds > 0 ? ex->sc->seconds : 3;
     check_paths(&a);
     if (dir) {

@@ -29,6 +29,7 @@
 #include "sandbox_line.h"
 #include "metrics/sampler.h"
 
+#include "iolab_audit.h"
 #include "iolab_page.h"
 #include "paths.h"
 
@@ -42,16 +43,19 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
 /* Threads of one program alive at once that can each have a slot (a dead thread's slot is
    reused). Each program has its own page of this many; a memfd is backed only where written. */
-#define ENGINE_PAGE_SLOTS 1024
-#define ENGINE_ARG_MAX    4096
-#define ENGINE_TREE_MAX   1024
-#define ENGINE_REPORT_FD  4   /* the child's descriptor for iolab-sandbox --report-fd */
-#define ENGINE_REPORT_MAX 256 /* one line of six numbers */
+#define ENGINE_PAGE_SLOTS   1024
+#define ENGINE_ARG_MAX      4096
+#define ENGINE_TREE_MAX     1024
+#define ENGINE_REPORT_FD    4 /* the child's descriptor for iolab-sandbox --report-fd */
+#define ENGINE_AUDIT_FD     5 /* and for --audit-fd, the learner's program's under the audit */
+#define ENGINE_AUDIT_FD_STR "5"
+#define ENGINE_REPORT_MAX   256 /* one line of six numbers */
 
 extern char **environ;
 
@@ -117,6 +121,9 @@ struct engine {
     int closing; /* handles with a close callback still to come */
     uint64_t t0_ns;
     struct snapshot empty;
+    /* The audit's page of the learner's program (--audit), made again for each of its starts
+       with the counts so far; base: the page when it was ready. NULL without an audit. */
+    struct iolab_audit_page *audit, *audit_base;
     size_t nchildren;
     struct engine_child children[];
 };
@@ -199,6 +206,51 @@ static void engine_fail(struct engine *e, const char *fmt, ...)
 /* text is the child's partial-line buffer (ENGINE_LINE_MAX bytes, len < ENGINE_LINE_MAX): it is
    terminated here, so that every reader of the line stops at its end and never reads on into
    what a longer earlier line left in the buffer. */
+/* Whether program c runs under the audit (the learner's program, with --audit). */
+static bool engine_audited(const struct engine *e, const struct engine_child *c)
+{
+    return e->opts.audit && e->opts.audit[0] && e->sc->has_learner && c->idx == e->sc->learner;
+}
+
+/*
+ * A new page for the audit of the start about to be spawned, holding the counts so far: the
+ * launcher maps it and closes it before the program runs, and iolab closes its descriptor once
+ * the launcher is spawned, so that no process finds it in iolab's /proc/PID/fd. The fd, or a
+ * negative errno.
+ */
+static int engine_audit_page(struct engine *e)
+{
+    int fd = memfd_create("iolab-audit", MFD_CLOEXEC);
+    if (fd < 0)
+        return -errno;
+    struct iolab_audit_page *p = MAP_FAILED;
+    if (ftruncate(fd, sizeof *p) == 0)
+        p = mmap(NULL, sizeof *p, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+    if (p == MAP_FAILED) {
+        int err = errno;
+        close(fd);
+        return -err;
+    }
+    if (e->audit) {
+        *p = *e->audit;
+        munmap(e->audit, sizeof *e->audit);
+    }
+    p->magic = IOLAB_AUDIT_MAGIC;
+    p->state = IOLAB_AUDIT_WAITING;
+    e->audit = p;
+    if (!e->audit_base)
+        e->audit_base = calloc(1, sizeof *e->audit_base);
+    return fd;
+}
+
+const struct iolab_audit_page *engine_audit(const struct engine *e,
+                                            const struct iolab_audit_page **base)
+{
+    if (base)
+        *base = e->audit_base;
+    return e->audit;
+}
+
 static void engine_on_line(struct engine_child *c, enum engine_stream stream, char *text,
                            size_t len)
 {
@@ -210,6 +262,8 @@ static void engine_on_line(struct engine_child *c, enum engine_stream stream, ch
     if (!c->ready && c->prog->ready && !c->stopping) {
         if (strstr(text, c->prog->ready)) {
             c->ready = true;
+            if (e->audit && e->audit_base && engine_audited(e, c))
+                *e->audit_base = *e->audit;
             uv_timer_stop(&e->start_timer);
             if (e->sampler)
                 sampler_set_state(e->sampler, (uint32_t)c->idx, SNAPSHOT_PROG_RUNNING, -1);
@@ -250,6 +304,9 @@ static void engine_flush(struct engine_child *c, enum engine_stream stream)
 
 static void engine_free_now(struct engine *e)
 {
+    if (e->audit)
+        munmap(e->audit, sizeof *e->audit);
+    free(e->audit_base);
     for (size_t i = 0; i < e->nchildren; i++)
         free(e->children[i].ring);
     free(e);
@@ -708,11 +765,32 @@ static int engine_spawn(struct engine *e, struct engine_child *c)
     if ((rc = engine_child_page(e, c)) < 0)
         goto out;
     int keep[] = {3};
-    /* AddressSanitizer reserves terabytes of address space: no RLIMIT_AS for its programs. */
-    static const char *const asan_opts[] = {"--as", "0", NULL};
+    const char *opts[8];
+    size_t nopts = 0;
     const struct lesson_mode *m = engine_child_mode(e, c);
-    jargv = jail_argv_opts(e->jail, argv, keep, 1, ENGINE_REPORT_FD,
-                           m && m->sanitized ? asan_opts : NULL);
+    /* AddressSanitizer reserves terabytes of address space: no RLIMIT_AS for its programs. */
+    if (m && m->sanitized) {
+        opts[nopts++] = "--as";
+        opts[nopts++] = "0";
+    }
+    int audit_fd = -1;
+    if (engine_audited(e, c)) {
+        if ((audit_fd = engine_audit_page(e)) < 0) {
+            rc = audit_fd;
+            goto out;
+        }
+        opts[nopts++] = "--audit";
+        opts[nopts++] = e->opts.audit;
+        opts[nopts++] = "--audit-fd";
+        opts[nopts++] = ENGINE_AUDIT_FD_STR;
+        /* The launcher never sees iolab's IOLAB_ variables (engine_env): this one, which
+           shows a run that could not be audited, is passed on as an option. */
+        const char *off = getenv("IOLAB_SANDBOX_AUDIT");
+        if (off && !strcmp(off, "off"))
+            opts[nopts++] = "--audit-off";
+    }
+    opts[nopts] = NULL;
+    jargv = jail_argv_opts(e->jail, argv, keep, 1, ENGINE_REPORT_FD, nopts ? opts : NULL);
     if (!jargv) {
         rc = -ENOMEM;
         goto out;
@@ -722,13 +800,14 @@ static int engine_spawn(struct engine *e, struct engine_child *c)
     uv_pipe_init(e->loop, &c->err, 0);
     uv_pipe_init(e->loop, &c->rep, 0);
     c->in.data = c->out.data = c->err.data = c->rep.data = c->proc.data = c;
-    uv_stdio_container_t stdio[ENGINE_REPORT_FD + 1] = {
+    uv_stdio_container_t stdio[ENGINE_AUDIT_FD + 1] = {
         {.flags = UV_CREATE_PIPE | UV_READABLE_PIPE, .data.stream = (uv_stream_t *)&c->in},
         {.flags = UV_CREATE_PIPE | UV_WRITABLE_PIPE, .data.stream = (uv_stream_t *)&c->out},
         {.flags = UV_CREATE_PIPE | UV_WRITABLE_PIPE, .data.stream = (uv_stream_t *)&c->err},
         {.flags = UV_INHERIT_FD, .data.fd = c->page_fd},
         [ENGINE_REPORT_FD] = {.flags = UV_CREATE_PIPE | UV_WRITABLE_PIPE,
                               .data.stream = (uv_stream_t *)&c->rep},
+        [ENGINE_AUDIT_FD] = {.flags = UV_INHERIT_FD, .data.fd = audit_fd},
     };
     uv_process_options_t po = {
         .exit_cb = engine_exit,
@@ -739,7 +818,7 @@ static int engine_spawn(struct engine *e, struct engine_child *c)
         /* Detached: a new session, so the program leads a process group that holds its
            children, and a terminal's ^C reaches iolab only (iolab stops the programs). */
         .flags = UV_PROCESS_DETACHED,
-        .stdio_count = ENGINE_REPORT_FD + 1,
+        .stdio_count = audit_fd >= 0 ? ENGINE_AUDIT_FD + 1 : ENGINE_REPORT_FD + 1,
         .stdio = stdio,
     };
     c->exited = c->stopping = c->paused = false;
@@ -754,6 +833,8 @@ static int engine_spawn(struct engine *e, struct engine_child *c)
        another process could find in its /proc/PID/fd. */
     close(c->page_fd);
     c->page_fd = -1;
+    if (audit_fd >= 0)
+        close(audit_fd);
     c->open = 5;
     c->spawned = true;
     if (rc < 0) {

@@ -61,6 +61,10 @@ struct engine_options {
     enum iolab_tier tier;   /* IOLAB_TIER_AUTO, or a lower tier to force */
     double grace_s;         /* SIGTERM -> SIGKILL delay when stopping a program; 0: 2 s */
     double ready_timeout_s; /* how long a server may take to print its `ready` text; 0: 5 s */
+    /* The graded run's audit (iolab-sandbox --audit): the call labels, comma-separated, whose
+       system calls the kernel counts for the scenario's learner's program (sc->learner); NULL
+       or "": none. Kept by the caller for the engine's life. engine_audit() reads the counts. */
+    const char *audit;
 };
 
 struct engine_callbacks {
@@ -79,6 +83,7 @@ struct engine_callbacks {
 };
 
 struct engine;
+struct iolab_audit_page;
 
 /* Prepares an engine for a scenario (a step's: lesson_step_scenario(); an exercise's: derived by
    exercise.c; a sweep point's: sweep_derive()). Starts nothing. */
@@ -129,6 +134,16 @@ const struct jail *engine_jail(const struct engine *e); /* NULL when not started
  * reached reports it.
  */
 bool engine_limit(const struct engine *e, size_t prog, char *out, size_t len);
+
+/*
+ * The audit's page (iolab_audit.h) of the learner's program while it runs and after: what the
+ * kernel saw it and its descendants call, since its first start. base, when not NULL, gets the
+ * page as it was when the program printed its ready text (zero before it did): what its start-up
+ * (the dynamic loader reading its libraries) called, which no check is about. NULL without an
+ * audit, or before the program was first started.
+ */
+const struct iolab_audit_page *engine_audit(const struct engine *e,
+                                            const struct iolab_audit_page **base);
 
 /* Whether program prog's process is alive (spawned and not yet reaped). */
 bool engine_running(const struct engine *e, size_t prog);

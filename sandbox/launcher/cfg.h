@@ -9,14 +9,20 @@
 #include "cgroup.h"
 #include "tier.h"
 
+struct iolab_audit_page;
+
 #include <stdbool.h>
 #include <stdint.h>
 #include <sys/types.h>
 
 #define CFG_MAX_KEEP       16
-#define CFG_MAX_PRELOAD    8   /* LD_PRELOAD libraries opened ahead of the jail */
-#define CFG_MAX_RO         32  /* paths shown read-only inside the full tier's mount namespace */
-#define CFG_DEFAULT_TMP_MB 256 /* the full tier's private /tmp, a tmpfs of this size */
+#define CFG_MAX_PRELOAD    8  /* LD_PRELOAD libraries opened ahead of the jail */
+#define CFG_MAX_RO         32 /* paths shown read-only inside the full tier's mount namespace */
+#define CFG_DEFAULT_TMP_MB 256
+#define CFG_MAX_AUDIT                                                                              \
+    48 /* system call numbers the audit's filter stops (audit.c) */ /* the full tier's private     \
+                                                                       /tmp, a tmpfs of this size  \
+                                                                     */
 
 enum cfg_mode { CFG_MODE_RUN, CFG_MODE_PROBE, CFG_MODE_HOLD, CFG_MODE_JOIN, CFG_MODE_HELP };
 
@@ -65,6 +71,15 @@ struct cfg {
     long memory_mb; /* --memory: the jail's memory, all its processes together; 0: none */
     const char *cgroup_paths[CGROUP_NCTL]; /* --cgroup (join) */
     int ncgroup_paths;
+    /* --audit, --audit-fd (audit.h): the labels' system calls are counted by a tracer and
+       published on iolab's page, mapped here and never held by the program. */
+    bool audit;
+    bool audit_off;     /* --audit-off: refuse it as ptrace would (tests the fallback) */
+    uint64_t audit_ids; /* bit per call label */
+    long audit_nr[CFG_MAX_AUDIT];
+    uint16_t audit_id[CFG_MAX_AUDIT];
+    int audit_n;
+    struct iolab_audit_page *audit_page;
 };
 
 #endif

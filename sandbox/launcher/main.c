@@ -19,6 +19,7 @@
 #include "cost.h"
 #include "supervise.h"
 #include "leftovers.h"
+#include "audit.h"
 
 #include <dirent.h>
 #include <errno.h>
@@ -313,6 +314,26 @@ static int set_report(struct cfg *c, const char *v)
     c->report_fd = (int)n;
     return 0;
 }
+static int set_audit(struct cfg *c, const char *v)
+{
+    return audit_parse(c, v);
+}
+static int set_audit_fd(struct cfg *c, const char *v)
+{
+    long n;
+    if (main_long(v, &n) < 0 || n < 3 || n > INT_MAX)
+        return -EINVAL;
+    int rc = audit_map(c, (int)n);
+    if (rc < 0)
+        fprintf(stderr, "iolab-sandbox: --audit-fd %ld: %s\n", n, strerror(-rc));
+    return rc;
+}
+static int set_audit_off(struct cfg *c, const char *v)
+{
+    (void)v;
+    c->audit_off = true;
+    return 0;
+}
 static int set_quiet(struct cfg *c, const char *v)
 {
     (void)v;
@@ -392,6 +413,15 @@ static const struct main_option main_options[] = {
     {"--session", "NAME", "IOLAB_SESSION: the prefix of the session's IPC names", set_session},
     {"--report-fd", "N", "when the program's subtree is gone: its rusage as a JSON line on N",
      set_report},
+    {"--audit", "CALLS",
+     "count these call labels (comma-separated) on the kernel's side: a seccomp filter and a "
+     "tracer (needs --audit-fd)",
+     set_audit},
+    {"--audit-fd", "N", "iolab's page (iolab_audit.h) the audit publishes its counts on",
+     set_audit_fd},
+    {"--audit-off", NULL,
+     "with --audit: the program runs unaudited, the page says so (as IOLAB_SANDBOX_AUDIT=off)",
+     set_audit_off},
     {"--quiet", NULL, "no report line when the program is stopped", set_quiet},
     {"--probe", NULL, "print the features and tier this machine allows as JSON", set_probe},
     {"--hold", "SFD,LFD", "build a scenario jail, report on SFD, hold it until EOF on LFD",

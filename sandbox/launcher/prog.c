@@ -7,6 +7,8 @@
  */
 #include "prog.h"
 
+#include "audit.h"
+
 #include "cgroup.h"
 #include "landlock.h"
 #include "seccomp.h"
@@ -353,9 +355,13 @@ _Noreturn void prog_exec(const struct cfg *c, enum iolab_tier tier, pid_t parent
     /* Last, so that nothing above runs under it; in every tier, since the minimal one has no
        other wall. A kernel without seccomp filters runs the program without it (the probe
        lists it as missing); any other failure stops the program rather than run it unguarded. */
+    /* The graded run's audit: the tracer stays here, the program goes on in a child. */
+    audit_fork(c);
     int rc = seccomp_tty_apply();
     if (rc < 0 && rc != -EOPNOTSUPP)
         prog_fail("the terminal ioctl filter", name, -rc);
+    if ((rc = audit_filter_apply(c)) < 0)
+        prog_fail("the audit's filter", name, -rc);
     extern char **environ;
     syscall(SYS_execveat, exe, "", c->argv, environ, AT_EMPTY_PATH);
     /* A script run through an O_PATH descriptor cannot name itself to its interpreter. */
