@@ -315,3 +315,35 @@ TEST_CASE("screen at 80x24: a prediction's verdict, value and explanation, and e
     term.keys("Escape");
     CHECK(term.quit());
 }
+
+TEST_CASE("screen at 80x24: chat's server that stops at a freed slot shows its failing check, "
+          "its advice begun under the task and whole on a")
+{
+    // chat/write-epoll-server has seven programs: at 80 columns the bots share a pane, and the
+    // failing check's advice (what relay() must do about dee's freed slot) must still be read.
+    TempDir t;
+    IolabTerm term(t, "--open chat/write-epoll-server", "", 80, 24);
+    REQUIRE(term.started());
+    REQUIRE(term.wait_status("Build 1: ok", 90));
+    // The wrong relay, with the solution's wrappers (the table's rows are chat-server.c alone).
+    std::string ws = t / "data/iolab/work/linux-io/chat/write-epoll-server";
+    spit(ws + "/w_epoll.h", slurp(source_dir() + "/lessons/exercises/chat/epoll-server/w_epoll.h"));
+    spit(ws + "/chat-server.c",
+         slurp(data("exercises/chat/write-epoll-server/wrong/stops-at-free-slot.c")));
+    // Under the task (28 columns at 80): the failing check leads with its name, its figure and
+    // the start of its advice, and the heading says the whole is on a.
+    bool inline_advice = term.wait_for("\u2717 ana hears every line", 120);
+    INFO(term.last());
+    CHECK(inline_advice);
+    CHECK(term.last().find("lines were") != std::string::npos);
+    CHECK(term.last().find("Please enlarge") == std::string::npos);
+    // Whole on a, as iolab check words it.
+    term.keys("a");
+    std::string box = box_text(term);
+    INFO(box);
+    CHECK(box.find("dee's slot is free (fd -1) in the middle of clients[], and relay() must "
+                   "skip it and go on to the end (TODO 1 of chat-server.c)") != std::string::npos);
+    term.keys("x");
+    REQUIRE(term.wait_gone("Whole: j/k scroll", 10));
+    CHECK(term.quit());
+}
