@@ -77,7 +77,16 @@ TEST_CASE("run --json: the epoll server's calls by line add up, and epoll_wait h
             if (std::string(c->string) == "recvmsg_rights")
                 continue; // a part of recvmsg: its calls are recvmsg's lines
             INFO(c->string);
-            CHECK(by_call[c->string] == cJSON_GetObjectItem(c, "count")->valuedouble);
+            // A call counts its site and its total one after the other, and a segment's ends are
+            // read while the programs run: each thread may be between the two at either end.
+            // At rest (tests/unit/test_siteline.cpp) the sum is exact.
+            double threads = cJSON_GetObjectItem(p, "threads")
+                                 ? cJSON_GetObjectItem(p, "threads")->valuedouble
+                                 : 1;
+            double slack = 2 * (threads > 1 ? threads : 1);
+            double total = cJSON_GetObjectItem(c, "count")->valuedouble;
+            CHECK(by_call[c->string] >= total - slack);
+            CHECK(by_call[c->string] <= total + slack);
         }
     }
     CHECK(saw_epoll_wait);
