@@ -12,6 +12,13 @@
  * error too, and the client retries after a backoff that starts at 10 ms and doubles up to
  * 200 ms.
  *
+ * With --stall S, a request still unanswered after S seconds while the other clients got at
+ * least twice as many answers as there are clients since it was sent prints, once per request,
+ *     stalled: client 3 got no answer to fib(36) in 2.0 s while the others got 16 answers
+ * on stderr: a server that lost that connection (two threads handed the same descriptor, one
+ * left unserved) is told within the run, whatever the machine's pace, since the others' answers
+ * show the server is serving.
+ *
  * Ends after --requests M right answers (in total), after --seconds T, or on SIGTERM/SIGINT, and
  * prints one summary line (demo_summary_print) and "wrong answers: W". Published figures, from
  * each client's own slot: requests (right answers only), bytes (reply bytes of right answers),
@@ -44,6 +51,8 @@ static uint64_t max_requests;   /* --requests; 0: no limit */
 static uint64_t timeout_s = 20; /* --timeout */
 static uint64_t started;        /* requests handed out, for --requests (atomic) */
 static uint64_t wrong_total;    /* wrong answers, all clients (atomic) */
+static uint64_t stall_s;        /* --stall; 0: not watched */
+static uint64_t answered_total; /* right answers, all clients (atomic) */
 static int finishing;           /* set by main at the end: clients stop (atomic) */
 
 struct client {
@@ -54,6 +63,8 @@ struct client {
     struct demo_hist hist;
     int done;       /* the thread has returned (atomic) */
     uint64_t since; /* when the request under way began, 0: none (demo_waiting_publish) */
+    uint64_t answered_at_send; /* answered_total when it began (atomic) */
+    uint64_t stall_said;       /* the since of the request last said stalled (main only) */
 };
 
 static int client_should_stop(void)
@@ -163,7 +174,9 @@ static void *client_thread(void *arg)
         setsockopt(fd, SOL_SOCKET, SO_SNDTIMEO, &tv, sizeof tv);
         setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof tv);
         uint64_t t0 = demo_now_ns();
-        __atomic_store_n(&me->since, t0, __ATOMIC_RELAXED);
+        __atomic_store_n(&me->answered_at_send, __atomic_load_n(&answered_total, __ATOMIC_RELAXED),
+                         __ATOMIC_RELAXED);
+        __atomic_store_n(&me->since, t0, __ATOMIC_RELEASE);
         int r = client_request_once(fd);
         __atomic_store_n(&me->since, 0, __ATOMIC_RELAXED);
         uint64_t ns = demo_now_ns() - t0;
@@ -181,6 +194,7 @@ static void *client_thread(void *arg)
         if (r == 0) {
             break; /* told to stop mid-request: dropped, not an error */
         } else if (r > 0) {
+            __atomic_add_fetch(&answered_total, 1, __ATOMIC_RELAXED);
             me->answers++;
             me->bytes += (uint64_t)r;
             demo_hist_add(&me->hist, ns);
@@ -206,6 +220,25 @@ static void *client_thread(void *arg)
     return NULL;
 }
 
+/* --stall: each request unanswered for stall_s while the others got 2 x clients answers since
+   it began is said once, on one line of stderr (a check reads it). Called by main's loop. */
+static void client_watch_stalls(struct client *cs, size_t n)
+{
+    uint64_t now = demo_now_ns(), answered = __atomic_load_n(&answered_total, __ATOMIC_RELAXED);
+    for (size_t i = 0; i < n; i++) {
+        uint64_t since = __atomic_load_n(&cs[i].since, __ATOMIC_ACQUIRE);
+        uint64_t at = __atomic_load_n(&cs[i].answered_at_send, __ATOMIC_RELAXED);
+        if (!since || since == cs[i].stall_said || now - since < stall_s * 1000000000ull ||
+            answered - at < 2 * n)
+            continue;
+        cs[i].stall_said = since;
+        fprintf(stderr,
+                "stalled: client %zu got no answer to fib(%" PRIu64 ") in %.1f s while the "
+                "others got %" PRIu64 " answers\n",
+                i + 1, fib_n, (double)(now - since) / 1e9, answered - at);
+    }
+}
+
 /* ---- options, the run and main ---- */
 
 static uint64_t port, nclients = 8;
@@ -221,12 +254,16 @@ static const struct demo_opt opts[] = {
     DEMO_OPT_SECONDS(&seconds),
     DEMO_OPT_U64("timeout", &timeout_s, 1, 3600, "S",
                  "give up on a request with no reply after S seconds (default 20)"),
+    DEMO_OPT_U64("stall", &stall_s, 1, 3600, "S",
+                 "say \"stalled:\" for a request unanswered after S seconds while the others "
+                 "were answered"),
     {0},
 };
 
 static const struct demo_cli cli = {
     .prog = PROG,
-    .usage = "--port P [--host H] [--clients N] [--n K] [--requests M | --seconds T] [--timeout S]",
+    .usage = "--port P [--host H] [--clients N] [--n K] [--requests M | --seconds T] [--timeout S] "
+             "[--stall S]",
     .about = "Load for a fib server: N client threads, each sending \"K\\n\" on a new connection,\n"
              "checking that the reply line is fib(K) in decimal, and starting over.\n",
     .opts = opts,
@@ -275,6 +312,8 @@ static int run(void)
             demo_waiting_publish(&cs[0].since, nstarted, sizeof *cs, &oldest);
             published = demo_now_ns();
         }
+        if (stall_s)
+            client_watch_stalls(cs, nstarted);
         size_t done = 0;
         for (size_t i = 0; i < nstarted; i++)
             done += (size_t)__atomic_load_n(&cs[i].done, __ATOMIC_ACQUIRE);
