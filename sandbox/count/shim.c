@@ -350,9 +350,18 @@ extern int shim_libc_mutex_unlock(pthread_mutex_t *);
 __asm__(".symver shim_libc_mutex_lock, __pthread_mutex_lock@GLIBC_2.2.5");
 __asm__(".symver shim_libc_mutex_unlock, __pthread_mutex_unlock@GLIBC_2.2.5");
 
+/* Through the pointer dlsym() found where there is one: in a sanitized program the versioned
+   name can bind to the sanitizer's interceptor of it, whose own pointer to libc is not set (a
+   call to address 0 in the slot churn under ASan). The pointer is libc's function, not the
+   shim's export, so the slots' mutexes still never meet the jitter fault. */
 static void shim_owner_unlock(pthread_mutex_t *m)
 {
-    shim_libc_mutex_unlock(m);
+    if (SHIM_UNLIKELY(!shim_real_pthread_mutex_unlock))
+        shim_resolve();
+    if (shim_real_pthread_mutex_unlock)
+        shim_real_pthread_mutex_unlock(m);
+    else
+        shim_libc_mutex_unlock(m);
 }
 
 /* Where this process last found a slot: dead threads' slots tend to sit next to each other. */
