@@ -224,12 +224,15 @@ static void *client_thread(void *arg)
    it began is said once, on one line of stderr (a check reads it). Called by main's loop. */
 static void client_watch_stalls(struct client *cs, size_t n)
 {
-    uint64_t now = demo_now_ns(), answered = __atomic_load_n(&answered_total, __ATOMIC_RELAXED);
     for (size_t i = 0; i < n; i++) {
+        /* since first (acquire: the answered count it was sent at is then in), the clock and
+           the total after it: a request that began after this look has since > now, and is
+           skipped rather than taken for one that waited for ever. */
         uint64_t since = __atomic_load_n(&cs[i].since, __ATOMIC_ACQUIRE);
         uint64_t at = __atomic_load_n(&cs[i].answered_at_send, __ATOMIC_RELAXED);
-        if (!since || since == cs[i].stall_said || now - since < stall_s * 1000000000ull ||
-            answered - at < 2 * n)
+        uint64_t now = demo_now_ns(), answered = __atomic_load_n(&answered_total, __ATOMIC_RELAXED);
+        if (!since || since > now || at > answered || since == cs[i].stall_said ||
+            now - since < stall_s * 1000000000ull || answered - at < 2 * n)
             continue;
         cs[i].stall_said = since;
         fprintf(stderr,
