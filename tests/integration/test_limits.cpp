@@ -218,10 +218,10 @@ TEST_CASE("the C10K step: the epoll and io_uring servers hold 10,000 connections
           "[limits][scale][c10k]")
 {
     std::string mode = GENERATE("epoll", "io_uring");
-    // 6 s: under the sanitizers the io_uring server accepted 9,790 of the 10,000 in 3 s, and
-    // every one must be in the server by the segment's end.
+    // 10 s: under the sanitizers the io_uring server accepted 9,790 of the 10,000 in 3 s, on a
+    // loaded machine 5,973 in 6 s, and every one must be in the server by the segment's end.
     auto [code, out] =
-        run({bin("iolab"), "run", "concurrency/c10k", "--mode", mode, "--seconds", "6", "--json"},
+        run({bin("iolab"), "run", "concurrency/c10k", "--mode", mode, "--seconds", "10", "--json"},
             {}, 120);
     INFO(mode << ": " << out);
     CHECK(code == 0);
