@@ -473,10 +473,13 @@ static void lessonview_draw(void *self, struct view_ctx *vc)
     /* "(done)" comes first: a long title is cut at its end, and the pass must not be. A step
        done on an earlier visit whose run now fails a check is "done before": the title must not
        call the run on screen done while its checks say otherwise. */
-    bool failing = v->done && v->kind && v->kind->done && v->kind->busy &&
-                   v->kind->busy(v->kv) && !v->kind->done(v->kv);
+    bool failing = v->done && v->kind && v->kind->done && v->kind->busy && v->kind->busy(v->kv) &&
+                   !v->kind->done(v->kv);
     widgets_printf(c, 1, 0, COLS - rw - 2, screen_attr(SCREEN_TITLE) | A_BOLD, "iolab%s - %s - %s",
-                   !v->done ? "" : failing ? " (done before)" : " (done)", l->title, st->title);
+                   !v->done  ? ""
+                   : failing ? " (done before)"
+                             : " (done)",
+                   l->title, st->title);
     widgets_text(c, COLS - rw, 0, rw, screen_attr(SCREEN_TITLE), right);
     lessonview_draw_text(v, vc);
     if (v->kind && v->kind->draw)

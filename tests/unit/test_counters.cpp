@@ -364,14 +364,15 @@ TEST_CASE("time in call: sampled calls that wait are timed call by call, counts 
     // not a sixteenth of them; and the count is exact whatever is timed. (Lower bounds only.)
     Page pg(16);
     TempDir tmp;
-    auto [code, out] = run({"/bin/sh", "-c",
-                            "f=\"$0/f\"; mkfifo \"$f\" || exit 9; cat \"$f\" & c=$!; exec 3>\"$f\"; "
-                            "i=0; while [ $i -lt 20 ]; do "
-                            "while read -r l < /proc/$c/stat; do "
-                            "case \"$l\" in *') S '*) break;; esac; done; "
-                            "sleep 0.01; echo x >&3; i=$((i+1)); done; exec 3>&-; wait $c",
-                            tmp.path},
-                           pg.env(5));
+    auto [code, out] =
+        run({"/bin/sh", "-c",
+             "f=\"$0/f\"; mkfifo \"$f\" || exit 9; cat \"$f\" & c=$!; exec 3>\"$f\"; "
+             "i=0; while [ $i -lt 20 ]; do "
+             "while read -r l < /proc/$c/stat; do "
+             "case \"$l\" in *') S '*) break;; esac; done; "
+             "sleep 0.01; echo x >&3; i=$((i+1)); done; exec 3>&-; wait $c",
+             tmp.path},
+            pg.env(5));
     INFO(out);
     REQUIRE(code == 0);
     uint64_t reads = 0, ns = 0;
@@ -381,7 +382,7 @@ TEST_CASE("time in call: sampled calls that wait are timed call by call, counts 
                 reads += count(s, IOLAB_CALL_READ);
                 ns += iolab_load(&s->calls[IOLAB_CALL_READ].ns);
             }
-    CHECK(reads >= 21);            // 20 lines and the end of the pipe, at least
+    CHECK(reads >= 21); // 20 lines and the end of the pipe, at least
     // Before the first timed call up to 30 calls go untimed (the sampling gap, seeded apart in
     // each process): when that first timed call is a write, about 15 reads are left out. Every
     // read after it waited and is timed on its own, so at least 4 of the 20 pauses are in; a

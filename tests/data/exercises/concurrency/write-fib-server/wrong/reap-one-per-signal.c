@@ -1,4 +1,4 @@
-/* expect: fail: children that exited stay zombies || more processes or threads alive at once than there are clients */
+/* expect: fail: exited stay zombies || alive at once than there are clients */
 /* The SIGCHLD handler reaps one child per signal (no loop): two exits that arrive as one signal,
    as the kernel may deliver them, leave a zombie behind. */
 /*
