@@ -22,6 +22,7 @@
 #include <sys/resource.h>
 #include <sys/socket.h>
 #include <sys/statvfs.h>
+#include <sys/time.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -30,9 +31,20 @@ static void demo_reserve_make(int lfd);
 
 volatile sig_atomic_t demo_stop;
 
+/*
+ * A SIGTERM that lands after a loop checked demo_stop but before its accept() or read() went to
+ * sleep interrupts nothing: that call would sleep until a client came, and the program would be
+ * killed instead of ending. So the first stop signal also starts a 20 ms timer, and its SIGALRM
+ * (this handler again, also without SA_RESTART) interrupts whatever call we block in next, until
+ * we are gone. setitimer() is one system call; the timer is not inherited by fork()'s children,
+ * which arm their own when their SIGTERM comes.
+ */
 static void demo_on_signal(int sig)
 {
-    (void)sig;
+    if (sig != SIGALRM && !demo_stop) {
+        struct itimerval kick = {.it_interval = {0, 20000}, .it_value = {0, 20000}};
+        setitimer(ITIMER_REAL, &kick, NULL);
+    }
     demo_stop = 1;
 }
 
@@ -43,6 +55,7 @@ void demo_signals_init(void)
     sigemptyset(&sa.sa_mask);
     sigaction(SIGTERM, &sa, NULL);
     sigaction(SIGINT, &sa, NULL);
+    sigaction(SIGALRM, &sa, NULL);
     signal(SIGPIPE, SIG_IGN);
 }
 
@@ -52,6 +65,7 @@ void demo_signals_mask(int how)
     sigemptyset(&set);
     sigaddset(&set, SIGTERM);
     sigaddset(&set, SIGINT);
+    sigaddset(&set, SIGALRM);
     pthread_sigmask(how, &set, NULL);
 }
 

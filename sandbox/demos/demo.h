@@ -4,10 +4,11 @@
  *
  * - Signals: SIGTERM and SIGINT set demo_stop and nothing else. They are installed without
  *   SA_RESTART on purpose: a blocking accept(), read() or epoll_wait() then returns EINTR, and
- *   the program sees demo_stop and winds down. (A signal that lands between the check of
- *   demo_stop and the blocking call is noticed only when that call returns; the demos accept that
- *   window rather than hide their loops behind signalfd or ppoll.) SIGPIPE is ignored, so a write
- * to a closed peer fails with EPIPE instead of killing the program.
+ *   the program sees demo_stop and winds down. A signal that lands between the check of
+ *   demo_stop and the blocking call would interrupt nothing, so the first one also starts a
+ *   20 ms timer whose SIGALRM interrupts the next blocking call, until the program is gone
+ *   (rather than hide the loops behind signalfd or ppoll). SIGPIPE is ignored, so a write
+ *   to a closed peer fails with EPIPE instead of killing the program.
  * - The command line: options and modes are const tables, parsed by one call that also writes
  *   --help; every bad argument ends the program with one sentence on stderr and status 2.
  * - Starting up: a server's listen and ready line, a client's connect.
@@ -38,7 +39,8 @@ extern volatile sig_atomic_t demo_stop;
 /* Installs the SIGTERM/SIGINT handler (no SA_RESTART) and ignores SIGPIPE. */
 void demo_signals_init(void);
 
-/* Blocks (how = SIG_BLOCK) or unblocks SIGTERM/SIGINT in the calling thread; threads inherit it. */
+/* Blocks (how = SIG_BLOCK) or unblocks SIGTERM/SIGINT/SIGALRM in the calling thread; threads
+ * inherit it. */
 void demo_signals_mask(int how);
 
 /*
