@@ -3,6 +3,7 @@
  * progress.h (progress_mark_done, progress_record_put), after the whole file has been checked.
  */
 #include "exchange.h"
+#include "progress_int.h"
 #include "termsafe.h"
 
 #include "jsontext.h"
