@@ -350,3 +350,49 @@ TEST_CASE("gradebook: a pass from the build made on opening the step is an attem
         term.keys("y");
     CHECK(term.wait_for("IOLAB-EXITED", 30));
 }
+
+TEST_CASE("gradebook: an export whose own time is past tomorrow is refused by import and left out "
+          "of the summary, in one sentence naming the file")
+{
+    TempDir t;
+    Person teacher(t, "teacher");
+    std::string pack = t / "course";
+    REQUIRE(teacher.iolab({"new", pack}).first == 0);
+    teacher.install(pack, "course");
+    auto write = [&](const std::string &file, const std::string &learner, const std::string &when) {
+        std::ofstream(file) << R"({"iolab_progress": 1, "learner": ")" + learner +
+                                   R"(", "exported_at": )" + when +
+                                   R"(, "packs": [{"id": "course",
+  "version": "1", "steps": [{"step": "first/welcome", "done": true, "done_at": 1000,
+  "updated": 1000, "fields": {}}]}]})";
+    };
+    std::string future = t / "future.json", fine = t / "fine.json", word = t / "word.json";
+    write(future, "teacher", "99999999999"); // the year 5138
+    write(fine, "ann", "3000");
+    write(word, "teacher", "\"yesterday\"");
+
+    auto [icode, iout] = teacher.iolab({"progress", "--import", future});
+    INFO(iout);
+    CHECK(icode == 1);
+    CHECK(iout.find("iolab: " + future +
+                    ": its \"exported_at\" time is more than a day after now; nothing was "
+                    "imported.") != std::string::npos);
+    CHECK(slurp(teacher.root + "/state/iolab/progress.json").find("first/welcome") ==
+          std::string::npos);
+    auto [wcode, wout] = teacher.iolab({"progress", "--import", word});
+    INFO(wout);
+    CHECK(wcode == 1);
+    CHECK(wout.find("iolab: " + word +
+                    ": \"exported_at\" must be a time (seconds since 1970); nothing was "
+                    "imported.") != std::string::npos);
+
+    // The summary leaves the file out and sums up the others.
+    auto [scode, sout] = teacher.iolab({"progress", "--summary", future, fine});
+    INFO(sout);
+    CHECK(scode == 1);
+    CHECK(sout.find("iolab: " + future +
+                    ": its \"exported_at\" time is more than a day after now; left out of the "
+                    "summary.") != std::string::npos);
+    CHECK(sout.find("\nann ") != std::string::npos);
+    CHECK(sout.find("\nteacher ") == std::string::npos);
+}
