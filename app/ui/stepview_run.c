@@ -1434,9 +1434,13 @@ static void runview_title_right(void *self, char *buf, size_t len)
         return;
     int mode = engine_mode(v->engine);
     const struct jail *j = engine_jail(v->engine);
+    /* The engine closes its jail when the run ends (a program that finished by itself, the
+       step's time up); the tier the run used is still what the title says, as the judge kept
+       it when the run began. "-" only for a run that never started. */
+    const char *tier = j ? iolab_tier_name(jail_tier(j)) : v->judge.tier[0] ? v->judge.tier : "-";
     snprintf(buf, len, "%s%s%s  sandbox: %s%s ", engine_state_name(engine_state(v->engine)),
-             mode >= 0 ? "  mode: " : "", mode >= 0 ? v->sc->modes[mode].id : "",
-             j ? iolab_tier_name(jail_tier(j)) : "-", v->paused ? "  PAUSED" : "");
+             mode >= 0 ? "  mode: " : "", mode >= 0 ? v->sc->modes[mode].id : "", tier,
+             v->paused ? "  PAUSED" : "");
 }
 
 static bool runview_text_focused(void *self)
