@@ -1407,6 +1407,36 @@ static void runview_draw(void *self, struct view_ctx *vc)
         runview_draw_results(v, vc);
 }
 
+/*
+ * The connections the load keeps open, in a step about holding connections (it watches connect
+ * or accept): the client's --connections, the mode's arguments after its own as the engine
+ * passes them. 0 in any other step.
+ */
+static uint64_t runview_conns_want(const struct runview *v, int mode)
+{
+    bool about = false;
+    for (size_t i = 0; i < v->sc->nwatch; i++)
+        about |= v->sc->watch[i] == IOLAB_CALL_CONNECT || v->sc->watch[i] == IOLAB_CALL_ACCEPT ||
+                 v->sc->watch[i] == IOLAB_CALL_ACCEPT4;
+    uint64_t want = 0;
+    for (size_t p = 0; about && p < v->sc->nprograms; p++) {
+        const struct lesson_program *lp = &v->sc->programs[p];
+        if (lp->role != LESSON_ROLE_CLIENT)
+            continue;
+        const struct lesson_mode *m =
+            mode >= 0 && (size_t)mode < v->sc->nmodes && v->sc->modes[mode].program == p
+                ? &v->sc->modes[mode]
+                : NULL;
+        for (size_t k = 0; k + 1 < lp->nargs; k++)
+            if (!strcmp(lp->args[k], "--connections"))
+                want = strtoull(lp->args[k + 1], NULL, 10);
+        for (size_t k = 0; m && k + 1 < m->nargs; k++)
+            if (!strcmp(m->args[k], "--connections"))
+                want = strtoull(m->args[k + 1], NULL, 10);
+    }
+    return want;
+}
+
 static void runview_draw_counters(struct runview *v, struct view_ctx *vc)
 {
     const struct jail *j = v->engine ? engine_jail(v->engine) : NULL;
@@ -1420,6 +1450,7 @@ static void runview_draw_counters(struct runview *v, struct view_ctx *vc)
         .mode_name = mode >= 0 && (size_t)mode < v->sc->nmodes ? v->sc->modes[mode].id : NULL,
         .watch = v->sc->watch,
         .nwatch = v->sc->nwatch,
+        .conns_want = runview_conns_want(v, mode),
     };
     for (size_t i = 0; i < v->sc->nprograms; i++)
         in.has_role[v->sc->programs[i].role] = true;

@@ -73,3 +73,39 @@ TEST_CASE("run at 80x24: the title keeps the sandbox tier the run used once its 
     CHECK(title.find("sandbox: -") == std::string::npos);
     CHECK(term.quit());
 }
+
+TEST_CASE("run at 80x24: c10k's switch to io_uring kills nothing, and the counters say the new "
+          "server holds the 10,000 connections, from the load's own count")
+{
+    TempDir t;
+    IolabTerm term(t, "--open concurrency/c10k", "", 80, 24);
+    REQUIRE(term.started());
+    REQUIRE(term.wait_for("Enter start", 30));
+    term.keys("Enter");
+    // The epoll server takes all ten thousand first.
+    bool epoll = term.wait_for("connections held 10,000 of 10,000", 120);
+    INFO(term.last());
+    REQUIRE(epoll);
+    term.keys("2");
+    // The switch: the old server stops on its SIGTERM (no "killed"), the load's connections to
+    // it close, and the counters start over for io_uring.
+    REQUIRE(term.wait_for("calls since io_uring started", 60));
+    // While the load reconnects the line says the shortfall; within a minute it reads all ten
+    // thousand on a sample that has the new server's ring figures (so taken after it started,
+    // and after the old one's exit closed every connection to it).
+    bool held = term.wait_until(
+        [](const std::string &s) {
+            return s.find("calls since io_uring started") != std::string::npos &&
+                   s.find("io_uring, from the demo") != std::string::npos &&
+                   s.find("connections held 10,000 of 10,000") != std::string::npos;
+        },
+        60);
+    INFO(term.last());
+    CHECK(held);
+    std::string log = term.log();
+    INFO(log);
+    CHECK(log.find("server exited with status 0 (stopped)") != std::string::npos);
+    CHECK(log.find("killed") == std::string::npos);
+    CHECK(term.last().find("killed") == std::string::npos);
+    CHECK(term.quit());
+}
