@@ -129,7 +129,7 @@ TEST_CASE("prediction: a choice of mode, the most or the least, near-ties within
     CHECK(prediction_judge(&f.sc, &least, &epoll, f.spans, 3).state == EXPECT_DIFFERS);
 }
 
-TEST_CASE("prediction: a count reads as the question asks it, whole with thousands separators; "
+TEST_CASE("prediction: a count reads as the question asks it, whole with thousands separators, "
           "a rate keeps its SI suffix")
 {
     Fixture f;
