@@ -1617,16 +1617,16 @@ static void runview_draw(void *self, struct view_ctx *vc)
 }
 
 /*
- * The connections the load keeps open, in a step about holding connections (it watches connect
- * or accept): the client's --connections, the mode's arguments after its own as the engine
- * passes them. 0 in any other step.
+ * The connections the load keeps open, in a step about holding connections (it watches the
+ * load's connect: c10k, not the steps that watch a server's accept among its other calls): the
+ * client's --connections, the mode's arguments after its own as the engine passes them. 0 in
+ * any other step.
  */
 static uint64_t runview_conns_want(const struct runview *v, int mode)
 {
     bool about = false;
     for (size_t i = 0; i < v->sc->nwatch; i++)
-        about |= v->sc->watch[i] == IOLAB_CALL_CONNECT || v->sc->watch[i] == IOLAB_CALL_ACCEPT ||
-                 v->sc->watch[i] == IOLAB_CALL_ACCEPT4;
+        about |= v->sc->watch[i] == IOLAB_CALL_CONNECT;
     uint64_t want = 0;
     for (size_t p = 0; about && p < v->sc->nprograms; p++) {
         const struct lesson_program *lp = &v->sc->programs[p];
