@@ -71,6 +71,11 @@ struct stepview_kind {
     bool (*busy)(void *self);
     /* The text pane has the focus (drawn highlighted). NULL: always. */
     bool (*text_focused)(void *self);
+    /* Scrolls the rows under the text by a page (dir 1: down, -1: up) when they do not fit
+       there (checks whose advice is longer than their rows): j does once the text has passed
+       by, k before it moves the text back. 0 when they moved; -1 when there is nothing that
+       way. NULL: they never scroll. */
+    int (*foot_scroll)(void *self, int dir);
     const char *open_hint; /* the status line when the step opens */
 };
 
@@ -91,6 +96,8 @@ extern const struct stepview_kind stepview_run;
 /* The rows a run step's checks (and expectations, predictions) take under the text when given at
    most room rows: all failing sentences when they fit, else the first failing one's. */
 int stepview_run_foot_rows_in(void *rv, int room);
+/* A run view's foot_scroll, for an exercise's view whose checks are the run's. */
+int stepview_run_foot_scroll(void *self, int dir);
 const char *stepview_run_sanitizer_report(void *self);
 /* A run view's grader (the exercise's code view reads the call sites it keeps). */
 struct grader;

@@ -1344,6 +1344,13 @@ static const char *exview_foot_first(void *self)
     return report && *report ? "(more: j)" : NULL;
 }
 
+/* The checks are the run's: they scroll as the run view's do. */
+static int exview_foot_scroll(void *self, int dir)
+{
+    struct exview *v = self;
+    return v->rv ? stepview_run_foot_scroll(v->rv, dir) : -1;
+}
+
 static bool exview_text_focused(void *self)
 {
     struct exview *v = self;
@@ -1369,5 +1376,6 @@ const struct stepview_kind stepview_exercise = {
     .done = exview_done,
     .busy = exview_busy,
     .text_focused = exview_text_focused,
+    .foot_scroll = exview_foot_scroll,
     .open_hint = "e edits your file; every save builds and runs it. ? lists every key.",
 };

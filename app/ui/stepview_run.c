@@ -75,6 +75,11 @@ struct runview {
        last drawn on, or -1) opens them. */
     bool passes_open;
     int fold_y;
+    /* When the checks' advice does not fit under the text, the checks scroll: j past the
+       text's end moves them (stepview_run_foot_scroll). checks_top is their first row shown;
+       checks_total and checks_shown the rows they take whole and the rows of them shown, as
+       last drawn (0: they fitted, nothing to scroll). */
+    int checks_top, checks_total, checks_shown;
     /* The results box (a): every check, expected outcome and prediction whole, over the
        screen; a key that does not scroll it closes it. */
     bool results;
@@ -860,7 +865,9 @@ static const char *runview_prog_state(enum snapshot_prog_state s)
  * fit and the first ones whole before the next get a row more; then the checks still open, then
  * those not judged (a dim "-", never in the holding row), then the holding ones folded into one
  * row ("✓ 7 checks hold") until a click on it opens them, each then its name first and its
- * figure after. What does not fit is whole in the results box (a).
+ * figure after. What does not fit is whole in the results box (a); and when a failing check
+ * does not fit whole, the checks scroll in their rows instead (runview_checks_scrolled), each
+ * whole.
  */
 
 /* Check i's state as footrows.h plans it. */
@@ -1022,6 +1029,201 @@ static void runview_check_draw(struct runview *v, const struct screen_caps *c, s
     runview_para_cut(c, x + 4, y + name, w - 4, ck->rows - name, A_NORMAL, msg);
 }
 
+/* One row of the checks' scrolled form: its text drawn from column x (0 is the mark's) in
+   attr; mark, when set, stands in the first columns. */
+struct runview_row {
+    int x;
+    attr_t attr;
+    const char *mark; /* the check's mark on its first row; NULL */
+    attr_t mark_attr;
+    char *text;
+    bool fold; /* the holding checks' folded row: a click opens them */
+};
+
+struct runview_rows {
+    struct runview_row *row;
+    size_t n, cap;
+};
+
+static void runview_rows_free(struct runview_rows *r)
+{
+    for (size_t i = 0; i < r->n; i++)
+        free(r->row[i].text);
+    free(r->row);
+    *r = (struct runview_rows){0};
+}
+
+static int runview_rows_add(struct runview_rows *r, struct runview_row row, const char *text)
+{
+    if (r->n == r->cap) {
+        size_t cap = r->cap ? 2 * r->cap : 32;
+        struct runview_row *g = realloc(r->row, cap * sizeof *g);
+        if (!g)
+            return -ENOMEM;
+        r->row = g;
+        r->cap = cap;
+    }
+    row.text = strdup(text);
+    if (!row.text)
+        return -ENOMEM;
+    r->row[r->n++] = row;
+    return 0;
+}
+
+/* A paragraph wrapped at w - x columns as rows from column x, the first with mark. */
+static int runview_rows_para(struct runview_rows *r, const struct screen_caps *c, int w, int x,
+                             attr_t attr, const char *mark, attr_t mark_attr, const char *text)
+{
+    struct wrap_doc d = {0};
+    int rc = wrap_plain(text, w - x, c->utf8, &d);
+    for (size_t k = 0; rc == 0 && k < d.nlines; k++)
+        rc = runview_rows_add(
+            r,
+            (struct runview_row){
+                .x = x, .attr = attr, .mark = k ? NULL : mark, .mark_attr = mark_attr},
+            d.lines[k].text);
+    wrap_doc_free(&d);
+    return rc;
+}
+
+/*
+ * The checks whole, as rows, for a pane too short for them (the scrolled form): every check to
+ * do with its name and its advice wrapped under it, as `iolab check` prints them, then the
+ * checks not judged and the holding ones as the plan folds them, one row each. 0 or -ENOMEM.
+ */
+static int runview_check_rows_whole(struct runview *v, const struct screen_caps *c, int w,
+                                    const size_t *order, const struct footrows_check *ck, size_t n,
+                                    const struct footrows_plan *plan, struct runview_rows *out)
+{
+    size_t nunj = 0;
+    for (size_t k = 0; k < n; k++)
+        nunj += ck[k].state == FOOTROWS_UNJUDGED;
+    bool unj_done = false, pass_done = false;
+    int rc = 0;
+    for (size_t k = 0; k < n && rc == 0; k++) {
+        const struct lesson_check *chk = &v->sc->checks[order[k]];
+        char msg[768], line[1024];
+        grade_message(&v->grader, order[k], msg, sizeof msg);
+        switch (ck[k].state) {
+        case FOOTROWS_FAIL:
+        case FOOTROWS_OPEN: {
+            bool fail = ck[k].state == FOOTROWS_FAIL;
+            rc = runview_rows_para(out, c, w, 2, A_BOLD, fail ? c->g->todo : "-",
+                                   screen_attr(fail ? SCREEN_BAD : SCREEN_DIM), chk->text);
+            if (rc == 0)
+                rc = runview_rows_para(out, c, w, 4, A_NORMAL, NULL, 0, msg);
+            break;
+        }
+        case FOOTROWS_UNJUDGED:
+            if (unj_done)
+                break;
+            if (nunj > 1) {
+                const char *why = strncmp(msg, "not judged: ", 12) ? msg : msg + 12;
+                snprintf(line, sizeof line, "%zu checks not judged: %s", nunj, why);
+                unj_done = true;
+            } else {
+                snprintf(line, sizeof line, "%s: %s", chk->text, msg);
+            }
+            rc = runview_rows_add(out,
+                                  (struct runview_row){.x = 2,
+                                                       .attr = screen_attr(SCREEN_DIM),
+                                                       .mark = "-",
+                                                       .mark_attr = screen_attr(SCREEN_DIM)},
+                                  line);
+            break;
+        case FOOTROWS_PASS:
+            if (pass_done)
+                break;
+            if (!v->passes_open) {
+                snprintf(line, sizeof line, "%zu check%s hold%s (click: each one)", plan->npass,
+                         plan->npass == 1 ? "" : "s", plan->npass == 1 ? "s" : "");
+                pass_done = true;
+            } else {
+                snprintf(line, sizeof line, "%s: %s", chk->text, msg);
+            }
+            rc = runview_rows_add(out,
+                                  (struct runview_row){.x = 2,
+                                                       .attr = A_NORMAL,
+                                                       .mark = c->g->done,
+                                                       .mark_attr = screen_attr(SCREEN_GOOD),
+                                                       .fold = pass_done},
+                                  line);
+            break;
+        }
+    }
+    return rc;
+}
+
+/* The hint on the last row of scrolled checks: its own row, so it never covers a word. */
+#define RUNVIEW_CHECKS_MORE "(more advice: j)"
+
+/*
+ * Draws the checks whole from row checks_top, in the rows y..end, when a failing one does not
+ * fit there (the heading drawn); false when they fit (or there is no room to scroll in), and
+ * the plan's form is drawn instead. The text's j moves them once the text has passed by
+ * (stepview_run_foot_scroll), so that every failing check's advice is read in the pane, not
+ * only in the results box.
+ */
+static bool runview_checks_scrolled(struct runview *v, const struct screen_caps *c, int x, int y,
+                                    int w, int end, const size_t *order,
+                                    const struct footrows_check *ck, size_t n,
+                                    const struct footrows_plan *plan)
+{
+    int h = end - y;
+    /* Only a failing check's advice is worth the scrolling: while checks are open the plan's
+       row each (its progress, "slow: 3.2 s of 600 s") keeps every one in sight. */
+    bool cut = false;
+    for (size_t k = 0; k < n; k++)
+        cut |= ck[k].state == FOOTROWS_FAIL && ck[k].rows < ck[k].whole;
+    v->checks_total = v->checks_shown = 0;
+    if (!cut || h < 3 || w <= 12)
+        return false;
+    struct runview_rows rows = {0};
+    if (runview_check_rows_whole(v, c, w, order, ck, n, plan, &rows) < 0 || rows.n <= (size_t)h) {
+        runview_rows_free(&rows);
+        return false;
+    }
+    int total = (int)rows.n;
+    /* The last page ends on the last row; every other one keeps its last row for the hint. */
+    if (v->checks_top > total - h)
+        v->checks_top = total - h > 0 ? total - h : 0;
+    bool more = v->checks_top + h < total;
+    int shown = more ? h - 1 : h;
+    for (int i = 0; i < shown; i++) {
+        const struct runview_row *r = &rows.row[v->checks_top + i];
+        if (r->mark)
+            widgets_text(c, x, y + i, 2, r->mark_attr, r->mark);
+        widgets_text(c, x + r->x, y + i, w - r->x, r->attr, r->text);
+        if (r->fold)
+            v->fold_y = y + i;
+    }
+    if (more) {
+        int hw = (int)strlen(RUNVIEW_CHECKS_MORE);
+        widgets_text(c, x + w - hw, y + h - 1, hw, screen_attr(SCREEN_DIM), RUNVIEW_CHECKS_MORE);
+    }
+    v->checks_total = total;
+    v->checks_shown = shown;
+    runview_rows_free(&rows);
+    return true;
+}
+
+int stepview_run_foot_scroll(void *self, int dir)
+{
+    struct runview *v = self;
+    if (v->checks_total <= 0)
+        return -1;
+    /* A page less one row, the row kept for context, as j moves the text (footrows_page). */
+    int page = footrows_page(v->checks_shown);
+    if (dir > 0 && v->checks_top + v->checks_shown < v->checks_total)
+        v->checks_top += page;
+    else if (dir < 0 && v->checks_top > 0)
+        v->checks_top = v->checks_top > page ? v->checks_top - page : 0;
+    else
+        return -1;
+    v->c->dirty = true;
+    return 0;
+}
+
 /* Draws the checks from (x, y) in the rows to end, their heading first. */
 static void runview_checks_draw(struct runview *v, const struct screen_caps *c, int x, int y, int w,
                                 int end)
@@ -1046,6 +1248,13 @@ static void runview_checks_draw(struct runview *v, const struct screen_caps *c, 
         snprintf(head, sizeof head, "%s",
                  plan.cut ? "To complete this step: (a: whole)" : "To complete this step:");
     widgets_text(c, x, y++, w, all ? screen_attr(SCREEN_GOOD) | A_BOLD : A_BOLD, head);
+    if ((plan.cut || plan.left) &&
+        runview_checks_scrolled(v, c, x, y, w, end, order, ck, n, &plan)) {
+        free(order);
+        free(ck);
+        return;
+    }
+    v->checks_top = 0;
     size_t nunj = 0;
     for (size_t k = 0; k < n; k++)
         nunj += ck[k].state == FOOTROWS_UNJUDGED;
@@ -1422,6 +1631,36 @@ static void runview_draw(void *self, struct view_ctx *vc)
         runview_draw_results(v, vc);
 }
 
+/*
+ * The connections the load keeps open, in a step about holding connections (it watches the
+ * load's connect: c10k, not the steps that watch a server's accept among its other calls): the
+ * client's --connections, the mode's arguments after its own as the engine passes them. 0 in
+ * any other step.
+ */
+static uint64_t runview_conns_want(const struct runview *v, int mode)
+{
+    bool about = false;
+    for (size_t i = 0; i < v->sc->nwatch; i++)
+        about |= v->sc->watch[i] == IOLAB_CALL_CONNECT;
+    uint64_t want = 0;
+    for (size_t p = 0; about && p < v->sc->nprograms; p++) {
+        const struct lesson_program *lp = &v->sc->programs[p];
+        if (lp->role != LESSON_ROLE_CLIENT)
+            continue;
+        const struct lesson_mode *m =
+            mode >= 0 && (size_t)mode < v->sc->nmodes && v->sc->modes[mode].program == p
+                ? &v->sc->modes[mode]
+                : NULL;
+        for (size_t k = 0; k + 1 < lp->nargs; k++)
+            if (!strcmp(lp->args[k], "--connections"))
+                want = strtoull(lp->args[k + 1], NULL, 10);
+        for (size_t k = 0; m && k + 1 < m->nargs; k++)
+            if (!strcmp(m->args[k], "--connections"))
+                want = strtoull(m->args[k + 1], NULL, 10);
+    }
+    return want;
+}
+
 static void runview_draw_counters(struct runview *v, struct view_ctx *vc)
 {
     const struct jail *j = v->engine ? engine_jail(v->engine) : NULL;
@@ -1435,6 +1674,7 @@ static void runview_draw_counters(struct runview *v, struct view_ctx *vc)
         .mode_name = mode >= 0 && (size_t)mode < v->sc->nmodes ? v->sc->modes[mode].id : NULL,
         .watch = v->sc->watch,
         .nwatch = v->sc->nwatch,
+        .conns_want = runview_conns_want(v, mode),
     };
     for (size_t i = 0; i < v->sc->nprograms; i++)
         in.has_role[v->sc->programs[i].role] = true;
@@ -1449,9 +1689,13 @@ static void runview_title_right(void *self, char *buf, size_t len)
         return;
     int mode = engine_mode(v->engine);
     const struct jail *j = engine_jail(v->engine);
+    /* The engine closes its jail when the run ends (a program that finished by itself, the
+       step's time up); the tier the run used is still what the title says, as the judge kept
+       it when the run began. "-" only for a run that never started. */
+    const char *tier = j ? iolab_tier_name(jail_tier(j)) : v->judge.tier[0] ? v->judge.tier : "-";
     snprintf(buf, len, "%s%s%s  sandbox: %s%s ", engine_state_name(engine_state(v->engine)),
-             mode >= 0 ? "  mode: " : "", mode >= 0 ? v->sc->modes[mode].id : "",
-             j ? iolab_tier_name(jail_tier(j)) : "-", v->paused ? "  PAUSED" : "");
+             mode >= 0 ? "  mode: " : "", mode >= 0 ? v->sc->modes[mode].id : "", tier,
+             v->paused ? "  PAUSED" : "");
 }
 
 static bool runview_text_focused(void *self)
@@ -1488,5 +1732,6 @@ const struct stepview_kind stepview_run = {
     .done = runview_done,
     .busy = runview_busy,
     .text_focused = runview_text_focused,
+    .foot_scroll = stepview_run_foot_scroll,
     .open_hint = "Enter starts the scenario; ? lists every key.",
 };
