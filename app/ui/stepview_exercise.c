@@ -29,6 +29,7 @@
 #include "exercise/judge.h"
 #include "lesson/record.h"
 #include "exercise/buildmsg.h"
+#include "codeview.h"
 #include "grade.h"
 #include "human.h"
 #include "metrics/siteline.h"
@@ -207,52 +208,18 @@ static char *exview_lines_md(const struct exview *v)
         nrows = siteline_rows(NULL, &g->sites->t[sc->learner], rows, sizeof rows / sizeof *rows);
     if (nrows > sizeof rows / sizeof *rows)
         nrows = sizeof rows / sizeof *rows;
-    char *md = NULL;
-    size_t len = 0;
-    FILE *f = open_memstream(&md, &len);
-    if (!f)
-        return NULL;
-    fprintf(f, "# Your calls by line\n\n");
-    fprintf(f,
-            "Counted calls of your program since it started, beside the line that made them "
-            "(%s).\n\n",
-            nrows ? "L again refreshes" : "none yet: L again refreshes once it has run");
+    struct codeview_file files[BUILD_MAX_FILES];
+    char paths[BUILD_MAX_FILES][PATH_MAX * 2];
     for (size_t i = 0; i < v->nedit; i++) {
-        const char *base = strrchr(v->edit[i], '/');
-        base = base ? base + 1 : v->edit[i];
-        char path[PATH_MAX * 2];
-        snprintf(path, sizeof path, "%s/%s", v->dir, v->edit[i]);
-        FILE *src = fopen(path, "r");
-        fprintf(f, "## %s\n\n```\n", v->edit[i]);
-        char text[512];
-        for (int line = 1; src && fgets(text, sizeof text, src); line++) {
-            uint64_t n = 0, top = 0;
-            unsigned call = 0;
-            for (size_t k = 0; k < nrows; k++)
-                if (rows[k].exe && rows[k].src.line == line && !strcmp(rows[k].src.file, base)) {
-                    n += rows[k].count;
-                    if (rows[k].count > top)
-                        top = rows[k].count, call = rows[k].call;
-                }
-            text[strcspn(text, "\n")] = 0;
-            char count[16] = "", margin[40] = "";
-            if (n) {
-                human_si((double)n, count, sizeof count);
-                snprintf(margin, sizeof margin, "%s %.8s", count, iolab_call_info[call].label);
-            }
-            fprintf(f, "%14s %3d  %s\n", margin, line, text);
-        }
-        if (src)
-            fclose(src);
-        else
-            fprintf(f, "(cannot be read)\n");
-        fprintf(f, "```\n\n");
+        snprintf(paths[i], sizeof paths[i], "%s/%s", v->dir, v->edit[i]);
+        files[i] = (struct codeview_file){.name = v->edit[i], .path = paths[i]};
     }
-    if (fclose(f) != 0) {
-        free(md);
-        return NULL;
-    }
-    return md;
+    return codeview_md("Your calls by line",
+                       nrows ? "Counted calls of your program since it started, beside the line "
+                               "that made them (L again refreshes)."
+                             : "Counted calls of your program since it started, beside the line "
+                               "that made them (none yet: L again refreshes once it has run).",
+                       rows, nrows, files, v->nedit);
 }
 
 static void exview_close_sheet(struct exview *v)
