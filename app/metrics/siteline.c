@@ -11,6 +11,8 @@
 #include <elfutils/libdwfl.h>
 #include <dwarf.h>
 #include <errno.h>
+#include <limits.h>
+#include <stdbool.h>
 #include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -23,14 +25,48 @@ struct siteline_map {
     Dwfl_Module *mod;
 };
 
+/*
+ * Where libdw looks for a stripped file's debug information: its default (beside the file, in
+ * .debug/ there, and /usr/lib/debug, by build ID or debug link), then the lib/iolab/debug of
+ * the tree iolab runs from (PREFIX/bin/iolab: PREFIX/lib/iolab/debug), where the package ships
+ * the demos' (by build ID, compressed, which libdw reads as it is: sandbox/demos/CMakeLists.txt),
+ * so that an installed, unpacked or moved tree finds its own.
+ */
+static char siteline_debug_dirs[PATH_MAX + 64] = ":.debug:/usr/lib/debug";
+static char *siteline_debug_path = siteline_debug_dirs;
+
 static const Dwfl_Callbacks siteline_callbacks = {
     .find_debuginfo = dwfl_standard_find_debuginfo,
     .section_address = dwfl_offline_section_address,
+    .debuginfo_path = &siteline_debug_path,
 };
+
+/* Appends PREFIX/lib/iolab/debug to the search path, once. */
+static void siteline_find_tree(void)
+{
+    static bool done;
+    if (done)
+        return;
+    done = true;
+    char exe[PATH_MAX];
+    ssize_t n = readlink("/proc/self/exe", exe, sizeof exe - 1);
+    if (n <= 0)
+        return;
+    exe[n] = 0;
+    for (int up = 0; up < 2; up++) { /* PREFIX/bin/iolab: PREFIX */
+        char *slash = strrchr(exe, '/');
+        if (!slash || slash == exe)
+            return;
+        *slash = 0;
+    }
+    size_t len = strlen(siteline_debug_dirs);
+    snprintf(siteline_debug_dirs + len, sizeof siteline_debug_dirs - len, ":%s/lib/iolab/debug", exe);
+}
 
 int siteline_open(const char *path, struct siteline_map **out)
 {
     *out = NULL;
+    siteline_find_tree();
     struct siteline_map *m = calloc(1, sizeof *m);
     if (!m)
         return -ENOMEM;
