@@ -1,28 +1,55 @@
 /*
- * codeview: source files with, in the margin of each line that made counted calls, how many and
- * which (a program's call sites, resolved to lines by metrics/siteline.c). The exercise's `L`
- * shows the learner's files with it.
+ * codeview: a program's source with, in the margin of each line that made counted calls, how
+ * many since a base snapshot, how many a second lately, and which call (the program's call
+ * sites, resolved to lines by metrics/siteline.c). The exercise's `L` shows the learner's files
+ * (or the reference's, in the reference mode) with it, a run step's `L` the demo's.
+ *
+ * Lifecycle: codeview_open() names the files (or none: the files the sites name, busiest
+ * first) and where their text comes from; codeview_update() takes the sites between two
+ * snapshots of the program on every draw and resolves them at most once a second of the
+ * snapshots' clock (a look-up opens the program's DWARF: a cold path, never per tick);
+ * codeview_draw() draws the files over a rectangle; codeview_key() scrolls; codeview_close()
+ * frees everything. A closed view takes no updates and costs nothing.
+ *
+ * The rate of a line is its count's growth between the last two look-ups over the snapshots'
+ * time between them: "-" until there are two, and again after the base moves back (a new mode).
  */
 #ifndef IOLAB_CODEVIEW_H
 #define IOLAB_CODEVIEW_H
 
-#include "metrics/siteline.h"
+#include "layout.h"
+#include "screen.h"
 
+#include <stdbool.h>
 #include <stddef.h>
 
-/* One file shown: its name as the heading says it, and where its text is read. Its lines are
-   matched with the rows of the program's executable by base name. */
-struct codeview_file {
-    const char *name; /* as shown ("reader.c", "src/reader.c") */
-    const char *path; /* read from */
-};
+struct tally_sites;
 
-/*
- * The files as Markdown: a heading, a sentence under it, then each file in a code block whose
- * lines carry in their margin the calls that rows place on them (summed over the calls of the
- * line, the most frequent named). NULL when out of memory.
- */
-char *codeview_md(const char *heading, const char *intro, const struct siteline_row *rows,
-                  size_t nrows, const struct codeview_file *files, size_t nfiles);
+/* Where a file's text comes from: *text malloc'ed, 0 or a negative errno. `file` is the base
+   name the line table gives ("echo-server.c"), `dwarf_path` the path it names ("" when the
+   view's files were named at open). */
+typedef int (*codeview_source_fn)(void *data, const char *file, const char *dwarf_path,
+                                  char **text);
+
+#define CODEVIEW_FILES 8 /* files shown at most */
+
+struct codeview;
+
+/* Opens a view titled `title` on files[0, n) (n 0: the files the sites name); NULL: no memory. */
+struct codeview *codeview_open(const char *title, const char *const *files, size_t n,
+                               codeview_source_fn source, void *data);
+void codeview_close(struct codeview *cv);
+
+/* The program's sites between a (NULL: its start) and b, as of the snapshots' clock t seconds.
+   Re-resolved when a second of t has passed since the last look-up, or on the first call. */
+void codeview_update(struct codeview *cv, const struct tally_sites *a, const struct tally_sites *b,
+                     double t);
+
+/* Draws the view in a box over r. */
+void codeview_draw(struct codeview *cv, const struct screen_caps *c, struct layout_rect r);
+
+/* j/k, the arrows, the page keys, g/G scroll: 0. Esc: 1 (the caller closes the view). Any
+   other key: -1. */
+int codeview_key(struct codeview *cv, int key);
 
 #endif
