@@ -37,6 +37,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 struct runview {
     struct stepview_env env;
@@ -587,22 +588,27 @@ static size_t runview_code_prog(const struct runview *v)
     return 0;
 }
 
-/* A demo's source: the copy iolab ships beside its lessons (PREFIX/share/iolab/demos, a link to
-   sandbox/demos in the build tree), so that an installed or unpacked tree shows it; else the
-   file the line table names, as long as it is a regular file (a pack's own program). */
+/* The studied program's source. A demo (a program named without a '/' that iolab's libexec
+   holds) is read from the copy iolab ships beside its lessons (PREFIX/share/iolab/demos, a link
+   to sandbox/demos in the build tree), so that an installed or unpacked tree shows it; any other
+   program (a pack's own) from the file its line table names, when that is a regular file. */
 static int runview_code_source(void *data, const char *file, const char *dwarf_path, char **text)
 {
-    (void)data;
-    char dir[PATH_MAX], path[PATH_MAX + 160];
+    const struct runview *v = data;
+    const char *prog = v->sc->programs[runview_code_prog(v)].program;
+    char dir[PATH_MAX], path[PATH_MAX * 2];
     size_t len;
-    int rc = paths_get(PATHS_PREFIX, dir, sizeof dir);
-    if (rc == 0 && !strchr(file, '/')) {
-        snprintf(path, sizeof path, "%s/share/iolab/demos/%s", dir, file);
-        rc = fileread_regular(path, 1 << 20, text, &len, NULL);
+    if (!strchr(prog, '/') && !strchr(file, '/') &&
+        paths_get(PATHS_LIBEXEC, dir, sizeof dir) == 0) {
+        snprintf(path, sizeof path, "%s/%s", dir, prog);
+        if (access(path, X_OK) == 0 && paths_get(PATHS_PREFIX, dir, sizeof dir) == 0) {
+            snprintf(path, sizeof path, "%s/share/iolab/demos/%s", dir, file);
+            return fileread_regular(path, 1 << 20, text, &len, NULL);
+        }
     }
-    if ((rc < 0 || !strchr(file, '/')) && rc != 0 && dwarf_path[0] == '/')
-        rc = fileread_regular(dwarf_path, 1 << 20, text, &len, NULL);
-    return rc;
+    if (dwarf_path[0] != '/')
+        return -ENOENT;
+    return fileread_regular(dwarf_path, 1 << 20, text, &len, NULL);
 }
 
 /* The sites of program prog since its mode began (or the run's start), as of the latest
