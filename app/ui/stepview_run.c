@@ -590,8 +590,9 @@ static size_t runview_code_prog(const struct runview *v)
 
 /* The studied program's source. A demo (a program named without a '/' that iolab's libexec
    holds) is read from the copy iolab ships beside its lessons (PREFIX/share/iolab/demos, a link
-   to sandbox/demos in the build tree), so that an installed or unpacked tree shows it; any other
-   program (a pack's own) from the file its line table names, when that is a regular file. */
+   to sandbox/demos in the build tree), so that an installed or unpacked tree shows it; a pack's
+   own from the pack's sources; any other from the file its line table names, when that is a
+   regular file. */
 static int runview_code_source(void *data, const char *file, const char *dwarf_path, char **text)
 {
     const struct runview *v = data;
@@ -606,6 +607,16 @@ static int runview_code_source(void *data, const char *file, const char *dwarf_p
             return fileread_regular(path, 1 << 20, text, &len, NULL);
         }
     }
+    /* A pack's program: its sources are the pack's, beside the path the pack names it by (the
+       build directory the line table names was the sandbox's, and is gone). */
+    const struct lesson_pack *pack = v->env.pack;
+    for (size_t i = 0; pack && i < pack->nbuilds; i++)
+        for (size_t k = 0; k < pack->builds[i].nfiles; k++)
+            if (!strcmp(pack->builds[i].files[k], file)) {
+                const char *p = pack->builds[i].path, *slash = strrchr(p, '/');
+                snprintf(path, sizeof path, "%.*s/%s", slash ? (int)(slash - p) : 0, p, file);
+                return fileread_regular(path, 1 << 20, text, &len, NULL);
+            }
     if (dwarf_path[0] != '/')
         return -ENOENT;
     return fileread_regular(dwarf_path, 1 << 20, text, &len, NULL);
