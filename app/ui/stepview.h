@@ -102,6 +102,13 @@ const char *stepview_run_sanitizer_report(void *self);
 /* A run view's grader (the exercise's code view reads the call sites it keeps). */
 struct grader;
 const struct grader *stepview_run_grader(void *self);
+/* The call sites of a run view's program prog since its mode began (a; NULL: since its start)
+   and as of its latest snapshot (b), at that snapshot's clock t: false before a snapshot. */
+struct tally_sites;
+/* The mode of a run view's latest snapshot (-1: none yet). */
+int stepview_run_mode(void *self);
+bool stepview_run_sites(void *self, size_t prog, const struct tally_sites **a,
+                        const struct tally_sites **b, double *t);
 extern const struct stepview_kind stepview_exercise;
 extern const struct stepview_kind stepview_quiz;
 

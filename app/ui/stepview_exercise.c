@@ -29,10 +29,12 @@
 #include "exercise/judge.h"
 #include "lesson/record.h"
 #include "exercise/buildmsg.h"
+#include "codeview.h"
 #include "grade.h"
 #include "human.h"
 #include "metrics/siteline.h"
 #include "paths.h"
+#include "util/fileread.h"
 #include "stepview.h"
 #include "widgets.h"
 #include "wrap.h"
@@ -112,6 +114,10 @@ struct exview {
        lesson screen asks how many rows they take before they are drawn. */
     int foot_w, inner_h;
     const struct screen_caps *foot_caps;
+    /* The code view (L, codeview.h) over the text pane while open, and the mode whose files
+       it shows (EXERCISE_MODE_*): a switch opens it again on the other mode's files. */
+    struct codeview *code;
+    int code_mode;
 };
 
 /* Applies one event to the step's progress record ("exercise", exercise.h); 0 or -errno. */
@@ -214,70 +220,28 @@ static char *exview_solution_md(const struct exview *v)
 
 #define EXVIEW_SHEET_HINT "The reference solution: j/k and PgUp/PgDn scroll, Esc or S closes."
 
-#define EXVIEW_LINES_HINT "Calls by line: j/k and PgUp/PgDn scroll, L again refreshes, Esc closes."
-
-/*
- * The code view: each of the learner's files with, in the margin of each line that made counted
- * calls, how many and which (the grader's call sites of the learner's program, as of the last
- * snapshot, resolved with the program's DWARF). A line's calls of several kinds are summed and
- * the most frequent named.
- */
-static char *exview_lines_md(const struct exview *v)
+/* The sources the code view (L) shows: the learner's files from the workspace, or in the
+   reference mode the reference's as it was built, its marker lines included (S shows it without
+   them), so that the line numbers are the ones its line table gives. */
+static int exview_code_source(void *data, const char *file, const char *dwarf_path, char **text)
 {
-    const struct grader *g = v->rv ? stepview_run_grader(v->rv) : NULL;
-    const struct lesson_scenario *sc = g ? g->sc : NULL;
-    static struct siteline_row rows[TALLY_SITES + IOLAB_NCALLS];
-    size_t nrows = 0;
-    if (g && g->sites && sc->has_learner && sc->learner < g->sites->n)
-        nrows = siteline_rows(NULL, &g->sites->t[sc->learner], rows, sizeof rows / sizeof *rows);
-    if (nrows > sizeof rows / sizeof *rows)
-        nrows = sizeof rows / sizeof *rows;
-    char *md = NULL;
-    size_t len = 0;
-    FILE *f = open_memstream(&md, &len);
-    if (!f)
-        return NULL;
-    fprintf(f, "# Your calls by line\n\n");
-    fprintf(f,
-            "Counted calls of your program since it started, beside the line that made them "
-            "(%s).\n\n",
-            nrows ? "L again refreshes" : "none yet: L again refreshes once it has run");
-    for (size_t i = 0; i < v->nedit; i++) {
-        const char *base = strrchr(v->edit[i], '/');
-        base = base ? base + 1 : v->edit[i];
-        char path[PATH_MAX * 2];
-        snprintf(path, sizeof path, "%s/%s", v->dir, v->edit[i]);
-        FILE *src = fopen(path, "r");
-        fprintf(f, "## %s\n\n```\n", v->edit[i]);
-        char text[512];
-        for (int line = 1; src && fgets(text, sizeof text, src); line++) {
-            uint64_t n = 0, top = 0;
-            unsigned call = 0;
-            for (size_t k = 0; k < nrows; k++)
-                if (rows[k].exe && rows[k].src.line == line && !strcmp(rows[k].src.file, base)) {
-                    n += rows[k].count;
-                    if (rows[k].count > top)
-                        top = rows[k].count, call = rows[k].call;
-                }
-            text[strcspn(text, "\n")] = 0;
-            char count[16] = "", margin[40] = "";
-            if (n) {
-                human_si((double)n, count, sizeof count);
-                snprintf(margin, sizeof margin, "%s %.8s", count, iolab_call_info[call].label);
-            }
-            fprintf(f, "%14s %3d  %s\n", margin, line, text);
-        }
-        if (src)
-            fclose(src);
-        else
-            fprintf(f, "(cannot be read)\n");
-        fprintf(f, "```\n\n");
-    }
-    if (fclose(f) != 0) {
-        free(md);
-        return NULL;
-    }
-    return md;
+    struct exview *v = data;
+    (void)dwarf_path;
+    size_t len;
+    return fileread_beneath(v->code_mode == EXERCISE_MODE_REFERENCE ? v->ex->dir : v->dir, file,
+                            1 << 20, text, &len, NULL);
+}
+
+/* The code view over the text pane, on the files of the mode that runs now (the learner's
+   program's calls since that mode began, live). */
+static void exview_show_lines(struct exview *v, int mode)
+{
+    codeview_close(v->code);
+    v->code_mode = mode;
+    v->code = codeview_open(mode == EXERCISE_MODE_REFERENCE ? "The reference's calls by line"
+                                                            : "Your calls by line",
+                            v->edit, v->nedit, exview_code_source, v);
+    v->c->dirty = true;
 }
 
 static void exview_close_sheet(struct exview *v)
@@ -291,8 +255,7 @@ static void exview_close_sheet(struct exview *v)
     v->c->dirty = true;
     /* The viewer's own hint ("Esc or S closes") is stale once it is closed: what the status
        line said before it comes back, unless something newer was said meanwhile. */
-    if (was_open &&
-        (!strcmp(v->c->status, EXVIEW_SHEET_HINT) || !strcmp(v->c->status, EXVIEW_LINES_HINT)))
+    if (was_open && !strcmp(v->c->status, EXVIEW_SHEET_HINT))
         view_status(v->c, v->sheet_prev_bad, "%s", v->sheet_prev);
 }
 
@@ -317,23 +280,6 @@ static void exview_show_solution(struct exview *v)
     if (!v->solution_recorded)
         exview_progress(v, EXERCISE_SOLUTION);
     v->solution_recorded = true;
-}
-
-/* The code view (exview_lines_md) over the text pane, made afresh. */
-static void exview_show_lines(struct exview *v)
-{
-    exview_close_sheet(v);
-    v->sheet_md = exview_lines_md(v);
-    if (!v->sheet_md)
-        return;
-    v->sheet = true;
-    v->sheet_top = 0;
-    v->sheet_seek = false;
-    if (strcmp(v->c->status, EXVIEW_SHEET_HINT) && strcmp(v->c->status, EXVIEW_LINES_HINT)) {
-        snprintf(v->sheet_prev, sizeof v->sheet_prev, "%s", v->c->status);
-        v->sheet_prev_bad = v->c->status_bad;
-    }
-    view_status(v->c, false, "%s", EXVIEW_LINES_HINT);
 }
 
 static void exview_rebuild(struct exview *v);
@@ -588,6 +534,8 @@ static void exview_close(void *self, struct view_ctx *c)
     struct exview *v = self;
     (void)c;
     v->closing = true;
+    codeview_close(v->code);
+    v->code = NULL;
     judge_build_cancel(&v->builder);
     exview_stop_run(v);
     uv_close((uv_handle_t *)&v->debounce, exview_close_cb);
@@ -602,7 +550,7 @@ static enum layout_kind exview_layout(void *self, size_t *nprogs)
     struct exview *v = self;
     /* Code needs the width: the solution takes the whole body while the learner reads it, and
        the run goes on behind it. */
-    if (v->sheet) {
+    if (v->sheet || v->code) {
         *nprogs = 0;
         return LAYOUT_TEXT;
     }
@@ -1029,7 +977,17 @@ static int exview_sheet_key(struct exview *v, int key)
 static void exview_draw(void *self, struct view_ctx *vc)
 {
     struct exview *v = self;
-    if (v->sheet)
+    const struct tally_sites *a, *b;
+    double t;
+    int mode = v->rv ? stepview_run_mode(v->rv) : -1;
+    if (v->code && mode >= 0 && mode != v->code_mode)
+        exview_show_lines(v, mode);
+    if (v->code && v->rv && v->run.sc.has_learner &&
+        stepview_run_sites(v->rv, v->run.sc.learner, &a, &b, &t))
+        codeview_update(v->code, a, b, t);
+    if (v->code)
+        codeview_draw(v->code, vc->caps, vc->layout.text);
+    else if (v->sheet)
         exview_draw_sheet(v, vc);
     else if (v->rv)
         stepview_run.draw(v->rv, vc);
@@ -1195,7 +1153,15 @@ static int exview_key_lines(void *self, struct view_ctx *c, int key, struct view
     (void)c;
     (void)key;
     (void)act;
-    exview_show_lines(self);
+    struct exview *v = self;
+    if (v->code) {
+        codeview_close(v->code);
+        v->code = NULL;
+        v->c->dirty = true;
+        return 0;
+    }
+    int mode = v->rv ? stepview_run_mode(v->rv) : -1;
+    exview_show_lines(v, mode == EXERCISE_MODE_REFERENCE ? mode : EXERCISE_MODE_YOURS);
     return 0;
 }
 
@@ -1233,6 +1199,17 @@ static int exview_key(void *self, struct view_ctx *c, int key)
         v->confirm_solution = v->confirm_reset = false;
         return 0;
     }
+    if (v->code && key != 'L') {
+        int k = codeview_key(v->code, key);
+        if (k == 1) {
+            codeview_close(v->code);
+            v->code = NULL;
+        }
+        if (k >= 0) {
+            c->dirty = true;
+            return 0;
+        }
+    }
     if (v->sheet && exview_sheet_key(v, key) == 0)
         return 0;
     /* A failed build's messages have the screen: the text's scrolling keys scroll them. */
@@ -1242,9 +1219,13 @@ static int exview_key(void *self, struct view_ctx *c, int key)
        makes way for them. Mode keys and help leave it open; the run goes on behind it. */
     if (v->sheet && key != 'S' && key != 'L' && keys_find(&exview_keys, key))
         exview_close_sheet(v);
+    if (v->code && key != 'L' && keys_find(&exview_keys, key)) {
+        codeview_close(v->code);
+        v->code = NULL;
+    }
     if (v->rv && stepview_run.key(v->rv, c, key) == 0)
         return 0;
-    if (v->rv) {
+    if (v->rv && key != 'L') { /* L is the exercise's own code view, on its files */
         const struct keybind *b = keys_find(stepview_run.keys, key);
         if (b)
             return b->fn(v->rv, c, key, &(struct view_action){0});
@@ -1288,7 +1269,8 @@ static const struct keybind exview_bindings[] = {
      .fn = exview_key_reset},
     {.key = 'L',
      .name = "L",
-     .help = "your files with each line's counted calls in the margin (L refreshes, Esc closes)",
+     .help = "your files (the reference's, in its mode) with each line's counted calls and calls "
+             "a second in the margin, live (L or Esc closes)",
      .fn = exview_key_lines},
 };
 static const struct keytable exview_keys = KEYTABLE("Exercise", exview_bindings);
@@ -1336,7 +1318,7 @@ static bool exview_busy(void *self)
 static const char *exview_foot_first(void *self)
 {
     struct exview *v = self;
-    if (v->sheet)
+    if (v->sheet || v->code)
         return NULL;
     if (v->state == EXVIEW_FAILED && v->log)
         return "(more; j scrolls the errors)";
@@ -1354,7 +1336,7 @@ static int exview_foot_scroll(void *self, int dir)
 static bool exview_text_focused(void *self)
 {
     struct exview *v = self;
-    return v->sheet || !v->rv || stepview_run.text_focused(v->rv);
+    return v->sheet || v->code || !v->rv || stepview_run.text_focused(v->rv);
 }
 
 const struct stepview_kind stepview_exercise = {

@@ -18,12 +18,15 @@
  * Esc (or z) returns: a pane is 13 columns wide at 80, and a program's own sentence is read whole
  * only there.
  */
+#include "codeview.h"
 #include "counterview.h"
 #include "engine/engine.h"
 #include "exercise/judge.h"
 #include "footrows.h"
 #include "grade.h"
 #include "metrics/stats.h"
+#include "paths.h"
+#include "util/fileread.h"
 #include "predictview.h"
 #include "stepview.h"
 #include "sweepview.h"
@@ -31,8 +34,10 @@
 #include "wrap.h"
 
 #include <errno.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 struct runview {
     struct stepview_env env;
@@ -84,6 +89,9 @@ struct runview {
        screen; a key that does not scroll it closes it. */
     bool results;
     struct widgets_sheet sheet;
+    /* The code view (L): the studied program's source with its calls by line since its mode
+       began, over the body; NULL while closed. */
+    struct codeview *code;
 };
 
 static size_t runview_nprogs(const struct runview *v)
@@ -344,6 +352,7 @@ static void runview_close(void *self, struct view_ctx *c)
     sweepview_close(v->sweep);
     judge_free(&v->judge);
     widgets_sheet_free(&v->sheet);
+    codeview_close(v->code);
     free(v);
 }
 
@@ -440,6 +449,17 @@ static int runview_zoom_key(struct runview *v, struct view_ctx *c, int key)
 static int runview_key(void *self, struct view_ctx *c, int key)
 {
     struct runview *v = self;
+    if (v->code && !v->results && !v->legend) {
+        int k = codeview_key(v->code, key);
+        if (k == 1 || (k < 0 && key == 'L')) {
+            codeview_close(v->code);
+            v->code = NULL;
+        }
+        if (k >= 0 || key == 'L') {
+            c->dirty = true;
+            return 0;
+        }
+    }
     if (v->results) {
         if (widgets_sheet_key(&v->sheet, key) < 0)
             v->results = false;
@@ -573,6 +593,85 @@ static int runview_key_legend(void *self, struct view_ctx *c, int key, struct vi
     (void)act;
     v->legend = true;
     v->legend_top = 0;
+    return 0;
+}
+
+/* The program whose source the code view shows: the one under study, else the first server,
+   else the first program. */
+static size_t runview_code_prog(const struct runview *v)
+{
+    if (v->sc->study >= 0 && (size_t)v->sc->study < v->sc->nprograms)
+        return (size_t)v->sc->study;
+    for (size_t i = 0; i < v->sc->nprograms; i++)
+        if (v->sc->programs[i].role == LESSON_ROLE_SERVER)
+            return i;
+    return 0;
+}
+
+/* The studied program's source. A demo (a program named without a '/' that iolab's libexec
+   holds) is read from the copy iolab ships beside its lessons (PREFIX/share/iolab/demos, a link
+   to sandbox/demos in the build tree), so that an installed or unpacked tree shows it; a pack's
+   own from the pack's sources; any other from the file its line table names, when that is a
+   regular file. */
+static int runview_code_source(void *data, const char *file, const char *dwarf_path, char **text)
+{
+    const struct runview *v = data;
+    const char *prog = v->sc->programs[runview_code_prog(v)].program;
+    char dir[PATH_MAX], path[PATH_MAX * 2];
+    size_t len;
+    if (!strchr(prog, '/') && !strchr(file, '/') &&
+        paths_get(PATHS_LIBEXEC, dir, sizeof dir) == 0) {
+        snprintf(path, sizeof path, "%s/%s", dir, prog);
+        if (access(path, X_OK) == 0 && paths_get(PATHS_PREFIX, dir, sizeof dir) == 0) {
+            snprintf(path, sizeof path, "%s/share/iolab/demos/%s", dir, file);
+            return fileread_regular(path, 1 << 20, text, &len, NULL);
+        }
+    }
+    /* A pack's program: its sources are the pack's, beside the path the pack names it by (the
+       build directory the line table names was the sandbox's, and is gone). */
+    const struct lesson_pack *pack = v->env.pack;
+    for (size_t i = 0; pack && i < pack->nbuilds; i++)
+        for (size_t k = 0; k < pack->builds[i].nfiles; k++)
+            if (!strcmp(pack->builds[i].files[k], file)) {
+                const char *p = pack->builds[i].path, *slash = strrchr(p, '/');
+                snprintf(path, sizeof path, "%.*s/%s", slash ? (int)(slash - p) : 0, p, file);
+                return fileread_regular(path, 1 << 20, text, &len, NULL);
+            }
+    if (dwarf_path[0] != '/')
+        return -ENOENT;
+    return fileread_regular(dwarf_path, 1 << 20, text, &len, NULL);
+}
+
+/* The sites of program prog since its mode began (or the run's start), as of the latest
+   snapshot; false before one. */
+bool stepview_run_sites(void *self, size_t prog, const struct tally_sites **a,
+                        const struct tally_sites **b, double *t)
+{
+    struct runview *v = self;
+    if (!v->have_snap || prog >= v->snap.nprogs)
+        return false;
+    *a = v->have_base && prog < v->mode_base.nprogs ? &v->mode_base.progs[prog].sites : NULL;
+    *b = &v->snap.progs[prog].sites;
+    *t = v->snap.elapsed_s;
+    return true;
+}
+
+int stepview_run_mode(void *self)
+{
+    struct runview *v = self;
+    return v->have_snap ? v->snap.mode : -1;
+}
+
+static int runview_key_code(void *self, struct view_ctx *c, int key, struct view_action *act)
+{
+    struct runview *v = self;
+    (void)key;
+    (void)act;
+    char title[96];
+    snprintf(title, sizeof title, "%s's calls by line", v->sc->programs[runview_code_prog(v)].name);
+    codeview_close(v->code);
+    v->code = codeview_open(title, NULL, 0, runview_code_source, v);
+    c->dirty = true;
     return 0;
 }
 
@@ -712,6 +811,13 @@ static const struct keybind runview_bindings[] = {
      .help = "all the checks, expected outcomes and predictions whole, in a box (j/k scroll it, "
              "another key closes it)",
      .fn = runview_key_results},
+    {.key = 'L',
+     .name = "L",
+     .label = "lines",
+     .help = "the studied program's source with its counted calls by line, and calls a second, "
+             "since its mode began (L or Esc closes)",
+     .priority = 14,
+     .fn = runview_key_code},
     {.key = 't',
      .name = "t",
      .label = "totals",
@@ -1610,6 +1716,16 @@ static void runview_draw(void *self, struct view_ctx *vc)
         char tag[32];
         snprintf(tag, sizeof tag, "%zu/%zu", v->tab - first + 1, vc->layout.nfolded);
         runview_draw_prog(v, vc->caps, vc->layout.progs[i], v->tab, tag, 0);
+    }
+    if (v->code) {
+        const struct tally_sites *a, *b;
+        double t;
+        if (stepview_run_sites(v, runview_code_prog(v), &a, &b, &t))
+            codeview_update(v->code, a, b, t);
+        codeview_draw(v->code, vc->caps, vc->layout.body);
+        if (v->results)
+            runview_draw_results(v, vc);
+        return;
     }
     if (v->compare) {
         /* Every run of this step so far, restarts included: the grader keeps a span per mode. */
