@@ -151,7 +151,8 @@ int exercise_record_score(const char *old, const struct record_score *score, cha
 
 #define SWEEP_RECORD_FIELD "sweep"
 
-/* The rows of the kinds' records (record.c), named in the kinds' rows. */
+/* The rows of the kinds' records, named in the kinds' rows: the quiz's in kind_quiz.c, the run
+   step's two in record_run.c, the exercise's in record_exercise.c. */
 extern const struct lesson_record lesson_record_quiz;
 extern const struct lesson_record lesson_record_predict;
 extern const struct lesson_record lesson_record_exercise;
