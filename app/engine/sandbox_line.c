@@ -37,17 +37,20 @@ void sandbox_line_free(struct sandbox_line *r)
     free(r);
 }
 
-/* The first item named key, depth first. */
-static const cJSON *sandbox_line_find(const cJSON *node, const char *key)
+/* The item at path ("a.b.c": member c of member b of member a of the root), or NULL. */
+static const cJSON *sandbox_line_find(const cJSON *root, const char *path)
 {
-    for (const cJSON *c = node ? node->child : NULL; c; c = c->next) {
-        if (c->string && !strcmp(c->string, key))
-            return c;
-        const cJSON *in = cJSON_IsObject(c) ? sandbox_line_find(c, key) : NULL;
-        if (in)
-            return in;
+    const cJSON *node = root;
+    for (const char *k = path; node && k;) {
+        const char *dot = strchr(k, '.');
+        size_t n = dot ? (size_t)(dot - k) : strlen(k);
+        const cJSON *c = cJSON_IsObject(node) ? node->child : NULL;
+        while (c && !(c->string && strlen(c->string) == n && !strncmp(c->string, k, n)))
+            c = c->next;
+        node = c;
+        k = dot ? dot + 1 : NULL;
     }
-    return NULL;
+    return node == root ? NULL : node;
 }
 
 bool sandbox_line_json(const struct sandbox_line *r, const char *key, char *out, size_t len)
