@@ -46,7 +46,10 @@ for dir in $(find "$root/app" "$root/sandbox" -mindepth 1 -type d | sort); do
         continue
     fi
     for name in $named; do
-        [ -f "$dir/$name" ] || { echo "$rel/README.md names $name, which is not in the folder"; bad=1; }
+        if [ ! -f "$dir/$name" ]; then
+            echo "$rel/README.md names $name, which is not in the folder"
+            bad=1
+        fi
     done
     for path in "$dir"/*.c "$dir"/*.h; do
         [ -f "$path" ] || continue
