@@ -49,3 +49,36 @@ TEST_CASE("report lines give their fields, damaged or partial lines give nothing
     CHECK(sandbox_line_parse(nullptr) == nullptr);
     sandbox_line_free(nullptr);
 }
+
+TEST_CASE("report lines are read as JSON is written: escapes, spaces, arrays passed over")
+{
+    struct sandbox_line *r = sandbox_line_parse(
+        R"( { "missing" : [ "a", ["b", {"tier": "x"}], 1e3 ], "n": 0, "s": "q\"\\\/\t\u00e9\ud83d\ude00",)"
+        R"( "sandbox" : { "tier" : "full", "features": {"landlock_abi": 5} } } )");
+    REQUIRE(r);
+    char s[64];
+    uint64_t v = 9;
+    CHECK(sandbox_line_string(r, "sandbox.tier", s, sizeof s)); // not the one inside the array
+    CHECK(std::string(s) == "full");
+    CHECK(sandbox_line_u64(r, "n", &v));
+    CHECK(v == 0);
+    CHECK(sandbox_line_string(r, "s", s, sizeof s));
+    CHECK(std::string(s) == "q\"\\/\t\xc3\xa9\xf0\x9f\x98\x80");
+    CHECK(sandbox_line_string(r, "s", s, 3)); // cut to the buffer
+    CHECK(std::string(s) == "q\"");
+    CHECK(sandbox_line_json(r, "sandbox.features", s, sizeof s));
+    CHECK(std::string(s) == R"({"landlock_abi": 5})");
+    CHECK_FALSE(sandbox_line_json(r, "sandbox", s, 8)); // too long for the buffer
+    CHECK_FALSE(sandbox_line_u64(r, "missing", &v));    // an array is not a number
+    sandbox_line_free(r);
+
+    // What JSON does not allow is refused whole, as cJSON refused it.
+    for (const char *bad : {R"({"a":1,})", R"({"a":01})", R"({"a":1} x)", "{\"a\":\"x\ty\"}",
+                            R"({"a":tru})", R"({"a":"\x"})", R"({"a" 1})", R"({"a":[1,]})",
+                            R"({"a":-})", R"({"a":1.})", "{\"a\":\"\\u12g4\"}"}) {
+        INFO(bad);
+        CHECK(sandbox_line_parse(bad) == nullptr);
+    }
+    std::string deep(40, '[');
+    CHECK(sandbox_line_parse(("{\"a\":" + deep + std::string(40, ']') + "}").c_str()) == nullptr);
+}
