@@ -903,7 +903,11 @@ static void check_print_json(const struct attempt *a, struct json_out *j)
         json_array(j, "checks");
         json_end(j);
     }
-    json_string(j, "error", a->error[0] ? a->error : NULL);
+    /* The text prints the compiler's messages above its sentence; here they are build.log. */
+    const char *error = a->error[0] ? a->error : NULL;
+    if (a->mine_built && a->mine.status == BUILD_FAILED)
+        error = "your program does not build (the compiler's messages are in build.log)";
+    json_string(j, "error", error);
     if (a->audit) {
         const struct judge_audit *au = &a->au;
         json_bool(j, "audited", au->audited);
@@ -1494,24 +1498,16 @@ static int check_record_event(struct progress *p, const char *pk, const char *l,
     return rc < 0 ? rc : progress_field_set(p, pk, l, st, EXERCISE_RECORD_FIELD, json);
 }
 
-/* The attempt's score as the record keeps it (record.h): check_score's points, and per check
-   what it earned, so that the record says what `check --json` says. */
+/* The attempt's score as the record keeps it: the judge's (judge_score, as the TUI keeps it),
+   with what the audit took away, so that the record says what `check --json` says and its
+   checks add up to its points. */
 static void check_record_score(const struct attempt *a, struct record_score *s)
 {
-    const struct lesson_scenario *sc = a->ex->sc;
-    bool judged = a->judge_ready && !a->error[0];
-    memset(s, 0, sizeof *s);
-    s->has = true;
-    s->at = (double)time(NULL);
+    judge_score(&a->judge, (double)time(NULL), s);
     check_score(a, &s->points, &s->of);
-    for (size_t i = 0; i < sc->nchecks && i < RECORD_SCORE_MAX_CHECKS; i++) {
-        s->weight[i] = sc->checks[i].points;
-        s->got[i] = judged && grade_state(&a->grader, i) == GRADE_PASS ? sc->checks[i].points : 0;
-        s->nchecks++;
-    }
-    /* A scenario with more checks than a score lists keeps the total only. */
-    if (sc->nchecks > RECORD_SCORE_MAX_CHECKS)
-        s->nchecks = 0;
+    for (size_t i = 0; a->audit_started && i < s->nchecks; i++)
+        if (!judge_audit_holds(&a->au, i))
+            s->got[i] = 0;
 }
 
 /* Keeps the attempt's score in the step's record when it is the best so far. */

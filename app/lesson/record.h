@@ -132,9 +132,9 @@ void predict_record_free(struct predict_record *r);
 #define EXERCISE_RECORD_FIELD "exercise"
 
 struct exercise_record {
-    double attempts;   /* builds that count as attempts */
-    bool passed;       /* it passed once ... */
-    double first_pass; /* ... at this time (seconds since the epoch) */
+    long long attempts; /* builds that count as attempts (a whole number, as stored) */
+    bool passed;        /* it passed once ... */
+    double first_pass;  /* ... at this time (seconds since the epoch) */
     bool solution_viewed;
     bool solution_before_pass; /* the solution was viewed before the first pass */
     struct record_score best;  /* the best score of an attempt or a pass */

@@ -18,11 +18,17 @@
 #define LESSON_KIND_MODES 16 /* mode keys a view lists in the footer */
 
 /* What a kind's view is told about the step it shows. */
+struct judge;
 struct stepview_env {
     const struct lesson_pack *pack;
     const struct lesson *lesson;
     const struct lesson_step *step;
     bool done; /* the step was already done when it was opened (progress) */
+    /* A run view tells judged(judged_data, its judge) once each time a run is judged (every
+       check decided, or the run ended and decided the rest): an exercise's view keeps the score
+       in the learner's progress. NULL: nobody asks. */
+    void (*judged)(void *data, const struct judge *j);
+    void *judged_data;
 };
 
 struct stepview_kind {

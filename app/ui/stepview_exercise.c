@@ -92,9 +92,10 @@ struct exview {
     size_t hints; /* hints shown so far */
     bool confirm_solution, confirm_reset;
     bool edit_told; /* how the editor moves between several files was said (e's first press) */
-    bool pass_recorded, solution_recorded; /* in the progress record already */
-    bool build_counted;                    /* the build now running was recorded as an attempt */
-    const char *edit[BUILD_MAX_FILES];     /* the files e opens: those with a TODO */
+    bool solution_recorded; /* in the progress record already */
+    bool build_counted;     /* the build now running was recorded as an attempt */
+    bool build_on_open;     /* the build now running is the one made on opening the step */
+    const char *edit[BUILD_MAX_FILES]; /* the files e opens: those with a TODO */
     size_t nedit;
     unsigned warnings; /* of the last successful build (its log has them) */
     /* The reference solution, drawn over the text pane at full width while open: its Markdown,
@@ -113,48 +114,72 @@ struct exview {
     const struct screen_caps *foot_caps;
 };
 
-/* Applies one event to the step's progress record ("exercise", exercise.h) and saves it. */
-static void exview_progress(struct exview *v, enum exercise_event ev)
+/* Applies one event to the step's progress record ("exercise", exercise.h); 0 or -errno. */
+static int exview_event(struct exview *v, enum exercise_event ev)
 {
     struct progress *p = v->c->progress;
-    if (!p)
-        return;
     const char *pack = v->env.pack->id, *lesson = v->env.lesson->id, *step = v->env.step->id;
     char json[4096];
+    int rc = exercise_progress(progress_field_get(p, pack, lesson, step, EXERCISE_RECORD_FIELD), ev,
+                               (long long)time(NULL), json, sizeof json);
+    return rc < 0 ? rc : progress_field_set(p, pack, lesson, step, EXERCISE_RECORD_FIELD, json);
+}
+
+/* Notes the pack's version (for exports) and saves the progress. */
+static void exview_save(struct exview *v)
+{
+    progress_set_version(v->c->progress, v->env.pack->id, v->env.pack->version);
+    view_save_progress(v->c);
+}
+
+/* Applies one event to the step's progress record and saves it. */
+static void exview_progress(struct exview *v, enum exercise_event ev)
+{
+    if (v->c->progress && exview_event(v, ev) == 0)
+        exview_save(v);
+}
+
+/*
+ * A run of the learner's program was judged (the run view's stepview_env.judged). As `iolab
+ * check` records a check, a run is recorded when it is an attempt: its build counted as one (a
+ * save of changed content), or it passed, for every pass is an attempt; then its score is kept
+ * when it is the learner's best, counted by judge_score() as `iolab check` counts it (only the
+ * checks decided to hold earn their points), and a pass is recorded. A pass of a build not
+ * counted yet (the build made on opening the step, b, a return to content built before) adds the
+ * attempt, once per build; but the build made on opening a step whose record has a pass already
+ * is the learner looking again, not trying. A run that says nothing of the learner's code (a
+ * limit of the jail, a program that never printed its ready text) keeps no score: `iolab check`
+ * calls it an error.
+ */
+static void exview_judged(void *data, const struct judge *j)
+{
+    struct exview *v = data;
+    struct progress *p = v->c->progress;
+    bool pass = grade_done(j->grader);
+    if (!p || v->closing || (!pass && !v->build_counted))
+        return;
+    const char *pack = v->env.pack->id, *lesson = v->env.lesson->id, *step = v->env.step->id;
     struct exercise_record old;
-    char why[160];
-    /* A pass is an attempt too (as `iolab check` counts it): the first pass of a build that
-       was not counted (the one made on opening the step, a cache hit) adds the attempt. */
-    if (ev == EXERCISE_PASS && !v->build_counted &&
+    char json[4096], why[160];
+    bool passed =
         exercise_record_parse(progress_field_get(p, pack, lesson, step, EXERCISE_RECORD_FIELD),
                               &old, why, sizeof why) == 0 &&
-        !old.passed &&
-        exercise_progress(progress_field_get(p, pack, lesson, step, EXERCISE_RECORD_FIELD),
-                          EXERCISE_ATTEMPT, (long long)time(NULL), json, sizeof json) == 0)
-        progress_field_set(p, pack, lesson, step, EXERCISE_RECORD_FIELD, json);
-    if (exercise_progress(progress_field_get(p, pack, lesson, step, EXERCISE_RECORD_FIELD), ev,
-                          (long long)time(NULL), json, sizeof json) < 0 ||
-        progress_field_set(p, pack, lesson, step, EXERCISE_RECORD_FIELD, json) < 0)
-        return;
-    /* A pass is every check held: the whole score, check by check, as `iolab check` counts it
-       (record.h keeps the best). */
-    const struct lesson_scenario *sc = v->ex->sc;
-    if (ev == EXERCISE_PASS && sc->nchecks) {
-        struct record_score best = {.has = true, .at = (double)time(NULL)};
-        for (size_t i = 0; i < sc->nchecks; i++) {
-            best.points += sc->checks[i].points;
-            if (sc->nchecks <= RECORD_SCORE_MAX_CHECKS) {
-                best.got[best.nchecks] = best.weight[best.nchecks] = sc->checks[i].points;
-                best.nchecks++;
-            }
-        }
-        best.of = best.points;
-        if (exercise_record_score(progress_field_get(p, pack, lesson, step, EXERCISE_RECORD_FIELD),
-                                  &best, json, sizeof json) == 0)
-            progress_field_set(p, pack, lesson, step, EXERCISE_RECORD_FIELD, json);
-    }
-    progress_set_version(p, pack, v->env.pack->version);
-    view_save_progress(v->c);
+        old.passed;
+    int rc = 0;
+    if (pass && !v->build_counted && !(v->build_on_open && passed))
+        rc = exview_event(v, EXERCISE_ATTEMPT);
+    v->build_counted |= pass;
+    struct record_score score;
+    judge_score(j, (double)time(NULL), &score);
+    if (rc == 0 && score.has)
+        rc = exercise_record_score(progress_field_get(p, pack, lesson, step, EXERCISE_RECORD_FIELD),
+                                   &score, json, sizeof json);
+    if (rc == 0 && score.has)
+        rc = progress_field_set(p, pack, lesson, step, EXERCISE_RECORD_FIELD, json);
+    if (rc == 0 && pass)
+        rc = exview_event(v, EXERCISE_PASS);
+    if (rc == 0)
+        exview_save(v);
 }
 
 /* The reference solution as Markdown: each file the learner writes (the ones with a TODO), its
@@ -338,6 +363,8 @@ static void exview_ready(struct exview *v)
     v->run_ready = true;
     v->renv = v->env;
     v->renv.step = &v->run.step;
+    v->renv.judged = exview_judged; /* each judged run's score goes to the progress record */
+    v->renv.judged_data = v;
     v->rv = stepview_run.open(&v->renv, v->c);
     v->state = v->rv ? EXVIEW_READY : EXVIEW_FAILED;
     if (v->rv)
@@ -357,6 +384,7 @@ static void exview_mine_built(struct exview *v, const struct build_result *r)
     /* An attempt is the build of content the learner changed by a save: not the build of what
        the step opened with, nor what exercise_build_is_attempt() rules out. */
     v->build_counted = v->build_after_save && exercise_build_is_attempt(r);
+    v->build_on_open = v->builds == 1 && !v->build_after_save;
     if (v->build_counted)
         exview_progress(v, EXERCISE_ATTEMPT);
     v->build_after_save = false;
@@ -1127,15 +1155,11 @@ static int exview_key_hint(void *self, struct view_ctx *c, int key, struct view_
     return 0;
 }
 
+/* The pass is recorded as the run is judged (exview_judged). */
 static bool exview_done(void *self)
 {
     struct exview *v = self;
-    bool done = v->rv && stepview_run.done(v->rv);
-    if (done && !v->pass_recorded) {
-        v->pass_recorded = true;
-        exview_progress(v, EXERCISE_PASS); /* kept only the first time, by the record */
-    }
-    return done;
+    return v->rv && stepview_run.done(v->rv);
 }
 
 static int exview_key_solution(void *self, struct view_ctx *c, int key, struct view_action *act)

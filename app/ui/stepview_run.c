@@ -58,6 +58,7 @@ struct runview {
     const struct screen_caps *foot_caps;
     struct grader grader;
     struct judge judge; /* feeds the grader from the engine, names limits (exercise/judge.h) */
+    bool judged;        /* the grader's verdicts were final when env.judged was last told */
     int focus;          /* 0 the text, 1..nprogs the pane of an interactive program */
     char input[256];
     size_t ninput;
@@ -129,6 +130,16 @@ static void runview_say_limit(struct runview *v, const char *limit)
                 limit[0] >= 'a' && limit[0] <= 'z' ? limit[0] - 'a' + 'A' : limit[0], limit + 1);
 }
 
+/* Tells env.judged when the verdicts have just become final (an engine callback made them so);
+   a restart that judges afresh makes the next verdicts news again. */
+static void runview_tell_judged(struct runview *v)
+{
+    bool judged = v->grader.over || grade_done(&v->grader);
+    if (judged && !v->judged && v->env.judged)
+        v->env.judged(v->env.judged_data, &v->judge);
+    v->judged = judged;
+}
+
 static void runview_on_line(void *data, size_t prog, enum engine_stream stream, const char *line,
                             size_t len)
 {
@@ -136,6 +147,7 @@ static void runview_on_line(void *data, size_t prog, enum engine_stream stream, 
     (void)stream;
     (void)len;
     judge_line(&v->judge, prog, line); /* output checks */
+    runview_tell_judged(v);
     /* While the sampler ticks, output is drawn with the next snapshot: a chatty program must not
        make iolab redraw for every line. */
     if (v->est != ENGINE_RUNNING)
@@ -160,6 +172,7 @@ static void runview_on_exit(void *data, size_t prog, int status, bool expected)
     const char *name = prog < v->sc->nprograms ? v->sc->programs[prog].name : "a program";
     /* Exit checks, and a limit of the jail named as `iolab check` names it. */
     const char *limit = judge_exit(&v->judge, v->engine, prog, status, expected);
+    runview_tell_judged(v);
     view_log(v->c, "%s exited with status %d%s", name, status, expected ? " (stopped)" : "");
     if (limit)
         runview_say_limit(v, limit);
@@ -189,6 +202,7 @@ static void runview_on_snapshot(void *data, const struct snapshot *snap)
     v->have_snap = true;
     v->c->dirty = true;
     const char *limit = judge_snapshot(&v->judge, v->engine, snap);
+    runview_tell_judged(v);
     if (limit)
         runview_say_limit(v, limit);
     if (v->pv)
@@ -204,6 +218,7 @@ static void runview_on_state(void *data, enum engine_state state)
     if (state == ENGINE_FAILED && v->engine)
         view_status(v->c, true, "The scenario could not start: %s", engine_error(v->engine));
     judge_state(&v->judge, v->engine, state); /* the tier; a run that ended is decided */
+    runview_tell_judged(v);
     /* One mode is nothing to switch between; several name the program they restart. */
     const struct lesson_program *p = runview_switched(v);
     if (state == ENGINE_RUNNING && v->sc->nmodes > 1 && p)

@@ -6,6 +6,7 @@
 #include <cjson/cJSON.h>
 #include <cstdlib>
 #include <string>
+#include <type_traits>
 
 extern "C" {
 #include "lesson/kind.h"
@@ -77,6 +78,28 @@ TEST_CASE("a predictions record round-trips numbers, modes, verdicts and unanswe
     CHECK(predict_record_parse("\"x\"", &r, why, sizeof why) == -EINVAL);
     CHECK(std::string(why) ==
           "a predictions record is an object whose \"predictions\" is an array");
+}
+
+TEST_CASE("an exercise record counts attempts in whole numbers, and stores them as it found them",
+          "[records]")
+{
+    struct exercise_record r;
+    char why[160] = "";
+    static_assert(std::is_integral<decltype(r.attempts)>::value, "attempts is a count");
+    REQUIRE(exercise_record_parse("{\"attempts\":7}", &r, why, sizeof why) == 0);
+    CHECK(r.attempts == 7);
+    CHECK(take(exercise_record_write(&r)) ==
+          "{\"attempts\":7,\"solution_viewed\":false,\"solution_before_pass\":false}");
+    // What a hand-edited file may hold: a fraction is cut, a negative count is none, and a count
+    // past what a JSON number holds exactly stops there.
+    REQUIRE(exercise_record_parse("{\"attempts\":2.5}", &r, why, sizeof why) == 0);
+    CHECK(r.attempts == 2);
+    REQUIRE(exercise_record_parse("{\"attempts\":-3}", &r, why, sizeof why) == 0);
+    CHECK(r.attempts == 0);
+    REQUIRE(exercise_record_parse("{\"attempts\":1e300}", &r, why, sizeof why) == 0);
+    CHECK(r.attempts == 9007199254740992LL);
+    r.attempts = 123456789012LL; // beyond an int, written digit for digit
+    CHECK(take(exercise_record_write(&r)).find("\"attempts\":123456789012,") == 1);
 }
 
 TEST_CASE("an exercise record round-trips attempts, the first pass and the solution flags",
