@@ -475,11 +475,10 @@ TEST_CASE("gradebook: an export whose own time is past tomorrow is refused by im
     REQUIRE(teacher.iolab({"new", pack}).first == 0);
     teacher.install(pack, "course");
     auto write = [&](const std::string &file, const std::string &learner, const std::string &when) {
-        std::ofstream(file) << R"({"iolab_progress": 1, "learner": ")" + learner +
-                                   R"(", "exported_at": )" + when +
-                                   R"(, "packs": [{"id": "course",
+        spit(file, R"({"iolab_progress": 1, "learner": ")" + learner + R"(", "exported_at": )" +
+                       when + R"(, "packs": [{"id": "course",
   "version": "1", "steps": [{"step": "first/welcome", "done": true, "done_at": 1000,
-  "updated": 1000, "fields": {}}]}]})";
+  "updated": 1000, "fields": {}}]}]})");
     };
     std::string future = t / "future.json", fine = t / "fine.json", word = t / "word.json";
     write(future, "teacher", "99999999999"); // the year 5138
