@@ -138,7 +138,7 @@ TEST_CASE("gradebook: three learners' exports summed up with points, versions an
 
     // bob's export holds every kind of record that does not fit, beside two that do.
     std::string bob_file = t / "bob.json";
-    std::ofstream(bob_file) << R"({"iolab_progress": 1, "learner": "bob", "exported_at": 3000,
+    spit(bob_file, R"({"iolab_progress": 1, "learner": "bob", "exported_at": 3000,
   "packs": [{"id": "course", "version": "1", "steps": [
     {"step": "first/welcome", "done": true, "done_at": 1000, "updated": 1000, "fields": {}},
     {"step": "first/check", "done": true, "done_at": 1200, "updated": 1200,
@@ -155,15 +155,15 @@ TEST_CASE("gradebook: three learners' exports summed up with points, versions an
     {"step": "first/watch", "done": true, "done_at": 1600, "updated": 1600,
      "fields": {"quiz": {"questions": [{"chosen": [0], "tries": 1, "right": true}]}}}]},
    {"id": "another-pack", "version": "3", "steps": [
-    {"step": "first/welcome", "done": true, "done_at": 1000, "updated": 1000, "fields": {}}]}]})";
+    {"step": "first/welcome", "done": true, "done_at": 1000, "updated": 1000, "fields": {}}]}]})");
     // carol's export has a record from the year 5138 beside one that fits.
     std::string carol_file = t / "carol.json";
-    std::ofstream(carol_file) << R"({"iolab_progress": 1, "learner": "carol", "exported_at": 3000,
+    spit(carol_file, R"({"iolab_progress": 1, "learner": "carol", "exported_at": 3000,
   "packs": [{"id": "course", "version": "2", "steps": [
     {"step": "first/welcome", "done": true, "done_at": 1000, "updated": 1000, "fields": {}},
     {"step": "first/your-echo", "done": true, "done_at": 99999999999, "updated": 99999999999,
      "fields": {"exercise": {"attempts": 1, "first_pass": 99999999999,
-                             "score": {"points": 2, "of": 2}}}}]}]})";
+                             "score": {"points": 2, "of": 2}}}}]}]})");
 
     // The summary: points per step, a total per learner, the version per pack.
     auto [scode, sout] = teacher.iolab({"progress", "--summary", ann_file, bob_file, carol_file});
@@ -239,9 +239,9 @@ TEST_CASE("gradebook: two installed packs with one id are refused by summary and
     REQUIRE(teacher.iolab({"new", pack}).first == 0);
     std::string one = teacher.install(pack, "course"), two = teacher.install(pack, "course-copy");
     std::string file = t / "ann.json";
-    std::ofstream(file) << R"({"iolab_progress": 1, "learner": "teacher", "exported_at": 3000,
+    spit(file, R"({"iolab_progress": 1, "learner": "teacher", "exported_at": 3000,
   "packs": [{"id": "course", "version": "1", "steps": [
-    {"step": "first/welcome", "done": true, "done_at": 1000, "updated": 1000, "fields": {}}]}]})";
+    {"step": "first/welcome", "done": true, "done_at": 1000, "updated": 1000, "fields": {}}]}]})");
     for (auto args : {std::vector<std::string>{"progress", "--summary", file},
                       std::vector<std::string>{"progress", "--import", file}}) {
         auto [code, out] = teacher.iolab(args);
@@ -265,10 +265,10 @@ TEST_CASE("gradebook: a learner's name is one line of the text table, a formula 
     REQUIRE(teacher.iolab({"new", pack}).first == 0);
     teacher.install(pack, "course");
     auto write = [&](const std::string &file, const std::string &learner) {
-        std::ofstream(file) << R"({"iolab_progress": 1, "learner": ")" + learner +
-                                   R"(", "exported_at": 3000, "packs": [{"id": "course",
+        spit(file, R"({"iolab_progress": 1, "learner": ")" + learner +
+                       R"(", "exported_at": 3000, "packs": [{"id": "course",
   "version": "1", "steps": [{"step": "first/welcome", "done": true, "done_at": 1000,
-  "updated": 1000, "fields": {}}]}]})";
+  "updated": 1000, "fields": {}}]}]})");
     };
     std::string forged = t / "forged.json", formula = t / "formula.json", bidi = t / "bidi.json";
     write(forged, R"(eve\nmallory  done)");
@@ -298,7 +298,7 @@ TEST_CASE("gradebook: a learner's name is one line of the text table, a formula 
     meta.replace(at, 18,
                  "\"A new \xe2\x80\xae"
                  "kcap\"");
-    std::ofstream(teacher.root + "/data/iolab/packs/course/pack.json", std::ios::trunc) << meta;
+    spit(teacher.root + "/data/iolab/packs/course/pack.json", meta);
     auto [lcode, list] = teacher.iolab({"list"});
     INFO(list);
     CHECK(list.find("pack.json:5:19: \"title\" contains a bidirectional control (U+202E)") !=
@@ -475,11 +475,10 @@ TEST_CASE("gradebook: an export whose own time is past tomorrow is refused by im
     REQUIRE(teacher.iolab({"new", pack}).first == 0);
     teacher.install(pack, "course");
     auto write = [&](const std::string &file, const std::string &learner, const std::string &when) {
-        std::ofstream(file) << R"({"iolab_progress": 1, "learner": ")" + learner +
-                                   R"(", "exported_at": )" + when +
-                                   R"(, "packs": [{"id": "course",
+        spit(file, R"({"iolab_progress": 1, "learner": ")" + learner + R"(", "exported_at": )" +
+                       when + R"(, "packs": [{"id": "course",
   "version": "1", "steps": [{"step": "first/welcome", "done": true, "done_at": 1000,
-  "updated": 1000, "fields": {}}]}]})";
+  "updated": 1000, "fields": {}}]}]})");
     };
     std::string future = t / "future.json", fine = t / "fine.json", word = t / "word.json";
     write(future, "teacher", "99999999999"); // the year 5138
