@@ -168,17 +168,13 @@ static const char *judge_limit(struct judge *j, const struct engine *e, size_t p
         return j->limit;
     }
     j->mine_said = mine;
-    /* The checks say "not judged: " and the limit; the run's error says it once. */
-    snprintf(j->limit, sizeof j->limit,
+    /* One sentence for both: the run's error says it as it is, and every check says "not
+       judged: " before it (grade_void). */
+    snprintf(j->why, sizeof j->why,
              "the %s (%s) %s the jail's %s limit (%s): this run says nothing about your code", name,
              mine ? "your program" : "one of the exercise's own programs",
              stopped ? "was stopped by" : "reached", w.what, w.where);
-    grade_void(j->grader, j->limit);
-    snprintf(j->why, sizeof j->why,
-             "the %s (%s) %s the jail's %s limit (%s), not judged: this run says nothing about "
-             "your code",
-             name, mine ? "your program" : "one of the exercise's own programs",
-             stopped ? "was stopped by" : "reached", w.what, w.where);
+    grade_void(j->grader, j->why);
     snprintf(j->limit, sizeof j->limit, "%s", j->why);
     return j->limit;
 }
