@@ -2,7 +2,8 @@
 # Every row of the exercise tables (tests/data/exercises: known-wrong programs and other correct
 # ones), each checked RUNS times with `iolab check --json`, as test_exercise_table.cpp checks it
 # once: a row whose verdict was ever not the one its first line expects (a wrong program that
-# passed, a right one that failed, a failure without its sentence) is printed with how often.
+# passed, a right one that failed, a failure without its sentence) is printed with how often, and
+# with what the failing checks of each such run said.
 # A checker whose verdict depends on the run is no verdict: this is how a rare event left to
 # chance shows up.
 #
@@ -52,6 +53,21 @@ print("fail" if said else "fail-without-sentence")
 EOF
 }
 
+# What the checks that did not hold said in run RUN, so that a verdict that changed can be read.
+said_by() {
+    python3 - "$1" "$2" <<'EOF'
+import json, sys
+try:
+    d = json.load(open(sys.argv[1]))
+except Exception:
+    print(f"    run {sys.argv[2]}: no JSON"); sys.exit()
+print(f"    run {sys.argv[2]}: {d.get('status')} {d.get('error') or ''}")
+for c in d.get("checks", []):
+    if c.get("ok") is False:
+        print(f"      {(c.get('message') or '')[:300]}")
+EOF
+}
+
 rows=0 changed=0
 for table in "$src"/tests/data/exercises/*/*/; do
     step=${table%/}
@@ -76,14 +92,18 @@ for table in "$src"/tests/data/exercises/*/*/; do
         cp "$row" "$file"
         rows=$((rows + 1))
         seen=""
-        for _ in $(seq "$runs"); do
+        : >"$home/odd"
+        for i in $(seq "$runs"); do
             "$iolab" check "$step" --dir "$ws" --json >"$home/out.json" 2>/dev/null || true
-            seen+="$(verdict_of "$home/out.json" "$sentence") "
+            v=$(verdict_of "$home/out.json" "$sentence")
+            seen+="$v "
+            [ "$v" = "$want" ] || said_by "$home/out.json" "$i" >>"$home/odd"
         done
         bad=$(tr ' ' '\n' <<<"$seen" | grep -c -v -x -e "$want" -e '' || true)
         if [ "$bad" -gt 0 ]; then
             changed=$((changed + 1))
             printf '%s %s: expected %s, got %s\n' "$step" "${row#"$table"}" "$want" "$seen"
+            cat "$home/odd"
         fi
     done
 done
