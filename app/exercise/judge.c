@@ -169,17 +169,15 @@ static const char *judge_limit(struct judge *j, const struct engine *e, size_t p
         return j->limit;
     }
     j->mine_said = mine;
-    /* The checks say "not judged: " and the limit; the run's error says it once. */
-    snprintf(j->limit, sizeof j->limit,
-             "the %s (%s) %s the jail's %s limit (%s): this run says nothing about your code", name,
+    /* The limit is said once; the checks put "not judged: " before it (grade_message), the run's
+       error says it in its own words. */
+    char said[768];
+    snprintf(said, sizeof said, "the %s (%s) %s the jail's %s limit (%s)", name,
              mine ? "your program" : "one of the exercise's own programs",
              stopped ? "was stopped by" : "reached", w.what, w.where);
+    snprintf(j->limit, sizeof j->limit, "%s: this run says nothing about your code", said);
     grade_void(j->grader, j->limit);
-    snprintf(j->why, sizeof j->why,
-             "the %s (%s) %s the jail's %s limit (%s), not judged: this run says nothing about "
-             "your code",
-             name, mine ? "your program" : "one of the exercise's own programs",
-             stopped ? "was stopped by" : "reached", w.what, w.where);
+    snprintf(j->why, sizeof j->why, "%s, not judged: this run says nothing about your code", said);
     snprintf(j->limit, sizeof j->limit, "%s", j->why);
     return j->limit;
 }

@@ -73,7 +73,9 @@ static void converse(int sock)
     struct line_buf in = {.n = 0};
     char line[LINE_MAX_], reply[64];
     unsigned heard = 0;
-    /* TODO 10: loop: read_line() until it returns 0 or the line is "exit"; send_line() one reply to each other line */
+    /* read_line() in a loop, until it returns 0 or the line is "exit"; each other line gets one
+       reply, sent with send_line(). */
+    /* TODO 10: the loop: stop at 0 or "exit", send_line() one reply to each other line */
     while (read_line(sock, &in, line, sizeof line)) {
         if (strcmp(line, "exit") == 0)
             break;

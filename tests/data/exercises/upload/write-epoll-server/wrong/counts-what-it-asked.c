@@ -1,4 +1,4 @@
-/* expect: fail: exactly the payload bytes each recv() brought */
+/* expect: fail: the payload bytes each recv() brought || grows by what each recv() returned */
 /*
  * Known wrong: a recv() is counted as if it brought all it asked for: a short read shifts
  * every later byte and the checksum does not match.
