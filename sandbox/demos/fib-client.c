@@ -19,6 +19,12 @@
  * left unserved) is told within the run, whatever the machine's pace, since the others' answers
  * show the server is serving.
  *
+ * With --lull S, once there have been as many right answers as clients, no client sends a new
+ * request for S seconds (once per run): the requests under way finish, and then the server has
+ * nothing to do. A server that leaves a child unreaped whenever two exits share one SIGCHLD hides
+ * it while children keep exiting (each later signal reaps the oldest zombie); in a lull its
+ * leftover zombies stay, and grow old enough to be seen.
+ *
  * Ends after --requests M right answers (in total), after --seconds T, or on SIGTERM/SIGINT, and
  * prints one summary line (demo_summary_print) and "wrong answers: W". Published figures, from
  * each client's own slot: requests (right answers only), bytes (reply bytes of right answers),
@@ -45,6 +51,7 @@
 #define WRONG_SHOWN 5            /* wrong answers printed in full; the rest are only counted */
 
 static struct sockaddr_in server;
+static uint64_t nclients = 8;   /* --clients */
 static uint64_t fib_n = 30;     /* --n */
 static uint64_t fib_expected;   /* fib(n), computed here */
 static uint64_t max_requests;   /* --requests; 0: no limit */
@@ -53,6 +60,8 @@ static uint64_t started;        /* requests handed out, for --requests (atomic) 
 static uint64_t wrong_total;    /* wrong answers, all clients (atomic) */
 static uint64_t stall_s;        /* --stall; 0: not watched */
 static uint64_t answered_total; /* right answers, all clients (atomic) */
+static uint64_t lull_s;         /* --lull; 0: none */
+static uint64_t lull_until;     /* when the lull ends, once it has begun; 0: not yet (atomic) */
 static int finishing;           /* set by main at the end: clients stop (atomic) */
 
 struct client {
@@ -148,12 +157,23 @@ static int client_request_once(int fd)
     return (int)got;
 }
 
+/* --lull: waits out the lull if it is under way. */
+static void client_lull(void)
+{
+    uint64_t until = __atomic_load_n(&lull_until, __ATOMIC_ACQUIRE), now = demo_now_ns();
+    if (until > now)
+        client_sleep(until - now);
+}
+
 static void *client_thread(void *arg)
 {
     struct client *me = arg;
     struct iolab_app *app = iolab_app(); /* this thread's own slot */
     uint64_t backoff = BACKOFF_MIN;
     while (!client_should_stop()) {
+        client_lull();
+        if (client_should_stop())
+            break;
         if (max_requests && __atomic_fetch_add(&started, 1, __ATOMIC_RELAXED) >= max_requests)
             break;
         int fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
@@ -194,7 +214,10 @@ static void *client_thread(void *arg)
         if (r == 0) {
             break; /* told to stop mid-request: dropped, not an error */
         } else if (r > 0) {
-            __atomic_add_fetch(&answered_total, 1, __ATOMIC_RELAXED);
+            uint64_t answered = __atomic_add_fetch(&answered_total, 1, __ATOMIC_RELAXED);
+            if (lull_s && answered == nclients) /* the lull begins now, for every client */
+                __atomic_store_n(&lull_until, demo_now_ns() + lull_s * 1000000000ull,
+                                 __ATOMIC_RELEASE);
             me->answers++;
             me->bytes += (uint64_t)r;
             demo_hist_add(&me->hist, ns);
@@ -244,7 +267,7 @@ static void client_watch_stalls(struct client *cs, size_t n)
 
 /* ---- options, the run and main ---- */
 
-static uint64_t port, nclients = 8;
+static uint64_t port;
 static struct demo_host host = {.name = "127.0.0.1"};
 static double seconds; /* --seconds; 0: no limit */
 
@@ -260,13 +283,15 @@ static const struct demo_opt opts[] = {
     DEMO_OPT_U64("stall", &stall_s, 1, 3600, "S",
                  "say \"stalled:\" for a request unanswered after S seconds while the others "
                  "were answered"),
+    DEMO_OPT_U64("lull", &lull_s, 1, 3600, "S",
+                 "once there were as many answers as clients, send nothing for S seconds (once)"),
     {0},
 };
 
 static const struct demo_cli cli = {
     .prog = PROG,
     .usage = "--port P [--host H] [--clients N] [--n K] [--requests M | --seconds T] [--timeout S] "
-             "[--stall S]",
+             "[--stall S] [--lull S]",
     .about = "Load for a fib server: N client threads, each sending \"K\\n\" on a new connection,\n"
              "checking that the reply line is fib(K) in decimal, and starting over.\n",
     .opts = opts,

@@ -253,6 +253,39 @@ TEST_CASE("SIGTERM ends every program with status 0 and clients print their summ
     }
 }
 
+TEST_CASE("fib-client --lull: once every client has its answer, no request for S seconds",
+          "[demos]")
+{
+    // The test plays the server. One client: its first answer starts the lull, so its next
+    // connection comes no sooner than 2 s later (a lower bound, which load only lengthens), and
+    // after the lull the load goes on.
+    int port = 0, lfd = test_listener(&port);
+    Child client;
+    client.start({demo("fib-client"), "--port", std::to_string(port), "--clients", "1", "--n",
+                  "10", "--lull", "2"});
+    auto answer = [&](int fd) {
+        std::string req;
+        char c;
+        while (req.find('\n') == std::string::npos && recv(fd, &c, 1, 0) == 1)
+            req += c;
+        CHECK(req == "10\n");
+        send_str(fd, "55\n");
+    };
+    int fd = test_accept(lfd);
+    answer(fd);
+    auto answered = std::chrono::steady_clock::now();
+    close(fd);
+    fd = test_accept(lfd);
+    double gap = std::chrono::duration<double>(std::chrono::steady_clock::now() - answered).count();
+    CHECK(gap >= 1.9);
+    answer(fd);
+    close(fd);
+    close(test_accept(lfd)); // the load goes on after the lull
+    CHECK(exited_zero(client.stop()));
+    CHECK(field(client.output(), "requests") >= 2);
+    close(lfd);
+}
+
 TEST_CASE("file-server serves curl: status, length, bytes, keep-alive, 404, ..", "[demos]")
 {
     TempDir dir;

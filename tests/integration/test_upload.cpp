@@ -123,33 +123,6 @@ long long server_rx_queue(int server_port, int fd)
     return -1;
 }
 
-// A listening socket on 127.0.0.1 for a server the test plays itself; its port in *port.
-int test_listener(int *port)
-{
-    int lfd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
-    struct sockaddr_in sa = {};
-    sa.sin_family = AF_INET;
-    sa.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-    REQUIRE(bind(lfd, (struct sockaddr *)&sa, sizeof sa) == 0);
-    REQUIRE(listen(lfd, 16) == 0);
-    socklen_t len = sizeof sa;
-    REQUIRE(getsockname(lfd, (struct sockaddr *)&sa, &len) == 0);
-    *port = ntohs(sa.sin_port);
-    return lfd;
-}
-
-// The next connection on lfd, waited for at most 10 s; its reads give up after 10 s too.
-int test_accept(int lfd)
-{
-    struct pollfd p = {lfd, POLLIN, 0};
-    REQUIRE(poll(&p, 1, 10000) == 1);
-    int fd = accept4(lfd, NULL, NULL, SOCK_CLOEXEC);
-    REQUIRE(fd >= 0);
-    struct timeval tv = {10, 0};
-    setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof tv);
-    return fd;
-}
-
 } // namespace
 
 TEST_CASE("every mode returns the right count and checksum to concurrent uploads", "[upload]")
