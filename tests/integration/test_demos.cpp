@@ -261,8 +261,8 @@ TEST_CASE("fib-client --lull: once every client has its answer, no request for S
     // after the lull the load goes on.
     int port = 0, lfd = test_listener(&port);
     Child client;
-    client.start({demo("fib-client"), "--port", std::to_string(port), "--clients", "1", "--n",
-                  "10", "--lull", "2"});
+    client.start({demo("fib-client"), "--port", std::to_string(port), "--clients", "1", "--n", "10",
+                  "--lull", "2"});
     auto answer = [&](int fd) {
         std::string req;
         char c;
