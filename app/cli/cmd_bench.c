@@ -14,6 +14,7 @@
  * command line; 128+signal when interrupted (nothing printed).
  */
 #include "cmd.h"
+#include "cmdopt.h"
 #include "cmd_sweep.h"
 #include "engine/benchmath.h"
 #include "engine/sweepio.h"
@@ -72,52 +73,38 @@ static void bench_usage(FILE *out)
 static int bench_parse_args(int argc, char **argv, struct bench_args *o)
 {
     *o = (struct bench_args){.repeat = 3, .tier = IOLAB_TIER_AUTO};
-    for (int i = 1; i < argc; i++) {
-        const char *a = argv[i];
-        bool has_val = i + 1 < argc;
-        char *end;
-        if (!strcmp(a, "--help") || !strcmp(a, "-h")) {
-            bench_usage(stdout);
-            return -1;
-        } else if (!strcmp(a, "--json")) {
-            o->json = true;
-        } else if (!strcmp(a, "--csv")) {
-            o->csv = true;
-        } else if (!strcmp(a, "--pack") && has_val) {
-            o->pack_dir = argv[++i];
-        } else if (!strcmp(a, "--mode") && has_val) {
-            o->modes = argv[++i];
-        } else if (!strcmp(a, "--repeat") && has_val) {
-            long n = strtol(argv[++i], &end, 10);
-            if (*end || n < 1 || n > BENCH_MAX_ROUNDS) {
-                cmd_error("--repeat takes a whole number from 1 to %d, not '%s'.", BENCH_MAX_ROUNDS,
-                          argv[i]);
-                return 2;
-            }
-            o->repeat = (int)n;
-        } else if (!strcmp(a, "--seconds") && has_val) {
-            o->seconds = strtod(argv[++i], &end);
-            if (*end || !(o->seconds >= 0.2) || o->seconds > 3600) {
-                cmd_error("--seconds takes a number of seconds from 0.2 to 3600, not '%s'.",
-                          argv[i]);
-                return 2;
-            }
-        } else if (!strcmp(a, "--tier") && has_val) {
-            int k = iolab_tier_parse(argv[++i]);
-            if (k < 0 || k == IOLAB_TIER_AUTO) {
-                cmd_error("--tier is full, reduced or minimal, not '%s'.", argv[i]);
-                return 2;
-            }
-            o->tier = (enum iolab_tier)k;
-        } else if (a[0] != '-' && !o->spec) {
-            o->spec = a;
-        } else {
-            cmd_error("bench takes LESSON/STEP and --pack DIR, --mode M, --repeat N, --seconds "
-                      "S, --json, --csv, --tier T; '%s' is none of them (or lacks its value).",
-                      a);
-            return 2;
-        }
-    }
+    const struct cmdopt table[] = {
+        {.name = "pack", .kind = CMDOPT_TEXT, .to.text = &o->pack_dir, .arg = "DIR"},
+        {.name = "mode", .kind = CMDOPT_TEXT, .to.text = &o->modes, .arg = "M"},
+        {.name = "repeat",
+         .kind = CMDOPT_COUNT,
+         .to.count = &o->repeat,
+         .min = 1,
+         .max = BENCH_MAX_ROUNDS,
+         .arg = "N"},
+        {.name = "seconds",
+         .kind = CMDOPT_NUMBER,
+         .to.number = &o->seconds,
+         .min = 0.2,
+         .max = 3600,
+         .arg = "S",
+         .what = "a number of seconds"},
+        {.name = "json", .kind = CMDOPT_FLAG, .to.flag = &o->json},
+        {.name = "csv", .kind = CMDOPT_FLAG, .to.flag = &o->csv},
+        {.name = "tier", .kind = CMDOPT_TIER, .to.tier = &o->tier, .arg = "T"},
+        {0},
+    };
+    const char *words[1];
+    struct cmdopt_words args = {.v = words, .max = 1};
+    const struct cmdopt_cmd cmd = {.name = "bench",
+                                   .words = "LESSON/STEP",
+                                   .word = &args,
+                                   .opts = table,
+                                   .usage = bench_usage};
+    int parsed = cmdopt_parse(&cmd, argc, argv);
+    if (parsed)
+        return parsed;
+    o->spec = args.n ? words[0] : NULL;
     if (o->json && o->csv) {
         cmd_error("--json and --csv each choose the output; give one of them.");
         return 2;

@@ -24,6 +24,7 @@
 #include "attempt_record.h"
 #include "attempt_report.h"
 #include "cmd.h"
+#include "cmdopt.h"
 #include "junit.h"
 #include "packstart.h"
 #include "solutions.h"
@@ -63,41 +64,33 @@ static int cmd_check_exec(int argc, char **argv)
     const char *spec = NULL, *pack_dir = NULL, *dir = NULL, *junit = NULL;
     bool json = false, solutions = false, audit = false;
     double seconds = 0;
-    for (int i = 1; i < argc; i++) {
-        const char *a = argv[i];
-        bool val = i + 1 < argc;
-        if (!strcmp(a, "--help") || !strcmp(a, "-h")) {
-            cmd_check_usage(stdout);
-            return 0;
-        } else if (!strcmp(a, "--json")) {
-            json = true;
-        } else if (!strcmp(a, "--audit")) {
-            audit = true;
-        } else if (!strcmp(a, "--solutions")) {
-            solutions = true;
-        } else if (!strcmp(a, "--pack") && val) {
-            pack_dir = argv[++i];
-        } else if (!strcmp(a, "--junit") && val) {
-            junit = argv[++i];
-        } else if (!strcmp(a, "--dir") && val) {
-            dir = argv[++i];
-        } else if (!strcmp(a, "--seconds") && val) {
-            char *end;
-            seconds = strtod(argv[++i], &end);
-            if (*end || !(seconds > 0) || seconds > 3600) {
-                cmd_error("--seconds takes a number of seconds above 0, not '%s'.", argv[i]);
-                return 2;
-            }
-        } else if (a[0] != '-' && !spec) {
-            spec = a;
-        } else {
-            cmd_error("check takes LESSON/STEP, --pack DIR, --dir DIR, --seconds N, --json, "
-                      "--junit FILE, --audit and --solutions; '%s' is none of them (or lacks its "
-                      "value).",
-                      a);
-            return 2;
-        }
-    }
+    const struct cmdopt table[] = {
+        {.name = "pack", .kind = CMDOPT_TEXT, .to.text = &pack_dir, .arg = "DIR"},
+        {.name = "dir", .kind = CMDOPT_TEXT, .to.text = &dir, .arg = "DIR"},
+        {.name = "seconds",
+         .kind = CMDOPT_NUMBER,
+         .to.number = &seconds,
+         .min = 0,
+         .max = 3600,
+         .arg = "N",
+         .what = "a number of seconds"},
+        {.name = "json", .kind = CMDOPT_FLAG, .to.flag = &json},
+        {.name = "junit", .kind = CMDOPT_TEXT, .to.text = &junit, .arg = "FILE"},
+        {.name = "audit", .kind = CMDOPT_FLAG, .to.flag = &audit},
+        {.name = "solutions", .kind = CMDOPT_FLAG, .to.flag = &solutions},
+        {0},
+    };
+    const char *words[1];
+    struct cmdopt_words args = {.v = words, .max = 1};
+    const struct cmdopt_cmd cmd = {.name = "check",
+                                   .words = "LESSON/STEP",
+                                   .word = &args,
+                                   .opts = table,
+                                   .usage = cmd_check_usage};
+    int parsed = cmdopt_parse(&cmd, argc, argv);
+    if (parsed)
+        return parsed < 0 ? 0 : parsed;
+    spec = args.n ? words[0] : NULL;
     bool starts = !spec && !solutions && pack_dir; /* iolab check --pack DIR */
     if (junit && starts) {
         cmd_error("--junit reports an exercise's checks (LESSON/STEP) or the solutions "

@@ -4,6 +4,7 @@
 #include "cmd_run_args.h"
 
 #include "cmd.h"
+#include "cmdopt.h"
 
 #include <errno.h>
 #include <stdlib.h>
@@ -128,44 +129,29 @@ int run_parse_modes(struct run_target *r, const char *arg)
 int run_parse_args(int argc, char **argv, struct run_args *o)
 {
     *o = (struct run_args){.tier = IOLAB_TIER_AUTO};
-    for (int i = 1; i < argc; i++) {
-        const char *a = argv[i];
-        bool has_val = i + 1 < argc;
-        if (!strcmp(a, "--help") || !strcmp(a, "-h")) {
-            run_usage(stdout);
-            return -1;
-        } else if (!strcmp(a, "--json")) {
-            o->json = true;
-        } else if (!strcmp(a, "--csv")) {
-            o->csv = true;
-        } else if (!strcmp(a, "--pack") && has_val) {
-            o->pack_dir = argv[++i];
-        } else if (!strcmp(a, "--mode") && has_val) {
-            o->modes = argv[++i];
-        } else if (!strcmp(a, "--seconds") && has_val) {
-            char *end;
-            o->seconds = strtod(argv[++i], &end);
-            if (*end || !(o->seconds > 0) || o->seconds > 86400) {
-                cmd_error("--seconds takes a number of seconds above 0, not '%s'.", argv[i]);
-                return 2;
-            }
-        } else if (!strcmp(a, "--tier") && has_val) {
-            const char *t = argv[++i];
-            int k = iolab_tier_parse(t);
-            if (k < 0 || k == IOLAB_TIER_AUTO) {
-                cmd_error("--tier is full, reduced or minimal, not '%s'.", t);
-                return 2;
-            }
-            o->tier = (enum iolab_tier)k;
-        } else if (a[0] != '-' && !o->spec) {
-            o->spec = a;
-        } else {
-            cmd_error("run takes LESSON[/STEP] and --pack DIR, --mode M, --seconds N, --json, "
-                      "--csv, --tier T; '%s' is none of them (or lacks its value).",
-                      a);
-            return 2;
-        }
-    }
+    const struct cmdopt table[] = {
+        {.name = "pack", .kind = CMDOPT_TEXT, .to.text = &o->pack_dir, .arg = "DIR"},
+        {.name = "mode", .kind = CMDOPT_TEXT, .to.text = &o->modes, .arg = "M"},
+        {.name = "seconds",
+         .kind = CMDOPT_NUMBER,
+         .to.number = &o->seconds,
+         .min = 0,
+         .max = 86400,
+         .arg = "N",
+         .what = "a number of seconds"},
+        {.name = "json", .kind = CMDOPT_FLAG, .to.flag = &o->json},
+        {.name = "csv", .kind = CMDOPT_FLAG, .to.flag = &o->csv},
+        {.name = "tier", .kind = CMDOPT_TIER, .to.tier = &o->tier, .arg = "T"},
+        {0},
+    };
+    const char *words[1];
+    struct cmdopt_words args = {.v = words, .max = 1};
+    const struct cmdopt_cmd cmd = {
+        .name = "run", .words = "LESSON[/STEP]", .word = &args, .opts = table, .usage = run_usage};
+    int parsed = cmdopt_parse(&cmd, argc, argv);
+    if (parsed)
+        return parsed;
+    o->spec = args.n ? words[0] : NULL;
     if (o->json && o->csv) {
         cmd_error("--json and --csv each choose the output; give one of them.");
         return 2;
