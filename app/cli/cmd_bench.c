@@ -15,6 +15,7 @@
  */
 #include "cmd.h"
 #include "cmdopt.h"
+#include "cmd_run_args.h"
 #include "cmd_sweep.h"
 #include "engine/benchmath.h"
 #include "engine/sweepio.h"
@@ -119,17 +120,13 @@ static int bench_parse_args(int argc, char **argv, struct bench_args *o)
 static int bench_resolve(struct bench *b, const struct lesson_pack *pack,
                          const struct bench_args *o)
 {
-    char why[256];
-    if (lesson_resolve(pack, o->spec, &b->lesson, &b->step, why, sizeof why) < 0) {
-        cmd_error("%s", why);
+    /* The step is found, and refused, as `iolab run` finds it (cmd_run_args.h). */
+    struct run_target t = {0};
+    if (run_resolve(&t, pack, o->spec) < 0)
         return -1;
-    }
-    b->sc = lesson_step_scenario(b->step);
-    if (!b->sc) {
-        cmd_error("'%s' is not a step that runs anything; `iolab list` shows the run steps.",
-                  o->spec);
-        return -1;
-    }
+    b->lesson = t.lesson;
+    b->step = t.step;
+    b->sc = t.sc;
     b->hl = b->sc->headline;
     if (!b->sc->sweep) {
         b->plain = true;
@@ -142,26 +139,10 @@ static int bench_resolve(struct bench *b, const struct lesson_pack *pack,
         memcpy(b->modes, b->sw->modes, sizeof b->modes);
         return 0;
     }
-    if (!b->sc->nmodes) {
-        cmd_error("%s has no modes to choose from; leave out --mode.", o->spec);
-        return -1;
-    }
-    char buf[1024];
-    snprintf(buf, sizeof buf, "%s", o->modes);
-    char *save = NULL;
-    for (char *t = strtok_r(buf, ",", &save); t; t = strtok_r(NULL, ",", &save)) {
-        int m = lesson_mode_find(b->sc, t);
-        if (m < 0) {
-            cmd_error("'%s' is not a mode of %s; `iolab list` shows its modes.", t, o->spec);
-            return -1;
-        }
-        if (b->nmodes == SWEEP_MAX_MODES) {
-            cmd_error("at most %d modes in one bench.", SWEEP_MAX_MODES);
-            return -1;
-        }
-        b->modes[b->nmodes++] = m;
-    }
-    return b->nmodes ? 0 : -1;
+    char step[300];
+    snprintf(step, sizeof step, "%s/%s", b->lesson->id, b->step->id);
+    return run_modes_list(b->sc, step, o->modes, b->modes, SWEEP_MAX_MODES, &b->nmodes) < 0 ? -1
+                                                                                            : 0;
 }
 
 /* Runs the rounds; 0, or the status to end with. */

@@ -87,43 +87,49 @@ int run_resolve(struct run_target *r, const struct lesson_pack *pack, const char
     return -ENOENT;
 }
 
-int run_parse_modes(struct run_target *r, const char *arg)
+int run_modes_list(const struct lesson_scenario *sc, const char *step, const char *arg, int *modes,
+                   size_t max, size_t *n)
 {
-    const struct lesson_scenario *sc = r->sc;
     char list[1024];
     run_join(list, sizeof list, sc->nmodes, run_mode_id, sc);
-    if (!arg) {
-        r->modes[0] = sc->nmodes ? (int)sc->default_mode : -1;
-        r->nmodes = 1;
-        return 0;
-    }
     if (sc->nmodes == 0) {
-        cmd_error("step %s/%s has no modes to choose from; leave out --mode.", r->lesson->id,
-                  r->step->id);
+        cmd_error("step %s has no modes to choose from; leave out --mode.", step);
         return -EINVAL;
     }
     char buf[1024];
     snprintf(buf, sizeof buf, "%s", arg);
     char *save = NULL;
+    *n = 0;
     for (char *tok = strtok_r(buf, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
         int m = lesson_mode_find(sc, tok);
         if (m < 0) {
-            cmd_error("'%s' is not a mode of %s/%s; its modes are: %s.", tok, r->lesson->id,
-                      r->step->id, list);
+            cmd_error("'%s' is not a mode of %s; its modes are: %s.", tok, step, list);
             return -EINVAL;
         }
-        if (r->nmodes == RUN_MAX_MODES) {
-            cmd_error("at most %d modes in one run.", RUN_MAX_MODES);
+        if (*n == max) {
+            cmd_error("at most %zu modes at once.", max);
             return -EINVAL;
         }
-        r->modes[r->nmodes++] = m;
+        modes[(*n)++] = m;
     }
-    if (!r->nmodes) {
-        cmd_error("--mode needs a mode; the modes of %s/%s are: %s.", r->lesson->id, r->step->id,
-                  list);
+    if (!*n) {
+        cmd_error("--mode needs a mode; the modes of %s are: %s.", step, list);
         return -EINVAL;
     }
     return 0;
+}
+
+int run_parse_modes(struct run_target *r, const char *arg)
+{
+    const struct lesson_scenario *sc = r->sc;
+    if (!arg) {
+        r->modes[0] = sc->nmodes ? (int)sc->default_mode : -1;
+        r->nmodes = 1;
+        return 0;
+    }
+    char step[300];
+    snprintf(step, sizeof step, "%s/%s", r->lesson->id, r->step->id);
+    return run_modes_list(sc, step, arg, r->modes, RUN_MAX_MODES, &r->nmodes);
 }
 
 int run_parse_args(int argc, char **argv, struct run_args *o)
