@@ -9,6 +9,7 @@
  */
 #include "cmd.h"
 #include "cmdopt.h"
+#include "packfind.h"
 #include "fileread.h"
 #include "exchange.h"
 #include "lesson/lesson.h"
@@ -156,70 +157,64 @@ struct progress_packs {
     const struct lesson_step **step_defs[PROGRESS_MAX_PACKS]; /* an import checks records */
 };
 
+/* One pack seen by packfind_each(): kept in k->packs with its steps' names. */
+struct progress_packs_load {
+    struct progress_packs *k;
+    char *where[PROGRESS_MAX_PACKS]; /* each kept pack's directory, to name a duplicate id */
+    int status;
+};
+
+static bool cmd_progress_packs_visit(void *data, const char *dir, struct lesson_pack *pk)
+{
+    struct progress_packs_load *q = data;
+    struct progress_packs *k = q->k;
+    if (k->n >= PROGRESS_MAX_PACKS)
+        return false;
+    for (size_t j = 0; j < k->n && q->status == 0; j++)
+        if (!strcmp(k->info[j].id, pk->id)) {
+            cmd_error("two packs have the id '%s': %s and %s; iolab cannot tell which "
+                      "one progress belongs to. Remove one, or give it another id in "
+                      "its pack.json.",
+                      pk->id, q->where[j], dir);
+            q->status = -EEXIST;
+        }
+    q->where[k->n] = strdup(dir);
+    size_t nsteps = 0;
+    for (size_t l = 0; l < pk->nlessons; l++)
+        nsteps += pk->lessons[l].nsteps;
+    char **steps = calloc(nsteps + 1, sizeof *steps);
+    const struct lesson_step **si = calloc(nsteps + 1, sizeof *si);
+    size_t m = 0;
+    for (size_t l = 0; steps && si && l < pk->nlessons; l++)
+        for (size_t s = 0; s < pk->lessons[l].nsteps; s++)
+            if (asprintf(&steps[m], "%s/%s", pk->lessons[l].id, pk->lessons[l].steps[s].id) >= 0)
+                si[m++] = &pk->lessons[l].steps[s];
+    k->packs[k->n] = pk;
+    k->steps[k->n] = steps;
+    k->step_defs[k->n] = si;
+    k->info[k->n] = (struct exchange_pack_info){.id = pk->id,
+                                                .version = pk->version,
+                                                .title = pk->title,
+                                                .steps = (const char *const *)steps,
+                                                .nsteps = steps && si ? m : 0,
+                                                .step_defs = (const struct lesson_step *const *)si};
+    k->n++;
+    return true;
+}
+
 /*
- * Loads the packs iolab knows. Two of them with one id are an ambiguity no record can be
- * matched through (which pack's steps would an import check against?): refused, as `run` and
- * `check` refuse it, naming both directories. 0, or -EEXIST after saying so.
+ * Loads the packs iolab knows (packfind_each). Two of them with one id are an ambiguity no record
+ * can be matched through (which pack's steps would an import check against?): refused, as `run`
+ * and `check` refuse it, naming both directories. A pack that does not load only loses its
+ * version and step order in the export. 0, or -EEXIST after saying so.
  */
 static int cmd_progress_packs_load(struct progress_packs *k)
 {
-    char *where[PROGRESS_MAX_PACKS] = {0};
-    int status = 0;
-    char *dirs[PROGRESS_MAX_PACKS];
-    size_t ndirs = 0;
-    char builtin[PATH_MAX], libexec[PATH_MAX];
-    if (paths_get(PATHS_PACK, builtin, sizeof builtin) == 0)
-        dirs[ndirs++] = strdup(builtin);
-    paths_installed_packs(dirs, &ndirs, PROGRESS_MAX_PACKS);
-    struct lesson_load_options lo = {.libexec_dir = NULL};
-    if (paths_get(PATHS_LIBEXEC, libexec, sizeof libexec) == 0)
-        lo.libexec_dir = libexec;
-    for (size_t i = 0; i < ndirs; i++) {
-        struct lesson_pack *pk = NULL;
-        struct lesson_diags d = {0};
-        /* A pack that does not load only loses its version and step order in the export. */
-        if (dirs[i] && lesson_pack_load(dirs[i], &lo, &pk, &d) == 0 && k->n < PROGRESS_MAX_PACKS) {
-            for (size_t j = 0; j < k->n && status == 0; j++)
-                if (!strcmp(k->info[j].id, pk->id)) {
-                    cmd_error("two packs have the id '%s': %s and %s; iolab cannot tell which "
-                              "one progress belongs to. Remove one, or give it another id in "
-                              "its pack.json.",
-                              pk->id, where[j], dirs[i]);
-                    status = -EEXIST;
-                }
-            where[k->n] = dirs[i];
-            dirs[i] = NULL;
-            size_t nsteps = 0;
-            for (size_t l = 0; l < pk->nlessons; l++)
-                nsteps += pk->lessons[l].nsteps;
-            char **steps = calloc(nsteps + 1, sizeof *steps);
-            const struct lesson_step **si = calloc(nsteps + 1, sizeof *si);
-            size_t m = 0;
-            for (size_t l = 0; steps && si && l < pk->nlessons; l++)
-                for (size_t s = 0; s < pk->lessons[l].nsteps; s++)
-                    if (asprintf(&steps[m], "%s/%s", pk->lessons[l].id,
-                                 pk->lessons[l].steps[s].id) >= 0)
-                        si[m++] = &pk->lessons[l].steps[s];
-            k->packs[k->n] = pk;
-            k->steps[k->n] = steps;
-            k->step_defs[k->n] = si;
-            k->info[k->n] =
-                (struct exchange_pack_info){.id = pk->id,
-                                            .version = pk->version,
-                                            .title = pk->title,
-                                            .steps = (const char *const *)steps,
-                                            .nsteps = steps && si ? m : 0,
-                                            .step_defs = (const struct lesson_step *const *)si};
-            k->n++;
-        } else {
-            lesson_pack_free(pk);
-        }
-        lesson_diags_free(&d);
-        free(dirs[i]);
-    }
+    struct progress_packs_load q = {.k = k};
+    packfind_each(true, cmd_progress_packs_visit, &q);
     for (size_t j = 0; j < k->n; j++)
-        free(where[j]);
-    return status;
+        free(q.where[j]);
+    return q.status;
 }
 
 static void cmd_progress_packs_free(struct progress_packs *k)
