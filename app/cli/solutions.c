@@ -148,6 +148,44 @@ static int solutions_stopped(FILE *sf, char **suites, int stopped)
     return stopped;
 }
 
+/* The suite of one exercise in --solutions' JUnit report (into sf, its counts added to total):
+   the solution's cases, then one case for the starter. */
+static void solutions_junit(FILE *sf, struct junit_counts *total, const struct attempt *sol,
+                            const struct attempt *start, bool start_ok, const char *start_why)
+{
+    char *cases = NULL;
+    size_t clen = 0;
+    FILE *cf = open_memstream(&cases, &clen);
+    struct junit_counts n = {0};
+    junit_props_begin(&n);
+    if (cf) {
+        junit_attempt(cf, &n, sol, " solution");
+        char cls[512];
+        snprintf(cls, sizeof cls, "%s.%s starter", sol->lesson->id, sol->step->id);
+        /* The suite's time covers the starter's case as well as the solution's. */
+        double start_s = start->error[0] && !start->mine_built ? 0 : junit_attempt_seconds(start);
+        n.seconds += start_s;
+        junit_case(cf, &n, cls, "the starter builds and fails a check", start_s,
+                   start_ok                             ? NULL
+                   : start->mine_ok && !start->error[0] ? "failure"
+                                                        : "error",
+                   start_why,
+                   !start->mine_ok && start->mine_log && start->mine_log[0] ? start->mine_log
+                                                                            : NULL);
+        fclose(cf);
+        char name[512];
+        snprintf(name, sizeof name, "%s/%s", sol->lesson->id, sol->step->id);
+        junit_suite(sf, name, &n, cases ? cases : "", sol->started);
+        total->tests += n.tests;
+        total->failures += n.failures;
+        total->errors += n.errors;
+        total->skipped += n.skipped;
+        total->seconds += n.seconds;
+    }
+    junit_props_end(&n);
+    free(cases);
+}
+
 /* The author's check of every exercise: solutions pass, starters build and fail. */
 int solutions_run(const struct lesson_pack *pack, bool json, double seconds, const char *junit)
 {
@@ -248,41 +286,8 @@ int solutions_run(const struct lesson_pack *pack, bool json, double seconds, con
                     solutions_print_log(&start, start.mine_ok ? "the starter builds with warnings:"
                                                               : "the starter's compiler messages:");
             }
-            if (sf) {
-                char *cases = NULL;
-                size_t clen = 0;
-                FILE *cf = open_memstream(&cases, &clen);
-                struct junit_counts n = {0};
-                junit_props_begin(&n);
-                if (cf) {
-                    junit_attempt(cf, &n, &sol, " solution");
-                    char cls[512];
-                    snprintf(cls, sizeof cls, "%s.%s starter", l->id, st->id);
-                    /* The suite's time covers the starter's case as well as the solution's. */
-                    double start_s =
-                        start.error[0] && !start.mine_built ? 0 : junit_attempt_seconds(&start);
-                    n.seconds += start_s;
-                    junit_case(cf, &n, cls, "the starter builds and fails a check", start_s,
-                               start_ok                           ? NULL
-                               : start.mine_ok && !start.error[0] ? "failure"
-                                                                  : "error",
-                               start_why,
-                               !start.mine_ok && start.mine_log && start.mine_log[0]
-                                   ? start.mine_log
-                                   : NULL);
-                    fclose(cf);
-                    char name[512];
-                    snprintf(name, sizeof name, "%s/%s", l->id, st->id);
-                    junit_suite(sf, name, &n, cases ? cases : "", sol.started);
-                    total.tests += n.tests;
-                    total.failures += n.failures;
-                    total.errors += n.errors;
-                    total.skipped += n.skipped;
-                    total.seconds += n.seconds;
-                }
-                junit_props_end(&n);
-                free(cases);
-            }
+            if (sf)
+                solutions_junit(sf, &total, &sol, &start, start_ok, start_why);
             char cmd[PATH_MAX + 16];
             snprintf(cmd, sizeof cmd, "%s", tmpl);
             exercise_rmtree(cmd);
