@@ -13,11 +13,10 @@
 #include <stdio.h>
 #include <string.h>
 
-#define PACKSTART_SETTLE_MS 800 /* how long a started scenario runs: a client dying at once shows  \
-                                 */
-#define PACKSTART_GUARD_MS                                                                         \
-    30000 /* a start that takes longer is stopped (the engine's own ready                          \
-             timeout is 5 s a server) */
+/* How long a started scenario runs: long enough for a client dying at once to show. */
+#define PACKSTART_SETTLE_MS 800
+/* A start that takes longer is stopped (the engine's own ready timeout is 5 s a server). */
+#define PACKSTART_GUARD_MS 30000
 
 /* One start of one mode of one run step. */
 struct packstart_try {
