@@ -853,6 +853,42 @@ static double exchange_step_of(const struct lesson_step *st)
     return qz ? (double)qz->nquestions : of;
 }
 
+/* One export's record of a step (s) taken into its cell of the summary: the newer record of the
+   step wins whole (a record counts its tries from the start, so adding two exports' would count
+   the first ones twice); done stays done, as an import keeps it. */
+static void exchange_cell_take(struct exchange_cell *x, const cJSON *s)
+{
+    const cJSON *fields = cJSON_GetObjectItemCaseSensitive(s, "fields");
+    long long up = (long long)cJSON_GetObjectItemCaseSensitive(s, "updated")->valuedouble;
+    if (x->present && up < x->updated) {
+        x->done |= cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(s, "done"));
+        return;
+    }
+    bool was_done = x->done;
+    *x = (struct exchange_cell){
+        .present = true,
+        .done = was_done || cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(s, "done")),
+        .tries = exchange_tries(fields),
+        .solution = exchange_solution_viewed(fields),
+        .updated = up,
+    };
+    x->scored = exchange_score(fields, &x->points, &x->of);
+}
+
+/* The points a column's step is out of, from the installed pack that describes it ("PACK\tSTEP"):
+   0 when none does. */
+static double exchange_col_of(const struct exchange_pack_info *info, size_t ninfo, const char *col)
+{
+    const char *tab = strchr(col, '\t');
+    double of = 0;
+    for (size_t k = 0; k < ninfo; k++)
+        for (size_t st = 0; info[k].step_defs && st < info[k].nsteps; st++)
+            if (!strncmp(info[k].id, col, (size_t)(tab - col)) && !info[k].id[tab - col] &&
+                !strcmp(info[k].steps[st], tab + 1) && info[k].step_defs[st])
+                of = exchange_step_of(info[k].step_defs[st]);
+    return of;
+}
+
 int exchange_summary(FILE *out, const char *const *files, const char *const *texts, size_t n,
                      const struct exchange_pack_info *info, size_t ninfo, bool csv, char *why,
                      size_t whylen)
@@ -945,15 +981,8 @@ int exchange_summary(FILE *out, const char *const *files, const char *const *tex
     for (size_t k = 0; names && k < npacks; k++)
         if (!(names[k] = strndup(packs[k], strcspn(packs[k], "\t"))))
             rc = -ENOMEM;
-    for (size_t c = 0; rc == 0 && c < ncols; c++) {
-        const char *tab = strchr(cols[c], '\t');
-        for (size_t k = 0; k < ninfo; k++)
-            for (size_t st = 0; info[k].step_defs && st < info[k].nsteps; st++)
-                if (!strncmp(info[k].id, cols[c], (size_t)(tab - cols[c])) &&
-                    !info[k].id[tab - cols[c]] && !strcmp(info[k].steps[st], tab + 1) &&
-                    info[k].step_defs[st])
-                    col_of[c] = exchange_step_of(info[k].step_defs[st]);
-    }
+    for (size_t c = 0; rc == 0 && c < ncols; c++)
+        col_of[c] = exchange_col_of(info, ninfo, cols[c]);
     for (size_t i = 0; i < n && rc == 0; i++) {
         if (!roots[i])
             continue;
@@ -986,26 +1015,7 @@ int exchange_summary(FILE *out, const char *const *files, const char *const *tex
                                          cJSON_GetObjectItemCaseSensitive(s, "step")->valuestring);
                 if (c < 0 || (size_t)c >= ncols)
                     continue;
-                struct exchange_cell *x = &cells[r * ncols + (size_t)c];
-                const cJSON *fields = cJSON_GetObjectItemCaseSensitive(s, "fields");
-                long long up =
-                    (long long)cJSON_GetObjectItemCaseSensitive(s, "updated")->valuedouble;
-                /* The newer record of the step wins whole (a record counts its tries from the
-                   start, so adding two exports' would count the first ones twice); done stays
-                   done, as an import keeps it. */
-                if (x->present && up < x->updated) {
-                    x->done |= cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(s, "done"));
-                    continue;
-                }
-                bool was_done = x->done;
-                *x = (struct exchange_cell){
-                    .present = true,
-                    .done = was_done || cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(s, "done")),
-                    .tries = exchange_tries(fields),
-                    .solution = exchange_solution_viewed(fields),
-                    .updated = up,
-                };
-                x->scored = exchange_score(fields, &x->points, &x->of);
+                exchange_cell_take(&cells[r * ncols + (size_t)c], s);
             }
         }
     }
