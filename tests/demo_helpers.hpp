@@ -30,7 +30,7 @@ inline std::string make_file(const TempDir &dir, const std::string &name, uint64
     std::string data(size, '\0');
     for (uint64_t i = 0; i < size; i++)
         data[i] = (char)lesson_file_byte(i);
-    std::ofstream(dir / name, std::ios::binary).write(data.data(), (std::streamsize)size);
+    spit(dir / name, data);
     return dir / name;
 }
 

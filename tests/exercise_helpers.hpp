@@ -68,9 +68,9 @@ inline Result variant(const TempDir &home, const Exercise &e,
         REQUIRE(at != std::string::npos);
         s.replace(at, from.size(), to);
     }
-    std::ofstream(dir / e.file) << s;
+    spit(dir / e.file, s);
     for (const char *o : e.others)
-        std::ofstream(dir / o) << slurp(solution_dir(e) + "/" + o);
+        spit(dir / o, slurp(solution_dir(e) + "/" + o));
     return check(home, e, {"--dir", dir.path});
 }
 

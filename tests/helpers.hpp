@@ -54,7 +54,8 @@ inline std::string data(const std::string &rel)
     return source_dir() + "/tests/data/" + rel;
 }
 
-// A whole file's bytes ("" when it cannot be read), and a file written with exactly these bytes.
+// A whole file's bytes ("" when it cannot be read), a file written with exactly these bytes, and
+// these bytes added at a file's end (a learner's edit).
 inline std::string slurp(const std::string &path)
 {
     std::ifstream f(path, std::ios::binary);
@@ -63,6 +64,10 @@ inline std::string slurp(const std::string &path)
 inline void spit(const std::string &path, const std::string &text)
 {
     std::ofstream(path, std::ios::binary | std::ios::trunc) << text;
+}
+inline void spit_append(const std::string &path, const std::string &text)
+{
+    std::ofstream(path, std::ios::binary | std::ios::app) << text;
 }
 
 // Every process below pid (children, theirs, ...), from each thread's /proc/PID/task/TID/children.

@@ -81,13 +81,8 @@ inline int tagged(const std::string &tag)
     for (struct dirent *e; d && (e = readdir(d));) {
         if (e->d_name[0] < '1' || e->d_name[0] > '9')
             continue;
-        std::ifstream f(std::string("/proc/") + e->d_name + "/environ", std::ios::binary);
-        std::stringstream ss;
-        ss << f.rdbuf();
-        std::string env = ss.str();
-        std::string state;
-        std::ifstream st(std::string("/proc/") + e->d_name + "/stat");
-        std::getline(st, state);
+        std::string env = read_proc(std::string("/proc/") + e->d_name + "/environ");
+        std::string state = read_proc(std::string("/proc/") + e->d_name + "/stat");
         bool zombie = state.find(") Z") != std::string::npos;
         if (!zombie && env.find(needle) != std::string::npos)
             n++;

@@ -21,24 +21,16 @@ static int attempt_record_event(struct progress *p, const char *pk, const char *
     return rc < 0 ? rc : progress_field_set(p, pk, l, st, EXERCISE_RECORD_FIELD, json);
 }
 
-/* The attempt's score as the record keeps it (record.h): attempt_score's points, and per check
-   what it earned, so that the record says what `check --json` says. */
+/* The attempt's score as the record keeps it: the judge's (judge_score, as the TUI keeps it),
+   with what the audit took away, so that the record says what `check --json` says and its
+   checks add up to its points. */
 static void attempt_record_score(const struct attempt *a, struct record_score *s)
 {
-    const struct lesson_scenario *sc = a->ex->sc;
-    bool judged = a->judge_ready && !a->error[0];
-    memset(s, 0, sizeof *s);
-    s->has = true;
-    s->at = (double)time(NULL);
+    judge_score(&a->judge, (double)time(NULL), s);
     attempt_score(a, &s->points, &s->of);
-    for (size_t i = 0; i < sc->nchecks && i < RECORD_SCORE_MAX_CHECKS; i++) {
-        s->weight[i] = sc->checks[i].points;
-        s->got[i] = judged && grade_state(&a->grader, i) == GRADE_PASS ? sc->checks[i].points : 0;
-        s->nchecks++;
-    }
-    /* A scenario with more checks than a score lists keeps the total only. */
-    if (sc->nchecks > RECORD_SCORE_MAX_CHECKS)
-        s->nchecks = 0;
+    for (size_t i = 0; a->audit_started && i < s->nchecks; i++)
+        if (!judge_audit_holds(&a->au, i))
+            s->got[i] = 0;
 }
 
 /* Keeps the attempt's score in the step's record when it is the best so far. */

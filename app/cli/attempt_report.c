@@ -158,7 +158,11 @@ void attempt_report_json(const struct attempt *a, struct json_out *j)
         json_array(j, "checks");
         json_end(j);
     }
-    json_string(j, "error", a->error[0] ? a->error : NULL);
+    /* The text prints the compiler's messages above its sentence; here they are build.log. */
+    const char *error = a->error[0] ? a->error : NULL;
+    if (a->mine_built && a->mine.status == BUILD_FAILED)
+        error = "your program does not build (the compiler's messages are in build.log)";
+    json_string(j, "error", error);
     if (a->audit) {
         const struct judge_audit *au = &a->au;
         json_bool(j, "audited", au->audited);

@@ -1082,11 +1082,17 @@ int engine_start(struct engine *e)
             what = "could not create the scenario's files";
             goto fail;
         }
-    /* IOLAB_PAGE_SLOTS (2 to 4096) shrinks every program's page, so that a test can fill it. */
+    e->nslots = ENGINE_PAGE_SLOTS;
+#ifdef IOLAB_TEST_HOOKS
+    /* A test-only hook, compiled in only where the tests are built (IOLAB_TESTS):
+       IOLAB_PAGE_SLOTS (2 to 4096) shrinks every program's page, so that a test can fill it. */
     const char *env_slots = getenv("IOLAB_PAGE_SLOTS");
-    e->nslots = env_slots ? (uint32_t)strtoul(env_slots, NULL, 10) : ENGINE_PAGE_SLOTS;
-    if (e->nslots < 2 || e->nslots > IOLAB_PAGE_MAX_SLOTS)
-        e->nslots = ENGINE_PAGE_SLOTS;
+    if (env_slots) {
+        unsigned long n = strtoul(env_slots, NULL, 10);
+        if (n >= 2 && n <= IOLAB_PAGE_MAX_SLOTS)
+            e->nslots = (uint32_t)n;
+    }
+#endif
     char sandbox[PATH_MAX];
     if ((rc = paths_get(PATHS_SANDBOX, sandbox, sizeof sandbox)) < 0) {
         what = "could not locate iolab-sandbox";

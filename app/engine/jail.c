@@ -188,17 +188,8 @@ static pid_t jail_spawn_holder(struct jail *j, const struct jail_options *opts, 
  * Landlock when the kernel has it (landlock_abi > 0); the minimal tier has none, and there a
  * program can write any other program's page (tests/hostile/slotforge.c does).
  */
-static void jail_note_counts(struct jail *j)
+static void jail_note_counts(struct jail *j, uint64_t abi)
 {
-    char features[1024] = "";
-    uint64_t abi = 0;
-    struct sandbox_line *d = sandbox_line_parse(j->describe);
-    if (sandbox_line_json(d, "features", features, sizeof features)) {
-        struct sandbox_line *f = sandbox_line_parse(features);
-        sandbox_line_u64(f, "landlock_abi", &abi);
-        sandbox_line_free(f);
-    }
-    sandbox_line_free(d);
     j->counts_protected = j->tier != IOLAB_TIER_MINIMAL && abi > 0;
     size_t n = strlen(j->describe);
     if (n > 1 && j->describe[n - 1] == '}' &&
@@ -250,34 +241,35 @@ int jail_open(struct jail **out, const struct jail_options *opts, char *why, siz
         snprintf(why, whylen, "the sandbox (%s) did not report: %s", j->sandbox, strerror(-rc));
         goto fail;
     }
+    /* The line is read once: the `sandbox` object is kept as text for `iolab run --json`, and
+       what the jail can do is read from its typed fields; the sentences beside them (missing,
+       advice) are for people, and only advice is passed on, whole. */
     struct sandbox_line *rl = sandbox_line_parse(line);
     if (!sandbox_line_json(rl, "sandbox", j->describe, sizeof j->describe))
         snprintf(j->describe, sizeof j->describe, "{}");
-    /* What the jail can do is read from the typed fields; the sentences beside them (missing,
-       advice) are for people, and only advice is passed on, whole. */
     char tier[16] = "", advice[400] = "";
     bool cgroup_memory = false, mqueue = true;
-    struct sandbox_line *d = sandbox_line_parse(j->describe);
-    sandbox_line_string(d, "tier", tier, sizeof tier);
-    sandbox_line_string(d, "advice", advice, sizeof advice);
-    sandbox_line_bool(d, "cgroup_memory", &cgroup_memory);
-    sandbox_line_bool(d, "posix_mqueue", &mqueue);
-    sandbox_line_free(d);
+    uint64_t abi = 0;
+    sandbox_line_string(rl, "sandbox.tier", tier, sizeof tier);
+    sandbox_line_string(rl, "sandbox.advice", advice, sizeof advice);
+    sandbox_line_bool(rl, "sandbox.features.cgroup_memory", &cgroup_memory);
+    sandbox_line_bool(rl, "sandbox.posix_mqueue", &mqueue);
+    sandbox_line_u64(rl, "sandbox.features.landlock_abi", &abi);
     int t = iolab_tier_parse(tier);
     j->tier = t >= 0 && t != IOLAB_TIER_AUTO ? (enum iolab_tier)t : IOLAB_TIER_MINIMAL;
-    jail_note_counts(j);
+    jail_note_counts(j, abi);
     uint64_t pid = 0;
     j->join_pid = sandbox_line_u64(rl, "pid", &pid) && pid > 0 ? (pid_t)pid : -1;
     /* The jail's own budget: its cgroup (each program joins it) or its own uid. */
     uint64_t uid = 0;
     if (sandbox_line_u64(rl, "uid", &uid))
         snprintf(j->uid, sizeof j->uid, "%llu", (unsigned long long)uid);
-    sandbox_line_string(rl, "pids", j->cgroup[0], sizeof j->cgroup[0]);
-    sandbox_line_string(rl, "memory", j->cgroup[1], sizeof j->cgroup[1]);
+    sandbox_line_string(rl, "cgroup.pids", j->cgroup[0], sizeof j->cgroup[0]);
+    sandbox_line_string(rl, "cgroup.memory", j->cgroup[1], sizeof j->cgroup[1]);
     if (!strcmp(j->cgroup[0], j->cgroup[1]))
         j->cgroup[1][0] = '\0'; /* cgroup v2: one directory for both */
     char budget[32] = "";
-    sandbox_line_string(rl, "budget", budget, sizeof budget);
+    sandbox_line_string(rl, "sandbox.budget", budget, sizeof budget);
     const char *lacks = jail_budget_lacks(budget, cgroup_memory);
     sandbox_line_free(rl);
     /* posix_mqueue is false when the launcher's Landlock rules cannot allow the queues. */

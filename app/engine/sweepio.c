@@ -1,11 +1,12 @@
 /*
- * sweepio: see sweepio.h. Writing goes through the one JSON writer (json.h); reading back uses
- * cJSON, as the progress store does, and copies into the plain result struct.
+ * sweepio: see sweepio.h. Writing goes through the one JSON writer (json.h); reading back takes
+ * the typed record lesson/record_run.c parses (struct sweep_record) and copies it into the plain
+ * result struct, so nothing in engine/ parses JSON itself.
  */
 #include "sweepio.h"
+#include "lesson/record.h"
 #include "termsafe.h"
 
-#include <cjson/cJSON.h>
 #include <errno.h>
 #include <math.h>
 #include <stdlib.h>
@@ -203,10 +204,11 @@ void sweepio_text(FILE *f, const struct sweep_result *res)
           f);
 }
 
-static double sweepio_num(const cJSON *o, const char *k)
+/* A point's number under key, 0 when it has none. */
+static double sweepio_num(const struct sweep_record_point *p, const char *key)
 {
-    const cJSON *v = cJSON_GetObjectItemCaseSensitive(o, k);
-    return cJSON_IsNumber(v) ? v->valuedouble : 0;
+    double v = 0;
+    return sweep_record_num(p, key, &v) ? v : 0;
 }
 
 /*
@@ -235,27 +237,19 @@ static bool sweepio_defined(const struct sweep_point *pt, enum figure_id id, boo
 int sweepio_parse(const char *json, const struct lesson_scenario *sc, struct sweep_result *out)
 {
     const struct lesson_sweep *sw = sc ? sc->sweep : NULL;
-    if (!sw || !json)
-        return -EINVAL;
-    cJSON *root = cJSON_Parse(json);
-    const cJSON *points = root ? cJSON_GetObjectItemCaseSensitive(root, "points") : NULL;
-    const cJSON *modes = root ? cJSON_GetObjectItemCaseSensitive(root, "modes") : NULL;
-    if (!cJSON_IsArray(points) || !cJSON_IsArray(modes)) {
-        cJSON_Delete(root);
+    struct sweep_record rec = {0};
+    char why[120];
+    if (!sw || !json || sweep_record_parse(json, &rec, why, sizeof why) < 0) {
+        sweep_record_free(&rec);
         return -EINVAL;
     }
     memset(out, 0, sizeof *out);
     out->sw = sw;
     out->nvalues = sw->nvalues;
-    out->seconds = sweepio_num(root, "seconds_per_point");
-    const cJSON *tier = cJSON_GetObjectItemCaseSensitive(root, "tier");
-    snprintf(out->tier, sizeof out->tier, "%s", cJSON_IsString(tier) ? tier->valuestring : "-");
-    const cJSON *m;
-    cJSON_ArrayForEach(m, modes)
-    {
-        if (!cJSON_IsString(m) || out->nmodes >= SWEEP_MAX_MODES)
-            continue;
-        int idx = sc->nmodes ? lesson_mode_find(sc, m->valuestring) : -1;
+    out->seconds = rec.seconds_per_point;
+    snprintf(out->tier, sizeof out->tier, "%s", rec.tier ? rec.tier : "-");
+    for (size_t i = 0; i < rec.nmodes && out->nmodes < SWEEP_MAX_MODES; i++) {
+        int idx = sc->nmodes ? lesson_mode_find(sc, rec.modes[i]) : -1;
         if (sc->nmodes && idx < 0)
             continue;
         out->modes[out->nmodes] = idx;
@@ -265,22 +259,17 @@ int sweepio_parse(const char *json, const struct lesson_scenario *sc, struct swe
     }
     /* Points are kept in run order; a point whose mode or value is gone ends what is kept, since
        "done" counts points in that order. */
-    const cJSON *p;
-    cJSON_ArrayForEach(p, points)
-    {
-        const cJSON *mode = cJSON_GetObjectItemCaseSensitive(p, "mode");
-        const cJSON *value = cJSON_GetObjectItemCaseSensitive(p, "value");
-        if (!out->nmodes || !cJSON_IsString(mode) || !cJSON_IsString(value))
+    for (size_t i = 0; i < rec.npoints; i++) {
+        const struct sweep_record_point *p = &rec.points[i];
+        if (!out->nmodes || !p->mode || !p->value)
             break;
         size_t k = out->done, s = k % out->nmodes, v = k / out->nmodes;
-        if (v >= sw->nvalues || strcmp(value->valuestring, sw->text[v]) ||
-            strcmp(mode->valuestring, sweepio_mode(out, s)))
+        if (v >= sw->nvalues || strcmp(p->value, sw->text[v]) ||
+            strcmp(p->mode, sweepio_mode(out, s)))
             break;
         struct sweep_point *pt = &out->points[s][v];
-        const cJSON *fig = cJSON_GetObjectItemCaseSensitive(p, "figure");
-        pt->has_figure = cJSON_IsNumber(fig);
-        pt->figure = pt->has_figure ? fig->valuedouble : 0;
-        pt->measured = cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(p, "measured"));
+        pt->has_figure = sweep_record_num(p, "figure", &pt->figure);
+        pt->measured = p->measured;
         pt->seconds = sweepio_num(p, "seconds");
         pt->requests = (uint64_t)sweepio_num(p, "requests");
         pt->bytes = (uint64_t)sweepio_num(p, "bytes");
@@ -288,19 +277,19 @@ int sweepio_parse(const char *json, const struct lesson_scenario *sc, struct swe
         pt->conns = (uint64_t)sweepio_num(p, "connections");
         pt->waiting = (uint64_t)sweepio_num(p, "waiting");
         pt->failed = (uint64_t)sweepio_num(p, "failed");
-        for (size_t i = 0; i < sweep_nkept; i++) {
-            const struct sweep_kept *k = &sweep_kept[i];
-            const cJSON *n = cJSON_GetObjectItemCaseSensitive(p, k->key);
-            pt->fig[k->id] = cJSON_IsNumber(n) ? n->valuedouble : 0;
-            pt->has[k->id] = sweepio_defined(pt, k->id, cJSON_IsNumber(n));
+        for (size_t n = 0; n < sweep_nkept; n++) {
+            const struct sweep_kept *kept = &sweep_kept[n];
+            bool present = sweep_record_num(p, kept->key, &pt->fig[kept->id]);
+            if (!present)
+                pt->fig[kept->id] = 0;
+            pt->has[kept->id] = sweepio_defined(pt, kept->id, present);
         }
-        const cJSON *why = cJSON_GetObjectItemCaseSensitive(p, "problem");
-        if (cJSON_IsString(why))
-            snprintf(pt->problem, sizeof pt->problem, "%s", why->valuestring);
+        if (p->problem)
+            snprintf(pt->problem, sizeof pt->problem, "%s", p->problem);
         out->done++;
     }
-    out->stopped = cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(root, "stopped"));
+    out->stopped = rec.stopped;
     out->finished = out->done == out->nmodes * out->nvalues && out->done > 0;
-    cJSON_Delete(root);
+    sweep_record_free(&rec);
     return 0;
 }

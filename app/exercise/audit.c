@@ -18,7 +18,7 @@
 
 bool judge_audit_check(const struct lesson_check *ck)
 {
-    const struct figure_def *f = figure_at(ck->metric);
+    const struct figure_def *f = figure_at(ck->figure);
     if (!f || !f->per_call || ck->call >= IOLAB_NCALLS)
         return false;
     return ck->call != IOLAB_CALL_SEM_WAIT && ck->call != IOLAB_CALL_SEM_POST &&

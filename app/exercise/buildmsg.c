@@ -5,6 +5,7 @@
  * exercise view (ui/stepview_exercise.c) draws the result.
  */
 #include "buildmsg.h"
+#include "grade/grade.h"
 
 #include <stdbool.h>
 #include <stdio.h>
@@ -73,7 +74,7 @@ void exercise_sanitizer_brief(const struct lesson_exercise *ex, const char *repo
             t++;
         if (!strncmp(t, "==", 2) && strstr(t + 2, "==")) /* "==1234==ERROR: ..." */
             t = strstr(t + 2, "==") + 2;
-        bool error = strstr(t, "ERROR: ") || strstr(t, "runtime error:");
+        bool error = grade_sanitizer_error(t);
         if (error || !strncmp(t, "SUMMARY:", 8))
             shadow = false;
         else if (!strncmp(t, "Shadow bytes", 12))

@@ -5,6 +5,7 @@
 
 #include "engine/jail.h"
 #include "exercise.h"
+#include "lesson/record.h"
 
 #include <errno.h>
 #include <stdio.h>
@@ -229,4 +230,27 @@ void judge_state(struct judge *j, const struct engine *e, enum engine_state stat
                  "line",
                  lp->name, lp->ready, within);
     }
+}
+
+/* ---- the score ---- */
+
+void judge_score(const struct judge *j, double at, struct record_score *s)
+{
+    const struct lesson_scenario *sc = j->sc;
+    memset(s, 0, sizeof *s);
+    if (j->why[0])
+        return;
+    s->has = true;
+    s->at = at;
+    for (size_t i = 0; i < sc->nchecks; i++) {
+        double got = grade_state(j->grader, i) == GRADE_PASS ? sc->checks[i].points : 0;
+        s->points += got;
+        s->of += sc->checks[i].points;
+        if (i < RECORD_SCORE_MAX_CHECKS) {
+            s->got[i] = got;
+            s->weight[i] = sc->checks[i].points;
+        }
+    }
+    /* A scenario with more checks than a score lists keeps the total only. */
+    s->nchecks = sc->nchecks <= RECORD_SCORE_MAX_CHECKS ? sc->nchecks : 0;
 }

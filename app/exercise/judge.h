@@ -107,4 +107,18 @@ const char *judge_exit(struct judge *j, const struct engine *e, size_t prog, int
 const char *judge_snapshot(struct judge *j, const struct engine *e, const struct snapshot *snap);
 void judge_state(struct judge *j, const struct engine *e, enum engine_state state);
 
+/* ---- the score ---- */
+
+/*
+ * The score of a judged run as the exercise's progress record keeps it (lesson/record.h): the
+ * points of the checks decided to hold (GRADE_PASS), of every check's, and what each check
+ * earned, reached at time at. A check that failed, was not judged or is still open earns
+ * nothing. s->has is false when the run says nothing of the learner's code (j->why: a limit of
+ * the jail voided it, the scenario could not start, the program never printed its ready text):
+ * such a run is an error in `iolab check`, which keeps no score for it, and the TUI keeps none
+ * either. The TUI's exercise view and `iolab check` both record this, so the two agree.
+ */
+struct record_score;
+void judge_score(const struct judge *j, double at, struct record_score *s);
+
 #endif

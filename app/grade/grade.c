@@ -65,7 +65,7 @@ int grade_init(struct grader *g, const struct lesson_scenario *sc)
     }
     for (size_t i = 0; i < sc->nchecks; i++) {
         const struct lesson_check *c = &sc->checks[i];
-        if (c->metric != FIGURE_OUTPUT || !c->match)
+        if (c->figure != FIGURE_OUTPUT || !c->match)
             continue;
         /* A digest check reads the match's first group; the others need no groups. */
         if (regcomp(&re[i], c->match, REG_EXTENDED | (c->digest ? 0 : REG_NOSUB)) != 0) {
@@ -82,7 +82,7 @@ void grade_free(struct grader *g)
 {
     regex_t *re = g->regexes;
     for (size_t i = 0; re && i < g->sc->nchecks; i++)
-        if (g->sc->checks[i].metric == FIGURE_OUTPUT && g->sc->checks[i].match)
+        if (g->sc->checks[i].figure == FIGURE_OUTPUT && g->sc->checks[i].match)
             regfree(&re[i]);
     free(re);
     free(g->digests);
@@ -108,7 +108,7 @@ void grade_free(struct grader *g)
  */
 static bool grade_reads_page(const struct lesson_check *c)
 {
-    switch (c->metric) {
+    switch (c->figure) {
     case FIGURE_SECONDS:
     case FIGURE_EXIT:
     case FIGURE_OUTPUT:
@@ -310,13 +310,26 @@ static bool grade_digest_is(const char *line, const regmatch_t *m, uint64_t want
     return v == want;
 }
 
+bool grade_sanitizer_error(const char *line)
+{
+    if (strstr(line, "runtime error:"))
+        return true;
+    for (const char *e = strstr(line, "ERROR: "); e; e = strstr(e + 1, "ERROR: ")) {
+        const char *name = e + 7;
+        size_t n = strcspn(name, ": ");
+        if (n > 9 && !strncmp(name + n - 9, "Sanitizer", 9))
+            return true;
+    }
+    return false;
+}
+
 void grade_line(struct grader *g, size_t prog, const char *line)
 {
     regex_t *re = g->regexes;
     bool counted = false;
     for (size_t i = 0; i < g->sc->nchecks; i++) {
         const struct lesson_check *c = &g->sc->checks[i];
-        if (c->metric != FIGURE_OUTPUT || c->program != (int)prog || !c->match ||
+        if (c->figure != FIGURE_OUTPUT || c->program != (int)prog || !c->match ||
             !grade_in_mode(g, c) || g->over)
             continue;
         regmatch_t m[2];
@@ -336,9 +349,7 @@ void grade_line(struct grader *g, size_t prog, const char *line)
     }
     /* A sanitizer report starts with a line we know and runs to the end of the output; only the
        first report is kept (later ones are usually its consequences). */
-    bool starts = strstr(line, "ERROR: AddressSanitizer") || strstr(line, "ERROR: LeakSanitizer") ||
-                  strstr(line, "runtime error:");
-    if (starts && g->report_prog < 0) {
+    if (grade_sanitizer_error(line) && g->report_prog < 0) {
         g->report_prog = (int)prog;
         g->report_open = g->report_live = true;
     }
@@ -378,7 +389,7 @@ void grade_exit(struct grader *g, size_t prog, int status, bool expected)
         return;
     for (size_t i = 0; i < g->sc->nchecks; i++) {
         const struct lesson_check *c = &g->sc->checks[i];
-        if (c->metric == FIGURE_EXIT && c->program == (int)prog && grade_in_mode(g, c) &&
+        if (c->figure == FIGURE_EXIT && c->program == (int)prog && grade_in_mode(g, c) &&
             !g->observed[i].seen)
             g->observed[i] = (struct check_observed){.value = status, .seen = true};
     }
@@ -392,7 +403,7 @@ void grade_exit(struct grader *g, size_t prog, int status, bool expected)
 static bool grade_failed(const struct grader *g)
 {
     for (size_t i = 0; i < g->sc->nchecks; i++)
-        if (g->sc->checks[i].metric == FIGURE_OUTPUT && g->sc->checks[i].has_max &&
+        if (g->sc->checks[i].figure == FIGURE_OUTPUT && g->sc->checks[i].has_max &&
             g->results[i].decided && !g->results[i].holds)
             return true;
     return false;
@@ -433,14 +444,14 @@ bool grade_decided(const struct grader *g)
         const struct lesson_check *c = &g->sc->checks[i];
         if (g->results[i].decided)
             continue;
-        bool ratio = !check_monotonic(c) && c->metric != FIGURE_EXIT;
+        bool ratio = !check_monotonic(c) && c->figure != FIGURE_EXIT;
         /* A child counts as left unreaped only after a second as a zombie: "no zombie" has
            shown nothing before the run has lasted long enough for one to be seen. */
-        if (c->metric == FIGURE_ZOMBIES && g->results[i].seconds < CHECK_ZOMBIE_WATCH_S)
+        if (c->figure == FIGURE_ZOMBIES && g->results[i].seconds < CHECK_ZOMBIE_WATCH_S)
             return false;
         if (ratio && g->results[i].holds)
             open_max++; /* a ratio that holds now: decided with the rest */
-        else if (!ratio && c->has_max && !c->has_min && c->metric != FIGURE_EXIT)
+        else if (!ratio && c->has_max && !c->has_min && c->figure != FIGURE_EXIT)
             open_max++; /* holds so far; decided with the rest */
         else
             return false;
@@ -568,7 +579,7 @@ int grade_message(const struct grader *g, size_t i, char *buf, size_t len)
     if (n >= 0 && (size_t)n < len && grade_sites(g, i, where, sizeof where, NULL, 0))
         n += snprintf(buf + n, len - (size_t)n, " (%s)", where);
     /* A line that must not appear did: quote it, it usually says what went wrong and where. */
-    if (c->metric == FIGURE_OUTPUT && c->has_max && g->observed[i].first[0] && n >= 0 &&
+    if (c->figure == FIGURE_OUTPUT && c->has_max && g->observed[i].first[0] && n >= 0 &&
         (size_t)n < len) {
         const char *who = c->program >= 0 && (size_t)c->program < g->sc->nprograms
                               ? g->sc->programs[c->program].name
@@ -676,7 +687,7 @@ static size_t grade_site_family(const struct lesson_check *c, unsigned *calls, s
 {
     const unsigned *f = NULL;
     size_t n = 0;
-    switch (c->metric) {
+    switch (c->figure) {
     case FIGURE_CALLS:
     case FIGURE_CALL_PER_CLIENT_REQ:
     case FIGURE_CALL_BYTES_PER_BYTE:

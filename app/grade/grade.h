@@ -129,6 +129,12 @@ bool grade_sanitizer_reporting(const struct grader *g);
 /* The sanitizer report seen so far, or NULL. */
 const char *grade_sanitizer_report(const struct grader *g);
 
+/* Whether line opens a sanitizer's error: "==PID==ERROR: AddressSanitizer: ..." (any
+   "ERROR: <name>Sanitizer", LeakSanitizer's included) or UBSan's "FILE:L:C: runtime error: ...".
+   The one rule for the grader, which keeps a report from such a line on, and for the exercise
+   view's brief of it (exercise/buildmsg.c); a program's own "ERROR: " line is not one. */
+bool grade_sanitizer_error(const char *line);
+
 /* The step is done: every check is decided and holds (or, without checks, a run was measured).
    The one pass rule: the TUI records a pass, and `iolab check` exits 0, on this alone. */
 bool grade_done(const struct grader *g);

@@ -9,9 +9,48 @@
 #include <stdio.h>
 #include <string.h>
 
-/* 16.2, 182k, 0.0213: the figure table's formatter (metrics/figure.h). */
-static const char *prediction_num(double v, char *buf, size_t len)
+/*
+ * A count as the question asks it: every figure a prediction can ask that the table writes plain
+ * is a count of something per request (calls, context switches), and a learner who works out
+ * 64 MiB / 4 KiB expects to read 16,385, not "16.4k". So a count of 100 or more is a whole number
+ * with thousands separators, a smaller one keeps three significant figures ("1.02", "0.26"),
+ * and a whole one none. A rate, a size, a share or a latency is written with an SI suffix
+ * ("182k", "4.07M"), its unit after it as the question names it.
+ */
+static const char *prediction_count(double v, char *buf, size_t len)
 {
+    double a = fabs(v);
+    if (a < 100 && v != (double)(long long)v) {
+        snprintf(buf, len, "%.3g", v);
+        return buf;
+    }
+    char digits[32];
+    int n = snprintf(digits, sizeof digits, "%.0f", a);
+    if (n < 0 || (size_t)n >= sizeof digits || a >= 1e18) {
+        snprintf(buf, len, "%.3g", v); /* beyond any count a run makes */
+        return buf;
+    }
+    char out[48];
+    size_t o = 0;
+    if (v < 0 && lround(a) != 0)
+        out[o++] = '-';
+    for (int i = 0; i < n; i++) {
+        if (i > 0 && (n - i) % 3 == 0)
+            out[o++] = ',';
+        out[o++] = digits[i];
+    }
+    out[o] = '\0';
+    snprintf(buf, len, "%s", out);
+    return buf;
+}
+
+/* A value of the prediction's figure as the question asks it (prediction_count, or SI for a
+   rate, a size, a share or a latency). */
+static const char *prediction_num(const struct lesson_predict *p, double v, char *buf, size_t len)
+{
+    const struct figure_def *f = figure_at(p->figure.figure);
+    if (!f || f->show == FIGURE_SHOW_PLAIN)
+        return prediction_count(v, buf, len);
     return figure_format_si(v, "", "", false, buf, len);
 }
 
@@ -25,6 +64,27 @@ static double prediction_value(const struct lesson_scenario *sc, const struct le
     return v;
 }
 
+/*
+ * Whether a count per request has settled in a mode: the calls of the request still under way
+ * when the figure is taken are counted, its request is not, so the average runs high by up to
+ * one request's calls over the requests done (three 64 MiB copies of 16,385 reads each and most
+ * of a fourth read as 20,754). A number is judged once that error is at most half the author's
+ * tolerance: 2 / tolerance requests done (20 at 10%), and never fewer than 4.
+ */
+static bool prediction_settled(const struct lesson_predict *p, const struct mode_span *modes,
+                               size_t nmodes)
+{
+    const struct figure_def *f = figure_at(p->figure.figure);
+    if (!f || f->show != FIGURE_SHOW_PLAIN)
+        return true; /* a rate, a share or a latency: no request's calls are left over */
+    double t = p->tolerance > 0.02 ? p->tolerance : 0.02;
+    double need = ceil(2 / t);
+    for (size_t i = 0; i < nmodes; i++)
+        if (modes[i].mode == p->figure.mode)
+            return (double)modes[i].span.requests >= (need > 4 ? need : 4);
+    return false;
+}
+
 struct prediction_verdict prediction_judge(const struct lesson_scenario *sc,
                                            const struct lesson_predict *p,
                                            const struct prediction *a,
@@ -34,7 +94,7 @@ struct prediction_verdict prediction_judge(const struct lesson_scenario *sc,
     bool ok;
     if (p->kind == LESSON_PREDICT_NUMBER) {
         v.measured = prediction_value(sc, p, p->figure.mode, modes, nmodes, &ok);
-        if (!ok || !a->given)
+        if (!ok || !prediction_settled(p, modes, nmodes) || !a->given)
             return v;
         v.state = fabs(a->number - v.measured) <= p->tolerance * fabs(v.measured) ? EXPECT_AGREES
                                                                                   : EXPECT_DIFFERS;
@@ -78,8 +138,11 @@ int prediction_describe(const struct lesson_scenario *sc, const struct lesson_pr
 {
     char said[96] = "not predicted";
     char n1[32], n2[32];
-    if (a->given && p->kind == LESSON_PREDICT_NUMBER)
-        snprintf(said, sizeof said, "you said %s", prediction_num(a->number, n1, sizeof n1));
+    /* What the learner typed, as typed: a fraction keeps its digits ("you said 1.25"). */
+    if (a->given && p->kind == LESSON_PREDICT_NUMBER && a->number != (double)(long long)a->number)
+        snprintf(said, sizeof said, "you said %g", a->number);
+    else if (a->given && p->kind == LESSON_PREDICT_NUMBER)
+        snprintf(said, sizeof said, "you said %s", prediction_num(p, a->number, n1, sizeof n1));
     else if (a->given)
         snprintf(said, sizeof said, "you chose %s", prediction_mode_id(sc, a->mode));
     if (!a->given && v->state == EXPECT_UNDECIDED)
@@ -101,10 +164,10 @@ int prediction_describe(const struct lesson_scenario *sc, const struct lesson_pr
     if (p->kind == LESSON_PREDICT_NUMBER) {
         int tol = (int)lround(p->tolerance * 100);
         return snprintf(buf, len, "%s, measured %s%s%s%s (within %d%% counts)", said,
-                        prediction_num(v->measured, n2, sizeof n2), p->unit ? " " : "",
+                        prediction_num(p, v->measured, n2, sizeof n2), p->unit ? " " : "",
                         p->unit ? p->unit : "", verdict, tol);
     }
     return snprintf(
         buf, len, "%s; the %s: %s (%s)%s", said, p->kind == LESSON_PREDICT_MOST ? "most" : "least",
-        prediction_mode_id(sc, v->best), prediction_num(v->best_value, n1, sizeof n1), verdict);
+        prediction_mode_id(sc, v->best), prediction_num(p, v->best_value, n1, sizeof n1), verdict);
 }

@@ -1,8 +1,9 @@
 /*
- * check: evaluation of step checks (see check.h for which figure a check reads). Metric names
- * are the figure table's (metrics/figure.h) that a check accepts; "calls:NAME" takes its names
- * from the counter page's IOLAB_CALLS list, so a check can name any call the shim counts and
- * nothing else. Names are parsed once, by the loader; evaluation works on the typed check.
+ * check: evaluation of step checks (see check.h for which figure a check reads). The names a
+ * check's "metric" takes are the figure table's (metrics/figure.h) that a check accepts;
+ * "calls:NAME" takes its names from the counter page's IOLAB_CALLS list, so a check can name any
+ * call the shim counts and nothing else. Names are parsed once, by the loader; evaluation works
+ * on the typed check.
  */
 #include "check.h"
 
@@ -16,16 +17,16 @@ static const char *check_unit(enum figure_id m)
     return f ? f->unit : "?";
 }
 
-int check_metric_parse(const char *name, enum figure_id *metric, unsigned *call)
+int check_figure_parse(const char *name, enum figure_id *figure, unsigned *call)
 {
     const struct figure_def *f = figure_find_in(name, FIGURE_IN_CHECK, call);
     if (!f)
         return -EINVAL;
-    *metric = figure_id_of(f);
+    *figure = figure_id_of(f);
     return 0;
 }
 
-const char *check_metric_name(size_t i, char *buf, size_t len)
+const char *check_figure_name(size_t i, char *buf, size_t len)
 {
     /* The plain names in the table's order, then each per-call name with every counted call. */
     for (size_t k = 0; k < figure_count(); k++) {
@@ -79,25 +80,25 @@ static int check_role(const struct lesson_check *c)
 {
     if (c->role >= 0)
         return c->role;
-    if (c->metric == FIGURE_CALLS || c->metric == FIGURE_CALL_PER_CLIENT_REQ ||
-        c->metric == FIGURE_CALL_BYTES_PER_BYTE)
+    if (c->figure == FIGURE_CALLS || c->figure == FIGURE_CALL_PER_CLIENT_REQ ||
+        c->figure == FIGURE_CALL_BYTES_PER_BYTE)
         return -1;
-    return c->metric == FIGURE_CPU_MS_PER_REQ ? LESSON_ROLE_SERVER : LESSON_ROLE_CLIENT;
+    return c->figure == FIGURE_CPU_MS_PER_REQ ? LESSON_ROLE_SERVER : LESSON_ROLE_CLIENT;
 }
 
 /* Whether a check's figure is a ratio over the bytes served (figure.h): it can go either way,
    and has no value while nothing was served. */
 static bool check_per_byte(const struct lesson_check *check)
 {
-    return check->metric == FIGURE_CALL_BYTES_PER_BYTE || check->metric == FIGURE_RCHAR_PER_BYTE ||
-           check->metric == FIGURE_WCHAR_PER_BYTE;
+    return check->figure == FIGURE_CALL_BYTES_PER_BYTE || check->figure == FIGURE_RCHAR_PER_BYTE ||
+           check->figure == FIGURE_WCHAR_PER_BYTE;
 }
 
 bool check_monotonic(const struct lesson_check *check)
 {
-    return check->metric != FIGURE_RCHAR_PER_SYSCR && check->metric != FIGURE_READ_FILL &&
-           check->metric != FIGURE_EXIT && check->metric != FIGURE_CALL_PER_CLIENT_REQ &&
-           check->metric != FIGURE_CPU_MS_PER_REQ && !check_per_byte(check);
+    return check->figure != FIGURE_RCHAR_PER_SYSCR && check->figure != FIGURE_READ_FILL &&
+           check->figure != FIGURE_EXIT && check->figure != FIGURE_CALL_PER_CLIENT_REQ &&
+           check->figure != FIGURE_CPU_MS_PER_REQ && !check_per_byte(check);
 }
 
 /* Whether the verdict is final (see struct check_result). */
@@ -108,7 +109,7 @@ static bool check_decided(const struct lesson_check *c, const struct check_resul
         return true;
     if (c->within > 0 && r->seconds >= c->within)
         return true;
-    if (c->metric == FIGURE_EXIT)
+    if (c->figure == FIGURE_EXIT)
         return obs && obs->seen;
     if (!check_monotonic(c))
         return false;
@@ -123,7 +124,7 @@ static bool check_decided(const struct lesson_check *c, const struct check_resul
 static int check_eval_files(const struct lesson_check *check, const struct check_facts *facts,
                             uint64_t files_bytes, struct check_result *out)
 {
-    const struct figure_def *fig = figure_at(check->metric);
+    const struct figure_def *fig = figure_at(check->figure);
     if (!fig || !(fig->where & FIGURE_IN_CHECK) || check->role >= LESSON_NROLES ||
         (fig->per_call && check->call >= IOLAB_NCALLS))
         return -EINVAL;
@@ -171,14 +172,14 @@ size_t check_eval_all(const struct lesson_scenario *sc, const struct check_facts
     for (size_t i = 0; i < sc->nchecks; i++) {
         const struct lesson_check *c = &sc->checks[i];
         const struct check_observed *obs = facts->observed ? &facts->observed[i] : NULL;
-        if (c->metric == FIGURE_EXIT || c->metric == FIGURE_OUTPUT) {
+        if (c->figure == FIGURE_EXIT || c->figure == FIGURE_OUTPUT) {
             /* Figures the grader observed itself; the mode's seconds say whether it ran. */
             struct check_result r = {0};
             struct lesson_check timed = *c;
-            timed.metric = FIGURE_SECONDS;
+            timed.figure = FIGURE_SECONDS;
             check_eval(&timed, facts, &r);
             r.value = obs ? obs->value : 0;
-            if (c->metric == FIGURE_EXIT) {
+            if (c->figure == FIGURE_EXIT) {
                 r.holds = obs && obs->seen && (int)r.value == c->status;
                 if (!obs || !obs->seen)
                     r.value = -1; /* not exited (yet) */
@@ -205,7 +206,7 @@ static const char *check_fd_name(unsigned k)
    its bounds, yet does not hold. */
 static bool check_ratio_undefined(const struct lesson_check *check, const struct check_result *r)
 {
-    if (check->metric != FIGURE_CALL_PER_CLIENT_REQ && check->metric != FIGURE_CPU_MS_PER_REQ &&
+    if (check->figure != FIGURE_CALL_PER_CLIENT_REQ && check->figure != FIGURE_CPU_MS_PER_REQ &&
         !check_per_byte(check))
         return false;
     if (check_per_byte(check))
@@ -239,29 +240,29 @@ int check_describe(const struct lesson_check *check, const struct lesson_scenari
                    const struct check_result *r, char *buf, size_t len)
 {
     char unit[96];
-    if (check->metric == FIGURE_CALLS && check->fd_kind)
+    if (check->figure == FIGURE_CALLS && check->fd_kind)
         snprintf(unit, sizeof unit, "%s calls on a %s%s%s",
                  check->call < IOLAB_NCALLS ? iolab_call_info[check->call].label : "?",
                  check_fd_name(check->fd_kind), check->fd_to ? " to a " : "",
                  check->fd_to ? check_fd_name(check->fd_to) : "");
-    else if (check->metric == FIGURE_CALLS)
+    else if (check->figure == FIGURE_CALLS)
         snprintf(unit, sizeof unit, "%s calls",
                  check->call < IOLAB_NCALLS ? iolab_call_info[check->call].label : "?");
-    else if (check->metric == FIGURE_CALL_PER_CLIENT_REQ)
+    else if (check->figure == FIGURE_CALL_PER_CLIENT_REQ)
         snprintf(unit, sizeof unit, "%s calls per request",
                  check->call < IOLAB_NCALLS ? iolab_call_info[check->call].label : "?");
-    else if (check->metric == FIGURE_CALL_BYTES_PER_BYTE)
+    else if (check->figure == FIGURE_CALL_BYTES_PER_BYTE)
         snprintf(unit, sizeof unit, "bytes %s moved (confirmed by the kernel) per byte served",
                  check->call < IOLAB_NCALLS ? iolab_call_info[check->call].label : "?");
     else
-        snprintf(unit, sizeof unit, "%s", check_unit(check->metric));
+        snprintf(unit, sizeof unit, "%s", check_unit(check->figure));
     /* The scope: the check's mode, every mode together, or nothing when there are no modes. */
     char scope[64] = "";
     if (check->mode >= 0 && sc && (size_t)check->mode < sc->nmodes)
         snprintf(scope, sizeof scope, "%s: ", sc->modes[check->mode].id);
     else if (!sc || sc->nmodes > 1)
         snprintf(scope, sizeof scope, "all modes: ");
-    if (check->metric == FIGURE_EXIT) {
+    if (check->figure == FIGURE_EXIT) {
         const char *who = sc && check->program >= 0 && (size_t)check->program < sc->nprograms
                               ? sc->programs[check->program].name
                               : "the program";
@@ -271,11 +272,11 @@ int check_describe(const struct lesson_check *check, const struct lesson_scenari
         return snprintf(buf, len, "%s%s exited with status %.0f, expected %d", scope, who, r->value,
                         check->status);
     }
-    if (check->metric == FIGURE_CALL_PER_CLIENT_REQ || check->metric == FIGURE_CPU_MS_PER_REQ ||
+    if (check->figure == FIGURE_CALL_PER_CLIENT_REQ || check->figure == FIGURE_CPU_MS_PER_REQ ||
         check_per_byte(check))
         return check_describe_ratio(check, r, scope, unit, buf, len);
     /* Seconds get one decimal so that progress visibly moves; counts are whole numbers. */
-    bool secs = check->metric == FIGURE_SECONDS;
+    bool secs = check->figure == FIGURE_SECONDS;
     /* Below the minimum it reads as progress ("3 of 5 requests"); past it, as what was seen
        against the bound ("8 fork calls, at least 1"), never "8 of 1". */
     if (!check->has_max && secs)
@@ -307,7 +308,7 @@ int check_explain(const struct lesson_check *check, const struct lesson_scenario
 {
     char seen[256], when[64] = "", limit[96] = "";
     check_describe(check, sc, r, seen, sizeof seen);
-    if (check->metric != FIGURE_EXIT && r->seconds >= 0.05)
+    if (check->figure != FIGURE_EXIT && r->seconds >= 0.05)
         check_explain_time(r, when, sizeof when);
     if (check->within > 0 && !r->holds && r->seconds >= check->within) {
         const char *who = "";

@@ -27,14 +27,14 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-/* Parses "seconds", "requests", "bytes", "calls:LABEL" (call set for the last), or an exercise
-   metric: "exit", "output", "syscr", "syscw", "bytes_per_syscr", "peak_procs", "peak_threads",
-   "zombies", "spawns". 0, -EINVAL. */
-int check_metric_parse(const char *name, enum figure_id *metric, unsigned *call);
+/* Parses a check's "metric", the name of the figure it reads: "seconds", "requests", "bytes",
+   "calls:LABEL" (call set for the last), or an exercise's: "exit", "output", "syscr", "syscw",
+   "bytes_per_syscr", "peak_procs", "peak_threads", "zombies", "spawns". 0, -EINVAL. */
+int check_figure_parse(const char *name, enum figure_id *figure, unsigned *call);
 
-/* Every metric name check_metric_parse() accepts, by index from 0; NULL past the last. The
+/* Every figure name check_figure_parse() accepts, by index from 0; NULL past the last. The
  * loader uses it to suggest a spelling. buf holds the result. */
-const char *check_metric_name(size_t i, char *buf, size_t len);
+const char *check_figure_name(size_t i, char *buf, size_t len);
 
 /*
  * Parses a check's "fd" for call `call`: a kind ("file", "socket", "pipe", "other") or, for a
@@ -79,7 +79,7 @@ struct check_result {
     bool undefined;
 };
 
-/* Evaluates one check. 0, or -EINVAL when the check's metric or role is out of range. */
+/* Evaluates one check. 0, or -EINVAL when the check's figure or role is out of range. */
 int check_eval(const struct lesson_check *check, const struct check_facts *facts,
                struct check_result *out);
 
@@ -93,7 +93,7 @@ size_t check_eval_all(const struct lesson_scenario *sc, const struct check_facts
 int check_describe(const struct lesson_check *check, const struct lesson_scenario *sc,
                    const struct check_result *r, char *buf, size_t len);
 
-/* Whether a check's metric only grows (counts, seconds): then a minimum reached or a maximum
+/* Whether a check's figure only grows (counts, seconds): then a minimum reached or a maximum
    passed is final. */
 bool check_monotonic(const struct lesson_check *check);
 

@@ -17,10 +17,10 @@
 enum { XK_PROGRAM, XK_MATCH, XK_STATUS, XK_WITHIN, XK_FAIL, XK_DIGEST, XK_POINTS };
 
 void check_load_extra(struct load *ld, const cJSON *obj, const cJSON *const *f,
-                      const struct lesson_scenario *sc, struct lesson_check *c, int metric_ok)
+                      const struct lesson_scenario *sc, struct lesson_check *c, int figure_ok)
 {
-    bool exit = metric_ok && c->metric == FIGURE_EXIT;
-    bool output = metric_ok && c->metric == FIGURE_OUTPUT;
+    bool exit = figure_ok && c->figure == FIGURE_EXIT;
+    bool output = figure_ok && c->figure == FIGURE_OUTPUT;
     if (f[XK_PROGRAM]) {
         const char *name = f[XK_PROGRAM]->valuestring;
         size_t p = 0;
@@ -33,7 +33,7 @@ void check_load_extra(struct load *ld, const cJSON *obj, const cJSON *const *f,
                       name);
         else
             c->program = (int)p;
-        if (metric_ok && !exit && !output)
+        if (figure_ok && !exit && !output)
             load_diag(ld, f[XK_PROGRAM], 0,
                       "\"program\" is for the exit and output metrics; this check reads a role's "
                       "figures (\"role\").");
@@ -53,7 +53,7 @@ void check_load_extra(struct load *ld, const cJSON *obj, const cJSON *const *f,
         } else {
             regfree(&re);
         }
-        if (metric_ok && !output)
+        if (figure_ok && !output)
             load_diag(ld, f[XK_MATCH], 0, "\"match\" is for the output metric.");
     } else if (output) {
         load_diag(ld, obj, 0,
@@ -67,7 +67,7 @@ void check_load_extra(struct load *ld, const cJSON *obj, const cJSON *const *f,
             load_diag(ld, f[XK_STATUS], 0,
                       "\"status\" is an exit status, a whole number from 0 "
                       "to 255.");
-        if (metric_ok && !exit)
+        if (figure_ok && !exit)
             load_diag(ld, f[XK_STATUS], 0, "\"status\" is for the exit metric.");
     } else if (exit) {
         load_diag(ld, obj, 0, "an exit check needs \"status\": the exit status it wants.");
@@ -92,7 +92,7 @@ void check_load_extra(struct load *ld, const cJSON *obj, const cJSON *const *f,
                       "\"digest\" names file \"%s\", which this step does not make; name one of "
                       "its \"files\".",
                       name);
-        else if (metric_ok && !output)
+        else if (figure_ok && !output)
             load_diag(ld, f[XK_DIGEST], 0, "\"digest\" is for the output metric.");
         else if (f[XK_MATCH] && regcomp(&re, f[XK_MATCH]->valuestring, REG_EXTENDED) == 0) {
             if (re.re_nsub < 1)
@@ -106,8 +106,8 @@ void check_load_extra(struct load *ld, const cJSON *obj, const cJSON *const *f,
     /* The "per byte served" figures divide by the client's bytes, or by the step's files when
        no client publishes any: with neither they never exist and the check could never pass. */
     bool per_byte =
-        metric_ok && (c->metric == FIGURE_CALL_BYTES_PER_BYTE ||
-                      c->metric == FIGURE_RCHAR_PER_BYTE || c->metric == FIGURE_WCHAR_PER_BYTE);
+        figure_ok && (c->figure == FIGURE_CALL_BYTES_PER_BYTE ||
+                      c->figure == FIGURE_RCHAR_PER_BYTE || c->figure == FIGURE_WCHAR_PER_BYTE);
     bool served = sc->nfiles > 0;
     for (size_t p = 0; p < sc->nprograms && !served; p++)
         served = sc->programs[p].role == LESSON_ROLE_CLIENT;

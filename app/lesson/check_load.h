@@ -27,6 +27,6 @@
 
 /* Parses f[0..CHECK_NEXTRA) (in the order above) into c, and checks that they fit its metric. */
 void check_load_extra(struct load *ld, const cJSON *obj, const cJSON *const *f,
-                      const struct lesson_scenario *sc, struct lesson_check *c, int metric_ok);
+                      const struct lesson_scenario *sc, struct lesson_check *c, int figure_ok);
 
 #endif

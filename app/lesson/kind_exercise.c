@@ -307,7 +307,7 @@ static void kind_exercise_parse(struct load *ld, const cJSON *const *f, struct l
        on a role that has no other program could never hold. */
     for (size_t i = 0; ex->sc && ex->sc->has_learner && i < ex->sc->nchecks; i++) {
         const struct lesson_check *c = &ex->sc->checks[i];
-        if (c->metric != FIGURE_REQUESTS && c->metric != FIGURE_BYTES)
+        if (c->figure != FIGURE_REQUESTS && c->figure != FIGURE_BYTES)
             continue;
         int role = c->role < 0 ? LESSON_ROLE_CLIENT : c->role;
         size_t p = 0;
@@ -320,7 +320,7 @@ static void kind_exercise_parse(struct load *ld, const cJSON *const *f, struct l
                       "learner's: what a program publishes about itself proves nothing; read "
                       "them from a program the learner does not write.",
                       c->text ? c->text : "", lesson_role_name((enum lesson_role)role),
-                      c->metric == FIGURE_REQUESTS ? "requests" : "bytes");
+                      c->figure == FIGURE_REQUESTS ? "requests" : "bytes");
     }
 }
 

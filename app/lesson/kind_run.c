@@ -414,7 +414,7 @@ static void load_files(struct load *ld, const cJSON *arr, struct lesson_scenario
     free(names);
 }
 
-/* The metric a check names, typed; reports an unknown name with a suggestion. */
+/* The figure a check's "metric" names, typed; reports an unknown name with a suggestion. */
 /* "limits": {"open_files": N, "processes": N, "address_space_mb": N, "tmp_mb": N}, each within
    its ceiling. */
 static void load_limits(struct load *ld, const cJSON *obj, struct lesson_limits *out)
@@ -454,16 +454,16 @@ static void load_limits(struct load *ld, const cJSON *obj, struct lesson_limits 
     }
 }
 
-static void load_check_metric(struct load *ld, const cJSON *v, struct lesson_check *c, int *ok)
+static void load_check_figure(struct load *ld, const cJSON *v, struct lesson_check *c, int *ok)
 {
-    *ok = check_metric_parse(v->valuestring, &c->metric, &c->call) == 0;
+    *ok = check_figure_parse(v->valuestring, &c->figure, &c->call) == 0;
     if (*ok)
         return;
     /* Room for every name: the plain ones and three per counted call. */
     char bufs[256][48];
     const char *names[256];
     size_t k = 0;
-    while (k < 256 && (names[k] = check_metric_name(k, bufs[k], sizeof bufs[k])))
+    while (k < 256 && (names[k] = check_figure_name(k, bufs[k], sizeof bufs[k])))
         k++;
     char why[640];
     /* A call iolab does not count is not a typo of one it does: say so first, so that a close
@@ -480,7 +480,7 @@ static void load_check_metric(struct load *ld, const cJSON *v, struct lesson_che
                   load_suggest(why, sizeof why, v->valuestring, names, k, "name a counted call."));
         return;
     }
-    /* The hint names every metric but the calls, from the same table the parser reads. */
+    /* The hint names every figure but the calls, from the same table the parser reads. */
     char hint[512] = "use ";
     size_t at = strlen(hint);
     for (size_t i = 0; i < k; i++)
@@ -541,7 +541,7 @@ static void load_check_mode(struct load *ld, const cJSON *v, const struct lesson
 }
 
 static void load_check_role(struct load *ld, const cJSON *v, const struct lesson_scenario *sc,
-                            struct lesson_check *c, int metric_ok)
+                            struct lesson_check *c, int figure_ok)
 {
     enum lesson_role role;
     if (load_role(ld, v, &role) < 0)
@@ -550,7 +550,7 @@ static void load_check_role(struct load *ld, const cJSON *v, const struct lesson
     size_t p = 0;
     while (p < sc->nprograms && sc->programs[p].role != role)
         p++;
-    if (metric_ok && c->metric == FIGURE_SECONDS)
+    if (figure_ok && c->figure == FIGURE_SECONDS)
         load_diag(ld, v, 0, "seconds are counted per mode, not per role; remove \"role\".");
     else if (p == sc->nprograms && !ld->bad_role)
         load_diag(ld, v, 0,
@@ -588,7 +588,7 @@ static void load_check_bounds(struct load *ld, const cJSON *obj, const cJSON *mi
 /* A check's "fd": which kind of descriptor its calls count (check_fd_parse). */
 static void load_check_fd(struct load *ld, const cJSON *v, struct lesson_check *c)
 {
-    if (c->metric != FIGURE_CALLS && c->metric != FIGURE_CALL_PER_CLIENT_REQ) {
+    if (c->figure != FIGURE_CALLS && c->figure != FIGURE_CALL_PER_CLIENT_REQ) {
         load_diag(ld, v, 0,
                   "\"fd\" applies to calls:NAME and calls_per_request:NAME metrics only; "
                   "remove it.");
@@ -645,29 +645,29 @@ static void load_checks(struct load *ld, const cJSON *arr, struct lesson_scenari
         *c = (struct lesson_check){.mode = -1, .role = -1, .program = -1};
         load_fields(ld, obj, load_check_fields, CHECK_NFIELDS + CHECK_NEXTRA, "a check", NULL, f);
         c->text = load_strdup(ld, f[CHECK_TEXT] ? f[CHECK_TEXT]->valuestring : "");
-        int metric_ok = 0;
+        int figure_ok = 0;
         if (f[CHECK_METRIC])
-            load_check_metric(ld, f[CHECK_METRIC], c, &metric_ok);
+            load_check_figure(ld, f[CHECK_METRIC], c, &figure_ok);
         if (f[CHECK_MODE])
             load_check_mode(ld, f[CHECK_MODE], sc, c);
         if (f[CHECK_ROLE])
-            load_check_role(ld, f[CHECK_ROLE], sc, c, metric_ok);
+            load_check_role(ld, f[CHECK_ROLE], sc, c, figure_ok);
         if (cJSON_IsObject(obj))
-            check_load_extra(ld, obj, f + CHECK_NFIELDS, sc, c, metric_ok);
-        if (cJSON_IsObject(obj) && !(metric_ok && c->metric == FIGURE_EXIT))
+            check_load_extra(ld, obj, f + CHECK_NFIELDS, sc, c, figure_ok);
+        if (cJSON_IsObject(obj) && !(figure_ok && c->figure == FIGURE_EXIT))
             load_check_bounds(ld, obj, f[CHECK_MIN], f[CHECK_MAX], c);
         /* An exit check is judged by its "status" alone (check.c): a bound beside it would be
            read by the author as part of the check and by iolab not at all. */
-        for (int b = CHECK_MIN; metric_ok && c->metric == FIGURE_EXIT && b <= CHECK_MAX; b++)
+        for (int b = CHECK_MIN; figure_ok && c->figure == FIGURE_EXIT && b <= CHECK_MAX; b++)
             if (f[b])
                 load_diag(ld, f[b], 1,
                           "an exit check is judged by \"status\" alone and has no \"%s\"; "
                           "remove it.",
                           load_check_fields[b].name);
-        if (f[CHECK_FD] && metric_ok)
+        if (f[CHECK_FD] && figure_ok)
             load_check_fd(ld, f[CHECK_FD], c);
-        if (metric_ok &&
-            (c->metric == FIGURE_CALL_PER_CLIENT_REQ || c->metric == FIGURE_CPU_MS_PER_REQ))
+        if (figure_ok &&
+            (c->figure == FIGURE_CALL_PER_CLIENT_REQ || c->figure == FIGURE_CPU_MS_PER_REQ))
             load_check_per_request(ld, f[CHECK_METRIC], sc);
     }
 }

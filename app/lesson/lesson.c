@@ -96,8 +96,8 @@ bool lesson_watch_add(struct lesson_scenario *sc, unsigned call)
 void lesson_watch_derive(struct lesson_scenario *sc)
 {
     for (size_t i = 0; i < sc->nchecks; i++)
-        if (sc->checks[i].metric == FIGURE_CALLS ||
-            sc->checks[i].metric == FIGURE_CALL_PER_CLIENT_REQ)
+        if (sc->checks[i].figure == FIGURE_CALLS ||
+            sc->checks[i].figure == FIGURE_CALL_PER_CLIENT_REQ)
             lesson_watch_add(sc, sc->checks[i].call);
     for (size_t i = 0; i < sc->nexpects; i++) {
         const struct lesson_expect *e = &sc->expects[i];

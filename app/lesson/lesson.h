@@ -102,14 +102,15 @@ struct lesson_file {
 
 /*
  * A check that makes a step done, evaluated against what was measured (check.h). Typed when the
- * pack loads: the metric, call, mode and role are resolved then (a name the step does not have
- * is a lint error), so evaluating a check parses nothing. "Run epoll and fork for at least 5 s
- * each" is two checks with a mode and the metric seconds; "no fork" is calls:fork with max 0.
+ * pack loads: the figure (the key "metric"), call, mode and role are resolved then (a name the
+ * step does not have is a lint error), so evaluating a check parses nothing. "Run epoll and fork
+ * for at least 5 s each" is two checks with a mode and the figure seconds; "no fork" is
+ * calls:fork with max 0.
  */
 struct lesson_check {
     char *text;            /* shown to the learner: "Run the epoll server for 5 s" */
     int mode;              /* index of the mode whose figures count; -1: every mode */
-    enum figure_id metric; /* what is measured */
+    enum figure_id figure; /* what is measured (the JSON's "metric") */
     unsigned call;         /* enum iolab_call_id, for FIGURE_CALLS */
     int role;              /* enum lesson_role whose figures count; -1: the default (check.h) */
     bool has_min, has_max; /* at least one is set */

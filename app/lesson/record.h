@@ -132,9 +132,9 @@ void predict_record_free(struct predict_record *r);
 #define EXERCISE_RECORD_FIELD "exercise"
 
 struct exercise_record {
-    double attempts;   /* builds that count as attempts */
-    bool passed;       /* it passed once ... */
-    double first_pass; /* ... at this time (seconds since the epoch) */
+    long long attempts; /* builds that count as attempts (a whole number, as stored) */
+    bool passed;        /* it passed once ... */
+    double first_pass;  /* ... at this time (seconds since the epoch) */
     bool solution_viewed;
     bool solution_before_pass; /* the solution was viewed before the first pass */
     struct record_score best;  /* the best score of an attempt or a pass */
@@ -151,7 +151,42 @@ int exercise_record_score(const char *old, const struct record_score *score, cha
 
 #define SWEEP_RECORD_FIELD "sweep"
 
-/* The rows of the kinds' records (record.c), named in the kinds' rows. */
+/* One point of a stored sweep: its series and value as written, and every number it holds by
+   key. Which figures a point keeps, and under which keys, is the engine's table (sweep_kept,
+   engine/sweeprun.h); this codec only reads them, so that nothing in engine/ parses JSON. */
+struct sweep_record_num {
+    char *key;
+    double v;
+};
+struct sweep_record_point {
+    char *mode, *value; /* NULL when the point lacks them (or they are not strings) */
+    char *problem;      /* NULL: none */
+    bool measured;
+    struct sweep_record_num *nums;
+    size_t nnums;
+};
+/* {"modes":["epoll",...],"tier":"full","seconds_per_point":2,"stopped":false,"points":[...]} as
+   sweepio_json() writes it (engine/README.md); members of the wrong type are left out, as a
+   missing one (modes: the strings only). */
+struct sweep_record {
+    char **modes;
+    size_t nmodes;
+    char *tier; /* NULL when absent */
+    double seconds_per_point;
+    bool stopped;
+    struct sweep_record_point *points;
+    size_t npoints;
+};
+
+/* 0; -EINVAL (why written) when json is not an object with the arrays "modes" and "points";
+   -ENOMEM. Free with sweep_record_free() whatever it returns. */
+int sweep_record_parse(const char *json, struct sweep_record *r, char *why, size_t len);
+void sweep_record_free(struct sweep_record *r);
+/* A point's number under key: true and *v when the point has it. */
+bool sweep_record_num(const struct sweep_record_point *p, const char *key, double *v);
+
+/* The rows of the kinds' records, named in the kinds' rows: the quiz's in kind_quiz.c, the run
+   step's two in record_run.c, the exercise's in record_exercise.c. */
 extern const struct lesson_record lesson_record_quiz;
 extern const struct lesson_record lesson_record_predict;
 extern const struct lesson_record lesson_record_exercise;

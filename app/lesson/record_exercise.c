@@ -13,6 +13,9 @@
 #include <stdlib.h>
 #include <string.h>
 
+/* 2^53: the largest count a JSON number (a double) holds exactly. */
+#define RECORD_EXERCISE_MAX_ATTEMPTS 9007199254740992LL
+
 int exercise_record_parse(const char *json, struct exercise_record *r, char *why, size_t len)
 {
     memset(r, 0, sizeof *r);
@@ -28,7 +31,12 @@ int exercise_record_parse(const char *json, struct exercise_record *r, char *why
        record written by any earlier iolab reads the same. */
     const cJSON *a = cJSON_GetObjectItem(o, "attempts");
     const cJSON *fp = cJSON_GetObjectItem(o, "first_pass");
-    r->attempts = cJSON_IsNumber(a) ? a->valuedouble : 0;
+    /* A count: a fraction (a file edited by hand) is cut to its whole part, and a count past
+       what a JSON number holds exactly stops there. */
+    if (cJSON_IsNumber(a) && a->valuedouble >= RECORD_EXERCISE_MAX_ATTEMPTS)
+        r->attempts = RECORD_EXERCISE_MAX_ATTEMPTS;
+    else if (cJSON_IsNumber(a) && a->valuedouble > 0)
+        r->attempts = (long long)a->valuedouble;
     r->passed = cJSON_IsNumber(fp);
     r->first_pass = r->passed ? fp->valuedouble : 0;
     r->solution_viewed = cJSON_IsTrue(cJSON_GetObjectItem(o, "solution_viewed"));
@@ -41,7 +49,7 @@ int exercise_record_parse(const char *json, struct exercise_record *r, char *why
 char *exercise_record_write(const struct exercise_record *r)
 {
     cJSON *n = cJSON_CreateObject();
-    bool ok = n && cJSON_AddNumberToObject(n, "attempts", r->attempts) &&
+    bool ok = n && cJSON_AddNumberToObject(n, "attempts", (double)r->attempts) &&
               (!r->passed || cJSON_AddNumberToObject(n, "first_pass", r->first_pass)) &&
               cJSON_AddBoolToObject(n, "solution_viewed", r->solution_viewed) &&
               cJSON_AddBoolToObject(n, "solution_before_pass", r->solution_before_pass) &&

@@ -3,8 +3,9 @@
  * step's prediction questions, {"predictions":[{"number":16,"verdict":"right","measured":16.2},
  * {"mode":"fork"}, {}]}: one entry per question in the step's order, empty when it was not
  * answered, with the verdict and the figure it was judged against once the scenario has run.
- * "sweep" holds a finished sweep, whose shape engine/sweepio.c owns; an import only asks that
- * the step has a sweep.
+ * "sweep" holds a finished sweep, whose shape engine/sweepio.c writes: read back here into a
+ * typed record (struct sweep_record) that sweepio_parse() turns into the engine's result, so
+ * that the JSON is parsed only in lesson/; an import only asks that the step has a sweep.
  */
 #include "quiz.h"
 #include "record.h"
@@ -89,6 +90,105 @@ char *predict_record_write(const struct predict_record *r)
     char *json = ok ? cJSON_PrintUnformatted(root) : NULL;
     cJSON_Delete(root);
     return json;
+}
+
+void sweep_record_free(struct sweep_record *r)
+{
+    for (size_t i = 0; i < r->nmodes; i++)
+        free(r->modes[i]);
+    for (size_t i = 0; i < r->npoints; i++) {
+        struct sweep_record_point *p = &r->points[i];
+        free(p->mode);
+        free(p->value);
+        free(p->problem);
+        for (size_t k = 0; k < p->nnums; k++)
+            free(p->nums[k].key);
+        free(p->nums);
+    }
+    free(r->modes);
+    free(r->points);
+    free(r->tier);
+    memset(r, 0, sizeof *r);
+}
+
+/* A copy of item's string, or NULL (*ok false when it was a string that could not be copied). */
+static char *record_run_string(const cJSON *item, bool *ok)
+{
+    if (!cJSON_IsString(item))
+        return NULL;
+    char *s = strdup(item->valuestring);
+    *ok = *ok && s;
+    return s;
+}
+
+/* One point object into p: its strings, its flag and every number it holds. */
+static bool record_run_point(const cJSON *o, struct sweep_record_point *p)
+{
+    bool ok = true;
+    p->mode = record_run_string(cJSON_GetObjectItemCaseSensitive(o, "mode"), &ok);
+    p->value = record_run_string(cJSON_GetObjectItemCaseSensitive(o, "value"), &ok);
+    p->problem = record_run_string(cJSON_GetObjectItemCaseSensitive(o, "problem"), &ok);
+    p->measured = cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(o, "measured"));
+    size_t n = 0;
+    const cJSON *m;
+    cJSON_ArrayForEach(m, o) n += cJSON_IsNumber(m) && m->string;
+    if (n && !(p->nums = calloc(n, sizeof *p->nums)))
+        return false;
+    cJSON_ArrayForEach(m, o)
+    {
+        if (!cJSON_IsNumber(m) || !m->string)
+            continue;
+        struct sweep_record_num *x = &p->nums[p->nnums++];
+        x->v = m->valuedouble;
+        ok = ok && (x->key = strdup(m->string));
+    }
+    return ok;
+}
+
+int sweep_record_parse(const char *json, struct sweep_record *r, char *why, size_t len)
+{
+    memset(r, 0, sizeof *r);
+    cJSON *root = json ? cJSON_Parse(json) : NULL;
+    const cJSON *modes = cJSON_GetObjectItemCaseSensitive(root, "modes");
+    const cJSON *points = cJSON_GetObjectItemCaseSensitive(root, "points");
+    if (!cJSON_IsObject(root) || !cJSON_IsArray(modes) || !cJSON_IsArray(points)) {
+        snprintf(why, len, "a sweep record is an object with the arrays \"modes\" and \"points\"");
+        cJSON_Delete(root);
+        return -EINVAL;
+    }
+    bool ok = true;
+    size_t nm = (size_t)cJSON_GetArraySize(modes), np = (size_t)cJSON_GetArraySize(points);
+    if ((nm && !(r->modes = calloc(nm, sizeof *r->modes))) ||
+        (np && !(r->points = calloc(np, sizeof *r->points))))
+        ok = false;
+    const cJSON *m;
+    cJSON_ArrayForEach(m, modes)
+    {
+        if (ok && cJSON_IsString(m))
+            ok = (r->modes[r->nmodes++] = strdup(m->valuestring)) != NULL;
+    }
+    const cJSON *p;
+    cJSON_ArrayForEach(p, points)
+    {
+        if (ok)
+            ok = record_run_point(p, &r->points[r->npoints++]);
+    }
+    r->tier = record_run_string(cJSON_GetObjectItemCaseSensitive(root, "tier"), &ok);
+    const cJSON *secs = cJSON_GetObjectItemCaseSensitive(root, "seconds_per_point");
+    r->seconds_per_point = cJSON_IsNumber(secs) ? secs->valuedouble : 0;
+    r->stopped = cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(root, "stopped"));
+    cJSON_Delete(root);
+    return ok ? 0 : -ENOMEM;
+}
+
+bool sweep_record_num(const struct sweep_record_point *p, const char *key, double *v)
+{
+    for (size_t i = 0; i < p->nnums; i++)
+        if (!strcmp(p->nums[i].key, key)) {
+            *v = p->nums[i].v;
+            return true;
+        }
+    return false;
 }
 
 static const char *record_predict_misfit(const struct lesson_step *step, const cJSON *record,

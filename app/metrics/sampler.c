@@ -188,11 +188,6 @@ void sampler_set_paused(struct sampler *s, bool paused)
     s->paused = paused;
 }
 
-const struct snapshot *sampler_last(const struct sampler *s)
-{
-    return &s->snap;
-}
-
 static void sampler_raw_add(struct sampler_raw *a, const struct sampler_raw *b)
 {
     sampler_fig_add(&a->fig, &b->fig, true);

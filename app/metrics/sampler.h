@@ -112,9 +112,6 @@ void sampler_set_budget(struct sampler *s, double core_share, uint32_t min_items
 /* Samples everything now (now_s: same clock as sampler_open) and returns the new snapshot. */
 const struct snapshot *sampler_sample(struct sampler *s, double now_s);
 
-/* The latest snapshot (all zero before the first sample). */
-const struct snapshot *sampler_last(const struct sampler *s);
-
 /*
  * Rescans /proc and writes the pids of prog's live process tree (root first when alive) into
  * pids; returns how many there are (may exceed max: only max are written). For stopping a

@@ -11,6 +11,8 @@
 #include <elfutils/libdwfl.h>
 #include <dwarf.h>
 #include <errno.h>
+#include <limits.h>
+#include <stdbool.h>
 #include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -23,14 +25,48 @@ struct siteline_map {
     Dwfl_Module *mod;
 };
 
+/*
+ * Where libdw looks for a stripped file's debug information: its default (beside the file, in
+ * .debug/ there, and /usr/lib/debug, by build ID or debug link), then the lib/iolab/debug of
+ * the tree iolab runs from (PREFIX/bin/iolab: PREFIX/lib/iolab/debug), where the package ships
+ * the demos' (by build ID, compressed, which libdw reads as it is: sandbox/demos/CMakeLists.txt),
+ * so that an installed, unpacked or moved tree finds its own.
+ */
+static char siteline_debug_dirs[PATH_MAX + 64] = ":.debug:/usr/lib/debug";
+static char *siteline_debug_path = siteline_debug_dirs;
+
 static const Dwfl_Callbacks siteline_callbacks = {
     .find_debuginfo = dwfl_standard_find_debuginfo,
     .section_address = dwfl_offline_section_address,
+    .debuginfo_path = &siteline_debug_path,
 };
+
+/* Appends PREFIX/lib/iolab/debug to the search path, once. */
+static void siteline_find_tree(void)
+{
+    static bool done;
+    if (done)
+        return;
+    done = true;
+    char exe[PATH_MAX];
+    ssize_t n = readlink("/proc/self/exe", exe, sizeof exe - 1);
+    if (n <= 0)
+        return;
+    exe[n] = 0;
+    for (int up = 0; up < 2; up++) { /* PREFIX/bin/iolab: PREFIX */
+        char *slash = strrchr(exe, '/');
+        if (!slash || slash == exe)
+            return;
+        *slash = 0;
+    }
+    size_t len = strlen(siteline_debug_dirs);
+    snprintf(siteline_debug_dirs + len, sizeof siteline_debug_dirs - len, ":%s/lib/iolab/debug", exe);
+}
 
 int siteline_open(const char *path, struct siteline_map **out)
 {
     *out = NULL;
+    siteline_find_tree();
     struct siteline_map *m = calloc(1, sizeof *m);
     if (!m)
         return -ENOMEM;
@@ -78,9 +114,11 @@ static void siteline_copy(char *to, size_t len, const char *from)
             *c = '?';
 }
 
-/* The function around addr and, when it was inlined, the line of its inlined call, from the
-   scopes around addr (innermost first). */
-static void siteline_scopes(Dwarf_Die *cu, Dwarf_Addr addr, struct siteline *out)
+/* The function around addr and, when it was inlined, the line of its inlined call (and in
+   call_path, the file of that call, when the CU's file table names it), from the scopes around
+   addr (innermost first). */
+static void siteline_scopes(Dwarf_Die *cu, Dwarf_Addr addr, struct siteline *out, char *call_path,
+                            size_t len)
 {
     Dwarf_Die *scopes = NULL;
     int n = dwarf_getscopes(cu, addr, &scopes);
@@ -97,6 +135,13 @@ static void siteline_scopes(Dwarf_Die *cu, Dwarf_Addr addr, struct siteline *out
             Dwarf_Word w;
             if (dwarf_formudata(dwarf_attr(&scopes[fn], DW_AT_call_line, &a), &w) == 0)
                 out->caller_line = (int)w;
+            Dwarf_Files *files;
+            size_t nfiles;
+            const char *name;
+            if (dwarf_formudata(dwarf_attr(&scopes[fn], DW_AT_call_file, &a), &w) == 0 &&
+                dwarf_getsrcfiles(cu, &files, &nfiles) == 0 && w < nfiles &&
+                (name = dwarf_filesrc(files, w, NULL, NULL)))
+                siteline_copy(call_path, len, name);
             for (int i = fn + 1; i < n; i++) {
                 int tag = dwarf_tag(&scopes[i]);
                 if (tag == DW_TAG_subprogram || tag == DW_TAG_inlined_subroutine) {
@@ -133,8 +178,22 @@ int siteline_lookup(struct siteline_map *m, uint64_t offset, struct siteline *ou
         out->line = lineno;
         Dwarf_Addr cubias;
         Dwarf_Die *cu = dwfl_module_addrdie(m->mod, addr, &cubias);
+        char call_path[sizeof out->path] = "";
         if (cu)
-            siteline_scopes(cu, addr - cubias, out);
+            siteline_scopes(cu, addr - cubias, out, call_path, sizeof call_path);
+        /* A libc wrapper inlined from the system's headers (_FORTIFY_SOURCE's read() and
+           recv() in bits/unistd.h, bits/socket2.h) is not where the program makes the call:
+           the line of the inlined call is, in the program's own file. */
+        if (!strncmp(out->path, "/usr/include/", 13) && out->caller_line && call_path[0] &&
+            strncmp(call_path, "/usr/include/", 13)) {
+            snprintf(out->path, sizeof out->path, "%s", call_path);
+            base = strrchr(call_path, '/');
+            siteline_copy(out->file, sizeof out->file, base ? base + 1 : call_path);
+            out->line = out->caller_line;
+            out->caller_line = 0;
+            memcpy(out->function, out->caller, sizeof out->function);
+            out->caller[0] = 0;
+        }
         /* libdw's scopes of an inlined function lead to its abstract origin, not to the
            function it was inlined into: that is the ELF symbol the code lies in. */
         if (out->caller_line && !out->caller[0])

@@ -3,6 +3,7 @@
  * progress.h (progress_mark_done, progress_record_put), after the whole file has been checked.
  */
 #include "exchange.h"
+#include "progress_int.h"
 #include "termsafe.h"
 
 #include "jsontext.h"
@@ -188,6 +189,11 @@ static int exchange_check(const cJSON *root, char *why, size_t len)
         snprintf(why, len, "\"learner\" must be a string");
         return -EINVAL;
     }
+    const cJSON *exported = cJSON_GetObjectItemCaseSensitive(root, "exported_at");
+    if (exported && !progress_time_ok(exported)) {
+        snprintf(why, len, "\"exported_at\" must be a time (seconds since 1970)");
+        return -EINVAL;
+    }
     const cJSON *packs = cJSON_GetObjectItemCaseSensitive(root, "packs");
     if (!cJSON_IsArray(packs)) {
         snprintf(why, len, "\"packs\" must be an array");
@@ -270,6 +276,20 @@ static cJSON *exchange_parse(const char *text, size_t len, char *why, size_t why
         return NULL;
     }
     return root;
+}
+
+/*
+ * Whether an export's own time is past tomorrow, as exchange_fit() bounds its records' times
+ * (why then says so): the summary takes a learner's versions from their newest export, so a file
+ * from the future would stand for the learner for ever after, whatever they export next.
+ */
+static bool exchange_late(const cJSON *root, long long now, char *why, size_t len)
+{
+    const cJSON *at = cJSON_GetObjectItemCaseSensitive(root, "exported_at");
+    if (!cJSON_IsNumber(at) || at->valuedouble <= (double)now + EXCHANGE_FUTURE_SLACK)
+        return false;
+    snprintf(why, len, "its \"exported_at\" time is more than a day after now");
+    return true;
 }
 
 /* ---- import ------------------------------------------------------------------------------- */
@@ -488,6 +508,11 @@ int exchange_import(struct progress *p, const char *text, size_t len,
     cJSON *root = exchange_parse(text, len, why, whylen);
     if (!root)
         return -EINVAL;
+    long long now = o->now ? o->now : (long long)time(NULL);
+    if (exchange_late(root, now, why, whylen)) {
+        cJSON_Delete(root);
+        return -EINVAL;
+    }
     const char *learner = cJSON_GetObjectItemCaseSensitive(root, "learner")->valuestring;
     snprintf(res->learner, sizeof res->learner, "%s", learner);
     if (o->me && !o->as_mine && strcmp(learner, o->me)) {
@@ -496,7 +521,6 @@ int exchange_import(struct progress *p, const char *text, size_t len,
         return -EPERM;
     }
     int rc = 0, pi = 0;
-    long long now = o->now ? o->now : (long long)time(NULL);
     const cJSON *pk;
     cJSON_ArrayForEach(pk, cJSON_GetObjectItemCaseSensitive(root, "packs"))
     {
@@ -989,8 +1013,11 @@ int exchange_summary(FILE *out, const char *const *files, const char *const *tex
            the others are still summed up. */
         if (!texts[i])
             continue;
-        if (!(roots[i] = exchange_parse(texts[i], strlen(texts[i]), w, sizeof w))) {
+        if (!(roots[i] = exchange_parse(texts[i], strlen(texts[i]), w, sizeof w)) ||
+            exchange_late(roots[i], now, w, sizeof w)) {
             termsafe_fprintf(stderr, "iolab: %s: %s; left out of the summary.\n", files[i], w);
+            cJSON_Delete(roots[i]);
+            roots[i] = NULL;
             continue;
         }
         nread++;

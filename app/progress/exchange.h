@@ -103,7 +103,8 @@ const char *exchange_oneline(const char *s, char *buf, size_t len);
 
 /*
  * Merges an export (text, len bytes followed by a NUL) into p as o says. 0; -EINVAL when the
- * text is not an export (why says where and what, and p is unchanged); -EPERM when it is another
+ * text is not an export, or its own "exported_at" is more than EXCHANGE_FUTURE_SLACK after the
+ * import's now (why says where and what, and p is unchanged); -EPERM when it is another
  * learner's (res->learner names them, p is unchanged); -ENOMEM.
  */
 int exchange_import(struct progress *p, const char *text, size_t len,
@@ -118,10 +119,11 @@ int exchange_import(struct progress *p, const char *text, size_t len,
  * export. Only records that fit the installed packs count (exchange_fit, as for an import, with
  * now the clock's); the others are named on stderr in the import's words. The header says the
  * points are the learners' own records. texts[i] is the content of files[i] (NUL-terminated), or
- * NULL when it could not be read (the caller said so). A file that is not an export is named on
- * stderr and left out; a learner given in several files is one row, each step's newer record
- * winning. csv: comma-separated, four columns per step (three when no step keeps points), text
- * cells neutralised (exchange_csv_text); the text table keeps names on one line
+ * NULL when it could not be read (the caller said so). A file that is not an export, or whose
+ * "exported_at" is past tomorrow (its versions would stand for the learner's newest for ever), is
+ * named on stderr and left out; a learner given in several files is one row, each step's newer
+ * record winning. csv: comma-separated, four columns per step (three when no step keeps points),
+ * text cells neutralised (exchange_csv_text); the text table keeps names on one line
  * (exchange_oneline). 0; 1 when the table was printed but a file was left out; -EINVAL (why)
  * when no file is an export; -ENOMEM. The steps of an installed pack named by an export are
  * columns in the pack's order, every one of them; info NULL: every record counts, in the order

@@ -190,10 +190,4 @@ size_t progress_reset(struct progress *p, const char *pack, const char *lesson);
 /* The progress as JSON text (the file's format, also `iolab progress --json`); free() it. */
 char *progress_to_json(const struct progress *p);
 
-/* Times in JSON: a whole number of seconds, 0 to 2^53, written digit for digit (cJSON's own
-   number printer keeps 15 significant digits and would round a 16-digit time). */
-struct cJSON;
-bool progress_time_ok(const struct cJSON *v);
-bool progress_add_time(struct cJSON *o, const char *name, long long t);
-
 #endif

@@ -468,18 +468,45 @@ static void counterview_latency_line(const struct screen_caps *c, int x, int y, 
                  line);
 }
 
+/*
+ * How many of the connections it keeps the load holds now, from its own count (connections
+ * established less those closed, published on its counter page), so that a server switched
+ * under it says at once whether it holds them all: "connections held 10,000 of 10,000", or
+ * "connections held 4,306 of 10,000 (5,694 short)" while it reconnects. Returns how many it
+ * holds.
+ */
+static uint64_t counterview_conns(const struct snapshot_figures *cl, uint64_t want, char *buf,
+                                  size_t len)
+{
+    uint64_t open = cl->conns_opened > cl->conns_closed ? cl->conns_opened - cl->conns_closed : 0;
+    char held[32], of[32], shortn[32];
+    human_count(open, held, sizeof held);
+    human_count(want, of, sizeof of);
+    if (open >= want)
+        snprintf(buf, len, "connections held %s of %s", held, of);
+    else
+        snprintf(buf, len, "connections held %s of %s (%s short)", held, of,
+                 human_count(want - open, shortn, sizeof shortn));
+    return open;
+}
+
+/* The pane's title: what its counts are since (a mode's start, or the scenario's). */
+static const char *counterview_title(const struct counterview_in *vin, char *title, size_t len)
+{
+    snprintf(title, len, "Counters: %s%s", vin->base ? "calls since " : "totals since the start",
+             vin->base ? (vin->mode_name ? vin->mode_name : "the start") : "");
+    if (vin->base)
+        strncat(title, vin->mode_name ? " started (t: totals)" : " (t: totals)",
+                len - strlen(title) - 1);
+    return title;
+}
+
 void counterview_draw(const struct screen_caps *c, struct layout_rect r, bool focused,
                       const struct counterview_in *vin)
 {
     const struct snapshot *s = vin->s;
     char title[96];
-    snprintf(title, sizeof title, "Counters: %s%s",
-             vin->base ? "calls since " : "totals since the start",
-             vin->base ? (vin->mode_name ? vin->mode_name : "the start") : "");
-    if (vin->base)
-        strncat(title, vin->mode_name ? " started (t: totals)" : " (t: totals)",
-                sizeof title - strlen(title) - 1);
-    struct layout_rect in = widgets_box(c, r, title, focused);
+    struct layout_rect in = widgets_box(c, r, counterview_title(vin, title, sizeof title), focused);
     if (!s) {
         widgets_text(c, in.x + 1, in.y, in.w - 2, screen_attr(SCREEN_DIM),
                      vin->started ? "Waiting for the first sample..."
@@ -498,8 +525,10 @@ void counterview_draw(const struct screen_caps *c, struct layout_rect r, bool fo
     }
     const struct snapshot_latency *lat = &cl->latency_recent;
     bool has_lat = has_req || lat->samples || cl->waiting;
-    /* The throughput lines, latency, where the numbers come from. */
-    int bottom = has_req + has_bytes + has_lat + 1;
+    /* The connections the load holds: a line where the step is about holding them. */
+    bool has_conns = vin->conns_want > 0;
+    /* The throughput lines, the connections, latency, where the numbers come from. */
+    int bottom = has_req + has_bytes + has_conns + has_lat + 1;
     int avail = in.h - bottom;
     int y = in.y;
     const struct snapshot *b = vin->base;
@@ -570,6 +599,13 @@ void counterview_draw(const struct screen_caps *c, struct layout_rect r, bool fo
     if (has_bytes) {
         widgets_text(c, x, yb, w, A_BOLD, bytes_label);
         widgets_sparkline(c, x + lw, yb, sw, s->history_bytes, s->history_len);
+        yb++;
+    }
+    if (has_conns) {
+        char line[128];
+        uint64_t open = counterview_conns(cl, vin->conns_want, line, sizeof line);
+        widgets_text(c, x, yb, w, open < vin->conns_want ? screen_attr(SCREEN_BAD) : A_NORMAL,
+                     line);
         yb++;
     }
     /* yb is the first free line; latency is drawn at yb + 1 and the sources at yb + 2. */
@@ -1018,6 +1054,10 @@ static const struct counterview_legend_entry {
                    "line: it is not a zero"},
     {"bytes/s", "the payload the load moved per second"},
     {"sparklines", "the last minute of both, one column per second"},
+    {"connections held", "in a step about holding connections: how many the load has open now, "
+                         "by its own count (established less closed), of the ones it keeps; "
+                         "after a switch, how many the new server holds again, and the "
+                         "shortfall while the load reconnects"},
     {"latency p50/p99", "half, or 99 in 100, of the requests of the last 5 s took at most this "
                         "long (within about 19%), the clients still waiting included"},
     {"waiting, oldest", "requests out for 100 ms or more with no answer yet, and the longest "

@@ -24,6 +24,9 @@ struct counterview_in {
     const char *mode_name;        /* the current mode's id; NULL without modes */
     const unsigned *watch;        /* the calls the step is about (enum iolab_call_id), first */
     size_t nwatch;
+    /* The connections the load keeps open (its --connections) in a step about holding them;
+       0: no such line. The pane then says how many the load holds now, from its own count. */
+    uint64_t conns_want;
 };
 
 /* The counters pane: per role, CPU, context switches, the kernel's read/write counts beside the

@@ -255,6 +255,14 @@ static int lessonview_key_scroll(void *self, struct view_ctx *c, int key, struct
     size_t page = (size_t)footrows_page(v->text_shown);
     size_t full =
         v->text.nlines > (size_t)v->text_shown ? v->text.nlines - (size_t)v->text_shown : 0;
+    /* The rows under the text that do not fit (checks with their advice) scroll too: down once
+       the text has passed by, up before the text does, so j reads on and k reads back. */
+    bool down = key == 'j' || key == KEY_DOWN || key == KEY_NPAGE;
+    bool up = key == 'k' || key == KEY_UP || key == KEY_PPAGE;
+    int (*foot)(void *, int) = v->kind ? v->kind->foot_scroll : NULL;
+    if (foot &&
+        ((down && v->text_scroll >= full && foot(v->kv, 1) == 0) || (up && foot(v->kv, -1) == 0)))
+        return 0;
     if (key == KEY_UP)
         v->text_scroll -= v->text_scroll > 0;
     else if (key == KEY_DOWN)
@@ -296,13 +304,15 @@ static const struct keybind lessonview_bindings[] = {
     {.key = KEY_UP,
      .alt = 'k',
      .name = "Up/k",
-     .help = "scroll the text up (k: by what is shown less one row)",
+     .help = "scroll the text up (k: by what is shown less one row); checks scrolled down "
+             "go back first",
      .fn = lessonview_key_scroll},
     {.key = KEY_DOWN,
      .alt = 'j',
      .name = "Down/j",
      .label = "scroll",
-     .help = "scroll the text down (j: by what is shown less one row)",
+     .help = "scroll the text down (j: by what is shown less one row), then the checks when "
+             "their advice does not fit under it",
      .priority = 10,
      .fn = lessonview_key_scroll},
     {.key = KEY_PPAGE,

@@ -218,18 +218,6 @@ int predictview_key(struct predictview *pv, int key)
     return 0;
 }
 
-static int predictview_para(struct view_ctx *vc, int x, int *y, int end, int w, attr_t attr,
-                            const char *text)
-{
-    struct wrap_doc d = {0};
-    int rows = 0;
-    if (wrap_plain(text ? text : "", w > 8 ? w : 8, vc->caps->utf8, &d) == 0)
-        for (size_t i = 0; i < d.nlines && *y < end; i++, rows++)
-            widgets_text(vc->caps, x, (*y)++, w, attr, d.lines[i].text);
-    wrap_doc_free(&d);
-    return rows;
-}
-
 bool predictview_draw_ask(struct predictview *pv, struct view_ctx *vc, struct layout_rect r)
 {
     if (!pv || pv->asking < 0)
@@ -241,16 +229,16 @@ bool predictview_draw_ask(struct predictview *pv, struct view_ctx *vc, struct la
     int x = in.x + 1, w = in.w - 2, y = in.y, end = in.y + in.h;
     widgets_printf(c, x, y++, w, screen_attr(SCREEN_HEADING) | A_BOLD, "Prediction %d of %zu",
                    pv->asking + 1, pv->sc->npredicts);
-    predictview_para(vc, x, &y, end, w, A_BOLD, p->question);
+    widgets_para(vc->caps, x, &y, end, w, A_BOLD, p->question);
     y += y < end;
     if (p->kind == LESSON_PREDICT_NUMBER) {
         if (y < end)
             widgets_printf(c, x, y++, w, screen_attr(SCREEN_FOCUS), "Your prediction: %.*s_%s%s",
                            (int)pv->ninput, pv->input, p->unit ? " " : "", p->unit ? p->unit : "");
         y += y < end;
-        predictview_para(vc, x, &y, end, w, screen_attr(SCREEN_DIM),
-                         "Type a number; Enter confirms it. It is judged against what this "
-                         "machine measures.");
+        widgets_para(vc->caps, x, &y, end, w, screen_attr(SCREEN_DIM),
+                     "Type a number; Enter confirms it. It is judged against what this "
+                     "machine measures.");
     } else {
         for (size_t i = 0; i < p->nmodes && y < end; i++) {
             const struct lesson_mode *m = &pv->sc->modes[p->modes[i]];
@@ -259,12 +247,12 @@ bool predictview_draw_ask(struct predictview *pv, struct view_ctx *vc, struct la
                            lesson_mode_label(m, label, sizeof label));
         }
         y += y < end;
-        predictview_para(vc, x, &y, end, w, screen_attr(SCREEN_DIM),
-                         "Press the key of the mode you predict. It is judged when every mode "
-                         "listed has run.");
+        widgets_para(vc->caps, x, &y, end, w, screen_attr(SCREEN_DIM),
+                     "Press the key of the mode you predict. It is judged when every mode "
+                     "listed has run.");
     }
-    predictview_para(vc, x, &y, end, w, screen_attr(SCREEN_DIM),
-                     "Esc skips the predictions and starts the scenario.");
+    widgets_para(vc->caps, x, &y, end, w, screen_attr(SCREEN_DIM),
+                 "Esc skips the predictions and starts the scenario.");
     return true;
 }
 
@@ -307,7 +295,7 @@ struct layout_rect predictview_draw_foot(struct predictview *pv, struct view_ctx
                                                              : SCREEN_DIM),
                      mark);
         int top = y, stop = y + 3 < end ? y + 3 : end;
-        predictview_para(vc, r.x + 2, &y, stop, r.w - 2, A_NORMAL, msg);
+        widgets_para(vc->caps, r.x + 2, &y, stop, r.w - 2, A_NORMAL, msg);
         y = y > top ? y : top + 1;
     }
     return left;

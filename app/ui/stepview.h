@@ -18,11 +18,17 @@
 #define LESSON_KIND_MODES 16 /* mode keys a view lists in the footer */
 
 /* What a kind's view is told about the step it shows. */
+struct judge;
 struct stepview_env {
     const struct lesson_pack *pack;
     const struct lesson *lesson;
     const struct lesson_step *step;
     bool done; /* the step was already done when it was opened (progress) */
+    /* A run view tells judged(judged_data, its judge) once each time a run is judged (every
+       check decided, or the run ended and decided the rest): an exercise's view keeps the score
+       in the learner's progress. NULL: nobody asks. */
+    void (*judged)(void *data, const struct judge *j);
+    void *judged_data;
 };
 
 struct stepview_kind {
@@ -65,6 +71,11 @@ struct stepview_kind {
     bool (*busy)(void *self);
     /* The text pane has the focus (drawn highlighted). NULL: always. */
     bool (*text_focused)(void *self);
+    /* Scrolls the rows under the text by a page (dir 1: down, -1: up) when they do not fit
+       there (checks whose advice is longer than their rows): j does once the text has passed
+       by, k before it moves the text back. 0 when they moved; -1 when there is nothing that
+       way. NULL: they never scroll. */
+    int (*foot_scroll)(void *self, int dir);
     const char *open_hint; /* the status line when the step opens */
 };
 
@@ -85,10 +96,19 @@ extern const struct stepview_kind stepview_run;
 /* The rows a run step's checks (and expectations, predictions) take under the text when given at
    most room rows: all failing sentences when they fit, else the first failing one's. */
 int stepview_run_foot_rows_in(void *rv, int room);
+/* A run view's foot_scroll, for an exercise's view whose checks are the run's. */
+int stepview_run_foot_scroll(void *self, int dir);
 const char *stepview_run_sanitizer_report(void *self);
 /* A run view's grader (the exercise's code view reads the call sites it keeps). */
 struct grader;
 const struct grader *stepview_run_grader(void *self);
+/* The call sites of a run view's program prog since its mode began (a; NULL: since its start)
+   and as of its latest snapshot (b), at that snapshot's clock t: false before a snapshot. */
+struct tally_sites;
+/* The mode of a run view's latest snapshot (-1: none yet). */
+int stepview_run_mode(void *self);
+bool stepview_run_sites(void *self, size_t prog, const struct tally_sites **a,
+                        const struct tally_sites **b, double *t);
 extern const struct stepview_kind stepview_exercise;
 extern const struct stepview_kind stepview_quiz;
 

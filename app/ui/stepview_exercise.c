@@ -29,10 +29,12 @@
 #include "exercise/judge.h"
 #include "lesson/record.h"
 #include "exercise/buildmsg.h"
+#include "codeview.h"
 #include "grade.h"
 #include "human.h"
 #include "metrics/siteline.h"
 #include "paths.h"
+#include "util/fileread.h"
 #include "stepview.h"
 #include "widgets.h"
 #include "wrap.h"
@@ -92,9 +94,10 @@ struct exview {
     size_t hints; /* hints shown so far */
     bool confirm_solution, confirm_reset;
     bool edit_told; /* how the editor moves between several files was said (e's first press) */
-    bool pass_recorded, solution_recorded; /* in the progress record already */
-    bool build_counted;                    /* the build now running was recorded as an attempt */
-    const char *edit[BUILD_MAX_FILES];     /* the files e opens: those with a TODO */
+    bool solution_recorded; /* in the progress record already */
+    bool build_counted;     /* the build now running was recorded as an attempt */
+    bool build_on_open;     /* the build now running is the one made on opening the step */
+    const char *edit[BUILD_MAX_FILES]; /* the files e opens: those with a TODO */
     size_t nedit;
     unsigned warnings; /* of the last successful build (its log has them) */
     /* The reference solution, drawn over the text pane at full width while open: its Markdown,
@@ -111,50 +114,78 @@ struct exview {
        lesson screen asks how many rows they take before they are drawn. */
     int foot_w, inner_h;
     const struct screen_caps *foot_caps;
+    /* The code view (L, codeview.h) over the text pane while open, and the mode whose files
+       it shows (EXERCISE_MODE_*): a switch opens it again on the other mode's files. */
+    struct codeview *code;
+    int code_mode;
 };
 
-/* Applies one event to the step's progress record ("exercise", exercise.h) and saves it. */
-static void exview_progress(struct exview *v, enum exercise_event ev)
+/* Applies one event to the step's progress record ("exercise", exercise.h); 0 or -errno. */
+static int exview_event(struct exview *v, enum exercise_event ev)
 {
     struct progress *p = v->c->progress;
-    if (!p)
-        return;
     const char *pack = v->env.pack->id, *lesson = v->env.lesson->id, *step = v->env.step->id;
     char json[4096];
+    int rc = exercise_progress(progress_field_get(p, pack, lesson, step, EXERCISE_RECORD_FIELD), ev,
+                               (long long)time(NULL), json, sizeof json);
+    return rc < 0 ? rc : progress_field_set(p, pack, lesson, step, EXERCISE_RECORD_FIELD, json);
+}
+
+/* Notes the pack's version (for exports) and saves the progress. */
+static void exview_save(struct exview *v)
+{
+    progress_set_version(v->c->progress, v->env.pack->id, v->env.pack->version);
+    view_save_progress(v->c);
+}
+
+/* Applies one event to the step's progress record and saves it. */
+static void exview_progress(struct exview *v, enum exercise_event ev)
+{
+    if (v->c->progress && exview_event(v, ev) == 0)
+        exview_save(v);
+}
+
+/*
+ * A run of the learner's program was judged (the run view's stepview_env.judged). As `iolab
+ * check` records a check, a run is recorded when it is an attempt: its build counted as one (a
+ * save of changed content), or it passed, for every pass is an attempt; then its score is kept
+ * when it is the learner's best, counted by judge_score() as `iolab check` counts it (only the
+ * checks decided to hold earn their points), and a pass is recorded. A pass of a build not
+ * counted yet (the build made on opening the step, b, a return to content built before) adds the
+ * attempt, once per build; but the build made on opening a step whose record has a pass already
+ * is the learner looking again, not trying. A run that says nothing of the learner's code (a
+ * limit of the jail, a program that never printed its ready text) keeps no score: `iolab check`
+ * calls it an error.
+ */
+static void exview_judged(void *data, const struct judge *j)
+{
+    struct exview *v = data;
+    struct progress *p = v->c->progress;
+    bool pass = grade_done(j->grader);
+    if (!p || v->closing || (!pass && !v->build_counted))
+        return;
+    const char *pack = v->env.pack->id, *lesson = v->env.lesson->id, *step = v->env.step->id;
     struct exercise_record old;
-    char why[160];
-    /* A pass is an attempt too (as `iolab check` counts it): the first pass of a build that
-       was not counted (the one made on opening the step, a cache hit) adds the attempt. */
-    if (ev == EXERCISE_PASS && !v->build_counted &&
+    char json[4096], why[160];
+    bool passed =
         exercise_record_parse(progress_field_get(p, pack, lesson, step, EXERCISE_RECORD_FIELD),
                               &old, why, sizeof why) == 0 &&
-        !old.passed &&
-        exercise_progress(progress_field_get(p, pack, lesson, step, EXERCISE_RECORD_FIELD),
-                          EXERCISE_ATTEMPT, (long long)time(NULL), json, sizeof json) == 0)
-        progress_field_set(p, pack, lesson, step, EXERCISE_RECORD_FIELD, json);
-    if (exercise_progress(progress_field_get(p, pack, lesson, step, EXERCISE_RECORD_FIELD), ev,
-                          (long long)time(NULL), json, sizeof json) < 0 ||
-        progress_field_set(p, pack, lesson, step, EXERCISE_RECORD_FIELD, json) < 0)
-        return;
-    /* A pass is every check held: the whole score, check by check, as `iolab check` counts it
-       (record.h keeps the best). */
-    const struct lesson_scenario *sc = v->ex->sc;
-    if (ev == EXERCISE_PASS && sc->nchecks) {
-        struct record_score best = {.has = true, .at = (double)time(NULL)};
-        for (size_t i = 0; i < sc->nchecks; i++) {
-            best.points += sc->checks[i].points;
-            if (sc->nchecks <= RECORD_SCORE_MAX_CHECKS) {
-                best.got[best.nchecks] = best.weight[best.nchecks] = sc->checks[i].points;
-                best.nchecks++;
-            }
-        }
-        best.of = best.points;
-        if (exercise_record_score(progress_field_get(p, pack, lesson, step, EXERCISE_RECORD_FIELD),
-                                  &best, json, sizeof json) == 0)
-            progress_field_set(p, pack, lesson, step, EXERCISE_RECORD_FIELD, json);
-    }
-    progress_set_version(p, pack, v->env.pack->version);
-    view_save_progress(v->c);
+        old.passed;
+    int rc = 0;
+    if (pass && !v->build_counted && !(v->build_on_open && passed))
+        rc = exview_event(v, EXERCISE_ATTEMPT);
+    v->build_counted |= pass;
+    struct record_score score;
+    judge_score(j, (double)time(NULL), &score);
+    if (rc == 0 && score.has)
+        rc = exercise_record_score(progress_field_get(p, pack, lesson, step, EXERCISE_RECORD_FIELD),
+                                   &score, json, sizeof json);
+    if (rc == 0 && score.has)
+        rc = progress_field_set(p, pack, lesson, step, EXERCISE_RECORD_FIELD, json);
+    if (rc == 0 && pass)
+        rc = exview_event(v, EXERCISE_PASS);
+    if (rc == 0)
+        exview_save(v);
 }
 
 /* The reference solution as Markdown: each file the learner writes (the ones with a TODO), its
@@ -189,70 +220,28 @@ static char *exview_solution_md(const struct exview *v)
 
 #define EXVIEW_SHEET_HINT "The reference solution: j/k and PgUp/PgDn scroll, Esc or S closes."
 
-#define EXVIEW_LINES_HINT "Calls by line: j/k and PgUp/PgDn scroll, L again refreshes, Esc closes."
-
-/*
- * The code view: each of the learner's files with, in the margin of each line that made counted
- * calls, how many and which (the grader's call sites of the learner's program, as of the last
- * snapshot, resolved with the program's DWARF). A line's calls of several kinds are summed and
- * the most frequent named.
- */
-static char *exview_lines_md(const struct exview *v)
+/* The sources the code view (L) shows: the learner's files from the workspace, or in the
+   reference mode the reference's as it was built, its marker lines included (S shows it without
+   them), so that the line numbers are the ones its line table gives. */
+static int exview_code_source(void *data, const char *file, const char *dwarf_path, char **text)
 {
-    const struct grader *g = v->rv ? stepview_run_grader(v->rv) : NULL;
-    const struct lesson_scenario *sc = g ? g->sc : NULL;
-    static struct siteline_row rows[TALLY_SITES + IOLAB_NCALLS];
-    size_t nrows = 0;
-    if (g && g->sites && sc->has_learner && sc->learner < g->sites->n)
-        nrows = siteline_rows(NULL, &g->sites->t[sc->learner], rows, sizeof rows / sizeof *rows);
-    if (nrows > sizeof rows / sizeof *rows)
-        nrows = sizeof rows / sizeof *rows;
-    char *md = NULL;
-    size_t len = 0;
-    FILE *f = open_memstream(&md, &len);
-    if (!f)
-        return NULL;
-    fprintf(f, "# Your calls by line\n\n");
-    fprintf(f,
-            "Counted calls of your program since it started, beside the line that made them "
-            "(%s).\n\n",
-            nrows ? "L again refreshes" : "none yet: L again refreshes once it has run");
-    for (size_t i = 0; i < v->nedit; i++) {
-        const char *base = strrchr(v->edit[i], '/');
-        base = base ? base + 1 : v->edit[i];
-        char path[PATH_MAX * 2];
-        snprintf(path, sizeof path, "%s/%s", v->dir, v->edit[i]);
-        FILE *src = fopen(path, "r");
-        fprintf(f, "## %s\n\n```\n", v->edit[i]);
-        char text[512];
-        for (int line = 1; src && fgets(text, sizeof text, src); line++) {
-            uint64_t n = 0, top = 0;
-            unsigned call = 0;
-            for (size_t k = 0; k < nrows; k++)
-                if (rows[k].exe && rows[k].src.line == line && !strcmp(rows[k].src.file, base)) {
-                    n += rows[k].count;
-                    if (rows[k].count > top)
-                        top = rows[k].count, call = rows[k].call;
-                }
-            text[strcspn(text, "\n")] = 0;
-            char count[16] = "", margin[40] = "";
-            if (n) {
-                human_si((double)n, count, sizeof count);
-                snprintf(margin, sizeof margin, "%s %.8s", count, iolab_call_info[call].label);
-            }
-            fprintf(f, "%14s %3d  %s\n", margin, line, text);
-        }
-        if (src)
-            fclose(src);
-        else
-            fprintf(f, "(cannot be read)\n");
-        fprintf(f, "```\n\n");
-    }
-    if (fclose(f) != 0) {
-        free(md);
-        return NULL;
-    }
-    return md;
+    struct exview *v = data;
+    (void)dwarf_path;
+    size_t len;
+    return fileread_beneath(v->code_mode == EXERCISE_MODE_REFERENCE ? v->ex->dir : v->dir, file,
+                            1 << 20, text, &len, NULL);
+}
+
+/* The code view over the text pane, on the files of the mode that runs now (the learner's
+   program's calls since that mode began, live). */
+static void exview_show_lines(struct exview *v, int mode)
+{
+    codeview_close(v->code);
+    v->code_mode = mode;
+    v->code = codeview_open(mode == EXERCISE_MODE_REFERENCE ? "The reference's calls by line"
+                                                            : "Your calls by line",
+                            v->edit, v->nedit, exview_code_source, v);
+    v->c->dirty = true;
 }
 
 static void exview_close_sheet(struct exview *v)
@@ -266,8 +255,7 @@ static void exview_close_sheet(struct exview *v)
     v->c->dirty = true;
     /* The viewer's own hint ("Esc or S closes") is stale once it is closed: what the status
        line said before it comes back, unless something newer was said meanwhile. */
-    if (was_open &&
-        (!strcmp(v->c->status, EXVIEW_SHEET_HINT) || !strcmp(v->c->status, EXVIEW_LINES_HINT)))
+    if (was_open && !strcmp(v->c->status, EXVIEW_SHEET_HINT))
         view_status(v->c, v->sheet_prev_bad, "%s", v->sheet_prev);
 }
 
@@ -292,23 +280,6 @@ static void exview_show_solution(struct exview *v)
     if (!v->solution_recorded)
         exview_progress(v, EXERCISE_SOLUTION);
     v->solution_recorded = true;
-}
-
-/* The code view (exview_lines_md) over the text pane, made afresh. */
-static void exview_show_lines(struct exview *v)
-{
-    exview_close_sheet(v);
-    v->sheet_md = exview_lines_md(v);
-    if (!v->sheet_md)
-        return;
-    v->sheet = true;
-    v->sheet_top = 0;
-    v->sheet_seek = false;
-    if (strcmp(v->c->status, EXVIEW_SHEET_HINT) && strcmp(v->c->status, EXVIEW_LINES_HINT)) {
-        snprintf(v->sheet_prev, sizeof v->sheet_prev, "%s", v->c->status);
-        v->sheet_prev_bad = v->c->status_bad;
-    }
-    view_status(v->c, false, "%s", EXVIEW_LINES_HINT);
 }
 
 static void exview_rebuild(struct exview *v);
@@ -338,6 +309,8 @@ static void exview_ready(struct exview *v)
     v->run_ready = true;
     v->renv = v->env;
     v->renv.step = &v->run.step;
+    v->renv.judged = exview_judged; /* each judged run's score goes to the progress record */
+    v->renv.judged_data = v;
     v->rv = stepview_run.open(&v->renv, v->c);
     v->state = v->rv ? EXVIEW_READY : EXVIEW_FAILED;
     if (v->rv)
@@ -357,6 +330,7 @@ static void exview_mine_built(struct exview *v, const struct build_result *r)
     /* An attempt is the build of content the learner changed by a save: not the build of what
        the step opened with, nor what exercise_build_is_attempt() rules out. */
     v->build_counted = v->build_after_save && exercise_build_is_attempt(r);
+    v->build_on_open = v->builds == 1 && !v->build_after_save;
     if (v->build_counted)
         exview_progress(v, EXERCISE_ATTEMPT);
     v->build_after_save = false;
@@ -560,6 +534,8 @@ static void exview_close(void *self, struct view_ctx *c)
     struct exview *v = self;
     (void)c;
     v->closing = true;
+    codeview_close(v->code);
+    v->code = NULL;
     judge_build_cancel(&v->builder);
     exview_stop_run(v);
     uv_close((uv_handle_t *)&v->debounce, exview_close_cb);
@@ -574,7 +550,7 @@ static enum layout_kind exview_layout(void *self, size_t *nprogs)
     struct exview *v = self;
     /* Code needs the width: the solution takes the whole body while the learner reads it, and
        the run goes on behind it. */
-    if (v->sheet) {
+    if (v->sheet || v->code) {
         *nprogs = 0;
         return LAYOUT_TEXT;
     }
@@ -1001,7 +977,17 @@ static int exview_sheet_key(struct exview *v, int key)
 static void exview_draw(void *self, struct view_ctx *vc)
 {
     struct exview *v = self;
-    if (v->sheet)
+    const struct tally_sites *a, *b;
+    double t;
+    int mode = v->rv ? stepview_run_mode(v->rv) : -1;
+    if (v->code && mode >= 0 && mode != v->code_mode)
+        exview_show_lines(v, mode);
+    if (v->code && v->rv && v->run.sc.has_learner &&
+        stepview_run_sites(v->rv, v->run.sc.learner, &a, &b, &t))
+        codeview_update(v->code, a, b, t);
+    if (v->code)
+        codeview_draw(v->code, vc->caps, vc->layout.text);
+    else if (v->sheet)
         exview_draw_sheet(v, vc);
     else if (v->rv)
         stepview_run.draw(v->rv, vc);
@@ -1127,15 +1113,11 @@ static int exview_key_hint(void *self, struct view_ctx *c, int key, struct view_
     return 0;
 }
 
+/* The pass is recorded as the run is judged (exview_judged). */
 static bool exview_done(void *self)
 {
     struct exview *v = self;
-    bool done = v->rv && stepview_run.done(v->rv);
-    if (done && !v->pass_recorded) {
-        v->pass_recorded = true;
-        exview_progress(v, EXERCISE_PASS); /* kept only the first time, by the record */
-    }
-    return done;
+    return v->rv && stepview_run.done(v->rv);
 }
 
 static int exview_key_solution(void *self, struct view_ctx *c, int key, struct view_action *act)
@@ -1171,7 +1153,15 @@ static int exview_key_lines(void *self, struct view_ctx *c, int key, struct view
     (void)c;
     (void)key;
     (void)act;
-    exview_show_lines(self);
+    struct exview *v = self;
+    if (v->code) {
+        codeview_close(v->code);
+        v->code = NULL;
+        v->c->dirty = true;
+        return 0;
+    }
+    int mode = v->rv ? stepview_run_mode(v->rv) : -1;
+    exview_show_lines(v, mode == EXERCISE_MODE_REFERENCE ? mode : EXERCISE_MODE_YOURS);
     return 0;
 }
 
@@ -1209,6 +1199,17 @@ static int exview_key(void *self, struct view_ctx *c, int key)
         v->confirm_solution = v->confirm_reset = false;
         return 0;
     }
+    if (v->code && key != 'L') {
+        int k = codeview_key(v->code, key);
+        if (k == 1) {
+            codeview_close(v->code);
+            v->code = NULL;
+        }
+        if (k >= 0) {
+            c->dirty = true;
+            return 0;
+        }
+    }
     if (v->sheet && exview_sheet_key(v, key) == 0)
         return 0;
     /* A failed build's messages have the screen: the text's scrolling keys scroll them. */
@@ -1218,9 +1219,13 @@ static int exview_key(void *self, struct view_ctx *c, int key)
        makes way for them. Mode keys and help leave it open; the run goes on behind it. */
     if (v->sheet && key != 'S' && key != 'L' && keys_find(&exview_keys, key))
         exview_close_sheet(v);
+    if (v->code && key != 'L' && keys_find(&exview_keys, key)) {
+        codeview_close(v->code);
+        v->code = NULL;
+    }
     if (v->rv && stepview_run.key(v->rv, c, key) == 0)
         return 0;
-    if (v->rv) {
+    if (v->rv && key != 'L') { /* L is the exercise's own code view, on its files */
         const struct keybind *b = keys_find(stepview_run.keys, key);
         if (b)
             return b->fn(v->rv, c, key, &(struct view_action){0});
@@ -1264,7 +1269,8 @@ static const struct keybind exview_bindings[] = {
      .fn = exview_key_reset},
     {.key = 'L',
      .name = "L",
-     .help = "your files with each line's counted calls in the margin (L refreshes, Esc closes)",
+     .help = "your files (the reference's, in its mode) with each line's counted calls and calls "
+             "a second in the margin, live (L or Esc closes)",
      .fn = exview_key_lines},
 };
 static const struct keytable exview_keys = KEYTABLE("Exercise", exview_bindings);
@@ -1312,7 +1318,7 @@ static bool exview_busy(void *self)
 static const char *exview_foot_first(void *self)
 {
     struct exview *v = self;
-    if (v->sheet)
+    if (v->sheet || v->code)
         return NULL;
     if (v->state == EXVIEW_FAILED && v->log)
         return "(more; j scrolls the errors)";
@@ -1320,10 +1326,17 @@ static const char *exview_foot_first(void *self)
     return report && *report ? "(more: j)" : NULL;
 }
 
+/* The checks are the run's: they scroll as the run view's do. */
+static int exview_foot_scroll(void *self, int dir)
+{
+    struct exview *v = self;
+    return v->rv ? stepview_run_foot_scroll(v->rv, dir) : -1;
+}
+
 static bool exview_text_focused(void *self)
 {
     struct exview *v = self;
-    return v->sheet || !v->rv || stepview_run.text_focused(v->rv);
+    return v->sheet || v->code || !v->rv || stepview_run.text_focused(v->rv);
 }
 
 const struct stepview_kind stepview_exercise = {
@@ -1345,5 +1358,6 @@ const struct stepview_kind stepview_exercise = {
     .done = exview_done,
     .busy = exview_busy,
     .text_focused = exview_text_focused,
+    .foot_scroll = exview_foot_scroll,
     .open_hint = "e edits your file; every save builds and runs it. ? lists every key.",
 };

@@ -276,20 +276,6 @@ static int quizview_text_foot_rows(void *self, int inner_h)
     return inner_h - intro > 6 ? inner_h - intro : inner_h / 2;
 }
 
-/* Draws text wrapped at w columns from (x, *y) with a hanging indent, up to row end; returns the
-   rows used. */
-static int quizview_para(struct view_ctx *vc, int x, int *y, int end, int w, attr_t attr,
-                         const char *text)
-{
-    struct wrap_doc d = {0};
-    int rows = 0;
-    if (wrap_plain(text ? text : "", w > 8 ? w : 8, vc->caps->utf8, &d) == 0)
-        for (size_t i = 0; i < d.nlines && *y < end; i++, rows++)
-            widgets_text(vc->caps, x, (*y)++, w, attr, d.lines[i].text);
-    wrap_doc_free(&d);
-    return rows;
-}
-
 static void quizview_draw_text_foot(void *self, struct view_ctx *vc, struct layout_rect r)
 {
     struct quizview *v = self;
@@ -313,7 +299,7 @@ static void quizview_draw_text_foot(void *self, struct view_ctx *vc, struct layo
                          tries);
     }
     y++;
-    quizview_para(vc, r.x, &y, end, r.w, A_BOLD, lq->question);
+    widgets_para(vc->caps, r.x, &y, end, r.w, A_BOLD, lq->question);
     y += y < end;
     bool shown = q->has_checked;
     for (size_t k = 0; k < lq->nanswers; k++) {
@@ -333,7 +319,7 @@ static void quizview_draw_text_foot(void *self, struct view_ctx *vc, struct layo
                          a->correct ? c->g->done : c->g->todo);
         widgets_printf(c, r.x + 2, y, 6, chosen ? A_BOLD : A_NORMAL, "%zu %s", k + 1, box);
         v->answer_h[k] =
-            quizview_para(vc, r.x + 8, &y, end, r.w - 8, chosen ? A_BOLD : A_NORMAL, a->text);
+            widgets_para(vc->caps, r.x + 8, &y, end, r.w - 8, chosen ? A_BOLD : A_NORMAL, a->text);
     }
     if (!shown || q->checked != q->chosen || y + 1 >= end)
         return;
@@ -350,8 +336,8 @@ static void quizview_draw_text_foot(void *self, struct view_ctx *vc, struct layo
             continue;
         char line[2048];
         snprintf(line, sizeof line, "%zu: %s", k + 1, a->feedback);
-        quizview_para(vc, r.x + 2, &y, end, r.w - 2,
-                      screen_attr(a->correct ? SCREEN_NORMAL : SCREEN_BAD), line);
+        widgets_para(vc->caps, r.x + 2, &y, end, r.w - 2,
+                     screen_attr(a->correct ? SCREEN_NORMAL : SCREEN_BAD), line);
     }
     if (!right && !(q->checked & ~correct) && y < end) {
         /* Only right answers chosen, but not all of them. */
@@ -359,10 +345,10 @@ static void quizview_draw_text_foot(void *self, struct view_ctx *vc, struct layo
         char line[160];
         snprintf(line, sizeof line, "What you chose is right, but %u more answer%s right as well.",
                  missing, missing == 1 ? " is" : "s are");
-        quizview_para(vc, r.x + 2, &y, end, r.w - 2, screen_attr(SCREEN_BAD), line);
+        widgets_para(vc->caps, r.x + 2, &y, end, r.w - 2, screen_attr(SCREEN_BAD), line);
     }
     if (right && y < end)
-        quizview_para(vc, r.x, &y, end, r.w, A_NORMAL, lq->explanation);
+        widgets_para(vc->caps, r.x, &y, end, r.w, A_NORMAL, lq->explanation);
 }
 
 static void quizview_title_right(void *self, char *buf, size_t len)

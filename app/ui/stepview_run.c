@@ -18,12 +18,15 @@
  * Esc (or z) returns: a pane is 13 columns wide at 80, and a program's own sentence is read whole
  * only there.
  */
+#include "codeview.h"
 #include "counterview.h"
 #include "engine/engine.h"
 #include "exercise/judge.h"
 #include "footrows.h"
 #include "grade.h"
 #include "metrics/stats.h"
+#include "paths.h"
+#include "util/fileread.h"
 #include "predictview.h"
 #include "stepview.h"
 #include "sweepview.h"
@@ -31,8 +34,10 @@
 #include "wrap.h"
 
 #include <errno.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 struct runview {
     struct stepview_env env;
@@ -58,6 +63,7 @@ struct runview {
     const struct screen_caps *foot_caps;
     struct grader grader;
     struct judge judge; /* feeds the grader from the engine, names limits (exercise/judge.h) */
+    bool judged;        /* the grader's verdicts were final when env.judged was last told */
     int focus;          /* 0 the text, 1..nprogs the pane of an interactive program */
     char input[256];
     size_t ninput;
@@ -74,10 +80,18 @@ struct runview {
        last drawn on, or -1) opens them. */
     bool passes_open;
     int fold_y;
+    /* When the checks' advice does not fit under the text, the checks scroll: j past the
+       text's end moves them (stepview_run_foot_scroll). checks_top is their first row shown;
+       checks_total and checks_shown the rows they take whole and the rows of them shown, as
+       last drawn (0: they fitted, nothing to scroll). */
+    int checks_top, checks_total, checks_shown;
     /* The results box (a): every check, expected outcome and prediction whole, over the
        screen; a key that does not scroll it closes it. */
     bool results;
     struct widgets_sheet sheet;
+    /* The code view (L): the studied program's source with its calls by line since its mode
+       began, over the body; NULL while closed. */
+    struct codeview *code;
 };
 
 static size_t runview_nprogs(const struct runview *v)
@@ -129,6 +143,16 @@ static void runview_say_limit(struct runview *v, const char *limit)
                 limit[0] >= 'a' && limit[0] <= 'z' ? limit[0] - 'a' + 'A' : limit[0], limit + 1);
 }
 
+/* Tells env.judged when the verdicts have just become final (an engine callback made them so);
+   a restart that judges afresh makes the next verdicts news again. */
+static void runview_tell_judged(struct runview *v)
+{
+    bool judged = v->grader.over || grade_done(&v->grader);
+    if (judged && !v->judged && v->env.judged)
+        v->env.judged(v->env.judged_data, &v->judge);
+    v->judged = judged;
+}
+
 static void runview_on_line(void *data, size_t prog, enum engine_stream stream, const char *line,
                             size_t len)
 {
@@ -136,6 +160,7 @@ static void runview_on_line(void *data, size_t prog, enum engine_stream stream, 
     (void)stream;
     (void)len;
     judge_line(&v->judge, prog, line); /* output checks */
+    runview_tell_judged(v);
     /* While the sampler ticks, output is drawn with the next snapshot: a chatty program must not
        make iolab redraw for every line. */
     if (v->est != ENGINE_RUNNING)
@@ -160,6 +185,7 @@ static void runview_on_exit(void *data, size_t prog, int status, bool expected)
     const char *name = prog < v->sc->nprograms ? v->sc->programs[prog].name : "a program";
     /* Exit checks, and a limit of the jail named as `iolab check` names it. */
     const char *limit = judge_exit(&v->judge, v->engine, prog, status, expected);
+    runview_tell_judged(v);
     view_log(v->c, "%s exited with status %d%s", name, status, expected ? " (stopped)" : "");
     if (limit)
         runview_say_limit(v, limit);
@@ -189,6 +215,7 @@ static void runview_on_snapshot(void *data, const struct snapshot *snap)
     v->have_snap = true;
     v->c->dirty = true;
     const char *limit = judge_snapshot(&v->judge, v->engine, snap);
+    runview_tell_judged(v);
     if (limit)
         runview_say_limit(v, limit);
     if (v->pv)
@@ -204,6 +231,7 @@ static void runview_on_state(void *data, enum engine_state state)
     if (state == ENGINE_FAILED && v->engine)
         view_status(v->c, true, "The scenario could not start: %s", engine_error(v->engine));
     judge_state(&v->judge, v->engine, state); /* the tier; a run that ended is decided */
+    runview_tell_judged(v);
     /* One mode is nothing to switch between; several name the program they restart. */
     const struct lesson_program *p = runview_switched(v);
     if (state == ENGINE_RUNNING && v->sc->nmodes > 1 && p)
@@ -324,6 +352,7 @@ static void runview_close(void *self, struct view_ctx *c)
     sweepview_close(v->sweep);
     judge_free(&v->judge);
     widgets_sheet_free(&v->sheet);
+    codeview_close(v->code);
     free(v);
 }
 
@@ -420,6 +449,17 @@ static int runview_zoom_key(struct runview *v, struct view_ctx *c, int key)
 static int runview_key(void *self, struct view_ctx *c, int key)
 {
     struct runview *v = self;
+    if (v->code && !v->results && !v->legend) {
+        int k = codeview_key(v->code, key);
+        if (k == 1 || (k < 0 && key == 'L')) {
+            codeview_close(v->code);
+            v->code = NULL;
+        }
+        if (k >= 0 || key == 'L') {
+            c->dirty = true;
+            return 0;
+        }
+    }
     if (v->results) {
         if (widgets_sheet_key(&v->sheet, key) < 0)
             v->results = false;
@@ -553,6 +593,85 @@ static int runview_key_legend(void *self, struct view_ctx *c, int key, struct vi
     (void)act;
     v->legend = true;
     v->legend_top = 0;
+    return 0;
+}
+
+/* The program whose source the code view shows: the one under study, else the first server,
+   else the first program. */
+static size_t runview_code_prog(const struct runview *v)
+{
+    if (v->sc->study >= 0 && (size_t)v->sc->study < v->sc->nprograms)
+        return (size_t)v->sc->study;
+    for (size_t i = 0; i < v->sc->nprograms; i++)
+        if (v->sc->programs[i].role == LESSON_ROLE_SERVER)
+            return i;
+    return 0;
+}
+
+/* The studied program's source. A demo (a program named without a '/' that iolab's libexec
+   holds) is read from the copy iolab ships beside its lessons (PREFIX/share/iolab/demos, a link
+   to sandbox/demos in the build tree), so that an installed or unpacked tree shows it; a pack's
+   own from the pack's sources; any other from the file its line table names, when that is a
+   regular file. */
+static int runview_code_source(void *data, const char *file, const char *dwarf_path, char **text)
+{
+    const struct runview *v = data;
+    const char *prog = v->sc->programs[runview_code_prog(v)].program;
+    char dir[PATH_MAX], path[PATH_MAX * 2];
+    size_t len;
+    if (!strchr(prog, '/') && !strchr(file, '/') &&
+        paths_get(PATHS_LIBEXEC, dir, sizeof dir) == 0) {
+        snprintf(path, sizeof path, "%s/%s", dir, prog);
+        if (access(path, X_OK) == 0 && paths_get(PATHS_PREFIX, dir, sizeof dir) == 0) {
+            snprintf(path, sizeof path, "%s/share/iolab/demos/%s", dir, file);
+            return fileread_regular(path, 1 << 20, text, &len, NULL);
+        }
+    }
+    /* A pack's program: its sources are the pack's, beside the path the pack names it by (the
+       build directory the line table names was the sandbox's, and is gone). */
+    const struct lesson_pack *pack = v->env.pack;
+    for (size_t i = 0; pack && i < pack->nbuilds; i++)
+        for (size_t k = 0; k < pack->builds[i].nfiles; k++)
+            if (!strcmp(pack->builds[i].files[k], file)) {
+                const char *p = pack->builds[i].path, *slash = strrchr(p, '/');
+                snprintf(path, sizeof path, "%.*s/%s", slash ? (int)(slash - p) : 0, p, file);
+                return fileread_regular(path, 1 << 20, text, &len, NULL);
+            }
+    if (dwarf_path[0] != '/')
+        return -ENOENT;
+    return fileread_regular(dwarf_path, 1 << 20, text, &len, NULL);
+}
+
+/* The sites of program prog since its mode began (or the run's start), as of the latest
+   snapshot; false before one. */
+bool stepview_run_sites(void *self, size_t prog, const struct tally_sites **a,
+                        const struct tally_sites **b, double *t)
+{
+    struct runview *v = self;
+    if (!v->have_snap || prog >= v->snap.nprogs)
+        return false;
+    *a = v->have_base && prog < v->mode_base.nprogs ? &v->mode_base.progs[prog].sites : NULL;
+    *b = &v->snap.progs[prog].sites;
+    *t = v->snap.elapsed_s;
+    return true;
+}
+
+int stepview_run_mode(void *self)
+{
+    struct runview *v = self;
+    return v->have_snap ? v->snap.mode : -1;
+}
+
+static int runview_key_code(void *self, struct view_ctx *c, int key, struct view_action *act)
+{
+    struct runview *v = self;
+    (void)key;
+    (void)act;
+    char title[96];
+    snprintf(title, sizeof title, "%s's calls by line", v->sc->programs[runview_code_prog(v)].name);
+    codeview_close(v->code);
+    v->code = codeview_open(title, NULL, 0, runview_code_source, v);
+    c->dirty = true;
     return 0;
 }
 
@@ -692,6 +811,13 @@ static const struct keybind runview_bindings[] = {
      .help = "all the checks, expected outcomes and predictions whole, in a box (j/k scroll it, "
              "another key closes it)",
      .fn = runview_key_results},
+    {.key = 'L',
+     .name = "L",
+     .label = "lines",
+     .help = "the studied program's source with its counted calls by line, and calls a second, "
+             "since its mode began (L or Esc closes)",
+     .priority = 14,
+     .fn = runview_key_code},
     {.key = 't',
      .name = "t",
      .label = "totals",
@@ -845,7 +971,9 @@ static const char *runview_prog_state(enum snapshot_prog_state s)
  * fit and the first ones whole before the next get a row more; then the checks still open, then
  * those not judged (a dim "-", never in the holding row), then the holding ones folded into one
  * row ("✓ 7 checks hold") until a click on it opens them, each then its name first and its
- * figure after. What does not fit is whole in the results box (a).
+ * figure after. What does not fit is whole in the results box (a); and when a failing check
+ * does not fit whole, the checks scroll in their rows instead (runview_checks_scrolled), each
+ * whole.
  */
 
 /* Check i's state as footrows.h plans it. */
@@ -1007,6 +1135,201 @@ static void runview_check_draw(struct runview *v, const struct screen_caps *c, s
     runview_para_cut(c, x + 4, y + name, w - 4, ck->rows - name, A_NORMAL, msg);
 }
 
+/* One row of the checks' scrolled form: its text drawn from column x (0 is the mark's) in
+   attr; mark, when set, stands in the first columns. */
+struct runview_row {
+    int x;
+    attr_t attr;
+    const char *mark; /* the check's mark on its first row; NULL */
+    attr_t mark_attr;
+    char *text;
+    bool fold; /* the holding checks' folded row: a click opens them */
+};
+
+struct runview_rows {
+    struct runview_row *row;
+    size_t n, cap;
+};
+
+static void runview_rows_free(struct runview_rows *r)
+{
+    for (size_t i = 0; i < r->n; i++)
+        free(r->row[i].text);
+    free(r->row);
+    *r = (struct runview_rows){0};
+}
+
+static int runview_rows_add(struct runview_rows *r, struct runview_row row, const char *text)
+{
+    if (r->n == r->cap) {
+        size_t cap = r->cap ? 2 * r->cap : 32;
+        struct runview_row *g = realloc(r->row, cap * sizeof *g);
+        if (!g)
+            return -ENOMEM;
+        r->row = g;
+        r->cap = cap;
+    }
+    row.text = strdup(text);
+    if (!row.text)
+        return -ENOMEM;
+    r->row[r->n++] = row;
+    return 0;
+}
+
+/* A paragraph wrapped at w - x columns as rows from column x, the first with mark. */
+static int runview_rows_para(struct runview_rows *r, const struct screen_caps *c, int w, int x,
+                             attr_t attr, const char *mark, attr_t mark_attr, const char *text)
+{
+    struct wrap_doc d = {0};
+    int rc = wrap_plain(text, w - x, c->utf8, &d);
+    for (size_t k = 0; rc == 0 && k < d.nlines; k++)
+        rc = runview_rows_add(
+            r,
+            (struct runview_row){
+                .x = x, .attr = attr, .mark = k ? NULL : mark, .mark_attr = mark_attr},
+            d.lines[k].text);
+    wrap_doc_free(&d);
+    return rc;
+}
+
+/*
+ * The checks whole, as rows, for a pane too short for them (the scrolled form): every check to
+ * do with its name and its advice wrapped under it, as `iolab check` prints them, then the
+ * checks not judged and the holding ones as the plan folds them, one row each. 0 or -ENOMEM.
+ */
+static int runview_check_rows_whole(struct runview *v, const struct screen_caps *c, int w,
+                                    const size_t *order, const struct footrows_check *ck, size_t n,
+                                    const struct footrows_plan *plan, struct runview_rows *out)
+{
+    size_t nunj = 0;
+    for (size_t k = 0; k < n; k++)
+        nunj += ck[k].state == FOOTROWS_UNJUDGED;
+    bool unj_done = false, pass_done = false;
+    int rc = 0;
+    for (size_t k = 0; k < n && rc == 0; k++) {
+        const struct lesson_check *chk = &v->sc->checks[order[k]];
+        char msg[768], line[1024];
+        grade_message(&v->grader, order[k], msg, sizeof msg);
+        switch (ck[k].state) {
+        case FOOTROWS_FAIL:
+        case FOOTROWS_OPEN: {
+            bool fail = ck[k].state == FOOTROWS_FAIL;
+            rc = runview_rows_para(out, c, w, 2, A_BOLD, fail ? c->g->todo : "-",
+                                   screen_attr(fail ? SCREEN_BAD : SCREEN_DIM), chk->text);
+            if (rc == 0)
+                rc = runview_rows_para(out, c, w, 4, A_NORMAL, NULL, 0, msg);
+            break;
+        }
+        case FOOTROWS_UNJUDGED:
+            if (unj_done)
+                break;
+            if (nunj > 1) {
+                const char *why = strncmp(msg, "not judged: ", 12) ? msg : msg + 12;
+                snprintf(line, sizeof line, "%zu checks not judged: %s", nunj, why);
+                unj_done = true;
+            } else {
+                snprintf(line, sizeof line, "%s: %s", chk->text, msg);
+            }
+            rc = runview_rows_add(out,
+                                  (struct runview_row){.x = 2,
+                                                       .attr = screen_attr(SCREEN_DIM),
+                                                       .mark = "-",
+                                                       .mark_attr = screen_attr(SCREEN_DIM)},
+                                  line);
+            break;
+        case FOOTROWS_PASS:
+            if (pass_done)
+                break;
+            if (!v->passes_open) {
+                snprintf(line, sizeof line, "%zu check%s hold%s (click: each one)", plan->npass,
+                         plan->npass == 1 ? "" : "s", plan->npass == 1 ? "s" : "");
+                pass_done = true;
+            } else {
+                snprintf(line, sizeof line, "%s: %s", chk->text, msg);
+            }
+            rc = runview_rows_add(out,
+                                  (struct runview_row){.x = 2,
+                                                       .attr = A_NORMAL,
+                                                       .mark = c->g->done,
+                                                       .mark_attr = screen_attr(SCREEN_GOOD),
+                                                       .fold = pass_done},
+                                  line);
+            break;
+        }
+    }
+    return rc;
+}
+
+/* The hint on the last row of scrolled checks: its own row, so it never covers a word. */
+#define RUNVIEW_CHECKS_MORE "(more advice: j)"
+
+/*
+ * Draws the checks whole from row checks_top, in the rows y..end, when a failing one does not
+ * fit there (the heading drawn); false when they fit (or there is no room to scroll in), and
+ * the plan's form is drawn instead. The text's j moves them once the text has passed by
+ * (stepview_run_foot_scroll), so that every failing check's advice is read in the pane, not
+ * only in the results box.
+ */
+static bool runview_checks_scrolled(struct runview *v, const struct screen_caps *c, int x, int y,
+                                    int w, int end, const size_t *order,
+                                    const struct footrows_check *ck, size_t n,
+                                    const struct footrows_plan *plan)
+{
+    int h = end - y;
+    /* Only a failing check's advice is worth the scrolling: while checks are open the plan's
+       row each (its progress, "slow: 3.2 s of 600 s") keeps every one in sight. */
+    bool cut = false;
+    for (size_t k = 0; k < n; k++)
+        cut |= ck[k].state == FOOTROWS_FAIL && ck[k].rows < ck[k].whole;
+    v->checks_total = v->checks_shown = 0;
+    if (!cut || h < 3 || w <= 12)
+        return false;
+    struct runview_rows rows = {0};
+    if (runview_check_rows_whole(v, c, w, order, ck, n, plan, &rows) < 0 || rows.n <= (size_t)h) {
+        runview_rows_free(&rows);
+        return false;
+    }
+    int total = (int)rows.n;
+    /* The last page ends on the last row; every other one keeps its last row for the hint. */
+    if (v->checks_top > total - h)
+        v->checks_top = total - h > 0 ? total - h : 0;
+    bool more = v->checks_top + h < total;
+    int shown = more ? h - 1 : h;
+    for (int i = 0; i < shown; i++) {
+        const struct runview_row *r = &rows.row[v->checks_top + i];
+        if (r->mark)
+            widgets_text(c, x, y + i, 2, r->mark_attr, r->mark);
+        widgets_text(c, x + r->x, y + i, w - r->x, r->attr, r->text);
+        if (r->fold)
+            v->fold_y = y + i;
+    }
+    if (more) {
+        int hw = (int)strlen(RUNVIEW_CHECKS_MORE);
+        widgets_text(c, x + w - hw, y + h - 1, hw, screen_attr(SCREEN_DIM), RUNVIEW_CHECKS_MORE);
+    }
+    v->checks_total = total;
+    v->checks_shown = shown;
+    runview_rows_free(&rows);
+    return true;
+}
+
+int stepview_run_foot_scroll(void *self, int dir)
+{
+    struct runview *v = self;
+    if (v->checks_total <= 0)
+        return -1;
+    /* A page less one row, the row kept for context, as j moves the text (footrows_page). */
+    int page = footrows_page(v->checks_shown);
+    if (dir > 0 && v->checks_top + v->checks_shown < v->checks_total)
+        v->checks_top += page;
+    else if (dir < 0 && v->checks_top > 0)
+        v->checks_top = v->checks_top > page ? v->checks_top - page : 0;
+    else
+        return -1;
+    v->c->dirty = true;
+    return 0;
+}
+
 /* Draws the checks from (x, y) in the rows to end, their heading first. */
 static void runview_checks_draw(struct runview *v, const struct screen_caps *c, int x, int y, int w,
                                 int end)
@@ -1031,6 +1354,13 @@ static void runview_checks_draw(struct runview *v, const struct screen_caps *c, 
         snprintf(head, sizeof head, "%s",
                  plan.cut ? "To complete this step: (a: whole)" : "To complete this step:");
     widgets_text(c, x, y++, w, all ? screen_attr(SCREEN_GOOD) | A_BOLD : A_BOLD, head);
+    if ((plan.cut || plan.left) &&
+        runview_checks_scrolled(v, c, x, y, w, end, order, ck, n, &plan)) {
+        free(order);
+        free(ck);
+        return;
+    }
+    v->checks_top = 0;
     size_t nunj = 0;
     for (size_t k = 0; k < n; k++)
         nunj += ck[k].state == FOOTROWS_UNJUDGED;
@@ -1387,6 +1717,16 @@ static void runview_draw(void *self, struct view_ctx *vc)
         snprintf(tag, sizeof tag, "%zu/%zu", v->tab - first + 1, vc->layout.nfolded);
         runview_draw_prog(v, vc->caps, vc->layout.progs[i], v->tab, tag, 0);
     }
+    if (v->code) {
+        const struct tally_sites *a, *b;
+        double t;
+        if (stepview_run_sites(v, runview_code_prog(v), &a, &b, &t))
+            codeview_update(v->code, a, b, t);
+        codeview_draw(v->code, vc->caps, vc->layout.body);
+        if (v->results)
+            runview_draw_results(v, vc);
+        return;
+    }
     if (v->compare) {
         /* Every run of this step so far, restarts included: the grader keeps a span per mode. */
         int cur = v->have_snap ? v->snap.mode : -1;
@@ -1407,6 +1747,36 @@ static void runview_draw(void *self, struct view_ctx *vc)
         runview_draw_results(v, vc);
 }
 
+/*
+ * The connections the load keeps open, in a step about holding connections (it watches the
+ * load's connect: c10k, not the steps that watch a server's accept among its other calls): the
+ * client's --connections, the mode's arguments after its own as the engine passes them. 0 in
+ * any other step.
+ */
+static uint64_t runview_conns_want(const struct runview *v, int mode)
+{
+    bool about = false;
+    for (size_t i = 0; i < v->sc->nwatch; i++)
+        about |= v->sc->watch[i] == IOLAB_CALL_CONNECT;
+    uint64_t want = 0;
+    for (size_t p = 0; about && p < v->sc->nprograms; p++) {
+        const struct lesson_program *lp = &v->sc->programs[p];
+        if (lp->role != LESSON_ROLE_CLIENT)
+            continue;
+        const struct lesson_mode *m =
+            mode >= 0 && (size_t)mode < v->sc->nmodes && v->sc->modes[mode].program == p
+                ? &v->sc->modes[mode]
+                : NULL;
+        for (size_t k = 0; k + 1 < lp->nargs; k++)
+            if (!strcmp(lp->args[k], "--connections"))
+                want = strtoull(lp->args[k + 1], NULL, 10);
+        for (size_t k = 0; m && k + 1 < m->nargs; k++)
+            if (!strcmp(m->args[k], "--connections"))
+                want = strtoull(m->args[k + 1], NULL, 10);
+    }
+    return want;
+}
+
 static void runview_draw_counters(struct runview *v, struct view_ctx *vc)
 {
     const struct jail *j = v->engine ? engine_jail(v->engine) : NULL;
@@ -1420,6 +1790,7 @@ static void runview_draw_counters(struct runview *v, struct view_ctx *vc)
         .mode_name = mode >= 0 && (size_t)mode < v->sc->nmodes ? v->sc->modes[mode].id : NULL,
         .watch = v->sc->watch,
         .nwatch = v->sc->nwatch,
+        .conns_want = runview_conns_want(v, mode),
     };
     for (size_t i = 0; i < v->sc->nprograms; i++)
         in.has_role[v->sc->programs[i].role] = true;
@@ -1434,9 +1805,13 @@ static void runview_title_right(void *self, char *buf, size_t len)
         return;
     int mode = engine_mode(v->engine);
     const struct jail *j = engine_jail(v->engine);
+    /* The engine closes its jail when the run ends (a program that finished by itself, the
+       step's time up); the tier the run used is still what the title says, as the judge kept
+       it when the run began. "-" only for a run that never started. */
+    const char *tier = j ? iolab_tier_name(jail_tier(j)) : v->judge.tier[0] ? v->judge.tier : "-";
     snprintf(buf, len, "%s%s%s  sandbox: %s%s ", engine_state_name(engine_state(v->engine)),
-             mode >= 0 ? "  mode: " : "", mode >= 0 ? v->sc->modes[mode].id : "",
-             j ? iolab_tier_name(jail_tier(j)) : "-", v->paused ? "  PAUSED" : "");
+             mode >= 0 ? "  mode: " : "", mode >= 0 ? v->sc->modes[mode].id : "", tier,
+             v->paused ? "  PAUSED" : "");
 }
 
 static bool runview_text_focused(void *self)
@@ -1473,5 +1848,6 @@ const struct stepview_kind stepview_run = {
     .done = runview_done,
     .busy = runview_busy,
     .text_focused = runview_text_focused,
+    .foot_scroll = stepview_run_foot_scroll,
     .open_hint = "Enter starts the scenario; ? lists every key.",
 };

@@ -74,6 +74,18 @@ int widgets_text(const struct screen_caps *c, int x, int y, int w, attr_t attr, 
     return used;
 }
 
+int widgets_para(const struct screen_caps *c, int x, int *y, int end, int w, attr_t attr,
+                 const char *text)
+{
+    struct wrap_doc d = {0};
+    int rows = 0;
+    if (wrap_plain(text ? text : "", w > 8 ? w : 8, c->utf8, &d) == 0)
+        for (size_t i = 0; i < d.nlines && *y < end; i++, rows++)
+            widgets_text(c, x, (*y)++, w, attr, d.lines[i].text);
+    wrap_doc_free(&d);
+    return rows;
+}
+
 int widgets_wrapped(const struct screen_caps *c, int x, int y, int w, int indent, int maxrows,
                     attr_t attr, const char *s)
 {

@@ -35,6 +35,11 @@ int widgets_printf(const struct screen_caps *c, int x, int y, int w, attr_t attr
 int widgets_wrapped(const struct screen_caps *c, int x, int y, int w, int indent, int maxrows,
                     attr_t attr, const char *s);
 
+/* A paragraph of plain text wrapped into w columns (at least 8) and drawn from (x, *y) down to
+   the row before end, *y moved past it; returns the rows drawn. */
+int widgets_para(const struct screen_caps *c, int x, int *y, int end, int w, attr_t attr,
+                 const char *text);
+
 /* Wrapped lines from `first`, one per row of r. */
 void widgets_doc(const struct screen_caps *c, struct layout_rect r, const struct wrap_doc *d,
                  size_t first);

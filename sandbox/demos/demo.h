@@ -12,11 +12,13 @@
  * - The command line: options and modes are const tables, parsed by one call that also writes
  *   --help; every bad argument ends the program with one sentence on stderr and status 2.
  * - Starting up: a server's listen and ready line, a client's connect.
- * - Servers: what is not the lesson around the calls that are. Each server writes its own
- *   accept loop, fork(), pthread_create() and epoll loop (and file-server its sendfile()), in
- *   its own file, even where two servers then repeat a loop: here are only what an accept4()
- *   failure costs (the reserve descriptor), the list of a fork server's children, and the list
- *   of an epoll server's connections.
+ * - Servers: what is not the lesson around the calls that are. Each server of the concurrency
+ *   and file lessons writes its own accept loop, fork(), pthread_create() and epoll loop (and
+ *   file-server its sendfile()), in its own file, even where two servers then repeat a loop:
+ *   here are what an accept4() failure costs (the reserve descriptor), the list of a fork
+ *   server's children, the list of an epoll server's connections, and one thread per
+ *   connection (demo_thread_per_connection) for ipc-proxy's front end, whose lesson is the
+ *   IPC behind it, not its threads.
  * - A latency histogram with 1 µs buckets (exact enough to print p50..max in µs), the one
  *   summary line the clients print at the end, and publishing a request into the counter page.
  *

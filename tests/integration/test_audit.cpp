@@ -7,6 +7,7 @@
 #include "exercise_helpers.hpp"
 
 #include <catch2/catch.hpp>
+#include <memory>
 #include <string>
 
 using namespace iolab_test;
@@ -110,6 +111,38 @@ TEST_CASE("the forger that passes every ordinary check fails only by the audit",
     CHECK(str(plain.json.get(), "status") == "pass");
     // Without --audit nothing is said about an audit.
     CHECK(cJSON_GetObjectItemCaseSensitive(plain.json.get(), "audited") == nullptr);
+
+    // Audited (in a store of its own, which keeps the best score) it fails, and its progress
+    // record keeps the audited score, its checks' points adding up to it: an export of it is one
+    // an import takes.
+    TempDir fresh;
+    Result au = check(fresh, zerocopy, {"--dir", dir.path, "--audit"});
+    INFO(au.out);
+    REQUIRE(au.json);
+    CHECK(str(au.json.get(), "status") == "fail");
+    const cJSON *score = cJSON_GetObjectItemCaseSensitive(au.json.get(), "score");
+    double points = cJSON_GetObjectItemCaseSensitive(score, "points")->valuedouble;
+    CHECK(points < cJSON_GetObjectItemCaseSensitive(score, "max")->valuedouble);
+    std::string text = slurp(fresh / ".local/state/iolab/progress.json");
+    INFO(text);
+    std::unique_ptr<cJSON, decltype(&cJSON_Delete)> store(cJSON_Parse(text.c_str()), cJSON_Delete);
+    const cJSON *steps = cJSON_GetObjectItemCaseSensitive(
+        cJSON_GetObjectItemCaseSensitive(cJSON_GetObjectItemCaseSensitive(store.get(), "packs"),
+                                         "linux-io"),
+        "steps");
+    const cJSON *kept = cJSON_GetObjectItemCaseSensitive(
+        cJSON_GetObjectItemCaseSensitive(
+            cJSON_GetObjectItemCaseSensitive(cJSON_GetObjectItemCaseSensitive(steps, zerocopy.step),
+                                             "fields"),
+            "exercise"),
+        "score");
+    REQUIRE(kept);
+    CHECK(cJSON_GetObjectItemCaseSensitive(kept, "points")->valuedouble == points);
+    double sum = 0;
+    const cJSON *c;
+    cJSON_ArrayForEach(c, cJSON_GetObjectItemCaseSensitive(kept, "checks")) sum +=
+        cJSON_GetObjectItemCaseSensitive(c, "points")->valuedouble;
+    CHECK(sum == points);
 }
 
 TEST_CASE("a run that cannot be audited says so in the text, the JSON and the JUnit", "[audit]")

@@ -149,7 +149,7 @@ std::string new_pack(const TempDir &dir, bool forking_build)
             pos,
             R"J("build": ["sh", "-c", "if grep -q FORKMANY \"$1\"; then i=0; while [ $i -lt 300 ]; do sleep 30 & i=$((i+1)); done; wait; fi; exec cc -o \"$0\" \"$1\"", "{out}", "{sources}"],
       )J");
-        std::ofstream(path) << json;
+        spit(path, json);
     }
     return pack;
 }
@@ -270,8 +270,7 @@ TEST_CASE("budget: a jail forking up to its limit leaves another session's forks
             REQUIRE(b.read_until("waiting", 30));
             // forkloop forks until it fails and exits; its children hold the jail at its limit
             // while sleep runs. A copy in the work directory, which every tier shows at its path.
-            std::ofstream(wa / "forkloop", std::ios::binary)
-                << std::ifstream(hostile("forkloop"), std::ios::binary).rdbuf();
+            spit(wa / "forkloop", slurp(hostile("forkloop")));
             chmod((wa / "forkloop").c_str(), 0755);
             Child a;
             a.start({sandbox(), "--workdir", wa.path, "--nproc", "60", "--", "/bin/sh", "-c",
@@ -283,7 +282,7 @@ TEST_CASE("budget: a jail forking up to its limit leaves another session's forks
             CHECK(a.output().find("fork failed after") != std::string::npos);
 
             // While A sits at its limit, B forks and execs ten times, and a build succeeds.
-            std::ofstream(wb / "GO") << "";
+            spit(wb / "GO", "");
             REQUIRE(b.wait(30) != -1);
             INFO(b.output());
             CHECK(b.output().find("ran 10") != std::string::npos);
@@ -369,15 +368,15 @@ TEST_CASE("budget: a jail's cgroup is gone when the jail ends, after SIGKILL of 
 
     // A scenario whose one program prints where it is and then sleeps.
     TempDir packdir;
-    std::ofstream(packdir / "pack.json") << R"({"format_version": 1, "id": "budgetrun",
-        "title": "Budget", "version": "1", "lessons": ["b"]})";
-    std::ofstream(packdir / "b.json") << R"({"id": "b", "title": "A jail's cgroup",
+    spit(packdir / "pack.json", R"({"format_version": 1, "id": "budgetrun",
+        "title": "Budget", "version": "1", "lessons": ["b"]})");
+    spit(packdir / "b.json", R"({"id": "b", "title": "A jail's cgroup",
         "summary": "A program that sleeps in its jail.",
         "steps": [{"id": "hold", "title": "Hold", "kind": "run", "text": "Sleeps.",
                    "seconds": 60, "limits": {"processes": 1},
                    "programs": [{"name": "sleeper", "role": "server", "program": "/bin/sh",
                                  "args": ["-c", "echo ready; exec sleep 120"],
-                                 "ready": "ready"}]}]})";
+                                 "ready": "ready"}]}]})");
     TempDir home;
     std::string tag = new_tag();
     Child iolab;
@@ -445,8 +444,8 @@ TEST_CASE("budget: a build that writes past the file size limit names that limit
     TempDir mine;
     // 80 MiB of initialised data: the assembler's object file passes the build's 64 MiB limit
     // and the kernel stops it with SIGXFSZ; the compiler driver then exits 1.
-    std::ofstream(mine / "echo.c")
-        << slurp(pack + "/exercises/first/echo/echo.c") << "char iolab_big[80 << 20] = {1};\n";
+    spit(mine / "echo.c",
+         slurp(pack + "/exercises/first/echo/echo.c") + "char iolab_big[80 << 20] = {1};\n");
     Check c;
     check_step(c, home, pack, mine.path);
     INFO(c.out);
@@ -470,7 +469,7 @@ TEST_CASE("budget: a build stopped by its jail's process limit says which limit,
     std::string pack = new_pack(home, true);
     TempDir mine;
     std::string source = slurp(pack + "/exercises/first/echo/echo.c");
-    std::ofstream(mine / "echo.c") << source << "/* FORKMANY */\n";
+    spit(mine / "echo.c", source + "/* FORKMANY */\n");
 
     Check c;
     check_step(c, home, pack, mine.path);
@@ -516,7 +515,7 @@ TEST_CASE("budget: a build stopped by its jail's process limit says which limit,
     };
     CHECK(attempts() == 0);
     // Saved without the marker (by rename, as an editor does): it builds, and that one counts.
-    std::ofstream(ws + "/echo.c.tmp") << source;
+    spit(ws + "/echo.c.tmp", source);
     REQUIRE(rename((ws + "/echo.c.tmp").c_str(), (ws + "/echo.c").c_str()) == 0);
     REQUIRE(tui.status("Build 2: ok"));
     CHECK(within(30, [&] { return attempts() == 1; }));
@@ -545,9 +544,9 @@ TEST_CASE("budget: a scenario's programs run in the jail's cgroup, or as the jai
           "[budget]")
 {
     TempDir packdir;
-    std::ofstream(packdir / "pack.json") << R"({"format_version": 1, "id": "budgetuid",
-        "title": "Budget", "version": "1", "lessons": ["u"]})";
-    std::ofstream(packdir / "u.json") << R"({"id": "u", "title": "Who runs", "summary": "s",
+    spit(packdir / "pack.json", R"({"format_version": 1, "id": "budgetuid",
+        "title": "Budget", "version": "1", "lessons": ["u"]})");
+    spit(packdir / "u.json", R"({"id": "u", "title": "Who runs", "summary": "s",
         "steps": [{"id": "s", "title": "S", "kind": "run", "text": "t", "seconds": 1,
           "programs": [{"name": "p", "role": "server", "program": "/bin/sh",
             "args": ["-c", "echo uid=$(id -u) jail=$IOLAB_JAIL_PIDS; cat /proc/self/cgroup; echo ready; sleep 2"],
@@ -555,7 +554,7 @@ TEST_CASE("budget: a scenario's programs run in the jail's cgroup, or as the jai
           "checks": [
             {"text": "own uid", "metric": "output", "program": "p", "match": "uid=655(2[0-9]|3[0-3]) ", "min": 1},
             {"text": "jail pids", "metric": "output", "program": "p", "match": "jail=[0-9]+", "min": 1},
-            {"text": "in its cgroup", "metric": "output", "program": "p", "match": "/iolab-[0-9]+-[0-9]+-[0-9]+$", "min": 1}]}]})";
+            {"text": "in its cgroup", "metric": "output", "program": "p", "match": "/iolab-[0-9]+-[0-9]+-[0-9]+$", "min": 1}]}]})");
     Probe p = probe();
     std::vector<std::string> variants = {""};
     if (geteuid() == 0)
@@ -612,12 +611,12 @@ TEST_CASE("budget: without a cgroup, a uid or a user namespace, the probe and th
     TempDir home, packdir;
     chmod(home.path.c_str(), 0777);
     chmod(packdir.path.c_str(), 0755);
-    std::ofstream(packdir / "pack.json") << R"({"format_version": 1, "id": "budgetnone",
-        "title": "Budget", "version": "1", "lessons": ["n"]})";
-    std::ofstream(packdir / "n.json") << R"({"id": "n", "title": "None", "summary": "s",
+    spit(packdir / "pack.json", R"({"format_version": 1, "id": "budgetnone",
+        "title": "Budget", "version": "1", "lessons": ["n"]})");
+    spit(packdir / "n.json", R"({"id": "n", "title": "None", "summary": "s",
         "steps": [{"id": "s", "title": "S", "kind": "run", "text": "t", "seconds": 1,
           "programs": [{"name": "p", "role": "server", "program": "/bin/sh",
-            "args": ["-c", "echo going; exit 3"], "ready": "ready"}]}]})";
+            "args": ["-c", "echo going; exit 3"], "ready": "ready"}]}]})");
     chmod((packdir / "pack.json").c_str(), 0644);
     chmod((packdir / "n.json").c_str(), 0644);
     std::vector<std::string> as_nobody = {"/usr/bin/setpriv",
@@ -661,7 +660,7 @@ std::string process_limited_pack(const TempDir &home)
     size_t at = json.find("\"learner\": \"server\",");
     REQUIRE(at != std::string::npos);
     json.insert(at, "\"limits\": {\"processes\": 1},\n      ");
-    std::ofstream(path) << json;
+    spit(path, json);
     return pack;
 }
 
@@ -693,7 +692,7 @@ TEST_CASE("budget: a scenario's program stopped by its jail's process limit make
     TempDir home;
     std::string pack = process_limited_pack(home);
     TempDir mine;
-    std::ofstream(mine / "echo.c") << fork_loop(false);
+    spit(mine / "echo.c", fork_loop(false));
     Check c;
     check_step(c, home, pack, mine.path);
     INFO(c.out);
@@ -731,7 +730,7 @@ TEST_CASE("budget: a learner's program that reaches the jail's process limit and
     // Forks until fork() fails, ignores the failure and waits: it never exits by itself, so
     // only the report of the jail's pids.events can say why it served nobody.
     TempDir mine;
-    std::ofstream(mine / "echo.c") << fork_loop(true);
+    spit(mine / "echo.c", fork_loop(true));
     Check c;
     check_step(c, home, pack, mine.path);
     INFO(c.out);
@@ -762,13 +761,13 @@ TEST_CASE("budget: a learner's program that fills the jail's /tmp and fails is t
     TempDir home;
     std::string pack = new_pack(home, false);
     TempDir mine;
-    std::ofstream(mine / "echo.c")
-        << "#include <stdio.h>\n#include <stdlib.h>\n#include <string.h>\n"
-           "int main(void)\n{\n    printf(\"listening\\n\");\n    fflush(stdout);\n"
-           "    FILE *f = fopen(\"/tmp/fill\", \"w\");\n    static char mb[1 << 20];\n"
-           "    memset(mb, 'x', sizeof mb);\n"
-           "    while (f && fwrite(mb, 1, sizeof mb, f) == sizeof mb && fflush(f) == 0)\n"
-           "        ;\n    return 1;\n}\n";
+    spit(mine / "echo.c",
+         "#include <stdio.h>\n#include <stdlib.h>\n#include <string.h>\n"
+         "int main(void)\n{\n    printf(\"listening\\n\");\n    fflush(stdout);\n"
+         "    FILE *f = fopen(\"/tmp/fill\", \"w\");\n    static char mb[1 << 20];\n"
+         "    memset(mb, 'x', sizeof mb);\n"
+         "    while (f && fwrite(mb, 1, sizeof mb, f) == sizeof mb && fflush(f) == 0)\n"
+         "        ;\n    return 1;\n}\n");
     Check c;
     check_step(c, home, pack, mine.path);
     INFO(c.out);

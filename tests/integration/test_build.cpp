@@ -65,7 +65,7 @@ Outcome build_it(const std::string &src, const std::string &cache,
 TEST_CASE("a program builds in the sandbox, runs, and is not built twice", "[build]")
 {
     TempDir src, cache;
-    std::ofstream(src / "hello.c") << "#include <stdio.h>\nint main(void) { puts(\"hello\"); }\n";
+    spit(src / "hello.c", "#include <stdio.h>\nint main(void) { puts(\"hello\"); }\n");
     Outcome a = build_it(src.path, cache.path, {"hello.c"});
     INFO(a.log << a.r.message);
     REQUIRE(a.done);
@@ -79,7 +79,7 @@ TEST_CASE("a program builds in the sandbox, runs, and is not built twice", "[bui
     CHECK(b.r.cached);
     CHECK(std::string(b.r.exe) == a.r.exe);
     // A changed source is a new program.
-    std::ofstream(src / "hello.c") << "#include <stdio.h>\nint main(void) { puts(\"again\"); }\n";
+    spit(src / "hello.c", "#include <stdio.h>\nint main(void) { puts(\"again\"); }\n");
     Outcome c = build_it(src.path, cache.path, {"hello.c"});
     REQUIRE(c.r.status == BUILD_OK);
     CHECK_FALSE(c.r.cached);
@@ -89,7 +89,7 @@ TEST_CASE("a program builds in the sandbox, runs, and is not built twice", "[bui
 TEST_CASE("compiler errors name the learner's own file, line and column", "[build]")
 {
     TempDir src, cache;
-    std::ofstream(src / "server.c") << "int main(void)\n{\n    return nope;\n}\n";
+    spit(src / "server.c", "int main(void)\n{\n    return nope;\n}\n");
     Outcome o = build_it(src.path, cache.path, {"server.c"});
     REQUIRE(o.done);
     CHECK(o.r.status == BUILD_FAILED);
@@ -101,7 +101,7 @@ TEST_CASE("compiler errors name the learner's own file, line and column", "[buil
 TEST_CASE("a compiler fed /dev/zero ends within its limit with a sentence", "[build]")
 {
     TempDir src, cache;
-    std::ofstream(src / "zero.c") << "#include \"/dev/zero\"\nint main(void) { return 0; }\n";
+    spit(src / "zero.c", "#include \"/dev/zero\"\nint main(void) { return 0; }\n");
     Outcome o = build_it(src.path, cache.path, {"zero.c"}, 3);
     REQUIRE(o.done);
     INFO(o.log << o.r.message);

@@ -53,16 +53,14 @@ TEST_CASE("check: a headless check records attempts and the pass in the learner'
     CHECK(check(1).find("no progress") != std::string::npos);
 
     // A change that still fails: one attempt; the same file checked again is no new attempt.
-    {
-        std::ofstream(work, std::ios::app) << "/* my first try */\n";
-    }
+    spit_append(work, "/* my first try */\n");
     CHECK(check(1).find("attempts=1 pass=False done=False") != std::string::npos);
     CHECK(check(1).find("attempts=1 pass=False done=False") != std::string::npos);
 
     // The learner's own completed TODO: a second attempt, and the pass marks the step done.
     std::string solution = slurp(pack + "/exercises/first/echo/echo.c");
     {
-        std::ofstream(work, std::ios::trunc) << solution << "/* done, I think */\n";
+        spit(work, solution + "/* done, I think */\n");
     }
     CHECK(check(0).find("attempts=2 pass=True done=True") != std::string::npos);
 }

@@ -31,14 +31,14 @@ namespace
 // A one-lesson pack whose only program is the compiled ipcmaker (an absolute path is allowed).
 void write_pack(const TempDir &dir, const std::string &program)
 {
-    std::ofstream(dir / "pack.json") << R"({"format_version": 1, "id": "cleanup",
-        "title": "Cleanup", "version": "1", "lessons": ["ipc"]})";
-    std::ofstream(dir / "ipc.json") << R"({"id": "ipc", "title": "IPC left behind?",
+    spit(dir / "pack.json", R"({"format_version": 1, "id": "cleanup",
+        "title": "Cleanup", "version": "1", "lessons": ["ipc"]})");
+    spit(dir / "ipc.json", R"({"id": "ipc", "title": "IPC left behind?",
         "summary": "A program that creates IPC objects and forks.",
         "steps": [{"id": "hold", "title": "Hold", "kind": "run", "text": "Holds IPC objects.",
                    "seconds": 60,
                    "programs": [{"name": "maker", "role": "server", "program": ")" +
-                                           program + R"(", "args": [], "ready": "ready"}]}]})";
+                               program + R"(", "args": [], "ready": "ready"}]}]})");
 }
 
 // Every System V object on the host, as "shm:ID", "msg:ID", "sem:ID". The tables name no

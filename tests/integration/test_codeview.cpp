@@ -5,8 +5,66 @@
 #include "tmux_helpers.hpp"
 
 #include <catch2/catch.hpp>
+#include <cstdlib>
+#include <sstream>
 
 using namespace iolab_test;
+
+namespace
+{
+
+// A margin's figure in SI ("159k", "1.06M", "14.1k/s"): its value.
+double si(const std::string &s)
+{
+    double v = std::atof(s.c_str());
+    if (s.find('k') != std::string::npos)
+        v *= 1e3;
+    else if (s.find('M') != std::string::npos)
+        v *= 1e6;
+    else if (s.find('G') != std::string::npos)
+        v *= 1e9;
+    return v;
+}
+
+// The margin of a code view's row: its count, its calls a second ("-" before a second look)
+// and its call. The row is "│ " then the margin.
+struct Margin {
+    double count = 0, rate = -1;
+    std::string call;
+};
+Margin margin(const std::string &row)
+{
+    std::istringstream in(row.substr(row.find(' ')));
+    std::string count, rate;
+    Margin m;
+    in >> count >> rate >> m.call;
+    m.count = si(count);
+    if (rate.size() > 2 && rate.substr(rate.size() - 2) == "/s")
+        m.rate = si(rate);
+    return m;
+}
+
+// Scrolls the code view from its top, a page at a time, to the row that shows `code` with
+// `call` in its margin: that margin, or one with no call when no page has it.
+Margin find_counted(IolabTerm &t, const std::string &code, const std::string &call)
+{
+    t.keys("g");
+    std::string screen = t.screen();
+    for (int page = 0; page < 60; page++) {
+        std::istringstream rows(screen);
+        for (std::string row; std::getline(rows, row);)
+            if (row.find(code) != std::string::npos && margin(row).call == call)
+                return margin(row);
+        t.keys("NPage");
+        std::string before = screen;
+        if (!t.wait_until([&](const std::string &s) { return s != before; }, 3))
+            break; /* the last page */
+        screen = t.last();
+    }
+    return Margin();
+}
+
+} // namespace
 
 TEST_CASE("tui: L shows the learner's file with counted calls in the margin, at 80x24",
           "[sites][tui]")
@@ -29,7 +87,8 @@ TEST_CASE("tui: L shows the learner's file with counted calls in the margin, at 
     t.keys("L");
     REQUIRE(t.wait_for("Your calls by line", 15));
     // The read() line is further down at 24 rows: PgDn scrolls the view.
-    const std::string line = "read(r->fd, r->buf, 1);";
+    // The view cuts a line to what the margin leaves at 80 columns: its start is enough.
+    const std::string line = "got = read(r->fd, r->buf";
     bool found = t.wait_for(line, 1);
     for (int i = 0; i < 10 && !found; i++) {
         t.keys("NPage");
@@ -37,15 +96,79 @@ TEST_CASE("tui: L shows the learner's file with counted calls in the margin, at 
     }
     INFO(t.last());
     REQUIRE(found);
-    // Its margin: a count (SI: "9.6M") and the call, then the line number 16.
+    // Its margin: a count (SI: "9.6M"), the calls a second ("-" until a second look), the
+    // call, then the line number 16.
     std::string screen = t.last();
     size_t at = screen.find(line);
     size_t bol = screen.rfind('\n', at);
     std::string shown = screen.substr(bol + 1, at - bol - 1);
     INFO(shown);
-    CHECK(shown.find(" read  16 ") != std::string::npos);
+    CHECK(shown.find(" read        16  ") != std::string::npos);
     CHECK(shown.find_first_of("0123456789") < shown.find(" read"));
+    // The reference mode (2): the view turns to the reference's file (its refill reads 4 KiB at
+    // a time, line 22 there), counted since the mode began.
+    t.keys("2");
+    REQUIRE(t.wait_for("The reference's calls by line", 30));
+    Margin ref;
+    bool counted = t.wait_until(
+        [&](const std::string &) {
+            ref = find_counted(t, "got = read(r->fd, r->buf", "read");
+            return ref.count >= 1;
+        },
+        60);
+    INFO(t.last());
+    CHECK(counted);
     t.keys("Escape");
-    REQUIRE(t.wait_gone("Your calls by line", 15));
+    REQUIRE(t.wait_gone("calls by line", 15));
+    REQUIRE(t.quit());
+}
+
+TEST_CASE("tui: L in concurrency/compare shows the epoll server's source, epoll_wait's line "
+          "counted with its calls a second, then the fork mode's fork() line, at 80x24",
+          "[sites][tui]")
+{
+    TempDir home;
+    IolabTerm t(home, "--open concurrency/compare", "", 80, 24);
+    REQUIRE(t.started());
+    REQUIRE(t.wait_for("1-4 modes (? names them)", 30));
+    t.keys("Enter");
+    REQUIRE(t.wait_for("Predict before you run", 20));
+    t.keys("Escape"); // skips the predictions and starts the scenario (epoll, the default)
+    REQUIRE(t.wait_for("mode: epoll", 30));
+    t.keys("L");
+    REQUIRE(t.wait_for("server's calls by line", 15));
+    // A line's rate needs two look-ups a second apart.
+    Margin wait;
+    bool rated = t.wait_until(
+        [&](const std::string &) {
+            wait = find_counted(t, "epoll_wait(ep, events", "epoll_wait");
+            return wait.rate > 0;
+        },
+        60);
+    INFO(t.last());
+    REQUIRE(rated);
+    // Tens of thousands a second on a quiet machine; a loaded one runs the load slower, so the
+    // test asks for hundreds, and that accept4() ran a few times (the load's 8 connections).
+    CHECK(wait.count >= 100);
+    CHECK(wait.rate >= 100);
+    Margin acc = find_counted(t, "accept4(lfd", "accept4");
+    INFO(t.last());
+    CHECK(acc.count >= 1);
+    CHECK(acc.count < 1000);
+    // A live switch to fork: the view stays open, counts restart with the mode, and the fork
+    // mode's fork() line is counted.
+    t.keys("3");
+    REQUIRE(t.wait_for("mode: fork", 30));
+    Margin fork;
+    bool forked = t.wait_until(
+        [&](const std::string &) {
+            fork = find_counted(t, "= fork()", "fork");
+            return fork.count >= 1;
+        },
+        60);
+    INFO(t.last());
+    CHECK(forked);
+    t.keys("Escape");
+    REQUIRE(t.wait_gone("server's calls by line", 15));
     REQUIRE(t.quit());
 }

@@ -115,13 +115,13 @@ TEST_CASE("a bad lesson, step or mode gets one sentence naming the valid ones an
 TEST_CASE("a server that dies before it is ready: one sentence with its last lines, exit 1")
 {
     TempDir pack;
-    std::ofstream(pack / "pack.json") << R"({"format_version": 1, "id": "t", "title": "T",
-        "version": "1", "lessons": ["l"]})";
-    std::ofstream(pack / "l.json") << R"({"id": "l", "title": "L", "summary": "s", "steps": [
+    spit(pack / "pack.json", R"({"format_version": 1, "id": "t", "title": "T",
+        "version": "1", "lessons": ["l"]})");
+    spit(pack / "l.json", R"({"id": "l", "title": "L", "summary": "s", "steps": [
         {"id": "s", "title": "S", "kind": "run", "text": ["x"], "seconds": 2,
          "programs": [{"name": "server", "role": "server", "program": "/bin/sh",
                        "args": ["-c", "echo starting up; echo cannot bind port >&2; exit 3"],
-                       "ready": "listening"}]}]})";
+                       "ready": "listening"}]}]})");
     TempDir tmp;
     Child c;
     c.start({bin("iolab"), "run", "l/s", "--pack", pack.path}, {"TMPDIR=" + tmp.path});

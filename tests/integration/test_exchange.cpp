@@ -29,7 +29,7 @@ struct Learner {
     {
         REQUIRE(system(("mkdir -p '" + state + "/iolab'").c_str()) == 0);
         if (!progress.empty())
-            std::ofstream(state + "/iolab/progress.json") << progress;
+            spit(state + "/iolab/progress.json", progress);
     }
     std::pair<int, std::string> iolab(std::vector<std::string> args) const
     {
@@ -266,14 +266,15 @@ TEST_CASE("exchange: a file that is not an export changes nothing, in one senten
     Learner home(t, "home", alice_progress);
     std::string before = slurp(home.state + "/iolab/progress.json");
     std::string bad = t / "bad.json";
-    std::ofstream(bad)
-        << R"({"iolab_progress": 1, "learner": "x", "packs": [{"id": "p", "steps": [{"step": "a/b", "done": "yes", "done_at": 0, "updated": 0}]}]})";
+    spit(
+        bad,
+        R"({"iolab_progress": 1, "learner": "x", "packs": [{"id": "p", "steps": [{"step": "a/b", "done": "yes", "done_at": 0, "updated": 0}]}]})");
     auto [code, out] = home.iolab({"progress", "--import", bad});
     CHECK(code == 1);
     CHECK(out ==
           "iolab: " + bad +
               ": packs[0].steps[0]: \"done\" must be true or false; nothing was imported.\n");
-    std::ofstream(bad, std::ios::trunc) << "{\"iolab_progress\": 1,\n  oops}";
+    spit(bad, "{\"iolab_progress\": 1,\n  oops}");
     auto [code2, out2] = home.iolab({"progress", "--import", bad});
     CHECK(code2 == 1);
     CHECK(out2.find("iolab: " + bad + ": 2:") == 0); // the line cJSON stopped on
@@ -293,11 +294,10 @@ TEST_CASE("exchange: an export holding bytes that are not UTF-8 or a NUL is refu
     std::string before = slurp(home.state + "/iolab/progress.json");
     std::string bad = t / "bad.json";
     // A step id with a byte that is not UTF-8, after one good step: nothing at all is merged.
-    std::ofstream(bad)
-        << "{\"iolab_progress\": 1, \"learner\": \"x\", \"packs\": [{\"id\": "
-           "\"linux-io\", \"steps\": [\n"
-           "{\"step\": \"a/good\", \"done\": true, \"done_at\": 1, \"updated\": 1},\n"
-           "{\"step\": \"a/b\xff\", \"done\": true, \"done_at\": 1, \"updated\": 1}]}]}";
+    spit(bad, "{\"iolab_progress\": 1, \"learner\": \"x\", \"packs\": [{\"id\": "
+              "\"linux-io\", \"steps\": [\n"
+              "{\"step\": \"a/good\", \"done\": true, \"done_at\": 1, \"updated\": 1},\n"
+              "{\"step\": \"a/b\xff\", \"done\": true, \"done_at\": 1, \"updated\": 1}]}]}");
     auto [code, out] = home.iolab({"progress", "--import", bad});
     CHECK(code == 1);
     CHECK(out == "iolab: " + bad +
@@ -306,15 +306,15 @@ TEST_CASE("exchange: an export holding bytes that are not UTF-8 or a NUL is refu
     CHECK(slurp(home.state + "/iolab/progress.json") == before);
 
     // The same for a pack id with \u0000 (which would cut the id short) and for a field's text.
-    std::ofstream(bad, std::ios::trunc)
-        << R"({"iolab_progress": 1, "learner": "x", "packs": [{"id": "linux-io\u0000x", "steps": []}]})";
+    spit(
+        bad,
+        R"({"iolab_progress": 1, "learner": "x", "packs": [{"id": "linux-io\u0000x", "steps": []}]})");
     auto [code2, out2] = home.iolab({"progress", "--import", bad});
     CHECK(code2 == 1);
     CHECK(out2.find("\"packs[0].id\" holds a NUL character") != std::string::npos);
-    std::ofstream(bad, std::ios::trunc)
-        << "{\"iolab_progress\": 1, \"learner\": \"x\", \"packs\": [{\"id\": \"linux-io\", "
-           "\"steps\": [{\"step\": \"a/b\", \"done\": false, \"done_at\": 0, \"updated\": 1, "
-           "\"fields\": {\"quiz\": {\"answer\": \"\xc3\x28\"}}}]}]}";
+    spit(bad, "{\"iolab_progress\": 1, \"learner\": \"x\", \"packs\": [{\"id\": \"linux-io\", "
+              "\"steps\": [{\"step\": \"a/b\", \"done\": false, \"done_at\": 0, \"updated\": 1, "
+              "\"fields\": {\"quiz\": {\"answer\": \"\xc3\x28\"}}}]}]}");
     auto [code3, out3] = home.iolab({"progress", "--import", bad});
     CHECK(code3 == 1);
     CHECK(out3.find("\"packs[0].steps[0].fields.quiz.answer\" holds bytes that are not UTF-8") !=
@@ -333,7 +333,7 @@ TEST_CASE("exchange: a temporary file left by a writer killed before its rename 
     TempDir t;
     Learner home(t, "home", alice_progress);
     std::string left = home.state + "/iolab/progress.json.tmp-Ab12Cd";
-    std::ofstream(left) << "";
+    spit(left, "");
     Learner other(t, "other", alice_progress);
     std::string exp = t / "alice.json";
     REQUIRE(other.iolab({"progress", "--export", exp}).first == 0);
@@ -349,7 +349,7 @@ TEST_CASE("exchange: an import while the TUI runs survives the TUI's next save, 
     TempDir t;
     REQUIRE(system(("mkdir -p '" + (t / "state/iolab") + "'").c_str()) == 0);
     std::string left = t / "state/iolab/progress.json.tmp-Zz9Yy8";
-    std::ofstream(left) << "";
+    spit(left, "");
     IolabTerm term(t, "");
     REQUIRE(term.started());
     REQUIRE(term.wait_for("Start:", 30));

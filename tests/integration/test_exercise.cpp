@@ -91,7 +91,7 @@ TEST_CASE("the starter builds, runs and fails where its TODO is", "[exercise]")
     // The workspace now holds the starter, with its TODO, and is the learner's from now on.
     std::string ws = home / "data/iolab/work/linux-io/zerocopy/write-sendfile/file-server.c";
     CHECK(slurp(ws).find("/* TODO 1: send the file with sendfile(") != std::string::npos);
-    std::ofstream(ws, std::ios::app) << "/* mine */\n";
+    spit_append(ws, "/* mine */\n");
     check(home, {});
     CHECK(slurp(ws).find("/* mine */") != std::string::npos); // never overwritten
 }
@@ -99,7 +99,7 @@ TEST_CASE("the starter builds, runs and fails where its TODO is", "[exercise]")
 TEST_CASE("a build error: the learner's file:line:col and exit 2 and status error", "[exercise]")
 {
     TempDir home, bad;
-    std::ofstream(bad / "file-server.c") << variant("    return sendfile(sock, file, size;");
+    spit(bad / "file-server.c", variant("    return sendfile(sock, file, size;"));
     Check c = check(home, {"--dir", bad.path});
     INFO(c.out);
     CHECK(c.code == 2);
@@ -123,10 +123,10 @@ TEST_CASE("a workspace made from an older starter is told so before any build, a
     std::string sol = pack / "exercises/zerocopy/sendfile/file-server.c";
     std::string text = slurp(sol);
     REQUIRE(text.rfind("/* iolab-starter: 1 */\n", 0) == 0);
-    std::ofstream(sol) << "/* iolab-starter: 2 */\n" << text.substr(text.find('\n') + 1);
+    spit(sol, "/* iolab-starter: 2 */\n" + text.substr(text.find('\n') + 1));
     std::string dir = home / "data/iolab/work/linux-io/zerocopy/write-sendfile";
     REQUIRE(run({"/bin/mkdir", "-p", dir}).first == 0);
-    std::ofstream(dir + "/file-server.c") << solution();
+    spit(dir + "/file-server.c", solution());
 
     Check c = check(home, {"--pack", pack.path});
     INFO(c.out);

@@ -158,8 +158,8 @@ void check_row(const TempDir &home, const Row &r)
     REQUIRE(sources.size() == 1);
     TempDir ws;
     for (const auto &f : files)
-        std::ofstream(ws / f) << slurp(dir + "/" + f);
-    std::ofstream(ws / sources[0]) << slurp(r.path);
+        spit(ws / f, slurp(dir + "/" + f));
+    spit(ws / sources[0], slurp(r.path));
     Exercise e{nullptr, "", "", {}};
     std::string step = r.lesson + "/" + r.step;
     e.step = step.c_str();

@@ -179,10 +179,10 @@ namespace
 Result hostile(const TempDir &home, const std::string &body, double *seconds)
 {
     TempDir dir;
-    std::ofstream(dir / "ordered-server.c")
-        << "#include <stdio.h>\n#include <stdlib.h>\n#include <string.h>\n#include <unistd.h>\n"
-           "int main(void)\n{\n"
-        << body << "\n}\n";
+    spit(dir / "ordered-server.c",
+         "#include <stdio.h>\n#include <stdlib.h>\n#include <string.h>\n#include <unistd.h>\n"
+         "int main(void)\n{\n" +
+             body + "\n}\n");
     auto t0 = std::chrono::steady_clock::now();
     Result r = check(home, kOrdered, {"--dir", dir.path});
     *seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();

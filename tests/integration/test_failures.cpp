@@ -17,11 +17,12 @@ using Json = std::unique_ptr<cJSON, decltype(&cJSON_Delete)>;
 
 void write_pack(const TempDir &dir, const std::string &programs)
 {
-    std::ofstream(dir / "pack.json") << R"({"format_version": 1, "id": "fail", "title": "F",
-        "version": "1", "lessons": ["l"]})";
-    std::ofstream(dir / "l.json") << R"({"id": "l", "title": "L", "summary": "s", "steps": [
+    spit(dir / "pack.json", R"({"format_version": 1, "id": "fail", "title": "F",
+        "version": "1", "lessons": ["l"]})");
+    spit(dir / "l.json", R"({"id": "l", "title": "L", "summary": "s", "steps": [
         {"id": "s", "title": "S", "kind": "run", "text": "x", "seconds": 3,
-         "programs": [)" + programs + "]}]}";
+         "programs": [)" + programs +
+                             "]}]}");
 }
 
 } // namespace

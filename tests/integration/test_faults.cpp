@@ -45,16 +45,18 @@ void write_file(const std::string &path, size_t n)
 
 void write_pack(const TempDir &dir, const std::string &server, const std::string &checks)
 {
-    std::ofstream(dir / "pack.json") << R"({"format_version": 1, "id": "faults", "title": "F",
-        "version": "1", "lessons": ["l"]})";
-    std::ofstream(dir / "l.json") << R"({"id": "l", "title": "L", "summary": "s", "steps": [
+    spit(dir / "pack.json", R"({"format_version": 1, "id": "faults", "title": "F",
+        "version": "1", "lessons": ["l"]})");
+    spit(dir / "l.json", R"({"id": "l", "title": "L", "summary": "s", "steps": [
         {"id": "s", "title": "S", "kind": "run", "text": "x", "seconds": 3,
          "files": [{"name": "data.bin", "size": "300K"}],
-         "programs": [)" + server + R"(,
+         "programs": [)" + server +
+                             R"(,
            {"name": "load", "role": "client", "program": "file-client",
             "args": ["--port", "{port}", "--host", "{host}", "--path", "/data.bin",
                      "--connections", "2", "--verify", "{workdir}/data.bin"]}],
-         "checks": [)" + checks + "]}]}";
+         "checks": [)" + checks +
+                             "]}]}");
 }
 
 Json run_json(const TempDir &pack, int *code)

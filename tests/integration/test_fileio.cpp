@@ -120,7 +120,7 @@ void write_data(const std::string &path, size_t n)
     std::string s(n, '\0');
     for (size_t i = 0; i < n; i++)
         s[i] = (char)((i * 131 + i / 4096) & 0xff);
-    std::ofstream(path, std::ios::binary) << s;
+    spit(path, s);
 }
 
 } // namespace

@@ -16,9 +16,9 @@ namespace
 // A pack whose one step runs the epoll echo server (and a fork mode) with the given checks.
 void write_pack(const TempDir &dir, const std::string &checks, const std::string &expect = "")
 {
-    std::ofstream(dir / "pack.json") << R"({"format_version": 1, "id": "grade", "title": "G",
-        "version": "1", "lessons": ["l"]})";
-    std::ofstream(dir / "l.json") << R"({"id": "l", "title": "L", "summary": "s", "steps": [
+    spit(dir / "pack.json", R"({"format_version": 1, "id": "grade", "title": "G",
+        "version": "1", "lessons": ["l"]})");
+    spit(dir / "l.json", R"({"id": "l", "title": "L", "summary": "s", "steps": [
         {"id": "s", "title": "S", "kind": "run", "text": "x", "seconds": 1,
          "programs": [
            {"name": "server", "role": "server", "program": "echo-server",
@@ -28,8 +28,8 @@ void write_pack(const TempDir &dir, const std::string &checks, const std::string
          "modes": [
            {"id": "epoll", "title": "E", "program": "server", "args": ["--mode", "epoll"]},
            {"id": "fork", "title": "F", "program": "server", "args": ["--mode", "fork"]}],
-         "expect": [)" + expect + "], \"checks\": [" +
-                                         checks + "]}]}";
+         "expect": [)" + expect +
+                             "], \"checks\": [" + checks + "]}]}");
 }
 
 using Json = std::unique_ptr<cJSON, decltype(&cJSON_Delete)>;

@@ -138,7 +138,7 @@ TEST_CASE("gradebook: three learners' exports summed up with points, versions an
 
     // bob's export holds every kind of record that does not fit, beside two that do.
     std::string bob_file = t / "bob.json";
-    std::ofstream(bob_file) << R"({"iolab_progress": 1, "learner": "bob", "exported_at": 3000,
+    spit(bob_file, R"({"iolab_progress": 1, "learner": "bob", "exported_at": 3000,
   "packs": [{"id": "course", "version": "1", "steps": [
     {"step": "first/welcome", "done": true, "done_at": 1000, "updated": 1000, "fields": {}},
     {"step": "first/check", "done": true, "done_at": 1200, "updated": 1200,
@@ -155,15 +155,15 @@ TEST_CASE("gradebook: three learners' exports summed up with points, versions an
     {"step": "first/watch", "done": true, "done_at": 1600, "updated": 1600,
      "fields": {"quiz": {"questions": [{"chosen": [0], "tries": 1, "right": true}]}}}]},
    {"id": "another-pack", "version": "3", "steps": [
-    {"step": "first/welcome", "done": true, "done_at": 1000, "updated": 1000, "fields": {}}]}]})";
+    {"step": "first/welcome", "done": true, "done_at": 1000, "updated": 1000, "fields": {}}]}]})");
     // carol's export has a record from the year 5138 beside one that fits.
     std::string carol_file = t / "carol.json";
-    std::ofstream(carol_file) << R"({"iolab_progress": 1, "learner": "carol", "exported_at": 3000,
+    spit(carol_file, R"({"iolab_progress": 1, "learner": "carol", "exported_at": 3000,
   "packs": [{"id": "course", "version": "2", "steps": [
     {"step": "first/welcome", "done": true, "done_at": 1000, "updated": 1000, "fields": {}},
     {"step": "first/your-echo", "done": true, "done_at": 99999999999, "updated": 99999999999,
      "fields": {"exercise": {"attempts": 1, "first_pass": 99999999999,
-                             "score": {"points": 2, "of": 2}}}}]}]})";
+                             "score": {"points": 2, "of": 2}}}}]}]})");
 
     // The summary: points per step, a total per learner, the version per pack.
     auto [scode, sout] = teacher.iolab({"progress", "--summary", ann_file, bob_file, carol_file});
@@ -239,9 +239,9 @@ TEST_CASE("gradebook: two installed packs with one id are refused by summary and
     REQUIRE(teacher.iolab({"new", pack}).first == 0);
     std::string one = teacher.install(pack, "course"), two = teacher.install(pack, "course-copy");
     std::string file = t / "ann.json";
-    std::ofstream(file) << R"({"iolab_progress": 1, "learner": "teacher", "exported_at": 3000,
+    spit(file, R"({"iolab_progress": 1, "learner": "teacher", "exported_at": 3000,
   "packs": [{"id": "course", "version": "1", "steps": [
-    {"step": "first/welcome", "done": true, "done_at": 1000, "updated": 1000, "fields": {}}]}]})";
+    {"step": "first/welcome", "done": true, "done_at": 1000, "updated": 1000, "fields": {}}]}]})");
     for (auto args : {std::vector<std::string>{"progress", "--summary", file},
                       std::vector<std::string>{"progress", "--import", file}}) {
         auto [code, out] = teacher.iolab(args);
@@ -265,10 +265,10 @@ TEST_CASE("gradebook: a learner's name is one line of the text table, a formula 
     REQUIRE(teacher.iolab({"new", pack}).first == 0);
     teacher.install(pack, "course");
     auto write = [&](const std::string &file, const std::string &learner) {
-        std::ofstream(file) << R"({"iolab_progress": 1, "learner": ")" + learner +
-                                   R"(", "exported_at": 3000, "packs": [{"id": "course",
+        spit(file, R"({"iolab_progress": 1, "learner": ")" + learner +
+                       R"(", "exported_at": 3000, "packs": [{"id": "course",
   "version": "1", "steps": [{"step": "first/welcome", "done": true, "done_at": 1000,
-  "updated": 1000, "fields": {}}]}]})";
+  "updated": 1000, "fields": {}}]}]})");
     };
     std::string forged = t / "forged.json", formula = t / "formula.json", bidi = t / "bidi.json";
     write(forged, R"(eve\nmallory  done)");
@@ -298,7 +298,7 @@ TEST_CASE("gradebook: a learner's name is one line of the text table, a formula 
     meta.replace(at, 18,
                  "\"A new \xe2\x80\xae"
                  "kcap\"");
-    std::ofstream(teacher.root + "/data/iolab/packs/course/pack.json", std::ios::trunc) << meta;
+    spit(teacher.root + "/data/iolab/packs/course/pack.json", meta);
     auto [lcode, list] = teacher.iolab({"list"});
     INFO(list);
     CHECK(list.find("pack.json:5:19: \"title\" contains a bidirectional control (U+202E)") !=
@@ -349,4 +349,164 @@ TEST_CASE("gradebook: a pass from the build made on opening the step is an attem
     if (term.wait_for("quit?", 5))
         term.keys("y");
     CHECK(term.wait_for("IOLAB-EXITED", 30));
+}
+
+TEST_CASE("gradebook: a TUI run that fails one check keeps the points of the checks that held, "
+          "the same as check --json's score")
+{
+    // The course's exercise, its read() check decided at 2 s (`within`), so that a run in the
+    // TUI, where the load never ends, decides it.
+    TempDir t;
+    std::string pack = t / "course";
+    REQUIRE(run({bin("iolab"), "new", pack}).first == 0);
+    std::string lesson = slurp(pack + "/first.json");
+    size_t at = lesson.find("\"metric\": \"calls:read\"");
+    REQUIRE(at != std::string::npos);
+    lesson.insert(at, "\"within\": 2, ");
+    spit(pack + "/first.json", lesson);
+    // An echo server that answers with recv() and send(): its clients get their echo, and it
+    // never calls read().
+    std::string solution = slurp(pack + "/exercises/first/echo/echo.c");
+    std::string mine = solution;
+    for (auto [from, to] : {std::pair<std::string, std::string>{"read(c, buf, sizeof buf)",
+                                                                "recv(c, buf, sizeof buf, 0)"},
+                            {"write(c, buf, (size_t)n)", "send(c, buf, (size_t)n, 0)"}}) {
+        size_t k = mine.find(from);
+        REQUIRE(k != std::string::npos);
+        mine.replace(k, from.size(), to);
+    }
+
+    // The learner opens the step on the starter (not an attempt), then saves the program.
+    IolabTerm term;
+    REQUIRE(term.start(t.path, "--pack '" + pack + "' --open first/your-echo", "", 80, 24));
+    REQUIRE(term.wait_status("Build 1: ok", 120));
+    std::string ws = t / "data/iolab/work/course/first/your-echo";
+    spit(ws + "/echo.c", mine);
+    REQUIRE(term.wait_status("Build 2: ok", 120));
+    std::string progress = t / "state/iolab/progress.json";
+    auto record = [&]() {
+        cJSON *j = cJSON_Parse(slurp(progress).c_str());
+        const cJSON *c = cJSON_GetObjectItem(cJSON_GetObjectItem(j, "packs"), "course");
+        const cJSON *ex = cJSON_GetObjectItem(
+            cJSON_GetObjectItem(
+                cJSON_GetObjectItem(cJSON_GetObjectItem(c, "steps"), "first/your-echo"), "fields"),
+            "exercise");
+        char *text = ex ? cJSON_PrintUnformatted(ex) : nullptr;
+        std::string out = text ? text : "";
+        free(text);
+        cJSON_Delete(j);
+        return out;
+    };
+    // The run is judged once the read() check fails at 2 s; the screen says so.
+    auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(120);
+    while (record().find("\"score\"") == std::string::npos &&
+           std::chrono::steady_clock::now() < deadline)
+        std::this_thread::sleep_for(std::chrono::milliseconds(200));
+    std::string rec = record();
+    INFO(rec);
+    CHECK(term.wait_for("not within 2 s", 30));
+    INFO(term.last());
+    cJSON *r = cJSON_Parse(rec.c_str());
+    REQUIRE(r);
+    const cJSON *score = cJSON_GetObjectItem(r, "score");
+    double tui_points = num(score, "points");
+    CHECK(tui_points == 1);
+    CHECK(num(score, "of") == 2);
+    const cJSON *checks = cJSON_GetObjectItem(score, "checks");
+    REQUIRE(cJSON_GetArraySize(checks) == 2);
+    CHECK(num(cJSON_GetArrayItem(checks, 0), "points") == 1); // the echo: it held
+    CHECK(num(cJSON_GetArrayItem(checks, 1), "points") == 0); // read(): it failed
+    CHECK(num(r, "attempts") == 1);                           // the save
+    CHECK(!cJSON_GetObjectItem(r, "first_pass"));
+    cJSON_Delete(r);
+    CHECK(term.quit());
+
+    // `iolab check --json` on the same program (with a store of its own) scores the same.
+    Person checker(t, "checker");
+    auto [ccode, cout] =
+        checker.iolab({"check", "first/your-echo", "--pack", pack, "--dir", ws, "--json"});
+    INFO(cout);
+    CHECK(ccode == 1);
+    cJSON *verdict = json_line(cout);
+    REQUIRE(verdict);
+    CHECK(num(cJSON_GetObjectItem(verdict, "score"), "points") == tui_points);
+    cJSON_Delete(verdict);
+
+    // The learner's export, summed up by the teacher with the course installed: the same points.
+    std::string file = t / "learner.json";
+    std::vector<std::string> learner_env = {"HOME=" + t.path,
+                                            "XDG_STATE_HOME=" + (t / "state"),
+                                            "XDG_DATA_HOME=" + (t / "data"),
+                                            "XDG_CACHE_HOME=" + (t / "cache"),
+                                            "USER=lee",
+                                            "LOGNAME=lee"};
+    auto [ecode, eout] = run({bin("iolab"), "progress", "--export", file}, learner_env);
+    INFO(eout);
+    REQUIRE(ecode == 0);
+    Person teacher(t, "teacher");
+    teacher.install(pack, "course");
+    auto [scode, sout] = teacher.iolab({"progress", "--summary", file});
+    INFO(sout);
+    CHECK(scode == 0);
+    CHECK(sout.find("1x 1/2pt") != std::string::npos);
+    auto [vcode, csv] = teacher.iolab({"progress", "--summary", "--csv", file});
+    INFO(csv);
+    CHECK(vcode == 0);
+    std::istringstream in(csv.substr(csv.find("learner,")));
+    std::string header, row;
+    std::getline(in, header);
+    std::getline(in, row);
+    std::vector<std::string> titles = cells(header), values = cells(row);
+    bool found = false;
+    for (size_t i = 0; i < titles.size() && i < values.size(); i++)
+        if (titles[i].find("first/your-echo points") == 0) {
+            found = true;
+            CHECK(values[i] == "1");
+        }
+    CHECK(found);
+}
+
+TEST_CASE("gradebook: an export whose own time is past tomorrow is refused by import and left out "
+          "of the summary, in one sentence naming the file")
+{
+    TempDir t;
+    Person teacher(t, "teacher");
+    std::string pack = t / "course";
+    REQUIRE(teacher.iolab({"new", pack}).first == 0);
+    teacher.install(pack, "course");
+    auto write = [&](const std::string &file, const std::string &learner, const std::string &when) {
+        spit(file, R"({"iolab_progress": 1, "learner": ")" + learner + R"(", "exported_at": )" +
+                       when + R"(, "packs": [{"id": "course",
+  "version": "1", "steps": [{"step": "first/welcome", "done": true, "done_at": 1000,
+  "updated": 1000, "fields": {}}]}]})");
+    };
+    std::string future = t / "future.json", fine = t / "fine.json", word = t / "word.json";
+    write(future, "teacher", "99999999999"); // the year 5138
+    write(fine, "ann", "3000");
+    write(word, "teacher", "\"yesterday\"");
+
+    auto [icode, iout] = teacher.iolab({"progress", "--import", future});
+    INFO(iout);
+    CHECK(icode == 1);
+    CHECK(iout.find("iolab: " + future +
+                    ": its \"exported_at\" time is more than a day after now; nothing was "
+                    "imported.") != std::string::npos);
+    CHECK(slurp(teacher.root + "/state/iolab/progress.json").find("first/welcome") ==
+          std::string::npos);
+    auto [wcode, wout] = teacher.iolab({"progress", "--import", word});
+    INFO(wout);
+    CHECK(wcode == 1);
+    CHECK(wout.find("iolab: " + word +
+                    ": \"exported_at\" must be a time (seconds since 1970); nothing was "
+                    "imported.") != std::string::npos);
+
+    // The summary leaves the file out and sums up the others.
+    auto [scode, sout] = teacher.iolab({"progress", "--summary", future, fine});
+    INFO(sout);
+    CHECK(scode == 1);
+    CHECK(sout.find("iolab: " + future +
+                    ": its \"exported_at\" time is more than a day after now; left out of the "
+                    "summary.") != std::string::npos);
+    CHECK(sout.find("\nann ") != std::string::npos);
+    CHECK(sout.find("\nteacher ") == std::string::npos);
 }

@@ -50,7 +50,7 @@ struct Home {
             size_t at = meta.find("\"quiz-test\"");
             REQUIRE(at != std::string::npos);
             meta.replace(at, 11, "\"" + id + "\"");
-            std::ofstream(dir + "/pack.json", std::ios::trunc) << meta;
+            spit(dir + "/pack.json", meta);
         }
         return dir;
     }
@@ -101,7 +101,7 @@ TEST_CASE("instructor packs: records that do not fit the installed pack are name
 {
     Home alice("alice");
     std::string file = alice.t / "alice.json";
-    std::ofstream(file) << course_export("alice", "0.9");
+    spit(file, course_export("alice", "0.9"));
     auto [code, out] = alice.iolab({"progress", "--import", file});
     INFO(out);
     REQUIRE(code == 0);
@@ -141,11 +141,11 @@ TEST_CASE("instructor packs: another learner's export is refused in one sentence
           "--as-mine")
 {
     Home bob("bob");
-    std::ofstream(bob.state + "/iolab/progress.json")
-        << R"({"format": 1, "packs": {"linux-io": {"done": ["chat/problem"]}}})";
+    spit(bob.state + "/iolab/progress.json",
+         R"({"format": 1, "packs": {"linux-io": {"done": ["chat/problem"]}}})");
     std::string before = bob.store();
     std::string file = bob.t / "alice.json";
-    std::ofstream(file) << course_export("alice", "1.0");
+    spit(file, course_export("alice", "1.0"));
     auto [code, out] = bob.iolab({"progress", "--import", file});
     CHECK(code == 1);
     CHECK(out == "iolab: " + file +
@@ -172,7 +172,7 @@ TEST_CASE("instructor packs: another learner's export is refused in one sentence
     CHECK(hout.find("refused unless --as-mine") != std::string::npos);
 
     // A malformed export is still refused whole, before its learner is looked at.
-    std::ofstream(file, std::ios::trunc) << R"({"iolab_progress": 1, "learner": 7, "packs": []})";
+    spit(file, R"({"iolab_progress": 1, "learner": 7, "packs": []})");
     auto [bcode, bout] = bob.iolab({"progress", "--import", file});
     CHECK(bcode == 1);
     CHECK(bout.find("\"learner\" must be a string; nothing was imported.") != std::string::npos);

@@ -7,6 +7,7 @@
 #include "helpers.hpp"
 
 #include <catch2/catch.hpp>
+#include <cjson/cJSON.h>
 #include <fstream>
 #include <sstream>
 
@@ -183,6 +184,35 @@ TEST_CASE("junit: a build that fails is an error with the compiler's messages, e
     CHECK(has(r, "echo.c:1:")); // the compiler's own message, at the learner's file
     CHECK(has(r, "<&>"));       // given back as the learner wrote it
     CHECK(has(r, "not judged: the program does not build"));
+}
+
+TEST_CASE("check --json: a build that fails carries the compiler's messages in build.log, and its "
+          "sentence points there")
+{
+    Pack p;
+    std::string work = p.tmp / "mine";
+    REQUIRE(mkdir(work.c_str(), 0755) == 0);
+    spit(work + "/echo.c", "int main(void) { return nothing; }\n");
+    auto [code, out] =
+        run({bin("iolab"), "check", "first/your-echo", "--pack", p.dir, "--dir", work, "--json"},
+            p.env, 120);
+    INFO(out);
+    CHECK(code == 2);
+    std::string line; // the JSON object's line
+    for (std::istringstream in(out); std::getline(in, line) && line.rfind('{', 0) != 0;)
+        line.clear();
+    cJSON *j = cJSON_Parse(line.c_str());
+    REQUIRE(j);
+    const cJSON *error = cJSON_GetObjectItem(j, "error");
+    REQUIRE(cJSON_IsString(error));
+    CHECK(std::string(error->valuestring) ==
+          "your program does not build (the compiler's messages are in build.log)");
+    const cJSON *log = cJSON_GetObjectItem(cJSON_GetObjectItem(j, "build"), "log");
+    REQUIRE(cJSON_IsString(log));
+    CHECK(std::string(log->valuestring).find("echo.c:1:") != std::string::npos);
+    CHECK(std::string(log->valuestring).find("nothing") != std::string::npos);
+    CHECK(out.find("above") == std::string::npos);
+    cJSON_Delete(j);
 }
 
 TEST_CASE("junit: --solutions names the failing check, the starter's wrong pass and its build")

@@ -18,11 +18,11 @@ using Json = std::unique_ptr<cJSON, decltype(&cJSON_Delete)>;
 
 void write_pack(const TempDir &dir, const std::string &programs, const std::string &extra = "")
 {
-    std::ofstream(dir / "pack.json") << R"({"format_version": 1, "id": "lim", "title": "L",
-        "version": "1", "lessons": ["l"]})";
-    std::ofstream(dir / "l.json") << R"({"id": "l", "title": "L", "summary": "s", "steps": [
+    spit(dir / "pack.json", R"({"format_version": 1, "id": "lim", "title": "L",
+        "version": "1", "lessons": ["l"]})");
+    spit(dir / "l.json", R"({"id": "l", "title": "L", "summary": "s", "steps": [
         {"id": "s", "title": "S", "kind": "run", "text": "x", "seconds": 3, )" +
-                                         extra + R"( "programs": [)" + programs + "]}]}";
+                             extra + R"( "programs": [)" + programs + "]}]}");
 }
 
 Json parse_run(const std::string &out)

@@ -133,7 +133,7 @@ struct Place {
         // Searchable, so that the jail's uid reaches its build directory; the secret is not.
         REQUIRE(chmod(tmp.path.c_str(), 0755) == 0);
         REQUIRE(mkdir(tmpdir.c_str(), 0755) == 0);
-        std::ofstream(secret) << SECRET << "\n";
+        spit(secret, SECRET + "\n");
         REQUIRE(chmod(secret.c_str(), 0600) == 0);
         if (geteuid() == 0) {
             REQUIRE(chown(secret.c_str(), 0, 0) == 0);
@@ -230,21 +230,21 @@ std::string exercise_pack(const Place &p, const std::string &build)
     std::string pack = p.tmp / "expack";
     REQUIRE(mkdir(pack.c_str(), 0755) == 0);
     REQUIRE(mkdir((pack + "/ex").c_str(), 0755) == 0);
-    std::ofstream(pack + "/pack.json")
-        << "{\"format_version\": 1, \"id\": \"links\", \"title\": \"Links\", \"version\": \"1\",\n"
-           " \"lessons\": [\"a\"]}\n";
-    std::ofstream(pack + "/a.json")
-        << "{\"id\": \"a\", \"title\": \"A\", \"summary\": \"s\", \"steps\": [\n"
-           "  {\"id\": \"ex\", \"title\": \"Ex\", \"kind\": \"exercise\", \"text\": \"x\",\n"
-           "   \"dir\": \"ex\", \"workspace\": [\"prog.c\", \"extra.h\"], \"learner\": \"p\",\n"
-           "   " +
-               build +
-               "\"programs\": [{\"name\": \"p\", \"role\": \"client\", \"program\": "
-               "\"echo-client\"}]}\n"
-               "]}\n";
-    std::ofstream(pack + "/ex/prog.c") << "#include \"extra.h\"\nint main(void)\n{\n"
-                                          "    /* TODO 1: return zero */\n    return 0;\n}\n";
-    std::ofstream(pack + "/ex/extra.h") << "/* nothing */\n";
+    spit(pack + "/pack.json",
+         "{\"format_version\": 1, \"id\": \"links\", \"title\": \"Links\", \"version\": \"1\",\n"
+         " \"lessons\": [\"a\"]}\n");
+    spit(pack + "/a.json",
+         "{\"id\": \"a\", \"title\": \"A\", \"summary\": \"s\", \"steps\": [\n"
+         "  {\"id\": \"ex\", \"title\": \"Ex\", \"kind\": \"exercise\", \"text\": \"x\",\n"
+         "   \"dir\": \"ex\", \"workspace\": [\"prog.c\", \"extra.h\"], \"learner\": \"p\",\n"
+         "   " +
+             build +
+             "\"programs\": [{\"name\": \"p\", \"role\": \"client\", \"program\": "
+             "\"echo-client\"}]}\n"
+             "]}\n");
+    spit(pack + "/ex/prog.c", "#include \"extra.h\"\nint main(void)\n{\n"
+                              "    /* TODO 1: return zero */\n    return 0;\n}\n");
+    spit(pack + "/ex/extra.h", "/* nothing */\n");
     return pack;
 }
 
@@ -329,7 +329,7 @@ TEST_CASE("a pack source or an exercise file that is a hard link is refused like
     // A learner's file that is a hard link is not built either.
     std::string expack = exercise_pack(p, "");
     TempDir learner;
-    std::ofstream(learner / "prog.c") << "#include \"extra.h\"\nint main(void) { return 0; }\n";
+    spit(learner / "prog.c", "#include \"extra.h\"\nint main(void) { return 0; }\n");
     std::string second = p.tmp / "second-name.h";
     REQUIRE(link(p.secret.c_str(), second.c_str()) == 0);
     REQUIRE(rename(second.c_str(), (learner / "extra.h").c_str()) == 0);
@@ -412,7 +412,7 @@ TEST_CASE("a learner's file that links out is not built: iolab check says which 
     Place p;
     std::string pack = exercise_pack(p, "");
     TempDir learner;
-    std::ofstream(learner / "prog.c") << "#include \"extra.h\"\nint main(void) { return 0; }\n";
+    spit(learner / "prog.c", "#include \"extra.h\"\nint main(void) { return 0; }\n");
     REQUIRE(symlink(p.secret.c_str(), (learner / "extra.h").c_str()) == 0);
     auto [code, out] =
         run({bin("iolab"), "check", "a/ex", "--pack", pack, "--dir", learner.path}, p.env, 120);
@@ -428,7 +428,7 @@ TEST_CASE("a build whose product is a link to a root-only file fails and caches 
 {
     Place p;
     TempDir src;
-    std::ofstream(src / "main.c") << "int main(void) { return 0; }\n";
+    spit(src / "main.c", "int main(void) { return 0; }\n");
     std::string ln = "ln -s '" + p.secret + "' \"$0\"";
     Outcome o = build_it({"sh", "-c", ln.c_str(), "{out}", "{sources}"}, "", src.path, {"main.c"},
                          {"main.c"}, p.cache());
@@ -450,7 +450,7 @@ TEST_CASE("a build whose product is a link to a root-only file fails and caches 
     REQUIRE(at != std::string::npos);
     pj.insert(at + from.size(), ", \"command\": [\"sh\", \"-c\", \"ln -s '" + p.secret +
                                     "' \\\"$0\\\"\", \"{out}\", \"{sources}\"]");
-    std::ofstream(pack + "/pack.json", std::ios::trunc) << pj;
+    spit(pack + "/pack.json", pj);
     auto [code, out] = run({bin("iolab"), "lint", pack}, p.env, 120);
     INFO(out);
     CHECK(code != 0);
@@ -524,7 +524,7 @@ TEST_CASE("a pack build stopped by any signal of iolab leaves no build directory
     size_t at = pj.find(from);
     REQUIRE(at != std::string::npos);
     pj.insert(at + from.size(), std::string(", \"command\": ") + SLOW);
-    std::ofstream(pack + "/pack.json", std::ios::trunc) << pj;
+    spit(pack + "/pack.json", pj);
     for (int sig : {SIGINT, SIGTERM, SIGHUP, SIGKILL}) {
         DYNAMIC_SECTION("iolab lint, signal " << sig)
         {
@@ -547,8 +547,8 @@ TEST_CASE("a learner's build stopped by any signal of iolab check leaves no buil
     std::string pack = exercise_pack(p, std::string("\"build\": ") + SLOW + ", ");
     TempDir learner;
     REQUIRE(chmod(learner.path.c_str(), 0755) == 0);
-    std::ofstream(learner / "prog.c") << "#include \"extra.h\"\nint main(void) { return 0; }\n";
-    std::ofstream(learner / "extra.h") << "/* mine */\n";
+    spit(learner / "prog.c", "#include \"extra.h\"\nint main(void) { return 0; }\n");
+    spit(learner / "extra.h", "/* mine */\n");
     for (int sig : {SIGINT, SIGTERM, SIGHUP, SIGKILL}) {
         DYNAMIC_SECTION("iolab check, signal " << sig)
         {
@@ -568,13 +568,13 @@ TEST_CASE("a build directory left by an iolab that died is removed by the next b
     REQUIRE(waitpid(dead, nullptr, 0) == dead);
     std::string stale = p.tmpdir + "/iolab-build-" + std::to_string(dead) + "-AbCdEf";
     REQUIRE(mkdir(stale.c_str(), 0700) == 0);
-    std::ofstream(stale + "/server.c") << "int main(void) { return 0; }\n";
+    spit(stale + "/server.c", "int main(void) { return 0; }\n");
     // A live iolab's directory (this process stands for it) is another build: it stays.
     std::string live = p.tmpdir + "/iolab-build-" + std::to_string(getppid()) + "-GhIjKl";
     REQUIRE(mkdir(live.c_str(), 0700) == 0);
     TempDir src;
     REQUIRE(chmod(src.path.c_str(), 0755) == 0);
-    std::ofstream(src / "main.c") << "int main(void) { return 0; }\n";
+    spit(src / "main.c", "int main(void) { return 0; }\n");
     Outcome o = build_it({BUILD_DEFAULT_COMMAND}, "", src.path, {"main.c"}, {"main.c"}, p.cache());
     INFO(o.r.message << o.log);
     CHECK(o.r.status == BUILD_OK);

@@ -130,10 +130,10 @@ TEST_CASE("list: a bad pack is reported on stderr and makes the exit status 1")
 TEST_CASE("lint: an uncounted call is said to be not counted, and calls_per_request is checked")
 {
     TempDir pack;
-    std::ofstream(pack / "pack.json") << R"({"format_version": 1, "id": "p", "title": "P",
-        "version": "1", "lessons": ["a"]})";
+    spit(pack / "pack.json", R"({"format_version": 1, "id": "p", "title": "P",
+        "version": "1", "lessons": ["a"]})");
     // One step with a client (where calls_per_request is fine) and one without.
-    std::ofstream(pack / "a.json") << R"({
+    spit(pack / "a.json", R"({
   "id": "a", "title": "A", "summary": "S.",
   "steps": [
     {"id": "ok", "title": "T", "kind": "run", "text": "W.",
@@ -148,7 +148,7 @@ TEST_CASE("lint: an uncounted call is said to be not counted, and calls_per_requ
      "programs": [{"name": "server", "role": "server", "program": "/bin/cat", "args": ["/dev/null"]}],
      "checks": [
        {"text": "d", "metric": "calls_per_request:sendmmsg", "role": "server", "max": 1}]}
-  ]})";
+  ]})");
     auto [code, out] = run({bin("iolab"), "lint", pack.path});
     INFO(out);
     CHECK(code == 1);

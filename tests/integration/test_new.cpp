@@ -93,7 +93,7 @@ TEST_CASE("new: never writes over anything, and says so in one sentence")
     Env e;
     std::string full = e.tmp / "full";
     REQUIRE(mkdir(full.c_str(), 0755) == 0);
-    std::ofstream(full + "/notes.txt") << "mine\n";
+    spit(full + "/notes.txt", "mine\n");
     auto [code, out] = run({bin("iolab"), "new", full}, e.env);
     CHECK(code == 1);
     CHECK(out == "iolab: " + full +
@@ -125,7 +125,7 @@ TEST_CASE("check --pack: a server that never gets ready and a mode that cannot s
     };
     swap("\"ready\": \"listening\"", "\"ready\": \"never printed\"");
     swap("\"args\": [\"--mode\", \"epoll\"]", "\"args\": [\"--mode\", \"epol\"]");
-    std::ofstream(pack + "/first.json", std::ios::trunc) << lesson;
+    spit(pack + "/first.json", lesson);
     REQUIRE(run({bin("iolab"), "lint", pack}, e.env).first == 0); // lint cannot know either
 
     auto [code, out] = run({bin("iolab"), "check", "--pack", pack}, e.env, 120);
@@ -144,9 +144,9 @@ TEST_CASE("check --pack: a sweep step starts at its default value, its placehold
     Env e;
     std::string pack = e.tmp / "swept";
     mkdir(pack.c_str(), 0755);
-    std::ofstream(pack + "/pack.json") << R"({"format_version": 1, "id": "swept", "title": "S",
-        "version": "1", "lessons": ["s"]})";
-    std::ofstream(pack + "/s.json") << R"({"id": "s", "title": "S", "summary": "s", "steps": [
+    spit(pack + "/pack.json", R"({"format_version": 1, "id": "swept", "title": "S",
+        "version": "1", "lessons": ["s"]})");
+    spit(pack + "/s.json", R"({"id": "s", "title": "S", "summary": "s", "steps": [
         {"id": "sweep", "title": "Sweep", "kind": "run", "text": "x",
          "files": [{"name": "data.bin", "size": "1M"}],
          "programs": [{"name": "reader", "role": "client", "program": "read-sizes",
@@ -154,7 +154,7 @@ TEST_CASE("check --pack: a sweep step starts at its default value, its placehold
          "modes": [{"id": "read", "title": "read", "key": "1", "program": "reader",
                     "args": ["--mode", "read"]}],
          "sweep": {"param": "size", "values": ["8", "4K", "64K"], "figure": "bytes_per_s",
-                   "seconds": 1, "default": "4K"}}]})";
+                   "seconds": 1, "default": "4K"}}]})");
     auto [lint, lout] = run({bin("iolab"), "lint", pack}, e.env);
     INFO(lout);
     REQUIRE(lint == 0);

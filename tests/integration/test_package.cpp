@@ -6,8 +6,11 @@
 // warning in it, nor a hardening gap (each binary fully RELRO; iolab and the launcher fortified).
 // A machine without lintian fails the test (setup.sh installs it; CI must never pass by skipping).
 #include "helpers.hpp"
+#include "tmux_helpers.hpp"
 
 #include <catch2/catch.hpp>
+#include <cstdio>
+#include <cstdlib>
 #include <dirent.h>
 #include <set>
 #include <sstream>
@@ -55,6 +58,7 @@ TEST_CASE("package: cpack -G DEB builds iolab's package with its files and depen
           "./usr/share/iolab/include/iolab_counters.h\n", "./usr/share/iolab/template/pack.json\n",
           "./usr/share/man/man1/iolab.1.gz\n", "./usr/share/man/man1/iolab-sandbox.1.gz\n",
           "./usr/share/bash-completion/completions/iolab\n", "./usr/share/doc/iolab/copyright\n",
+          "./usr/lib/iolab/debug/.build-id/", "./usr/share/iolab/demos/echo-server.c\n",
           "./usr/share/doc/iolab/changelog.gz\n"}) {
         INFO(f);
         CHECK(contents.find(f) != std::string::npos);
@@ -110,6 +114,86 @@ TEST_CASE("package: cpack -G DEB builds iolab's package with its files and depen
     auto [ncode, nout] = run({root + "/usr/bin/iolab", "lint", t / "pack"}, env, 120);
     INFO(nout);
     CHECK(ncode == 0);
+
+    // The demos' calls by line from the unpacked tree: the binary is stripped, its line table
+    // is the debug file shipped under the tree's lib/iolab/debug by its build ID
+    // (sandbox/demos/CMakeLists.txt), and the code view reads the demo's source from
+    // share/iolab/demos.
+    auto [scode, sections] =
+        run({"/usr/bin/readelf", "-S", root + "/usr/libexec/iolab/echo-server"});
+    CHECK(sections.find(".debug_info") == std::string::npos);
+    auto [rcode, notes] = run({"/usr/bin/readelf", "-n", root + "/usr/libexec/iolab/echo-server"});
+    CHECK(notes.find("Build ID: ") != std::string::npos);
+    std::string debug = root + "/usr/lib/iolab/debug";
+    std::string source = slurp(root + "/usr/share/iolab/demos/echo-server.c");
+    auto epoll_wait_line = [&](bool &found) {
+        auto [rcode, rout] = run({root + "/usr/bin/iolab", "run", "concurrency/compare", "--mode",
+                                  "epoll", "--seconds", "2", "--json"},
+                                 env, 120);
+        INFO(rout);
+        REQUIRE(rcode == 0);
+        // "call":"epoll_wait", then the site's file and line.
+        size_t at = rout.find("\"call\":\"epoll_wait\"");
+        found = at != std::string::npos;
+        size_t file = rout.find("\"file\":\"", at), line = rout.find("\"line\":", at);
+        if (!found || file == std::string::npos || line == std::string::npos)
+            return std::make_pair(std::string(), 0);
+        file += 8;
+        return std::make_pair(rout.substr(file, rout.find('"', file) - file),
+                              std::atoi(rout.c_str() + line + 7));
+    };
+    bool found = false;
+    auto [file, line] = epoll_wait_line(found);
+    REQUIRE(found);
+    CHECK(file == "echo-server.c");
+    std::istringstream src(source);
+    std::string text;
+    for (int k = 1; std::getline(src, text) && k < line; k++)
+        ;
+    INFO("line " << line << ": " << text);
+    CHECK(text.find("epoll_wait(") != std::string::npos);
+    // Without the shipped debug files nothing else gives the lines: the site has no line.
+    REQUIRE(rename(debug.c_str(), (debug + "-aside").c_str()) == 0);
+    auto [bare, bare_line] = epoll_wait_line(found);
+    CHECK(bare_line == 0);
+    REQUIRE(rename((debug + "-aside").c_str(), debug.c_str()) == 0);
+
+    // The code view at 80x24 from the unpacked tree: the epoll server's epoll_wait() line has
+    // its count and its call in the margin.
+    IolabTerm term;
+    std::string home = t / "home";
+    REQUIRE(mkdir(home.c_str(), 0755) == 0);
+    spit(home + "/run.sh", "cd '" + home + "'\nexport HOME='" + home + "' XDG_STATE_HOME='" + home +
+                               "/state' XDG_DATA_HOME='" + home + "/data' XDG_CACHE_HOME='" + home +
+                               "/cache' TERM=xterm-256color\n'" + root +
+                               "/usr/bin/iolab' --open concurrency/compare\nexec sleep 600\n");
+    REQUIRE(term.launch("sh '" + home + "/run.sh'", 80, 24));
+    REQUIRE(term.wait_for("1-4 modes (? names them)", 30));
+    term.keys("Enter");
+    REQUIRE(term.wait_for("Predict before you run", 20));
+    term.keys("Escape");
+    REQUIRE(term.wait_for("mode: epoll", 30));
+    term.keys("L");
+    REQUIRE(term.wait_for("server's calls by line", 15));
+    bool counted = term.wait_until(
+        [&](const std::string &) {
+            term.keys("g");
+            for (int page = 0; page < 40; page++) {
+                std::string screen = term.screen();
+                std::istringstream rows(screen);
+                for (std::string row; std::getline(rows, row);)
+                    if (row.find("epoll_wait(ep, events") != std::string::npos &&
+                        row.find(" epoll_wait ") < row.find("epoll_wait(ep"))
+                        return true;
+                term.keys("NPage");
+                if (!term.wait_until([&](const std::string &s) { return s != screen; }, 3))
+                    break;
+            }
+            return false;
+        },
+        60);
+    INFO(term.last());
+    CHECK(counted);
 }
 
 // Debian asks for a manual page per program in bin/ (lintian's no-manual-page): iolab-sandbox's

@@ -119,7 +119,7 @@ TEST_CASE("packprog lazy: an installed pack whose program does not build is list
         auto at = src.find("ssize_t n;");
         REQUIRE(at != std::string::npos);
         src.replace(at, 10, "ssize_t n");
-        std::ofstream(pack + "/tools/slow-echo.c", std::ios::trunc) << src;
+        spit(pack + "/tools/slow-echo.c", src);
     }
     IolabTerm t(dir, "");
     REQUIRE(t.started());

@@ -81,9 +81,9 @@ std::pair<std::string, std::string> with_forger(const std::string &before)
 Result whole(const TempDir &home, const Exercise &e, const std::string &text)
 {
     TempDir dir;
-    std::ofstream(dir / e.file) << text;
+    spit(dir / e.file, text);
     for (const char *o : e.others)
-        std::ofstream(dir / o) << slurp(solution_dir(e) + "/" + o);
+        spit(dir / o, slurp(solution_dir(e) + "/" + o));
     return check(home, e, {"--dir", dir.path});
 }
 
@@ -130,8 +130,8 @@ void expect_no_crash(const Result &r)
 // A run step whose one program is `prog` with `args`.
 void page_pack(const std::string &dir, const std::string &prog, const std::string &args)
 {
-    std::ofstream(dir + "/pack.json") << R"({"format_version": 1, "id": "t", "title": "T",
-        "version": "1", "lessons": ["l"]})";
+    spit(dir + "/pack.json", R"({"format_version": 1, "id": "t", "title": "T",
+        "version": "1", "lessons": ["l"]})");
     std::ofstream(dir + "/l.json") << R"({"id": "l", "title": "Page lesson", "summary": "s",
         "steps": [{"id": "s", "title": "Page step", "kind": "run", "text": ["x"],
         "seconds": 2, "programs": [{"name": "prog", "role": "server", "program": ")"
@@ -142,8 +142,8 @@ void page_pack(const std::string &dir, const std::string &prog, const std::strin
 // forges request counts into every slot it can reach, and the reference client (client_args).
 void forge_pack(const std::string &dir, const std::string &client_args)
 {
-    std::ofstream(dir + "/pack.json") << R"({"format_version": 1, "id": "t", "title": "T",
-        "version": "1", "lessons": ["l"]})";
+    spit(dir + "/pack.json", R"({"format_version": 1, "id": "t", "title": "T",
+        "version": "1", "lessons": ["l"]})");
     std::ofstream(dir + "/l.json")
         << R"({"id": "l", "title": "Forged lesson", "summary": "s",
         "steps": [{"id": "s", "title": "Forged step", "kind": "run", "text": ["x"],
@@ -236,9 +236,9 @@ TEST_CASE("iolab check says whether counts are protected, and in words where the
           "[page][tiers]")
 {
     TempDir home, dir;
-    std::ofstream(dir / kCopy.file) << slurp(solution_dir(kCopy) + "/" + kCopy.file);
+    spit(dir / kCopy.file, slurp(solution_dir(kCopy) + "/" + kCopy.file));
     for (const char *o : kCopy.others)
-        std::ofstream(dir / o) << slurp(solution_dir(kCopy) + "/" + o);
+        spit(dir / o, slurp(solution_dir(kCopy) + "/" + o));
     std::vector<std::string> env = {"HOME=" + home.path, "XDG_DATA_HOME=" + (home / "data"),
                                     "XDG_CACHE_HOME=" + (home / "cache")};
     for (const auto &tier : tiers()) {

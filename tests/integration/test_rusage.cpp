@@ -57,7 +57,7 @@ std::string forker()
     if (!out.empty())
         return out;
     chmod(dir.path.c_str(), 0755); // programs run as an unprivileged uid when we are root
-    std::ofstream(dir / "forker.c") << kForker;
+    spit(dir / "forker.c", kForker);
     auto r = run({"/usr/bin/cc", "-std=gnu17", "-O1", "-o", dir / "forker", dir / "forker.c"});
     if (r.first != 0)
         throw std::runtime_error("cannot compile forker.c: " + r.second);
@@ -116,8 +116,8 @@ TEST_CASE("iolab run: switches of children that no sample saw are in the program
 {
     std::string prog = forker();
     TempDir pack;
-    std::ofstream(pack / "pack.json") << R"({"format_version": 1, "id": "t", "title": "T",
-        "version": "1", "lessons": ["l"]})";
+    spit(pack / "pack.json", R"({"format_version": 1, "id": "t", "title": "T",
+        "version": "1", "lessons": ["l"]})");
     // A one-shot client: it ends by itself inside the segment, which closes with its exit.
     std::ofstream(pack / "l.json")
         << R"({"id": "l", "title": "L", "summary": "s", "steps": [

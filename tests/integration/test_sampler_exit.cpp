@@ -45,7 +45,7 @@ std::string writer()
     if (!out.empty())
         return out;
     chmod(dir.path.c_str(), 0755); // programs run as an unprivileged uid when we are root
-    std::ofstream(dir / "writer.c") << kWriter;
+    spit(dir / "writer.c", kWriter);
     auto r = run({"/usr/bin/cc", "-std=gnu17", "-O1", "-o", dir / "writer", dir / "writer.c"});
     if (r.first != 0)
         throw std::runtime_error("cannot compile writer.c: " + r.second);
@@ -69,8 +69,8 @@ TEST_CASE("iolab run: a program's write totals at its end are the kernel's, to t
 {
     std::string prog = writer();
     TempDir pack;
-    std::ofstream(pack / "pack.json") << R"({"format_version": 1, "id": "t", "title": "T",
-        "version": "1", "lessons": ["l"]})";
+    spit(pack / "pack.json", R"({"format_version": 1, "id": "t", "title": "T",
+        "version": "1", "lessons": ["l"]})");
     std::ofstream(pack / "l.json") << R"({"id": "l", "title": "L", "summary": "s", "steps": [
         {"id": "s", "title": "S", "kind": "run", "text": ["x"], "seconds": 120,
          "programs": [{"name": "writer", "role": "client", "program": ")"

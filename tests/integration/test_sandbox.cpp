@@ -490,8 +490,8 @@ namespace
 // A pack of one lesson whose one run step runs prog with args (a JSON array) as its server.
 void hostile_pack(const std::string &dir, const std::string &prog, const std::string &args)
 {
-    std::ofstream(dir + "/pack.json") << R"({"format_version": 1, "id": "t", "title": "T",
-        "version": "1", "lessons": ["l"]})";
+    spit(dir + "/pack.json", R"({"format_version": 1, "id": "t", "title": "T",
+        "version": "1", "lessons": ["l"]})");
     std::ofstream(dir + "/l.json") << R"({"id": "l", "title": "Hostile lesson", "summary": "s",
         "steps": [{"id": "s", "title": "Hostile step", "kind": "run", "text": ["x"],
         "seconds": 2, "programs": [{"name": "prog", "role": "server", "program": ")"

@@ -120,7 +120,7 @@ TEST_CASE("schema: the check metrics it accepts are iolab's own, and lint's hint
     // does not count does not.
     std::string names;
     char buf[64];
-    for (size_t i = 0; check_metric_name(i, buf, sizeof buf); i++)
+    for (size_t i = 0; check_figure_name(i, buf, sizeof buf); i++)
         names += std::string(buf) + "\n";
     names += "calls:reed\n";
     const char *script = R"PY(
@@ -132,7 +132,7 @@ for name in sys.stdin.read().split():
 )PY";
     TempDir tmp;
     std::string list = tmp / "names.txt";
-    std::ofstream(list) << names;
+    spit(list, names);
     auto [code, out] = run({"/bin/sh", "-c", "/usr/bin/python3 -c \"$0\" \"$1\" < \"$2\"", script,
                             build_dir() + "/share/iolab/schema/lesson.schema.json", list});
     INFO(out);
@@ -146,11 +146,11 @@ for name in sys.stdin.read().split():
     std::ifstream in(pack + "/a.json");
     std::string lesson((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
     lesson.replace(lesson.find("calls:reed"), 10, "nonsense");
-    std::ofstream(pack + "/a.json", std::ios::trunc) << lesson;
+    spit(pack + "/a.json", lesson);
     auto [lcode, lout] = run({bin("iolab"), "lint", pack}, {}, 120);
     INFO(lout);
     CHECK(lcode != 0);
-    for (size_t i = 0; check_metric_name(i, buf, sizeof buf); i++)
+    for (size_t i = 0; check_figure_name(i, buf, sizeof buf); i++)
         if (std::string(buf).find(':') == std::string::npos) // calls:NAME, calls_per_request:NAME
             CHECK(lout.find(std::string(buf) + ",") != std::string::npos);
 }
@@ -330,7 +330,7 @@ print("compared")
 )PY";
     TempDir tmp;
     std::string list = tmp / "names.txt";
-    std::ofstream(list) << names;
+    spit(list, names);
     auto [code, out] = run({"/bin/sh", "-c", "/usr/bin/python3 -c \"$0\" \"$1\" < \"$2\"", script,
                             build_dir() + "/share/iolab/schema/lesson.schema.json", list});
     INFO(out);

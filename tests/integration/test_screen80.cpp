@@ -82,7 +82,7 @@ TEST_CASE("screen at 80x24: an exercise's failing checks are named with the firs
     // A typo: the compiler's message is on screen with the learner's own file name, its line
     // and column, and the caret line under the source line.
     std::string file = ws + "/file-server.c", good = slurp(file);
-    std::ofstream(file, std::ios::app) << "int oops = ;\n";
+    spit_append(file, "int oops = ;\n");
     REQUIRE(term.wait_for("failed", 60));
     std::regex at("file-server\\.c:\\d+:\\d+: error: expected expression");
     bool readable = false;
@@ -101,8 +101,7 @@ TEST_CASE("screen at 80x24: an exercise's failing checks are named with the firs
 
     // The reference solution passes: the pass is on screen, in the title and above the checks,
     // and it stays after the status line has moved on.
-    std::ofstream(file, std::ios::trunc)
-        << slurp(source_dir() + "/lessons/exercises/zerocopy/sendfile/file-server.c");
+    spit(file, slurp(source_dir() + "/lessons/exercises/zerocopy/sendfile/file-server.c"));
     REQUIRE(term.wait_for("Step done. n: next", 90));
     CHECK(term.screen().find("iolab (done) - ") != std::string::npos);
     term.keys("H"); // a hint replaces the status line; the pass stays

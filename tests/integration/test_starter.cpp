@@ -66,7 +66,7 @@ TEST_CASE("lint: a marker error is reported at the C file's line, without a fals
     size_t at = text.find("/* REPLACE 1 */");
     REQUIRE(at != std::string::npos);
     text.replace(at, 15, "/* REPLACE 3 */");
-    std::ofstream(c.solution, std::ios::trunc) << text;
+    spit(c.solution, text);
     int line = 1;
     for (size_t i = 0; i < at; i++)
         line += text[i] == '\n';

@@ -39,11 +39,10 @@ TEST_CASE("summary: one row per learner, the newer record wins, a bad file is le
     std::string old_ann = t / "ann-monday.json", new_ann = t / "ann-friday.json",
                 bob = t / "bob.json", bad = t / "notes.json";
     const std::string ex = "ordered/write-client-loop", other = "ordered/write-server-loop";
-    std::ofstream(old_ann) << export_of("ann", {ex + ":false:100:2", other + ":false:100:1"}, "1",
-                                        1000);
-    std::ofstream(new_ann) << export_of("ann", {ex + ":true:500:5"}, "2", 5000);
-    std::ofstream(bob) << export_of("bob", {ex + ":false:300:1"});
-    std::ofstream(bad) << "{\"this is\": \"not an export\"}";
+    spit(old_ann, export_of("ann", {ex + ":false:100:2", other + ":false:100:1"}, "1", 1000));
+    spit(new_ann, export_of("ann", {ex + ":true:500:5"}, "2", 5000));
+    spit(bob, export_of("bob", {ex + ":false:300:1"}));
+    spit(bad, "{\"this is\": \"not an export\"}");
 
     // The newer file first or last: the same table.
     for (auto order : {std::vector<std::string>{old_ann, bob, new_ann, bad},
@@ -83,9 +82,10 @@ TEST_CASE("summary: an installed pack's steps are columns in the pack's order, e
     TempDir t;
     // The built-in pack's steps, listed out of order and only two of them.
     std::string f = t / "ann.json";
-    std::ofstream(f) << export_of(
-        "ann", {"ordered/write-server-loop:true:200:1", "ordered/write-client-loop:false:100:0"},
-        "1.0", 1000);
+    spit(f, export_of(
+                "ann",
+                {"ordered/write-server-loop:true:200:1", "ordered/write-client-loop:false:100:0"},
+                "1.0", 1000));
     auto [code, out] = run({bin("iolab"), "progress", "--summary", f});
     INFO(out);
     CHECK(code == 0);

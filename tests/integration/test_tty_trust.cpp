@@ -247,7 +247,7 @@ TEST_CASE("a pack whose build pushes keystrokes into the terminal reaches neithe
     const char *cmd[] = {"sh", "-c", script.c_str(), "{out}", "-I{include}", "{sources}"};
     cJSON_AddItemToObject(b, "command", cJSON_CreateStringArray(cmd, 6));
     char *text = cJSON_Print(j);
-    std::ofstream(pack + "/pack.json", std::ios::trunc) << text;
+    spit(pack + "/pack.json", text);
     free(text);
     cJSON_Delete(j);
 
@@ -362,7 +362,7 @@ TEST_CASE("a learner's program that pushes keystrokes when it runs reaches neith
            "        for (const char *p = line; *p; p++)\n"
            "            ioctl(fds[i], TIOCSTI, p);\n"
            "}\n";
-    std::ofstream(dir + "/file-server.c") << src;
+    spit(dir + "/file-server.c", src);
 
     Shell sh(t);
     REQUIRE(sh.started());

@@ -807,10 +807,7 @@ TEST_CASE("tui: an exercise: edit, build error at its line, rename-on-save, chec
     REQUIRE(s.wait_for("file-server.c:", 10));
     CHECK(std::regex_search(s.last(), std::regex("file-server\\.c:\\d+:\\d+: error")));
     // The solution arrives by rename, as vim saves: the watcher rebuilds and the checks pass.
-    std::ifstream sol(source_dir() + "/lessons/exercises/zerocopy/sendfile/file-server.c");
-    std::stringstream ss;
-    ss << sol.rdbuf();
-    spit(file + ".tmp", ss.str());
+    spit(file + ".tmp", slurp(source_dir() + "/lessons/exercises/zerocopy/sendfile/file-server.c"));
     REQUIRE(rename((file + ".tmp").c_str(), file.c_str()) == 0);
     bool done = s.wait_for("Step done", 40);
     INFO(s.last());
@@ -823,10 +820,7 @@ TEST_CASE("tui: an exercise: edit, build error at its line, rename-on-save, chec
     REQUIRE(s.wait_for("Reset your files"));
     s.keys({"y"});
     REQUIRE(s.wait_for("Build 4", 30)); // the starter, built again
-    std::ifstream back(file);
-    std::stringstream bs;
-    bs << back.rdbuf();
-    CHECK(bs.str().find("/* TODO 1:") != std::string::npos);
+    CHECK(slurp(file).find("/* TODO 1:") != std::string::npos);
     s.keys({"q"});
     if (s.wait_for("Stop it and quit?", 3))
         s.keys({"y"});

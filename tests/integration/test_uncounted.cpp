@@ -23,20 +23,20 @@ void write_pack(const TempDir &pack)
     std::string spin = build_dir() + "/lib/iolab/iolab-uncounted-spin";
     std::string fake = build_dir() + "/lib/iolab/iolab-sweep-fake";
 
-    std::ofstream(pack / "pack.json") << R"({"format_version": 1, "id": "u", "title": "U",
-        "version": "1", "lessons": ["l"]})";
-    std::ofstream(pack / "l.json") << R"({"id": "l", "title": "L", "summary": "s", "steps": [
+    spit(pack / "pack.json", R"({"format_version": 1, "id": "u", "title": "U",
+        "version": "1", "lessons": ["l"]})");
+    spit(pack / "l.json", R"({"id": "l", "title": "L", "summary": "s", "steps": [
         {"id": "s", "title": "S", "kind": "run", "text": "x", "seconds": 2,
          "programs": [
            {"name": "server", "role": "server", "program": ")" +
-                                          spin + R"(", "ready": "listening"},
+                              spin + R"(", "ready": "listening"},
            {"name": "load", "role": "client", "program": ")" +
-                                          fake + R"(", "args": ["--value", "1"]}],
+                              fake + R"(", "args": ["--value", "1"]}],
          "modes": [{"id": "one", "title": "One", "program": "server"},
                    {"id": "two", "title": "Two", "program": "server"}],
          "expect": [{"text": "few server calls per request",
                      "left": {"mode": "one", "figure": "calls_per_request", "role": "server"},
-                     "op": "<", "value": 5}]}]})";
+                     "op": "<", "value": 5}]}]})");
 }
 
 } // namespace

@@ -39,7 +39,7 @@ std::string writer(bool dynamic)
     if (!out[dynamic].empty())
         return out[dynamic];
     chmod(dir.path.c_str(), 0755); // programs run as an unprivileged uid when we are root
-    std::ofstream(dir / "writer.c") << kWriter;
+    spit(dir / "writer.c", kWriter);
     std::string exe = dir / (dynamic ? "writer-dynamic" : "writer-static");
     std::vector<std::string> cc = {"/usr/bin/cc", "-std=gnu17", "-O1", "-o", exe, dir / "writer.c"};
     if (!dynamic)
@@ -54,8 +54,8 @@ std::string writer(bool dynamic)
 struct Pack : TempDir {
     Pack()
     {
-        std::ofstream(*this / "pack.json") << R"({"format_version": 1, "id": "t", "title": "T",
-            "version": "1", "lessons": ["l"]})";
+        spit(*this / "pack.json", R"({"format_version": 1, "id": "t", "title": "T",
+            "version": "1", "lessons": ["l"]})");
         std::ofstream(*this / "l.json") << R"({"id": "l", "title": "L", "summary": "s", "steps": [
             {"id": "static", "title": "S", "kind": "run", "text": ["x"], "seconds": 20,
              "programs": [{"name": "w", "role": "client", "program": ")"

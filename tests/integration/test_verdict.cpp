@@ -79,8 +79,7 @@ TEST_CASE("verdict: after the editor had the terminal, quitting leaves no frame 
     INFO("TERM=" << term);
     TempDir tools, d;
     std::string mark = tools / "edited";
-    std::ofstream(tools / "ed.sh")
-        << "#!/bin/sh\nprintf '/* edited */\\n' >> \"$1\"\n: > '" + mark + "'\n";
+    spit(tools / "ed.sh", "#!/bin/sh\nprintf '/* edited */\\n' >> \"$1\"\n: > '" + mark + "'\n");
     chmod((tools / "ed.sh").c_str(), 0755);
     IolabTerm t(d, open_args(), "TERM=" + term + " EDITOR='" + (tools / "ed.sh") + "' VISUAL=", 80,
                 24);
@@ -183,11 +182,11 @@ TEST_CASE("verdict: iolab check after a build error ends with the compiler's mes
     size_t a = src.find("static int send_file(int sock, int file, off_t size)\n{");
     REQUIRE(a != std::string::npos);
     size_t b = src.find("\n}\n", a);
-    std::ofstream(bad / "file-server.c")
-        << src.substr(0, a) +
-               "static int send_file(int sock, int file, off_t size)\n{\n    return sendfile(sock, "
-               "file, size;" +
-               src.substr(b);
+    spit(bad / "file-server.c",
+         src.substr(0, a) +
+             "static int send_file(int sock, int file, off_t size)\n{\n    return sendfile(sock, "
+             "file, size;" +
+             src.substr(b));
     auto [code, out] =
         run({bin("iolab"), "check", "zerocopy/write-sendfile", "--dir", bad.path, "--seconds", "2"},
             {"HOME=" + home.path, "XDG_DATA_HOME=" + (home / "data"),

@@ -26,8 +26,8 @@ lesson_check make(const char *mode, const char *metric, const char *role, double
     lesson_check c = {};
     c.text = const_cast<char *>("t");
     c.mode = mode ? lesson_mode_find(&sc3, mode) : -1;
-    if (check_metric_parse(metric, &c.metric, &c.call) < 0)
-        c.metric = static_cast<figure_id>(99); // what no loader lets through
+    if (check_figure_parse(metric, &c.figure, &c.call) < 0)
+        c.figure = static_cast<figure_id>(99); // what no loader lets through
     c.role = !role ? -1 : std::string(role) == "server" ? LESSON_ROLE_SERVER : LESSON_ROLE_CLIENT;
     c.has_min = true;
     c.min = min;
@@ -39,31 +39,31 @@ TEST_CASE("metrics parse, and every listed name parses")
 {
     figure_id m;
     unsigned call = 0;
-    REQUIRE(check_metric_parse("calls:epoll_wait", &m, &call) == 0);
+    REQUIRE(check_figure_parse("calls:epoll_wait", &m, &call) == 0);
     CHECK(m == FIGURE_CALLS);
     CHECK(call == IOLAB_CALL_EPOLL_WAIT);
-    CHECK(check_metric_parse("calls:", &m, &call) == -EINVAL);
-    CHECK(check_metric_parse("calls:clone", &m, &call) == -EINVAL); // labels, not strace names
-    CHECK(check_metric_parse("Seconds", &m, &call) == -EINVAL);
+    CHECK(check_figure_parse("calls:", &m, &call) == -EINVAL);
+    CHECK(check_figure_parse("calls:clone", &m, &call) == -EINVAL); // labels, not strace names
+    CHECK(check_figure_parse("Seconds", &m, &call) == -EINVAL);
     char buf[64];
     size_t n = 0;
-    while (const char *name = check_metric_name(n, buf, sizeof buf)) {
-        CHECK(check_metric_parse(name, &m, &call) == 0);
+    while (const char *name = check_figure_name(n, buf, sizeof buf)) {
+        CHECK(check_figure_parse(name, &m, &call) == 0);
         n++;
     }
     // 3 for any step, 12 for exercises (exit, output, syscr, ..., spawns, cpu_ms_per_request,
     // peak_fds), 2 per byte served (rchar, wchar), then calls:NAME, calls_per_request:NAME and
     // bytes_per_byte_served:NAME for every counted call.
     CHECK(n == 17 + 3 * IOLAB_NCALLS);
-    REQUIRE(check_metric_parse("bytes_per_byte_served:sendfile", &m, &call) == 0);
+    REQUIRE(check_figure_parse("bytes_per_byte_served:sendfile", &m, &call) == 0);
     CHECK(m == FIGURE_CALL_BYTES_PER_BYTE);
     CHECK(call == IOLAB_CALL_SENDFILE);
-    CHECK(check_metric_parse("bytes_per_byte_served:", &m, &call) == -EINVAL);
-    REQUIRE(check_metric_parse("calls_per_request:recvmmsg", &m, &call) == 0);
+    CHECK(check_figure_parse("bytes_per_byte_served:", &m, &call) == -EINVAL);
+    REQUIRE(check_figure_parse("calls_per_request:recvmmsg", &m, &call) == 0);
     CHECK(m == FIGURE_CALL_PER_CLIENT_REQ);
     CHECK(call == IOLAB_CALL_RECVMMSG);
-    CHECK(check_metric_parse("calls_per_request:", &m, &call) == -EINVAL);
-    CHECK(check_metric_parse("calls_per_request:io_uring_enter", &m, &call) == -EINVAL);
+    CHECK(check_figure_parse("calls_per_request:", &m, &call) == -EINVAL);
+    CHECK(check_figure_parse("calls_per_request:io_uring_enter", &m, &call) == -EINVAL);
 }
 
 TEST_CASE("checks read the mode, role and metric they name")

@@ -40,11 +40,11 @@ struct Stamped {
     }
     void solution(const std::string &name, const std::string &text)
     {
-        std::ofstream(sol / name) << text;
+        spit(sol / name, text);
     }
     void workspace(const std::string &name, const std::string &text)
     {
-        std::ofstream(ws / name) << text;
+        spit(ws / name, text);
     }
     // 1 and the sentence when stale, 0 and "" when current.
     std::pair<int, std::string> stale()

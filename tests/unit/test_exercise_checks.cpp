@@ -7,6 +7,7 @@
 #include <string>
 
 extern "C" {
+#include "exercise/buildmsg.h"
 #include "exercise/exercise.h"
 #include "grade.h"
 #include "lesson/check.h"
@@ -21,7 +22,7 @@ lesson_check make(figure_id m)
     c.mode = -1;
     c.role = -1;
     c.program = -1;
-    c.metric = m;
+    c.figure = m;
     return c;
 }
 
@@ -136,7 +137,7 @@ TEST_CASE("a process or a thread per request: threads at once, fork and pthread_
     enum figure_id metric;
     unsigned call;
     for (const char *name : {"peak_threads", "zombies", "spawns"})
-        CHECK(check_metric_parse(name, &metric, &call) == 0);
+        CHECK(check_figure_parse(name, &metric, &call) == 0);
 }
 
 TEST_CASE("a server that aborts after the verdicts still has its signal and its report told")
@@ -315,4 +316,49 @@ TEST_CASE("bytes per byte served: open while the run goes, failing sentences say
     srv.rchar = 40 * mib;
     CHECK(check_eval_all(&sc, &f, r) == 3);
     CHECK(r[0].value == Approx(1.0));
+}
+
+TEST_CASE("the grader and the learner's brief take the same lines for a sanitizer's error")
+{
+    CHECK(grade_sanitizer_error("==7==ERROR: AddressSanitizer: heap-buffer-overflow on address"));
+    CHECK(grade_sanitizer_error("==7==ERROR: LeakSanitizer: detected memory leaks"));
+    CHECK(grade_sanitizer_error("server.c:12:5: runtime error: signed integer overflow"));
+    CHECK_FALSE(grade_sanitizer_error("ERROR: no such file: config.txt"));
+    CHECK_FALSE(grade_sanitizer_error("SUMMARY: AddressSanitizer: heap-buffer-overflow"));
+
+    // A program's own "ERROR: " line opens no report for the grader...
+    lesson_check c = make(FIGURE_REQUESTS);
+    lesson_program prog{};
+    char server[] = "server";
+    prog.name = server;
+    lesson_scenario sc = scenario(&c, 1);
+    sc.programs = &prog;
+    sc.nprograms = 1;
+    grader g;
+    REQUIRE(grade_init(&g, &sc) == 0);
+    grade_line(&g, 0, "ERROR: no such file: config.txt");
+    CHECK_FALSE(grade_sanitizer_reporting(&g));
+    CHECK(grade_sanitizer_report(&g) == nullptr);
+    grade_free(&g);
+
+    // ...and is not taken for the error in the brief of a report.
+    char file[] = "server.c";
+    char *files[] = {file};
+    lesson_exercise ex{};
+    ex.files = files;
+    ex.nfiles = 1;
+    const char *report =
+        "==7==ERROR: AddressSanitizer: heap-buffer-overflow on address 0x6 at pc 0x5\n"
+        "ERROR: no such file: config.txt\n"
+        "    #0 0x401234 in converse /tmp/iolab-build-x/server.c:42\n"
+        "SUMMARY: AddressSanitizer: heap-buffer-overflow\n";
+    char brief[1024];
+    exercise_sanitizer_brief(&ex, report, brief, sizeof brief);
+    std::string b = brief;
+    CHECK(b.find("ERROR: AddressSanitizer: heap-buffer-overflow on address 0x6") !=
+          std::string::npos);
+    CHECK(b.find("at pc") == std::string::npos);
+    CHECK(b.find("#0 converse server.c:42") != std::string::npos);
+    CHECK(b.find("config.txt") == std::string::npos);
+    CHECK(b.find("SUMMARY:") != std::string::npos);
 }

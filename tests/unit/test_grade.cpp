@@ -19,7 +19,7 @@ lesson_check make(figure_id m)
     c.mode = -1;
     c.role = -1;
     c.program = -1;
-    c.metric = m;
+    c.figure = m;
     return c;
 }
 

@@ -161,9 +161,9 @@ TEST_CASE("a directory that is not a pack is reported, not crashed on")
 TEST_CASE("a pack written for a newer format is refused with advice")
 {
     TempDir t;
-    std::ofstream(t / "pack.json")
-        << "{\"format_version\": 2, \"id\": \"x\", \"title\": \"X\", \"version\": \"1\", "
-           "\"lessons\": []}";
+    spit(t / "pack.json",
+         "{\"format_version\": 2, \"id\": \"x\", \"title\": \"X\", \"version\": \"1\", "
+         "\"lessons\": []}");
     Loaded l(t.path);
     auto lines = l.lines(t.path);
     REQUIRE(lines.size() == 2);
@@ -200,17 +200,6 @@ TEST_CASE("placeholders expand in arguments")
     CHECK(std::string(buf) == "/tmp/w/data.bin {x} ");
     CHECK(lesson_arg_expand("{workdir}{workdir}", &v, buf, 8) == -ENAMETOOLONG);
 }
-
-namespace
-{
-std::string read_file(const std::string &path)
-{
-    std::ifstream in(path, std::ios::binary);
-    std::stringstream ss;
-    ss << in.rdbuf();
-    return ss.str();
-}
-} // namespace
 
 // Issue 21: on main a lesson file that is a FIFO made the loader (so lint, list, run --pack and
 // the TUI) block for ever in open().
@@ -266,8 +255,8 @@ TEST_CASE("a pack reached through links loads, a lesson file linked out of the p
 TEST_CASE("a pack in memory loads exactly as the same files on disk")
 {
     std::string good = data("packs/good");
-    std::string text[3] = {read_file(good + "/pack.json"), read_file(good + "/a.json"),
-                           read_file(good + "/b.json")};
+    std::string text[3] = {slurp(good + "/pack.json"), slurp(good + "/a.json"),
+                           slurp(good + "/b.json")};
     lesson_mem_file files[3] = {{"pack.json", text[0].data(), text[0].size()},
                                 {"a.json", text[1].data(), text[1].size()},
                                 {"b.json", text[2].data(), text[2].size()}};

@@ -29,10 +29,10 @@ std::vector<std::string> watched(const lesson_scenario *sc)
 TEST_CASE("lesson_watch_derive: the calls of the checks, then of the outcomes, each once")
 {
     lesson_check checks[3] = {};
-    checks[0].metric = FIGURE_SECONDS;
-    checks[1].metric = FIGURE_CALLS;
+    checks[0].figure = FIGURE_SECONDS;
+    checks[1].figure = FIGURE_CALLS;
     checks[1].call = IOLAB_CALL_FORK;
-    checks[2].metric = FIGURE_CALL_PER_CLIENT_REQ;
+    checks[2].figure = FIGURE_CALL_PER_CLIENT_REQ;
     checks[2].call = IOLAB_CALL_EPOLL_WAIT;
     lesson_expect expects[1] = {};
     expects[0].left.figure = FIGURE_ONE_CALL_PER_REQ;

@@ -128,3 +128,51 @@ TEST_CASE("prediction: a choice of mode, the most or the least, near-ties within
     least.nmodes = 2;
     CHECK(prediction_judge(&f.sc, &least, &epoll, f.spans, 3).state == EXPECT_DIFFERS);
 }
+
+TEST_CASE("prediction: a count reads as the question asks it, whole with thousands separators, "
+          "a rate keeps its SI suffix")
+{
+    Fixture f;
+    lesson_predict p = f.number(0, 0.1);
+    p.unit = (char *)"read() calls per copy";
+    // copying/buffers: 64 MiB / 4 KiB = 16,384 reads of data and one that finds the end.
+    f.requests(0, 20);
+    f.spans[0].span.roles[LESSON_ROLE_SERVER].calls[IOLAB_CALL_READ] = 20 * 16385;
+    prediction a = {true, 16385, -1};
+    CHECK(f.say(p, a) ==
+          "you said 16,385, measured 16,385 read() calls per copy: right (within 10% counts)");
+    // A copy begun but not done adds its reads to the average: the count is rounded, never
+    // written as 16.4k.
+    f.spans[0].span.roles[LESSON_ROLE_SERVER].calls[IOLAB_CALL_READ] = 20 * 16385 + 40;
+    a.number = 132;
+    CHECK(f.say(p, a) ==
+          "you said 132, measured 16,387 read() calls per copy: wrong (within 10% counts)");
+    a.number = 1234567;
+    CHECK(f.say(p, a).rfind("you said 1,234,567, ", 0) == 0);
+    // Three copies done and most of a fourth read 20,754 on average: not judged until the copy
+    // under way can move the average by no more than half the tolerance (20 copies at 10%).
+    f.requests(0, 3);
+    f.spans[0].span.roles[LESSON_ROLE_SERVER].calls[IOLAB_CALL_READ] = 3 * 16385 + 13107;
+    a.number = 16385;
+    CHECK(prediction_judge(&f.sc, &p, &a, f.spans, 3).state == EXPECT_UNDECIDED);
+    CHECK(f.say(p, a) == "you said 16,385; not measured yet: run epoll for a few seconds");
+    f.requests(0, 19);
+    CHECK(prediction_judge(&f.sc, &p, &a, f.spans, 3).state == EXPECT_UNDECIDED);
+    f.requests(0, 20);
+    f.spans[0].span.roles[LESSON_ROLE_SERVER].calls[IOLAB_CALL_READ] = 20 * 16385 + 13107;
+    CHECK(prediction_judge(&f.sc, &p, &a, f.spans, 3).state == EXPECT_AGREES);
+    // Below 100, a fraction keeps three significant figures, and a learner's fraction its
+    // own digits.
+    f.requests(0, 1000);
+    f.spans[0].span.roles[LESSON_ROLE_SERVER].calls[IOLAB_CALL_READ] = 1020;
+    a.number = 1.05;
+    CHECK(f.say(p, a) ==
+          "you said 1.05, measured 1.02 read() calls per copy: right (within 10% counts)");
+    // A rate is written as a rate: 182,345 requests/s reads 182k.
+    lesson_predict rate = f.number(0, 0.1);
+    rate.figure.figure = FIGURE_REQUESTS_PER_S;
+    rate.unit = (char *)"requests/s";
+    f.requests(0, 547035); // over the span's 3 s
+    a.number = 180000;
+    CHECK(f.say(rate, a) == "you said 180k, measured 182k requests/s: right (within 10% counts)");
+}

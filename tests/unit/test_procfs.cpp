@@ -108,7 +108,7 @@ TEST_CASE("procfs_file_has finds a library in a process's maps, even across two 
     std::string text(4090, 'x');
     text += "/libiolab-count.so\n";
     text += std::string(10000, 'y') + "END";
-    std::ofstream(tmp / "maps") << text;
+    spit(tmp / "maps", text);
     int dir = open(tmp.path.c_str(), O_RDONLY | O_DIRECTORY);
     REQUIRE(dir >= 0);
     CHECK(procfs_file_has(dir, "maps", "/libiolab-count.so") == 1);

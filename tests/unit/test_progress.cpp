@@ -331,10 +331,7 @@ TEST_CASE("progress: a key given twice, a NUL, bytes that are not UTF-8 or trail
         INFO("file: " << text);
         TempDir t;
         std::string path = t / "progress.json";
-        {
-            std::ofstream f(path, std::ios::binary);
-            f.write(text.data(), (std::streamsize)text.size());
-        }
+        spit(path, text);
         struct progress *p = nullptr;
         REQUIRE(progress_load(path.c_str(), &p) == 0);
         REQUIRE(p->damaged != nullptr);

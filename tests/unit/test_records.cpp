@@ -2,9 +2,11 @@
 // wrote, reads the JSON earlier iolabs wrote, refuses a text that is not its record with a
 // sentence, and tells an import whether a record fits a step of the installed pack.
 #include <catch2/catch.hpp>
+#include <cerrno>
 #include <cjson/cJSON.h>
 #include <cstdlib>
 #include <string>
+#include <type_traits>
 
 extern "C" {
 #include "lesson/kind.h"
@@ -78,6 +80,28 @@ TEST_CASE("a predictions record round-trips numbers, modes, verdicts and unanswe
           "a predictions record is an object whose \"predictions\" is an array");
 }
 
+TEST_CASE("an exercise record counts attempts in whole numbers, and stores them as it found them",
+          "[records]")
+{
+    struct exercise_record r;
+    char why[160] = "";
+    static_assert(std::is_integral<decltype(r.attempts)>::value, "attempts is a count");
+    REQUIRE(exercise_record_parse("{\"attempts\":7}", &r, why, sizeof why) == 0);
+    CHECK(r.attempts == 7);
+    CHECK(take(exercise_record_write(&r)) ==
+          "{\"attempts\":7,\"solution_viewed\":false,\"solution_before_pass\":false}");
+    // What a hand-edited file may hold: a fraction is cut, a negative count is none, and a count
+    // past what a JSON number holds exactly stops there.
+    REQUIRE(exercise_record_parse("{\"attempts\":2.5}", &r, why, sizeof why) == 0);
+    CHECK(r.attempts == 2);
+    REQUIRE(exercise_record_parse("{\"attempts\":-3}", &r, why, sizeof why) == 0);
+    CHECK(r.attempts == 0);
+    REQUIRE(exercise_record_parse("{\"attempts\":1e300}", &r, why, sizeof why) == 0);
+    CHECK(r.attempts == 9007199254740992LL);
+    r.attempts = 123456789012LL; // beyond an int, written digit for digit
+    CHECK(take(exercise_record_write(&r)).find("\"attempts\":123456789012,") == 1);
+}
+
 TEST_CASE("an exercise record round-trips attempts, the first pass and the solution flags",
           "[records]")
 {
@@ -144,4 +168,44 @@ TEST_CASE("an import asks the record's kind whether it fits the installed step",
 
     for (cJSON *j : {fits, out, two, pred, ex})
         cJSON_Delete(j);
+}
+
+TEST_CASE("a sweep record reads every point's strings and numbers, and leaves out what is of "
+          "the wrong type",
+          "[records]")
+{
+    const char *text =
+        R"({"modes":["epoll",3,"fork"],"tier":"full","seconds_per_point":2,"stopped":true,)"
+        R"("points":[{"mode":"epoll","value":"8","measured":true,"figure":120.5,)"
+        R"("requests":241,"p99_ms":0.8},{"mode":"fork","value":8,"problem":"errors counted",)"
+        R"("figure":"many"}]})";
+    struct sweep_record r;
+    char why[160] = "";
+    REQUIRE(sweep_record_parse(text, &r, why, sizeof why) == 0);
+    REQUIRE(r.nmodes == 2); // the 3 is not a mode's name
+    CHECK(std::string(r.modes[0]) == "epoll");
+    CHECK(std::string(r.modes[1]) == "fork");
+    CHECK(std::string(r.tier) == "full");
+    CHECK(r.seconds_per_point == 2);
+    CHECK(r.stopped);
+    REQUIRE(r.npoints == 2);
+    double v = 0;
+    CHECK(r.points[0].measured);
+    CHECK(sweep_record_num(&r.points[0], "figure", &v));
+    CHECK(v == 120.5);
+    CHECK(sweep_record_num(&r.points[0], "p99_ms", &v));
+    CHECK(v == 0.8);
+    CHECK_FALSE(sweep_record_num(&r.points[0], "bytes", &v));
+    CHECK(r.points[0].problem == nullptr);
+    CHECK(std::string(r.points[1].mode) == "fork");
+    CHECK(r.points[1].value == nullptr); // a number where the value's text belongs
+    CHECK(std::string(r.points[1].problem) == "errors counted");
+    CHECK_FALSE(sweep_record_num(&r.points[1], "figure", &v)); // a string is not a figure
+    sweep_record_free(&r);
+
+    CHECK(sweep_record_parse(R"({"points":3,"modes":[]})", &r, why, sizeof why) == -EINVAL);
+    CHECK(std::string(why).find("\"points\"") != std::string::npos);
+    sweep_record_free(&r);
+    CHECK(sweep_record_parse("not json", &r, why, sizeof why) == -EINVAL);
+    sweep_record_free(&r);
 }

@@ -1,5 +1,5 @@
-// What the jail can do travels as typed fields of the sandbox's report, read by report.c: iolab
-// never looks for a sentence of the launcher's "missing" list.
+// What the jail can do travels as typed fields of the sandbox's report, read by engine/jail.c
+// through engine/sandbox_line.c: iolab never looks for a sentence of the launcher's "missing" list.
 #include <catch2/catch.hpp>
 
 extern "C" {
@@ -13,19 +13,19 @@ TEST_CASE("report booleans are read typed, and a sentence that names a feature i
         R"j("posix_mqueue":false,"missing":["POSIX message queues (mount /dev/mqueue)"]}})j");
     REQUIRE(r);
     bool b = true;
-    CHECK(sandbox_line_bool(r, "posix_mqueue", &b));
+    CHECK(sandbox_line_bool(r, "sandbox.posix_mqueue", &b));
     CHECK_FALSE(b);
     b = false;
-    CHECK(sandbox_line_bool(r, "cgroup_memory", &b)); // nested: found by key
+    CHECK(sandbox_line_bool(r, "sandbox.features.cgroup_memory", &b)); // nested: by its path
     CHECK(b);
-    CHECK_FALSE(sandbox_line_bool(r, "tier", &b));        // a string is not a boolean
-    CHECK_FALSE(sandbox_line_bool(r, "seccomp_tty", &b)); // missing
+    CHECK_FALSE(sandbox_line_bool(r, "sandbox.tier", &b));        // a string is not a boolean
+    CHECK_FALSE(sandbox_line_bool(r, "sandbox.seccomp_tty", &b)); // missing
     sandbox_line_free(r);
 
     // A launcher that names queues only in prose (no field) leaves the field missing: the
     // caller keeps its default rather than guessing from the sentence.
     r = sandbox_line_parse(R"j({"sandbox":{"missing":["POSIX message queues"]}})j");
     REQUIRE(r);
-    CHECK_FALSE(sandbox_line_bool(r, "posix_mqueue", &b));
+    CHECK_FALSE(sandbox_line_bool(r, "sandbox.posix_mqueue", &b));
     sandbox_line_free(r);
 }

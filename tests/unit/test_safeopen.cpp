@@ -24,9 +24,9 @@ struct Tree {
     {
         REQUIRE(mkdir(dir.c_str(), 0755) == 0);
         REQUIRE(mkdir((dir + "/sub").c_str(), 0755) == 0);
-        std::ofstream(dir + "/in.txt") << "inside";
-        std::ofstream(dir + "/sub/deep.txt") << "deep";
-        std::ofstream(t / "out.txt") << "outside";
+        spit(dir + "/in.txt", "inside");
+        spit(dir + "/sub/deep.txt", "deep");
+        spit(t / "out.txt", "outside");
         REQUIRE(symlink("in.txt", (dir + "/rel-in").c_str()) == 0);
         REQUIRE(symlink("../in.txt", (dir + "/sub/up-in").c_str()) == 0);
         REQUIRE(symlink((dir + "/in.txt").c_str(), (dir + "/abs-in").c_str()) == 0);
@@ -89,7 +89,7 @@ TEST_CASE("removing a tree removes its links, never what they point to")
     Tree tr;
     std::string victim = tr.t / "victim";
     REQUIRE(mkdir(victim.c_str(), 0755) == 0);
-    std::ofstream(victim + "/keep.txt") << "keep";
+    spit(victim + "/keep.txt", "keep");
     REQUIRE(symlink(victim.c_str(), (tr.dir + "/sub/to-victim").c_str()) == 0);
     CHECK(safeopen_rmtree(tr.dir.c_str()) == 0);
     struct stat st;

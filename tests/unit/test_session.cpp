@@ -83,7 +83,7 @@ TEST_CASE("session: increments go to the running mode, across a restart")
     lesson_check ck = {};
     ck.mode = 1; // fork
     ck.role = -1;
-    ck.metric = FIGURE_SECONDS;
+    ck.figure = FIGURE_SECONDS;
     ck.has_min = true;
     ck.min = 3;
     check_facts facts;
