@@ -219,7 +219,7 @@ struct lesson {
 
 /*
  * A program the pack builds from its own C sources (pack.json "build"). A run step names it
- * relative to the pack ("./tools/slow-server"); until packprog_build() (app/packprog.h) has
+ * relative to the pack ("./tools/slow-server"); until packprog_build() (pack/packprog.h) has
  * built it, the programs that name it have `path` equal to this entry's `path` (inside the pack,
  * where no file need exist), and afterwards the built program in the cache.
  */

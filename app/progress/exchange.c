@@ -877,6 +877,120 @@ static double exchange_step_of(const struct lesson_step *st)
     return qz ? (double)qz->nquestions : of;
 }
 
+/* One export's record of a step (s) taken into its cell of the summary: the newer record of the
+   step wins whole (a record counts its tries from the start, so adding two exports' would count
+   the first ones twice); done stays done, as an import keeps it. */
+static void exchange_cell_take(struct exchange_cell *x, const cJSON *s)
+{
+    const cJSON *fields = cJSON_GetObjectItemCaseSensitive(s, "fields");
+    long long up = (long long)cJSON_GetObjectItemCaseSensitive(s, "updated")->valuedouble;
+    if (x->present && up < x->updated) {
+        x->done |= cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(s, "done"));
+        return;
+    }
+    bool was_done = x->done;
+    *x = (struct exchange_cell){
+        .present = true,
+        .done = was_done || cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(s, "done")),
+        .tries = exchange_tries(fields),
+        .solution = exchange_solution_viewed(fields),
+        .updated = up,
+    };
+    x->scored = exchange_score(fields, &x->points, &x->of);
+}
+
+/* The points a column's step is out of, from the installed pack that describes it ("PACK\tSTEP"):
+   0 when none does. */
+static double exchange_col_of(const struct exchange_pack_info *info, size_t ninfo, const char *col)
+{
+    const char *tab = strchr(col, '\t');
+    double of = 0;
+    for (size_t k = 0; k < ninfo; k++)
+        for (size_t st = 0; info[k].step_defs && st < info[k].nsteps; st++)
+            if (!strncmp(info[k].id, col, (size_t)(tab - col)) && !info[k].id[tab - col] &&
+                !strcmp(info[k].steps[st], tab + 1) && info[k].step_defs[st])
+                of = exchange_step_of(info[k].step_defs[st]);
+    return of;
+}
+
+/* Frees n strings and the array that holds them. */
+static void exchange_strv_free(char **v, size_t n)
+{
+    for (size_t i = 0; v && i < n; i++)
+        free(v[i]);
+    free(v);
+}
+
+/* One row per learner: a learner given twice (an older and a newer export) is one. The row of
+   name, added to learners (their newest export not seen yet) when it is new. */
+static size_t exchange_learner_row(const char **learners, size_t *nrows, double *newest,
+                                   const char *name)
+{
+    size_t r = 0;
+    while (r < *nrows && strcmp(learners[r], name))
+        r++;
+    if (r == *nrows) {
+        learners[(*nrows)++] = name;
+        newest[r] = -1;
+    }
+    return r;
+}
+
+/* Whether export file's record s of pack pk does not fit the installed packs (exchange_fit, as
+   an import): then it is named on stderr and marked, so that the second pass and the columns
+   pass it by. */
+static bool exchange_summary_misfit(const struct exchange_pack_info *info, size_t ninfo,
+                                    const char *file, const cJSON *pk, const cJSON *s,
+                                    long long now)
+{
+    const char *id = cJSON_GetObjectItemCaseSensitive(pk, "id")->valuestring;
+    const cJSON *ver = cJSON_GetObjectItemCaseSensitive(pk, "version");
+    char misfit[300];
+    if (!info || !exchange_fit(info, ninfo, id, cJSON_IsString(ver) ? ver->valuestring : NULL, s,
+                               now, misfit, sizeof misfit))
+        return false;
+    termsafe_fprintf(stderr, "iolab: %s: %s/%s: %s; left out.\n", file, id,
+                     cJSON_GetObjectItemCaseSensitive(s, "step")->valuestring, misfit);
+    cJSON_AddTrueToObject((cJSON *)s, "\t misfit");
+    return true;
+}
+
+/* The packs' names, without the tab exchange_column joined them with (the index keeps its keys:
+   the names are copies); NULL when out of memory. */
+static char **exchange_pack_names(char *const *packs, size_t npacks)
+{
+    char **names = calloc(npacks + 1, sizeof *names);
+    for (size_t k = 0; names && k < npacks; k++)
+        if (!(names[k] = strndup(packs[k], strcspn(packs[k], "\t")))) {
+            exchange_strv_free(names, k);
+            return NULL;
+        }
+    return names;
+}
+
+/* The versions are those of the learner's newest export, pack by pack: pk's kept in slot. */
+static void exchange_version_take(char **slot, const cJSON *pk)
+{
+    const cJSON *ver = cJSON_GetObjectItemCaseSensitive(pk, "version");
+    free(*slot);
+    *slot = cJSON_IsString(ver) ? strdup(ver->valuestring) : NULL;
+}
+
+/* A step no installed pack describes is out of what its records say. Whether any column is out
+   of some points (the summary then shows scores). */
+static bool exchange_col_of_records(double *col_of, size_t ncols, const struct exchange_cell *cells,
+                                    size_t nrows)
+{
+    bool any_score = false;
+    for (size_t c = 0; c < ncols; c++) {
+        for (size_t r = 0; r < nrows; r++)
+            if (cells[r * ncols + c].scored && !col_of[c])
+                col_of[c] = cells[r * ncols + c].of;
+        any_score |= col_of[c] > 0;
+    }
+    return any_score;
+}
+
 int exchange_summary(FILE *out, const char *const *files, const char *const *texts, size_t n,
                      const struct exchange_pack_info *info, size_t ninfo, bool csv, char *why,
                      size_t whylen)
@@ -908,15 +1022,9 @@ int exchange_summary(FILE *out, const char *const *files, const char *const *tex
         }
         nread++;
         /* One row per learner: a learner given twice (an older and a newer export) is one. */
-        const char *name = cJSON_GetObjectItemCaseSensitive(roots[i], "learner")->valuestring;
-        size_t r = 0;
-        while (r < nrows && strcmp(learners[r], name))
-            r++;
-        if (r == nrows) {
-            learners[nrows++] = name;
-            newest[r] = -1;
-        }
-        row[i] = r;
+        row[i] = exchange_learner_row(
+            learners, &nrows, newest,
+            cJSON_GetObjectItemCaseSensitive(roots[i], "learner")->valuestring);
         const cJSON *pk;
         cJSON_ArrayForEach(pk, cJSON_GetObjectItemCaseSensitive(roots[i], "packs"))
         {
@@ -933,21 +1041,11 @@ int exchange_summary(FILE *out, const char *const *files, const char *const *tex
                             rc = -ENOMEM;
                 }
             /* Only what fits the installed packs has a column (exchange_fit, as an import). */
-            const cJSON *ver = cJSON_GetObjectItemCaseSensitive(pk, "version");
             const cJSON *s;
             cJSON_ArrayForEach(s, cJSON_GetObjectItemCaseSensitive(pk, "steps"))
             {
-                char misfit[300];
-                if (info &&
-                    exchange_fit(info, ninfo, id, cJSON_IsString(ver) ? ver->valuestring : NULL, s,
-                                 now, misfit, sizeof misfit)) {
-                    termsafe_fprintf(stderr, "iolab: %s: %s/%s: %s; left out.\n", files[i], id,
-                                     cJSON_GetObjectItemCaseSensitive(s, "step")->valuestring,
-                                     misfit);
-                    /* Marked so that the second pass and the columns pass it by. */
-                    cJSON_AddTrueToObject((cJSON *)s, "\t misfit");
+                if (exchange_summary_misfit(info, ninfo, files[i], pk, s, now))
                     continue;
-                }
                 if (exchange_column(&packindex, &packs, &npacks, id, "") < 0)
                     rc = -ENOMEM;
                 if (exchange_column(&colindex, &cols, &ncols, id,
@@ -966,21 +1064,11 @@ int exchange_summary(FILE *out, const char *const *files, const char *const *tex
         rc = -ENOMEM;
     /* The packs' names, without the tab exchange_column joined them with (the index keeps its
        keys: the names are copies). */
-    char **names = calloc(npacks + 1, sizeof *names);
+    char **names = exchange_pack_names(packs, npacks);
     if (!names)
         rc = -ENOMEM;
-    for (size_t k = 0; names && k < npacks; k++)
-        if (!(names[k] = strndup(packs[k], strcspn(packs[k], "\t"))))
-            rc = -ENOMEM;
-    for (size_t c = 0; rc == 0 && c < ncols; c++) {
-        const char *tab = strchr(cols[c], '\t');
-        for (size_t k = 0; k < ninfo; k++)
-            for (size_t st = 0; info[k].step_defs && st < info[k].nsteps; st++)
-                if (!strncmp(info[k].id, cols[c], (size_t)(tab - cols[c])) &&
-                    !info[k].id[tab - cols[c]] && !strcmp(info[k].steps[st], tab + 1) &&
-                    info[k].step_defs[st])
-                    col_of[c] = exchange_step_of(info[k].step_defs[st]);
-    }
+    for (size_t c = 0; rc == 0 && c < ncols; c++)
+        col_of[c] = exchange_col_of(info, ninfo, cols[c]);
     for (size_t i = 0; i < n && rc == 0; i++) {
         if (!roots[i])
             continue;
@@ -995,15 +1083,11 @@ int exchange_summary(FILE *out, const char *const *files, const char *const *tex
         cJSON_ArrayForEach(pk, cJSON_GetObjectItemCaseSensitive(roots[i], "packs"))
         {
             const char *id = cJSON_GetObjectItemCaseSensitive(pk, "id")->valuestring;
-            const cJSON *ver = cJSON_GetObjectItemCaseSensitive(pk, "version");
             char key[600];
             snprintf(key, sizeof key, "%s\t", id);
             long pi = strmap_get(&packindex, key);
-            if (pi >= 0 && newer) {
-                char **slot = &versions[r * npacks + (size_t)pi];
-                free(*slot);
-                *slot = cJSON_IsString(ver) ? strdup(ver->valuestring) : NULL;
-            }
+            if (pi >= 0 && newer)
+                exchange_version_take(&versions[r * npacks + (size_t)pi], pk);
             const cJSON *s;
             cJSON_ArrayForEach(s, cJSON_GetObjectItemCaseSensitive(pk, "steps"))
             {
@@ -1013,37 +1097,11 @@ int exchange_summary(FILE *out, const char *const *files, const char *const *tex
                                          cJSON_GetObjectItemCaseSensitive(s, "step")->valuestring);
                 if (c < 0 || (size_t)c >= ncols)
                     continue;
-                struct exchange_cell *x = &cells[r * ncols + (size_t)c];
-                const cJSON *fields = cJSON_GetObjectItemCaseSensitive(s, "fields");
-                long long up =
-                    (long long)cJSON_GetObjectItemCaseSensitive(s, "updated")->valuedouble;
-                /* The newer record of the step wins whole (a record counts its tries from the
-                   start, so adding two exports' would count the first ones twice); done stays
-                   done, as an import keeps it. */
-                if (x->present && up < x->updated) {
-                    x->done |= cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(s, "done"));
-                    continue;
-                }
-                bool was_done = x->done;
-                *x = (struct exchange_cell){
-                    .present = true,
-                    .done = was_done || cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(s, "done")),
-                    .tries = exchange_tries(fields),
-                    .solution = exchange_solution_viewed(fields),
-                    .updated = up,
-                };
-                x->scored = exchange_score(fields, &x->points, &x->of);
+                exchange_cell_take(&cells[r * ncols + (size_t)c], s);
             }
         }
     }
-    bool any_score = false;
-    for (size_t c = 0; rc == 0 && c < ncols; c++) {
-        /* A step no installed pack describes is out of what its records say. */
-        for (size_t r = 0; r < nrows; r++)
-            if (cells[r * ncols + c].scored && !col_of[c])
-                col_of[c] = cells[r * ncols + c].of;
-        any_score |= col_of[c] > 0;
-    }
+    bool any_score = rc == 0 && exchange_col_of_records(col_of, ncols, cells, nrows);
     if (rc == 0) {
         struct exchange_table t = {.learners = learners,
                                    .n = nrows,
@@ -1063,18 +1121,14 @@ int exchange_summary(FILE *out, const char *const *files, const char *const *tex
         cJSON_Delete(roots[i]);
     strmap_free(&colindex);
     strmap_free(&packindex);
-    for (size_t i = 0; i < ncols; i++)
-        free(cols[i]);
-    free(cols);
+    exchange_strv_free(cols, ncols);
     for (size_t i = 0; i < npacks; i++) {
         free(packs[i]);
         free(names ? names[i] : NULL);
     }
     free(packs);
     free(names);
-    for (size_t k = 0; versions && k < nrows * npacks; k++)
-        free(versions[k]);
-    free(versions);
+    exchange_strv_free(versions, versions ? nrows * npacks : 0);
     free(col_of);
     free(cells);
     free(roots);

@@ -430,6 +430,44 @@ static const char *counterview_no_latency(const struct snapshot *s, const char *
     return buf;
 }
 
+/* The client's latency line of the counters pane at (x, y), w wide: p50 and p99 of the last
+   seconds, and the clients still waiting, the oldest drawn as bad from a second on. */
+static void counterview_latency_line(const struct screen_caps *c, int x, int y, int w,
+                                     const struct snapshot_figures *cl, const char *unit)
+{
+    const struct snapshot_latency *lat = &cl->latency_recent;
+    char p50[32], p99[32], oldest[32];
+    /* In full where it fits; else shorter, with the clients waiting (0 too) before how old
+       the oldest is, so that a narrow pane still shows them: c10k asks the learner to watch
+       them, and they come and go from one sample to the next. */
+    char line[192];
+    int n =
+        cl->waiting
+            ? snprintf(line, sizeof line,
+                       "latency p50 %s  p99 %s  (last %d s; %llu waiting, oldest %s)",
+                       widgets_ns_fixed((double)lat->p50_ns, p50, sizeof p50),
+                       widgets_ns_fixed((double)lat->p99_ns, p99, sizeof p99), SNAPSHOT_RECENT_S,
+                       (unsigned long long)cl->waiting,
+                       widgets_ns_fixed((double)cl->in_flight_oldest_ns, oldest, sizeof oldest))
+            : snprintf(line, sizeof line, "latency p50 %s  p99 %s  (last %d s, %llu %s)",
+                       widgets_ns_fixed((double)lat->p50_ns, p50, sizeof p50),
+                       widgets_ns_fixed((double)lat->p99_ns, p99, sizeof p99), SNAPSHOT_RECENT_S,
+                       (unsigned long long)lat->samples, unit ? unit : "requests");
+    if (n > w) {
+        n = snprintf(line, sizeof line, "latency p50 %s p99 %s; %llu waiting",
+                     human_ns((double)lat->p50_ns, p50, sizeof p50),
+                     human_ns((double)lat->p99_ns, p99, sizeof p99),
+                     (unsigned long long)cl->waiting);
+        if (cl->waiting && n > 0 && (size_t)n < sizeof line)
+            snprintf(line + n, sizeof line - (size_t)n, ", oldest %s",
+                     human_ns((double)cl->in_flight_oldest_ns, oldest, sizeof oldest));
+    }
+    widgets_text(c, x, y, w,
+                 cl->waiting && cl->in_flight_oldest_ns >= 1000000000u ? screen_attr(SCREEN_BAD)
+                                                                       : A_NORMAL,
+                 line);
+}
+
 /*
  * How many of the connections it keeps the load holds now, from its own count (connections
  * established less those closed, published on its counter page), so that a server switched
@@ -452,18 +490,23 @@ static uint64_t counterview_conns(const struct snapshot_figures *cl, uint64_t wa
     return open;
 }
 
+/* The pane's title: what its counts are since (a mode's start, or the scenario's). */
+static const char *counterview_title(const struct counterview_in *vin, char *title, size_t len)
+{
+    snprintf(title, len, "Counters: %s%s", vin->base ? "calls since " : "totals since the start",
+             vin->base ? (vin->mode_name ? vin->mode_name : "the start") : "");
+    if (vin->base)
+        strncat(title, vin->mode_name ? " started (t: totals)" : " (t: totals)",
+                len - strlen(title) - 1);
+    return title;
+}
+
 void counterview_draw(const struct screen_caps *c, struct layout_rect r, bool focused,
                       const struct counterview_in *vin)
 {
     const struct snapshot *s = vin->s;
     char title[96];
-    snprintf(title, sizeof title, "Counters: %s%s",
-             vin->base ? "calls since " : "totals since the start",
-             vin->base ? (vin->mode_name ? vin->mode_name : "the start") : "");
-    if (vin->base)
-        strncat(title, vin->mode_name ? " started (t: totals)" : " (t: totals)",
-                sizeof title - strlen(title) - 1);
-    struct layout_rect in = widgets_box(c, r, title, focused);
+    struct layout_rect in = widgets_box(c, r, counterview_title(vin, title, sizeof title), focused);
     if (!s) {
         widgets_text(c, in.x + 1, in.y, in.w - 2, screen_attr(SCREEN_DIM),
                      vin->started ? "Waiting for the first sample..."
@@ -504,7 +547,7 @@ void counterview_draw(const struct screen_caps *c, struct layout_rect r, bool fo
                          lesson_role_name(LESSON_ROLE_CLIENT), vin->watch, vin->nwatch, x, y, w,
                          in.y + avail - y);
 
-    char p50[32], p99[32], label[48];
+    char label[48];
     int yb = in.y + in.h - bottom;
     /* Sparklines over the last minute, one column per second, after aligned labels. */
     snprintf(label, sizeof label, "%s/s", vin->unit ? vin->unit : "requests");
@@ -567,42 +610,12 @@ void counterview_draw(const struct screen_caps *c, struct layout_rect r, bool fo
     }
     /* yb is the first free line; latency is drawn at yb + 1 and the sources at yb + 2. */
     yb -= has_lat ? 1 : 2;
-    char oldest[32];
     /* Clients waiting for an answer are part of the latency (waits.h), and said by name. */
     if (!has_lat)
         ; /* no request was ever timed: no latency line */
-    else if (lat->samples) {
-        /* In full where it fits; else shorter, with the clients waiting (0 too) before how old
-           the oldest is, so that a narrow pane still shows them: c10k asks the learner to watch
-           them, and they come and go from one sample to the next. */
-        char line[192];
-        int n =
-            cl->waiting
-                ? snprintf(line, sizeof line,
-                           "latency p50 %s  p99 %s  (last %d s; %llu waiting, oldest %s)",
-                           widgets_ns_fixed((double)lat->p50_ns, p50, sizeof p50),
-                           widgets_ns_fixed((double)lat->p99_ns, p99, sizeof p99),
-                           SNAPSHOT_RECENT_S, (unsigned long long)cl->waiting,
-                           widgets_ns_fixed((double)cl->in_flight_oldest_ns, oldest, sizeof oldest))
-                : snprintf(line, sizeof line, "latency p50 %s  p99 %s  (last %d s, %llu %s)",
-                           widgets_ns_fixed((double)lat->p50_ns, p50, sizeof p50),
-                           widgets_ns_fixed((double)lat->p99_ns, p99, sizeof p99),
-                           SNAPSHOT_RECENT_S, (unsigned long long)lat->samples,
-                           vin->unit ? vin->unit : "requests");
-        if (n > w) {
-            n = snprintf(line, sizeof line, "latency p50 %s p99 %s; %llu waiting",
-                         human_ns((double)lat->p50_ns, p50, sizeof p50),
-                         human_ns((double)lat->p99_ns, p99, sizeof p99),
-                         (unsigned long long)cl->waiting);
-            if (cl->waiting && n > 0 && (size_t)n < sizeof line)
-                snprintf(line + n, sizeof line - (size_t)n, ", oldest %s",
-                         human_ns((double)cl->in_flight_oldest_ns, oldest, sizeof oldest));
-        }
-        widgets_text(c, x, yb + 1, w,
-                     cl->waiting && cl->in_flight_oldest_ns >= 1000000000u ? screen_attr(SCREEN_BAD)
-                                                                           : A_NORMAL,
-                     line);
-    } else
+    else if (lat->samples)
+        counterview_latency_line(c, x, yb + 1, w, cl, vin->unit);
+    else
         widgets_text(c, x, yb + 1, w, screen_attr(SCREEN_DIM),
                      counterview_no_latency(s, vin->unit ? vin->unit : "requests"));
     /* Say it loudly when a figure is short or wrong: lost counts, a program that wrote garbage
@@ -669,6 +682,158 @@ static bool counterview_about_reads(const struct lesson_scenario *sc)
     return false;
 }
 
+/* The modes that have run, in the order they first did, into rows and ids (the id "" for a
+   scenario without modes); how many. */
+static uint32_t counterview_cmp_rows(const struct lesson_scenario *sc,
+                                     const struct mode_span *modes, size_t nmodes,
+                                     const struct span *rows[SNAPSHOT_MAX_MODES],
+                                     const char *ids[SNAPSHOT_MAX_MODES])
+{
+    uint32_t nrows = 0;
+    for (size_t i = 0; i < nmodes && nrows < SNAPSHOT_MAX_MODES; i++) {
+        int mode = modes[i].mode;
+        bool known = mode >= 0 ? (size_t)mode < sc->nmodes : sc->nmodes == 0;
+        if (!known || modes[i].span.seconds <= 0)
+            continue;
+        ids[nrows] = mode >= 0 ? sc->modes[mode].id : "";
+        rows[nrows++] = &modes[i].span;
+    }
+    return nrows;
+}
+
+/* A mode's figures in the comparison's columns, into v (none: why one has no value); with
+   latency, p50 and p99 take the bytes/s and CPU columns. Whether the mode has a latency. */
+static bool counterview_cmp_figures(const struct span *m, enum lesson_role study_role, bool latency,
+                                    double v[CV_CMP_N], enum figure_none none[CV_CMP_N])
+{
+    static const enum figure_id ids_of[CV_CMP_N] = {
+        [CV_CMP_RATE] = FIGURE_REQUESTS_PER_S,     [CV_CMP_BYTES] = FIGURE_BYTES_PER_S,
+        [CV_CMP_CALLS] = FIGURE_ALL_CALLS_PER_REQ, [CV_CMP_SYSCR] = FIGURE_SYSCR_PER_REQ,
+        [CV_CMP_CTX] = FIGURE_CTX_PER_REQ,         [CV_CMP_CPU] = FIGURE_CPU_PCT,
+    };
+    for (int k = 0; k < CV_CMP_N; k++)
+        none[k] = figure_shown(m, ids_of[k], (int)study_role, &v[k]);
+    /* The latencies count the clients left waiting, answered or not (the table's); no
+       request answered or waiting in the mode: no latency, not 0 ns. */
+    double p50_ms, p99_ms;
+    enum figure_none lat_none = figure_shown(m, FIGURE_P99_MS, (int)study_role, &p99_ms);
+    figure_shown(m, FIGURE_P50_MS, (int)study_role, &p50_ms);
+    if (latency) {
+        v[CV_CMP_BYTES] = p50_ms * 1e6;
+        v[CV_CMP_CPU] = p99_ms * 1e6;
+        none[CV_CMP_BYTES] = none[CV_CMP_CPU] = lat_none;
+    }
+    return lat_none == FIGURE_HAS_VALUE;
+}
+
+/* The columns that fit w with the modes' names whole (name_need): a step about reads gives up
+   its rate first, then its kernel reads per request. The columns into col (shown updated),
+   their widths; whether the headers are the brief ones. */
+static bool counterview_cmp_fit(int w, int name_need, const int value_wk[CV_CMP_N],
+                                const char *const full[CV_CMP_N], const char *const brief[CV_CMP_N],
+                                bool latency, bool shown[CV_CMP_N], int col[CV_CMP_N], int *ncols,
+                                int *namew, int colw[CV_CMP_N])
+{
+    bool shorter = false;
+    /* When the modes' names would be cut (a row must say which mode it is), a step about reads
+       gives up its rate of requests first, which bytes/s says as well for requests of one size
+       (stdio's passes), and then the kernel's reads per request (stdio/aio's seven modes). */
+    bool fits_all = false;
+    bool tries[3][CV_CMP_N];
+    memcpy(tries[0], shown, sizeof tries[0]);
+    memcpy(tries[1], shown, sizeof tries[1]);
+    memcpy(tries[2], shown, sizeof tries[2]);
+    tries[1][CV_CMP_RATE] = !(shown[CV_CMP_SYSCR] && shown[CV_CMP_BYTES] && !latency);
+    tries[2][CV_CMP_SYSCR] = false;
+    for (int t = 0; t < 3 && !fits_all; t++) {
+        int value_w[CV_CMP_N], full_w[CV_CMP_N], brief_w[CV_CMP_N];
+        *ncols = 0;
+        for (int k = 0; k < CV_CMP_N; k++)
+            if (tries[t][k]) {
+                value_w[*ncols] = value_wk[k];
+                full_w[*ncols] = (int)strlen(full[k]);
+                brief_w[*ncols] = (int)strlen(brief[k]);
+                col[(*ncols)++] = k;
+            }
+        shorter =
+            cvlayout_compare_cols(w, name_need, value_w, full_w, brief_w, *ncols, namew, colw);
+        fits_all = *namew >= name_need - 1;
+        memcpy(shown, tries[t], sizeof tries[t]);
+    }
+    return shorter;
+}
+
+/* What the comparison's footer says: the columns shown (their short headers spelled out when
+   those are used), the marks, what the rows cover. */
+struct counterview_cmp_legend {
+    const char *const *full, *const *brief;   /* the columns' headers */
+    const bool *shown;                        /* which figures have a column */
+    const int *col;                           /* the columns, by figure */
+    int ncols;                                /* how many */
+    bool shorter;                             /* the short headers are used */
+    bool latency;                             /* p50 and p99 for bytes/s and CPU */
+    const enum figure_none (*none)[CV_CMP_N]; /* per row, why a figure has no value */
+    uint32_t nrows;                           /* the rows */
+    const char *unit, *one, *study, *now_id;  /* the step's words, the mode running */
+};
+
+static void counterview_cmp_foot(char *foot, size_t len, const struct counterview_cmp_legend *lg)
+{
+    bool none_nothing = false, none_ring = false;
+    for (int j = 0; j < lg->ncols; j++)
+        for (uint32_t i = 0; i < lg->nrows; i++) {
+            none_nothing |= lg->none[i][lg->col[j]] == FIGURE_NONE_NOTHING;
+            none_ring |= lg->none[i][lg->col[j]] == FIGURE_NONE_RING;
+        }
+
+    /* What the columns and marks mean, under the rows: in full words, or the short headers
+       spelled out when they are used (the legend, i, has them too). */
+    size_t fn = 0;
+    foot[0] = '\0';
+#define CV_FOOT(...)                                                                               \
+    do {                                                                                           \
+        if (fn < len) {                                                                            \
+            int n_ = snprintf(foot + fn, len - fn, __VA_ARGS__);                                   \
+            fn += n_ > 0 ? (size_t)n_ : 0;                                                         \
+        }                                                                                          \
+    } while (0)
+    if (!lg->shorter) {
+        if (lg->shown[CV_CMP_CALLS])
+            CV_FOOT("%s: %s's counted calls per %s. ", lg->full[CV_CMP_CALLS], lg->study, lg->one);
+        if (lg->shown[CV_CMP_SYSCR])
+            CV_FOOT("%s: the kernel's read calls, libc's own included. ", lg->full[CV_CMP_SYSCR]);
+    } else {
+        CV_FOOT("%s", lg->now_id ? "* running now; rows cover only their mode's time. "
+                                 : "Rows cover only the time the scenario ran. ");
+        for (int j = 0; j < lg->ncols; j++) {
+            int k = lg->col[j];
+            if (k == CV_CMP_RATE)
+                CV_FOOT("%s: %s/s. ", lg->brief[k], lg->unit);
+            else if (k == CV_CMP_BYTES && !lg->latency)
+                CV_FOOT("%s: bytes/s. ", lg->brief[k]);
+            else if (k == CV_CMP_CALLS)
+                CV_FOOT("%s: %s's counted calls per %s. ", lg->brief[k], lg->study, lg->one);
+            else if (k == CV_CMP_SYSCR)
+                CV_FOOT("%s: the kernel's read calls per %s. ", lg->brief[k], lg->one);
+            else if (k == CV_CMP_CTX)
+                CV_FOOT("%s: ctx switches per %s. ", lg->brief[k], lg->one);
+            else if (k == CV_CMP_CPU && !lg->latency)
+                CV_FOOT("%s: of one core. ", lg->brief[k]);
+        }
+    }
+    if (none_nothing)
+        CV_FOOT("-: no %s done in that mode yet. ", lg->one);
+    if (none_ring)
+        CV_FOOT("-: the shim cannot see io_uring's calls. ");
+    if (!lg->shorter)
+        CV_FOOT("%s", lg->now_id
+                          ? "* the mode running now. Figures cover only the time each mode ran."
+                          : "Figures cover only the time the scenario ran, every run of it.");
+    else
+        CV_FOOT("i: legend.");
+#undef CV_FOOT
+}
+
 void counterview_compare(const struct screen_caps *c, struct layout_rect r,
                          const struct lesson_scenario *sc, const struct mode_span *modes,
                          size_t nmodes, const char *now_id, const char *unit,
@@ -679,15 +844,7 @@ void counterview_compare(const struct screen_caps *c, struct layout_rect r,
        opened for a mode that never ran (starting, switching) has no row. */
     const struct span *rows[SNAPSHOT_MAX_MODES];
     const char *ids[SNAPSHOT_MAX_MODES];
-    uint32_t nrows = 0;
-    for (size_t i = 0; i < nmodes && nrows < SNAPSHOT_MAX_MODES; i++) {
-        int mode = modes[i].mode;
-        bool known = mode >= 0 ? (size_t)mode < sc->nmodes : sc->nmodes == 0;
-        if (!known || modes[i].span.seconds <= 0)
-            continue;
-        ids[nrows] = mode >= 0 ? sc->modes[mode].id : "";
-        rows[nrows++] = &modes[i].span;
-    }
+    uint32_t nrows = counterview_cmp_rows(sc, modes, nmodes, rows, ids);
     if (nrows == 0) {
         widgets_text(c, in.x + 1, in.y, in.w - 2, screen_attr(SCREEN_DIM),
                      "Run the scenario and switch modes; each mode tried gets a row here.");
@@ -724,27 +881,11 @@ void counterview_compare(const struct screen_caps *c, struct layout_rect r,
     bool has_req = false, has_bytes = false;
     for (uint32_t i = 0; i < nrows; i++) {
         const struct span *m = rows[i];
-        static const enum figure_id ids_of[CV_CMP_N] = {
-            [CV_CMP_RATE] = FIGURE_REQUESTS_PER_S,     [CV_CMP_BYTES] = FIGURE_BYTES_PER_S,
-            [CV_CMP_CALLS] = FIGURE_ALL_CALLS_PER_REQ, [CV_CMP_SYSCR] = FIGURE_SYSCR_PER_REQ,
-            [CV_CMP_CTX] = FIGURE_CTX_PER_REQ,         [CV_CMP_CPU] = FIGURE_CPU_PCT,
-        };
-        for (int k = 0; k < CV_CMP_N; k++)
-            none[i][k] = figure_shown(m, ids_of[k], (int)study_role, &v[i][k]);
-        /* The latencies count the clients left waiting, answered or not (the table's); no
-           request answered or waiting in the mode: no latency, not 0 ns. */
-        double p50_ms, p99_ms;
-        enum figure_none lat_none = figure_shown(m, FIGURE_P99_MS, (int)study_role, &p99_ms);
-        figure_shown(m, FIGURE_P50_MS, (int)study_role, &p50_ms);
-        if (latency) {
-            v[i][CV_CMP_BYTES] = p50_ms * 1e6;
-            v[i][CV_CMP_CPU] = p99_ms * 1e6;
-            none[i][CV_CMP_BYTES] = none[i][CV_CMP_CPU] = lat_none;
-        }
+        bool lat = counterview_cmp_figures(m, study_role, latency, v[i], none[i]);
         for (int k = 0; k < CV_CMP_N; k++)
             if (v[i][k] > max[k])
                 max[k] = v[i][k];
-        has_req |= m->requests > 0 || lat_none == FIGURE_HAS_VALUE;
+        has_req |= m->requests > 0 || lat;
         has_bytes |= m->bytes > 0;
     }
     bool shown[CV_CMP_N] = {
@@ -771,84 +912,24 @@ void counterview_compare(const struct screen_caps *c, struct layout_rect r,
     }
     int col[CV_CMP_N], ncols, namew, colw[CV_CMP_N];
     int w = in.w - 2;
-    bool shorter;
-    /* When the modes' names would be cut (a row must say which mode it is), a step about reads
-       gives up its rate of requests first, which bytes/s says as well for requests of one size
-       (stdio's passes), and then the kernel's reads per request (stdio/aio's seven modes). */
-    bool fits_all = false;
-    bool tries[3][CV_CMP_N];
-    memcpy(tries[0], shown, sizeof shown);
-    memcpy(tries[1], shown, sizeof shown);
-    memcpy(tries[2], shown, sizeof shown);
-    tries[1][CV_CMP_RATE] = !(shown[CV_CMP_SYSCR] && shown[CV_CMP_BYTES] && !latency);
-    tries[2][CV_CMP_SYSCR] = false;
-    for (int t = 0; t < 3 && !fits_all; t++) {
-        int value_w[CV_CMP_N], full_w[CV_CMP_N], brief_w[CV_CMP_N];
-        ncols = 0;
-        for (int k = 0; k < CV_CMP_N; k++)
-            if (tries[t][k]) {
-                value_w[ncols] = value_wk[k];
-                full_w[ncols] = (int)strlen(full[k]);
-                brief_w[ncols] = (int)strlen(brief[k]);
-                col[ncols++] = k;
-            }
-        shorter =
-            cvlayout_compare_cols(w, name_need, value_w, full_w, brief_w, ncols, &namew, colw);
-        fits_all = namew >= name_need - 1;
-        memcpy(shown, tries[t], sizeof shown);
-    }
-    bool none_nothing = false, none_ring = false;
-    for (int j = 0; j < ncols; j++)
-        for (uint32_t i = 0; i < nrows; i++) {
-            none_nothing |= none[i][col[j]] == FIGURE_NONE_NOTHING;
-            none_ring |= none[i][col[j]] == FIGURE_NONE_RING;
-        }
-
-    /* What the columns and marks mean, under the rows: in full words, or the short headers
-       spelled out when they are used (the legend, i, has them too). */
-    char foot[768] = "";
-    size_t fn = 0;
-#define CV_FOOT(...)                                                                               \
-    do {                                                                                           \
-        if (fn < sizeof foot) {                                                                    \
-            int n_ = snprintf(foot + fn, sizeof foot - fn, __VA_ARGS__);                           \
-            fn += n_ > 0 ? (size_t)n_ : 0;                                                         \
-        }                                                                                          \
-    } while (0)
-    if (!shorter) {
-        if (shown[CV_CMP_CALLS])
-            CV_FOOT("%s: %s's counted calls per %s. ", full[CV_CMP_CALLS], study, one);
-        if (shown[CV_CMP_SYSCR])
-            CV_FOOT("%s: the kernel's read calls, libc's own included. ", full[CV_CMP_SYSCR]);
-    } else {
-        CV_FOOT("%s", now_id ? "* running now; rows cover only their mode's time. "
-                             : "Rows cover only the time the scenario ran. ");
-        for (int j = 0; j < ncols; j++) {
-            int k = col[j];
-            if (k == CV_CMP_RATE)
-                CV_FOOT("%s: %s/s. ", brief[k], u);
-            else if (k == CV_CMP_BYTES && !latency)
-                CV_FOOT("%s: bytes/s. ", brief[k]);
-            else if (k == CV_CMP_CALLS)
-                CV_FOOT("%s: %s's counted calls per %s. ", brief[k], study, one);
-            else if (k == CV_CMP_SYSCR)
-                CV_FOOT("%s: the kernel's read calls per %s. ", brief[k], one);
-            else if (k == CV_CMP_CTX)
-                CV_FOOT("%s: ctx switches per %s. ", brief[k], one);
-            else if (k == CV_CMP_CPU && !latency)
-                CV_FOOT("%s: of one core. ", brief[k]);
-        }
-    }
-    if (none_nothing)
-        CV_FOOT("-: no %s done in that mode yet. ", one);
-    if (none_ring)
-        CV_FOOT("-: the shim cannot see io_uring's calls. ");
-    if (!shorter)
-        CV_FOOT("%s", now_id ? "* the mode running now. Figures cover only the time each mode ran."
-                             : "Figures cover only the time the scenario ran, every run of it.");
-    else
-        CV_FOOT("i: legend.");
-#undef CV_FOOT
+    bool shorter = counterview_cmp_fit(w, name_need, value_wk, full, brief, latency, shown, col,
+                                       &ncols, &namew, colw);
+    /* What the columns and marks mean, under the rows. */
+    char foot[768];
+    struct counterview_cmp_legend lg = {.full = full,
+                                        .brief = brief,
+                                        .shown = shown,
+                                        .col = col,
+                                        .ncols = ncols,
+                                        .shorter = shorter,
+                                        .latency = latency,
+                                        .none = none,
+                                        .nrows = nrows,
+                                        .unit = u,
+                                        .one = one,
+                                        .study = study,
+                                        .now_id = now_id};
+    counterview_cmp_foot(foot, sizeof foot, &lg);
     struct wrap_doc fd = {0};
     int foot_rows = 0;
     if (wrap_plain(foot, w, c->utf8, &fd) == 0)

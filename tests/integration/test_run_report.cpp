@@ -1,4 +1,4 @@
-// `iolab run`'s report computes through the figure table (app/run_report.c over metrics/figure.h):
+// `iolab run`'s report computes through the figure table (app/cli/run_report.c over metrics/figure.h):
 // its throughput is the load role's, as the table's is, so a step whose server publishes requests
 // and whose client publishes none has a rate; and its latency counts the clients still waiting
 // as long as they waited within the segment, as the comparison view (c) and an expected outcome

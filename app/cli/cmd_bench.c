@@ -14,6 +14,8 @@
  * command line; 128+signal when interrupted (nothing printed).
  */
 #include "cmd.h"
+#include "cmdopt.h"
+#include "cmd_run_args.h"
 #include "cmd_sweep.h"
 #include "engine/benchmath.h"
 #include "engine/sweepio.h"
@@ -72,52 +74,38 @@ static void bench_usage(FILE *out)
 static int bench_parse_args(int argc, char **argv, struct bench_args *o)
 {
     *o = (struct bench_args){.repeat = 3, .tier = IOLAB_TIER_AUTO};
-    for (int i = 1; i < argc; i++) {
-        const char *a = argv[i];
-        bool has_val = i + 1 < argc;
-        char *end;
-        if (!strcmp(a, "--help") || !strcmp(a, "-h")) {
-            bench_usage(stdout);
-            return -1;
-        } else if (!strcmp(a, "--json")) {
-            o->json = true;
-        } else if (!strcmp(a, "--csv")) {
-            o->csv = true;
-        } else if (!strcmp(a, "--pack") && has_val) {
-            o->pack_dir = argv[++i];
-        } else if (!strcmp(a, "--mode") && has_val) {
-            o->modes = argv[++i];
-        } else if (!strcmp(a, "--repeat") && has_val) {
-            long n = strtol(argv[++i], &end, 10);
-            if (*end || n < 1 || n > BENCH_MAX_ROUNDS) {
-                cmd_error("--repeat takes a whole number from 1 to %d, not '%s'.", BENCH_MAX_ROUNDS,
-                          argv[i]);
-                return 2;
-            }
-            o->repeat = (int)n;
-        } else if (!strcmp(a, "--seconds") && has_val) {
-            o->seconds = strtod(argv[++i], &end);
-            if (*end || !(o->seconds >= 0.2) || o->seconds > 3600) {
-                cmd_error("--seconds takes a number of seconds from 0.2 to 3600, not '%s'.",
-                          argv[i]);
-                return 2;
-            }
-        } else if (!strcmp(a, "--tier") && has_val) {
-            int k = iolab_tier_parse(argv[++i]);
-            if (k < 0 || k == IOLAB_TIER_AUTO) {
-                cmd_error("--tier is full, reduced or minimal, not '%s'.", argv[i]);
-                return 2;
-            }
-            o->tier = (enum iolab_tier)k;
-        } else if (a[0] != '-' && !o->spec) {
-            o->spec = a;
-        } else {
-            cmd_error("bench takes LESSON/STEP and --pack DIR, --mode M, --repeat N, --seconds "
-                      "S, --json, --csv, --tier T; '%s' is none of them (or lacks its value).",
-                      a);
-            return 2;
-        }
-    }
+    const struct cmdopt table[] = {
+        {.name = "pack", .kind = CMDOPT_TEXT, .to.text = &o->pack_dir, .arg = "DIR"},
+        {.name = "mode", .kind = CMDOPT_TEXT, .to.text = &o->modes, .arg = "M"},
+        {.name = "repeat",
+         .kind = CMDOPT_COUNT,
+         .to.count = &o->repeat,
+         .min = 1,
+         .max = BENCH_MAX_ROUNDS,
+         .arg = "N"},
+        {.name = "seconds",
+         .kind = CMDOPT_NUMBER,
+         .to.number = &o->seconds,
+         .min = 0.2,
+         .max = 3600,
+         .arg = "S",
+         .what = "a number of seconds"},
+        {.name = "json", .kind = CMDOPT_FLAG, .to.flag = &o->json},
+        {.name = "csv", .kind = CMDOPT_FLAG, .to.flag = &o->csv},
+        {.name = "tier", .kind = CMDOPT_TIER, .to.tier = &o->tier, .arg = "T"},
+        {0},
+    };
+    const char *words[1];
+    struct cmdopt_words args = {.v = words, .max = 1};
+    const struct cmdopt_cmd cmd = {.name = "bench",
+                                   .words = "LESSON/STEP",
+                                   .word = &args,
+                                   .opts = table,
+                                   .usage = bench_usage};
+    int parsed = cmdopt_parse(&cmd, argc, argv);
+    if (parsed)
+        return parsed;
+    o->spec = args.n ? words[0] : NULL;
     if (o->json && o->csv) {
         cmd_error("--json and --csv each choose the output; give one of them.");
         return 2;
@@ -132,17 +120,13 @@ static int bench_parse_args(int argc, char **argv, struct bench_args *o)
 static int bench_resolve(struct bench *b, const struct lesson_pack *pack,
                          const struct bench_args *o)
 {
-    char why[256];
-    if (lesson_resolve(pack, o->spec, &b->lesson, &b->step, why, sizeof why) < 0) {
-        cmd_error("%s", why);
+    /* The step is found, and refused, as `iolab run` finds it (cmd_run_args.h). */
+    struct run_target t = {0};
+    if (run_resolve(&t, pack, o->spec) < 0)
         return -1;
-    }
-    b->sc = lesson_step_scenario(b->step);
-    if (!b->sc) {
-        cmd_error("'%s' is not a step that runs anything; `iolab list` shows the run steps.",
-                  o->spec);
-        return -1;
-    }
+    b->lesson = t.lesson;
+    b->step = t.step;
+    b->sc = t.sc;
     b->hl = b->sc->headline;
     if (!b->sc->sweep) {
         b->plain = true;
@@ -155,26 +139,10 @@ static int bench_resolve(struct bench *b, const struct lesson_pack *pack,
         memcpy(b->modes, b->sw->modes, sizeof b->modes);
         return 0;
     }
-    if (!b->sc->nmodes) {
-        cmd_error("%s has no modes to choose from; leave out --mode.", o->spec);
-        return -1;
-    }
-    char buf[1024];
-    snprintf(buf, sizeof buf, "%s", o->modes);
-    char *save = NULL;
-    for (char *t = strtok_r(buf, ",", &save); t; t = strtok_r(NULL, ",", &save)) {
-        int m = lesson_mode_find(b->sc, t);
-        if (m < 0) {
-            cmd_error("'%s' is not a mode of %s; `iolab list` shows its modes.", t, o->spec);
-            return -1;
-        }
-        if (b->nmodes == SWEEP_MAX_MODES) {
-            cmd_error("at most %d modes in one bench.", SWEEP_MAX_MODES);
-            return -1;
-        }
-        b->modes[b->nmodes++] = m;
-    }
-    return b->nmodes ? 0 : -1;
+    char step[300];
+    snprintf(step, sizeof step, "%s/%s", b->lesson->id, b->step->id);
+    return run_modes_list(b->sc, step, o->modes, b->modes, SWEEP_MAX_MODES, &b->nmodes) < 0 ? -1
+                                                                                            : 0;
 }
 
 /* Runs the rounds; 0, or the status to end with. */

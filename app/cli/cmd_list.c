@@ -8,6 +8,7 @@
  * The JSON goes through json.h, the one writer of iolab's output.
  */
 #include "cmd.h"
+#include "cmdopt.h"
 #include "json.h"
 #include "lesson/lesson.h"
 #include "paths.h"
@@ -156,24 +157,24 @@ static int cmd_list_exec(int argc, char **argv)
     size_t ndirs = 0;
     bool json = false;
     int status = 0;
+    /* The built-in pack first, then those named, then the installed ones. */
+    const char *named[CMD_LIST_MAX_PACKS - 1];
+    struct cmdopt_words packs = {.v = named, .max = CMD_LIST_MAX_PACKS - 1};
+    const struct cmdopt table[] = {
+        {.name = "pack", .kind = CMDOPT_TEXTS, .to.texts = &packs, .arg = "DIR"},
+        {.name = "json", .kind = CMDOPT_FLAG, .to.flag = &json},
+        {0},
+    };
+    const struct cmdopt_cmd cmd = {
+        .name = "list", .words = NULL, .word = NULL, .opts = table, .usage = cmd_list_usage};
+    int parsed = cmdopt_parse(&cmd, argc, argv);
+    if (parsed)
+        return parsed < 0 ? 0 : parsed;
     char builtin[PATH_MAX];
     if (paths_get(PATHS_PACK, builtin, sizeof builtin) == 0)
         dirs[ndirs++] = strdup(builtin);
-    for (int i = 1; i < argc; i++) {
-        if (!strcmp(argv[i], "--help") || !strcmp(argv[i], "-h")) {
-            cmd_list_usage(stdout);
-            status = -1;
-        } else if (!strcmp(argv[i], "--json")) {
-            json = true;
-        } else if (!strcmp(argv[i], "--pack") && i + 1 < argc && ndirs < CMD_LIST_MAX_PACKS) {
-            dirs[ndirs++] = strdup(argv[++i]);
-        } else {
-            cmd_error("list takes --pack DIR, --json and --help; '%s' is none of them.", argv[i]);
-            status = 2;
-        }
-        if (status)
-            goto out;
-    }
+    for (size_t i = 0; i < packs.n; i++)
+        dirs[ndirs++] = strdup(named[i]);
     paths_installed_packs(dirs, &ndirs, CMD_LIST_MAX_PACKS);
 
     char libexec[PATH_MAX];
@@ -227,12 +228,11 @@ static int cmd_list_exec(int argc, char **argv)
     }
     fflush(stdout);
     cmd_list_warn_duplicates(dirs, ids, ndirs);
-out:
     for (size_t i = 0; i < ndirs; i++) {
         free(dirs[i]);
         free(ids[i]);
     }
-    return status < 0 ? 0 : status;
+    return status;
 }
 
 const struct cmd_entry cmd_list_entry = {

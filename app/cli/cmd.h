@@ -1,5 +1,5 @@
 /*
- * Subcommands are data: each cmd_<name>.c exports one const struct cmd_entry, and main.c keeps
+ * Subcommands are data: each cmd_<name>.c exports one const struct cmd_entry, and cli.c keeps
  * the table. A command gets argv with its own name in argv[0] and returns the exit status:
  * 0 success, 1 the work found problems or failed, 2 the command line was wrong.
  */

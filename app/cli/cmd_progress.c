@@ -8,6 +8,8 @@
  * progress by accident.
  */
 #include "cmd.h"
+#include "cmdopt.h"
+#include "packfind.h"
 #include "fileread.h"
 #include "exchange.h"
 #include "lesson/lesson.h"
@@ -18,7 +20,6 @@
 
 #include <errno.h>
 #include <pwd.h>
-#include <getopt.h>
 #include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -156,70 +157,64 @@ struct progress_packs {
     const struct lesson_step **step_defs[PROGRESS_MAX_PACKS]; /* an import checks records */
 };
 
+/* One pack seen by packfind_each(): kept in k->packs with its steps' names. */
+struct progress_packs_load {
+    struct progress_packs *k;
+    char *where[PROGRESS_MAX_PACKS]; /* each kept pack's directory, to name a duplicate id */
+    int status;
+};
+
+static bool cmd_progress_packs_visit(void *data, const char *dir, struct lesson_pack *pk)
+{
+    struct progress_packs_load *q = data;
+    struct progress_packs *k = q->k;
+    if (k->n >= PROGRESS_MAX_PACKS)
+        return false;
+    for (size_t j = 0; j < k->n && q->status == 0; j++)
+        if (!strcmp(k->info[j].id, pk->id)) {
+            cmd_error("two packs have the id '%s': %s and %s; iolab cannot tell which "
+                      "one progress belongs to. Remove one, or give it another id in "
+                      "its pack.json.",
+                      pk->id, q->where[j], dir);
+            q->status = -EEXIST;
+        }
+    q->where[k->n] = strdup(dir);
+    size_t nsteps = 0;
+    for (size_t l = 0; l < pk->nlessons; l++)
+        nsteps += pk->lessons[l].nsteps;
+    char **steps = calloc(nsteps + 1, sizeof *steps);
+    const struct lesson_step **si = calloc(nsteps + 1, sizeof *si);
+    size_t m = 0;
+    for (size_t l = 0; steps && si && l < pk->nlessons; l++)
+        for (size_t s = 0; s < pk->lessons[l].nsteps; s++)
+            if (asprintf(&steps[m], "%s/%s", pk->lessons[l].id, pk->lessons[l].steps[s].id) >= 0)
+                si[m++] = &pk->lessons[l].steps[s];
+    k->packs[k->n] = pk;
+    k->steps[k->n] = steps;
+    k->step_defs[k->n] = si;
+    k->info[k->n] = (struct exchange_pack_info){.id = pk->id,
+                                                .version = pk->version,
+                                                .title = pk->title,
+                                                .steps = (const char *const *)steps,
+                                                .nsteps = steps && si ? m : 0,
+                                                .step_defs = (const struct lesson_step *const *)si};
+    k->n++;
+    return true;
+}
+
 /*
- * Loads the packs iolab knows. Two of them with one id are an ambiguity no record can be
- * matched through (which pack's steps would an import check against?): refused, as `run` and
- * `check` refuse it, naming both directories. 0, or -EEXIST after saying so.
+ * Loads the packs iolab knows (packfind_each). Two of them with one id are an ambiguity no record
+ * can be matched through (which pack's steps would an import check against?): refused, as `run`
+ * and `check` refuse it, naming both directories. A pack that does not load only loses its
+ * version and step order in the export. 0, or -EEXIST after saying so.
  */
 static int cmd_progress_packs_load(struct progress_packs *k)
 {
-    char *where[PROGRESS_MAX_PACKS] = {0};
-    int status = 0;
-    char *dirs[PROGRESS_MAX_PACKS];
-    size_t ndirs = 0;
-    char builtin[PATH_MAX], libexec[PATH_MAX];
-    if (paths_get(PATHS_PACK, builtin, sizeof builtin) == 0)
-        dirs[ndirs++] = strdup(builtin);
-    paths_installed_packs(dirs, &ndirs, PROGRESS_MAX_PACKS);
-    struct lesson_load_options lo = {.libexec_dir = NULL};
-    if (paths_get(PATHS_LIBEXEC, libexec, sizeof libexec) == 0)
-        lo.libexec_dir = libexec;
-    for (size_t i = 0; i < ndirs; i++) {
-        struct lesson_pack *pk = NULL;
-        struct lesson_diags d = {0};
-        /* A pack that does not load only loses its version and step order in the export. */
-        if (dirs[i] && lesson_pack_load(dirs[i], &lo, &pk, &d) == 0 && k->n < PROGRESS_MAX_PACKS) {
-            for (size_t j = 0; j < k->n && status == 0; j++)
-                if (!strcmp(k->info[j].id, pk->id)) {
-                    cmd_error("two packs have the id '%s': %s and %s; iolab cannot tell which "
-                              "one progress belongs to. Remove one, or give it another id in "
-                              "its pack.json.",
-                              pk->id, where[j], dirs[i]);
-                    status = -EEXIST;
-                }
-            where[k->n] = dirs[i];
-            dirs[i] = NULL;
-            size_t nsteps = 0;
-            for (size_t l = 0; l < pk->nlessons; l++)
-                nsteps += pk->lessons[l].nsteps;
-            char **steps = calloc(nsteps + 1, sizeof *steps);
-            const struct lesson_step **si = calloc(nsteps + 1, sizeof *si);
-            size_t m = 0;
-            for (size_t l = 0; steps && si && l < pk->nlessons; l++)
-                for (size_t s = 0; s < pk->lessons[l].nsteps; s++)
-                    if (asprintf(&steps[m], "%s/%s", pk->lessons[l].id,
-                                 pk->lessons[l].steps[s].id) >= 0)
-                        si[m++] = &pk->lessons[l].steps[s];
-            k->packs[k->n] = pk;
-            k->steps[k->n] = steps;
-            k->step_defs[k->n] = si;
-            k->info[k->n] =
-                (struct exchange_pack_info){.id = pk->id,
-                                            .version = pk->version,
-                                            .title = pk->title,
-                                            .steps = (const char *const *)steps,
-                                            .nsteps = steps && si ? m : 0,
-                                            .step_defs = (const struct lesson_step *const *)si};
-            k->n++;
-        } else {
-            lesson_pack_free(pk);
-        }
-        lesson_diags_free(&d);
-        free(dirs[i]);
-    }
+    struct progress_packs_load q = {.k = k};
+    packfind_each(true, cmd_progress_packs_visit, &q);
     for (size_t j = 0; j < k->n; j++)
-        free(where[j]);
-    return status;
+        free(q.where[j]);
+    return q.status;
 }
 
 static void cmd_progress_packs_free(struct progress_packs *k)
@@ -373,7 +368,7 @@ static int cmd_progress_import(struct progress *p, const char *file, bool as_min
     return 0;
 }
 
-static int cmd_progress_summary(char **files, int n, bool csv)
+static int cmd_progress_summary(const char **files, int n, bool csv)
 {
     char **texts = calloc((size_t)n + 1, sizeof *texts);
     if (!texts)
@@ -402,99 +397,133 @@ static int cmd_progress_summary(char **files, int n, bool csv)
     return status;
 }
 
+static void cmd_progress_usage(FILE *out)
+{
+    fputs("usage: iolab progress [--json]\n"
+          "       iolab progress --reset [LESSON] [--pack ID] [--yes]\n"
+          "       iolab progress --export FILE [--learner NAME]\n"
+          "       iolab progress --import FILE [--as-mine]\n"
+          "       iolab progress --summary FILE... [--csv]\n\n"
+          "Shows what you have done in each lesson pack, or forgets it (all of it, or\n"
+          "one lesson). --reset asks first; without a terminal it needs --yes.\n"
+          "--export writes your progress to FILE ('-': standard output) for another\n"
+          "machine or your instructor (learner: your login name unless --learner);\n"
+          "--import merges such a file into yours: nothing is lost, the newer record of\n"
+          "each step wins. A record that does not fit the packs installed here (a step\n"
+          "the pack no longer has, another pack, an answer out of range) is named and\n"
+          "left out. Another learner's export (its learner is not your login name) is\n"
+          "refused unless --as-mine says it is yours under another name. --summary prints "
+          "a table of learners by steps from exports\n"
+          "(done, tries, solution viewed, the best score kept, points per learner, the\n"
+          "packs' versions); --csv for a spreadsheet. The points are the learners' own\n"
+          "records: to grade, run `iolab check --junit` in CI.\n",
+          out);
+}
+
+/* --reset [LESSON] [--pack ID]: forgets what p holds of them after asking (unless yes), under
+   the lock. The exit status. */
+static int cmd_progress_reset(struct progress *p, const char *path, const char *pack,
+                              const char *lesson, bool yes)
+{
+    int status = 0;
+    if (cmd_progress_unknown(p, pack, lesson))
+        return 1;
+    char what[256];
+    snprintf(what, sizeof what, "%s%s%s%s",
+             lesson ? "your progress in lesson " : "all your progress", lesson ? lesson : "",
+             pack ? " of pack " : "", pack ? pack : "");
+    if (!yes) {
+        if (!isatty(STDIN_FILENO)) {
+            cmd_error("--reset asks before forgetting %s; without a terminal add --yes.", what);
+            return 2;
+        }
+        if (!cmd_progress_confirm(what)) {
+            fprintf(stderr, "Nothing was changed.\n");
+            return 1;
+        }
+    }
+    /* The confirmation was asked without the lock (a TUI must not wait on it); what changed on
+     * disk meanwhile is taken in under the lock before the reset is applied and saved. */
+    int lock = progress_lock(path);
+    int rc = lock < 0 ? lock : progress_sync(p);
+    size_t removed = rc < 0 ? 0 : progress_reset(p, pack, lesson);
+    if (rc >= 0)
+        rc = progress_save(p);
+    progress_unlock(lock);
+    if (rc < 0) {
+        cmd_error("cannot write %s: %s; nothing was changed.", path, strerror(-rc));
+        status = 1;
+    } else {
+        termsafe_fprintf(stdout, "Forgot %s (%zu record%s).\n", what, removed,
+                         removed == 1 ? "" : "s");
+    }
+    return status;
+}
+
 static int cmd_progress_exec(int argc, char **argv)
 {
-    static const struct option longopts[] = {
-        {"json", no_argument, NULL, 'j'},         {"reset", no_argument, NULL, 'r'},
-        {"yes", no_argument, NULL, 'y'},          {"pack", required_argument, NULL, 'p'},
-        {"help", no_argument, NULL, 'h'},         {"export", required_argument, NULL, 'e'},
-        {"import", required_argument, NULL, 'i'}, {"learner", required_argument, NULL, 'l'},
-        {"summary", no_argument, NULL, 's'},      {"csv", no_argument, NULL, 'c'},
-        {"as-mine", no_argument, NULL, 'm'},      {0},
-    };
     bool json = false, reset = false, yes = false, summary = false, csv = false, as_mine = false;
     const char *pack = NULL, *lesson = NULL, *export_file = NULL, *import_file = NULL,
                *learner = NULL;
-    int c;
-    optind = 1;
-    while ((c = getopt_long(argc, argv, "", longopts, NULL)) != -1) {
-        switch (c) {
-        case 'j':
-            json = true;
-            break;
-        case 'r':
-            reset = true;
-            break;
-        case 'y':
-            yes = true;
-            break;
-        case 'p':
-            pack = optarg;
-            break;
-        case 'e':
-            export_file = optarg;
-            break;
-        case 'i':
-            import_file = optarg;
-            break;
-        case 'l':
-            learner = optarg;
-            break;
-        case 's':
-            summary = true;
-            break;
-        case 'c':
-            csv = true;
-            break;
-        case 'm':
-            as_mine = true;
-            break;
-        case 'h':
-            printf("usage: iolab progress [--json]\n"
-                   "       iolab progress --reset [LESSON] [--pack ID] [--yes]\n"
-                   "       iolab progress --export FILE [--learner NAME]\n"
-                   "       iolab progress --import FILE [--as-mine]\n"
-                   "       iolab progress --summary FILE... [--csv]\n\n"
-                   "Shows what you have done in each lesson pack, or forgets it (all of it, or\n"
-                   "one lesson). --reset asks first; without a terminal it needs --yes.\n"
-                   "--export writes your progress to FILE ('-': standard output) for another\n"
-                   "machine or your instructor (learner: your login name unless --learner);\n"
-                   "--import merges such a file into yours: nothing is lost, the newer record of\n"
-                   "each step wins. A record that does not fit the packs installed here (a step\n"
-                   "the pack no longer has, another pack, an answer out of range) is named and\n"
-                   "left out. Another learner's export (its learner is not your login name) is\n"
-                   "refused unless --as-mine says it is yours under another name. --summary prints "
-                   "a table of learners by steps from exports\n"
-                   "(done, tries, solution viewed, the best score kept, points per learner, the\n"
-                   "packs' versions); --csv for a spreadsheet. The points are the learners' own\n"
-                   "records: to grade, run `iolab check --junit` in CI.\n");
-            return 0;
-        default:
-            return 2;
-        }
+    const struct cmdopt table[] = {
+        {.name = "json", .kind = CMDOPT_FLAG, .to.flag = &json},
+        {.name = "reset", .kind = CMDOPT_FLAG, .to.flag = &reset},
+        {.name = "yes", .kind = CMDOPT_FLAG, .to.flag = &yes},
+        {.name = "pack", .kind = CMDOPT_TEXT, .to.text = &pack, .arg = "ID"},
+        {.name = "export", .kind = CMDOPT_TEXT, .to.text = &export_file, .arg = "FILE"},
+        {.name = "import", .kind = CMDOPT_TEXT, .to.text = &import_file, .arg = "FILE"},
+        {.name = "learner", .kind = CMDOPT_TEXT, .to.text = &learner, .arg = "NAME"},
+        {.name = "summary", .kind = CMDOPT_FLAG, .to.flag = &summary},
+        {.name = "csv", .kind = CMDOPT_FLAG, .to.flag = &csv},
+        {.name = "as-mine", .kind = CMDOPT_FLAG, .to.flag = &as_mine},
+        {0},
+    };
+    /* The words: a lesson after --reset, the exports after --summary. */
+    const char **words = calloc((size_t)argc, sizeof *words);
+    if (!words) {
+        cmd_error("out of memory.");
+        return 1;
+    }
+    struct cmdopt_words args = {.v = words, .max = (size_t)argc};
+    const struct cmdopt_cmd cmd = {.name = "progress",
+                                   .words = "LESSON (with --reset), FILE... (with --summary)",
+                                   .word = &args,
+                                   .opts = table,
+                                   .usage = cmd_progress_usage};
+    int parsed = cmdopt_parse(&cmd, argc, argv);
+    if (parsed) {
+        free(words);
+        return parsed < 0 ? 0 : parsed;
     }
     if ((export_file != NULL) + (import_file != NULL) + summary + reset > 1) {
         cmd_error("--export, --import, --summary and --reset go one at a time.");
+        free(words);
         return 2;
     }
     if ((learner && !export_file) || (csv && !summary) || (as_mine && !import_file)) {
         cmd_error("%s", learner   ? "--learner names who an --export is from; add --export FILE."
                         : as_mine ? "--as-mine is for --import FILE."
                                   : "--csv is for --summary FILE...");
+        free(words);
         return 2;
     }
-    if (summary) {
-        if (optind >= argc) {
-            cmd_error("--summary needs the exports to sum up: iolab progress --summary FILE...");
-            return 2;
-        }
-        return cmd_progress_summary(argv + optind, argc - optind, csv);
+    /* Only --summary takes several words; the others are done with the array here. */
+    if (summary && args.n) {
+        int status = cmd_progress_summary(words, (int)args.n, csv);
+        free(words);
+        return status;
     }
-    if (optind < argc && reset)
-        lesson = argv[optind++];
-    if (optind < argc) {
+    const char *first = args.n ? words[0] : NULL, *second = args.n > 1 ? words[1] : NULL;
+    free(words);
+    if (summary) {
+        cmd_error("--summary needs the exports to sum up: iolab progress --summary FILE...");
+        return 2;
+    }
+    if (first && reset)
+        lesson = first;
+    if (reset ? second != NULL : first != NULL) {
         cmd_error("unexpected argument '%s'; `iolab progress --help` shows the usage.",
-                  argv[optind]);
+                  reset ? second : first);
         return 2;
     }
     char path[PATH_MAX];
@@ -546,41 +575,7 @@ static int cmd_progress_exec(int argc, char **argv)
         progress_free(p);
         return status;
     }
-    if (cmd_progress_unknown(p, pack, lesson)) {
-        progress_free(p);
-        return 1;
-    }
-    char what[256];
-    snprintf(what, sizeof what, "%s%s%s%s",
-             lesson ? "your progress in lesson " : "all your progress", lesson ? lesson : "",
-             pack ? " of pack " : "", pack ? pack : "");
-    if (!yes) {
-        if (!isatty(STDIN_FILENO)) {
-            cmd_error("--reset asks before forgetting %s; without a terminal add --yes.", what);
-            progress_free(p);
-            return 2;
-        }
-        if (!cmd_progress_confirm(what)) {
-            fprintf(stderr, "Nothing was changed.\n");
-            progress_free(p);
-            return 1;
-        }
-    }
-    /* The confirmation was asked without the lock (a TUI must not wait on it); what changed on
-     * disk meanwhile is taken in under the lock before the reset is applied and saved. */
-    lock = progress_lock(path);
-    rc = lock < 0 ? lock : progress_sync(p);
-    size_t removed = rc < 0 ? 0 : progress_reset(p, pack, lesson);
-    if (rc >= 0)
-        rc = progress_save(p);
-    progress_unlock(lock);
-    if (rc < 0) {
-        cmd_error("cannot write %s: %s; nothing was changed.", path, strerror(-rc));
-        status = 1;
-    } else {
-        termsafe_fprintf(stdout, "Forgot %s (%zu record%s).\n", what, removed,
-                         removed == 1 ? "" : "s");
-    }
+    status = cmd_progress_reset(p, path, pack, lesson, yes);
     progress_free(p);
     return status;
 }

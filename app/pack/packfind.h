@@ -27,6 +27,16 @@ void packfind_by_lesson(const char *lesson, struct packfind *out);
 
 void packfind_free(struct packfind *f);
 
+struct lesson_pack;
+/*
+ * The one loop over the packs iolab can see: calls visit(data, dir, pack) for each one that loads,
+ * the built-in pack first when builtin, then the installed ones by name (paths.h). dir is
+ * borrowed for the call; visit returns true when it keeps pack (then it is the visitor's to free).
+ */
+void packfind_each(bool builtin,
+                   bool (*visit)(void *data, const char *dir, struct lesson_pack *pack),
+                   void *data);
+
 /* Whether arg names a directory (it holds a '/' or is one), rather than a pack id. */
 bool packfind_is_dir(const char *arg);
 

@@ -15,13 +15,13 @@
 #define IOLAB_VERSION "dev"
 #endif
 
-static const struct cmd_entry *const main_commands[] = {
+static const struct cmd_entry *const cli_commands[] = {
     &cmd_run_entry,   &cmd_list_entry, &cmd_lint_entry,  &cmd_progress_entry,
     &cmd_check_entry, &cmd_new_entry,  &cmd_bench_entry, &cmd_starter_entry,
 };
 
 /* One command per entry: the synopsis, then its summary beside it or, when long, below it. */
-static void main_usage_line(FILE *out, const char *head, const char *summary)
+static void cli_usage_line(FILE *out, const char *head, const char *summary)
 {
     if (strlen(head) <= 34)
         fprintf(out, "  iolab %-34s %s\n", head, summary);
@@ -29,15 +29,15 @@ static void main_usage_line(FILE *out, const char *head, const char *summary)
         fprintf(out, "  iolab %s\n  %-40s %s\n", head, "", summary);
 }
 
-static void main_usage(FILE *out)
+static void cli_usage(FILE *out)
 {
     fprintf(out, "iolab %s: watch the kernel do I/O.\n\nusage:\n", IOLAB_VERSION);
-    main_usage_line(out, cmd_tui_entry.usage, cmd_tui_entry.summary);
-    for (size_t i = 0; i < sizeof main_commands / sizeof *main_commands; i++) {
-        const struct cmd_entry *c = main_commands[i];
+    cli_usage_line(out, cmd_tui_entry.usage, cmd_tui_entry.summary);
+    for (size_t i = 0; i < sizeof cli_commands / sizeof *cli_commands; i++) {
+        const struct cmd_entry *c = cli_commands[i];
         char head[96];
         snprintf(head, sizeof head, "%s %s", c->name, c->usage);
-        main_usage_line(out, head, c->summary);
+        cli_usage_line(out, head, c->summary);
     }
     fputs("\n`iolab COMMAND --help` tells more about one command. Without a command:\n\n", out);
 }
@@ -61,7 +61,7 @@ int cli_main(int argc, char **argv)
     cli_raise_nofile();
     if (argc >= 2 &&
         (!strcmp(argv[1], "--help") || !strcmp(argv[1], "-h") || !strcmp(argv[1], "help"))) {
-        main_usage(stdout);
+        cli_usage(stdout);
         /* The TUI is what most people run: its options and keys belong on the first page. */
         fflush(stdout);
         char *tui_help[] = {argv[0], "--help", NULL};
@@ -73,9 +73,9 @@ int cli_main(int argc, char **argv)
     }
     if (argc < 2 || argv[1][0] == '-')
         return cmd_tui_entry.exec(argc, argv);
-    for (size_t i = 0; i < sizeof main_commands / sizeof *main_commands; i++)
-        if (!strcmp(argv[1], main_commands[i]->name))
-            return main_commands[i]->exec(argc - 1, argv + 1);
+    for (size_t i = 0; i < sizeof cli_commands / sizeof *cli_commands; i++)
+        if (!strcmp(argv[1], cli_commands[i]->name))
+            return cli_commands[i]->exec(argc - 1, argv + 1);
     cmd_error("'%s' is not a command; `iolab --help` lists them.", argv[1]);
     return 2;
 }

@@ -13,9 +13,8 @@
 #include <string.h>
 #include <sys/stat.h>
 
-/* Calls keep(pack, arg) on every pack iolab can see, adding to out the directories it keeps. */
-static void packfind_scan(bool builtin, bool (*keep)(const struct lesson_pack *, const char *),
-                          const char *arg, struct packfind *out)
+void packfind_each(bool builtin,
+                   bool (*visit)(void *data, const char *dir, struct lesson_pack *pack), void *data)
 {
     char *dirs[PACKFIND_MAX];
     size_t ndirs = 0;
@@ -29,15 +28,36 @@ static void packfind_scan(bool builtin, bool (*keep)(const struct lesson_pack *,
     for (size_t i = 0; i < ndirs; i++) {
         struct lesson_pack *pk = NULL;
         struct lesson_diags d = {0};
-        if (dirs[i] && lesson_pack_load(dirs[i], &lo, &pk, &d) == 0 && keep(pk, arg) &&
-            out->n < PACKFIND_MAX) {
-            out->dirs[out->n++] = dirs[i];
-            dirs[i] = NULL;
-        }
-        lesson_pack_free(pk);
+        if (!dirs[i] || lesson_pack_load(dirs[i], &lo, &pk, &d) < 0 || !visit(data, dirs[i], pk))
+            lesson_pack_free(pk);
         lesson_diags_free(&d);
         free(dirs[i]);
     }
+}
+
+/* A search of packfind_by_id or packfind_by_lesson: the packs keep() accepts for arg. */
+struct packfind_search {
+    bool (*keep)(const struct lesson_pack *pack, const char *arg);
+    const char *arg;
+    struct packfind *out;
+};
+
+static bool packfind_visit(void *data, const char *dir, struct lesson_pack *pack)
+{
+    struct packfind_search *q = data;
+    if (q->keep(pack, q->arg) && q->out->n < PACKFIND_MAX) {
+        char *copy = strdup(dir);
+        if (copy)
+            q->out->dirs[q->out->n++] = copy;
+    }
+    return false;
+}
+
+static void packfind_scan(bool builtin, bool (*keep)(const struct lesson_pack *, const char *),
+                          const char *arg, struct packfind *out)
+{
+    struct packfind_search q = {.keep = keep, .arg = arg, .out = out};
+    packfind_each(builtin, packfind_visit, &q);
 }
 
 static bool packfind_has_id(const struct lesson_pack *pk, const char *id)

@@ -10,6 +10,7 @@
  * leaves nothing behind and DIR is either the whole pack or untouched.
  */
 #include "cmd.h"
+#include "cmdopt.h"
 #include "fileread.h"
 #include "paths.h"
 
@@ -263,25 +264,19 @@ static bool cmd_new_target_ok(const char *dir)
 static int cmd_new_exec(int argc, char **argv)
 {
     const char *dir = NULL, *id_opt = NULL, *title = NULL;
-    for (int i = 1; i < argc; i++) {
-        const char *a = argv[i];
-        bool val = i + 1 < argc;
-        if (!strcmp(a, "--help") || !strcmp(a, "-h")) {
-            cmd_new_usage(stdout);
-            return 0;
-        } else if (!strcmp(a, "--id") && val) {
-            id_opt = argv[++i];
-        } else if (!strcmp(a, "--title") && val) {
-            title = argv[++i];
-        } else if (a[0] != '-' && !dir) {
-            dir = a;
-        } else {
-            cmd_error("new takes DIR, --id ID and --title TEXT; '%s' is none of them (or lacks "
-                      "its value).",
-                      a);
-            return 2;
-        }
-    }
+    const struct cmdopt table[] = {
+        {.name = "id", .kind = CMDOPT_TEXT, .to.text = &id_opt, .arg = "ID"},
+        {.name = "title", .kind = CMDOPT_TEXT, .to.text = &title, .arg = "TEXT"},
+        {0},
+    };
+    const char *words[1];
+    struct cmdopt_words args = {.v = words, .max = 1};
+    const struct cmdopt_cmd cmd = {
+        .name = "new", .words = "DIR", .word = &args, .opts = table, .usage = cmd_new_usage};
+    int parsed = cmdopt_parse(&cmd, argc, argv);
+    if (parsed)
+        return parsed < 0 ? 0 : parsed;
+    dir = args.n ? words[0] : NULL;
     if (!dir) {
         cmd_error("new needs a directory to write the pack into: iolab new DIR.");
         return 2;

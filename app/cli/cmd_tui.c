@@ -7,6 +7,7 @@
  * is built before the screen is taken; the installed ones only when a lesson of one is opened.
  */
 #include "cmd.h"
+#include "cmdopt.h"
 #include "packprog.h"
 #include "paths.h"
 #include "termsafe.h"
@@ -17,7 +18,6 @@
 #include "tui.h"
 
 #include <errno.h>
-#include <getopt.h>
 #include <limits.h>
 #include <locale.h>
 #include <signal.h>
@@ -77,44 +77,24 @@ static FILE *cmd_tui_open_log(const char *progress_path)
    was printed, exit 0). */
 static int cmd_tui_args(int argc, char **argv, struct tui_options *opts, const char **pack_dir)
 {
-    static const struct option longopts[] = {
-        {"pack", required_argument, NULL, 'p'}, {"tick-hz", required_argument, NULL, 't'},
-        {"open", required_argument, NULL, 'o'}, {"log-first-frame", no_argument, NULL, 'f'},
-        {"help", no_argument, NULL, 'h'},       {0},
+    const struct cmdopt table[] = {
+        {.name = "pack", .kind = CMDOPT_TEXT, .to.text = pack_dir, .arg = "DIR"},
+        {.name = "tick-hz",
+         .kind = CMDOPT_NUMBER,
+         .to.number = &opts->tick_hz,
+         .min = 1,
+         .max = 20,
+         .arg = "N",
+         .what = "a number"},
+        {.name = "open", .kind = CMDOPT_TEXT, .to.text = &opts->start_at, .arg = "LESSON[/STEP]"},
+        {.name = "log-first-frame", .kind = CMDOPT_FLAG, .to.flag = &opts->log_first_frame},
+        {0},
     };
-    int c;
-    optind = 1;
-    while ((c = getopt_long(argc, argv, "", longopts, NULL)) != -1) {
-        switch (c) {
-        case 'p':
-            *pack_dir = optarg;
-            break;
-        case 't': {
-            char *end;
-            opts->tick_hz = strtod(optarg, &end);
-            if (*end || opts->tick_hz < 1 || opts->tick_hz > 20) {
-                cmd_error("--tick-hz takes a number from 1 to 20, not '%s'.", optarg);
-                return 2;
-            }
-            break;
-        }
-        case 'o':
-            opts->start_at = optarg;
-            break;
-        case 'f':
-            opts->log_first_frame = true;
-            break;
-        case 'h':
-            cmd_tui_usage(stdout);
-            return -1;
-        default:
-            return 2;
-        }
-    }
-    if (optind < argc) {
-        cmd_error("unexpected argument '%s'; `iolab --help` lists the commands.", argv[optind]);
-        return 2;
-    }
+    const struct cmdopt_cmd cmd = {
+        .name = "iolab", .words = NULL, .word = NULL, .opts = table, .usage = cmd_tui_usage};
+    int parsed = cmdopt_parse(&cmd, argc, argv);
+    if (parsed)
+        return parsed;
     if (!isatty(STDIN_FILENO) || !isatty(STDOUT_FILENO)) {
         cmd_error("the lessons need a terminal; without one, `iolab run LESSON` runs a step "
                   "and prints its figures.");

@@ -5,6 +5,7 @@
  * exist or be empty: nothing is ever written over.
  */
 #include "cmd.h"
+#include "cmdopt.h"
 #include "exercise.h"
 #include "lesson/lesson.h"
 #include "termsafe.h"
@@ -16,7 +17,7 @@
 #include <string.h>
 #include <sys/stat.h>
 
-static void starter_usage(FILE *out)
+static void cmd_starter_usage(FILE *out)
 {
     fputs("usage: iolab starter LESSON/STEP [--pack DIR] --out DIR\n\n"
           "Writes the exercise's starter into DIR (which must not exist, or be empty): the files\n"
@@ -26,7 +27,7 @@ static void starter_usage(FILE *out)
 }
 
 /* DIR can take the starter: it does not exist (it is made) or it is an empty directory. */
-static int starter_out_ready(const char *dir)
+static int cmd_starter_out_ready(const char *dir)
 {
     if (mkdir(dir, 0755) == 0)
         return 0;
@@ -55,25 +56,22 @@ static int starter_out_ready(const char *dir)
 static int cmd_starter_exec(int argc, char **argv)
 {
     const char *spec = NULL, *pack_dir = NULL, *out = NULL;
-    for (int i = 1; i < argc; i++) {
-        const char *a = argv[i];
-        bool val = i + 1 < argc;
-        if (!strcmp(a, "--help") || !strcmp(a, "-h")) {
-            starter_usage(stdout);
-            return 0;
-        } else if (!strcmp(a, "--pack") && val) {
-            pack_dir = argv[++i];
-        } else if (!strcmp(a, "--out") && val) {
-            out = argv[++i];
-        } else if (a[0] != '-' && !spec) {
-            spec = a;
-        } else {
-            cmd_error("starter takes LESSON/STEP, --pack DIR and --out DIR; '%s' is none of them "
-                      "(or lacks its value).",
-                      a);
-            return 2;
-        }
-    }
+    const struct cmdopt table[] = {
+        {.name = "pack", .kind = CMDOPT_TEXT, .to.text = &pack_dir, .arg = "DIR"},
+        {.name = "out", .kind = CMDOPT_TEXT, .to.text = &out, .arg = "DIR"},
+        {0},
+    };
+    const char *words[1];
+    struct cmdopt_words args = {.v = words, .max = 1};
+    const struct cmdopt_cmd cmd = {.name = "starter",
+                                   .words = "LESSON/STEP",
+                                   .word = &args,
+                                   .opts = table,
+                                   .usage = cmd_starter_usage};
+    int parsed = cmdopt_parse(&cmd, argc, argv);
+    if (parsed)
+        return parsed < 0 ? 0 : parsed;
+    spec = args.n ? words[0] : NULL;
     if (!spec || !out) {
         cmd_error("starter needs an exercise and a directory: `iolab starter LESSON/STEP --out "
                   "DIR`.");
@@ -92,7 +90,7 @@ static int cmd_starter_exec(int argc, char **argv)
         cmd_error("%s",
                   l && st ? "that step is not an exercise; `iolab list` shows the steps." : why);
         status = 2;
-    } else if (starter_out_ready(out) < 0) {
+    } else if (cmd_starter_out_ready(out) < 0) {
         status = 2;
     } else if (exercise_prepare(ex, out, why, sizeof why) < 0) {
         cmd_error("cannot write the starter into %s: %s.", out, why);

@@ -5,6 +5,7 @@
  * Exit status: 0 clean, 1 problems found, 2 bad command line.
  */
 #include "cmd.h"
+#include "cmdopt.h"
 #include "lesson/lesson.h"
 #include "packprog.h"
 #include "paths.h"
@@ -29,18 +30,15 @@ static void cmd_lint_usage(FILE *out)
 static int cmd_lint_exec(int argc, char **argv)
 {
     const char *dir = NULL;
-    for (int i = 1; i < argc; i++) {
-        if (!strcmp(argv[i], "--help") || !strcmp(argv[i], "-h")) {
-            cmd_lint_usage(stdout);
-            return 0;
-        }
-        if (argv[i][0] == '-' || dir) {
-            cmd_error("lint takes one pack directory and no options but --help; got '%s'.",
-                      argv[i]);
-            return 2;
-        }
-        dir = argv[i];
-    }
+    const struct cmdopt table[] = {{0}};
+    const char *words[1];
+    struct cmdopt_words args = {.v = words, .max = 1};
+    const struct cmdopt_cmd cmd = {
+        .name = "lint", .words = "DIR", .word = &args, .opts = table, .usage = cmd_lint_usage};
+    int parsed = cmdopt_parse(&cmd, argc, argv);
+    if (parsed)
+        return parsed < 0 ? 0 : parsed;
+    dir = args.n ? words[0] : NULL;
     if (!dir) {
         cmd_error("lint needs a pack directory: iolab lint DIR.");
         return 2;

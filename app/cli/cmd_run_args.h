@@ -38,5 +38,9 @@ int run_parse_args(int argc, char **argv, struct run_args *o);
 int run_resolve(struct run_target *r, const struct lesson_pack *pack, const char *spec);
 /* The modes of --mode (NULL: the step's default); a sentence and -EINVAL when one is wrong. */
 int run_parse_modes(struct run_target *r, const char *arg);
+/* The modes of sc named in arg ("a,b"), at most max, into modes and *n; step names the step in
+   the sentence. Shared by run and bench: a sentence and -EINVAL when one is wrong. */
+int run_modes_list(const struct lesson_scenario *sc, const char *step, const char *arg, int *modes,
+                   size_t max, size_t *n);
 
 #endif

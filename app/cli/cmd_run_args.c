@@ -4,6 +4,7 @@
 #include "cmd_run_args.h"
 
 #include "cmd.h"
+#include "cmdopt.h"
 
 #include <errno.h>
 #include <stdlib.h>
@@ -86,86 +87,77 @@ int run_resolve(struct run_target *r, const struct lesson_pack *pack, const char
     return -ENOENT;
 }
 
-int run_parse_modes(struct run_target *r, const char *arg)
+int run_modes_list(const struct lesson_scenario *sc, const char *step, const char *arg, int *modes,
+                   size_t max, size_t *n)
 {
-    const struct lesson_scenario *sc = r->sc;
     char list[1024];
     run_join(list, sizeof list, sc->nmodes, run_mode_id, sc);
-    if (!arg) {
-        r->modes[0] = sc->nmodes ? (int)sc->default_mode : -1;
-        r->nmodes = 1;
-        return 0;
-    }
     if (sc->nmodes == 0) {
-        cmd_error("step %s/%s has no modes to choose from; leave out --mode.", r->lesson->id,
-                  r->step->id);
+        cmd_error("step %s has no modes to choose from; leave out --mode.", step);
         return -EINVAL;
     }
     char buf[1024];
     snprintf(buf, sizeof buf, "%s", arg);
     char *save = NULL;
+    *n = 0;
     for (char *tok = strtok_r(buf, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
         int m = lesson_mode_find(sc, tok);
         if (m < 0) {
-            cmd_error("'%s' is not a mode of %s/%s; its modes are: %s.", tok, r->lesson->id,
-                      r->step->id, list);
+            cmd_error("'%s' is not a mode of %s; its modes are: %s.", tok, step, list);
             return -EINVAL;
         }
-        if (r->nmodes == RUN_MAX_MODES) {
-            cmd_error("at most %d modes in one run.", RUN_MAX_MODES);
+        if (*n == max) {
+            cmd_error("at most %zu modes at once.", max);
             return -EINVAL;
         }
-        r->modes[r->nmodes++] = m;
+        modes[(*n)++] = m;
     }
-    if (!r->nmodes) {
-        cmd_error("--mode needs a mode; the modes of %s/%s are: %s.", r->lesson->id, r->step->id,
-                  list);
+    if (!*n) {
+        cmd_error("--mode needs a mode; the modes of %s are: %s.", step, list);
         return -EINVAL;
     }
     return 0;
 }
 
+int run_parse_modes(struct run_target *r, const char *arg)
+{
+    const struct lesson_scenario *sc = r->sc;
+    if (!arg) {
+        r->modes[0] = sc->nmodes ? (int)sc->default_mode : -1;
+        r->nmodes = 1;
+        return 0;
+    }
+    char step[300];
+    snprintf(step, sizeof step, "%s/%s", r->lesson->id, r->step->id);
+    return run_modes_list(sc, step, arg, r->modes, RUN_MAX_MODES, &r->nmodes);
+}
+
 int run_parse_args(int argc, char **argv, struct run_args *o)
 {
     *o = (struct run_args){.tier = IOLAB_TIER_AUTO};
-    for (int i = 1; i < argc; i++) {
-        const char *a = argv[i];
-        bool has_val = i + 1 < argc;
-        if (!strcmp(a, "--help") || !strcmp(a, "-h")) {
-            run_usage(stdout);
-            return -1;
-        } else if (!strcmp(a, "--json")) {
-            o->json = true;
-        } else if (!strcmp(a, "--csv")) {
-            o->csv = true;
-        } else if (!strcmp(a, "--pack") && has_val) {
-            o->pack_dir = argv[++i];
-        } else if (!strcmp(a, "--mode") && has_val) {
-            o->modes = argv[++i];
-        } else if (!strcmp(a, "--seconds") && has_val) {
-            char *end;
-            o->seconds = strtod(argv[++i], &end);
-            if (*end || !(o->seconds > 0) || o->seconds > 86400) {
-                cmd_error("--seconds takes a number of seconds above 0, not '%s'.", argv[i]);
-                return 2;
-            }
-        } else if (!strcmp(a, "--tier") && has_val) {
-            const char *t = argv[++i];
-            int k = iolab_tier_parse(t);
-            if (k < 0 || k == IOLAB_TIER_AUTO) {
-                cmd_error("--tier is full, reduced or minimal, not '%s'.", t);
-                return 2;
-            }
-            o->tier = (enum iolab_tier)k;
-        } else if (a[0] != '-' && !o->spec) {
-            o->spec = a;
-        } else {
-            cmd_error("run takes LESSON[/STEP] and --pack DIR, --mode M, --seconds N, --json, "
-                      "--csv, --tier T; '%s' is none of them (or lacks its value).",
-                      a);
-            return 2;
-        }
-    }
+    const struct cmdopt table[] = {
+        {.name = "pack", .kind = CMDOPT_TEXT, .to.text = &o->pack_dir, .arg = "DIR"},
+        {.name = "mode", .kind = CMDOPT_TEXT, .to.text = &o->modes, .arg = "M"},
+        {.name = "seconds",
+         .kind = CMDOPT_NUMBER,
+         .to.number = &o->seconds,
+         .min = 0,
+         .max = 86400,
+         .arg = "N",
+         .what = "a number of seconds"},
+        {.name = "json", .kind = CMDOPT_FLAG, .to.flag = &o->json},
+        {.name = "csv", .kind = CMDOPT_FLAG, .to.flag = &o->csv},
+        {.name = "tier", .kind = CMDOPT_TIER, .to.tier = &o->tier, .arg = "T"},
+        {0},
+    };
+    const char *words[1];
+    struct cmdopt_words args = {.v = words, .max = 1};
+    const struct cmdopt_cmd cmd = {
+        .name = "run", .words = "LESSON[/STEP]", .word = &args, .opts = table, .usage = run_usage};
+    int parsed = cmdopt_parse(&cmd, argc, argv);
+    if (parsed)
+        return parsed;
+    o->spec = args.n ? words[0] : NULL;
     if (o->json && o->csv) {
         cmd_error("--json and --csv each choose the output; give one of them.");
         return 2;
