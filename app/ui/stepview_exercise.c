@@ -52,7 +52,7 @@
 #define EXVIEW_WARNINGS    3    /* warnings drawn under the checks; the rest are counted */
 #define EXVIEW_BRIEF_MAX   4096 /* the sanitizer report's lines about the learner's code */
 
-enum exview_state { EXVIEW_BUILDING, EXVIEW_FAILED, EXVIEW_READY };
+enum stepview_exercise_state { EXVIEW_BUILDING, EXVIEW_FAILED, EXVIEW_READY };
 
 struct exview {
     struct stepview_env env;
@@ -61,7 +61,7 @@ struct exview {
     char dir[PATH_MAX];
     char cache[PATH_MAX];
     char sandbox[PATH_MAX];
-    enum exview_state state;
+    enum stepview_exercise_state state;
     struct judge_builder builder; /* the reference once, then each save (exercise/judge.h) */
     char mine_exe[PATH_MAX];
     char *log; /* the last build's messages (mapped to the workspace's files) */
@@ -121,7 +121,7 @@ struct exview {
 };
 
 /* Applies one event to the step's progress record ("exercise", exercise.h); 0 or -errno. */
-static int exview_event(struct exview *v, enum exercise_event ev)
+static int stepview_exercise_event(struct exview *v, enum exercise_event ev)
 {
     struct progress *p = v->c->progress;
     const char *pack = v->env.pack->id, *lesson = v->env.lesson->id, *step = v->env.step->id;
@@ -132,17 +132,17 @@ static int exview_event(struct exview *v, enum exercise_event ev)
 }
 
 /* Notes the pack's version (for exports) and saves the progress. */
-static void exview_save(struct exview *v)
+static void stepview_exercise_save(struct exview *v)
 {
     progress_set_version(v->c->progress, v->env.pack->id, v->env.pack->version);
     view_save_progress(v->c);
 }
 
 /* Applies one event to the step's progress record and saves it. */
-static void exview_progress(struct exview *v, enum exercise_event ev)
+static void stepview_exercise_progress(struct exview *v, enum exercise_event ev)
 {
-    if (v->c->progress && exview_event(v, ev) == 0)
-        exview_save(v);
+    if (v->c->progress && stepview_exercise_event(v, ev) == 0)
+        stepview_exercise_save(v);
 }
 
 /*
@@ -157,7 +157,7 @@ static void exview_progress(struct exview *v, enum exercise_event ev)
  * limit of the jail, a program that never printed its ready text) keeps no score: `iolab check`
  * calls it an error.
  */
-static void exview_judged(void *data, const struct judge *j)
+static void stepview_exercise_judged(void *data, const struct judge *j)
 {
     struct exview *v = data;
     struct progress *p = v->c->progress;
@@ -173,7 +173,7 @@ static void exview_judged(void *data, const struct judge *j)
         old.passed;
     int rc = 0;
     if (pass && !v->build_counted && !(v->build_on_open && passed))
-        rc = exview_event(v, EXERCISE_ATTEMPT);
+        rc = stepview_exercise_event(v, EXERCISE_ATTEMPT);
     v->build_counted |= pass;
     struct record_score score;
     judge_score(j, (double)time(NULL), &score);
@@ -183,14 +183,14 @@ static void exview_judged(void *data, const struct judge *j)
     if (rc == 0 && score.has)
         rc = progress_field_set(p, pack, lesson, step, EXERCISE_RECORD_FIELD, json);
     if (rc == 0 && pass)
-        rc = exview_event(v, EXERCISE_PASS);
+        rc = stepview_exercise_event(v, EXERCISE_PASS);
     if (rc == 0)
-        exview_save(v);
+        stepview_exercise_save(v);
 }
 
 /* The reference solution as Markdown: each file the learner writes (the ones with a TODO), its
    solution as it runs in a code block. NULL when out of memory. */
-static char *exview_solution_md(const struct exview *v)
+static char *stepview_exercise_solution_md(const struct exview *v)
 {
     char *md = NULL;
     size_t len = 0;
@@ -223,7 +223,8 @@ static char *exview_solution_md(const struct exview *v)
 /* The sources the code view (L) shows: the learner's files from the workspace, or in the
    reference mode the reference's as it was built, its marker lines included (S shows it without
    them), so that the line numbers are the ones its line table gives. */
-static int exview_code_source(void *data, const char *file, const char *dwarf_path, char **text)
+static int stepview_exercise_code_source(void *data, const char *file, const char *dwarf_path,
+                                         char **text)
 {
     struct exview *v = data;
     (void)dwarf_path;
@@ -234,17 +235,17 @@ static int exview_code_source(void *data, const char *file, const char *dwarf_pa
 
 /* The code view over the text pane, on the files of the mode that runs now (the learner's
    program's calls since that mode began, live). */
-static void exview_show_lines(struct exview *v, int mode)
+static void stepview_exercise_show_lines(struct exview *v, int mode)
 {
     codeview_close(v->code);
     v->code_mode = mode;
     v->code = codeview_open(mode == EXERCISE_MODE_REFERENCE ? "The reference's calls by line"
                                                             : "Your calls by line",
-                            v->edit, v->nedit, exview_code_source, v);
+                            v->edit, v->nedit, stepview_exercise_code_source, v);
     v->c->dirty = true;
 }
 
-static void exview_close_sheet(struct exview *v)
+static void stepview_exercise_close_sheet(struct exview *v)
 {
     bool was_open = v->sheet;
     v->sheet = false;
@@ -260,10 +261,10 @@ static void exview_close_sheet(struct exview *v)
 }
 
 /* The solution is on screen (recorded once), its code over the text pane. */
-static void exview_show_solution(struct exview *v)
+static void stepview_exercise_show_solution(struct exview *v)
 {
-    exview_close_sheet(v);
-    v->sheet_md = exview_solution_md(v);
+    stepview_exercise_close_sheet(v);
+    v->sheet_md = stepview_exercise_solution_md(v);
     if (!v->sheet_md) {
         view_status(v->c, true, "The reference solution cannot be shown (out of memory): %s",
                     v->ex->dir);
@@ -278,15 +279,15 @@ static void exview_show_solution(struct exview *v)
     }
     view_status(v->c, false, "%s", EXVIEW_SHEET_HINT);
     if (!v->solution_recorded)
-        exview_progress(v, EXERCISE_SOLUTION);
+        stepview_exercise_progress(v, EXERCISE_SOLUTION);
     v->solution_recorded = true;
 }
 
-static void exview_rebuild(struct exview *v);
+static void stepview_exercise_rebuild(struct exview *v);
 
 /* ---- builds ---- */
 
-static void exview_stop_run(struct exview *v)
+static void stepview_exercise_stop_run(struct exview *v)
 {
     if (v->rv) {
         stepview_run.close(v->rv, v->c);
@@ -298,9 +299,9 @@ static void exview_stop_run(struct exview *v)
     }
 }
 
-static void exview_ready(struct exview *v)
+static void stepview_exercise_ready(struct exview *v)
 {
-    exview_stop_run(v);
+    stepview_exercise_stop_run(v);
     if (exercise_run_init(&v->run, v->ex, v->env.step, v->mine_exe, v->builder.ref_exe) < 0) {
         snprintf(v->status, sizeof v->status, "out of memory");
         v->state = EXVIEW_FAILED;
@@ -309,7 +310,8 @@ static void exview_ready(struct exview *v)
     v->run_ready = true;
     v->renv = v->env;
     v->renv.step = &v->run.step;
-    v->renv.judged = exview_judged; /* each judged run's score goes to the progress record */
+    v->renv.judged =
+        stepview_exercise_judged; /* each judged run's score goes to the progress record */
     v->renv.judged_data = v;
     v->rv = stepview_run.open(&v->renv, v->c);
     v->state = v->rv ? EXVIEW_READY : EXVIEW_FAILED;
@@ -318,7 +320,7 @@ static void exview_ready(struct exview *v)
         keys_find(stepview_run.keys, '\r')->fn(v->rv, v->c, '\r', &(struct view_action){0});
 }
 
-static void exview_mine_built(struct exview *v, const struct build_result *r)
+static void stepview_exercise_mine_built(struct exview *v, const struct build_result *r)
 {
     free(v->log);
     v->log = strdup(r->log ? r->log : "");
@@ -332,7 +334,7 @@ static void exview_mine_built(struct exview *v, const struct build_result *r)
     v->build_counted = v->build_after_save && exercise_build_is_attempt(r);
     v->build_on_open = v->builds == 1 && !v->build_after_save;
     if (v->build_counted)
-        exview_progress(v, EXERCISE_ATTEMPT);
+        stepview_exercise_progress(v, EXERCISE_ATTEMPT);
     v->build_after_save = false;
     v->c->dirty = true;
     v->warnings = r->status == BUILD_OK ? r->warnings : 0;
@@ -345,7 +347,7 @@ static void exview_mine_built(struct exview *v, const struct build_result *r)
         snprintf(v->status, sizeof v->status, "Build %u: ok%s%s (%.2f s). Running your program.",
                  v->builds, r->cached ? ", unchanged" : "", warned, r->seconds);
         view_status(v->c, false, "%s", v->status);
-        exview_ready(v);
+        stepview_exercise_ready(v);
         return;
     }
     v->state = EXVIEW_FAILED;
@@ -360,11 +362,12 @@ static void exview_mine_built(struct exview *v, const struct build_result *r)
 }
 
 /* The reference did not build (nothing more is), or the learner's files were built. */
-static void exview_built(void *data, enum judge_built which, const struct build_result *r)
+static void stepview_exercise_built(void *data, enum judge_built which,
+                                    const struct build_result *r)
 {
     struct exview *v = data;
     if (which == JUDGE_YOURS) {
-        exview_mine_built(v, r);
+        stepview_exercise_mine_built(v, r);
         return;
     }
     v->state = EXVIEW_FAILED;
@@ -373,12 +376,12 @@ static void exview_built(void *data, enum judge_built which, const struct build_
     view_status(v->c, true, "%s", v->status);
 }
 
-static void exview_rebuild(struct exview *v)
+static void stepview_exercise_rebuild(struct exview *v)
 {
     if (v->closing)
         return;
     judge_build_cancel(&v->builder);
-    exview_stop_run(v);
+    stepview_exercise_stop_run(v);
     v->state = EXVIEW_BUILDING;
     snprintf(v->status, sizeof v->status, "Building %.400s...", v->dir);
     int rc = judge_build(&v->builder, v->dir);
@@ -399,7 +402,7 @@ static void exview_rebuild(struct exview *v)
 
 /* Records the workspace's content as built; false when it is what was built last. A file that
    cannot be read (mid-rename) counts as new content: the build then says what is wrong. */
-static bool exview_note_content(struct exview *v)
+static bool stepview_exercise_note_content(struct exview *v)
 {
     const char *cmd[BUILD_MAX_ARGS];
     struct build_spec spec;
@@ -414,24 +417,24 @@ static bool exview_note_content(struct exview *v)
     return true;
 }
 
-static void exview_debounced(uv_timer_t *t)
+static void stepview_exercise_debounced(uv_timer_t *t)
 {
     struct exview *v = t->data;
     /* Rename-on-save editors and the poll each report one save twice or more: only content that
        differs from the last build's starts a build. */
-    if (!exview_note_content(v))
+    if (!stepview_exercise_note_content(v))
         return;
     v->build_after_save = true;
-    exview_rebuild(v);
+    stepview_exercise_rebuild(v);
 }
 
-static void exview_changed(struct exview *v)
+static void stepview_exercise_changed(struct exview *v)
 {
     /* Editors save in bursts (a rename, a write, a chmod): build once the burst is over. */
-    uv_timer_start(&v->debounce, exview_debounced, EXVIEW_DEBOUNCE_MS, 0);
+    uv_timer_start(&v->debounce, stepview_exercise_debounced, EXVIEW_DEBOUNCE_MS, 0);
 }
 
-static void exview_on_event(uv_fs_event_t *h, const char *name, int events, int status)
+static void stepview_exercise_on_event(uv_fs_event_t *h, const char *name, int events, int status)
 {
     struct exview *v = h->data;
     (void)events;
@@ -439,22 +442,22 @@ static void exview_on_event(uv_fs_event_t *h, const char *name, int events, int 
         return;
     for (size_t i = 0; i < v->ex->nfiles; i++)
         if (!strcmp(name, v->ex->files[i])) {
-            exview_changed(v);
+            stepview_exercise_changed(v);
             return;
         }
 }
 
-static void exview_on_poll(uv_fs_poll_t *h, int status, const uv_stat_t *prev,
-                           const uv_stat_t *curr)
+static void stepview_exercise_on_poll(uv_fs_poll_t *h, int status, const uv_stat_t *prev,
+                                      const uv_stat_t *curr)
 {
     struct exview *v = h->data;
     (void)status;
     (void)prev;
     (void)curr;
-    exview_changed(v);
+    stepview_exercise_changed(v);
 }
 
-static void exview_close_cb(uv_handle_t *h)
+static void stepview_exercise_close_cb(uv_handle_t *h)
 {
     struct exview *v = h->data;
     if (--v->open_handles == 0) {
@@ -466,7 +469,7 @@ static void exview_close_cb(uv_handle_t *h)
     }
 }
 
-static void exview_watch(struct exview *v)
+static void stepview_exercise_watch(struct exview *v)
 {
     uv_timer_init(v->c->loop, &v->debounce);
     v->debounce.data = v;
@@ -475,7 +478,7 @@ static void exview_watch(struct exview *v)
         v->watch.data = v;
         v->have_watch = true;
         v->open_handles++;
-        uv_fs_event_start(&v->watch, exview_on_event, v->dir, 0);
+        uv_fs_event_start(&v->watch, stepview_exercise_on_event, v->dir, 0);
     }
     /* Polling catches what events miss (network file systems, WSL); it stats each file once a
        second, which costs nothing measurable. */
@@ -488,13 +491,13 @@ static void exview_watch(struct exview *v)
         p->data = v;
         v->npolls++;
         v->open_handles++;
-        uv_fs_poll_start(p, exview_on_poll, path, EXVIEW_POLL_MS);
+        uv_fs_poll_start(p, stepview_exercise_on_poll, path, EXVIEW_POLL_MS);
     }
 }
 
 /* ---- the row ---- */
 
-static void *exview_open(const struct stepview_env *env, struct view_ctx *c)
+static void *stepview_exercise_open(const struct stepview_env *env, struct view_ctx *c)
 {
     const struct lesson_exercise *ex = lesson_step_exercise(env->step);
     if (!ex)
@@ -522,14 +525,14 @@ static void *exview_open(const struct stepview_env *env, struct view_ctx *c)
         free(v);
         return NULL;
     }
-    judge_builder_init(&v->builder, c->loop, ex, v->cache, v->sandbox, exview_built, v);
-    exview_watch(v);
-    exview_note_content(v);
-    exview_rebuild(v);
+    judge_builder_init(&v->builder, c->loop, ex, v->cache, v->sandbox, stepview_exercise_built, v);
+    stepview_exercise_watch(v);
+    stepview_exercise_note_content(v);
+    stepview_exercise_rebuild(v);
     return v;
 }
 
-static void exview_close(void *self, struct view_ctx *c)
+static void stepview_exercise_close(void *self, struct view_ctx *c)
 {
     struct exview *v = self;
     (void)c;
@@ -537,15 +540,15 @@ static void exview_close(void *self, struct view_ctx *c)
     codeview_close(v->code);
     v->code = NULL;
     judge_build_cancel(&v->builder);
-    exview_stop_run(v);
-    uv_close((uv_handle_t *)&v->debounce, exview_close_cb);
+    stepview_exercise_stop_run(v);
+    uv_close((uv_handle_t *)&v->debounce, stepview_exercise_close_cb);
     if (v->have_watch)
-        uv_close((uv_handle_t *)&v->watch, exview_close_cb);
+        uv_close((uv_handle_t *)&v->watch, stepview_exercise_close_cb);
     for (size_t i = 0; i < v->npolls; i++)
-        uv_close((uv_handle_t *)&v->polls[i], exview_close_cb);
+        uv_close((uv_handle_t *)&v->polls[i], stepview_exercise_close_cb);
 }
 
-static enum layout_kind exview_layout(void *self, size_t *nprogs)
+static enum layout_kind stepview_exercise_layout(void *self, size_t *nprogs)
 {
     struct exview *v = self;
     /* Code needs the width: the solution takes the whole body while the learner reads it, and
@@ -569,21 +572,21 @@ static enum layout_kind exview_layout(void *self, size_t *nprogs)
    screen asks how many there are before it lays the text out). compact: the rows are fewer than
    wanted (the task keeps its room), so the workspace's path goes (the title of e's editor and
    iolab check name it) and the build's status takes one row, cut: the checks get the rest. */
-struct exview_pen {
+struct stepview_exercise_pen {
     const struct screen_caps *c;
     int x, y, w, end;
     bool draw, compact;
 };
 
 /* One paragraph, wrapped with a hanging indent; rows past the end are counted, not drawn. */
-static void exview_para(struct exview_pen *p, attr_t attr, const char *s)
+static void stepview_exercise_para(struct stepview_exercise_pen *p, attr_t attr, const char *s)
 {
     int room = p->draw && p->end > p->y ? p->end - p->y : 0;
     p->y += widgets_wrapped(p->c, p->x, p->y, p->w, 2, room, attr, s);
 }
 
 /* The learner's program's sanitizer report, condensed into buf; NULL when there is none. */
-static const char *exview_report(const struct exview *v, char *buf, size_t len)
+static const char *stepview_exercise_report(const struct exview *v, char *buf, size_t len)
 {
     const char *report = v->rv ? stepview_run_sanitizer_report(v->rv) : NULL;
     if (!report || !*report)
@@ -593,7 +596,7 @@ static const char *exview_report(const struct exview *v, char *buf, size_t len)
 }
 
 /* One row, cut at the pane's edge. */
-static void exview_row(struct exview_pen *p, attr_t attr, const char *s)
+static void stepview_exercise_row(struct stepview_exercise_pen *p, attr_t attr, const char *s)
 {
     if (p->draw && p->y < p->end)
         widgets_text(p->c, p->x, p->y, p->w, attr, s);
@@ -602,8 +605,8 @@ static void exview_row(struct exview_pen *p, attr_t attr, const char *s)
 
 /* The end of s that fits in w columns, after an ellipsis when cut: a path's last parts are the
    ones that tell one exercise's workspace from another's. */
-static const char *exview_tail(const struct screen_caps *c, const char *s, int w, char *buf,
-                               size_t len)
+static const char *stepview_exercise_tail(const struct screen_caps *c, const char *s, int w,
+                                          char *buf, size_t len)
 {
     if (wrap_width(s, strlen(s), c->utf8) <= w)
         return s;
@@ -619,7 +622,7 @@ static const char *exview_tail(const struct screen_caps *c, const char *s, int w
 }
 
 /* Which files the learner has and which of them `e` opens (those with a TODO). */
-static void exview_foot_files(struct exview *v, struct exview_pen *p)
+static void stepview_exercise_foot_files(struct exview *v, struct stepview_exercise_pen *p)
 {
     char line[PATH_MAX + 256];
     size_t n = (size_t)snprintf(line, sizeof line, "Your files:");
@@ -633,47 +636,47 @@ static void exview_foot_files(struct exview *v, struct exview_pen *p)
     for (size_t i = 0; n < sizeof line && v->nedit < v->ex->nfiles && i < v->nedit; i++)
         n += (size_t)snprintf(line + n, sizeof line - n, "%s%s%s", i ? ", " : " (e opens ",
                               v->edit[i], i + 1 == v->nedit ? ": the TODOs)" : "");
-    exview_para(p, screen_attr(SCREEN_DIM), line);
+    stepview_exercise_para(p, screen_attr(SCREEN_DIM), line);
 }
 
 /* The workspace and its files, the build's status, hints, confirmations; compact: the status
    only (the files go under the checks, as far as the rows go). */
-static void exview_foot_top(struct exview *v, struct exview_pen *p)
+static void stepview_exercise_foot_top(struct exview *v, struct stepview_exercise_pen *p)
 {
     /* A pass first: hints and warnings below may push the checks out of a small pane, never
        this. */
     if (v->rv && stepview_run.done(v->rv)) {
         char done[64];
         snprintf(done, sizeof done, "%s Step done. n: next step", p->c->g->done);
-        exview_row(p, screen_attr(SCREEN_GOOD) | A_BOLD, done);
+        stepview_exercise_row(p, screen_attr(SCREEN_GOOD) | A_BOLD, done);
     }
     /* The files, then where they are, on one row. */
     char line[PATH_MAX + 256], tail[PATH_MAX + 8];
     if (p->compact) {
-        exview_row(p, screen_attr(v->state == EXVIEW_FAILED ? SCREEN_BAD : SCREEN_NORMAL),
-                   v->status);
+        stepview_exercise_row(
+            p, screen_attr(v->state == EXVIEW_FAILED ? SCREEN_BAD : SCREEN_NORMAL), v->status);
     } else {
-        exview_foot_files(v, p);
+        stepview_exercise_foot_files(v, p);
         snprintf(line, sizeof line, "  in %s",
-                 exview_tail(p->c, v->dir, p->w - 5, tail, sizeof tail));
-        exview_row(p, screen_attr(SCREEN_DIM), line);
-        exview_para(p, screen_attr(v->state == EXVIEW_FAILED ? SCREEN_BAD : SCREEN_NORMAL),
-                    v->status);
+                 stepview_exercise_tail(p->c, v->dir, p->w - 5, tail, sizeof tail));
+        stepview_exercise_row(p, screen_attr(SCREEN_DIM), line);
+        stepview_exercise_para(
+            p, screen_attr(v->state == EXVIEW_FAILED ? SCREEN_BAD : SCREEN_NORMAL), v->status);
     }
     /* The newest hint whole; the ones before it on a row each, so that the checks stay in
        sight in a narrow pane. */
     for (size_t i = 0; i < v->hints; i++) {
         snprintf(line, sizeof line, "Hint %zu: %s", i + 1, v->ex->hints[i]);
         if (i + 1 < v->hints)
-            exview_row(p, screen_attr(SCREEN_HEADING), line);
+            stepview_exercise_row(p, screen_attr(SCREEN_HEADING), line);
         else
-            exview_para(p, screen_attr(SCREEN_HEADING), line);
+            stepview_exercise_para(p, screen_attr(SCREEN_HEADING), line);
     }
 }
 
 /* A confirmation drawn as tui.c draws its quit dialog: a box in the middle of the screen, the
    question in bold, the keys under it. */
-static void exview_draw_confirm(const struct exview *v, const struct screen_caps *c)
+static void stepview_exercise_draw_confirm(const struct exview *v, const struct screen_caps *c)
 {
     if (!v->confirm_solution && !v->confirm_reset)
         return;
@@ -695,7 +698,7 @@ static void exview_draw_confirm(const struct exview *v, const struct screen_caps
 
 /* A successful build's warnings, as the compiler wrote them, at the learner's own lines (the
    failed build's messages are drawn whole instead). */
-static void exview_foot_warnings(struct exview *v, struct exview_pen *p)
+static void stepview_exercise_foot_warnings(struct exview *v, struct stepview_exercise_pen *p)
 {
     if (v->state == EXVIEW_FAILED || !v->warnings || !v->log)
         return;
@@ -703,8 +706,8 @@ static void exview_foot_warnings(struct exview *v, struct exview_pen *p)
     unsigned shown = 0;
     /* "file:line:col: message" under a heading that says they are warnings: the location then
        fits on the first row even when the text pane is at its narrowest. */
-    exview_para(p, A_BOLD,
-                v->warnings == 1 ? "The compiler's warning:" : "The compiler's warnings:");
+    stepview_exercise_para(
+        p, A_BOLD, v->warnings == 1 ? "The compiler's warning:" : "The compiler's warnings:");
     for (const char *s = v->log; *s && shown < EXVIEW_WARNINGS;) {
         const char *nl = strchr(s, '\n');
         int len = nl ? (int)(nl - s) : (int)strlen(s);
@@ -716,29 +719,30 @@ static void exview_foot_warnings(struct exview *v, struct exview_pen *p)
             continue;
         memmove(w + 2, w + 11, strlen(w + 11) + 1);
         exercise_shorten(v->ex, raw, line, sizeof line);
-        exview_para(p, screen_attr(SCREEN_STDERR), line);
+        stepview_exercise_para(p, screen_attr(SCREEN_STDERR), line);
         shown++;
     }
     if (v->warnings > shown) {
         snprintf(line, sizeof line, "and %u more warning%s (iolab check lists them)",
                  v->warnings - shown, v->warnings - shown == 1 ? "" : "s");
-        exview_para(p, screen_attr(SCREEN_DIM), line);
+        stepview_exercise_para(p, screen_attr(SCREEN_DIM), line);
     }
 }
 
 /* The report's rows: its heading and its lines. */
-static void exview_foot_report(struct exview_pen *p, const char *brief)
+static void stepview_exercise_foot_report(struct stepview_exercise_pen *p, const char *brief)
 {
-    exview_para(p, screen_attr(SCREEN_BAD) | A_BOLD,
-                "Your program's sanitizer report, the lines about your code (iolab check prints "
-                "it whole):");
+    stepview_exercise_para(
+        p, screen_attr(SCREEN_BAD) | A_BOLD,
+        "Your program's sanitizer report, the lines about your code (iolab check prints "
+        "it whole):");
     for (const char *s = brief; *s;) {
         const char *nl = strchr(s, '\n');
         int len = nl ? (int)(nl - s) : (int)strlen(s);
         char line[640];
         snprintf(line, sizeof line, "%.*s", len, s);
         s += len + (nl != NULL);
-        exview_para(p, screen_attr(SCREEN_STDERR), line);
+        stepview_exercise_para(p, screen_attr(SCREEN_STDERR), line);
     }
 }
 
@@ -748,7 +752,7 @@ static void exview_foot_report(struct exview_pen *p, const char *brief)
  * checks come first because they say whether the program does its job; a report, when there is
  * one, may take the pane's height, since it says why the program did not.
  */
-static int exview_text_foot_rows(void *self, int inner_h)
+static int stepview_exercise_text_foot_rows(void *self, int inner_h)
 {
     struct exview *v = self;
     int most = inner_h * 2 / 3;
@@ -766,21 +770,21 @@ static int exview_text_foot_rows(void *self, int inner_h)
         int run = v->rv ? 1 + stepview_run.text_foot_rows(v->rv, inner_h) : 0;
         return 3 + (int)v->hints + run < most ? 3 + (int)v->hints + run : most;
     }
-    struct exview_pen p = {.c = v->foot_caps, .w = v->foot_w};
-    exview_foot_top(v, &p);
+    struct stepview_exercise_pen p = {.c = v->foot_caps, .w = v->foot_w};
+    stepview_exercise_foot_top(v, &p);
     if (v->rv)
         p.y += 1 + stepview_run_foot_rows_in(v->rv, most - p.y - 1);
     static char brief[EXVIEW_BRIEF_MAX];
-    if (exview_report(v, brief, sizeof brief)) {
+    if (stepview_exercise_report(v, brief, sizeof brief)) {
         most = inner_h - 2;
-        exview_foot_report(&p, brief);
+        stepview_exercise_foot_report(&p, brief);
     }
-    exview_foot_warnings(v, &p);
+    stepview_exercise_foot_warnings(v, &p);
     return p.y < most ? p.y : most;
 }
 
 /* Appends one row to doc; false when out of memory. */
-static bool exview_doc_add(struct wrap_doc *doc, const char *text, int width)
+static bool stepview_exercise_doc_add(struct wrap_doc *doc, const char *text, int width)
 {
     if (doc->nlines == doc->cap) {
         size_t cap = doc->cap ? 2 * doc->cap : 32;
@@ -799,7 +803,7 @@ static bool exview_doc_add(struct wrap_doc *doc, const char *text, int width)
 
 /* The failed build's messages as rows of width w: file names shortened to the learner's own,
    messages wrapped under themselves, source excerpts kept whole. */
-static void exview_log_rows(struct exview *v, const struct screen_caps *c, int w)
+static void stepview_exercise_log_rows(struct exview *v, const struct screen_caps *c, int w)
 {
     wrap_doc_free(&v->log_doc);
     v->log_w = w;
@@ -811,7 +815,8 @@ static void exview_log_rows(struct exview *v, const struct screen_caps *c, int w
         s += len + (nl != NULL);
         exercise_shorten(v->ex, raw, line, sizeof line);
         if (exercise_compiler_excerpt(line) || wrap_width(line, strlen(line), c->utf8) <= w) {
-            if (!exview_doc_add(&v->log_doc, line, wrap_width(line, strlen(line), c->utf8)))
+            if (!stepview_exercise_doc_add(&v->log_doc, line,
+                                           wrap_width(line, strlen(line), c->utf8)))
                 return;
             continue;
         }
@@ -820,22 +825,24 @@ static void exview_log_rows(struct exview *v, const struct screen_caps *c, int w
             for (size_t i = 0; i < d.nlines; i++) {
                 char row[1100];
                 snprintf(row, sizeof row, "%s%s", i ? "  " : "", d.lines[i].text);
-                if (!exview_doc_add(&v->log_doc, row, d.lines[i].width + (i ? 2 : 0)))
+                if (!stepview_exercise_doc_add(&v->log_doc, row, d.lines[i].width + (i ? 2 : 0)))
                     break;
             }
         wrap_doc_free(&d);
     }
     if (v->log_cut)
-        exview_doc_add(&v->log_doc, "(the rest was cut; iolab check prints it whole)", 46);
+        stepview_exercise_doc_add(&v->log_doc, "(the rest was cut; iolab check prints it whole)",
+                                  46);
 }
 
 /* The failed build's messages in r, from the row the learner scrolled to. */
-static void exview_draw_log(struct exview *v, const struct screen_caps *c, struct layout_rect r)
+static void stepview_exercise_draw_log(struct exview *v, const struct screen_caps *c,
+                                       struct layout_rect r)
 {
     if (r.h <= 0)
         return;
     if (r.w != v->log_w || !v->log_doc.nlines)
-        exview_log_rows(v, c, r.w);
+        stepview_exercise_log_rows(v, c, r.w);
     v->log_h = r.h;
     size_t n = v->log_doc.nlines, h = (size_t)r.h;
     if (v->log_top + h > n)
@@ -856,7 +863,7 @@ static void exview_draw_log(struct exview *v, const struct screen_caps *c, struc
 }
 
 /* Scrolls a failed build's messages; 0 when the key was one of the scrolling keys. */
-static int exview_log_key(struct exview *v, int key)
+static int stepview_exercise_log_key(struct exview *v, int key)
 {
     size_t page = v->log_h > 2 ? (size_t)v->log_h - 2 : 1;
     if (key == KEY_UP || key == 'k')
@@ -877,7 +884,7 @@ static int exview_log_key(struct exview *v, int key)
     return 0;
 }
 
-static void exview_draw_text_foot(void *self, struct view_ctx *vc, struct layout_rect r)
+static void stepview_exercise_draw_text_foot(void *self, struct view_ctx *vc, struct layout_rect r)
 {
     struct exview *v = self;
     const struct screen_caps *c = vc->caps;
@@ -886,17 +893,18 @@ static void exview_draw_text_foot(void *self, struct view_ctx *vc, struct layout
     v->foot_w = r.w;
     v->foot_caps = c;
     int end = r.y + r.h;
-    struct exview_pen p = {.c = c, .x = r.x, .y = r.y, .w = r.w, .end = end, .draw = true};
+    struct stepview_exercise_pen p = {
+        .c = c, .x = r.x, .y = r.y, .w = r.w, .end = end, .draw = true};
     /* Fewer rows than wanted: the lesson screen kept the task its room (footrows.h). */
-    p.compact = v->inner_h > 0 && r.h < exview_text_foot_rows(v, v->inner_h) &&
+    p.compact = v->inner_h > 0 && r.h < stepview_exercise_text_foot_rows(v, v->inner_h) &&
                 !(v->state == EXVIEW_FAILED && v->log);
-    exview_foot_top(v, &p);
+    stepview_exercise_foot_top(v, &p);
     if (v->state == EXVIEW_FAILED && v->log) {
-        exview_draw_log(v, c, (struct layout_rect){r.x, p.y, r.w, end - p.y});
+        stepview_exercise_draw_log(v, c, (struct layout_rect){r.x, p.y, r.w, end - p.y});
         return;
     }
     static char brief[EXVIEW_BRIEF_MAX];
-    const char *report = exview_report(v, brief, sizeof brief);
+    const char *report = stepview_exercise_report(v, brief, sizeof brief);
     if (v->rv && p.y + 1 < end) {
         /* The checks; a report below them keeps a few rows whatever the checks take. */
         int run = stepview_run.text_foot_rows(v->rv, v->inner_h);
@@ -907,8 +915,8 @@ static void exview_draw_text_foot(void *self, struct view_ctx *vc, struct layout
         if (p.compact) {
             /* The files under the checks, when the checks leave them room or have their first
                rows (a heading, a name, a few rows of its advice) without it. */
-            struct exview_pen f = {.c = c, .w = r.w};
-            exview_foot_files(v, &f);
+            struct stepview_exercise_pen f = {.c = c, .w = r.w};
+            stepview_exercise_foot_files(v, &f);
             if (run + f.y > room && room - f.y >= 6)
                 run = room - f.y;
         }
@@ -917,14 +925,14 @@ static void exview_draw_text_foot(void *self, struct view_ctx *vc, struct layout
         p.y += gap + (run > 0 ? run : 0);
     }
     if (p.compact)
-        exview_foot_files(v, &p);
+        stepview_exercise_foot_files(v, &p);
     if (report)
-        exview_foot_report(&p, report);
-    exview_foot_warnings(v, &p);
+        stepview_exercise_foot_report(&p, report);
+    stepview_exercise_foot_warnings(v, &p);
 }
 
 /* The reference solution over the text pane, from its first line shown. */
-static void exview_draw_sheet(struct exview *v, struct view_ctx *vc)
+static void stepview_exercise_draw_sheet(struct exview *v, struct view_ctx *vc)
 {
     const struct screen_caps *c = vc->caps;
     widgets_clear(vc->layout.text);
@@ -954,7 +962,7 @@ static void exview_draw_sheet(struct exview *v, struct view_ctx *vc)
 }
 
 /* Scrolls the solution with the text's keys; 0 when the key was one of them. */
-static int exview_sheet_key(struct exview *v, int key)
+static int stepview_exercise_sheet_key(struct exview *v, int key)
 {
     size_t page = v->sheet_h > 2 ? (size_t)v->sheet_h - 2 : 1;
     size_t n = v->sheet_doc.nlines;
@@ -967,34 +975,34 @@ static int exview_sheet_key(struct exview *v, int key)
     else if (key == KEY_NPAGE)
         v->sheet_top = v->sheet_top + page < n ? v->sheet_top + page : n;
     else if (key == 27)
-        exview_close_sheet(v);
+        stepview_exercise_close_sheet(v);
     else
         return -1;
     v->c->dirty = true;
     return 0;
 }
 
-static void exview_draw(void *self, struct view_ctx *vc)
+static void stepview_exercise_draw(void *self, struct view_ctx *vc)
 {
     struct exview *v = self;
     const struct tally_sites *a, *b;
     double t;
     int mode = v->rv ? stepview_run_mode(v->rv) : -1;
     if (v->code && mode >= 0 && mode != v->code_mode)
-        exview_show_lines(v, mode);
+        stepview_exercise_show_lines(v, mode);
     if (v->code && v->rv && v->run.sc.has_learner &&
         stepview_run_sites(v->rv, v->run.sc.learner, &a, &b, &t))
         codeview_update(v->code, a, b, t);
     if (v->code)
         codeview_draw(v->code, vc->caps, vc->layout.text);
     else if (v->sheet)
-        exview_draw_sheet(v, vc);
+        stepview_exercise_draw_sheet(v, vc);
     else if (v->rv)
         stepview_run.draw(v->rv, vc);
-    exview_draw_confirm(v, vc->caps);
+    stepview_exercise_draw_confirm(v, vc->caps);
 }
 
-static void exview_title_right(void *self, char *buf, size_t len)
+static void stepview_exercise_title_right(void *self, char *buf, size_t len)
 {
     struct exview *v = self;
     if (v->rv)
@@ -1009,18 +1017,18 @@ static void exview_title_right(void *self, char *buf, size_t len)
  * exercise: the run that e stopped starts again on the program already built, whose verdicts
  * then come from a run the editor did not hold up.
  */
-static void exview_edited(void *self, struct view_ctx *c, bool ran)
+static void stepview_exercise_edited(void *self, struct view_ctx *c, bool ran)
 {
     struct exview *v = self;
-    if (exview_note_content(v)) {
+    if (stepview_exercise_note_content(v)) {
         v->build_after_save = true;
-        exview_rebuild(v);
+        stepview_exercise_rebuild(v);
         return;
     }
     /* A build under way goes on to its run; a failed one keeps its messages on screen. */
     if (v->state != EXVIEW_READY || v->rv)
         return;
-    exview_ready(v);
+    stepview_exercise_ready(v);
     /* The status line moves on to the run; the line under the files keeps what happened. */
     if (!ran)
         snprintf(v->status, sizeof v->status, "%s", c->status);
@@ -1035,7 +1043,7 @@ static void exview_edited(void *self, struct view_ctx *c, bool ran)
  * to the next, and how to leave (vi closes one file per :q, and says only "1 more file to
  * edit"). Matched on the command's name; NULL for an editor that needs no word (or one unknown).
  */
-static const char *exview_editor_keys(const char *ed)
+static const char *stepview_exercise_editor_keys(const char *ed)
 {
     static const struct {
         const char *name; /* the command's name, or its start when prefix */
@@ -1067,11 +1075,12 @@ static const char *exview_editor_keys(const char *ed)
    `$EDITOR a.c b.h`, as vi, nano, emacs and code all take), then builds what they saved. With
    several files in an editor that holds them in one session, the first e says how to move
    between them and leave, since nothing does once the editor has the screen; e again opens. */
-static int exview_key_edit(void *self, struct view_ctx *c, int key, struct view_action *act)
+static int stepview_exercise_key_edit(void *self, struct view_ctx *c, int key,
+                                      struct view_action *act)
 {
     struct exview *v = self;
     (void)key;
-    const char *ed = view_editor(), *keys = v->nedit > 1 ? exview_editor_keys(ed) : NULL;
+    const char *ed = view_editor(), *keys = v->nedit > 1 ? stepview_exercise_editor_keys(ed) : NULL;
     if (keys && !v->edit_told) {
         char n[32];
         snprintf(n, sizeof n, "all %zu files", v->nedit);
@@ -1079,26 +1088,29 @@ static int exview_key_edit(void *self, struct view_ctx *c, int key, struct view_
         v->edit_told = true;
         return 0;
     }
-    exview_stop_run(v); /* nothing runs unseen while the editor has the screen (see edited) */
+    stepview_exercise_stop_run(
+        v); /* nothing runs unseen while the editor has the screen (see edited) */
     *act = (struct view_action){.kind = VIEW_EDIT,
                                 .dir = v->dir,
                                 .files = v->edit,
                                 .nfiles = v->nedit,
-                                .edited = exview_edited,
+                                .edited = stepview_exercise_edited,
                                 .self = v};
     return 0;
 }
 
-static int exview_key_build(void *self, struct view_ctx *c, int key, struct view_action *act)
+static int stepview_exercise_key_build(void *self, struct view_ctx *c, int key,
+                                       struct view_action *act)
 {
     (void)c;
     (void)key;
     (void)act;
-    exview_rebuild(self);
+    stepview_exercise_rebuild(self);
     return 0;
 }
 
-static int exview_key_hint(void *self, struct view_ctx *c, int key, struct view_action *act)
+static int stepview_exercise_key_hint(void *self, struct view_ctx *c, int key,
+                                      struct view_action *act)
 {
     struct exview *v = self;
     (void)key;
@@ -1113,23 +1125,24 @@ static int exview_key_hint(void *self, struct view_ctx *c, int key, struct view_
     return 0;
 }
 
-/* The pass is recorded as the run is judged (exview_judged). */
-static bool exview_done(void *self)
+/* The pass is recorded as the run is judged (stepview_exercise_judged). */
+static bool stepview_exercise_done(void *self)
 {
     struct exview *v = self;
     return v->rv && stepview_run.done(v->rv);
 }
 
-static int exview_key_solution(void *self, struct view_ctx *c, int key, struct view_action *act)
+static int stepview_exercise_key_solution(void *self, struct view_ctx *c, int key,
+                                          struct view_action *act)
 {
     struct exview *v = self;
     (void)c;
     (void)key;
     (void)act;
     if (v->sheet)
-        exview_close_sheet(v);
-    else if (exview_done(v) || v->env.done)
-        exview_show_solution(v);
+        stepview_exercise_close_sheet(v);
+    else if (stepview_exercise_done(v) || v->env.done)
+        stepview_exercise_show_solution(v);
     else
         v->confirm_solution = true;
     return 0;
@@ -1137,7 +1150,8 @@ static int exview_key_solution(void *self, struct view_ctx *c, int key, struct v
 
 /* The results box is the run view's (a): listed here for the help, which shows the exercise's
    table. */
-static int exview_key_results(void *self, struct view_ctx *c, int key, struct view_action *act)
+static int stepview_exercise_key_results(void *self, struct view_ctx *c, int key,
+                                         struct view_action *act)
 {
     struct exview *v = self;
     const struct keybind *b = v->rv ? keys_find(stepview_run.keys, key) : NULL;
@@ -1148,7 +1162,8 @@ static int exview_key_results(void *self, struct view_ctx *c, int key, struct vi
     return b->fn(v->rv, c, key, act);
 }
 
-static int exview_key_lines(void *self, struct view_ctx *c, int key, struct view_action *act)
+static int stepview_exercise_key_lines(void *self, struct view_ctx *c, int key,
+                                       struct view_action *act)
 {
     (void)c;
     (void)key;
@@ -1161,11 +1176,12 @@ static int exview_key_lines(void *self, struct view_ctx *c, int key, struct view
         return 0;
     }
     int mode = v->rv ? stepview_run_mode(v->rv) : -1;
-    exview_show_lines(v, mode == EXERCISE_MODE_REFERENCE ? mode : EXERCISE_MODE_YOURS);
+    stepview_exercise_show_lines(v, mode == EXERCISE_MODE_REFERENCE ? mode : EXERCISE_MODE_YOURS);
     return 0;
 }
 
-static int exview_key_reset(void *self, struct view_ctx *c, int key, struct view_action *act)
+static int stepview_exercise_key_reset(void *self, struct view_ctx *c, int key,
+                                       struct view_action *act)
 {
     struct exview *v = self;
     (void)c;
@@ -1175,22 +1191,23 @@ static int exview_key_reset(void *self, struct view_ctx *c, int key, struct view
     return 0;
 }
 
-static const struct keytable exview_keys;
+static const struct keytable stepview_exercise_keys;
 
 /* Answers to the confirmations, then the run view's own keys. */
-static int exview_key(void *self, struct view_ctx *c, int key)
+static int stepview_exercise_key(void *self, struct view_ctx *c, int key)
 {
     struct exview *v = self;
     if (v->confirm_solution || v->confirm_reset) {
         bool yes = key == 'y' || key == 'Y';
         if (v->confirm_solution && yes)
-            exview_show_solution(v);
+            stepview_exercise_show_solution(v);
         if (v->confirm_reset && yes) {
             char moved[PATH_MAX + 32];
-            exview_stop_run(v);
+            stepview_exercise_stop_run(v);
             int rc = exercise_reset(v->ex, v->dir, moved, sizeof moved);
-            exview_note_content(v); /* the starter again: built now, and not an attempt */
-            exview_rebuild(v);
+            stepview_exercise_note_content(
+                v); /* the starter again: built now, and not an attempt */
+            stepview_exercise_rebuild(v);
             if (rc == 0)
                 view_status(c, false, "The starter is back; your files were kept as %s.", moved);
             else
@@ -1210,16 +1227,16 @@ static int exview_key(void *self, struct view_ctx *c, int key)
             return 0;
         }
     }
-    if (v->sheet && exview_sheet_key(v, key) == 0)
+    if (v->sheet && stepview_exercise_sheet_key(v, key) == 0)
         return 0;
     /* A failed build's messages have the screen: the text's scrolling keys scroll them. */
-    if (!v->sheet && v->state == EXVIEW_FAILED && v->log && exview_log_key(v, key) == 0)
+    if (!v->sheet && v->state == EXVIEW_FAILED && v->log && stepview_exercise_log_key(v, key) == 0)
         return 0;
     /* The exercise's other keys (edit, build, hint, reset) act on what the solution covers: it
        makes way for them. Mode keys and help leave it open; the run goes on behind it. */
-    if (v->sheet && key != 'S' && key != 'L' && keys_find(&exview_keys, key))
-        exview_close_sheet(v);
-    if (v->code && key != 'L' && keys_find(&exview_keys, key)) {
+    if (v->sheet && key != 'S' && key != 'L' && keys_find(&stepview_exercise_keys, key))
+        stepview_exercise_close_sheet(v);
+    if (v->code && key != 'L' && keys_find(&stepview_exercise_keys, key)) {
         codeview_close(v->code);
         v->code = NULL;
     }
@@ -1233,55 +1250,56 @@ static int exview_key(void *self, struct view_ctx *c, int key)
     return -1;
 }
 
-static const struct keybind exview_bindings[] = {
+static const struct keybind stepview_exercise_bindings[] = {
     {.key = 'e',
      .name = "e",
      .label = "edit",
      .help = "edit your files in $VISUAL or $EDITOR, each one with a TODO (saving builds and "
              "runs it)",
      .priority = 96,
-     .fn = exview_key_edit},
+     .fn = stepview_exercise_key_edit},
     {.key = 'b',
      .name = "b",
      .label = "build",
      .help = "build and run again now",
      .priority = 35,
-     .fn = exview_key_build},
+     .fn = stepview_exercise_key_build},
     {.key = 'H',
      .name = "H",
      .label = "hint",
      .help = "the next hint",
      .priority = 80,
-     .fn = exview_key_hint},
+     .fn = stepview_exercise_key_hint},
     {.key = 'a',
      .name = "a",
      /* In the footer through the run view's entries, once there is a run. */
      .help = "all the checks whole, failing ones first with what to do, as iolab check prints "
              "them (j/k scroll, another key closes)",
-     .fn = exview_key_results},
+     .fn = stepview_exercise_key_results},
     {.key = 'S',
      .name = "S",
      .help = "the reference solution's code (asks first before you pass); S or Esc closes it",
-     .fn = exview_key_solution},
+     .fn = stepview_exercise_key_solution},
     {.key = 'R',
      .name = "R",
      .help = "reset your files to the starter (asks first; yours are kept aside)",
-     .fn = exview_key_reset},
+     .fn = stepview_exercise_key_reset},
     {.key = 'L',
      .name = "L",
      .help = "your files (the reference's, in its mode) with each line's counted calls and calls "
              "a second in the margin, live (L or Esc closes)",
-     .fn = exview_key_lines},
+     .fn = stepview_exercise_key_lines},
 };
-static const struct keytable exview_keys = KEYTABLE("Exercise", exview_bindings);
+static const struct keytable stepview_exercise_keys =
+    KEYTABLE("Exercise", stepview_exercise_bindings);
 
-static size_t exview_footer(void *self, int width, struct keys_item *out, size_t max)
+static size_t stepview_exercise_footer(void *self, int width, struct keys_item *out, size_t max)
 {
     struct exview *v = self;
     return v->rv ? stepview_run.footer(v->rv, width, out, max) : 0;
 }
 
-static size_t exview_help(void *self, char lines[][128], size_t max)
+static size_t stepview_exercise_help(void *self, char lines[][128], size_t max)
 {
     struct exview *v = self;
     size_t n = 0;
@@ -1300,14 +1318,14 @@ static size_t exview_help(void *self, char lines[][128], size_t max)
     return n;
 }
 
-static void exview_click(void *self, struct view_ctx *c, int x, int y)
+static void stepview_exercise_click(void *self, struct view_ctx *c, int x, int y)
 {
     struct exview *v = self;
     if (v->rv)
         stepview_run.click(v->rv, c, x, y);
 }
 
-static bool exview_busy(void *self)
+static bool stepview_exercise_busy(void *self)
 {
     struct exview *v = self;
     return v->rv && stepview_run.busy(v->rv);
@@ -1315,7 +1333,7 @@ static bool exview_busy(void *self)
 
 /* A failed build's messages are what the learner reads now, and j/k scroll them; a sanitizer's
    report says why the program did not do its job, and takes the rows it needs. */
-static const char *exview_foot_first(void *self)
+static const char *stepview_exercise_foot_first(void *self)
 {
     struct exview *v = self;
     if (v->sheet || v->code)
@@ -1327,13 +1345,13 @@ static const char *exview_foot_first(void *self)
 }
 
 /* The checks are the run's: they scroll as the run view's do. */
-static int exview_foot_scroll(void *self, int dir)
+static int stepview_exercise_foot_scroll(void *self, int dir)
 {
     struct exview *v = self;
     return v->rv ? stepview_run_foot_scroll(v->rv, dir) : -1;
 }
 
-static bool exview_text_focused(void *self)
+static bool stepview_exercise_text_focused(void *self)
 {
     struct exview *v = self;
     return v->sheet || v->code || !v->rv || stepview_run.text_focused(v->rv);
@@ -1341,23 +1359,23 @@ static bool exview_text_focused(void *self)
 
 const struct stepview_kind stepview_exercise = {
     .name = "exercise",
-    .open = exview_open,
-    .close = exview_close,
-    .layout = exview_layout,
-    .text_foot_rows = exview_text_foot_rows,
-    .draw_text_foot = exview_draw_text_foot,
+    .open = stepview_exercise_open,
+    .close = stepview_exercise_close,
+    .layout = stepview_exercise_layout,
+    .text_foot_rows = stepview_exercise_text_foot_rows,
+    .draw_text_foot = stepview_exercise_draw_text_foot,
     .text_room = true,
-    .foot_first = exview_foot_first,
-    .draw = exview_draw,
-    .title_right = exview_title_right,
-    .key = exview_key,
-    .keys = &exview_keys,
-    .footer = exview_footer,
-    .help = exview_help,
-    .click = exview_click,
-    .done = exview_done,
-    .busy = exview_busy,
-    .text_focused = exview_text_focused,
-    .foot_scroll = exview_foot_scroll,
+    .foot_first = stepview_exercise_foot_first,
+    .draw = stepview_exercise_draw,
+    .title_right = stepview_exercise_title_right,
+    .key = stepview_exercise_key,
+    .keys = &stepview_exercise_keys,
+    .footer = stepview_exercise_footer,
+    .help = stepview_exercise_help,
+    .click = stepview_exercise_click,
+    .done = stepview_exercise_done,
+    .busy = stepview_exercise_busy,
+    .text_focused = stepview_exercise_text_focused,
+    .foot_scroll = stepview_exercise_foot_scroll,
     .open_hint = "e edits your file; every save builds and runs it. ? lists every key.",
 };

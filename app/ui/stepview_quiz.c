@@ -22,7 +22,7 @@
 #include <string.h>
 
 /* What the learner did with one question. */
-struct quizview_q {
+struct stepview_quiz_q {
     unsigned chosen;  /* bit k: answer k is chosen now */
     unsigned checked; /* the choice of the last check (what the marks and feedback show) */
     bool has_checked; /* a check was made since the question was shown or loaded */
@@ -35,17 +35,17 @@ struct quizview {
     const struct lesson_quiz *quiz;
     struct view_ctx *c;
     size_t cur; /* the question shown */
-    struct quizview_q *q;
+    struct stepview_quiz_q *q;
     /* Where each answer of the current question was drawn, for clicks. */
     int answer_y[QUIZ_MAX_ANSWERS], answer_h[QUIZ_MAX_ANSWERS];
 };
 
-static const struct lesson_question *quizview_question(const struct quizview *v)
+static const struct lesson_question *stepview_quiz_question(const struct quizview *v)
 {
     return &v->quiz->questions[v->cur];
 }
 
-static unsigned quizview_correct_set(const struct lesson_question *q)
+static unsigned stepview_quiz_correct_set(const struct lesson_question *q)
 {
     unsigned set = 0;
     for (size_t k = 0; k < q->nanswers; k++)
@@ -56,7 +56,7 @@ static unsigned quizview_correct_set(const struct lesson_question *q)
 
 /* ---- progress ---- */
 
-static void quizview_load(struct quizview *v)
+static void stepview_quiz_load(struct quizview *v)
 {
     const struct lesson_step *st = v->env.step;
     const char *json = v->c->progress
@@ -69,19 +69,19 @@ static void quizview_load(struct quizview *v)
     if (quiz_record_parse(json, &rec, why, sizeof why) < 0)
         return;
     for (size_t i = 0; i < rec.nquestions && i < v->quiz->nquestions; i++) {
-        struct quizview_q *q = &v->q[i];
+        struct stepview_quiz_q *q = &v->q[i];
         const struct lesson_question *lq = &v->quiz->questions[i];
         q->tries = rec.questions[i].tries;
         q->chosen = rec.questions[i].chosen & ((1u << lq->nanswers) - 1);
         /* Right only when it still is: an author may have changed the answers since. */
-        q->right = rec.questions[i].right && q->chosen == quizview_correct_set(lq);
+        q->right = rec.questions[i].right && q->chosen == stepview_quiz_correct_set(lq);
         q->checked = q->chosen;
         q->has_checked = q->tries > 0;
     }
     quiz_record_free(&rec);
 }
 
-static void quizview_save(struct quizview *v)
+static void stepview_quiz_save(struct quizview *v)
 {
     if (!v->c->progress)
         return;
@@ -116,7 +116,7 @@ static void quizview_save(struct quizview *v)
 
 /* ---- the row's functions ---- */
 
-static void *quizview_open(const struct stepview_env *env, struct view_ctx *c)
+static void *stepview_quiz_open(const struct stepview_env *env, struct view_ctx *c)
 {
     const struct lesson_quiz *quiz = lesson_step_quiz(env->step);
     if (!quiz || !quiz->nquestions)
@@ -129,14 +129,14 @@ static void *quizview_open(const struct stepview_env *env, struct view_ctx *c)
     v->env = *env;
     v->quiz = quiz;
     v->c = c;
-    quizview_load(v);
+    stepview_quiz_load(v);
     /* Open on the first question not answered right yet. */
     while (v->cur + 1 < quiz->nquestions && v->q[v->cur].right)
         v->cur++;
     return v;
 }
 
-static void quizview_close(void *self, struct view_ctx *c)
+static void stepview_quiz_close(void *self, struct view_ctx *c)
 {
     struct quizview *v = self;
     (void)c;
@@ -144,14 +144,14 @@ static void quizview_close(void *self, struct view_ctx *c)
     free(v);
 }
 
-static enum layout_kind quizview_layout(void *self, size_t *nprogs)
+static enum layout_kind stepview_quiz_layout(void *self, size_t *nprogs)
 {
     (void)self;
     *nprogs = 0;
     return LAYOUT_TEXT;
 }
 
-static bool quizview_done(void *self)
+static bool stepview_quiz_done(void *self)
 {
     struct quizview *v = self;
     for (size_t i = 0; i < v->quiz->nquestions; i++)
@@ -162,10 +162,10 @@ static bool quizview_done(void *self)
 
 /* ---- keys ---- */
 
-static void quizview_choose(struct quizview *v, size_t k)
+static void stepview_quiz_choose(struct quizview *v, size_t k)
 {
-    const struct lesson_question *lq = quizview_question(v);
-    struct quizview_q *q = &v->q[v->cur];
+    const struct lesson_question *lq = stepview_quiz_question(v);
+    struct stepview_quiz_q *q = &v->q[v->cur];
     if (k >= lq->nanswers)
         return;
     if (lq->ncorrect > 1)
@@ -176,13 +176,13 @@ static void quizview_choose(struct quizview *v, size_t k)
     view_status(v->c, false, "Enter checks your choice.");
 }
 
-static int quizview_check(void *self, struct view_ctx *c, int key, struct view_action *act)
+static int stepview_quiz_check(void *self, struct view_ctx *c, int key, struct view_action *act)
 {
     struct quizview *v = self;
     (void)key;
     (void)act;
-    const struct lesson_question *lq = quizview_question(v);
-    struct quizview_q *q = &v->q[v->cur];
+    const struct lesson_question *lq = stepview_quiz_question(v);
+    struct stepview_quiz_q *q = &v->q[v->cur];
     if (!q->chosen) {
         view_status(c, false, "Choose an answer first (1-%zu or a click).", lq->nanswers);
         return 0;
@@ -190,9 +190,9 @@ static int quizview_check(void *self, struct view_ctx *c, int key, struct view_a
     q->checked = q->chosen;
     q->has_checked = true;
     q->tries++;
-    bool right = q->chosen == quizview_correct_set(lq);
+    bool right = q->chosen == stepview_quiz_correct_set(lq);
     q->right = q->right || right;
-    quizview_save(v);
+    stepview_quiz_save(v);
     if (right && v->cur + 1 < v->quiz->nquestions)
         view_status(c, false, "Right %s  Tab: the next question.", c->caps->g->done);
     else if (right)
@@ -204,7 +204,7 @@ static int quizview_check(void *self, struct view_ctx *c, int key, struct view_a
     return 0;
 }
 
-static int quizview_move(void *self, struct view_ctx *c, int key, struct view_action *act)
+static int stepview_quiz_move(void *self, struct view_ctx *c, int key, struct view_action *act)
 {
     struct quizview *v = self;
     (void)act;
@@ -220,18 +220,18 @@ static int quizview_move(void *self, struct view_ctx *c, int key, struct view_ac
 }
 
 /* The digits choose answers; everything else goes to the table and the lesson. */
-static int quizview_key(void *self, struct view_ctx *c, int key)
+static int stepview_quiz_key(void *self, struct view_ctx *c, int key)
 {
     struct quizview *v = self;
     (void)c;
     if (key >= '1' && key <= '9') {
-        quizview_choose(v, (size_t)(key - '1'));
+        stepview_quiz_choose(v, (size_t)(key - '1'));
         return 0;
     }
     return -1;
 }
 
-static const struct keybind quizview_bindings[] = {
+static const struct keybind stepview_quiz_bindings[] = {
     {.key = '1',
      .name = "1-9",
      .label = "choose",
@@ -243,45 +243,45 @@ static const struct keybind quizview_bindings[] = {
      .label = "check",
      .help = "check your choice; when it is wrong, change it and check again",
      .priority = 88,
-     .fn = quizview_check},
-    {.key = '\n', .name = "Enter", .fn = quizview_check},
+     .fn = stepview_quiz_check},
+    {.key = '\n', .name = "Enter", .fn = stepview_quiz_check},
     {.key = '\t',
      .alt = KEY_BTAB,
      .name = "Tab",
      .label = "question",
      .help = "the next question (Shift-Tab: the previous one)",
      .priority = 60,
-     .fn = quizview_move},
+     .fn = stepview_quiz_move},
 };
-static const struct keytable quizview_keys = KEYTABLE("Quiz", quizview_bindings);
+static const struct keytable stepview_quiz_keys = KEYTABLE("Quiz", stepview_quiz_bindings);
 
-static void quizview_click(void *self, struct view_ctx *c, int x, int y)
+static void stepview_quiz_click(void *self, struct view_ctx *c, int x, int y)
 {
     struct quizview *v = self;
     (void)c;
     (void)x;
-    const struct lesson_question *lq = quizview_question(v);
+    const struct lesson_question *lq = stepview_quiz_question(v);
     for (size_t k = 0; k < lq->nanswers; k++)
         if (v->answer_h[k] > 0 && y >= v->answer_y[k] && y < v->answer_y[k] + v->answer_h[k])
-            quizview_choose(v, k);
+            stepview_quiz_choose(v, k);
 }
 
 /* ---- drawing ---- */
 
 /* The quiz takes the text pane but a few rows for the introduction above it. */
-static int quizview_text_foot_rows(void *self, int inner_h)
+static int stepview_quiz_text_foot_rows(void *self, int inner_h)
 {
     (void)self;
     int intro = inner_h / 4 > 4 ? inner_h / 4 : 4;
     return inner_h - intro > 6 ? inner_h - intro : inner_h / 2;
 }
 
-static void quizview_draw_text_foot(void *self, struct view_ctx *vc, struct layout_rect r)
+static void stepview_quiz_draw_text_foot(void *self, struct view_ctx *vc, struct layout_rect r)
 {
     struct quizview *v = self;
     const struct screen_caps *c = vc->caps;
-    const struct lesson_question *lq = quizview_question(v);
-    const struct quizview_q *q = &v->q[v->cur];
+    const struct lesson_question *lq = stepview_quiz_question(v);
+    const struct stepview_quiz_q *q = &v->q[v->cur];
     int y = r.y, end = r.y + r.h;
     for (int row = r.y; row < end; row++)
         mvhline(row, r.x, ' ', r.w);
@@ -325,7 +325,7 @@ static void quizview_draw_text_foot(void *self, struct view_ctx *vc, struct layo
         return;
     /* The verdict of the last check, while the choice is still the one checked. */
     y++;
-    unsigned correct = quizview_correct_set(lq);
+    unsigned correct = stepview_quiz_correct_set(lq);
     bool right = q->checked == correct;
     widgets_text(c, r.x, y, r.w, screen_attr(right ? SCREEN_GOOD : SCREEN_BAD) | A_BOLD,
                  right ? "Right." : "Not yet: change your choice and press Enter again.");
@@ -351,7 +351,7 @@ static void quizview_draw_text_foot(void *self, struct view_ctx *vc, struct layo
         widgets_para(vc->caps, r.x, &y, end, r.w, A_NORMAL, lq->explanation);
 }
 
-static void quizview_title_right(void *self, char *buf, size_t len)
+static void stepview_quiz_title_right(void *self, char *buf, size_t len)
 {
     struct quizview *v = self;
     size_t right = 0;
@@ -362,15 +362,15 @@ static void quizview_title_right(void *self, char *buf, size_t len)
 
 const struct stepview_kind stepview_quiz = {
     .name = "quiz",
-    .open = quizview_open,
-    .close = quizview_close,
-    .layout = quizview_layout,
-    .text_foot_rows = quizview_text_foot_rows,
-    .draw_text_foot = quizview_draw_text_foot,
-    .title_right = quizview_title_right,
-    .key = quizview_key,
-    .keys = &quizview_keys,
-    .click = quizview_click,
-    .done = quizview_done,
+    .open = stepview_quiz_open,
+    .close = stepview_quiz_close,
+    .layout = stepview_quiz_layout,
+    .text_foot_rows = stepview_quiz_text_foot_rows,
+    .draw_text_foot = stepview_quiz_draw_text_foot,
+    .title_right = stepview_quiz_title_right,
+    .key = stepview_quiz_key,
+    .keys = &stepview_quiz_keys,
+    .click = stepview_quiz_click,
+    .done = stepview_quiz_done,
     .open_hint = "1-9 choose an answer, Enter checks it; ? lists every key.",
 };

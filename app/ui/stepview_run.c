@@ -94,14 +94,14 @@ struct runview {
     struct codeview *code;
 };
 
-static size_t runview_nprogs(const struct runview *v)
+static size_t stepview_run_nprogs(const struct runview *v)
 {
     return v->sc->nprograms < LAYOUT_MAX_PROGS ? v->sc->nprograms : LAYOUT_MAX_PROGS;
 }
 
-static const struct lesson_program *runview_focused_prog(const struct runview *v)
+static const struct lesson_program *stepview_run_focused_prog(const struct runview *v)
 {
-    if (v->focus < 1 || (size_t)v->focus > runview_nprogs(v))
+    if (v->focus < 1 || (size_t)v->focus > stepview_run_nprogs(v))
         return NULL;
     return &v->sc->programs[v->focus - 1];
 }
@@ -111,7 +111,7 @@ static const struct lesson_program *runview_focused_prog(const struct runview *v
  * of a one-program step, an exercise's program); NULL when they restart different ones. What the
  * screen says about modes names it: a step with no server has no "server" to switch.
  */
-static const struct lesson_program *runview_switched(const struct runview *v)
+static const struct lesson_program *stepview_run_switched(const struct runview *v)
 {
     if (!v->sc->nmodes)
         return NULL;
@@ -124,7 +124,7 @@ static const struct lesson_program *runview_switched(const struct runview *v)
 
 /* What keeps running while p restarts in another mode: "; the load keeps running" when p is a
    server with clients, "; the others keep running" when there are other programs, else "". */
-static const char *runview_kept(const struct runview *v, const struct lesson_program *p)
+static const char *stepview_run_kept(const struct runview *v, const struct lesson_program *p)
 {
     if (v->sc->nprograms < 2)
         return "";
@@ -137,7 +137,7 @@ static const char *runview_kept(const struct runview *v, const struct lesson_pro
 /* ---- engine callbacks ---- */
 
 /* A limit of the jail named by the judge, on the status line, starting with a capital. */
-static void runview_say_limit(struct runview *v, const char *limit)
+static void stepview_run_say_limit(struct runview *v, const char *limit)
 {
     view_status(v->c, true, "%c%s; r restarts the scenario.",
                 limit[0] >= 'a' && limit[0] <= 'z' ? limit[0] - 'a' + 'A' : limit[0], limit + 1);
@@ -145,7 +145,7 @@ static void runview_say_limit(struct runview *v, const char *limit)
 
 /* Tells env.judged when the verdicts have just become final (an engine callback made them so);
    a restart that judges afresh makes the next verdicts news again. */
-static void runview_tell_judged(struct runview *v)
+static void stepview_run_tell_judged(struct runview *v)
 {
     bool judged = v->grader.over || grade_done(&v->grader);
     if (judged && !v->judged && v->env.judged)
@@ -153,14 +153,14 @@ static void runview_tell_judged(struct runview *v)
     v->judged = judged;
 }
 
-static void runview_on_line(void *data, size_t prog, enum engine_stream stream, const char *line,
-                            size_t len)
+static void stepview_run_on_line(void *data, size_t prog, enum engine_stream stream,
+                                 const char *line, size_t len)
 {
     struct runview *v = data;
     (void)stream;
     (void)len;
     judge_line(&v->judge, prog, line); /* output checks */
-    runview_tell_judged(v);
+    stepview_run_tell_judged(v);
     /* While the sampler ticks, output is drawn with the next snapshot: a chatty program must not
        make iolab redraw for every line. */
     if (v->est != ENGINE_RUNNING)
@@ -169,7 +169,7 @@ static void runview_on_line(void *data, size_t prog, enum engine_stream stream, 
 
 /* Whether a program other than prog still runs, in the snapshot the engine published just before
    prog's exit was reported: a bot that leaves on purpose (chat's dee) does not end the scenario. */
-static bool runview_others_run(const struct runview *v, size_t prog)
+static bool stepview_run_others_run(const struct runview *v, size_t prog)
 {
     for (uint32_t i = 0; v->have_snap && i < v->snap.nprogs && i < SNAPSHOT_MAX_PROGS; i++)
         if (i != prog && (v->snap.progs[i].state == SNAPSHOT_PROG_RUNNING ||
@@ -179,27 +179,27 @@ static bool runview_others_run(const struct runview *v, size_t prog)
     return false;
 }
 
-static void runview_on_exit(void *data, size_t prog, int status, bool expected)
+static void stepview_run_on_exit(void *data, size_t prog, int status, bool expected)
 {
     struct runview *v = data;
     const char *name = prog < v->sc->nprograms ? v->sc->programs[prog].name : "a program";
     /* Exit checks, and a limit of the jail named as `iolab check` names it. */
     const char *limit = judge_exit(&v->judge, v->engine, prog, status, expected);
-    runview_tell_judged(v);
+    stepview_run_tell_judged(v);
     view_log(v->c, "%s exited with status %d%s", name, status, expected ? " (stopped)" : "");
     if (limit)
-        runview_say_limit(v, limit);
+        stepview_run_say_limit(v, limit);
     else if (!expected && status != 0)
         view_status(v->c, true, "%s exited with status %d%s; r restarts the scenario.", name,
                     status, status > 128 ? " (killed by a signal)" : "");
-    else if (!expected && runview_others_run(v, prog))
+    else if (!expected && stepview_run_others_run(v, prog))
         view_status(v->c, false, "%s finished; the other programs go on.", name);
     else if (!expected)
         view_status(v->c, false, "%s finished; r runs the scenario again.", name);
     v->c->dirty = true;
 }
 
-static void runview_on_snapshot(void *data, const struct snapshot *snap)
+static void stepview_run_on_snapshot(void *data, const struct snapshot *snap)
 {
     struct runview *v = data;
     /* A new mode's first running snapshot, or a new run's (its clock went back), is the base.
@@ -215,14 +215,14 @@ static void runview_on_snapshot(void *data, const struct snapshot *snap)
     v->have_snap = true;
     v->c->dirty = true;
     const char *limit = judge_snapshot(&v->judge, v->engine, snap);
-    runview_tell_judged(v);
+    stepview_run_tell_judged(v);
     if (limit)
-        runview_say_limit(v, limit);
+        stepview_run_say_limit(v, limit);
     if (v->pv)
         predictview_update(v->pv, v->grader.session.modes, v->grader.session.nmodes);
 }
 
-static void runview_on_state(void *data, enum engine_state state)
+static void stepview_run_on_state(void *data, enum engine_state state)
 {
     struct runview *v = data;
     v->est = state;
@@ -231,12 +231,12 @@ static void runview_on_state(void *data, enum engine_state state)
     if (state == ENGINE_FAILED && v->engine)
         view_status(v->c, true, "The scenario could not start: %s", engine_error(v->engine));
     judge_state(&v->judge, v->engine, state); /* the tier; a run that ended is decided */
-    runview_tell_judged(v);
+    stepview_run_tell_judged(v);
     /* One mode is nothing to switch between; several name the program they restart. */
-    const struct lesson_program *p = runview_switched(v);
+    const struct lesson_program *p = stepview_run_switched(v);
     if (state == ENGINE_RUNNING && v->sc->nmodes > 1 && p)
         view_status(v->c, false, "Running. The footer's number keys switch the %s's mode%s.",
-                    p->name, runview_kept(v, p));
+                    p->name, stepview_run_kept(v, p));
     else if (state == ENGINE_RUNNING && v->sc->nmodes > 1)
         view_status(v->c, false, "Running. The footer's number keys switch modes.");
     else if (state == ENGINE_RUNNING)
@@ -245,7 +245,7 @@ static void runview_on_state(void *data, enum engine_state state)
 
 /* ---- scenario control ---- */
 
-static void runview_stop(struct runview *v)
+static void stepview_run_stop(struct runview *v)
 {
     if (v->engine) {
         /* engine_free kills whatever still runs; its handles close on the next loop turns. */
@@ -258,13 +258,13 @@ static void runview_stop(struct runview *v)
     v->paused = false;
 }
 
-static void runview_start(struct runview *v, int mode)
+static void stepview_run_start(struct runview *v, int mode)
 {
     if (sweepview_running(v->sweep)) {
         view_status(v->c, false, "A sweep is running: w stops it first.");
         return;
     }
-    runview_stop(v);
+    stepview_run_stop(v);
     /* A verdict made final by a failure is judged afresh by the next run (r after a fix of the
        scenario's own making, a mode switch); a pass stays. */
     if (judge_new_run(&v->judge) < 0) {
@@ -278,10 +278,10 @@ static void runview_start(struct runview *v, int mode)
     };
     struct engine_callbacks cb = {
         .data = v,
-        .on_line = runview_on_line,
-        .on_exit = runview_on_exit,
-        .on_snapshot = runview_on_snapshot,
-        .on_state = runview_on_state,
+        .on_line = stepview_run_on_line,
+        .on_exit = stepview_run_on_exit,
+        .on_snapshot = stepview_run_on_snapshot,
+        .on_state = stepview_run_on_state,
     };
     /* A step with a sweep runs its default value when run plainly. */
     const struct lesson_scenario *sc = sweepview_plain_scenario(v->sweep);
@@ -299,11 +299,11 @@ static void runview_start(struct runview *v, int mode)
         view_status(v->c, true, "The scenario could not start: %s", engine_error(v->engine));
 }
 
-static void runview_switch(struct runview *v, size_t mode)
+static void stepview_run_switch(struct runview *v, size_t mode)
 {
     enum engine_state s = v->engine ? engine_state(v->engine) : ENGINE_IDLE;
     if (s != ENGINE_RUNNING) {
-        runview_start(v, (int)mode);
+        stepview_run_start(v, (int)mode);
         return;
     }
     int rc = engine_switch_mode(v->engine, mode);
@@ -314,10 +314,10 @@ static void runview_switch(struct runview *v, size_t mode)
     else
         view_status(v->c, false, "Switching the %s to %s%s.",
                     v->sc->programs[v->sc->modes[mode].program].name, v->sc->modes[mode].id,
-                    runview_kept(v, &v->sc->programs[v->sc->modes[mode].program]));
+                    stepview_run_kept(v, &v->sc->programs[v->sc->modes[mode].program]));
 }
 
-static bool runview_live(const struct runview *v)
+static bool stepview_run_live(const struct runview *v)
 {
     enum engine_state s = v->engine ? engine_state(v->engine) : ENGINE_IDLE;
     return s == ENGINE_STARTING || s == ENGINE_RUNNING;
@@ -325,7 +325,7 @@ static bool runview_live(const struct runview *v)
 
 /* ---- the row's functions ---- */
 
-static void *runview_open(const struct stepview_env *env, struct view_ctx *c)
+static void *stepview_run_open(const struct stepview_env *env, struct view_ctx *c)
 {
     struct runview *v = calloc(1, sizeof *v);
     if (!v)
@@ -343,11 +343,11 @@ static void *runview_open(const struct stepview_env *env, struct view_ctx *c)
     return v;
 }
 
-static void runview_close(void *self, struct view_ctx *c)
+static void stepview_run_close(void *self, struct view_ctx *c)
 {
     struct runview *v = self;
     (void)c;
-    runview_stop(v);
+    stepview_run_stop(v);
     predictview_free(v->pv);
     sweepview_close(v->sweep);
     judge_free(&v->judge);
@@ -356,19 +356,19 @@ static void runview_close(void *self, struct view_ctx *c)
     free(v);
 }
 
-static enum layout_kind runview_layout(void *self, size_t *nprogs)
+static enum layout_kind stepview_run_layout(void *self, size_t *nprogs)
 {
-    *nprogs = runview_nprogs(self);
+    *nprogs = stepview_run_nprogs(self);
     return LAYOUT_RUN;
 }
 
-static bool runview_done(void *self)
+static bool stepview_run_done(void *self)
 {
     struct runview *v = self;
     return grade_done(&v->grader) || sweepview_has_result(v->sweep);
 }
 
-static bool runview_busy(void *self)
+static bool stepview_run_busy(void *self)
 {
     struct runview *v = self;
     enum engine_state s = v->engine ? engine_state(v->engine) : ENGINE_IDLE;
@@ -377,7 +377,7 @@ static bool runview_busy(void *self)
 }
 
 /* Keys typed into a focused interactive program pane. 0 when taken. */
-static int runview_type(struct runview *v, int key)
+static int stepview_run_type(struct runview *v, int key)
 {
     size_t prog = (size_t)v->focus - 1;
     if (key == '\r' || key == '\n' || key == KEY_ENTER) {
@@ -412,14 +412,14 @@ static int runview_type(struct runview *v, int key)
 /* Keys before the table: focus, typing into a program, the lesson's mode keys. */
 /* Whether a pane takes typed keys: the text pane (keys are commands there) and the program
    panes of interactive programs. Focus moves only between those. */
-static bool runview_focusable(const struct runview *v, int focus)
+static bool stepview_run_focusable(const struct runview *v, int focus)
 {
-    return focus == 0 || (focus >= 1 && (size_t)focus <= runview_nprogs(v) &&
+    return focus == 0 || (focus >= 1 && (size_t)focus <= stepview_run_nprogs(v) &&
                           v->sc->programs[focus - 1].interactive);
 }
 
 /* Keys while a program's pane has the whole body: scrolling its output, leaving. 0 taken. */
-static int runview_zoom_key(struct runview *v, struct view_ctx *c, int key)
+static int stepview_run_zoom_key(struct runview *v, struct view_ctx *c, int key)
 {
     size_t n = v->engine && v->pick < v->sc->nprograms ? engine_lines(v->engine, v->pick) : 0;
     size_t page = LINES > 8 ? (size_t)LINES - 8 : 1;
@@ -446,7 +446,7 @@ static int runview_zoom_key(struct runview *v, struct view_ctx *c, int key)
 }
 
 /* Keys before the table: focus, typing into a program, the lesson's mode keys. */
-static int runview_key(void *self, struct view_ctx *c, int key)
+static int stepview_run_key(void *self, struct view_ctx *c, int key)
 {
     struct runview *v = self;
     if (v->code && !v->results && !v->legend) {
@@ -485,24 +485,24 @@ static int runview_key(void *self, struct view_ctx *c, int key)
         c->dirty = true;
         return 0;
     }
-    if (v->zoom && v->focus == 0 && runview_zoom_key(v, c, key) == 0)
+    if (v->zoom && v->focus == 0 && stepview_run_zoom_key(v, c, key) == 0)
         return 0;
     int pk = predictview_key(v->pv, key); /* the predictions asked before a start */
     if (pk == 1)
-        runview_start(v, v->engine ? engine_mode(v->engine) : -1);
+        stepview_run_start(v, v->engine ? engine_mode(v->engine) : -1);
     if (pk >= 0)
         return 0;
-    int nfocus = (int)runview_nprogs(v) + 1;
+    int nfocus = (int)stepview_run_nprogs(v) + 1;
     if (key == '\t' || key == KEY_BTAB) {
         int f = v->focus;
         do
             f = (f + (key == '\t' ? 1 : nfocus - 1)) % nfocus;
-        while (!runview_focusable(v, f));
+        while (!stepview_run_focusable(v, f));
         v->ninput = 0;
         if (f == v->focus)
             view_status(c, false, "No program here takes typed input; keys are commands.");
         v->focus = f;
-        const struct lesson_program *fp = runview_focused_prog(v);
+        const struct lesson_program *fp = stepview_run_focused_prog(v);
         if (fp)
             view_status(c, false, "Typing goes to %s; Enter sends the line, Esc leaves.", fp->name);
         else if (f != 0 || key == KEY_BTAB || nfocus > 1)
@@ -515,39 +515,40 @@ static int runview_key(void *self, struct view_ctx *c, int key)
         v->compare = false;
         return 0;
     }
-    const struct lesson_program *fp = runview_focused_prog(v);
-    if (fp && fp->interactive && runview_type(v, key) == 0)
+    const struct lesson_program *fp = stepview_run_focused_prog(v);
+    if (fp && fp->interactive && stepview_run_type(v, key) == 0)
         return 0;
     for (size_t i = 0; i < v->sc->nmodes; i++)
         if (v->sc->modes[i].key == key) {
-            runview_switch(v, i);
+            stepview_run_switch(v, i);
             return 0;
         }
     return -1;
 }
 
-static int runview_key_start(void *self, struct view_ctx *c, int key, struct view_action *act)
+static int stepview_run_key_start(void *self, struct view_ctx *c, int key, struct view_action *act)
 {
     struct runview *v = self;
     (void)c;
     (void)key;
     (void)act;
-    if (!runview_live(v) && !predictview_ask(v->pv))
-        runview_start(v, v->engine ? engine_mode(v->engine) : -1);
+    if (!stepview_run_live(v) && !predictview_ask(v->pv))
+        stepview_run_start(v, v->engine ? engine_mode(v->engine) : -1);
     return 0;
 }
 
-static int runview_key_restart(void *self, struct view_ctx *c, int key, struct view_action *act)
+static int stepview_run_key_restart(void *self, struct view_ctx *c, int key,
+                                    struct view_action *act)
 {
     struct runview *v = self;
     (void)c;
     (void)key;
     (void)act;
-    runview_start(v, v->engine ? engine_mode(v->engine) : -1);
+    stepview_run_start(v, v->engine ? engine_mode(v->engine) : -1);
     return 0;
 }
 
-static int runview_key_pause(void *self, struct view_ctx *c, int key, struct view_action *act)
+static int stepview_run_key_pause(void *self, struct view_ctx *c, int key, struct view_action *act)
 {
     struct runview *v = self;
     (void)key;
@@ -563,7 +564,8 @@ static int runview_key_pause(void *self, struct view_ctx *c, int key, struct vie
     return 0;
 }
 
-static int runview_key_compare(void *self, struct view_ctx *c, int key, struct view_action *act)
+static int stepview_run_key_compare(void *self, struct view_ctx *c, int key,
+                                    struct view_action *act)
 {
     struct runview *v = self;
     (void)c;
@@ -573,7 +575,7 @@ static int runview_key_compare(void *self, struct view_ctx *c, int key, struct v
     return 0;
 }
 
-static int runview_key_totals(void *self, struct view_ctx *c, int key, struct view_action *act)
+static int stepview_run_key_totals(void *self, struct view_ctx *c, int key, struct view_action *act)
 {
     struct runview *v = self;
     (void)key;
@@ -585,7 +587,7 @@ static int runview_key_totals(void *self, struct view_ctx *c, int key, struct vi
     return 0;
 }
 
-static int runview_key_legend(void *self, struct view_ctx *c, int key, struct view_action *act)
+static int stepview_run_key_legend(void *self, struct view_ctx *c, int key, struct view_action *act)
 {
     struct runview *v = self;
     (void)c;
@@ -598,7 +600,7 @@ static int runview_key_legend(void *self, struct view_ctx *c, int key, struct vi
 
 /* The program whose source the code view shows: the one under study, else the first server,
    else the first program. */
-static size_t runview_code_prog(const struct runview *v)
+static size_t stepview_run_code_prog(const struct runview *v)
 {
     if (v->sc->study >= 0 && (size_t)v->sc->study < v->sc->nprograms)
         return (size_t)v->sc->study;
@@ -613,10 +615,11 @@ static size_t runview_code_prog(const struct runview *v)
    to sandbox/demos in the build tree), so that an installed or unpacked tree shows it; a pack's
    own from the pack's sources; any other from the file its line table names, when that is a
    regular file. */
-static int runview_code_source(void *data, const char *file, const char *dwarf_path, char **text)
+static int stepview_run_code_source(void *data, const char *file, const char *dwarf_path,
+                                    char **text)
 {
     const struct runview *v = data;
-    const char *prog = v->sc->programs[runview_code_prog(v)].program;
+    const char *prog = v->sc->programs[stepview_run_code_prog(v)].program;
     char dir[PATH_MAX], path[PATH_MAX * 2];
     size_t len;
     if (!strchr(prog, '/') && !strchr(file, '/') &&
@@ -662,20 +665,22 @@ int stepview_run_mode(void *self)
     return v->have_snap ? v->snap.mode : -1;
 }
 
-static int runview_key_code(void *self, struct view_ctx *c, int key, struct view_action *act)
+static int stepview_run_key_code(void *self, struct view_ctx *c, int key, struct view_action *act)
 {
     struct runview *v = self;
     (void)key;
     (void)act;
     char title[96];
-    snprintf(title, sizeof title, "%s's calls by line", v->sc->programs[runview_code_prog(v)].name);
+    snprintf(title, sizeof title, "%s's calls by line",
+             v->sc->programs[stepview_run_code_prog(v)].name);
     codeview_close(v->code);
-    v->code = codeview_open(title, NULL, 0, runview_code_source, v);
+    v->code = codeview_open(title, NULL, 0, stepview_run_code_source, v);
     c->dirty = true;
     return 0;
 }
 
-static int runview_key_results(void *self, struct view_ctx *c, int key, struct view_action *act)
+static int stepview_run_key_results(void *self, struct view_ctx *c, int key,
+                                    struct view_action *act)
 {
     struct runview *v = self;
     (void)key;
@@ -686,7 +691,7 @@ static int runview_key_results(void *self, struct view_ctx *c, int key, struct v
     return 0;
 }
 
-static int runview_key_sweep(void *self, struct view_ctx *c, int key, struct view_action *act)
+static int stepview_run_key_sweep(void *self, struct view_ctx *c, int key, struct view_action *act)
 {
     struct runview *v = self;
     (void)key;
@@ -695,12 +700,13 @@ static int runview_key_sweep(void *self, struct view_ctx *c, int key, struct vie
         view_status(c, false, "This step has no sweep.");
         return 0;
     }
-    runview_stop(v); /* the sweep runs its own programs, point by point */
+    stepview_run_stop(v); /* the sweep runs its own programs, point by point */
     sweepview_toggle(v->sweep, c);
     return 0;
 }
 
-static int runview_key_sweep_show(void *self, struct view_ctx *c, int key, struct view_action *act)
+static int stepview_run_key_sweep_show(void *self, struct view_ctx *c, int key,
+                                       struct view_action *act)
 {
     struct runview *v = self;
     (void)key;
@@ -713,71 +719,71 @@ static int runview_key_sweep_show(void *self, struct view_ctx *c, int key, struc
 }
 
 /* The picked program's place: "ben (4 of 7)". */
-static void runview_say_pick(struct runview *v, struct view_ctx *c)
+static void stepview_run_say_pick(struct runview *v, struct view_ctx *c)
 {
     const char *name = v->sc->programs[v->pick].name;
     if (v->zoom)
         view_status(c, false,
                     "%s (%zu of %zu) on the whole screen: j/k scroll, o the next, Esc "
                     "returns.",
-                    name, v->pick + 1, runview_nprogs(v));
+                    name, v->pick + 1, stepview_run_nprogs(v));
     else
         view_status(c, false, "%s picked (%zu of %zu): z shows its pane on the whole screen.", name,
-                    v->pick + 1, runview_nprogs(v));
+                    v->pick + 1, stepview_run_nprogs(v));
 }
 
 /* The shared last pane turns to the picked program when it is one of those it holds. */
-static void runview_pick(struct runview *v, size_t prog)
+static void stepview_run_pick(struct runview *v, size_t prog)
 {
-    v->pick = prog < runview_nprogs(v) ? prog : 0;
+    v->pick = prog < stepview_run_nprogs(v) ? prog : 0;
     v->zoom_back = 0;
     if (v->nfolded && v->pick + 1 >= v->npanes)
         v->tab = v->pick;
 }
 
-static int runview_key_other(void *self, struct view_ctx *c, int key, struct view_action *act)
+static int stepview_run_key_other(void *self, struct view_ctx *c, int key, struct view_action *act)
 {
     struct runview *v = self;
     (void)key;
     (void)act;
-    if (!runview_nprogs(v)) {
+    if (!stepview_run_nprogs(v)) {
         view_status(c, false, "This step has no programs to pick.");
         return 0;
     }
-    runview_pick(v, v->pick + 1);
-    runview_say_pick(v, c);
+    stepview_run_pick(v, v->pick + 1);
+    stepview_run_say_pick(v, c);
     return 0;
 }
 
-static int runview_key_zoom(void *self, struct view_ctx *c, int key, struct view_action *act)
+static int stepview_run_key_zoom(void *self, struct view_ctx *c, int key, struct view_action *act)
 {
     struct runview *v = self;
     (void)key;
     (void)act;
-    if (!runview_nprogs(v)) {
+    if (!stepview_run_nprogs(v)) {
         view_status(c, false, "This step has no program panes.");
         return 0;
     }
     v->zoom = true;
     v->zoom_back = 0;
-    runview_say_pick(v, c);
+    stepview_run_say_pick(v, c);
     return 0;
 }
 
-static const struct keybind runview_bindings[] = {
+static const struct keybind stepview_run_bindings[] = {
     {.key = '\r',
      .alt = KEY_ENTER,
      .name = "Enter",
      .label = "start",
      .help = "start the scenario",
      .priority = 90,
-     .fn = runview_key_start},
+     .fn = stepview_run_key_start},
     {.key = KEY_RIGHT,
      .alt = 'l',
      .name = "Right/l",
      .help = "start the scenario",
-     .fn = runview_key_start},
-    {.key = '\n', .name = "Enter", .fn = runview_key_start},
+     .fn = stepview_run_key_start},
+    {.key = '\n', .name = "Enter", .fn = stepview_run_key_start},
     {.key = '1',
      .name = "1-9",
      .help = "switch to that mode (the footer lists them): only the program it changes "
@@ -787,75 +793,76 @@ static const struct keybind runview_bindings[] = {
      .label = "pause",
      .help = "pause or resume the load (the clients)",
      .priority = 50,
-     .fn = runview_key_pause},
+     .fn = stepview_run_key_pause},
     {.key = 'r',
      .name = "r",
      .label = "restart",
      .help = "restart the scenario",
      .priority = 40,
-     .fn = runview_key_restart},
+     .fn = stepview_run_key_restart},
     {.key = 'c',
      .name = "c",
      .label = "compare",
      .help = "comparison of the modes tried in this session",
      .priority = 70,
-     .fn = runview_key_compare},
+     .fn = stepview_run_key_compare},
     {.key = 'i',
      .name = "i",
      .label = "info",
      .help = "what every figure and mark of the counters means",
      .priority = 45,
-     .fn = runview_key_legend},
+     .fn = stepview_run_key_legend},
     {.key = 'a',
      .name = "a",
      .help = "all the checks, expected outcomes and predictions whole, in a box (j/k scroll it, "
              "another key closes it)",
-     .fn = runview_key_results},
+     .fn = stepview_run_key_results},
     {.key = 'L',
      .name = "L",
      .label = "lines",
      .help = "the studied program's source with its counted calls by line, and calls a second, "
              "since its mode began (L or Esc closes)",
      .priority = 14,
-     .fn = runview_key_code},
+     .fn = stepview_run_key_code},
     {.key = 't',
      .name = "t",
      .label = "totals",
      .help = "counters since the mode started, or totals since the scenario started",
      .priority = 15,
-     .fn = runview_key_totals},
+     .fn = stepview_run_key_totals},
     {.key = '\t',
      .alt = KEY_BTAB,
      .name = "Tab",
      .label = "pane",
      .help = "focus the next pane (Shift-Tab: previous); type into a program that takes input",
      .priority = 60},
-    /* z and o are in the footer through runview_footer, which an exercise's view shares. */
+    /* z and o are in the footer through stepview_run_footer, which an exercise's view shares. */
     {.key = 'z',
      .name = "z",
      .help = "a program's pane on the whole screen (j/k scroll it; z or Esc returns)",
-     .fn = runview_key_zoom},
+     .fn = stepview_run_key_zoom},
     {.key = 'o',
      .name = "o",
      .help = "pick the next program: z shows it whole; a pane shared by several programs turns "
              "to it",
-     .fn = runview_key_other},
+     .fn = stepview_run_key_other},
     {.key = 27,
      .name = "Esc",
      .help = "leave a program's input, the comparison or the whole-screen pane"},
     {.key = 'w',
      .name = "w",
      .help = "a step with a sweep: run every point (w again stops; finished points stay)",
-     .fn = runview_key_sweep},
+     .fn = stepview_run_key_sweep},
     {.key = 'v',
      .name = "v",
      .help = "a step with a sweep: its chart, its table, or the counters",
-     .fn = runview_key_sweep_show},
+     .fn = stepview_run_key_sweep_show},
 };
-static const struct keytable runview_keys = KEYTABLE("Run step", runview_bindings);
+static const struct keytable stepview_run_keys = KEYTABLE("Run step", stepview_run_bindings);
 
 /* The modes' entries (and the sweep's keys). */
-static size_t runview_footer_modes(struct runview *v, int width, struct keys_item *out, size_t max)
+static size_t stepview_run_footer_modes(struct runview *v, int width, struct keys_item *out,
+                                        size_t max)
 {
     static char names[LESSON_KIND_MODES][2];
     static char range[16];
@@ -886,7 +893,7 @@ static size_t runview_footer_modes(struct runview *v, int width, struct keys_ite
     return n;
 }
 
-static size_t runview_footer(void *self, int width, struct keys_item *out, size_t max)
+static size_t stepview_run_footer(void *self, int width, struct keys_item *out, size_t max)
 {
     struct runview *v = self;
     if (v->zoom && max >= 3) {
@@ -898,10 +905,10 @@ static size_t runview_footer(void *self, int width, struct keys_item *out, size_
     }
     /* A pane is narrow at 80 columns: z, which shows one whole, is offered after the keys a run
        step is about (start, compare) and before the rest; o when programs share a pane. */
-    size_t extra = runview_nprogs(v) ? 1 + (v->nfolded != 0) : 0;
+    size_t extra = stepview_run_nprogs(v) ? 1 + (v->nfolded != 0) : 0;
     if (max <= extra)
-        return runview_footer_modes(v, width, out, max);
-    size_t n = runview_footer_modes(v, width, out, max - extra);
+        return stepview_run_footer_modes(v, width, out, max);
+    size_t n = stepview_run_footer_modes(v, width, out, max - extra);
     if (extra)
         out[n++] = (struct keys_item){"z", "zoom", 65};
     if (extra > 1)
@@ -909,16 +916,16 @@ static size_t runview_footer(void *self, int width, struct keys_item *out, size_
     return n;
 }
 
-static size_t runview_help(void *self, char lines[][128], size_t max)
+static size_t stepview_run_help(void *self, char lines[][128], size_t max)
 {
     struct runview *v = self;
     size_t n = 0;
     /* What a mode key restarts, named from the step: the table's line cannot know it. */
-    const struct lesson_program *p = runview_switched(v);
+    const struct lesson_program *p = stepview_run_switched(v);
     if (v->sc->nmodes > 1 && max > 0)
         snprintf(lines[n++], 128, "%c-%c\teach restarts the %s in that mode%s", v->sc->modes[0].key,
                  v->sc->modes[v->sc->nmodes - 1].key, p ? p->name : "program it changes",
-                 runview_kept(v, p));
+                 stepview_run_kept(v, p));
     for (size_t i = 0; i < v->sc->nmodes && n < max; i++, n++) {
         char label[200];
         snprintf(lines[n], 128, "%c\tmode %s", v->sc->modes[i].key,
@@ -927,7 +934,7 @@ static size_t runview_help(void *self, char lines[][128], size_t max)
     return n;
 }
 
-static void runview_click(void *self, struct view_ctx *c, int x, int y)
+static void stepview_run_click(void *self, struct view_ctx *c, int x, int y)
 {
     struct runview *v = self;
     const struct layout *L = &c->layout;
@@ -940,9 +947,9 @@ static void runview_click(void *self, struct view_ctx *c, int x, int y)
             /* The shared last pane stands for the program it shows. */
             size_t prog = L->nfolded && i + 1 == L->nprogs ? v->tab : i;
             v->focus = (int)prog + 1;
-            runview_pick(v, prog);
+            stepview_run_pick(v, prog);
         }
-    if (!runview_focusable(v, v->focus))
+    if (!stepview_run_focusable(v, v->focus))
         v->focus = 0; /* a click on a pane that takes no input gives the focus back to the text */
     /* A click on the holding checks' row opens them (each with its name and figure), or folds
        them again. */
@@ -955,7 +962,7 @@ static void runview_click(void *self, struct view_ctx *c, int x, int y)
 
 /* ---- drawing ---- */
 
-static const char *runview_prog_state(enum snapshot_prog_state s)
+static const char *stepview_run_prog_state(enum snapshot_prog_state s)
 {
     static const char *const names[] = {
         [SNAPSHOT_PROG_IDLE] = "idle",         [SNAPSHOT_PROG_STARTING] = "starting",
@@ -972,12 +979,12 @@ static const char *runview_prog_state(enum snapshot_prog_state s)
  * those not judged (a dim "-", never in the holding row), then the holding ones folded into one
  * row ("✓ 7 checks hold") until a click on it opens them, each then its name first and its
  * figure after. What does not fit is whole in the results box (a); and when a failing check
- * does not fit whole, the checks scroll in their rows instead (runview_checks_scrolled), each
+ * does not fit whole, the checks scroll in their rows instead (stepview_run_checks_scrolled), each
  * whole.
  */
 
 /* Check i's state as footrows.h plans it. */
-static enum footrows_state runview_check_state(const struct runview *v, size_t i)
+static enum footrows_state stepview_run_check_state(const struct runview *v, size_t i)
 {
     switch (grade_state(&v->grader, i)) {
     case GRADE_FAIL:
@@ -993,23 +1000,23 @@ static enum footrows_state runview_check_state(const struct runview *v, size_t i
 
 /* The order the checks are listed in: failing ones first, then open ones, then those not
    judged, then the passes, each group in the step's order. */
-static size_t runview_check_order(const struct runview *v, size_t *order)
+static size_t stepview_run_check_order(const struct runview *v, size_t *order)
 {
     static const enum footrows_state groups[] = {FOOTROWS_FAIL, FOOTROWS_OPEN, FOOTROWS_UNJUDGED,
                                                  FOOTROWS_PASS};
     size_t n = 0;
     for (size_t gi = 0; gi < sizeof groups / sizeof *groups; gi++)
         for (size_t i = 0; i < v->sc->nchecks; i++)
-            if (runview_check_state(v, i) == groups[gi])
+            if (stepview_run_check_state(v, i) == groups[gi])
                 order[n++] = i;
     return n;
 }
 
 /* The rows check i takes whole at width w: its name, and its sentence while it is to do. */
-static int runview_check_whole(const struct runview *v, const struct screen_caps *c, size_t i,
-                               int w)
+static int stepview_run_check_whole(const struct runview *v, const struct screen_caps *c, size_t i,
+                                    int w)
 {
-    enum footrows_state st = runview_check_state(v, i);
+    enum footrows_state st = stepview_run_check_state(v, i);
     if (st == FOOTROWS_UNJUDGED)
         return 1;
     char msg[768];
@@ -1029,19 +1036,19 @@ static int runview_check_whole(const struct runview *v, const struct screen_caps
 }
 
 /* Plans the checks in room rows at width w: order and ck (nchecks each) filled. */
-static void runview_check_plan(const struct runview *v, const struct screen_caps *c, int w,
-                               int room, size_t *order, struct footrows_check *ck,
-                               struct footrows_plan *plan)
+static void stepview_run_check_plan(const struct runview *v, const struct screen_caps *c, int w,
+                                    int room, size_t *order, struct footrows_check *ck,
+                                    struct footrows_plan *plan)
 {
-    size_t n = runview_check_order(v, order);
+    size_t n = stepview_run_check_order(v, order);
     for (size_t k = 0; k < n; k++)
-        ck[k] = (struct footrows_check){.state = runview_check_state(v, order[k]),
-                                        .whole = runview_check_whole(v, c, order[k], w)};
+        ck[k] = (struct footrows_check){.state = stepview_run_check_state(v, order[k]),
+                                        .whole = stepview_run_check_whole(v, c, order[k], w)};
     footrows_checks(ck, n, room, v->passes_open, plan);
 }
 
 /* Rows the checks take, their heading included, in room rows. */
-static int runview_check_rows(struct runview *v, int room)
+static int stepview_run_check_rows(struct runview *v, int room)
 {
     size_t n = v->sc->nchecks;
     int one = n ? (int)n + 1 : 0;
@@ -1051,7 +1058,7 @@ static int runview_check_rows(struct runview *v, int room)
     struct footrows_check *ck = malloc(n * sizeof *ck);
     struct footrows_plan plan = {.rows = one < room ? one : room};
     if (order && ck)
-        runview_check_plan(v, v->foot_caps, v->foot_w, room, order, ck, &plan);
+        stepview_run_check_plan(v, v->foot_caps, v->foot_w, room, order, ck, &plan);
     free(order);
     free(ck);
     return plan.rows;
@@ -1059,8 +1066,8 @@ static int runview_check_rows(struct runview *v, int room)
 
 /* A paragraph wrapped at w columns from (x, y) on at most rows rows; when it is longer, its
    last row shown ends with the "more" mark. */
-static void runview_para_cut(const struct screen_caps *c, int x, int y, int w, int rows,
-                             attr_t attr, const char *s)
+static void stepview_run_para_cut(const struct screen_caps *c, int x, int y, int w, int rows,
+                                  attr_t attr, const char *s)
 {
     struct wrap_doc d = {0};
     if (rows <= 0 || wrap_plain(s, w, c->utf8, &d) < 0) {
@@ -1078,9 +1085,9 @@ static void runview_para_cut(const struct screen_caps *c, int x, int y, int w, i
 
 /* Draws check i (listed with rows rows, as planned) from (x, y); fold: the row stands for the
    count of its kind (holding, or not judged). */
-static void runview_check_draw(struct runview *v, const struct screen_caps *c, size_t i, int x,
-                               int y, int w, const struct footrows_check *ck, size_t count,
-                               bool fold)
+static void stepview_run_check_draw(struct runview *v, const struct screen_caps *c, size_t i, int x,
+                                    int y, int w, const struct footrows_check *ck, size_t count,
+                                    bool fold)
 {
     const struct lesson_check *chk = &v->sc->checks[i];
     char msg[768], line[1024];
@@ -1132,12 +1139,12 @@ static void runview_check_draw(struct runview *v, const struct screen_caps *c, s
         widgets_text(c, x + 2, y, w - 2, A_BOLD, chk->text);
     else
         widgets_wrapped(c, x + 2, y, w - 2, 2, name, A_BOLD, chk->text);
-    runview_para_cut(c, x + 4, y + name, w - 4, ck->rows - name, A_NORMAL, msg);
+    stepview_run_para_cut(c, x + 4, y + name, w - 4, ck->rows - name, A_NORMAL, msg);
 }
 
 /* One row of the checks' scrolled form: its text drawn from column x (0 is the mark's) in
    attr; mark, when set, stands in the first columns. */
-struct runview_row {
+struct stepview_run_row {
     int x;
     attr_t attr;
     const char *mark; /* the check's mark on its first row; NULL */
@@ -1146,24 +1153,25 @@ struct runview_row {
     bool fold; /* the holding checks' folded row: a click opens them */
 };
 
-struct runview_rows {
-    struct runview_row *row;
+struct stepview_run_rows {
+    struct stepview_run_row *row;
     size_t n, cap;
 };
 
-static void runview_rows_free(struct runview_rows *r)
+static void stepview_run_rows_free(struct stepview_run_rows *r)
 {
     for (size_t i = 0; i < r->n; i++)
         free(r->row[i].text);
     free(r->row);
-    *r = (struct runview_rows){0};
+    *r = (struct stepview_run_rows){0};
 }
 
-static int runview_rows_add(struct runview_rows *r, struct runview_row row, const char *text)
+static int stepview_run_rows_add(struct stepview_run_rows *r, struct stepview_run_row row,
+                                 const char *text)
 {
     if (r->n == r->cap) {
         size_t cap = r->cap ? 2 * r->cap : 32;
-        struct runview_row *g = realloc(r->row, cap * sizeof *g);
+        struct stepview_run_row *g = realloc(r->row, cap * sizeof *g);
         if (!g)
             return -ENOMEM;
         r->row = g;
@@ -1177,15 +1185,16 @@ static int runview_rows_add(struct runview_rows *r, struct runview_row row, cons
 }
 
 /* A paragraph wrapped at w - x columns as rows from column x, the first with mark. */
-static int runview_rows_para(struct runview_rows *r, const struct screen_caps *c, int w, int x,
-                             attr_t attr, const char *mark, attr_t mark_attr, const char *text)
+static int stepview_run_rows_para(struct stepview_run_rows *r, const struct screen_caps *c, int w,
+                                  int x, attr_t attr, const char *mark, attr_t mark_attr,
+                                  const char *text)
 {
     struct wrap_doc d = {0};
     int rc = wrap_plain(text, w - x, c->utf8, &d);
     for (size_t k = 0; rc == 0 && k < d.nlines; k++)
-        rc = runview_rows_add(
+        rc = stepview_run_rows_add(
             r,
-            (struct runview_row){
+            (struct stepview_run_row){
                 .x = x, .attr = attr, .mark = k ? NULL : mark, .mark_attr = mark_attr},
             d.lines[k].text);
     wrap_doc_free(&d);
@@ -1197,9 +1206,10 @@ static int runview_rows_para(struct runview_rows *r, const struct screen_caps *c
  * do with its name and its advice wrapped under it, as `iolab check` prints them, then the
  * checks not judged and the holding ones as the plan folds them, one row each. 0 or -ENOMEM.
  */
-static int runview_check_rows_whole(struct runview *v, const struct screen_caps *c, int w,
-                                    const size_t *order, const struct footrows_check *ck, size_t n,
-                                    const struct footrows_plan *plan, struct runview_rows *out)
+static int stepview_run_check_rows_whole(struct runview *v, const struct screen_caps *c, int w,
+                                         const size_t *order, const struct footrows_check *ck,
+                                         size_t n, const struct footrows_plan *plan,
+                                         struct stepview_run_rows *out)
 {
     size_t nunj = 0;
     for (size_t k = 0; k < n; k++)
@@ -1214,10 +1224,10 @@ static int runview_check_rows_whole(struct runview *v, const struct screen_caps 
         case FOOTROWS_FAIL:
         case FOOTROWS_OPEN: {
             bool fail = ck[k].state == FOOTROWS_FAIL;
-            rc = runview_rows_para(out, c, w, 2, A_BOLD, fail ? c->g->todo : "-",
-                                   screen_attr(fail ? SCREEN_BAD : SCREEN_DIM), chk->text);
+            rc = stepview_run_rows_para(out, c, w, 2, A_BOLD, fail ? c->g->todo : "-",
+                                        screen_attr(fail ? SCREEN_BAD : SCREEN_DIM), chk->text);
             if (rc == 0)
-                rc = runview_rows_para(out, c, w, 4, A_NORMAL, NULL, 0, msg);
+                rc = stepview_run_rows_para(out, c, w, 4, A_NORMAL, NULL, 0, msg);
             break;
         }
         case FOOTROWS_UNJUDGED:
@@ -1230,12 +1240,13 @@ static int runview_check_rows_whole(struct runview *v, const struct screen_caps 
             } else {
                 snprintf(line, sizeof line, "%s: %s", chk->text, msg);
             }
-            rc = runview_rows_add(out,
-                                  (struct runview_row){.x = 2,
-                                                       .attr = screen_attr(SCREEN_DIM),
-                                                       .mark = "-",
-                                                       .mark_attr = screen_attr(SCREEN_DIM)},
-                                  line);
+            rc = stepview_run_rows_add(
+                out,
+                (struct stepview_run_row){.x = 2,
+                                          .attr = screen_attr(SCREEN_DIM),
+                                          .mark = "-",
+                                          .mark_attr = screen_attr(SCREEN_DIM)},
+                line);
             break;
         case FOOTROWS_PASS:
             if (pass_done)
@@ -1247,13 +1258,14 @@ static int runview_check_rows_whole(struct runview *v, const struct screen_caps 
             } else {
                 snprintf(line, sizeof line, "%s: %s", chk->text, msg);
             }
-            rc = runview_rows_add(out,
-                                  (struct runview_row){.x = 2,
-                                                       .attr = A_NORMAL,
-                                                       .mark = c->g->done,
-                                                       .mark_attr = screen_attr(SCREEN_GOOD),
-                                                       .fold = pass_done},
-                                  line);
+            rc = stepview_run_rows_add(
+                out,
+                (struct stepview_run_row){.x = 2,
+                                          .attr = A_NORMAL,
+                                          .mark = c->g->done,
+                                          .mark_attr = screen_attr(SCREEN_GOOD),
+                                          .fold = pass_done},
+                line);
             break;
         }
     }
@@ -1270,10 +1282,10 @@ static int runview_check_rows_whole(struct runview *v, const struct screen_caps 
  * (stepview_run_foot_scroll), so that every failing check's advice is read in the pane, not
  * only in the results box.
  */
-static bool runview_checks_scrolled(struct runview *v, const struct screen_caps *c, int x, int y,
-                                    int w, int end, const size_t *order,
-                                    const struct footrows_check *ck, size_t n,
-                                    const struct footrows_plan *plan)
+static bool stepview_run_checks_scrolled(struct runview *v, const struct screen_caps *c, int x,
+                                         int y, int w, int end, const size_t *order,
+                                         const struct footrows_check *ck, size_t n,
+                                         const struct footrows_plan *plan)
 {
     int h = end - y;
     /* Only a failing check's advice is worth the scrolling: while checks are open the plan's
@@ -1284,9 +1296,10 @@ static bool runview_checks_scrolled(struct runview *v, const struct screen_caps 
     v->checks_total = v->checks_shown = 0;
     if (!cut || h < 3 || w <= 12)
         return false;
-    struct runview_rows rows = {0};
-    if (runview_check_rows_whole(v, c, w, order, ck, n, plan, &rows) < 0 || rows.n <= (size_t)h) {
-        runview_rows_free(&rows);
+    struct stepview_run_rows rows = {0};
+    if (stepview_run_check_rows_whole(v, c, w, order, ck, n, plan, &rows) < 0 ||
+        rows.n <= (size_t)h) {
+        stepview_run_rows_free(&rows);
         return false;
     }
     int total = (int)rows.n;
@@ -1296,7 +1309,7 @@ static bool runview_checks_scrolled(struct runview *v, const struct screen_caps 
     bool more = v->checks_top + h < total;
     int shown = more ? h - 1 : h;
     for (int i = 0; i < shown; i++) {
-        const struct runview_row *r = &rows.row[v->checks_top + i];
+        const struct stepview_run_row *r = &rows.row[v->checks_top + i];
         if (r->mark)
             widgets_text(c, x, y + i, 2, r->mark_attr, r->mark);
         widgets_text(c, x + r->x, y + i, w - r->x, r->attr, r->text);
@@ -1309,7 +1322,7 @@ static bool runview_checks_scrolled(struct runview *v, const struct screen_caps 
     }
     v->checks_total = total;
     v->checks_shown = shown;
-    runview_rows_free(&rows);
+    stepview_run_rows_free(&rows);
     return true;
 }
 
@@ -1331,8 +1344,8 @@ int stepview_run_foot_scroll(void *self, int dir)
 }
 
 /* Draws the checks from (x, y) in the rows to end, their heading first. */
-static void runview_checks_draw(struct runview *v, const struct screen_caps *c, int x, int y, int w,
-                                int end)
+static void stepview_run_checks_draw(struct runview *v, const struct screen_caps *c, int x, int y,
+                                     int w, int end)
 {
     size_t n = v->sc->nchecks;
     size_t *order = malloc(n * sizeof *order);
@@ -1344,7 +1357,7 @@ static void runview_checks_draw(struct runview *v, const struct screen_caps *c, 
         return;
     }
     struct footrows_plan plan;
-    runview_check_plan(v, c, w, end - y, order, ck, &plan);
+    stepview_run_check_plan(v, c, w, end - y, order, ck, &plan);
     /* A pass is unmistakable, and stays while the step is open (the status line moves on). */
     bool all = grade_done(&v->grader);
     char head[96];
@@ -1355,7 +1368,7 @@ static void runview_checks_draw(struct runview *v, const struct screen_caps *c, 
                  plan.cut ? "To complete this step: (a: whole)" : "To complete this step:");
     widgets_text(c, x, y++, w, all ? screen_attr(SCREEN_GOOD) | A_BOLD : A_BOLD, head);
     if ((plan.cut || plan.left) &&
-        runview_checks_scrolled(v, c, x, y, w, end, order, ck, n, &plan)) {
+        stepview_run_checks_scrolled(v, c, x, y, w, end, order, ck, n, &plan)) {
         free(order);
         free(ck);
         return;
@@ -1369,8 +1382,8 @@ static void runview_checks_draw(struct runview *v, const struct screen_caps *c, 
             continue;
         bool fold = (ck[k].state == FOOTROWS_PASS && plan.fold) ||
                     (ck[k].state == FOOTROWS_UNJUDGED && plan.ufold);
-        runview_check_draw(v, c, order[k], x, y, w, &ck[k],
-                           ck[k].state == FOOTROWS_PASS ? plan.npass : nunj, fold);
+        stepview_run_check_draw(v, c, order[k], x, y, w, &ck[k],
+                                ck[k].state == FOOTROWS_PASS ? plan.npass : nunj, fold);
         y += ck[k].rows;
     }
     if (plan.left && y < end) {
@@ -1387,8 +1400,8 @@ static void runview_checks_draw(struct runview *v, const struct screen_caps *c, 
  * Expected outcome i with its sentence: the runs' verdict, or, while the runs have not decided
  * it, the step's sweep's at the value a plain run uses (sweepview_expect()).
  */
-static struct expect_verdict runview_expect(const struct runview *v, size_t i, char *msg,
-                                            size_t len)
+static struct expect_verdict stepview_run_expect(const struct runview *v, size_t i, char *msg,
+                                                 size_t len)
 {
     struct expect_verdict ev = grade_expect(&v->grader, i, msg, len);
     if (ev.state == EXPECT_UNDECIDED && !ev.uncounted)
@@ -1405,18 +1418,18 @@ static struct expect_verdict runview_expect(const struct runview *v, size_t i, c
  * checks keep their rows under it (a second contradiction keeps its "!" row, and the why of
  * the first usually stands for both). SIZE_MAX when none.
  */
-static size_t runview_why_index(const struct runview *v)
+static size_t stepview_run_why_index(const struct runview *v)
 {
     for (size_t i = 0; i < v->sc->nexpects; i++)
-        if (v->sc->expects[i].why && runview_expect(v, i, NULL, 0).state == EXPECT_DIFFERS)
+        if (v->sc->expects[i].why && stepview_run_expect(v, i, NULL, 0).state == EXPECT_DIFFERS)
             return i;
     return SIZE_MAX;
 }
 
 /* The why of outcome i ("Unlike the text: ...") wrapped at width w into d; false (and d
    empty) when there is no room. */
-static bool runview_why(const struct runview *v, size_t i, int w, const struct screen_caps *c,
-                        struct wrap_doc *d)
+static bool stepview_run_why(const struct runview *v, size_t i, int w, const struct screen_caps *c,
+                             struct wrap_doc *d)
 {
     *d = (struct wrap_doc){0};
     if (!c || w <= 6)
@@ -1428,14 +1441,14 @@ static bool runview_why(const struct runview *v, size_t i, int w, const struct s
 
 /* The rows the why takes at the width last drawn, or before the first draw at the text pane's
    (its box and margins off): an idle screen draws no second frame. */
-static int runview_why_rows(const struct runview *v)
+static int stepview_run_why_rows(const struct runview *v)
 {
-    size_t i = runview_why_index(v);
+    size_t i = stepview_run_why_index(v);
     int w = v->foot_w ? v->foot_w : v->c->layout.text.w - 4;
     const struct screen_caps *c = v->foot_caps ? v->foot_caps : v->c->caps;
     struct wrap_doc d = {0};
     int rows = 0;
-    if (i != SIZE_MAX && runview_why(v, i, w - 2, c, &d))
+    if (i != SIZE_MAX && stepview_run_why(v, i, w - 2, c, &d))
         rows = (int)d.nlines < RUNVIEW_WHY_ROWS ? (int)d.nlines : RUNVIEW_WHY_ROWS;
     wrap_doc_free(&d);
     return rows;
@@ -1444,26 +1457,26 @@ static int runview_why_rows(const struct runview *v)
 int stepview_run_foot_rows_in(void *self, int room)
 {
     struct runview *v = self;
-    int expects = v->sc->nexpects ? (int)v->sc->nexpects + 2 + runview_why_rows(v) : 0;
-    int rows = runview_check_rows(v, room - expects);
+    int expects = v->sc->nexpects ? (int)v->sc->nexpects + 2 + stepview_run_why_rows(v) : 0;
+    int rows = stepview_run_check_rows(v, room - expects);
     rows += expects;
     rows += predictview_foot_rows(v->pv);
     return rows > room ? room : rows;
 }
 
-static int runview_text_foot_rows(void *self, int inner_h)
+static int stepview_run_text_foot_rows(void *self, int inner_h)
 {
     struct runview *v = self;
     /* The checks may take most of the pane while one fails: they say what to do next. */
     return stepview_run_foot_rows_in(v, !grade_done(&v->grader) ? inner_h * 2 / 3 : inner_h / 2);
 }
 
-static void runview_draw_text_foot(void *self, struct view_ctx *vc, struct layout_rect r)
+static void stepview_run_draw_text_foot(void *self, struct view_ctx *vc, struct layout_rect r)
 {
     struct runview *v = self;
     const struct screen_caps *c = vc->caps;
     if (v->pv) {
-        int others = runview_text_foot_rows(v, 1 << 20) - predictview_foot_rows(v->pv);
+        int others = stepview_run_text_foot_rows(v, 1 << 20) - predictview_foot_rows(v->pv);
         r = predictview_draw_foot(v->pv, vc, r, others, v->grader.session.modes,
                                   v->grader.session.nmodes);
     }
@@ -1474,10 +1487,10 @@ static void runview_draw_text_foot(void *self, struct view_ctx *vc, struct layou
     int y = r.y;
     if (v->sc->nexpects && r.h > 0)
         widgets_text(c, r.x, y++, r.w, A_BOLD, "What to expect:");
-    size_t why = runview_why_index(v);
+    size_t why = stepview_run_why_index(v);
     for (size_t i = 0; i < v->sc->nexpects && y < r.y + r.h; i++, y++) {
         char msg[768];
-        struct expect_verdict ev = runview_expect(v, i, msg, sizeof msg);
+        struct expect_verdict ev = stepview_run_expect(v, i, msg, sizeof msg);
         /* Not a check: a difference is explained, not failed. */
         const char *mark = ev.state == EXPECT_AGREES    ? c->g->done
                            : ev.state == EXPECT_DIFFERS ? "!"
@@ -1491,7 +1504,7 @@ static void runview_draw_text_foot(void *self, struct view_ctx *vc, struct layou
         /* Under a verdict that contradicts the step's text: its why, in the rows counted for
            it at this width (the next frame counts again when the width changed). */
         struct wrap_doc d = {0};
-        if (i == why && runview_why(v, i, r.w - 2, c, &d)) {
+        if (i == why && stepview_run_why(v, i, r.w - 2, c, &d)) {
             int n = (int)d.nlines < RUNVIEW_WHY_ROWS ? (int)d.nlines : RUNVIEW_WHY_ROWS;
             for (int k = 0; k < n && y + 1 < r.y + r.h; k++) {
                 bool cut = k == n - 1 && n < (int)d.nlines;
@@ -1507,12 +1520,12 @@ static void runview_draw_text_foot(void *self, struct view_ctx *vc, struct layou
         y++;
     if (!v->sc->nchecks || y >= r.y + r.h)
         return;
-    runview_checks_draw(v, c, r.x, y, r.w, r.y + r.h);
+    stepview_run_checks_draw(v, c, r.x, y, r.w, r.y + r.h);
 }
 
 /* Rows [skip, skip + rows) of a wrapped line, drawn from (x, y). */
-static void runview_draw_tail(const struct screen_caps *c, int x, int y, int w, int skip, int rows,
-                              attr_t attr, const char *s)
+static void stepview_run_draw_tail(const struct screen_caps *c, int x, int y, int w, int skip,
+                                   int rows, attr_t attr, const char *s)
 {
     struct wrap_doc d = {0};
     if (wrap_plain(s, w - 2, c->utf8, &d) == 0)
@@ -1523,8 +1536,8 @@ static void runview_draw_tail(const struct screen_caps *c, int x, int y, int w, 
 
 /* Program i's pane: its output, the newest line at the bottom but for the back newest ones (a
    whole-screen pane scrolled back); tag follows the name in the title ("2/4" in a shared pane). */
-static void runview_draw_prog(struct runview *v, const struct screen_caps *c,
-                              struct layout_rect pane, size_t i, const char *tag, size_t back)
+static void stepview_run_draw_prog(struct runview *v, const struct screen_caps *c,
+                                   struct layout_rect pane, size_t i, const char *tag, size_t back)
 {
     const struct lesson_program *p = &v->sc->programs[i];
     const struct snapshot_prog *sp = v->have_snap && i < v->snap.nprogs ? &v->snap.progs[i] : NULL;
@@ -1535,7 +1548,7 @@ static void runview_draw_prog(struct runview *v, const struct screen_caps *c,
     char title[160];
     if (sp && sp->pid)
         snprintf(title, sizeof title, "%s%s%s [%s %d%s%s]", p->name, tag[0] ? " " : "", tag,
-                 runview_prog_state(sp->state), sp->pid, say_role ? ", " : "",
+                 stepview_run_prog_state(sp->state), sp->pid, say_role ? ", " : "",
                  say_role ? role : "");
     else
         snprintf(title, sizeof title, "%s%s%s (%s%s%s)", p->name, tag[0] ? " " : "", tag,
@@ -1567,7 +1580,7 @@ static void runview_draw_prog(struct runview *v, const struct screen_caps *c,
         if (y >= in.y)
             widgets_wrapped(c, in.x, y, in.w, 2, h, a, line);
         else if (y + h > in.y) /* the oldest line, partly above the pane: its last rows only */
-            runview_draw_tail(c, in.x, in.y, in.w, in.y - y, y + h - in.y, a, line);
+            stepview_run_draw_tail(c, in.x, in.y, in.w, in.y - y, y + h - in.y, a, line);
         y += h;
     }
     if (n == 0 && !v->engine)
@@ -1589,8 +1602,8 @@ static void runview_draw_prog(struct runview *v, const struct screen_caps *c,
 /* Whose calls the comparison's calls per request are: the figures are summed by role, so where
    several programs share the studied one's role (ipc's cache and proxy are both servers) the
    name says all of them ("cache+proxy"), never one whose calls the figure does not hold alone. */
-static void runview_role_names(const struct runview *v, enum lesson_role role, const char *study,
-                               char *buf, size_t len)
+static void stepview_run_role_names(const struct runview *v, enum lesson_role role,
+                                    const char *study, char *buf, size_t len)
 {
     size_t n = 0, shared = 0;
     buf[0] = '\0';
@@ -1607,12 +1620,12 @@ static void runview_role_names(const struct runview *v, enum lesson_role role, c
         }
 }
 
-static void runview_draw_counters(struct runview *v, struct view_ctx *vc);
+static void stepview_run_draw_counters(struct runview *v, struct view_ctx *vc);
 
 /* The results box: the checks in the order listed, each whole (its name first, then what it
    saw and, failing, what to do, as `iolab check` prints it), the expected outcomes with the why
    of each one this run contradicts, and the predictions. */
-static void runview_draw_results(struct runview *v, const struct view_ctx *vc)
+static void stepview_run_draw_results(struct runview *v, const struct view_ctx *vc)
 {
     const struct screen_caps *c = vc->caps;
     struct widgets_sheet *s = &v->sheet;
@@ -1626,10 +1639,10 @@ static void runview_draw_results(struct runview *v, const struct view_ctx *vc)
         snprintf(line, sizeof line, "Checks (%zu of %zu hold%s):", hold, n,
                  grade_done(&v->grader) ? ", the step is done" : "");
         widgets_sheet_para(s, c, 0, NULL, 0, A_BOLD, line);
-        runview_check_order(v, order);
+        stepview_run_check_order(v, order);
         for (size_t k = 0; k < n; k++) {
             size_t i = order[k];
-            enum footrows_state st = runview_check_state(v, i);
+            enum footrows_state st = stepview_run_check_state(v, i);
             grade_message(&v->grader, i, msg, sizeof msg);
             attr_t ma = screen_attr(st == FOOTROWS_PASS   ? SCREEN_GOOD
                                     : st == FOOTROWS_FAIL ? SCREEN_BAD
@@ -1653,7 +1666,7 @@ static void runview_draw_results(struct runview *v, const struct view_ctx *vc)
             widgets_sheet_para(s, c, 0, NULL, 0, A_NORMAL, "");
         widgets_sheet_para(s, c, 0, NULL, 0, A_BOLD, "What to expect:");
         for (size_t i = 0; i < v->sc->nexpects; i++) {
-            struct expect_verdict ev = runview_expect(v, i, msg, sizeof msg);
+            struct expect_verdict ev = stepview_run_expect(v, i, msg, sizeof msg);
             const char *mark = ev.state == EXPECT_AGREES    ? c->g->done
                                : ev.state == EXPECT_DIFFERS ? "!"
                                                             : "-";
@@ -1679,17 +1692,17 @@ static void runview_draw_results(struct runview *v, const struct view_ctx *vc)
     widgets_sheet_draw(s, c, "Whole: j/k scroll, any other key closes");
 }
 
-static void runview_draw(void *self, struct view_ctx *vc)
+static void stepview_run_draw(void *self, struct view_ctx *vc)
 {
     struct runview *v = self;
     v->npanes = vc->layout.nprogs;
     v->nfolded = vc->layout.nfolded;
-    if (v->zoom && v->pick < runview_nprogs(v)) {
+    if (v->zoom && v->pick < stepview_run_nprogs(v)) {
         char tag[64];
-        snprintf(tag, sizeof tag, "%zu/%zu%s", v->pick + 1, runview_nprogs(v),
+        snprintf(tag, sizeof tag, "%zu/%zu%s", v->pick + 1, stepview_run_nprogs(v),
                  v->zoom_back ? ", scrolled back: G the newest" : "");
         widgets_clear(vc->layout.body);
-        runview_draw_prog(v, vc->caps, vc->layout.body, v->pick, tag, v->zoom_back);
+        stepview_run_draw_prog(v, vc->caps, vc->layout.body, v->pick, tag, v->zoom_back);
         if (v->legend)
             v->legend_page = counterview_legend(vc->caps, &v->legend_top);
         return;
@@ -1699,12 +1712,12 @@ static void runview_draw(void *self, struct view_ctx *vc)
         if (v->legend)
             v->legend_page = counterview_legend(vc->caps, &v->legend_top);
         if (v->results)
-            runview_draw_results(v, vc);
+            stepview_run_draw_results(v, vc);
         return;
     }
     for (size_t i = 0; i < vc->layout.nprogs; i++) {
         if (!vc->layout.nfolded || i + 1 < vc->layout.nprogs) {
-            runview_draw_prog(v, vc->caps, vc->layout.progs[i], i, "", 0);
+            stepview_run_draw_prog(v, vc->caps, vc->layout.progs[i], i, "", 0);
             continue;
         }
         /* The shared last pane: the program typed into, else the one last turned to. */
@@ -1715,16 +1728,16 @@ static void runview_draw(void *self, struct view_ctx *vc)
             v->tab = first;
         char tag[32];
         snprintf(tag, sizeof tag, "%zu/%zu", v->tab - first + 1, vc->layout.nfolded);
-        runview_draw_prog(v, vc->caps, vc->layout.progs[i], v->tab, tag, 0);
+        stepview_run_draw_prog(v, vc->caps, vc->layout.progs[i], v->tab, tag, 0);
     }
     if (v->code) {
         const struct tally_sites *a, *b;
         double t;
-        if (stepview_run_sites(v, runview_code_prog(v), &a, &b, &t))
+        if (stepview_run_sites(v, stepview_run_code_prog(v), &a, &b, &t))
             codeview_update(v->code, a, b, t);
         codeview_draw(v->code, vc->caps, vc->layout.body);
         if (v->results)
-            runview_draw_results(v, vc);
+            stepview_run_draw_results(v, vc);
         return;
     }
     if (v->compare) {
@@ -1735,16 +1748,16 @@ static void runview_draw(void *self, struct view_ctx *vc)
             v->sc->study >= 0 ? &v->sc->programs[v->sc->study] : NULL;
         enum lesson_role role = study ? study->role : LESSON_ROLE_SERVER;
         char who[64];
-        runview_role_names(v, role, study ? study->name : "server", who, sizeof who);
+        stepview_run_role_names(v, role, study ? study->name : "server", who, sizeof who);
         counterview_compare(vc->caps, vc->layout.counters, v->sc, v->grader.session.modes,
                             v->grader.session.nmodes, now, v->sc->unit, role, who, v->sc->latency);
     } else if (!predictview_draw_ask(v->pv, vc, vc->layout.counters)) {
-        runview_draw_counters(v, vc);
+        stepview_run_draw_counters(v, vc);
     }
     if (v->legend)
         v->legend_page = counterview_legend(vc->caps, &v->legend_top);
     if (v->results)
-        runview_draw_results(v, vc);
+        stepview_run_draw_results(v, vc);
 }
 
 /*
@@ -1753,7 +1766,7 @@ static void runview_draw(void *self, struct view_ctx *vc)
  * client's --connections, the mode's arguments after its own as the engine passes them. 0 in
  * any other step.
  */
-static uint64_t runview_conns_want(const struct runview *v, int mode)
+static uint64_t stepview_run_conns_want(const struct runview *v, int mode)
 {
     bool about = false;
     for (size_t i = 0; i < v->sc->nwatch; i++)
@@ -1777,7 +1790,7 @@ static uint64_t runview_conns_want(const struct runview *v, int mode)
     return want;
 }
 
-static void runview_draw_counters(struct runview *v, struct view_ctx *vc)
+static void stepview_run_draw_counters(struct runview *v, struct view_ctx *vc)
 {
     const struct jail *j = v->engine ? engine_jail(v->engine) : NULL;
     int mode = v->have_snap ? v->snap.mode : -1;
@@ -1790,14 +1803,14 @@ static void runview_draw_counters(struct runview *v, struct view_ctx *vc)
         .mode_name = mode >= 0 && (size_t)mode < v->sc->nmodes ? v->sc->modes[mode].id : NULL,
         .watch = v->sc->watch,
         .nwatch = v->sc->nwatch,
-        .conns_want = runview_conns_want(v, mode),
+        .conns_want = stepview_run_conns_want(v, mode),
     };
     for (size_t i = 0; i < v->sc->nprograms; i++)
         in.has_role[v->sc->programs[i].role] = true;
     counterview_draw(vc->caps, vc->layout.counters, false, &in);
 }
 
-static void runview_title_right(void *self, char *buf, size_t len)
+static void stepview_run_title_right(void *self, char *buf, size_t len)
 {
     struct runview *v = self;
     buf[0] = '\0';
@@ -1814,7 +1827,7 @@ static void runview_title_right(void *self, char *buf, size_t len)
              v->paused ? "  PAUSED" : "");
 }
 
-static bool runview_text_focused(void *self)
+static bool stepview_run_text_focused(void *self)
 {
     return ((struct runview *)self)->focus == 0;
 }
@@ -1833,21 +1846,21 @@ const char *stepview_run_sanitizer_report(void *self)
 
 const struct stepview_kind stepview_run = {
     .name = "run",
-    .open = runview_open,
-    .close = runview_close,
-    .layout = runview_layout,
-    .text_foot_rows = runview_text_foot_rows,
-    .draw_text_foot = runview_draw_text_foot,
-    .draw = runview_draw,
-    .title_right = runview_title_right,
-    .key = runview_key,
-    .keys = &runview_keys,
-    .footer = runview_footer,
-    .help = runview_help,
-    .click = runview_click,
-    .done = runview_done,
-    .busy = runview_busy,
-    .text_focused = runview_text_focused,
+    .open = stepview_run_open,
+    .close = stepview_run_close,
+    .layout = stepview_run_layout,
+    .text_foot_rows = stepview_run_text_foot_rows,
+    .draw_text_foot = stepview_run_draw_text_foot,
+    .draw = stepview_run_draw,
+    .title_right = stepview_run_title_right,
+    .key = stepview_run_key,
+    .keys = &stepview_run_keys,
+    .footer = stepview_run_footer,
+    .help = stepview_run_help,
+    .click = stepview_run_click,
+    .done = stepview_run_done,
+    .busy = stepview_run_busy,
+    .text_focused = stepview_run_text_focused,
     .foot_scroll = stepview_run_foot_scroll,
     .open_hint = "Enter starts the scenario; ? lists every key.",
 };
