@@ -140,12 +140,37 @@ void judge_line(struct judge *j, size_t prog, const char *line)
  * step, only when the limit stopped them: in the jail they share, every program that lived
  * through the limit reports it. On an exercise the run is void (grade_void): no check is judged.
  */
+static const char *judge_limit_named(struct judge *j, size_t prog, bool stopped,
+                                     const char *limit);
+
 static const char *judge_limit(struct judge *j, const struct engine *e, size_t prog, bool stopped)
 {
     char limit[16];
     bool mine = j->sc->has_learner && prog == j->sc->learner;
     if (j->why[0] || (mine && j->mine_said) || !e || prog >= j->sc->nprograms ||
         !(mine || stopped) || !engine_limit(e, prog, limit, sizeof limit))
+        return NULL;
+    if (!mine && stopped && !strcmp(limit, "pids") && j->sc->has_learner &&
+        engine_running(e, j->sc->learner)) {
+        /* The jail's process limit is shared by every program of the step: an own program that
+           could not start or fork may have been starved by the learner's, which still runs and
+           holds the places. The next snapshot's thread counts say which (judge_snapshot). */
+        if (!j->pids_pending) {
+            j->pids_pending = true;
+            j->pids_prog = prog;
+        }
+        return NULL;
+    }
+    return judge_limit_named(j, prog, stopped, limit);
+}
+
+/* judge_limit's sentence, once whose limit it is has been settled. */
+static const char *judge_limit_named(struct judge *j, size_t prog, bool stopped,
+                                     const char *limit)
+{
+    bool mine = j->sc->has_learner && prog == j->sc->learner;
+    j->pids_pending = false;
+    if (j->why[0] || (mine && j->mine_said))
         return NULL;
     struct engine_limit_words w = engine_limit_say(limit);
     const char *name = j->sc->programs[prog].name;
@@ -195,6 +220,15 @@ const char *judge_snapshot(struct judge *j, const struct engine *e, const struct
     grade_update(j->grader, snap);
     if (j->sc->has_learner && j->sc->learner < snap->nprogs)
         j->zombies = snap->progs[j->sc->learner].f.zombies;
+    if (j->pids_pending && j->sc->has_learner && j->sc->learner < snap->nprogs &&
+        j->pids_prog < snap->nprogs) {
+        /* Whose is the process limit an own program met: the one that holds the most places. */
+        size_t learner = j->sc->learner;
+        if (snap->progs[learner].f.nthreads >= snap->progs[j->pids_prog].f.nthreads && e &&
+            engine_running(e, learner))
+            return judge_limit_named(j, learner, false, "pids");
+        return judge_limit_named(j, j->pids_prog, true, "pids");
+    }
     /* A limit the learner's program reached while it runs is named at once, not at its exit
        (which judge_exit names, with how it ended). */
     if (!j->sc->has_learner || !e || !engine_running(e, j->sc->learner))
@@ -214,6 +248,8 @@ void judge_state(struct judge *j, const struct engine *e, enum engine_state stat
         snprintf(j->why, sizeof j->why, "the scenario could not start: %s", engine_error(e));
     if (state != ENGINE_STOPPED && state != ENGINE_FAILED)
         return;
+    if (j->pids_pending) /* no snapshot came to say whose: the program the limit stopped */
+        judge_limit_named(j, j->pids_prog, true, "pids");
     /* The run is over: what is undecided is decided now, as it stands. */
     if (!j->grader->over)
         grade_finish(j->grader);

@@ -87,6 +87,9 @@ struct judge {
     char limit[1024]; /* the last limit named, for a status line; "" */
     uint32_t zombies; /* the learner's program's unreaped children, as last sampled */
     bool mine_said;   /* a limit the learner's program reached has been named */
+    bool pids_pending; /* an own program met the shared process limit while the learner's ran:
+                          the next snapshot's thread counts say whose it is (pids_prog) */
+    size_t pids_prog;
 };
 
 /* Prepares a judge of a run of sc and its grader g (grade_init); seconds is the run's length
