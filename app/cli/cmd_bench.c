@@ -49,7 +49,7 @@ struct bench {
     const struct lesson_sweep *sw;
     const struct lesson_headline *hl;
     bool plain; /* the step has no sweep of its own */
-    struct sweep_cli_wrap wrap;
+    struct cmd_sweep_wrap wrap;
     int modes[SWEEP_MAX_MODES];
     size_t nmodes;
     int rounds;
@@ -60,7 +60,7 @@ struct bench {
     double seconds, took_s;
 };
 
-static void bench_usage(FILE *out)
+static void cmd_bench_usage(FILE *out)
 {
     fputs("usage: iolab bench LESSON/STEP [--pack DIR] [--mode M[,M...]] [--repeat N]\n"
           "                   [--seconds S] [--json|--csv] [--tier full|reduced|minimal]\n\n"
@@ -71,7 +71,7 @@ static void bench_usage(FILE *out)
           out);
 }
 
-static int bench_parse_args(int argc, char **argv, struct bench_args *o)
+static int cmd_bench_parse_args(int argc, char **argv, struct bench_args *o)
 {
     *o = (struct bench_args){.repeat = 3, .tier = IOLAB_TIER_AUTO};
     const struct cmdopt table[] = {
@@ -101,7 +101,7 @@ static int bench_parse_args(int argc, char **argv, struct bench_args *o)
                                    .words = "LESSON/STEP",
                                    .word = &args,
                                    .opts = table,
-                                   .usage = bench_usage};
+                                   .usage = cmd_bench_usage};
     int parsed = cmdopt_parse(&cmd, argc, argv);
     if (parsed)
         return parsed;
@@ -117,12 +117,12 @@ static int bench_parse_args(int argc, char **argv, struct bench_args *o)
     return 0;
 }
 
-static int bench_resolve(struct bench *b, const struct lesson_pack *pack,
-                         const struct bench_args *o)
+static int cmd_bench_resolve(struct bench *b, const struct lesson_pack *pack,
+                             const struct bench_args *o)
 {
     /* The step is found, and refused, as `iolab run` finds it (cmd_run_args.h). */
     struct run_target t = {0};
-    if (run_resolve(&t, pack, o->spec) < 0)
+    if (cmd_run_args_resolve(&t, pack, o->spec) < 0)
         return -1;
     b->lesson = t.lesson;
     b->step = t.step;
@@ -130,7 +130,7 @@ static int bench_resolve(struct bench *b, const struct lesson_pack *pack,
     b->hl = b->sc->headline;
     if (!b->sc->sweep) {
         b->plain = true;
-        sweep_cli_wrap(b->sc, b->hl ? b->hl->figure : FIGURE_REQUESTS_PER_S, &b->wrap);
+        cmd_sweep_wrap(b->sc, b->hl ? b->hl->figure : FIGURE_REQUESTS_PER_S, &b->wrap);
         b->sc = &b->wrap.sc;
     }
     b->sw = b->sc->sweep;
@@ -141,12 +141,13 @@ static int bench_resolve(struct bench *b, const struct lesson_pack *pack,
     }
     char step[300];
     snprintf(step, sizeof step, "%s/%s", b->lesson->id, b->step->id);
-    return run_modes_list(b->sc, step, o->modes, b->modes, SWEEP_MAX_MODES, &b->nmodes) < 0 ? -1
-                                                                                            : 0;
+    return cmd_run_args_modes_list(b->sc, step, o->modes, b->modes, SWEEP_MAX_MODES, &b->nmodes) < 0
+               ? -1
+               : 0;
 }
 
 /* Runs the rounds; 0, or the status to end with. */
-static int bench_measure(struct bench *b, const struct bench_args *o)
+static int cmd_bench_measure(struct bench *b, const struct bench_args *o)
 {
     struct sweep_result *res = calloc(1, sizeof *res);
     if (!res)
@@ -164,7 +165,7 @@ static int bench_measure(struct bench *b, const struct bench_args *o)
         };
         if (isatty(STDERR_FILENO))
             fprintf(stderr, "\rround %d of %d\n", r + 1, o->repeat);
-        int status = sweep_cli_run(&so, res);
+        int status = cmd_sweep_run(&so, res);
         if (status) {
             free(res);
             return status;
@@ -195,7 +196,7 @@ static int bench_measure(struct bench *b, const struct bench_args *o)
 }
 
 /* The headline's mode / base on this machine: at its value, or the median over the values. */
-static double bench_headline_here(const struct bench *b)
+static double cmd_bench_headline_here(const struct bench *b)
 {
     const struct lesson_headline *h = b->hl;
     size_t mi = SIZE_MAX, bi = SIZE_MAX;
@@ -218,14 +219,14 @@ static double bench_headline_here(const struct bench *b)
 }
 
 /* "seed 000: sendfile 1.94x faster than read+send; here 1.2x (why)". */
-static void bench_headline_sentence(const struct bench *b, double here, char *buf, size_t len)
+static void cmd_bench_headline_sentence(const struct bench *b, double here, char *buf, size_t len)
 {
     const struct lesson_headline *h = b->hl;
     benchmath_headline_sentence(h, b->sc->modes[h->mode].id, b->sc->modes[h->base].id, here, buf,
                                 len);
 }
 
-static void bench_machine(char *host, size_t hlen, char *kernel, size_t klen)
+static void cmd_bench_machine(char *host, size_t hlen, char *kernel, size_t klen)
 {
     struct utsname u;
     if (uname(&u) == 0) {
@@ -237,15 +238,15 @@ static void bench_machine(char *host, size_t hlen, char *kernel, size_t klen)
     }
 }
 
-static const char *bench_mode(const struct bench *b, size_t m)
+static const char *cmd_bench_mode(const struct bench *b, size_t m)
 {
     return b->modes[m] >= 0 ? b->sc->modes[b->modes[m]].id : "run";
 }
 
-static void bench_print_json(const struct bench *b)
+static void cmd_bench_print_json(const struct bench *b)
 {
     char host[160], kernel[160];
-    bench_machine(host, sizeof host, kernel, sizeof kernel);
+    cmd_bench_machine(host, sizeof host, kernel, sizeof kernel);
     struct json_out j;
     json_init(&j, stdout);
     json_object(&j, NULL);
@@ -268,7 +269,7 @@ static void bench_print_json(const struct bench *b)
     json_array(&j, "modes");
     for (size_t m = 0; m < b->nmodes; m++) {
         json_object(&j, NULL);
-        json_string(&j, "mode", bench_mode(b, m));
+        json_string(&j, "mode", cmd_bench_mode(b, m));
         json_array(&j, "points");
         for (size_t v = 0; v < b->sw->nvalues; v++) {
             const struct benchmath_summary *s = &b->sum[m][v];
@@ -290,9 +291,9 @@ static void bench_print_json(const struct bench *b)
     }
     json_end(&j);
     if (b->hl) {
-        double here = bench_headline_here(b);
+        double here = cmd_bench_headline_here(b);
         char sentence[768];
-        bench_headline_sentence(b, here, sentence, sizeof sentence);
+        cmd_bench_headline_sentence(b, here, sentence, sizeof sentence);
         json_object(&j, "headline");
         json_string(&j, "seed", b->hl->seed);
         json_string(&j, "text", b->hl->text);
@@ -311,14 +312,14 @@ static void bench_print_json(const struct bench *b)
     fputc('\n', stdout);
 }
 
-static void bench_print_csv(const struct bench *b)
+static void cmd_bench_print_csv(const struct bench *b)
 {
     printf("mode,value,n,median,min,max,ratio\n");
     for (size_t m = 0; m < b->nmodes; m++)
         for (size_t v = 0; v < b->sw->nvalues; v++) {
             const struct benchmath_summary *s = &b->sum[m][v];
             /* The mode and the value are the pack's: quoted and escaped as sweepio's CSV. */
-            sweepio_csv_field(stdout, bench_mode(b, m));
+            sweepio_csv_field(stdout, cmd_bench_mode(b, m));
             fputc(',', stdout);
             sweepio_csv_field(stdout, b->plain ? "" : b->sw->text[v]);
             printf(",%zu,%.6g,%.6g,%.6g,%.6g\n", s->n, s->median, s->min, s->max, b->ratio[m][v]);
@@ -326,10 +327,10 @@ static void bench_print_csv(const struct bench *b)
 }
 
 /* Ids, values and the headline's sentence are the pack's text: every line is printed escaped. */
-static void bench_print_text(const struct bench *b)
+static void cmd_bench_print_text(const struct bench *b)
 {
     char host[160], kernel[160];
-    bench_machine(host, sizeof host, kernel, sizeof kernel);
+    cmd_bench_machine(host, sizeof host, kernel, sizeof kernel);
     termsafe_fprintf(
         stdout,
         "%s/%s on %s (%ld CPUs), %s, sandbox %s: %d round%s, %.3g s per mode%s, took %.1f s\n",
@@ -339,7 +340,7 @@ static void bench_print_text(const struct bench *b)
         stdout,
         "figure: %s (%s); ratio: each mode's figure over %s's, the median of the rounds' "
         "ratios\n\n",
-        figure_at(b->sw->figure)->name, figure_at(b->sw->figure)->unit, bench_mode(b, 0));
+        figure_at(b->sw->figure)->name, figure_at(b->sw->figure)->unit, cmd_bench_mode(b, 0));
     for (size_t v = 0; v < b->sw->nvalues; v++) {
         if (!b->plain)
             termsafe_fprintf(stdout, "%s = %s\n", b->sw->param, b->sw->text[v]);
@@ -348,7 +349,8 @@ static void bench_print_text(const struct bench *b)
             char med[32], lo[32], hi[32];
             enum figure_id f = b->sw->figure;
             termsafe_fprintf(stdout, "  %-18s median %-12s min %-12s max %-12s ratio %.3gx%s\n",
-                             bench_mode(b, m), sweepio_figure_text(f, s->median, med, sizeof med),
+                             cmd_bench_mode(b, m),
+                             sweepio_figure_text(f, s->median, med, sizeof med),
                              sweepio_figure_text(f, s->min, lo, sizeof lo),
                              sweepio_figure_text(f, s->max, hi, sizeof hi), b->ratio[m][v],
                              s->n < (size_t)b->rounds ? "  (some rounds measured nothing)" : "");
@@ -356,7 +358,7 @@ static void bench_print_text(const struct bench *b)
     }
     if (b->hl) {
         char sentence[768];
-        bench_headline_sentence(b, bench_headline_here(b), sentence, sizeof sentence);
+        cmd_bench_headline_sentence(b, cmd_bench_headline_here(b), sentence, sizeof sentence);
         termsafe_fprintf(stdout, "\n%s\n", sentence);
     }
 }
@@ -364,7 +366,7 @@ static void bench_print_text(const struct bench *b)
 static int cmd_bench_exec(int argc, char **argv)
 {
     struct bench_args o;
-    int status = bench_parse_args(argc, argv, &o);
+    int status = cmd_bench_parse_args(argc, argv, &o);
     if (status)
         return status < 0 ? 0 : status;
     struct lesson_pack *pack = cmd_load_pack_for(o.pack_dir, o.spec);
@@ -375,24 +377,24 @@ static int cmd_bench_exec(int argc, char **argv)
     if (!b) {
         cmd_error("out of memory.");
         status = 1;
-    } else if (bench_resolve(b, pack, &o) == 0) {
-        status = bench_measure(b, &o);
+    } else if (cmd_bench_resolve(b, pack, &o) == 0) {
+        status = cmd_bench_measure(b, &o);
         if (status == 0) {
             if (o.json)
-                bench_print_json(b);
+                cmd_bench_print_json(b);
             else if (o.csv)
-                bench_print_csv(b);
+                cmd_bench_print_csv(b);
             else
-                bench_print_text(b);
+                cmd_bench_print_text(b);
             fflush(stdout);
             for (size_t m = 0; m < b->nmodes; m++)
                 for (size_t v = 0; v < b->sw->nvalues; v++)
                     if (!b->sum[m][v].n && status == 0) {
                         cmd_error("%s%s%s was not measured in any round; `iolab run %s/%s "
                                   "--mode %s` says why.",
-                                  bench_mode(b, m), b->plain ? "" : " at ",
+                                  cmd_bench_mode(b, m), b->plain ? "" : " at ",
                                   b->plain ? "" : b->sw->text[v], b->lesson->id, b->step->id,
-                                  bench_mode(b, m));
+                                  cmd_bench_mode(b, m));
                         status = 1;
                     }
         }

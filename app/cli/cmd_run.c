@@ -55,10 +55,10 @@ struct run {
     struct run_last_words words; /* each program's last lines on stderr, for the problems */
 };
 
-static void run_finish(struct run *r, int code, const char *fmt, ...)
+static void cmd_run_finish(struct run *r, int code, const char *fmt, ...)
     __attribute__((format(printf, 3, 4)));
 
-static void run_finish(struct run *r, int code, const char *fmt, ...)
+static void cmd_run_finish(struct run *r, int code, const char *fmt, ...)
 {
     if (r->exit_code < 0) {
         r->exit_code = code;
@@ -74,23 +74,23 @@ static void run_finish(struct run *r, int code, const char *fmt, ...)
         engine_stop(r->engine);
 }
 
-static void run_segment_end(uv_timer_t *t)
+static void cmd_run_segment_end(uv_timer_t *t)
 {
     struct run *r = t->data;
     if (r->current + 1 < r->nsegments) {
         const struct run_segment *next = &r->segments[r->current + 1];
         int rc = engine_switch_mode(r->engine, (size_t)next->mode);
         if (rc < 0)
-            run_finish(r, 1, "could not switch to mode %s: %s", r->sc->modes[next->mode].id,
-                       strerror(-rc));
+            cmd_run_finish(r, 1, "could not switch to mode %s: %s", r->sc->modes[next->mode].id,
+                           strerror(-rc));
         else
             r->awaiting_next = true; /* after the call: its own snapshot closes this segment */
         return;
     }
-    run_finish(r, 0, NULL);
+    cmd_run_finish(r, 0, NULL);
 }
 
-static void run_on_snapshot(void *data, const struct snapshot *snap)
+static void cmd_run_on_snapshot(void *data, const struct snapshot *snap)
 {
     struct run *r = data;
     /* Every snapshot, as the TUI feeds its own: the verdicts agree by construction. */
@@ -108,7 +108,7 @@ static void run_on_snapshot(void *data, const struct snapshot *snap)
         seg->started = true;
         seg->after_switch = r->current > 0;
         seg->first = *snap;
-        uv_timer_start(&r->segment_timer, run_segment_end, (uint64_t)(r->seconds * 1000), 0);
+        uv_timer_start(&r->segment_timer, cmd_run_segment_end, (uint64_t)(r->seconds * 1000), 0);
     }
     seg->last = *snap;
     seg->proc_read_failures += snap->sample_errors;
@@ -121,7 +121,7 @@ static void run_on_snapshot(void *data, const struct snapshot *snap)
 }
 
 /* The last few lines a program printed, joined, for a one-sentence error. */
-static void run_last_lines(struct run *r, size_t prog, char *buf, size_t len)
+static void cmd_run_last_lines(struct run *r, size_t prog, char *buf, size_t len)
 {
     size_t n = engine_lines(r->engine, prog), used = 0;
     buf[0] = '\0';
@@ -136,7 +136,7 @@ static void run_last_lines(struct run *r, size_t prog, char *buf, size_t len)
         snprintf(buf, len, "(no output)");
 }
 
-static void run_on_exit(void *data, size_t prog, int status, bool expected)
+static void cmd_run_on_exit(void *data, size_t prog, int status, bool expected)
 {
     struct run *r = data;
     grade_exit(&r->grader, prog, status, expected); /* exit checks */
@@ -149,15 +149,15 @@ static void run_on_exit(void *data, size_t prog, int status, bool expected)
     if (status == 0 && p->role == LESSON_ROLE_CLIENT)
         return;
     char last[768];
-    run_last_lines(r, prog, last, sizeof last);
-    run_finish(r, 1,
-               "the %s (%s) exited with status %d while the scenario ran; its last lines "
-               "were: %s",
-               p->name, p->program, status, last);
+    cmd_run_last_lines(r, prog, last, sizeof last);
+    cmd_run_finish(r, 1,
+                   "the %s (%s) exited with status %d while the scenario ran; its last lines "
+                   "were: %s",
+                   p->name, p->program, status, last);
 }
 
-static void run_on_line(void *data, size_t prog, enum engine_stream stream, const char *line,
-                        size_t len)
+static void cmd_run_on_line(void *data, size_t prog, enum engine_stream stream, const char *line,
+                            size_t len)
 {
     struct run *r = data;
     grade_line(&r->grader, prog, line); /* output checks */
@@ -168,7 +168,7 @@ static void run_on_line(void *data, size_t prog, enum engine_stream stream, cons
         snprintf(r->words.fail[prog], sizeof r->words.fail[prog], "%.*s", (int)len, line);
 }
 
-static void run_close_all(struct run *r)
+static void cmd_run_close_all(struct run *r)
 {
     if (r->done)
         return;
@@ -177,7 +177,7 @@ static void run_close_all(struct run *r)
     engine_free(r->engine);
 }
 
-static void run_on_state(void *data, enum engine_state state)
+static void cmd_run_on_state(void *data, enum engine_state state)
 {
     struct run *r = data;
     if (state == ENGINE_RUNNING && engine_jail(r->engine)) {
@@ -185,29 +185,29 @@ static void run_on_state(void *data, enum engine_state state)
         grade_set_tier(&r->grader, iolab_tier_name(jail_tier(engine_jail(r->engine))));
     }
     if (state == ENGINE_FAILED) {
-        run_finish(r, 1, "%s", engine_error(r->engine));
-        run_close_all(r);
+        cmd_run_finish(r, 1, "%s", engine_error(r->engine));
+        cmd_run_close_all(r);
     } else if (state == ENGINE_STOPPED) {
         if (r->exit_code < 0)
             r->exit_code = 0;
-        run_close_all(r);
+        cmd_run_close_all(r);
     }
 }
 
-static void run_on_signal(void *data, int sig)
+static void cmd_run_on_signal(void *data, int sig)
 {
     struct run *r = data;
     if (r->done || !r->engine)
         return; /* the run has ended: the drain finishes it */
-    run_finish(r, 128 + sig, NULL);
+    cmd_run_finish(r, 128 + sig, NULL);
     if (engine_state(r->engine) != ENGINE_STOPPING)
-        run_close_all(r);
+        cmd_run_close_all(r);
 }
 
 /* Runs the resolved scenario to its end on its own loop; returns the exit status. */
-static int run_scenario(struct run *r, enum iolab_tier tier)
+static int cmd_run_scenario(struct run *r, enum iolab_tier tier)
 {
-    struct headless_options ho = {.data = r, .on_signal = run_on_signal, .what = "at exit"};
+    struct headless_options ho = {.data = r, .on_signal = cmd_run_on_signal, .what = "at exit"};
     if (headless_init(&r->h, &ho) < 0) {
         cmd_error("cannot set up the event loop.");
         return 1;
@@ -220,10 +220,10 @@ static int run_scenario(struct run *r, enum iolab_tier tier)
         .tier = tier,
     };
     struct engine_callbacks cb = {.data = r,
-                                  .on_line = run_on_line,
-                                  .on_exit = run_on_exit,
-                                  .on_snapshot = run_on_snapshot,
-                                  .on_state = run_on_state};
+                                  .on_line = cmd_run_on_line,
+                                  .on_exit = cmd_run_on_exit,
+                                  .on_snapshot = cmd_run_on_snapshot,
+                                  .on_state = cmd_run_on_state};
     int rc = engine_create(&r->engine, &r->h.loop, r->sc, &eo, &cb);
     if (rc < 0) {
         cmd_error("cannot prepare the scenario: %s.", strerror(-rc));
@@ -233,8 +233,8 @@ static int run_scenario(struct run *r, enum iolab_tier tier)
     uv_timer_init(&r->h.loop, &r->segment_timer);
     r->segment_timer.data = r;
     if (engine_start(r->engine) < 0 && engine_state(r->engine) == ENGINE_FAILED) {
-        run_finish(r, 1, "%s", engine_error(r->engine));
-        run_close_all(r);
+        cmd_run_finish(r, 1, "%s", engine_error(r->engine));
+        cmd_run_close_all(r);
     }
     headless_run(&r->h); /* a signal is in r->exit_code: the first reason to end wins */
     int status = r->exit_code < 0 ? 1 : r->exit_code;
@@ -279,7 +279,7 @@ static int run_scenario(struct run *r, enum iolab_tier tier)
 }
 
 /* A step with a sweep: every point of the modes asked for, printed as a table, JSON or CSV. */
-static int run_sweep(struct run *r, const struct run_args *o)
+static int cmd_run_sweep(struct run *r, const struct run_args *o)
 {
     int modes[RUN_MAX_MODES];
     size_t nmodes = 0;
@@ -298,7 +298,7 @@ static int run_sweep(struct run *r, const struct run_args *o)
         .tier = o->tier,
         .progress = true,
     };
-    int status = sweep_cli_run(&so, res);
+    int status = cmd_sweep_run(&so, res);
     if (status == 1) {
         cmd_error("cannot set up the event loop.");
     } else if (status == 0 || res->done) {
@@ -329,7 +329,7 @@ static int run_sweep(struct run *r, const struct run_args *o)
 static int cmd_run_exec(int argc, char **argv)
 {
     struct run_args o;
-    int status = run_parse_args(argc, argv, &o);
+    int status = cmd_run_args_parse(argc, argv, &o);
     if (status)
         return status < 0 ? 0 : status;
     struct lesson_pack *pack = cmd_load_pack_for(o.pack_dir, o.spec);
@@ -345,7 +345,7 @@ static int cmd_run_exec(int argc, char **argv)
     r->exit_code = -1;
     r->json = o.json;
     struct run_target t = {0};
-    if (run_resolve(&t, pack, o.spec) < 0 || run_parse_modes(&t, o.modes) < 0)
+    if (cmd_run_args_resolve(&t, pack, o.spec) < 0 || cmd_run_args_parse_modes(&t, o.modes) < 0)
         goto out;
     r->lesson = t.lesson;
     r->step = t.step;
@@ -354,7 +354,7 @@ static int cmd_run_exec(int argc, char **argv)
         r->segments[i].mode = t.modes[i];
     r->nsegments = t.nmodes;
     if (lesson_step_sweep(r->step)) {
-        status = run_sweep(r, &o);
+        status = cmd_run_sweep(r, &o);
         goto out;
     }
     if (o.csv) {
@@ -368,7 +368,7 @@ static int cmd_run_exec(int argc, char **argv)
         goto out;
     }
     r->seconds = o.seconds > 0 ? o.seconds : r->sc->seconds > 0 ? r->sc->seconds : 5;
-    status = run_scenario(r, o.tier);
+    status = cmd_run_scenario(r, o.tier);
     grade_free(&r->grader);
 out:
     free(r);

@@ -10,7 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-void run_usage(FILE *out)
+void cmd_run_args_usage(FILE *out)
 {
     fputs("usage: iolab run LESSON[/STEP] [--pack DIR|ID] [--mode M[,M...]] [--seconds N]\n"
           "                 [--json] [--csv] [--tier full|reduced|minimal]\n\n"
@@ -37,8 +37,8 @@ void run_usage(FILE *out)
 }
 
 /* "a, b, c" of the ids of a list, for one-sentence errors. */
-static void run_join(char *buf, size_t len, size_t n, const char *(*id)(const void *, size_t),
-                     const void *v)
+static void cmd_run_args_join(char *buf, size_t len, size_t n,
+                              const char *(*id)(const void *, size_t), const void *v)
 {
     size_t used = 0;
     buf[0] = '\0';
@@ -50,17 +50,17 @@ static void run_join(char *buf, size_t len, size_t n, const char *(*id)(const vo
     }
 }
 
-static const char *run_lesson_id(const void *v, size_t i)
+static const char *cmd_run_args_lesson_id(const void *v, size_t i)
 {
     return ((const struct lesson_pack *)v)->lessons[i].id;
 }
 
-static const char *run_mode_id(const void *v, size_t i)
+static const char *cmd_run_args_mode_id(const void *v, size_t i)
 {
     return ((const struct lesson_scenario *)v)->modes[i].id;
 }
 
-int run_resolve(struct run_target *r, const struct lesson_pack *pack, const char *spec)
+int cmd_run_args_resolve(struct run_target *r, const struct lesson_pack *pack, const char *spec)
 {
     char why[256], list[1024];
     if (lesson_resolve(pack, spec, &r->lesson, &r->step, why, sizeof why) == 0 &&
@@ -70,7 +70,7 @@ int run_resolve(struct run_target *r, const struct lesson_pack *pack, const char
     snprintf(lid, sizeof lid, "%.*s", (int)strcspn(spec, "/"), spec);
     const struct lesson *l = lesson_find(pack, lid);
     if (!l) {
-        run_join(list, sizeof list, pack->nlessons, run_lesson_id, pack);
+        cmd_run_args_join(list, sizeof list, pack->nlessons, cmd_run_args_lesson_id, pack);
         cmd_error("there is no lesson '%s'; the lessons are: %s.", lid, list);
         return -ENOENT;
     }
@@ -87,11 +87,11 @@ int run_resolve(struct run_target *r, const struct lesson_pack *pack, const char
     return -ENOENT;
 }
 
-int run_modes_list(const struct lesson_scenario *sc, const char *step, const char *arg, int *modes,
-                   size_t max, size_t *n)
+int cmd_run_args_modes_list(const struct lesson_scenario *sc, const char *step, const char *arg,
+                            int *modes, size_t max, size_t *n)
 {
     char list[1024];
-    run_join(list, sizeof list, sc->nmodes, run_mode_id, sc);
+    cmd_run_args_join(list, sizeof list, sc->nmodes, cmd_run_args_mode_id, sc);
     if (sc->nmodes == 0) {
         cmd_error("step %s has no modes to choose from; leave out --mode.", step);
         return -EINVAL;
@@ -119,7 +119,7 @@ int run_modes_list(const struct lesson_scenario *sc, const char *step, const cha
     return 0;
 }
 
-int run_parse_modes(struct run_target *r, const char *arg)
+int cmd_run_args_parse_modes(struct run_target *r, const char *arg)
 {
     const struct lesson_scenario *sc = r->sc;
     if (!arg) {
@@ -129,10 +129,10 @@ int run_parse_modes(struct run_target *r, const char *arg)
     }
     char step[300];
     snprintf(step, sizeof step, "%s/%s", r->lesson->id, r->step->id);
-    return run_modes_list(sc, step, arg, r->modes, RUN_MAX_MODES, &r->nmodes);
+    return cmd_run_args_modes_list(sc, step, arg, r->modes, RUN_MAX_MODES, &r->nmodes);
 }
 
-int run_parse_args(int argc, char **argv, struct run_args *o)
+int cmd_run_args_parse(int argc, char **argv, struct run_args *o)
 {
     *o = (struct run_args){.tier = IOLAB_TIER_AUTO};
     const struct cmdopt table[] = {
@@ -152,8 +152,11 @@ int run_parse_args(int argc, char **argv, struct run_args *o)
     };
     const char *words[1];
     struct cmdopt_words args = {.v = words, .max = 1};
-    const struct cmdopt_cmd cmd = {
-        .name = "run", .words = "LESSON[/STEP]", .word = &args, .opts = table, .usage = run_usage};
+    const struct cmdopt_cmd cmd = {.name = "run",
+                                   .words = "LESSON[/STEP]",
+                                   .word = &args,
+                                   .opts = table,
+                                   .usage = cmd_run_args_usage};
     int parsed = cmdopt_parse(&cmd, argc, argv);
     if (parsed)
         return parsed;

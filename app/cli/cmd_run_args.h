@@ -31,16 +31,16 @@ struct run_target {
     size_t nmodes;
 };
 
-void run_usage(FILE *out);
+void cmd_run_args_usage(FILE *out);
 /* Parses the command line: 0 to go on, or the exit status to end with (help printed: 0 as -1). */
-int run_parse_args(int argc, char **argv, struct run_args *o);
+int cmd_run_args_parse(int argc, char **argv, struct run_args *o);
 /* Finds LESSON[/STEP] with a sentence naming the valid choices when it fails. */
-int run_resolve(struct run_target *r, const struct lesson_pack *pack, const char *spec);
+int cmd_run_args_resolve(struct run_target *r, const struct lesson_pack *pack, const char *spec);
 /* The modes of --mode (NULL: the step's default); a sentence and -EINVAL when one is wrong. */
-int run_parse_modes(struct run_target *r, const char *arg);
+int cmd_run_args_parse_modes(struct run_target *r, const char *arg);
 /* The modes of sc named in arg ("a,b"), at most max, into modes and *n; step names the step in
    the sentence. Shared by run and bench: a sentence and -EINVAL when one is wrong. */
-int run_modes_list(const struct lesson_scenario *sc, const char *step, const char *arg, int *modes,
-                   size_t max, size_t *n);
+int cmd_run_args_modes_list(const struct lesson_scenario *sc, const char *step, const char *arg,
+                            int *modes, size_t max, size_t *n);
 
 #endif

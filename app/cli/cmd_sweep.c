@@ -22,7 +22,7 @@ struct sweep_cli {
     bool log; /* one line per finished point (stderr is not a terminal) */
 };
 
-static void sweep_cli_close(struct sweep_cli *c)
+static void cmd_sweep_close(struct sweep_cli *c)
 {
     if (c->closed)
         return;
@@ -32,16 +32,16 @@ static void sweep_cli_close(struct sweep_cli *c)
     sweeprun_free(c->run);
 }
 
-static void sweep_cli_on_done(void *data, const struct sweep_result *res)
+static void cmd_sweep_on_done(void *data, const struct sweep_result *res)
 {
     struct sweep_cli *c = data;
     (void)res;
     if (c->progress)
         fputs("\r\033[K", stderr);
-    sweep_cli_close(c);
+    cmd_sweep_close(c);
 }
 
-static void sweep_cli_on_signal(void *data, int sig)
+static void cmd_sweep_on_signal(void *data, int sig)
 {
     struct sweep_cli *c = data;
     (void)sig; /* the driver keeps 128+sig as the status */
@@ -49,7 +49,7 @@ static void sweep_cli_on_signal(void *data, int sig)
         sweeprun_stop(c->run); /* on_done closes */
 }
 
-static void sweep_cli_on_tick(uv_timer_t *t)
+static void cmd_sweep_on_tick(uv_timer_t *t)
 {
     struct sweep_cli *c = t->data;
     size_t s, v;
@@ -67,7 +67,7 @@ static void sweep_cli_on_tick(uv_timer_t *t)
                      r->mode_ids[s][0] ? r->mode_ids[s] : "");
 }
 
-static void sweep_cli_on_point(void *data, const struct sweep_result *r, size_t s, size_t v)
+static void cmd_sweep_on_point(void *data, const struct sweep_result *r, size_t s, size_t v)
 {
     struct sweep_cli *c = data;
     if (!c->log)
@@ -79,12 +79,12 @@ static void sweep_cli_on_point(void *data, const struct sweep_result *r, size_t 
                      p->measured ? "measured" : "not measured");
 }
 
-int sweep_cli_run(const struct sweep_cli_opts *o, struct sweep_result *res)
+int cmd_sweep_run(const struct sweep_cli_opts *o, struct sweep_result *res)
 {
     bool tty = isatty(STDERR_FILENO);
     struct sweep_cli c = {.res = res, .progress = o->progress && tty, .log = o->progress && !tty};
     struct headless_options ho = {
-        .data = &c, .on_signal = sweep_cli_on_signal, .what = "after the sweep"};
+        .data = &c, .on_signal = cmd_sweep_on_signal, .what = "after the sweep"};
     if (headless_init(&c.h, &ho) < 0)
         return 1;
     struct sweeprun_options so = {
@@ -95,7 +95,7 @@ int sweep_cli_run(const struct sweep_cli_opts *o, struct sweep_result *res)
         .tier = o->tier,
     };
     struct sweeprun_callbacks cb = {
-        .data = &c, .on_point = sweep_cli_on_point, .on_done = sweep_cli_on_done};
+        .data = &c, .on_point = cmd_sweep_on_point, .on_done = cmd_sweep_on_done};
     if (sweeprun_create(&c.run, &c.h.loop, o->sc, &so, &cb) < 0) {
         headless_abandon(&c.h);
         return 1;
@@ -103,13 +103,13 @@ int sweep_cli_run(const struct sweep_cli_opts *o, struct sweep_result *res)
     uv_timer_init(&c.h.loop, &c.tick);
     c.tick.data = &c;
     if (c.progress)
-        uv_timer_start(&c.tick, sweep_cli_on_tick, 200, 200);
+        uv_timer_start(&c.tick, cmd_sweep_on_tick, 200, 200);
     if (sweeprun_start(c.run) < 0)
-        sweep_cli_close(&c);
+        cmd_sweep_close(&c);
     return headless_run(&c.h);
 }
 
-void sweep_cli_wrap(const struct lesson_scenario *sc, enum figure_id fig, struct sweep_cli_wrap *w)
+void cmd_sweep_wrap(const struct lesson_scenario *sc, enum figure_id fig, struct cmd_sweep_wrap *w)
 {
     memset(w, 0, sizeof *w);
     w->sc = *sc;

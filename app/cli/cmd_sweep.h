@@ -8,7 +8,7 @@
 #include "engine/sweeprun.h"
 
 struct sweep_cli_opts {
-    const struct lesson_scenario *sc; /* has a sweep (or is wrapped by sweep_cli_wrap) */
+    const struct lesson_scenario *sc; /* has a sweep (or is wrapped by cmd_sweep_wrap) */
     double seconds;                   /* per point; 0: the sweep's */
     const int *modes;                 /* the series; NULL: the sweep's */
     size_t nmodes;
@@ -21,13 +21,13 @@ struct sweep_cli_opts {
  * Returns 0 when every point ran, 128+signal when SIGINT, SIGTERM or SIGHUP stopped it (res keeps
  * the finished points), 1 when the loop could not be set up.
  */
-int sweep_cli_run(const struct sweep_cli_opts *o, struct sweep_result *res);
+int cmd_sweep_run(const struct sweep_cli_opts *o, struct sweep_result *res);
 
 /* A scenario without a sweep as a sweep of one point, measured by fig. Keeps pointers into sc. */
-struct sweep_cli_wrap {
+struct cmd_sweep_wrap {
     struct lesson_scenario sc;
     struct lesson_sweep sw;
 };
-void sweep_cli_wrap(const struct lesson_scenario *sc, enum figure_id fig, struct sweep_cli_wrap *w);
+void cmd_sweep_wrap(const struct lesson_scenario *sc, enum figure_id fig, struct cmd_sweep_wrap *w);
 
 #endif

@@ -85,7 +85,7 @@ void run_report_problems(const struct run_report *r, struct run_problems *pr)
     }
 }
 
-static void run_problems_json(const struct run_problems *pr, struct json_out *j)
+static void run_report_problems_json(const struct run_problems *pr, struct json_out *j)
 {
     json_bool(j, "clean", pr->n == 0);
     json_array(j, "problems");
@@ -94,7 +94,7 @@ static void run_problems_json(const struct run_problems *pr, struct json_out *j)
     json_end(j);
 }
 
-static double run_us(uint64_t ns)
+static double run_report_us(uint64_t ns)
 {
     return (double)ns / 1000.0;
 }
@@ -103,14 +103,14 @@ static double run_us(uint64_t ns)
    and bytes the load role's (the client's, or the server's when no client publishes), its
    latency the requests answered in it and those still waiting at its end, each as long as it
    had waited within the segment: the span a mode's comparison row is made of. */
-static void run_segment_span(const struct run_segment *seg, struct span *sp)
+static void run_report_segment_span(const struct run_segment *seg, struct span *sp)
 {
     span_between(&seg->first, &seg->last, NULL, sp);
 }
 
 /* A figure of a segment's span as the figure table computes it (role: whose calls); false
    where it is undefined (a ratio over no request), shown as "-". */
-static bool run_figure(enum figure_id id, const struct span *sp, int role, double *out)
+static bool run_report_figure(enum figure_id id, const struct span *sp, int role, double *out)
 {
     struct figure_arg a = {.role = role};
     return figure_value(id, sp, &a, out);
@@ -118,7 +118,7 @@ static bool run_figure(enum figure_id id, const struct span *sp, int role, doubl
 
 /* A split call's counts by kind of descriptor: "fd": {"file": 1000, "socket": 24}, or for a call
    between two descriptors {"file>socket": 10}. Kinds with no call are left out. d: what grew. */
-static void run_json_fd(struct json_out *j, const struct snapshot_figures *d, unsigned c)
+static void run_report_json_fd(struct json_out *j, const struct snapshot_figures *d, unsigned c)
 {
     int one = iolab_split_one_index(c), two = iolab_split_two_index(c);
     if (one < 0 && two < 0)
@@ -138,8 +138,8 @@ static void run_json_fd(struct json_out *j, const struct snapshot_figures *d, un
 
 /* What fault injection did to the program (IOLAB_FAULTS): present only when it was asked for
    (fb: its totals at the segment's end, d: what grew in the segment). */
-static void run_json_faults(struct json_out *j, const struct snapshot_figures *d,
-                            const struct snapshot_figures *fb)
+static void run_report_json_faults(struct json_out *j, const struct snapshot_figures *d,
+                                   const struct snapshot_figures *fb)
 {
     uint64_t any = 0;
     for (int i = 0; i < IOLAB_NFAULTS; i++)
@@ -153,8 +153,8 @@ static void run_json_faults(struct json_out *j, const struct snapshot_figures *d
 }
 
 /* Where the segment's counted calls were made, by source line (sandbox/count/README.md). */
-static void run_json_sites(struct json_out *j, const struct snapshot_prog *a,
-                           const struct snapshot_prog *b)
+static void run_report_json_sites(struct json_out *j, const struct snapshot_prog *a,
+                                  const struct snapshot_prog *b)
 {
     static struct siteline_row rows[TALLY_SITES + IOLAB_NCALLS];
     size_t n = siteline_rows(&a->sites, &b->sites, rows, sizeof rows / sizeof rows[0]);
@@ -175,7 +175,7 @@ static void run_json_sites(struct json_out *j, const struct snapshot_prog *a,
     json_end(j);
 }
 
-static void run_json_process(struct json_out *j, const struct run_segment *seg, uint32_t i)
+static void run_report_json_process(struct json_out *j, const struct run_segment *seg, uint32_t i)
 {
     const struct snapshot_prog *p = &seg->last.progs[i];
     struct snapshot_figures d; /* what grew; its gauges are the segment's end's */
@@ -201,12 +201,12 @@ static void run_json_process(struct json_out *j, const struct run_segment *seg, 
         json_u64(j, "ns", d.calls[c].ns);
         /* ns_sampled: ns is estimated from a sample of the calls (iolab_counters.h). */
         json_bool(j, "ns_sampled", !iolab_call_time_exact(c));
-        run_json_fd(j, &d, c);
+        run_report_json_fd(j, &d, c);
         json_end(j);
     }
     json_end(j);
-    run_json_sites(j, &seg->first.progs[i], p);
-    run_json_faults(j, &d, &p->f);
+    run_report_json_sites(j, &seg->first.progs[i], p);
+    run_report_json_faults(j, &d, &p->f);
     json_object(j, "cpu");
     json_double(j, "user_s", d.cpu_user_s, 3);
     json_double(j, "sys_s", d.cpu_sys_s, 3);
@@ -233,7 +233,7 @@ static void run_json_process(struct json_out *j, const struct run_segment *seg, 
     /* Gauges at the segment's end: connections still waiting for an answer. */
     json_u64(j, "in_flight", d.in_flight);
     json_u64(j, "waiting", d.waiting);
-    json_double(j, "oldest_wait_us", run_us(d.in_flight_oldest_ns), 1);
+    json_double(j, "oldest_wait_us", run_report_us(d.in_flight_oldest_ns), 1);
     json_array(j, "failed");
     for (unsigned k = 0; k < IOLAB_FAIL_NCALLS; k++)
         for (unsigned q = 0; q < IOLAB_FAIL_NCAUSES; q++) {
@@ -272,12 +272,12 @@ static void run_json_process(struct json_out *j, const struct run_segment *seg, 
 }
 
 /* One segment's object; the verdicts of the step's checks go in when with_checks. */
-static void run_json_segment(const struct run_report *r, struct json_out *j,
-                             const struct run_segment *seg, const struct run_problems *pr)
+static void run_report_json_segment(const struct run_report *r, struct json_out *j,
+                                    const struct run_segment *seg, const struct run_problems *pr)
 {
     const struct snapshot *a = &seg->first, *b = &seg->last;
     struct span sp;
-    run_segment_span(seg, &sp);
+    run_report_segment_span(seg, &sp);
     double dur = sp.seconds;
     json_object(j, NULL);
     json_string(j, "lesson", r->lesson->id);
@@ -295,15 +295,15 @@ static void run_json_segment(const struct run_report *r, struct json_out *j,
     json_u64(j, "proc_read_failures", seg->proc_read_failures);
     json_array(j, "processes");
     for (uint32_t i = 0; i < b->nprogs; i++)
-        run_json_process(j, seg, i);
+        run_report_json_process(j, seg, i);
     json_end(j);
     /* The load's throughput and the client's latency, as the figure table has them. */
     const struct snapshot_figures *client = &b->roles[LESSON_ROLE_CLIENT];
     struct snapshot_latency lat;
     span_latency(&sp, &lat);
     double rate = 0, bytes_rate = 0;
-    run_figure(FIGURE_BYTES_PER_S, &sp, LESSON_ROLE_SERVER, &bytes_rate);
-    run_figure(FIGURE_REQUESTS_PER_S, &sp, LESSON_ROLE_SERVER, &rate);
+    run_report_figure(FIGURE_BYTES_PER_S, &sp, LESSON_ROLE_SERVER, &bytes_rate);
+    run_report_figure(FIGURE_REQUESTS_PER_S, &sp, LESSON_ROLE_SERVER, &rate);
     json_object(j, "throughput");
     json_double(j, "bytes_per_s", bytes_rate, 1);
     json_double(j, "requests_per_s", rate, 1);
@@ -311,27 +311,27 @@ static void run_json_segment(const struct run_report *r, struct json_out *j,
     json_object(j, "latency_us");
     json_u64(j, "samples", lat.samples);
     json_u64(j, "waiting", sp.roles[LESSON_ROLE_CLIENT].waiting);
-    json_double(j, "oldest_wait_us", run_us(client->in_flight_oldest_ns), 1);
-    json_double(j, "p50", run_us(lat.p50_ns), 1);
-    json_double(j, "p99", run_us(lat.p99_ns), 1);
-    json_double(j, "p999", run_us(lat.p999_ns), 1);
-    json_double(j, "max", run_us(lat.max_ns), 1);
+    json_double(j, "oldest_wait_us", run_report_us(client->in_flight_oldest_ns), 1);
+    json_double(j, "p50", run_report_us(lat.p50_ns), 1);
+    json_double(j, "p99", run_report_us(lat.p99_ns), 1);
+    json_double(j, "p999", run_report_us(lat.p999_ns), 1);
+    json_double(j, "max", run_report_us(lat.max_ns), 1);
     json_end(j);
     json_raw(j, "sandbox", r->sandbox && r->sandbox[0] ? r->sandbox : "null");
     if (pr) {
         grade_json(r->grader, j, "checks");
         grade_expect_json(r->grader, j, "expected");
-        run_problems_json(pr, j);
+        run_report_problems_json(pr, j);
     }
     json_end(j);
 }
 
-static void run_print_text_segment(const struct run_report *r, FILE *out,
-                                   const struct run_segment *seg)
+static void run_report_print_text_segment(const struct run_report *r, FILE *out,
+                                          const struct run_segment *seg)
 {
     const struct snapshot *a = &seg->first, *b = &seg->last;
     struct span sp;
-    run_segment_span(seg, &sp);
+    run_report_segment_span(seg, &sp);
     double dur = sp.seconds;
     char h[8][48];
     fprintf(out, "%s/%s", r->lesson->id, r->step->id);
@@ -395,8 +395,8 @@ static void run_print_text_segment(const struct run_report *r, FILE *out,
     struct snapshot_latency lat;
     span_latency(&sp, &lat);
     double rate = 0, bytes_rate = 0;
-    run_figure(FIGURE_REQUESTS_PER_S, &sp, LESSON_ROLE_SERVER, &rate);
-    run_figure(FIGURE_BYTES_PER_S, &sp, LESSON_ROLE_SERVER, &bytes_rate);
+    run_report_figure(FIGURE_REQUESTS_PER_S, &sp, LESSON_ROLE_SERVER, &rate);
+    run_report_figure(FIGURE_BYTES_PER_S, &sp, LESSON_ROLE_SERVER, &bytes_rate);
     fprintf(out, "\n  throughput: %s %s/s, %s/s\n", human_si(rate, h[0], sizeof h[0]),
             r->sc->unit ? r->sc->unit : "requests", human_bytes(bytes_rate, h[1], sizeof h[1]));
     if (lat.samples)
@@ -416,7 +416,7 @@ static void run_print_text_segment(const struct run_report *r, FILE *out,
 }
 
 /* Several modes: one table with a column per mode, the figures a lesson compares. */
-static void run_print_side_by_side(const struct run_report *r, FILE *out)
+static void run_report_print_side_by_side(const struct run_report *r, FILE *out)
 {
     const struct run_segment *segs[RUN_MAX_MODES];
     size_t n = 0;
@@ -454,17 +454,17 @@ static void run_print_side_by_side(const struct run_report *r, FILE *out)
         for (size_t k = 0; k < n; k++) {
             const struct run_segment *seg = segs[k];
             struct span sp;
-            run_segment_span(seg, &sp);
+            run_report_segment_span(seg, &sp);
             const struct span_role *client = &sp.roles[LESSON_ROLE_CLIENT];
             double x;
             char v[48] = "-";
             switch (row) {
             case SBS_RATE:
-                if (run_figure(FIGURE_REQUESTS_PER_S, &sp, srole, &x))
+                if (run_report_figure(FIGURE_REQUESTS_PER_S, &sp, srole, &x))
                     human_si(x, v, sizeof v);
                 break;
             case SBS_BYTES:
-                if (run_figure(FIGURE_BYTES_PER_S, &sp, srole, &x))
+                if (run_report_figure(FIGURE_BYTES_PER_S, &sp, srole, &x))
                     human_bytes(x, v, sizeof v);
                 break;
             case SBS_CALLS: {
@@ -472,23 +472,24 @@ static void run_print_side_by_side(const struct run_report *r, FILE *out)
                    does not count, and 0.00 would be a figure for what was not measured. */
                 if (span_role_uncounted(&sp, srole))
                     snprintf(v, sizeof v, "uncounted");
-                else if (run_figure(FIGURE_ALL_CALLS_PER_REQ, &sp, srole, &x))
+                else if (run_report_figure(FIGURE_ALL_CALLS_PER_REQ, &sp, srole, &x))
                     snprintf(v, sizeof v, "%.2f", x);
                 break;
             }
             case SBS_CTX:
-                if (run_figure(FIGURE_CTX_PER_REQ, &sp, srole, &x))
+                if (run_report_figure(FIGURE_CTX_PER_REQ, &sp, srole, &x))
                     snprintf(v, sizeof v, "%.2f", x);
                 break;
             case SBS_CPU:
-                if (run_figure(FIGURE_CPU_PCT, &sp, srole, &x))
+                if (run_report_figure(FIGURE_CPU_PCT, &sp, srole, &x))
                     snprintf(v, sizeof v, "%.0f%%", x);
                 break;
             case SBS_WAIT:
                 human_count(client->waiting, v, sizeof v);
                 break;
             default:
-                if (run_figure(row == SBS_P50 ? FIGURE_P50_MS : FIGURE_P99_MS, &sp, srole, &x))
+                if (run_report_figure(row == SBS_P50 ? FIGURE_P50_MS : FIGURE_P99_MS, &sp, srole,
+                                      &x))
                     figure_format(row == SBS_P50 ? FIGURE_P50_MS : FIGURE_P99_MS, x, v, sizeof v);
                 break;
             }
@@ -500,7 +501,7 @@ static void run_print_side_by_side(const struct run_report *r, FILE *out)
 }
 
 /* The verdicts of the step's checks, one line each, for the text output. */
-static void run_print_checks(const struct run_report *r, FILE *out)
+static void run_report_print_checks(const struct run_report *r, FILE *out)
 {
     if (r->sc->nexpects)
         fprintf(out, "what the lesson expects:\n");
@@ -545,12 +546,12 @@ void run_report_print(const struct run_report *r, const struct run_problems *pr,
         }
         for (size_t i = 0; i < r->nsegments; i++)
             if (r->segments[i].started)
-                run_json_segment(r, &j, &r->segments[i], multi ? NULL : pr);
+                run_report_json_segment(r, &j, &r->segments[i], multi ? NULL : pr);
         if (multi || n == 0) {
             json_end(&j);
             grade_json(r->grader, &j, "checks");
             grade_expect_json(r->grader, &j, "expected");
-            run_problems_json(pr, &j);
+            run_report_problems_json(pr, &j);
             json_end(&j);
         }
         fputc('\n', stdout);
@@ -564,16 +565,16 @@ void run_report_print(const struct run_report *r, const struct run_problems *pr,
         }
         for (size_t i = 0; i < r->nsegments; i++)
             if (r->segments[i].started) {
-                run_print_text_segment(r, out, &r->segments[i]);
+                run_report_print_text_segment(r, out, &r->segments[i]);
                 fputc('\n', out);
             }
-        run_print_side_by_side(r, out);
+        run_report_print_side_by_side(r, out);
         fputs("time in call: wall time the program's threads spent inside the call, counted "
               "by the shim;\n~: sampled, estimated from about one call in 16 timed (the calls "
               "that wait are all timed);\nsyscr/syscw: the kernel's own counts of read-family and "
               "write-family calls, set beside\nthe counted calls it counts the same way.\n\n",
               out);
-        run_print_checks(r, out);
+        run_report_print_checks(r, out);
         if (pr->n)
             fputs("problems (the run was not clean):\n", out);
         for (size_t i = 0; i < pr->n; i++)

@@ -140,8 +140,7 @@ void judge_line(struct judge *j, size_t prog, const char *line)
  * step, only when the limit stopped them: in the jail they share, every program that lived
  * through the limit reports it. On an exercise the run is void (grade_void): no check is judged.
  */
-static const char *judge_limit_named(struct judge *j, size_t prog, bool stopped,
-                                     const char *limit);
+static const char *judge_limit_named(struct judge *j, size_t prog, bool stopped, const char *limit);
 
 static const char *judge_limit(struct judge *j, const struct engine *e, size_t prog, bool stopped)
 {
@@ -165,8 +164,7 @@ static const char *judge_limit(struct judge *j, const struct engine *e, size_t p
 }
 
 /* judge_limit's sentence, once whose limit it is has been settled. */
-static const char *judge_limit_named(struct judge *j, size_t prog, bool stopped,
-                                     const char *limit)
+static const char *judge_limit_named(struct judge *j, size_t prog, bool stopped, const char *limit)
 {
     bool mine = j->sc->has_learner && prog == j->sc->learner;
     j->pids_pending = false;

@@ -80,13 +80,13 @@ void judge_build_cancel(struct judge_builder *b);
 struct judge {
     struct grader *grader; /* the run's grader, which the caller keeps (its views read it) */
     const struct lesson_scenario *sc;
-    double seconds;   /* the run's time (the ready text's sentence); 0: none */
-    char tier[16];    /* the sandbox tier the scenario ran in; "": it did not start */
-    bool pages_own;   /* no program of the run could write another's counts (jail.h) */
-    char why[1024];   /* nothing could be judged: why; "" */
-    char limit[1024]; /* the last limit named, for a status line; "" */
-    uint32_t zombies; /* the learner's program's unreaped children, as last sampled */
-    bool mine_said;   /* a limit the learner's program reached has been named */
+    double seconds;    /* the run's time (the ready text's sentence); 0: none */
+    char tier[16];     /* the sandbox tier the scenario ran in; "": it did not start */
+    bool pages_own;    /* no program of the run could write another's counts (jail.h) */
+    char why[1024];    /* nothing could be judged: why; "" */
+    char limit[1024];  /* the last limit named, for a status line; "" */
+    uint32_t zombies;  /* the learner's program's unreaped children, as last sampled */
+    bool mine_said;    /* a limit the learner's program reached has been named */
     bool pids_pending; /* an own program met the shared process limit while the learner's ran:
                           the next snapshot's thread counts say whose it is (pids_prog) */
     size_t pids_prog;
