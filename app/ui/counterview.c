@@ -216,15 +216,20 @@ static void counterview_kernel(const struct screen_caps *c, const struct snapsho
     struct span_role sp;
     span_role_between(base, f, &sp);
     uint64_t kr = sp.syscr, kw = sp.syscw, lr = sp.lib_reads, lw = sp.lib_writes;
-    bool rd = counterview_disagree(kr, lr), wr = counterview_disagree(kw, lw);
+    /* A process of the role not read from /proc yet is in none of the kernel's sums: until the
+       first one is, the kernel's counts are not known, and a 0 would be a number never measured. */
+    bool unread = f->proc_unread > 0 && kr == 0 && kw == 0;
+    bool rd = !unread && counterview_disagree(kr, lr), wr = !unread && counterview_disagree(kw, lw);
     int cx = x;
-    cx += widgets_printf(
-        c, cx, y + row, w, screen_attr(SCREEN_DIM), "       kernel syscr %s vs library %s ",
-        widgets_si_fixed((double)kr, a, sizeof a), widgets_si_fixed((double)lr, b, sizeof b));
+    cx += widgets_printf(c, cx, y + row, w, screen_attr(SCREEN_DIM),
+                         "       kernel syscr %s vs library %s ",
+                         unread ? "-" : widgets_si_fixed((double)kr, a, sizeof a),
+                         widgets_si_fixed((double)lr, b, sizeof b));
     cx += widgets_text(c, cx, y + row, x + w - cx, screen_attr(rd ? SCREEN_BAD : SCREEN_GOOD),
                        rd ? c->g->mismatch : "=");
     cx += widgets_printf(c, cx, y + row, x + w - cx, screen_attr(SCREEN_DIM),
-                         "   syscw %s vs library %s ", widgets_si_fixed((double)kw, d, sizeof d),
+                         "   syscw %s vs library %s ",
+                         unread ? "-" : widgets_si_fixed((double)kw, d, sizeof d),
                          widgets_si_fixed((double)lw, e, sizeof e));
     cx += widgets_text(c, cx, y + row, x + w - cx, screen_attr(wr ? SCREEN_BAD : SCREEN_GOOD),
                        wr ? c->g->mismatch : "=");

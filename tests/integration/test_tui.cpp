@@ -672,14 +672,15 @@ TEST_CASE("tui: at 80x24 a run step's footer keeps its modes and the keys that m
         else if (in_box)
             CHECK(line.find("\u2026") == std::string::npos); // no line cut with the "more" mark
     }
-    s.keys(std::vector<std::string>(100, "j"));
+    s.keys(std::vector<std::string>(40, "j"));
+    s.keys(std::vector<std::string>(20, "NPage")); // the legend is over 100 rows long
     REQUIRE(s.wait_for("top: k"));
     INFO(s.last());
     CHECK(s.last().find("p50, p99") != std::string::npos);
     CHECK(s.last().find("left waiting included") != std::string::npos); // its last words
     CHECK(s.last().find("Each role (server, client)") == std::string::npos);
     // Up again with PgUp; a key that does not scroll closes it.
-    s.keys(std::vector<std::string>(10, "PPage"));
+    s.keys(std::vector<std::string>(20, "PPage"));
     REQUIRE(s.wait_for("Each role (server, client)"));
     s.keys({"x"});
     REQUIRE(s.wait([](const std::string &sc) {
