@@ -323,7 +323,10 @@ static double fig_call_count(const struct span *s, const struct figure_arg *a)
 }
 
 /* n / the client's completed requests, as a check divides (lint refuses such a check in a step
-   without a client program): undefined without requests. */
+   without a client program): undefined without requests. Not the load's count, which falls back
+   to the server role's while no client has published: on an exercise whose server role holds a
+   reference program (the fd-passing cache), a learner's proxy that served no client would have
+   its calls divided by the cache's requests, evidence the step's client never saw. */
 static bool fig_per_client_request(const struct span *s, double n, double *out)
 {
     uint64_t req = s->roles[LESSON_ROLE_CLIENT].requests;
