@@ -151,6 +151,55 @@ LineCounts known_marks()
 
 } // namespace
 
+// The calls of exe under strace -f -k, by line of known.c: each call's first frame in the
+// program itself, whose return address (less one) addr2line turns into a line.
+static LineCounts strace_lines(const std::string &trace, const std::string &exe)
+{
+    auto [scode, sout] =
+        run({"/usr/bin/strace", "-f", "-k", "-e", "trace=read,write", "-o", trace, exe, "--exit"},
+            {}, 60);
+    INFO(sout);
+    REQUIRE(scode == 0);
+    std::ifstream in(trace);
+    std::string text, call;
+    std::map<std::pair<std::string, std::string>, long> by_offset; // (call, offset) -> count
+    bool framed = false;
+    for (std::string line; std::getline(in, line);) {
+        if (line.rfind(" > ", 0) != 0) {
+            // "PID NAME(...": strace pads a PID of fewer than 5 digits ("847   read(").
+            size_t paren = line.find('(');
+            size_t name = line.find_first_not_of("0123456789 ");
+            call =
+                paren != std::string::npos && name < paren ? line.substr(name, paren - name) : "";
+            framed = false;
+            continue;
+        }
+        if (framed || line.find(" > " + exe + "(") != 0)
+            continue;
+        framed = true; // the first frame in the program: the call's site
+        size_t at = line.rfind("[0x");
+        by_offset[{call, line.substr(at + 1, line.find(']', at) - at - 1)}]++;
+    }
+    REQUIRE(!by_offset.empty());
+    LineCounts strace;
+    for (const auto &[key, count] : by_offset) {
+        unsigned long off = std::stoul(key.second, nullptr, 16);
+        char hex[32];
+        snprintf(hex, sizeof hex, "0x%lx", off - 1);
+        // -i: the inlined frames too, innermost first (the wrapper's header line, then the line
+        // of known.c that called it): the first line of known.c is the call's.
+        auto [acode, where] = run({"/usr/bin/addr2line", "-i", "-e", exe, hex});
+        INFO(where);
+        REQUIRE(acode == 0);
+        size_t k = where.find("known.c:");
+        if (k == std::string::npos)
+            continue;
+        std::string loc = where.substr(k, where.find_first_of(" \n", k) - k);
+        strace[{key.first, std::stoi(loc.substr(loc.rfind(':') + 1))}] += count;
+    }
+    return strace;
+}
+
 TEST_CASE("run --json: a program with calls on known lines gets exactly those counts by line, "
           "and strace -k on the same program gives the same",
           "[sites][e2e]")
@@ -212,48 +261,11 @@ TEST_CASE("run --json: a program with calls on known lines gets exactly those co
     exe = exe.substr(0, exe.find('\n'));
     INFO(exe);
     REQUIRE(!exe.empty());
-    std::string trace = t / "trace";
-    auto [scode, sout] =
-        run({"/usr/bin/strace", "-f", "-k", "-e", "trace=read,write", "-o", trace, exe, "--exit"},
-            {}, 60);
-    INFO(sout);
-    REQUIRE(scode == 0);
-    std::ifstream in(trace);
-    std::string text, call;
-    std::map<std::pair<std::string, std::string>, long> by_offset; // (call, offset) -> count
-    bool framed = false;
-    for (std::string line; std::getline(in, line);) {
-        if (line.rfind(" > ", 0) != 0) {
-            size_t paren = line.find('(');
-            size_t space = line.find(' ');
-            call = paren != std::string::npos && space < paren
-                       ? line.substr(space + 1, paren - space - 1)
-                       : "";
-            framed = false;
-            continue;
-        }
-        if (framed || line.find(" > " + exe + "(") != 0)
-            continue;
-        framed = true; // the first frame in the program: the call's site
-        size_t at = line.rfind("[0x");
-        by_offset[{call, line.substr(at + 1, line.find(']', at) - at - 1)}]++;
-    }
-    REQUIRE(!by_offset.empty());
-    LineCounts strace;
-    for (const auto &[key, count] : by_offset) {
-        unsigned long off = std::stoul(key.second, nullptr, 16);
-        char hex[32];
-        snprintf(hex, sizeof hex, "0x%lx", off - 1);
-        // -i: the inlined frames too, innermost first (the wrapper's header line, then the line
-        // of known.c that called it): the first line of known.c is the call's.
-        auto [acode, where] = run({"/usr/bin/addr2line", "-i", "-e", exe, hex});
-        INFO(where);
-        REQUIRE(acode == 0);
-        size_t k = where.find("known.c:");
-        if (k == std::string::npos)
-            continue;
-        std::string loc = where.substr(k, where.find_first_of(" \n", k) - k);
-        strace[{key.first, std::stoi(loc.substr(loc.rfind(':') + 1))}] += count;
-    }
+    LineCounts strace = strace_lines(t / "trace", exe);
+    std::string shown; // what strace saw, for a failure's message
+    for (const auto &[key, count] : strace)
+        shown += "'" + key.first + "' at known.c:" + std::to_string(key.second) + " " +
+                 std::to_string(count) + "\n";
+    INFO(shown);
     CHECK(strace == marks);
 }
