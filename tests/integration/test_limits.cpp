@@ -219,14 +219,27 @@ TEST_CASE("the C10K step: the epoll and io_uring servers hold 10,000 connections
 {
     std::string mode = GENERATE("epoll", "io_uring");
     // 10 s: under the sanitizers the io_uring server accepted 9,790 of the 10,000 in 3 s, on a
-    // loaded machine 5,973 in 6 s, and every one must be in the server by the segment's end.
-    // (Its ring was 256 deep then, and overflowed: CI saw 5,392 in 10 s. Now 4,096.)
-    auto [code, out] =
-        run({bin("iolab"), "run", "concurrency/c10k", "--mode", mode, "--seconds", "10", "--json"},
-            {}, 120);
+    // loaded machine 5,973 in 6 s. The burst of 10,000 connects overflows the listen queue
+    // (4,096), and a connection the queue dropped comes back only with the client's or the
+    // kernel's retransmission, a second and then seconds later: a busy io_uring server (its
+    // ring shared with a recv per open connection) may not have them all by the end of 10 s
+    // (CI: 5,392 with a 256-deep ring; 8,311-9,706 of 10,000 at load 3 with 4,096). What the step
+    // claims is that it holds them all, not when: a segment that ends short is followed by one
+    // of 30 s, the deadline.
+    std::string out;
+    int code = 0;
+    Json j(nullptr, cJSON_Delete);
+    for (const char *seconds : {"10", "30"}) {
+        std::tie(code, out) = run({bin("iolab"), "run", "concurrency/c10k", "--mode", mode,
+                                   "--seconds", seconds, "--json"},
+                                  {}, 120);
+        j = parse_run(out);
+        const cJSON *server = j ? process(j.get(), "server") : nullptr;
+        if (server && number(server, "app", "conns_opened") == 10000)
+            break;
+    }
     INFO(mode << ": " << out);
     CHECK(code == 0);
-    Json j = parse_run(out);
     REQUIRE(j);
     CHECK(cJSON_IsTrue(cJSON_GetObjectItem(j.get(), "clean")));
     const cJSON *load = process(j.get(), "load");
