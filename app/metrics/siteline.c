@@ -60,7 +60,8 @@ static void siteline_find_tree(void)
         *slash = 0;
     }
     size_t len = strlen(siteline_debug_dirs);
-    snprintf(siteline_debug_dirs + len, sizeof siteline_debug_dirs - len, ":%s/lib/iolab/debug", exe);
+    snprintf(siteline_debug_dirs + len, sizeof siteline_debug_dirs - len, ":%s/lib/iolab/debug",
+             exe);
 }
 
 int siteline_open(const char *path, struct siteline_map **out)

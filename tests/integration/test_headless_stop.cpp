@@ -1,6 +1,6 @@
-// The headless driver (app/engine/headless.c): a signal stops `iolab check` and `iolab run` cleanly.
-// SIGINT, SIGTERM or SIGHUP while the scenario runs ends the command with 128+signal, prints no
-// verdicts or figures, and leaves no work directory of the engine behind.
+// The headless driver (app/engine/headless.c): a signal stops `iolab check` and `iolab run`
+// cleanly. SIGINT, SIGTERM or SIGHUP while the scenario runs ends the command with 128+signal,
+// prints no verdicts or figures, and leaves no work directory of the engine behind.
 #include "helpers.hpp"
 
 #include <catch2/catch.hpp>

@@ -1,9 +1,9 @@
-// `iolab run`'s report computes through the figure table (app/cli/run_report.c over metrics/figure.h):
-// its throughput is the load role's, as the table's is, so a step whose server publishes requests
-// and whose client publishes none has a rate; and its latency counts the clients still waiting
-// as long as they waited within the segment, as the comparison view (c) and an expected outcome
-// do over the mode's span, never the hour a stale gauge says. The fake program is the sweeps'
-// (tests/progs/sweep_fake.c): 1000 requests/s of 100 bytes, each answered in 1 ms.
+// `iolab run`'s report computes through the figure table (app/cli/run_report.c over
+// metrics/figure.h): its throughput is the load role's, as the table's is, so a step whose server
+// publishes requests and whose client publishes none has a rate; and its latency counts the clients
+// still waiting as long as they waited within the segment, as the comparison view (c) and an
+// expected outcome do over the mode's span, never the hour a stale gauge says. The fake program is
+// the sweeps' (tests/progs/sweep_fake.c): 1000 requests/s of 100 bytes, each answered in 1 ms.
 #include <catch2/catch.hpp>
 
 #include "helpers.hpp"
