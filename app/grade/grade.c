@@ -397,16 +397,49 @@ void grade_exit(struct grader *g, size_t prog, int status, bool expected)
     grade_settle(g);
 }
 
-/* A program said what must not be said (an output check's maximum passed: a client rejected a
-   download, a program found its own bytes wrong): the step cannot pass in this run, and that
-   line names the cause better than any check still waiting for its time limit. */
+/* A check failed for certain (a maximum passed, a minimum missed at the end of its window, a
+   wrong exit status, an output check's forbidden line): the step cannot pass in this run, so
+   the run is judged now rather than at the end of its time. A check on a page the kernel
+   contradicts is not failed but not judged: the run goes on to the checks on what the kernel
+   and the other programs saw, which say what went wrong. Only a learner's program is judged
+   to its first failure: a step without one shows how programs behave, mode after mode, and its
+   checks are judged over the whole run, each mode's in its turn; there only a forbidden line
+   (a client that rejected a download) ends the judging at once. */
 static bool grade_failed(const struct grader *g)
 {
-    for (size_t i = 0; i < g->sc->nchecks; i++)
-        if (g->sc->checks[i].figure == FIGURE_OUTPUT && g->sc->checks[i].has_max &&
-            g->results[i].decided && !g->results[i].holds)
+    for (size_t i = 0; i < g->sc->nchecks; i++) {
+        const struct lesson_check *c = &g->sc->checks[i];
+        if (!g->results[i].decided || g->results[i].holds)
+            continue;
+        if (g->sc->has_learner ? !(g->untrusted[0] && grade_reads_page(c))
+                               : c->figure == FIGURE_OUTPUT && c->has_max)
             return true;
+    }
     return false;
+}
+
+/* Whether every check is decided by its own figure: the rest decided, and what is left only
+   maxima and ratios that hold, which are decided with the rest once something has run. */
+static bool grade_all_decided(const struct grader *g)
+{
+    size_t open_max = 0;
+    for (size_t i = 0; i < g->sc->nchecks; i++) {
+        const struct lesson_check *c = &g->sc->checks[i];
+        if (g->results[i].decided)
+            continue;
+        bool ratio = !check_monotonic(c) && c->figure != FIGURE_EXIT;
+        /* A child counts as left unreaped only after a second as a zombie: "no zombie" has
+           shown nothing before the run has lasted long enough for one to be seen. */
+        if (c->figure == FIGURE_ZOMBIES && g->results[i].seconds < CHECK_ZOMBIE_WATCH_S)
+            return false;
+        if (ratio && g->results[i].holds)
+            open_max++; /* a ratio that holds now: decided with the rest */
+        else if (!ratio && c->has_max && !c->has_min && c->figure != FIGURE_EXIT)
+            open_max++; /* holds so far; decided with the rest */
+        else
+            return false;
+    }
+    return !open_max || g->measured;
 }
 
 void grade_finish(struct grader *g)
@@ -414,7 +447,10 @@ void grade_finish(struct grader *g)
     /* A suspicion nothing cleared stands: the run gave the kernel's figure no later look. */
     if (!g->untrusted[0] && g->suspect_at >= 0)
         snprintf(g->untrusted, sizeof g->untrusted, "%s", g->suspect);
-    if (!g->over && g->cut && grade_failed(g))
+    /* A run judged at its first failure, before the others' figures settled them: those were
+       cut short and are "not judged", neither failed with a sentence that may point at another
+       fix nor passed on a window that did not run out. */
+    if (!g->over && g->cut && grade_failed(g) && !grade_all_decided(g))
         for (size_t i = 0; i < g->sc->nchecks; i++)
             g->cut[i] = !g->results[i].decided;
     g->over = true;
@@ -437,27 +473,7 @@ bool grade_decided(const struct grader *g)
         return false; /* the counts are in doubt until a later look settles it */
     if (g->page_at >= 0 && g->looked_at <= g->page_at && !g->untrusted[0])
         return false; /* a pass on the page, not yet confirmed by the kernel's figures */
-    if (grade_failed(g))
-        return true;
-    size_t open_max = 0;
-    for (size_t i = 0; i < g->sc->nchecks; i++) {
-        const struct lesson_check *c = &g->sc->checks[i];
-        if (g->results[i].decided)
-            continue;
-        bool ratio = !check_monotonic(c) && c->figure != FIGURE_EXIT;
-        /* A child counts as left unreaped only after a second as a zombie: "no zombie" has
-           shown nothing before the run has lasted long enough for one to be seen. */
-        if (c->figure == FIGURE_ZOMBIES && g->results[i].seconds < CHECK_ZOMBIE_WATCH_S)
-            return false;
-        if (ratio && g->results[i].holds)
-            open_max++; /* a ratio that holds now: decided with the rest */
-        else if (!ratio && c->has_max && !c->has_min && c->figure != FIGURE_EXIT)
-            open_max++; /* holds so far; decided with the rest */
-        else
-            return false;
-    }
-    /* Only maxima are left: they held while the rest was shown, once something has run. */
-    return !open_max || g->measured;
+    return grade_failed(g) || grade_all_decided(g);
 }
 
 /* The one pass rule's moment: once every check is decided, the verdicts become final, whoever
@@ -689,7 +705,7 @@ static size_t grade_site_family(const struct lesson_check *c, unsigned *calls, s
     size_t n = 0;
     switch (c->figure) {
     case FIGURE_CALLS:
-    case FIGURE_CALL_PER_CLIENT_REQ:
+    case FIGURE_CHECK_CALL_PER_REQ:
     case FIGURE_CALL_BYTES_PER_BYTE:
         calls[0] = c->call;
         return 1;

@@ -32,7 +32,9 @@ namespace
 using Edits = std::vector<std::pair<std::string, std::string>>;
 
 // A check (found by a part of its text) and the parts its "ok: "/"no: " verdict must hold; with
-// no check, parts of the whole output (a sentence of a check that was not judged, say).
+// no check, parts of the whole output (a sentence of a check that was not judged, say). The run
+// stops at its first certain failure, so a check its own figure had not settled by then says
+// "not judged" (lessons/README.md).
 struct Expect {
     std::string check;
     std::vector<std::string> parts;
@@ -151,7 +153,7 @@ const std::vector<Row> kClientRows = {
                                  "            continue; /* nothing yet: try again */\n"}},
      {{"stops reading when the server hangs up",
        {"no: yours: ", "recvfrom calls, at most 400", "end the loop when read_line() returns 0"}},
-      {"ends with status 0 after exit", {"no: yours: client has not exited yet", "never ends"}}}},
+      {"ends with status 0 after exit", {"not judged"}}}},
 };
 
 // upload/write-epoll-server
@@ -218,8 +220,8 @@ const std::vector<Row> kEpollRows = {
        "    }\n"
        "    for (;;) {\n        struct epoll_event events[64];"}},
      {{kNoFork, {"no: yours: ", "fork calls, at most 0", "the one epoll loop"}},
-      {kEpollWait, {"no: yours: 0 of 1 epoll_wait calls", "epoll_wait() which sockets are ready"}},
-      {kWhole, {"ok: "}}}},
+      {kEpollWait, {"not judged"}},
+      {kWhole, {"not judged"}}}},
     // Blocking sockets, and on_readable() called until the upload is complete: the seed's first
     // server. The quiet client's header never completes, and the loop never comes back.
     {"a loop that reads one upload to its end",
@@ -288,8 +290,7 @@ const std::vector<Row> kOrderedRows = {
        "for (;;) {\n        if (!read_line(sock, &in, line, sizeof line))\n"
        "            continue;"}},
      {{"stops reading", {"no: yours: ", "recvfrom calls, at most 400", "read_line() returns 0"}},
-      {"third client gets its turn",
-       {"no: yours: third has not exited yet", "hangs up without \"exit\""}}}},
+      {"third client gets its turn", {"not judged"}}}},
 };
 
 // chat/write-epoll-server (an echo to the sender and a line to one client only are judged by
@@ -315,7 +316,7 @@ const std::vector<Row> kChatRows = {
        "                continue;\n"
        "            }\n"}},
      {{"No fork()", {"no: yours: ", "fork calls, at most 0", "one epoll loop"}},
-      {"ana hears ben", {"not within 5 s"}}}},
+      {"ana hears ben", {"not judged"}}}},
 };
 
 // upload/write-fork-server
@@ -374,9 +375,9 @@ const std::vector<Row> kCopyRows = {
        "    }\n"
        "    return 0;\n"
        "    off_t offset = 0;\n    while (offset < size) {"}},
-     {{"go with sendfile", {"no: yours: 0.00 bytes sendfile moved"}},
-      {"no read()", {"no: yours: ", "sendfile() copies inside the kernel"}},
-      {"The checker finds the whole file", {"no: "}}}},
+     {{"no read()", {"no: yours: ", "sendfile() copies inside the kernel"}},
+      {"go with sendfile", {"not judged"}},
+      {"The checker finds the whole file", {"not judged"}}}},
 };
 
 // stdio/write-buffered-reader (a small buffer is judged on a range of figures: its own test case
@@ -469,8 +470,8 @@ const std::vector<Row> kSendfileRows = {
                   "        left -= n;\n"
                   "    }\n"
                   "    return 0;\n"}},
-     {{"go out with sendfile", {"no: yours: 0.00 bytes sendfile moved"}},
-      {"no read() of the file", {"no: yours: "}}}},
+     {{"no read() of the file", {"no: yours: ", "read() copies the file into your buffer"}},
+      {"go out with sendfile", {"not judged"}}}},
     // One call and no loop, asking for too little: the downloads never complete.
     {"one sendfile() of 4 KiB",
      From::kVariant,

@@ -1,4 +1,4 @@
-/* expect: fail: each thread must return once its client is served */
+/* expect: fail: each thread must return once its client is served || closes its socket when its */
 /*
  * A detached thread per request, but the thread does not return when its client is done: it
  * goes on accepting, as main() does, so every request leaves one more thread behind.

@@ -1,4 +1,4 @@
-/* expect: fail: copy_all() must call sendfile() */
+/* expect: fail: read() copies the file into your buffer */
 /* A correct copy through a buffer, which the exercise forbids: read() and write(). */
 /*
  * copy_all() for iolab's copy-main.c (copy.h): copies size bytes of in, from its start, to out.

@@ -1,4 +1,4 @@
-/* expect: fail: sendto() at file-server.c:34 ran */
+/* expect: fail: (read() at file-server.c: */
 /* The copy through a buffer this exercise replaces: read() then send(). */
 /*
  * A small HTTP file server, one thread per connection: it answers GET /NAME with the file NAME
