@@ -51,7 +51,7 @@ bool expect_figure(const struct lesson_scenario *sc, const struct lesson_expect_
 static bool expect_counts_calls(enum figure_id f)
 {
     return f == FIGURE_ONE_CALL_PER_REQ || f == FIGURE_ALL_CALLS_PER_REQ || f == FIGURE_CALLS ||
-           f == FIGURE_CALL_PER_CLIENT_REQ || f == FIGURE_SPAWNS;
+           f == FIGURE_CHECK_CALL_PER_REQ || f == FIGURE_SPAWNS;
 }
 
 /* Whether a side's call figure stands on calls iolab did not count: its role made no counted call

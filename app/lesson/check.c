@@ -80,7 +80,7 @@ static int check_role(const struct lesson_check *c)
 {
     if (c->role >= 0)
         return c->role;
-    if (c->figure == FIGURE_CALLS || c->figure == FIGURE_CALL_PER_CLIENT_REQ ||
+    if (c->figure == FIGURE_CALLS || c->figure == FIGURE_CHECK_CALL_PER_REQ ||
         c->figure == FIGURE_CALL_BYTES_PER_BYTE)
         return -1;
     return c->figure == FIGURE_CPU_MS_PER_REQ ? LESSON_ROLE_SERVER : LESSON_ROLE_CLIENT;
@@ -97,7 +97,7 @@ static bool check_per_byte(const struct lesson_check *check)
 bool check_monotonic(const struct lesson_check *check)
 {
     return check->figure != FIGURE_RCHAR_PER_SYSCR && check->figure != FIGURE_READ_FILL &&
-           check->figure != FIGURE_EXIT && check->figure != FIGURE_CALL_PER_CLIENT_REQ &&
+           check->figure != FIGURE_EXIT && check->figure != FIGURE_CHECK_CALL_PER_REQ &&
            check->figure != FIGURE_CPU_MS_PER_REQ && !check_per_byte(check);
 }
 
@@ -206,7 +206,7 @@ static const char *check_fd_name(unsigned k)
    its bounds, yet does not hold. */
 static bool check_ratio_undefined(const struct lesson_check *check, const struct check_result *r)
 {
-    if (check->figure != FIGURE_CALL_PER_CLIENT_REQ && check->figure != FIGURE_CPU_MS_PER_REQ &&
+    if (check->figure != FIGURE_CHECK_CALL_PER_REQ && check->figure != FIGURE_CPU_MS_PER_REQ &&
         !check_per_byte(check))
         return false;
     if (check_per_byte(check))
@@ -248,7 +248,7 @@ int check_describe(const struct lesson_check *check, const struct lesson_scenari
     else if (check->figure == FIGURE_CALLS)
         snprintf(unit, sizeof unit, "%s calls",
                  check->call < IOLAB_NCALLS ? iolab_call_info[check->call].label : "?");
-    else if (check->figure == FIGURE_CALL_PER_CLIENT_REQ)
+    else if (check->figure == FIGURE_CHECK_CALL_PER_REQ)
         snprintf(unit, sizeof unit, "%s calls per request",
                  check->call < IOLAB_NCALLS ? iolab_call_info[check->call].label : "?");
     else if (check->figure == FIGURE_CALL_BYTES_PER_BYTE)
@@ -272,7 +272,7 @@ int check_describe(const struct lesson_check *check, const struct lesson_scenari
         return snprintf(buf, len, "%s%s exited with status %.0f, expected %d", scope, who, r->value,
                         check->status);
     }
-    if (check->figure == FIGURE_CALL_PER_CLIENT_REQ || check->figure == FIGURE_CPU_MS_PER_REQ ||
+    if (check->figure == FIGURE_CHECK_CALL_PER_REQ || check->figure == FIGURE_CPU_MS_PER_REQ ||
         check_per_byte(check))
         return check_describe_ratio(check, r, scope, unit, buf, len);
     /* Seconds get one decimal so that progress visibly moves; counts are whole numbers. */

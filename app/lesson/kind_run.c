@@ -588,7 +588,7 @@ static void load_check_bounds(struct load *ld, const cJSON *obj, const cJSON *mi
 /* A check's "fd": which kind of descriptor its calls count (check_fd_parse). */
 static void load_check_fd(struct load *ld, const cJSON *v, struct lesson_check *c)
 {
-    if (c->figure != FIGURE_CALLS && c->figure != FIGURE_CALL_PER_CLIENT_REQ) {
+    if (c->figure != FIGURE_CALLS && c->figure != FIGURE_CHECK_CALL_PER_REQ) {
         load_diag(ld, v, 0,
                   "\"fd\" applies to calls:NAME and calls_per_request:NAME metrics only; "
                   "remove it.");
@@ -667,7 +667,7 @@ static void load_checks(struct load *ld, const cJSON *arr, struct lesson_scenari
         if (f[CHECK_FD] && figure_ok)
             load_check_fd(ld, f[CHECK_FD], c);
         if (figure_ok &&
-            (c->figure == FIGURE_CALL_PER_CLIENT_REQ || c->figure == FIGURE_CPU_MS_PER_REQ))
+            (c->figure == FIGURE_CHECK_CALL_PER_REQ || c->figure == FIGURE_CPU_MS_PER_REQ))
             load_check_per_request(ld, f[CHECK_METRIC], sc);
     }
 }

@@ -97,7 +97,7 @@ void lesson_watch_derive(struct lesson_scenario *sc)
 {
     for (size_t i = 0; i < sc->nchecks; i++)
         if (sc->checks[i].figure == FIGURE_CALLS ||
-            sc->checks[i].figure == FIGURE_CALL_PER_CLIENT_REQ)
+            sc->checks[i].figure == FIGURE_CHECK_CALL_PER_REQ)
             lesson_watch_add(sc, sc->checks[i].call);
     for (size_t i = 0; i < sc->nexpects; i++) {
         const struct lesson_expect *e = &sc->expects[i];

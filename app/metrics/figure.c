@@ -143,6 +143,28 @@ const char *figure_unit_one(const char *plural, char *buf, size_t len)
     return buf;
 }
 
+/*
+ * The role whose requests and bytes are the load's, the one denominator of every "per request":
+ * the client's. A step whose clients publish nothing is measured by its server's count instead:
+ * in an exercise, only when no program of the client role is one the learner did not write
+ * (copying's client is the learner's own program), so that a reference server's requests (the
+ * fd-passing cache's) never stand in for requests the step's client did not get; elsewhere, when
+ * no client has published anything and the server has (a client that only makes traffic).
+ */
+static int span_load_role(const struct snapshot *last, int learner)
+{
+    if (learner >= 0) {
+        for (uint32_t p = 0; p < last->nprogs && p < SNAPSHOT_MAX_PROGS; p++)
+            if ((int)p != learner && last->progs[p].role == LESSON_ROLE_CLIENT)
+                return LESSON_ROLE_CLIENT;
+        return LESSON_ROLE_SERVER;
+    }
+    const struct snapshot_figures *cb = &last->roles[LESSON_ROLE_CLIENT],
+                                  *sb = &last->roles[LESSON_ROLE_SERVER];
+    bool quiet_client = !cb->requests && !cb->app_bytes && (sb->requests || sb->app_bytes);
+    return quiet_client ? LESSON_ROLE_SERVER : LESSON_ROLE_CLIENT;
+}
+
 void span_between(const struct snapshot *first, const struct snapshot *last,
                   const struct span_opts *opts, struct span *out)
 {
@@ -168,11 +190,7 @@ void span_between(const struct snapshot *first, const struct snapshot *last,
         out->roles[r].requests = stats_delta(req_b, req_a);
         out->roles[r].bytes = stats_delta(bytes_b, bytes_a);
     }
-    /* A scenario without a client (one program) publishes its figures as the server. */
-    const struct snapshot_figures *cb = &last->roles[LESSON_ROLE_CLIENT],
-                                  *sb = &last->roles[LESSON_ROLE_SERVER];
-    bool no_client = !cb->requests && !cb->app_bytes && (sb->requests || sb->app_bytes);
-    out->load_role = no_client ? LESSON_ROLE_SERVER : LESSON_ROLE_CLIENT;
+    out->load_role = span_load_role(last, learner);
     out->requests = out->roles[out->load_role].requests;
     out->bytes = out->roles[out->load_role].bytes;
     static const uint64_t zero_hist[IOLAB_HIST_BUCKETS];
@@ -258,9 +276,9 @@ static const struct span_role *fig_role(const struct span *s, const struct figur
     return &s->roles[figure_role(a->role)];
 }
 
-/* n / the load's requests (the client's, or the server's when no client publishes): what "per
-   request" means everywhere but in a check (fig_per_client_request); undefined without requests. */
-static bool fig_per_load_request(const struct span *s, double n, double *out)
+/* n / the load's requests (span_load_role): what "per request" means everywhere, in a check as
+   in a comparison, a prediction or a sweep; undefined without requests. */
+static bool fig_per_request(const struct span *s, double n, double *out)
 {
     if (!s->requests)
         return false;
@@ -322,20 +340,6 @@ static double fig_call_count(const struct span *s, const struct figure_arg *a)
     return (double)iolab_fdsplit_count(&r->fd, a->call, (int)a->fd_kind - 1, (int)a->fd_to - 1);
 }
 
-/* n / the client's completed requests, as a check divides (lint refuses such a check in a step
-   without a client program): undefined without requests. Not the load's count, which falls back
-   to the server role's while no client has published: on an exercise whose server role holds a
-   reference program (the fd-passing cache), a learner's proxy that served no client would have
-   its calls divided by the cache's requests, evidence the step's client never saw. */
-static bool fig_per_client_request(const struct span *s, double n, double *out)
-{
-    uint64_t req = s->roles[LESSON_ROLE_CLIENT].requests;
-    if (!req)
-        return false;
-    *out = n / (double)req;
-    return true;
-}
-
 static bool fig_calls(const struct span *s, const struct figure_arg *a, double *out)
 {
     *out = fig_call_count(s, a);
@@ -344,7 +348,7 @@ static bool fig_calls(const struct span *s, const struct figure_arg *a, double *
 
 static bool fig_check_call_per_req(const struct span *s, const struct figure_arg *a, double *out)
 {
-    return fig_per_client_request(s, fig_call_count(s, a), out);
+    return fig_per_request(s, fig_call_count(s, a), out);
 }
 
 static bool fig_syscr(const struct span *s, const struct figure_arg *a, double *out)
@@ -421,18 +425,18 @@ static bool fig_bytes_per_s(const struct span *s, const struct figure_arg *a, do
 
 static bool fig_calls_per_req(const struct span *s, const struct figure_arg *a, double *out)
 {
-    return fig_per_load_request(s, (double)fig_role(s, a)->calls_total, out);
+    return fig_per_request(s, (double)fig_role(s, a)->calls_total, out);
 }
 
 static bool fig_call_per_req(const struct span *s, const struct figure_arg *a, double *out)
 {
     double n = a->call < IOLAB_NCALLS ? (double)fig_role(s, a)->calls[a->call] : 0;
-    return fig_per_load_request(s, n, out);
+    return fig_per_request(s, n, out);
 }
 
 static bool fig_syscr_per_req(const struct span *s, const struct figure_arg *a, double *out)
 {
-    return fig_per_load_request(s, (double)fig_role(s, a)->syscr, out);
+    return fig_per_request(s, (double)fig_role(s, a)->syscr, out);
 }
 
 static bool fig_bytes_per_syscr(const struct span *s, const struct figure_arg *a, double *out)
@@ -446,7 +450,7 @@ static bool fig_bytes_per_syscr(const struct span *s, const struct figure_arg *a
 static bool fig_ctx_per_req(const struct span *s, const struct figure_arg *a, double *out)
 {
     (void)a;
-    return fig_per_load_request(s, (double)fig_ctx(s), out);
+    return fig_per_request(s, (double)fig_ctx(s), out);
 }
 
 static bool fig_cpu_pct(const struct span *s, const struct figure_arg *a, double *out)
@@ -465,12 +469,12 @@ static bool fig_role_cpu_pct(const struct span *s, const struct figure_arg *a, d
 
 static bool fig_cpu_ms_per_req(const struct span *s, const struct figure_arg *a, double *out)
 {
-    return fig_per_client_request(s, (double)fig_role(s, a)->cpu_us / 1000, out);
+    return fig_per_request(s, (double)fig_role(s, a)->cpu_us / 1000, out);
 }
 
 static bool fig_uring_per_req(const struct span *s, const struct figure_arg *a, double *out)
 {
-    return fig_per_load_request(s, (double)fig_role(s, a)->uring_enters, out);
+    return fig_per_request(s, (double)fig_role(s, a)->uring_enters, out);
 }
 
 /* The latency quantiles of the requests answered and of those left waiting (span_latency);
@@ -626,8 +630,8 @@ static const struct figure_def figures[FIGURE_NIDS] = {
                          "descriptors open in one process at once", FIGURE_LOWER, C, false, fig_fds,
                          .said = NULL},
     [FIGURE_CALLS] = {"calls:", "calls", "calls", FIGURE_NEITHER, C, true, fig_calls, .said = NULL},
-    [FIGURE_CALL_PER_CLIENT_REQ] = {"calls_per_request:", "calls per request", "calls per request",
-                                    FIGURE_LOWER, C, true, fig_check_call_per_req, .said = NULL},
+    [FIGURE_CHECK_CALL_PER_REQ] = {"calls_per_request:", "calls per request", "calls per request",
+                                   FIGURE_LOWER, C, true, fig_check_call_per_req, .said = NULL},
     [FIGURE_REQUESTS_PER_S] = {"requests_per_s", "requests/s", "/s", FIGURE_HIGHER, E | W, false,
                                fig_requests_per_s, .said = "requests/s", .show = FIGURE_SHOW_PER_S},
     [FIGURE_BYTES_PER_S] = {"bytes_per_s", "bytes/s", "B/s", FIGURE_HIGHER, E | W, false,

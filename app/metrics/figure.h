@@ -135,10 +135,11 @@ void span_waits_at(struct span *s, const struct snapshot *last);
  * Every figure a lesson can name, once: a check's "metric", an expected outcome's or a
  * prediction's side, a sweep's y axis or a headline's figure. The table (figure_at) is indexed
  * by it. One name means two figures in two formats ("bytes_per_syscr"): two ids, each named for
- * what it divides (FIGURE_RCHAR_PER_SYSCR, FIGURE_BYTES_PER_SYSCR). "Per request" divides by the
- * load's requests (the client's, or the server's when no client publishes), except in a check,
- * which divides by the client's: FIGURE_CALL_PER_CLIENT_REQ against FIGURE_ONE_CALL_PER_REQ (one
- * call) and FIGURE_ALL_CALLS_PER_REQ (every call), lessons/README.md "Which figure is which".
+ * what it divides (FIGURE_RCHAR_PER_SYSCR, FIGURE_BYTES_PER_SYSCR). "Per request" always divides
+ * by the load's requests (span_between: the client's; the server's only in a step whose clients
+ * publish nothing), in a check (FIGURE_CHECK_CALL_PER_REQ, every role's calls unless the check
+ * names one) as in an outcome or a sweep (FIGURE_ONE_CALL_PER_REQ, FIGURE_ALL_CALLS_PER_REQ):
+ * lessons/README.md "Which figure is which".
  */
 enum figure_id {
     /* Checks (FIGURE_IN_CHECK): */
@@ -158,18 +159,18 @@ enum figure_id {
     FIGURE_ZOMBIES,      /* "zombies": most children left unreaped for 1 s, seen at once */
     FIGURE_SPAWNS,       /* "spawns": fork() and pthread_create() calls together */
     /* "cpu_ms_per_request": the role's CPU time (the kernel's utime + stime), in ms, over the
-       client's requests: a server that sleeps between messages spends next to none */
+       load's requests: a server that sleeps between messages spends next to none */
     FIGURE_CPU_MS_PER_REQ,
     /* "peak_fds": the most descriptors one process of the role held open at once (the kernel's
        count; the open-file limit is per process): a server that keeps a socket per client
        climbs with the requests */
     FIGURE_PEAK_FDS,
     FIGURE_CALLS, /* "calls:NAME": counted calls of one label */
-    /* "calls_per_request:NAME": the role's counted NAME calls over the client's requests (a
-       check's; an outcome's calls:NAME/request divides by the load's) */
-    FIGURE_CALL_PER_CLIENT_REQ,
+    /* "calls_per_request:NAME": a check's counted NAME calls (every role's, or the check's
+       role's) over the load's requests, as an outcome's calls:NAME/request */
+    FIGURE_CHECK_CALL_PER_REQ,
     /* Expected outcomes and predictions (FIGURE_IN_EXPECT), sweeps (FIGURE_IN_SWEEP): */
-    FIGURE_REQUESTS_PER_S,    /* "requests_per_s": the client's completed requests per second */
+    FIGURE_REQUESTS_PER_S,    /* "requests_per_s": the load's completed requests per second */
     FIGURE_BYTES_PER_S,       /* "bytes_per_s": the client's payload bytes per second */
     FIGURE_ALL_CALLS_PER_REQ, /* "calls_per_request": a role's counted calls, every name, per
                                  request of the load */

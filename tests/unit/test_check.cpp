@@ -60,7 +60,7 @@ TEST_CASE("metrics parse, and every listed name parses")
     CHECK(call == IOLAB_CALL_SENDFILE);
     CHECK(check_figure_parse("bytes_per_byte_served:", &m, &call) == -EINVAL);
     REQUIRE(check_figure_parse("calls_per_request:recvmmsg", &m, &call) == 0);
-    CHECK(m == FIGURE_CALL_PER_CLIENT_REQ);
+    CHECK(m == FIGURE_CHECK_CALL_PER_REQ);
     CHECK(call == IOLAB_CALL_RECVMMSG);
     CHECK(check_figure_parse("calls_per_request:", &m, &call) == -EINVAL);
     CHECK(check_figure_parse("calls_per_request:io_uring_enter", &m, &call) == -EINVAL);
@@ -143,13 +143,13 @@ TEST_CASE("a scenario's checks are counted together")
     CHECK_FALSE(r[1].holds);
 }
 
-TEST_CASE("calls_per_request divides a role's calls by the client's requests")
+TEST_CASE("calls_per_request divides a role's calls by the load's requests")
 {
     mode_span m = {};
     m.mode = 0;
     m.span.seconds = 2;
     m.span.roles[LESSON_ROLE_SERVER].calls[IOLAB_CALL_RECVMMSG] = 300;
-    m.span.roles[LESSON_ROLE_CLIENT].requests = 1000; // datagrams answered
+    m.span.roles[LESSON_ROLE_CLIENT].requests = m.span.requests = 1000; // datagrams answered
     check_facts f = {&m, 1, nullptr, false};
     check_result r;
     char line[160];
@@ -173,7 +173,7 @@ TEST_CASE("calls_per_request divides a role's calls by the client's requests")
     CHECK(r.value == Approx(5));
 
     // No request: no ratio, and a maximum does not hold on nothing.
-    m.span.roles[LESSON_ROLE_CLIENT].requests = 0;
+    m.span.roles[LESSON_ROLE_CLIENT].requests = m.span.requests = 0;
     REQUIRE(check_eval(&c, &f, &r) == 0);
     CHECK_FALSE(r.holds);
     check_describe(&c, &sc3, &r, line, sizeof line);
@@ -183,19 +183,20 @@ TEST_CASE("calls_per_request divides a role's calls by the client's requests")
     c.fail = const_cast<char *>("batch the datagrams");
     check_explain(&c, &sc3, &r, line, sizeof line);
     CHECK(std::string(line).find("batch the datagrams") == std::string::npos);
-    m.span.roles[LESSON_ROLE_CLIENT].requests = 100; // 50 calls a datagram: now it is said
+    m.span.roles[LESSON_ROLE_CLIENT].requests = m.span.requests =
+        100; // 50 calls a datagram: now it is said
     REQUIRE(check_eval(&c, &f, &r) == 0);
     check_explain(&c, &sc3, &r, line, sizeof line);
     CHECK(std::string(line).find(": batch the datagrams") != std::string::npos);
 }
 
-TEST_CASE("cpu_ms_per_request reads the kernel's CPU time of the role per client request")
+TEST_CASE("cpu_ms_per_request reads the kernel's CPU time of the role per request of the load")
 {
     mode_span m = {};
     m.mode = 0;
     m.span.seconds = 4;
     m.span.roles[LESSON_ROLE_SERVER].cpu_us = 3000000; // a server that spun for 3 s
-    m.span.roles[LESSON_ROLE_CLIENT].requests = 200;
+    m.span.roles[LESSON_ROLE_CLIENT].requests = m.span.requests = 200;
     check_facts f = {&m, 1, nullptr, false};
     check_result r;
     char line[160];

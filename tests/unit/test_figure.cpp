@@ -305,7 +305,7 @@ TEST_CASE("span_add: counts and time add, gauges keep their peak, ratios are of 
     CHECK(figure_find_in("peak_fds", FIGURE_IN_CHECK, nullptr) == figure_at(FIGURE_PEAK_FDS));
     // A check's calls_per_request:read divides by the client's requests; role -1 counts every
     // role's calls.
-    REQUIRE(figure_at(FIGURE_CALL_PER_CLIENT_REQ)->value(&acc, &server, &v));
+    REQUIRE(figure_at(FIGURE_CHECK_CALL_PER_REQ)->value(&acc, &server, &v));
     CHECK(v == Approx(900.0 / 400));
     figure_arg every = {-1, IOLAB_CALL_READ, 0, 0, 0};
     REQUIRE(figure_at(FIGURE_CALLS)->value(&acc, &every, &v));

@@ -32,7 +32,7 @@ TEST_CASE("lesson_watch_derive: the calls of the checks, then of the outcomes, e
     checks[0].figure = FIGURE_SECONDS;
     checks[1].figure = FIGURE_CALLS;
     checks[1].call = IOLAB_CALL_FORK;
-    checks[2].figure = FIGURE_CALL_PER_CLIENT_REQ;
+    checks[2].figure = FIGURE_CHECK_CALL_PER_REQ;
     checks[2].call = IOLAB_CALL_EPOLL_WAIT;
     lesson_expect expects[1] = {};
     expects[0].left.figure = FIGURE_ONE_CALL_PER_REQ;
