@@ -11,7 +11,7 @@
 #include "cmdopt.h"
 #include "json.h"
 #include "lesson/lesson.h"
-#include "paths.h"
+#include "packfind.h"
 #include "termsafe.h"
 
 #include "iolab_counters.h"
@@ -151,13 +151,61 @@ static void cmd_list_warn_duplicates(char *const *dirs, char *const *ids, size_t
                           dirs[i], dirs[j], ids[i], ids[i]);
 }
 
+/* What cmd_list_exec's visitor keeps of the packs packfind_each() reads: each one's directory
+   and id (NULL when it did not load), for cmd_list_warn_duplicates(). */
+struct cmd_list_walk {
+    bool json;
+    struct json_out j;
+    size_t n, shown;
+    char *dirs[CMD_LIST_MAX_PACKS], *ids[CMD_LIST_MAX_PACKS];
+    int status;
+};
+
+static void cmd_list_note(struct cmd_list_walk *w, const char *dir, const char *id)
+{
+    if (w->n >= CMD_LIST_MAX_PACKS)
+        return;
+    w->dirs[w->n] = strdup(dir);
+    w->ids[w->n] = id ? strdup(id) : NULL;
+    w->n++;
+}
+
+static bool cmd_list_visit(void *data, const char *dir, struct lesson_pack *pack)
+{
+    struct cmd_list_walk *w = data;
+    if (w->json) {
+        cmd_list_json_pack(&w->j, pack);
+    } else {
+        FILE *out = termsafe_open(stdout);
+        if (!out) {
+            cmd_error("out of memory.");
+            w->status = 1;
+            return false;
+        }
+        if (w->shown)
+            fputc('\n', out);
+        cmd_list_text_pack(out, pack);
+        fclose(out);
+    }
+    w->shown++;
+    cmd_list_note(w, dir, pack->id);
+    return false;
+}
+
+static void cmd_list_failed(void *data, const char *dir, const struct lesson_diags *diags)
+{
+    struct cmd_list_walk *w = data;
+    lesson_diags_print(stderr, diags);
+    cmd_error("pack %s has problems (above) and is not listed; `iolab lint %s` checks it.", dir,
+              dir);
+    w->status = 1;
+    cmd_list_note(w, dir, NULL);
+}
+
 static int cmd_list_exec(int argc, char **argv)
 {
-    char *dirs[CMD_LIST_MAX_PACKS], *ids[CMD_LIST_MAX_PACKS] = {0};
-    size_t ndirs = 0;
     bool json = false;
-    int status = 0;
-    /* The built-in pack first, then those named, then the installed ones. */
+    /* The built-in pack first, then those named, then the installed ones (packfind_each). */
     const char *named[CMD_LIST_MAX_PACKS - 1];
     struct cmdopt_words packs = {.v = named, .max = CMD_LIST_MAX_PACKS - 1};
     const struct cmdopt table[] = {
@@ -170,68 +218,34 @@ static int cmd_list_exec(int argc, char **argv)
     int parsed = cmdopt_parse(&cmd, argc, argv);
     if (parsed)
         return parsed < 0 ? 0 : parsed;
-    char builtin[PATH_MAX];
-    if (paths_get(PATHS_PACK, builtin, sizeof builtin) == 0)
-        dirs[ndirs++] = strdup(builtin);
-    for (size_t i = 0; i < packs.n; i++)
-        dirs[ndirs++] = strdup(named[i]);
-    paths_installed_packs(dirs, &ndirs, CMD_LIST_MAX_PACKS);
-
-    char libexec[PATH_MAX];
-    struct lesson_load_options opts = {.libexec_dir = NULL};
-    if (paths_get(PATHS_LIBEXEC, libexec, sizeof libexec) == 0)
-        opts.libexec_dir = libexec;
-    struct json_out j;
-    json_init(&j, stdout);
-    if (json) {
-        json_object(&j, NULL);
-        json_array(&j, "packs");
+    struct cmd_list_walk *w = calloc(1, sizeof *w);
+    if (!w) {
+        cmd_error("out of memory.");
+        return 1;
     }
-    size_t shown = 0;
-    for (size_t i = 0; i < ndirs; i++) {
-        struct lesson_pack *pack = NULL;
-        struct lesson_diags diags = {0};
-        if (!dirs[i] || lesson_pack_load(dirs[i], &opts, &pack, &diags) < 0) {
-            lesson_diags_print(stderr, &diags);
-            cmd_error("pack %s has problems (above) and is not listed; `iolab lint %s` checks it.",
-                      dirs[i] ? dirs[i] : "?", dirs[i] ? dirs[i] : "DIR");
-            lesson_diags_free(&diags);
-            status = 1;
-            continue;
-        }
-        if (json) {
-            cmd_list_json_pack(&j, pack);
-        } else {
-            FILE *out = termsafe_open(stdout);
-            if (!out) {
-                cmd_error("out of memory.");
-                status = 1;
-                lesson_pack_free(pack);
-                lesson_diags_free(&diags);
-                break;
-            }
-            if (shown)
-                fputc('\n', out);
-            cmd_list_text_pack(out, pack);
-            fclose(out);
-        }
-        shown++;
-        ids[i] = strdup(pack->id);
-        lesson_pack_free(pack);
-        lesson_diags_free(&diags);
-    }
+    w->json = json;
+    json_init(&w->j, stdout);
     if (json) {
-        json_end(&j);
-        cmd_list_json_calls(&j);
-        json_end(&j);
+        json_object(&w->j, NULL);
+        json_array(&w->j, "packs");
+    }
+    const struct packfind_visitor v = {
+        .visit = cmd_list_visit, .failed = cmd_list_failed, .data = w};
+    packfind_each(true, named, packs.n, &v);
+    if (json) {
+        json_end(&w->j);
+        cmd_list_json_calls(&w->j);
+        json_end(&w->j);
         fputc('\n', stdout);
     }
     fflush(stdout);
-    cmd_list_warn_duplicates(dirs, ids, ndirs);
-    for (size_t i = 0; i < ndirs; i++) {
-        free(dirs[i]);
-        free(ids[i]);
+    cmd_list_warn_duplicates(w->dirs, w->ids, w->n);
+    for (size_t i = 0; i < w->n; i++) {
+        free(w->dirs[i]);
+        free(w->ids[i]);
     }
+    int status = w->status;
+    free(w);
     return status;
 }
 

@@ -211,7 +211,8 @@ static bool cmd_progress_packs_visit(void *data, const char *dir, struct lesson_
 static int cmd_progress_packs_load(struct progress_packs *k)
 {
     struct progress_packs_load q = {.k = k};
-    packfind_each(true, cmd_progress_packs_visit, &q);
+    const struct packfind_visitor v = {.visit = cmd_progress_packs_visit, .data = &q};
+    packfind_each(true, NULL, 0, &v);
     for (size_t j = 0; j < k->n; j++)
         free(q.where[j]);
     return q.status;

@@ -1,7 +1,7 @@
 /*
  * packfind: see packfind.h. A pack's id is only known once its pack.json is read, so each
  * candidate is loaded (never built: that waits for the one pack chosen) and dropped again; a
- * pack that does not load is passed over, as `iolab list` reports it.
+ * pack that does not load is passed over here, and told to `iolab list`'s visitor.
  */
 #include "packfind.h"
 
@@ -13,14 +13,16 @@
 #include <string.h>
 #include <sys/stat.h>
 
-void packfind_each(bool builtin,
-                   bool (*visit)(void *data, const char *dir, struct lesson_pack *pack), void *data)
+void packfind_each(bool builtin, const char *const *named, size_t nnamed,
+                   const struct packfind_visitor *v)
 {
     char *dirs[PACKFIND_MAX];
     size_t ndirs = 0;
     char path[PATH_MAX], libexec[PATH_MAX];
     if (builtin && paths_get(PATHS_PACK, path, sizeof path) == 0)
         dirs[ndirs++] = strdup(path);
+    for (size_t i = 0; i < nnamed && ndirs < PACKFIND_MAX; i++)
+        dirs[ndirs++] = strdup(named[i]);
     paths_installed_packs(dirs, &ndirs, PACKFIND_MAX);
     struct lesson_load_options lo = {.libexec_dir = NULL};
     if (paths_get(PATHS_LIBEXEC, libexec, sizeof libexec) == 0)
@@ -28,8 +30,13 @@ void packfind_each(bool builtin,
     for (size_t i = 0; i < ndirs; i++) {
         struct lesson_pack *pk = NULL;
         struct lesson_diags d = {0};
-        if (!dirs[i] || lesson_pack_load(dirs[i], &lo, &pk, &d) < 0 || !visit(data, dirs[i], pk))
+        if (!dirs[i] || lesson_pack_load(dirs[i], &lo, &pk, &d) < 0) {
+            if (v->failed)
+                v->failed(v->data, dirs[i] ? dirs[i] : "?", &d);
             lesson_pack_free(pk);
+        } else if (!v->visit(v->data, dirs[i], pk)) {
+            lesson_pack_free(pk);
+        }
         lesson_diags_free(&d);
         free(dirs[i]);
     }
@@ -57,7 +64,8 @@ static void packfind_scan(bool builtin, bool (*keep)(const struct lesson_pack *,
                           const char *arg, struct packfind *out)
 {
     struct packfind_search q = {.keep = keep, .arg = arg, .out = out};
-    packfind_each(builtin, packfind_visit, &q);
+    const struct packfind_visitor v = {.visit = packfind_visit, .data = &q};
+    packfind_each(builtin, NULL, 0, &v);
 }
 
 static bool packfind_has_id(const struct lesson_pack *pk, const char *id)

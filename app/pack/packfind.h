@@ -28,14 +28,22 @@ void packfind_by_lesson(const char *lesson, struct packfind *out);
 void packfind_free(struct packfind *f);
 
 struct lesson_pack;
+struct lesson_diags;
 /*
- * The one loop over the packs iolab can see: calls visit(data, dir, pack) for each one that loads,
- * the built-in pack first when builtin, then the installed ones by name (paths.h). dir is
- * borrowed for the call; visit returns true when it keeps pack (then it is the visitor's to free).
+ * The one loop over the packs iolab can see: the built-in pack first when builtin, then the
+ * nnamed directories of named (a command's --pack), then the installed ones by name (paths.h).
+ * For each one that loads it calls visit(data, dir, pack); visit returns true when it keeps pack
+ * (then it is the visitor's to free). A pack that does not load is passed over, or, when
+ * failed is not NULL, told to failed(data, dir, diags) with its loader's problems (`iolab list`
+ * prints them). dir and diags are borrowed for the call.
  */
-void packfind_each(bool builtin,
-                   bool (*visit)(void *data, const char *dir, struct lesson_pack *pack),
-                   void *data);
+struct packfind_visitor {
+    bool (*visit)(void *data, const char *dir, struct lesson_pack *pack);
+    void (*failed)(void *data, const char *dir, const struct lesson_diags *diags);
+    void *data;
+};
+void packfind_each(bool builtin, const char *const *named, size_t nnamed,
+                   const struct packfind_visitor *v);
 
 /* Whether arg names a directory (it holds a '/' or is one), rather than a pack id. */
 bool packfind_is_dir(const char *arg);
