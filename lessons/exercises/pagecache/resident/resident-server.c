@@ -42,7 +42,7 @@ static int count_resident(const char *path, size_t *resident, size_t *pages)
     *resident = 0;
     *pages = 0;
     int rc = 0;
-    /* TODO 12: count the pages (round up), mmap the file, count what mincore() marks resident */
+    /* TODO 12: round the pages up, mmap the file, count what mincore() marks resident, munmap */
     *pages = (size + (size_t)page - 1) / (size_t)page;
     if (size > 0) {
         void *map = mmap(NULL, size, PROT_READ, MAP_SHARED, fd, 0);
