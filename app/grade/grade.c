@@ -393,8 +393,8 @@ void grade_exit(struct grader *g, size_t prog, int status, bool expected)
             !g->observed[i].seen)
             g->observed[i] = (struct check_observed){.value = status, .seen = true};
     }
+    g->exit_unread = true;
     grade_eval(g);
-    grade_settle(g);
 }
 
 /* A check failed for certain (a maximum passed, a minimum missed at the end of its window, a
@@ -469,6 +469,8 @@ bool grade_decided(const struct grader *g)
 {
     if (g->over)
         return true;
+    if (g->exit_unread)
+        return false; /* judged with the lines it left: a client's "problem: ..." explains it */
     if (g->suspect_at >= 0 && !g->untrusted[0])
         return false; /* the counts are in doubt until a later look settles it */
     if (g->page_at >= 0 && g->looked_at <= g->page_at && !g->untrusted[0])
@@ -517,6 +519,7 @@ void grade_update(struct grader *g, const struct snapshot *snap)
     g->mode = snap->mode;
     if (g->over)
         return; /* verdicts are final */
+    g->exit_unread = false; /* an exit's last lines were read before this tick */
     grade_trust(g, snap);
     grade_eval(g);
     grade_note_page(g, snap);
