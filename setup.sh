@@ -90,14 +90,13 @@ if [ "$mode" = test ]; then
         export ASAN_OPTIONS="verify_asan_link_order=0:detect_leaks=1:abort_on_error=1"
         export UBSAN_OPTIONS="print_stacktrace=1:halt_on_error=1"
     fi
-    # Two tests more than cores: most integration tests wait on processes, terminals and time
-    # windows rather than compute (a whole .ci/run used 1.25 of its 2 cores on average at one
-    # more), and the suite must fit CI's time on a 2-core machine. The
+    # One test more than cores: most integration tests wait on processes, terminals and time
+    # windows rather than compute, and the suite must fit CI's time on a 2-core machine. The
     # sanitized build runs what exercises memory (every unit test and the tests labelled
     # "memory": tests/README.md says which and why); the normal build runs everything.
     labels=()
     [ "$sanitize" = 1 ] && labels=(-L 'unit|memory')
-    exec ctest --test-dir "$build" --output-on-failure -j "$((jobs + 2))" --timeout 300 "${labels[@]}"
+    exec ctest --test-dir "$build" --output-on-failure -j "$((jobs + 1))" --timeout 300 "${labels[@]}"
 fi
 
 if [ -t 0 ] && [ -t 1 ]; then
