@@ -44,6 +44,23 @@ Margin margin(const std::string &row)
     return m;
 }
 
+// The source line number of the code view's first row ("│ ", a 24-column margin, then the
+// number), -1 when no row of the screen has one: what tells a page turn from a count's update.
+int first_line(const std::string &screen)
+{
+    const std::string bar = "\u2502 ";
+    std::istringstream rows(screen);
+    for (std::string row; std::getline(rows, row);) {
+        if (row.rfind(bar, 0) != 0 || row.size() < bar.size() + 24)
+            continue;
+        char *end = nullptr;
+        long n = std::strtol(row.c_str() + bar.size() + 24, &end, 10);
+        if (end && end != row.c_str() + bar.size() + 24 && n > 0)
+            return (int)n;
+    }
+    return -1;
+}
+
 // Scrolls the code view from its top, a page at a time, to the row that shows `code` with
 // `call` in its margin: that margin, or one with no call when no page has it.
 Margin find_counted(IolabTerm &t, const std::string &code, const std::string &call)
@@ -55,10 +72,18 @@ Margin find_counted(IolabTerm &t, const std::string &code, const std::string &ca
         for (std::string row; std::getline(rows, row);)
             if (row.find(code) != std::string::npos && margin(row).call == call)
                 return margin(row);
+        // The last page has no "(more: j)": there is nothing further to turn to. Any other page
+        // turns, however slowly a loaded machine redraws it.
+        if (screen.find("(more: j)") == std::string::npos)
+            break;
         t.keys("NPage");
-        std::string before = screen;
-        if (!t.wait_until([&](const std::string &s) { return s != before; }, 3))
-            break; /* the last page */
+        int before = first_line(screen);
+        if (!t.wait_until(
+                [&](const std::string &s) {
+                    return before < 0 ? s != screen : first_line(s) != before;
+                },
+                20))
+            break;
         screen = t.last();
     }
     return Margin();
