@@ -34,12 +34,14 @@ inline std::string make_file(const TempDir &dir, const std::string &name, uint64
     return dir / name;
 }
 
-// Starts a server and returns the port it printed in "listening on 127.0.0.1:PORT ...".
+// Starts a server and returns the port it printed in "listening on 127.0.0.1:PORT ...". The
+// deadline is for a loaded machine: with four tests at once on 2 cores, file-server's first
+// line once took more than 10 s.
 inline int start_server(Child &c, const std::vector<std::string> &argv,
                         const std::vector<std::string> &env = {})
 {
     c.start(argv, env);
-    REQUIRE(c.read_until("\n", 10));
+    REQUIRE(c.read_until("\n", 30));
     const std::string &out = c.output();
     auto at = out.find("listening on 127.0.0.1:");
     REQUIRE(at != std::string::npos);
