@@ -519,7 +519,8 @@ void grade_update(struct grader *g, const struct snapshot *snap)
     g->mode = snap->mode;
     if (g->over)
         return; /* verdicts are final */
-    g->exit_unread = false; /* an exit's last lines were read before this tick */
+    /* A program's exit was told in an earlier turn of the loop: its last lines are read. */
+    g->exit_unread = false;
     grade_trust(g, snap);
     grade_eval(g);
     grade_note_page(g, snap);

@@ -38,7 +38,7 @@ struct grader {
     /* A program exited since the last snapshot: its last lines may still be in its pipe (the
        exit can be told before them), so nothing is decided until the next snapshot. */
     bool exit_unread;
-    struct expect_context ctx;    /* the machine, for the sentences on outcomes that differ */
+    struct expect_context ctx; /* the machine, for the sentences on outcomes that differ */
     /* Exercise checks: what the grader observes beyond the counters (grade_line, grade_exit). */
     struct check_observed *observed; /* per check */
     void *regexes;                   /* per check: the compiled "match" of output checks */
