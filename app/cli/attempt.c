@@ -119,11 +119,6 @@ static void attempt_on_exit(void *data, size_t prog, int status, bool expected)
 {
     struct attempt *a = data;
     judge_exit(&a->judge, a->engine, prog, status, expected);
-    /* A program that ends while the scenario starts may be its failure to start, which the
-       engine says next with the program's last lines ("cannot connect to ..."): the stop waits
-       for that, or for the next event once the scenario is up. */
-    if (a->engine && engine_state(a->engine) == ENGINE_STARTING)
-        return;
     attempt_maybe_decided(a);
 }
 
