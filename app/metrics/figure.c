@@ -572,6 +572,16 @@ static bool fig_call_bytes_per_byte(const struct span *s, const struct figure_ar
     return true;
 }
 
+static bool fig_unmapped_per_mapped(const struct span *s, const struct figure_arg *a,
+                                    double *out)
+{
+    const struct span_role *r = fig_role(s, a);
+    if (!r->call_bytes[IOLAB_CALL_MMAP])
+        return false;
+    *out = (double)r->call_bytes[IOLAB_CALL_MUNMAP] / (double)r->call_bytes[IOLAB_CALL_MMAP];
+    return true;
+}
+
 static bool fig_rchar_per_byte(const struct span *s, const struct figure_arg *a, double *out)
 {
     uint64_t served = fig_served(s, a);
@@ -668,6 +678,10 @@ static const struct figure_def figures[FIGURE_NIDS] = {
                                C, false, fig_wchar_per_byte, .said = NULL},
     [FIGURE_ROLE_CPU_PCT] = {"role_cpu_pct", "CPU of one role", "% of one core", FIGURE_NEITHER, E,
                              false, fig_role_cpu_pct, .said = NULL, .show = FIGURE_SHOW_PCT},
+    [FIGURE_UNMAPPED_PER_MAPPED] = {"unmapped_per_mapped", "bytes unmapped per byte mapped",
+                                    "bytes munmap() released per byte mmap() mapped",
+                                    FIGURE_HIGHER, C, false, fig_unmapped_per_mapped,
+                                    .said = NULL},
 };
 #undef C
 #undef E

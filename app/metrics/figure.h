@@ -200,6 +200,11 @@ enum figure_id {
        processes' and threads' user + system time), % of one core: above 100, it worked on more
        than one core, which is what "works on several cores" claims */
     FIGURE_ROLE_CPU_PCT,
+    /* A check's "unmapped_per_mapped": the bytes the role's munmap() calls released per byte its
+       mmap() calls mapped (counter page), undefined before anything was mapped: a program that
+       unmaps every mapping whole stays near 1, one that leaves mappings behind or unmaps only a
+       part of each falls short */
+    FIGURE_UNMAPPED_PER_MAPPED,
     FIGURE_NIDS
 };
 

@@ -52,9 +52,11 @@ TEST_CASE("metrics parse, and every listed name parses")
         n++;
     }
     // 3 for any step, 12 for exercises (exit, output, syscr, ..., spawns, cpu_ms_per_request,
-    // peak_fds), 2 per byte served (rchar, wchar), then calls:NAME, calls_per_request:NAME and
-    // bytes_per_byte_served:NAME for every counted call.
-    CHECK(n == 17 + 3 * IOLAB_NCALLS);
+    // peak_fds), 2 per byte served (rchar, wchar), unmapped_per_mapped, then calls:NAME,
+    // calls_per_request:NAME and bytes_per_byte_served:NAME for every counted call.
+    CHECK(n == 18 + 3 * IOLAB_NCALLS);
+    REQUIRE(check_figure_parse("unmapped_per_mapped", &m, &call) == 0);
+    CHECK(m == FIGURE_UNMAPPED_PER_MAPPED);
     REQUIRE(check_figure_parse("bytes_per_byte_served:sendfile", &m, &call) == 0);
     CHECK(m == FIGURE_CALL_BYTES_PER_BYTE);
     CHECK(call == IOLAB_CALL_SENDFILE);

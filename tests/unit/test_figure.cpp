@@ -176,6 +176,29 @@ TEST_CASE("figures: values over a span, and per-request figures undefined withou
     CHECK_FALSE(figure_find("p99_ms", &call)->value(&none, &arg, &v));
 }
 
+TEST_CASE("figures: unmapped_per_mapped is munmap()'s bytes over mmap()'s, none before a mapping")
+{
+    auto a = blank(0), b = blank(2);
+    span s;
+    unsigned call = 0;
+    figure_arg arg = {LESSON_ROLE_SERVER, 0, 0, 0, 0};
+    double v = -1;
+    const figure_def *f = figure_find("unmapped_per_mapped", &call);
+    REQUIRE(f);
+    span_between(a.get(), b.get(), nullptr, &s);
+    CHECK_FALSE(f->value(&s, &arg, &v)); // nothing mapped: no figure
+    // Ten mappings of 1 MiB, each unmapped one page only: 4 KiB of every MiB released.
+    b->roles[LESSON_ROLE_SERVER].calls[IOLAB_CALL_MMAP].bytes = 10 << 20;
+    b->roles[LESSON_ROLE_SERVER].calls[IOLAB_CALL_MUNMAP].bytes = 10 * 4096;
+    span_between(a.get(), b.get(), nullptr, &s);
+    REQUIRE(f->value(&s, &arg, &v));
+    CHECK(v == Approx(4096.0 / (1 << 20)));
+    b->roles[LESSON_ROLE_SERVER].calls[IOLAB_CALL_MUNMAP].bytes = 10 << 20; // each whole
+    span_between(a.get(), b.get(), nullptr, &s);
+    REQUIRE(f->value(&s, &arg, &v));
+    CHECK(v == Approx(1));
+}
+
 TEST_CASE("figures: a latency is the answered and the waiting requests', capped at the span")
 {
     // Nothing answered, three clients waiting "for an hour" (a stale age) at the end of a span

@@ -1,4 +1,4 @@
-/* expect: fail: count_resident() must munmap() the file */
+/* expect: fail: count_resident() must munmap() the whole mapping */
 /* Never unmaps the file: every request leaves a mapping of the whole file behind. */
 /*
  * A residency server: a client sends the path of a file as one line, and gets back one line,
