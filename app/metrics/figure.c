@@ -572,8 +572,7 @@ static bool fig_call_bytes_per_byte(const struct span *s, const struct figure_ar
     return true;
 }
 
-static bool fig_unmapped_per_mapped(const struct span *s, const struct figure_arg *a,
-                                    double *out)
+static bool fig_unmapped_per_mapped(const struct span *s, const struct figure_arg *a, double *out)
 {
     const struct span_role *r = fig_role(s, a);
     if (!r->call_bytes[IOLAB_CALL_MMAP])
@@ -679,9 +678,8 @@ static const struct figure_def figures[FIGURE_NIDS] = {
     [FIGURE_ROLE_CPU_PCT] = {"role_cpu_pct", "CPU of one role", "% of one core", FIGURE_NEITHER, E,
                              false, fig_role_cpu_pct, .said = NULL, .show = FIGURE_SHOW_PCT},
     [FIGURE_UNMAPPED_PER_MAPPED] = {"unmapped_per_mapped", "bytes unmapped per byte mapped",
-                                    "bytes munmap() released per byte mmap() mapped",
-                                    FIGURE_HIGHER, C, false, fig_unmapped_per_mapped,
-                                    .said = NULL},
+                                    "bytes munmap() released per byte mmap() mapped", FIGURE_HIGHER,
+                                    C, false, fig_unmapped_per_mapped, .said = NULL},
 };
 #undef C
 #undef E
