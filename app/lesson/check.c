@@ -97,9 +97,9 @@ static bool check_per_byte(const struct lesson_check *check)
 bool check_monotonic(const struct lesson_check *check)
 {
     return check->figure != FIGURE_RCHAR_PER_SYSCR && check->figure != FIGURE_READ_FILL &&
-           check->figure != FIGURE_UNMAPPED_PER_MAPPED &&
-           check->figure != FIGURE_EXIT && check->figure != FIGURE_CHECK_CALL_PER_REQ &&
-           check->figure != FIGURE_CPU_MS_PER_REQ && !check_per_byte(check);
+           check->figure != FIGURE_UNMAPPED_PER_MAPPED && check->figure != FIGURE_EXIT &&
+           check->figure != FIGURE_CHECK_CALL_PER_REQ && check->figure != FIGURE_CPU_MS_PER_REQ &&
+           !check_per_byte(check);
 }
 
 /* Whether the verdict is final (see struct check_result). */
